@@ -1,0 +1,197 @@
+/*
+ * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
+ * validation, and typed views of Node, Pod, PodGroup and ClusterNetworkTopology.
+ *
+ * Objects travel through muster as jansson documents in Kubernetes shape (what
+ * the store keeps and the API returns). This module turns manifest bytes into
+ * such documents, validates them with precise errors, and decodes validated
+ * documents into the small typed structs the scheduler works on.
+ *
+ * Calling sequence (applying a manifest):
+ *
+ *     struct model_manifest m;
+ *     json_t *errors = json_array();
+ *     if (model_manifest_parse(body, len, MODEL_FMT_AUTO, &m, &err) < 0) -> 400 err.msg
+ *     for each doc: model_validate(&m.docs[i], errors)   (appends every problem)
+ *     if (json_array_size(errors)) -> 400, nothing written
+ *     model_manifest_free(&m);
+ *
+ * Ownership follows jansson's words: *new* (caller frees / decrefs),
+ * *borrowed* (valid while the owner lives). Typed structs own their strings;
+ * release them with the matching *_release (NULL-safe, idempotent).
+ *
+ * yaml.h is included only by this module's manifest decoder (manifest.c) and
+ * YAML emitter (yamlout.c).
+ */
+#ifndef MUSTER_MODEL_H
+#define MUSTER_MODEL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+
+/* ---- kinds ---- */
+
+enum model_kind { MODEL_NODE, MODEL_POD, MODEL_PODGROUP, MODEL_TOPOLOGY, MODEL_KIND_COUNT };
+
+/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology". Static storage. */
+const char *model_kind_name(enum model_kind kind);
+/* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
+const char *model_kind_api_version(enum model_kind kind);
+/* Plural resource name used in URLs and the CLI: "nodes", "pods", "podgroups",
+ * "clusternetworktopologies". */
+const char *model_kind_plural(enum model_kind kind);
+/* Resolves a plural or singular resource name, case-insensitively ("pods", "pod", "po",
+ * "podgroup", "pg", "nodes", "no", "cnt"). Returns 0 or ERR_INVALID. */
+int model_kind_from_resource(const char *resource, enum model_kind *out);
+/* Resolves a document's kind and apiVersion (apiVersion must match the kind's group;
+ * version may be any for PodGroup and ClusterNetworkTopology). Returns 0 or ERR_INVALID
+ * naming what is unknown. */
+int model_kind_from_doc(const char *kind, const char *api_version, enum model_kind *out,
+                        struct err *err);
+/* 1 when objects of this kind live in a namespace (Pod, PodGroup). */
+int model_kind_namespaced(enum model_kind kind);
+/* The store key of a validated object: "name" or "namespace/name". New string. */
+char *model_object_key(enum model_kind kind, json_t *obj);
+
+/* ---- quantities ---- */
+
+/* Parses a Kubernetes quantity: decimal number with optional sign, fraction and
+ * exponent ("1.5", "1e3", "-2"), or with a suffix: binary Ki Mi Gi Ti Pi Ei, decimal
+ * n u m "" k M G T P E. With milli != 0 the result is in thousandths (cpu: "100m" ->
+ * 100, "1" -> 1000); otherwise whole units, rounded up ("500m" -> 1). Exact (no
+ * floating point). Returns 0, or ERR_INVALID for bad syntax, a negative value or a value
+ * that does not fit in int64. */
+int model_quantity_parse(const char *s, int milli, int64_t *out, struct err *err);
+/* 1 when the resource is measured in thousandths ("cpu"). */
+int model_resource_is_milli(const char *resource);
+/* Formats a value the way kubectl would ("100m", "4", "4Gi", "1500M"). */
+void model_quantity_format(int64_t value, int milli, char *buf, size_t n);
+
+/* ---- manifests ---- */
+
+enum model_format { MODEL_FMT_AUTO, MODEL_FMT_YAML, MODEL_FMT_JSON };
+
+struct model_doc {
+    int index;   /* 1-based position in the stream */
+    json_t *obj; /* owned: the document */
+    json_t *pos; /* owned: object mapping field path ("spec.containers[0].name") to
+                    [line, col] (1-based) where known; empty for JSON input */
+};
+
+struct model_manifest {
+    struct model_doc *docs;
+    size_t n;
+};
+
+/* Parses a YAML stream (documents separated by ---) or JSON (one object, an array of
+ * objects, or a kind: List). AUTO sniffs the first non-space byte. Empty documents are
+ * skipped. A kind: List is flattened into its items. On a syntax error returns ERR_INVALID
+ * with "document N: <problem> at line L col C" and out is left empty. */
+int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
+                         struct model_manifest *out, struct err *err);
+void model_manifest_free(struct model_manifest *m);
+
+/* Validates one document and normalizes it in place (metadata.namespace defaults to
+ * "default" for namespaced kinds). Appends one object per problem to errors:
+ *   {"document": 3, "kind": "Pod", "name": "default/w-1",
+ *    "field": "spec.containers[0].resources.requests.cpu",
+ *    "message": "document 3 (Pod default/w-1), spec.containers[0].resources.requests.cpu:
+ *                invalid quantity '12x' at line 40 col 18", "line": 40, "col": 18}
+ * Returns the number of problems appended (0 when valid). */
+int model_validate(struct model_doc *doc, json_t *errors);
+
+/* Emits a JSON value as YAML (block style, kubectl-like) into a new string. */
+char *model_yaml_dump(json_t *value);
+
+/* ---- typed views (decoded from validated documents) ---- */
+
+#define MODEL_LABEL_POD_GROUP "pod-group.scheduling.sigs.k8s.io"
+#define MODEL_ANN_TOPOLOGY_INDEX "gang.scheduling.koordinator.sh/network-topology-index"
+#define MODEL_ANN_GROUPS "gang.scheduling.koordinator.sh/groups"
+#define MODEL_ANN_TOPOLOGY_SPEC "gang.scheduling.koordinator.sh/network-topology-spec"
+
+struct model_kv {
+    char *key;
+    char *value;
+};
+
+struct model_res {
+    char *name;    /* "cpu", "memory", "pods", "nvidia.com/gpu", ... */
+    int64_t value; /* cpu in thousandths, everything else in whole units */
+};
+
+struct model_taint {
+    char *key, *value, *effect; /* effect: NoSchedule, PreferNoSchedule, NoExecute */
+};
+
+struct model_toleration {
+    char *key, *op, *value, *effect; /* op: Equal or Exists; NULL key with Exists matches all */
+};
+
+struct model_node {
+    char *name;
+    struct model_kv *labels;
+    size_t nlabels;
+    struct model_res *allocatable;
+    size_t nallocatable;
+    int unschedulable;
+    struct model_taint *taints;
+    size_t ntaints;
+};
+
+struct model_pod {
+    char *ns, *name, *uid;
+    char *group;                /* value of the pod-group label, NULL when none */
+    int64_t topo_index;         /* network-topology-index annotation, -1 when absent */
+    struct model_res *requests; /* sum of containers, max with each init container */
+    size_t nrequests;
+    int32_t priority;
+    int preempt_never; /* spec.preemptionPolicy == Never */
+    struct model_kv *node_selector;
+    size_t nnode_selector;
+    struct model_toleration *tolerations;
+    size_t ntolerations;
+    char *node_name;      /* spec.nodeName, NULL when unbound */
+    char *phase;          /* status.phase, "Pending" by default */
+    char *nominated_node; /* status.nominatedNodeName or NULL */
+    int64_t creation_ms;  /* metadata.creationTimestamp, 0 when absent */
+    int64_t deletion_ms;  /* metadata.deletionTimestamp, 0 when absent */
+};
+
+struct model_podgroup {
+    char *ns, *name;
+    int32_t min_member;
+    char **groups; /* the groups annotation as "ns/name" keys (includes itself when set) */
+    size_t ngroups;
+    char *topology_spec; /* raw network-topology-spec annotation, NULL when absent */
+    int64_t creation_ms;
+};
+
+struct model_layer {
+    char *name;   /* topologyLayer, e.g. "BlockLayer" */
+    char *parent; /* parentTopologyLayer or NULL for the root layer */
+    char **label_keys;
+    size_t nlabel_keys;
+};
+
+struct model_topology {
+    char *name;
+    struct model_layer *layers; /* as listed in spec.networkTopologySpec */
+    size_t nlayers;
+};
+
+/* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
+ * On failure out is released. Release with the matching *_release. */
+int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
+int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err);
+int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err);
+int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
+void model_node_release(struct model_node *n);
+void model_pod_release(struct model_pod *p);
+void model_podgroup_release(struct model_podgroup *g);
+void model_topology_release(struct model_topology *t);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * sched.h - the scheduler: the one path that changes cluster state.
+ *
+ * A `struct sched` owns the in-memory cluster view (node capacity and usage,
+ * pods per node, gangs) and keeps it equal to what the store holds: it is
+ * rebuilt from LMDB by sched_open and changed only by the functions below,
+ * each of which writes LMDB in one write transaction and updates the view
+ * only after the commit succeeded.
+ *
+ * Calling sequence:
+ *
+ *     sched_open(store, &opts, &s, &err);        rebuilds the view
+ *     sched_apply(s, &manifest, now, &results, &err);   atomic apply, audit "applied"
+ *     sched_cycle(s, now, &summary, &err);       one scheduling cycle, one commit
+ *     sched_why(s, "default/train", &doc, &err);
+ *     sched_close(s);
+ *
+ * Threads: every function may be called from any thread; a mutex inside
+ * serializes them (HTTP handlers, the cycle timer). Readers that only need
+ * stored objects should use a store read transaction instead and not take
+ * the scheduler lock.
+ *
+ * Time: functions take now_ms from the caller (wall clock in musterd, a
+ * simulated clock in `muster simulate`).
+ */
+#ifndef MUSTER_SCHED_H
+#define MUSTER_SCHED_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "store.h"
+
+struct err;
+struct sched;
+
+struct sched_options {
+    int mark_running; /* standalone: a bound pod is reported Running at the next cycle */
+    int64_t grace_ms; /* standalone: terminating pods are removed after this (default 30 s) */
+};
+
+/* Opens the scheduler on an open store (borrowed; must outlive the scheduler) and rebuilds
+ * the view. Returns 0 or ERR_STORE / ERR_INVALID. *out new; release with sched_close. */
+int sched_open(struct store *st, const struct sched_options *opts, struct sched **out,
+               struct err *err);
+void sched_close(struct sched *s);
+
+/* Applies validated documents atomically (create or replace): fills metadata.uid,
+ * creationTimestamp and resourceVersion when missing, writes one audit "applied" record
+ * per document, commits once. *results (new) is an array with one object per document:
+ * {"document": 1, "kind": "Pod", "name": "default/w-0", "action": "created"|"configured"|
+ * "unchanged"}. On error nothing is written. */
+int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
+                struct err *err);
+
+/* Deletes an object (audit "deleted"). Returns 0, ERR_NOT_FOUND, ERR_STORE. */
+int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
+                 struct err *err);
+
+/* Runs one scheduling cycle in one write transaction. *summary (new, may be NULL):
+ * {"cycle": N, "placed": pods, "jobsPlaced": n, "discarded": n, "unschedulable": n,
+ *  "durationMs": x, "auditSeq": n}. */
+int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err);
+
+/* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or one of
+ * "Pending", "Unschedulable", "Starving", "Pipelined", "Scheduled", "Running",
+ * "Finished". *out new array. */
+int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err);
+/* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new. */
+int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
+/* The why document of a job. ERR_NOT_FOUND when unknown. *out new. */
+int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
+
+/* Prometheus text exposition of scheduler metrics, appended to a new string. */
+char *sched_metrics(struct sched *s);
+
+#endif

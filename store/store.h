@@ -1,0 +1,178 @@
+/*
+ * store.h - muster's durable state: an LMDB environment under a data directory.
+ *
+ * Databases: one per object kind (nodes, pods, podgroups, topologies; values
+ * are compact JSON in Kubernetes shape, keys "name" or "namespace/name"),
+ * secondary indexes maintained by store_put/store_delete (pods by node, pods by
+ * PodGroup, pending pods), generic document databases (why documents,
+ * preemption ledger, mirror state), a metadata database (schema version,
+ * counters, audit chain head) and the append-only audit log keyed by a 64-bit
+ * big-endian sequence number.
+ *
+ * Calling sequence:
+ *
+ *     struct store *st;
+ *     store_open(&opts, &st, &err);          takes <dir>/LOCK; ERR_BUSY if held
+ *     MDB_txn *txn = NULL;
+ *     store_txn_begin(st, STORE_WRITE, &txn, &err);
+ *     store_put(txn, MODEL_POD, pod, NULL, &err);
+ *     store_audit_append(txn, rec, &seq, &err);
+ *     store_txn_commit(&txn, &err);           clears txn even on failure
+ *     store_close(st);
+ *
+ * Transactions: only entry points (request handlers, a scheduler cycle) begin,
+ * commit or abort; everything else takes `MDB_txn *txn` first. Write
+ * transactions are serialized by LMDB. Read transactions may run in any thread
+ * concurrently with the writer (MDB_NOTLS). Do no network or disk I/O while a
+ * write transaction is open.
+ *
+ * Growth: before each write transaction the map is doubled when more than half
+ * of it is used; a transaction that still hits the limit fails with
+ * ERR_MAP_FULL, after which the map has been grown and the caller may retry
+ * (store_write does this for you).
+ *
+ * mdb_* calls happen only in store/. LMDB codes become ERR_* here.
+ */
+#ifndef MUSTER_STORE_H
+#define MUSTER_STORE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct MDB_txn MDB_txn;
+struct err;
+struct store;
+
+enum store_sync {
+    STORE_SYNC_FULL, /* fsync data and meta page on every commit */
+    STORE_SYNC_META, /* fsync data, meta page lazily (MDB_NOMETASYNC) */
+    STORE_SYNC_NONE  /* no fsync (MDB_NOSYNC): fastest, loses recent commits on power loss */
+};
+
+struct store_options {
+    const char *dir;      /* created if missing */
+    size_t map_size;      /* initial map size in bytes; 0 means 64 MiB */
+    enum store_sync sync; /* default STORE_SYNC_FULL */
+};
+
+/* Opens (creating if needed) the store. Returns 0, ERR_BUSY when another process holds
+ * the directory ("data directory '/x' is in use by another musterd (pid 123)"),
+ * ERR_IO or ERR_STORE. *out is new; release with store_close. */
+int store_open(const struct store_options *opts, struct store **out, struct err *err);
+/* Closes the environment and releases the lock. NULL-safe. No transaction may be open. */
+void store_close(struct store *st);
+/* Parses "full|meta|none". Returns 0 or ERR_INVALID. */
+int store_sync_parse(const char *s, enum store_sync *out, struct err *err);
+const char *store_sync_name(enum store_sync sync);
+/* Forces a durable flush (used after STORE_SYNC_NONE batches and at shutdown). */
+int store_sync(struct store *st, struct err *err);
+
+struct store_stats {
+    size_t map_size;   /* bytes */
+    size_t used_bytes; /* pages in use * page size */
+    size_t file_bytes; /* size of data.mdb on disk */
+    uint64_t entries[MODEL_KIND_COUNT];
+    uint64_t audit_last_seq;
+};
+int store_stats(struct store *st, struct store_stats *out, struct err *err);
+
+/* ---- transactions ---- */
+
+enum { STORE_READ = 0, STORE_WRITE = 1 };
+
+/* Begins a transaction. Returns 0, ERR_STORE. */
+int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err);
+/* Begins a nested write transaction under parent (for statements). */
+int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err);
+/* Commits and sets *txn to NULL, even on failure. Returns 0, ERR_MAP_FULL (map grown;
+ * retry the whole transaction) or ERR_STORE. */
+int store_txn_commit(MDB_txn **txn, struct err *err);
+/* Aborts and sets *txn to NULL. NULL-safe. */
+void store_txn_abort(MDB_txn **txn);
+
+/* Runs fn in a write transaction and commits; on ERR_MAP_FULL (from fn or commit) grows
+ * the map and runs fn again in a fresh transaction, so fn must only depend on txn.
+ * Returns fn's error, or the commit's. */
+typedef int (*store_write_fn)(MDB_txn *txn, void *ctx, struct err *err);
+int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err);
+
+/* ---- objects ---- */
+
+/* Reads an object by key. *out is new. Returns 0, ERR_NOT_FOUND ("pod 'default/x' not
+ * found") or ERR_STORE. */
+int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err);
+/* Creates or replaces an object (key from model_object_key) and updates the indexes.
+ * obj is borrowed. *old_out, when not NULL, receives the previous value (new) or NULL. */
+int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err);
+/* Deletes an object and its index entries. *old_out as for store_put.
+ * Returns 0, ERR_NOT_FOUND, ERR_STORE. */
+int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,
+                 struct err *err);
+
+/* Callback for iteration. obj is borrowed for the call only. Return 0 to go on, 1 to stop
+ * early (not an error), or a negative ERR_* to stop and have the iterator return it. */
+typedef int (*store_obj_fn)(void *ctx, const char *key, json_t *obj);
+typedef int (*store_key_fn)(void *ctx, const char *key);
+
+/* Iterates objects of a kind in key order, only keys starting with prefix (NULL: all). */
+int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
+               struct err *err);
+/* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod
+ * keys (no spec.nodeName, no deletionTimestamp, phase Pending). Key order. */
+int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err);
+int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
+                        struct err *err);
+int store_pods_pending(MDB_txn *txn, store_key_fn fn, void *ctx, struct err *err);
+/* Number of objects of a kind. */
+int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *err);
+
+/* ---- generic documents (why, preemption ledger, mirror state) ---- */
+
+enum store_db { STORE_DB_WHY, STORE_DB_PREEMPTIONS, STORE_DB_MIRROR, STORE_DB_COUNT };
+
+/* doc borrowed. Replaces any existing value. */
+int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err);
+/* *out new. ERR_NOT_FOUND when absent. */
+int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
+int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
+int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
+                   struct err *err);
+
+/* ---- metadata counters ---- */
+
+/* Reads a named counter; 0 when absent. */
+int store_meta_get_u64(MDB_txn *txn, const char *name, uint64_t *out, struct err *err);
+int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct err *err);
+
+/* ---- audit log ---- */
+
+/* Appends a record. rec is borrowed and completed in place: "seq" (next sequence number),
+ * "ts" (RFC 3339 now, unless rec already has "ts") and "hash" = hex SHA-256 of the
+ * previous record's hash (64 zeros for the first) followed by the canonical JSON of rec
+ * without "hash" (compact, keys sorted). *seq_out may be NULL. */
+int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err);
+/* Sequence number of the last record, 0 when the log is empty. */
+int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err);
+/* Calls fn for records with from <= seq <= to (to == 0: to the end), in order; json is the
+ * stored canonical record, borrowed for the call. fn returns as for store_obj_fn. */
+typedef int (*store_audit_fn)(void *ctx, uint64_t seq, const char *json, size_t len);
+int store_audit_scan(MDB_txn *txn, uint64_t from, uint64_t to, store_audit_fn fn, void *ctx,
+                     struct err *err);
+
+struct store_audit_verdict {
+    int ok;             /* 1 when every record in range verifies */
+    uint64_t from, to;  /* range actually checked */
+    uint64_t checked;   /* records checked */
+    uint64_t first_bad; /* seq of the first failing record, 0 when ok */
+    char reason[256];   /* "record 42: hash mismatch", "gap after record 41", ... */
+};
+/* Verifies the chain over [from, to] (to == 0: to the end; from == 0: from 1): every
+ * sequence number present, every hash recomputes, and the head stored in metadata matches
+ * the last record. A mismatch is not an error: it is reported in *out (ok = 0). */
+int store_audit_verify(MDB_txn *txn, uint64_t from, uint64_t to, struct store_audit_verdict *out,
+                       struct err *err);
+
+#endif
