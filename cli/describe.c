@@ -1,0 +1,262 @@
+/*
+ * describe.c - `muster describe job NS/NAME` and `muster why NS/NAME`: the job and
+ * its why document printed for people. Every number of the why document is shown;
+ * fields the document does not have are skipped, so newer documents still print.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+static const char *s_of(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static long long i_of(json_t *o, const char *k)
+{
+    return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* Numbers a blocker carries besides its class, code and message: " (need 8, maxFree 4)". */
+static void print_numbers(json_t *b, FILE *out)
+{
+    const char *k;
+    json_t *v;
+    int first = 1;
+    json_object_foreach(b, k, v)
+    {
+        if (!json_is_integer(v) && !json_is_real(v))
+            continue;
+        fprintf(out, "%s%s %g", first ? " (" : ", ", k, json_number_value(v));
+        first = 0;
+    }
+    if (!first)
+        fputc(')', out);
+}
+
+static void print_blockers(json_t *why, FILE *out)
+{
+    json_t *blockers = json_object_get(why, "blockers");
+    if (json_array_size(blockers) == 0)
+        return;
+    fprintf(out, "Blockers:\n");
+    size_t i;
+    json_t *b;
+    json_array_foreach(blockers, i, b)
+    {
+        fprintf(out, "  %-10s  %s: %s", s_of(b, "class") ? s_of(b, "class") : "?",
+                s_of(b, "code") ? s_of(b, "code") : "?",
+                s_of(b, "message") ? s_of(b, "message") : "");
+        print_numbers(b, out);
+        fputc('\n', out);
+    }
+}
+
+static void print_gang(json_t *why, FILE *out)
+{
+    json_t *gang = json_object_get(why, "gang");
+    if (json_array_size(gang) == 0)
+        return;
+    fprintf(out, "Gang:\n");
+    size_t i;
+    json_t *g;
+    json_array_foreach(gang, i, g)
+    {
+        fprintf(out, "  %s: minMember %lld, members %lld, bound %lld, placeable %lld",
+                s_of(g, "podGroup") ? s_of(g, "podGroup") : "?", i_of(g, "minMember"),
+                i_of(g, "members"), i_of(g, "bound"), i_of(g, "placeable"));
+        long long short_by = i_of(g, "minMember") - i_of(g, "bound") - i_of(g, "placeable");
+        if (short_by > 0)
+            fprintf(out, " (short by %lld)", short_by);
+        fputc('\n', out);
+    }
+}
+
+static void print_node_filter(json_t *why, FILE *out)
+{
+    json_t *nf = json_object_get(why, "nodeFilter");
+    if (!json_is_object(nf))
+        return;
+    if (s_of(nf, "summary"))
+        fprintf(out, "Nodes:       %s\n", s_of(nf, "summary"));
+    else
+        fprintf(out, "Nodes:       %lld/%lld nodes fit\n", i_of(nf, "fit"), i_of(nf, "total"));
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(nf, "reasons"), i, r)
+    {
+        fprintf(out, "  %6lld  %s", i_of(r, "nodes"), s_of(r, "reason") ? s_of(r, "reason") : "?");
+        if (json_object_get(r, "need"))
+            fprintf(out, " (need %lld, max free %lld)", i_of(r, "need"), i_of(r, "maxFree"));
+        fputc('\n', out);
+    }
+}
+
+static void print_list_section(json_t *why, FILE *out)
+{
+    size_t i;
+    json_t *a;
+    json_t *topo = json_object_get(why, "topology");
+    if (topo && !json_is_null(topo)) {
+        char *s = json_dumps(topo, JSON_COMPACT);
+        fprintf(out, "Topology:    %s\n", s ? s : "");
+        free(s);
+    }
+    json_t *pre = json_object_get(why, "preemption");
+    if (json_is_object(pre))
+        fprintf(out, "Preemption:  %s%s%s\n",
+                json_is_true(json_object_get(pre, "attempted")) ? "attempted" : "not attempted",
+                s_of(pre, "reason") ? ": " : "", s_of(pre, "reason") ? s_of(pre, "reason") : "");
+    if (json_array_size(json_object_get(why, "ahead")) > 0)
+        fprintf(out, "Jobs ahead:\n");
+    json_array_foreach(json_object_get(why, "ahead"), i, a)
+    {
+        fprintf(out, "  %s (priority %lld)", s_of(a, "job") ? s_of(a, "job") : "?",
+                i_of(a, "priority"));
+        json_t *pods = json_object_get(a, "pods");
+        if (pods)
+            fprintf(out, ": %lld pods",
+                    json_is_array(pods) ? (long long)json_array_size(pods)
+                                        : (long long)json_integer_value(pods));
+        json_t *nodes = json_object_get(a, "nodes");
+        size_t j;
+        json_t *n;
+        json_array_foreach(nodes, j, n)
+            fprintf(out, "%s%s", j ? ", " : " on ", json_string_value(n));
+        fputc('\n', out);
+    }
+    json_t *pl = json_object_get(why, "placement");
+    if (json_is_object(pl)) {
+        fprintf(out, "Placement:   cycle %lld%s%s\n", i_of(pl, "cycle"),
+                s_of(pl, "ts") ? " at " : "", s_of(pl, "ts") ? s_of(pl, "ts") : "");
+        const char *pod;
+        json_t *node;
+        json_object_foreach(json_object_get(pl, "nodes"), pod, node)
+            fprintf(out, "  %s -> %s\n", pod, json_string_value(node));
+    }
+    if (json_array_size(json_object_get(why, "history")) > 0)
+        fprintf(out, "History:\n");
+    json_array_foreach(json_object_get(why, "history"), i, a)
+        fprintf(out, "  cycle %-6lld %-22s %s\n", i_of(a, "cycle"),
+                s_of(a, "ts") ? s_of(a, "ts") : "", s_of(a, "code") ? s_of(a, "code") : "?");
+}
+
+void cli__print_why(struct cli *cli, json_t *why, FILE *out)
+{
+    json_t *p = json_object_get(why, "primary");
+    fprintf(out, "Job:         %s\n", s_of(why, "job") ? s_of(why, "job") : "?");
+    if (s_of(why, "state"))
+        fprintf(out, "State:       %s\n", s_of(why, "state"));
+    if (json_object_get(why, "cycle"))
+        fprintf(out, "Computed:    cycle %lld, audit seq %lld\n", i_of(why, "cycle"),
+                i_of(why, "auditSeq"));
+    if (json_is_object(p))
+        fprintf(out, "Primary:     %s (%s): %s\n", s_of(p, "code") ? s_of(p, "code") : "?",
+                s_of(p, "class") ? s_of(p, "class") : "?",
+                s_of(p, "message") ? s_of(p, "message") : "");
+    else
+        fprintf(out, "Primary:     none\n");
+    print_blockers(why, out);
+    print_gang(why, out);
+    print_node_filter(why, out);
+    print_list_section(why, out);
+}
+
+/* GET /api/v1/jobs/{ns}/{name}[suffix] */
+static int get_job(struct cli *cli, const char *id, const char *suffix, json_t **out,
+                   struct err *err)
+{
+    char *ns = NULL, *name = NULL;
+    int rc = cli__split_id(id, cli__flag(cli, "namespace"), &ns, &name, err);
+    if (rc == 0) {
+        char *path = xasprintf("/api/v1/jobs/%s/%s%s", ns, name, suffix);
+        rc = cli__call(cli, "GET", path, NULL, 0, NULL, out, err);
+        free(path);
+    }
+    free(ns);
+    free(name);
+    return rc;
+}
+
+int cli__cmd_why(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    json_t *why = NULL;
+    if (cli->npos != 1)
+        return cli__usage_error("why needs one job NAMESPACE/NAME");
+    if (get_job(cli, cli->pos[0], "/why", &why, &err) < 0)
+        return cli__fail(cli, &err);
+    if (cli->output != CLI_OUT_TABLE)
+        cli__print_doc(cli, why);
+    else
+        cli__print_why(cli, why, stdout);
+    json_decref(why);
+    return CLI_EXIT_OK;
+}
+
+static void print_job(struct cli *cli, json_t *job)
+{
+    char age[32];
+    cli__age(cli, job, age, sizeof(age));
+    printf("Name:        %s\n", s_of(job, "name") ? s_of(job, "name") : "?");
+    printf("Namespace:   %s\n", s_of(job, "namespace") ? s_of(job, "namespace") : "?");
+    printf("Kind:        %s\n", s_of(job, "kind") ? s_of(job, "kind") : "?");
+    printf("State:       %s\n", s_of(job, "state") ? s_of(job, "state") : "?");
+    printf("Priority:    %lld\n", i_of(job, "priority"));
+    printf("MinMember:   %lld\n", i_of(job, "minMember"));
+    printf("Placed:      %lld\n", i_of(job, "placed"));
+    printf("Pending:     %lld\n", i_of(job, "pending"));
+    printf("Created:     %s (%s ago)\n",
+           s_of(job, "creationTimestamp") ? s_of(job, "creationTimestamp") : "?", age);
+    json_t *gg = json_object_get(job, "gangGroup");
+    if (json_array_size(gg) > 1) {
+        printf("GangGroup:  ");
+        size_t i;
+        json_t *g;
+        json_array_foreach(gg, i, g) printf(" %s", json_string_value(g));
+        printf("\n");
+    }
+    static const char *const cols[] = {"name", "node", "phase", "nominated"};
+    struct cli_table *t = cli_table_new(4, cols);
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(job, "members"), i, m)
+    {
+        const char *row[] = {s_of(m, "name"), s_of(m, "node"), s_of(m, "phase"),
+                             s_of(m, "nominatedNode")};
+        cli_table_add(t, row);
+    }
+    printf("Members:\n");
+    cli_table_print(t, stdout);
+    cli_table_free(t);
+}
+
+int cli__cmd_describe(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    json_t *job = NULL, *why = NULL;
+    int rc = CLI_EXIT_OK;
+    if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
+        return cli__usage_error("describe needs 'job NAMESPACE/NAME'");
+    if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
+        get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
+        rc = cli__fail(cli, &err);
+        goto out;
+    }
+    if (cli->output != CLI_OUT_TABLE) {
+        json_t *both = json_pack("{s:O, s:O}", "job", job, "why", why);
+        cli__print_doc(cli, both);
+        json_decref(both);
+        goto out;
+    }
+    print_job(cli, job);
+    printf("Why:\n");
+    cli__print_why(cli, why, stdout);
+out:
+    json_decref(job);
+    json_decref(why);
+    return rc;
+}

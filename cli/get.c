@@ -1,0 +1,312 @@
+/*
+ * get.c - `muster get <resource> [NAME]` and `muster delete <kind> NAME`.
+ */
+#include <ctype.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include "model.h"
+
+#define GPU "nvidia.com/gpu"
+
+static const char *str_at(json_t *obj, const char *a, const char *b)
+{
+    json_t *v = json_object_get(obj, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
+}
+
+/* A node's requested amount of a resource, wherever the API put its usage. */
+static json_t *node_usage(json_t *node, const char *what)
+{
+    json_t *u = json_object_get(node, "usage");
+    if (!u)
+        u = json_object_get(json_object_get(node, "status"), "usage");
+    return json_object_get(u, what);
+}
+
+static int64_t quantity(json_t *v, int milli)
+{
+    int64_t x = 0;
+    if (json_is_integer(v))
+        return milli ? json_integer_value(v) * 1000 : json_integer_value(v);
+    if (json_is_real(v))
+        return (int64_t)(json_real_value(v) * (milli ? 1000 : 1));
+    if (json_is_string(v))
+        model_quantity_parse(json_string_value(v), milli, &x, NULL);
+    return x;
+}
+
+/* "used/allocatable" in kubectl quantity syntax, "-" when the node has none. */
+static void usage_cell(json_t *node, const char *res, char *buf, size_t n)
+{
+    int milli = model_resource_is_milli(res);
+    json_t *alloc = json_object_get(json_object_get(node, "status"), "allocatable");
+    json_t *a = json_object_get(alloc, res);
+    if (!a)
+        a = json_object_get(node_usage(node, "allocatable"), res);
+    if (!a) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    int64_t used = quantity(json_object_get(node_usage(node, "requested"), res), milli);
+    if (!strcmp(res, "pods") && !json_object_get(node_usage(node, "requested"), res)) {
+        json_t *pods = json_object_get(node, "pods");
+        if (json_is_array(pods))
+            used = (int64_t)json_array_size(pods);
+    }
+    char u[32], t[32];
+    model_quantity_format(used, milli, u, sizeof(u));
+    model_quantity_format(quantity(a, milli), milli, t, sizeof(t));
+    snprintf(buf, n, "%s/%s", u, t);
+}
+
+static void node_row(struct cli *cli, struct cli_table *t, json_t *node)
+{
+    char cpu[80], mem[80], gpu[80], pods[80], age[32];
+    json_t *spec = json_object_get(node, "spec");
+    const char *status =
+        json_is_true(json_object_get(spec, "unschedulable")) ? "Ready,SchedulingDisabled" : "Ready";
+    usage_cell(node, "cpu", cpu, sizeof(cpu));
+    usage_cell(node, "memory", mem, sizeof(mem));
+    usage_cell(node, GPU, gpu, sizeof(gpu));
+    usage_cell(node, "pods", pods, sizeof(pods));
+    cli__age(cli, node, age, sizeof(age));
+    const char *row[] = {str_at(node, "metadata", "name"), status, cpu, mem, gpu, pods, age};
+    cli_table_add(t, row);
+}
+
+static void pod_row(struct cli *cli, struct cli_table *t, json_t *pod, int all_ns)
+{
+    char age[32];
+    const char *phase = str_at(pod, "status", "phase");
+    const char *node = str_at(pod, "spec", "nodeName");
+    if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
+        phase = "Terminating";
+    cli__age(cli, pod, age, sizeof(age));
+    const char *row[] = {str_at(pod, "metadata", "namespace"), str_at(pod, "metadata", "name"),
+                         phase ? phase : "Pending", node, age};
+    cli_table_add(t, all_ns ? row : row + 1);
+}
+
+static void podgroup_row(struct cli *cli, struct cli_table *t, json_t *pg, int all_ns)
+{
+    char age[32], min[32];
+    snprintf(
+        min, sizeof(min), "%lld",
+        (long long)json_integer_value(json_object_get(json_object_get(pg, "spec"), "minMember")));
+    cli__age(cli, pg, age, sizeof(age));
+    const char *row[] = {str_at(pg, "metadata", "namespace"), str_at(pg, "metadata", "name"), min,
+                         age};
+    cli_table_add(t, all_ns ? row : row + 1);
+}
+
+static void topology_row(struct cli *cli, struct cli_table *t, json_t *cnt)
+{
+    char age[32], layers[32];
+    json_t *spec = json_object_get(json_object_get(cnt, "spec"), "networkTopologySpec");
+    snprintf(layers, sizeof(layers), "%zu", json_array_size(spec));
+    cli__age(cli, cnt, age, sizeof(age));
+    const char *row[] = {str_at(cnt, "metadata", "name"), layers, age};
+    cli_table_add(t, row);
+}
+
+static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
+{
+    char age[32], prio[32], min[32], placed[32], pending[32];
+    snprintf(prio, sizeof(prio), "%lld",
+             (long long)json_integer_value(json_object_get(job, "priority")));
+    snprintf(min, sizeof(min), "%lld",
+             (long long)json_integer_value(json_object_get(job, "minMember")));
+    snprintf(placed, sizeof(placed), "%lld",
+             (long long)json_integer_value(json_object_get(job, "placed")));
+    snprintf(pending, sizeof(pending), "%lld",
+             (long long)json_integer_value(json_object_get(job, "pending")));
+    cli__age(cli, job, age, sizeof(age));
+    const char *row[] = {str_at(job, "namespace", NULL),
+                         str_at(job, "name", NULL),
+                         str_at(job, "state", NULL),
+                         prio,
+                         min,
+                         placed,
+                         pending,
+                         age};
+    cli_table_add(t, row);
+}
+
+static const char *const node_cols[] = {"name", "status", "cpu", "memory", "gpu", "pods", "age"};
+static const char *const pod_cols[] = {"namespace", "name", "phase", "node", "age"};
+static const char *const pg_cols[] = {"namespace", "name", "minmember", "age"};
+static const char *const cnt_cols[] = {"name", "layers", "age"};
+static const char *const job_cols[] = {"namespace", "name",   "state",   "priority",
+                                       "min",       "placed", "pending", "age"};
+
+/* Prints a list (or one object) of a resource as a table. */
+static void print_table(struct cli *cli, const char *res, json_t *items, int all_ns)
+{
+    struct cli_table *t;
+    int is_node = !strcmp(res, "nodes"), is_pod = !strcmp(res, "pods");
+    int is_pg = !strcmp(res, "podgroups"), is_job = !strcmp(res, "jobs");
+    if (is_node)
+        t = cli_table_new(7, node_cols);
+    else if (is_pod)
+        t = all_ns ? cli_table_new(5, pod_cols) : cli_table_new(4, pod_cols + 1);
+    else if (is_pg)
+        t = all_ns ? cli_table_new(4, pg_cols) : cli_table_new(3, pg_cols + 1);
+    else if (is_job)
+        t = cli_table_new(8, job_cols);
+    else
+        t = cli_table_new(3, cnt_cols);
+    size_t i;
+    json_t *o;
+    json_array_foreach(items, i, o)
+    {
+        if (is_node)
+            node_row(cli, t, o);
+        else if (is_pod)
+            pod_row(cli, t, o, all_ns);
+        else if (is_pg)
+            podgroup_row(cli, t, o, all_ns);
+        else if (is_job)
+            job_row(cli, t, o);
+        else
+            topology_row(cli, t, o);
+    }
+    if (json_array_size(items) == 0)
+        fprintf(stderr, "No resources found\n");
+    else
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+}
+
+/* Path of a list or of one object; jobs are filtered by namespace here, others by the API. */
+static char *get_path(struct cli *cli, const char *res, const char *name, const char *ns,
+                      int namespaced, struct err *err)
+{
+    char *url = NULL;
+    if (name) {
+        char *n = NULL, *m = NULL;
+        if (!namespaced)
+            return xasprintf("/api/v1/%s/%s", res, name);
+        if (cli__split_id(name, ns, &n, &m, err) < 0)
+            return NULL;
+        url = xasprintf("/api/v1/%s/%s/%s", res, n, m);
+        free(n);
+        free(m);
+        return url;
+    }
+    url = xasprintf("/api/v1/%s", res);
+    if (!strcmp(res, "pods") || !strcmp(res, "podgroups"))
+        cli__query(&url, "namespace", ns);
+    if (!strcmp(res, "pods")) {
+        cli__query(&url, "node", cli__flag(cli, "node"));
+        cli__query(&url, "phase", cli__flag(cli, "phase"));
+    }
+    if (!strcmp(res, "jobs"))
+        cli__query(&url, "state", cli__flag(cli, "state"));
+    return url;
+}
+
+/* Keeps the jobs of one namespace. */
+static void filter_jobs(json_t *items, const char *ns)
+{
+    for (size_t i = json_array_size(items); ns && i-- > 0;) {
+        const char *jns = json_string_value(json_object_get(json_array_get(items, i), "namespace"));
+        if (!jns || strcmp(jns, ns) != 0)
+            json_array_remove(items, i);
+    }
+}
+
+int cli__cmd_get(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL, *one = NULL;
+    int rc = CLI_EXIT_OK, all_ns = cli__flag(cli, "all-namespaces") != NULL;
+    enum model_kind kind = MODEL_NODE;
+    const char *res;
+    if (cli->npos < 1 || cli->npos > 2)
+        return cli__usage_error("get needs a resource and at most one name");
+    if (!strcasecmp(cli->pos[0], "jobs") || !strcasecmp(cli->pos[0], "job"))
+        res = "jobs";
+    else if (model_kind_from_resource(cli->pos[0], &kind) == 0)
+        res = model_kind_plural(kind);
+    else
+        return cli__usage_error("unknown resource '%s'", cli->pos[0]);
+    int namespaced = !strcmp(res, "jobs") || model_kind_namespaced(kind);
+    const char *ns = cli__flag(cli, "namespace");
+    if (all_ns && ns)
+        return cli__usage_error("-n and -A cannot be used together");
+    if (!ns && !all_ns && namespaced && strcmp(res, "jobs") != 0)
+        ns = "default";
+    const char *name = cli->npos == 2 ? cli->pos[1] : NULL;
+    char *path = get_path(cli, res, name, ns, namespaced, &err);
+    if (!path || cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
+        rc = cli__fail(cli, &err);
+        goto out;
+    }
+    if (!strcmp(res, "jobs") && !name)
+        filter_jobs(cli__items(doc), ns);
+    if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, doc);
+        goto out;
+    }
+    if (name) {
+        one = json_array();
+        json_array_append(one, doc);
+    }
+    print_table(cli, res, name ? one : cli__items(doc), all_ns);
+out:
+    json_decref(one);
+    json_decref(doc);
+    free(path);
+    return rc;
+}
+
+int cli__cmd_delete(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    enum model_kind kind;
+    char *path = NULL, *ns = NULL, *name = NULL;
+    json_t *res = NULL;
+    int rc = CLI_EXIT_OK;
+    if (cli->npos != 2)
+        return cli__usage_error("delete needs a kind and a name");
+    if (model_kind_from_resource(cli->pos[0], &kind) < 0)
+        return cli__usage_error("unknown kind '%s'", cli->pos[0]);
+    if (model_kind_namespaced(kind)) {
+        if (cli__split_id(cli->pos[1], cli__flag(cli, "namespace"), &ns, &name, &err) < 0) {
+            rc = cli__fail(cli, &err);
+            goto out;
+        }
+        path = xasprintf("/api/v1/%s/%s/%s", model_kind_plural(kind), ns, name);
+    } else {
+        name = xstrdup(cli->pos[1]);
+        path = xasprintf("/api/v1/%s/%s", model_kind_plural(kind), name);
+    }
+    if (cli__call(cli, "DELETE", path, NULL, 0, NULL, &res, &err) < 0) {
+        rc = cli__fail(cli, &err);
+        goto out;
+    }
+    if (cli->output != CLI_OUT_TABLE && res) {
+        cli__print_doc(cli, res);
+        goto out;
+    }
+    char *k = xstrdup(model_kind_name(kind));
+    for (char *p = k; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (ns)
+        printf("%s/%s/%s deleted\n", k, ns, name);
+    else
+        printf("%s/%s deleted\n", k, name);
+    free(k);
+out:
+    json_decref(res);
+    free(path);
+    free(ns);
+    free(name);
+    return rc;
+}

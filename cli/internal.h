@@ -1,0 +1,86 @@
+/*
+ * internal.h - shared state of the `muster` commands (folder-internal).
+ *
+ * cli.c parses the whole command line once (flags may come anywhere, kubectl
+ * style), picks the command, checks that every flag given is one the command
+ * accepts, and calls its function. Commands return an exit code; they print
+ * failures through cli__fail so every error looks the same:
+ * "error: <message>" on stderr, then each validation error the server listed.
+ */
+#ifndef MUSTER_CLI_INTERNAL_H
+#define MUSTER_CLI_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "err.h"
+
+struct client;
+
+enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_YAML };
+
+#define CLI_MAX_POS 8
+#define CLI_MAX_FLAGS 24
+
+struct cli {
+    const char *server; /* --server, $MUSTER_SERVER, http://127.0.0.1:8080 */
+    const char *token;  /* --token, $MUSTER_TOKEN, NULL */
+    enum cli_output output;
+    const char *pos[CLI_MAX_POS]; /* positionals after the command name */
+    size_t npos;
+    const char *flag_name[CLI_MAX_FLAGS]; /* long names of the flags given */
+    const char *flag_val[CLI_MAX_FLAGS];  /* their values ("" for switches) */
+    size_t nflags;
+    struct client *client; /* opened on first use */
+    json_t *errors;        /* validation errors of the last failed call, or NULL */
+    int64_t now_ms;
+};
+
+/* The value of a flag given on the command line (long name), NULL when absent; "" for a
+ * switch that is present. Borrowed from argv. */
+const char *cli__flag(struct cli *cli, const char *name);
+/* Parses a flag as a non-negative integer; ERR_INVALID naming the flag. *out untouched when
+ * the flag is absent. */
+int cli__flag_u64(struct cli *cli, const char *name, uint64_t *out, struct err *err);
+/* Prints "error: <msg>" for a usage problem and the usage text; returns CLI_EXIT_USAGE. */
+int cli__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints err (and cli->errors) to stderr; returns CLI_EXIT_FAIL. */
+int cli__fail(struct cli *cli, const struct err *err);
+
+/* Sends a request to musterd. A 2xx JSON body is parsed into *out (new, may be NULL when
+ * out is NULL or the body is empty). An error status becomes an ERR_* with the server's
+ * message in err; the server's "errors" array is kept in cli->errors. */
+int cli__call(struct cli *cli, const char *method, const char *path, const char *body, size_t len,
+              const char *ctype, json_t **out, struct err *err);
+/* Streams a GET's 2xx body to out. Errors as cli__call. */
+int cli__stream(struct cli *cli, const char *path, FILE *out, struct err *err);
+/* Appends "&key=<escaped value>" (or "?key=...") to *url (realloc'd) when value != NULL. */
+void cli__query(char **url, const char *key, const char *value);
+
+/* Prints a document as JSON (indented) or YAML, per cli->output. */
+void cli__print_doc(struct cli *cli, json_t *doc);
+/* The items of a list response: the value itself when an array, else "items", else the
+ * first array member of an object. Borrowed. */
+json_t *cli__items(json_t *doc);
+/* Age column for an object with metadata.creationTimestamp (or a top-level
+ * creationTimestamp); "<unknown>" when absent. */
+void cli__age(struct cli *cli, json_t *obj, char *buf, size_t n);
+/* Splits "ns/name" (or "name" with default_ns) into new strings. ERR_INVALID when empty. */
+int cli__split_id(const char *id, const char *default_ns, char **ns, char **name, struct err *err);
+
+/* Commands. Each returns an exit code. */
+int cli__cmd_apply(struct cli *cli);
+int cli__cmd_get(struct cli *cli);
+int cli__cmd_delete(struct cli *cli);
+int cli__cmd_describe(struct cli *cli);
+int cli__cmd_why(struct cli *cli);
+int cli__cmd_audit(struct cli *cli);
+int cli__cmd_cycle(struct cli *cli);
+int cli__cmd_simulate(struct cli *cli);
+
+/* Prints a why document readably (used by why and describe). */
+void cli__print_why(struct cli *cli, json_t *why, FILE *out);
+
+#endif

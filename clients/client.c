@@ -1,0 +1,289 @@
+/*
+ * client.c - musterd HTTP client over libcurl; curl codes become ERR_* here.
+ */
+#include "client.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "err.h"
+
+struct client {
+    CURL *curl;
+    char *base;
+    char *auth; /* "Authorization: Bearer ..." or NULL */
+};
+
+/* libcurl >= 7.84 makes curl_global_init thread-safe; the flag only saves repeated calls.
+ * (pthread.h is avoided here: its #include <sched.h> would find scheduler/sched.h.) */
+static int global_done;
+
+static void global_init(void)
+{
+    if (!global_done) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        global_done = 1;
+    }
+}
+
+int client_open(const char *base_url, const char *token, struct client **out, struct err *err)
+{
+    *out = NULL;
+    if (!base_url || !*base_url)
+        return err_set(err, ERR_INVALID, "server URL is empty");
+    global_init();
+    CURL *curl = curl_easy_init();
+    if (!curl)
+        return err_set(err, ERR_INTERNAL, "cannot initialise libcurl");
+    struct client *c = xcalloc(1, sizeof(*c));
+    c->curl = curl;
+    size_t n = strlen(base_url);
+    while (n > 0 && base_url[n - 1] == '/')
+        n--;
+    c->base = xstrndup(base_url, n);
+    if (token && *token)
+        c->auth = xasprintf("Authorization: Bearer %s", token);
+    *out = c;
+    return 0;
+}
+
+void client_close(struct client *c)
+{
+    if (!c)
+        return;
+    curl_easy_cleanup(c->curl);
+    free(c->base);
+    free(c->auth);
+    free(c);
+}
+
+const char *client_base_url(struct client *c)
+{
+    return c->base;
+}
+
+void client_response_release(struct client_response *resp)
+{
+    if (!resp)
+        return;
+    free(resp->body);
+    resp->body = NULL;
+    resp->len = 0;
+    resp->status = 0;
+}
+
+/* Where a transfer's body goes: into memory, or to a FILE while the status is 2xx. */
+struct sink {
+    CURL *curl;
+    struct client_response *resp;
+    size_t cap;
+    FILE *out;     /* NULL: always memory */
+    int out_error; /* fwrite failed */
+};
+
+static void sink_append(struct sink *s, const char *data, size_t n)
+{
+    struct client_response *r = s->resp;
+    XGROW(r->body, r->len + n + 1, s->cap);
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+}
+
+static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
+{
+    struct sink *s = ctx;
+    size_t n = size * nmemb;
+    if (s->out) {
+        long status = 0;
+        curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status >= 200 && status < 300) {
+            if (fwrite(data, 1, n, s->out) != n) {
+                s->out_error = 1;
+                return 0;
+            }
+            return n;
+        }
+    }
+    sink_append(s, data, n);
+    return n;
+}
+
+/* Translates a failed transfer. The OS errno gives "Connection refused" where curl's own
+ * text would bury it in a longer sentence. */
+static int translate(struct client *c, CURLcode rc, const char *errbuf, struct err *err)
+{
+    long os_errno = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_errno);
+    const char *why = errbuf && *errbuf ? errbuf : curl_easy_strerror(rc);
+    if (rc == CURLE_COULDNT_CONNECT && os_errno != 0)
+        why = strerror((int)os_errno);
+    if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL)
+        return err_set(err, ERR_INVALID, "invalid server URL '%s': %s", c->base, why);
+    return err_set(err, ERR_NETWORK, "cannot reach musterd at '%s': %s", c->base, why);
+}
+
+static int perform(struct client *c, const char *method, const char *path, const char *body,
+                   size_t len, const char *content_type, struct sink *sink, struct err *err)
+{
+    CURL *curl = c->curl;
+    struct curl_slist *headers = NULL;
+    char errbuf[CURL_ERROR_SIZE] = "";
+    char *url = xasprintf("%s%s", c->base, path);
+    char *ctype = NULL;
+    int rc = 0;
+
+    curl_easy_reset(curl);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, sink);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    if (body) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    } else if (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
+    }
+    /* Large manifests: do not wait for "100 Continue". */
+    headers = curl_slist_append(headers, "Expect:");
+    headers = curl_slist_append(headers, "Accept: application/json");
+    if (content_type) {
+        ctype = xasprintf("Content-Type: %s", content_type);
+        headers = curl_slist_append(headers, ctype);
+    }
+    if (c->auth)
+        headers = curl_slist_append(headers, c->auth);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+
+    CURLcode cc = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &sink->resp->status);
+    if (cc == CURLE_WRITE_ERROR && sink->out_error) {
+        rc = err_set(err, ERR_IO, "cannot write the response from '%s%s': %s", c->base, path,
+                     strerror(errno));
+        goto out;
+    }
+    if (cc != CURLE_OK) {
+        rc = translate(c, cc, errbuf, err);
+        goto out;
+    }
+    if (!sink->resp->body) {
+        sink->resp->body = xstrdup("");
+        sink->resp->len = 0;
+    }
+out:
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(headers);
+    free(ctype);
+    free(url);
+    return rc;
+}
+
+int client_request(struct client *c, const char *method, const char *path, const char *body,
+                   size_t len, const char *content_type, struct client_response *resp,
+                   struct err *err)
+{
+    struct sink sink = {.curl = c->curl, .resp = resp};
+    resp->body = NULL;
+    resp->len = 0;
+    resp->status = 0;
+    int rc = perform(c, method, path, body, len, content_type, &sink, err);
+    if (rc < 0)
+        client_response_release(resp);
+    return rc;
+}
+
+int client_stream(struct client *c, const char *method, const char *path, FILE *out,
+                  struct client_response *resp, struct err *err)
+{
+    struct sink sink = {.curl = c->curl, .resp = resp, .out = out};
+    resp->body = NULL;
+    resp->len = 0;
+    resp->status = 0;
+    int rc = perform(c, method, path, NULL, 0, NULL, &sink, err);
+    if (rc == 0 && fflush(out) != 0)
+        rc = err_set(err, ERR_IO, "cannot write the response: %s", strerror(errno));
+    if (rc < 0)
+        client_response_release(resp);
+    return rc;
+}
+
+static int code_from_name(const char *name)
+{
+#define CLIENT__NAME(n, val, http, str)                                                            \
+    if (strcmp(name, str) == 0)                                                                    \
+        return val;
+    ERR_MAP(CLIENT__NAME)
+#undef CLIENT__NAME
+    return 0;
+}
+
+static int code_from_status(long status)
+{
+    switch (status) {
+    case 400:
+        return ERR_INVALID;
+    case 401:
+    case 403:
+        return ERR_UNAUTHORIZED;
+    case 404:
+        return ERR_NOT_FOUND;
+    case 405:
+        return ERR_METHOD;
+    case 409:
+        return ERR_CONFLICT;
+    case 410:
+        return ERR_GONE;
+    case 413:
+        return ERR_TOO_LARGE;
+    case 415:
+        return ERR_UNSUPPORTED;
+    case 503:
+        return ERR_UNAVAILABLE;
+    default:
+        return status >= 500 ? ERR_INTERNAL : ERR_INVALID;
+    }
+}
+
+int client_error(const struct client_response *resp, struct err *err)
+{
+    json_t *doc = resp->body ? json_loadb(resp->body, resp->len, 0, NULL) : NULL;
+    json_t *e = json_object_get(doc, "error");
+    const char *name = json_string_value(json_object_get(e, "code"));
+    const char *msg = json_string_value(json_object_get(e, "message"));
+    const char *field = json_string_value(json_object_get(e, "field"));
+    int code = name ? code_from_name(name) : 0;
+    if (code == 0)
+        code = code_from_status(resp->status);
+    if (msg)
+        err_set(err, code, "%s", msg);
+    else if (resp->len > 0)
+        err_set(err, code, "HTTP %ld: %.200s", resp->status, resp->body);
+    else
+        err_set(err, code, "HTTP %ld", resp->status);
+    if (err && field)
+        snprintf(err->field, sizeof(err->field), "%s", field);
+    json_decref(doc);
+    return code;
+}
+
+char *client_escape(const char *s)
+{
+    global_init();
+    char *e = curl_easy_escape(NULL, s, 0);
+    if (!e)
+        abort();
+    char *copy = xstrdup(e);
+    curl_free(e);
+    return copy;
+}
