@@ -1,0 +1,238 @@
+/*
+ * docs.c - shared helpers (error translation, serialization, iteration), the
+ * generic document databases and the metadata counters.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "err.h"
+
+static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR};
+static const char *const doc_name[STORE_DB_COUNT] = {"why document", "preemption record",
+                                                     "mirror record"};
+
+struct store *store__of(MDB_txn *txn)
+{
+    return mdb_env_get_userctx(mdb_txn_env(txn));
+}
+
+int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
+{
+    switch (rc) {
+    case MDB_MAP_FULL:
+        if (st)
+            atomic_store(&st->grow_pending, 1);
+        return err_set(err, ERR_MAP_FULL, "%s: store map full (it grows when the transaction ends)",
+                       what);
+    case MDB_NOTFOUND:
+        return err_set(err, ERR_NOT_FOUND, "%s: not found", what);
+    case MDB_BAD_VALSIZE:
+        return err_set(err, ERR_INVALID, "%s: key too long or empty", what);
+    default:
+        return err_set(err, ERR_STORE, "%s: %s", what, mdb_strerror(rc));
+    }
+}
+
+size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
+{
+    size_t n;
+
+    if (!st->buf) {
+        st->buf_cap = 4096;
+        st->buf = xmalloc(st->buf_cap);
+    }
+    for (;;) {
+        n = json_dumpb(v, st->buf + off, st->buf_cap - off, flags);
+        if (n <= st->buf_cap - off)
+            return n;
+        while (st->buf_cap - off < n)
+            st->buf_cap *= 2;
+        st->buf = xrealloc(st->buf, st->buf_cap);
+    }
+}
+
+void store__be64_put(unsigned char out[8], uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        out[i] = (unsigned char)(v & 0xff);
+}
+
+uint64_t store__be64_get(const unsigned char in[8])
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | in[i];
+    return v;
+}
+
+int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, store_obj_fn fn, void *ctx,
+                     struct err *err)
+{
+    struct store *st = store__of(txn);
+    size_t plen = prefix ? strlen(prefix) : 0;
+    MDB_cursor *cur = NULL;
+    MDB_val k = {plen, (void *)prefix}, v;
+    char key[512];
+    json_error_t jerr;
+    int rc, op = plen ? MDB_SET_RANGE : MDB_FIRST;
+
+    rc = mdb_cursor_open(txn, dbi, &cur);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    for (;; op = MDB_NEXT) {
+        rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)op);
+        if (rc == MDB_NOTFOUND) {
+            rc = 0;
+            break;
+        }
+        if (rc) {
+            rc = store__mdb_err(st, rc, err, "cannot iterate");
+            break;
+        }
+        if (plen && (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0))
+            break;
+        if (k.mv_size >= sizeof(key)) /* LMDB keys are at most 511 bytes */
+            continue;
+        memcpy(key, k.mv_data, k.mv_size);
+        key[k.mv_size] = '\0';
+        json_t *obj = json_loadb(v.mv_data, v.mv_size, 0, &jerr);
+        if (!obj) {
+            rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", key, jerr.text);
+            break;
+        }
+        rc = fn(ctx, key, obj);
+        json_decref(obj);
+        if (rc != 0) {
+            rc = rc > 0 ? 0 : rc;
+            break;
+        }
+    }
+    mdb_cursor_close(cur);
+    return rc;
+}
+
+/* ---- generic documents ---- */
+
+static int check_db(enum store_db db, struct err *err)
+{
+    if ((unsigned)db >= STORE_DB_COUNT)
+        return err_set(err, ERR_INVALID, "unknown document database %d", (int)db);
+    return 0;
+}
+
+int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc;
+
+    if ((rc = check_db(db, err)) < 0)
+        return rc;
+    v.mv_size = store__dump(st, doc, JSON_COMPACT, 0);
+    v.mv_data = st->buf;
+    rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write");
+        err_prefix(err, "%s '%s'", doc_name[db], key);
+    }
+    return rc;
+}
+
+int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    json_error_t jerr;
+    int rc;
+
+    *out = NULL;
+    if ((rc = check_db(db, err)) < 0)
+        return rc;
+    rc = mdb_get(txn, st->dbi[doc_dbi[db]], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read");
+    *out = json_loadb(v.mv_data, v.mv_size, 0, &jerr);
+    if (!*out)
+        return err_set(err, ERR_STORE, "corrupt %s '%s': %s", doc_name[db], key, jerr.text);
+    return 0;
+}
+
+int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key};
+    int rc;
+
+    if ((rc = check_db(db, err)) < 0)
+        return rc;
+    rc = mdb_del(txn, st->dbi[doc_dbi[db]], &k, NULL);
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
+    return rc ? store__mdb_err(st, rc, err, "cannot delete") : 0;
+}
+
+int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
+                   struct err *err)
+{
+    int rc = check_db(db, err);
+
+    return rc < 0 ? rc
+                  : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], prefix, fn, ctx, err);
+}
+
+/* ---- metadata ---- */
+
+int store__meta_get(MDB_txn *txn, const char *name, MDB_val *val, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(name), (void *)name};
+    int rc = mdb_get(txn, st->dbi[DBI_META], &k, val);
+
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "metadata '%s' not found", name);
+    return rc ? store__mdb_err(st, rc, err, "cannot read metadata") : 0;
+}
+
+int store__meta_put(MDB_txn *txn, const char *name, const void *data, size_t len, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(name), (void *)name}, v = {len, (void *)data};
+    int rc = mdb_put(txn, st->dbi[DBI_META], &k, &v, 0);
+
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write");
+        err_prefix(err, "metadata '%s'", name);
+    }
+    return rc;
+}
+
+int store_meta_get_u64(MDB_txn *txn, const char *name, uint64_t *out, struct err *err)
+{
+    MDB_val v;
+    int rc = store__meta_get(txn, name, &v, NULL);
+
+    *out = 0;
+    if (rc == ERR_NOT_FOUND)
+        return 0;
+    if (rc < 0)
+        return store__meta_get(txn, name, &v, err);
+    if (v.mv_size != 8)
+        return err_set(err, ERR_STORE, "metadata '%s' is not a counter (%zu bytes)", name,
+                       v.mv_size);
+    *out = store__be64_get(v.mv_data);
+    return 0;
+}
+
+int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct err *err)
+{
+    unsigned char buf[8];
+
+    store__be64_put(buf, value);
+    return store__meta_put(txn, name, buf, sizeof(buf), err);
+}

@@ -1,0 +1,92 @@
+/*
+ * internal.h - what the files of store/ share: the store struct, database
+ * handles, error translation, the serialization buffer and test hooks.
+ *
+ * Every function that takes `MDB_txn *txn` finds its store through
+ * mdb_env_get_userctx(mdb_txn_env(txn)) (store__of). The scratch buffer
+ * belongs to the one write transaction LMDB allows at a time: only code
+ * running inside a write transaction may use it.
+ */
+#ifndef MUSTER_STORE_INTERNAL_H
+#define MUSTER_STORE_INTERNAL_H
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "store.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_MAX_CHILDREN 32
+
+enum store_dbi {
+    DBI_NODES,
+    DBI_PODS,
+    DBI_PODGROUPS,
+    DBI_TOPOLOGIES,
+    DBI_IDX_POD_NODE,
+    DBI_IDX_POD_GROUP,
+    DBI_IDX_PENDING,
+    DBI_WHY,
+    DBI_PREEMPTIONS,
+    DBI_MIRROR,
+    DBI_META,
+    DBI_AUDIT,
+    DBI_COUNT
+};
+
+struct store {
+    MDB_env *env;
+    MDB_dbi dbi[DBI_COUNT];
+    char *dir;
+    int lock_fd;
+    enum store_sync sync;
+
+    /* Held shared by every top-level transaction from begin to commit/abort, exclusive
+     * while the map is resized (LMDB forbids resizing with a transaction active). */
+    pthread_rwlock_t grow_lock;
+    atomic_int grow_pending; /* a write hit MDB_MAP_FULL: grow when it ends */
+
+    /* Classifies a txn at commit/abort: the top-level write txn, one of its children
+     * (a stack, innermost last), or else a read txn. */
+    _Atomic(MDB_txn *) write_txn;
+    atomic_int nchildren;
+    pthread_mutex_t child_mu;
+    MDB_txn *children[STORE_MAX_CHILDREN];
+
+    /* Serialization scratch for the writer (see above). */
+    char *buf;
+    size_t buf_cap;
+};
+
+/* The store owning txn. */
+struct store *store__of(MDB_txn *txn);
+
+/* Translates an LMDB code: MDB_MAP_FULL -> ERR_MAP_FULL (and marks the map for growth),
+ * MDB_NOTFOUND -> ERR_NOT_FOUND, MDB_BAD_VALSIZE -> ERR_INVALID, else ERR_STORE. The
+ * message is "<what>: <lmdb message>". Returns the ERR_* code. */
+int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
+
+/* Serializes v with jansson flags into st->buf at offset off (bytes before off are kept).
+ * Returns the length written after off; the bytes are not NUL-terminated. */
+size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
+
+/* Iterates a plain JSON database from the first key with prefix (NULL: all), decoding
+ * each value once. Returns 0, fn's negative code, ERR_STORE. */
+int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, store_obj_fn fn, void *ctx,
+                     struct err *err);
+
+/* 8-byte big-endian encoding, so LMDB's byte order is numeric order. */
+void store__be64_put(unsigned char out[8], uint64_t v);
+uint64_t store__be64_get(const unsigned char in[8]);
+
+/* Raw meta access (bytes). store__meta_get returns ERR_NOT_FOUND when absent and points
+ * *val into the map (valid until the txn ends). */
+int store__meta_get(MDB_txn *txn, const char *name, MDB_val *val, struct err *err);
+int store__meta_put(MDB_txn *txn, const char *name, const void *data, size_t len, struct err *err);
+
+/* Test hooks: write or delete an audit record without touching the chain head. */
+int store__audit_put_raw(MDB_txn *txn, uint64_t seq, const char *json, size_t len, struct err *err);
+int store__audit_del_raw(MDB_txn *txn, uint64_t seq, struct err *err);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * objects.c - nodes, pods, podgroups and topologies, and the pod indexes.
+ *
+ * Index entries are derived from the pod document only (spec.nodeName, the
+ * pod-group label, the pending predicate), so they can always be recomputed
+ * from the old and new values; store_put touches only the entries that change.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "err.h"
+
+static const enum store_dbi kind_dbi[MODEL_KIND_COUNT] = {DBI_NODES, DBI_PODS, DBI_PODGROUPS,
+                                                          DBI_TOPOLOGIES};
+static const char *const kind_word[MODEL_KIND_COUNT] = {"node", "pod", "podgroup", "topology"};
+
+/* Index keys of one pod; pointers borrowed from the pod document except group. */
+struct pod_idx {
+    const char *node;
+    char group[512]; /* "ns/label", "" when none */
+    int pending;
+};
+
+static int check_kind(enum model_kind kind, struct err *err)
+{
+    if ((unsigned)kind >= MODEL_KIND_COUNT)
+        return err_set(err, ERR_INVALID, "unknown object kind %d", (int)kind);
+    return 0;
+}
+
+static const char *str_at(json_t *obj, const char *a, const char *b)
+{
+    json_t *v = json_object_get(json_object_get(obj, a), b);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The store key: "name" or "namespace/name" (namespace defaults to "default"). The same
+ * rule as model_object_key, kept here so store/ does not depend on model's decoders. */
+static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, struct err *err)
+{
+    const char *name = str_at(obj, "metadata", "name");
+    const char *ns = str_at(obj, "metadata", "namespace");
+    int len;
+
+    if (!name || !*name)
+        return err_setf(err, ERR_INVALID, "metadata.name", "%s without metadata.name",
+                        kind_word[kind]);
+    if (kind == MODEL_POD || kind == MODEL_PODGROUP)
+        len = snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
+    else
+        len = snprintf(buf, n, "%s", name);
+    if (len < 0 || (size_t)len >= n)
+        return err_setf(err, ERR_INVALID, "metadata.name", "%s key '%s' is too long",
+                        kind_word[kind], name);
+    return 0;
+}
+
+static void pod_index(json_t *pod, struct pod_idx *idx)
+{
+    json_t *meta = json_object_get(pod, "metadata");
+    const char *ns = str_at(pod, "metadata", "namespace");
+    const char *group = NULL, *phase = str_at(pod, "status", "phase");
+    json_t *g = json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP);
+
+    idx->node = str_at(pod, "spec", "nodeName");
+    if (idx->node && !*idx->node)
+        idx->node = NULL;
+    if (json_is_string(g) && *json_string_value(g))
+        group = json_string_value(g);
+    idx->group[0] = '\0';
+    if (group)
+        snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);
+    idx->pending = !idx->node && !json_object_get(meta, "deletionTimestamp") &&
+                   (!phase || strcmp(phase, "Pending") == 0);
+}
+
+static int streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Moves one DUPSORT entry (ikey -> pod key) from old_key to new_key (either may be NULL). */
+static int move_dup(MDB_txn *txn, MDB_dbi dbi, MDB_val *pod, const char *old_key,
+                    const char *new_key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k, d;
+    int rc;
+
+    if (streq(old_key, new_key))
+        return 0;
+    if (old_key) {
+        k = (MDB_val){strlen(old_key), (void *)old_key};
+        d = *pod;
+        rc = mdb_del(txn, dbi, &k, &d);
+        if (rc && rc != MDB_NOTFOUND)
+            return store__mdb_err(st, rc, err, "cannot update a pod index");
+    }
+    if (new_key) {
+        k = (MDB_val){strlen(new_key), (void *)new_key};
+        d = *pod;
+        rc = mdb_put(txn, dbi, &k, &d, MDB_NODUPDATA);
+        if (rc && rc != MDB_KEYEXIST)
+            return store__mdb_err(st, rc, err, "cannot update a pod index");
+    }
+    return 0;
+}
+
+static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
+                        const struct pod_idx *n, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val pod = {strlen(key), (void *)key}, empty = {0, ""};
+    int rc;
+
+    rc =
+        move_dup(txn, st->dbi[DBI_IDX_POD_NODE], &pod, o ? o->node : NULL, n ? n->node : NULL, err);
+    if (rc < 0)
+        return rc;
+    rc = move_dup(txn, st->dbi[DBI_IDX_POD_GROUP], &pod, o && o->group[0] ? o->group : NULL,
+                  n && n->group[0] ? n->group : NULL, err);
+    if (rc < 0)
+        return rc;
+    if ((o && o->pending) == (n && n->pending))
+        return 0;
+    if (n && n->pending)
+        rc = mdb_put(txn, st->dbi[DBI_IDX_PENDING], &pod, &empty, 0);
+    else
+        rc = mdb_del(txn, st->dbi[DBI_IDX_PENDING], &pod, NULL);
+    if (rc && rc != MDB_NOTFOUND)
+        return store__mdb_err(st, rc, err, "cannot update the pending index");
+    return 0;
+}
+
+static int decode(const MDB_val *v, enum model_kind kind, const char *key, json_t **out,
+                  struct err *err)
+{
+    json_error_t jerr;
+
+    *out = json_loadb(v->mv_data, v->mv_size, 0, &jerr);
+    if (!*out)
+        return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kind_word[kind], key, jerr.text);
+    return 0;
+}
+
+int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc;
+
+    *out = NULL;
+    if ((rc = check_kind(kind, err)) < 0)
+        return rc;
+    rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read");
+    return decode(&v, kind, key, out, err);
+}
+
+int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err)
+{
+    struct store *st = store__of(txn);
+    struct pod_idx oi, ni;
+    json_t *old = NULL;
+    char key[512];
+    MDB_val k, v;
+    int rc, had_old = 0;
+
+    if (old_out)
+        *old_out = NULL;
+    if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
+        return rc;
+    k = (MDB_val){strlen(key), key};
+    /* The old value is decoded only when someone needs it: the caller or the pod index. */
+    if (kind == MODEL_POD || old_out) {
+        rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+        if (rc && rc != MDB_NOTFOUND)
+            return store__mdb_err(st, rc, err, "cannot read");
+        had_old = rc == 0;
+        if (had_old && (rc = decode(&v, kind, key, &old, err)) < 0)
+            return rc;
+    }
+    v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
+    v.mv_data = st->buf;
+    rc = mdb_put(txn, st->dbi[kind_dbi[kind]], &k, &v, 0);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write");
+        err_prefix(err, "%s '%s'", kind_word[kind], key);
+        goto out;
+    }
+    if (kind == MODEL_POD) {
+        if (had_old)
+            pod_index(old, &oi);
+        pod_index(obj, &ni);
+        if ((rc = update_index(txn, key, had_old ? &oi : NULL, &ni, err)) < 0)
+            goto out;
+    }
+    if (old_out) {
+        *old_out = old;
+        old = NULL;
+    }
+out:
+    json_decref(old);
+    return rc;
+}
+
+int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,
+                 struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    struct pod_idx oi;
+    json_t *old = NULL;
+    int rc;
+
+    if (old_out)
+        *old_out = NULL;
+    if ((rc = check_kind(kind, err)) < 0)
+        return rc;
+    rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read");
+    if ((kind == MODEL_POD || old_out) && (rc = decode(&v, kind, key, &old, err)) < 0)
+        return rc;
+    rc = mdb_del(txn, st->dbi[kind_dbi[kind]], &k, NULL);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot delete");
+        goto out;
+    }
+    if (kind == MODEL_POD) {
+        pod_index(old, &oi);
+        if ((rc = update_index(txn, key, &oi, NULL, err)) < 0)
+            goto out;
+    }
+    if (old_out) {
+        *old_out = old;
+        old = NULL;
+    }
+out:
+    json_decref(old);
+    return rc;
+}
+
+int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
+               struct err *err)
+{
+    int rc = check_kind(kind, err);
+
+    if (rc < 0)
+        return rc;
+    return store__each_json(txn, store__of(txn)->dbi[kind_dbi[kind]], prefix, fn, ctx, err);
+}
+
+/* Calls fn for each value of a DUPSORT key (key NULL: each key of a plain db). */
+static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key_fn fn, void *ctx,
+                    struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_cursor *cur = NULL;
+    MDB_val k = {key ? strlen(key) : 0, (void *)key}, v;
+    MDB_cursor_op op = key ? MDB_SET_KEY : MDB_FIRST;
+    char buf[512];
+    int rc;
+
+    if (key && !*key)
+        return 0;
+    rc = mdb_cursor_open(txn, st->dbi[dbi], &cur);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    for (;; op = key ? MDB_NEXT_DUP : MDB_NEXT) {
+        rc = mdb_cursor_get(cur, &k, &v, op);
+        if (rc == MDB_NOTFOUND) {
+            rc = 0;
+            break;
+        }
+        if (rc) {
+            rc = store__mdb_err(st, rc, err, "cannot scan an index");
+            break;
+        }
+        const MDB_val *pod = key ? &v : &k;
+        if (pod->mv_size >= sizeof(buf))
+            continue;
+        memcpy(buf, pod->mv_data, pod->mv_size);
+        buf[pod->mv_size] = '\0';
+        if ((rc = fn(ctx, buf)) != 0) {
+            rc = rc > 0 ? 0 : rc;
+            break;
+        }
+    }
+    mdb_cursor_close(cur);
+    return rc;
+}
+
+int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err)
+{
+    return each_key(txn, DBI_IDX_POD_NODE, node, fn, ctx, err);
+}
+
+int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
+                        struct err *err)
+{
+    return each_key(txn, DBI_IDX_POD_GROUP, group_key, fn, ctx, err);
+}
+
+int store_pods_pending(MDB_txn *txn, store_key_fn fn, void *ctx, struct err *err)
+{
+    return each_key(txn, DBI_IDX_PENDING, NULL, fn, ctx, err);
+}
+
+int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_stat ms;
+    int rc;
+
+    *out = 0;
+    if ((rc = check_kind(kind, err)) < 0)
+        return rc;
+    rc = mdb_stat(txn, st->dbi[kind_dbi[kind]], &ms);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot count");
+    *out = ms.ms_entries;
+    return 0;
+}

@@ -1,0 +1,220 @@
+/*
+ * txn.c - transactions and map growth.
+ *
+ * mdb_env_set_mapsize may only run while no transaction of this process is
+ * active, and mdb_env_info reads the map. So every top-level transaction holds
+ * st->grow_lock shared from begin to commit/abort, and growth takes it
+ * exclusive in between. A thread that already holds it (it has a read txn
+ * open while it begins a write) cannot grow: it would wait for itself. The
+ * thread-local counter below detects that case and skips growth.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include "err.h"
+#include "log.h"
+
+static _Thread_local int held_shared;
+
+enum txn_class { TXN_READ, TXN_WRITE, TXN_CHILD };
+
+static void lock_shared(struct store *st)
+{
+    pthread_rwlock_rdlock(&st->grow_lock);
+    held_shared++;
+}
+
+static void unlock_shared(struct store *st)
+{
+    held_shared--;
+    pthread_rwlock_unlock(&st->grow_lock);
+}
+
+static size_t used_bytes(struct store *st, size_t *map_size)
+{
+    MDB_envinfo info;
+    MDB_stat ms;
+
+    mdb_env_info(st->env, &info);
+    mdb_env_stat(st->env, &ms);
+    *map_size = info.me_mapsize;
+    return (info.me_last_pgno + 1) * (size_t)ms.ms_psize;
+}
+
+/* Doubles the map when forced or more than half of it is used. Caller holds nothing. */
+static void grow(struct store *st, int force)
+{
+    size_t map, used, next;
+    int rc;
+
+    if (held_shared) {
+        log_debug("store: cannot grow the map while this thread holds a transaction");
+        return;
+    }
+    pthread_rwlock_wrlock(&st->grow_lock);
+    used = used_bytes(st, &map);
+    if (force || used > map / 2) {
+        next = map * 2;
+        while (used > next / 2)
+            next *= 2;
+        rc = mdb_env_set_mapsize(st->env, next);
+        if (rc)
+            log_warn("store: cannot grow the map to %zu bytes: %s", next, mdb_strerror(rc));
+        else
+            log_debug("store: map grown from %zu to %zu bytes", map, next);
+        atomic_store(&st->grow_pending, 0);
+    }
+    pthread_rwlock_unlock(&st->grow_lock);
+}
+
+/* Growth check before a write: cheap under the shared lock, exclusive only when needed. */
+static void maybe_grow(struct store *st)
+{
+    size_t map, used;
+    int need;
+
+    if (held_shared) /* reading env info is safe: no resize can happen meanwhile */
+        return;
+    lock_shared(st);
+    used = used_bytes(st, &map);
+    need = used > map / 2 || atomic_load(&st->grow_pending);
+    unlock_shared(st);
+    if (need)
+        grow(st, atomic_load(&st->grow_pending));
+}
+
+int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err)
+{
+    int rc;
+
+    *txn = NULL;
+    if (write)
+        maybe_grow(st);
+    lock_shared(st);
+    rc = mdb_txn_begin(st->env, NULL, write ? 0 : MDB_RDONLY, txn);
+    if (rc) {
+        unlock_shared(st);
+        *txn = NULL;
+        return store__mdb_err(st, rc, err, "cannot begin a transaction");
+    }
+    if (write)
+        atomic_store(&st->write_txn, *txn);
+    return 0;
+}
+
+int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err)
+{
+    struct store *st = store__of(parent);
+    int rc, n;
+
+    *child = NULL;
+    n = atomic_load(&st->nchildren);
+    if (n >= STORE_MAX_CHILDREN)
+        return err_set(err, ERR_STORE, "too many nested transactions (max %d)", STORE_MAX_CHILDREN);
+    rc = mdb_txn_begin(st->env, parent, 0, child);
+    if (rc) {
+        *child = NULL;
+        return store__mdb_err(st, rc, err, "cannot begin a nested transaction");
+    }
+    pthread_mutex_lock(&st->child_mu);
+    st->children[n] = *child;
+    atomic_store(&st->nchildren, n + 1);
+    pthread_mutex_unlock(&st->child_mu);
+    return 0;
+}
+
+/* Which kind of txn this is; forgets a child (LMDB ends it whatever the outcome). */
+static enum txn_class classify(struct store *st, MDB_txn *txn)
+{
+    enum txn_class cls = TXN_READ;
+
+    if (txn == atomic_load(&st->write_txn)) {
+        /* LMDB also ends any open children with their parent. */
+        pthread_mutex_lock(&st->child_mu);
+        atomic_store(&st->nchildren, 0);
+        atomic_store(&st->write_txn, NULL);
+        pthread_mutex_unlock(&st->child_mu);
+        return TXN_WRITE;
+    }
+    if (atomic_load(&st->nchildren) == 0)
+        return TXN_READ;
+    pthread_mutex_lock(&st->child_mu);
+    for (int i = atomic_load(&st->nchildren) - 1; i >= 0; i--) {
+        if (st->children[i] == txn) {
+            /* Children end innermost first; anything above i ended with it. */
+            atomic_store(&st->nchildren, i);
+            cls = TXN_CHILD;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&st->child_mu);
+    return cls;
+}
+
+static void finish(struct store *st, enum txn_class cls)
+{
+    if (cls == TXN_CHILD)
+        return;
+    unlock_shared(st);
+    if (cls == TXN_WRITE && atomic_load(&st->grow_pending))
+        grow(st, 1);
+}
+
+int store_txn_commit(MDB_txn **txn, struct err *err)
+{
+    struct store *st;
+    enum txn_class cls;
+    int rc;
+
+    if (!*txn)
+        return err_set(err, ERR_INTERNAL, "commit without a transaction");
+    st = store__of(*txn);
+    cls = classify(st, *txn);
+    rc = mdb_txn_commit(*txn);
+    *txn = NULL;
+    if (rc)
+        rc = store__mdb_err(st, rc, err, "cannot commit");
+    finish(st, cls);
+    return rc;
+}
+
+void store_txn_abort(MDB_txn **txn)
+{
+    struct store *st;
+    enum txn_class cls;
+
+    if (!txn || !*txn)
+        return;
+    st = store__of(*txn);
+    cls = classify(st, *txn);
+    mdb_txn_abort(*txn);
+    *txn = NULL;
+    finish(st, cls);
+}
+
+#define STORE_WRITE_TRIES 8
+
+int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    int rc = 0;
+
+    for (int attempt = 0; attempt < STORE_WRITE_TRIES; attempt++) {
+        err_clear(err);
+        rc = store_txn_begin(st, STORE_WRITE, &txn, err);
+        if (rc < 0)
+            return rc;
+        rc = fn(txn, ctx, err);
+        if (rc < 0) {
+            store_txn_abort(&txn); /* grows the map after MDB_MAP_FULL */
+            if (rc == ERR_MAP_FULL)
+                continue;
+            return rc;
+        }
+        rc = store_txn_commit(&txn, err);
+        if (rc != ERR_MAP_FULL)
+            return rc;
+    }
+    return rc;
+}

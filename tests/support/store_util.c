@@ -1,0 +1,89 @@
+#include "store_util.h"
+
+#include <check.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+
+char *store_util_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/muster-store-XXXXXX", base && *base ? base : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(path));
+    return strdup(path);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void store_util_rmrf(char *dir)
+{
+    if (!dir)
+        return;
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+}
+
+struct store *store_util_open(const char *dir, size_t map_size, enum store_sync sync)
+{
+    struct store_options opts = {.dir = dir, .map_size = map_size, .sync = sync};
+    struct err err = ERR_INIT;
+    struct store *st = NULL;
+    int rc = store_open(&opts, &st, &err);
+
+    ck_assert_msg(rc == 0, "store_open('%s'): %s", dir, err.msg);
+    return st;
+}
+
+json_t *store_util_pod(const char *ns, const char *name, const char *node, const char *group,
+                       const char *phase)
+{
+    json_t *pod = json_pack("{s:s, s:s, s:{s:s, s:s, s:{}}, s:{s:[{s:s}]}, s:{}}", "apiVersion",
+                            "v1", "kind", "Pod", "metadata", "name", name, "namespace", ns,
+                            "labels", "spec", "containers", "name", "c", "status");
+
+    if (node)
+        json_object_set_new(json_object_get(pod, "spec"), "nodeName", json_string(node));
+    if (group)
+        json_object_set_new(json_object_get(json_object_get(pod, "metadata"), "labels"),
+                            "pod-group.scheduling.sigs.k8s.io", json_string(group));
+    if (phase)
+        json_object_set_new(json_object_get(pod, "status"), "phase", json_string(phase));
+    return pod;
+}
+
+json_t *store_util_node(const char *name)
+{
+    return json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:{s:s, s:s}}}", "apiVersion", "v1", "kind",
+                     "Node", "metadata", "name", name, "labels",
+                     "network.topology.nvidia.com/block", "b1", "status", "allocatable", "cpu", "8",
+                     "nvidia.com/gpu", "8");
+}
+
+int store_util_collect_key(void *ctx, const char *key)
+{
+    json_array_append_new(ctx, json_string(key));
+    return 0;
+}
+
+json_t *store_util_strings(const char *first, ...)
+{
+    json_t *arr = json_array();
+    va_list ap;
+
+    va_start(ap, first);
+    for (const char *s = first; s; s = va_arg(ap, const char *))
+        json_array_append_new(arr, json_string(s));
+    va_end(ap);
+    return arr;
+}

@@ -1,0 +1,36 @@
+/*
+ * store_util.h - helpers for tests that open a store: a fresh temporary data
+ * directory, opening with checks, and small Kubernetes-shaped objects.
+ *
+ * Calling sequence (inside a forked Check test or a checked fixture):
+ *
+ *     char *dir = store_util_tmpdir();         new; mkdtemp under $TMPDIR or /tmp
+ *     struct store *st = store_util_open(dir, 0, STORE_SYNC_NONE);   fails the test on error
+ *     ...
+ *     store_close(st);
+ *     store_util_rmrf(dir);                    removes the tree and frees dir
+ */
+#ifndef MUSTER_TESTS_STORE_UTIL_H
+#define MUSTER_TESTS_STORE_UTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "store.h"
+
+char *store_util_tmpdir(void);
+void store_util_rmrf(char *dir);
+struct store *store_util_open(const char *dir, size_t map_size, enum store_sync sync);
+
+/* A pod "ns/name"; node, group and phase may be NULL. New. */
+json_t *store_util_pod(const char *ns, const char *name, const char *node, const char *group,
+                       const char *phase);
+/* A node with a cpu allocatable and a label. New. */
+json_t *store_util_node(const char *name);
+
+/* Collects keys from an index scan into a JSON array of strings (ctx is the array). */
+int store_util_collect_key(void *ctx, const char *key);
+/* Builds a JSON array of strings from a NULL-terminated list. New. */
+json_t *store_util_strings(const char *first, ...);
+
+#endif

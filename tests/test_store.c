@@ -1,0 +1,573 @@
+/* test_store.c - objects, indexes, documents, counters, transactions, locking, growth. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "store.h"
+#include "store_util.h"
+
+static char *dir;
+static struct store *st;
+
+static void setup(void)
+{
+    dir = store_util_tmpdir();
+    st = store_util_open(dir, 0, STORE_SYNC_NONE);
+}
+
+static void teardown(void)
+{
+    store_close(st);
+    st = NULL;
+    store_util_rmrf(dir);
+    dir = NULL;
+}
+
+static MDB_txn *begin(int write)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+
+    ck_assert_msg(store_txn_begin(st, write, &txn, &err) == 0, "%s", err.msg);
+    return txn;
+}
+
+static void commit(MDB_txn **txn)
+{
+    struct err err = ERR_INIT;
+
+    ck_assert_msg(store_txn_commit(txn, &err) == 0, "%s", err.msg);
+    ck_assert_ptr_null(*txn);
+}
+
+static void put(MDB_txn *txn, enum model_kind kind, json_t *obj)
+{
+    struct err err = ERR_INIT;
+
+    ck_assert_msg(store_put(txn, kind, obj, NULL, &err) == 0, "%s", err.msg);
+    json_decref(obj);
+}
+
+/* Asserts an index scan returns exactly the expected keys (expected is stolen). */
+static void assert_keys(json_t *got, json_t *expected)
+{
+    char *g = json_dumps(got, JSON_COMPACT), *e = json_dumps(expected, JSON_COMPACT);
+
+    ck_assert_msg(json_equal(got, expected), "got %s, want %s", g, e);
+    free(g);
+    free(e);
+    json_decref(got);
+    json_decref(expected);
+}
+
+static json_t *on_node(MDB_txn *txn, const char *node)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_on_node(txn, node, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}
+
+static json_t *of_group(MDB_txn *txn, const char *group)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_of_group(txn, group, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}
+
+static json_t *pending(MDB_txn *txn)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_pending(txn, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}
+
+START_TEST(test_store_roundtrip)
+{
+    json_t *objs[MODEL_KIND_COUNT] = {
+        store_util_node("n1"),
+        store_util_pod("team-a", "w-0", NULL, "train", NULL),
+        json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i}}", "apiVersion",
+                  "scheduling.sigs.k8s.io/v1alpha1", "kind", "PodGroup", "metadata", "name",
+                  "train", "namespace", "team-a", "spec", "minMember", 8),
+        json_pack("{s:s, s:{s:s}, s:{s:[{s:s, s:s, s:[s]}]}}", "kind", "ClusterNetworkTopology",
+                  "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer",
+                  "BlockLayer", "parentTopologyLayer", "SpineLayer", "labelKey", "block"),
+    };
+    const char *keys[MODEL_KIND_COUNT] = {"n1", "team-a/w-0", "team-a/train", "default"};
+    struct err err = ERR_INIT;
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *got = NULL;
+    uint64_t n;
+
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        ck_assert_int_eq(store_put(txn, (enum model_kind)k, objs[k], NULL, &err), 0);
+    commit(&txn);
+    txn = begin(STORE_READ);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        ck_assert_msg(store_get(txn, (enum model_kind)k, keys[k], &got, &err) == 0, "%s", err.msg);
+        ck_assert(json_equal(got, objs[k]));
+        json_decref(got);
+        ck_assert_int_eq(store_count(txn, (enum model_kind)k, &n, &err), 0);
+        ck_assert_uint_eq(n, 1);
+        json_decref(objs[k]);
+    }
+    ck_assert_int_eq(store_get(txn, MODEL_POD, "default/x", &got, &err), ERR_NOT_FOUND);
+    ck_assert_ptr_null(got);
+    ck_assert_str_eq(err.msg, "pod 'default/x' not found");
+    store_txn_abort(&txn);
+    ck_assert_ptr_null(txn);
+}
+END_TEST
+
+START_TEST(test_store_put_returns_old_and_delete)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *a = store_util_node("n1"), *b = store_util_node("n1"), *old = NULL;
+
+    json_object_set_new(json_object_get(b, "metadata"), "uid", json_string("u2"));
+    ck_assert_int_eq(store_put(txn, MODEL_NODE, a, &old, &err), 0);
+    ck_assert_ptr_null(old);
+    ck_assert_int_eq(store_put(txn, MODEL_NODE, b, &old, &err), 0);
+    ck_assert(json_equal(old, a));
+    json_decref(old);
+    ck_assert_int_eq(store_delete(txn, MODEL_NODE, "n1", &old, &err), 0);
+    ck_assert(json_equal(old, b));
+    json_decref(old);
+    ck_assert_int_eq(store_delete(txn, MODEL_NODE, "n1", &old, &err), ERR_NOT_FOUND);
+    ck_assert_ptr_null(old);
+    ck_assert_str_eq(err.msg, "node 'n1' not found");
+    commit(&txn);
+    json_decref(a);
+    json_decref(b);
+}
+END_TEST
+
+START_TEST(test_store_pod_index_transitions)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+
+    put(txn, MODEL_POD, store_util_pod("ns", "p1", NULL, "g", NULL));
+    put(txn, MODEL_POD, store_util_pod("ns", "p2", NULL, "g", "Pending"));
+    put(txn, MODEL_POD, store_util_pod("other", "p3", NULL, "g", NULL));
+    commit(&txn);
+
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings("ns/p1", "ns/p2", "other/p3", NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", "ns/p2", NULL));
+    assert_keys(of_group(txn, "other/g"), store_util_strings("other/p3", NULL));
+    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
+    store_txn_abort(&txn);
+
+    /* pending -> bound */
+    txn = begin(STORE_WRITE);
+    put(txn, MODEL_POD, store_util_pod("ns", "p1", "n1", "g", "Running"));
+    put(txn, MODEL_POD, store_util_pod("ns", "p2", "n1", "g", NULL));
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings("other/p3", NULL));
+    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", "ns/p2", NULL));
+    store_txn_abort(&txn);
+
+    /* moved to another node, group changed; p3 terminating and failed */
+    txn = begin(STORE_WRITE);
+    put(txn, MODEL_POD, store_util_pod("ns", "p2", "n2", "h", NULL));
+    json_t *p3 = store_util_pod("other", "p3", NULL, "g", NULL);
+    json_object_set_new(json_object_get(p3, "metadata"), "deletionTimestamp",
+                        json_string("2026-01-01T00:00:00Z"));
+    put(txn, MODEL_POD, p3);
+    put(txn, MODEL_POD, store_util_pod("ns", "p4", NULL, NULL, "Failed"));
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings(NULL));
+    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
+    assert_keys(on_node(txn, "n2"), store_util_strings("ns/p2", NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
+    assert_keys(of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
+    store_txn_abort(&txn);
+
+    /* deleted: every index entry goes */
+    txn = begin(STORE_WRITE);
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p1", NULL, NULL), 0);
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p2", NULL, NULL), 0);
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "other/p3", NULL, NULL), 0);
+    put(txn, MODEL_POD, store_util_pod("ns", "p5", NULL, NULL, NULL));
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings("ns/p5", NULL));
+    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
+    assert_keys(on_node(txn, "n2"), store_util_strings(NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings(NULL));
+    assert_keys(of_group(txn, "ns/h"), store_util_strings(NULL));
+    assert_keys(of_group(txn, "other/g"), store_util_strings(NULL));
+    store_txn_abort(&txn);
+}
+END_TEST
+
+static int collect_obj(void *ctx, const char *key, json_t *obj)
+{
+    ck_assert_ptr_nonnull(json_object_get(obj, "metadata"));
+    json_array_append_new(ctx, json_string(key));
+    return 0;
+}
+
+static int stop_after_one(void *ctx, const char *key, json_t *obj)
+{
+    json_array_append_new(ctx, json_string(key));
+    return 1;
+}
+
+static int fail_cb(void *ctx, const char *key, json_t *obj)
+{
+    return ERR_CONFLICT;
+}
+
+START_TEST(test_store_each_prefix)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *keys;
+
+    put(txn, MODEL_POD, store_util_pod("a", "x", NULL, NULL, NULL));
+    put(txn, MODEL_POD, store_util_pod("ab", "y", NULL, NULL, NULL));
+    put(txn, MODEL_POD, store_util_pod("b", "z", NULL, NULL, NULL));
+    put(txn, MODEL_POD, store_util_pod("a", "w", NULL, NULL, NULL));
+    commit(&txn);
+    txn = begin(STORE_READ);
+    keys = json_array();
+    ck_assert_int_eq(store_each(txn, MODEL_POD, "a/", collect_obj, keys, NULL), 0);
+    assert_keys(keys, store_util_strings("a/w", "a/x", NULL));
+    keys = json_array();
+    ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, collect_obj, keys, NULL), 0);
+    assert_keys(keys, store_util_strings("a/w", "a/x", "ab/y", "b/z", NULL));
+    keys = json_array();
+    ck_assert_int_eq(store_each(txn, MODEL_POD, "c", collect_obj, keys, NULL), 0);
+    assert_keys(keys, store_util_strings(NULL));
+    keys = json_array();
+    ck_assert_int_eq(store_each(txn, MODEL_POD, "a", stop_after_one, keys, NULL), 0);
+    assert_keys(keys, store_util_strings("a/w", NULL));
+    ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, fail_cb, NULL, NULL), ERR_CONFLICT);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+static int collect_doc(void *ctx, const char *key, json_t *doc)
+{
+    ck_assert(json_is_object(doc));
+    json_array_append_new(ctx, json_string(key));
+    return 0;
+}
+
+START_TEST(test_store_docs)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *got = NULL, *keys;
+
+    for (int db = 0; db < STORE_DB_COUNT; db++) {
+        json_t *doc = json_pack("{s:i, s:s}", "db", db, "reason", "GangMinMember");
+        ck_assert_int_eq(store_doc_put(txn, (enum store_db)db, "ns/j1", doc, &err), 0);
+        ck_assert_int_eq(store_doc_put(txn, (enum store_db)db, "ns/j2", doc, &err), 0);
+        ck_assert_int_eq(store_doc_put(txn, (enum store_db)db, "other/j", doc, &err), 0);
+        json_decref(doc);
+    }
+    commit(&txn);
+    txn = begin(STORE_WRITE);
+    for (int db = 0; db < STORE_DB_COUNT; db++) {
+        ck_assert_int_eq(store_doc_get(txn, (enum store_db)db, "ns/j1", &got, &err), 0);
+        ck_assert_int_eq(json_integer_value(json_object_get(got, "db")), db);
+        json_decref(got);
+        ck_assert_int_eq(store_doc_delete(txn, (enum store_db)db, "ns/j1", &err), 0);
+        ck_assert_int_eq(store_doc_get(txn, (enum store_db)db, "ns/j1", &got, &err), ERR_NOT_FOUND);
+        ck_assert_int_eq(store_doc_delete(txn, (enum store_db)db, "ns/j1", &err), ERR_NOT_FOUND);
+        keys = json_array();
+        ck_assert_int_eq(store_doc_each(txn, (enum store_db)db, "ns/", collect_doc, keys, &err), 0);
+        assert_keys(keys, store_util_strings("ns/j2", NULL));
+    }
+    commit(&txn);
+}
+END_TEST
+
+START_TEST(test_store_meta_counters)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = begin(STORE_WRITE);
+    uint64_t v = 99;
+
+    ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 1ull << 40, &err), 0);
+    ck_assert_int_eq(store_meta_put_u64(txn, "other", 7, &err), 0);
+    commit(&txn);
+    txn = begin(STORE_READ);
+    ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
+    ck_assert_uint_eq(v, 1ull << 40);
+    ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, &err), 0);
+    ck_assert_uint_eq(v, 1);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+static int exists(MDB_txn *txn, const char *name)
+{
+    json_t *obj = NULL;
+    int rc = store_get(txn, MODEL_NODE, name, &obj, NULL);
+
+    json_decref(obj);
+    ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
+    return rc == 0;
+}
+
+START_TEST(test_store_nested_abort_discards_only_child)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = begin(STORE_WRITE), *child = NULL, *grandchild = NULL;
+
+    put(txn, MODEL_NODE, store_util_node("parent"));
+    ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
+    put(child, MODEL_NODE, store_util_node("aborted"));
+    ck_assert(exists(child, "parent"));
+    store_txn_abort(&child);
+    ck_assert_ptr_null(child);
+    ck_assert(!exists(txn, "aborted"));
+
+    ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
+    put(child, MODEL_NODE, store_util_node("kept"));
+    ck_assert_int_eq(store_txn_child(child, &grandchild, &err), 0);
+    put(grandchild, MODEL_NODE, store_util_node("inner"));
+    store_txn_abort(&grandchild);
+    commit(&child);
+    ck_assert(exists(txn, "kept"));
+    commit(&txn);
+
+    txn = begin(STORE_READ);
+    ck_assert(exists(txn, "parent"));
+    ck_assert(exists(txn, "kept"));
+    ck_assert(!exists(txn, "aborted"));
+    ck_assert(!exists(txn, "inner"));
+    store_txn_abort(&txn);
+}
+END_TEST
+
+START_TEST(test_store_abort_leaves_nothing)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+    uint64_t n = 1;
+
+    put(txn, MODEL_NODE, store_util_node("n1"));
+    put(txn, MODEL_POD, store_util_pod("ns", "p", "n1", "g", NULL));
+    ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 5, NULL), 0);
+    store_txn_abort(&txn);
+
+    txn = begin(STORE_READ);
+    ck_assert(!exists(txn, "n1"));
+    ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
+    ck_assert_uint_eq(n, 0);
+    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings(NULL));
+    ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &n, NULL), 0);
+    ck_assert_uint_eq(n, 0);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+START_TEST(test_store_restart_persists)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+
+    put(txn, MODEL_NODE, store_util_node("n1"));
+    put(txn, MODEL_POD, store_util_pod("ns", "p", NULL, "g", NULL));
+    ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 3, NULL), 0);
+    commit(&txn);
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_FULL);
+
+    uint64_t v = 0;
+    txn = begin(STORE_READ);
+    ck_assert(exists(txn, "n1"));
+    assert_keys(pending(txn), store_util_strings("ns/p", NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p", NULL));
+    ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, NULL), 0);
+    ck_assert_uint_eq(v, 3);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+START_TEST(test_store_second_opener_busy)
+{
+    struct store_options opts = {.dir = dir};
+    char want[512], got[ERR_MSG_MAX] = "";
+    int fds[2], status;
+    pid_t pid;
+
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct err err = ERR_INIT;
+        struct store *other = NULL;
+        int rc = store_open(&opts, &other, &err);
+        ssize_t w = write(fds[1], err.msg, strlen(err.msg));
+        (void)w;
+        _exit(rc == ERR_BUSY && other == NULL ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t n = read(fds[0], got, sizeof(got) - 1);
+    got[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child got: %s", got);
+    snprintf(want, sizeof(want), "data directory '%s' is in use by another musterd (pid %ld)", dir,
+             (long)getpid());
+    ck_assert_str_eq(got, want);
+}
+END_TEST
+
+START_TEST(test_store_newer_schema_refused)
+{
+    struct store_options opts = {.dir = dir};
+    struct err err = ERR_INIT;
+    struct store *again = NULL;
+    MDB_txn *txn = begin(STORE_WRITE);
+
+    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 2, NULL), 0);
+    commit(&txn);
+    store_close(st);
+    st = NULL;
+    ck_assert_int_eq(store_open(&opts, &again, &err), ERR_STORE);
+    ck_assert_ptr_null(again);
+    ck_assert_msg(strstr(err.msg, "schema version 2, newer than this musterd supports (1)"), "%s",
+                  err.msg);
+}
+END_TEST
+
+START_TEST(test_store_sync_modes)
+{
+    enum store_sync s = STORE_SYNC_FULL;
+    struct err err = ERR_INIT;
+
+    ck_assert_int_eq(store_sync_parse("meta", &s, &err), 0);
+    ck_assert_int_eq(s, STORE_SYNC_META);
+    ck_assert_int_eq(store_sync_parse("none", &s, &err), 0);
+    ck_assert_int_eq(s, STORE_SYNC_NONE);
+    ck_assert_str_eq(store_sync_name(STORE_SYNC_FULL), "full");
+    ck_assert_int_eq(store_sync_parse("sometimes", &s, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "invalid sync mode 'sometimes' (want full, meta or none)");
+    ck_assert_int_eq(store_sync(st, &err), 0);
+}
+END_TEST
+
+/* ---- map growth ---- */
+
+struct batch {
+    int first, n, calls;
+    size_t pad;
+};
+
+static int write_batch(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct batch *b = ctx;
+    char name[64], *pad = malloc(b->pad + 1);
+    int rc = 0;
+
+    b->calls++;
+    memset(pad, 'x', b->pad);
+    pad[b->pad] = '\0';
+    for (int i = b->first; i < b->first + b->n && rc == 0; i++) {
+        snprintf(name, sizeof(name), "p-%06d", i);
+        json_t *pod = store_util_pod("ns", name, i % 2 ? "n1" : NULL, "g", NULL);
+        json_object_set_new(json_object_get(pod, "metadata"), "annotations",
+                            json_pack("{s:s}", "pad", pad));
+        rc = store_put(txn, MODEL_POD, pod, NULL, err);
+        json_decref(pod);
+    }
+    free(pad);
+    return rc;
+}
+
+START_TEST(test_store_map_growth)
+{
+    struct err err = ERR_INIT;
+    struct store_stats stats;
+    struct batch b = {.pad = 4000};
+    const int total = 5000; /* 5000 * ~4 KiB = ~20 MiB */
+    uint64_t n = 0;
+
+    store_close(st);
+    store_util_rmrf(dir);
+    dir = store_util_tmpdir();
+    st = store_util_open(dir, 1 << 20, STORE_SYNC_NONE);
+
+    /* One transaction bigger than the whole map: must fail with MAP_FULL and be retried. */
+    b.first = 0;
+    b.n = 1000;
+    ck_assert_msg(store_write(st, write_batch, &b, &err) == 0, "%s", err.msg);
+    ck_assert_int_gt(b.calls, 1);
+    for (b.first = 1000; b.first < total; b.first += 250) {
+        b.n = 250;
+        ck_assert_msg(store_write(st, write_batch, &b, &err) == 0, "%s", err.msg);
+    }
+    ck_assert_int_eq(store_stats(st, &stats, &err), 0);
+    ck_assert_uint_ge(stats.map_size, 20u << 20);
+    ck_assert_uint_ge(stats.used_bytes, 20u << 20);
+    ck_assert_uint_gt(stats.file_bytes, 0);
+    ck_assert_uint_eq(stats.entries[MODEL_POD], total);
+
+    store_close(st);
+    st = store_util_open(dir, 1 << 20, STORE_SYNC_NONE);
+    MDB_txn *txn = begin(STORE_READ);
+    ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
+    ck_assert_uint_eq(n, total);
+    json_t *keys = of_group(txn, "ns/g");
+    ck_assert_uint_eq(json_array_size(keys), total);
+    json_decref(keys);
+    keys = on_node(txn, "n1");
+    ck_assert_uint_eq(json_array_size(keys), total / 2);
+    json_decref(keys);
+    json_t *pod = NULL;
+    ck_assert_int_eq(store_get(txn, MODEL_POD, "ns/p-004999", &pod, &err), 0);
+    ck_assert_uint_eq(
+        strlen(json_string_value(json_object_get(
+            json_object_get(json_object_get(pod, "metadata"), "annotations"), "pad"))),
+        b.pad);
+    json_decref(pod);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_store_roundtrip);
+    tcase_add_test(tc, test_store_put_returns_old_and_delete);
+    tcase_add_test(tc, test_store_pod_index_transitions);
+    tcase_add_test(tc, test_store_each_prefix);
+    tcase_add_test(tc, test_store_docs);
+    tcase_add_test(tc, test_store_meta_counters);
+    tcase_add_test(tc, test_store_nested_abort_discards_only_child);
+    tcase_add_test(tc, test_store_abort_leaves_nothing);
+    tcase_add_test(tc, test_store_restart_persists);
+    tcase_add_test(tc, test_store_second_opener_busy);
+    tcase_add_test(tc, test_store_newer_schema_refused);
+    tcase_add_test(tc, test_store_sync_modes);
+    tcase_add_test(tc, test_store_map_growth);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(store_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
