@@ -1,0 +1,104 @@
+/* args.c - musterd's command line: --config first, then flags override the file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "server.h"
+
+static const char usage[] =
+    "usage: musterd [--config FILE] [--data-dir DIR] [--listen ADDR:PORT] [--token T]\n"
+    "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
+    "               [--help] [--version]\n"
+    "\n"
+    "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
+    "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
+    "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
+    "body_limit, cycle_interval, sync, mark_running, grace_period, log_level, map_size,\n"
+    "ui_dir, threads. Flags override the file.\n";
+
+static const char *const value_flags[] = {"--config", "--data-dir",  "--listen",
+                                          "--token",  "--port-file", "--log-level"};
+
+/* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
+static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
+                      struct err *err)
+{
+    const char *arg = argv[*i];
+    size_t n = strcspn(arg, "=");
+
+    for (size_t k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]); k++) {
+        if (strlen(value_flags[k]) != n || strncmp(arg, value_flags[k], n))
+            continue;
+        *flag = value_flags[k];
+        if (arg[n] == '=') {
+            *value = arg + n + 1;
+        } else if (*i + 1 < argc) {
+            *value = argv[++*i];
+        } else {
+            return err_set(err, ERR_INVALID, "flag '%s' needs a value", value_flags[k]);
+        }
+        return 0;
+    }
+    return err_set(err, ERR_INVALID, "unknown argument '%s' (see --help)", arg);
+}
+
+static void replace(char **slot, const char *value)
+{
+    free(*slot);
+    *slot = *value ? xstrdup(value) : NULL;
+}
+
+static int apply_flag(struct server_config *c, const char *flag, const char *value, struct err *err)
+{
+    if (!strcmp(flag, "--data-dir"))
+        replace(&c->data_dir, value);
+    else if (!strcmp(flag, "--listen"))
+        replace(&c->listen, value);
+    else if (!strcmp(flag, "--token"))
+        replace(&c->token, value);
+    else if (!strcmp(flag, "--port-file"))
+        replace(&c->port_file, value);
+    else if (!strcmp(flag, "--log-level") && log_parse_level(value, &c->log_level) < 0)
+        return err_set(err, ERR_INVALID,
+                       "flag '--log-level' must be debug, info, warn, error or off, not '%s'",
+                       value);
+    if ((!strcmp(flag, "--data-dir") || !strcmp(flag, "--listen")) && !*value)
+        return err_set(err, ERR_INVALID, "flag '%s' must not be empty", flag);
+    return 0;
+}
+
+int server_args(int argc, char **argv, struct server_config *c, int *done, struct err *err)
+{
+    const char *flag = NULL, *value = NULL;
+    int rc;
+
+    *done = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            *done = 1;
+            return 0;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("musterd %s\n", MUSTER_VERSION);
+            *done = 1;
+            return 0;
+        }
+    }
+    /* the file first, wherever --config appears, so that flags always win */
+    for (int i = 1; i < argc; i++) {
+        if ((rc = flag_value(argc, argv, &i, &flag, &value, err)) < 0)
+            return rc;
+        if (!strcmp(flag, "--config") && (rc = server_config_load(c, value, err)) < 0)
+            return rc;
+    }
+    for (int i = 1; i < argc; i++) {
+        if ((rc = flag_value(argc, argv, &i, &flag, &value, err)) < 0)
+            return rc;
+        if ((rc = apply_flag(c, flag, value, err)) < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,169 @@
+/* config.c - musterd's YAML configuration file (libyaml). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "model.h"
+#include "server.h"
+
+void server_config_init(struct server_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->listen = xstrdup("127.0.0.1:8080");
+    c->data_dir = xstrdup("data");
+    c->body_limit = (size_t)16 << 20;
+    c->cycle_interval = 1.0;
+    c->sync = STORE_SYNC_FULL;
+    c->grace_ms = 30000;
+    c->log_level = LOG_INFO;
+    c->threads = 8;
+}
+
+void server_config_release(struct server_config *c)
+{
+    if (!c)
+        return;
+    free(c->listen);
+    free(c->data_dir);
+    free(c->token);
+    free(c->ui_dir);
+    free(c->port_file);
+    memset(c, 0, sizeof(*c));
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "True", "TRUE", "Yes", "On"};
+    static const char *const no[] = {"false", "no", "off", "False", "FALSE", "No", "Off"};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (!strcmp(v, yes[i]))
+            return *out = 1, 0;
+        if (!strcmp(v, no[i]))
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+static int parse_seconds(const char *v, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(d) || d < 0 || d > 86400.0 * 365)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
+static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    int64_t n = 0;
+    double d = 0;
+    int b = 0;
+
+    if (!strcmp(key, "listen") || !strcmp(key, "data_dir") || !strcmp(key, "token") ||
+        !strcmp(key, "ui_dir")) {
+        char **slot = !strcmp(key, "listen")     ? &c->listen
+                      : !strcmp(key, "data_dir") ? &c->data_dir
+                      : !strcmp(key, "token")    ? &c->token
+                                                 : &c->ui_dir;
+        if (!*v && strcmp(key, "token"))
+            return err_set(err, ERR_INVALID, "'%s' must not be empty", key);
+        free(*slot);
+        *slot = *v ? xstrdup(v) : NULL;
+    } else if (!strcmp(key, "auth_reads") || !strcmp(key, "mark_running")) {
+        if (parse_bool(v, &b) < 0)
+            return err_set(err, ERR_INVALID, "'%s' must be true or false, not '%s'", key, v);
+        *(!strcmp(key, "auth_reads") ? &c->auth_reads : &c->mark_running) = b;
+    } else if (!strcmp(key, "body_limit") || !strcmp(key, "map_size")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n <= 0)
+            return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
+                           key, v);
+        *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+    } else if (!strcmp(key, "cycle_interval") || !strcmp(key, "grace_period")) {
+        if (parse_seconds(v, &d) < 0)
+            return err_set(err, ERR_INVALID, "'%s' must be a number of seconds, not '%s'", key, v);
+        if (!strcmp(key, "cycle_interval"))
+            c->cycle_interval = d;
+        else
+            c->grace_ms = (int64_t)(d * 1000.0);
+    } else if (!strcmp(key, "sync")) {
+        if (store_sync_parse(v, &c->sync, NULL) < 0)
+            return err_set(err, ERR_INVALID, "'sync' must be full, meta or none, not '%s'", v);
+    } else if (!strcmp(key, "log_level")) {
+        if (log_parse_level(v, &c->log_level) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'log_level' must be debug, info, warn, error or off, not '%s'", v);
+    } else if (!strcmp(key, "threads")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 256 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID, "'threads' must be an integer from 1 to 256, not '%s'",
+                           v);
+        c->threads = (int)n;
+    } else {
+        return err_set(err, ERR_INVALID,
+                       "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
+                       "body_limit, cycle_interval, sync, mark_running, grace_period, "
+                       "log_level, map_size, ui_dir, threads)",
+                       key);
+    }
+    return 0;
+}
+
+static int load_doc(struct server_config *c, const char *path, yaml_document_t *doc,
+                    struct err *err)
+{
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    yaml_node_pair_t *pair;
+
+    if (!root)
+        return 0; /* an empty file keeps the defaults */
+    if (root->type != YAML_MAPPING_NODE)
+        return err_set(err, ERR_INVALID, "config '%s' line %zu: expected a mapping of keys", path,
+                       root->start_mark.line + 1);
+    for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(doc, pair->key);
+        yaml_node_t *v = yaml_document_get_node(doc, pair->value);
+        size_t line = k->start_mark.line + 1;
+        if (k->type != YAML_SCALAR_NODE)
+            return err_set(err, ERR_INVALID, "config '%s' line %zu: keys must be plain names", path,
+                           line);
+        const char *key = (const char *)k->data.scalar.value;
+        if (v->type != YAML_SCALAR_NODE)
+            return err_set(err, ERR_INVALID, "config '%s' line %zu: '%s' must be a single value",
+                           path, v->start_mark.line + 1, key);
+        if (set_key(c, key, (const char *)v->data.scalar.value, err) < 0)
+            return err_prefix(err, "config '%s' line %zu", path, line);
+    }
+    return 0;
+}
+
+int server_config_load(struct server_config *c, const char *path, struct err *err)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    FILE *f = fopen(path, "rb");
+    int rc = 0;
+
+    if (!f)
+        return err_set(err, ERR_IO, "cannot open config '%s': %s", path, strerror(errno));
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &doc)) {
+        rc = err_set(err, ERR_INVALID, "config '%s' line %zu: %s", path,
+                     parser.problem_mark.line + 1, parser.problem ? parser.problem : "bad YAML");
+        goto out;
+    }
+    rc = load_doc(c, path, &doc, err);
+    yaml_document_delete(&doc);
+out:
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return rc;
+}

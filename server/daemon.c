@@ -1,0 +1,191 @@
+/* daemon.c - musterd's life: open, serve, run cycles, stop cleanly on SIGTERM / SIGINT.
+ *
+ * C11 <threads.h> rather than <pthread.h>: the scheduler's "sched.h" is on the include path
+ * and shadows the system <sched.h> that <pthread.h> includes. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include "api.h"
+#include "clock.h"
+#include "err.h"
+#include "log.h"
+#include "sched.h"
+#include "server.h"
+#include "store.h"
+
+struct cycler {
+    struct sched *sched;
+    double interval; /* seconds; 0: only when kicked */
+    mtx_t mu;
+    cnd_t cv;
+    int kicked;
+    int stop;
+};
+
+static void kick(void *ctx)
+{
+    struct cycler *cy = ctx;
+
+    mtx_lock(&cy->mu);
+    cy->kicked = 1;
+    cnd_signal(&cy->cv);
+    mtx_unlock(&cy->mu);
+}
+
+static void run_cycle(struct cycler *cy)
+{
+    struct err err = ERR_INIT;
+    json_t *summary = NULL;
+
+    if (sched_cycle(cy->sched, clock_now_ms(), &summary, &err) < 0) {
+        log_warn("cycle failed: %s", err.msg);
+        return;
+    }
+    json_int_t placed = json_integer_value(json_object_get(summary, "placed"));
+    json_int_t cycle = json_integer_value(json_object_get(summary, "cycle"));
+    if (placed)
+        log_info("cycle %lld placed %lld pods", (long long)cycle, (long long)placed);
+    else
+        log_debug("cycle %lld placed nothing", (long long)cycle);
+    json_decref(summary);
+}
+
+static int cycle_main(void *arg)
+{
+    struct cycler *cy = arg;
+    struct timespec deadline;
+
+    mtx_lock(&cy->mu);
+    while (!cy->stop) {
+        if (!cy->kicked && cy->interval > 0) {
+            timespec_get(&deadline, TIME_UTC);
+            double s = (double)deadline.tv_nsec / 1e9 + cy->interval;
+            deadline.tv_sec += (time_t)s;
+            deadline.tv_nsec = (long)((s - (double)(time_t)s) * 1e9);
+            while (!cy->kicked && !cy->stop &&
+                   cnd_timedwait(&cy->cv, &cy->mu, &deadline) == thrd_success)
+                ;
+        } else {
+            while (!cy->kicked && !cy->stop)
+                cnd_wait(&cy->cv, &cy->mu);
+        }
+        if (cy->stop)
+            break;
+        cy->kicked = 0;
+        mtx_unlock(&cy->mu);
+        run_cycle(cy); /* outside the lock: on_change must never wait for a cycle */
+        mtx_lock(&cy->mu);
+    }
+    mtx_unlock(&cy->mu);
+    return 0;
+}
+
+/* Written to a temporary name and renamed, so a reader never sees a partial file. */
+static int write_port_file(const char *path, int port, struct err *err)
+{
+    char tmp[4096];
+    FILE *f;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (!f)
+        return err_set(err, ERR_IO, "cannot write port file '%s': %s", path, strerror(errno));
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return err_set(err, ERR_IO, "cannot write port file '%s': %s", path, strerror(errno));
+    return 0;
+}
+
+static void listen_host(const char *listen, char *buf, size_t n)
+{
+    const char *colon = strrchr(listen, ':');
+
+    if (!colon || colon == listen)
+        snprintf(buf, n, "0.0.0.0");
+    else
+        snprintf(buf, n, "%.*s", (int)(colon - listen), listen);
+}
+
+/* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them). */
+static void wait_for_signal(const sigset_t *set)
+{
+    int sig = 0;
+
+    while (sigwait(set, &sig) != 0)
+        ;
+    log_info("musterd: %s received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+int server_run(const struct server_config *c, struct err *err)
+{
+    struct store_options so = {.dir = c->data_dir, .map_size = c->map_size, .sync = c->sync};
+    struct sched_options sopts = {.mark_running = c->mark_running, .grace_ms = c->grace_ms};
+    struct cycler cy = {.interval = c->cycle_interval};
+    struct store *st = NULL;
+    struct api *api = NULL;
+    thrd_t thread;
+    int have_thread = 0, rc;
+    sigset_t set;
+    char host[256];
+
+    log_set_level(c->log_level);
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    /* before any thread starts, so every thread inherits the mask */
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    mtx_init(&cy.mu, mtx_plain);
+    cnd_init(&cy.cv);
+
+    if ((rc = store_open(&so, &st, err)) < 0)
+        goto out;
+    if ((rc = sched_open(st, &sopts, &cy.sched, err)) < 0)
+        goto out;
+    if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
+        rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
+        goto out;
+    }
+    have_thread = 1;
+    struct api_options ao = {
+        .listen = c->listen,
+        .token = c->token,
+        .auth_reads = c->auth_reads,
+        .body_limit = c->body_limit,
+        .ui_dir = c->ui_dir,
+        .threads = c->threads,
+        .on_change = kick,
+        .on_change_ctx = &cy,
+    };
+    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
+        goto out;
+    listen_host(c->listen, host, sizeof(host));
+    log_info("musterd listening on http://%s:%d (data dir '%s', sync %s)", host, api_port(api),
+             c->data_dir, store_sync_name(c->sync));
+    if (c->port_file && (rc = write_port_file(c->port_file, api_port(api), err)) < 0)
+        goto out;
+    wait_for_signal(&set);
+out:
+    api_stop(api); /* stop accepting; running requests finish first */
+    if (have_thread) {
+        mtx_lock(&cy.mu);
+        cy.stop = 1;
+        cnd_signal(&cy.cv);
+        mtx_unlock(&cy.mu);
+        thrd_join(thread, NULL); /* a running cycle completes its commit */
+    }
+    sched_close(cy.sched);
+    if (st)
+        store_sync(st, NULL);
+    store_close(st);
+    cnd_destroy(&cy.cv);
+    mtx_destroy(&cy.mu);
+    if (rc == 0)
+        log_info("musterd stopped");
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * server.h - musterd: configuration (YAML file + command-line flags) and the main loop.
+ *
+ * Calling sequence (main.c):
+ *
+ *     struct server_config c;
+ *     server_config_init(&c);                            defaults
+ *     server_args(argc, argv, &c, &done, &err);          --config FILE is loaded first,
+ *                                                        then the other flags override it
+ *     if (!done) server_run(&c, &err);                   until SIGTERM / SIGINT
+ *     server_config_release(&c);
+ *
+ * server_run opens the store (ERR_BUSY when another musterd holds the data directory),
+ * the scheduler and the API, and runs a cycle thread: sched_cycle every cycle_interval
+ * seconds and soon after every successful apply or delete. SIGTERM and SIGINT stop
+ * accepting requests, let the current cycle finish and close everything cleanly.
+ *
+ * yaml.h is included only by config.c.
+ */
+#ifndef MUSTER_SERVER_H
+#define MUSTER_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "store.h"
+
+struct err;
+
+struct server_config {
+    char *listen;          /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
+    char *data_dir;        /* default "data" */
+    char *token;           /* NULL: no auth */
+    int auth_reads;        /* reads need the token too */
+    size_t body_limit;     /* bytes, default 16 MiB */
+    double cycle_interval; /* seconds, default 1; 0 disables the timer */
+    enum store_sync sync;  /* default full */
+    int mark_running;      /* standalone: bound pods become Running */
+    int64_t grace_ms;      /* grace_period, default 30 s */
+    enum log_level log_level;
+    size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
+    char *ui_dir;    /* NULL: the compiled-in web/static */
+    int threads;     /* HTTP worker threads, default 8 */
+    char *port_file; /* --port-file: the port is written here once listening */
+};
+
+/* Fills the defaults. */
+void server_config_init(struct server_config *c);
+/* Frees the strings. NULL-safe. */
+void server_config_release(struct server_config *c);
+/* Loads a YAML config file (a mapping of the keys above, plus grace_period in seconds) over
+ * c. Returns 0, ERR_IO (cannot read) or ERR_INVALID: "config 'f.yaml' line 3: unknown key
+ * 'listn'" and the like. */
+int server_config_load(struct server_config *c, const char *path, struct err *err);
+/* Parses the command line: --config FILE first, then --data-dir, --listen, --token,
+ * --port-file and --log-level override it. --help and --version print to stdout and set
+ * *done. Returns 0 or ERR_INVALID / ERR_IO. */
+int server_args(int argc, char **argv, struct server_config *c, int *done, struct err *err);
+/* Runs musterd until SIGTERM or SIGINT. Returns 0 after a clean shutdown, or ERR_BUSY,
+ * ERR_IO, ERR_STORE... when start-up fails. */
+int server_run(const struct server_config *c, struct err *err);
+
+#endif

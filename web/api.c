@@ -1,0 +1,133 @@
+/* api.c - the civetweb context: start, stop, and one log line per request. */
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "internal.h"
+#include "log.h"
+
+#ifndef MUSTER_STATIC_DIR
+#define MUSTER_STATIC_DIR "web/static"
+#endif
+
+static int begin_request(struct mg_connection *conn)
+{
+    const struct mg_request_info *ri = mg_get_request_info(conn);
+    struct req r = {.conn = conn, .api = mg_get_user_data(mg_get_context(conn))};
+    int64_t start = clock_mono_ns();
+
+    r.method = ri->request_method;
+    r.path = ri->local_uri ? ri->local_uri : "/";
+    r.query = ri->query_string;
+    api__dispatch(&r);
+    if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
+        api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
+
+    int cls = r.status / 100;
+    __atomic_add_fetch(&r.api->requests, 1, __ATOMIC_RELAXED);
+    if (cls >= 1 && cls <= 5)
+        __atomic_add_fetch(&r.api->by_class[cls], 1, __ATOMIC_RELAXED);
+    log_info("%s %s %d %zu bytes %.1f ms", r.method, r.path, r.status, r.bytes,
+             (double)(clock_mono_ns() - start) / 1e6);
+    return r.status;
+}
+
+static int log_message(const struct mg_connection *conn, const char *message)
+{
+    log_warn("civetweb: %s", message);
+    return 1;
+}
+
+/* civetweb wants "127.0.0.1:8080"; accept "ADDR:PORT", ":PORT" and "PORT". */
+static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
+{
+    const char *colon = strrchr(listen, ':');
+    const char *port = colon ? colon + 1 : listen;
+    char *end = NULL;
+
+    long v = strtol(port, &end, 10);
+    if (!*port || *end || v < 0 || v > 65535)
+        return err_set(err, ERR_INVALID, "listen address '%s' needs ADDR:PORT", listen);
+    if (!colon || colon == listen)
+        snprintf(buf, n, "0.0.0.0:%ld", v);
+    else
+        snprintf(buf, n, "%s", listen);
+    return 0;
+}
+
+void api_stop(struct api *api)
+{
+    if (!api)
+        return;
+    if (api->ctx)
+        mg_stop(api->ctx);
+    mg_exit_library();
+    free(api->token);
+    free(api->ui_dir);
+    free(api);
+}
+
+int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
+              struct api **out, struct err *err)
+{
+    struct api *api = xcalloc(1, sizeof(*api));
+    struct mg_callbacks cb;
+    char listen[256], threads[16];
+    int rc = 0;
+
+    *out = NULL;
+    /* reference counted by civetweb; <pthread.h> is avoided here because the scheduler's
+     * "sched.h" shadows the system <sched.h> that it includes */
+    mg_init_library(0);
+    api->sched = sched;
+    api->st = st;
+    api->token = opts->token && opts->token[0] ? xstrdup(opts->token) : NULL;
+    api->auth_reads = opts->auth_reads;
+    api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
+    api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
+    api->on_change = opts->on_change;
+    api->on_change_ctx = opts->on_change_ctx;
+    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080", listen,
+                     sizeof(listen), err);
+    if (rc < 0)
+        goto out;
+    snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 8);
+
+    const char *mg_opts[] = {"listening_ports",    listen,  "num_threads", threads,
+                             "request_timeout_ms", "60000", NULL};
+    memset(&cb, 0, sizeof(cb));
+    cb.begin_request = begin_request;
+    cb.log_message = log_message;
+    api->ctx = mg_start(&cb, api, mg_opts);
+    if (!api->ctx) {
+        rc = err_set(err, ERR_IO, "cannot listen on '%s'", listen);
+        goto out;
+    }
+    struct mg_server_port ports[4];
+    if (mg_get_server_ports(api->ctx, 4, ports) < 1) {
+        rc = err_set(err, ERR_IO, "cannot find the port listened on for '%s'", listen);
+        goto out;
+    }
+    api->port = ports[0].port;
+out:
+    if (rc < 0) {
+        api_stop(api);
+        return rc;
+    }
+    *out = api;
+    return 0;
+}
+
+int api_port(const struct api *api)
+{
+    return api->port;
+}
+
+void api__changed(struct api *api)
+{
+    if (api->on_change)
+        api->on_change(api->on_change_ctx);
+}

@@ -1,0 +1,15 @@
+/* cycles.c - POST /api/v1/cycles: run one scheduling cycle now and return its summary. */
+#include "clock.h"
+#include "internal.h"
+
+void api__cycles_run(struct req *r)
+{
+    struct err err = ERR_INIT;
+    json_t *summary = NULL;
+
+    if (sched_cycle(r->api->sched, clock_now_ms(), &summary, &err) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
+    api__reply_json(r, 200, summary ? summary : json_object());
+}

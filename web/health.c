@@ -1,0 +1,52 @@
+/* health.c - GET /healthz (liveness) and GET /metrics (Prometheus text format). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+void api__healthz(struct req *r)
+{
+    api__reply_json(r, 200, json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION));
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    size_t n = strlen(text);
+
+    XGROW(*buf, *len + n + 1, *cap);
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+}
+
+void api__metrics(struct req *r)
+{
+    char *sched = sched_metrics(r->api->sched);
+    char *buf = NULL, line[256];
+    size_t len = 0, cap = 0;
+    struct store_stats st;
+
+    append(&buf, &len, &cap, sched ? sched : "");
+    free(sched);
+    append(&buf, &len, &cap,
+           "# HELP muster_http_requests_total HTTP requests served, by status class.\n"
+           "# TYPE muster_http_requests_total counter\n");
+    for (int c = 1; c <= 5; c++) {
+        /* this request is not counted yet: it is counted after its reply */
+        snprintf(line, sizeof(line), "muster_http_requests_total{class=\"%dxx\"} %llu\n", c,
+                 (unsigned long long)__atomic_load_n(&r->api->by_class[c], __ATOMIC_RELAXED));
+        append(&buf, &len, &cap, line);
+    }
+    if (store_stats(r->api->st, &st, NULL) == 0) {
+        snprintf(line, sizeof(line),
+                 "# HELP muster_store_map_bytes LMDB map size.\n"
+                 "# TYPE muster_store_map_bytes gauge\nmuster_store_map_bytes %zu\n"
+                 "# HELP muster_store_used_bytes LMDB pages in use.\n"
+                 "# TYPE muster_store_used_bytes gauge\nmuster_store_used_bytes %zu\n",
+                 st.map_size, st.used_bytes);
+        append(&buf, &len, &cap, line);
+    }
+    api__reply_raw(r, 200, "text/plain; version=0.0.4", buf, len, NULL);
+    free(buf);
+}

@@ -1,0 +1,95 @@
+/* manifests.c - POST /api/v1/manifests: parse, validate every document, apply atomically. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "internal.h"
+
+/* 0 with *fmt set from Content-Type, or replies 415 and returns -1. */
+static int format_or_reply(struct req *r, enum model_format *fmt)
+{
+    static const struct {
+        const char *type;
+        enum model_format fmt;
+    } types[] = {
+        {"application/json", MODEL_FMT_JSON},   {"application/yaml", MODEL_FMT_YAML},
+        {"application/x-yaml", MODEL_FMT_YAML}, {"text/yaml", MODEL_FMT_YAML},
+        {"text/x-yaml", MODEL_FMT_YAML},
+    };
+    const char *ct = api__header(r, "Content-Type");
+
+    *fmt = MODEL_FMT_AUTO;
+    if (!ct || !*ct)
+        return 0; /* missing: sniff the body */
+    size_t n = strcspn(ct, "; \t");
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (strlen(types[i].type) == n && !strncasecmp(ct, types[i].type, n)) {
+            *fmt = types[i].fmt;
+            return 0;
+        }
+    }
+    api__reply_errorf(r, ERR_UNSUPPORTED,
+                      "content type '%.*s' is not supported; use application/json or "
+                      "application/yaml",
+                      (int)n, ct);
+    return -1;
+}
+
+static int any_created(json_t *results)
+{
+    size_t i;
+    json_t *res;
+
+    json_array_foreach(results, i, res)
+    {
+        const char *action = json_string_value(json_object_get(res, "action"));
+        if (action && !strcmp(action, "created"))
+            return 1;
+    }
+    return 0;
+}
+
+void api__manifests_apply(struct req *r)
+{
+    struct model_manifest m = {0};
+    struct err err = ERR_INIT;
+    enum model_format fmt;
+    json_t *errors = NULL, *results = NULL;
+    char *body = NULL;
+    size_t len = 0;
+
+    if (format_or_reply(r, &fmt) < 0)
+        return;
+    body = api__body_or_reply(r, &len);
+    if (!body)
+        return;
+    if (model_manifest_parse(body, len, fmt, &m, &err) < 0) {
+        api__reply_error_extra(r, &err, json_pack("{s:[{s:s}]}", "errors", "message", err.msg));
+        goto out;
+    }
+    if (m.n == 0) {
+        api__reply_errorf(r, ERR_INVALID, "the manifest holds no documents");
+        goto out;
+    }
+    errors = json_array();
+    for (size_t i = 0; i < m.n; i++)
+        model_validate(&m.docs[i], errors);
+    if (json_array_size(errors)) {
+        size_t n = json_array_size(errors);
+        err_set(&err, ERR_INVALID, "%zu error%s", n, n == 1 ? "" : "s");
+        api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
+        goto out;
+    }
+    if (sched_apply(r->api->sched, &m, clock_now_ms(), &results, &err) < 0) {
+        api__reply_error(r, &err);
+        goto out;
+    }
+    api__changed(r->api);
+    int status = any_created(results) ? 201 : 200;
+    api__reply_json(r, status, json_pack("{s:o}", "results", results));
+out:
+    json_decref(errors);
+    model_manifest_free(&m);
+    free(body);
+}

@@ -1,0 +1,78 @@
+/* objects.c - reads, lists and deletes shared by the per-resource handlers. */
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "internal.h"
+
+char *api__ns_key(struct req *r)
+{
+    return xasprintf("%s/%s", r->params[0], r->params[1]);
+}
+
+json_t *api__object_or_reply(struct req *r, enum model_kind kind, const char *key)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+    json_t *obj = NULL;
+
+    if (store_txn_begin(r->api->st, STORE_READ, &txn, &err) == 0)
+        store_get(txn, kind, key, &obj, &err);
+    store_txn_abort(&txn);
+    if (!obj)
+        api__reply_error(r, &err);
+    return obj;
+}
+
+struct list_ctx {
+    json_t *items;
+    api__keep_fn keep;
+    void *ctx;
+};
+
+static int collect(void *ctx, const char *key, json_t *obj)
+{
+    struct list_ctx *l = ctx;
+
+    if (!l->keep || l->keep(obj, l->ctx))
+        json_array_append(l->items, obj);
+    return 0;
+}
+
+void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
+                      void *ctx)
+{
+    struct err err = ERR_INIT;
+    struct list_ctx l = {json_array(), keep, ctx};
+    MDB_txn *txn = NULL;
+    int rc;
+
+    rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
+    if (rc == 0)
+        rc = store_each(txn, kind, prefix, collect, &l, &err);
+    store_txn_abort(&txn);
+    if (rc < 0) {
+        json_decref(l.items);
+        api__reply_error(r, &err);
+        return;
+    }
+    char *list_kind = xasprintf("%sList", model_kind_name(kind));
+    api__reply_json(r, 200,
+                    json_pack("{s:s, s:s, s:o}", "apiVersion", model_kind_api_version(kind), "kind",
+                              list_kind, "items", l.items));
+    free(list_kind);
+}
+
+void api__object_delete(struct req *r, enum model_kind kind, const char *key)
+{
+    struct err err = ERR_INIT;
+
+    if (sched_delete(r->api->sched, kind, key, clock_now_ms(), &err) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
+    api__changed(r->api);
+    api__reply_json(r, 200,
+                    json_pack("{s:s, s:s, s:s}", "kind", model_kind_name(kind), "name", key,
+                              "action", "deleted"));
+}

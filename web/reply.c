@@ -1,0 +1,221 @@
+/* reply.c - sending responses, reading bodies and query parameters. */
+#include <civetweb.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "internal.h"
+
+static void send_head(struct req *r, int status, const char *ctype, long long len,
+                      const char *extra_header)
+{
+    char num[32];
+
+    mg_response_header_start(r->conn, status);
+    mg_response_header_add(r->conn, "Content-Type", ctype, -1);
+    if (len >= 0) {
+        snprintf(num, sizeof(num), "%lld", len);
+        mg_response_header_add(r->conn, "Content-Length", num, -1);
+    } else {
+        mg_response_header_add(r->conn, "Transfer-Encoding", "chunked", -1);
+    }
+    mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
+    if (extra_header)
+        mg_response_header_add_lines(r->conn, extra_header);
+    mg_response_header_send(r->conn);
+    r->status = status;
+}
+
+void api__reply_raw(struct req *r, int status, const char *ctype, const char *body, size_t len,
+                    const char *extra_header)
+{
+    send_head(r, status, ctype, (long long)len, extra_header);
+    if (len && strcmp(r->method, "HEAD") != 0 && mg_write(r->conn, body, len) > 0)
+        r->bytes += len;
+}
+
+void api__reply_json(struct req *r, int status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+    size_t len = strlen(text);
+
+    /* a trailing newline keeps `curl` output readable; JSON parsers ignore it */
+    text = xrealloc(text, len + 2);
+    text[len++] = '\n';
+    text[len] = '\0';
+    api__reply_raw(r, status, "application/json", text, len, NULL);
+    free(text);
+    json_decref(body);
+}
+
+static json_t *error_body(const struct err *err)
+{
+    int code = err->code ? err->code : ERR_INTERNAL;
+    json_t *e = json_pack("{s:s, s:s}", "code", err_name(code), "message",
+                          err->msg[0] ? err->msg : err_name(code));
+    if (err->field[0])
+        json_object_set_new(e, "field", json_string(err->field));
+    return json_pack("{s:o}", "error", e);
+}
+
+void api__reply_error_extra(struct req *r, const struct err *err, json_t *extra)
+{
+    json_t *body = error_body(err);
+    int code = err->code ? err->code : ERR_INTERNAL;
+
+    if (extra)
+        json_object_update(body, extra);
+    json_decref(extra);
+    api__reply_json(r, err_http_status(code), body);
+}
+
+void api__reply_error(struct req *r, const struct err *err)
+{
+    api__reply_error_extra(r, err, NULL);
+}
+
+void api__reply_errorf(struct req *r, int code, const char *fmt, ...)
+{
+    struct err err = ERR_INIT;
+    va_list ap;
+
+    err.code = code;
+    va_start(ap, fmt);
+    vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+    va_end(ap);
+    api__reply_error(r, &err);
+}
+
+void api__stream_start(struct req *r, int status, const char *ctype)
+{
+    send_head(r, status, ctype, -1, NULL);
+}
+
+int api__stream_chunk(struct req *r, const char *buf, size_t len)
+{
+    if (!len)
+        return 0;
+    if (mg_send_chunk(r->conn, buf, (unsigned)len) < 0)
+        return -1;
+    r->bytes += len;
+    return 0;
+}
+
+void api__stream_end(struct req *r)
+{
+    mg_send_chunk(r->conn, "", 0);
+}
+
+const char *api__header(struct req *r, const char *name)
+{
+    return mg_get_header(r->conn, name);
+}
+
+char *api__body_or_reply(struct req *r, size_t *len)
+{
+    const struct mg_request_info *ri = mg_get_request_info(r->conn);
+    size_t limit = r->api->body_limit, n = 0, cap = 0;
+    char *buf = NULL;
+
+    if (ri->content_length > 0 && (unsigned long long)ri->content_length > limit) {
+        api__reply_errorf(r, ERR_TOO_LARGE,
+                          "request body of %lld bytes exceeds the limit of %zu bytes",
+                          ri->content_length, limit);
+        return NULL;
+    }
+    for (;;) {
+        XGROW(buf, n + 65536 + 1, cap);
+        int got = mg_read(r->conn, buf + n, 65536);
+        if (got < 0) {
+            free(buf);
+            api__reply_errorf(r, ERR_INVALID, "cannot read the request body");
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+        /* a chunked body has no Content-Length: count as it arrives */
+        if (n > limit) {
+            free(buf);
+            api__reply_errorf(r, ERR_TOO_LARGE, "request body exceeds the limit of %zu bytes",
+                              limit);
+            return NULL;
+        }
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* 1 with the decoded value in buf, 0 when absent, -1 after replying 400. */
+static int query_get(struct req *r, const char *name, char *buf, size_t n)
+{
+    if (!r->query)
+        return 0;
+    int got = mg_get_var(r->query, strlen(r->query), name, buf, n);
+    if (got == -1)
+        return 0;
+    if (got < 0) {
+        api__reply_errorf(r, ERR_INVALID, "query parameter '%s' is too long", name);
+        return -1;
+    }
+    return 1;
+}
+
+int api__query_str_or_reply(struct req *r, const char *name, char **out)
+{
+    char buf[1024];
+    int rc = query_get(r, name, buf, sizeof(buf));
+
+    *out = NULL;
+    if (rc <= 0)
+        return rc;
+    if (!buf[0]) {
+        api__reply_errorf(r, ERR_INVALID, "query parameter '%s' is empty", name);
+        return -1;
+    }
+    *out = xstrdup(buf);
+    return 0;
+}
+
+int api__query_u64_or_reply(struct req *r, const char *name, uint64_t *out)
+{
+    char buf[64], *end = NULL;
+    int rc = query_get(r, name, buf, sizeof(buf));
+
+    if (rc <= 0)
+        return rc;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (!buf[0] || *end || buf[0] == '-' || errno) {
+        struct err err = ERR_INIT;
+        err_setf(&err, ERR_INVALID, name,
+                 "query parameter '%s': '%s' is not a non-negative integer", name, buf);
+        api__reply_error(r, &err);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int api__query_time_or_reply(struct req *r, const char *name, int64_t *out)
+{
+    char buf[128];
+    struct err err = ERR_INIT;
+    int rc = query_get(r, name, buf, sizeof(buf));
+
+    if (rc <= 0)
+        return rc;
+    if (clock_parse_rfc3339(buf, out, &err) < 0) {
+        err_setf(&err, ERR_INVALID, name, "query parameter '%s': '%s' is not an RFC 3339 time",
+                 name, buf);
+        api__reply_error(r, &err);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* static.c - the web UI's files, served from the UI directory for GET outside /api/. */
+#include <civetweb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+/* 1 when the path could leave the UI directory or names a hidden file. */
+static int unsafe(const char *path)
+{
+    return strstr(path, "/.") != NULL || strchr(path, '\\') != NULL;
+}
+
+void api__static(struct req *r)
+{
+    struct stat sb;
+    char *file = NULL;
+
+    if (unsafe(r->path)) {
+        api__reply_errorf(r, ERR_NOT_FOUND, "no file for '%s'", r->path);
+        return;
+    }
+    file = xasprintf("%s%s", r->api->ui_dir, r->path);
+    if (stat(file, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        char *index = xasprintf("%s%sindex.html", file, file[strlen(file) - 1] == '/' ? "" : "/");
+        free(file);
+        file = index;
+    }
+    if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        api__reply_errorf(r, ERR_NOT_FOUND, "no file for '%s'", r->path);
+    } else {
+        mg_send_file(r->conn, file);
+        r->status = 200;
+        r->bytes = (size_t)sb.st_size;
+    }
+    free(file);
+}
