@@ -1,0 +1,133 @@
+/*
+ * jobs.c - job states and the jobs API (sched_jobs / sched_job).
+ *
+ * States are derived from the pods on demand, plus the result of the last
+ * attempt (Unschedulable) kept in the view:
+ *   Finished       every pod terminal (Succeeded / Failed)
+ *   Running        at least "needed" pods bound and Running
+ *   Scheduled      at least "needed" pods bound
+ *   Unschedulable  the last attempt failed
+ *   Pending        not tried yet
+ * (Starving and Pipelined come with preemption.)
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+const char *sched__job_state(struct sched *s, const struct sv_job *j)
+{
+    struct sched_view *v = s->v;
+    int bound = 0, running = 0, terminal = 0, nominated = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (sched__pod_terminal(p)) {
+            terminal++;
+            continue;
+        }
+        if (p->m.node_name) {
+            bound++;
+            running += p->m.phase && !strcmp(p->m.phase, "Running");
+        } else if (p->m.nominated_node) {
+            nominated++;
+        }
+    }
+    int need = sched__job_min(j);
+    if (j->npods && (size_t)terminal == j->npods)
+        return "Finished";
+    if (running + terminal >= need && running > 0 && bound == running)
+        return "Running";
+    if (bound + terminal >= need && bound > 0)
+        return "Scheduled";
+    if (nominated)
+        return "Pipelined";
+    if (j->result == SV_RESULT_FAILED)
+        return "Unschedulable";
+    return "Pending";
+}
+
+json_t *sched__job_json(struct sched *s, const struct sv_job *j)
+{
+    struct sched_view *v = s->v;
+    json_t *members = json_array(), *group = json_array();
+    int placed = 0, pending = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        placed += p->m.node_name != NULL;
+        pending += sched__pod_pending(p);
+        json_array_append_new(members, json_pack("{s:s,s:s?,s:s?,s:s?}", "name", p->m.name, "node",
+                                                 p->m.node_name, "phase",
+                                                 p->m.phase ? p->m.phase : "Pending",
+                                                 "nominatedNode", p->m.nominated_node));
+    }
+    if (j->has_pg)
+        for (size_t i = 0; i < j->pg.ngroups; i++)
+            json_array_append_new(group, json_string(j->pg.groups[i]));
+    char ts[64] = "";
+    int64_t created = sched__job_creation(v, j);
+    if (created)
+        clock_format_rfc3339(created, ts, sizeof(ts));
+    const char *slash = strchr(j->id, '/');
+    json_t *o = json_pack(
+        "{s:s,s:s%,s:s,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:i}", "id", j->id, "namespace", j->id,
+        slash ? (size_t)(slash - j->id) : strlen(j->id), "name", slash ? slash + 1 : j->id, "kind",
+        j->gang ? "gang" : "pod", "state", sched__job_state(s, j), "priority",
+        (int)sched__job_priority(v, j), "minMember", sched__job_min(j), "gangGroup", group,
+        "members", members, "placed", placed, "pending", pending);
+    json_object_set_new(o, "creationTimestamp", created ? json_string(ts) : json_null());
+    return o;
+}
+
+static int valid_state(const char *state)
+{
+    static const char *const states[] = {"Pending",   "Unschedulable", "Starving", "Pipelined",
+                                         "Scheduled", "Running",       "Finished"};
+    for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+        if (!strcmp(states[i], state))
+            return 1;
+    return 0;
+}
+
+static int cmp_json_id(const void *a, const void *b)
+{
+    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "id")),
+                  json_string_value(json_object_get(*(json_t *const *)b, "id")));
+}
+
+int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err)
+{
+    if (state && !valid_state(state))
+        return err_setf(err, ERR_INVALID, "state", "unknown job state '%s'", state);
+    pthread_mutex_lock(&s->mu);
+    struct sched_view *v = s->v;
+    json_t **items = xcalloc(v->njobs + 1, sizeof(*items));
+    size_t n = 0;
+    for (size_t i = 0; i < v->njobs; i++) {
+        const struct sv_job *j = &v->jobs[i];
+        if (!j->alive || (state && strcmp(sched__job_state(s, j), state)))
+            continue;
+        items[n++] = sched__job_json(s, j);
+    }
+    pthread_mutex_unlock(&s->mu);
+    qsort(items, n, sizeof(*items), cmp_json_id);
+    *out = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(*out, items[i]);
+    free(items);
+    return 0;
+}
+
+int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
+{
+    int rc = 0;
+    pthread_mutex_lock(&s->mu);
+    int ji = sched__view_job(s->v, id);
+    if (ji < 0)
+        rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
+    else
+        *out = sched__job_json(s, &s->v->jobs[ji]);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * why.c - reason codes and the why API.
+ *
+ * The why document of a job is computed by the cycle (cycle_why.c) and stored
+ * in STORE_DB_WHY whenever it changes; sched_why reads it back, or describes a
+ * job that was never tried.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    enum why_class cls;
+} codes[] = {
+#define WHY__ROW(name, str, cls) {str, WHY_CLASS_##cls},
+    WHY_MAP(WHY__ROW)
+#undef WHY__ROW
+};
+
+const char *why_code_name(int code)
+{
+    return code >= 0 && code < WHY_CODE_COUNT ? codes[code].name : "Unknown";
+}
+
+enum why_class why_code_class(int code)
+{
+    return code >= 0 && code < WHY_CODE_COUNT ? codes[code].cls : WHY_CLASS_WAITING;
+}
+
+const char *why_class_name(enum why_class cls)
+{
+    static const char *const names[] = {"NEVER",    "POLICY", "ORDER",      "CAPACITY",
+                                        "TOPOLOGY", "GANG",   "PREEMPTION", "WAITING"};
+    return (unsigned)cls < sizeof(names) / sizeof(names[0]) ? names[cls] : "WAITING";
+}
+
+int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    json_t *doc = NULL;
+    pthread_mutex_lock(&s->mu);
+    int ji = sched__view_job(s->v, id);
+    const char *state = ji >= 0 ? sched__job_state(s, &s->v->jobs[ji]) : NULL;
+    uint64_t cycle = s->cycle;
+    pthread_mutex_unlock(&s->mu);
+    if (ji < 0)
+        return err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    if (rc < 0)
+        goto out;
+    rc = store_doc_get(txn, STORE_DB_WHY, id, &doc, err);
+    if (rc == ERR_NOT_FOUND) {
+        err_clear(err);
+        doc = json_pack("{s:s,s:s,s:I,s:{s:s,s:s,s:s},s:[],s:[],s:n,s:n,s:{s:b,s:s},s:[],s:[]}",
+                        "job", id, "state", state, "cycle", (json_int_t)cycle, "primary", "code",
+                        why_code_name(WHY_NOT_TRIED), "class",
+                        why_class_name(why_code_class(WHY_NOT_TRIED)), "message",
+                        "the job has not been tried by a scheduling cycle yet", "blockers", "gang",
+                        "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
+                        "not tried yet", "ahead", "history");
+        rc = 0;
+    } else if (rc == 0) {
+        /* The state may have moved on (e.g. Running) since the document was stored. */
+        json_object_set_new(doc, "state", json_string(state));
+    }
+    if (rc == 0) {
+        *out = doc;
+        doc = NULL;
+    }
+out:
+    store_txn_abort(&txn);
+    json_decref(doc);
+    return rc;
+}

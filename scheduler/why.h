@@ -1,0 +1,51 @@
+/*
+ * why.h - the reason codes of the why document, in one enum.
+ *
+ * The enum order IS the precedence: a lower value wins. A job's primary reason
+ * is its blocker with the lowest value. Each code has one class. Codes are
+ * stable strings in the API ("MembersMissing"); docs/why.md lists them.
+ */
+#ifndef MUSTER_SCHED_WHY_H
+#define MUSTER_SCHED_WHY_H
+
+enum why_class {
+    WHY_CLASS_NEVER,
+    WHY_CLASS_POLICY,
+    WHY_CLASS_ORDER,
+    WHY_CLASS_CAPACITY,
+    WHY_CLASS_TOPOLOGY,
+    WHY_CLASS_GANG,
+    WHY_CLASS_PREEMPTION,
+    WHY_CLASS_WAITING
+};
+
+/* X(name, code string, class) in precedence order (first = highest). */
+#define WHY_MAP(X)                                                                                 \
+    X(SPEC_INVALID, "SpecInvalid", NEVER)                                                          \
+    X(PODGROUP_MISSING, "PodGroupMissing", WAITING)                                                \
+    X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
+    X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
+    X(NO_NODES, "NoNodes", WAITING)                                                                \
+    X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
+    X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
+    X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
+    X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
+    X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
+    X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
+    X(INSUFFICIENT, "InsufficientCapacity", CAPACITY)                                              \
+    X(NOT_TRIED, "NotTried", WAITING)
+
+enum why_code {
+#define WHY__ENUM(name, str, cls) WHY_##name,
+    WHY_MAP(WHY__ENUM)
+#undef WHY__ENUM
+        WHY_CODE_COUNT
+};
+
+/* "MembersMissing"; "Unknown" when out of range. Static storage. */
+const char *why_code_name(int code);
+enum why_class why_code_class(int code);
+/* "NEVER", "POLICY", ... Static storage. */
+const char *why_class_name(enum why_class cls);
+
+#endif
