@@ -1,0 +1,298 @@
+/*
+ * decode.c - typed views of validated Node and Pod documents.
+ *
+ * The scheduler works on these small structs rather than on JSON. Decoders are
+ * still defensive (a document may come from an older store), so they return
+ * ERR_INVALID with the field instead of trusting the input blindly.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "err.h"
+
+static char *dup_or_null(json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+static const char *str_or(json_t *v, const char *dflt)
+{
+    const char *s = json_string_value(v);
+    return s ? s : dflt;
+}
+
+static void decode_kv(json_t *map, struct model_kv **out, size_t *n)
+{
+    const char *k;
+    json_t *v;
+    *out = NULL;
+    *n = 0;
+    if (!json_is_object(map) || json_object_size(map) == 0)
+        return;
+    *out = xcalloc(json_object_size(map), sizeof(**out));
+    json_object_foreach(map, k, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        (*out)[*n].key = xstrdup(k);
+        (*out)[(*n)++].value = xstrdup(json_string_value(v));
+    }
+}
+
+static void free_kv(struct model_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
+struct res_acc {
+    struct model_res *r;
+    size_t n, cap;
+};
+
+enum { RES_SUM, RES_MAX };
+
+static void res_add(struct res_acc *a, const char *name, int64_t value, int mode)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        if (strcmp(a->r[i].name, name) != 0)
+            continue;
+        if (mode == RES_MAX)
+            a->r[i].value = value > a->r[i].value ? value : a->r[i].value;
+        else
+            a->r[i].value = value > INT64_MAX - a->r[i].value ? INT64_MAX : a->r[i].value + value;
+        return;
+    }
+    XGROW(a->r, a->n + 1, a->cap);
+    a->r[a->n].name = xstrdup(name);
+    a->r[a->n++].value = value;
+}
+
+/* Adds each quantity of map into a (a temp accumulator when mode is MAX per container). */
+static int res_decode(json_t *map, struct res_acc *a, int mode, const char *field, struct err *err)
+{
+    const char *k;
+    json_t *q;
+    if (!map)
+        return 0;
+    if (!json_is_object(map))
+        return err_setf(err, ERR_INVALID, field, "%s: must be an object", field);
+    json_object_foreach(map, k, q)
+    {
+        int64_t v;
+        const char *s = json_string_value(q);
+        if (model_quantity_parse(s, model_resource_is_milli(k), &v, err) < 0)
+            return err_setf(err, ERR_INVALID, field, "%s.%s: invalid quantity '%s'", field, k,
+                            s ? s : "");
+        res_add(a, k, v, mode);
+    }
+    return 0;
+}
+
+static int res_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct model_res *)a)->name, ((const struct model_res *)b)->name);
+}
+
+static void res_finish(struct res_acc *a, struct model_res **out, size_t *n)
+{
+    if (a->n)
+        qsort(a->r, a->n, sizeof(*a->r), res_cmp);
+    *out = a->r;
+    *n = a->n;
+}
+
+static void free_res(struct model_res *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(r[i].name);
+    free(r);
+}
+
+static int64_t timestamp(json_t *meta, const char *key)
+{
+    int64_t ms = 0;
+    const char *s = json_string_value(json_object_get(meta, key));
+    if (!s || clock_parse_rfc3339(s, &ms, NULL) < 0)
+        return 0;
+    return ms;
+}
+
+int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
+{
+    json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+    json_t *status = json_object_get(obj, "status"), *t;
+    struct res_acc acc = {0};
+    size_t i;
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!(out->name = dup_or_null(json_object_get(meta, "name")))) {
+        rc = err_setf(err, ERR_INVALID, "metadata.name", "node without a name");
+        goto out;
+    }
+    decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
+    json_t *alloc = json_object_get(status, "allocatable");
+    if (!alloc)
+        alloc = json_object_get(status, "capacity");
+    rc = res_decode(alloc, &acc, RES_SUM, "status.allocatable", err);
+    res_finish(&acc, &out->allocatable, &out->nallocatable);
+    if (rc < 0)
+        goto out;
+    out->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
+    json_t *taints = json_object_get(spec, "taints");
+    if (json_array_size(taints))
+        out->taints = xcalloc(json_array_size(taints), sizeof(*out->taints));
+    json_array_foreach(taints, i, t)
+    {
+        struct model_taint *mt = &out->taints[out->ntaints++];
+        mt->key = xstrdup(str_or(json_object_get(t, "key"), ""));
+        mt->value = xstrdup(str_or(json_object_get(t, "value"), ""));
+        mt->effect = xstrdup(str_or(json_object_get(t, "effect"), ""));
+    }
+out:
+    if (rc < 0)
+        model_node_release(out);
+    return rc;
+}
+
+void model_node_release(struct model_node *n)
+{
+    if (!n)
+        return;
+    free(n->name);
+    free_kv(n->labels, n->nlabels);
+    free_res(n->allocatable, n->nallocatable);
+    for (size_t i = 0; i < n->ntaints; i++) {
+        free(n->taints[i].key);
+        free(n->taints[i].value);
+        free(n->taints[i].effect);
+    }
+    free(n->taints);
+    memset(n, 0, sizeof(*n));
+}
+
+/* Sum over containers, then the max with each init container (which run one at a
+ * time before them), then pods=1 unless the manifest says otherwise. */
+static int pod_requests(json_t *spec, struct model_pod *out, struct err *err)
+{
+    struct res_acc sum = {0};
+    json_t *c;
+    size_t i;
+    int rc = 0;
+    json_array_foreach(json_object_get(spec, "containers"), i, c)
+    {
+        json_t *req = json_object_get(json_object_get(c, "resources"), "requests");
+        if ((rc = res_decode(req, &sum, RES_SUM, "spec.containers.resources.requests", err)) < 0)
+            goto out;
+    }
+    json_array_foreach(json_object_get(spec, "initContainers"), i, c)
+    {
+        json_t *req = json_object_get(json_object_get(c, "resources"), "requests");
+        if ((rc = res_decode(req, &sum, RES_MAX, "spec.initContainers.resources.requests", err)) <
+            0)
+            goto out;
+    }
+    res_add(&sum, "pods", 1, RES_MAX);
+out:
+    res_finish(&sum, &out->requests, &out->nrequests);
+    return rc;
+}
+
+static void pod_tolerations(json_t *spec, struct model_pod *out)
+{
+    json_t *list = json_object_get(spec, "tolerations"), *t;
+    size_t i;
+    if (!json_array_size(list))
+        return;
+    out->tolerations = xcalloc(json_array_size(list), sizeof(*out->tolerations));
+    json_array_foreach(list, i, t)
+    {
+        struct model_toleration *mt = &out->tolerations[out->ntolerations++];
+        mt->key = dup_or_null(json_object_get(t, "key"));
+        mt->op = xstrdup(str_or(json_object_get(t, "operator"), "Equal"));
+        mt->value = xstrdup(str_or(json_object_get(t, "value"), ""));
+        mt->effect = dup_or_null(json_object_get(t, "effect"));
+    }
+}
+
+int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
+{
+    json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+    json_t *status = json_object_get(obj, "status");
+    json_t *ann = json_object_get(meta, "annotations");
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->topo_index = -1;
+    if (!(out->name = dup_or_null(json_object_get(meta, "name")))) {
+        rc = err_setf(err, ERR_INVALID, "metadata.name", "pod without a name");
+        goto out;
+    }
+    out->ns = dup_or_null(json_object_get(meta, "namespace"));
+    if (!out->ns)
+        out->ns = xstrdup("default");
+    out->uid = dup_or_null(json_object_get(meta, "uid"));
+    out->group =
+        dup_or_null(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    const char *idx = json_string_value(json_object_get(ann, MODEL_ANN_TOPOLOGY_INDEX));
+    if (idx && *idx) {
+        char *end;
+        long long v = strtoll(idx, &end, 10);
+        if (*end || v < 0) {
+            rc = err_setf(err, ERR_INVALID, "metadata.annotations." MODEL_ANN_TOPOLOGY_INDEX,
+                          "invalid network-topology-index '%s'", idx);
+            goto out;
+        }
+        out->topo_index = v;
+    }
+    if ((rc = pod_requests(spec, out, err)) < 0)
+        goto out;
+    out->priority = (int32_t)json_integer_value(json_object_get(spec, "priority"));
+    const char *policy = json_string_value(json_object_get(spec, "preemptionPolicy"));
+    out->preempt_never = policy && !strcmp(policy, "Never");
+    decode_kv(json_object_get(spec, "nodeSelector"), &out->node_selector, &out->nnode_selector);
+    pod_tolerations(spec, out);
+    out->node_name = dup_or_null(json_object_get(spec, "nodeName"));
+    out->phase = dup_or_null(json_object_get(status, "phase"));
+    if (!out->phase)
+        out->phase = xstrdup("Pending");
+    out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
+    out->creation_ms = timestamp(meta, "creationTimestamp");
+    out->deletion_ms = timestamp(meta, "deletionTimestamp");
+out:
+    if (rc < 0)
+        model_pod_release(out);
+    return rc;
+}
+
+void model_pod_release(struct model_pod *p)
+{
+    if (!p)
+        return;
+    free(p->ns);
+    free(p->name);
+    free(p->uid);
+    free(p->group);
+    free_res(p->requests, p->nrequests);
+    free_kv(p->node_selector, p->nnode_selector);
+    for (size_t i = 0; i < p->ntolerations; i++) {
+        free(p->tolerations[i].key);
+        free(p->tolerations[i].op);
+        free(p->tolerations[i].value);
+        free(p->tolerations[i].effect);
+    }
+    free(p->tolerations);
+    free(p->node_name);
+    free(p->phase);
+    free(p->nominated_node);
+    memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,164 @@
+/*
+ * decode_group.c - typed views of PodGroup and ClusterNetworkTopology documents.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "err.h"
+
+static char *dup_or_null(json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+static void add_group(struct model_podgroup *g, char *key)
+{
+    for (size_t i = 0; i < g->ngroups; i++) {
+        if (!strcmp(g->groups[i], key)) {
+            free(key);
+            return;
+        }
+    }
+    g->groups = xrealloc(g->groups, (g->ngroups + 1) * sizeof(*g->groups));
+    g->groups[g->ngroups++] = key;
+}
+
+/* The groups annotation as "ns/name" keys; a bare name is in the PodGroup's namespace. */
+static int decode_groups(struct model_podgroup *g, const char *raw, struct err *err)
+{
+    json_t *list = json_loads(raw, JSON_DECODE_ANY, NULL), *e;
+    size_t i;
+    int rc = 0;
+    if (!json_is_array(list)) {
+        rc = err_setf(err, ERR_INVALID, "metadata.annotations." MODEL_ANN_GROUPS,
+                      "groups annotation must be a JSON array of \"namespace/name\" strings");
+        goto out;
+    }
+    json_array_foreach(list, i, e)
+    {
+        const char *s = json_string_value(e);
+        if (!s || !*s) {
+            rc = err_setf(err, ERR_INVALID, "metadata.annotations." MODEL_ANN_GROUPS,
+                          "groups annotation must be a JSON array of \"namespace/name\" strings");
+            goto out;
+        }
+        add_group(g, strchr(s, '/') ? xstrdup(s) : xasprintf("%s/%s", g->ns, s));
+    }
+    add_group(g, xasprintf("%s/%s", g->ns, g->name));
+out:
+    json_decref(list);
+    return rc;
+}
+
+int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err)
+{
+    json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+    json_t *ann = json_object_get(meta, "annotations");
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!(out->name = dup_or_null(json_object_get(meta, "name")))) {
+        rc = err_setf(err, ERR_INVALID, "metadata.name", "podgroup without a name");
+        goto out;
+    }
+    out->ns = dup_or_null(json_object_get(meta, "namespace"));
+    if (!out->ns)
+        out->ns = xstrdup("default");
+    json_t *min = json_object_get(spec, "minMember");
+    if (!json_is_integer(min) || json_integer_value(min) < 1 ||
+        json_integer_value(min) > INT32_MAX) {
+        rc = err_setf(err, ERR_INVALID, "spec.minMember",
+                      "podgroup '%s/%s': minMember must be a positive integer", out->ns, out->name);
+        goto out;
+    }
+    out->min_member = (int32_t)json_integer_value(min);
+    const char *groups = json_string_value(json_object_get(ann, MODEL_ANN_GROUPS));
+    if (groups && (rc = decode_groups(out, groups, err)) < 0)
+        goto out;
+    out->topology_spec = dup_or_null(json_object_get(ann, MODEL_ANN_TOPOLOGY_SPEC));
+    const char *ts = json_string_value(json_object_get(meta, "creationTimestamp"));
+    if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
+        out->creation_ms = 0;
+out:
+    if (rc < 0)
+        model_podgroup_release(out);
+    return rc;
+}
+
+void model_podgroup_release(struct model_podgroup *g)
+{
+    if (!g)
+        return;
+    free(g->ns);
+    free(g->name);
+    for (size_t i = 0; i < g->ngroups; i++)
+        free(g->groups[i]);
+    free(g->groups);
+    free(g->topology_spec);
+    memset(g, 0, sizeof(*g));
+}
+
+static int decode_layer(json_t *e, struct model_layer *l, size_t i, struct err *err)
+{
+    json_t *keys = json_object_get(e, "labelKey"), *k;
+    size_t j;
+    if (!(l->name = dup_or_null(json_object_get(e, "topologyLayer"))))
+        return err_setf(err, ERR_INVALID, "spec.networkTopologySpec",
+                        "spec.networkTopologySpec[%zu].topologyLayer: missing", i);
+    l->parent = dup_or_null(json_object_get(e, "parentTopologyLayer"));
+    if (json_array_size(keys))
+        l->label_keys = xcalloc(json_array_size(keys), sizeof(*l->label_keys));
+    json_array_foreach(keys, j, k)
+    {
+        if (!json_is_string(k))
+            return err_setf(err, ERR_INVALID, "spec.networkTopologySpec",
+                            "spec.networkTopologySpec[%zu].labelKey[%zu]: must be a string", i, j);
+        l->label_keys[l->nlabel_keys++] = xstrdup(json_string_value(k));
+    }
+    return 0;
+}
+
+int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err)
+{
+    json_t *layers = json_object_get(json_object_get(obj, "spec"), "networkTopologySpec"), *e;
+    size_t i;
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!(out->name = dup_or_null(json_object_get(json_object_get(obj, "metadata"), "name")))) {
+        rc = err_setf(err, ERR_INVALID, "metadata.name", "topology without a name");
+        goto out;
+    }
+    if (json_array_size(layers))
+        out->layers = xcalloc(json_array_size(layers), sizeof(*out->layers));
+    json_array_foreach(layers, i, e)
+    {
+        if ((rc = decode_layer(e, &out->layers[out->nlayers++], i, err)) < 0)
+            goto out;
+    }
+out:
+    if (rc < 0)
+        model_topology_release(out);
+    return rc;
+}
+
+void model_topology_release(struct model_topology *t)
+{
+    if (!t)
+        return;
+    free(t->name);
+    for (size_t i = 0; i < t->nlayers; i++) {
+        free(t->layers[i].name);
+        free(t->layers[i].parent);
+        for (size_t j = 0; j < t->layers[i].nlabel_keys; j++)
+            free(t->layers[i].label_keys[j]);
+        free(t->layers[i].label_keys);
+    }
+    free(t->layers);
+    memset(t, 0, sizeof(*t));
+}

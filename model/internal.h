@@ -1,0 +1,85 @@
+/*
+ * internal.h - helpers shared by the files of model/ (prefix model__).
+ *
+ * Scalar resolution is shared by the manifest decoder (which turns plain YAML
+ * scalars into typed JSON values) and the YAML emitter (which must quote any
+ * string that would re-parse as something else), so both agree by construction.
+ */
+#ifndef MUSTER_MODEL_INTERNAL_H
+#define MUSTER_MODEL_INTERNAL_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* Resolves a plain (unquoted) YAML scalar per the YAML 1.1 rules Kubernetes users
+ * expect: null (~, null, empty), booleans (true/false/yes/no/on/off in lower, Title or
+ * UPPER case), integers (decimal, 0x hex, 0o and 1.1-style 0 octal, +/- sign) and
+ * reals (1.5, 1e3, .5). Anything else, including .inf and .nan, stays a string.
+ * Returns a new value. */
+json_t *model__scalar_resolve(const char *s, size_t len);
+
+/* Shortest decimal text that reads back as the same double, always containing
+ * '.', 'e' or being inf/nan, so it re-parses as a real. */
+void model__real_format(double v, char *buf, size_t n);
+
+/* Parses the YAML stream in buf into docs (appended to out); see model_manifest_parse.
+ * Returns 0 or ERR_INVALID with "document N: ... at line L col C". */
+int model__yaml_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+
+/* Appends a decoded top-level value to out: objects as one document, arrays and
+ * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
+void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);
+
+/* Records [line, col] under path in pos. */
+void model__pos_set(json_t *pos, const char *path, int line, int col);
+
+/* ---- validation (validate.c, validate_kinds.c) ---- */
+
+#define MODEL__PATH_MAX 512
+
+/* One document being validated: where problems go and how they are labelled. */
+struct model__vctx {
+    struct model_doc *doc;
+    json_t *errors;
+    enum model_kind kind;
+    char kind_name[64]; /* as written, "" when absent */
+    char name[320];     /* "ns/name" or "name", "" when absent */
+    int count;
+};
+
+/* Appends a problem at field ("" for the document itself). */
+void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Type checks: each reports "must be ..." at field and returns 0 when val is
+ * present with the wrong type, 1 when it is usable. Absent (NULL) values return 0
+ * and report "missing required field" only when required. */
+int model__want_object(struct model__vctx *v, json_t *val, const char *field, int required);
+int model__want_array(struct model__vctx *v, json_t *val, const char *field, int required);
+int model__want_string(struct model__vctx *v, json_t *val, const char *field, int required);
+int model__want_bool(struct model__vctx *v, json_t *val, const char *field);
+/* An integer within [min, max]. */
+int model__want_int(struct model__vctx *v, json_t *val, const char *field, int required,
+                    json_int_t min, json_int_t max);
+/* A string in the NULL-terminated list. */
+int model__want_enum(struct model__vctx *v, json_t *val, const char *field, int required,
+                     const char *const *allowed);
+/* An object whose values are all strings. */
+void model__want_string_map(struct model__vctx *v, json_t *val, const char *field);
+/* parent[key] if present must be a map of resource name -> quantity; numbers are
+ * normalized to strings. */
+void model__want_quantities(struct model__vctx *v, json_t *parent, const char *key,
+                            const char *field);
+/* DNS-1123 subdomain (names) and label (namespaces, container names). */
+int model__dns_subdomain(const char *s);
+int model__dns_label(const char *s);
+
+void model__validate_node(struct model__vctx *v, json_t *obj);
+void model__validate_pod(struct model__vctx *v, json_t *obj);
+void model__validate_podgroup(struct model__vctx *v, json_t *obj);
+void model__validate_topology(struct model__vctx *v, json_t *obj);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * manifest.c - manifest bytes (YAML stream or JSON) to jansson documents.
+ *
+ * YAML is read event by event with libyaml so that every node's position can be
+ * kept in a per-document map (field path -> [line, col]) for precise validation
+ * messages. Aliases are expanded as deep copies under a node budget (a "billion
+ * laughs" document is rejected instead of eating memory); merge keys (<<) are
+ * applied; duplicate keys are rejected, as the Kubernetes API server does.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "alloc.h"
+#include "err.h"
+
+#define ALIAS_BUDGET 1000000 /* nodes an alias expansion may add per stream */
+#define MAX_DEPTH 256
+
+struct yp {
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int have_ev;
+    int doc; /* number of the document being read, for messages */
+    json_t *pos;
+    json_t *anchors; /* anchor name -> value */
+    long budget;
+    struct err *err;
+};
+
+void model__pos_set(json_t *pos, const char *path, int line, int col)
+{
+    json_object_set_new(pos, path, json_pack("[ii]", line, col));
+}
+
+static int fail_at(struct yp *yp, yaml_mark_t mark, const char *fmt, const char *arg)
+{
+    char what[512];
+    snprintf(what, sizeof(what), fmt, arg);
+    return err_set(yp->err, ERR_INVALID, "document %d: %s at line %d col %d", yp->doc, what,
+                   (int)mark.line + 1, (int)mark.column + 1);
+}
+
+static int next(struct yp *yp)
+{
+    if (yp->have_ev)
+        yaml_event_delete(&yp->ev);
+    yp->have_ev = 0;
+    if (!yaml_parser_parse(&yp->parser, &yp->ev)) {
+        const char *problem = yp->parser.problem ? yp->parser.problem : "invalid YAML";
+        return fail_at(yp, yp->parser.problem_mark, "%s", problem);
+    }
+    yp->have_ev = 1;
+    return 0;
+}
+
+static char *child_path(const char *path, const char *key)
+{
+    return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
+}
+
+static long count_nodes(json_t *v, long limit)
+{
+    long n = 1;
+    size_t i;
+    const char *k;
+    json_t *c;
+    if (json_is_array(v))
+        json_array_foreach(v, i, c) if (n <= limit) n += count_nodes(c, limit);
+    if (json_is_object(v))
+        json_object_foreach(v, k, c) if (n <= limit) n += count_nodes(c, limit);
+    return n;
+}
+
+static int parse_node(struct yp *yp, const char *path, int depth, json_t **out);
+
+static int parse_scalar(struct yp *yp, json_t **out)
+{
+    yaml_event_t *ev = &yp->ev;
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t len = ev->data.scalar.length;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    if (tag && !strcmp(tag, YAML_STR_TAG))
+        *out = json_stringn(s, len);
+    else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+        *out = model__scalar_resolve(s, len);
+    else
+        *out = json_stringn(s, len);
+    if (!*out)
+        return fail_at(yp, ev->start_mark, "%s", "scalar is not valid UTF-8");
+    return 0;
+}
+
+static int parse_sequence(struct yp *yp, const char *path, int depth, json_t **out)
+{
+    json_t *arr = json_array();
+    int rc = 0;
+    for (size_t i = 0;; i++) {
+        if ((rc = next(yp)) < 0)
+            goto out;
+        if (yp->ev.type == YAML_SEQUENCE_END_EVENT)
+            break;
+        char *p = xasprintf("%s[%zu]", path, i);
+        json_t *item = NULL;
+        rc = parse_node(yp, p, depth + 1, &item);
+        free(p);
+        if (rc < 0)
+            goto out;
+        json_array_append_new(arr, item);
+    }
+out:
+    if (rc < 0)
+        json_decref(arr);
+    else
+        *out = arr;
+    return rc;
+}
+
+/* Merge values (<<) lose to keys written in the mapping itself, wherever they are. */
+static int apply_merge(struct yp *yp, json_t *obj, json_t *merge, yaml_mark_t mark)
+{
+    size_t i;
+    json_t *m;
+    if (json_is_object(merge))
+        return json_object_update_missing(obj, merge), 0;
+    if (json_is_array(merge)) {
+        json_array_foreach(merge, i, m)
+        {
+            if (!json_is_object(m))
+                return fail_at(yp, mark, "%s", "merge key '<<' needs mappings");
+            json_object_update_missing(obj, m);
+        }
+        return 0;
+    }
+    return fail_at(yp, mark, "%s", "merge key '<<' needs a mapping");
+}
+
+static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **out)
+{
+    json_t *obj = json_object(), *merges = json_array();
+    char *key = NULL, *p = NULL;
+    int rc = 0;
+    for (;;) {
+        if ((rc = next(yp)) < 0)
+            goto out;
+        if (yp->ev.type == YAML_MAPPING_END_EVENT)
+            break;
+        yaml_mark_t kmark = yp->ev.start_mark;
+        if (yp->ev.type != YAML_SCALAR_EVENT) {
+            rc = fail_at(yp, kmark, "%s", "mapping keys must be strings");
+            goto out;
+        }
+        int merge = yp->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                    !strcmp((const char *)yp->ev.data.scalar.value, "<<");
+        free(key);
+        key = xstrndup((const char *)yp->ev.data.scalar.value, yp->ev.data.scalar.length);
+        if (!merge && json_object_get(obj, key)) {
+            rc = fail_at(yp, kmark, "duplicate key '%s'", key);
+            goto out;
+        }
+        if ((rc = next(yp)) < 0)
+            goto out;
+        free(p);
+        p = child_path(path, key);
+        json_t *val = NULL;
+        if ((rc = parse_node(yp, p, depth + 1, &val)) < 0)
+            goto out;
+        if (merge) {
+            json_array_append_new(merges, val);
+            json_array_append_new(merges, json_pack("[ii]", (int)kmark.line, (int)kmark.column));
+        } else {
+            json_object_set_new(obj, key, val);
+        }
+    }
+    for (size_t i = 0; i + 1 < json_array_size(merges); i += 2) {
+        json_t *mk = json_array_get(merges, i + 1);
+        yaml_mark_t mark = {0, (size_t)json_integer_value(json_array_get(mk, 0)),
+                            (size_t)json_integer_value(json_array_get(mk, 1))};
+        if ((rc = apply_merge(yp, obj, json_array_get(merges, i), mark)) < 0)
+            goto out;
+    }
+out:
+    free(key);
+    free(p);
+    json_decref(merges);
+    if (rc < 0)
+        json_decref(obj);
+    else
+        *out = obj;
+    return rc;
+}
+
+static int parse_alias(struct yp *yp, json_t **out)
+{
+    const char *name = (const char *)yp->ev.data.alias.anchor;
+    json_t *v = json_object_get(yp->anchors, name);
+    if (!v)
+        return fail_at(yp, yp->ev.start_mark, "unknown alias '*%s'", name);
+    yp->budget -= count_nodes(v, yp->budget + 1);
+    if (yp->budget < 0)
+        return fail_at(yp, yp->ev.start_mark, "alias '*%s' expands to too many nodes", name);
+    *out = json_deep_copy(v);
+    return 0;
+}
+
+/* Reads the node whose first event is yp->ev; leaves its last event in yp->ev. */
+static int parse_node(struct yp *yp, const char *path, int depth, json_t **out)
+{
+    yaml_event_t *ev = &yp->ev;
+    const char *anchor = NULL;
+    int rc;
+    if (depth > MAX_DEPTH)
+        return fail_at(yp, ev->start_mark, "%s", "document is nested too deeply");
+    model__pos_set(yp->pos, path, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1);
+    char *anchor_copy = NULL;
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        anchor = (const char *)ev->data.scalar.anchor;
+        anchor_copy = anchor ? xstrdup(anchor) : NULL;
+        rc = parse_scalar(yp, out);
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        anchor = (const char *)ev->data.sequence_start.anchor;
+        anchor_copy = anchor ? xstrdup(anchor) : NULL;
+        rc = parse_sequence(yp, path, depth, out);
+        break;
+    case YAML_MAPPING_START_EVENT:
+        anchor = (const char *)ev->data.mapping_start.anchor;
+        anchor_copy = anchor ? xstrdup(anchor) : NULL;
+        rc = parse_mapping(yp, path, depth, out);
+        break;
+    case YAML_ALIAS_EVENT:
+        rc = parse_alias(yp, out);
+        break;
+    default:
+        rc = fail_at(yp, ev->start_mark, "%s", "unexpected YAML event");
+        break;
+    }
+    if (rc == 0 && anchor_copy)
+        json_object_set(yp->anchors, anchor_copy, *out);
+    free(anchor_copy);
+    return rc;
+}
+
+static int parse_document(struct yp *yp, struct model_manifest *out)
+{
+    json_t *v = NULL;
+    int rc;
+    yp->pos = json_object();
+    if ((rc = next(yp)) < 0 || (rc = parse_node(yp, "", 0, &v)) < 0 || (rc = next(yp)) < 0)
+        goto out;
+    if (yp->ev.type != YAML_DOCUMENT_END_EVENT) {
+        rc = fail_at(yp, yp->ev.start_mark, "%s", "expected the end of the document");
+        goto out;
+    }
+    if (json_is_null(v)) /* an empty document */
+        goto out;
+    model__manifest_add(out, v, yp->pos);
+    v = NULL;
+    yp->pos = NULL;
+out:
+    json_decref(v);
+    json_decref(yp->pos);
+    yp->pos = NULL;
+    return rc;
+}
+
+int model__yaml_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+{
+    struct yp yp = {.doc = 1, .budget = ALIAS_BUDGET, .err = err};
+    int rc;
+    yaml_parser_initialize(&yp.parser);
+    yaml_parser_set_input_string(&yp.parser, (const unsigned char *)buf, len);
+    yp.anchors = json_object();
+    if ((rc = next(&yp)) < 0)
+        goto out;
+    for (;;) {
+        yp.doc = (int)out->n + 1;
+        if ((rc = next(&yp)) < 0)
+            goto out;
+        if (yp.ev.type == YAML_STREAM_END_EVENT)
+            break;
+        /* anchors do not cross documents */
+        json_object_clear(yp.anchors);
+        if ((rc = parse_document(&yp, out)) < 0)
+            goto out;
+    }
+out:
+    if (yp.have_ev)
+        yaml_event_delete(&yp.ev);
+    yaml_parser_delete(&yp.parser);
+    json_decref(yp.anchors);
+    return rc;
+}
+
+/* Moves the entries of pos under prefix ("items[2]", "[0]") to the root of a new map. */
+static json_t *pos_rebase(json_t *pos, const char *prefix)
+{
+    json_t *res = json_object(), *v;
+    const char *k;
+    size_t n = strlen(prefix);
+    json_object_foreach(pos, k, v)
+    {
+        if (strncmp(k, prefix, n) != 0)
+            continue;
+        const char *rest = k + n;
+        if (*rest == '.')
+            rest++;
+        else if (*rest && *rest != '[')
+            continue;
+        json_object_set(res, rest, v);
+    }
+    return res;
+}
+
+static int is_list(json_t *obj)
+{
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    return kind && !strcmp(kind, "List") && json_is_array(json_object_get(obj, "items"));
+}
+
+void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
+{
+    json_t *items = NULL, *item;
+    const char *fmt = NULL;
+    size_t i;
+    if (json_is_array(obj)) {
+        items = obj;
+        fmt = "[%zu]";
+    } else if (json_is_object(obj) && is_list(obj)) {
+        items = json_object_get(obj, "items");
+        fmt = "items[%zu]";
+    }
+    if (!items) {
+        out->docs = xrealloc(out->docs, (out->n + 1) * sizeof(*out->docs));
+        out->docs[out->n] = (struct model_doc){(int)out->n + 1, obj, pos};
+        out->n++;
+        return;
+    }
+    json_array_foreach(items, i, item)
+    {
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), fmt, i);
+        model__manifest_add(out, json_incref(item), pos_rebase(pos, prefix));
+    }
+    json_decref(obj);
+    json_decref(pos);
+}
+
+static int json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+{
+    json_error_t jerr;
+    json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    if (!v)
+        return err_set(err, ERR_INVALID, "document 1: %s at line %d col %d", jerr.text, jerr.line,
+                       jerr.column);
+    model__manifest_add(out, v, json_object());
+    return 0;
+}
+
+int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
+                         struct model_manifest *out, struct err *err)
+{
+    size_t i = 0;
+    int rc;
+    out->docs = NULL;
+    out->n = 0;
+    if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+        buf += 3, len -= 3;
+    while (i < len && strchr(" \t\r\n", buf[i]))
+        i++;
+    if (fmt == MODEL_FMT_AUTO)
+        fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
+    rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
+                               : model__yaml_parse(buf, len, out, err);
+    if (rc < 0)
+        model_manifest_free(out);
+    return rc;
+}
+
+void model_manifest_free(struct model_manifest *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        json_decref(m->docs[i].obj);
+        json_decref(m->docs[i].pos);
+    }
+    free(m->docs);
+    m->docs = NULL;
+    m->n = 0;
+}

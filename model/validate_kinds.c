@@ -1,0 +1,310 @@
+/*
+ * validate_kinds.c - the kind-specific checks of Node, Pod, PodGroup and
+ * ClusterNetworkTopology, built from the typed checks in validate.c.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alloc.h"
+
+static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
+static const char *const toleration_effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute",
+                                                 NULL};
+static const char *const toleration_ops[] = {"Equal", "Exists", NULL};
+static const char *const preemption_policies[] = {"PreemptLowerPriority", "Never", NULL};
+static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", NULL};
+
+#define INT32_LO (-2147483647 - 1)
+#define INT32_HI 2147483647
+
+/* buf = base + "." + key; buf holds MODEL__PATH_MAX bytes. */
+static void sub(char *buf, const char *base, const char *key)
+{
+    size_t b = strnlen(base, MODEL__PATH_MAX - 2), k = strlen(key);
+    if (b + 1 + k > MODEL__PATH_MAX - 1)
+        k = MODEL__PATH_MAX - 2 - b;
+    memmove(buf, base, b);
+    buf[b] = '.';
+    memcpy(buf + b + 1, key, k);
+    buf[b + 1 + k] = '\0';
+}
+
+static void fmt_path(char *buf, const char *base, const char *fmt, size_t i)
+{
+    int n = snprintf(buf, MODEL__PATH_MAX, "%s", base);
+    snprintf(buf + n, MODEL__PATH_MAX - (size_t)n, fmt, i);
+}
+
+static void check_taint(struct model__vctx *v, json_t *t, const char *f)
+{
+    char p[MODEL__PATH_MAX];
+    if (!model__want_object(v, t, f, 1))
+        return;
+    sub(p, f, "key");
+    json_t *key = json_object_get(t, "key");
+    if (model__want_string(v, key, p, 1) && !*json_string_value(key))
+        model__problem(v, p, "must not be empty");
+    sub(p, f, "value");
+    model__want_string(v, json_object_get(t, "value"), p, 0);
+    sub(p, f, "effect");
+    model__want_enum(v, json_object_get(t, "effect"), p, 1, taint_effects);
+}
+
+void model__validate_node(struct model__vctx *v, json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec"), *status = json_object_get(obj, "status"), *t;
+    size_t i;
+    if (model__want_object(v, spec, "spec", 0)) {
+        model__want_bool(v, json_object_get(spec, "unschedulable"), "spec.unschedulable");
+        json_t *taints = json_object_get(spec, "taints");
+        if (model__want_array(v, taints, "spec.taints", 0))
+            json_array_foreach(taints, i, t)
+            {
+                char f[MODEL__PATH_MAX];
+                fmt_path(f, "spec.taints", "[%zu]", i);
+                check_taint(v, t, f);
+            }
+    }
+    if (model__want_object(v, status, "status", 0)) {
+        model__want_quantities(v, status, "allocatable", "status.allocatable");
+        model__want_quantities(v, status, "capacity", "status.capacity");
+    }
+}
+
+static void check_container(struct model__vctx *v, json_t *c, const char *f)
+{
+    char p[MODEL__PATH_MAX];
+    if (!model__want_object(v, c, f, 1))
+        return;
+    sub(p, f, "name");
+    json_t *name = json_object_get(c, "name");
+    if (model__want_string(v, name, p, 1) && !model__dns_label(json_string_value(name)))
+        model__problem(v, p, "invalid container name '%s': must be a lowercase DNS-1123 label",
+                       json_string_value(name));
+    sub(p, f, "resources");
+    json_t *res = json_object_get(c, "resources");
+    if (!model__want_object(v, res, p, 0))
+        return;
+    sub(p, f, "resources.requests");
+    model__want_quantities(v, res, "requests", p);
+    sub(p, f, "resources.limits");
+    model__want_quantities(v, res, "limits", p);
+}
+
+static void check_containers(struct model__vctx *v, json_t *spec, const char *key, int required)
+{
+    char f[MODEL__PATH_MAX];
+    json_t *list = json_object_get(spec, key), *c;
+    size_t i;
+    snprintf(f, sizeof(f), "spec.%s", key);
+    if (!model__want_array(v, list, f, required))
+        return;
+    if (required && json_array_size(list) == 0)
+        model__problem(v, f, "must have at least one container");
+    json_array_foreach(list, i, c)
+    {
+        char p[MODEL__PATH_MAX];
+        fmt_path(p, f, "[%zu]", i);
+        check_container(v, c, p);
+    }
+}
+
+static void check_toleration(struct model__vctx *v, json_t *t, const char *f)
+{
+    char p[MODEL__PATH_MAX];
+    if (!model__want_object(v, t, f, 1))
+        return;
+    json_t *key = json_object_get(t, "key"), *op = json_object_get(t, "operator");
+    json_t *value = json_object_get(t, "value");
+    sub(p, f, "key");
+    int key_ok = model__want_string(v, key, p, 0);
+    sub(p, f, "operator");
+    int op_ok = model__want_enum(v, op, p, 0, toleration_ops);
+    int exists = op_ok && !strcmp(json_string_value(op), "Exists");
+    int empty_key = !key || (key_ok && !*json_string_value(key));
+    if (empty_key && !exists && (!op || op_ok))
+        model__problem(v, p, "must be Exists when the key is empty");
+    sub(p, f, "value");
+    if (model__want_string(v, value, p, 0) && exists && *json_string_value(value))
+        model__problem(v, p, "must be empty when the operator is Exists");
+    sub(p, f, "effect");
+    model__want_enum(v, json_object_get(t, "effect"), p, 0, toleration_effects);
+    sub(p, f, "tolerationSeconds");
+    model__want_int(v, json_object_get(t, "tolerationSeconds"), p, 0, LLONG_MIN, LLONG_MAX);
+}
+
+static void check_pod_status(struct model__vctx *v, json_t *status)
+{
+    json_t *conds = json_object_get(status, "conditions"), *c;
+    size_t i;
+    if (!model__want_object(v, status, "status", 0))
+        return;
+    model__want_enum(v, json_object_get(status, "phase"), "status.phase", 0, phases);
+    model__want_string(v, json_object_get(status, "nominatedNodeName"), "status.nominatedNodeName",
+                       0);
+    if (!model__want_array(v, conds, "status.conditions", 0))
+        return;
+    json_array_foreach(conds, i, c)
+    {
+        char f[MODEL__PATH_MAX], p[MODEL__PATH_MAX];
+        fmt_path(f, "status.conditions", "[%zu]", i);
+        if (!model__want_object(v, c, f, 1))
+            continue;
+        sub(p, f, "type");
+        model__want_string(v, json_object_get(c, "type"), p, 1);
+        sub(p, f, "status");
+        model__want_string(v, json_object_get(c, "status"), p, 0);
+    }
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s || strlen(s) > 18)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+void model__validate_pod(struct model__vctx *v, json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec"), *t, *tols;
+    json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+    json_t *idx = json_object_get(ann, MODEL_ANN_TOPOLOGY_INDEX);
+    size_t i;
+    if (json_is_string(idx) && !all_digits(json_string_value(idx)))
+        model__problem(v, "metadata.annotations." MODEL_ANN_TOPOLOGY_INDEX,
+                       "must be a non-negative integer string, got '%s'", json_string_value(idx));
+    check_pod_status(v, json_object_get(obj, "status"));
+    if (!model__want_object(v, spec, "spec", 1))
+        return;
+    check_containers(v, spec, "containers", 1);
+    check_containers(v, spec, "initContainers", 0);
+    model__want_int(v, json_object_get(spec, "priority"), "spec.priority", 0, INT32_LO, INT32_HI);
+    model__want_string(v, json_object_get(spec, "priorityClassName"), "spec.priorityClassName", 0);
+    model__want_enum(v, json_object_get(spec, "preemptionPolicy"), "spec.preemptionPolicy", 0,
+                     preemption_policies);
+    model__want_string_map(v, json_object_get(spec, "nodeSelector"), "spec.nodeSelector");
+    model__want_string(v, json_object_get(spec, "nodeName"), "spec.nodeName", 0);
+    model__want_string(v, json_object_get(spec, "schedulerName"), "spec.schedulerName", 0);
+    tols = json_object_get(spec, "tolerations");
+    if (model__want_array(v, tols, "spec.tolerations", 0))
+        json_array_foreach(tols, i, t)
+        {
+            char f[MODEL__PATH_MAX];
+            fmt_path(f, "spec.tolerations", "[%zu]", i);
+            check_toleration(v, t, f);
+        }
+}
+
+/* "ns/name" or "name", each part a valid name. */
+static int group_ref_ok(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash)
+        return model__dns_subdomain(s);
+    char *ns = xstrndup(s, (size_t)(slash - s));
+    int ok = model__dns_label(ns) && model__dns_subdomain(slash + 1);
+    free(ns);
+    return ok;
+}
+
+static void check_groups(struct model__vctx *v, json_t *ann)
+{
+    const char *f = "metadata.annotations." MODEL_ANN_GROUPS;
+    json_t *raw = json_object_get(ann, MODEL_ANN_GROUPS), *g;
+    size_t i;
+    if (!json_is_string(raw))
+        return;
+    json_t *list = json_loads(json_string_value(raw), JSON_DECODE_ANY, NULL);
+    if (!json_is_array(list)) {
+        model__problem(v, f, "must be a JSON array of \"namespace/name\" strings");
+        goto out;
+    }
+    json_array_foreach(list, i, g)
+    {
+        if (!json_is_string(g)) {
+            model__problem(v, f, "must be a JSON array of \"namespace/name\" strings");
+            break;
+        }
+        if (!group_ref_ok(json_string_value(g)))
+            model__problem(v, f, "invalid PodGroup reference '%s'", json_string_value(g));
+    }
+out:
+    json_decref(list);
+}
+
+void model__validate_podgroup(struct model__vctx *v, json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec");
+    check_groups(v, json_object_get(json_object_get(obj, "metadata"), "annotations"));
+    if (!model__want_object(v, spec, "spec", 1))
+        return;
+    model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", 1, 1, INT32_HI);
+    model__want_int(v, json_object_get(spec, "scheduleTimeoutSeconds"),
+                    "spec.scheduleTimeoutSeconds", 0, 0, INT32_HI);
+    model__want_object(v, json_object_get(obj, "status"), "status", 0);
+}
+
+/* Checks one layer entry; returns its name or NULL. */
+static const char *check_layer(struct model__vctx *v, json_t *layers, size_t i, json_t *e)
+{
+    char f[MODEL__PATH_MAX], p[MODEL__PATH_MAX];
+    fmt_path(f, "spec.networkTopologySpec", "[%zu]", i);
+    if (!model__want_object(v, e, f, 1))
+        return NULL;
+    json_t *name = json_object_get(e, "topologyLayer"), *parent;
+    json_t *keys = json_object_get(e, "labelKey"), *k;
+    size_t j;
+    sub(p, f, "topologyLayer");
+    if (model__want_string(v, name, p, 1) && !*json_string_value(name))
+        model__problem(v, p, "must not be empty");
+    for (j = 0; j < i && json_is_string(name); j++) {
+        const char *other =
+            json_string_value(json_object_get(json_array_get(layers, j), "topologyLayer"));
+        if (other && !strcasecmp(other, json_string_value(name)))
+            model__problem(v, p, "duplicate layer '%s'", json_string_value(name));
+    }
+    parent = json_object_get(e, "parentTopologyLayer");
+    sub(p, f, "parentTopologyLayer");
+    if (model__want_string(v, parent, p, i > 0)) {
+        int found = 0;
+        for (j = 0; j < i; j++) {
+            const char *other =
+                json_string_value(json_object_get(json_array_get(layers, j), "topologyLayer"));
+            found |= other && !strcasecmp(other, json_string_value(parent));
+        }
+        if (!found)
+            model__problem(v, p, "unknown parent layer '%s' (parents must be listed first)",
+                           json_string_value(parent));
+    }
+    sub(p, f, "labelKey");
+    if (model__want_array(v, keys, p, 0))
+        json_array_foreach(keys, j, k)
+        {
+            char q[MODEL__PATH_MAX];
+            fmt_path(q, p, "[%zu]", j);
+            model__want_string(v, k, q, 1);
+        }
+    return json_string_value(name);
+}
+
+void model__validate_topology(struct model__vctx *v, json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec"), *e;
+    const char *f = "spec.networkTopologySpec", *last = NULL;
+    size_t i;
+    if (!model__want_object(v, spec, "spec", 1))
+        return;
+    json_t *layers = json_object_get(spec, "networkTopologySpec");
+    if (!model__want_array(v, layers, f, 1))
+        return;
+    json_array_foreach(layers, i, e) last = check_layer(v, layers, i, e);
+    if (json_array_size(layers) == 0 || (last && strcasecmp(last, "NodeTopologyLayer") != 0))
+        model__problem(v, f, "the last layer must be NodeTopologyLayer");
+    model__want_object(v, json_object_get(obj, "status"), "status", 0);
+}
