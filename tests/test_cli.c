@@ -1,0 +1,250 @@
+/*
+ * test_cli.c - the `muster` command and the musterd client, on real binaries.
+ *
+ * Units (table and age formatting, client error translation) run in-process; every
+ * other test runs build/bin/muster as a process, against a real musterd started on
+ * port 0 in a fresh temporary directory when the command needs a server.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "cli.h"
+#include "cli_support.h"
+#include "client.h"
+#include "err.h"
+#include "model.h"
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- units ---- */
+
+START_TEST(test_cli_age_format)
+{
+    static const struct {
+        int64_t ms;
+        const char *want;
+    } cases[] = {
+        {0, "0s"},
+        {59999, "59s"},
+        {60000, "1m"},
+        {5 * 60000 + 59000, "5m"},
+        {3600000, "1h"},
+        {23 * 3600000, "23h"},
+        {86400000, "1d"},
+        {2 * 86400000 + 5, "2d"},
+        {400LL * 86400000, "1y"},
+        {-1, "<unknown>"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[32];
+        cli_format_age(cases[i].ms, buf, sizeof(buf));
+        ck_assert_msg(strcmp(buf, cases[i].want) == 0, "age %lld: got '%s', want '%s'",
+                      (long long)cases[i].ms, buf, cases[i].want);
+    }
+}
+END_TEST
+
+START_TEST(test_cli_table_format)
+{
+    static const char *const cols[] = {"name", "status", "age"};
+    struct cli_table *t = cli_table_new(3, cols);
+    cli_table_add(t, (const char *const[]){"node-long-name", "Ready", "5m"});
+    cli_table_add(t, (const char *const[]){"n2", NULL, "2d"});
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cli_table_print(t, f);
+    fclose(f);
+    ck_assert_str_eq(buf, "NAME             STATUS   AGE\n"
+                          "node-long-name   Ready    5m\n"
+                          "n2               <none>   2d\n");
+    free(buf);
+    cli_table_free(t);
+}
+END_TEST
+
+START_TEST(test_cli_client_connection_refused)
+{
+    struct client *c = NULL;
+    struct err err = ERR_INIT;
+    struct client_response resp = CLIENT_RESPONSE_INIT;
+    char url[64], want[160];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d", cli_free_port());
+    ck_assert_int_eq(client_open(url, NULL, &c, &err), 0);
+    ck_assert_int_eq(client_request(c, "GET", "/healthz", NULL, 0, NULL, &resp, &err), ERR_NETWORK);
+    snprintf(want, sizeof(want), "cannot reach musterd at '%s': Connection refused", url);
+    ck_assert_str_eq(err.msg, want);
+    ck_assert_ptr_null(resp.body);
+    client_close(c);
+}
+END_TEST
+
+START_TEST(test_cli_client_error_body)
+{
+    struct err err = ERR_INIT;
+    char body[] = "{\"error\":{\"code\":\"NotFound\",\"message\":\"pod 'default/x' not found\"}}";
+    struct client_response resp = {404, body, sizeof(body) - 1};
+    ck_assert_int_eq(client_error(&resp, &err), ERR_NOT_FOUND);
+    ck_assert_str_eq(err.msg, "pod 'default/x' not found");
+    char text[] = "upstream broke";
+    struct client_response plain = {502, text, sizeof(text) - 1};
+    ck_assert_int_eq(client_error(&plain, &err), ERR_INTERNAL);
+    ck_assert_str_eq(err.msg, "HTTP 502: upstream broke");
+    char *e = client_escape("a b/c&d");
+    ck_assert_str_eq(e, "a%20b%2Fc%26d");
+    free(e);
+}
+END_TEST
+
+/* ---- usage, no server needed ---- */
+
+static void expect_usage(const char *const *args, const char *needle)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL, args, &r);
+    ck_assert_msg(r.status == 2, "'%s': exit %d, want 2", args[0] ? args[0] : "", r.status);
+    ck_assert_msg(strstr(r.err, needle) != NULL, "stderr lacks '%s':\n%s", needle, r.err);
+    ck_assert_msg(strstr(r.err, "usage: muster") != NULL, "no usage text:\n%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+}
+
+START_TEST(test_cli_usage_errors)
+{
+    expect_usage((const char *const[]){NULL}, "error: no command given");
+    expect_usage(ARGS("frobnicate"), "error: unknown command 'frobnicate'");
+    expect_usage(ARGS("get"), "error: get needs a resource");
+    expect_usage(ARGS("get", "widgets"), "error: unknown resource 'widgets'");
+    expect_usage(ARGS("get", "pods", "--bogus"), "error: unknown flag '--bogus'");
+    expect_usage(ARGS("get", "pods", "-o", "xml"), "error: unknown output format 'xml'");
+    expect_usage(ARGS("get", "pods", "-n"), "error: flag '-n' needs a value");
+    expect_usage(ARGS("apply"), "error: apply needs -f");
+    expect_usage(ARGS("apply", "-f", "x.yaml", "--cycles", "3"),
+                 "error: flag '--cycles' is not accepted by 'apply'");
+    expect_usage(ARGS("audit", "export", "--limit", "abc"),
+                 "flag '--limit' needs a non-negative integer, got 'abc'");
+    expect_usage(ARGS("audit", "rewrite"), "error: unknown audit command 'rewrite'");
+    expect_usage(ARGS("describe", "pod", "x"), "error: describe needs 'job NAMESPACE/NAME'");
+    expect_usage(ARGS("simulate", "-f", "c.yaml", "--tick", "-1"), "flag '--tick'");
+}
+END_TEST
+
+START_TEST(test_cli_version_and_help)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL, ARGS("version"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "muster " MUSTER_VERSION "\n");
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("help"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "simulate -f cluster.yaml"));
+    cli_result_release(&r);
+}
+END_TEST
+
+START_TEST(test_cli_server_down)
+{
+    char env[96], want[160];
+    int port = cli_free_port();
+    snprintf(env, sizeof(env), "MUSTER_SERVER=http://127.0.0.1:%d", port);
+    struct cli_result r;
+    cli_run((const char *const[]){env, NULL}, NULL, ARGS("get", "nodes"), &r);
+    ck_assert_int_eq(r.status, 1);
+    snprintf(want, sizeof(want),
+             "error: cannot reach musterd at 'http://127.0.0.1:%d': Connection refused\n", port);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+    /* --server wins over the environment */
+    cli_run(NULL, NULL, ARGS("--server", env + strlen("MUSTER_SERVER="), "cycle"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, want);
+    cli_result_release(&r);
+}
+END_TEST
+
+/* ---- simulate: offline, one case per folder in tests/data/cli/simulate ---- */
+
+START_TEST(test_cli_simulate_cases)
+{
+    char *root = cli_data_path("simulate");
+    DIR *d = opendir(root);
+    struct dirent *e;
+    int cases = 0;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *cluster = xasprintf("%s/%s/cluster.yaml", root, e->d_name);
+        char *rel = xasprintf("simulate/%s/expected.json", e->d_name);
+        char *want_s = cli_data(rel);
+        json_error_t je;
+        json_t *want = json_loads(want_s, 0, &je);
+        ck_assert_msg(want != NULL, "%s: %s", rel, je.text);
+        struct cli_result r;
+        cli_run(NULL, NULL, ARGS("simulate", "-f", cluster), &r);
+        ck_assert_msg(r.status == 0, "%s: exit %d: %s", e->d_name, r.status, r.err);
+        json_t *got = json_loads(r.out, 0, &je);
+        ck_assert_msg(got != NULL, "%s: output is not JSON: %s", e->d_name, r.out);
+        ck_assert_msg(json_equal(got, want), "%s: got\n%s", e->d_name, r.out);
+        json_decref(got);
+        json_decref(want);
+        cli_result_release(&r);
+        free(want_s);
+        free(rel);
+        free(cluster);
+        cases++;
+    }
+    closedir(d);
+    free(root);
+    ck_assert_int_ge(cases, 1);
+}
+END_TEST
+
+START_TEST(test_cli_simulate_invalid_lists_every_error)
+{
+    char *path = cli_data_path("invalid/manifest.yaml");
+    struct cli_result r;
+    cli_run(NULL, NULL, ARGS("simulate", "-f", path), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strncmp(r.err, "error: ", 7) == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "bad-cpu") && strstr(r.err, "12x"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "bad-priority") && strstr(r.err, "spec.priority"), "%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+    free(path);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("offline");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_cli_age_format);
+    tcase_add_test(tc, test_cli_table_format);
+    tcase_add_test(tc, test_cli_client_connection_refused);
+    tcase_add_test(tc, test_cli_client_error_body);
+    tcase_add_test(tc, test_cli_usage_errors);
+    tcase_add_test(tc, test_cli_version_and_help);
+    tcase_add_test(tc, test_cli_server_down);
+    tcase_add_test(tc, test_cli_simulate_cases);
+    tcase_add_test(tc, test_cli_simulate_invalid_lists_every_error);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

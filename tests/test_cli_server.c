@@ -1,0 +1,404 @@
+/*
+ * test_cli_server.c - `muster` against a real musterd (started on port 0 with a fresh
+ * data directory per test): apply, get tables, -o json|yaml, delete, errors, auth,
+ * audit export/verify, cycle, why and describe.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "cli_support.h"
+#include "err.h"
+#include "model.h"
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static struct cli_musterd d;
+static const char *env[2];
+
+static void setup(void)
+{
+    cli_musterd_start(NULL, &d);
+    env[0] = d.server_env;
+    env[1] = NULL;
+}
+
+static void teardown(void)
+{
+    cli_musterd_stop(&d);
+}
+
+/* Runs muster against d and checks the exit code; caller releases r. */
+static void run_ok(struct cli_result *r, const char *stdin_data, const char *const *args)
+{
+    cli_run(env, stdin_data, args, r);
+    ck_assert_msg(r->status == 0, "muster %s %s: exit %d\nstdout:\n%s\nstderr:\n%s", args[0],
+                  args[1] ? args[1] : "", r->status, r->out, r->err);
+}
+
+static void apply_cluster(void)
+{
+    struct cli_result r;
+    char *path = cli_data_path("apply/cluster.yaml");
+    run_ok(&r, NULL, ARGS("apply", "-f", path));
+    ck_assert_str_eq(r.out, "node/n1 created\n"
+                            "node/n2 created\n"
+                            "podgroup/default/train created\n"
+                            "pod/default/w-0 created\n"
+                            "pod/default/w-1 created\n");
+    cli_result_release(&r);
+    free(path);
+}
+
+/* Line i (0-based) of s as a new string of whitespace-separated words joined by one space. */
+static char *line_words(const char *s, int i)
+{
+    while (i-- > 0 && s) {
+        s = strchr(s, '\n');
+        s = s ? s + 1 : NULL;
+    }
+    ck_assert_ptr_nonnull(s);
+    const char *end = strchr(s, '\n');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    char *out = xcalloc(1, n + 1);
+    size_t o = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == ' ') {
+            if (o > 0 && out[o - 1] != ' ')
+                out[o++] = ' ';
+        } else {
+            out[o++] = s[k];
+        }
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        out[--o] = '\0';
+    return out;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* 1 when some line of out starts with prefix (words separated by single spaces). */
+static int has_line(const char *out, const char *prefix)
+{
+    int found = 0;
+    for (int i = 0; i < count_lines(out) && !found; i++) {
+        char *w = line_words(out, i);
+        found = strncmp(w, prefix, strlen(prefix)) == 0;
+        free(w);
+    }
+    return found;
+}
+
+static void expect_line(const char *out, int i, const char *prefix)
+{
+    char *w = line_words(out, i);
+    ck_assert_msg(strncmp(w, prefix, strlen(prefix)) == 0, "line %d is '%s', want '%s...'\n%s", i,
+                  w, prefix, out);
+    free(w);
+}
+
+START_TEST(test_cli_apply_file_and_stdin)
+{
+    struct cli_result r;
+    apply_cluster();
+    char *json = cli_data("apply/pod.json");
+    run_ok(&r, json, ARGS("apply", "-f", "-"));
+    ck_assert_str_eq(r.out, "pod/team-a/solo created\n");
+    cli_result_release(&r);
+    /* the same again changes nothing */
+    run_ok(&r, json, ARGS("apply", "-f", "-"));
+    ck_assert_str_eq(r.out, "pod/team-a/solo unchanged\n");
+    cli_result_release(&r);
+    free(json);
+}
+END_TEST
+
+START_TEST(test_cli_get_tables)
+{
+    struct cli_result r;
+    apply_cluster();
+    char *json = cli_data("apply/pod.json");
+    run_ok(&r, json, ARGS("apply", "-f", "-"));
+    cli_result_release(&r);
+    free(json);
+
+    run_ok(&r, NULL, ARGS("get", "nodes"));
+    ck_assert_int_eq(count_lines(r.out), 3);
+    ck_assert_msg(strncmp(r.out, "NAME   STATUS   ", 16) == 0, "%s", r.out);
+    expect_line(r.out, 0, "NAME STATUS CPU MEMORY GPU PODS AGE");
+    expect_line(r.out, 1, "n1 Ready ");
+    expect_line(r.out, 2, "n2 Ready ");
+    ck_assert_msg(strstr(r.out, "/8 ") && strstr(r.out, "/32Gi ") && strstr(r.out, "/4 ") &&
+                      strstr(r.out, "/110 "),
+                  "no used/allocatable cells:\n%s", r.out);
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "pods"));
+    ck_assert_int_eq(count_lines(r.out), 3);
+    expect_line(r.out, 0, "NAME PHASE NODE AGE");
+    expect_line(r.out, 1, "w-0 ");
+    expect_line(r.out, 2, "w-1 ");
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "pods", "-A"));
+    ck_assert_int_eq(count_lines(r.out), 4);
+    expect_line(r.out, 0, "NAMESPACE NAME PHASE NODE AGE");
+    expect_line(r.out, 1, "default w-0 ");
+    expect_line(r.out, 3, "team-a solo ");
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "po", "-n", "team-a"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    expect_line(r.out, 1, "solo ");
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "podgroups"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    expect_line(r.out, 0, "NAME MINMEMBER AGE");
+    expect_line(r.out, 1, "train 2 ");
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "jobs"));
+    expect_line(r.out, 0, "NAMESPACE NAME STATE PRIORITY MIN PLACED PENDING AGE");
+    ck_assert_int_eq(count_lines(r.out), 3);
+    ck_assert_msg(has_line(r.out, "default train ") && has_line(r.out, "team-a solo "), "%s",
+                  r.out);
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "jobs", "-n", "team-a"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    expect_line(r.out, 1, "team-a solo ");
+    cli_result_release(&r);
+}
+END_TEST
+
+static json_t *run_json(const char *const *args)
+{
+    struct cli_result r;
+    json_error_t je;
+    run_ok(&r, NULL, args);
+    json_t *doc = json_loads(r.out, 0, &je);
+    ck_assert_msg(doc != NULL, "not JSON (%s):\n%s", je.text, r.out);
+    cli_result_release(&r);
+    return doc;
+}
+
+START_TEST(test_cli_output_json_and_yaml)
+{
+    struct cli_result r;
+    apply_cluster();
+    json_t *list = run_json(ARGS("get", "pods", "-o", "json"));
+    json_t *items = json_object_get(list, "items");
+    ck_assert_int_eq(json_array_size(items), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_array_get(items, 0), "metadata"), "name")),
+                     "w-0");
+    json_decref(list);
+
+    const char *const objects[][3] = {
+        {"pod", "w-0", "Pod"}, {"node", "n1", "Node"}, {"podgroup", "train", "PodGroup"}};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *want = run_json(ARGS("get", objects[i][0], objects[i][1], "-o", "json"));
+        ck_assert_str_eq(json_string_value(json_object_get(want, "kind")), objects[i][2]);
+        run_ok(&r, NULL, ARGS("get", objects[i][0], objects[i][1], "-o", "yaml"));
+        struct model_manifest m = {0};
+        struct err err = ERR_INIT;
+        ck_assert_msg(model_manifest_parse(r.out, strlen(r.out), MODEL_FMT_YAML, &m, &err) == 0,
+                      "%s:\n%s", err.msg, r.out);
+        ck_assert_int_eq(m.n, 1);
+        ck_assert_msg(json_equal(m.docs[0].obj, want), "yaml differs from json:\n%s", r.out);
+        model_manifest_free(&m);
+        cli_result_release(&r);
+        json_decref(want);
+    }
+}
+END_TEST
+
+START_TEST(test_cli_delete_and_not_found)
+{
+    struct cli_result r;
+    apply_cluster();
+    run_ok(&r, NULL, ARGS("delete", "pod", "w-1"));
+    ck_assert_str_eq(r.out, "pod/default/w-1 deleted\n");
+    cli_result_release(&r);
+    run_ok(&r, NULL, ARGS("delete", "node", "n2"));
+    ck_assert_str_eq(r.out, "node/n2 deleted\n");
+    cli_result_release(&r);
+
+    cli_run(env, NULL, ARGS("get", "pod", "w-1"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "error: pod 'default/w-1' not found\n");
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("delete", "pod", "default/w-1"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "error: pod 'default/w-1' not found\n");
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "pods"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    expect_line(r.out, 1, "w-0 ");
+    cli_result_release(&r);
+}
+END_TEST
+
+START_TEST(test_cli_invalid_manifest_lists_every_error)
+{
+    struct cli_result r;
+    char *path = cli_data_path("invalid/manifest.yaml");
+    cli_run(env, NULL, ARGS("apply", "-f", path), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_msg(strncmp(r.err, "error: ", 7) == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "document 2 (Pod default/bad-cpu)") && strstr(r.err, "'12x'"), "%s",
+                  r.err);
+    ck_assert_msg(strstr(r.err, "document 3 (Pod default/bad-priority), spec.priority"), "%s",
+                  r.err);
+    ck_assert_int_ge(count_lines(r.err), 3);
+    cli_result_release(&r);
+    /* nothing was written */
+    run_ok(&r, NULL, ARGS("get", "nodes"));
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "No resources found\n");
+    cli_result_release(&r);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_cli_token_required)
+{
+    struct cli_result r;
+    char *path = cli_data_path("apply/cluster.yaml");
+    cli_musterd_stop(&d);
+    cli_musterd_start("s3cret", &d);
+    env[0] = d.server_env;
+
+    cli_run(env, NULL, ARGS("apply", "-f", path), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strncmp(r.err, "error: ", 7) == 0 && strlen(r.err) > 8, "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("--token", "wrong", "apply", "-f", path), &r);
+    ck_assert_int_eq(r.status, 1);
+    cli_result_release(&r);
+
+    cli_run(env, NULL, ARGS("apply", "-f", path, "--token", "s3cret"), &r);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "pod/default/w-0 created\n"));
+    cli_result_release(&r);
+
+    const char *with_env[] = {d.server_env, "MUSTER_TOKEN=s3cret", NULL};
+    cli_run(with_env, NULL, ARGS("delete", "pod", "w-0"), &r);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "pod/default/w-0 deleted\n");
+    cli_result_release(&r);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_cli_audit_export_and_verify)
+{
+    struct cli_result r;
+    apply_cluster();
+    run_ok(&r, NULL, ARGS("cycle"));
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("audit", "export"));
+    int lines = 0;
+    uint64_t last = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t je;
+        json_t *rec = json_loads(line, 0, &je);
+        ck_assert_msg(rec != NULL, "line %d is not JSON: %s", lines + 1, line);
+        uint64_t seq = (uint64_t)json_integer_value(json_object_get(rec, "seq"));
+        ck_assert_msg(seq > last, "seq %llu after %llu", (unsigned long long)seq,
+                      (unsigned long long)last);
+        last = seq;
+        ck_assert_ptr_nonnull(json_object_get(rec, "hash"));
+        json_decref(rec);
+        lines++;
+    }
+    ck_assert_int_ge(lines, 6); /* five applied records and a cycle */
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("audit", "export", "--kind", "applied", "--limit", "2"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"kind\":\"applied\""));
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("audit", "verify"));
+    ck_assert_msg(strncmp(r.out, "audit chain ok: records 1..", 27) == 0, "%s", r.out);
+    cli_result_release(&r);
+    run_ok(&r, NULL, ARGS("audit", "verify", "--from", "2", "--to", "3", "-o", "json"));
+    json_t *v = json_loads(r.out, 0, NULL);
+    ck_assert(json_is_true(json_object_get(v, "ok")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "checked")), 2);
+    json_decref(v);
+    cli_result_release(&r);
+}
+END_TEST
+
+START_TEST(test_cli_cycle_why_describe)
+{
+    struct cli_result r;
+    apply_cluster();
+    run_ok(&r, NULL, ARGS("cycle"));
+    ck_assert_msg(strncmp(r.out, "cycle ", 6) == 0 && strstr(r.out, " pods ("), "%s", r.out);
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "pods"));
+    ck_assert_msg(strstr(r.out, " n1 ") || strstr(r.out, " n2 "), "gang not placed:\n%s", r.out);
+    cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("why", "default/train"));
+    expect_line(r.out, 0, "Job: default/train");
+    ck_assert_ptr_nonnull(strstr(r.out, "\nPrimary:"));
+    cli_result_release(&r);
+
+    json_t *why = run_json(ARGS("why", "default/train", "-o", "json"));
+    ck_assert_str_eq(json_string_value(json_object_get(why, "job")), "default/train");
+    json_decref(why);
+
+    run_ok(&r, NULL, ARGS("describe", "job", "default/train"));
+    expect_line(r.out, 0, "Name: train");
+    expect_line(r.out, 1, "Namespace: default");
+    ck_assert_msg(strstr(r.out, "\nMembers:\nNAME ") && strstr(r.out, "\nw-0 ") &&
+                      strstr(r.out, "\nWhy:\nJob:         default/train\n"),
+                  "%s", r.out);
+    cli_result_release(&r);
+
+    cli_run(env, NULL, ARGS("why", "default/nope"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strncmp(r.err, "error: ", 7) == 0 && strstr(r.err, "default/nope"), "%s", r.err);
+    cli_result_release(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli_server");
+    TCase *tc = tcase_create("musterd");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_cli_apply_file_and_stdin);
+    tcase_add_test(tc, test_cli_get_tables);
+    tcase_add_test(tc, test_cli_output_json_and_yaml);
+    tcase_add_test(tc, test_cli_delete_and_not_found);
+    tcase_add_test(tc, test_cli_invalid_manifest_lists_every_error);
+    tcase_add_test(tc, test_cli_token_required);
+    tcase_add_test(tc, test_cli_audit_export_and_verify);
+    tcase_add_test(tc, test_cli_cycle_why_describe);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
