@@ -157,13 +157,16 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     int rc;
 
     *out = NULL;
+    if (!opts->dir || !*opts->dir) {
+        free(st);
+        return err_set(err, ERR_INVALID, "no data directory given");
+    }
     st->dir = xstrdup(opts->dir);
     st->lock_fd = -1;
     st->sync = opts->sync;
-    /* Readers may nest (a thread holding a read txn opens another), so the lock must
-     * not block new readers behind a waiting grower: keep glibc's reader preference. */
+    /* Growth must not starve behind overlapping readers (txn.c explains nesting). */
     pthread_rwlockattr_init(&attr);
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_READER_NP);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     pthread_rwlock_init(&st->grow_lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&st->child_mu, NULL);

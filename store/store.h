@@ -23,8 +23,9 @@
  * Transactions: only entry points (request handlers, a scheduler cycle) begin,
  * commit or abort; everything else takes `MDB_txn *txn` first. Write
  * transactions are serialized by LMDB. Read transactions may run in any thread
- * concurrently with the writer (MDB_NOTLS). Do no network or disk I/O while a
- * write transaction is open.
+ * concurrently with the writer (MDB_NOTLS); a transaction ends (commit/abort)
+ * in the thread that began it. Do no network or disk I/O while a write
+ * transaction is open.
  *
  * Growth: before each write transaction the map is doubled when more than half
  * of it is used; a transaction that still hits the limit fails with

@@ -4,9 +4,13 @@
  * mdb_env_set_mapsize may only run while no transaction of this process is
  * active, and mdb_env_info reads the map. So every top-level transaction holds
  * st->grow_lock shared from begin to commit/abort, and growth takes it
- * exclusive in between. A thread that already holds it (it has a read txn
- * open while it begins a write) cannot grow: it would wait for itself. The
- * thread-local counter below detects that case and skips growth.
+ * exclusive in between.
+ *
+ * The lock prefers the grower, so a stream of overlapping readers cannot
+ * starve growth. A thread that already holds it shared (a read txn open while
+ * it begins another txn) must not queue behind a waiting grower, which waits
+ * for that very thread: the thread-local counts below make such nested holds
+ * take the real lock only once, and such a thread skips growth.
  */
 #include "internal.h"
 
@@ -15,19 +19,55 @@
 #include "err.h"
 #include "log.h"
 
-static _Thread_local int held_shared;
+#define HELD_SLOTS 4
+
+/* Shared holds of this thread, per store (slots with n == 0 are free). */
+static _Thread_local struct {
+    struct store *st;
+    int n;
+} held[HELD_SLOTS];
 
 enum txn_class { TXN_READ, TXN_WRITE, TXN_CHILD };
 
+/* This thread's hold count for st; NULL when every slot is busy with other stores (then
+ * nested holds take the real lock each time, as a plain rwlock would). */
+static int *held_count(struct store *st)
+{
+    int *free_slot = NULL;
+
+    for (int i = 0; i < HELD_SLOTS; i++) {
+        if (held[i].n > 0 && held[i].st == st)
+            return &held[i].n;
+        if (held[i].n == 0 && !free_slot) {
+            free_slot = &held[i].n;
+            held[i].st = st;
+        }
+    }
+    return free_slot;
+}
+
+static int holds_shared(struct store *st)
+{
+    int *c = held_count(st);
+    return c && *c > 0;
+}
+
 static void lock_shared(struct store *st)
 {
-    pthread_rwlock_rdlock(&st->grow_lock);
-    held_shared++;
+    int *c = held_count(st);
+
+    if (!c || *c == 0)
+        pthread_rwlock_rdlock(&st->grow_lock);
+    if (c)
+        (*c)++;
 }
 
 static void unlock_shared(struct store *st)
 {
-    held_shared--;
+    int *c = held_count(st);
+
+    if (c && *c > 0 && --*c > 0)
+        return;
     pthread_rwlock_unlock(&st->grow_lock);
 }
 
@@ -48,7 +88,7 @@ static void grow(struct store *st, int force)
     size_t map, used, next;
     int rc;
 
-    if (held_shared) {
+    if (holds_shared(st)) {
         log_debug("store: cannot grow the map while this thread holds a transaction");
         return;
     }
@@ -74,7 +114,7 @@ static void maybe_grow(struct store *st)
     size_t map, used;
     int need;
 
-    if (held_shared) /* reading env info is safe: no resize can happen meanwhile */
+    if (holds_shared(st)) /* it could not grow now anyway */
         return;
     lock_shared(st);
     used = used_bytes(st, &map);

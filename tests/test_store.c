@@ -1,5 +1,7 @@
 /* test_store.c - objects, indexes, documents, counters, transactions, locking, growth. */
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +540,83 @@ START_TEST(test_store_map_growth)
 }
 END_TEST
 
+struct readers {
+    atomic_int stop;
+    atomic_int errors;
+    atomic_int loops;
+};
+
+static int count_obj(void *ctx, const char *key, json_t *obj)
+{
+    (*(int *)ctx)++;
+    return 0;
+}
+
+static void *reader(void *arg)
+{
+    struct readers *r = arg;
+
+    while (!atomic_load(&r->stop)) {
+        struct err err = ERR_INIT;
+        MDB_txn *txn = NULL;
+        uint64_t n = 0;
+        int seen = 0;
+
+        if (store_txn_begin(st, STORE_READ, &txn, &err) < 0 ||
+            store_count(txn, MODEL_POD, &n, &err) < 0 ||
+            store_each(txn, MODEL_POD, "ns/p-0000", count_obj, &seen, &err) < 0)
+            atomic_fetch_add(&r->errors, 1);
+        store_txn_abort(&txn);
+        atomic_fetch_add(&r->loops, 1);
+    }
+    return NULL;
+}
+
+/* Readers in other threads keep transactions open while the writer grows the map. */
+START_TEST(test_store_growth_with_concurrent_readers)
+{
+    struct readers r = {0};
+    struct batch b = {.pad = 4000, .n = 100};
+    struct err err = ERR_INIT;
+    struct store_stats stats;
+    pthread_t th[2];
+
+    store_close(st);
+    st = store_util_open(dir, 1 << 20, STORE_SYNC_NONE);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, reader, &r), 0);
+    for (b.first = 0; b.first < 2500; b.first += b.n)
+        ck_assert_msg(store_write(st, write_batch, &b, &err) == 0, "%s", err.msg);
+    atomic_store(&r.stop, 1);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    ck_assert_int_eq(atomic_load(&r.errors), 0);
+    ck_assert_int_gt(atomic_load(&r.loops), 0);
+    ck_assert_int_eq(store_stats(st, &stats, &err), 0);
+    ck_assert_uint_eq(stats.entries[MODEL_POD], 2500);
+    ck_assert_uint_ge(stats.map_size, 8u << 20);
+}
+END_TEST
+
+/* A thread holding a read txn may still write (growth is deferred, not deadlocked). */
+START_TEST(test_store_write_while_holding_read)
+{
+    struct batch b = {.pad = 10, .n = 10};
+    struct err err = ERR_INIT;
+    MDB_txn *rtxn = begin(STORE_READ);
+    uint64_t n = 0;
+
+    ck_assert_msg(store_write(st, write_batch, &b, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(store_count(rtxn, MODEL_POD, &n, NULL), 0);
+    ck_assert_uint_eq(n, 0); /* the snapshot predates the write */
+    store_txn_abort(&rtxn);
+    rtxn = begin(STORE_READ);
+    ck_assert_int_eq(store_count(rtxn, MODEL_POD, &n, NULL), 0);
+    ck_assert_uint_eq(n, 10);
+    store_txn_abort(&rtxn);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -557,6 +636,8 @@ static Suite *store_suite(void)
     tcase_add_test(tc, test_store_newer_schema_refused);
     tcase_add_test(tc, test_store_sync_modes);
     tcase_add_test(tc, test_store_map_growth);
+    tcase_add_test(tc, test_store_growth_with_concurrent_readers);
+    tcase_add_test(tc, test_store_write_while_holding_read);
     suite_add_tcase(s, tc);
     return s;
 }
