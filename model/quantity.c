@@ -222,7 +222,8 @@ void model_quantity_format(int64_t value, int milli, char *buf, size_t n)
         dv /= 1000;
         d++;
     }
-    if (b >= 0)
+    /* the suffix that leaves the smaller number: 1T rather than 976562500Ki */
+    if (b >= 0 && (d < 0 || bv <= dv))
         snprintf(buf, n, "%" PRId64 "%s", bv, binary[b]);
     else if (d >= 0)
         snprintf(buf, n, "%" PRId64 "%s", dv, decimal[d]);

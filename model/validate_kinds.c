@@ -170,18 +170,25 @@ static int all_digits(const char *s)
     return 1;
 }
 
+static void check_pod_spec(struct model__vctx *v, json_t *spec);
+
 void model__validate_pod(struct model__vctx *v, json_t *obj)
 {
-    json_t *spec = json_object_get(obj, "spec"), *t, *tols;
+    json_t *spec = json_object_get(obj, "spec");
     json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
     json_t *idx = json_object_get(ann, MODEL_ANN_TOPOLOGY_INDEX);
-    size_t i;
     if (json_is_string(idx) && !all_digits(json_string_value(idx)))
         model__problem(v, "metadata.annotations." MODEL_ANN_TOPOLOGY_INDEX,
                        "must be a non-negative integer string, got '%s'", json_string_value(idx));
+    if (model__want_object(v, spec, "spec", 1))
+        check_pod_spec(v, spec);
     check_pod_status(v, json_object_get(obj, "status"));
-    if (!model__want_object(v, spec, "spec", 1))
-        return;
+}
+
+static void check_pod_spec(struct model__vctx *v, json_t *spec)
+{
+    json_t *t, *tols;
+    size_t i;
     check_containers(v, spec, "containers", 1);
     check_containers(v, spec, "initContainers", 0);
     model__want_int(v, json_object_get(spec, "priority"), "spec.priority", 0, INT32_LO, INT32_HI);
