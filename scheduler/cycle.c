@@ -1,6 +1,265 @@
+/*
+ * cycle.c - one scheduling cycle: one write transaction, one durable commit.
+ *
+ * Pending jobs are taken in order (sched__job_cmp: priority desc, creation,
+ * id); a gang's GangGroup is attempted as one unit. Each attempt is a
+ * statement: its allocations are applied to the view with an undo log (ops);
+ * commit writes them into the cycle's transaction, discard undoes them in
+ * reverse order and writes an audit "discarded" record. Statements do not use
+ * nested LMDB transactions: the cycle transaction only ever sees committed
+ * statements, and a failed cycle aborts it and rebuilds the view.
+ */
 #include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+/* ---- statements ---- */
+
+void sched__stmt_alloc(struct sched_cyc *c, int pi, int ni)
+{
+    XGROW(c->ops, c->nops + 1, c->capops);
+    c->ops[c->nops++] = (struct sched_op){pi, ni};
+    sched__view_bind(c->v, pi, ni);
+}
+
+static json_t *ops_field(struct sched_cyc *c, int pods)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        json_array_append_new(
+            a, json_string(pods ? c->v->pods[op->pod].key : c->v->nodes[op->node].name));
+    }
+    return a;
+}
+
+int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
+                        struct err *err)
+{
+    if (!c->nops)
+        return 0;
+    json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind", "discarded", "job", job,
+                            "cycle", (json_int_t)c->cycle, "reason", why_code_name(code), "message",
+                            msg, "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+    for (size_t i = c->nops; i-- > 0;)
+        sched__view_unbind(c->v, c->ops[i].pod);
+    c->nops = 0;
+    c->discarded++;
+    c->s->met.statements_discarded++;
+    int rc = store_audit_append(c->txn, rec, NULL, err);
+    json_decref(rec);
+    return rc;
+}
+
+static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct err *err)
+{
+    struct sched_view *v = c->v;
+    struct sv_pod *p = &v->pods[op->pod];
+    json_t *pod = NULL;
+    int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
+    if (rc < 0)
+        return rc;
+    json_t *spec = json_object_get(pod, "spec"), *status = json_object_get(pod, "status");
+    if (!spec) {
+        spec = json_object();
+        json_object_set_new(pod, "spec", spec);
+    }
+    if (!status) {
+        status = json_object();
+        json_object_set_new(pod, "status", status);
+    }
+    json_object_set_new(spec, "nodeName", json_string(v->nodes[op->node].name));
+    if (!json_object_get(status, "phase"))
+        json_object_set_new(status, "phase", json_string("Pending"));
+    json_object_del(status, "nominatedNodeName");
+    json_t *conds = json_object_get(status, "conditions"), *keep = json_array();
+    for (size_t i = 0; i < json_array_size(conds); i++) {
+        json_t *cd = json_array_get(conds, i);
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        if (!type || strcmp(type, "PodScheduled"))
+            json_array_append(keep, cd);
+    }
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_array_append_new(keep, json_pack("{s:s,s:s,s:s}", "type", "PodScheduled", "status", "True",
+                                          "lastTransitionTime", ts));
+    json_object_set_new(status, "conditions", keep);
+    rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
+    json_decref(pod);
+    if (rc < 0)
+        return rc;
+    if (p->nominated >= 0)
+        sched__view_nominate_clear(v, op->pod);
+    free(p->m.nominated_node);
+    p->m.nominated_node = NULL;
+    struct sv_node *n = &v->nodes[op->node];
+    if (!n->ncyc) {
+        XGROW(c->touched, c->ntouched + 1, c->captouched);
+        c->touched[c->ntouched++] = op->node;
+    }
+    XGROW(n->cyc_pods, n->ncyc + 1, n->capcyc);
+    n->cyc_pods[n->ncyc++] = op->pod;
+    return 0;
+}
+
+/* Writes the statement's bindings and one "placed" record per job; *placement (new)
+ * maps pod -> node for the why documents, keyed by job id. */
+int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
+{
+    struct sched_view *v = c->v;
+    int rc = 0;
+    json_t *by_job = json_object();
+    for (size_t i = 0; rc == 0 && i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        rc = write_binding(c, op, err);
+        const char *job = v->jobs[v->pods[op->pod].job].id;
+        json_t *rec = json_object_get(by_job, job);
+        if (!rec) {
+            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind", "placed", "job", job, "cycle",
+                            (json_int_t)c->cycle, "pods", "nodes", "map");
+            json_object_set_new(by_job, job, rec);
+        }
+        json_array_append_new(json_object_get(rec, "pods"), json_string(v->pods[op->pod].key));
+        json_array_append_new(json_object_get(rec, "nodes"), json_string(v->nodes[op->node].name));
+        json_object_set_new(json_object_get(rec, "map"), v->pods[op->pod].m.name,
+                            json_string(v->nodes[op->node].name));
+    }
+    const char *job;
+    json_t *rec;
+    *placement = json_object();
+    json_object_foreach(by_job, job, rec)
+    {
+        json_object_set(*placement, job, json_object_get(rec, "map"));
+        json_object_del(rec, "map");
+        if (rc == 0)
+            rc = store_audit_append(c->txn, rec, NULL, err);
+        c->jobs_placed++;
+    }
+    json_decref(by_job);
+    c->placed += (long)c->nops;
+    c->s->met.pods_placed += c->nops;
+    c->s->met.statements_committed++;
+    c->nops = 0;
+    return rc;
+}
+
+/* ---- ordering ---- */
+
+struct unit_key {
+    int job;
+    int32_t prio;
+    int64_t created;
+    const char *id;
+};
+
+static int cmp_unit(const void *a, const void *b)
+{
+    const struct unit_key *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    if (x->created != y->created)
+        return x->created < y->created ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
+{
+    struct unit_key *k = xcalloc(v->njobs + 1, sizeof(*k));
+    *n = 0;
+    for (size_t i = 0; i < v->njobs; i++) {
+        const struct sv_job *j = &v->jobs[i];
+        if (!j->alive)
+            continue;
+        size_t p = 0;
+        while (p < j->npods && !sched__pod_pending(&v->pods[j->pods[p]]))
+            p++;
+        if (p == j->npods)
+            continue;
+        k[(*n)++] =
+            (struct unit_key){(int)i, sched__job_priority(v, j), sched__job_creation(v, j), j->id};
+    }
+    qsort(k, *n, sizeof(*k), cmp_unit);
+    return k;
+}
+
+/* ---- the cycle ---- */
+
+static void cycle_reset(struct sched_cyc *c)
+{
+    for (size_t i = 0; i < c->ntouched; i++)
+        c->v->nodes[c->touched[i]].ncyc = 0;
+    c->ntouched = 0;
+}
+
+static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct err *err)
+{
+    struct sched_cyc c = {.s = s, .v = s->v, .now_ms = now_ms, .cycle = s->cycle + 1};
+    int64_t t0 = clock_mono_ns();
+    struct unit_key *order = NULL;
+    size_t n = 0;
+    uint64_t seq = 0;
+    int rc = store_txn_begin(s->st, STORE_WRITE, &c.txn, err);
+    if (rc < 0)
+        goto out;
+    if ((rc = sched__housekeeping(&c, err)) < 0)
+        goto out;
+    order = pending_jobs(c.v, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (c.v->jobs[order[i].job].cycle_seen != c.cycle)
+            rc = sched__attempt(&c, order[i].job, err);
+    if (rc < 0)
+        goto out;
+    double ms = (double)(clock_mono_ns() - t0) / 1e6;
+    json_t *rec = json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:f}", "kind", "cycle", "cycle",
+                            (json_int_t)c.cycle, "placed", (int)c.placed, "jobsPlaced",
+                            (int)c.jobs_placed, "discarded", (int)c.discarded, "unschedulable",
+                            (int)c.unschedulable, "pendingJobs", (int)n, "durationMs", ms);
+    rc = store_audit_append(c.txn, rec, &seq, err);
+    json_decref(rec);
+    if (rc == 0)
+        rc = store_meta_put_u64(c.txn, "cycle", c.cycle, err);
+    if (rc == 0)
+        rc = store_txn_commit(&c.txn, err);
+    if (rc < 0)
+        goto out;
+    s->cycle = c.cycle;
+    ms = (double)(clock_mono_ns() - t0) / 1e6;
+    sched__metrics_cycle(s, ms / 1000.0);
+    if (summary)
+        *summary = json_pack("{s:I,s:i,s:i,s:i,s:i,s:f,s:I}", "cycle", (json_int_t)c.cycle,
+                             "placed", (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded",
+                             (int)c.discarded, "unschedulable", (int)c.unschedulable, "durationMs",
+                             ms, "auditSeq", (json_int_t)seq);
+out:
+    store_txn_abort(&c.txn);
+    cycle_reset(&c);
+    free(order);
+    free(c.ops);
+    free(c.touched);
+    return rc;
+}
 
 int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err)
 {
-    return err_set(err, ERR_UNAVAILABLE, "scheduling cycles are not implemented yet");
+    int rc;
+    pthread_mutex_lock(&s->mu);
+    for (int attempt = 0;; attempt++) {
+        rc = cycle_once(s, now_ms, summary, err);
+        if (rc == 0)
+            break;
+        /* The view took this cycle's changes; bring it back to the store. */
+        struct err e2 = ERR_INIT;
+        if (sched__rebuild(s, &e2) < 0) {
+            rc = err_set(err, e2.code, "rebuilding the view: %s", e2.msg);
+            break;
+        }
+        if (rc != ERR_MAP_FULL || attempt >= 4)
+            break;
+        err_clear(err);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }

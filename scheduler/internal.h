@@ -86,7 +86,7 @@ struct sv_job {
     char *last_sig;  /* signature of the last stored why document */
     json_t *history; /* reason history, loaded lazily from the why document */
     int why_loaded;
-    int64_t cycle_seen; /* cycle in which the job was last handled */
+    uint64_t cycle_seen; /* cycle in which the job was last handled */
 };
 
 enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED };
@@ -104,6 +104,10 @@ struct sv_shape {
     int *cand; /* statically feasible nodes still worth trying, name order */
     size_t ncand, capcand;
     uint64_t fail_epoch; /* the shape fits nowhere at this epoch */
+    json_t *nf;          /* cached node filter (why) for nf_epoch / nf_cycle */
+    int nf_code;
+    json_t *nf_ahead;
+    uint64_t nf_epoch, nf_cycle;
 };
 
 struct sv_free {
@@ -193,6 +197,28 @@ int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
 /* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
 int sched__job_min(const struct sv_job *j);
 
+/* ---- fit (fit.c) ---- */
+
+enum { SCHED_FIT_OK, SCHED_FIT_UNSCHEDULABLE, SCHED_FIT_SELECTOR, SCHED_FIT_TAINT };
+
+/* SCHED_FIT_OK or the first static reason the shape cannot use the node. */
+int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh);
+/* -1 when every request fits the free capacity, else the index (in sh->req) of the
+ * first request that does not. self: the pod, whose own nomination is not a reservation. */
+int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
+                   int self);
+int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                    int self);
+/* Node score for placing the shape (higher is better): the binpack score, mean over
+ * requested resources of used/allocatable after placement. Replaceable. */
+double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
+/* The best node for pod pi now, or -1. */
+int sched__pick_node(struct sched_view *v, int pi);
+/* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
+ * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
+ * or -1 when the pod fits somewhere. */
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code);
+
 /* ---- scheduler ---- */
 
 struct sched_metrics {
@@ -219,6 +245,59 @@ char *sched__object_job(enum model_kind kind, json_t *obj);
 int sched__audit_object(MDB_txn *txn, struct sched *s, const char *what, enum model_kind kind,
                         const char *key, json_t *obj, json_t *extra, struct err *err);
 void sched__metrics_cycle(struct sched *s, double seconds);
+/* ---- the cycle (cycle.c, attempt.c, cyclewhy.c) ---- */
+
+struct sched_op {
+    int pod, node; /* allocate pod -> node */
+};
+
+struct sched_cyc {
+    struct sched *s;
+    struct sched_view *v;
+    MDB_txn *txn;
+    int64_t now_ms;
+    uint64_t cycle;
+    struct sched_op *ops; /* the open statement's undo log */
+    size_t nops, capops;
+    int *touched; /* nodes with cyc_pods this cycle */
+    size_t ntouched, captouched;
+    long placed, jobs_placed, discarded, unschedulable;
+};
+
+/* Statement: allocate (view now, store at commit), commit, discard (undo in reverse,
+ * audit "discarded" when the statement had operations). */
+void sched__stmt_alloc(struct sched_cyc *c, int pod, int node);
+int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err);
+int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
+                        struct err *err);
+
+/* mark_running and removal of terminated pods, at the start of a cycle. */
+int sched__housekeeping(struct sched_cyc *c, struct err *err);
+/* Attempts the job (with its GangGroup) as one statement. */
+int sched__attempt(struct sched_cyc *c, int job, struct err *err);
+
+struct sched_attempt;
+/* Placement of an attempt's pending pods; replaceable per job (topology gather comes
+ * as another placer). Returns 0 or ERR_*; pods that do not fit stay unplaced. */
+typedef int (*sched__placer)(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
+sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);
+
+struct sched_why_input {
+    const char *state;
+    json_t *blockers;  /* array of {"class","code","message",...} (borrowed) */
+    int primary;       /* why code or -1 when nothing blocks */
+    json_t *gang;      /* borrowed, may be NULL */
+    json_t *nf;        /* node filter, borrowed, may be NULL */
+    json_t *ahead;     /* borrowed, may be NULL */
+    json_t *placement; /* pod -> node of this cycle, borrowed, may be NULL */
+};
+/* Stores the job's why document when it changed; writes "unschedulable" on a change
+ * of reason. */
+int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,
+                      struct err *err);
+/* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
+json_t *sched__ahead(struct sched_cyc *c, int pi);
+
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);
 /* The job state name ("Pending", ...). */

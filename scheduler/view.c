@@ -66,6 +66,8 @@ static void shape_clear(struct sv_shape *sh)
     }
     free(sh->tol);
     free(sh->cand);
+    json_decref(sh->nf);
+    json_decref(sh->nf_ahead);
 }
 
 void sched__view_free(struct sched_view *v)

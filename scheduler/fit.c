@@ -1,0 +1,259 @@
+/*
+ * fit.c - does a pod shape fit a node, which node to choose, and why not.
+ *
+ * Fit (DESIGN.md section 3): every requested resource fits allocatable minus
+ * requested by bound pods minus reservations of nominated pods of equal or
+ * higher priority; the node is schedulable, the nodeSelector matches, every
+ * NoSchedule taint is tolerated.
+ *
+ * Speed: each shape keeps the list of statically feasible nodes that still had
+ * room at the current view epoch. Within one epoch usage only grows, so a node
+ * that no longer fits a shape is dropped from its list for good, and a shape
+ * that fits nowhere is remembered as such (fail_epoch). Any change that frees
+ * capacity or changes nodes bumps the epoch and the lists are rebuilt.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int streq(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+static int tolerates(const struct model_toleration *t, const struct model_taint *x)
+{
+    if (t->effect && *t->effect && !streq(t->effect, x->effect))
+        return 0;
+    if (t->op && !strcmp(t->op, "Exists"))
+        return !t->key || !*t->key || streq(t->key, x->key);
+    return streq(t->key, x->key) && streq(t->value, x->value);
+}
+
+int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh)
+{
+    if (n->m.unschedulable)
+        return SCHED_FIT_UNSCHEDULABLE;
+    for (size_t i = 0; i < sh->nsel; i++) {
+        size_t k = 0;
+        while (k < n->m.nlabels && strcmp(n->m.labels[k].key, sh->sel[i].key))
+            k++;
+        if (k == n->m.nlabels || !streq(n->m.labels[k].value, sh->sel[i].value))
+            return SCHED_FIT_SELECTOR;
+    }
+    for (size_t i = 0; i < n->m.ntaints; i++) {
+        const struct model_taint *x = &n->m.taints[i];
+        if (!x->effect || strcmp(x->effect, "NoSchedule"))
+            continue;
+        size_t k = 0;
+        while (k < sh->ntol && !tolerates(&sh->tol[k], x))
+            k++;
+        if (k == sh->ntol)
+            return SCHED_FIT_TAINT;
+    }
+    return SCHED_FIT_OK;
+}
+
+/* Reserved amount of resource r on n for a pod of priority prio (not self). */
+static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                        int self)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < n->nnom; i++) {
+        const struct sv_pod *p = &v->pods[n->nominated[i]];
+        if (n->nominated[i] == self || p->node >= 0 || p->m.priority < prio)
+            continue;
+        for (int k = 0; k < p->nreq; k++)
+            if (p->req[k].res == r)
+                sum += p->req[k].v;
+    }
+    return sum;
+}
+
+int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                    int self)
+{
+    int64_t f = n->alloc[r] - n->used[r];
+    if (n->nnom)
+        f -= reserved(v, n, r, prio, self);
+    return f;
+}
+
+int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
+                   int self)
+{
+    for (int i = 0; i < sh->nreq; i++) {
+        int r = sh->req[i].res;
+        if (n->nnom) {
+            if (sh->req[i].v > sched__free(v, n, r, sh->priority, self))
+                return i;
+        } else if (sh->req[i].v > n->alloc[r] - n->used[r]) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh)
+{
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < sh->nreq; i++) {
+        int r = sh->req[i].res;
+        if (n->alloc[r] <= 0)
+            continue;
+        sum += (double)(n->used[r] + sh->req[i].v) / (double)n->alloc[r];
+        cnt++;
+    }
+    return cnt ? sum / cnt : 0;
+}
+
+static void cand_rebuild(struct sched_view *v, struct sv_shape *sh, int self)
+{
+    size_t n;
+    const int *order = sched__view_node_order(v, &n);
+    XGROW(sh->cand, n + 1, sh->capcand);
+    sh->ncand = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_node *nd = &v->nodes[order[i]];
+        if (sched__fit_static(nd, sh) == SCHED_FIT_OK && sched__fit_res(v, nd, sh, self) < 0)
+            sh->cand[sh->ncand++] = order[i];
+    }
+    sh->cand_epoch = v->epoch;
+}
+
+int sched__pick_node(struct sched_view *v, int pi)
+{
+    struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+    if (sh->fail_epoch == v->epoch)
+        return -1;
+    if (sh->cand_epoch != v->epoch)
+        cand_rebuild(v, sh, pi);
+    int best = -1;
+    double best_score = -1;
+    size_t keep = 0;
+    /* Candidates are in name order, so strict > keeps the first name on ties. */
+    for (size_t i = 0; i < sh->ncand; i++) {
+        int ni = sh->cand[i];
+        const struct sv_node *n = &v->nodes[ni];
+        if (sched__fit_res(v, n, sh, pi) >= 0)
+            continue;
+        sh->cand[keep++] = ni;
+        double sc = sched__score(v, n, sh);
+        if (sc > best_score) {
+            best_score = sc;
+            best = ni;
+        }
+    }
+    sh->ncand = keep;
+    if (best < 0)
+        sh->fail_epoch = v->epoch;
+    return best;
+}
+
+/* ---- node filter histogram ---- */
+
+struct bucket {
+    char reason[160];
+    const char *resource;
+    long nodes;
+    int64_t need, max_free;
+};
+
+static struct bucket *bucket_get(struct bucket *b, size_t *n, const char *reason)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(b[i].reason, reason))
+            return &b[i];
+    struct bucket *x = &b[(*n)++];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->reason, sizeof(x->reason), "%s", reason);
+    x->max_free = INT64_MIN;
+    return x;
+}
+
+static int cmp_bucket(const void *a, const void *b)
+{
+    const struct bucket *x = a, *y = b;
+    if (x->nodes != y->nodes)
+        return x->nodes > y->nodes ? -1 : 1;
+    return strcmp(x->reason, y->reason);
+}
+
+static const char *static_reason(int why)
+{
+    return why == SCHED_FIT_UNSCHEDULABLE ? "node is unschedulable"
+           : why == SCHED_FIT_SELECTOR    ? "node selector mismatch"
+                                          : "untolerated taint";
+}
+
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
+{
+    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+    size_t n, nb = 0;
+    const int *order = sched__view_node_order(v, &n);
+    struct bucket *b = xcalloc((size_t)sh->nreq + 4, sizeof(*b));
+    long fit = 0, static_ok = 0, could_fit_empty = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_node *nd = &v->nodes[order[i]];
+        int why = sched__fit_static(nd, sh);
+        if (why != SCHED_FIT_OK) {
+            bucket_get(b, &nb, static_reason(why))->nodes++;
+            continue;
+        }
+        static_ok++;
+        int empty_ok = 1;
+        for (int k = 0; k < sh->nreq; k++)
+            empty_ok &= sh->req[k].v <= nd->alloc[sh->req[k].res];
+        could_fit_empty += empty_ok;
+        int bad = sched__fit_res(v, nd, sh, pi);
+        if (bad < 0) {
+            fit++;
+            continue;
+        }
+        int r = sh->req[bad].res;
+        char reason[160];
+        if (r == SV_RES_PODS)
+            snprintf(reason, sizeof(reason), "Too many pods");
+        else
+            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[r]);
+        struct bucket *x = bucket_get(b, &nb, reason);
+        x->nodes++;
+        x->resource = v->res[r];
+        x->need = sh->req[bad].v;
+        int64_t f = sched__free(v, nd, r, sh->priority, pi);
+        if (f > x->max_free)
+            x->max_free = f;
+    }
+    qsort(b, nb, sizeof(*b), cmp_bucket);
+    json_t *reasons = json_array();
+    char *sum = NULL;
+    size_t sumlen = 0;
+    FILE *f = open_memstream(&sum, &sumlen);
+    fprintf(f, "%ld/%zu nodes fit", fit, n);
+    for (size_t i = 0; i < nb; i++) {
+        json_t *r = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
+        fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
+        if (b[i].resource) {
+            int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
+            json_object_set_new(r, "resource", json_string(b[i].resource));
+            json_object_set_new(r, "need", json_integer(b[i].need));
+            json_object_set_new(r, "maxFree", json_integer(mf));
+            fprintf(f, " (need %lld, max free %lld)", (long long)b[i].need, (long long)mf);
+        }
+        json_array_append_new(reasons, r);
+    }
+    fclose(f);
+    *code = n == 0                 ? WHY_NO_NODES
+            : static_ok == 0       ? WHY_NO_MATCHING_NODE
+            : could_fit_empty == 0 ? WHY_EXCEEDS_ALLOCATABLE
+            : fit == 0             ? WHY_INSUFFICIENT
+                                   : -1;
+    json_t *out = json_pack("{s:i,s:i,s:o,s:s}", "total", (int)n, "fit", (int)fit, "reasons",
+                            reasons, "summary", sum);
+    free(sum);
+    free(b);
+    return out;
+}
