@@ -1,0 +1,349 @@
+/*
+ * test_model.c - kinds, validation error objects, typed decoders and the YAML
+ * emitter of model/.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "model.h"
+#include "model_support.h"
+
+static json_t *load_one(const char *text)
+{
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    json_t *errors = json_array();
+    ck_assert_msg(model_manifest_parse(text, strlen(text), MODEL_FMT_AUTO, &m, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_msg(model_validate(&m.docs[0], errors) == 0, "%s",
+                  json_string_value(json_object_get(json_array_get(errors, 0), "message")));
+    json_t *obj = json_incref(m.docs[0].obj);
+    json_decref(errors);
+    model_manifest_free(&m);
+    return obj;
+}
+
+static int64_t res(const struct model_res *r, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(r[i].name, name))
+            return r[i].value;
+    return -1;
+}
+
+START_TEST(test_model_kinds)
+{
+    enum model_kind k;
+    struct err err = ERR_INIT;
+    static const struct {
+        const char *res;
+        enum model_kind kind;
+    } names[] = {{"pods", MODEL_POD},
+                 {"PO", MODEL_POD},
+                 {"pod", MODEL_POD},
+                 {"nodes", MODEL_NODE},
+                 {"no", MODEL_NODE},
+                 {"pg", MODEL_PODGROUP},
+                 {"PodGroups", MODEL_PODGROUP},
+                 {"cnt", MODEL_TOPOLOGY},
+                 {"clusternetworktopologies", MODEL_TOPOLOGY}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        ck_assert_int_eq(model_kind_from_resource(names[i].res, &k), 0);
+        ck_assert_int_eq(k, names[i].kind);
+    }
+    ck_assert_int_eq(model_kind_from_resource("deployments", &k), ERR_INVALID);
+    ck_assert_str_eq(model_kind_plural(MODEL_TOPOLOGY), "clusternetworktopologies");
+    ck_assert_str_eq(model_kind_name(MODEL_PODGROUP), "PodGroup");
+    ck_assert_str_eq(model_kind_api_version(MODEL_PODGROUP), "scheduling.sigs.k8s.io/v1alpha1");
+    ck_assert_int_eq(model_kind_namespaced(MODEL_POD), 1);
+    ck_assert_int_eq(model_kind_namespaced(MODEL_NODE), 0);
+
+    ck_assert_int_eq(model_kind_from_doc("PodGroup", "scheduling.sigs.k8s.io/v1beta1", &k, &err),
+                     0);
+    ck_assert_int_eq(k, MODEL_PODGROUP);
+    ck_assert_int_eq(model_kind_from_doc("Pod", "v2", &k, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "unknown apiVersion 'v2' for kind 'Pod'");
+    ck_assert_int_eq(model_kind_from_doc("Deployment", "apps/v1", &k, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "unknown kind 'Deployment'");
+    ck_assert_int_eq(
+        model_kind_from_doc("ClusterNetworkTopology", "scheduling.koordinator.sh", &k, &err),
+        ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_model_object_key_and_namespace_default)
+{
+    json_t *pod = load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                           "spec: {containers: [{name: c}]}\n");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "namespace")),
+        "default");
+    char *key = model_object_key(MODEL_POD, pod);
+    ck_assert_str_eq(key, "default/p");
+    free(key);
+    json_t *node = load_one("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
+    ck_assert_ptr_null(json_object_get(json_object_get(node, "metadata"), "namespace"));
+    key = model_object_key(MODEL_NODE, node);
+    ck_assert_str_eq(key, "n1");
+    free(key);
+    json_decref(pod);
+    json_decref(node);
+}
+END_TEST
+
+START_TEST(test_model_validate_error_object)
+{
+    const char *text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w-1\nspec:\n"
+                       "  containers:\n  - name: c\n    resources:\n      requests:\n"
+                       "        cpu: 12x\n";
+    struct model_manifest m;
+    json_t *errors = json_array();
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, NULL), 0);
+    ck_assert_int_eq(model_validate(&m.docs[0], errors), 1);
+    json_t *want = json_pack(
+        "{si ss ss ss ss si si}", "document", 1, "kind", "Pod", "name", "default/w-1", "field",
+        "spec.containers[0].resources.requests.cpu", "message",
+        "document 1 (Pod default/w-1), spec.containers[0].resources.requests.cpu: invalid "
+        "quantity '12x' at line 10 col 14",
+        "line", 10, "col", 14);
+    ck_assert(json_equal(json_array_get(errors, 0), want));
+    json_decref(want);
+    json_decref(errors);
+    model_manifest_free(&m);
+}
+END_TEST
+
+START_TEST(test_model_pod_requests_sum_max)
+{
+    json_t *obj =
+        load_one("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n"
+                 "  labels: {pod-group.scheduling.sigs.k8s.io: gang}\n"
+                 "  annotations: {gang.scheduling.koordinator.sh/network-topology-index: "
+                 "'3'}\n"
+                 "  creationTimestamp: '2026-01-01T00:00:01Z'\n"
+                 "spec:\n"
+                 "  priority: 100\n  preemptionPolicy: Never\n"
+                 "  nodeSelector: {zone: a}\n"
+                 "  initContainers:\n"
+                 "  - {name: i1, resources: {requests: {cpu: '3', memory: 1Gi}}}\n"
+                 "  - {name: i2, resources: {requests: {nvidia.com/gpu: 1, memory: 100Mi}}}\n"
+                 "  containers:\n"
+                 "  - {name: a, resources: {requests: {cpu: 500m, memory: 2Gi}}}\n"
+                 "  - {name: b, resources: {requests: {cpu: 1500m, memory: 0.5Gi}}}\n"
+                 "status: {nominatedNodeName: n7}\n");
+    struct model_pod p;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_pod_decode(obj, &p, &err), 0);
+    ck_assert_str_eq(p.ns, "ml");
+    ck_assert_str_eq(p.group, "gang");
+    ck_assert_int_eq(p.topo_index, 3);
+    ck_assert_int_eq(res(p.requests, p.nrequests, "cpu"), 3000);            /* max(2000, 3000) */
+    ck_assert_int_eq(res(p.requests, p.nrequests, "memory"), 2684354560LL); /* 2.5Gi sum */
+    ck_assert_int_eq(res(p.requests, p.nrequests, "nvidia.com/gpu"), 1);    /* init only */
+    ck_assert_int_eq(res(p.requests, p.nrequests, "pods"), 1);
+    ck_assert_int_eq(p.priority, 100);
+    ck_assert_int_eq(p.preempt_never, 1);
+    ck_assert_uint_eq(p.nnode_selector, 1);
+    ck_assert_str_eq(p.node_selector[0].value, "a");
+    ck_assert_ptr_null(p.node_name);
+    ck_assert_str_eq(p.phase, "Pending");
+    ck_assert_str_eq(p.nominated_node, "n7");
+    ck_assert_int_eq(p.creation_ms, 1767225601000LL);
+    model_pod_release(&p);
+    model_pod_release(&p); /* idempotent */
+    json_decref(obj);
+}
+END_TEST
+
+START_TEST(test_model_pod_tolerations_and_defaults)
+{
+    json_t *obj = load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\n"
+                           "spec:\n  nodeName: n1\n  containers: [{name: c}]\n"
+                           "  tolerations:\n  - operator: Exists\n"
+                           "  - {key: gpu, value: 'yes', effect: NoSchedule}\n");
+    struct model_pod p;
+    ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
+    ck_assert_int_eq(p.topo_index, -1);
+    ck_assert_str_eq(p.node_name, "n1");
+    ck_assert_int_eq(res(p.requests, p.nrequests, "pods"), 1);
+    ck_assert_uint_eq(p.nrequests, 1);
+    ck_assert_uint_eq(p.ntolerations, 2);
+    ck_assert_ptr_null(p.tolerations[0].key);
+    ck_assert_str_eq(p.tolerations[0].op, "Exists");
+    ck_assert_ptr_null(p.tolerations[0].effect);
+    ck_assert_str_eq(p.tolerations[1].key, "gpu");
+    ck_assert_str_eq(p.tolerations[1].op, "Equal");
+    ck_assert_str_eq(p.tolerations[1].value, "yes");
+    ck_assert_str_eq(p.tolerations[1].effect, "NoSchedule");
+    model_pod_release(&p);
+    json_decref(obj);
+}
+END_TEST
+
+START_TEST(test_model_node_decode)
+{
+    json_t *obj = load_one("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
+                           "  labels: {network.topology.nvidia.com/block: b1}\n"
+                           "spec:\n  unschedulable: true\n"
+                           "  taints: [{key: gpu, effect: NoSchedule}]\n"
+                           "status:\n  capacity: {cpu: '64'}\n"
+                           "  allocatable: {cpu: 63500m, memory: 1.5Gi, nvidia.com/gpu: 8, "
+                           "pods: '110', x: 100m}\n");
+    struct model_node n;
+    ck_assert_int_eq(model_node_decode(obj, &n, NULL), 0);
+    ck_assert_str_eq(n.name, "n1");
+    ck_assert_int_eq(n.unschedulable, 1);
+    ck_assert_uint_eq(n.nlabels, 1);
+    ck_assert_str_eq(n.labels[0].value, "b1");
+    ck_assert_int_eq(res(n.allocatable, n.nallocatable, "cpu"), 63500);
+    ck_assert_int_eq(res(n.allocatable, n.nallocatable, "memory"), 1610612736LL);
+    ck_assert_int_eq(res(n.allocatable, n.nallocatable, "nvidia.com/gpu"), 8);
+    ck_assert_int_eq(res(n.allocatable, n.nallocatable, "pods"), 110);
+    ck_assert_int_eq(res(n.allocatable, n.nallocatable, "x"), 1); /* rounded up */
+    ck_assert_uint_eq(n.ntaints, 1);
+    ck_assert_str_eq(n.taints[0].value, "");
+    ck_assert_str_eq(n.taints[0].effect, "NoSchedule");
+    model_node_release(&n);
+    model_node_release(NULL);
+    json_decref(obj);
+}
+END_TEST
+
+START_TEST(test_model_podgroup_groups)
+{
+    json_t *obj = load_one(
+        "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+        "metadata:\n  name: master\n  namespace: team\n  annotations:\n"
+        "    gang.scheduling.koordinator.sh/groups: '[\"worker\", \"other/ps\", \"team/worker\"]'\n"
+        "    gang.scheduling.koordinator.sh/network-topology-spec: '{bad json'\n"
+        "spec: {minMember: 4}\n");
+    struct model_podgroup g;
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    ck_assert_int_eq(g.min_member, 4);
+    ck_assert_uint_eq(g.ngroups, 3);
+    ck_assert_str_eq(g.groups[0], "team/worker");
+    ck_assert_str_eq(g.groups[1], "other/ps");
+    ck_assert_str_eq(g.groups[2], "team/master"); /* itself, added */
+    ck_assert_str_eq(g.topology_spec, "{bad json");
+    model_podgroup_release(&g);
+    json_decref(obj);
+
+    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                   "metadata: {name: solo}\nspec: {minMember: 1}\n");
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    ck_assert_uint_eq(g.ngroups, 0);
+    ck_assert_ptr_null(g.topology_spec);
+    ck_assert_str_eq(g.ns, "default");
+    model_podgroup_release(&g);
+    json_decref(obj);
+}
+END_TEST
+
+START_TEST(test_model_topology_decode)
+{
+    char path[4096];
+    size_t len;
+    json_t *docs;
+    snprintf(path, sizeof(path), "%s/valid/koordinator_cnt/input.yaml", model_test_data_dir());
+    char *buf = model_test_read(path, &len);
+    ck_assert_ptr_nonnull(buf);
+    json_t *messages = model_test_check(buf, len, &docs);
+    ck_assert_uint_eq(json_array_size(messages), 0);
+    struct model_topology t;
+    ck_assert_int_eq(model_topology_decode(json_array_get(docs, 0), &t, NULL), 0);
+    ck_assert_str_eq(t.name, "default");
+    ck_assert_uint_eq(t.nlayers, 3);
+    ck_assert_str_eq(t.layers[0].name, "SpineLayer");
+    ck_assert_ptr_null(t.layers[0].parent);
+    ck_assert_str_eq(t.layers[1].parent, "SpineLayer");
+    ck_assert_uint_eq(t.layers[1].nlabel_keys, 1);
+    ck_assert_str_eq(t.layers[1].label_keys[0], "network.topology.nvidia.com/block");
+    ck_assert_str_eq(t.layers[2].name, "NodeTopologyLayer");
+    ck_assert_uint_eq(t.layers[2].nlabel_keys, 0);
+    model_topology_release(&t);
+    json_decref(messages);
+    json_decref(docs);
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_model_decode_rejects_bad_input)
+{
+    struct model_pod p;
+    struct err err = ERR_INIT;
+    json_t *obj = json_pack("{s{ss}s{s[{s{s{ss}}}]}}", "metadata", "name", "p", "spec",
+                            "containers", "resources", "requests", "cpu", "lots");
+    ck_assert_int_eq(model_pod_decode(obj, &p, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "invalid quantity 'lots'"));
+    ck_assert_ptr_null(p.name); /* released on failure */
+    json_decref(obj);
+}
+END_TEST
+
+static void round_trip(json_t *value)
+{
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    char *yaml = model_yaml_dump(value);
+    ck_assert_ptr_nonnull(yaml);
+    ck_assert_msg(model_manifest_parse(yaml, strlen(yaml), MODEL_FMT_YAML, &m, &err) == 0, "%s\n%s",
+                  err.msg, yaml);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_msg(json_equal(m.docs[0].obj, value), "round trip changed the value:\n%s", yaml);
+    model_manifest_free(&m);
+    free(yaml);
+}
+
+START_TEST(test_model_yaml_dump_round_trip)
+{
+    json_t *tricky =
+        json_pack("{ss ss ss ss ss ss ss ss ss ss ss si sf sb sn s[] s{} s[s{si}] ss ss}", "s1",
+                  "true", "s2", "yes", "s3", "123", "s4", "1.5", "s5", "", "s6", "null", "s7", "~",
+                  "s8", "multi\nline\n", "s9", "- not a list", "s10", "key: value", "s11", "0x10",
+                  "i", -42, "f", 0.1, "b", 1, "n", "empty", "emptyobj", "list", "a", "x", 1,
+                  "unicode", "gr\xc3\xbc\xc3\x9f", "trail", "ends with space ");
+    round_trip(tricky);
+    json_decref(tricky);
+
+    char path[4096];
+    size_t len;
+    json_t *docs;
+    snprintf(path, sizeof(path), "%s/valid/pod_init_containers/input.yaml", model_test_data_dir());
+    char *buf = model_test_read(path, &len);
+    json_decref(model_test_check(buf, len, &docs));
+    round_trip(json_array_get(docs, 0));
+    char *yaml = model_yaml_dump(json_array_get(docs, 0));
+    /* kubectl-like: block style, sequences flush with their key */
+    ck_assert_ptr_nonnull(strstr(yaml, "apiVersion: v1\nkind: Pod\nmetadata:\n"));
+    ck_assert_ptr_nonnull(strstr(yaml, "  containers:\n  - image: trainer:1.0\n"));
+    ck_assert_ptr_nonnull(strstr(yaml, "status: \"False\""));
+    free(yaml);
+    json_decref(docs);
+    free(buf);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, test_model_kinds);
+    tcase_add_test(tc, test_model_object_key_and_namespace_default);
+    tcase_add_test(tc, test_model_validate_error_object);
+    tcase_add_test(tc, test_model_pod_requests_sum_max);
+    tcase_add_test(tc, test_model_pod_tolerations_and_defaults);
+    tcase_add_test(tc, test_model_node_decode);
+    tcase_add_test(tc, test_model_podgroup_groups);
+    tcase_add_test(tc, test_model_topology_decode);
+    tcase_add_test(tc, test_model_decode_rejects_bad_input);
+    tcase_add_test(tc, test_model_yaml_dump_round_trip);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
