@@ -75,7 +75,8 @@ void model_quantity_format(int64_t value, int milli, char *buf, size_t n);
 enum model_format { MODEL_FMT_AUTO, MODEL_FMT_YAML, MODEL_FMT_JSON };
 
 struct model_doc {
-    int index;   /* 1-based position in the stream */
+    int index;   /* 1-based position among the decoded documents (empty documents are
+                    not counted; each item of a List or top-level array counts one) */
     json_t *obj; /* owned: the document */
     json_t *pos; /* owned: object mapping field path ("spec.containers[0].name") to
                     [line, col] (1-based) where known; empty for JSON input */
@@ -124,11 +125,13 @@ struct model_res {
 };
 
 struct model_taint {
-    char *key, *value, *effect; /* effect: NoSchedule, PreferNoSchedule, NoExecute */
+    char *key, *value, *effect; /* effect: NoSchedule, PreferNoSchedule, NoExecute;
+                                   value "" when absent */
 };
 
 struct model_toleration {
-    char *key, *op, *value, *effect; /* op: Equal or Exists; NULL key with Exists matches all */
+    char *key, *op, *value, *effect; /* op: Equal or Exists; NULL key with Exists matches all;
+                                        value "" when absent; NULL effect matches every effect */
 };
 
 struct model_node {
