@@ -1,7 +1,4 @@
-/* daemon.c - musterd's life: open, serve, run cycles, stop cleanly on SIGTERM / SIGINT.
- *
- * C11 <threads.h> rather than <pthread.h>: the scheduler's "sched.h" is on the include path
- * and shadows the system <sched.h> that <pthread.h> includes. */
+/* daemon.c - musterd's life: open, serve, run cycles, stop cleanly on SIGTERM / SIGINT. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

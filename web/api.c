@@ -1,8 +1,15 @@
 /* api.c - the civetweb context: start, stop, and one log line per request. */
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -53,9 +60,54 @@ static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
         return err_set(err, ERR_INVALID, "listen address '%s' needs ADDR:PORT", listen);
     if (!colon || colon == listen)
         snprintf(buf, n, "0.0.0.0:%ld", v);
+    else if (!strncmp(listen, "localhost:", 10))
+        snprintf(buf, n, "127.0.0.1:%ld", v);
     else
         snprintf(buf, n, "%s", listen);
     return 0;
+}
+
+struct waker {
+    struct sockaddr_in addr;
+    atomic_int done;
+};
+
+/* civetweb's master thread notices mg_stop only when its poll() on the listening socket
+ * returns, which is after up to two seconds; knocking on the socket makes shutdown
+ * prompt. */
+static int wake_main(void *arg)
+{
+    struct waker *w = arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+
+    while (!atomic_load(&w->done)) {
+        thrd_sleep(&ts, NULL);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            continue;
+        connect(fd, (struct sockaddr *)&w->addr, sizeof(w->addr));
+        close(fd);
+    }
+    return 0;
+}
+
+static void stop_promptly(struct api *api)
+{
+    struct waker w = {.addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)api->port)}};
+    thrd_t t;
+    int have = 0;
+
+    if (api->host[0] && inet_pton(AF_INET, api->host, &w.addr.sin_addr) == 1) {
+        if (w.addr.sin_addr.s_addr == htonl(INADDR_ANY))
+            w.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        atomic_init(&w.done, 0);
+        have = thrd_create(&t, wake_main, &w) == thrd_success;
+    }
+    mg_stop(api->ctx);
+    if (have) {
+        atomic_store(&w.done, 1);
+        thrd_join(t, NULL);
+    }
 }
 
 void api_stop(struct api *api)
@@ -63,7 +115,7 @@ void api_stop(struct api *api)
     if (!api)
         return;
     if (api->ctx)
-        mg_stop(api->ctx);
+        stop_promptly(api);
     mg_exit_library();
     free(api->token);
     free(api->ui_dir);
@@ -79,8 +131,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     int rc = 0;
 
     *out = NULL;
-    /* reference counted by civetweb; <pthread.h> is avoided here because the scheduler's
-     * "sched.h" shadows the system <sched.h> that it includes */
+    /* reference counted by civetweb, so several api instances in one process are fine */
     mg_init_library(0);
     api->sched = sched;
     api->st = st;
@@ -112,6 +163,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
         goto out;
     }
     api->port = ports[0].port;
+    snprintf(api->host, sizeof(api->host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
 out:
     if (rc < 0) {
         api_stop(api);

@@ -39,6 +39,7 @@ struct api {
     void (*on_change)(void *ctx);
     void *on_change_ctx;
     int port;
+    char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
     uint64_t requests;    /* atomic */
 };

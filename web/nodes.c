@@ -30,9 +30,9 @@ static int add_pod(void *ctx, const char *key)
     if (model_pod_decode(obj, &pod, n->err) == 0) {
         /* terminal pods hold no resources, as in Kubernetes */
         if (!pod.phase || (strcmp(pod.phase, "Succeeded") && strcmp(pod.phase, "Failed"))) {
+            /* the model counts the pod itself as a request of one "pods" */
             for (size_t i = 0; i < pod.nrequests; i++)
                 add_value(n->requested, pod.requests[i].name, pod.requests[i].value);
-            add_value(n->requested, "pods", 1);
         }
         model_pod_release(&pod);
     }

@@ -1,0 +1,106 @@
+/* http_client.c - libcurl requests for the API tests. */
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http_client.h"
+
+struct buf {
+    char *p;
+    size_t len;
+};
+
+static size_t on_data(char *data, size_t size, size_t n, void *ctx)
+{
+    struct buf *b = ctx;
+    size_t add = size * n;
+
+    b->p = realloc(b->p, b->len + add + 1);
+    memcpy(b->p + b->len, data, add);
+    b->len += add;
+    b->p[b->len] = '\0';
+    return add;
+}
+
+int http_request_len(const char *method, const char *base, const char *path, const char *body,
+                     size_t len, const char *const *headers, struct http_resp *out)
+{
+    struct buf data = {calloc(1, 1), 0}, head = {calloc(1, 1), 0};
+    struct curl_slist *list = NULL;
+    char url[2048];
+    CURL *c = curl_easy_init();
+    CURLcode rc;
+
+    memset(out, 0, sizeof(*out));
+    snprintf(url, sizeof(url), "%s%s", base, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (!strcmp(method, "HEAD"))
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    }
+    for (size_t i = 0; headers && headers[i]; i++)
+        list = curl_slist_append(list, headers[i]);
+    /* without this curl would add "Content-Type: application/x-www-form-urlencoded" */
+    if (body) {
+        int has_ct = 0;
+        for (size_t i = 0; headers && headers[i]; i++)
+            has_ct |= !strncasecmp(headers[i], "Content-Type:", 13);
+        if (!has_ct)
+            list = curl_slist_append(list, "Content-Type:");
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &data);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &head);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    rc = curl_easy_perform(c);
+    out->status = -1;
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+    out->body = data.p;
+    out->len = data.len;
+    out->headers = head.p;
+    out->json = json_loadb(data.p, data.len, 0, NULL);
+    curl_slist_free_all(list);
+    curl_easy_cleanup(c);
+    return rc == CURLE_OK ? 0 : -1;
+}
+
+int http_request(const char *method, const char *base, const char *path, const char *body,
+                 const char *const *headers, struct http_resp *out)
+{
+    return http_request_len(method, base, path, body, body ? strlen(body) : 0, headers, out);
+}
+
+void http_resp_free(struct http_resp *r)
+{
+    if (!r)
+        return;
+    free(r->body);
+    free(r->headers);
+    json_decref(r->json);
+    memset(r, 0, sizeof(*r));
+}
+
+char *http_resp_header(const struct http_resp *r, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *line = r->headers; line && *line;) {
+        const char *end = strstr(line, "\r\n");
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len > n && line[n] == ':' && !strncasecmp(line, name, n)) {
+            const char *v = line + n + 1;
+            while (*v == ' ')
+                v++;
+            return strndup(v, (size_t)(line + len - v));
+        }
+        line += len + (end ? 2 : 0);
+    }
+    return NULL;
+}

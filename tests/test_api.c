@@ -1,0 +1,553 @@
+/* test_api.c - the REST API on a real musterd (port 0, fresh data dir) over HTTP. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http_client.h"
+
+static struct musterd md;
+
+static const char *const yaml_ct[] = {"Content-Type: application/yaml", NULL};
+static const char *const json_ct[] = {"Content-Type: application/json", NULL};
+
+static void start(void)
+{
+    ck_assert_msg(musterd_start(&md, NULL, NULL) == 0, "musterd did not start");
+}
+
+static void stop(void)
+{
+    musterd_cleanup(&md);
+}
+
+static char *case_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/data/api/%s", getenv("MUSTER_SOURCE_DIR"), name);
+    char *text = test_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    return text;
+}
+
+/* method path, asserting the status; returns the parsed JSON body (new) or NULL. */
+static json_t *call(const char *method, const char *path, const char *body,
+                    const char *const *headers, long want)
+{
+    struct http_resp r;
+
+    http_request(method, md.base, path, body, headers, &r);
+    ck_assert_msg(r.status == want, "%s %s: status %ld, want %ld: %s", method, path, r.status, want,
+                  r.body);
+    json_t *j = json_incref(r.json);
+    http_resp_free(&r);
+    return j;
+}
+
+static const char *err_code(json_t *j)
+{
+    return json_string_value(json_object_get(json_object_get(j, "error"), "code"));
+}
+
+static const char *err_msg(json_t *j)
+{
+    return json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+}
+
+static void apply_cluster(void)
+{
+    char *text = case_file("cluster/manifest.yaml");
+    json_decref(call("POST", "/api/v1/manifests", text, yaml_ct, 201));
+    free(text);
+}
+
+static size_t items(json_t *list)
+{
+    return json_array_size(json_object_get(list, "items"));
+}
+
+static json_int_t audit_last(void)
+{
+    json_t *v = call("GET", "/api/v1/audit/verify", NULL, NULL, 200);
+    json_int_t to = json_integer_value(json_object_get(v, "to"));
+    json_decref(v);
+    return to;
+}
+
+START_TEST(test_api_healthz)
+{
+    json_t *j = call("GET", "/healthz", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_apply_yaml_results_per_document)
+{
+    char *text = case_file("cluster/manifest.yaml");
+    json_t *j = call("POST", "/api/v1/manifests", text, yaml_ct, 201);
+    json_t *res = json_object_get(j, "results");
+    ck_assert_int_eq(json_array_size(res), 7);
+    json_t *pod = json_array_get(res, 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(pod, "document")), 5);
+    ck_assert_str_eq(json_string_value(json_object_get(pod, "kind")), "Pod");
+    ck_assert_str_eq(json_string_value(json_object_get(pod, "name")), "team/train-0");
+    ck_assert_str_eq(json_string_value(json_object_get(pod, "action")), "created");
+    json_decref(j);
+    /* the same manifest again creates nothing: 200, not 201 */
+    j = call("POST", "/api/v1/manifests", text, yaml_ct, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(j, "results"), 4), "action")),
+                     "unchanged");
+    json_decref(j);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_api_apply_json_and_sniffed)
+{
+    char *text = case_file("json/manifest.json");
+    json_t *j = call("POST", "/api/v1/manifests", text, json_ct, 201);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "results")), 2);
+    json_decref(j);
+    j = call("GET", "/api/v1/pods/ml/jp", NULL, NULL, 200);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(j, "metadata"), "uid")) ? "uid" : "",
+        "uid");
+    json_decref(j);
+    free(text);
+    /* no Content-Type: the body is sniffed (YAML here) */
+    j = call("POST", "/api/v1/manifests",
+             "apiVersion: v1\nkind: Node\nmetadata:\n  name: sniffed\nstatus:\n  allocatable:\n"
+             "    cpu: \"1\"\n",
+             NULL, 201);
+    json_decref(j);
+    json_decref(call("GET", "/api/v1/nodes/sniffed", NULL, NULL, 200));
+}
+END_TEST
+
+START_TEST(test_api_apply_invalid_returns_every_error_and_writes_nothing)
+{
+    apply_cluster();
+    json_int_t seq = audit_last();
+    json_t *before = call("GET", "/api/v1/nodes", NULL, NULL, 200);
+    char *text = case_file("invalid/manifest.yaml");
+    json_t *j = call("POST", "/api/v1/manifests", text, yaml_ct, 400);
+    free(text);
+    ck_assert_str_eq(err_code(j), "Invalid");
+    ck_assert_str_eq(err_msg(j), "2 errors");
+    json_t *errors = json_object_get(j, "errors");
+    ck_assert_int_eq(json_array_size(errors), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(errors, 0), "document")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(errors, 0), "line")), 13);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(errors, 1), "document")), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(errors, 1), "line")), 24);
+    json_decref(j);
+    /* the valid document in the middle was not written either */
+    json_decref(call("GET", "/api/v1/nodes/fine", NULL, NULL, 404));
+    json_t *after = call("GET", "/api/v1/nodes", NULL, NULL, 200);
+    ck_assert_int_eq(items(after), items(before));
+    ck_assert_int_eq(audit_last(), seq);
+    json_decref(before);
+    json_decref(after);
+}
+END_TEST
+
+START_TEST(test_api_apply_malformed_is_400)
+{
+    json_t *j = call("POST", "/api/v1/manifests", "{\"apiVersion\": ", json_ct, 400);
+    ck_assert_str_eq(err_code(j), "Invalid");
+    ck_assert_int_ge(json_array_size(json_object_get(j, "errors")), 1);
+    json_decref(j);
+    j = call("POST", "/api/v1/manifests", "kind: [unclosed\n", yaml_ct, 400);
+    ck_assert_str_eq(err_code(j), "Invalid");
+    json_decref(j);
+    j = call("GET", "/api/v1/pods", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 0);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_get_and_list_with_filters)
+{
+    apply_cluster();
+    json_t *j = call("GET", "/api/v1/pods", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 3);
+    json_decref(j);
+    j = call("GET", "/api/v1/pods?namespace=team", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 2);
+    json_decref(j);
+    j = call("GET", "/api/v1/pods?node=n1", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 1);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(
+            json_object_get(json_array_get(json_object_get(j, "items"), 0), "metadata"), "name")),
+        "web");
+    json_decref(j);
+    j = call("GET", "/api/v1/pods?node=n1&namespace=team", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 0);
+    json_decref(j);
+    j = call("GET", "/api/v1/pods?phase=Running", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 1);
+    json_decref(j);
+    j = call("GET", "/api/v1/podgroups?namespace=team", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 1);
+    json_decref(j);
+    j = call("GET", "/api/v1/podgroups?namespace=other", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 0);
+    json_decref(j);
+    j = call("GET", "/api/v1/podgroups/team/train", NULL, NULL, 200);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "spec"), "minMember")),
+                     2);
+    json_decref(j);
+    j = call("GET", "/api/v1/clusternetworktopologies", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 1);
+    json_decref(j);
+    json_decref(call("GET", "/api/v1/clusternetworktopologies/default", NULL, NULL, 200));
+    j = call("GET", "/api/v1/pods/default/nope", NULL, NULL, 404);
+    ck_assert_str_eq(err_code(j), "NotFound");
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'default/nope'"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_nodes_usage_and_pods)
+{
+    apply_cluster();
+    json_t *j = call("GET", "/api/v1/nodes/n1", NULL, NULL, 200);
+    json_t *usage = json_object_get(j, "usage");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(usage, "allocatable"), "cpu")), "8");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(usage, "requested"), "cpu")),
+                     "500m");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(usage, "free"), "cpu")),
+                     "7500m");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(usage, "free"), "memory")),
+                     "31Gi");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "pods"), 0)),
+                     "default/web");
+    json_decref(j);
+    j = call("GET", "/api/v1/nodes", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 2);
+    ck_assert_ptr_nonnull(json_object_get(json_array_get(json_object_get(j, "items"), 1), "usage"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_delete)
+{
+    apply_cluster();
+    json_t *j = call("DELETE", "/api/v1/pods/team/train-1", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "action")), "deleted");
+    json_decref(j);
+    json_decref(call("GET", "/api/v1/pods/team/train-1", NULL, NULL, 404));
+    json_decref(call("DELETE", "/api/v1/pods/team/train-1", NULL, NULL, 404));
+    json_decref(call("DELETE", "/api/v1/podgroups/team/train", NULL, NULL, 200));
+    json_decref(call("DELETE", "/api/v1/nodes/n2", NULL, NULL, 200));
+    json_decref(call("DELETE", "/api/v1/clusternetworktopologies/default", NULL, NULL, 200));
+    j = call("GET", "/api/v1/nodes", NULL, NULL, 200);
+    ck_assert_int_eq(items(j), 1);
+    json_decref(j);
+    /* the deletes are in the audit log */
+    struct http_resp r;
+    http_request("GET", md.base, "/api/v1/audit?kind=deleted", NULL, NULL, &r);
+    int lines = 0;
+    for (char *p = r.body; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_int_eq(lines, 4);
+    http_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_api_unknown_route_is_404)
+{
+    json_t *j = call("GET", "/api/v1/gadgets", NULL, NULL, 404);
+    ck_assert_str_eq(err_code(j), "NotFound");
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "/api/v1/gadgets"));
+    json_decref(j);
+    json_decref(call("POST", "/nothing/here", "x", NULL, 404));
+}
+END_TEST
+
+START_TEST(test_api_wrong_method_is_405_with_allow)
+{
+    struct http_resp r;
+    http_request("PUT", md.base, "/api/v1/pods/default/x", "{}", json_ct, &r);
+    ck_assert_int_eq(r.status, 405);
+    char *allow = http_resp_header(&r, "Allow");
+    ck_assert_ptr_nonnull(allow);
+    ck_assert_str_eq(allow, "GET, DELETE");
+    ck_assert_str_eq(err_code(r.json), "MethodNotAllowed");
+    free(allow);
+    http_resp_free(&r);
+    json_decref(call("GET", "/api/v1/manifests", NULL, NULL, 405));
+}
+END_TEST
+
+START_TEST(test_api_unsupported_media_type_is_415)
+{
+    const char *const text[] = {"Content-Type: text/plain", NULL};
+    json_t *j = call("POST", "/api/v1/manifests", "kind: Node", text, 415);
+    ck_assert_str_eq(err_code(j), "UnsupportedMediaType");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_bad_query_is_400_naming_the_parameter)
+{
+    json_t *j = call("GET", "/api/v1/audit?limit=abc", NULL, NULL, 400);
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'limit'"));
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "field")),
+                     "limit");
+    json_decref(j);
+    j = call("GET", "/api/v1/audit?since=yesterday", NULL, NULL, 400);
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'since'"));
+    json_decref(j);
+    j = call("GET", "/api/v1/pods?colour=red", NULL, NULL, 400);
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'colour'"));
+    json_decref(j);
+    j = call("GET", "/api/v1/jobs?state=Sleeping", NULL, NULL, 400);
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'Sleeping'"));
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_audit_export_ndjson_with_filters)
+{
+    apply_cluster();
+    struct http_resp r;
+    http_request("GET", md.base, "/api/v1/audit", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    char *ct = http_resp_header(&r, "Content-Type");
+    ck_assert_str_eq(ct, "application/x-ndjson");
+    free(ct);
+    char *te = http_resp_header(&r, "Transfer-Encoding");
+    ck_assert_ptr_nonnull(te);
+    ck_assert_str_eq(te, "chunked");
+    free(te);
+    int lines = 0;
+    json_int_t prev = 0;
+    for (char *line = strtok(r.body, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        ck_assert_msg(rec != NULL, "not JSON: %s", line);
+        json_int_t seq = json_integer_value(json_object_get(rec, "seq"));
+        ck_assert_int_eq(seq, prev + 1);
+        prev = seq;
+        json_decref(rec);
+        lines++;
+    }
+    ck_assert_int_eq(lines, 7);
+    http_resp_free(&r);
+
+    http_request("GET", md.base, "/api/v1/audit?job=team%2Ftrain&kind=applied", NULL, NULL, &r);
+    lines = 0;
+    for (char *line = strtok(r.body, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "job")), "team/train");
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), "applied");
+        json_decref(rec);
+        lines++;
+    }
+    ck_assert_int_eq(lines, 3); /* the PodGroup and its two pods */
+    http_resp_free(&r);
+
+    http_request("GET", md.base, "/api/v1/audit?from=2&limit=3", NULL, NULL, &r);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"seq\":2,"));
+    lines = 0;
+    for (char *p = r.body; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_int_eq(lines, 3);
+    http_resp_free(&r);
+
+    http_request("GET", md.base,
+                 "/api/v1/audit?since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z", NULL, NULL,
+                 &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_int_eq(r.len, 0);
+    http_resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_api_audit_verify)
+{
+    apply_cluster();
+    json_t *j = call("GET", "/api/v1/audit/verify", NULL, NULL, 200);
+    ck_assert(json_is_true(json_object_get(j, "ok")));
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "checked")), 7);
+    json_decref(j);
+    j = call("GET", "/api/v1/audit/verify?from=2&to=4", NULL, NULL, 200);
+    ck_assert(json_is_true(json_object_get(j, "ok")));
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "checked")), 3);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_jobs_and_why)
+{
+    apply_cluster();
+    json_t *j = call("GET", "/api/v1/jobs", NULL, NULL, 200);
+    ck_assert_int_ge(items(j), 2);
+    json_decref(j);
+    j = call("GET", "/api/v1/jobs/team/train", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "id")), "team/train");
+    json_decref(j);
+    j = call("GET", "/api/v1/jobs/team/train/why", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "job")), "team/train");
+    ck_assert_ptr_nonnull(json_object_get(j, "primary"));
+    json_decref(j);
+    json_decref(call("GET", "/api/v1/jobs/team/ghost", NULL, NULL, 404));
+    json_decref(call("GET", "/api/v1/jobs/team/ghost/why", NULL, NULL, 404));
+}
+END_TEST
+
+START_TEST(test_api_cycles_run_and_place)
+{
+    apply_cluster();
+    json_t *j = call("POST", "/api/v1/cycles", NULL, NULL, 200);
+    ck_assert_int_ge(json_integer_value(json_object_get(j, "cycle")), 1);
+    ck_assert_ptr_nonnull(json_object_get(j, "placed"));
+    ck_assert_ptr_nonnull(json_object_get(j, "unschedulable"));
+    json_decref(j);
+    j = call("GET", "/api/v1/jobs?state=Scheduled", NULL, NULL, 200);
+    json_t *items_ = json_object_get(j, "items");
+    int found = 0;
+    for (size_t i = 0; i < json_array_size(items_); i++)
+        found |= !strcmp(json_string_value(json_object_get(json_array_get(items_, i), "id")),
+                         "team/train");
+    ck_assert_msg(found, "team/train is not Scheduled after a cycle");
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_api_metrics_and_ui)
+{
+    json_decref(call("GET", "/api/v1/gadgets", NULL, NULL, 404));
+    struct http_resp r;
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "muster_http_requests_total{class=\"4xx\"} 1"));
+    http_resp_free(&r);
+    http_request("GET", md.base, "/", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "<html"));
+    http_resp_free(&r);
+    json_decref(call("GET", "/missing.js", NULL, NULL, 404));
+    json_decref(call("GET", "/../CMakeLists.txt", NULL, NULL, 404));
+}
+END_TEST
+
+/* ---- configured servers: body limit, auth ---- */
+
+static struct musterd with_config(const char *config)
+{
+    struct musterd m;
+    char path[] = "/tmp/muster-test-cfg-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, config, strlen(config)), (ssize_t)strlen(config));
+    close(fd);
+    const char *args[] = {"--config", path, NULL};
+    ck_assert_msg(musterd_start(&m, NULL, args) == 0, "musterd did not start");
+    unlink(path);
+    return m;
+}
+
+START_TEST(test_api_body_over_limit_is_413)
+{
+    md = with_config("body_limit: 1Ki\n");
+    size_t n = 64 * 1024;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    memcpy(big, "# padding", 9);
+    big[n] = '\0';
+    struct http_resp r;
+    http_request_len("POST", md.base, "/api/v1/manifests", big, n, yaml_ct, &r);
+    ck_assert_int_eq(r.status, 413);
+    ck_assert_str_eq(err_code(r.json), "TooLarge");
+    http_resp_free(&r);
+    /* chunked: no Content-Length, counted while reading */
+    const char *chunked[] = {"Content-Type: application/yaml", "Transfer-Encoding: chunked", NULL};
+    http_request_len("POST", md.base, "/api/v1/manifests", big, n, chunked, &r);
+    ck_assert_int_eq(r.status, 413);
+    http_resp_free(&r);
+    free(big);
+    /* a small body still works */
+    json_decref(call("POST", "/api/v1/manifests",
+                     "apiVersion: v1\nkind: Node\nmetadata:\n  name: small\n", yaml_ct, 201));
+}
+END_TEST
+
+START_TEST(test_api_auth_mutating_calls_need_token)
+{
+    md = with_config("token: s3cret\n");
+    const char *node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a1\n";
+    const char *none[] = {"Content-Type: application/yaml", NULL};
+    const char *wrong[] = {"Content-Type: application/yaml", "Authorization: Bearer s3cre", NULL};
+    const char *right[] = {"Content-Type: application/yaml", "Authorization: Bearer s3cret", NULL};
+    json_t *j = call("POST", "/api/v1/manifests", node, none, 401);
+    ck_assert_str_eq(err_code(j), "Unauthorized");
+    json_decref(j);
+    json_decref(call("POST", "/api/v1/manifests", node, wrong, 401));
+    json_decref(call("DELETE", "/api/v1/nodes/a1", NULL, NULL, 401));
+    json_decref(call("POST", "/api/v1/manifests", node, right, 201));
+    /* reads are open unless auth_reads */
+    json_decref(call("GET", "/api/v1/nodes/a1", NULL, NULL, 200));
+    json_decref(call("DELETE", "/api/v1/nodes/a1", NULL, right + 1, 200));
+}
+END_TEST
+
+START_TEST(test_api_auth_reads)
+{
+    md = with_config("token: s3cret\nauth_reads: true\n");
+    const char *right[] = {"Authorization: Bearer s3cret", NULL};
+    json_decref(call("GET", "/api/v1/nodes", NULL, NULL, 401));
+    json_decref(call("GET", "/api/v1/nodes", NULL, right, 200));
+    json_decref(call("GET", "/healthz", NULL, NULL, 200));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("api");
+
+    tcase_add_checked_fixture(tc, start, stop);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_api_healthz);
+    tcase_add_test(tc, test_api_apply_yaml_results_per_document);
+    tcase_add_test(tc, test_api_apply_json_and_sniffed);
+    tcase_add_test(tc, test_api_apply_invalid_returns_every_error_and_writes_nothing);
+    tcase_add_test(tc, test_api_apply_malformed_is_400);
+    tcase_add_test(tc, test_api_get_and_list_with_filters);
+    tcase_add_test(tc, test_api_nodes_usage_and_pods);
+    tcase_add_test(tc, test_api_delete);
+    tcase_add_test(tc, test_api_unknown_route_is_404);
+    tcase_add_test(tc, test_api_wrong_method_is_405_with_allow);
+    tcase_add_test(tc, test_api_unsupported_media_type_is_415);
+    tcase_add_test(tc, test_api_bad_query_is_400_naming_the_parameter);
+    tcase_add_test(tc, test_api_audit_export_ndjson_with_filters);
+    tcase_add_test(tc, test_api_audit_verify);
+    tcase_add_test(tc, test_api_jobs_and_why);
+    tcase_add_test(tc, test_api_cycles_run_and_place);
+    tcase_add_test(tc, test_api_metrics_and_ui);
+    suite_add_tcase(s, tc);
+
+    TCase *cfg = tcase_create("configured");
+    tcase_add_checked_fixture(cfg, NULL, stop);
+    tcase_set_timeout(cfg, 60);
+    tcase_add_test(cfg, test_api_body_over_limit_is_413);
+    tcase_add_test(cfg, test_api_auth_mutating_calls_need_token);
+    tcase_add_test(cfg, test_api_auth_reads);
+    suite_add_tcase(s, cfg);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,211 @@
+/* test_server.c - musterd as a process: config file and flags, restart, locking, signals. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http_client.h"
+
+static struct musterd md;
+static char cfg_path[64];
+
+static void teardown(void)
+{
+    musterd_cleanup(&md);
+    if (cfg_path[0])
+        unlink(cfg_path);
+    cfg_path[0] = '\0';
+}
+
+/* Writes a temporary config file; returns its path (static). */
+static const char *config(const char *text)
+{
+    snprintf(cfg_path, sizeof(cfg_path), "/tmp/muster-test-cfg-XXXXXX");
+    int fd = mkstemp(cfg_path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return cfg_path;
+}
+
+static json_t *get(const char *path, long want)
+{
+    struct http_resp r;
+    http_request("GET", md.base, path, NULL, NULL, &r);
+    ck_assert_msg(r.status == want, "GET %s: %ld, want %ld: %s", path, r.status, want, r.body);
+    json_t *j = json_incref(r.json);
+    http_resp_free(&r);
+    return j;
+}
+
+static void apply(const char *yaml)
+{
+    const char *ct[] = {"Content-Type: application/yaml", NULL};
+    struct http_resp r;
+    http_request("POST", md.base, "/api/v1/manifests", yaml, ct, &r);
+    ck_assert_msg(r.status == 201, "apply: %ld %s", r.status, r.body);
+    http_resp_free(&r);
+}
+
+static const char *cluster = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n"
+                             "  allocatable:\n    cpu: \"4\"\n    pods: \"10\"\n---\n"
+                             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\nspec:\n"
+                             "  containers:\n  - name: c\n    resources:\n      requests:\n"
+                             "        cpu: \"1\"\n";
+
+START_TEST(test_server_restart_keeps_objects_and_audit)
+{
+    ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
+    apply(cluster);
+    json_t *v = get("/api/v1/audit/verify", 200);
+    json_int_t last = json_integer_value(json_object_get(v, "to"));
+    ck_assert_int_ge(last, 2);
+    json_decref(v);
+    ck_assert_int_eq(musterd_stop(&md), 0); /* SIGTERM is a clean exit */
+
+    ck_assert_int_eq(musterd_start(&md, md.root, NULL), 0);
+    json_decref(get("/api/v1/nodes/n1", 200));
+    json_decref(get("/api/v1/pods/default/p1", 200));
+    v = get("/api/v1/audit/verify", 200);
+    ck_assert(json_is_true(json_object_get(v, "ok")));
+    ck_assert_int_ge(json_integer_value(json_object_get(v, "to")), last);
+    ck_assert_int_ge(json_integer_value(json_object_get(v, "checked")), last);
+    json_decref(v);
+    ck_assert_int_eq(musterd_stop(&md), 0);
+}
+END_TEST
+
+START_TEST(test_server_second_instance_exits_in_use)
+{
+    ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
+    const char *args[] = {"--data-dir", md.data_dir, "--listen", "127.0.0.1:0", NULL};
+    char *err = NULL;
+    int code = musterd_run(args, &err);
+    ck_assert_int_ne(code, 0);
+    ck_assert_msg(err && strstr(err, "in use"), "stderr: %s", err ? err : "(none)");
+    free(err);
+    /* the first one is unaffected */
+    json_decref(get("/healthz", 200));
+}
+END_TEST
+
+static void expect_config_error(const char *text, const char *want1, const char *want2)
+{
+    const char *args[] = {"--config", config(text), "--data-dir", "/tmp/muster-never-created",
+                          NULL};
+    char *err = NULL;
+    int code = musterd_run(args, &err);
+    ck_assert_int_eq(code, 2);
+    ck_assert_msg(err && strstr(err, want1) && strstr(err, want2), "stderr: %s",
+                  err ? err : "(none)");
+    free(err);
+    unlink(cfg_path);
+    cfg_path[0] = '\0';
+}
+
+START_TEST(test_server_config_errors_name_the_line)
+{
+    expect_config_error("listen: 127.0.0.1:0\nlistn: x\n", "line 2", "unknown key 'listn'");
+    expect_config_error("sync: sometimes\n", "line 1", "'sync' must be full, meta or none");
+    expect_config_error("\n\nbody_limit: lots\n", "line 3", "'body_limit'");
+    expect_config_error("cycle_interval: -1\n", "line 1", "'cycle_interval'");
+    expect_config_error("threads: 0\n", "line 1", "'threads'");
+    expect_config_error("auth_reads: maybe\n", "line 1", "true or false");
+    expect_config_error("listen: [a, b\n", "line", "config");
+    expect_config_error("- a\n- b\n", "line 1", "mapping");
+
+    const char *missing[] = {"--config", "/tmp/muster-no-such-config.yaml", NULL};
+    char *err = NULL;
+    ck_assert_int_eq(musterd_run(missing, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open config"));
+    free(err);
+    const char *bad_flag[] = {"--colour", "red", NULL};
+    ck_assert_int_eq(musterd_run(bad_flag, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unknown argument '--colour'"));
+    free(err);
+    const char *bad_level[] = {"--log-level", "loud", NULL};
+    ck_assert_int_eq(musterd_run(bad_level, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--log-level"));
+    free(err);
+}
+END_TEST
+
+START_TEST(test_server_help_and_version)
+{
+    const char *help[] = {"--help", NULL};
+    const char *version[] = {"--version", NULL};
+    char *out = NULL;
+
+    ck_assert_int_eq(musterd_run(help, &out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "usage: musterd"));
+    free(out);
+    ck_assert_int_eq(musterd_run(version, &out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "musterd 0."));
+    free(out);
+}
+END_TEST
+
+START_TEST(test_server_flags_override_config)
+{
+    /* the file asks for a port that cannot be had; --listen 127.0.0.1:0 from the fixture wins */
+    const char *args[] = {
+        "--config", config("listen: 127.0.0.1:1\nlog_level: debug\ncycle_interval: 0.5\n"), NULL};
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    json_decref(get("/healthz", 200));
+    ck_assert_int_eq(musterd_stop(&md), 0);
+    char *log = test_read_file(md.log_file, NULL);
+    char want[128];
+    snprintf(want, sizeof(want), "musterd listening on http://127.0.0.1:%d", md.port);
+    ck_assert_msg(strstr(log, want), "log: %s", log);
+    ck_assert_msg(strstr(log, "GET /healthz 200"), "log: %s", log);
+    free(log);
+}
+END_TEST
+
+START_TEST(test_server_cycle_runs_soon_after_apply)
+{
+    /* the timer is off: only the apply can have triggered the cycle */
+    const char *args[] = {"--config", config("cycle_interval: 0\n"), NULL};
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    apply(cluster);
+    const char *node = NULL;
+    json_t *pod = NULL;
+    for (int i = 0; i < 300 && !node; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        json_decref(pod);
+        pod = get("/api/v1/pods/default/p1", 200);
+        node = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+    }
+    ck_assert_msg(node && !strcmp(node, "n1"), "p1 was not bound after the apply");
+    json_decref(pod);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("server");
+    TCase *tc = tcase_create("server");
+
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_server_restart_keeps_objects_and_audit);
+    tcase_add_test(tc, test_server_second_instance_exits_in_use);
+    tcase_add_test(tc, test_server_config_errors_name_the_line);
+    tcase_add_test(tc, test_server_help_and_version);
+    tcase_add_test(tc, test_server_flags_override_config);
+    tcase_add_test(tc, test_server_cycle_runs_soon_after_apply);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
