@@ -1,0 +1,173 @@
+#include "workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "err.h"
+
+#define BLOCK_LABEL "network.topology.nvidia.com/block"
+#define SPINE_LABEL "network.topology.nvidia.com/spine"
+
+static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, int gpu)
+{
+    char name[64], block[32], spine[32];
+    size_t b = i / block_size;
+
+    snprintf(name, sizeof(name), "node-%05zu", i);
+    snprintf(block, sizeof(block), "block-%zu", b);
+    snprintf(spine, sizeof(spine), "spine-%zu", b / blocks_per_spine);
+    json_t *alloc = json_pack("{s:s, s:s, s:s}", "cpu", "4", "memory", "32Gi", "pods", "110");
+    if (gpu)
+        json_object_set_new(alloc, "nvidia.com/gpu", json_string("8"));
+    return json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
+                     "Node", "metadata", "name", name, "labels", BLOCK_LABEL, block, SPINE_LABEL,
+                     spine, "status", "allocatable", alloc);
+}
+
+static json_t *make_topology(void)
+{
+    return json_pack(
+        "{s:s, s:s, s:{s:s}, s:{s:[{s:s, s:[s]}, {s:s, s:s, s:[s]}, {s:s, s:s}]}}", "apiVersion",
+        "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology", "metadata", "name",
+        "default", "spec", "networkTopologySpec", "topologyLayer", "SpineLayer", "labelKey",
+        SPINE_LABEL, "topologyLayer", "BlockLayer", "parentTopologyLayer", "SpineLayer", "labelKey",
+        BLOCK_LABEL, "topologyLayer", "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
+}
+
+static json_t *make_pod(const char *name, const char *group, const char *cpu, const char *mem,
+                        long index)
+{
+    json_t *pod = json_pack(
+        "{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:i, s:[{s:s, s:s, s:{s:{s:s, s:s}}}]}}", "apiVersion",
+        "v1", "kind", "Pod", "metadata", "name", name, "namespace", "bench", "creationTimestamp",
+        "2026-11-01T00:00:00Z", "spec", "priority", 0, "containers", "name", "main", "image",
+        "bench", "resources", "requests", "cpu", cpu, "memory", mem);
+    json_t *meta = json_object_get(pod, "metadata");
+    if (group) {
+        json_object_set_new(meta, "labels", json_pack("{s:s}", MODEL_LABEL_POD_GROUP, group));
+    }
+    if (index >= 0) {
+        char idx[24];
+        snprintf(idx, sizeof(idx), "%ld", index);
+        json_object_set_new(meta, "annotations", json_pack("{s:s}", MODEL_ANN_TOPOLOGY_INDEX, idx));
+    }
+    return pod;
+}
+
+static json_t *make_group(const char *name, int min_member, const char *must_layer)
+{
+    json_t *pg = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:i}}", "apiVersion",
+                           "scheduling.sigs.k8s.io/v1alpha1", "kind", "PodGroup", "metadata",
+                           "name", name, "namespace", "bench", "creationTimestamp",
+                           "2026-11-01T00:00:00Z", "spec", "minMember", min_member);
+    if (must_layer) {
+        char spec[160];
+        snprintf(spec, sizeof(spec),
+                 "{\"gatherStrategy\":[{\"layer\":\"%s\",\"strategy\":\"MustGather\"}]}",
+                 must_layer);
+        json_object_set_new(json_object_get(pg, "metadata"), "annotations",
+                            json_pack("{s:s}", MODEL_ANN_TOPOLOGY_SPEC, spec));
+    }
+    return pg;
+}
+
+static void add_gangs(struct workload *w, size_t gangs, size_t size, const char *cpu,
+                      const char *mem, const char *must_layer)
+{
+    char gname[64], pname[80];
+    for (size_t g = 0; g < gangs; g++) {
+        json_t *docs = json_array();
+        snprintf(gname, sizeof(gname), "gang-%05zu", g);
+        json_array_append_new(docs, make_group(gname, (int)size, must_layer));
+        for (size_t p = 0; p < size; p++) {
+            snprintf(pname, sizeof(pname), "%s-%04zu", gname, p);
+            json_array_append_new(docs, make_pod(pname, gname, cpu, mem, (long)p));
+        }
+        json_array_append_new(w->jobs, docs);
+        w->pods += size;
+    }
+}
+
+int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err)
+{
+    int gpu = 0;
+    size_t block = 32, per_spine = 8;
+
+    memset(out, 0, sizeof(*out));
+    out->infra = json_array();
+    out->jobs = json_array();
+    if (strcmp(name, "basic") == 0) {
+        char pname[64];
+        for (size_t i = 0; i < nodes * 10; i++) {
+            json_t *docs = json_array();
+            snprintf(pname, sizeof(pname), "pod-%06zu", i);
+            json_array_append_new(docs, make_pod(pname, NULL, "100m", "500Mi", -1));
+            json_array_append_new(out->jobs, docs);
+        }
+        out->pods = nodes * 10;
+    } else if (strcmp(name, "gang") == 0) {
+        add_gangs(out, nodes, 8, "100m", "500Mi", NULL);
+    } else if (strcmp(name, "gang-topology") == 0) {
+        add_gangs(out, nodes / 4, 8, "1", "4Gi", "BlockLayer");
+    } else if (strcmp(name, "biggang") == 0) {
+        add_gangs(out, 9, 1000, "1", "4Gi", "SpineLayer");
+    } else {
+        workload_release(out);
+        return err_set(err, ERR_INVALID, "unknown workload '%s'", name);
+    }
+    for (size_t i = 0; i < nodes; i++)
+        json_array_append_new(out->infra, make_node(i, block, per_spine, gpu));
+    json_array_append_new(out->infra, make_topology());
+    return 0;
+}
+
+void workload_release(struct workload *w)
+{
+    if (!w)
+        return;
+    json_decref(w->infra);
+    json_decref(w->jobs);
+    memset(w, 0, sizeof(*w));
+}
+
+int workload_manifest(json_t *docs, struct model_manifest *m, struct err *err)
+{
+    size_t i;
+    json_t *doc, *errors = json_array();
+    int rc = 0;
+
+    m->n = json_array_size(docs);
+    m->docs = xcalloc(m->n, sizeof(*m->docs));
+    json_array_foreach(docs, i, doc)
+    {
+        m->docs[i].index = (int)i + 1;
+        m->docs[i].obj = json_deep_copy(doc);
+        m->docs[i].pos = json_object();
+        if (model_validate(&m->docs[i], errors) > 0) {
+            json_t *e = json_array_get(errors, 0);
+            rc = err_set(err, ERR_INVALID, "%s", json_string_value(json_object_get(e, "message")));
+            break;
+        }
+    }
+    json_decref(errors);
+    if (rc < 0)
+        model_manifest_free(m);
+    return rc;
+}
+
+long workload_peak_rss_kib(void)
+{
+    char line[256];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    }
+    fclose(f);
+    return kib;
+}
