@@ -187,8 +187,21 @@ START_TEST(test_cli_simulate_cases)
         json_error_t je;
         json_t *want = json_loads(want_s, 0, &je);
         ck_assert_msg(want != NULL, "%s: %s", rel, je.text);
+        /* optional "args": more flags for this case, whitespace-separated */
+        char *args_path = xasprintf("%s/%s/args", root, e->d_name);
+        char *extra = NULL;
+        const char *argv[16] = {"simulate", "-f", cluster};
+        size_t argc = 3;
+        if (access(args_path, R_OK) == 0) {
+            char *rel_args = xasprintf("simulate/%s/args", e->d_name);
+            extra = cli_data(rel_args);
+            free(rel_args);
+            for (char *w = strtok(extra, " \t\n"); w && argc < 15; w = strtok(NULL, " \t\n"))
+                argv[argc++] = w;
+        }
+        argv[argc] = NULL;
         struct cli_result r;
-        cli_run(NULL, NULL, ARGS("simulate", "-f", cluster), &r);
+        cli_run(NULL, NULL, argv, &r);
         ck_assert_msg(r.status == 0, "%s: exit %d: %s", e->d_name, r.status, r.err);
         json_t *got = json_loads(r.out, 0, &je);
         ck_assert_msg(got != NULL, "%s: output is not JSON: %s", e->d_name, r.out);
@@ -197,13 +210,15 @@ START_TEST(test_cli_simulate_cases)
         json_decref(want);
         cli_result_release(&r);
         free(want_s);
+        free(extra);
+        free(args_path);
         free(rel);
         free(cluster);
         cases++;
     }
     closedir(d);
     free(root);
-    ck_assert_int_ge(cases, 1);
+    ck_assert_int_ge(cases, 3);
 }
 END_TEST
 
