@@ -64,9 +64,10 @@ static int collect_pod(void *ctx, const char *key, json_t *pod)
     if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
         pc->terminating = 1;
     json_object_set_new(pc->pods, key,
-                        json_pack("{s:O, s:O, s:O, s:b}", "node", node ? node : json_null(),
+                        json_pack("{s:O, s:O, s:o, s:b}", "node", node ? node : json_null(),
                                   "nominatedNode", nom ? nom : json_null(), "phase",
-                                  phase ? phase : json_string("Pending"), "evicted", evicted));
+                                  phase ? json_incref(phase) : json_string("Pending"), "evicted",
+                                  evicted));
     return 0;
 }
 
