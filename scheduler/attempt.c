@@ -262,6 +262,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
                          have);
         }
     }
+    /* The node filter is taken before a discard: it shows the cluster as this job's
+     * unplaced pod saw it, with the job's own earlier pods already placed. */
+    if (fp >= 0)
+        capacity_blockers(c, &a, fp, &nf, &ahead);
     if (ok) {
         if (c->nops && (rc = sched__stmt_commit(c, &placement, err)) < 0)
             goto out;
@@ -269,8 +273,6 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
             goto out;
     }
-    if (fp >= 0)
-        capacity_blockers(c, &a, fp, &nf, &ahead);
     rc = finish(c, &a, ok, placement, nf, ahead, err);
 out:
     json_decref(a.blockers);

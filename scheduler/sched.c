@@ -66,6 +66,28 @@ void sched_close(struct sched *s)
     free(s);
 }
 
+json_t *sched_view_dump(struct sched *s)
+{
+    pthread_mutex_lock(&s->mu);
+    json_t *d = sched__view_dump(s->v);
+    pthread_mutex_unlock(&s->mu);
+    return d;
+}
+
+int sched_view_dump_store(struct sched *s, json_t **out, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    struct sched_view *v = sched__view_new();
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    if (rc == 0)
+        rc = sched__view_load(v, txn, err);
+    store_txn_abort(&txn);
+    if (rc == 0)
+        *out = sched__view_dump(v);
+    sched__view_free(v);
+    return rc;
+}
+
 /* ---- apply ---- */
 
 struct staged {

@@ -72,6 +72,13 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
 /* The why document of a job. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
 
+/* The cluster view as deterministic JSON (nodes with allocatable / requested, pods with
+ * node, nomination and requests, jobs with members), for tests and debugging: equal
+ * (json_equal) views mean equal scheduling state. *out new. sched_view_dump_store dumps a
+ * view rebuilt from the store right now instead of the live one. */
+json_t *sched_view_dump(struct sched *s);
+int sched_view_dump_store(struct sched *s, json_t **out, struct err *err);
+
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 

@@ -1,0 +1,168 @@
+/*
+ * sched_util.c - see sched_util.h.
+ */
+#include "sched_util.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "store_util.h"
+
+void sched_util_open(struct sched_util *u, const struct sched_options *opts)
+{
+    struct err err = ERR_INIT;
+    memset(u, 0, sizeof(*u));
+    if (opts)
+        u->opts = *opts;
+    u->dir = store_util_tmpdir();
+    u->st = store_util_open(u->dir, 0, STORE_SYNC_NONE);
+    ck_assert_msg(sched_open(u->st, &u->opts, &u->s, &err) == 0, "sched_open: %s", err.msg);
+}
+
+void sched_util_close(struct sched_util *u)
+{
+    sched_close(u->s);
+    store_close(u->st);
+    store_util_rmrf(u->dir);
+    memset(u, 0, sizeof(*u));
+}
+
+void sched_util_reopen(struct sched_util *u)
+{
+    struct err err = ERR_INIT;
+    sched_close(u->s);
+    u->s = NULL;
+    ck_assert_msg(sched_open(u->st, &u->opts, &u->s, &err) == 0, "sched_open: %s", err.msg);
+}
+
+json_t *sched_util_apply(struct sched_util *u, const char *yaml, int64_t now_ms)
+{
+    struct err err = ERR_INIT;
+    struct model_manifest m = {0};
+    json_t *results = NULL;
+    ck_assert_msg(model_manifest_parse(yaml, strlen(yaml), MODEL_FMT_AUTO, &m, &err) == 0,
+                  "parse: %s", err.msg);
+    ck_assert_msg(sched_apply(u->s, &m, now_ms, &results, &err) == 0, "apply: %s", err.msg);
+    model_manifest_free(&m);
+    return results;
+}
+
+json_t *sched_util_cycle(struct sched_util *u, int64_t now_ms)
+{
+    struct err err = ERR_INIT;
+    json_t *sum = NULL;
+    ck_assert_msg(sched_cycle(u->s, now_ms, &sum, &err) == 0, "cycle: %s", err.msg);
+    return sum;
+}
+
+json_t *sched_util_pod(struct sched_util *u, const char *key)
+{
+    MDB_txn *txn = NULL;
+    json_t *pod = NULL;
+    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
+    store_get(txn, MODEL_POD, key, &pod, NULL);
+    store_txn_abort(&txn);
+    return pod;
+}
+
+char *sched_util_node_of(struct sched_util *u, const char *key)
+{
+    json_t *pod = sched_util_pod(u, key);
+    if (!pod)
+        return NULL;
+    const char *n = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+    char *out = strdup(n ? n : "");
+    json_decref(pod);
+    return out;
+}
+
+static int audit_collect(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    json_t *rec = json_loadb(json, len, 0, NULL);
+    if (rec)
+        json_array_append_new(ctx, rec);
+    return 0;
+}
+
+json_t *sched_util_audit(struct sched_util *u)
+{
+    MDB_txn *txn = NULL;
+    json_t *all = json_array();
+    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
+    ck_assert_int_eq(store_audit_scan(txn, 1, 0, audit_collect, all, NULL), 0);
+    store_txn_abort(&txn);
+    return all;
+}
+
+int sched_util_audit_count(struct sched_util *u, const char *kind, const char *job)
+{
+    json_t *all = sched_util_audit(u), *rec;
+    size_t i;
+    int n = 0;
+    json_array_foreach(all, i, rec)
+    {
+        const char *k = json_string_value(json_object_get(rec, "kind"));
+        const char *j = json_string_value(json_object_get(rec, "job"));
+        n += k && !strcmp(k, kind) && (!job || (j && !strcmp(j, job)));
+    }
+    json_decref(all);
+    return n;
+}
+
+char *sched_util_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+char *sched_util_case_path(const char *rel)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    size_t n = strlen(src ? src : MUSTER_SOURCE_DIR) + strlen(rel) + 32;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/tests/data/sched/%s", src ? src : MUSTER_SOURCE_DIR, rel);
+    return p;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+json_t *sched_util_cases(void)
+{
+    char *root = sched_util_case_path("");
+    DIR *d = opendir(root);
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < 512) {
+        if (e->d_name[0] == '.')
+            continue;
+        names[n++] = strdup(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    qsort(names, n, sizeof(*names), cmp_name);
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(out, json_string(names[i]));
+        free(names[i]);
+    }
+    free(root);
+    return out;
+}

@@ -1,0 +1,50 @@
+/*
+ * sched_util.h - helpers for scheduler tests: a scheduler on a fresh store,
+ * applying YAML, reading case folders under tests/data/sched/.
+ *
+ *     struct sched_util u;
+ *     sched_util_open(&u, NULL);                 temp dir, store (sync none), scheduler
+ *     sched_util_apply(&u, "kind: Node ...", 1000);   fails the test on error
+ *     json_t *sum = sched_util_cycle(&u, 2000);
+ *     sched_util_close(&u);                      closes and removes the directory
+ */
+#ifndef MUSTER_TESTS_SCHED_UTIL_H
+#define MUSTER_TESTS_SCHED_UTIL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "sched.h"
+
+struct sched_util {
+    char *dir;
+    struct store *st;
+    struct sched *s;
+    struct sched_options opts;
+};
+
+void sched_util_open(struct sched_util *u, const struct sched_options *opts);
+void sched_util_close(struct sched_util *u);
+/* Closes and reopens the scheduler (a rebuild from the store). */
+void sched_util_reopen(struct sched_util *u);
+/* Applies a YAML stream; returns the results array (new). Fails the test on error. */
+json_t *sched_util_apply(struct sched_util *u, const char *yaml, int64_t now_ms);
+/* Runs one cycle; returns the summary (new). Fails the test on error. */
+json_t *sched_util_cycle(struct sched_util *u, int64_t now_ms);
+/* A stored pod (new) or NULL. */
+json_t *sched_util_pod(struct sched_util *u, const char *key);
+/* spec.nodeName of a stored pod ("" when unbound; NULL when missing). New. */
+char *sched_util_node_of(struct sched_util *u, const char *key);
+/* All audit records as a JSON array (new). */
+json_t *sched_util_audit(struct sched_util *u);
+/* Number of audit records of a kind (and job, when not NULL). */
+int sched_util_audit_count(struct sched_util *u, const char *kind, const char *job);
+
+/* Reads a whole file into a new string; NULL when it cannot be read. */
+char *sched_util_read(const char *path);
+/* Sorted names of the case folders under tests/data/sched/ (new array). */
+json_t *sched_util_cases(void);
+/* Absolute path of tests/data/sched/<rel> (new). */
+char *sched_util_case_path(const char *rel);
+
+#endif

@@ -1,0 +1,573 @@
+/*
+ * test_sched.c - the scheduler: case folders (tests/data/sched/<case>/cluster.yaml +
+ * expected.json), apply/delete, statements, view rebuild, why documents, invariants.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "sched.h"
+#include "sched_invariants.h"
+#include "sched_util.h"
+#include "store_util.h"
+
+static const char *NODE_FMT = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                              "\"%s\",\"labels\":{\"pool\":\"%s\"}},\"status\":{\"allocatable\":{"
+                              "\"cpu\":\"%d\",\"nvidia.com/gpu\":\"%d\"}}}";
+static const char *POD_FMT =
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
+    "\"default\",\"labels\":{%s}},\"spec\":{\"priority\":%d,\"containers\":[{\"name\":\"c\","
+    "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}";
+static const char *PG_FMT = "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":"
+                            "\"PodGroup\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\"},"
+                            "\"spec\":{\"minMember\":%d}}";
+
+static void apply_node(struct sched_util *u, const char *name, const char *pool, int cpu, int gpu)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), NODE_FMT, name, pool, cpu, gpu);
+    json_decref(sched_util_apply(u, buf, 1000));
+}
+
+static void apply_pod(struct sched_util *u, const char *name, const char *group, int prio, int cpu)
+{
+    char buf[1024], labels[256] = "";
+    if (group)
+        snprintf(labels, sizeof(labels), "\"pod-group.scheduling.sigs.k8s.io\":\"%s\"", group);
+    snprintf(buf, sizeof(buf), POD_FMT, name, labels, prio, cpu);
+    json_decref(sched_util_apply(u, buf, 1000));
+}
+
+static void apply_pg(struct sched_util *u, const char *name, int min)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), PG_FMT, name, min);
+    json_decref(sched_util_apply(u, buf, 1000));
+}
+
+static void assert_consistent(struct sched_util *u)
+{
+    char why[512];
+    struct err err = ERR_INIT;
+    json_t *live = sched_view_dump(u->s), *stored = NULL;
+    ck_assert_msg(sched_view_dump_store(u->s, &stored, &err) == 0, "%s", err.msg);
+    if (!json_equal(live, stored)) {
+        char *a = json_dumps(live, JSON_SORT_KEYS), *b = json_dumps(stored, JSON_SORT_KEYS);
+        ck_abort_msg("live view differs from the store:\nlive:   %s\nstored: %s", a, b);
+    }
+    json_decref(live);
+    json_decref(stored);
+    ck_assert_msg(sched_invariants_check(u->st, why, sizeof(why)) == 0, "%s", why);
+}
+
+static json_t *job_of(struct sched_util *u, const char *id)
+{
+    json_t *j = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_job(u->s, id, &j, &err) == 0, "%s", err.msg);
+    return j;
+}
+
+static json_t *why_of(struct sched_util *u, const char *id)
+{
+    json_t *w = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_why(u->s, id, &w, &err) == 0, "%s", err.msg);
+    return w;
+}
+
+static const char *primary_code(json_t *why)
+{
+    return json_string_value(json_object_get(json_object_get(why, "primary"), "code"));
+}
+
+/* ---- case folders ---- */
+
+static void run_case(const char *name)
+{
+    char rel[512];
+    snprintf(rel, sizeof(rel), "%s/cluster.yaml", name);
+    char *path = sched_util_case_path(rel), *yaml = sched_util_read(path);
+    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
+    snprintf(rel, sizeof(rel), "%s/expected.json", name);
+    free(path);
+    path = sched_util_case_path(rel);
+    json_error_t jerr;
+    json_t *exp = json_load_file(path, 0, &jerr);
+    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
+    struct sched_options opts = {0};
+    opts.mark_running =
+        json_is_true(json_object_get(json_object_get(exp, "options"), "mark_running"));
+    struct sched_util u;
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(&u, yaml, 1000));
+    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
+        json_decref(sched_util_cycle(&u, 2000 + i * 1000));
+
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "placements"), key, val)
+    {
+        char *node = sched_util_node_of(&u, key);
+        ck_assert_msg(node != NULL, "case '%s': pod '%s' missing", name, key);
+        ck_assert_msg(!strcmp(node, json_string_value(val)),
+                      "case '%s': pod '%s' on '%s', expected '%s'", name, key, node,
+                      json_string_value(val));
+        free(node);
+    }
+    json_object_foreach(json_object_get(exp, "states"), key, val)
+    {
+        json_t *j = job_of(&u, key);
+        const char *state = json_string_value(json_object_get(j, "state"));
+        ck_assert_msg(!strcmp(state, json_string_value(val)),
+                      "case '%s': job '%s' is %s, expected %s", name, key, state,
+                      json_string_value(val));
+        json_decref(j);
+    }
+    json_object_foreach(json_object_get(exp, "primary"), key, val)
+    {
+        json_t *w = why_of(&u, key);
+        const char *code = primary_code(w);
+        ck_assert_msg(code && !strcmp(code, json_string_value(val)),
+                      "case '%s': job '%s' primary %s, expected %s", name, key,
+                      code ? code : "(none)", json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "audit"), key, val)
+    {
+        int n = sched_util_audit_count(&u, key, NULL);
+        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
+                      name, n, key, (int)json_integer_value(val));
+    }
+    assert_consistent(&u);
+    sched_util_close(&u);
+    json_decref(exp);
+    free(yaml);
+    free(path);
+}
+
+START_TEST(test_sched_cases)
+{
+    json_t *cases = sched_util_cases();
+    ck_assert_int_ge(json_array_size(cases), 15);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c) run_case(json_string_value(c));
+    json_decref(cases);
+}
+END_TEST
+
+/* ---- apply / delete ---- */
+
+START_TEST(test_sched_apply_actions)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    char buf[1024];
+    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 0, 1);
+    json_t *r = sched_util_apply(&u, buf, 1000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")), "created");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "name")), "default/p");
+    json_decref(r);
+    json_t *pod = sched_util_pod(&u, "default/p");
+    json_t *meta = json_object_get(pod, "metadata");
+    const char *uid = json_string_value(json_object_get(meta, "uid"));
+    ck_assert_int_eq(strlen(uid), 36);
+    ck_assert_int_eq(uid[14], '4');
+    ck_assert_str_eq(json_string_value(json_object_get(meta, "resourceVersion")), "1");
+    char *uid1 = strdup(uid);
+    json_decref(pod);
+
+    r = sched_util_apply(&u, buf, 2000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
+                     "unchanged");
+    json_decref(r);
+    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 5, 1);
+    r = sched_util_apply(&u, buf, 3000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
+                     "configured");
+    json_decref(r);
+    pod = sched_util_pod(&u, "default/p");
+    meta = json_object_get(pod, "metadata");
+    ck_assert_str_eq(json_string_value(json_object_get(meta, "uid")), uid1);
+    ck_assert_str_eq(json_string_value(json_object_get(meta, "resourceVersion")), "2");
+    json_decref(pod);
+    free(uid1);
+    ck_assert_int_eq(sched_util_audit_count(&u, "applied", "default/p"), 3);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_sched_apply_keeps_binding)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 4, 0);
+    apply_pod(&u, "p", NULL, 0, 1);
+    json_decref(sched_util_cycle(&u, 2000));
+    char buf[1024];
+    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 0, 1);
+    json_t *r = sched_util_apply(&u, buf, 3000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
+                     "unchanged");
+    json_decref(r);
+    char *node = sched_util_node_of(&u, "default/p");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_sched_delete_node_fails_pods)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 4, 0);
+    apply_pod(&u, "p", NULL, 0, 1);
+    json_decref(sched_util_cycle(&u, 2000));
+    ck_assert_int_eq(sched_delete(u.s, MODEL_NODE, "n1", 3000, &err), 0);
+    json_t *pod = sched_util_pod(&u, "default/p");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(pod, "status"), "phase")),
+                     "Failed");
+    json_decref(pod);
+    ck_assert_int_eq(sched_delete(u.s, MODEL_NODE, "n1", 3000, &err), ERR_NOT_FOUND);
+    ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/p", 3000, &err), 0);
+    ck_assert_int_eq(sched_job(u.s, "default/p", &pod, &err), ERR_NOT_FOUND);
+    ck_assert_int_eq(sched_util_audit_count(&u, "deleted", NULL), 2);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* ---- statements and the view ---- */
+
+START_TEST(test_sched_discard_restores_view)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 4, 0);
+    apply_node(&u, "n2", "a", 4, 0);
+    apply_pg(&u, "g", 3);
+    apply_pod(&u, "g-0", "g", 0, 3);
+    apply_pod(&u, "g-1", "g", 0, 3);
+    apply_pod(&u, "g-2", "g", 0, 3);
+    json_t *before = sched_view_dump(u.s);
+    json_t *sum = sched_util_cycle(&u, 2000);
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "discarded")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "placed")), 0);
+    json_decref(sum);
+    json_t *after = sched_view_dump(u.s);
+    ck_assert_msg(json_equal(before, after), "discard did not restore the view");
+    json_t *all = sched_util_audit(&u), *rec;
+    size_t i;
+    int found = 0;
+    json_array_foreach(all, i, rec)
+    {
+        if (strcmp(json_string_value(json_object_get(rec, "kind")), "discarded"))
+            continue;
+        found = 1;
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "reason")), "GangShortfall");
+        ck_assert_int_eq(json_array_size(json_object_get(rec, "pods")), 2);
+    }
+    ck_assert(found);
+    json_decref(all);
+    json_decref(before);
+    json_decref(after);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_sched_rebuild_equals_live)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    srand(42);
+    char name[64], group[64];
+    for (int round = 0; round < 25; round++) {
+        snprintf(name, sizeof(name), "n%d", round % 7);
+        /* a node keeps its size: shrinking a used node would over-commit it by hand */
+        apply_node(&u, name, round % 7 % 2 ? "a" : "b", 2 + round % 7 % 5, round % 7 % 3);
+        for (int k = 0; k < 3; k++) {
+            snprintf(group, sizeof(group), "g%d", (round + k) % 5);
+            snprintf(name, sizeof(name), "p%d-%d", round, k);
+            if (k == 0) /* a fixed minMember per group: raising it would break gangs */
+                apply_pg(&u, group, 1 + (round + k) % 5 % 3);
+            apply_pod(&u, name, k == 2 ? NULL : group, rand() % 3, 1 + rand() % 2);
+        }
+        if (round % 4 == 3) {
+            snprintf(name, sizeof(name), "n%d", rand() % 7);
+            int rc = sched_delete(u.s, MODEL_NODE, name, 1000, &err);
+            ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
+            snprintf(name, sizeof(name), "default/p%d-1", round - 1);
+            rc = sched_delete(u.s, MODEL_POD, name, 1000, &err);
+            ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
+        }
+        json_decref(sched_util_cycle(&u, 2000 + round));
+        assert_consistent(&u);
+    }
+    json_t *live = sched_view_dump(u.s);
+    sched_util_reopen(&u);
+    json_t *reopened = sched_view_dump(u.s);
+    ck_assert(json_equal(live, reopened));
+    json_decref(live);
+    json_decref(reopened);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* ---- why ---- */
+
+START_TEST(test_sched_why_gang_shortfall)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 4, 0);
+    apply_pg(&u, "g", 4);
+    for (int i = 0; i < 5; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "g-%d", i);
+        apply_pod(&u, name, "g", 0, 2);
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *w = why_of(&u, "default/g");
+    ck_assert_str_eq(primary_code(w), "GangShortfall");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "primary"), "class")),
+                     "GANG");
+    json_t *g = json_array_get(json_object_get(w, "gang"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "minMember")), 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "members")), 5);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "bound")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(g, "placeable")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Unschedulable");
+    ck_assert_int_eq(json_integer_value(json_object_get(w, "cycle")), 1);
+    ck_assert_int_gt(json_integer_value(json_object_get(w, "auditSeq")), 0);
+    json_t *b;
+    size_t i;
+    int capacity = 0;
+    json_array_foreach(json_object_get(w, "blockers"), i, b) capacity |=
+        !strcmp(json_string_value(json_object_get(b, "code")), "InsufficientCapacity");
+    ck_assert(capacity);
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_sched_why_node_filter)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "g1", "gpu", 8, 4);
+    apply_node(&u, "g2", "gpu", 8, 4);
+    apply_node(&u, "g3", "gpu", 8, 8);
+    apply_node(&u, "c1", "cpu", 8, 0);
+    apply_node(&u, "c2", "cpu", 8, 0);
+    /* a job that takes 6 GPUs of g3 first, leaving at most 4 free anywhere */
+    const char *first = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"first\","
+                        "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},\"spec\":{\"containers\":"
+                        "[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
+                        "\"nvidia.com/gpu\":\"6\"}}}],\"nodeSelector\":{\"pool\":\"gpu\"}}}";
+    const char *big = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"big\","
+                      "\"creationTimestamp\":\"2026-01-01T00:00:09Z\"},\"spec\":{\"containers\":"
+                      "[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
+                      "\"nvidia.com/gpu\":\"8\"}}}],\"nodeSelector\":{\"pool\":\"gpu\"}}}";
+    json_decref(sched_util_apply(&u, first, 1000));
+    json_decref(sched_util_apply(&u, big, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    char *node = sched_util_node_of(&u, "default/first");
+    ck_assert_str_eq(node, "g3");
+    free(node);
+    json_t *w = why_of(&u, "default/big");
+    json_t *nf = json_object_get(w, "nodeFilter");
+    ck_assert_str_eq(json_string_value(json_object_get(nf, "summary")),
+                     "0/5 nodes fit: 3 Insufficient nvidia.com/gpu (need 8, max free 4), "
+                     "2 node selector mismatch");
+    ck_assert_int_eq(json_integer_value(json_object_get(nf, "total")), 5);
+    ck_assert_int_eq(json_integer_value(json_object_get(nf, "fit")), 0);
+    json_t *r0 = json_array_get(json_object_get(nf, "reasons"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(r0, "resource")), "nvidia.com/gpu");
+    ck_assert_int_eq(json_integer_value(json_object_get(r0, "nodes")), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(r0, "need")), 8);
+    ck_assert_int_eq(json_integer_value(json_object_get(r0, "maxFree")), 4);
+    /* g3 could hold it but for "first", placed ahead of it in the same cycle */
+    ck_assert_str_eq(primary_code(w), "TakenByEarlierJobs");
+    json_t *ahead = json_array_get(json_object_get(w, "ahead"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(ahead, "job")), "default/first");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(ahead, "nodes"), 0)), "g3");
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_sched_why_history)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 1, 0);
+    apply_pod(&u, "p", NULL, 0, 2);
+    for (int i = 0; i < 3; i++)
+        json_decref(sched_util_cycle(&u, 2000 + i));
+    ck_assert_int_eq(sched_util_audit_count(&u, "unschedulable", "default/p"), 1);
+    json_t *w = why_of(&u, "default/p");
+    ck_assert_str_eq(primary_code(w), "ExceedsAllocatable");
+    ck_assert_int_eq(json_array_size(json_object_get(w, "history")), 1);
+    json_decref(w);
+    apply_node(&u, "n2", "a", 4, 0);
+    json_decref(sched_util_cycle(&u, 3000));
+    w = why_of(&u, "default/p");
+    json_t *h = json_object_get(w, "history");
+    ck_assert_int_eq(json_array_size(h), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "code")),
+                     "ExceedsAllocatable");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 0), "cycle")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 1), "code")), "Placed");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 1), "cycle")), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_object_get(w, "placement"), "nodes"), "p")),
+                     "n2");
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Scheduled");
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* ---- jobs, metrics ---- */
+
+START_TEST(test_sched_jobs_api)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 4, 0);
+    apply_pg(&u, "g", 2);
+    apply_pod(&u, "g-0", "g", 7, 1);
+    apply_pod(&u, "g-1", "g", 7, 1);
+    apply_pod(&u, "lone", NULL, 0, 9);
+    json_t *jobs = NULL;
+    ck_assert_int_eq(sched_jobs(u.s, "Pending", &jobs, &err), 0);
+    ck_assert_int_eq(json_array_size(jobs), 2);
+    json_decref(jobs);
+    json_decref(sched_util_cycle(&u, 2000));
+    ck_assert_int_eq(sched_jobs(u.s, "Scheduled", &jobs, &err), 0);
+    ck_assert_int_eq(json_array_size(jobs), 1);
+    json_t *j = json_array_get(jobs, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "id")), "default/g");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "kind")), "gang");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "priority")), 7);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "minMember")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "placed")), 2);
+    ck_assert_str_eq(json_string_value(
+                         json_object_get(json_array_get(json_object_get(j, "members"), 0), "node")),
+                     "n1");
+    json_decref(jobs);
+    ck_assert_int_eq(sched_jobs(u.s, "Unschedulable", &jobs, &err), 0);
+    ck_assert_int_eq(json_array_size(jobs), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(jobs, 0), "kind")), "pod");
+    json_decref(jobs);
+    ck_assert_int_eq(sched_jobs(u.s, "Bogus", &jobs, &err), ERR_INVALID);
+    ck_assert_int_eq(sched_job(u.s, "default/nope", &jobs, &err), ERR_NOT_FOUND);
+    char *m = sched_metrics(u.s);
+    ck_assert_ptr_nonnull(strstr(m, "muster_pods_placed_total 2\n"));
+    ck_assert_ptr_nonnull(strstr(m, "muster_jobs{state=\"Unschedulable\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(m, "muster_cycle_duration_seconds_count 1\n"));
+    free(m);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* ---- invariants ---- */
+
+static void put_raw(struct sched_util *u, enum model_kind kind, const char *json)
+{
+    MDB_txn *txn = NULL;
+    json_t *obj = json_loads(json, 0, NULL);
+    ck_assert_ptr_nonnull(obj);
+    ck_assert_int_eq(store_txn_begin(u->st, STORE_WRITE, &txn, NULL), 0);
+    ck_assert_int_eq(store_put(txn, kind, obj, NULL, NULL), 0);
+    ck_assert_int_eq(store_txn_commit(&txn, NULL), 0);
+    json_decref(obj);
+}
+
+START_TEST(test_sched_invariants_detect_corruption)
+{
+    struct sched_util u;
+    char why[512];
+    sched_util_open(&u, NULL);
+    apply_node(&u, "n1", "a", 2, 0);
+    apply_pg(&u, "g", 2);
+    apply_pod(&u, "g-0", "g", 0, 1);
+    apply_pod(&u, "g-1", "g", 0, 1);
+    json_decref(sched_util_cycle(&u, 2000));
+    ck_assert_msg(sched_invariants_check(u.st, why, sizeof(why)) == 0, "%s", why);
+
+    /* over-commit n1 */
+    put_raw(&u, MODEL_POD,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\",\"namespace\":"
+            "\"default\"},\"spec\":{\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\","
+            "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}");
+    ck_assert_int_eq(sched_invariants_check(u.st, why, sizeof(why)), -1);
+    ck_assert_ptr_nonnull(strstr(why, "over-committed"));
+    ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/x", 3000, NULL), 0);
+
+    /* a gang of 3 with one member bound */
+    apply_pg(&u, "h", 3);
+    for (int i = 0; i < 3; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof(buf),
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"h-%d\","
+                 "\"namespace\":\"default\",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":"
+                 "\"h\"}},\"spec\":{%s\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+                 i, i == 0 ? "\"nodeName\":\"n1\"," : "");
+        put_raw(&u, MODEL_POD, buf);
+    }
+    ck_assert_int_eq(sched_invariants_check(u.st, why, sizeof(why)), -1);
+    ck_assert_ptr_nonnull(strstr(why, "'default/h' is partially placed"));
+    sched_util_close(&u);
+
+    /* a pod on a missing node */
+    sched_util_open(&u, NULL);
+    put_raw(&u, MODEL_POD,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"y\",\"namespace\":"
+            "\"default\"},\"spec\":{\"nodeName\":\"ghost\",\"containers\":[{\"name\":\"c\","
+            "\"image\":\"x\"}]}}");
+    ck_assert_int_eq(sched_invariants_check(u.st, why, sizeof(why)), -1);
+    ck_assert_ptr_nonnull(strstr(why, "missing node 'ghost'"));
+    sched_util_close(&u);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+    Suite *s = suite_create("sched");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_sched_cases);
+    tcase_add_test(tc, test_sched_apply_actions);
+    tcase_add_test(tc, test_sched_apply_keeps_binding);
+    tcase_add_test(tc, test_sched_delete_node_fails_pods);
+    tcase_add_test(tc, test_sched_discard_restores_view);
+    tcase_add_test(tc, test_sched_rebuild_equals_live);
+    tcase_add_test(tc, test_sched_why_gang_shortfall);
+    tcase_add_test(tc, test_sched_why_node_filter);
+    tcase_add_test(tc, test_sched_why_history);
+    tcase_add_test(tc, test_sched_jobs_api);
+    tcase_add_test(tc, test_sched_invariants_detect_corruption);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(sched_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
