@@ -50,7 +50,8 @@ static void print_blockers(json_t *why, FILE *out)
         fprintf(out, "  %-10s  %s: %s", s_of(b, "class") ? s_of(b, "class") : "?",
                 s_of(b, "code") ? s_of(b, "code") : "?",
                 s_of(b, "message") ? s_of(b, "message") : "");
-        print_numbers(b, out);
+        if (!s_of(b, "message")) /* the message already carries the numbers */
+            print_numbers(b, out);
         fputc('\n', out);
     }
 }
@@ -80,10 +81,12 @@ static void print_node_filter(json_t *why, FILE *out)
     json_t *nf = json_object_get(why, "nodeFilter");
     if (!json_is_object(nf))
         return;
-    if (s_of(nf, "summary"))
+    if (s_of(nf, "summary")) {
+        /* the summary already names every reason of the histogram */
         fprintf(out, "Nodes:       %s\n", s_of(nf, "summary"));
-    else
-        fprintf(out, "Nodes:       %lld/%lld nodes fit\n", i_of(nf, "fit"), i_of(nf, "total"));
+        return;
+    }
+    fprintf(out, "Nodes:       %lld/%lld nodes fit\n", i_of(nf, "fit"), i_of(nf, "total"));
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(nf, "reasons"), i, r)

@@ -345,6 +345,27 @@ START_TEST(test_cli_audit_export_and_verify)
 }
 END_TEST
 
+START_TEST(test_cli_audit_verify_broken_chain)
+{
+    struct cli_result r;
+    apply_cluster();
+    cli_musterd_halt(&d);
+    /* record 2 or 3 is "applied Node n1/n2"; a flipped byte must break the chain there */
+    ck_assert_int_ge(cli_musterd_tamper(&d, "\"name\":\"n2\"},\"seq\"", "\"name\":\"n7\"},\"seq\""),
+                     1);
+    cli_musterd_resume(&d);
+    env[0] = d.server_env;
+    cli_run(env, NULL, ARGS("audit", "verify"), &r);
+    ck_assert_msg(r.status == 1, "exit %d: %s%s", r.status, r.out, r.err);
+    ck_assert_msg(strncmp(r.out, "audit chain BROKEN at record ", 29) == 0, "%s", r.out);
+    cli_result_release(&r);
+    /* a range before the damage still verifies */
+    run_ok(&r, NULL, ARGS("audit", "verify", "--to", "1"));
+    ck_assert_msg(strncmp(r.out, "audit chain ok: records 1..1, 1 checked", 39) == 0, "%s", r.out);
+    cli_result_release(&r);
+}
+END_TEST
+
 START_TEST(test_cli_cycle_why_describe)
 {
     struct cli_result r;
@@ -394,6 +415,7 @@ int main(void)
     tcase_add_test(tc, test_cli_invalid_manifest_lists_every_error);
     tcase_add_test(tc, test_cli_token_required);
     tcase_add_test(tc, test_cli_audit_export_and_verify);
+    tcase_add_test(tc, test_cli_audit_verify_broken_chain);
     tcase_add_test(tc, test_cli_cycle_why_describe);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

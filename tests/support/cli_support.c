@@ -119,16 +119,16 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-void cli_musterd_start(const char *token, struct cli_musterd *d)
+/* Starts musterd on d->dir (which exists), after removing a stale port file. */
+static void start_in(const char *token, struct cli_musterd *d)
 {
-    memset(d, 0, sizeof(*d));
-    snprintf(d->dir, sizeof(d->dir), "/tmp/muster-cli-test-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d->dir));
     char *bin = xasprintf("%s/musterd", bin_dir());
     char *data = xasprintf("%s/data", d->dir);
     char *port = xasprintf("%s/port", d->dir);
     char *log = xasprintf("%s/musterd.log", d->dir);
     ck_assert_msg(access(bin, X_OK) == 0, "'%s' is not executable", bin);
+    unlink(port);
+    d->port = 0;
     d->pid = fork();
     ck_assert_int_ge(d->pid, 0);
     if (d->pid == 0) {
@@ -167,7 +167,15 @@ void cli_musterd_start(const char *token, struct cli_musterd *d)
     free(log);
 }
 
-void cli_musterd_stop(struct cli_musterd *d)
+void cli_musterd_start(const char *token, struct cli_musterd *d)
+{
+    memset(d, 0, sizeof(*d));
+    snprintf(d->dir, sizeof(d->dir), "/tmp/muster-cli-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d->dir));
+    start_in(token, d);
+}
+
+void cli_musterd_halt(struct cli_musterd *d)
 {
     if (d->pid > 0) {
         kill(d->pid, SIGTERM);
@@ -180,6 +188,17 @@ void cli_musterd_stop(struct cli_musterd *d)
         }
         d->pid = 0;
     }
+}
+
+void cli_musterd_resume(struct cli_musterd *d)
+{
+    cli_musterd_halt(d);
+    start_in(NULL, d);
+}
+
+void cli_musterd_stop(struct cli_musterd *d)
+{
+    cli_musterd_halt(d);
     if (d->dir[0]) {
         char *cmd = xasprintf("rm -rf '%s'", d->dir);
         if (system(cmd) != 0)
@@ -187,6 +206,27 @@ void cli_musterd_stop(struct cli_musterd *d)
         free(cmd);
         d->dir[0] = '\0';
     }
+}
+
+int cli_musterd_tamper(struct cli_musterd *d, const char *from, const char *to)
+{
+    char *path = xasprintf("%s/data/data.mdb", d->dir);
+    size_t n = strlen(from), hits = 0;
+    ck_assert_uint_eq(n, strlen(to));
+    int fd = open(path, O_RDWR);
+    ck_assert_msg(fd >= 0, "cannot open %s", path);
+    char *buf = slurp_fd(fd);
+    off_t size = lseek(fd, 0, SEEK_END);
+    for (off_t i = 0; i + (off_t)n <= size; i++) {
+        if (memcmp(buf + i, from, n) != 0)
+            continue;
+        ck_assert_int_eq(pwrite(fd, to, n, i), (ssize_t)n);
+        hits++;
+    }
+    close(fd);
+    free(buf);
+    free(path);
+    return (int)hits;
 }
 
 char *cli_data_path(const char *rel)

@@ -44,6 +44,13 @@ struct cli_musterd {
 /* Starts musterd with --data-dir, --listen 127.0.0.1:0, --port-file and, when token is not
  * NULL, --token. Waits for the port file (10 s at most). Fails the test otherwise. */
 void cli_musterd_start(const char *token, struct cli_musterd *d);
+/* Stops the musterd process (SIGTERM, then SIGKILL after 5 s), keeping its data. */
+void cli_musterd_halt(struct cli_musterd *d);
+/* Starts musterd again, without a token, on the same data (halting it first if running). */
+void cli_musterd_resume(struct cli_musterd *d);
+/* With musterd stopped: overwrites every occurrence of the bytes `from` in the LMDB data
+ * file with `to` (same length), as a disk fault would. Returns the number replaced. */
+int cli_musterd_tamper(struct cli_musterd *d, const char *from, const char *to);
 /* SIGTERM, wait, remove the directory. */
 void cli_musterd_stop(struct cli_musterd *d);
 
