@@ -1,0 +1,656 @@
+#!/usr/bin/env python3
+"""A small, faithful Kubernetes API server for muster's mirror tests (stdlib only).
+
+Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1) and
+ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1):
+
+  * lists with metadata.resourceVersion and pagination (limit/continue over a
+    snapshot taken at the first page; an expired snapshot answers 410),
+  * chunked watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, allowWatchBookmarks,
+    timeoutSeconds); a resourceVersion older than the bounded event history gets
+    an ERROR event with code 410 (Expired), as the real API server sends,
+  * pods/{name}/binding, pods/{name}/status (merge-patch and strategic-merge-patch),
+    pods/{name}/eviction (policy/v1; 429 on demand),
+  * bearer-token auth (--token) and TLS (--cert/--key),
+  * control endpoints under /control/ for the tests (no auth): apply, delete, drop,
+    compact, fail-binding, evict-429, slow, malformed, crd, object, stats, generate,
+    churn.
+
+The listening port is written to --port-file once the server is ready.
+"""
+import argparse
+import base64
+import collections
+import copy
+import json
+import random
+import ssl
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+RESOURCES = {
+    # name: (api prefix, kind, namespaced)
+    "nodes": ("/api/v1", "Node", False),
+    "pods": ("/api/v1", "Pod", True),
+    "podgroups": ("/apis/scheduling.sigs.k8s.io/v1alpha1", "PodGroup", True),
+    "clusternetworktopologies": ("/apis/scheduling.koordinator.sh/v1alpha1",
+                                 "ClusterNetworkTopology", False),
+}
+API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
+               "scheduling.sigs.k8s.io/v1alpha1",
+               "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1"}
+
+
+def now_rfc3339():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def status(code, reason, message):
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": message, "reason": reason, "code": code}
+
+
+def merge_patch(target, patch):
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    if not isinstance(target, dict):
+        target = {}
+    out = dict(target)
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+def strategic_merge_patch(target, patch, key=None):
+    """Strategic merge patch for the fields the tests use: lists of conditions merge by type."""
+    if isinstance(patch, list) and key == "conditions" and isinstance(target, list):
+        out = [copy.deepcopy(c) for c in target]
+        for c in patch:
+            for i, old in enumerate(out):
+                if old.get("type") == c.get("type"):
+                    out[i] = merge_patch(old, c)
+                    break
+            else:
+                out.append(copy.deepcopy(c))
+        return out
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    if not isinstance(target, dict):
+        target = {}
+    out = dict(target)
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = strategic_merge_patch(out.get(k), v, k)
+    return out
+
+
+class State:
+    def __init__(self, history):
+        self.lock = threading.Condition()
+        self.rv = 1
+        self.objects = {r: {} for r in RESOURCES}
+        self.history = {r: collections.deque() for r in RESOURCES}
+        self.history_max = history
+        self.oldest = {r: 1 for r in RESOURCES}  # watch from rv >= oldest is served
+        self.installed = {r: True for r in RESOURCES}
+        self.drop_gen = 0
+        self.snapshots = {}
+        self.fail_bindings = 0
+        self.fail_binding_code = 500
+        self.evict_429 = 0
+        self.slow_ms = 0
+        self.malformed = 0
+        self.stats = collections.Counter()
+
+    @staticmethod
+    def key(res, obj):
+        md = obj.get("metadata", {})
+        if RESOURCES[res][2]:
+            return "%s/%s" % (md.get("namespace", "default"), md["name"])
+        return md["name"]
+
+    def _event(self, res, etype, obj):
+        """Records an event; lock held."""
+        h = self.history[res]
+        if len(h) >= self.history_max:
+            self.oldest[res] = h.popleft()[0]
+        h.append((int(obj["metadata"]["resourceVersion"]), etype, obj))
+        self.lock.notify_all()
+
+    def upsert(self, res, obj):
+        """Creates or replaces; lock held. Returns the stored object."""
+        obj = copy.deepcopy(obj)
+        prefix, kind, namespaced = RESOURCES[res]
+        obj["apiVersion"] = API_VERSION[prefix]
+        obj["kind"] = kind
+        md = obj.setdefault("metadata", {})
+        if namespaced:
+            md.setdefault("namespace", "default")
+        k = self.key(res, obj)
+        old = self.objects[res].get(k)
+        self.rv += 1
+        md["resourceVersion"] = str(self.rv)
+        if old is not None:
+            md["uid"] = old["metadata"]["uid"]
+            md["creationTimestamp"] = old["metadata"]["creationTimestamp"]
+        else:
+            md.setdefault("uid", str(uuid.uuid4()))
+            md.setdefault("creationTimestamp", now_rfc3339())
+        md["managedFields"] = [{"manager": "kubeapi-test", "operation": "Update"}]
+        self.objects[res][k] = obj
+        self._event(res, "MODIFIED" if old is not None else "ADDED", obj)
+        return obj
+
+    def delete(self, res, k):
+        """Deletes; lock held. Returns the deleted object or None."""
+        old = self.objects[res].pop(k, None)
+        if old is None:
+            return None
+        self.rv += 1
+        old = copy.deepcopy(old)
+        old["metadata"]["resourceVersion"] = str(self.rv)
+        self._event(res, "DELETED", old)
+        return old
+
+    def compact(self, drop):
+        """Forgets the event history: a watch from any revision before now gets 410."""
+        with self.lock:
+            self.rv += 1
+            for r in RESOURCES:
+                self.history[r].clear()
+                self.oldest[r] = self.rv + 1
+            self.snapshots.clear()
+            if drop:
+                self.drop_gen += 1
+            self.lock.notify_all()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kubeapi-test/1"
+
+    def log_message(self, fmt, *args):
+        if self.server.verbose:
+            sys.stderr.write("kubeapi: " + (fmt % args) + "\n")
+
+    # ---- plumbing ----
+    @property
+    def st(self):
+        return self.server.state
+
+    def send_json(self, code, doc, raw=None):
+        body = raw if raw is not None else json.dumps(doc, separators=(",", ":")).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(n) if n else b""
+        return data
+
+    def read_json(self):
+        data = self.read_body()
+        try:
+            return json.loads(data or b"{}")
+        except ValueError:
+            return None
+
+    def authorized(self):
+        tok = self.server.token
+        if not tok:
+            return True
+        if self.headers.get("Authorization") == "Bearer " + tok:
+            return True
+        self.send_json(401, status(401, "Unauthorized", "Unauthorized"))
+        return False
+
+    def route(self):
+        """Returns (resource, namespace, name, subresource) or None."""
+        path = urlparse(self.path).path.rstrip("/")
+        for res, (prefix, _, namespaced) in RESOURCES.items():
+            if not path.startswith(prefix + "/"):
+                continue
+            rest = path[len(prefix) + 1:].split("/")
+            ns = None
+            if namespaced and len(rest) >= 3 and rest[0] == "namespaces" and rest[2] == res:
+                ns = rest[1]
+                rest = rest[2:]
+            if rest[0] != res:
+                continue
+            name = rest[1] if len(rest) > 1 else None
+            sub = rest[2] if len(rest) > 2 else None
+            return res, ns, name, sub
+        return None
+
+    def api_prelude(self):
+        if not self.authorized():
+            return None
+        with self.st.lock:
+            slow = self.st.slow_ms
+        if slow:
+            time.sleep(slow / 1000.0)
+        r = self.route()
+        if r is None:
+            self.send_json(404, status(404, "NotFound", "the server could not find the "
+                                       "requested resource"))
+            return None
+        if not self.st.installed[r[0]]:
+            self.send_json(404, status(404, "NotFound", "the server could not find the "
+                                       "requested resource"))
+            return None
+        return r
+
+    def take_malformed(self):
+        with self.st.lock:
+            if self.st.malformed > 0:
+                self.st.malformed -= 1
+                return True
+        return False
+
+    # ---- verbs ----
+    def do_GET(self):
+        if self.path.startswith("/control/"):
+            return self.control_get()
+        r = self.api_prelude()
+        if r is None:
+            return
+        res, ns, name, sub = r
+        q = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
+        if name:
+            k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+            with self.st.lock:
+                obj = self.st.objects[res].get(k)
+            if obj is None:
+                return self.send_json(404, status(404, "NotFound", '%s "%s" not found'
+                                                  % (res, name)))
+            return self.send_json(200, obj)
+        if q.get("watch") in ("1", "true"):
+            return self.watch(res, ns, q)
+        return self.list(res, ns, q)
+
+    def list(self, res, ns, q):
+        st = self.st
+        self.st.stats["list"] += 1
+        limit = int(q.get("limit") or 0)
+        cont = q.get("continue")
+        with st.lock:
+            if cont:
+                try:
+                    tok = json.loads(base64.b64decode(cont))
+                    snap_id, start = tok["id"], tok["start"]
+                except (ValueError, KeyError):
+                    return self.send_json(400, status(400, "BadRequest", "invalid continue"))
+                snap = st.snapshots.get(snap_id)
+                if snap is None:
+                    return self.send_json(410, status(
+                        410, "Expired", "The provided continue parameter is too old to display"
+                        " a consistent list result. You can start a new list without the "
+                        "continue parameter."))
+                list_rv, items = snap
+            else:
+                list_rv = st.rv
+                items = [st.objects[res][k] for k in sorted(st.objects[res])]
+                if ns:
+                    items = [o for o in items if o["metadata"].get("namespace") == ns]
+                start = 0
+                snap_id = None
+            end = len(items) if not limit else min(len(items), start + limit)
+            page = items[start:end]
+            md = {"resourceVersion": str(list_rv)}
+            if end < len(items):
+                if snap_id is None:
+                    snap_id = uuid.uuid4().hex
+                    st.snapshots[snap_id] = (list_rv, items)
+                md["continue"] = base64.b64encode(json.dumps(
+                    {"id": snap_id, "start": end}).encode()).decode()
+                md["remainingItemCount"] = len(items) - end
+            elif snap_id is not None:
+                st.snapshots.pop(snap_id, None)
+        prefix, kind, _ = RESOURCES[res]
+        doc = {"kind": kind + "List", "apiVersion": API_VERSION[prefix], "metadata": md,
+               "items": page}
+        if self.take_malformed():
+            return self.send_json(200, None, raw=b'{"kind": "' + kind.encode() + b'List", "items": [{')
+        self.send_json(200, doc)
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def watch(self, res, ns, q):
+        st = self.st
+        st.stats["watch"] += 1
+        bookmarks = q.get("allowWatchBookmarks") in ("1", "true")
+        timeout = float(q.get("timeoutSeconds") or 1800)
+        rv_s = q.get("resourceVersion") or "0"
+        deadline = time.monotonic() + timeout
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        prefix, kind, _ = RESOURCES[res]
+        with st.lock:
+            gen = st.drop_gen
+            if rv_s == "0":
+                # Synthetic ADDED events for the current state, then live events.
+                pending = [(st.rv, "ADDED", o) for _, o in sorted(st.objects[res].items())]
+                last = st.rv
+            else:
+                last = int(rv_s)
+                if last < st.oldest[res] - 1:
+                    st.stats["expired"] += 1
+                    self.chunk(json.dumps({"type": "ERROR", "object": status(
+                        410, "Expired", "too old resource version: %d (%d)"
+                        % (last, st.oldest[res]))}).encode() + b"\n")
+                    self.chunk(b"")
+                    return
+                pending = []
+        last_bookmark = time.monotonic()
+        try:
+            while True:
+                out = []
+                for _, etype, obj in pending:
+                    if ns and obj["metadata"].get("namespace") != ns:
+                        continue
+                    out.append(json.dumps({"type": etype, "object": obj},
+                                          separators=(",", ":")).encode() + b"\n")
+                if out:
+                    if self.take_malformed():
+                        out.insert(0, b'{"type": "MODIFIED", "object": {"metadata": \n')
+                    self.chunk(b"".join(out))
+                now = time.monotonic()
+                if bookmarks and now - last_bookmark >= self.server.bookmark_s:
+                    self.chunk(json.dumps({"type": "BOOKMARK", "object": {
+                        "kind": kind, "apiVersion": API_VERSION[prefix],
+                        "metadata": {"resourceVersion": str(last)}}}).encode() + b"\n")
+                    last_bookmark = now
+                if now >= deadline:
+                    self.chunk(b"")
+                    return
+                with st.lock:
+                    if st.drop_gen != gen:
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    h = st.history[res]
+                    if not h or h[-1][0] <= last:
+                        st.lock.wait(min(0.2, max(0.0, deadline - now)))
+                    if st.drop_gen != gen:
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    if last < st.oldest[res] - 1:
+                        self.chunk(json.dumps({"type": "ERROR", "object": status(
+                            410, "Expired", "too old resource version")}).encode() + b"\n")
+                        self.chunk(b"")
+                        return
+                    pending = [e for e in h if e[0] > last] if h and h[-1][0] > last else []
+                    # Every event of this resource up to st.rv is now taken: a bookmark may
+                    # carry the current revision, as the real server's do.
+                    last = st.rv
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def do_POST(self):
+        if self.path.startswith("/control/"):
+            return self.control_post()
+        r = self.api_prelude()
+        if r is None:
+            return
+        res, ns, name, sub = r
+        body = self.read_json()
+        if body is None:
+            return self.send_json(400, status(400, "BadRequest", "invalid json"))
+        if res == "pods" and name and sub == "binding":
+            return self.binding(ns, name, body)
+        if res == "pods" and name and sub == "eviction":
+            return self.eviction(ns, name)
+        if not name and not sub:
+            with self.st.lock:
+                if ns:
+                    body.setdefault("metadata", {})["namespace"] = ns
+                obj = self.st.upsert(res, body)
+            return self.send_json(201, obj)
+        self.send_json(405, status(405, "MethodNotAllowed", "method not allowed"))
+
+    def binding(self, ns, name, body):
+        st = self.st
+        k = "%s/%s" % (ns, name)
+        target = (body.get("target") or {}).get("name")
+        with st.lock:
+            st.stats["binding"] += 1
+            pod = st.objects["pods"].get(k)
+            if pod is None:
+                return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
+            if st.fail_bindings > 0:
+                st.fail_bindings -= 1
+                st.stats["binding_failed"] += 1
+                code = st.fail_binding_code
+                return self.send_json(code, status(code, "InternalError" if code >= 500 else
+                                                   "Forbidden", "binding refused by test"))
+            if pod.get("spec", {}).get("nodeName"):
+                return self.send_json(409, status(
+                    409, "Conflict", 'Operation cannot be fulfilled on pods/binding "%s": pod %s '
+                    'is already assigned to node "%s"' % (name, name, pod["spec"]["nodeName"])))
+            if not target:
+                return self.send_json(400, status(400, "BadRequest", "target.name required"))
+            pod = copy.deepcopy(pod)
+            pod.setdefault("spec", {})["nodeName"] = target
+            conds = pod.setdefault("status", {}).setdefault("conditions", [])
+            conds[:] = [c for c in conds if c.get("type") != "PodScheduled"]
+            conds.append({"type": "PodScheduled", "status": "True"})
+            st.upsert("pods", pod)
+            st.stats["bound"] += 1
+        self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
+                             "code": 201})
+
+    def eviction(self, ns, name):
+        st = self.st
+        with st.lock:
+            st.stats["eviction"] += 1
+            if ("%s/%s" % (ns, name)) not in st.objects["pods"]:
+                return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
+            if st.evict_429 > 0:
+                st.evict_429 -= 1
+                return self.send_json(429, status(
+                    429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
+                    "disruption budget."))
+            st.delete("pods", "%s/%s" % (ns, name))
+            st.stats["evicted"] += 1
+        self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
+                             "code": 201})
+
+    def do_PATCH(self):
+        r = self.api_prelude()
+        if r is None:
+            return
+        res, ns, name, sub = r
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        body = self.read_json()
+        if ctype not in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+            return self.send_json(415, status(415, "UnsupportedMediaType",
+                                              "unsupported patch type '%s'" % ctype))
+        if body is None or not name:
+            return self.send_json(400, status(400, "BadRequest", "invalid patch"))
+        k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+        with self.st.lock:
+            self.st.stats["patch"] += 1
+            obj = self.st.objects[res].get(k)
+            if obj is None:
+                return self.send_json(404, status(404, "NotFound", '%s "%s" not found'
+                                                  % (res, name)))
+            if sub == "status":
+                body = {"status": body.get("status", {})}
+            fn = merge_patch if ctype == "application/merge-patch+json" else strategic_merge_patch
+            new = fn(obj, body)
+            obj = self.st.upsert(res, new)
+        self.send_json(200, obj)
+
+    def do_DELETE(self):
+        r = self.api_prelude()
+        if r is None:
+            return
+        res, ns, name, sub = r
+        k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+        with self.st.lock:
+            old = self.st.delete(res, k)
+        if old is None:
+            return self.send_json(404, status(404, "NotFound", "not found"))
+        self.send_json(200, old)
+
+    # ---- control ----
+    def control_get(self):
+        u = urlparse(self.path)
+        q = {k: v[0] for k, v in parse_qs(u.query).items()}
+        st = self.st
+        if u.path == "/control/object":
+            res = q.get("resource", "pods")
+            with st.lock:
+                obj = st.objects[res].get(q.get("key", ""))
+            return self.send_json(200 if obj else 404, obj or {})
+        if u.path == "/control/stats":
+            with st.lock:
+                doc = dict(st.stats)
+                doc["rv"] = st.rv
+                doc["counts"] = {r: len(o) for r, o in st.objects.items()}
+            return self.send_json(200, doc)
+        self.send_json(404, {})
+
+    def control_post(self):
+        u = urlparse(self.path)
+        body = self.read_json() or {}
+        st = self.st
+        p = u.path
+        with st.lock:
+            if p == "/control/apply":
+                for o in body.get("objects", []):
+                    st.upsert(o["resource"], o["object"])
+            elif p == "/control/delete":
+                st.delete(body["resource"], body["key"])
+            elif p == "/control/drop":
+                st.drop_gen += 1
+                st.lock.notify_all()
+            elif p == "/control/fail-binding":
+                st.fail_bindings = int(body.get("count", 1))
+                st.fail_binding_code = int(body.get("code", 500))
+            elif p == "/control/evict-429":
+                st.evict_429 = int(body.get("count", 1))
+            elif p == "/control/slow":
+                st.slow_ms = int(body.get("ms", 0))
+            elif p == "/control/malformed":
+                st.malformed = int(body.get("count", 1))
+            elif p == "/control/crd":
+                st.installed[body["resource"]] = bool(body.get("installed", True))
+            elif p == "/control/generate":
+                generate(st, int(body.get("nodes", 0)), int(body.get("pods", 0)))
+            elif p != "/control/compact" and p != "/control/churn":
+                return self.send_json(404, {})
+        if p == "/control/compact":
+            st.compact(bool(body.get("drop", True)))
+        if p == "/control/churn":
+            res = churn(st, float(body.get("rate", 1000)), float(body.get("seconds", 5)))
+            return self.send_json(200, res)
+        self.send_json(200, {"ok": True})
+
+
+def node_obj(i):
+    return {"metadata": {"name": "node-%05d" % i, "labels": {
+        "network.topology.nvidia.com/spine": "s%d" % (i // 1000),
+        "network.topology.nvidia.com/block": "b%d" % (i // 100)}},
+            "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110",
+                                       "nvidia.com/gpu": "8"}}}
+
+
+def pod_obj(i, nodes, ver=0):
+    spec = {"schedulerName": "default-scheduler", "containers": [{
+        "name": "c", "image": "busybox",
+        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}
+    if nodes:
+        spec["nodeName"] = "node-%05d" % (i % nodes)
+    return {"metadata": {"name": "pod-%06d" % i, "namespace": "bench",
+                         "labels": {"app": "a%d" % (i % 50)},
+                         "annotations": {"version": str(ver)}},
+            "spec": spec, "status": {"phase": "Running"}}
+
+
+def generate(st, nodes, pods):
+    """Creates nodes and pods (bound round-robin) in bulk; lock held."""
+    for i in range(nodes):
+        st.upsert("nodes", node_obj(i))
+    for i in range(pods):
+        st.upsert("pods", pod_obj(i, nodes))
+
+
+def churn(st, rate, seconds):
+    """Modifies existing pods at a fixed rate for a while; returns what was done."""
+    with st.lock:
+        keys = sorted(st.objects["pods"])
+        nodes = len(st.objects["nodes"])
+    if not keys:
+        return {"events": 0}
+    n = 0
+    t0 = time.monotonic()
+    end = t0 + seconds
+    step = 0.01
+    while time.monotonic() < end:
+        target = int((time.monotonic() - t0) * rate)
+        with st.lock:
+            while n < target:
+                k = keys[n % len(keys)]
+                i = int(k.split("-")[-1])
+                st.upsert("pods", pod_obj(i, nodes, n + 1))
+                n += 1
+        time.sleep(step)
+    return {"events": n, "seconds": time.monotonic() - t0, "rv": st.rv}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file")
+    ap.add_argument("--token")
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    ap.add_argument("--history", type=int, default=1000)
+    ap.add_argument("--bookmark-seconds", type=float, default=1.0)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    srv.daemon_threads = True
+    srv.state = State(args.history)
+    srv.token = args.token
+    srv.verbose = args.verbose
+    srv.bookmark_s = args.bookmark_seconds
+    if args.cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.cert, args.key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    port = srv.server_address[1]
+    if args.port_file:
+        with open(args.port_file + ".tmp", "w") as f:
+            f.write("%d\n" % port)
+        import os
+        os.rename(args.port_file + ".tmp", args.port_file)
+    else:
+        print(port, flush=True)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
