@@ -15,6 +15,7 @@
 #include "clock.h"
 
 #define HISTORY_MAX 50
+#define AHEAD_MAX 20
 
 static char *signature(const struct sched_why_input *in)
 {
@@ -50,7 +51,9 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     int rc = 0;
     if (!j->why_loaded)
         load_previous(c, j);
-    char *sig = signature(in);
+    /* A placement always changes the document; skip the signature's serialization. */
+    char *sig =
+        in->placement ? xasprintf("placed@%llu", (unsigned long long)c->cycle) : signature(in);
     if (j->last_sig && !strcmp(j->last_sig, sig)) {
         free(sig);
         return 0;
@@ -139,6 +142,8 @@ json_t *sched__ahead(struct sched_cyc *c, int pi)
         for (size_t q = 0; fits && q < n->ncyc; q++) {
             const struct sv_job *j = &v->jobs[v->pods[n->cyc_pods[q]].job];
             json_t *e = json_object_get(by_job, j->id);
+            if (!e && json_object_size(by_job) >= AHEAD_MAX)
+                continue; /* enough to explain; do not build a list of thousands */
             if (!e) {
                 e = json_pack("{s:s,s:i,s:i,s:[]}", "job", j->id, "priority",
                               (int)sched__job_priority(v, j), "pods", 0, "nodes");
@@ -157,8 +162,7 @@ json_t *sched__ahead(struct sched_cyc *c, int pi)
     json_t *e;
     json_object_foreach(by_job, k, e)
     {
-        if (json_array_size(out) < 20)
-            json_array_append(out, e);
+        json_array_append(out, e);
     }
     json_decref(by_job);
     return out;

@@ -124,11 +124,47 @@ static void cand_rebuild(struct sched_view *v, struct sv_shape *sh, int self)
     sh->cand_epoch = v->epoch;
 }
 
+/* Incremental pick: within one epoch, a node's score only changes when it takes a
+ * pod. The node chosen last for this shape beat every node then; it still beats every
+ * node that has not changed since (its own score only grew), so only nodes that took a
+ * pod since then (view.binds) can beat it. Exact, and O(binds since) instead of O(nodes). */
+static int pick_incremental(struct sched_view *v, struct sv_shape *sh, int pi)
+{
+    int best = sh->last;
+    const struct sv_node *bn = &v->nodes[best];
+    if (bn->nnom || sched__fit_res(v, bn, sh, pi) >= 0)
+        return -1;
+    double best_score = sched__score(v, bn, sh);
+    size_t end = v->log_epoch == v->epoch ? v->nbinds : 0;
+    for (size_t k = sh->logpos; k < end; k++) {
+        int ni = v->binds[k];
+        const struct sv_node *n = &v->nodes[ni];
+        if (ni == best || n->nnom || sched__fit_static(n, sh) != SCHED_FIT_OK ||
+            sched__fit_res(v, n, sh, pi) >= 0)
+            continue;
+        double sc = sched__score(v, n, sh);
+        if (sc > best_score || (sc == best_score && strcmp(n->name, bn->name) < 0)) {
+            best = ni;
+            bn = n;
+            best_score = sc;
+        }
+    }
+    sh->logpos = end;
+    sh->last = best;
+    return best;
+}
+
 int sched__pick_node(struct sched_view *v, int pi)
 {
     struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
     if (sh->fail_epoch == v->epoch)
         return -1;
+    if (sh->last_epoch == v->epoch && sh->last >= 0 && sh->logpos <= v->nbinds &&
+        v->log_epoch == v->epoch) {
+        int ni = pick_incremental(v, sh, pi);
+        if (ni >= 0)
+            return ni;
+    }
     if (sh->cand_epoch != v->epoch)
         cand_rebuild(v, sh, pi);
     int best = -1;
@@ -150,6 +186,10 @@ int sched__pick_node(struct sched_view *v, int pi)
     sh->ncand = keep;
     if (best < 0)
         sh->fail_epoch = v->epoch;
+    /* Nodes with nominations are left to the full scan (reservations depend on the pod). */
+    sh->last = best >= 0 && !v->nodes[best].nnom ? best : -1;
+    sh->last_epoch = v->epoch;
+    sh->logpos = v->log_epoch == v->epoch ? v->nbinds : 0;
     return best;
 }
 

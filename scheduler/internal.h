@@ -104,7 +104,10 @@ struct sv_shape {
     int *cand; /* statically feasible nodes still worth trying, name order */
     size_t ncand, capcand;
     uint64_t fail_epoch; /* the shape fits nowhere at this epoch */
-    json_t *nf;          /* cached node filter (why) for nf_epoch / nf_cycle */
+    int last;            /* node chosen last at last_epoch (see fit.c) */
+    size_t logpos;       /* view.binds position when last was chosen */
+    uint64_t last_epoch;
+    json_t *nf; /* cached node filter (why) for nf_epoch / nf_cycle */
     int nf_code;
     json_t *nf_ahead;
     uint64_t nf_epoch, nf_cycle;
@@ -144,6 +147,9 @@ struct sched_view {
     struct model_topology topo;
 
     struct sv_free fnodes, fpods, fjobs;
+    int *binds; /* nodes that took a pod since log_epoch, in order */
+    size_t nbinds, capbinds;
+    uint64_t log_epoch;
     uint64_t epoch;
 };
 

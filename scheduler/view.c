@@ -107,6 +107,7 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->shape_ix);
     if (v->has_topology)
         model_topology_release(&v->topo);
+    free(v->binds);
     free(v->fnodes.ix);
     free(v->fpods.ix);
     free(v->fjobs.ix);
