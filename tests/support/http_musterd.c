@@ -76,6 +76,34 @@ static pid_t spawn(const char *const *argv, const char *log)
     _exit(127);
 }
 
+static void rm_root(const char *root)
+{
+    char cmd[400];
+
+    if (root[0] && !strncmp(root, "/tmp/muster-test-", 17)) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot remove %s\n", root);
+    }
+}
+
+/* Check ends a failed test with _exit(), skipping the teardown: a small guardian process
+ * removes the directory once the test process is gone (musterd itself gets SIGTERM from
+ * PR_SET_PDEATHSIG). After a normal teardown the directory is already gone. */
+static void guard(const char *root)
+{
+    pid_t parent = getpid();
+
+    if (fork() != 0)
+        return;
+    setsid(); /* Check kills the test's process group when the test ends */
+    while (getppid() == parent)
+        sleep_ms(100);
+    sleep_ms(1000); /* let musterd finish its shutdown */
+    rm_root(root);
+    _exit(0);
+}
+
 int musterd_start_status(struct musterd *m, const char *root, const char *const *args,
                          int *exit_status)
 {
@@ -88,6 +116,7 @@ int musterd_start_status(struct musterd *m, const char *root, const char *const 
         snprintf(m->root, sizeof(m->root), "/tmp/muster-test-XXXXXX");
         if (!mkdtemp(m->root))
             return -1;
+        guard(m->root);
     } else if (root != m->root) {
         snprintf(m->root, sizeof(m->root), "%s", root);
     }
@@ -117,6 +146,9 @@ int musterd_start_status(struct musterd *m, const char *root, const char *const 
             return 0;
         }
         if (waitpid(m->pid, &status, WNOHANG) == m->pid) {
+            char *log = test_read_file(m->log_file, NULL);
+            fprintf(stderr, "musterd exited at start: %s\n", log ? log : "(no log)");
+            free(log);
             m->pid = 0;
             if (exit_status)
                 *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -154,15 +186,10 @@ int musterd_stop(struct musterd *m)
 
 void musterd_cleanup(struct musterd *m)
 {
-    char cmd[400];
-
     if (m->pid > 0)
         musterd_stop(m);
-    if (m->root[0] && !strncmp(m->root, "/tmp/muster-test-", 17)) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", m->root);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot remove %s\n", m->root);
-    }
+    rm_root(m->root);
+    m->root[0] = '\0';
 }
 
 int musterd_run(const char *const *args, char **err_out)
