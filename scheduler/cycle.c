@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "log.h"
 
 /* ---- statements ---- */
 
@@ -258,6 +259,8 @@ int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *e
         }
         if (rc != ERR_MAP_FULL || attempt >= 4)
             break;
+        log_info("cycle %llu hit the store's map limit; retrying on a rebuilt view",
+                 (unsigned long long)(s->cycle + 1));
         err_clear(err);
     }
     pthread_mutex_unlock(&s->mu);

@@ -323,6 +323,35 @@ START_TEST(test_sched_rebuild_equals_live)
 }
 END_TEST
 
+START_TEST(test_sched_cycle_small_map_grows)
+{
+    /* A 1 MiB map: the cycle's transaction may hit the map limit; the cycle is then
+     * retried on a rebuilt view and must still place everything exactly once. */
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    memset(&u, 0, sizeof(u));
+    u.dir = store_util_tmpdir();
+    u.st = store_util_open(u.dir, 1 << 20, STORE_SYNC_NONE);
+    ck_assert_msg(sched_open(u.st, &u.opts, &u.s, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "n%02d", i);
+        apply_node(&u, name, "a", 110, 0);
+    }
+    for (int i = 0; i < 4000; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "p%04d", i);
+        apply_pod(&u, name, NULL, 0, 1);
+    }
+    json_t *sum = sched_util_cycle(&u, 2000);
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "placed")), 4000);
+    json_decref(sum);
+    ck_assert_int_eq(sched_util_audit_count(&u, "placed", NULL), 4000);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* ---- why ---- */
 
 START_TEST(test_sched_why_gang_shortfall)
@@ -554,6 +583,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_delete_node_fails_pods);
     tcase_add_test(tc, test_sched_discard_restores_view);
     tcase_add_test(tc, test_sched_rebuild_equals_live);
+    tcase_add_test(tc, test_sched_cycle_small_map_grows);
     tcase_add_test(tc, test_sched_why_gang_shortfall);
     tcase_add_test(tc, test_sched_why_node_filter);
     tcase_add_test(tc, test_sched_why_history);
