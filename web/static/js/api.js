@@ -1,0 +1,95 @@
+// api.js - talking to musterd: JSON and NDJSON fetches, "not available" routes, quantities.
+
+export class HttpError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+// Routes answered 404 "no route" are remembered so pages can say "not available" without
+// asking again on every poll (they are asked again after a reload).
+const missing = new Set();
+
+export function routeMissing(path) {
+  return missing.has(path);
+}
+
+async function get(path, query) {
+  const url = path + qs(query);
+  let res;
+  try {
+    res = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+  } catch (e) {
+    throw new HttpError(0, 'musterd unreachable');
+  }
+  if (!res.ok) {
+    let msg = `${res.status} ${res.statusText}`;
+    try {
+      const body = await res.json();
+      if (body && body.error) msg = body.error.message;
+    } catch (e) { /* not JSON */ }
+    if (res.status === 404 && /^no route/.test(msg)) missing.add(path);
+    throw new HttpError(res.status, msg);
+  }
+  return res;
+}
+
+export function qs(query) {
+  if (!query) return '';
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') p.set(k, v);
+  const s = p.toString();
+  return s ? '?' + s : '';
+}
+
+export async function getJSON(path, query) {
+  return (await get(path, query)).json();
+}
+
+// The JSON of an optional route (built in parallel): null when musterd has no such route.
+export async function getOptional(path, query) {
+  if (missing.has(path)) return null;
+  try {
+    return await getJSON(path, query);
+  } catch (e) {
+    if (e.status === 404 && missing.has(path)) return null;
+    throw e;
+  }
+}
+
+export async function getNDJSON(path, query) {
+  const text = await (await get(path, query)).text();
+  const out = [];
+  for (const line of text.split('\n')) if (line.trim()) out.push(JSON.parse(line));
+  return out;
+}
+
+export const jobPath = (id) => '/api/v1/jobs/' + id.split('/').map(encodeURIComponent).join('/');
+
+const SUFFIX = {
+  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+
+// A Kubernetes quantity ("500m", "4Gi", "1e3") as a number; NaN when malformed.
+export function parseQty(q) {
+  if (typeof q === 'number') return q;
+  if (typeof q !== 'string') return NaN;
+  const m = /^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$/.exec(q.trim());
+  if (!m || !(m[2] in SUFFIX)) return NaN;
+  return parseFloat(m[1]) * SUFFIX[m[2]];
+}
+
+export function fmtQty(v, resource) {
+  if (!isFinite(v)) return '–';
+  if (resource === 'memory' || /storage/.test(resource || '')) {
+    const units = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi'];
+    let i = 0;
+    while (Math.abs(v) >= 1024 && i < units.length - 1) v /= 1024, i++;
+    return (Math.round(v * 10) / 10) + units[i];
+  }
+  if (Math.abs(v) >= 1e6) return (Math.round(v / 1e5) / 10) + 'M';
+  return String(Math.round(v * 1000) / 1000);
+}

@@ -1,0 +1,123 @@
+// app.js - hash router, polling and the "last updated" badge.
+//
+// Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
+// #/jobs/ns/name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
+// mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
+// controls keep focus while the page polls.
+import { clear, h, note } from './dom.js';
+import * as overview from './overview.js';
+import * as topology from './topology.js';
+import * as jobs from './jobs.js';
+import * as job from './job.js';
+import * as preemptions from './preemptions.js';
+import * as audit from './audit.js';
+
+const POLL_MS = 5000;
+const STALE_MS = 3 * POLL_MS;
+
+const state = { page: null, route: null, lastOk: 0, error: null, busy: false, timer: 0 };
+
+export function parseRoute(hash) {
+  const raw = (hash || '').replace(/^#/, '') || '/';
+  const [path, query] = raw.split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const params = Object.fromEntries(new URLSearchParams(query || ''));
+  return { parts, params };
+}
+
+// Replaces the query of the current hash without remounting the page (filters, selection).
+export function setParams(params) {
+  const { parts } = parseRoute(location.hash);
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '')
+    q.set(k, v);
+  const s = q.toString();
+  history.replaceState(null, '', '#/' + parts.map(encodeURIComponent).join('/') +
+    (s ? '?' + s : ''));
+  state.route = parseRoute(location.hash);
+}
+
+function pick(route) {
+  const [first, ...rest] = route.parts;
+  switch (first) {
+  case undefined: case 'overview': return ['overview', overview];
+  case 'topology': return ['topology', topology];
+  case 'jobs': return rest.length >= 2 ? ['jobs', job] : ['jobs', jobs];
+  case 'preemptions': return ['preemptions', preemptions];
+  case 'audit': return ['audit', audit];
+  default: return [null, null];
+  }
+}
+
+async function refresh() {
+  if (!state.page || state.busy) return;
+  state.busy = true;
+  const page = state.page;
+  try {
+    await page.refresh();
+    if (page === state.page) {
+      state.lastOk = Date.now();
+      state.error = null;
+    }
+  } catch (e) {
+    if (page === state.page) state.error = e;
+    console.warn('refresh failed:', e.message);
+  } finally {
+    state.busy = false;
+    badge();
+  }
+}
+
+function badge() {
+  const el = document.getElementById('status');
+  if (!el) return;
+  const age = state.lastOk ? Math.round((Date.now() - state.lastOk) / 1000) : null;
+  let text, cls;
+  if (state.error && state.error.status === 0) {
+    text = 'musterd unreachable' + (age !== null ? ` · data from ${age} s ago` : '');
+    cls = 'bad';
+  } else if (state.error) {
+    text = 'error: ' + state.error.message;
+    cls = 'bad';
+  } else if (age === null) {
+    text = 'loading…';
+    cls = '';
+  } else {
+    text = `updated ${age} s ago`;
+    cls = Date.now() - state.lastOk > STALE_MS ? 'stale' : 'ok';
+  }
+  el.textContent = text;
+  el.className = 'badge ' + cls;
+  el.dataset.state = cls || 'loading';
+}
+
+function route() {
+  const view = document.getElementById('view');
+  const r = parseRoute(location.hash);
+  const [name, mod] = pick(r);
+  state.route = r;
+  for (const a of document.querySelectorAll('nav a[data-page]')) {
+    if (a.dataset.page === name) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  clear(view);
+  if (!mod) {
+    state.page = null;
+    view.append(h('h1', null, 'Not found'), note('warn', 'No page for ', location.hash, '. ',
+      h('a', { href: '#/' }, 'Go to the overview'), '.'));
+    return;
+  }
+  state.page = mod.mount(view, r, { setParams, route: () => state.route });
+  document.title = 'muster · ' + (r.parts.length ? r.parts.join('/') : 'overview');
+  refresh();
+}
+
+function start() {
+  window.addEventListener('hashchange', route);
+  document.getElementById('refresh').addEventListener('click', refresh);
+  setInterval(refresh, POLL_MS);
+  setInterval(badge, 1000);
+  route();
+}
+
+start();

@@ -1,0 +1,99 @@
+// overview.js - cluster capacity and use, jobs by state, recent decisions, last hour's
+// preemptions.
+import { fmtQty } from './api.js';
+import { auditSummary, auditTail, DECISION_KINDS, ledgerFromAudit, loadJobs, loadLedger,
+  loadNodes, totals } from './data.js';
+import { bar, clear, fmtTime, h, jobLink, note, stateBadge, table } from './dom.js';
+
+const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'Scheduled', 'Running',
+  'Finished'];
+
+export function mount(el) {
+  const cap = h('section', { 'aria-labelledby': 'ov-cap' });
+  const states = h('section', { 'aria-labelledby': 'ov-states' });
+  const decisions = h('section', { 'aria-labelledby': 'ov-dec' });
+  const pre = h('section', { 'aria-labelledby': 'ov-pre' });
+  el.append(h('h1', null, 'Overview'),
+    h('div', { class: 'cols' }, h('div', null, cap, states), h('div', null, pre)), decisions);
+
+  async function refresh() {
+    const since = new Date(Date.now() - 3600e3).toISOString();
+    const [nodes, jobs, recs, ledger] = await Promise.all([loadNodes(), loadJobs(), auditTail(),
+      loadLedger({ since })]);
+    drawCapacity(cap, nodes);
+    drawStates(states, jobs);
+    drawDecisions(decisions, recs);
+    drawPreemptions(pre, ledger, recs);
+  }
+  return { refresh };
+}
+
+function drawCapacity(sec, nodes) {
+  const t = totals(nodes);
+  const unsched = nodes.filter((n) => n.spec && n.spec.unschedulable).length;
+  clear(sec, h('h2', { id: 'ov-cap' }, 'Capacity and use'),
+    h('p', { class: 'muted' }, `${nodes.length} nodes`, unsched ? `, ${unsched} unschedulable` : ''),
+    h('div', { class: 'meters' }, t.resources.map((r) => h('div', { class: 'meter' },
+      h('span', { class: 'res' }, r),
+      bar(t.used[r] || 0, t.cap[r], `${fmtQty(t.used[r] || 0, r)} / ${fmtQty(t.cap[r], r)} used` +
+        (t.cap[r] ? ` (${Math.round((100 * (t.used[r] || 0)) / t.cap[r])}%)` : ''))))));
+}
+
+function drawStates(sec, jobs) {
+  const count = {};
+  for (const j of jobs) count[j.state] = (count[j.state] || 0) + 1;
+  clear(sec, h('h2', { id: 'ov-states' }, 'Jobs by state'),
+    h('ul', { class: 'tiles' }, STATES.map((s) => h('li', null,
+      h('a', { href: '#/jobs?state=' + s, class: 'tile', 'data-state': s },
+        h('span', { class: 'n' }, String(count[s] || 0)), stateBadge(s))))));
+}
+
+function drawDecisions(sec, recs) {
+  // Repeats (the same job, kind and reason cycle after cycle) fold into one row.
+  const rows = [];
+  for (const r of recs) {
+    if (!DECISION_KINDS.includes(r.kind)) continue;
+    const last = rows[rows.length - 1];
+    if (last && last.kind === r.kind && last.job === r.job && last.reason === r.reason &&
+        last.message === r.message) {
+      last.repeat = (last.repeat || 1) + 1;
+      last.firstCycle = last.firstCycle ?? last.cycle;
+      Object.assign(last, { seq: r.seq, ts: r.ts, cycle: r.cycle });
+    } else {
+      rows.push({ ...r });
+    }
+  }
+  rows.splice(0, Math.max(0, rows.length - 15));
+  rows.reverse();
+  clear(sec, h('h2', { id: 'ov-dec' }, 'Recent decisions'),
+    table([
+      { label: 'seq', get: (r) => h('a', { href: `#/audit?from=${r.seq}&to=${r.seq}` }, r.seq),
+        cls: 'num' },
+      { label: 'time', get: (r) => fmtTime(r.ts) },
+      { label: 'cycle', get: (r) => (r.repeat ? `${r.firstCycle}–${r.cycle}` : r.cycle), cls: 'num' },
+      { label: 'kind', get: (r) => h('span', { class: 'kind kind-' + r.kind }, r.kind) },
+      { label: 'job', get: (r) => jobLink(r.job) },
+      { label: 'detail', get: (r) => [auditSummary(r), r.repeat ?
+        h('span', { class: 'muted' }, ` (×${r.repeat} cycles)`) : null] },
+    ], rows, { empty: 'no decisions in the last hour', cls: 'compact' }),
+    h('p', null, h('a', { href: '#/audit' }, 'Browse the whole audit log →')));
+}
+
+function drawPreemptions(sec, ledger, recs) {
+  const hourAgo = Date.now() - 3600e3;
+  let entries = ledger, src = null;
+  if (ledger === null) {
+    entries = ledgerFromAudit(recs);
+    src = note('info', 'The preemption ledger (GET /api/v1/preemptions) is not available in ' +
+      'this musterd; showing "preempted" audit records instead.');
+  }
+  entries = entries.filter((e) => !e.ts || Date.parse(e.ts) >= hourAgo);
+  clear(sec, h('h2', { id: 'ov-pre' }, 'Preemptions in the last hour'), src,
+    table([
+      { label: 'time', get: (e) => fmtTime(e.ts) },
+      { label: 'preemptor', get: (e) => jobLink(e.preemptor) },
+      { label: 'victims', get: (e) => e.victimJobs.length ?
+        e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]) : `${e.victims.length} pod(s)` },
+    ], entries.slice(-10).reverse(), { empty: 'no preemptions in the last hour', cls: 'compact' }),
+    h('p', null, h('a', { href: '#/preemptions' }, 'All preemptions →')));
+}
