@@ -17,7 +17,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "store.h"
 #include "workload.h"
 

@@ -15,7 +15,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "internal.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "store.h"
 
 #define MAX_CYCLES 100

@@ -4,6 +4,7 @@
 #include "client.h"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -18,16 +19,16 @@ struct client {
     char *auth; /* "Authorization: Bearer ..." or NULL */
 };
 
-/* libcurl >= 7.84 makes curl_global_init thread-safe; the flag only saves repeated calls.
- * (pthread.h is avoided here: its #include <sched.h> would find scheduler/sched.h.) */
-static int global_done;
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+
+static void global_init_once(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 static void global_init(void)
 {
-    if (!global_done) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        global_done = 1;
-    }
+    pthread_once(&global_once, global_init_once);
 }
 
 int client_open(const char *base_url, const char *token, struct client **out, struct err *err)

@@ -20,7 +20,7 @@
 
 #include "alloc.h"
 #include "err.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "why.h"
 
 /* ---- string map ---- */
@@ -308,7 +308,7 @@ json_t *sched__ahead(struct sched_cyc *c, int pi);
 int sched__rebuild(struct sched *s, struct err *err);
 /* The job state name ("Pending", ...). */
 const char *sched__job_state(struct sched *s, const struct sv_job *j);
-/* Job JSON as documented in sched.h (sched_job). New. */
+/* Job JSON as documented in scheduler.h (sched_job). New. */
 json_t *sched__job_json(struct sched *s, const struct sv_job *j);
 
 #endif

@@ -11,7 +11,7 @@
 #include "clock.h"
 #include "err.h"
 #include "log.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "server.h"
 #include "store.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "err.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "sched_invariants.h"
 #include "sched_util.h"
 #include "store_util.h"

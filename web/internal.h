@@ -22,7 +22,7 @@
 #include "api.h"
 #include "err.h"
 #include "model.h"
-#include "sched.h"
+#include "scheduler.h"
 #include "store.h"
 
 struct mg_connection;

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "sched.h"
+#include "scheduler.h"
 
 struct sched_util {
     char *dir;

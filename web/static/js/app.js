@@ -58,6 +58,7 @@ async function refresh() {
     if (page === state.page) {
       state.lastOk = Date.now();
       state.error = null;
+      document.body.dataset.updated = String(state.lastOk); // for tests and benchmarks
     }
   } catch (e) {
     if (page === state.page) state.error = e;

@@ -1,5 +1,5 @@
 /*
- * sched.h - the scheduler: the one path that changes cluster state.
+ * scheduler.h - the scheduler: the one path that changes cluster state.
  *
  * A `struct sched` owns the in-memory cluster view (node capacity and usage,
  * pods per node, gangs) and keeps it equal to what the store holds: it is
@@ -23,8 +23,8 @@
  * Time: functions take now_ms from the caller (wall clock in musterd, a
  * simulated clock in `muster simulate`).
  */
-#ifndef MUSTER_SCHED_H
-#define MUSTER_SCHED_H
+#ifndef MUSTER_SCHEDULER_H
+#define MUSTER_SCHEDULER_H
 
 #include <jansson.h>
 #include <stdint.h>
