@@ -1,0 +1,105 @@
+/*
+ * kube.h - mirror a Kubernetes cluster into muster and write decisions back.
+ *
+ * The mirror lists then watches Nodes, Pods, PodGroups
+ * (scheduling.sigs.k8s.io/v1alpha1) and ClusterNetworkTopologies
+ * (scheduling.koordinator.sh/v1alpha1) through libcurl, and applies every event
+ * through the scheduler's mutation path (sched_apply / sched_delete), batched:
+ * one transaction per batch of up to batch_max events or batch_ms of arrivals.
+ * The API server's objects are the truth (managedFields stripped,
+ * metadata.resourceVersion kept). Each resource's last applied resourceVersion
+ * is kept in STORE_DB_MIRROR ("rv/<resource>"), so a restart resumes the watch
+ * without a full list where the API server still has the history; a 410 Gone
+ * relists and deletes what disappeared. A CRD that is not installed (404 on
+ * list) is reported once and retried slowly.
+ *
+ * Bind mode (opts.scheduler_name set): unbound pods whose spec.schedulerName is
+ * not ours are not mirrored (other schedulers own them); the write-back thread
+ * uses the audit log as its outbox: it reads records after its last
+ * acknowledged sequence (STORE_DB_MIRROR "writeback") of kinds "placed",
+ * "nominated", "preempted"/"evicted", performs the API calls (Binding, status
+ * patches for nominatedNodeName and the DisruptionTarget condition, the Eviction
+ * API) and appends "bound" / "bind-refused" / "evict-refused" / "evict-accepted"
+ * records together with the new acknowledged sequence in one transaction. A
+ * refused binding puts the pod back as the API server has it. Transport errors
+ * and 5xx answers are retried with backoff before the sequence advances.
+ *
+ * Calling sequence:
+ *
+ *     struct kube_options o = KUBE_OPTIONS_INIT;  o.kubeconfig = "...";
+ *     struct kube *k;
+ *     kube_open(sched, store, &o, &k, &err);     reads the kubeconfig
+ *     kube_start(k, &err);                       starts the threads
+ *     kube_wait_synced(k, 60000, &err);          optional: first full sync
+ *     json_t *doc = kube_sources_json(k);        GET /api/v1/sources
+ *     kube_close(k);                             stops and joins the threads
+ *
+ * Threads: one watcher per resource, one batching writer, one write-back thread
+ * in bind mode. kube_sources_json and kube_wait_synced may be called from any
+ * thread. sched and store are borrowed and must outlive the kube.
+ */
+#ifndef MUSTER_KUBE_H
+#define MUSTER_KUBE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct err;
+struct sched;
+struct store;
+struct kube;
+
+struct kube_options {
+    const char *kubeconfig;     /* NULL: in-cluster service account, else $KUBECONFIG,
+                                   else ~/.kube/config */
+    const char *context;        /* NULL: current-context */
+    const char *scheduler_name; /* NULL: mirror only; "muster": bind mode */
+    int batch_max;              /* events per transaction (default 500) */
+    int batch_ms;               /* max wait to fill a batch (default 50) */
+    int page_size;              /* list limit (default 500) */
+    int watch_timeout_s;        /* timeoutSeconds of a watch request (default 300) */
+    int64_t backoff_min_ms;     /* error backoff, doubled up to max, with jitter */
+    int64_t backoff_max_ms;     /* (defaults 200 ms and 30 s) */
+    int64_t missing_retry_ms;   /* retry of a resource whose CRD is missing (default 60 s) */
+};
+
+#define KUBE_OPTIONS_INIT                                                                          \
+    {                                                                                              \
+        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000                                     \
+    }
+
+/* Reads the connection (kubeconfig or in-cluster credentials) and prepares the mirror.
+ * Starts nothing. Returns 0, ERR_INVALID (bad kubeconfig, unknown context: the message
+ * names it), ERR_IO (unreadable file), ERR_NOT_FOUND (no kubeconfig and not in a pod).
+ * *out new; release with kube_close. */
+int kube_open(struct sched *s, struct store *st, const struct kube_options *opts, struct kube **out,
+              struct err *err);
+
+/* Starts the watcher, writer and (bind mode) write-back threads. Returns 0 or
+ * ERR_INTERNAL. */
+int kube_start(struct kube *k, struct err *err);
+
+/* Waits until every installed resource has been synced once (listed or resumed and
+ * applied). Returns 0 or ERR_UNAVAILABLE on timeout (message lists what is not synced). */
+int kube_wait_synced(struct kube *k, int64_t timeout_ms, struct err *err);
+
+/* Waits until the write-back has acknowledged every audit record up to the current last
+ * sequence (bind mode). Returns 0 or ERR_UNAVAILABLE on timeout. */
+int kube_wait_writeback(struct kube *k, int64_t timeout_ms, struct err *err);
+
+/* Status for GET /api/v1/sources (new):
+ * {"server": url, "mode": "mirror"|"bind", "schedulerName": s|null,
+ *  "sources": [{"resource": "pods", "kind": "Pod", "state": "synced"|"listing"|"watching"|
+ *               "backoff"|"missing", "synced": bool, "resourceVersion": "123",
+ *               "lastEvent": rfc3339|null, "events": n, "relists": n, "errors": n,
+ *               "lastError": msg|null}],
+ *  "counters": {"events": n, "batches": n, "relists": n, "applyErrors": n,
+ *               "writebacks": n, "writebackFailures": n, "bindings": n,
+ *               "bindRefused": n, "evictions": n, "evictRefused": n,
+ *               "patches": n, "ackSeq": n}} */
+json_t *kube_sources_json(struct kube *k);
+
+/* Stops and joins the threads, frees everything. NULL-safe. */
+void kube_close(struct kube *k);
+
+#endif

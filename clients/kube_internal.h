@@ -1,0 +1,159 @@
+/*
+ * kube_internal.h - internals of the Kubernetes mirror (clients/kube_*.c).
+ *
+ * kube_conn.c   connection: kubeconfig, in-cluster credentials, HTTP through libcurl
+ * kube_watch.c  one watcher thread per resource: paginated list, chunked watch
+ * kube_mirror.c the event queue and the batching writer
+ * kube.c        open/start/close, waiting, status
+ * kube_http.c   libcurl
+ * kube_bind.c   the write-back thread (audit log as outbox)
+ *
+ * Locking: k->mu guards the queue, every struct kube_source's state fields and the
+ * counters; k->cond signals queue and sync changes. No lock is held across network
+ * or store calls.
+ */
+#ifndef MUSTER_KUBE_INTERNAL_H
+#define MUSTER_KUBE_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube.h"
+#include "model.h"
+
+/* ---- connection ---- */
+
+struct kube_conn {
+    char *server; /* "https://host:port", no trailing slash */
+    char *token;
+    char *ca_file, *ca_data; /* PEM file or PEM bytes (decoded) */
+    size_t ca_len;
+    char *cert_file, *cert_data, *key_file, *key_data;
+    size_t cert_len, key_len;
+    int insecure;
+    char *ns; /* context namespace or NULL */
+};
+
+/* Loads a kubeconfig (YAML) and picks context (NULL: current-context). Relative file paths
+ * are resolved against the kubeconfig's folder. *out new. */
+int kube__conn_from_kubeconfig(const char *path, const char *context, struct kube_conn **out,
+                               struct err *err);
+/* In-cluster credentials: $KUBERNETES_SERVICE_HOST/PORT and sa_dir/{token,ca.crt,namespace}
+ * (sa_dir NULL: /var/run/secrets/kubernetes.io/serviceaccount). ERR_NOT_FOUND when not in a
+ * pod. *out new. */
+int kube__conn_in_cluster(const char *sa_dir, struct kube_conn **out, struct err *err);
+/* Picks per kube_options rules (kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config). */
+int kube__conn_load(const char *kubeconfig, const char *context, struct kube_conn **out,
+                    struct err *err);
+void kube__conn_free(struct kube_conn *c);
+
+/* One libcurl easy handle bound to a connection, used by one thread (keeps the connection
+ * alive between requests). stop, when not NULL, aborts transfers once *stop is non-zero. */
+struct kube_http;
+struct kube_http *kube__http_new(const struct kube_conn *c, volatile int *stop);
+void kube__http_free(struct kube_http *h);
+
+struct kube_resp {
+    long status;
+    char *body; /* new, NUL-terminated */
+    size_t len;
+};
+void kube__resp_release(struct kube_resp *r);
+
+/* One request to path (with query). body may be NULL; ctype NULL means application/json.
+ * timeout_ms 0: none. Returns 0 when a response arrived (any status), ERR_NETWORK. */
+int kube__http_request(struct kube_http *h, const char *method, const char *path, const char *ctype,
+                       const char *body, long timeout_ms, struct kube_resp *resp, struct err *err);
+
+/* Streams a GET: each complete newline-terminated line of a 2xx body goes to line_fn
+ * (return non-zero to abort the transfer). Non-2xx bodies are kept in resp. Returns 0 when
+ * the stream ended (status in resp->status), ERR_NETWORK (dropped, aborted by stop or by
+ * line_fn: *aborted set to 1 in that last case). */
+typedef int (*kube_line_fn)(void *ctx, const char *line, size_t len);
+int kube__http_stream(struct kube_http *h, const char *path, long timeout_ms, kube_line_fn line_fn,
+                      void *ctx, struct kube_resp *resp, int *aborted, struct err *err);
+
+/* Decodes base64 (kubeconfig *-data fields). New buffer, NUL-terminated. */
+int kube__base64_decode(const char *in, char **out, size_t *out_len, struct err *err);
+
+/* ---- sources and events ---- */
+
+enum kube_state { KUBE_LISTING, KUBE_WATCHING, KUBE_BACKOFF, KUBE_MISSING, KUBE_SYNCED_IDLE };
+
+struct kube;
+
+struct kube_source {
+    struct kube *k;
+    const char *resource; /* "pods" */
+    const char *path;     /* "/api/v1/pods" */
+    enum model_kind kind;
+    pthread_t thread;
+    int started;
+    /* guarded by k->mu */
+    enum kube_state state;
+    int synced;          /* applied a full list (or resumed) at least once */
+    int missing_logged;  /* 404 reported once */
+    char rv[64];         /* resume point of the watch */
+    char applied_rv[64]; /* last resourceVersion the writer applied */
+    int64_t last_event_ms;
+    uint64_t events, relists, errors;
+    char last_error[256];
+};
+
+enum kube_op { KUBE_EV_APPLY, KUBE_EV_DELETE, KUBE_EV_RV, KUBE_EV_SYNC };
+
+struct kube_ev {
+    enum kube_op op;
+    struct kube_source *src;
+    json_t *obj; /* APPLY: the object (owned) ; SYNC: object of listed keys (owned) */
+    char *key;   /* DELETE */
+    char rv[64]; /* resourceVersion after this event ("" when unknown) */
+    struct kube_ev *next;
+};
+
+struct kube_counters {
+    uint64_t events, batches, relists, apply_errors;
+    uint64_t writebacks, writeback_failures, bindings, bind_refused, evictions, evict_refused,
+        patches, ack_seq;
+};
+
+struct kube {
+    struct sched *sched;
+    struct store *store;
+    struct kube_options opts;
+    char *scheduler_name;
+    struct kube_conn *conn;
+    struct kube_source src[MODEL_KIND_COUNT];
+    volatile int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    struct kube_ev *head, *tail;
+    size_t qlen;
+    struct kube_counters c;
+    pthread_t writer, binder;
+    int writer_started, binder_started;
+    int writer_busy;
+};
+
+/* Queues an event (takes ownership of ev); blocks while the queue is very long. */
+void kube__enqueue(struct kube *k, struct kube_ev *ev);
+void kube__ev_free(struct kube_ev *ev);
+/* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */
+int kube__sleep(struct kube *k, int64_t ms);
+/* Records an error on a source (log once per distinct message burst). */
+void kube__source_error(struct kube_source *src, const char *msg);
+/* Prepares an API object for the store: sets kind/apiVersion, strips managedFields. */
+void kube__normalize(enum model_kind kind, json_t *obj);
+
+void *kube__watch_main(void *arg);  /* arg: struct kube_source */
+void *kube__writer_main(void *arg); /* arg: struct kube */
+void *kube__bind_main(void *arg);   /* arg: struct kube */
+
+/* Write-back of one audit record (exposed for tests). seq is the record's sequence.
+ * Returns 0 when the record was handled (accepted or refused: recorded), or a negative
+ * ERR_* when it must be retried (transport error, 5xx). */
+int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                      struct err *err);
+
+#endif

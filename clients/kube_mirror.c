@@ -1,0 +1,306 @@
+/*
+ * kube_mirror.c - the event queue and the batching writer: events from the
+ * watchers are applied through the scheduler (sched_apply / sched_delete) in
+ * batches, and each resource's applied resourceVersion is persisted after the
+ * batch that contained it committed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "err.h"
+#include "kube_internal.h"
+#include "log.h"
+#include "scheduler.h"
+#include "store.h"
+
+#define QUEUE_MAX 100000
+
+void kube__ev_free(struct kube_ev *ev)
+{
+    if (!ev)
+        return;
+    json_decref(ev->obj);
+    free(ev->key);
+    free(ev);
+}
+
+void kube__enqueue(struct kube *k, struct kube_ev *ev)
+{
+    pthread_mutex_lock(&k->mu);
+    while (k->qlen >= QUEUE_MAX && !k->stop)
+        pthread_cond_wait(&k->cond, &k->mu);
+    if (k->tail)
+        k->tail->next = ev;
+    else
+        k->head = ev;
+    k->tail = ev;
+    k->qlen++;
+    if (k->qlen == 1 || k->qlen == (size_t)k->opts.batch_max)
+        pthread_cond_broadcast(&k->cond);
+    pthread_mutex_unlock(&k->mu);
+}
+
+static void deadline_ts(int64_t ms_from_now, struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms_from_now / 1000;
+    ts->tv_nsec += (ms_from_now % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+int kube__sleep(struct kube *k, int64_t ms)
+{
+    struct timespec ts;
+    deadline_ts(ms, &ts);
+    pthread_mutex_lock(&k->mu);
+    while (!k->stop && pthread_cond_timedwait(&k->cond, &k->mu, &ts) == 0)
+        ;
+    int stop = k->stop;
+    pthread_mutex_unlock(&k->mu);
+    return stop;
+}
+
+void kube__source_error(struct kube_source *src, const char *msg)
+{
+    pthread_mutex_lock(&src->k->mu);
+    src->errors++;
+    int same = !strcmp(src->last_error, msg);
+    snprintf(src->last_error, sizeof(src->last_error), "%s", msg);
+    pthread_mutex_unlock(&src->k->mu);
+    if (!same)
+        log_warn("kube: %s", msg);
+}
+
+void kube__normalize(enum model_kind kind, json_t *obj)
+{
+    if (!json_string_value(json_object_get(obj, "kind")))
+        json_object_set_new(obj, "kind", json_string(model_kind_name(kind)));
+    if (!json_string_value(json_object_get(obj, "apiVersion")))
+        json_object_set_new(obj, "apiVersion", json_string(model_kind_api_version(kind)));
+    json_object_del(json_object_get(obj, "metadata"), "managedFields");
+}
+
+/* ---- the writer ---- */
+
+struct batch {
+    struct kube *k;
+    struct model_manifest m;
+    size_t cap;
+    json_t *index; /* "<kind>/<key>" -> position in m.docs */
+    char rv[MODEL_KIND_COUNT][64];
+    int synced[MODEL_KIND_COUNT];
+    uint64_t events;
+};
+
+static void apply_one_by_one(struct batch *b)
+{
+    for (size_t i = 0; i < b->m.n; i++) {
+        struct model_manifest one = {&b->m.docs[i], 1};
+        struct err err = ERR_INIT;
+        json_t *res = NULL;
+        if (sched_apply(b->k->sched, &one, clock_now_ms(), &res, &err) < 0) {
+            pthread_mutex_lock(&b->k->mu);
+            b->k->c.apply_errors++;
+            pthread_mutex_unlock(&b->k->mu);
+            log_warn("kube: apply: %s", err.msg);
+        }
+        json_decref(res);
+    }
+}
+
+static void flush(struct batch *b)
+{
+    if (b->m.n == 0)
+        return;
+    struct err err = ERR_INIT;
+    json_t *res = NULL;
+    if (sched_apply(b->k->sched, &b->m, clock_now_ms(), &res, &err) < 0) {
+        log_warn("kube: batch apply of %zu objects failed (%s); applying one by one", b->m.n,
+                 err.msg);
+        apply_one_by_one(b);
+    }
+    json_decref(res);
+    model_manifest_free(&b->m);
+    b->cap = 0;
+    json_object_clear(b->index);
+}
+
+static void add_apply(struct batch *b, struct kube_ev *ev)
+{
+    struct model_doc doc = {(int)b->m.n + 1, ev->obj, json_object()};
+    json_t *errors = json_array();
+    ev->obj = NULL;
+    if (model_validate(&doc, errors) > 0) {
+        const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+        pthread_mutex_lock(&b->k->mu);
+        b->k->c.apply_errors++;
+        pthread_mutex_unlock(&b->k->mu);
+        kube__source_error(ev->src, msg ? msg : "invalid object");
+        json_decref(doc.obj);
+        json_decref(doc.pos);
+        json_decref(errors);
+        return;
+    }
+    json_decref(errors);
+    char *key = model_object_key(ev->src->kind, doc.obj);
+    char *ik = xasprintf("%d/%s", (int)ev->src->kind, key);
+    json_t *at = json_object_get(b->index, ik);
+    if (at) { /* a later event for the same object replaces the earlier one */
+        struct model_doc *d = &b->m.docs[json_integer_value(at)];
+        json_decref(d->obj);
+        json_decref(d->pos);
+        d->obj = doc.obj;
+        d->pos = doc.pos;
+    } else {
+        XGROW(b->m.docs, b->m.n + 1, b->cap);
+        json_object_set_new(b->index, ik, json_integer((json_int_t)b->m.n));
+        b->m.docs[b->m.n++] = doc;
+    }
+    free(key);
+    free(ik);
+}
+
+static void delete_one(struct batch *b, struct kube_source *src, const char *key)
+{
+    struct err err = ERR_INIT;
+    if (sched_delete(b->k->sched, src->kind, key, clock_now_ms(), &err) < 0 &&
+        err.code != ERR_NOT_FOUND) {
+        pthread_mutex_lock(&b->k->mu);
+        b->k->c.apply_errors++;
+        pthread_mutex_unlock(&b->k->mu);
+        kube__source_error(src, err.msg);
+    }
+}
+
+struct stale {
+    json_t *listed;
+    json_t *gone; /* array of keys */
+};
+
+static int stale_fn(void *ctx, const char *key, json_t *obj)
+{
+    struct stale *s = ctx;
+    if (!json_object_get(s->listed, key))
+        json_array_append_new(s->gone, json_string(key));
+    return 0;
+}
+
+/* After a full list: whatever the store has that the list did not is gone. */
+static void sync_deletes(struct batch *b, struct kube_ev *ev)
+{
+    struct stale s = {ev->obj, json_array()};
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+    if (store_txn_begin(b->k->store, STORE_READ, &txn, &err) == 0)
+        store_each(txn, ev->src->kind, NULL, stale_fn, &s, &err);
+    store_txn_abort(&txn);
+    size_t i;
+    json_t *key;
+    json_array_foreach(s.gone, i, key) delete_one(b, ev->src, json_string_value(key));
+    json_decref(s.gone);
+}
+
+static int persist_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct batch *b = ctx;
+    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+        if (!b->rv[i][0])
+            continue;
+        char *key = xasprintf("rv/%s", b->k->src[i].resource);
+        json_t *doc = json_pack("{s:s}", "resourceVersion", b->rv[i]);
+        int rc = store_doc_put(txn, STORE_DB_MIRROR, key, doc, err);
+        json_decref(doc);
+        free(key);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void apply_batch(struct kube *k, struct kube_ev *list)
+{
+    struct batch b = {.k = k, .index = json_object()};
+    for (struct kube_ev *ev = list, *next; ev; ev = next) {
+        next = ev->next;
+        int i = ev->src->kind;
+        switch (ev->op) {
+        case KUBE_EV_APPLY:
+            b.events++;
+            add_apply(&b, ev);
+            break;
+        case KUBE_EV_DELETE:
+            b.events++;
+            flush(&b);
+            delete_one(&b, ev->src, ev->key);
+            break;
+        case KUBE_EV_SYNC:
+            flush(&b);
+            sync_deletes(&b, ev);
+            b.synced[i] = 1;
+            break;
+        case KUBE_EV_RV:
+            break;
+        }
+        if (ev->rv[0])
+            snprintf(b.rv[i], sizeof(b.rv[i]), "%s", ev->rv);
+        kube__ev_free(ev);
+    }
+    flush(&b);
+    struct err err = ERR_INIT;
+    if (store_write(k->store, persist_fn, &b, &err) < 0)
+        log_warn("kube: cannot persist resourceVersions: %s", err.msg);
+    pthread_mutex_lock(&k->mu);
+    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+        if (b.rv[i][0])
+            snprintf(k->src[i].applied_rv, sizeof(k->src[i].applied_rv), "%s", b.rv[i]);
+        if (b.synced[i])
+            k->src[i].synced = 1;
+    }
+    k->c.events += b.events;
+    k->c.batches++;
+    pthread_mutex_unlock(&k->mu);
+    json_decref(b.index);
+}
+
+void *kube__writer_main(void *arg)
+{
+    struct kube *k = arg;
+    pthread_mutex_lock(&k->mu);
+    for (;;) {
+        while (!k->head && !k->stop)
+            pthread_cond_wait(&k->cond, &k->mu);
+        if (k->stop)
+            break;
+        struct timespec ts;
+        deadline_ts(k->opts.batch_ms, &ts);
+        while (k->qlen < (size_t)k->opts.batch_max && !k->stop &&
+               pthread_cond_timedwait(&k->cond, &k->mu, &ts) == 0)
+            ;
+        struct kube_ev *list = k->head, *last = k->head;
+        size_t n = 1;
+        while (last->next && n < (size_t)k->opts.batch_max) {
+            last = last->next;
+            n++;
+        }
+        k->head = last->next;
+        if (!k->head)
+            k->tail = NULL;
+        last->next = NULL;
+        k->qlen -= n;
+        k->writer_busy = 1;
+        pthread_cond_broadcast(&k->cond);
+        pthread_mutex_unlock(&k->mu);
+        apply_batch(k, list);
+        pthread_mutex_lock(&k->mu);
+        k->writer_busy = 0;
+        pthread_cond_broadcast(&k->cond);
+    }
+    pthread_mutex_unlock(&k->mu);
+    return NULL;
+}
