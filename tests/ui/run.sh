@@ -8,13 +8,11 @@ root=$(cd "$here/../.." && pwd)
 build=${1:-build}
 case $build in /*) ;; *) build="$root/$build" ;; esac
 
-if [ ! -x /usr/bin/chromium ]; then
-  echo "ui: installing Debian chromium" >&2
-  if [ "$(id -u)" = 0 ]; then apt-get install -y chromium >/dev/null; else sudo apt-get install -y chromium >/dev/null; fi
-fi
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "ui: installing nodejs and npm" >&2
-  if [ "$(id -u)" = 0 ]; then apt-get install -y nodejs npm >/dev/null; else sudo apt-get install -y nodejs npm >/dev/null; fi
+# Debian chromium (apt-get install -y chromium) and node/npm when missing, via the project's
+# installer (it runs apt-get update first).
+if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "ui: installing chromium / nodejs / npm from Debian" >&2
+  "$root/scripts/install-deps.sh" --ui
 fi
 if [ ! -d "$here/node_modules/playwright-core" ]; then
   (cd "$here" && npm ci --no-audit --no-fund >/dev/null)

@@ -153,6 +153,48 @@ test('preemptions page links preemptors and victims both ways', async (t) => {
   await finish(page, 'preemptions');
 });
 
+// The ledger served by page.route (the UI's side of the contract: entries with preemptor,
+// victims [{pod, job, node, priority}], cost), filtered by ?job= / ?victim= like musterd.
+const LEDGER = [{ cycle: 7, ts: new Date(Date.now() - 600e3).toISOString(),
+  preemptor: 'training/llm-workers', triggerPod: 'training/llm-worker-0',
+  victims: [0, 1].map((i) => ({ pod: `batch/etl-a-${i}`, job: 'batch/etl-a', node: `gpu-b0-${i}`,
+    priority: 10 })),
+  nominatedNodes: ['gpu-b0-0', 'gpu-b0-1'], cost: { pods: 8, gangsBroken: 1, resourceSeconds: 4800 },
+  bound: false }];
+
+async function mockLedger(page) {
+  await page.route('**/api/v1/preemptions**', (r) => {
+    const q = new globalThis.URL(r.request().url()).searchParams;
+    const items = LEDGER.filter((e) => (!q.get('job') || e.preemptor === q.get('job')) &&
+      (!q.get('victim') || e.victims.some((v) => v.job === q.get('victim'))));
+    r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ items }) });
+  });
+}
+
+test('preemption views link preemptor and victims both ways (ledger served by the test)', async () => {
+  const page = await newPage(b.browser);
+  await mockLedger(page);
+  await page.goto(URL + '/#/preemptions');
+  await page.waitForSelector('table.ledger tbody tr[data-preemptor="training/llm-workers"]');
+  const row = page.locator('table.ledger tbody tr').first();
+  assert.match(await row.textContent(), /8 pods, 1 gangs broken/);
+  assert.equal(await page.locator('.timeline .tick').count(), 1);
+  await row.locator('ul.victims a[href="#/jobs/batch/etl-a"]').first().click();
+  await page.waitForSelector('section:has(#job-pre) ul.prelist li:has-text("preempted by")');
+  assert.match(await page.locator('section:has(#job-pre)').textContent(), /preempted by training\/llm-workers/);
+  await page.click('section:has(#job-pre) a[href="#/jobs/training/llm-workers"]');
+  await page.waitForSelector('h1:has-text("training/llm-workers")', { timeout: 5000 });
+  await page.waitForSelector('section:has(#job-pre) a[href="#/jobs/batch/etl-a"]',
+    { timeout: 5000 }); // the preemptor page links to the victim job
+  await page.goto(URL + '/#/preemptions');
+  await page.waitForSelector('table.ledger a[href="#/jobs/training/llm-workers"]');
+  await page.screenshot({ path: path.join(ART, 'preemptions-mocked.png'), fullPage: true });
+  await page.goto(URL + '/#/');
+  await page.waitForSelector('section:has(#ov-pre) a[href="#/jobs/training/llm-workers"]');
+  assert.deepEqual(page.errors, [], 'no console errors');
+  await page.close();
+});
+
 test('audit export downloads NDJSON whose hash chain verifies', async () => {
   const page = await open('#/audit?limit=100000');
   await page.waitForSelector('#audit-chain[data-ok="true"]');

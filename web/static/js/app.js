@@ -116,6 +116,11 @@ function route() {
 function start() {
   window.addEventListener('hashchange', route);
   document.getElementById('refresh').addEventListener('click', refresh);
+  // The skip link must not change the hash (that is the router's): focus the content instead.
+  document.querySelector('.skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    document.getElementById('view').focus();
+  });
   setInterval(refresh, POLL_MS);
   setInterval(badge, 1000);
   route();

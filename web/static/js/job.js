@@ -82,8 +82,12 @@ function drawPreemptions(el, id, ledger, recs) {
       e.victimJobs.map((v, i) => [i ? ', ' : '', jobLink(v)]) : `${e.victims.length} pod(s)`] :
       ['preempted by ', jobLink(e.preemptor)],
     ' ', h('a', { href: `#/preemptions?job=${encodeURIComponent(id)}` }, '(ledger)'));
-  const items = [...ledger.asPreemptor.map((e) => row(e, 'preemptor')),
-    ...ledger.asVictim.filter((e) => e.preemptor !== id).map((e) => row(e, 'victim'))];
+  // job= may match either side depending on musterd; the entry itself says which side.
+  const seen = new Set();
+  const items = [...ledger.asPreemptor, ...ledger.asVictim].filter((e) => {
+    const k = `${e.cycle}|${e.ts}|${e.preemptor}|${e.triggerPod}`;
+    return !seen.has(k) && seen.add(k);
+  }).map((e) => row(e, e.preemptor === id ? 'preemptor' : 'victim'));
   clear(el, h('h2', { id: 'job-pre' }, 'Preemptions'),
     items.length ? h('ul', { class: 'prelist' }, items) :
       h('p', { class: 'muted' }, 'this job has neither preempted nor been preempted'));

@@ -37,17 +37,22 @@ export function mount(el, route, app) {
 function drawTimeline(sec, entries) {
   clear(sec, h('h2', { id: 'pre-tl' }, 'Timeline'));
   if (!entries.length) return sec.append(h('p', { class: 'muted' }, 'no preemptions recorded'));
-  const t0 = Date.parse(entries[0].ts) || 0;
-  const t1 = Math.max(t0 + 1000, Date.parse(entries[entries.length - 1].ts) || 0);
-  const axis = h('div', { class: 'timeline', role: 'list' }, entries.map((e, i) => {
-    const x = (((Date.parse(e.ts) || t0) - t0) / (t1 - t0)) * 96 + 2;
-    return h('a', { role: 'listitem', href: '#pre-' + i, class: 'tick' + (e.bound ? ' bound' : ''),
-      style: { left: x.toFixed(2) + '%' },
-      title: `${fmtTime(e.ts)}: ${e.preemptor} preempted ${e.victims.length} pod(s)`,
-      'aria-label': `cycle ${e.cycle}: ${e.preemptor} preempted ${e.victims.length} pods` }, '');
-  }));
-  sec.append(axis, h('div', { class: 'axis muted' }, h('span', null, fmtTime(entries[0].ts)),
-    h('span', null, fmtTime(entries[entries.length - 1].ts))));
+  // The axis spans the last hour, or further back when the ledger is older.
+  const t1 = Date.now();
+  const t0 = Math.min(t1 - 3600e3, Date.parse(entries[0].ts) || t1);
+  const axis = h('div', { class: 'timeline', role: 'list', 'aria-label': 'preemptions over time' },
+    entries.map((e, i) => {
+      const x = (((Date.parse(e.ts) || t0) - t0) / (t1 - t0)) * 96 + 2;
+      const label = `cycle ${e.cycle}, ${fmtTime(e.ts)}: ${e.preemptor} preempted ` +
+        `${e.victims.length} pod(s)`;
+      return h('button', { type: 'button', role: 'listitem', class: 'tick' + (e.bound ? ' bound' : ''),
+        style: { left: x.toFixed(2) + '%' }, title: label, 'aria-label': label, onclick: () => {
+          const row = document.getElementById('pre-' + i);
+          if (row) row.scrollIntoView({ block: 'center' }), row.classList.add('flash');
+        } });
+    }));
+  sec.append(axis, h('div', { class: 'axis muted' }, h('span', null, fmtTime(new Date(t0).toISOString())),
+    h('span', null, 'now')));
 }
 
 function victims(e) {
