@@ -233,3 +233,19 @@ test('the badge says when musterd is unreachable and recovers', async () => {
   await page.waitForSelector('#status[data-state="ok"]');
   await page.close();
 });
+
+test('keyboard: skip link focuses the content, nav is real links with a visible focus ring', async () => {
+  const page = await open('#/jobs');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.className), 'skip');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'view');
+  assert.match(page.url(), /#\/jobs$/, 'the route is unchanged');
+  await page.focus('nav a[data-page="audit"]');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.equal(outline, 'solid');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#audit-chain');
+  assert.equal(await page.getAttribute('nav a[data-page="audit"]', 'aria-current'), 'page');
+  await finish(page, 'keyboard');
+});
