@@ -76,7 +76,7 @@ static json_t *make_group(const char *name, int min_member, const char *must_lay
 static void add_gangs(struct workload *w, size_t gangs, size_t size, const char *cpu,
                       const char *mem, const char *must_layer)
 {
-    char gname[64], pname[80];
+    char gname[64], pname[128];
     for (size_t g = 0; g < gangs; g++) {
         json_t *docs = json_array();
         snprintf(gname, sizeof(gname), "gang-%05zu", g);
