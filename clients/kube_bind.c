@@ -113,7 +113,10 @@ static int resync_pod(struct kube *k, struct kube_http *h, const char *key, stru
         kube__normalize(MODEL_POD, m.docs[0].obj);
         if (model_validate(&m.docs[0], errors) > 0)
             rc = err_set(err, ERR_INVALID, "pod '%s' from the API server is invalid", key);
-        else
+        else if ((rc = sched_delete(k->sched, MODEL_POD, key, clock_now_ms(), err)) == 0 ||
+                 rc == ERR_NOT_FOUND)
+            /* sched_apply keeps a stored pod's spec.nodeName when the document has none, so
+             * the refused placement is removed first and the server's pod applied fresh. */
             rc = sched_apply(k->sched, &m, clock_now_ms(), &res, err);
     }
     json_decref(errors);

@@ -1,0 +1,524 @@
+/*
+ * test_kube.c - the Kubernetes mirror against tests/kubeapi/server.py: sync,
+ * live changes, reconnect, 410 relist, restart resume, missing CRDs, bad
+ * responses, bind mode (binding, refusals, evictions) and the connection.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "kube.h"
+#include "kube_internal.h"
+#include "kube_support.h"
+#include "sched_util.h"
+
+struct fx {
+    struct kube_testapi api;
+    struct sched_util u;
+    struct kube *k;
+};
+
+static void mirror_start(struct fx *f, const char *scheduler_name)
+{
+    struct kube_options o = KUBE_OPTIONS_INIT;
+    struct err err = ERR_INIT;
+    o.kubeconfig = f->api.kubeconfig;
+    o.scheduler_name = scheduler_name;
+    o.page_size = 2; /* every list is paginated */
+    o.backoff_min_ms = 50;
+    o.backoff_max_ms = 400;
+    o.missing_retry_ms = 300;
+    o.watch_timeout_s = 20;
+    ck_assert_msg(kube_open(f->u.s, f->u.st, &o, &f->k, &err) == 0, "%s", err.msg);
+    ck_assert_msg(kube_start(f->k, &err) == 0, "%s", err.msg);
+    ck_assert_msg(kube_wait_synced(f->k, 20000, &err) == 0, "%s", err.msg);
+}
+
+static void fx_open(struct fx *f, int tls, const char *token)
+{
+    memset(f, 0, sizeof(*f));
+    kube_testapi_start(&f->api, tls, token);
+    sched_util_open(&f->u, NULL);
+    json_t *objs[] = {kube_test_node("n1", "4", "b0"), kube_test_node("n2", "4", "b1"),
+                      kube_test_pod("p1", NULL, "n1", NULL, "1"),
+                      kube_test_pod("p2", NULL, "n2", NULL, "1"),
+                      kube_test_pod("p3", NULL, NULL, NULL, "1")};
+    const char *res[] = {"nodes", "nodes", "pods", "pods", "pods"};
+    for (int i = 0; i < 5; i++) {
+        kube_testapi_apply(&f->api, res[i], objs[i]);
+        json_decref(objs[i]);
+    }
+}
+
+static void fx_close(struct fx *f)
+{
+    kube_close(f->k);
+    sched_util_close(&f->u);
+    kube_testapi_stop(&f->api);
+}
+
+struct has {
+    struct fx *f;
+    const char *key;
+    const char *node; /* NULL: exists; "-": absent; "": unbound; else bound to node */
+};
+
+static int has_pod(void *ctx)
+{
+    struct has *h = ctx;
+    char *node = sched_util_node_of(&h->f->u, h->key);
+    int ok;
+    if (!h->node)
+        ok = node != NULL;
+    else if (!strcmp(h->node, "-"))
+        ok = node == NULL;
+    else
+        ok = node && !strcmp(node, h->node);
+    free(node);
+    return ok;
+}
+
+static void expect_pod(struct fx *f, const char *key, const char *node)
+{
+    struct has h = {f, key, node};
+    ck_assert_msg(kube_test_wait(has_pod, &h, 10000), "pod '%s' not as expected (%s)", key,
+                  node ? node : "present");
+}
+
+static json_t *source(struct fx *f, const char *resource)
+{
+    json_t *doc = kube_sources_json(f->k), *e;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "sources"), i, e)
+    {
+        if (!strcmp(json_string_value(json_object_get(e, "resource")), resource)) {
+            json_incref(e);
+            json_decref(doc);
+            return e;
+        }
+    }
+    json_decref(doc);
+    return NULL;
+}
+
+static json_int_t counter(struct fx *f, const char *name)
+{
+    json_t *doc = kube_sources_json(f->k);
+    json_int_t v = json_integer_value(json_object_get(json_object_get(doc, "counters"), name));
+    json_decref(doc);
+    return v;
+}
+
+START_TEST(test_kube_initial_sync)
+{
+    struct fx f;
+    fx_open(&f, 1, "s3cret"); /* TLS with a CA file from the kubeconfig, bearer token */
+    mirror_start(&f, NULL);
+    expect_pod(&f, "default/p1", "n1");
+    expect_pod(&f, "default/p3", "");
+    json_t *pod = sched_util_pod(&f.u, "default/p2");
+    json_t *api = kube_testapi_object(&f.api, "pods", "default/p2");
+    /* The API server's identity is kept. Its resourceVersion is not (sched_apply assigns
+     * the store's own): the mirror tracks the server's per resource, checked below. */
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid")),
+                     json_string_value(json_object_get(json_object_get(api, "metadata"), "uid")));
+    ck_assert_ptr_null(json_object_get(json_object_get(pod, "metadata"), "managedFields"));
+    json_t *s = source(&f, "nodes");
+    ck_assert(json_is_true(json_object_get(s, "synced")));
+    ck_assert_str_eq(json_string_value(json_object_get(s, "state")), "synced");
+    json_decref(s);
+    s = source(&f, "pods");
+    ck_assert_int_eq(json_integer_value(json_object_get(s, "relists")), 1);
+    const char *api_rv =
+        json_string_value(json_object_get(json_object_get(api, "metadata"), "resourceVersion"));
+    ck_assert_int_ge(atoi(json_string_value(json_object_get(s, "resourceVersion"))), atoi(api_rv));
+    json_decref(s);
+    json_decref(pod);
+    json_decref(api);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_live_changes)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    mirror_start(&f, NULL);
+    json_t *p4 = kube_test_pod("p4", NULL, "n2", NULL, "2");
+    kube_testapi_apply(&f.api, "pods", p4);
+    kube_testapi_delete(&f.api, "pods", "default/p1");
+    expect_pod(&f, "default/p4", "n2");
+    expect_pod(&f, "default/p1", "-");
+    json_t *s = source(&f, "pods");
+    ck_assert_int_ge(json_integer_value(json_object_get(s, "events")), 2);
+    ck_assert_ptr_nonnull(json_string_value(json_object_get(s, "lastEvent")));
+    json_decref(s);
+    json_decref(p4);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_reconnect_resume)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    mirror_start(&f, NULL);
+    json_t *st0 = kube_testapi_stats(&f.api);
+    json_decref(kube_testapi_control(&f.api, "drop", NULL));
+    json_t *p5 = kube_test_pod("p5", NULL, "n1", NULL, "1");
+    kube_testapi_apply(&f.api, "pods", p5);
+    expect_pod(&f, "default/p5", "n1");
+    json_t *st1 = kube_testapi_stats(&f.api);
+    /* resumed from the last resourceVersion: watched again, never listed again */
+    ck_assert_int_eq(json_integer_value(json_object_get(st1, "list")),
+                     json_integer_value(json_object_get(st0, "list")));
+    ck_assert_int_gt(json_integer_value(json_object_get(st1, "watch")),
+                     json_integer_value(json_object_get(st0, "watch")));
+    ck_assert_int_eq(counter(&f, "relists"), 0);
+    json_decref(st0);
+    json_decref(st1);
+    json_decref(p5);
+    fx_close(&f);
+}
+END_TEST
+
+static int relisted(void *ctx)
+{
+    return counter(ctx, "relists") >= 1;
+}
+
+START_TEST(test_kube_relist_after_410)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    mirror_start(&f, NULL);
+    json_decref(kube_testapi_control(&f.api, "compact", NULL));
+    ck_assert(kube_test_wait(relisted, &f, 10000));
+    json_t *p6 = kube_test_pod("p6", NULL, "n1", NULL, "1");
+    kube_testapi_apply(&f.api, "pods", p6);
+    expect_pod(&f, "default/p6", "n1");
+    expect_pod(&f, "default/p1", "n1");
+    json_decref(p6);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_restart_resume)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    mirror_start(&f, NULL);
+    kube_close(f.k);
+    f.k = NULL;
+    /* changes while the mirror is down, still within the server's history */
+    kube_testapi_delete(&f.api, "pods", "default/p2");
+    json_t *p7 = kube_test_pod("p7", NULL, "n2", NULL, "1");
+    kube_testapi_apply(&f.api, "pods", p7);
+    json_t *st0 = kube_testapi_stats(&f.api);
+    sched_util_reopen(&f.u);
+    mirror_start(&f, NULL);
+    expect_pod(&f, "default/p7", "n2");
+    expect_pod(&f, "default/p2", "-");
+    json_t *st1 = kube_testapi_stats(&f.api);
+    ck_assert_int_eq(json_integer_value(json_object_get(st1, "list")),
+                     json_integer_value(json_object_get(st0, "list")));
+    json_decref(st0);
+    json_decref(st1);
+    json_decref(p7);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_restart_after_compaction_relists)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    mirror_start(&f, NULL);
+    kube_close(f.k);
+    f.k = NULL;
+    kube_testapi_delete(&f.api, "pods", "default/p1");
+    json_decref(kube_testapi_control(&f.api, "compact", NULL));
+    sched_util_reopen(&f.u);
+    mirror_start(&f, NULL);
+    /* the DELETED event is gone from history: the relist finds p1 missing */
+    expect_pod(&f, "default/p1", "-");
+    ck_assert_int_ge(counter(&f, "relists"), 1);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_missing_crd_skipped)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    json_t *b = json_pack("{s:s,s:b}", "resource", "podgroups", "installed", 0);
+    json_decref(kube_testapi_control(&f.api, "crd", b));
+    mirror_start(&f, NULL);
+    json_t *s = source(&f, "podgroups");
+    ck_assert_str_eq(json_string_value(json_object_get(s, "state")), "missing");
+    ck_assert(json_is_false(json_object_get(s, "synced")));
+    json_decref(s);
+    expect_pod(&f, "default/p1", "n1");
+    json_decref(b);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_malformed_and_slow_survived)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    json_t *b = json_pack("{s:i}", "ms", 300);
+    json_decref(kube_testapi_control(&f.api, "slow", b)); /* every request is slow */
+    mirror_start(&f, NULL);
+    json_decref(b);
+    b = json_pack("{s:i}", "ms", 0);
+    json_decref(kube_testapi_control(&f.api, "slow", b));
+    json_decref(b);
+    b = json_pack("{s:i}", "count", 1);
+    json_decref(kube_testapi_control(&f.api, "malformed", b));
+    json_t *p8 = kube_test_pod("p8", NULL, "n1", NULL, "1");
+    kube_testapi_apply(&f.api, "pods", p8);
+    expect_pod(&f, "default/p8", "n1");
+    json_t *s = source(&f, "pods");
+    ck_assert_int_ge(json_integer_value(json_object_get(s, "errors")), 1);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(s, "lastError")), "malformed"));
+    json_decref(s);
+    json_decref(b);
+    json_decref(p8);
+    fx_close(&f);
+}
+END_TEST
+
+static void apply_gang(struct fx *f)
+{
+    json_t *pg = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g", "namespace", "default",
+                           "spec", "minMember", 2);
+    kube_testapi_apply(&f->api, "podgroups", pg);
+    json_decref(pg);
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "g-%d", i);
+        json_t *p = kube_test_pod(name, "muster", NULL, "g", "3");
+        kube_testapi_apply(&f->api, "pods", p);
+        json_decref(p);
+    }
+}
+
+static const char *api_node(struct fx *f, const char *key, char *buf, size_t n)
+{
+    json_t *o = kube_testapi_object(&f->api, "pods", key);
+    const char *node = json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName"));
+    snprintf(buf, n, "%s", node ? node : "");
+    json_decref(o);
+    return buf;
+}
+
+START_TEST(test_kube_bind_gang_end_to_end)
+{
+    struct fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    apply_gang(&f);
+    json_t *other = kube_test_pod("other", "default-scheduler", NULL, NULL, "1");
+    kube_testapi_apply(&f.api, "pods", other);
+    mirror_start(&f, "muster");
+    expect_pod(&f, "default/other", "-"); /* another scheduler's pending pod is not ours */
+    expect_pod(&f, "default/g-0", NULL);
+    json_decref(sched_util_cycle(&f.u, 1000));
+    ck_assert_msg(kube_wait_writeback(f.k, 10000, &err) == 0, "%s", err.msg);
+    char b0[64], b1[64];
+    ck_assert_str_ne(api_node(&f, "default/g-0", b0, sizeof(b0)), "");
+    ck_assert_str_ne(api_node(&f, "default/g-1", b1, sizeof(b1)), "");
+    ck_assert_str_ne(b0, b1); /* 3 cpu each on 4-cpu nodes */
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "bound", "default/g"), 2);
+    ck_assert_int_eq(counter(&f, "bindings"), 2);
+    expect_pod(&f, "default/g-0", b0); /* the watch confirms */
+    json_decref(other);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_bind_refused_reverts)
+{
+    struct fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    json_t *p = kube_test_pod("solo", "muster", NULL, NULL, "1");
+    kube_testapi_apply(&f.api, "pods", p);
+    mirror_start(&f, "muster");
+    expect_pod(&f, "default/solo", "");
+    json_t *b = json_pack("{s:i,s:i}", "count", 1, "code", 403);
+    json_decref(kube_testapi_control(&f.api, "fail-binding", b));
+    json_decref(sched_util_cycle(&f.u, 1000));
+    ck_assert_msg(kube_wait_writeback(f.k, 10000, &err) == 0, "%s", err.msg);
+    char buf[64];
+    ck_assert_str_eq(api_node(&f, "default/solo", buf, sizeof(buf)), "");
+    char *node = sched_util_node_of(&f.u, "default/solo");
+    ck_assert_str_eq(node, ""); /* back to pending, as the API server has it */
+    free(node);
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "bind-refused", NULL), 1);
+    ck_assert_int_eq(counter(&f, "bindRefused"), 1);
+    /* a 5xx is retried until it is accepted */
+    json_decref(b);
+    b = json_pack("{s:i,s:i}", "count", 2, "code", 500);
+    json_decref(kube_testapi_control(&f.api, "fail-binding", b));
+    json_decref(sched_util_cycle(&f.u, 2000));
+    ck_assert_msg(kube_wait_writeback(f.k, 10000, &err) == 0, "%s", err.msg);
+    ck_assert_str_ne(api_node(&f, "default/solo", buf, sizeof(buf)), "");
+    ck_assert_int_ge(counter(&f, "writebackFailures"), 2);
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "bound", NULL), 1);
+    json_decref(b);
+    json_decref(p);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_evict_through_api)
+{
+    struct fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    json_t *v = kube_test_pod("victim", "muster", "n1", NULL, "1");
+    kube_testapi_apply(&f.api, "pods", v);
+    mirror_start(&f, "muster");
+    expect_pod(&f, "default/victim", "n1");
+    struct kube_http *h = kube__http_new(f.k->conn, NULL);
+    json_t *rec = json_pack("{s:s,s:s,s:[s]}", "kind", "preempted", "job", "default/hi", "pods",
+                            "default/victim");
+    json_t *b = json_pack("{s:i}", "count", 1);
+    json_decref(kube_testapi_control(&f.api, "evict-429", b));
+    ck_assert_msg(kube__bind_record(f.k, h, 1000, rec, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "evict-refused", NULL), 1);
+    json_t *o = kube_testapi_object(&f.api, "pods", "default/victim");
+    ck_assert_ptr_nonnull(o); /* the PodDisruptionBudget's answer is respected */
+    json_t *c = json_array_get(json_object_get(json_object_get(o, "status"), "conditions"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "type")), "DisruptionTarget");
+    ck_assert_str_eq(json_string_value(json_object_get(c, "reason")), "PreemptionByScheduler");
+    json_decref(o);
+    ck_assert_msg(kube__bind_record(f.k, h, 1001, rec, &err) == 0, "%s", err.msg);
+    ck_assert_ptr_null(kube_testapi_object(&f.api, "pods", "default/victim"));
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "evict-acked", NULL), 1);
+    expect_pod(&f, "default/victim", "-");
+    ck_assert_int_eq(counter(&f, "evictRefused"), 1);
+    kube__http_free(h);
+    json_decref(rec);
+    json_decref(b);
+    json_decref(v);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_kube_connection_config)
+{
+    char dir[] = "/tmp/kubecfg-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *path = xasprintf("%s/config", dir);
+    FILE *fp = fopen(path, "w");
+    /* "aGVsbG8=" is "hello" */
+    fputs("apiVersion: v1\nkind: Config\ncurrent-context: a\nclusters:\n"
+          "- name: ca\n  cluster:\n    server: https://10.0.0.1:6443/\n"
+          "    certificate-authority-data: aGVsbG8=\n"
+          "- name: cb\n  cluster:\n    server: https://b.example:443\n"
+          "    insecure-skip-tls-verify: true\n"
+          "contexts:\n- name: a\n  context: {cluster: ca, user: ua, namespace: team}\n"
+          "- name: b\n  context: {cluster: cb, user: ub}\n"
+          "users:\n- name: ua\n  user:\n    client-certificate-data: aGVsbG8=\n"
+          "    client-key: keys/k.pem\n- name: ub\n  user:\n    token: tok\n",
+          fp);
+    fclose(fp);
+    struct kube_conn *c = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(kube__conn_from_kubeconfig(path, NULL, &c, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(c->server, "https://10.0.0.1:6443");
+    ck_assert_int_eq((int)c->ca_len, 5);
+    ck_assert_str_eq(c->ca_data, "hello");
+    ck_assert_str_eq(c->cert_data, "hello");
+    char *key = xasprintf("%s/keys/k.pem", dir);
+    ck_assert_str_eq(c->key_file, key);
+    ck_assert_str_eq(c->ns, "team");
+    kube__conn_free(c);
+    ck_assert_msg(kube__conn_from_kubeconfig(path, "b", &c, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(c->insecure, 1);
+    ck_assert_str_eq(c->token, "tok");
+    kube__conn_free(c);
+    ck_assert_int_eq(kube__conn_from_kubeconfig(path, "nope", &c, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "'nope'"));
+    /* in-cluster: service account files and the service environment */
+    fp = fopen(xasprintf("%s/token", dir), "w");
+    fputs("satoken\n", fp);
+    fclose(fp);
+    setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+    setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+    ck_assert_msg(kube__conn_in_cluster(dir, &c, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(c->server, "https://10.96.0.1:443");
+    ck_assert_str_eq(c->token, "satoken");
+    kube__conn_free(c);
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    ck_assert_int_eq(kube__conn_in_cluster(dir, &c, &err), ERR_NOT_FOUND);
+    free(key);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_kube_bad_token_reported)
+{
+    struct fx f;
+    fx_open(&f, 0, "right");
+    FILE *fp = fopen(f.api.kubeconfig, "r+");
+    /* rewrite the token in place: same length, wrong value */
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    char *t = strstr(buf, "token: right");
+    memcpy(t + 7, "wrong", 5);
+    rewind(fp);
+    fwrite(buf, 1, n, fp);
+    fclose(fp);
+    struct kube_options o = KUBE_OPTIONS_INIT;
+    struct err err = ERR_INIT;
+    o.kubeconfig = f.api.kubeconfig;
+    o.backoff_min_ms = 50;
+    ck_assert_int_eq(kube_open(f.u.s, f.u.st, &o, &f.k, &err), 0);
+    ck_assert_int_eq(kube_start(f.k, &err), 0);
+    ck_assert_int_eq(kube_wait_synced(f.k, 1000, &err), ERR_UNAVAILABLE);
+    json_t *s = source(&f, "nodes");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(s, "lastError")), "401"));
+    json_decref(s);
+    fx_close(&f);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("kube");
+    TCase *tc = tcase_create("kube");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_kube_connection_config);
+    tcase_add_test(tc, test_kube_initial_sync);
+    tcase_add_test(tc, test_kube_live_changes);
+    tcase_add_test(tc, test_kube_reconnect_resume);
+    tcase_add_test(tc, test_kube_relist_after_410);
+    tcase_add_test(tc, test_kube_restart_resume);
+    tcase_add_test(tc, test_kube_restart_after_compaction_relists);
+    tcase_add_test(tc, test_kube_missing_crd_skipped);
+    tcase_add_test(tc, test_kube_malformed_and_slow_survived);
+    tcase_add_test(tc, test_kube_bad_token_reported);
+    tcase_add_test(tc, test_kube_bind_gang_end_to_end);
+    tcase_add_test(tc, test_kube_bind_refused_reverts);
+    tcase_add_test(tc, test_kube_evict_through_api);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
