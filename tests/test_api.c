@@ -408,6 +408,45 @@ START_TEST(test_api_audit_export_ndjson_with_filters)
 }
 END_TEST
 
+/* tail=N returns the newest N matching records, oldest first */
+START_TEST(test_api_audit_tail)
+{
+    apply_cluster();
+    json_int_t total = settle();
+    struct http_resp r;
+    http_request("GET", md.base, "/api/v1/audit?tail=3", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    json_int_t want = total - 2;
+    for (char *line = strtok(r.body, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        ck_assert_int_eq(json_integer_value(json_object_get(rec, "seq")), want++);
+        json_decref(rec);
+    }
+    ck_assert_int_eq(want, total + 1);
+    http_resp_free(&r);
+
+    /* filtered: the same as the last two lines of the full kind=applied export */
+    struct http_resp full;
+    http_request("GET", md.base, "/api/v1/audit?kind=applied", NULL, NULL, &full);
+    ck_assert_int_eq(full.status, 200);
+    char *end = full.body + full.len - 1; /* the final '\n' */
+    int nl = 0;
+    while (end > full.body && nl < 2)
+        if (*--end == '\n')
+            nl++;
+    const char *last_two = nl == 2 ? end + 1 : full.body;
+    http_request("GET", md.base, "/api/v1/audit?kind=applied&tail=2", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, last_two);
+    http_resp_free(&full);
+    http_resp_free(&r);
+
+    json_t *j = call("GET", "/api/v1/audit?tail=2&from=1", NULL, NULL, 400);
+    ck_assert_ptr_nonnull(strstr(err_msg(j), "'tail'"));
+    json_decref(j);
+}
+END_TEST
+
 START_TEST(test_api_audit_verify)
 {
     apply_cluster();
@@ -560,6 +599,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_unsupported_media_type_is_415);
     tcase_add_test(tc, test_api_bad_query_is_400_naming_the_parameter);
     tcase_add_test(tc, test_api_audit_export_ndjson_with_filters);
+    tcase_add_test(tc, test_api_audit_tail);
     tcase_add_test(tc, test_api_audit_verify);
     tcase_add_test(tc, test_api_jobs_and_why);
     tcase_add_test(tc, test_api_cycles_run_and_place);

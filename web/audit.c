@@ -10,10 +10,12 @@
 /* Records read per read transaction: the transaction ends before each chunk is sent, so a
  * slow client never pins an old snapshot. */
 #define AUDIT_BATCH 256
+/* tail=N keeps N records in memory: bounded so a request cannot ask for the whole log */
+#define AUDIT_TAIL_MAX 10000
 
 struct export
 {
-    uint64_t from, to, limit;
+    uint64_t from, to, limit, tail;
     int64_t since, until; /* ms, 0: open */
     char *job, *kind;
     /* per batch */
@@ -98,8 +100,19 @@ static int params_or_reply(struct req *r, struct export *x)
         api__query_time_or_reply(r, "until", &x->until) < 0 ||
         api__query_str_or_reply(r, "job", &x->job) < 0 ||
         api__query_str_or_reply(r, "kind", &x->kind) < 0 ||
-        api__query_u64_or_reply(r, "limit", &x->limit) < 0)
+        api__query_u64_or_reply(r, "limit", &x->limit) < 0 ||
+        api__query_u64_or_reply(r, "tail", &x->tail) < 0)
         return -1;
+    if (x->tail && (x->from || x->limit || x->tail > AUDIT_TAIL_MAX)) {
+        struct err err = ERR_INIT;
+        err_setf(&err, ERR_INVALID, "tail",
+                 x->tail > AUDIT_TAIL_MAX
+                     ? "query parameter 'tail' must be at most %d"
+                     : "query parameter 'tail' cannot be combined with 'from' or 'limit'",
+                 AUDIT_TAIL_MAX);
+        api__reply_error(r, &err);
+        return -1;
+    }
     if (x->to && x->from > x->to) {
         struct err err = ERR_INIT;
         err_setf(&err, ERR_INVALID, "from", "query parameter 'from' (%llu) is after 'to' (%llu)",
@@ -108,6 +121,58 @@ static int params_or_reply(struct req *r, struct export *x)
         return -1;
     }
     return 0;
+}
+
+/* tail=N: the newest N matching records, oldest first. The log has no reverse cursor, so
+ * read windows backwards from the end, each in its own short read transaction, until N
+ * records matched or the start is reached. */
+static int read_tail(struct req *r, struct export *x, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    uint64_t last = 0, hi, window = x->tail * 4 > AUDIT_BATCH ? x->tail * 4 : AUDIT_BATCH;
+    char *acc = NULL;
+    size_t acc_len = 0;
+    uint64_t acc_n = 0;
+    int rc = store_txn_begin(r->api->st, STORE_READ, &txn, err);
+
+    if (rc == 0)
+        rc = store_audit_last_seq(txn, &last, err);
+    store_txn_abort(&txn);
+    hi = x->to && x->to < last ? x->to : last;
+    while (rc == 0 && hi >= 1 && acc_n < x->tail) {
+        uint64_t lo = hi > window ? hi - window + 1 : 1;
+        x->len = x->sent = 0;
+        rc = store_txn_begin(r->api->st, STORE_READ, &txn, err);
+        /* collect() stops after AUDIT_BATCH records; scan the window batch by batch */
+        x->next = lo;
+        do {
+            x->more = 0;
+            x->scanned = 0;
+            if (rc == 0)
+                rc = store_audit_scan(txn, x->next, hi, collect, x, err);
+        } while (rc == 0 && x->more && x->next <= hi);
+        store_txn_abort(&txn);
+        /* this window's matches go before what was collected from later windows */
+        XGROW(x->buf, x->len + acc_len, x->cap);
+        memcpy(x->buf + x->len, acc, acc_len);
+        free(acc);
+        acc = x->buf;
+        acc_len = x->len + acc_len;
+        acc_n += x->sent;
+        x->buf = NULL;
+        x->cap = 0;
+        hi = lo - 1;
+    }
+    /* drop the oldest records beyond N */
+    size_t off = 0;
+    for (; acc_n > x->tail; acc_n--)
+        off = (size_t)((char *)memchr(acc + off, '\n', acc_len - off) - acc) + 1;
+    x->buf = acc;
+    x->cap = acc_len;
+    x->len = acc_len - off;
+    memmove(x->buf, x->buf + off, x->len);
+    x->more = 0;
+    return rc;
 }
 
 void api__audit_export(struct req *r)
@@ -119,7 +184,7 @@ void api__audit_export(struct req *r)
         goto out;
     x.next = x.from ? x.from : 1;
     /* the first batch is read before the header so a store error can still be a 500 */
-    if (read_batch(r, &x, 1, &err) < 0) {
+    if ((x.tail ? read_tail(r, &x, &err) : read_batch(r, &x, 1, &err)) < 0) {
         api__reply_error(r, &err);
         goto out;
     }
