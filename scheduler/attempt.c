@@ -14,19 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sched_attempt {
-    int jobs[64]; /* members: the job, or every PodGroup of its GangGroup */
-    size_t njobs;
-    int *pods; /* pending pods in placement order */
-    size_t npods;
-    int bound[64], pending[64], placed[64], fail_pod[64], satisfied[64];
-    json_t *blockers;
-};
-
-static void add_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void add_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
+void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -41,7 +29,7 @@ static void add_blocker(struct sched_attempt *a, int code, json_t *extra, const 
     json_array_append_new(a->blockers, b);
 }
 
-static int member_index(const struct sched_attempt *a, int ji)
+int sched__attempt_member(const struct sched_attempt *a, int ji)
 {
     for (size_t i = 0; i < a->njobs; i++)
         if (a->jobs[i] == ji)
@@ -65,10 +53,10 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
     for (size_t g = 0; j->has_pg && g < j->pg.ngroups && a->njobs < 64; g++) {
         int mj = sched__view_gang_job(v, j->pg.groups[g]);
         if (mj < 0 || !v->jobs[mj].has_pg)
-            add_blocker(a, WHY_GROUP_MEMBER_MISSING,
-                        json_pack("{s:s}", "podGroup", j->pg.groups[g]),
-                        "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
-        else if (member_index(a, mj) < 0)
+            sched__attempt_blocker(
+                a, WHY_GROUP_MEMBER_MISSING, json_pack("{s:s}", "podGroup", j->pg.groups[g]),
+                "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
+        else if (sched__attempt_member(a, mj) < 0)
             a->jobs[a->njobs++] = mj;
     }
     qsort_r(a->jobs, a->njobs, sizeof(int), cmp_job_id, v);
@@ -84,20 +72,22 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         int need = sched__job_min(mj);
         a->satisfied[m] = mj->has_pg && a->bound[m] >= need;
         if (mj->gang && !mj->has_pg)
-            add_blocker(a, WHY_PODGROUP_MISSING, json_pack("{s:s}", "podGroup", mj->id),
-                        "PodGroup '%s' does not exist", mj->id);
+            sched__attempt_blocker(a, WHY_PODGROUP_MISSING, json_pack("{s:s}", "podGroup", mj->id),
+                                   "PodGroup '%s' does not exist", mj->id);
         else if (a->bound[m] + a->pending[m] < need)
-            add_blocker(a, WHY_MEMBERS_MISSING,
-                        json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need, "members",
-                                  a->bound[m] + a->pending[m]),
-                        "PodGroup '%s' has %d member pods, minMember %d", mj->id,
-                        a->bound[m] + a->pending[m], need);
+            sched__attempt_blocker(a, WHY_MEMBERS_MISSING,
+                                   json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
+                                             "members", a->bound[m] + a->pending[m]),
+                                   "PodGroup '%s' has %d member pods, minMember %d", mj->id,
+                                   a->bound[m] + a->pending[m], need);
         if (mj->has_pg && mj->pg.topology_spec) {
-            json_t *spec = json_loads(mj->pg.topology_spec, 0, NULL);
-            if (!json_is_object(spec))
-                add_blocker(a, WHY_SPEC_INVALID, json_pack("{s:s}", "podGroup", mj->id),
-                            "PodGroup '%s': network-topology-spec is not a JSON object", mj->id);
-            json_decref(spec);
+            struct gather_spec gs;
+            char msg[256];
+            int code =
+                sched__gather_spec(sched__topo_get(v), mj->pg.topology_spec, &gs, msg, sizeof(msg));
+            if (code >= 0)
+                sched__attempt_blocker(a, code, json_pack("{s:s}", "podGroup", mj->id),
+                                       "PodGroup '%s': %s", mj->id, msg);
         }
     }
 }
@@ -135,7 +125,7 @@ static int place_binpack(struct sched_cyc *c, struct sched_attempt *a, struct er
 {
     for (size_t i = 0; i < a->npods; i++) {
         int pi = a->pods[i];
-        int m = member_index(a, c->v->pods[pi].job);
+        int m = sched__attempt_member(a, c->v->pods[pi].job);
         int ni = sched__pick_node(c->v, pi);
         if (ni >= 0) {
             sched__stmt_alloc(c, pi, ni);
@@ -147,9 +137,17 @@ static int place_binpack(struct sched_cyc *c, struct sched_attempt *a, struct er
     return 0;
 }
 
+/* Gather when a member asks for a strategy and some member still needs its gang; a
+ * satisfied gang places later pods one by one. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a)
 {
-    return place_binpack;
+    int spec = 0, open = 0;
+    for (size_t m = 0; m < a->njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->jobs[m]];
+        spec |= j->has_pg && j->pg.topology_spec != NULL;
+        open |= !a->satisfied[m];
+    }
+    return spec && open && sched__topo_get(c->v) ? sched__place_gather : place_binpack;
 }
 
 /* Blockers from the node filter of an unplaced pod (cached per shape within an epoch
@@ -171,17 +169,17 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
     *ahead = json_incref(sh->nf_ahead);
     const char *summary = json_string_value(json_object_get(sh->nf, "summary"));
     if (sh->nf_code == WHY_NO_NODES)
-        add_blocker(a, WHY_NO_NODES, NULL, "the cluster has no nodes");
+        sched__attempt_blocker(a, WHY_NO_NODES, NULL, "the cluster has no nodes");
     else if (sh->nf_code >= 0)
-        add_blocker(a, sh->nf_code,
-                    json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"), "fit",
-                              json_object_get(sh->nf, "fit")),
-                    "pod '%s': %s", c->v->pods[pi].key, summary);
+        sched__attempt_blocker(a, sh->nf_code,
+                               json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"),
+                                         "fit", json_object_get(sh->nf, "fit")),
+                               "pod '%s': %s", c->v->pods[pi].key, summary);
     if (json_array_size(sh->nf_ahead))
-        add_blocker(a, WHY_TAKEN_BY_EARLIER,
-                    json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
-                    "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
-                    (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
+        sched__attempt_blocker(
+            a, WHY_TAKEN_BY_EARLIER, json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
+            "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
+            (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
 }
 
 static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
@@ -220,9 +218,13 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
         struct sv_job *j = &c->v->jobs[a->jobs[m]];
         j->result = ok ? SV_RESULT_PLACED : SV_RESULT_FAILED;
+        if (ok) {
+            free(j->last_discard);
+            j->last_discard = NULL;
+        }
         struct sched_why_input in = {
-            sched__job_state(c->s, j),        a->blockers, primary, gang, nf, ahead,
-            json_object_get(placement, j->id)};
+            sched__job_state(c->s, j),         a->blockers, primary, gang, nf, ahead,
+            json_object_get(placement, j->id), a->topology};
         rc = sched__why_record(c, a->jobs[m], &in, err);
     }
     json_decref(gang);
@@ -253,7 +255,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
             continue;
         ok = 0;
         if (j->gang) {
-            add_blocker(
+            sched__attempt_blocker(
                 &a, WHY_GANG_SHORTFALL,
                 json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
                 "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
@@ -276,6 +278,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     rc = finish(c, &a, ok, placement, nf, ahead, err);
 out:
     json_decref(a.blockers);
+    json_decref(a.topology);
     json_decref(placement);
     json_decref(nf);
     json_decref(ahead);

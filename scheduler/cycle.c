@@ -37,21 +37,39 @@ static json_t *ops_field(struct sched_cyc *c, int pods)
     return a;
 }
 
+void sched__stmt_undo(struct sched_cyc *c)
+{
+    for (size_t i = c->nops; i-- > 0;)
+        sched__view_unbind(c->v, c->ops[i].pod);
+    c->nops = 0;
+}
+
+/* A gang that partly fits is placed and rolled back every cycle; the audit log gets a
+ * "discarded" record only when the job's discard reason changes (the metric counts all). */
 int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
                         struct err *err)
 {
     if (!c->nops)
         return 0;
-    json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind", "discarded", "job", job,
-                            "cycle", (json_int_t)c->cycle, "reason", why_code_name(code), "message",
-                            msg, "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
-    for (size_t i = c->nops; i-- > 0;)
-        sched__view_unbind(c->v, c->ops[i].pod);
-    c->nops = 0;
+    int rc = 0, ji = sched__view_job(c->v, job);
+    char *sig = xasprintf("%s|%s", why_code_name(code), msg);
+    struct sv_job *j = ji >= 0 ? &c->v->jobs[ji] : NULL;
+    if (!j || !j->last_discard || strcmp(j->last_discard, sig)) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind", "discarded", "job", job,
+                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(code),
+                                "message", msg, "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    if (j) {
+        free(j->last_discard);
+        j->last_discard = sig;
+    } else {
+        free(sig);
+    }
+    sched__stmt_undo(c);
     c->discarded++;
     c->s->met.statements_discarded++;
-    int rc = store_audit_append(c->txn, rec, NULL, err);
-    json_decref(rec);
     return rc;
 }
 

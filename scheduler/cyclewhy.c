@@ -20,10 +20,11 @@
 static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
-    json_t *o =
-        json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:i}", "state", in->state, "primary",
-                  in->primary >= 0 ? why_code_name(in->primary) : "", "blockers", in->blockers,
-                  "gang", in->gang, "nf", nf_summary, "placed", in->placement != NULL);
+    json_t *topo = in->topology ? json_object_get(in->topology, "summary") : NULL;
+    json_t *o = json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i}", "state", in->state, "primary",
+                          in->primary >= 0 ? why_code_name(in->primary) : "", "blockers",
+                          in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo,
+                          "placed", in->placement != NULL);
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
@@ -102,13 +103,14 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
                             why_class_name(why_code_class(in->primary)), "message",
                             json_object_get(b, "message"));
     }
-    json_t *doc = json_pack("{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:n,s:{s:b,s:s},s:O,s:O}", "job",
-                            j->id, "state", in->state, "cycle", (json_int_t)c->cycle, "auditSeq",
-                            (json_int_t)seq, "primary", primary, "blockers", in->blockers, "gang",
-                            in->gang ? in->gang : json_null(), "nodeFilter",
-                            in->nf ? in->nf : json_null(), "topology", "preemption", "attempted", 0,
-                            "reason", "job-level preemption is not enabled in this version",
-                            "ahead", in->ahead ? in->ahead : json_null(), "history", j->history);
+    json_t *doc =
+        json_pack("{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:{s:b,s:s},s:O,s:O}", "job", j->id,
+                  "state", in->state, "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
+                  "primary", primary, "blockers", in->blockers, "gang",
+                  in->gang ? in->gang : json_null(), "nodeFilter", in->nf ? in->nf : json_null(),
+                  "topology", in->topology ? in->topology : json_null(), "preemption", "attempted",
+                  0, "reason", "job-level preemption is not enabled in this version", "ahead",
+                  in->ahead ? in->ahead : json_null(), "history", j->history);
     if (!in->ahead)
         json_object_set_new(doc, "ahead", json_array());
     if (in->placement)

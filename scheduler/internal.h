@@ -87,6 +87,8 @@ struct sv_job {
     json_t *history; /* reason history, loaded lazily from the why document */
     int why_loaded;
     uint64_t cycle_seen; /* cycle in which the job was last handled */
+    char
+        *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
 };
 
 enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED };
@@ -145,6 +147,8 @@ struct sched_view {
 
     int has_topology;
     struct model_topology topo;
+    struct sched_topo *tp; /* domain tree with per-domain totals (topo.c), NULL or stale when */
+    int tp_dirty;          /* tp_dirty: rebuilt lazily by sched__topo_get */
 
     struct sv_free fnodes, fpods, fjobs;
     int *binds; /* nodes that took a pod since log_epoch, in order */
@@ -202,6 +206,55 @@ int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
 /* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
 int sched__job_min(const struct sv_job *j);
+
+/* ---- topology (topo.c, topo_status.c, topo_api.c) ---- */
+
+struct tp_dom {
+    char *name;
+    int depth;  /* 0 = the cluster root, 1 = first layer of the spec, ... */
+    int parent; /* -1 for the root */
+    int *kids;  /* child domains, name order */
+    size_t nkids, capkids;
+    int *nodes; /* nodes directly in this domain (the lowest layer, or a missing deeper label) */
+    size_t nnodes, capnodes;
+    int nodenum;           /* nodes in the subtree */
+    int64_t *alloc, *free; /* [tp.nres] sums over the subtree (free = alloc - used) */
+    uint64_t ver;          /* grows on every usage change in the subtree */
+    /* offer-slot cache of the gather placer (gather.c), valid for (shape, size, ver, epoch) */
+    int c_shape, c_size, c_need;
+    uint64_t c_ver, c_epoch;
+    long c_offer, c_hold; /* offer slots; direct + nested nodes that hold the job alone */
+};
+
+struct sched_topo {
+    char **layers; /* [0] "ClusterTopologyLayer", then the spec's layers root first */
+    char ***keys;  /* label keys per layer */
+    size_t *nkeys;
+    size_t nlayers; /* including the root; NodeTopologyLayer is depth nlayers */
+    struct tp_dom *doms;
+    size_t ndoms, capdoms;
+    int *node_dom; /* [view.nnodes] lowest domain holding each node, -1 when none */
+    size_t nnode_dom;
+    size_t nres;
+};
+
+/* The tree for the view's ClusterNetworkTopology 'default' (rebuilt when nodes or the
+ * topology changed), or NULL when there is none. Borrowed until the next view change. */
+struct sched_topo *sched__topo_get(struct sched_view *v);
+void sched__topo_free(struct sched_topo *t);
+/* Keeps per-domain totals in step with sched__view_usage (node ni, pod p, sign). */
+void sched__topo_usage(struct sched_view *v, int ni, const struct sv_pod *p, int sign);
+/* Depth of a layer name (case-insensitive; NodeTopologyLayer = nlayers), -1 unknown. */
+int sched__topo_layer(const struct sched_topo *t, const char *name);
+/* The spec's layer name of a depth ("NodeTopologyLayer" for nlayers). Borrowed. */
+const char *sched__topo_layer_name(const struct sched_topo *t, int depth);
+/* Writes status.detailStatus (Koordinator's shape) into the stored ClusterNetworkTopology
+ * 'default' when it differs; called inside the write transaction that changed nodes or
+ * the topology. */
+int sched__topo_status_sync(MDB_txn *txn, struct err *err);
+/* status.detailStatus for a topology and nodes (new array). */
+json_t *sched__topo_detail(const struct model_topology *m, const struct model_node *nodes,
+                           size_t n);
 
 /* ---- fit (fit.c) ---- */
 
@@ -282,11 +335,77 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err);
 /* Attempts the job (with its GangGroup) as one statement. */
 int sched__attempt(struct sched_cyc *c, int job, struct err *err);
 
-struct sched_attempt;
+/* One job attempt (attempt.c); the placer fills placed / fail_pod. */
+struct sched_attempt {
+    int jobs[64]; /* members: the job, or every PodGroup of its GangGroup */
+    size_t njobs;
+    int *pods; /* pending pods in placement order */
+    size_t npods;
+    int bound[64], pending[64], placed[64], fail_pod[64], satisfied[64];
+    json_t *blockers;
+    json_t *topology; /* the why document's topology part (new), NULL without gather */
+};
+int sched__attempt_member(const struct sched_attempt *a, int job);
+void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Placement of an attempt's pending pods; replaceable per job (topology gather comes
  * as another placer). Returns 0 or ERR_*; pods that do not fit stay unplaced. */
 typedef int (*sched__placer)(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);
+/* Undoes the open statement's operations without an audit record (a node-set try). */
+void sched__stmt_undo(struct sched_cyc *c);
+
+/* ---- topology gather (gather.c, nodeset.c) ---- */
+
+struct gather_spec {
+    int must;       /* depth of the narrowest MustGather layer, -1 none */
+    int prefer;     /* depth of the narrowest PreferGather layer, -1 none */
+    int any;        /* the spec names at least one strategy */
+    char layer[64]; /* the layer named in the why (MustGather first) */
+};
+/* Parses a network-topology-spec annotation against the tree (t may be NULL). Returns -1
+ * when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING) with msg set. */
+int sched__gather_spec(const struct sched_topo *t, const char *raw, struct gather_spec *out,
+                       char *msg, size_t n);
+/* The gather placer, used when some member has a gather strategy. */
+int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
+
+/* Gather state of one attempt (gather.c computes offers and candidates, nodeset.c
+ * fills and tries them and writes the why part). */
+struct gather_cand {
+    int dom;  /* domain index, or -1 for a node */
+    int node; /* node index when dom < 0 */
+    int depth;
+    long offer, poffer, gpoffer;
+    double score;
+    const char *name;
+};
+
+struct gather {
+    struct sched_cyc *c;
+    struct sched_view *v;
+    struct sched_topo *t;
+    struct sched_attempt *a;
+    struct gather_spec spec;
+    int shape; /* the common shape of the pods, -1 when they differ */
+    int size;  /* pending pods of the job */
+    int need;  /* pods the members still need (holding the job means offering this many) */
+    int lo;    /* shallowest candidate depth */
+    struct gather_cand *cands;
+    size_t ncands;
+    char *done; /* [a->npods] placed in the current try */
+    size_t next, nplaced;
+    int64_t *scratch; /* [v->nres] for heterogeneous offers */
+};
+long sched__gather_node_offer(struct gather *g, int ni);
+/* Offer slots of a domain (cached per shape, size and domain version); *hold: nodes in it
+ * that hold the job alone. */
+long sched__gather_dom_offer(struct gather *g, int di, long *hold);
+/* Fills g->cands in try order (DESIGN.md section 3, steps 2-3). */
+void sched__gather_candidates(struct gather *g);
+/* The resource that limits how many of the job's pods domain di holds, or NULL. */
+const char *sched__gather_limit(struct gather *g, int di);
 
 struct sched_why_input {
     const char *state;
@@ -296,6 +415,7 @@ struct sched_why_input {
     json_t *nf;        /* node filter, borrowed, may be NULL */
     json_t *ahead;     /* borrowed, may be NULL */
     json_t *placement; /* pod -> node of this cycle, borrowed, may be NULL */
+    json_t *topology;  /* topology part, borrowed, may be NULL */
 };
 /* Stores the job's why document when it changed; writes "unschedulable" on a change
  * of reason. */
@@ -303,6 +423,35 @@ int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input
                       struct err *err);
 /* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
 json_t *sched__ahead(struct sched_cyc *c, int pi);
+
+/* ---- job-level preemption (preempt.c, evict.c, ledger.c; DESIGN.md section 3) ---- */
+
+struct sched_preempt_job {
+    int job;         /* the job attempted (the preemptor) */
+    const int *jobs; /* its GangGroup members */
+    size_t njobs;
+    const int *pods; /* pending pods in placement order */
+    size_t npods;
+    int trigger; /* first pod that could not be placed, -1 when unknown */
+    /* Re-plans the whole job on the view as it is with the cycle's placer; allocations go
+     * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
+    int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
+    void *ctx;
+};
+/* Job-level preemption for a job whose attempt failed (called with an empty statement).
+ * On success victims are marked, the job's pods nominated, a ledger entry written.
+ * *verdict (new): the why document's "preemption" object. *blocker: a WHY_* code to add
+ * to the job's blockers, or -1. Returns 0 or ERR_* (the cycle is then aborted). */
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json_t **verdict,
+                   int *blocker, struct err *err);
+/* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
+int sched__preempt_nominated_ops(struct sched_cyc *c);
+/* After a commit that placed job (borrowed map pod -> node): completes its open ledger
+ * entry (bound, boundAt, latencyMs). */
+int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
+ * victim. */
+int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
 
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);

@@ -168,6 +168,8 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
         clock_format_rfc3339(now_ms, ts, sizeof(ts));
         json_object_set_new(meta, "creationTimestamp", json_string(ts));
     }
+    if (kind == MODEL_TOPOLOGY && old) /* muster owns status.detailStatus */
+        keep_field(obj, old, "status");
     if (kind != MODEL_POD || !old)
         return;
     json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
@@ -290,6 +292,11 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
     int rc = store_meta_get_u64(txn, "resource_version", &rv, err);
     for (size_t i = 0; rc == 0 && i < c->m->n; i++)
         rc = apply_one(txn, c, &c->m->docs[i], &rv, err);
+    int topo = 0;
+    for (size_t i = 0; i < c->nstaged; i++)
+        topo |= c->staged[i].kind == MODEL_NODE || c->staged[i].kind == MODEL_TOPOLOGY;
+    if (rc == 0 && topo) /* detailStatus changes in the same transaction */
+        rc = sched__topo_status_sync(txn, err);
     if (rc == 0)
         rc = store_meta_put_u64(txn, "resource_version", rv, err);
     return rc;
@@ -425,6 +432,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
             goto out;
     }
     rc = sched__audit_object(txn, c->s, "deleted", c->kind, c->key, old, extra, err);
+    if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
+        rc = sched__topo_status_sync(txn, err);
 out:
     json_decref(old);
     json_decref(extra);

@@ -46,6 +46,7 @@ static void job_clear(struct sv_job *j)
     model_podgroup_release(&j->pg);
     free(j->pods);
     free(j->last_sig);
+    free(j->last_discard);
     json_decref(j->history);
     memset(j, 0, sizeof(*j));
 }
@@ -107,6 +108,7 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->shape_ix);
     if (v->has_topology)
         model_topology_release(&v->topo);
+    sched__topo_free(v->tp);
     free(v->binds);
     free(v->fnodes.ix);
     free(v->fpods.ix);
@@ -135,6 +137,7 @@ int sched__view_res(struct sched_view *v, const char *name)
         }
         v->rescap = ncap;
     }
+    v->tp_dirty = 1; /* domain totals are sized by the resource count */
     v->res[v->nres] = xstrdup(name);
     sched__strmap_put(&v->res_ix, name, (int)v->nres);
     return (int)v->nres++;
@@ -158,6 +161,8 @@ void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
     struct sv_node *n = &v->nodes[p->node];
     for (int i = 0; i < p->nreq; i++)
         n->used[p->req[i].res] += sign * p->req[i].v;
+    if (v->tp && !v->tp_dirty)
+        sched__topo_usage(v, p->node, p, sign);
 }
 
 /* ---- nodes ---- */
@@ -208,6 +213,7 @@ void sched__view_put_node(struct sched_view *v, struct model_node *m)
     if (v->orphans)
         sched__view_adopt(v, ni);
     v->order_dirty = 1;
+    v->tp_dirty = 1;
     v->epoch++;
 }
 
@@ -239,6 +245,7 @@ void sched__view_del_node(struct sched_view *v, const char *name)
     memset(n, 0, sizeof(*n));
     sched__slot_push(&v->fnodes, ni);
     v->order_dirty = 1;
+    v->tp_dirty = 1;
     v->epoch++;
 }
 
@@ -375,6 +382,8 @@ void sched__view_put_topo(struct sched_view *v, struct model_topology *t)
         model_topology_release(&v->topo);
     v->topo = *t;
     v->has_topology = 1;
+    v->tp_dirty = 1;
+    v->epoch++;
     memset(t, 0, sizeof(*t));
 }
 
@@ -384,4 +393,6 @@ void sched__view_del_topo(struct sched_view *v)
         model_topology_release(&v->topo);
     memset(&v->topo, 0, sizeof(v->topo));
     v->has_topology = 0;
+    v->tp_dirty = 1;
+    v->epoch++;
 }

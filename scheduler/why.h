@@ -26,13 +26,19 @@ enum why_class {
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
     X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
     X(NO_NODES, "NoNodes", WAITING)                                                                \
+    X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
     X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
+    X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
     X(INSUFFICIENT, "InsufficientCapacity", CAPACITY)                                              \
+    X(PREEMPTION_NEVER, "PreemptionPolicyNever", POLICY)                                           \
+    X(PREEMPTION_NO_VICTIMS, "PreemptionNoVictims", PREEMPTION)                                    \
+    X(PREEMPTION_NOT_HELPFUL, "PreemptionNotHelpful", PREEMPTION)                                  \
+    X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
     X(NOT_TRIED, "NotTried", WAITING)
 
 enum why_code {

@@ -1,0 +1,306 @@
+/*
+ * gather.c - topology gather, part one: the spec, offer slots, candidates.
+ *
+ * DESIGN.md section 3 (Koordinator's algorithm): a node's offer slots for a
+ * job are how many of the job's pending pods fit on it one after another,
+ * capped at the job size; a domain's are the sum over its nodes. Candidates
+ * are the domains at or below the narrowest MustGather layer (the whole
+ * cluster without one) that hold the job, deepest layer first, then fewest
+ * offer slots (binpack), then parent's and grandparent's offer slots, then
+ * score, then name.
+ *
+ * Speed: for a job whose pods share one shape, a domain's offer slots are
+ * cached under (shape, size, need, domain version, view epoch). The domain
+ * version grows on every allocate/release below it, so a placement only
+ * recomputes the domains it touched; a domain whose free totals cannot hold
+ * one more pod is answered from its totals without visiting its nodes.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the spec ---- */
+
+static void layer_list(const struct sched_topo *t, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t l = 1; l <= t->nlayers && len < n; l++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", l > 1 ? ", " : "",
+                                sched__topo_layer_name(t, (int)l));
+}
+
+int sched__gather_spec(const struct sched_topo *t, const char *raw, struct gather_spec *out,
+                       char *msg, size_t n)
+{
+    memset(out, 0, sizeof(*out));
+    out->must = out->prefer = -1;
+    json_error_t je;
+    json_t *spec = json_loads(raw, 0, &je), *list;
+    int code = -1;
+    if (!json_is_object(spec)) {
+        snprintf(msg, n, "network-topology-spec is not a JSON object%s%s", spec ? "" : ": ",
+                 spec ? "" : je.text);
+        code = WHY_SPEC_INVALID;
+        goto out;
+    }
+    list = json_object_get(spec, "gatherStrategy");
+    if (list && !json_is_array(list)) {
+        snprintf(msg, n, "network-topology-spec: gatherStrategy must be an array");
+        code = WHY_SPEC_INVALID;
+        goto out;
+    }
+    for (size_t i = 0; i < json_array_size(list) && code < 0; i++) {
+        json_t *e = json_array_get(list, i);
+        const char *layer = json_string_value(json_object_get(e, "layer"));
+        const char *strat = json_string_value(json_object_get(e, "strategy"));
+        int must = strat && !strcmp(strat, "MustGather");
+        if (!layer || !strat) {
+            snprintf(msg, n, "network-topology-spec: gatherStrategy[%zu] needs layer and strategy",
+                     i);
+            code = WHY_SPEC_INVALID;
+        } else if (!must && strcmp(strat, "PreferGather")) {
+            snprintf(msg, n,
+                     "network-topology-spec: unknown strategy '%s' (MustGather or "
+                     "PreferGather)",
+                     strat);
+            code = WHY_SPEC_INVALID;
+        } else if (!t) {
+            if (must) {
+                snprintf(msg, n,
+                         "MustGather '%s' needs the ClusterNetworkTopology 'default', "
+                         "which does not exist",
+                         layer);
+                code = WHY_TOPOLOGY_MISSING;
+            }
+        } else {
+            int d = sched__topo_layer(t, layer);
+            if (d < 0) {
+                char known[256];
+                layer_list(t, known, sizeof(known));
+                snprintf(msg, n, "network-topology-spec: unknown layer '%s' (layers: %s)", layer,
+                         known);
+                code = WHY_SPEC_INVALID;
+            } else if (must && d > out->must) {
+                out->must = d;
+                snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, d));
+            } else if (!must && d > out->prefer) {
+                out->prefer = d;
+            }
+            out->any = 1;
+        }
+    }
+    if (code < 0 && out->must < 0 && out->prefer >= 0)
+        snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, out->prefer));
+out:
+    json_decref(spec);
+    return code;
+}
+
+/* ---- offer slots ---- */
+
+static int64_t free_of(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio)
+{
+    return n->nnom ? sched__free(v, n, r, prio, -1) : n->alloc[r] - n->used[r];
+}
+
+long sched__gather_node_offer(struct gather *g, int ni)
+{
+    struct sched_view *v = g->v;
+    const struct sv_node *n = &v->nodes[ni];
+    long cnt = 0;
+    if (g->shape >= 0) {
+        const struct sv_shape *sh = &v->shapes[g->shape];
+        if (sched__fit_static(n, sh) != SCHED_FIT_OK)
+            return 0;
+        cnt = g->size;
+        for (int i = 0; i < sh->nreq && cnt > 0; i++) {
+            int64_t f = free_of(v, n, sh->req[i].res, sh->priority);
+            long k = f <= 0 ? 0 : (long)(f / sh->req[i].v);
+            cnt = k < cnt ? k : cnt;
+        }
+        return cnt;
+    }
+    /* Different shapes: place them one after another on a copy of the free vector. */
+    int64_t *fr = g->scratch;
+    for (size_t r = 0; r < v->nres; r++)
+        fr[r] = INT64_MIN;
+    for (size_t i = 0; i < g->a->npods && cnt < g->size; i++) {
+        const struct sv_pod *p = &v->pods[g->a->pods[i]];
+        const struct sv_shape *sh = &v->shapes[p->shape];
+        if (sched__fit_static(n, sh) != SCHED_FIT_OK)
+            continue;
+        int ok = 1;
+        for (int k = 0; k < p->nreq && ok; k++) {
+            int r = p->req[k].res;
+            if (fr[r] == INT64_MIN)
+                fr[r] = free_of(v, n, r, p->m.priority);
+            ok = p->req[k].v <= fr[r];
+        }
+        for (int k = 0; k < p->nreq && ok; k++)
+            fr[p->req[k].res] -= p->req[k].v;
+        cnt += ok;
+    }
+    return cnt;
+}
+
+/* Pods of the common shape the domain's free totals could hold at most. */
+static long upper_bound(const struct gather *g, const struct tp_dom *d)
+{
+    const struct sv_shape *sh = &g->v->shapes[g->shape];
+    long ub = LONG_MAX;
+    for (int i = 0; i < sh->nreq; i++) {
+        int r = sh->req[i].res;
+        int64_t f = (size_t)r < g->t->nres ? d->free[r] : 0;
+        long k = f <= 0 ? 0 : (long)(f / sh->req[i].v);
+        ub = k < ub ? k : ub;
+    }
+    return ub;
+}
+
+long sched__gather_dom_offer(struct gather *g, int di, long *hold)
+{
+    struct tp_dom *d = &g->t->doms[di];
+    if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
+        d->c_ver == d->ver && d->c_epoch == g->v->epoch) {
+        *hold = d->c_hold;
+        return d->c_offer;
+    }
+    long sum = 0, h = 0;
+    if (g->shape < 0 || upper_bound(g, d) > 0) {
+        for (size_t i = 0; i < d->nkids; i++) {
+            long kh = 0;
+            sum += sched__gather_dom_offer(g, d->kids[i], &kh);
+            h += kh;
+        }
+        for (size_t i = 0; i < d->nnodes; i++) {
+            long o = sched__gather_node_offer(g, d->nodes[i]);
+            sum += o;
+            h += o >= g->need;
+        }
+    }
+    d = &g->t->doms[di];
+    if (g->shape >= 0) {
+        d->c_shape = g->shape;
+        d->c_size = g->size;
+        d->c_need = g->need;
+        d->c_ver = d->ver;
+        d->c_epoch = g->v->epoch;
+        d->c_offer = sum;
+        d->c_hold = h;
+    }
+    *hold = h;
+    return sum;
+}
+
+const char *sched__gather_limit(struct gather *g, int di)
+{
+    const struct tp_dom *d = &g->t->doms[di];
+    int pi = g->a->pods[0];
+    const struct sv_shape *sh = &g->v->shapes[g->v->pods[pi].shape];
+    const char *best = NULL;
+    long least = LONG_MAX;
+    for (int i = 0; i < sh->nreq; i++) {
+        int r = sh->req[i].res;
+        int64_t f = (size_t)r < g->t->nres ? d->free[r] : 0;
+        long k = f <= 0 ? 0 : (long)(f / sh->req[i].v);
+        if (k < least) {
+            least = k;
+            best = r == SV_RES_PODS ? "pods" : g->v->res[r];
+        }
+    }
+    return best;
+}
+
+/* ---- candidates ---- */
+
+static double dom_score(const struct gather *g, const struct tp_dom *d)
+{
+    const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < sh->nreq; i++) {
+        int r = sh->req[i].res;
+        if ((size_t)r >= g->t->nres || d->alloc[r] <= 0)
+            continue;
+        sum += (double)(d->alloc[r] - d->free[r] + sh->req[i].v) / (double)d->alloc[r];
+        cnt++;
+    }
+    return cnt ? sum / cnt : 0;
+}
+
+static void cand_add(struct gather *g, size_t *cap, struct gather_cand x)
+{
+    XGROW(g->cands, g->ncands + 1, *cap);
+    g->cands[g->ncands++] = x;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const struct gather_cand *a = x, *b = y;
+    if (a->depth != b->depth)
+        return a->depth > b->depth ? -1 : 1;
+    if (a->offer != b->offer)
+        return a->offer < b->offer ? -1 : 1;
+    if (a->poffer != b->poffer)
+        return a->poffer < b->poffer ? -1 : 1;
+    if (a->gpoffer != b->gpoffer)
+        return a->gpoffer < b->gpoffer ? -1 : 1;
+    if (a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static long offer_of(struct gather *g, int di)
+{
+    long h;
+    return di < 0 ? 0 : sched__gather_dom_offer(g, di, &h);
+}
+
+/* Single nodes that hold the job: only looked for when some node does. */
+static void node_cands(struct gather *g, size_t *cap)
+{
+    const struct sched_topo *t = g->t;
+    const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
+    for (size_t di = 0; di < t->ndoms; di++) {
+        const struct tp_dom *d = &t->doms[di];
+        if (d->depth < g->lo && g->lo < (int)t->nlayers)
+            continue;
+        for (size_t i = 0; i < d->nnodes; i++) {
+            long o = sched__gather_node_offer(g, d->nodes[i]);
+            if (o < g->need)
+                continue;
+            const struct sv_node *n = &g->v->nodes[d->nodes[i]];
+            cand_add(g, cap,
+                     (struct gather_cand){-1, d->nodes[i], (int)t->nlayers, o, offer_of(g, (int)di),
+                                          offer_of(g, d->parent), sched__score(g->v, n, sh),
+                                          n->name});
+        }
+    }
+}
+
+void sched__gather_candidates(struct gather *g)
+{
+    const struct sched_topo *t = g->t;
+    size_t cap = 0;
+    long hold = 0;
+    g->ncands = 0;
+    sched__gather_dom_offer(g, 0, &hold);
+    for (size_t di = 0; di < t->ndoms; di++) {
+        const struct tp_dom *d = &t->doms[di];
+        long h;
+        long o = d->depth >= g->lo ? sched__gather_dom_offer(g, (int)di, &h) : 0;
+        if (d->depth < g->lo || o < g->need)
+            continue;
+        long po = offer_of(g, d->parent);
+        long gpo = d->parent >= 0 ? offer_of(g, t->doms[d->parent].parent) : 0;
+        cand_add(g, &cap,
+                 (struct gather_cand){(int)di, -1, d->depth, o, po, gpo, dom_score(g, d), d->name});
+    }
+    if (hold > 0)
+        node_cands(g, &cap);
+    qsort(g->cands, g->ncands, sizeof(*g->cands), cmp_cand);
+}

@@ -1,0 +1,278 @@
+/*
+ * nodeset.c - topology gather, part two: fill a candidate domain, try the next
+ * candidates when the full simulation fails (node sets), and the topology part
+ * of the why document.
+ *
+ * Fill (DESIGN.md section 3, step 4): children first, the child with most offer
+ * slots first (name on ties), each taking as many pods as it can; pods go in
+ * placement order (network-topology-index, then name), so index order follows
+ * topology order. Each try is its own statement: a try that does not place the
+ * job is undone before the next one (step 5). At most MAX_TRIES candidates are
+ * tried per attempt; the why lists every try.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_TRIES 16
+#define BEST_MAX 3
+
+static void fill_node(struct gather *g, int ni)
+{
+    struct sched_view *v = g->v;
+    struct sched_attempt *a = g->a;
+    const struct sv_node *n = &v->nodes[ni];
+    for (size_t i = g->next; i < a->npods; i++) {
+        if (g->done[i])
+            continue;
+        int pi = a->pods[i];
+        const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+        if (sched__fit_static(n, sh) == SCHED_FIT_OK && sched__fit_res(v, n, sh, pi) < 0) {
+            sched__stmt_alloc(g->c, pi, ni);
+            g->done[i] = 1;
+            g->nplaced++;
+            a->placed[sched__attempt_member(a, v->pods[pi].job)]++;
+        } else if (g->shape >= 0) {
+            break; /* one shape: the next pod does not fit either */
+        }
+    }
+    while (g->next < a->npods && g->done[g->next])
+        g->next++;
+}
+
+struct slot {
+    int ix;
+    long offer;
+};
+
+static int cmp_slot(const void *x, const void *y)
+{
+    const struct slot *a = x, *b = y;
+    if (a->offer != b->offer)
+        return a->offer > b->offer ? -1 : 1;
+    return a->ix < b->ix ? -1 : a->ix > b->ix; /* input is in name order */
+}
+
+static void fill_dom(struct gather *g, int di)
+{
+    const struct tp_dom *d = &g->t->doms[di];
+    size_t n = d->nkids > d->nnodes ? d->nkids : d->nnodes;
+    struct slot *s = xcalloc(n + 1, sizeof(*s));
+    for (size_t i = 0; i < d->nkids; i++) {
+        long h;
+        s[i] = (struct slot){(int)i, sched__gather_dom_offer(g, d->kids[i], &h)};
+    }
+    qsort(s, d->nkids, sizeof(*s), cmp_slot);
+    for (size_t i = 0; i < d->nkids && g->nplaced < g->a->npods; i++)
+        if (s[i].offer > 0)
+            fill_dom(g, g->t->doms[di].kids[s[i].ix]);
+    d = &g->t->doms[di];
+    for (size_t i = 0; i < d->nnodes; i++)
+        s[i] = (struct slot){(int)i, sched__gather_node_offer(g, d->nodes[i])};
+    qsort(s, d->nnodes, sizeof(*s), cmp_slot);
+    for (size_t i = 0; i < d->nnodes && g->nplaced < g->a->npods; i++)
+        if (s[i].offer > 0)
+            fill_node(g, d->nodes[s[i].ix]);
+    free(s);
+}
+
+static int members_met(const struct gather *g)
+{
+    const struct sched_attempt *a = g->a;
+    for (size_t m = 0; m < a->njobs; m++) {
+        const struct sv_job *j = &g->v->jobs[a->jobs[m]];
+        if (!a->satisfied[m] && a->bound[m] + a->placed[m] < sched__job_min(j))
+            return 0;
+    }
+    return 1;
+}
+
+static void reset_try(struct gather *g)
+{
+    sched__stmt_undo(g->c);
+    memset(g->done, 0, g->a->npods + 1);
+    memset(g->a->placed, 0, sizeof(g->a->placed));
+    g->next = g->nplaced = 0;
+}
+
+static void fill_cand(struct gather *g, const struct gather_cand *x)
+{
+    if (x->dom >= 0)
+        fill_dom(g, x->dom);
+    else
+        fill_node(g, x->node);
+}
+
+/* "blocks" from "BlockLayer". */
+static void plural(const char *layer, char *out, size_t n)
+{
+    size_t len = strlen(layer), k = 0;
+    if (len > 5 && !strcasecmp(layer + len - 5, "Layer"))
+        len -= 5;
+    for (size_t i = 0; i < len && k + 2 < n; i++)
+        out[k++] = (char)tolower((unsigned char)layer[i]);
+    out[k++] = 's';
+    out[k] = 0;
+}
+
+static int cmp_best(const void *x, const void *y)
+{
+    const struct slot *a = x, *b = y;
+    if (a->offer != b->offer)
+        return a->offer > b->offer ? -1 : 1;
+    return a->ix - b->ix;
+}
+
+/* The why part: strategy, layer, domains and how many hold the job, the best domains
+ * with how many pods each holds and what limits them, every try, a one-line summary. */
+static json_t *why_part(struct gather *g, json_t *tried, const struct gather_cand *chosen)
+{
+    const struct sched_topo *t = g->t;
+    int depth = g->spec.must >= 0 ? g->spec.must : g->spec.prefer >= 0 ? g->spec.prefer : 0;
+    const char *layer = sched__topo_layer_name(t, depth);
+    struct slot *s = xcalloc(t->ndoms + 1, sizeof(*s));
+    size_t n = 0, hold = 0;
+    for (size_t di = 0; di < t->ndoms; di++) {
+        if (t->doms[di].depth != depth)
+            continue;
+        long h;
+        s[n] = (struct slot){(int)di, sched__gather_dom_offer(g, (int)di, &h)};
+        hold += s[n++].offer >= g->need;
+    }
+    qsort(s, n, sizeof(*s), cmp_best);
+    json_t *best = json_array();
+    for (size_t i = 0; i < n && i < BEST_MAX; i++) {
+        long holds = s[i].offer < g->size ? s[i].offer : g->size;
+        const char *lim = sched__gather_limit(g, s[i].ix);
+        json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
+                                              t->doms[s[i].ix].name, "holds", (int)holds, "limit",
+                                              holds < g->size ? lim : NULL));
+    }
+    char what[80], sum[512];
+    plural(layer, what, sizeof(what));
+    int len =
+        snprintf(sum, sizeof(sum), "%s %s: %zu/%zu %s hold %d pods",
+                 g->spec.must >= 0 ? "MustGather" : "PreferGather", layer, hold, n, what, g->need);
+    if (chosen)
+        snprintf(sum + len, sizeof(sum) - (size_t)len, "; placed in %s %s (offer slots %ld)",
+                 sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
+    else if (n)
+        snprintf(sum + len, sizeof(sum) - (size_t)len, "; best %s holds %ld%s%s%s",
+                 t->doms[s[0].ix].name, s[0].offer < g->size ? s[0].offer : g->size,
+                 sched__gather_limit(g, s[0].ix) ? " (" : "",
+                 sched__gather_limit(g, s[0].ix) ? sched__gather_limit(g, s[0].ix) : "",
+                 sched__gather_limit(g, s[0].ix) ? ")" : "");
+    free(s);
+    return json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
+                     g->spec.must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
+                     g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
+                     (int)json_array_size(tried), "domainsHolding", (int)hold, "best", best,
+                     "tried", json_incref(tried), "summary", sum);
+}
+
+static json_t *try_json(const struct gather *g, const struct gather_cand *x, int ok)
+{
+    return json_pack("{s:s,s:s,s:i,s:i,s:s}", "layer", sched__topo_layer_name(g->t, x->depth),
+                     "name", x->name, "offerSlots", (int)x->offer, "placed", (int)g->nplaced,
+                     "result", ok ? "placed" : "incomplete");
+}
+
+/* Nothing holds the job: fill the best domain of the layer anyway (the cluster for
+ * PreferGather), so the gang numbers show what is placeable; the attempt discards it. */
+static void fill_best_effort(struct gather *g)
+{
+    int best = 0;
+    long best_offer = -1;
+    for (size_t di = 0; g->spec.must >= 0 && di < g->t->ndoms; di++) {
+        long h, o;
+        if (g->t->doms[di].depth != g->spec.must)
+            continue;
+        if ((o = sched__gather_dom_offer(g, (int)di, &h)) > best_offer) {
+            best_offer = o;
+            best = (int)di;
+        }
+    }
+    if (g->spec.must < (int)g->t->nlayers)
+        fill_dom(g, best);
+}
+
+static int run(struct gather *g)
+{
+    json_t *tried = json_array();
+    const struct gather_cand *chosen = NULL;
+    sched__gather_candidates(g);
+    for (size_t i = 0; i < g->ncands && i < MAX_TRIES && !chosen; i++) {
+        fill_cand(g, &g->cands[i]);
+        int ok = members_met(g);
+        json_array_append_new(tried, try_json(g, &g->cands[i], ok));
+        if (ok)
+            chosen = &g->cands[i];
+        else
+            reset_try(g);
+    }
+    struct sched_attempt *a = g->a;
+    a->topology = why_part(g, tried, chosen);
+    const char *summary = json_string_value(json_object_get(a->topology, "summary"));
+    if (!chosen && g->ncands) {
+        sched__attempt_blocker(a, WHY_TOPOLOGY_NODESETS_FAILED,
+                               json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",
+                                         (int)json_array_size(tried)),
+                               "tried %d of %d domains that hold %d pods by offer slots; none "
+                               "placed the whole job: %s",
+                               (int)json_array_size(tried), (int)g->ncands, g->need, summary);
+        fill_cand(g, &g->cands[0]);
+    } else if (!chosen) {
+        if (g->spec.must >= 0)
+            sched__attempt_blocker(a, WHY_TOPOLOGY_NO_DOMAIN,
+                                   json_pack("{s:s}", "layer", g->spec.layer), "%s", summary);
+        fill_best_effort(g);
+    }
+    for (size_t i = 0; !chosen && i < a->npods; i++) {
+        int m = sched__attempt_member(a, g->v->pods[a->pods[i]].job);
+        if (!g->done[i] && a->fail_pod[m] < 0)
+            a->fail_pod[m] = a->pods[i];
+    }
+    json_decref(tried);
+    return 0;
+}
+
+int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err)
+{
+    (void)err;
+    struct gather g = {
+        .c = c, .v = c->v, .t = sched__topo_get(c->v), .a = a, .size = (int)a->npods};
+    if (!a->npods)
+        return 0;
+    g.spec.must = g.spec.prefer = -1;
+    for (size_t m = 0; m < a->njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->jobs[m]];
+        struct gather_spec s;
+        char msg[256];
+        if (j->has_pg && j->pg.topology_spec &&
+            sched__gather_spec(g.t, j->pg.topology_spec, &s, msg, sizeof(msg)) < 0 &&
+            (s.must > g.spec.must || (g.spec.must < 0 && s.prefer > g.spec.prefer)))
+            g.spec = s;
+        if (!a->satisfied[m]) {
+            int short_by = sched__job_min(j) - a->bound[m];
+            g.need += short_by > 0 ? short_by : 0;
+        }
+    }
+    if (g.need <= 0 || g.need > g.size)
+        g.need = g.size;
+    g.lo = g.spec.must >= 0 ? g.spec.must : 0;
+    g.shape = c->v->pods[a->pods[0]].shape;
+    for (size_t i = 1; i < a->npods && g.shape >= 0; i++)
+        if (c->v->pods[a->pods[i]].shape != g.shape)
+            g.shape = -1;
+    g.done = xcalloc(a->npods + 1, 1);
+    g.scratch = xcalloc(c->v->nres + 1, sizeof(int64_t));
+    int rc = run(&g);
+    free(g.done);
+    free(g.scratch);
+    free(g.cands);
+    return rc;
+}
