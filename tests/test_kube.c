@@ -448,7 +448,9 @@ START_TEST(test_kube_connection_config)
     ck_assert_int_eq(kube__conn_from_kubeconfig(path, "nope", &c, &err), ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(err.msg, "'nope'"));
     /* in-cluster: service account files and the service environment */
-    fp = fopen(xasprintf("%s/token", dir), "w");
+    char *tok = xasprintf("%s/token", dir);
+    fp = fopen(tok, "w");
+    free(tok);
     fputs("satoken\n", fp);
     fclose(fp);
     setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
