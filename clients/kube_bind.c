@@ -214,7 +214,10 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
                      const char *pod, struct outcome *o, struct err *err)
 {
     struct kube_resp r = {0};
-    const char *job = json_string_value(json_object_get(rec, "job"));
+    /* "preempted" records name the victim's job in "job" and the preemptor apart */
+    const char *job = json_string_value(json_object_get(rec, "preemptor"));
+    if (!job)
+        job = json_string_value(json_object_get(rec, "job"));
     const char *trig = json_string_value(json_object_get(rec, "triggerPod"));
     char *path = pod_path(pod, "status"),
          *m = xasprintf(DISRUPTION_MSG, job ? job : "", trig ? trig : (job ? job : ""));

@@ -387,8 +387,9 @@ START_TEST(test_kube_evict_through_api)
     mirror_start(&f, "muster");
     expect_pod(&f, "default/victim", "n1");
     struct kube_http *h = kube__http_new(f.k->conn, NULL);
-    json_t *rec = json_pack("{s:s,s:s,s:[s]}", "kind", "preempted", "job", "default/hi", "pods",
-                            "default/victim");
+    json_t *rec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s]}", "kind", "preempted", "job",
+                            "default/victim", "preemptor", "default/hi", "triggerPod",
+                            "default/hi-0", "pods", "default/victim", "nodes", "n1");
     json_t *b = json_pack("{s:i}", "count", 1);
     json_decref(kube_testapi_control(&f.api, "evict-429", b));
     ck_assert_msg(kube__bind_record(f.k, h, 1000, rec, &err) == 0, "%s", err.msg);
@@ -398,6 +399,8 @@ START_TEST(test_kube_evict_through_api)
     json_t *c = json_array_get(json_object_get(json_object_get(o, "status"), "conditions"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(c, "type")), "DisruptionTarget");
     ck_assert_str_eq(json_string_value(json_object_get(c, "reason")), "PreemptionByScheduler");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c, "message")),
+                                 "preemptor: default/hi, triggerpod: default/hi-0"));
     json_decref(o);
     ck_assert_msg(kube__bind_record(f.k, h, 1001, rec, &err) == 0, "%s", err.msg);
     ck_assert_ptr_null(kube_testapi_object(&f.api, "pods", "default/victim"));
