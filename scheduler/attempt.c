@@ -223,11 +223,46 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
             j->last_discard = NULL;
         }
         struct sched_why_input in = {
-            sched__job_state(c->s, j),         a->blockers, primary, gang, nf, ahead,
-            json_object_get(placement, j->id), a->topology};
+            sched__job_state(c->s, j),         a->blockers, primary,      gang, nf, ahead,
+            json_object_get(placement, j->id), a->topology, a->preemption};
         rc = sched__why_record(c, a->jobs[m], &in, err);
     }
     json_decref(gang);
+    return rc;
+}
+
+/* The preemption dry run re-plans with the same placer (topology included). */
+static int replan(struct sched_cyc *c, void *ctx, struct err *err)
+{
+    struct sched_attempt *a = ctx;
+    for (size_t m = 0; m < a->njobs; m++) {
+        a->placed[m] = 0;
+        a->fail_pod[m] = -1;
+    }
+    json_t *topo = a->topology; /* the why keeps the real attempt's topology part */
+    a->topology = NULL;
+    int rc = sched__placer_for(c, a)(c, a, err);
+    json_decref(a->topology);
+    a->topology = topo;
+    for (size_t m = 0; rc == 0 && m < a->njobs; m++)
+        if (!a->satisfied[m] &&
+            a->bound[m] + a->placed[m] < sched__job_min(&c->v->jobs[a->jobs[m]]))
+            return 0;
+    return rc < 0 ? rc : 1;
+}
+
+static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp, struct err *err)
+{
+    int placed[64], fail_pod[64], blocker = -1;
+    memcpy(placed, a->placed, sizeof(placed));
+    memcpy(fail_pod, a->fail_pod, sizeof(fail_pod));
+    struct sched_preempt_job pj = {ji, a->jobs, a->njobs, a->pods, a->npods, fp, replan, a};
+    int rc = sched__preempt(c, &pj, &a->preemption, &blocker, err);
+    memcpy(a->placed, placed, sizeof(placed));
+    memcpy(a->fail_pod, fail_pod, sizeof(fail_pod));
+    if (rc == 0 && blocker >= 0)
+        sched__attempt_blocker(a, blocker, NULL, "%s",
+                               json_string_value(json_object_get(a->preemption, "reason")));
     return rc;
 }
 
@@ -269,16 +304,25 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     if (fp >= 0)
         capacity_blockers(c, &a, fp, &nf, &ahead);
     if (ok) {
+        int nominated = sched__preempt_nominated_ops(c);
         if (c->nops && (rc = sched__stmt_commit(c, &placement, err)) < 0)
             goto out;
+        for (size_t m = 0; nominated && m < a.njobs; m++) {
+            const char *id = c->v->jobs[a.jobs[m]].id;
+            if ((rc = sched__ledger_bound(c, a.jobs[m], json_object_get(placement, id), err)) < 0)
+                goto out;
+        }
     } else {
         if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
+            goto out;
+        if ((rc = preempt(c, &a, ji, fp, err)) < 0)
             goto out;
     }
     rc = finish(c, &a, ok, placement, nf, ahead, err);
 out:
     json_decref(a.blockers);
     json_decref(a.topology);
+    json_decref(a.preemption);
     json_decref(placement);
     json_decref(nf);
     json_decref(ahead);

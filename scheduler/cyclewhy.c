@@ -21,10 +21,10 @@ static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
     json_t *topo = in->topology ? json_object_get(in->topology, "summary") : NULL;
-    json_t *o = json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i}", "state", in->state, "primary",
+    json_t *o = json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i,s:O?}", "state", in->state, "primary",
                           in->primary >= 0 ? why_code_name(in->primary) : "", "blockers",
                           in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo,
-                          "placed", in->placement != NULL);
+                          "placed", in->placement != NULL, "preemption", in->preemption);
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
@@ -103,14 +103,16 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
                             why_class_name(why_code_class(in->primary)), "message",
                             json_object_get(b, "message"));
     }
-    json_t *doc =
-        json_pack("{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:{s:b,s:s},s:O,s:O}", "job", j->id,
-                  "state", in->state, "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
-                  "primary", primary, "blockers", in->blockers, "gang",
-                  in->gang ? in->gang : json_null(), "nodeFilter", in->nf ? in->nf : json_null(),
-                  "topology", in->topology ? in->topology : json_null(), "preemption", "attempted",
-                  0, "reason", "job-level preemption is not enabled in this version", "ahead",
-                  in->ahead ? in->ahead : json_null(), "history", j->history);
+    json_t *doc = json_pack(
+        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state", in->state,
+        "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", primary, "blockers",
+        in->blockers, "gang", in->gang ? in->gang : json_null(), "nodeFilter",
+        in->nf ? in->nf : json_null(), "topology", in->topology ? in->topology : json_null(),
+        "preemption",
+        in->preemption ? json_incref(in->preemption)
+                       : json_pack("{s:b,s:s}", "attempted", 0, "reason",
+                                   in->placement ? "not needed: the job was placed" : "not tried"),
+        "ahead", in->ahead ? in->ahead : json_null(), "history", j->history);
     if (!in->ahead)
         json_object_set_new(doc, "ahead", json_array());
     if (in->placement)
@@ -225,6 +227,8 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
             rc = sched__audit_object(c->txn, c->s, "deleted", MODEL_POD, key, old, extra, err);
             c->s->cycle = c->cycle - 1;
             json_decref(extra);
+            if (rc == 0)
+                rc = sched__evict_removed(c, key, old, err);
             sched__view_del_pod(v, key);
         }
         json_decref(old);

@@ -87,6 +87,7 @@ struct sv_job {
     json_t *history; /* reason history, loaded lazily from the why document */
     int why_loaded;
     uint64_t cycle_seen; /* cycle in which the job was last handled */
+    int starving;        /* preempted for and not bound yet (jobs.c, ledger.c) */
     char
         *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
 };
@@ -343,7 +344,8 @@ struct sched_attempt {
     size_t npods;
     int bound[64], pending[64], placed[64], fail_pod[64], satisfied[64];
     json_t *blockers;
-    json_t *topology; /* the why document's topology part (new), NULL without gather */
+    json_t *topology;   /* the why document's topology part (new), NULL without gather */
+    json_t *preemption; /* the why document's preemption part (new), NULL when not tried */
 };
 int sched__attempt_member(const struct sched_attempt *a, int job);
 void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
@@ -409,13 +411,14 @@ const char *sched__gather_limit(struct gather *g, int di);
 
 struct sched_why_input {
     const char *state;
-    json_t *blockers;  /* array of {"class","code","message",...} (borrowed) */
-    int primary;       /* why code or -1 when nothing blocks */
-    json_t *gang;      /* borrowed, may be NULL */
-    json_t *nf;        /* node filter, borrowed, may be NULL */
-    json_t *ahead;     /* borrowed, may be NULL */
-    json_t *placement; /* pod -> node of this cycle, borrowed, may be NULL */
-    json_t *topology;  /* topology part, borrowed, may be NULL */
+    json_t *blockers;   /* array of {"class","code","message",...} (borrowed) */
+    int primary;        /* why code or -1 when nothing blocks */
+    json_t *gang;       /* borrowed, may be NULL */
+    json_t *nf;         /* node filter, borrowed, may be NULL */
+    json_t *ahead;      /* borrowed, may be NULL */
+    json_t *placement;  /* pod -> node of this cycle, borrowed, may be NULL */
+    json_t *topology;   /* topology part, borrowed, may be NULL */
+    json_t *preemption; /* preemption verdict, borrowed, may be NULL */
 };
 /* Stores the job's why document when it changed; writes "unschedulable" on a change
  * of reason. */
@@ -451,6 +454,8 @@ int sched__preempt_nominated_ops(struct sched_cyc *c);
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
 /* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
  * victim. */
+/* The ledger's victim -> preemptor record of a job (new) or NULL; own read txn. */
+json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
 int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
 
 /* Rebuilds s->v from the store (replacing the old view). */

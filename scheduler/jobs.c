@@ -8,7 +8,9 @@
  *   Scheduled      at least "needed" pods bound
  *   Unschedulable  the last attempt failed
  *   Pending        not tried yet
- * (Starving and Pipelined come with preemption.)
+ *   Pipelined      pods nominated (preemption under way, waiting for victims)
+ *   Starving       preempted for, its nominations cleared by a higher-priority
+ *                  preemptor, not placed yet
  */
 #include "internal.h"
 
@@ -43,6 +45,8 @@ const char *sched__job_state(struct sched *s, const struct sv_job *j)
         return "Scheduled";
     if (nominated)
         return "Pipelined";
+    if (j->starving && j->result == SV_RESULT_FAILED)
+        return "Starving";
     if (j->result == SV_RESULT_FAILED)
         return "Unschedulable";
     return "Pending";
@@ -128,6 +132,9 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
         rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
     else
         *out = sched__job_json(s, &s->v->jobs[ji]);
+    json_t *by = rc == 0 ? sched__ledger_preempted_by(s, id) : NULL;
+    if (rc == 0)
+        json_object_set_new(*out, "preemptedBy", by ? by : json_null());
     pthread_mutex_unlock(&s->mu);
     return rc;
 }

@@ -72,6 +72,13 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
 /* The why document of a job. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
 
+/* The preemption ledger, oldest first (*out new array). job: only this preemptor; victim:
+ * only entries evicting this pod or a pod of this job; since: an RFC 3339 time or a cycle
+ * number (entries at or after it). NULL or "" for no filter. Returns 0, ERR_INVALID
+ * (since), ERR_STORE. Reads a store snapshot; does not take the scheduler lock. */
+int sched_preemptions(struct sched *s, const char *job, const char *victim, const char *since,
+                      json_t **out, struct err *err);
+
 /* The cluster view as deterministic JSON (nodes with allocatable / requested, pods with
  * node, nomination and requests, jobs with members), for tests and debugging: equal
  * (json_equal) views mean equal scheduling state. *out new. sched_view_dump_store dumps a

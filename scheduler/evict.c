@@ -1,0 +1,338 @@
+/*
+ * evict.c - executing a preemption plan chosen by preempt.c, and the "evicted" record
+ * when housekeeping removes a victim after its grace period.
+ *
+ * Victims stay bound (their requests still count) with a deletionTimestamp until
+ * housekeeping removes them (standalone) or the mirror reports them gone; the
+ * preemptor's pods carry status.nominatedNodeName, which fit.c turns into a reservation
+ * against lower-priority pods. The preemptor binds in a later cycle, through the normal
+ * attempt, once the room is really free (ledger.c records when).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "preempt.h"
+
+#define DISRUPTION_MSG "muster: preempting to accommodate higher priority pods"
+
+static json_t *status_of(json_t *pod)
+{
+    json_t *st = json_object_get(pod, "status");
+    if (!st) {
+        st = json_object();
+        json_object_set_new(pod, "status", st);
+    }
+    return st;
+}
+
+/* When the victim started: its PodScheduled condition, else its creation. */
+static int64_t started_ms(json_t *pod, const struct sv_pod *p)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(status_of(pod), "conditions"), i, cd)
+    {
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        const char *t = json_string_value(json_object_get(cd, "lastTransitionTime"));
+        int64_t ms;
+        if (type && !strcmp(type, "PodScheduled") && t && clock_parse_rfc3339(t, &ms, NULL) == 0)
+            return ms;
+    }
+    return p->m.creation_ms;
+}
+
+static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t *rs,
+                       struct err *err)
+{
+    struct sched_cyc *c = pr->c;
+    struct sv_pod *p = &c->v->pods[x->pod];
+    json_t *pod = NULL;
+    int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
+    if (rc < 0)
+        return rc;
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp", json_string(ts));
+    json_t *st = status_of(pod), *keep = json_array(), *cd;
+    size_t i;
+    json_array_foreach(json_object_get(st, "conditions"), i, cd)
+    {
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        if (!type || strcmp(type, "DisruptionTarget"))
+            json_array_append(keep, cd);
+    }
+    json_array_append_new(keep, json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "DisruptionTarget",
+                                          "status", "True", "reason", "PreemptionByScheduler",
+                                          "message", msg, "lastTransitionTime", ts));
+    json_object_set_new(st, "conditions", keep);
+    double secs = (double)(c->now_ms - started_ms(pod, p)) / 1000.0;
+    for (int k = 0; k < p->nreq && secs > 0; k++) {
+        const char *res = c->v->res[p->req[k].res];
+        if (p->req[k].res == SV_RES_PODS)
+            continue;
+        double q = (double)p->req[k].v / (strcmp(res, "cpu") ? 1.0 : 1000.0);
+        json_t *old = json_object_get(rs, res);
+        json_object_set_new(rs, res, json_real((old ? json_real_value(old) : 0) + q * secs));
+    }
+    rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
+    json_decref(pod);
+    /* Seconds precision, as stored: a rebuilt view must see the same timestamp. */
+    int64_t secs_ms = c->now_ms / 1000 * 1000;
+    if (rc == 0)
+        p->m.deletion_ms = secs_ms > 0 ? secs_ms : 1;
+    return rc;
+}
+
+static int set_nomination(struct sched_cyc *c, int pi, int ni, struct err *err)
+{
+    struct sched_view *v = c->v;
+    struct sv_pod *p = &v->pods[pi];
+    json_t *pod = NULL;
+    int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
+    if (rc < 0)
+        return rc;
+    if (ni >= 0)
+        json_object_set_new(status_of(pod), "nominatedNodeName", json_string(v->nodes[ni].name));
+    else
+        json_object_del(status_of(pod), "nominatedNodeName");
+    rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
+    json_decref(pod);
+    if (rc < 0)
+        return rc;
+    sched__view_nominate_clear(v, pi);
+    free(p->m.nominated_node);
+    p->m.nominated_node = NULL;
+    if (ni >= 0) {
+        struct sv_node *n = &v->nodes[ni];
+        XGROW(n->nominated, n->nnom + 1, n->capnom);
+        n->nominated[n->nnom++] = pi;
+        p->nominated = ni;
+        p->m.nominated_node = xstrdup(n->name);
+        v->epoch++;
+    }
+    return 0;
+}
+
+static int cmp_pv_key(const void *x, const void *y, void *ctx)
+{
+    const struct preempt *pr = ctx;
+    return strcmp(pr->c->v->pods[pr->pv[*(const int *)x].pod].key,
+                  pr->c->v->pods[pr->pv[*(const int *)y].pod].key);
+}
+
+static int in_plan_job(const struct preempt *pr, int job)
+{
+    for (size_t m = 0; m < pr->pj->njobs; m++)
+        if (pr->pj->jobs[m] == job)
+            return 1;
+    return 0;
+}
+
+/* Nominations for the plan; lower-priority nominations on its nodes are cleared.
+ * Fills nodes (sorted names) and cleared (pod keys). */
+static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *cleared,
+                    struct err *err)
+{
+    struct sched_cyc *c = pr->c;
+    struct sched_view *v = c->v;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < pr->nplan; i++) {
+        int ni = pr->plan[i].node;
+        rc = set_nomination(c, pr->plan[i].pod, ni, err);
+        json_array_append_new(pods, json_string(v->pods[pr->plan[i].pod].key));
+        size_t k;
+        json_t *e;
+        int seen = 0;
+        json_array_foreach(nodes, k, e) seen |= !strcmp(json_string_value(e), v->nodes[ni].name);
+        if (seen)
+            continue;
+        json_array_append_new(nodes, json_string(v->nodes[ni].name));
+        struct sv_node *n = &v->nodes[ni];
+        for (size_t q = 0; rc == 0 && q < n->nnom;) {
+            int pi = n->nominated[q];
+            const struct sv_pod *p = &v->pods[pi];
+            if (p->m.priority < pr->prio && !in_plan_job(pr, p->job)) {
+                json_array_append_new(cleared, json_string(p->key));
+                rc = set_nomination(c, pi, -1, err); /* removes n->nominated[q] */
+            } else {
+                q++;
+            }
+        }
+    }
+    return rc;
+}
+
+static int audit(struct sched_cyc *c, json_t *rec, struct err *err)
+{
+    json_object_set_new(rec, "cycle", json_integer((json_int_t)c->cycle));
+    int rc = store_audit_append(c->txn, rec, NULL, err);
+    json_decref(rec);
+    return rc;
+}
+
+/* One "preempted" record per victim job (job = the victim's job). */
+static int audit_victims(struct preempt *pr, json_t *entry, json_t *victims, struct err *err)
+{
+    json_t *by_job = json_object();
+    size_t i;
+    json_t *x;
+    json_array_foreach(victims, i, x)
+    {
+        const char *job = json_string_value(json_object_get(x, "job"));
+        json_t *rec = json_object_get(by_job, job);
+        if (!rec) {
+            rec = json_pack("{s:s,s:s,s:O,s:O,s:O,s:[],s:[],s:s}", "kind", "preempted", "job", job,
+                            "preemptor", json_object_get(entry, "preemptor"), "triggerPod",
+                            json_object_get(entry, "triggerPod"), "ledger",
+                            json_object_get(entry, "id"), "pods", "nodes", "reason",
+                            "PreemptionByScheduler");
+            json_object_set_new(by_job, job, rec);
+        }
+        json_array_append(json_object_get(rec, "pods"), json_object_get(x, "pod"));
+        json_array_append(json_object_get(rec, "nodes"), json_object_get(x, "node"));
+    }
+    int rc = 0;
+    const char *k;
+    json_t *rec;
+    json_object_foreach(by_job, k, rec)
+    {
+        if (rc == 0)
+            rc = audit(pr->c, json_incref(rec), err);
+    }
+    json_decref(by_job);
+    (void)pr;
+    return rc;
+}
+
+static int gangs_broken(struct preempt *pr, json_t *broken)
+{
+    struct sched_view *v = pr->c->v;
+    int n = 0;
+    for (size_t i = 0; i < pr->npv; i++) {
+        const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
+        if (!pr->pv[i].removed || !j->gang || !j->has_pg)
+            continue;
+        size_t k;
+        json_t *e;
+        int seen = 0;
+        json_array_foreach(broken, k, e) seen |= !strcmp(json_string_value(e), j->id);
+        if (seen)
+            continue;
+        int bound = 0, gone = 0;
+        for (size_t q = 0; q < j->npods; q++) {
+            const struct sv_pod *p = &v->pods[j->pods[q]];
+            bound += p->node >= 0 && p->counted && !sched__pod_terminal(p) && !p->m.deletion_ms;
+            for (size_t r = 0; r < pr->npv; r++)
+                gone += pr->pv[r].removed && pr->pv[r].pod == j->pods[q];
+        }
+        if (bound - gone < sched__job_min(j)) {
+            json_array_append_new(broken, json_string(j->id));
+            n++;
+        }
+    }
+    return n;
+}
+
+int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
+{
+    struct sched_cyc *c = pr->c;
+    struct sched_view *v = c->v;
+    const char *job = v->jobs[pr->pj->job].id;
+    int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
+    char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
+    int *vix = xcalloc(pr->npv + 1, sizeof(int)), rc = 0;
+    size_t nv = 0;
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed)
+            vix[nv++] = (int)i;
+    qsort_r(vix, nv, sizeof(int), cmp_pv_key, pr);
+    json_t *broken = json_array();
+    int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
+    json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
+           *pods = json_array(), *cleared = json_array();
+    for (size_t i = 0; rc == 0 && i < nv; i++) {
+        struct pv *x = &pr->pv[vix[i]];
+        const struct sv_pod *p = &v->pods[x->pod];
+        json_array_append_new(victims, json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job",
+                                                 v->jobs[p->job].id, "node", v->nodes[x->node].name,
+                                                 "priority", (int)p->m.priority));
+        rc = mark_victim(pr, x, msg, rs, err);
+    }
+    if (rc == 0)
+        rc = nominate(pr, nodes, pods, cleared, err);
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_t *entry = json_pack(
+        "{s:I,s:s,s:I,s:s,s:s,s:i,s:O,s:O,s:O,s:{s:i,s:i,s:O,s:O,s:b},s:b,s:n,s:n,s:f,s:i}",
+        "cycle", (json_int_t)c->cycle, "ts", ts, "tsMs", (json_int_t)c->now_ms, "preemptor", job,
+        "triggerPod", v->pods[trig].key, "priority", (int)pr->prio, "victims", victims,
+        "nominatedNodes", nodes, "nominatedPods", pods, "cost", "pods", (int)nv, "gangsBroken",
+        nbroken, "brokenGangs", broken, "resourceSeconds", rs, "planBreaksNoGang", pr->nobreak_plan,
+        "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
+        (int)pr->npv);
+    json_object_set(entry, "clearedNominations", cleared);
+    if (rc == 0)
+        rc = sched__ledger_add(c, entry, err);
+    if (rc == 0)
+        rc = audit_victims(pr, entry, victims, err);
+    if (rc == 0)
+        rc = audit(c,
+                   json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "kind", "nominated", "job", job, "pods",
+                             pods, "nodes", nodes, "cleared", cleared, "ledger",
+                             json_object_get(entry, "id")),
+                   err);
+    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
+        v->jobs[pr->pj->jobs[m]].starving = 1;
+    if (rc == 0) {
+        char n1[32], n2[32], text[256];
+        snprintf(text, sizeof(text),
+                 "preempted %s pods on %s nodes; waiting for %s victims to terminate",
+                 sched__preempt_count((long)nv, n1, sizeof(n1)),
+                 sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n1);
+        *verdict = json_pack("{s:b,s:s,s:s,s:O,s:i,s:i,s:O}", "attempted", 1, "code",
+                             why_code_name(WHY_PREEMPTING), "reason", text, "ledger",
+                             json_object_get(entry, "id"), "victims", (int)nv, "gangsBroken",
+                             nbroken, "nominatedNodes", nodes);
+    }
+    json_decref(entry);
+    json_decref(victims);
+    json_decref(rs);
+    json_decref(nodes);
+    json_decref(pods);
+    json_decref(cleared);
+    json_decref(broken);
+    free(vix);
+    free(msg);
+    return rc;
+}
+
+/* ---- removal after the grace period ---- */
+
+int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(old, "status"), "conditions"), i, cd)
+    {
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        const char *reason = json_string_value(json_object_get(cd, "reason"));
+        const char *msg = json_string_value(json_object_get(cd, "message"));
+        if (!type || strcmp(type, "DisruptionTarget") || !reason ||
+            strcmp(reason, "PreemptionByScheduler"))
+            continue;
+        const char *pre = msg ? strstr(msg, "preemptor: ") : NULL;
+        char *preemptor = pre ? xstrndup(pre + 11, strcspn(pre + 11, ",")) : NULL;
+        char *job = sched__object_job(MODEL_POD, old);
+        const char *node =
+            json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
+        json_t *rec = json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind", "evicted", "job", job,
+                                "pods", key, "nodes", node, "preemptor", preemptor, "reason",
+                                "PreemptionByScheduler");
+        free(preemptor);
+        free(job);
+        return audit(c, rec, err);
+    }
+    return 0;
+}

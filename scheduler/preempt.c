@@ -1,0 +1,436 @@
+/*
+ * preempt.c - job-level preemption: eligibility, potential victims, the dry run and
+ * the minimal victim set (DESIGN.md section 3, "Job-level preemption", steps 1-3).
+ *
+ * Everything happens on the view inside the job's statement: potential victims are
+ * taken out of their nodes' usage (never out of the store), the job is re-planned with
+ * the cycle's own placer (topology included) and every allocation is undone again.
+ * Before sched__preempt returns the view is exactly as it was; only the chosen plan is
+ * then executed by evict.c. A failure anywhere aborts the cycle (its transaction), so
+ * a half-executed preemption never reaches the store.
+ *
+ * Minimal set: (a) a dry run that removes only victims whose eviction breaks no gang,
+ * then, if the job does not fit, all of them (gang-aware: a plan that breaks no gang
+ * wins); (b) victims on nodes the plan does not use go back; (c) whole nodes go back,
+ * the most expensive first, while the job still fits (so the cheapest nodes are the
+ * ones freed; name breaks ties); (d) on each freed node, cheapest first, victims go
+ * back highest priority first, then name, while the job still fits.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "preempt.h"
+
+static void pv_remove(struct preempt *pr, struct pv *x)
+{
+    struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__view_usage(pr->c->v, p, -1);
+    p->counted = 0;
+    x->removed = 1;
+    pr->c->v->epoch++;
+}
+
+static void pv_restore(struct preempt *pr, struct pv *x)
+{
+    struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__view_usage(pr->c->v, p, 1);
+    p->counted = 1;
+    x->removed = 0;
+    pr->c->v->epoch++;
+}
+
+/* Re-plans on the view as it is. 1 fits (pr->plan updated), 0 not, or ERR_*. */
+static int try_plan(struct preempt *pr, struct err *err)
+{
+    struct sched_cyc *c = pr->c;
+    int rc = pr->pj->replan(c, pr->pj->ctx, err);
+    pr->replans++;
+    if (rc == 1) {
+        XGROW(pr->plan, c->nops + 1, pr->capplan);
+        memcpy(pr->plan, c->ops, c->nops * sizeof(*c->ops));
+        pr->nplan = c->nops;
+    }
+    for (size_t i = c->nops; i-- > 0;)
+        sched__view_unbind(c->v, c->ops[i].pod);
+    c->nops = 0;
+    return rc;
+}
+
+static int plan_uses(const struct preempt *pr, int node)
+{
+    for (size_t i = 0; i < pr->nplan; i++)
+        if (pr->plan[i].node == node)
+            return 1;
+    return 0;
+}
+
+/* The current plan still fits node pn with what is on it now (no re-plan needed). */
+static int plan_fits_node(struct preempt *pr, int node)
+{
+    struct sched_view *v = pr->c->v;
+    const struct sv_node *n = &v->nodes[node];
+    for (size_t r = 0; r < v->nres; r++) {
+        int64_t need = 0;
+        for (size_t i = 0; i < pr->nplan; i++) {
+            const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+            for (int k = 0; pr->plan[i].node == node && k < p->nreq; k++)
+                need += p->req[k].res == (int)r ? p->req[k].v : 0;
+        }
+        if (need && need > n->alloc[r] - n->used[r])
+            return 0;
+    }
+    return 1;
+}
+
+static int node_removed(const struct preempt *pr, const struct pnode *pn)
+{
+    for (size_t i = 0; i < pn->nv; i++)
+        if (pr->pv[pn->v[i]].removed)
+            return 1;
+    return 0;
+}
+
+static void node_set(struct preempt *pr, struct pnode *pn, int remove)
+{
+    for (size_t i = 0; i < pn->nv; i++) {
+        struct pv *x = &pr->pv[pn->v[i]];
+        if (remove && !x->removed)
+            pv_remove(pr, x);
+        else if (!remove && x->removed)
+            pv_restore(pr, x);
+    }
+}
+
+/* Lexicographic cost (highest rank first), then name. */
+static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struct pnode *b)
+{
+    for (int r = pr->nranks; r-- > 0;)
+        if (a->cost[r] != b->cost[r])
+            return a->cost[r] < b->cost[r] ? -1 : 1;
+    return strcmp(pr->c->v->nodes[a->node].name, pr->c->v->nodes[b->node].name);
+}
+
+static struct preempt *sort_ctx;
+static int cmp_pn_desc(const void *x, const void *y)
+{
+    return -cmp_cost(sort_ctx, &sort_ctx->pn[*(const int *)x], &sort_ctx->pn[*(const int *)y]);
+}
+
+/* Removed nodes (indexes into pr->pn), most expensive first. New. */
+static int *removed_nodes(struct preempt *pr, size_t *n)
+{
+    int *ix = xcalloc(pr->npn + 1, sizeof(int));
+    *n = 0;
+    for (size_t i = 0; i < pr->npn; i++)
+        if (node_removed(pr, &pr->pn[i]))
+            ix[(*n)++] = (int)i;
+    sort_ctx = pr;
+    qsort(ix, *n, sizeof(int), cmp_pn_desc);
+    return ix;
+}
+
+/* (b) and the final check: victims on nodes the plan does not use go back. */
+static int drop_unused(struct preempt *pr, struct err *err)
+{
+    int changed = 0, rc = 0;
+    for (size_t i = 0; i < pr->npn; i++) {
+        struct pnode *pn = &pr->pn[i];
+        if (node_removed(pr, pn) && !plan_uses(pr, pn->node)) {
+            node_set(pr, pn, 0);
+            changed = 1;
+        }
+    }
+    if (changed && (rc = try_plan(pr, err)) == 0) {
+        /* The placer chose differently without them: free them one node at a time. */
+        for (size_t i = 0; i < pr->npn && rc == 0; i++) {
+            struct pnode *pn = &pr->pn[i];
+            if (plan_uses(pr, pn->node))
+                continue;
+            node_set(pr, pn, 1);
+            rc = try_plan(pr, err);
+        }
+        return rc < 0 ? rc : rc == 1 ? 0 : ERR_INTERNAL;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* (c) whole nodes back, most expensive first, while the job still fits. */
+static int drop_nodes(struct preempt *pr, struct err *err)
+{
+    size_t n;
+    int *ix = removed_nodes(pr, &n), rc = 0;
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        struct pnode *pn = &pr->pn[ix[i]];
+        node_set(pr, pn, 0);
+        if (!plan_uses(pr, pn->node))
+            continue;
+        if ((rc = try_plan(pr, err)) == 0)
+            node_set(pr, pn, 1);
+    }
+    free(ix);
+    return rc < 0 ? rc : 0;
+}
+
+static int cmp_victim_back(const void *x, const void *y)
+{
+    const struct preempt *pr = sort_ctx;
+    const struct sv_pod *a = &pr->c->v->pods[pr->pv[*(const int *)x].pod];
+    const struct sv_pod *b = &pr->c->v->pods[pr->pv[*(const int *)y].pod];
+    if (a->m.priority != b->m.priority)
+        return a->m.priority > b->m.priority ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+/* (d) on each freed node, cheapest first, victims back while the job still fits. */
+static int add_back(struct preempt *pr, struct err *err)
+{
+    size_t n;
+    int *ix = removed_nodes(pr, &n), rc = 0;
+    for (size_t i = n; rc >= 0 && i-- > 0;) {
+        struct pnode *pn = &pr->pn[ix[i]];
+        /* With one victim, (c) already showed it cannot go back (fewer pods were
+         * removed then than now). */
+        if (pn->nv < 2)
+            continue;
+        sort_ctx = pr;
+        qsort(pn->v, pn->nv, sizeof(int), cmp_victim_back);
+        for (size_t k = 0; rc >= 0 && k < pn->nv; k++) {
+            struct pv *x = &pr->pv[pn->v[k]];
+            pv_restore(pr, x);
+            if (plan_fits_node(pr, pn->node))
+                continue;
+            if ((rc = try_plan(pr, err)) == 0)
+                pv_remove(pr, x);
+        }
+    }
+    free(ix);
+    return rc < 0 ? rc : 0;
+}
+
+/* The minimal victim set; on return pr->pv[].removed marks the victims and pr->plan
+ * is a plan that fits once they are gone. *fits 0 when even all victims do not help. */
+static int choose(struct preempt *pr, int *fits, struct err *err)
+{
+    int rc = 0;
+    *fits = 0;
+    size_t safe = 0;
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].gang < 0) {
+            pv_remove(pr, &pr->pv[i]);
+            safe++;
+        }
+    if (safe && (rc = try_plan(pr, err)) < 0)
+        return rc;
+    pr->nobreak_plan = safe && rc == 1;
+    if (!pr->nobreak_plan) {
+        for (size_t i = 0; i < pr->npv; i++)
+            if (!pr->pv[i].removed)
+                pv_remove(pr, &pr->pv[i]);
+        if ((rc = try_plan(pr, err)) <= 0)
+            return rc;
+    }
+    *fits = 1;
+    if ((rc = drop_unused(pr, err)) < 0 || (rc = drop_nodes(pr, err)) < 0 ||
+        (rc = add_back(pr, err)) < 0)
+        return rc;
+    return drop_unused(pr, err);
+}
+
+/* ---- potential victims ---- */
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int in_preemptor(const struct preempt *pr, int job)
+{
+    for (size_t m = 0; m < pr->pj->njobs; m++)
+        if (pr->pj->jobs[m] == job)
+            return 1;
+    return 0;
+}
+
+/* Bound, non-terminal pods of a job that are not terminating. */
+static int job_bound(const struct sched_view *v, const struct sv_job *j)
+{
+    int n = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !sched__pod_terminal(p);
+    }
+    return n;
+}
+
+/* Nodes a pod of the job could use if resources allowed (static fit for some shape). */
+static int node_static_ok(struct preempt *pr, const struct sv_node *n)
+{
+    for (size_t s = 0; s < pr->nshapes; s++)
+        if (sched__fit_static(n, &pr->c->v->shapes[pr->shapes[s]]) == SCHED_FIT_OK)
+            return 1;
+    return 0;
+}
+
+static void collect_shapes(struct preempt *pr)
+{
+    const struct sched_view *v = pr->c->v;
+    pr->shapes = xcalloc(pr->pj->npods + 1, sizeof(int));
+    for (size_t i = 0; i < pr->pj->npods; i++) {
+        int sh = v->pods[pr->pj->pods[i]].shape;
+        size_t k = 0;
+        while (k < pr->nshapes && pr->shapes[k] != sh)
+            k++;
+        if (k == pr->nshapes)
+            pr->shapes[pr->nshapes++] = sh;
+    }
+}
+
+static void add_victim(struct preempt *pr, int pi, int ni, int *node_pn)
+{
+    XGROW(pr->pv, pr->npv + 1, pr->cappv);
+    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0};
+    if (node_pn[ni] < 0) {
+        XGROW(pr->pn, pr->npn + 1, pr->cappn);
+        memset(&pr->pn[pr->npn], 0, sizeof(pr->pn[0]));
+        pr->pn[pr->npn].node = ni;
+        node_pn[ni] = (int)pr->npn++;
+    }
+    struct pnode *pn = &pr->pn[node_pn[ni]];
+    pn->v = xrealloc(pn->v, (pn->nv + 1) * sizeof(int));
+    pn->v[pn->nv++] = (int)pr->npv++;
+}
+
+/* Ranks, gang breaking and node costs. A victim whose eviction alone drops its gang
+ * below minMember costs every bound pod of that gang (once per node). */
+static void rank_and_cost(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    int32_t *pr_list = xcalloc(pr->npv + 1, sizeof(int32_t));
+    for (size_t i = 0; i < pr->npv; i++)
+        pr_list[i] = v->pods[pr->pv[i].pod].m.priority;
+    qsort(pr_list, pr->npv, sizeof(int32_t), cmp_i32);
+    size_t nr = 0;
+    for (size_t i = 0; i < pr->npv; i++)
+        if (!nr || pr_list[nr - 1] != pr_list[i])
+            pr_list[nr++] = pr_list[i];
+    pr->nranks = (int)nr;
+    for (size_t i = 0; i < pr->npv; i++) {
+        struct pv *x = &pr->pv[i];
+        const struct sv_pod *p = &v->pods[x->pod];
+        int32_t *at = bsearch(&p->m.priority, pr_list, nr, sizeof(int32_t), cmp_i32);
+        x->rank = (int)(at - pr_list);
+        const struct sv_job *j = &v->jobs[p->job];
+        if (j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
+            x->gang = p->job;
+    }
+    for (size_t i = 0; i < pr->npn; i++) {
+        struct pnode *pn = &pr->pn[i];
+        pn->cost = xcalloc(nr + 1, sizeof(long));
+        for (size_t k = 0; k < pn->nv; k++) {
+            const struct pv *x = &pr->pv[pn->v[k]];
+            int seen = 0;
+            for (size_t q = 0; x->gang >= 0 && q < k; q++)
+                seen |= pr->pv[pn->v[q]].gang == x->gang;
+            if (x->gang < 0) {
+                pn->cost[x->rank]++;
+            } else if (!seen) {
+                const struct sv_job *j = &v->jobs[x->gang];
+                for (size_t q = 0; q < j->npods; q++) {
+                    const struct sv_pod *gp = &v->pods[j->pods[q]];
+                    int32_t *at = bsearch(&gp->m.priority, pr_list, nr, sizeof(int32_t), cmp_i32);
+                    pn->cost[at ? at - pr_list : 0] += gp->node >= 0 && !gp->m.deletion_ms;
+                }
+            }
+        }
+    }
+    free(pr_list);
+}
+
+/* Potential victims: strictly lower priority, bound, not terminating, not of the
+ * preemptor, on nodes the job could use but that failed for resources. */
+static void collect_victims(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    int *node_ok = xcalloc(v->nnodes + 1, sizeof(int)); /* 0 unknown, 1 yes, 2 no */
+    int *node_pn = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->nnodes; i++)
+        node_pn[i] = -1;
+    collect_shapes(pr);
+    for (size_t i = 0; i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive || p->node < 0 || !p->counted || p->m.deletion_ms || sched__pod_terminal(p) ||
+            p->m.priority >= pr->prio || in_preemptor(pr, p->job))
+            continue;
+        if (!node_ok[p->node])
+            node_ok[p->node] = node_static_ok(pr, &v->nodes[p->node]) ? 1 : 2;
+        if (node_ok[p->node] == 1)
+            add_victim(pr, (int)i, p->node, node_pn);
+    }
+    free(node_ok);
+    free(node_pn);
+    rank_and_cost(pr);
+}
+
+/* ---- the entry point ---- */
+
+int sched__preempt_nominated_ops(struct sched_cyc *c)
+{
+    for (size_t i = 0; i < c->nops; i++)
+        if (c->v->pods[c->ops[i].pod].m.nominated_node)
+            return 1;
+    return 0;
+}
+
+static void preempt_free(struct preempt *pr)
+{
+    for (size_t i = 0; i < pr->npn; i++) {
+        free(pr->pn[i].v);
+        free(pr->pn[i].cost);
+    }
+    free(pr->pn);
+    free(pr->pv);
+    free(pr->plan);
+    free(pr->shapes);
+}
+
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json_t **verdict,
+                   int *blocker, struct err *err)
+{
+    struct preempt pr = {.c = c, .pj = pj};
+    int rc = 0, fits = 0;
+    *blocker = -1;
+    *verdict = NULL;
+    pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
+    if ((*verdict = sched__preempt_ineligible(c, pj, blocker)) != NULL)
+        goto out;
+    collect_victims(&pr);
+    if (!pr.npv) {
+        *verdict = sched__preempt_no_victims(&pr);
+        goto out;
+    }
+    int64_t t0 = clock_mono_ns();
+    rc = choose(&pr, &fits, err);
+    for (size_t i = 0; i < pr.npv; i++)
+        if (pr.pv[i].removed) {
+            pv_restore(&pr, &pr.pv[i]);
+            pr.pv[i].removed = 1; /* still marks the victim */
+        }
+    pr.decision_ms = (double)(clock_mono_ns() - t0) / 1e6;
+    if (rc < 0)
+        goto out;
+    if (!fits) {
+        *verdict = sched__preempt_not_helpful(&pr);
+        goto out;
+    }
+    rc = sched__evict_execute(&pr, verdict, err);
+    if (rc == 0)
+        *blocker = WHY_PREEMPTION_WAITING;
+out:
+    preempt_free(&pr);
+    return rc;
+}
