@@ -132,8 +132,8 @@ static int in_plan_job(const struct preempt *pr, int job)
 
 /* Nominations for the plan; lower-priority nominations on its nodes are cleared.
  * Fills nodes (sorted names) and cleared (pod keys). */
-static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *cleared,
-                    struct err *err)
+static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod_nodes,
+                    json_t *cleared, struct err *err)
 {
     struct sched_cyc *c = pr->c;
     struct sched_view *v = c->v;
@@ -142,6 +142,7 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *cle
         int ni = pr->plan[i].node;
         rc = set_nomination(c, pr->plan[i].pod, ni, err);
         json_array_append_new(pods, json_string(v->pods[pr->plan[i].pod].key));
+        json_array_append_new(pod_nodes, json_string(v->nodes[ni].name));
         size_t k;
         json_t *e;
         int seen = 0;
@@ -251,7 +252,7 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
     json_t *broken = json_array();
     int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
-           *pods = json_array(), *cleared = json_array();
+           *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array();
     for (size_t i = 0; rc == 0 && i < nv; i++) {
         struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
@@ -261,7 +262,7 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
         rc = mark_victim(pr, x, msg, rs, err);
     }
     if (rc == 0)
-        rc = nominate(pr, nodes, pods, cleared, err);
+        rc = nominate(pr, nodes, pods, pod_nodes, cleared, err);
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     json_t *entry = json_pack(
@@ -280,7 +281,7 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
     if (rc == 0)
         rc = audit(c,
                    json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "kind", "nominated", "job", job, "pods",
-                             pods, "nodes", nodes, "cleared", cleared, "ledger",
+                             pods, "nodes", pod_nodes, "cleared", cleared, "ledger",
                              json_object_get(entry, "id")),
                    err);
     for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
@@ -302,6 +303,7 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
     json_decref(nodes);
     json_decref(pods);
     json_decref(cleared);
+    json_decref(pod_nodes);
     json_decref(broken);
     free(vix);
     free(msg);

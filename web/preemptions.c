@@ -1,0 +1,24 @@
+/* preemptions.c - GET /api/v1/preemptions?job=&victim=&since=: the preemption ledger. */
+#include <stdlib.h>
+
+#include "internal.h"
+
+void api__preemptions_list(struct req *r)
+{
+    struct err err = ERR_INIT;
+    char *job = NULL, *victim = NULL, *since = NULL;
+    json_t *items = NULL;
+
+    if (api__query_str_or_reply(r, "job", &job) < 0 ||
+        api__query_str_or_reply(r, "victim", &victim) < 0 ||
+        api__query_str_or_reply(r, "since", &since) < 0)
+        goto out;
+    if (sched_preemptions(r->api->sched, job, victim, since, &items, &err) < 0)
+        api__reply_error(r, &err);
+    else
+        api__reply_json(r, 200, json_pack("{s:s,s:o}", "kind", "PreemptionList", "items", items));
+out:
+    free(job);
+    free(victim);
+    free(since);
+}
