@@ -26,6 +26,8 @@ static const char usage_text[] =
     "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
     "      [--limit N]                      the audit log as NDJSON\n"
     "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain\n"
+    "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
+    "                                       the preemption ledger\n"
     "  cycle                                run one scheduling cycle now\n"
     "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
     "                                       schedule offline and print the outcome\n"
@@ -45,7 +47,7 @@ static const struct flag_def flag_defs[] = {
     {"node", 0, 1},   {"phase", 0, 1}, {"state", 0, 1},    {"all-namespaces", 'A', 0},
     {"since", 0, 1},  {"until", 0, 1}, {"from", 0, 1},     {"to", 0, 1},
     {"job", 0, 1},    {"kind", 0, 1},  {"limit", 0, 1},    {"filename", 'f', 1},
-    {"cycles", 0, 1}, {"tick", 0, 1},  {"help", 'h', 0},
+    {"cycles", 0, 1}, {"tick", 0, 1},  {"help", 'h', 0},   {"victim", 0, 1},
 };
 
 struct command {
@@ -74,6 +76,7 @@ static const struct command commands[] = {
     {"why", cli__cmd_why, ",namespace,"},
     {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,"},
     {"cycle", cli__cmd_cycle, ","},
+    {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,"},
     {"version", cmd_version, ","},
     {"help", cmd_help, ","},
