@@ -1,6 +1,7 @@
 /* config.c - musterd's YAML configuration file (libyaml). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ void server_config_release(struct server_config *c)
     free(c->token);
     free(c->ui_dir);
     free(c->port_file);
+    free(c->kubeconfig);
+    free(c->kube_context);
+    free(c->scheduler_name);
     memset(c, 0, sizeof(*c));
 }
 
@@ -61,6 +65,27 @@ static int parse_seconds(const char *v, double *out)
     return 0;
 }
 
+/* The config's string settings by key; NULL for the others. */
+static char **string_slot(struct server_config *c, const char *key)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } slots[] = {
+        {"listen", offsetof(struct server_config, listen)},
+        {"data_dir", offsetof(struct server_config, data_dir)},
+        {"token", offsetof(struct server_config, token)},
+        {"ui_dir", offsetof(struct server_config, ui_dir)},
+        {"kubeconfig", offsetof(struct server_config, kubeconfig)},
+        {"kube_context", offsetof(struct server_config, kube_context)},
+        {"scheduler_name", offsetof(struct server_config, scheduler_name)},
+    };
+    for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+        if (!strcmp(key, slots[i].key))
+            return (char **)((char *)c + slots[i].off);
+    return NULL;
+}
+
 /* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
 static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
 {
@@ -68,13 +93,10 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
     double d = 0;
     int b = 0;
 
-    if (!strcmp(key, "listen") || !strcmp(key, "data_dir") || !strcmp(key, "token") ||
-        !strcmp(key, "ui_dir")) {
-        char **slot = !strcmp(key, "listen")     ? &c->listen
-                      : !strcmp(key, "data_dir") ? &c->data_dir
-                      : !strcmp(key, "token")    ? &c->token
-                                                 : &c->ui_dir;
-        if (!*v && strcmp(key, "token"))
+    char **slot = string_slot(c, key);
+
+    if (slot) {
+        if (!*v && (!strcmp(key, "listen") || !strcmp(key, "data_dir")))
             return err_set(err, ERR_INVALID, "'%s' must not be empty", key);
         free(*slot);
         *slot = *v ? xstrdup(v) : NULL;
@@ -110,7 +132,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         return err_set(err, ERR_INVALID,
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
-                       "log_level, map_size, ui_dir, threads)",
+                       "log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
+                       "scheduler_name)",
                        key);
     }
     return 0;

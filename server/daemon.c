@@ -10,6 +10,7 @@
 #include "api.h"
 #include "clock.h"
 #include "err.h"
+#include "kube.h"
 #include "log.h"
 #include "scheduler.h"
 #include "server.h"
@@ -108,6 +109,30 @@ static void listen_host(const char *listen, char *buf, size_t n)
         snprintf(buf, n, "%.*s", (int)(colon - listen), listen);
 }
 
+static json_t *sources_json(void *ctx)
+{
+    return kube_sources_json(ctx);
+}
+
+/* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
+ * starts its threads; it syncs in the background while the API already answers. */
+static int start_mirror(const struct server_config *c, struct sched *s, struct store *st,
+                        struct kube **out, struct err *err)
+{
+    struct kube_options ko = KUBE_OPTIONS_INIT;
+    int rc;
+
+    ko.kubeconfig = strcmp(c->kubeconfig, "in-cluster") ? c->kubeconfig : NULL;
+    ko.context = c->kube_context;
+    ko.scheduler_name = c->scheduler_name;
+    if ((rc = kube_open(s, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
+        return err_prefix(err, "kubernetes mirror");
+    log_info("musterd: mirroring the cluster of '%s'%s%s", c->kubeconfig,
+             c->scheduler_name ? ", binding pods of scheduler " : " (mirror only)",
+             c->scheduler_name ? c->scheduler_name : "");
+    return 0;
+}
+
 /* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them). */
 static void wait_for_signal(const sigset_t *set)
 {
@@ -121,10 +146,13 @@ static void wait_for_signal(const sigset_t *set)
 int server_run(const struct server_config *c, struct err *err)
 {
     struct store_options so = {.dir = c->data_dir, .map_size = c->map_size, .sync = c->sync};
-    struct sched_options sopts = {.mark_running = c->mark_running, .grace_ms = c->grace_ms};
+    /* in mirror mode pod status comes from the API server, never from muster */
+    struct sched_options sopts = {.mark_running = c->mark_running && !c->kubeconfig,
+                                  .grace_ms = c->grace_ms};
     struct cycler cy = {.interval = c->cycle_interval};
     struct store *st = NULL;
     struct api *api = NULL;
+    struct kube *kube = NULL;
     thrd_t thread;
     int have_thread = 0, rc;
     sigset_t set;
@@ -144,6 +172,8 @@ int server_run(const struct server_config *c, struct err *err)
         goto out;
     if ((rc = sched_open(st, &sopts, &cy.sched, err)) < 0)
         goto out;
+    if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
+        goto out;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
         rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
         goto out;
@@ -158,6 +188,8 @@ int server_run(const struct server_config *c, struct err *err)
         .threads = c->threads,
         .on_change = kick,
         .on_change_ctx = &cy,
+        .sources = kube ? sources_json : NULL,
+        .sources_ctx = kube,
     };
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
         goto out;
@@ -176,6 +208,7 @@ out:
         mtx_unlock(&cy.mu);
         thrd_join(thread, NULL); /* a running cycle completes its commit */
     }
+    kube_close(kube);
     sched_close(cy.sched);
     if (st)
         store_sync(st, NULL);

@@ -43,6 +43,11 @@ struct server_config {
     char *ui_dir;    /* NULL: the compiled-in web/static */
     int threads;     /* HTTP worker threads, default 8 */
     char *port_file; /* --port-file: the port is written here once listening */
+    /* Kubernetes mirror: off unless kubeconfig is set ("in-cluster": the pod's service
+     * account). scheduler_name set: bind mode for pods with that spec.schedulerName. */
+    char *kubeconfig;
+    char *kube_context;
+    char *scheduler_name;
 };
 
 /* Fills the defaults. */

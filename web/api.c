@@ -141,6 +141,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
     api->on_change = opts->on_change;
     api->on_change_ctx = opts->on_change_ctx;
+    api->sources = opts->sources;
+    api->sources_ctx = opts->sources_ctx;
     rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080", listen,
                      sizeof(listen), err);
     if (rc < 0)

@@ -30,6 +30,7 @@
 #ifndef MUSTER_API_H
 #define MUSTER_API_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct err;
@@ -49,6 +50,10 @@ struct api_options {
     /* Called after every successful apply or delete (the cycle thread's wake-up). */
     void (*on_change)(void *ctx);
     void *on_change_ctx;
+    /* GET /api/v1/sources: the state of external sources (the Kubernetes mirror), new
+     * JSON; NULL when musterd mirrors nothing ({"sources": []}). */
+    json_t *(*sources)(void *ctx);
+    void *sources_ctx;
 };
 
 /* Starts the server. sched and st are borrowed and must outlive the api. The options'

@@ -38,6 +38,8 @@ struct api {
     char *ui_dir;
     void (*on_change)(void *ctx);
     void *on_change_ctx;
+    json_t *(*sources)(void *ctx);
+    void *sources_ctx;
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -111,6 +113,7 @@ void api__changed(struct api *api);
 /* ---- handlers ---- */
 void api__healthz(struct req *r);
 void api__metrics(struct req *r);
+void api__sources(struct req *r);
 void api__manifests_apply(struct req *r);
 void api__nodes_list(struct req *r);
 void api__node_get(struct req *r);
@@ -124,6 +127,7 @@ void api__podgroup_delete(struct req *r);
 void api__topologies_list(struct req *r);
 void api__topology_get(struct req *r);
 void api__topology_delete(struct req *r);
+void api__topology_tree(struct req *r);
 void api__audit_export(struct req *r);
 void api__audit_verify(struct req *r);
 void api__jobs_list(struct req *r);

@@ -1,0 +1,153 @@
+/*
+ * test_kube_musterd.c - musterd itself mirroring the test Kubernetes API server: the
+ * --kubeconfig / --scheduler-name flags, GET /api/v1/sources, mirrored objects read back
+ * through musterd's own API, and a gang bound through the API server by musterd's cycles.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "http_client.h"
+#include "kube_support.h"
+
+static struct kube_testapi api;
+static struct musterd md;
+
+static json_t *get(const char *path)
+{
+    struct http_resp r;
+    http_request("GET", md.base, path, NULL, NULL, &r);
+    ck_assert_msg(r.status == 200, "GET %s: %ld %s", path, r.status, r.body);
+    json_t *j = json_incref(r.json);
+    http_resp_free(&r);
+    return j;
+}
+
+static int all_synced(void *ctx)
+{
+    json_t *doc = get("/api/v1/sources");
+    size_t i, synced = 0;
+    json_t *src, *sources = json_object_get(doc, "sources");
+    json_array_foreach(sources, i, src)
+    {
+        const char *state = json_string_value(json_object_get(src, "state"));
+        synced += json_is_true(json_object_get(src, "synced")) || !strcmp(state, "missing");
+    }
+    int ok = json_array_size(sources) == 4 && synced == 4;
+    json_decref(doc);
+    return ok;
+}
+
+static int node_of_bound(void *ctx)
+{
+    json_t *o = kube_testapi_object(&api, "pods", ctx);
+    const char *node = json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName"));
+    int ok = node != NULL;
+    json_decref(o);
+    return ok;
+}
+
+static int nodes_seen(void *ctx)
+{
+    json_t *doc = get("/api/v1/nodes");
+    int ok = json_array_size(json_object_get(doc, "items")) == (size_t)(intptr_t)ctx;
+    json_decref(doc);
+    return ok;
+}
+
+START_TEST(test_kube_musterd_mirror_and_bind)
+{
+    const char *args[] = {"--kubeconfig", api.kubeconfig, "--scheduler-name", "muster", NULL};
+
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "k%d", i);
+        json_t *n = kube_test_node(name, "4", "b0");
+        kube_testapi_apply(&api, "nodes", n);
+        json_decref(n);
+    }
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    ck_assert_msg(kube_test_wait(all_synced, NULL, 10000), "sources never synced");
+
+    json_t *doc = get("/api/v1/sources");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "mode")), "bind");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "schedulerName")), "muster");
+    json_decref(doc);
+    ck_assert(kube_test_wait(nodes_seen, (void *)(intptr_t)3, 5000));
+
+    /* a live change reaches musterd's API */
+    json_t *n = kube_test_node("k3", "4", "b0");
+    kube_testapi_apply(&api, "nodes", n);
+    json_decref(n);
+    ck_assert_msg(kube_test_wait(nodes_seen, (void *)(intptr_t)4, 5000), "live node not seen");
+
+    /* a pod for muster is scheduled by musterd's cycle and bound through the API server */
+    json_t *pod = kube_test_pod("web", "muster", NULL, NULL, "1");
+    kube_testapi_apply(&api, "pods", pod);
+    json_decref(pod);
+    ck_assert_msg(kube_test_wait(node_of_bound, "default/web", 10000),
+                  "musterd never bound default/web through the API server");
+    ck_assert_int_eq(musterd_stop(&md), 0);
+    musterd_cleanup(&md);
+}
+END_TEST
+
+START_TEST(test_kube_musterd_standalone_has_no_sources)
+{
+    ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
+    json_t *doc = get("/api/v1/sources");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "mode")), "standalone");
+    ck_assert_int_eq(json_array_size(json_object_get(doc, "sources")), 0);
+    json_decref(doc);
+    ck_assert_int_eq(musterd_stop(&md), 0);
+    musterd_cleanup(&md);
+}
+END_TEST
+
+START_TEST(test_kube_musterd_bad_kubeconfig_refused)
+{
+    char *msg = NULL;
+    const char *args[] = {"--kubeconfig",
+                          "/nonexistent/kubeconfig",
+                          "--data-dir",
+                          "/tmp/muster-kube-bad",
+                          "--listen",
+                          "127.0.0.1:0",
+                          NULL};
+    int status = musterd_run(args, &msg);
+    ck_assert_int_ne(status, 0);
+    ck_assert_msg(msg && strstr(msg, "kubernetes mirror") && strstr(msg, "/nonexistent/kubeconfig"),
+                  "message: %s", msg ? msg : "(none)");
+    free(msg);
+    int rc = system("rm -rf /tmp/muster-kube-bad");
+    (void)rc;
+}
+END_TEST
+
+static void setup(void)
+{
+    kube_testapi_start(&api, 1, "s3cret");
+}
+
+static void teardown(void)
+{
+    kube_testapi_stop(&api);
+}
+
+int main(void)
+{
+    Suite *s = suite_create("kube_musterd");
+    TCase *tc = tcase_create("musterd");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_kube_musterd_mirror_and_bind);
+    tcase_add_test(tc, test_kube_musterd_standalone_has_no_sources);
+    tcase_add_test(tc, test_kube_musterd_bad_kubeconfig_refused);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
