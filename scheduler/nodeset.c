@@ -127,50 +127,63 @@ static int cmp_best(const void *x, const void *y)
     return a->ix - b->ix;
 }
 
-/* The why part: strategy, layer, domains and how many hold the job, the best domains
- * with how many pods each holds and what limits them, every try, a one-line summary. */
-static json_t *why_part(struct gather *g, json_t *tried, const struct gather_cand *chosen)
+/* Domains of the why's layer with their offer slots, most first, taken before the
+ * tries so the numbers describe the cluster the job saw. */
+struct layer_stats {
+    int depth;
+    struct slot *s;
+    size_t n, hold;
+};
+
+static void layer_stats(struct gather *g, struct layer_stats *st)
 {
     const struct sched_topo *t = g->t;
-    int depth = g->spec.must >= 0 ? g->spec.must : g->spec.prefer >= 0 ? g->spec.prefer : 0;
-    const char *layer = sched__topo_layer_name(t, depth);
-    struct slot *s = xcalloc(t->ndoms + 1, sizeof(*s));
-    size_t n = 0, hold = 0;
+    st->depth = g->spec.must >= 0 ? g->spec.must : g->spec.prefer >= 0 ? g->spec.prefer : 0;
+    st->s = xcalloc(t->ndoms + 1, sizeof(*st->s));
+    st->n = st->hold = 0;
     for (size_t di = 0; di < t->ndoms; di++) {
-        if (t->doms[di].depth != depth)
+        if (t->doms[di].depth != st->depth)
             continue;
         long h;
-        s[n] = (struct slot){(int)di, sched__gather_dom_offer(g, (int)di, &h)};
-        hold += s[n++].offer >= g->need;
+        st->s[st->n] = (struct slot){(int)di, sched__gather_dom_offer(g, (int)di, &h)};
+        st->hold += st->s[st->n++].offer >= g->need;
     }
-    qsort(s, n, sizeof(*s), cmp_best);
+    qsort(st->s, st->n, sizeof(*st->s), cmp_best);
+}
+
+/* The why part: strategy, layer, domains and how many hold the job, the best domains
+ * with how many pods each holds and what limits them, every try, a one-line summary. */
+static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *tried,
+                        const struct gather_cand *chosen)
+{
+    const struct sched_topo *t = g->t;
+    const char *layer = sched__topo_layer_name(t, st->depth);
     json_t *best = json_array();
-    for (size_t i = 0; i < n && i < BEST_MAX; i++) {
-        long holds = s[i].offer < g->size ? s[i].offer : g->size;
-        const char *lim = sched__gather_limit(g, s[i].ix);
+    for (size_t i = 0; i < st->n && i < BEST_MAX; i++) {
+        long holds = st->s[i].offer < g->size ? st->s[i].offer : g->size;
+        const char *lim = sched__gather_limit(g, st->s[i].ix);
         json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
-                                              t->doms[s[i].ix].name, "holds", (int)holds, "limit",
-                                              holds < g->size ? lim : NULL));
+                                              t->doms[st->s[i].ix].name, "holds", (int)holds,
+                                              "limit", holds < g->size ? lim : NULL));
     }
     char what[80], sum[512];
     plural(layer, what, sizeof(what));
-    int len =
-        snprintf(sum, sizeof(sum), "%s %s: %zu/%zu %s hold %d pods",
-                 g->spec.must >= 0 ? "MustGather" : "PreferGather", layer, hold, n, what, g->need);
-    if (chosen)
+    int len = snprintf(sum, sizeof(sum), "%s %s: %zu/%zu %s hold %d pods",
+                       g->spec.must >= 0 ? "MustGather" : "PreferGather", layer, st->hold, st->n,
+                       what, g->need);
+    if (chosen) {
         snprintf(sum + len, sizeof(sum) - (size_t)len, "; placed in %s %s (offer slots %ld)",
                  sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
-    else if (n)
+    } else if (st->n) {
+        long holds = st->s[0].offer < g->size ? st->s[0].offer : g->size;
+        const char *lim = sched__gather_limit(g, st->s[0].ix);
         snprintf(sum + len, sizeof(sum) - (size_t)len, "; best %s holds %ld%s%s%s",
-                 t->doms[s[0].ix].name, s[0].offer < g->size ? s[0].offer : g->size,
-                 sched__gather_limit(g, s[0].ix) ? " (" : "",
-                 sched__gather_limit(g, s[0].ix) ? sched__gather_limit(g, s[0].ix) : "",
-                 sched__gather_limit(g, s[0].ix) ? ")" : "");
-    free(s);
+                 t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
+    }
     return json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
                      g->spec.must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
                      g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
-                     (int)json_array_size(tried), "domainsHolding", (int)hold, "best", best,
+                     (int)json_array_size(tried), "domainsHolding", (int)st->hold, "best", best,
                      "tried", json_incref(tried), "summary", sum);
 }
 
@@ -204,7 +217,9 @@ static int run(struct gather *g)
 {
     json_t *tried = json_array();
     const struct gather_cand *chosen = NULL;
+    struct layer_stats st;
     sched__gather_candidates(g);
+    layer_stats(g, &st);
     for (size_t i = 0; i < g->ncands && i < MAX_TRIES && !chosen; i++) {
         fill_cand(g, &g->cands[i]);
         int ok = members_met(g);
@@ -215,7 +230,8 @@ static int run(struct gather *g)
             reset_try(g);
     }
     struct sched_attempt *a = g->a;
-    a->topology = why_part(g, tried, chosen);
+    a->topology = why_part(g, &st, tried, chosen);
+    free(st.s);
     const char *summary = json_string_value(json_object_get(a->topology, "summary"));
     if (!chosen && g->ncands) {
         sched__attempt_blocker(a, WHY_TOPOLOGY_NODESETS_FAILED,

@@ -86,6 +86,20 @@ int sched_preemptions(struct sched *s, const char *job, const char *victim, cons
 json_t *sched_view_dump(struct sched *s);
 int sched_view_dump_store(struct sched *s, json_t **out, struct err *err);
 
+/* GET /api/v1/topology. A pod shape for largestGang: requests in model units (cpu in
+ * thousandths, memory in bytes, gpu = nvidia.com/gpu), or like = a job id whose first
+ * pending pod (else first pod) gives the shape; no shape leaves largestGang out. */
+struct sched_topo_query {
+    int64_t cpu, memory, gpu;
+    const char *like;
+};
+/* The topology tree as documented in docs/api.md: {"topology", "layers", "shape", "root":
+ * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "largestGang",
+ * "children", "nodes"}}. Without a ClusterNetworkTopology 'default' the root holds every
+ * node. *out new. ERR_NOT_FOUND when like names no job. */
+int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out,
+                   struct err *err);
+
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 

@@ -32,6 +32,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "", 0},
     {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", 0},
     {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", 0},
+    {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", 0},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", 0},
     {"POST", "/api/v1/cycles", api__cycles_run, "", 0},

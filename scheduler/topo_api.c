@@ -1,0 +1,221 @@
+/*
+ * topo_api.c - sched_topology: the domain tree with capacity, usage, the jobs
+ * placed in each domain and the largest gang of a pod shape each domain can
+ * still take (the sum over its nodes of how many such pods fit on each).
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tq {
+    struct sched_view *v;
+    struct sched_topo *t;
+    struct sv_req req[4];
+    int nreq, has_shape;
+    const struct sv_shape *sh; /* like=job: its static filters too */
+    json_t **jobs;             /* [ndoms] set of job ids */
+};
+
+static json_t *res_json(const struct sched_view *v, const int64_t *vec, size_t nres)
+{
+    json_t *o = json_object();
+    char buf[64];
+    for (size_t r = 0; r < v->nres && r < nres; r++) {
+        model_quantity_format(vec[r] > 0 ? vec[r] : 0, model_resource_is_milli(v->res[r]), buf,
+                              sizeof(buf));
+        json_object_set_new(o, v->res[r], json_string(buf));
+    }
+    return o;
+}
+
+static long node_fits(const struct tq *q, int ni)
+{
+    const struct sv_node *n = &q->v->nodes[ni];
+    if (n->m.unschedulable || (q->sh && sched__fit_static(n, q->sh) != SCHED_FIT_OK))
+        return 0;
+    long cnt = LONG_MAX;
+    int32_t prio = q->sh ? q->sh->priority : 0;
+    for (int i = 0; i < q->nreq; i++) {
+        int64_t f = sched__free(q->v, n, q->req[i].res, prio, -1);
+        long k = f <= 0 ? 0 : (long)(f / q->req[i].v);
+        cnt = k < cnt ? k : cnt;
+    }
+    return cnt == LONG_MAX ? 0 : cnt;
+}
+
+static json_t *dom_json(struct tq *q, int di, long *gang)
+{
+    const struct tp_dom *d = &q->t->doms[di];
+    json_t *kids = json_array(), *nodes = json_array(), *jobs = json_array();
+    int64_t *used = xcalloc(q->t->nres + 1, sizeof(int64_t));
+    for (size_t r = 0; r < q->t->nres; r++)
+        used[r] = d->alloc[r] - d->free[r];
+    long g = 0;
+    for (size_t i = 0; i < d->nkids; i++) {
+        long kg = 0;
+        json_array_append_new(kids, dom_json(q, d->kids[i], &kg));
+        g += kg;
+    }
+    for (size_t i = 0; i < d->nnodes; i++) {
+        json_array_append_new(nodes, json_string(q->v->nodes[d->nodes[i]].name));
+        g += q->has_shape ? node_fits(q, d->nodes[i]) : 0;
+    }
+    const char *id;
+    json_t *x;
+    json_object_foreach(q->jobs[di], id, x) json_array_append_new(jobs, json_string(id));
+    json_t *o = json_pack(
+        "{s:s,s:s,s:o,s:o,s:o,s:i,s:o,s:o}", "name", d->name, "layer",
+        sched__topo_layer_name(q->t, d->depth), "capacity", res_json(q->v, d->alloc, q->t->nres),
+        "used", res_json(q->v, used, q->t->nres), "free", res_json(q->v, d->free, q->t->nres),
+        "nodeNum", d->nodenum, "jobs", jobs, "children", kids);
+    if (d->nnodes)
+        json_object_set_new(o, "nodes", nodes);
+    else
+        json_decref(nodes);
+    if (q->has_shape)
+        json_object_set_new(o, "largestGang", json_integer(g));
+    free(used);
+    *gang = g;
+    return o;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Job ids per domain, sorted (sets built as JSON objects, then sorted arrays). */
+static void collect_jobs(struct tq *q)
+{
+    q->jobs = xcalloc(q->t->ndoms + 1, sizeof(json_t *));
+    for (size_t i = 0; i < q->t->ndoms; i++)
+        q->jobs[i] = json_object();
+    for (size_t i = 0; i < q->v->npods; i++) {
+        const struct sv_pod *p = &q->v->pods[i];
+        if (!p->alive || !p->counted || p->node < 0 || (size_t)p->node >= q->t->nnode_dom)
+            continue;
+        for (int di = q->t->node_dom[p->node]; di >= 0; di = q->t->doms[di].parent)
+            json_object_set_new(q->jobs[di], q->v->jobs[p->job].id, json_true());
+    }
+    for (size_t i = 0; i < q->t->ndoms; i++) {
+        size_t n = json_object_size(q->jobs[i]), k = 0;
+        const char **ids = xcalloc(n + 1, sizeof(char *));
+        const char *id;
+        json_t *x;
+        json_object_foreach(q->jobs[i], id, x) ids[k++] = id;
+        qsort(ids, n, sizeof(char *), cmp_str);
+        json_t *sorted = json_object(); /* jansson keeps insertion order */
+        for (size_t j = 0; j < n; j++)
+            json_object_set_new(sorted, ids[j], json_true());
+        free(ids);
+        json_decref(q->jobs[i]);
+        q->jobs[i] = sorted;
+    }
+}
+
+static int shape_of_query(struct sched *s, const struct sched_topo_query *q, struct tq *t,
+                          struct err *err)
+{
+    struct sched_view *v = s->v;
+    if (q && q->like) {
+        int ji = sched__view_job(v, q->like);
+        if (ji < 0 || !v->jobs[ji].npods)
+            return err_setf(err, ERR_NOT_FOUND, "like", "job '%s' not found", q->like);
+        const struct sv_job *j = &v->jobs[ji];
+        int pi = j->pods[0];
+        for (size_t i = 0; i < j->npods; i++)
+            if (sched__pod_pending(&v->pods[j->pods[i]])) {
+                pi = j->pods[i];
+                break;
+            }
+        t->sh = &v->shapes[v->pods[pi].shape];
+        t->nreq = 0;
+        for (int i = 0; i < t->sh->nreq && t->nreq < 4; i++)
+            t->req[t->nreq++] = t->sh->req[i];
+        t->has_shape = 1;
+        return 0;
+    }
+    if (!q || (!q->cpu && !q->memory && !q->gpu))
+        return 0;
+    t->req[t->nreq++] = (struct sv_req){SV_RES_PODS, 1};
+    if (q->cpu > 0)
+        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "cpu"), q->cpu};
+    if (q->memory > 0)
+        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "memory"), q->memory};
+    if (q->gpu > 0)
+        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "nvidia.com/gpu"), q->gpu};
+    t->has_shape = 1;
+    return 0;
+}
+
+/* Without a topology the answer is one root domain over every node. */
+static struct sched_topo *flat_tree(struct sched_view *v)
+{
+    struct sched_topo *t = xcalloc(1, sizeof(*t));
+    t->nlayers = 1;
+    t->layers = xcalloc(2, sizeof(char *));
+    t->layers[0] = xstrdup("ClusterTopologyLayer");
+    t->keys = xcalloc(2, sizeof(char **));
+    t->nkeys = xcalloc(2, sizeof(size_t));
+    t->nres = v->rescap;
+    t->ndoms = t->capdoms = 1;
+    t->doms = xcalloc(1, sizeof(*t->doms));
+    struct tp_dom *d = &t->doms[0];
+    d->name = xstrdup("");
+    d->parent = -1;
+    d->alloc = xcalloc(t->nres + 1, sizeof(int64_t));
+    d->free = xcalloc(t->nres + 1, sizeof(int64_t));
+    t->nnode_dom = v->nnodes;
+    t->node_dom = xcalloc(v->nnodes + 1, sizeof(int));
+    size_t n;
+    const int *order = sched__view_node_order(v, &n);
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_node *nd = &v->nodes[order[i]];
+        XGROW(d->nodes, d->nnodes + 1, d->capnodes);
+        d->nodes[d->nnodes++] = order[i];
+        d->nodenum++;
+        for (size_t r = 0; r < v->nres; r++) {
+            d->alloc[r] += nd->alloc[r];
+            d->free[r] += nd->alloc[r] - nd->used[r];
+        }
+    }
+    return t;
+}
+
+int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out, struct err *err)
+{
+    pthread_mutex_lock(&s->mu);
+    struct tq t = {.v = s->v};
+    struct sched_topo *flat = NULL;
+    int rc = shape_of_query(s, q, &t, err);
+    if (rc < 0)
+        goto out;
+    t.t = sched__topo_get(s->v);
+    if (!t.t)
+        t.t = flat = flat_tree(s->v);
+    collect_jobs(&t);
+    json_t *layers = json_array();
+    for (size_t l = 1; l < t.t->nlayers; l++)
+        json_array_append_new(layers, json_string(t.t->layers[l]));
+    json_t *shape = json_null();
+    if (t.has_shape) {
+        int64_t *vec = xcalloc(s->v->rescap + 1, sizeof(int64_t));
+        for (int i = 0; i < t.nreq; i++)
+            vec[t.req[i].res] = t.req[i].v;
+        json_decref(shape);
+        shape = res_json(s->v, vec, s->v->rescap);
+        free(vec);
+    }
+    long g = 0;
+    *out = json_pack("{s:s?,s:o,s:o,s:o}", "topology", flat ? NULL : "default", "layers", layers,
+                     "shape", shape, "root", dom_json(&t, 0, &g));
+    for (size_t i = 0; i < t.t->ndoms; i++)
+        json_decref(t.jobs[i]);
+    free(t.jobs);
+out:
+    sched__topo_free(flat);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}

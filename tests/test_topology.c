@@ -1,0 +1,397 @@
+/*
+ * test_topology.c - topology gather: case folders under tests/data/topology/ (cluster.yaml
+ * + expected.json: placements, states, primary reasons, why messages, the why topology
+ * part, detailStatus, audit counts), detailStatus upkeep, the per-domain totals, and the
+ * HTTP surface (GET /api/v1/topology, the why document's topology part) on a real musterd.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "http_client.h"
+#include "sched_util.h"
+#include "store.h"
+
+static char *case_path(const char *name, const char *file)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    char *p = NULL;
+    ck_assert(asprintf(&p, "%s/tests/data/topology/%s/%s", src ? src : MUSTER_SOURCE_DIR, name,
+                       file) > 0);
+    return p;
+}
+
+static json_t *why_of(struct sched_util *u, const char *id)
+{
+    json_t *w = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_why(u->s, id, &w, &err) == 0, "%s", err.msg);
+    return w;
+}
+
+static json_t *stored_cnt(struct sched_util *u)
+{
+    MDB_txn *txn = NULL;
+    json_t *cnt = NULL;
+    struct err err = ERR_INIT;
+    ck_assert(store_txn_begin(u->st, STORE_READ, &txn, &err) == 0);
+    ck_assert_msg(store_get(txn, MODEL_TOPOLOGY, "default", &cnt, &err) == 0, "%s", err.msg);
+    store_txn_abort(&txn);
+    return cnt;
+}
+
+static void check_why(const char *name, struct sched_util *u, json_t *exp)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "primary"), key, val)
+    {
+        json_t *w = why_of(u, key);
+        const char *code =
+            json_string_value(json_object_get(json_object_get(w, "primary"), "code"));
+        ck_assert_msg(code && !strcmp(code, json_string_value(val)),
+                      "case '%s': job '%s' primary %s, expected %s", name, key,
+                      code ? code : "(none)", json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "message"), key, val)
+    {
+        json_t *w = why_of(u, key);
+        const char *msg =
+            json_string_value(json_object_get(json_object_get(w, "primary"), "message"));
+        ck_assert_msg(msg && strstr(msg, json_string_value(val)),
+                      "case '%s': job '%s' message '%s' lacks '%s'", name, key, msg ? msg : "",
+                      json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "topology"), key, val)
+    {
+        json_t *w = why_of(u, key), *t = json_object_get(w, "topology");
+        const char *k2;
+        json_t *want;
+        json_object_foreach(val, k2, want)
+        {
+            ck_assert_msg(json_equal(json_object_get(t, k2), want),
+                          "case '%s': job '%s' topology.%s is %s", name, key, k2,
+                          json_dumps(json_object_get(t, k2), JSON_ENCODE_ANY));
+        }
+        json_decref(w);
+    }
+}
+
+static void run_case(const char *name)
+{
+    char *path = case_path(name, "cluster.yaml"), *yaml = sched_util_read(path);
+    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
+    free(path);
+    path = case_path(name, "expected.json");
+    json_error_t jerr;
+    json_t *exp = json_load_file(path, 0, &jerr);
+    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, yaml, 1000));
+    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
+        json_decref(sched_util_cycle(&u, 2000 + i * 1000));
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "placements"), key, val)
+    {
+        char *node = sched_util_node_of(&u, key);
+        ck_assert_msg(node != NULL, "case '%s': pod '%s' missing", name, key);
+        ck_assert_msg(!strcmp(node, json_string_value(val)),
+                      "case '%s': pod '%s' on '%s', expected '%s'", name, key, node,
+                      json_string_value(val));
+        free(node);
+    }
+    json_object_foreach(json_object_get(exp, "states"), key, val)
+    {
+        json_t *j = NULL;
+        struct err err = ERR_INIT;
+        ck_assert_msg(sched_job(u.s, key, &j, &err) == 0, "%s", err.msg);
+        const char *state = json_string_value(json_object_get(j, "state"));
+        ck_assert_msg(!strcmp(state, json_string_value(val)),
+                      "case '%s': job '%s' is %s, expected %s", name, key, state,
+                      json_string_value(val));
+        json_decref(j);
+    }
+    check_why(name, &u, exp);
+    json_object_foreach(json_object_get(exp, "audit"), key, val)
+    {
+        int n = sched_util_audit_count(&u, key, NULL);
+        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
+                      name, n, key, (int)json_integer_value(val));
+    }
+    if (json_object_get(exp, "detailStatus")) {
+        json_t *cnt = stored_cnt(&u);
+        json_t *got = json_object_get(json_object_get(cnt, "status"), "detailStatus");
+        ck_assert_msg(json_equal(got, json_object_get(exp, "detailStatus")),
+                      "case '%s': detailStatus %s", name, json_dumps(got, JSON_COMPACT));
+        json_decref(cnt);
+    }
+    sched_util_close(&u);
+    json_decref(exp);
+    free(yaml);
+    free(path);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+START_TEST(test_topology_cases)
+{
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s/tests/data/topology", src ? src : MUSTER_SOURCE_DIR);
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    char *names[128];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 128)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    ck_assert_uint_ge(n, 15);
+    qsort(names, n, sizeof(char *), cmp_name);
+    for (size_t i = 0; i < n; i++) {
+        run_case(names[i]);
+        free(names[i]);
+    }
+}
+END_TEST
+
+/* ---- detailStatus upkeep and per-domain totals ---- */
+
+static const char *TOPO_YAML =
+    "apiVersion: scheduling.koordinator.sh/v1alpha1\n"
+    "kind: ClusterNetworkTopology\n"
+    "metadata: {name: default}\n"
+    "spec:\n"
+    "  networkTopologySpec:\n"
+    "  - {topologyLayer: SpineLayer, labelKey: [network.topology.nvidia.com/spine]}\n"
+    "  - {topologyLayer: BlockLayer, parentTopologyLayer: SpineLayer,"
+    " labelKey: [network.topology.nvidia.com/block]}\n"
+    "  - {topologyLayer: NodeTopologyLayer, parentTopologyLayer: BlockLayer}\n";
+
+static void apply_node(struct sched_util *u, const char *name, const char *block, int cpu)
+{
+    char *y = NULL;
+    ck_assert(asprintf(&y,
+                       "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\","
+                       "\"labels\":{\"network.topology.nvidia.com/spine\":\"s1\","
+                       "\"network.topology.nvidia.com/block\":\"%s\"}},\"status\":"
+                       "{\"allocatable\":{\"cpu\":\"%d\",\"memory\":\"8Gi\"}}}",
+                       name, block, cpu) > 0);
+    json_decref(sched_util_apply(u, y, 1000));
+    free(y);
+}
+
+static json_int_t root_nodes(struct sched_util *u)
+{
+    json_t *cnt = stored_cnt(u);
+    json_t *first =
+        json_array_get(json_object_get(json_object_get(cnt, "status"), "detailStatus"), 0);
+    json_int_t n = json_integer_value(json_object_get(first, "nodeNum"));
+    json_decref(cnt);
+    return n;
+}
+
+START_TEST(test_topology_detail_status_follows_nodes)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
+    ck_assert_int_eq(root_nodes(&u), 0);
+    apply_node(&u, "n1", "b1", 4);
+    apply_node(&u, "n2", "b2", 4);
+    ck_assert_int_eq(root_nodes(&u), 2);
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_delete(u.s, MODEL_NODE, "n2", 2000, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(root_nodes(&u), 1);
+    /* Re-applying the same spec keeps the status muster owns: nothing changed. */
+    json_t *res = sched_util_apply(&u, TOPO_YAML, 3000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(res, 0), "action")),
+                     "unchanged");
+    json_decref(res);
+    ck_assert_int_eq(root_nodes(&u), 1);
+    sched_util_close(&u);
+}
+END_TEST
+
+static json_t *tree(struct sched_util *u, int64_t cpu)
+{
+    struct sched_topo_query q = {.cpu = cpu};
+    json_t *t = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_topology(u->s, &q, &t, &err) == 0, "%s", err.msg);
+    return t;
+}
+
+START_TEST(test_topology_domain_totals_incremental)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
+    apply_node(&u, "n1", "b1", 4);
+    apply_node(&u, "n2", "b1", 4);
+    apply_node(&u, "n3", "b2", 4);
+    char *path = case_path("offer_slots_block", "cluster.yaml"), *yaml = sched_util_read(path);
+    /* only the gang of that case: its PodGroup and pods */
+    char *pg = strstr(yaml, "{\"apiVersion\": \"scheduling.sigs.k8s.io");
+    ck_assert_ptr_nonnull(pg);
+    char *docs = NULL;
+    ck_assert(asprintf(&docs, "---\n%s", pg) > 0);
+    json_decref(sched_util_apply(&u, docs, 1500));
+    free(docs);
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *live = tree(&u, 1000);
+    /* Every node holds the gang; n3 wins because its block b2 offers fewer slots. */
+    json_t *blocks = json_object_get(
+        json_array_get(json_object_get(json_object_get(live, "root"), "children"), 0), "children");
+    json_t *b1 = json_array_get(blocks, 0), *b2 = json_array_get(blocks, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(b2, "name")), "b2");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(b2, "used"), "cpu")), "4");
+    ck_assert_int_eq(json_integer_value(json_object_get(b2, "largestGang")), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(b2, "jobs")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(b1, "used"), "cpu")), "0");
+    ck_assert_int_eq(json_integer_value(json_object_get(b1, "largestGang")), 8);
+    sched_util_reopen(&u);
+    json_t *rebuilt = tree(&u, 1000);
+    ck_assert_msg(json_equal(live, rebuilt), "live %s\nrebuilt %s", json_dumps(live, JSON_COMPACT),
+                  json_dumps(rebuilt, JSON_COMPACT));
+    json_decref(live);
+    json_decref(rebuilt);
+    free(path);
+    free(yaml);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* ---- HTTP ---- */
+
+static const char *const yaml_ct[] = {"Content-Type: application/yaml", NULL};
+
+static json_t *call(struct musterd *m, const char *method, const char *path, const char *body,
+                    long want)
+{
+    struct http_resp r;
+    http_request(method, m->base, path, body, body ? yaml_ct : NULL, &r);
+    ck_assert_msg(r.status == want, "%s %s: status %ld, want %ld: %s", method, path, r.status, want,
+                  r.body);
+    json_t *j = json_incref(r.json);
+    http_resp_free(&r);
+    return j;
+}
+
+static struct musterd start_cluster(const char *case_name)
+{
+    struct musterd m;
+    char cfg[] = "/tmp/muster-topo-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "cycle_interval: 0\n", 18), 18);
+    close(fd);
+    const char *args[] = {"--config", cfg, NULL};
+    ck_assert_msg(musterd_start(&m, NULL, args) == 0, "musterd did not start");
+    unlink(cfg);
+    char *path = case_path(case_name, "cluster.yaml"), *yaml = sched_util_read(path);
+    json_decref(call(&m, "POST", "/api/v1/manifests", yaml, 201));
+    json_decref(call(&m, "POST", "/api/v1/cycles", NULL, 200));
+    free(path);
+    free(yaml);
+    return m;
+}
+
+START_TEST(test_topology_http_tree)
+{
+    struct musterd m = start_cluster("fill_children_first");
+    json_t *t = call(&m, "GET", "/api/v1/topology?pod_cpu=500m", NULL, 200);
+    json_t *want_layers = json_pack("[s,s]", "SpineLayer", "BlockLayer");
+    ck_assert(json_equal(json_object_get(t, "layers"), want_layers));
+    json_decref(want_layers);
+    json_t *root = json_object_get(t, "root");
+    ck_assert_str_eq(json_string_value(json_object_get(root, "layer")), "ClusterTopologyLayer");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "capacity"), "cpu")),
+                     "6");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(root, "used"), "cpu")), "6");
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "largestGang")), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(root, "jobs"), 0)),
+                     "default/g");
+    json_t *s1 = json_array_get(json_object_get(root, "children"), 0);
+    json_t *b2 = json_array_get(json_object_get(s1, "children"), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(b2, "name")), "b2");
+    ck_assert_str_eq(json_string_value(json_object_get(b2, "layer")), "BlockLayer");
+    json_t *want_nodes = json_pack("[s,s]", "n2", "n3");
+    ck_assert(json_equal(json_object_get(b2, "nodes"), want_nodes));
+    json_decref(want_nodes);
+    json_decref(t);
+    t = call(&m, "GET", "/api/v1/topology?pod_cpu=abc", NULL, 400);
+    json_decref(t);
+    t = call(&m, "GET", "/api/v1/topology?like=default/nope", NULL, 404);
+    json_decref(t);
+    ck_assert_int_eq(musterd_stop(&m), 0);
+    musterd_cleanup(&m);
+}
+END_TEST
+
+START_TEST(test_topology_http_largest_gang_and_why)
+{
+    struct musterd m = start_cluster("mustgather_unmet");
+    json_t *t = call(&m, "GET", "/api/v1/topology?like=default/g", NULL, 200);
+    json_t *root = json_object_get(t, "root");
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "largestGang")), 8);
+    json_t *b1 = json_array_get(
+        json_object_get(json_array_get(json_object_get(root, "children"), 0), "children"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(b1, "largestGang")), 4);
+    json_decref(t);
+    json_t *w = call(&m, "GET", "/api/v1/jobs/default/g/why", NULL, 200);
+    json_t *topo = json_object_get(w, "topology");
+    ck_assert_str_eq(json_string_value(json_object_get(topo, "strategy")), "MustGather");
+    ck_assert_str_eq(json_string_value(json_object_get(topo, "layer")), "BlockLayer");
+    ck_assert_str_eq(json_string_value(json_object_get(topo, "summary")),
+                     "MustGather BlockLayer: 0/2 blocks hold 8 pods; best b1 holds 4 (cpu)");
+    json_t *best = json_array_get(json_object_get(topo, "best"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(best, "holds")), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(best, "limit")), "cpu");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "primary"), "class")),
+                     "TOPOLOGY");
+    json_decref(w);
+    json_t *cnt = call(&m, "GET", "/api/v1/clusternetworktopologies/default", NULL, 200);
+    json_t *ds = json_object_get(json_object_get(cnt, "status"), "detailStatus");
+    ck_assert_int_eq(json_array_size(ds), 4);
+    json_decref(cnt);
+    ck_assert_int_eq(musterd_stop(&m), 0);
+    musterd_cleanup(&m);
+}
+END_TEST
+
+static Suite *topology_suite(void)
+{
+    Suite *s = suite_create("topology");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_topology_cases);
+    tcase_add_test(tc, test_topology_detail_status_follows_nodes);
+    tcase_add_test(tc, test_topology_domain_totals_incremental);
+    tcase_add_test(tc, test_topology_http_tree);
+    tcase_add_test(tc, test_topology_http_largest_gang_and_why);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(topology_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
