@@ -28,6 +28,8 @@ static const char usage_text[] =
     "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain\n"
     "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
     "                                       the preemption ledger\n"
+    "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
+    "                                       the topology tree, largest gang per domain\n"
     "  cycle                                run one scheduling cycle now\n"
     "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
     "                                       schedule offline and print the outcome\n"
@@ -43,11 +45,12 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1}, {"token", 0, 1}, {"output", 'o', 1}, {"namespace", 'n', 1},
-    {"node", 0, 1},   {"phase", 0, 1}, {"state", 0, 1},    {"all-namespaces", 'A', 0},
-    {"since", 0, 1},  {"until", 0, 1}, {"from", 0, 1},     {"to", 0, 1},
-    {"job", 0, 1},    {"kind", 0, 1},  {"limit", 0, 1},    {"filename", 'f', 1},
-    {"cycles", 0, 1}, {"tick", 0, 1},  {"help", 'h', 0},   {"victim", 0, 1},
+    {"server", 0, 1}, {"token", 0, 1},   {"output", 'o', 1},   {"namespace", 'n', 1},
+    {"node", 0, 1},   {"phase", 0, 1},   {"state", 0, 1},      {"all-namespaces", 'A', 0},
+    {"since", 0, 1},  {"until", 0, 1},   {"from", 0, 1},       {"to", 0, 1},
+    {"job", 0, 1},    {"kind", 0, 1},    {"limit", 0, 1},      {"filename", 'f', 1},
+    {"cycles", 0, 1}, {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
+    {"like", 0, 1},   {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
 };
 
 struct command {
@@ -76,6 +79,7 @@ static const struct command commands[] = {
     {"why", cli__cmd_why, ",namespace,"},
     {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,"},
     {"cycle", cli__cmd_cycle, ","},
+    {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,"},
     {"version", cmd_version, ","},

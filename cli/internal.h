@@ -80,6 +80,7 @@ int cli__cmd_audit(struct cli *cli);
 int cli__cmd_cycle(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
+int cli__cmd_topology(struct cli *cli);
 
 /* Prints a why document readably (used by why and describe). */
 void cli__print_why(struct cli *cli, json_t *why, FILE *out);
