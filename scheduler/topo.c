@@ -177,7 +177,8 @@ static struct sched_topo *build(struct sched_view *v)
     /* Callers hold the scheduler mutex, so the static comparator context is safe. */
     topo_ctx_sort = t;
     for (size_t i = 0; i < t->ndoms; i++)
-        qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
+        if (t->doms[i].nkids > 1) /* qsort(NULL, 0) is undefined */
+            qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
     sched__strmap_free(&map);
     return t;
 }
@@ -259,7 +260,8 @@ json_t *sched__topo_detail(const struct model_topology *m, const struct model_no
     }
     topo_ctx_sort = t;
     for (size_t i = 0; i < t->ndoms; i++)
-        qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
+        if (t->doms[i].nkids > 1) /* qsort(NULL, 0) is undefined */
+            qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
     json_t *out = json_array();
     detail(t, 0, out);
     sched__strmap_free(&map);
