@@ -11,10 +11,12 @@
  *
  * Minimal set: (a) a dry run that removes only victims whose eviction breaks no gang,
  * then, if the job does not fit, all of them (gang-aware: a plan that breaks no gang
- * wins); (b) victims on nodes the plan does not use go back; (c) whole nodes go back,
- * the most expensive first, while the job still fits (so the cheapest nodes are the
- * ones freed; name breaks ties); (d) on each freed node, cheapest first, victims go
- * back highest priority first, then name, while the job still fits.
+ * wins); (b) whole nodes go back, the most expensive first (name breaks ties), while
+ * the job still fits, so the cheapest nodes are the ones freed; a node the current plan
+ * does not use goes back without a re-plan, so this costs one re-plan per node the job
+ * really uses; (c) on each freed node, cheapest first, victims go back highest
+ * priority first, then name, while the job still fits; (d) victims on nodes the final
+ * plan does not use go back (pods there are never evicted).
  */
 #include "internal.h"
 
@@ -234,8 +236,7 @@ static int choose(struct preempt *pr, int *fits, struct err *err)
             return rc;
     }
     *fits = 1;
-    if ((rc = drop_unused(pr, err)) < 0 || (rc = drop_nodes(pr, err)) < 0 ||
-        (rc = add_back(pr, err)) < 0)
+    if ((rc = drop_nodes(pr, err)) < 0 || (rc = add_back(pr, err)) < 0)
         return rc;
     return drop_unused(pr, err);
 }

@@ -1,0 +1,445 @@
+/*
+ * test_preempt.c - job-level preemption: case folders (tests/data/preempt/<case>/
+ * cluster.yaml + expected.json), the ledger and its filters, preemptedBy, the why
+ * verdicts, a rebuilt view equal to the live one, and the HTTP endpoint on a real musterd.
+ *
+ * expected.json: cycles (default 1), tick (seconds between cycles, default 1),
+ * victims (sorted pod keys over all ledger entries), nominations {pod: node or ""},
+ * placements {pod: node, "" unbound, null removed}, states {job: state}, preemption
+ * {job: verdict code}, primary {job: code}, whyPreemption {job: text in the reason},
+ * audit {kind: count}, ledger {entries, gangsBroken, planBreaksNoGang, bound,
+ * boundOnNominatedNodes} (of the last entry).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "http_client.h"
+#include "scheduler.h"
+#include "sched_invariants.h"
+#include "sched_util.h"
+
+static json_t *ledger(struct sched_util *u, const char *job, const char *victim, const char *since)
+{
+    struct err err = ERR_INIT;
+    json_t *out = NULL;
+    ck_assert_msg(sched_preemptions(u->s, job, victim, since, &out, &err) == 0, "%s", err.msg);
+    return out;
+}
+
+static json_t *why(struct sched_util *u, const char *id)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL;
+    ck_assert_msg(sched_why(u->s, id, &doc, &err) == 0, "why '%s': %s", id, err.msg);
+    return doc;
+}
+
+static json_t *job(struct sched_util *u, const char *id)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL;
+    ck_assert_msg(sched_job(u->s, id, &doc, &err) == 0, "job '%s': %s", id, err.msg);
+    return doc;
+}
+
+static const char *str2(json_t *o, const char *a, const char *b)
+{
+    return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+static int cmp_json_str(const void *a, const void *b)
+{
+    return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+}
+
+/* Sorted pod keys of every victim in the ledger (new). */
+static json_t *ledger_victims(json_t *entries)
+{
+    json_t *keys[1024];
+    size_t n = 0, i, k;
+    json_t *e, *x;
+    json_array_foreach(entries, i, e)
+    {
+        json_array_foreach(json_object_get(e, "victims"), k, x)
+        {
+            if (n < 1024)
+                keys[n++] = json_object_get(x, "pod");
+        }
+    }
+    qsort(keys, n, sizeof(*keys), cmp_json_str);
+    json_t *out = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append(out, keys[i]);
+    return out;
+}
+
+static void check_placements(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "placements"), key, val)
+    {
+        char *node = sched_util_node_of(u, key);
+        if (json_is_null(val))
+            ck_assert_msg(node == NULL, "case '%s': pod '%s' still exists on '%s'", name, key,
+                          node);
+        else
+            ck_assert_msg(node && !strcmp(node, json_string_value(val)),
+                          "case '%s': pod '%s' on '%s', expected '%s'", name, key,
+                          node ? node : "(gone)", json_string_value(val));
+        free(node);
+    }
+    json_object_foreach(json_object_get(exp, "nominations"), key, val)
+    {
+        json_t *pod = sched_util_pod(u, key);
+        ck_assert_msg(pod != NULL, "case '%s': pod '%s' missing", name, key);
+        const char *nom = str2(pod, "status", "nominatedNodeName");
+        ck_assert_msg(!strcmp(nom ? nom : "", json_string_value(val)),
+                      "case '%s': pod '%s' nominated to '%s', expected '%s'", name, key,
+                      nom ? nom : "", json_string_value(val));
+        json_decref(pod);
+    }
+}
+
+static void check_jobs(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "states"), key, val)
+    {
+        json_t *j = job(u, key);
+        const char *state = json_string_value(json_object_get(j, "state"));
+        ck_assert_msg(!strcmp(state, json_string_value(val)),
+                      "case '%s': job '%s' is %s, expected %s", name, key, state,
+                      json_string_value(val));
+        json_decref(j);
+    }
+    json_object_foreach(json_object_get(exp, "preemption"), key, val)
+    {
+        json_t *w = why(u, key);
+        const char *code = str2(w, "preemption", "code");
+        ck_assert_msg(code && !strcmp(code, json_string_value(val)),
+                      "case '%s': job '%s' preemption %s (%s), expected %s", name, key,
+                      code ? code : "(none)", str2(w, "preemption", "reason"),
+                      json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "whyPreemption"), key, val)
+    {
+        json_t *w = why(u, key);
+        const char *reason = str2(w, "preemption", "reason");
+        ck_assert_msg(reason && strstr(reason, json_string_value(val)),
+                      "case '%s': job '%s' preemption reason '%s' lacks '%s'", name, key, reason,
+                      json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "primary"), key, val)
+    {
+        json_t *w = why(u, key);
+        const char *code = str2(w, "primary", "code");
+        ck_assert_msg(code && !strcmp(code, json_string_value(val)),
+                      "case '%s': job '%s' primary %s, expected %s", name, key,
+                      code ? code : "(none)", json_string_value(val));
+        json_decref(w);
+    }
+    json_object_foreach(json_object_get(exp, "audit"), key, val)
+    {
+        int n = sched_util_audit_count(u, key, NULL);
+        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
+                      name, n, key, (int)json_integer_value(val));
+    }
+}
+
+static void check_ledger(struct sched_util *u, const char *name, json_t *exp)
+{
+    json_t *entries = ledger(u, NULL, NULL, NULL), *victims = ledger_victims(entries);
+    json_t *want = json_object_get(exp, "victims");
+    char *got = json_dumps(victims, JSON_COMPACT);
+    ck_assert_msg(!want || json_equal(victims, want), "case '%s': victims %s", name, got);
+    free(got);
+    json_t *l = json_object_get(exp, "ledger"),
+           *last = json_array_get(entries, json_array_size(entries) - 1);
+    json_t *n = json_object_get(l, "entries");
+    if (n)
+        ck_assert_msg(json_array_size(entries) == (size_t)json_integer_value(n),
+                      "case '%s': %zu ledger entries, expected %d", name, json_array_size(entries),
+                      (int)json_integer_value(n));
+    static const char *const cost_keys[] = {"gangsBroken", "planBreaksNoGang"};
+    for (size_t i = 0; i < 2; i++)
+        if (json_object_get(l, cost_keys[i]))
+            ck_assert_msg(json_equal(json_object_get(json_object_get(last, "cost"), cost_keys[i]),
+                                     json_object_get(l, cost_keys[i])),
+                          "case '%s': ledger cost.%s differs", name, cost_keys[i]);
+    static const char *const keys[] = {"bound", "boundOnNominatedNodes"};
+    for (size_t i = 0; i < 2; i++)
+        if (json_object_get(l, keys[i]))
+            ck_assert_msg(json_equal(json_object_get(last, keys[i]), json_object_get(l, keys[i])),
+                          "case '%s': ledger %s differs", name, keys[i]);
+    /* Every pod marked for deletion is a victim with a ledger entry. */
+    size_t i;
+    json_t *p;
+    json_t *all = sched_view_dump(u->s);
+    const char *key;
+    json_object_foreach(json_object_get(all, "pods"), key, p)
+    {
+        json_t *pod = sched_util_pod(u, key);
+        int marked = json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp") != NULL;
+        int listed = 0;
+        json_array_foreach(victims, i, p) listed |= !strcmp(json_string_value(p), key);
+        ck_assert_msg(!marked || listed, "case '%s': pod '%s' terminating without a ledger entry",
+                      name, key);
+        json_decref(pod);
+    }
+    json_decref(all);
+    json_decref(victims);
+    json_decref(entries);
+}
+
+static void run_case(const char *dir, const char *name)
+{
+    char path[2400];
+    snprintf(path, sizeof(path), "%s/%s/cluster.yaml", dir, name);
+    char *yaml = sched_util_read(path);
+    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
+    snprintf(path, sizeof(path), "%s/%s/expected.json", dir, name);
+    json_error_t jerr;
+    json_t *exp = json_load_file(path, 0, &jerr);
+    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
+    struct sched_options opts = {.mark_running = 1};
+    struct sched_util u;
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(&u, yaml, 1000));
+    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
+    json_int_t tick = json_integer_value(json_object_get(exp, "tick"));
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
+        json_decref(sched_util_cycle(&u, 2000 + i * (tick ? tick : 1) * 1000));
+    check_placements(&u, name, exp);
+    check_jobs(&u, name, exp);
+    check_ledger(&u, name, exp);
+    char msg[512];
+    ck_assert_msg(sched_invariants_check(u.st, msg, sizeof(msg)) == 0, "case '%s': %s", name, msg);
+    json_t *live = sched_view_dump(u.s), *stored = NULL;
+    struct err err = ERR_INIT;
+    ck_assert(sched_view_dump_store(u.s, &stored, &err) == 0);
+    ck_assert_msg(json_equal(live, stored), "case '%s': live view differs from the store", name);
+    json_decref(live);
+    json_decref(stored);
+    sched_util_close(&u);
+    json_decref(exp);
+    free(yaml);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+START_TEST(test_preempt_cases)
+{
+    char dir[1024];
+    snprintf(dir, 1000, "%s/tests/data/preempt", getenv("MUSTER_SOURCE_DIR"));
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    char *names[256];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof(*names), cmp_str);
+    ck_assert_uint_ge(n, 12);
+    for (size_t i = 0; i < n; i++) {
+        run_case(dir, names[i]);
+        free(names[i]);
+    }
+}
+END_TEST
+
+static const char two_preemptions[] =
+    "# two nodes, two low pods\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, \"status\": "
+    "{\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n2\"}, \"status\": "
+    "{\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo-1\", \"namespace\": "
+    "\"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, \"containers\": [{\"name\": "
+    "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo-2\", \"namespace\": "
+    "\"default\"}, \"spec\": {\"nodeName\": \"n2\", \"priority\": 2, \"containers\": [{\"name\": "
+    "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n";
+
+static const char hi_pod[] =
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\", \"namespace\": "
+    "\"default\"}, \"spec\": {\"priority\": 100, \"containers\": [{\"name\": \"c\", \"image\": "
+    "\"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n";
+
+/* hi-1 preempts lo-1 at cycle 1, hi-2 preempts lo-2 at cycle 2. */
+static void two_rounds(struct sched_util *u)
+{
+    char doc[1024];
+    json_decref(sched_util_apply(u, two_preemptions, 1000));
+    snprintf(doc, sizeof(doc), "# hi\n%s", hi_pod);
+    char pod[1024];
+    snprintf(pod, sizeof(pod), doc, "hi-1");
+    json_decref(sched_util_apply(u, pod, 1500));
+    json_decref(sched_util_cycle(u, 2000));
+    snprintf(pod, sizeof(pod), doc, "hi-2");
+    json_decref(sched_util_apply(u, pod, 5000));
+    json_decref(sched_util_cycle(u, 6000));
+}
+
+START_TEST(test_preempt_ledger_filters)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    two_rounds(&u);
+    json_t *all = ledger(&u, NULL, NULL, NULL);
+    ck_assert_int_eq(json_array_size(all), 2);
+    json_t *e = json_array_get(all, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "preemptor")), "default/hi-1");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "triggerPod")), "default/hi-1");
+    json_t *want = json_pack("[{s:s,s:s,s:s,s:i}]", "pod", "default/lo-1", "job", "default/lo-1",
+                             "node", "n1", "priority", 1);
+    ck_assert(json_equal(json_object_get(e, "victims"), want));
+    json_decref(want);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(e, "cost"), "pods")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "id")), 1);
+    json_t *one = ledger(&u, "default/hi-2", NULL, NULL);
+    ck_assert_int_eq(json_array_size(one), 1);
+    json_t *v = json_array_get(json_object_get(json_array_get(one, 0), "victims"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(v, "pod")), "default/lo-2");
+    json_decref(one);
+    one = ledger(&u, NULL, "default/lo-1", NULL);
+    ck_assert_int_eq(json_array_size(one), 1);
+    json_decref(one);
+    one = ledger(&u, NULL, NULL, "2");
+    ck_assert_int_eq(json_array_size(one), 1);
+    json_decref(one);
+    one = ledger(&u, NULL, NULL, "1970-01-01T00:00:03Z");
+    ck_assert_int_eq(json_array_size(one), 1);
+    json_decref(one);
+    struct err err = ERR_INIT;
+    json_t *bad = NULL;
+    ck_assert_int_eq(sched_preemptions(u.s, NULL, NULL, "yesterday", &bad, &err), ERR_INVALID);
+    /* victim -> preemptor */
+    json_t *j = job(&u, "default/lo-2");
+    ck_assert_str_eq(str2(j, "preemptedBy", "preemptor"), "default/hi-2");
+    json_decref(j);
+    j = job(&u, "default/hi-1");
+    ck_assert(json_is_null(json_object_get(j, "preemptedBy")));
+    json_decref(j);
+    json_decref(all);
+    sched_util_close(&u);
+}
+END_TEST
+
+START_TEST(test_preempt_bound_latency_and_audit)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    two_rounds(&u);
+    json_decref(sched_util_cycle(&u, 13000)); /* lo-1 gone (deleted at 2 s), hi-1 binds */
+    json_t *l = ledger(&u, "default/hi-1", NULL, NULL), *e = json_array_get(l, 0);
+    ck_assert(json_is_true(json_object_get(e, "bound")));
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "latencyMs")), 11000);
+    ck_assert(json_is_true(json_object_get(e, "boundOnNominatedNodes")));
+    json_t *j = job(&u, "default/hi-1");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Scheduled");
+    json_decref(j);
+    j = job(&u, "default/hi-2");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Pipelined");
+    json_decref(j);
+    ck_assert_int_eq(sched_util_audit_count(&u, "preempted", "default/lo-1"), 1);
+    ck_assert_int_eq(sched_util_audit_count(&u, "nominated", "default/hi-1"), 1);
+    ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-1"), 1);
+    ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-2"), 0);
+    json_decref(l);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
+static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
+                         long want)
+{
+    static const char *const hdr[] = {"Content-Type: application/yaml", NULL};
+    struct http_resp r;
+    http_request(method, base, path, body, body ? hdr : NULL, &r);
+    ck_assert_msg(r.status == want, "%s %s: %ld %s", method, path, r.status, r.body);
+    json_t *out = json_incref(r.json);
+    http_resp_free(&r);
+    return out;
+}
+
+START_TEST(test_preempt_http)
+{
+    char cfg[] = "/tmp/muster-preempt-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "cycle_interval: 0\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    const char *args[] = {"--config", cfg, NULL};
+    struct musterd m;
+    ck_assert_msg(musterd_start(&m, NULL, args) == 0, "musterd did not start");
+    unlink(cfg);
+    char doc[1024];
+    snprintf(doc, sizeof(doc), hi_pod, "hi-1");
+    char *all = malloc(sizeof(two_preemptions) + strlen(doc) + 8);
+    sprintf(all, "%s---\n%s", two_preemptions, doc);
+    json_decref(http_json(m.base, "POST", "/api/v1/manifests", all, 201));
+    free(all);
+    json_decref(http_json(m.base, "POST", "/api/v1/cycles", NULL, 200));
+    json_t *l = http_json(m.base, "GET", "/api/v1/preemptions?job=default/hi-1", NULL, 200);
+    json_t *items = json_object_get(l, "items");
+    ck_assert_int_eq(json_array_size(items), 1);
+    json_t *e = json_array_get(items, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "preemptor")), "default/hi-1");
+    ck_assert(json_is_false(json_object_get(e, "bound")));
+    ck_assert_int_eq(json_array_size(json_object_get(e, "nominatedNodes")), 1);
+    json_decref(l);
+    l = http_json(m.base, "GET", "/api/v1/preemptions?job=default/nobody", NULL, 200);
+    ck_assert_int_eq(json_array_size(json_object_get(l, "items")), 0);
+    json_decref(l);
+    json_decref(http_json(m.base, "GET", "/api/v1/preemptions?since=never", NULL, 400));
+    json_t *victim = http_json(m.base, "GET", "/api/v1/jobs/default/lo-1", NULL, 200);
+    ck_assert_str_eq(str2(victim, "preemptedBy", "preemptor"), "default/hi-1");
+    json_decref(victim);
+    json_t *w = http_json(m.base, "GET", "/api/v1/jobs/default/hi-1/why", NULL, 200);
+    ck_assert_str_eq(str2(w, "preemption", "code"),
+                     "PreemptionWaiting"); /* the apply ran cycle 1 */
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Pipelined");
+    json_decref(w);
+    ck_assert_int_eq(musterd_stop(&m), 0);
+    musterd_cleanup(&m);
+}
+END_TEST
+
+static Suite *preempt_suite(void)
+{
+    Suite *s = suite_create("preempt");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_preempt_cases);
+    tcase_add_test(tc, test_preempt_ledger_filters);
+    tcase_add_test(tc, test_preempt_bound_latency_and_audit);
+    tcase_add_test(tc, test_preempt_http);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(preempt_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
