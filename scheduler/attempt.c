@@ -257,7 +257,10 @@ static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp,
     memcpy(placed, a->placed, sizeof(placed));
     memcpy(fail_pod, a->fail_pod, sizeof(fail_pod));
     struct sched_preempt_job pj = {ji, a->jobs, a->njobs, a->pods, a->npods, fp, replan, a};
+    size_t nblockers = json_array_size(a->blockers);
     int rc = sched__preempt(c, &pj, &a->preemption, &blocker, err);
+    while (json_array_size(a->blockers) > nblockers) /* the placer's, from the dry runs */
+        json_array_remove(a->blockers, json_array_size(a->blockers) - 1);
     memcpy(a->placed, placed, sizeof(placed));
     memcpy(a->fail_pod, fail_pod, sizeof(fail_pod));
     if (rc == 0 && blocker >= 0)

@@ -61,9 +61,11 @@ static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int
                         int self)
 {
     int64_t sum = 0;
+    int job = self >= 0 ? v->pods[self].job : -1;
     for (size_t i = 0; i < n->nnom; i++) {
         const struct sv_pod *p = &v->pods[n->nominated[i]];
-        if (n->nominated[i] == self || p->node >= 0 || p->m.priority < prio)
+        /* A job's own nominations (a preemptor's gang) do not reserve against it. */
+        if (n->nominated[i] == self || p->job == job || p->node >= 0 || p->m.priority < prio)
             continue;
         for (int k = 0; k < p->nreq; k++)
             if (p->req[k].res == r)

@@ -409,12 +409,12 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json
     pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
     if ((*verdict = sched__preempt_ineligible(c, pj, blocker)) != NULL)
         goto out;
+    int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
     collect_victims(&pr);
     if (!pr.npv) {
         *verdict = sched__preempt_no_victims(&pr);
         goto out;
     }
-    int64_t t0 = clock_mono_ns();
     rc = choose(&pr, &fits, err);
     for (size_t i = 0; i < pr.npv; i++)
         if (pr.pv[i].removed) {

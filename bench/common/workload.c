@@ -111,6 +111,31 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
         add_gangs(out, nodes, 8, "100m", "500Mi", NULL);
     } else if (strcmp(name, "gang-topology") == 0) {
         add_gangs(out, nodes / 4, 8, "1", "4Gi", "BlockLayer");
+    } else if (strcmp(name, "gang-preempt") == 0) {
+        /* nodes / 8 low-priority gangs of 8 whole-node pods fill the cluster; then 100
+         * high-priority gangs of 32 (MustGather BlockLayer) must preempt (bench/preempt.c). */
+        add_gangs(out, nodes / 8, 8, "4", "16Gi", NULL);
+        size_t low = json_array_size(out->jobs);
+        add_gangs(out, 100, 32, "4", "16Gi", "BlockLayer");
+        for (size_t g = low; g < json_array_size(out->jobs); g++) {
+            size_t i;
+            json_t *doc;
+            json_array_foreach(json_array_get(out->jobs, g), i, doc)
+            {
+                json_t *md = json_object_get(doc, "metadata");
+                const char *n = json_string_value(json_object_get(md, "name"));
+                char hn[160];
+                snprintf(hn, sizeof(hn), "hi-%s", n);
+                json_object_set_new(md, "name", json_string(hn));
+                if (i == 0)
+                    continue;
+                json_t *lab = json_object_get(md, "labels");
+                const char *gn = json_string_value(json_object_get(lab, MODEL_LABEL_POD_GROUP));
+                snprintf(hn, sizeof(hn), "hi-%s", gn);
+                json_object_set_new(lab, MODEL_LABEL_POD_GROUP, json_string(hn));
+                json_object_set_new(json_object_get(doc, "spec"), "priority", json_integer(1000));
+            }
+        }
     } else if (strcmp(name, "biggang") == 0) {
         add_gangs(out, 9, 1000, "1", "4Gi", "SpineLayer");
     } else {
