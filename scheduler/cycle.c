@@ -77,19 +77,19 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
 {
     struct sched_view *v = c->v;
     struct sv_pod *p = &v->pods[op->pod];
-    json_t *pod = NULL;
-    int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
+    json_t *old = NULL;
+    int rc = store_get(c->txn, MODEL_POD, p->key, &old, err);
     if (rc < 0)
         return rc;
-    json_t *spec = json_object_get(pod, "spec"), *status = json_object_get(pod, "status");
-    if (!spec) {
-        spec = json_object();
-        json_object_set_new(pod, "spec", spec);
-    }
-    if (!status) {
-        status = json_object();
-        json_object_set_new(pod, "status", status);
-    }
+    /* The bound pod shares every unchanged subtree with the stored one (shallow copies of
+     * the three objects on the path), so the store can update its indexes from the old
+     * value without reading and decoding it a second time. */
+    json_t *pod = json_copy(old);
+    json_t *spec = json_object_get(old, "spec"), *status = json_object_get(old, "status");
+    spec = spec ? json_copy(spec) : json_object();
+    status = status ? json_copy(status) : json_object();
+    json_object_set_new(pod, "spec", spec);
+    json_object_set_new(pod, "status", status);
     json_object_set_new(spec, "nodeName", json_string(v->nodes[op->node].name));
     if (!json_object_get(status, "phase"))
         json_object_set_new(status, "phase", json_string("Pending"));
@@ -106,8 +106,9 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
     json_array_append_new(keep, json_pack("{s:s,s:s,s:s}", "type", "PodScheduled", "status", "True",
                                           "lastTransitionTime", ts));
     json_object_set_new(status, "conditions", keep);
-    rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
+    rc = store_replace(c->txn, MODEL_POD, pod, old, err);
     json_decref(pod);
+    json_decref(old);
     if (rc < 0)
         return rc;
     if (p->nominated >= 0)

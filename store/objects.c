@@ -163,14 +163,38 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
     return decode(&v, kind, key, out, err);
 }
 
-int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err)
+/* Writes obj under key over old (the stored value, NULL when none) and updates the pod
+ * indexes. */
+static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t *obj, json_t *old,
+                    struct err *err)
 {
     struct store *st = store__of(txn);
     struct pod_idx oi, ni;
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc;
+
+    v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
+    v.mv_data = st->buf;
+    rc = mdb_put(txn, st->dbi[kind_dbi[kind]], &k, &v, 0);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write");
+        return err_prefix(err, "%s '%s'", kind_word[kind], key);
+    }
+    if (kind != MODEL_POD)
+        return 0;
+    if (old)
+        pod_index(old, &oi);
+    pod_index(obj, &ni);
+    return update_index(txn, key, old ? &oi : NULL, &ni, err);
+}
+
+int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err)
+{
+    struct store *st = store__of(txn);
     json_t *old = NULL;
     char key[512];
     MDB_val k, v;
-    int rc, had_old = 0;
+    int rc;
 
     if (old_out)
         *old_out = NULL;
@@ -182,32 +206,26 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
         rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot read");
-        had_old = rc == 0;
-        if (had_old && (rc = decode(&v, kind, key, &old, err)) < 0)
+        if (rc == 0 && (rc = decode(&v, kind, key, &old, err)) < 0)
             return rc;
     }
-    v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
-    v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[kind_dbi[kind]], &k, &v, 0);
-    if (rc) {
-        rc = store__mdb_err(st, rc, err, "cannot write");
-        err_prefix(err, "%s '%s'", kind_word[kind], key);
-        goto out;
-    }
-    if (kind == MODEL_POD) {
-        if (had_old)
-            pod_index(old, &oi);
-        pod_index(obj, &ni);
-        if ((rc = update_index(txn, key, had_old ? &oi : NULL, &ni, err)) < 0)
-            goto out;
-    }
-    if (old_out) {
+    rc = put_over(txn, kind, key, obj, old, err);
+    if (rc == 0 && old_out) {
         *old_out = old;
         old = NULL;
     }
-out:
     json_decref(old);
     return rc;
+}
+
+int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, struct err *err)
+{
+    char key[512];
+    int rc;
+
+    if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
+        return rc;
+    return put_over(txn, kind, key, obj, old, err);
 }
 
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,

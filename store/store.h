@@ -108,6 +108,11 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
 /* Creates or replaces an object (key from model_object_key) and updates the indexes.
  * obj is borrowed. *old_out, when not NULL, receives the previous value (new) or NULL. */
 int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err);
+/* Like store_put for a caller that has just read the stored value in this transaction:
+ * old (borrowed) is that value, or NULL when there was none, so the store need not read
+ * and decode it again to update the indexes. Passing anything but the stored value
+ * corrupts the indexes. Returns 0 or ERR_STORE / ERR_MAP_FULL. */
+int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, struct err *err);
 /* Deletes an object and its index entries. *old_out as for store_put.
  * Returns 0, ERR_NOT_FOUND, ERR_STORE. */
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,

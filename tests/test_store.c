@@ -210,6 +210,42 @@ START_TEST(test_store_pod_index_transitions)
 }
 END_TEST
 
+/* store_replace takes the caller's copy of the stored value and keeps the indexes right */
+START_TEST(test_store_replace_uses_callers_old_value)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *old = store_util_pod("ns", "p1", NULL, "g", NULL), *got = NULL;
+    put(txn, MODEL_POD, json_incref(old));
+    commit(&txn);
+
+    txn = begin(STORE_WRITE);
+    json_t *bound = store_util_pod("ns", "p1", "n1", "g", NULL);
+    ck_assert_int_eq(store_replace(txn, MODEL_POD, bound, old, NULL), 0);
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings(NULL));
+    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
+    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
+    ck_assert_int_eq(store_get(txn, MODEL_POD, "ns/p1", &got, NULL), 0);
+    ck_assert(json_equal(got, bound));
+    store_txn_abort(&txn);
+
+    /* a new object (old NULL) is indexed too */
+    txn = begin(STORE_WRITE);
+    json_t *fresh = store_util_pod("ns", "p2", NULL, "h", NULL);
+    ck_assert_int_eq(store_replace(txn, MODEL_POD, fresh, NULL, NULL), 0);
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(pending(txn), store_util_strings("ns/p2", NULL));
+    assert_keys(of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
+    store_txn_abort(&txn);
+    json_decref(old);
+    json_decref(bound);
+    json_decref(fresh);
+    json_decref(got);
+}
+END_TEST
+
 static int collect_obj(void *ctx, const char *key, json_t *obj)
 {
     ck_assert_ptr_nonnull(json_object_get(obj, "metadata"));
@@ -626,6 +662,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, test_store_roundtrip);
     tcase_add_test(tc, test_store_put_returns_old_and_delete);
     tcase_add_test(tc, test_store_pod_index_transitions);
+    tcase_add_test(tc, test_store_replace_uses_callers_old_value);
     tcase_add_test(tc, test_store_each_prefix);
     tcase_add_test(tc, test_store_docs);
     tcase_add_test(tc, test_store_meta_counters);
