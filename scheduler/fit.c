@@ -56,31 +56,41 @@ int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh)
     return SCHED_FIT_OK;
 }
 
-/* Reserved amount of resource r on n for a pod of priority prio (not self). */
+/* Reserved amount of resource r on n for a pod of priority prio of one of jobs: the one
+ * rule for reservations, shared by fit and the gather placer. A job's own nominations
+ * (a preemptor's gang, its GangGroup) do not reserve against it. */
 static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
-                        int self)
+                        const int *jobs, size_t njobs)
 {
     int64_t sum = 0;
-    int job = self >= 0 ? v->pods[self].job : -1;
     for (size_t i = 0; i < n->nnom; i++) {
         const struct sv_pod *p = &v->pods[n->nominated[i]];
-        /* A job's own nominations (a preemptor's gang) do not reserve against it. */
-        if (n->nominated[i] == self || p->job == job || p->node >= 0 || p->m.priority < prio)
+        size_t k = 0;
+        while (k < njobs && jobs[k] != p->job)
+            k++;
+        if (k < njobs || p->node >= 0 || p->m.priority < prio)
             continue;
-        for (int k = 0; k < p->nreq; k++)
-            if (p->req[k].res == r)
-                sum += p->req[k].v;
+        for (int q = 0; q < p->nreq; q++)
+            if (p->req[q].res == r)
+                sum += p->req[q].v;
     }
     return sum;
+}
+
+int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                        const int *jobs, size_t njobs)
+{
+    int64_t f = n->alloc[r] - n->used[r];
+    if (n->nnom)
+        f -= reserved(v, n, r, prio, jobs, njobs);
+    return f;
 }
 
 int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                     int self)
 {
-    int64_t f = n->alloc[r] - n->used[r];
-    if (n->nnom)
-        f -= reserved(v, n, r, prio, self);
-    return f;
+    int job = self >= 0 ? v->pods[self].job : -1;
+    return sched__free_for(v, n, r, prio, &job, self >= 0);
 }
 
 int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,

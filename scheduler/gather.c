@@ -10,7 +10,8 @@
  * score, then name.
  *
  * Speed: for a job whose pods share one shape, a domain's offer slots are
- * cached under (shape, size, need, domain version, view epoch). The domain
+ * cached under (shape, size, need, job, domain version, view epoch); the job is in the
+ * key because its own nominations are not reservations against it (fit.c). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
  * one more pod is answered from its totals without visiting its nodes.
@@ -102,9 +103,11 @@ out:
 
 /* ---- offer slots ---- */
 
-static int64_t free_of(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio)
+/* Free capacity as fit.c sees it for the attempt's pods: the attempt's own nominations (a
+ * preemptor's nominated block) are not reservations against it. */
+static int64_t free_of(const struct gather *g, const struct sv_node *n, int r, int32_t prio)
 {
-    return n->nnom ? sched__free(v, n, r, prio, -1) : n->alloc[r] - n->used[r];
+    return sched__free_for(g->v, n, r, prio, g->a->jobs, g->a->njobs);
 }
 
 long sched__gather_node_offer(struct gather *g, int ni)
@@ -118,7 +121,7 @@ long sched__gather_node_offer(struct gather *g, int ni)
             return 0;
         cnt = g->size;
         for (int i = 0; i < sh->nreq && cnt > 0; i++) {
-            int64_t f = free_of(v, n, sh->req[i].res, sh->priority);
+            int64_t f = free_of(g, n, sh->req[i].res, sh->priority);
             long k = f <= 0 ? 0 : (long)(f / sh->req[i].v);
             cnt = k < cnt ? k : cnt;
         }
@@ -137,7 +140,7 @@ long sched__gather_node_offer(struct gather *g, int ni)
         for (int k = 0; k < p->nreq && ok; k++) {
             int r = p->req[k].res;
             if (fr[r] == INT64_MIN)
-                fr[r] = free_of(v, n, r, p->m.priority);
+                fr[r] = free_of(g, n, r, p->m.priority);
             ok = p->req[k].v <= fr[r];
         }
         for (int k = 0; k < p->nreq && ok; k++)
@@ -165,7 +168,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
 {
     struct tp_dom *d = &g->t->doms[di];
     if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
-        d->c_ver == d->ver && d->c_epoch == g->v->epoch) {
+        d->c_job == g->a->jobs[0] && d->c_ver == d->ver && d->c_epoch == g->v->epoch) {
         *hold = d->c_hold;
         return d->c_offer;
     }
@@ -187,6 +190,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         d->c_shape = g->shape;
         d->c_size = g->size;
         d->c_need = g->need;
+        d->c_job = g->a->jobs[0];
         d->c_ver = d->ver;
         d->c_epoch = g->v->epoch;
         d->c_offer = sum;

@@ -221,8 +221,9 @@ struct tp_dom {
     int nodenum;           /* nodes in the subtree */
     int64_t *alloc, *free; /* [tp.nres] sums over the subtree (free = alloc - used) */
     uint64_t ver;          /* grows on every usage change in the subtree */
-    /* offer-slot cache of the gather placer (gather.c), valid for (shape, size, ver, epoch) */
-    int c_shape, c_size, c_need;
+    /* offer-slot cache of the gather placer (gather.c), valid for (shape, size, need, job,
+     * ver, epoch); the job because its own nominations do not reserve against it */
+    int c_shape, c_size, c_need, c_job;
     uint64_t c_ver, c_epoch;
     long c_offer, c_hold; /* offer slots; direct + nested nodes that hold the job alone */
 };
@@ -269,6 +270,10 @@ int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const st
                    int self);
 int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                     int self);
+/* Free amount of resource r on n for a pod of priority prio belonging to one of jobs: the
+ * jobs' own nominations do not reserve against them. sched__free is this for self's job. */
+int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                        const int *jobs, size_t njobs);
 /* Node score for placing the shape (higher is better): the binpack score, mean over
  * requested resources of used/allocatable after placement. Replaceable. */
 double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
