@@ -1,18 +1,10 @@
-// api.js - talking to musterd: JSON and NDJSON fetches, "not available" routes, quantities.
+// api.js - talking to musterd: JSON and NDJSON fetches, quantities.
 
 export class HttpError extends Error {
   constructor(status, message) {
     super(message);
     this.status = status;
   }
-}
-
-// Routes answered 404 "no route" are remembered so pages can say "not available" without
-// asking again on every poll (they are asked again after a reload).
-const missing = new Set();
-
-export function routeMissing(path) {
-  return missing.has(path);
 }
 
 async function get(path, query) {
@@ -29,7 +21,6 @@ async function get(path, query) {
       const body = await res.json();
       if (body && body.error) msg = body.error.message;
     } catch (e) { /* not JSON */ }
-    if (res.status === 404 && /^no route/.test(msg)) missing.add(path);
     throw new HttpError(res.status, msg);
   }
   return res;
@@ -46,17 +37,6 @@ export function qs(query) {
 
 export async function getJSON(path, query) {
   return (await get(path, query)).json();
-}
-
-// The JSON of an optional route (built in parallel): null when musterd has no such route.
-export async function getOptional(path, query) {
-  if (missing.has(path)) return null;
-  try {
-    return await getJSON(path, query);
-  } catch (e) {
-    if (e.status === 404 && missing.has(path)) return null;
-    throw e;
-  }
 }
 
 export async function getNDJSON(path, query) {

@@ -1,5 +1,5 @@
-// data.js - data shared by pages: cluster totals, pod -> job, the audit tail, the ledger.
-import { getJSON, getNDJSON, getOptional, parseQty } from './api.js';
+// data.js - data shared by pages: cluster totals, jobs, the newest audit records, the ledger.
+import { getJSON, getNDJSON, parseQty } from './api.js';
 
 export const DECISION_KINDS = ['placed', 'discarded', 'unschedulable', 'preempted', 'nominated',
   'evicted', 'bound'];
@@ -42,50 +42,38 @@ export async function loadNodes() {
   return body.items || [];
 }
 
-// The audit log's last hour, kept incrementally: the first call reads since=now-1h, later
-// calls only records after the last seq seen. Records older than an hour are dropped.
-const tail = { records: [], lastSeq: 0, started: false };
-
-export async function auditTail() {
-  const hourAgo = Date.now() - 3600e3;
-  const q = tail.started ? { from: tail.lastSeq + 1 } : { since: new Date(hourAgo).toISOString() };
-  const recs = await getNDJSON('/api/v1/audit', q);
-  tail.started = true;
-  for (const r of recs) if (r.seq > tail.lastSeq) tail.records.push(r), tail.lastSeq = r.seq;
-  const keep = tail.records.findIndex((r) => Date.parse(r.ts) >= hourAgo);
-  if (keep > 0) tail.records.splice(0, keep);
-  if (tail.records.length > 20000) tail.records.splice(0, tail.records.length - 20000);
-  return tail.records;
+// The newest N audit records (GET /api/v1/audit?tail=N), oldest first.
+export function auditRecent(n) {
+  return getNDJSON('/api/v1/audit', { tail: n });
 }
 
-// Normalizes one ledger entry (GET /api/v1/preemptions) so pages can rely on the fields.
+// One ledger entry of GET /api/v1/preemptions with the victims' jobs (deduplicated) added.
 export function normEntry(e) {
-  const victims = (e.victims || []).map((v) => (typeof v === 'string' ? { pod: v } : v));
-  const preemptor = e.preemptor && typeof e.preemptor === 'object' ?
-    e.preemptor.job || e.preemptor.id : e.preemptor || e.job;
-  return {
-    raw: e, cycle: e.cycle, ts: e.ts, preemptor, triggerPod: e.triggerPod || e.trigger_pod,
-    victims, victimJobs: [...new Set(victims.map((v) => v.job).filter(Boolean))],
-    nominatedNodes: e.nominatedNodes || [], cost: e.cost || {}, bound: e.bound,
-    boundAt: e.boundAt,
-  };
+  const victims = e.victims || [];
+  return { ...e, victims, victimJobs: [...new Set(victims.map((v) => v.job).filter(Boolean))],
+    nominatedNodes: e.nominatedNodes || [], cost: e.cost || {} };
 }
 
-// The preemption ledger, or null when this musterd has no /api/v1/preemptions route.
+// The preemption ledger, oldest first; query: {job (preemptor), victim, since}.
 export async function loadLedger(query) {
-  const body = await getOptional('/api/v1/preemptions', query);
-  if (body === null) return null;
-  const items = Array.isArray(body) ? body : body.items || body.entries || [];
-  return items.map(normEntry);
+  const body = await getJSON('/api/v1/preemptions', query);
+  return (body.items || []).map(normEntry);
 }
 
-// Ledger-like entries rebuilt from audit "preempted" / "evicted" records (fallback).
-export function ledgerFromAudit(records) {
-  return records.filter((r) => r.kind === 'preempted').map((r) => normEntry({
-    cycle: r.cycle, ts: r.ts, preemptor: r.job, triggerPod: r.triggerPod,
-    victims: r.victims || (r.pods || []).map((p, i) => ({ pod: p, node: (r.nodes || [])[i] })),
-    cost: r.cost, nominatedNodes: r.nominatedNodes,
-  }));
+// "8 pods, 1 gang broken (batch/etl-a)" from a ledger entry's cost.
+export function costText(c) {
+  const bits = [`${c.pods ?? 0} pod(s)`, `${c.gangsBroken ?? 0} gang(s) broken`];
+  if ((c.brokenGangs || []).length) bits[1] += ` (${c.brokenGangs.join(', ')})`;
+  return bits.join(', ');
+}
+
+// "bound after 12.3 s on the nominated nodes" / "not bound yet".
+export function boundText(e) {
+  if (!e.bound) return 'not bound yet';
+  const lat = e.latencyMs !== null && e.latencyMs !== undefined ?
+    ` after ${(e.latencyMs / 1000).toFixed(1)} s` : '';
+  return `bound${lat}` + (e.boundOnNominatedNodes === false ? ' (not on the nominated nodes)' :
+    e.boundOnNominatedNodes ? ' on the nominated nodes' : '');
 }
 
 // One line describing an audit record, for tables.

@@ -1,6 +1,6 @@
 // job.js - one job: members and their nodes, the why document, preemptions, audit trail.
 import { getJSON, getNDJSON, HttpError, jobPath } from './api.js';
-import { auditSummary, loadLedger } from './data.js';
+import { auditSummary, boundText, costText, loadLedger } from './data.js';
 import { age, clear, fmtTime, h, jobLink, kv, nodeLink, note, stateBadge, table } from './dom.js';
 import { renderWhy } from './why.js';
 
@@ -28,17 +28,14 @@ export function mount(el, route) {
     const [doc, recs, ledger] = await Promise.all([
       getJSON(jobPath(id) + '/why').catch((e) => ({ error: e.message })),
       getNDJSON('/api/v1/audit', { job: id }),
-      loadLedger({ job: id }).then(async (asPreemptor) => {
-        if (asPreemptor === null) return null;
-        const asVictim = await loadLedger({ victim: id });
-        return { asPreemptor, asVictim: asVictim || [] };
-      }),
-    ]);
+      loadLedger({ job: id }),
+      loadLedger({ victim: id }),
+    ]).then(([d, r, asPreemptor, asVictim]) => [d, r, { asPreemptor, asVictim }]);
     drawHead(head, job);
     drawMembers(members, job);
     clear(why, h('h2', { id: 'why-h' }, 'Why'), doc.error ? note('error', doc.error) :
-      renderWhy(doc));
-    drawPreemptions(pre, id, ledger, recs);
+      renderWhy(doc, ledger.asPreemptor));
+    drawPreemptions(pre, id, ledger);
     drawTrail(trail, id, recs);
   }
   return { refresh };
@@ -52,6 +49,10 @@ function drawHead(el, j) {
     ['priority', j.priority],
     ['minMember', j.minMember],
     ['placed / pending', `${j.placed ?? 0} / ${j.pending ?? 0}`],
+    j.preemptedBy ? ['preempted by', h('span', { class: 'preempted-by' },
+      jobLink(j.preemptedBy.preemptor), ` in cycle ${j.preemptedBy.cycle}, ` +
+      `${fmtTime(j.preemptedBy.ts)} `, h('a', { href: '#/preemptions?victim=' +
+      encodeURIComponent(j.id) }, `(ledger entry ${j.preemptedBy.id})`))] : null,
     group.length ? ['gang group', group.map((g, i) => [i ? ', ' : '', jobLink(g)])] : null,
     ['created', `${fmtTime(j.creationTimestamp)} (${age(j.creationTimestamp)} ago)`],
     ['topology', h('a', { href: `#/topology?job=${encodeURIComponent(j.id)}` },
@@ -69,28 +70,24 @@ function drawMembers(el, j) {
   ], mem, { cls: 'compact members', empty: 'no member pods' }));
 }
 
-function drawPreemptions(el, id, ledger, recs) {
-  if (ledger === null) {
-    const pre = recs.filter((r) => r.kind === 'preempted' || r.kind === 'evicted');
-    clear(el, h('h2', { id: 'job-pre' }, 'Preemptions'),
-      note('info', 'The preemption ledger (GET /api/v1/preemptions) is not available in this ' +
-        'musterd.'), pre.length ? table(trailCols(), pre, { cls: 'compact' }) : null);
-    return;
-  }
-  const row = (e, role) => h('li', null, `cycle ${e.cycle}, ${fmtTime(e.ts)}: `,
-    role === 'preemptor' ? ['preempted ', e.victimJobs.length ?
-      e.victimJobs.map((v, i) => [i ? ', ' : '', jobLink(v)]) : `${e.victims.length} pod(s)`] :
-      ['preempted by ', jobLink(e.preemptor)],
-    ' ', h('a', { href: `#/preemptions?job=${encodeURIComponent(id)}` }, '(ledger)'));
-  // job= may match either side depending on musterd; the entry itself says which side.
-  const seen = new Set();
-  const items = [...ledger.asPreemptor, ...ledger.asVictim].filter((e) => {
-    const k = `${e.cycle}|${e.ts}|${e.preemptor}|${e.triggerPod}`;
-    return !seen.has(k) && seen.add(k);
-  }).map((e) => row(e, e.preemptor === id ? 'preemptor' : 'victim'));
+// The ledger entries this job made (victims, cost, bound) and suffered (preemptor).
+function drawPreemptions(el, id, ledger) {
+  const made = ledger.asPreemptor, suffered = ledger.asVictim;
+  const mine = (e) => e.victims.filter((v) => v.job === id);
   clear(el, h('h2', { id: 'job-pre' }, 'Preemptions'),
-    items.length ? h('ul', { class: 'prelist' }, items) :
-      h('p', { class: 'muted' }, 'this job has neither preempted nor been preempted'));
+    !made.length && !suffered.length ? h('p', { class: 'muted' },
+      'this job has neither preempted nor been preempted') : null,
+    made.length ? h('ul', { class: 'prelist made' }, made.map((e) => h('li', { 'data-entry': e.id },
+      `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted ${e.victims.length} pod(s) of `,
+      e.victimJobs.map((v, i) => [i ? ', ' : '', jobLink(v)]),
+      ` · cost ${costText(e.cost)} · ${boundText(e)} `,
+      h('a', { href: `#/preemptions?job=${encodeURIComponent(id)}` }, `(ledger entry ${e.id})`)))) : null,
+    suffered.length ? h('ul', { class: 'prelist suffered' }, suffered.map((e) =>
+      h('li', { 'data-entry': e.id }, `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted by `,
+        jobLink(e.preemptor), ` (priority ${e.priority ?? '?'}): ${mine(e).length} pod(s) evicted ` +
+        `(${mine(e).map((v) => v.pod).join(', ')}) `,
+        h('a', { href: `#/preemptions?victim=${encodeURIComponent(id)}` }, `(ledger entry ${e.id})`)))) :
+      null);
 }
 
 function trailCols() {

@@ -1,10 +1,12 @@
-// overview.js - cluster capacity and use, jobs by state, recent decisions, last hour's
-// preemptions.
+// overview.js - cluster capacity and use, jobs by state, recent decisions (the audit log's
+// newest records), the last hour's preemptions.
 import { fmtQty } from './api.js';
-import { auditSummary, auditTail, DECISION_KINDS, ledgerFromAudit, loadJobs, loadLedger,
-  loadNodes, totals } from './data.js';
-import { bar, clear, fmtTime, h, jobLink, note, stateBadge, table } from './dom.js';
+import { auditRecent, auditSummary, DECISION_KINDS, loadJobs, loadLedger, loadNodes,
+  totals } from './data.js';
+import { bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
 
+// Recent decisions: the newest audit records (GET /api/v1/audit?tail=N), repeats folded.
+const TAIL = 500;
 const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'Scheduled', 'Running',
   'Finished'];
 
@@ -18,12 +20,12 @@ export function mount(el) {
 
   async function refresh() {
     const since = new Date(Date.now() - 3600e3).toISOString();
-    const [nodes, jobs, recs, ledger] = await Promise.all([loadNodes(), loadJobs(), auditTail(),
-      loadLedger({ since })]);
+    const [nodes, jobs, recs, ledger] = await Promise.all([loadNodes(), loadJobs(),
+      auditRecent(TAIL), loadLedger({ since })]);
     drawCapacity(cap, nodes);
     drawStates(states, jobs);
     drawDecisions(decisions, recs);
-    drawPreemptions(pre, ledger, recs);
+    drawPreemptions(pre, ledger);
   }
   return { refresh };
 }
@@ -75,25 +77,18 @@ function drawDecisions(sec, recs) {
       { label: 'job', get: (r) => jobLink(r.job) },
       { label: 'detail', get: (r) => [auditSummary(r), r.repeat ?
         h('span', { class: 'muted' }, ` (×${r.repeat} cycles)`) : null] },
-    ], rows, { empty: 'no decisions in the last hour', cls: 'compact' }),
+    ], rows, { empty: 'no decisions yet', cls: 'compact' }),
     h('p', null, h('a', { href: '#/audit' }, 'Browse the whole audit log →')));
 }
 
-function drawPreemptions(sec, ledger, recs) {
-  const hourAgo = Date.now() - 3600e3;
-  let entries = ledger, src = null;
-  if (ledger === null) {
-    entries = ledgerFromAudit(recs);
-    src = note('info', 'The preemption ledger (GET /api/v1/preemptions) is not available in ' +
-      'this musterd; showing "preempted" audit records instead.');
-  }
-  entries = entries.filter((e) => !e.ts || Date.parse(e.ts) >= hourAgo);
-  clear(sec, h('h2', { id: 'ov-pre' }, 'Preemptions in the last hour'), src,
+function drawPreemptions(sec, entries) {
+  clear(sec, h('h2', { id: 'ov-pre' }, 'Preemptions in the last hour'),
     table([
       { label: 'time', get: (e) => fmtTime(e.ts) },
       { label: 'preemptor', get: (e) => jobLink(e.preemptor) },
-      { label: 'victims', get: (e) => e.victimJobs.length ?
-        e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]) : `${e.victims.length} pod(s)` },
+      { label: 'victims', get: (e) => [e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]),
+        ` (${e.victims.length} pods)`] },
+      { label: 'bound', get: (e) => (e.bound ? 'yes' : 'not yet') },
     ], entries.slice(-10).reverse(), { empty: 'no preemptions in the last hour', cls: 'compact' }),
     h('p', null, h('a', { href: '#/preemptions' }, 'All preemptions →')));
 }

@@ -1,20 +1,22 @@
-// topology.js - the topology tree page: layer -> domain -> node, occupancy coloured by the
-// resource the user picks, jobs placed, the largest gang of a pod shape each domain can still
-// take, collapsible and rendered lazily (only open domains are in the DOM, long node lists
-// in pages of 100), and a job's pods highlighted.
-import { fmtQty, getJSON, getOptional, parseQty } from './api.js';
-import { loadJobs, loadNodes, podJobs } from './data.js';
-import { clear, h, jobLink, note } from './dom.js';
-import { buildTree, colour, freeFrac, highlight, layersOf, serverGangs } from './topomodel.js';
+// topology.js - the topology tree page over GET /api/v1/topology: layer -> domain -> node,
+// occupancy coloured by the resource the user picks, jobs placed, the largest gang of a pod
+// shape each domain can still take (computed by musterd), a job's pods highlighted.
+// Rendered lazily: only open domains are in the DOM, a leaf domain lists its nodes 100 at a
+// time, and node details (GET /api/v1/nodes/{name}) are fetched only for listed nodes.
+import { fmtQty, getJSON, parseQty } from './api.js';
+import { loadJobs, podJobs } from './data.js';
+import { clear, h, jobLink } from './dom.js';
+import { colour, freeFrac, highlight, indexTree } from './topomodel.js';
 
 const PAGE = 100;
 const SHOW_JOBS = 4;
+const GPU = 'nvidia.com/gpu';
 
 export function mount(el, route, app) {
   const p = route.params;
   const st = { tree: null, jobs: [], color: p.color || '', job: p.job || '', node: p.node || '',
     shape: { cpu: p.pod_cpu || '', memory: p.pod_memory || '', gpu: p.pod_gpu || '' },
-    open: new Set(['']), shown: new Map(), gangs: null, info: null, jobShape: null };
+    open: new Set(['']), shown: new Map(), nodes: new Map(), noGpu: false };
   const ctrl = h('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); refresh(); } });
   const summary = h('div', { class: 'topo-summary', 'aria-live': 'polite' });
   const tree = h('div', { class: 'tree', role: 'tree', 'aria-label': 'topology' });
@@ -33,7 +35,7 @@ export function mount(el, route, app) {
       if (st.jobs.every((j) => have.has(j.id))) return;
       clear(ctrl);
     }
-    const res = st.tree ? st.tree.resources : [];
+    const res = st.tree.resources;
     if (!st.color) st.color = res.find((r) => /gpu/i.test(r)) || res[0] || 'cpu';
     const shapeInput = (k, label) => [h('label', { for: 'topo-' + k }, label),
       h('input', { id: 'topo-' + k, size: 6, value: st.shape[k], placeholder: 'auto',
@@ -56,37 +58,17 @@ export function mount(el, route, app) {
   async function selectJob(id) {
     st.job = id;
     st.node = '';
-    st.jobShape = null;
     save();
-    if (id) await loadJobShape();
-    draw(true);
+    await refresh(true);
   }
 
-  // The requests of the selected job's first member, used as the default pod shape.
-  async function loadJobShape() {
-    const j = st.jobs.find((x) => x.id === st.job);
-    if (!j || !(j.members || []).length) return;
-    try {
-      const pod = await getJSON(`/api/v1/pods/${encodeURIComponent(j.namespace)}/` +
-        encodeURIComponent(j.members[0].name));
-      const req = {};
-      for (const c of (pod.spec && pod.spec.containers) || [])
-        for (const [r, q] of Object.entries((c.resources && c.resources.requests) || {}))
-          req[r] = (req[r] || 0) + (parseQty(q) || 0);
-      st.jobShape = req;
-    } catch (e) { st.jobShape = null; }
-  }
-
-  function shape() {
-    const s = {};
-    const res = st.tree ? st.tree.resources : [];
-    const gpu = res.find((r) => /gpu/i.test(r));
-    if (st.shape.cpu) s.cpu = parseQty(st.shape.cpu);
-    if (st.shape.memory) s.memory = parseQty(st.shape.memory);
-    if (st.shape.gpu && gpu) s[gpu] = parseQty(st.shape.gpu);
-    if (Object.keys(s).length) return s;
-    if (st.jobShape) return Object.fromEntries(Object.entries(st.jobShape).filter(([r]) => r !== 'pods'));
-    return gpu ? { [gpu]: 1 } : { cpu: 1 };
+  // The shape musterd computes "largest gang" for: the inputs, else the highlighted job's
+  // pod (like=), else one GPU (one CPU on clusters without GPUs).
+  function query() {
+    const s = st.shape;
+    if (s.cpu || s.memory || s.gpu) return { pod_cpu: s.cpu, pod_memory: s.memory, pod_gpu: s.gpu };
+    if (st.job) return { like: st.job };
+    return st.noGpu ? { pod_cpu: '1' } : { pod_gpu: '1' };
   }
 
   function onClick(e) {
@@ -99,53 +81,77 @@ export function mount(el, route, app) {
     draw();
     const again = tree.querySelector(`button[data-toggle="${CSS.escape(id)}"]`);
     if (again) again.focus();
+    loadNodes(false).then((n) => { if (n) draw(); }).catch(() => {});
   }
 
-  let nodes = [], cnt = null;
-  function draw(reveal) {
-    if (!st.tree && !nodes.length) return;
-    const podJob = podJobs(st.jobs);
-    const sh = shape();
-    st.tree = buildTree(nodes, layersOf(cnt), podJob, sh);
-    drawControls();
+  // Names of the nodes listed in open leaf domains (what the tree shows).
+  function visibleNodes() {
+    const out = [];
+    const walk = (d) => {
+      if (!st.open.has(d.id)) return;
+      out.push(...d.nodes.slice(0, st.shown.get(d.id) || PAGE));
+      d.children.forEach(walk);
+    };
+    if (st.tree) walk(st.tree.root);
+    return out;
+  }
+
+  // Fetches the listed nodes (all of them on a poll, else only those not cached yet);
+  // returns how many were fetched.
+  async function loadNodes(all) {
+    const want = visibleNodes().filter((n) => all || !st.nodes.has(n));
+    const got = await Promise.all(want.map((n) =>
+      getJSON('/api/v1/nodes/' + encodeURIComponent(n)).catch(() => null)));
+    want.forEach((n, i) => { if (got[i]) st.nodes.set(n, got[i]); else st.nodes.delete(n); });
+    return want.length;
+  }
+
+  function hlNames() {
     const j = st.jobs.find((x) => x.id === st.job);
-    const names = new Set();
+    const names = [];
     if (j) for (const m of j.members || []) {
-      if (m.node) names.add(m.node);
-      if (m.nominatedNode) names.add(m.nominatedNode);
+      if (m.node) names.push(m.node);
+      if (m.nominatedNode) names.push(m.nominatedNode);
     }
-    if (st.node) names.add(st.node);
-    const toOpen = highlight(st.tree, names);
-    if (reveal) for (const id of toOpen) st.open.add(id);
-    drawSummary(j, names, sh);
+    if (st.node) names.push(st.node);
+    return { j, names: new Set(names) };
+  }
+
+  function draw() {
+    if (!st.tree) return;
+    drawControls();
+    const { j, names } = hlNames();
+    highlight(st.tree, names);
+    drawSummary(j, names);
     const focused = document.activeElement && document.activeElement.dataset ?
       document.activeElement.dataset.toggle : undefined;
-    clear(tree, h('ul', { role: 'group' }, renderDomain(st.tree.root, 0)));
+    const nominated = new Map();
+    for (const x of st.jobs) for (const m of x.members || [])
+      if (m.nominatedNode) nominated.set(m.nominatedNode, (nominated.get(m.nominatedNode) || 0) + 1);
+    const ctx = { names, podJob: podJobs(st.jobs), nominated };
+    clear(tree, h('ul', { role: 'group' }, renderDomain(st.tree.root, 0, ctx)));
     if (focused !== undefined) {
       const b = tree.querySelector(`button[data-toggle="${CSS.escape(focused)}"]`);
       if (b) b.focus();
     }
   }
 
-  function drawSummary(j, names, sh) {
-    const shapeText = Object.entries(sh).map(([r, v]) => `${r}=${fmtQty(v, r)}`).join(', ');
+  function drawSummary(j, names) {
+    const t = st.tree;
+    const shapeText = Object.entries(t.shape || {}).filter(([r]) => r !== 'pods')
+      .map(([r, v]) => `${r}=${v}`).join(', ');
+    const q = query();
     clear(summary,
-      st.info,
-      h('p', { class: 'muted' }, `${st.tree.root.nodeCount} nodes. Largest gang = pods of ` +
-        `{${shapeText}} the domain can still take` + (st.gangs ? ' (from musterd)' :
-        ' (computed here from free capacity)') + '.'),
+      t.topology === null ? h('p', { class: 'note note-info' },
+        'No ClusterNetworkTopology "default": all nodes are shown under the cluster.') : null,
+      h('p', { class: 'muted' }, `${t.root.nodeCount} nodes. Largest gang = pods of ` +
+        `{${shapeText}}` + (q.like ? ` (the pod shape of ${q.like})` : '') +
+        ' the domain can still take now (computed by musterd).'),
       j ? h('p', { class: 'hl-summary' }, 'Job ', jobLink(j.id), ` (${j.state}): ` +
-        `${(j.members || []).filter((m) => m.node).length} pod(s) placed on ${names.size} ` +
+        `${(j.members || []).filter((m) => m.node).length} pod(s) placed, ` +
+        `${(j.members || []).filter((m) => m.nominatedNode).length} nominated; ${names.size} ` +
         'highlighted node(s).') : null,
       st.node && !j ? h('p', { class: 'hl-summary' }, `Node ${st.node} highlighted.`) : null);
-  }
-
-  function gangOf(d) {
-    if (st.gangs) {
-      const v = st.gangs.get(d.layer + ':' + d.name) ?? st.gangs.get(d.name);
-      if (v !== undefined) return v;
-    }
-    return d.slots;
   }
 
   function occupancy(x) {
@@ -159,76 +165,76 @@ export function mount(el, route, app) {
       h('span', { class: 'occtxt' }, `${fmtQty(free, r)}/${fmtQty(cap, r)} ${r} free`));
   }
 
-  function jobsList(m) {
-    const list = [...m.entries()].sort((a, b) => b[1] - a[1]);
+  function jobsList(list) {
     if (!list.length) return h('span', { class: 'muted' }, 'no jobs');
     return h('span', { class: 'jobs' }, list.slice(0, SHOW_JOBS).map(([id, k], i) =>
       [i ? ', ' : '', h('a', { href: '#/jobs/' + id, class: id === st.job ? 'job sel' : 'job' }, id),
-        h('span', { class: 'muted' }, `×${k}`)]),
+        k ? h('span', { class: 'muted' }, `×${k}`) : null]),
     list.length > SHOW_JOBS ? h('span', { class: 'muted' }, ` +${list.length - SHOW_JOBS} more`) : null);
   }
 
-  function renderDomain(d, depth) {
+  function renderDomain(d, depth, ctx) {
     const open = st.open.has(d.id);
-    const kids = [...d.children.values()].sort((a, b) => a.name.localeCompare(b.name, undefined,
-      { numeric: true }));
-    const leafy = !kids.length;
+    const jobs = [...d.jobs].sort((a, b) => (b === st.job) - (a === st.job)).map((id) => [id, 0]);
     const row = h('div', { class: 'row domain' + (d.hl ? ' hl' : '') },
       h('button', { type: 'button', class: 'toggle', 'data-toggle': d.id, 'aria-expanded': String(open),
         'aria-label': `${open ? 'collapse' : 'expand'} ${d.layer} ${d.name}` }, open ? '▾' : '▸'),
       h('span', { class: 'dname' }, h('span', { class: 'layer' }, d.layer), ' ', d.name),
       h('span', { class: 'count' }, `${d.nodeCount} nodes`),
       occupancy(d),
-      h('span', { class: 'gang', title: 'largest gang this domain can still take' },
-        `largest gang ${gangOf(d)}`),
+      h('span', { class: 'gang', title: 'largest gang of the pod shape this domain can still take' },
+        d.gang === undefined ? '' : `largest gang ${d.gang}`),
       d.hl ? h('span', { class: 'hlcount' }, `${d.hl} highlighted`) : null,
-      jobsList(d.jobs));
+      jobsList(jobs));
     const li = h('li', { role: 'treeitem', 'aria-expanded': String(open), 'aria-level': depth + 1,
       'data-domain': d.id || '/', class: d.hl ? 'hl' : null }, row);
     if (!open) return li;
-    if (!leafy) {
-      li.append(h('ul', { role: 'group' }, kids.map((k) => renderDomain(k, depth + 1))));
-    } else {
-      const limit = st.shown.get(d.id) || PAGE;
-      const list = d.nodes.slice(0, limit);
-      li.append(h('ul', { role: 'group', class: 'nodes' }, list.map((n) => renderNode(n, depth + 1)),
-        d.nodes.length > limit ? h('li', null, h('button', { type: 'button', 'data-more': d.id },
-          `show more (${d.nodes.length - limit} hidden)`)) : null));
-    }
+    const kids = d.children.map((k) => renderDomain(k, depth + 1, ctx));
+    const limit = st.shown.get(d.id) || PAGE;
+    const nodes = d.nodes.slice(0, limit).map((n) => renderNode(n, depth + 1, ctx));
+    li.append(h('ul', { role: 'group', class: d.nodes.length ? 'nodes' : null }, kids, nodes,
+      d.nodes.length > limit ? h('li', null, h('button', { type: 'button', 'data-more': d.id },
+        `show more (${d.nodes.length - limit} hidden)`)) : null));
     return li;
   }
 
-  function renderNode(n, depth) {
-    return h('li', { role: 'treeitem', 'aria-level': depth + 1, 'data-node': n.name,
-      class: 'node' + (n.hl ? ' hl' : '') },
-      h('div', { class: 'row' },
-        h('span', { class: 'dname mono' }, n.name, n.unschedulable ? ' (cordoned)' : ''),
-        h('span', { class: 'count' }, `${n.pods.length} pods`),
-        occupancy(n),
-        h('span', { class: 'gang' }, `fits ${n.slots}`),
-        jobsList(n.jobs)));
+  function renderNode(name, depth, ctx) {
+    const n = st.nodes.get(name);
+    const hl = ctx.names.has(name);
+    const attrs = { role: 'treeitem', 'aria-level': depth + 1, 'data-node': name,
+      class: 'node' + (hl ? ' hl' : '') };
+    if (!n) return h('li', attrs, h('div', { class: 'row' }, h('span', { class: 'dname mono' }, name),
+      h('span', { class: 'muted' }, 'loading…')));
+    const u = n.usage || {};
+    const x = { cap: {}, used: {} };
+    for (const [r, q] of Object.entries(u.allocatable || {})) x.cap[r] = parseQty(q) || 0;
+    for (const [r, q] of Object.entries(u.requested || {})) x.used[r] = parseQty(q) || 0;
+    const count = new Map();
+    for (const pod of n.pods || []) {
+      const j = ctx.podJob.get(pod) || pod;
+      count.set(j, (count.get(j) || 0) + 1);
+    }
+    return h('li', attrs, h('div', { class: 'row' },
+      h('span', { class: 'dname mono' }, name, n.spec && n.spec.unschedulable ? ' (cordoned)' : ''),
+      h('span', { class: 'count' }, `${(n.pods || []).length} pods`),
+      occupancy(x),
+      h('span', { class: 'gang' }, ctx.nominated.get(name) ?
+        `${ctx.nominated.get(name)} pod(s) nominated` : ''),
+      jobsList([...count.entries()].sort((a, b) => b[1] - a[1]))));
   }
 
-  async function refresh() {
+  async function refresh(reveal) {
     const first = !st.tree;
-    const [ns, topos, jobs] = await Promise.all([loadNodes(),
-      getJSON('/api/v1/clusternetworktopologies'), loadJobs()]);
-    nodes = ns;
+    const [body, jobs] = await Promise.all([getJSON('/api/v1/topology', query()), loadJobs()]);
+    st.tree = indexTree(body);
+    if (!st.noGpu && !st.tree.root.cap[GPU] && query().pod_gpu === '1') {
+      st.noGpu = true; // no GPUs at all: the default shape is one CPU
+      st.tree = indexTree(await getJSON('/api/v1/topology', query()));
+    }
     st.jobs = jobs.sort((a, b) => a.id.localeCompare(b.id));
-    const items = topos.items || [];
-    cnt = items.find((t) => t.metadata && t.metadata.name === 'default') || items[0] || null;
-    st.info = cnt ? null : note('info', 'No ClusterNetworkTopology: all nodes are shown under one domain.');
-    const sh = st.shape;
-    const q = st.job && !sh.cpu && !sh.memory && !sh.gpu ? { like: st.job } :
-      { pod_cpu: sh.cpu, pod_memory: sh.memory, pod_gpu: sh.gpu };
-    let body = null;
-    try {
-      body = await getOptional('/api/v1/topology', q);
-    } catch (e) { body = null; }
-    const g = body ? serverGangs(body) : null;
-    st.gangs = g && g.size ? g : null;
-    if (st.job && !st.jobShape) await loadJobShape();
-    draw(first);
+    if (first || reveal) for (const id of highlight(st.tree, hlNames().names)) st.open.add(id);
+    await loadNodes(true);
+    draw();
   }
   return { refresh };
 }

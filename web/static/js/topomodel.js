@@ -1,121 +1,51 @@
-// topomodel.js - the topology tree built in the browser: layer -> domain -> node from the
-// nodes' labels and the ClusterNetworkTopology's labelKeys, with per-domain capacity, use,
-// jobs placed and the largest gang of a given pod shape each domain can still take.
+// topomodel.js - the topology tree of GET /api/v1/topology indexed for the page: every
+// domain gets an id (its path of names), its parent, parsed capacity and use; nodes map to
+// their domain so a job's pods can be highlighted. The tree itself (domains, totals, jobs,
+// largest gang) is computed by musterd only.
 import { parseQty } from './api.js';
 import { resourceOrder } from './data.js';
 
-// Layers from the root down (NodeTopologyLayer, the nodes themselves, excluded).
-export function layersOf(cnt) {
-  const spec = (cnt && cnt.spec && cnt.spec.networkTopologySpec) || [];
-  const byParent = new Map(spec.map((l) => [(l.parentTopologyLayer || '').toLowerCase(), l]));
-  const out = [];
-  let cur = byParent.get('');
-  while (cur && out.length < spec.length) {
-    if (!/^nodetopologylayer$/i.test(cur.topologyLayer))
-      out.push({ name: cur.topologyLayer, key: (cur.labelKey || [])[0] });
-    cur = byParent.get(cur.topologyLayer.toLowerCase());
-  }
-  return out.filter((l) => l.key);
+function quantities(obj) {
+  const out = {};
+  for (const [r, q] of Object.entries(obj || {})) out[r] = parseQty(q) || 0;
+  return out;
 }
 
-function domain(id, layer, name, parent) {
-  return { id, layer, name, parent, children: new Map(), nodes: [], cap: {}, used: {},
-    nodeCount: 0, jobs: new Map(), slots: 0, hl: 0 };
+// body: the answer of GET /api/v1/topology. Returns {root, index: id -> domain,
+// nodeDomain: node name -> domain, resources, shape}.
+export function indexTree(body) {
+  const index = new Map();
+  const nodeDomain = new Map();
+  const walk = (d, id, parent) => {
+    const dom = { id, parent, name: d.name, layer: d.layer, nodeCount: d.nodeNum || 0,
+      cap: quantities(d.capacity), used: quantities(d.used), jobs: d.jobs || [],
+      gang: d.largestGang, nodes: [...(d.nodes || [])].sort(byName), children: [], hl: 0 };
+    index.set(id, dom);
+    for (const n of dom.nodes) nodeDomain.set(n, dom);
+    dom.children = (d.children || []).map((c) => walk(c, id + '/' + c.name, dom))
+      .sort((a, b) => byName(a.name, b.name));
+    return dom;
+  };
+  const root = walk(body.root || {}, '', null);
+  root.name = 'cluster';
+  const res = resourceOrder(Object.keys(root.cap).filter((r) => r !== 'pods'));
+  return { root, index, nodeDomain, resources: res, shape: body.shape || null,
+    topology: body.topology ?? null };
 }
 
-// Free slots of a node for one pod shape ({resource: amount}): how many such pods fit.
-export function slotsOf(node, shape) {
-  if (node.unschedulable) return 0;
-  let n = Infinity;
-  for (const [r, need] of Object.entries(shape)) {
-    if (!(need > 0)) continue;
-    n = Math.min(n, Math.floor(((node.cap[r] || 0) - (node.used[r] || 0)) / need + 1e-9));
-  }
-  if (isFinite(node.cap.pods)) n = Math.min(n, node.cap.pods - (node.used.pods || 0));
-  return n === Infinity ? 0 : Math.max(0, n);
+function byName(a, b) {
+  return a.localeCompare(b, undefined, { numeric: true });
 }
 
-// nodes: GET /api/v1/nodes items; podJob: "ns/pod" -> job id; shape: pod requests.
-export function buildTree(nodes, layers, podJob, shape) {
-  const root = domain('', 'Cluster', 'cluster', null);
-  const index = new Map([['', root]]);
-  const nodeIndex = new Map();
-  const res = new Set();
-  for (const n of nodes) {
-    const labels = (n.metadata && n.metadata.labels) || {};
-    const u = n.usage || {};
-    const nd = { name: n.metadata.name, cap: {}, used: {}, pods: n.pods || [], jobs: new Map(),
-      unschedulable: !!(n.spec && n.spec.unschedulable), parent: null, hl: 0 };
-    for (const [r, q] of Object.entries(u.allocatable || (n.status || {}).allocatable || {}))
-      nd.cap[r] = parseQty(q) || 0, res.add(r);
-    for (const [r, q] of Object.entries(u.requested || {})) nd.used[r] = parseQty(q) || 0;
-    for (const p of nd.pods) {
-      const j = podJob.get(p) || p;
-      nd.jobs.set(j, (nd.jobs.get(j) || 0) + 1);
-    }
-    nd.slots = slotsOf(nd, shape);
-    let d = root, id = '';
-    for (const l of layers) {
-      const v = labels[l.key] || '(unlabelled)';
-      id += '/' + v;
-      let c = index.get(id);
-      if (!c) {
-        c = domain(id, l.name, v, d);
-        d.children.set(v, c);
-        index.set(id, c);
-      }
-      d = c;
-    }
-    d.nodes.push(nd);
-    nd.parent = d;
-    nodeIndex.set(nd.name, nd);
-    for (let a = d; a; a = a.parent) {
-      a.nodeCount++;
-      a.slots += nd.slots;
-      for (const r of Object.keys(nd.cap)) a.cap[r] = (a.cap[r] || 0) + nd.cap[r];
-      for (const r of Object.keys(nd.used)) a.used[r] = (a.used[r] || 0) + nd.used[r];
-      for (const [j, k] of nd.jobs) a.jobs.set(j, (a.jobs.get(j) || 0) + k);
-    }
-  }
-  for (const d of index.values()) d.nodes.sort((a, b) => a.name.localeCompare(b.name));
-  return { root, index, nodeIndex, resources: resourceOrder(res) };
-}
-
-// Marks the nodes (and their domains) holding any of the given node names; returns the ids
+// Marks the domains holding any of the given node names (d.hl = how many); returns the ids
 // of the domains to open so every marked node is visible.
 export function highlight(tree, nodeNames) {
   const open = new Set();
   for (const d of tree.index.values()) d.hl = 0;
-  for (const n of tree.nodeIndex.values()) n.hl = 0;
-  for (const name of nodeNames) {
-    const n = tree.nodeIndex.get(name);
-    if (!n || n.hl) continue;
-    n.hl = 1;
-    for (let d = n.parent; d; d = d.parent) d.hl++, open.add(d.id);
+  for (const name of new Set(nodeNames)) {
+    for (let d = tree.nodeDomain.get(name); d; d = d.parent) d.hl++, open.add(d.id);
   }
   return open;
-}
-
-// Largest-gang numbers from GET /api/v1/topology when it exists: any object in the answer
-// with a name and a largest-gang field, keyed by name (and layer/name).
-export function serverGangs(body) {
-  const out = new Map();
-  const walk = (o, depth) => {
-    if (!o || typeof o !== 'object' || depth > 12) return;
-    if (Array.isArray(o)) return o.forEach((x) => walk(x, depth + 1));
-    const g = o.largestGang ?? o.largest_gang ?? o.maxGang ?? o.largestGangFits;
-    const name = o.name || o.domain;
-    if (name && g !== undefined) {
-      const v = typeof g === 'object' && g !== null ? g.pods ?? g.count ?? g.size : g;
-      if (typeof v === 'number') {
-        out.set(name, v);
-        if (o.layer) out.set(o.layer + ':' + name, v);
-      }
-    }
-    for (const v of Object.values(o)) if (v && typeof v === 'object') walk(v, depth + 1);
-  };
-  walk(body, 0);
-  return out;
 }
 
 // Free fraction of a resource in a domain or node, 0..1 (1 when it has none of it).

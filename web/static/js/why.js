@@ -1,18 +1,20 @@
 // why.js - the why document (GET /api/v1/jobs/{ns}/{name}/why) rendered for people: primary
 // reason, every blocker, gang shortfall, node-filter histogram as a bar chart, best topology
-// domains, preemption verdict, jobs ahead and the reason history.
+// domains and domains tried, the preemption verdict and victims, jobs ahead and the reason
+// history.
 import { bar, classBadge, fmtTime, h, jobLink, kv, table } from './dom.js';
 
 const SKIP = new Set(['class', 'code', 'message']);
 
-export function renderWhy(doc) {
+// doc: the why document; ledger: the job's ledger entries as preemptor (optional).
+export function renderWhy(doc, ledger) {
   return h('div', { class: 'whydoc' },
     primary(doc),
     blockers(doc.blockers || []),
     gang(doc.gang || []),
     nodeFilter(doc.nodeFilter),
-    topology(doc.topology),
-    preemption(doc.preemption),
+    topology(doc.topology && { ...doc.topology, job: doc.job }),
+    preemption(doc.preemption && { ...doc.preemption, job: doc.job }, ledger),
     ahead(doc.ahead || []),
     history(doc.history || []),
     h('p', { class: 'muted' }, `computed at cycle ${doc.cycle ?? '–'}, audit seq `,
@@ -80,29 +82,67 @@ function nodeFilter(nf) {
         bar(r.nodes, total, `${r.nodes} / ${total} nodes`, r.cls)))));
 }
 
-// The topology part's shape is open: a list of domains, or an object holding one
-// ({best|domains|candidates: [...]}) plus scalar fields; each domain is shown as a row.
+// The topology part: strategy and layer, the summary line, how many domains hold the job,
+// the best domains (pods each holds and what limits it) and every domain tried.
 function topology(t) {
-  if (t === null || t === undefined) return h('section', { class: 'topo' },
-    h('h3', null, 'Topology'), h('p', { class: 'muted' }, 'no topology constraint was evaluated'));
-  const list = Array.isArray(t) ? t : t.best || t.domains || t.candidates || t.tried || [];
-  const scalars = Array.isArray(t) ? [] : Object.entries(t).filter(([, v]) =>
-    !Array.isArray(v) && (typeof v !== 'object' || v === null));
-  const keys = [...new Set(list.flatMap((d) => Object.keys(d || {})))];
-  return h('section', { class: 'topo' }, h('h3', null, 'Topology: best domains'),
-    scalars.length ? kv(scalars.map(([k, v]) => [k, String(v)])) : null,
-    list.length ? table(keys.map((k) => ({ label: k, get: (d) => renderValue(k, d[k] ?? '–') })),
-      list, { cls: 'compact' }) : null);
+  if (!t) return h('section', { class: 'topo' }, h('h3', null, 'Topology'),
+    h('p', { class: 'muted' }, 'no gather strategy (or no ClusterNetworkTopology) for this job'));
+  const needed = t.needed ?? t.jobPods ?? 0;
+  const layer = t.layer || '';
+  return h('section', { class: 'topo' }, h('h3', null, 'Topology'),
+    h('p', { class: 'tsummary' }, h('strong', null, `${t.strategy || '?'} ${layer}`),
+      t.summary ? ': ' + t.summary.replace(`${t.strategy} ${layer}: `, '') : ''),
+    h('p', { class: 'muted' }, `${t.jobPods ?? '?'} pending pod(s), ${needed} needed in one ` +
+      `domain; ${t.domainsHolding ?? 0} ${layer} domain(s) hold the job, ${t.candidates ?? 0} ` +
+      `candidate(s) counting narrower domains and nodes, ${t.domainsTried ?? 0} tried.`),
+    (t.best || []).length ? [h('h4', null, 'Best domains'), table([
+      { label: 'domain', get: (d) => h('a', { href: topoHref(d) }, `${d.layer} ${d.name}`) },
+      { label: 'holds', get: (d) => bar(d.holds ?? 0, needed, `${d.holds ?? 0} of ${needed} pods`,
+        (d.holds ?? 0) >= needed ? 'fit' : 'rej') },
+      { label: 'limited by', get: (d) => d.limit ? h('span', { class: 'mono' }, d.limit) :
+        h('span', { class: 'okv' }, 'holds the job') },
+    ], t.best, { cls: 'compact best' })] : null,
+    (t.tried || []).length ? [h('h4', null, `Domains tried (${t.tried.length})`), table([
+      { label: 'domain', get: (d) => h('a', { href: topoHref(d) }, `${d.layer} ${d.name}`) },
+      { label: 'offer slots', cls: 'num', get: (d) => d.offerSlots },
+      { label: 'placed', cls: 'num', get: (d) => d.placed },
+      { label: 'result', get: (d) => h('span', { class: d.result === 'placed' ? 'okv' : 'short' },
+        d.result) },
+    ], t.tried, { cls: 'compact tried' })] : null);
 }
 
-function preemption(p) {
+const topoHref = (d) => `#/topology?color=${encodeURIComponent('nvidia.com/gpu')}` +
+  (d.job ? `&job=${encodeURIComponent(d.job)}` : '');
+
+// The preemption part: attempted or not and why, the verdict's numbers, and for an
+// attempt the victims (from the ledger entry it names, when the page has it).
+function preemption(p, ledger) {
   if (!p) return null;
-  const verdict = p.attempted ? (p.ok || p.succeeded || p.victims ? 'preempting' : 'attempted')
-    : 'not attempted';
-  return h('section', { class: 'preempt' }, h('h3', null, 'Preemption verdict'),
-    h('p', null, h('strong', null, verdict), p.reason ? ': ' + p.reason : ''),
-    kv(Object.entries(p).filter(([k]) => k !== 'reason' && k !== 'attempted')
-      .map(([k, v]) => [k, renderValue(k, v)])));
+  // The entry the verdict names; while waiting, the job's latest entry.
+  const entry = !ledger || !ledger.length ? null : p.ledger !== undefined ?
+    ledger.find((e) => e.id === p.ledger) : p.code === 'PreemptionWaiting' ?
+      ledger[ledger.length - 1] : null;
+  const verdict = p.attempted ? 'preempting' : p.code === 'PreemptionWaiting' ? 'waiting' :
+    'not attempted';
+  const nn = p.nominatedNodes || [];
+  return h('section', { class: 'preempt', 'data-verdict': verdict },
+    h('h3', null, 'Preemption'),
+    h('p', null, h('span', { class: 'verdict verdict-' + verdict.replace(' ', '-') }, verdict),
+      p.code ? [' ', h('strong', { class: 'code' }, p.code)] : '', p.reason ? ': ' + p.reason : ''),
+    kv([
+      p.victims !== undefined ? ['victims', `${p.victims} pod(s)` +
+        (p.gangsBroken !== undefined ? `, ${p.gangsBroken} gang(s) broken` : '')] : null,
+      entry ? ['victim jobs', [entry.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]),
+        ` (${entry.victims.length} pods, cycle ${entry.cycle}, ledger entry ${entry.id})`]] : null,
+      nn.length ? ['nominated nodes', `${nn.length}: ${nn.slice(0, 8).join(', ')}` +
+        (nn.length > 8 ? ', …' : '')] : null,
+      p.terminating !== undefined ? ['waiting for', `${p.terminating} victim(s) to terminate`] : null,
+      p.potentialVictims !== undefined ? ['potential victims', p.potentialVictims] : null,
+      p.nodesFailedForResources !== undefined ?
+        ['nodes failed for resources', p.nodesFailedForResources] : null,
+      p.ledger !== undefined ? ['ledger', h('a', { href: '#/preemptions?job=' +
+        encodeURIComponent(p.job || '') }, `entry ${p.ledger}`)] : null,
+    ]));
 }
 
 function ahead(list) {
