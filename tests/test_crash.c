@@ -2,21 +2,16 @@
  * test_crash.c - kill musterd with SIGKILL at random moments while it schedules, restart it,
  * and check after every kill that the store is as of a committed cycle: no gang partially
  * placed, no pod bound twice or to two nodes, no node over-committed, the audit sequence
- * gap-free and the hash chain verifying.
+ * gap-free and the hash chain verifying (tests/support/crash_support.h). Preemption under
+ * kills is test_crash_preempt.c.
  */
 #include <check.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "http_client.h"
-#include "sched_invariants.h"
-#include "store.h"
+#include "crash_support.h"
 
 #define NODES 24
 #define KILLS 50
@@ -68,108 +63,22 @@ static char *gang_yaml(int round, int g, int size, int pair)
     return buf;
 }
 
-/* Every bound pod was placed by exactly one "placed" record, on the node it is bound to. */
-struct placed_ctx {
-    json_t *node_of; /* pod key -> node from the audit log */
-    int dup;
-    char msg[256];
-};
-
-static int placed_cb(void *ctx, uint64_t seq, const char *json, size_t len)
-{
-    struct placed_ctx *pc = ctx;
-    json_t *rec = json_loadb(json, len, 0, NULL), *pods, *nodes;
-    if (!rec)
-        return -1;
-    if (strcmp(json_string_value(json_object_get(rec, "kind")), "placed") == 0) {
-        pods = json_object_get(rec, "pods");
-        nodes = json_object_get(rec, "nodes");
-        for (size_t i = 0; i < json_array_size(pods); i++) {
-            const char *pod = json_string_value(json_array_get(pods, i));
-            if (json_object_get(pc->node_of, pod) && !pc->dup) {
-                pc->dup = 1;
-                snprintf(pc->msg, sizeof(pc->msg), "pod '%s' placed twice (seq %llu)", pod,
-                         (unsigned long long)seq);
-            }
-            json_object_set(pc->node_of, pod, json_array_get(nodes, i));
-        }
-    }
-    json_decref(rec);
-    return 0;
-}
-
-static int bound_cb(void *ctx, const char *key, json_t *pod)
-{
-    struct placed_ctx *pc = ctx;
-    const char *node = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
-    json_t *placed = json_object_get(pc->node_of, key);
-    if (node && (!placed || strcmp(node, json_string_value(placed)) != 0) && !pc->dup) {
-        pc->dup = 1;
-        snprintf(pc->msg, sizeof(pc->msg), "pod '%s' bound to '%s' but placed on '%s'", key, node,
-                 placed ? json_string_value(placed) : "(nothing)");
-    }
-    return 0;
-}
-
-/* Opens the killed musterd's store and checks every invariant. Returns bound pods. */
-static int check_store(const char *dir, int kill_no)
-{
-    struct store_options so = {.dir = dir};
-    struct store *st = NULL;
-    struct err err = ERR_INIT;
-    char msg[512];
-    MDB_txn *txn = NULL;
-    struct placed_ctx pc = {.node_of = json_object()};
-
-    ck_assert_msg(store_open(&so, &st, &err) == 0, "kill %d: reopen: %s", kill_no, err.msg);
-    ck_assert_msg(sched_invariants_check(st, msg, sizeof(msg)) == 0, "kill %d: %s", kill_no, msg);
-    ck_assert_int_eq(store_txn_begin(st, STORE_READ, &txn, &err), 0);
-    ck_assert_int_eq(store_audit_scan(txn, 1, 0, placed_cb, &pc, &err), 0);
-    ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, bound_cb, &pc, &err), 0);
-    store_txn_abort(&txn);
-    ck_assert_msg(!pc.dup, "kill %d: %s", kill_no, pc.msg);
-    int bound = (int)json_object_size(pc.node_of);
-    json_decref(pc.node_of);
-    store_close(st);
-    return bound;
-}
-
-static void post_yaml(const struct musterd *m, char *yaml)
-{
-    static const char *const hdr[] = {"Content-Type: application/yaml", NULL};
-    struct http_resp r;
-    http_request("POST", m->base, "/api/v1/manifests", yaml, hdr, &r);
-    /* a request may race the kill: only a completed request must have succeeded */
-    ck_assert_msg(r.status == -1 || r.status == 200 || r.status == 201, "apply: %ld %s", r.status,
-                  r.body ? r.body : "");
-    http_resp_free(&r);
-    free(yaml);
-}
-
 START_TEST(test_crash_sigkill_during_cycles)
 {
     struct musterd m;
-    char cfg[512], root[256];
+    char root[256];
+    char *cfg = crash_config("cycle_interval: 0.01\nmark_running: true\ngrace_period: 0\n");
     const char *args[] = {"--config", cfg, NULL};
     int placed_max = 0;
-    FILE *f;
 
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
-    snprintf(cfg, sizeof(cfg), "/tmp/muster-crash-%d.yaml", (int)getpid());
-    f = fopen(cfg, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("cycle_interval: 0.01\nmark_running: true\ngrace_period: 0\nsync: full\n"
-          "log_level: error\n",
-          f);
-    fclose(f);
-
     ck_assert_int_eq(musterd_start(&m, NULL, args), 0);
     snprintf(root, sizeof(root), "%s", m.root);
-    post_yaml(&m, cluster_yaml());
+    crash_post_yaml(&m, cluster_yaml());
     for (int k = 1; k <= KILLS; k++) {
         /* new gangs keep the scheduler busy; deleting old pods frees room for them */
         for (int g = 0; g < 3; g++)
-            post_yaml(&m, gang_yaml(k, g, 2 + (k + g) % 5, (k + g) % 4 == 0));
+            crash_post_yaml(&m, gang_yaml(k, g, 2 + (k + g) % 5, (k + g) % 4 == 0));
         if (k > 3) {
             char path[128];
             struct http_resp r;
@@ -177,10 +86,8 @@ START_TEST(test_crash_sigkill_during_cycles)
             http_request("DELETE", m.base, path, NULL, NULL, &r);
             http_resp_free(&r);
         }
-        usleep((useconds_t)(rand() % 40000));
-        kill(m.pid, SIGKILL);
-        waitpid(m.pid, NULL, 0);
-        int bound = check_store(m.data_dir, k);
+        crash_kill(&m, 40000);
+        int bound = crash_check_store(m.data_dir, k, NULL, NULL);
         if (bound > placed_max)
             placed_max = bound;
         ck_assert_int_eq(musterd_start(&m, root, args), 0);
@@ -188,9 +95,9 @@ START_TEST(test_crash_sigkill_during_cycles)
     ck_assert_int_eq(musterd_stop(&m), 0);
     /* the kills landed while work was being done, not on an idle daemon */
     ck_assert_msg(placed_max >= NODES, "only %d pods were ever placed", placed_max);
-    check_store(m.data_dir, KILLS + 1);
+    crash_check_store(m.data_dir, KILLS + 1, NULL, NULL);
     musterd_cleanup(&m);
-    unlink(cfg);
+    crash_config_free(cfg);
 }
 END_TEST
 
