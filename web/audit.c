@@ -154,7 +154,8 @@ static int read_tail(struct req *r, struct export *x, struct err *err)
         store_txn_abort(&txn);
         /* this window's matches go before what was collected from later windows */
         XGROW(x->buf, x->len + acc_len, x->cap);
-        memcpy(x->buf + x->len, acc, acc_len);
+        if (acc_len) /* memcpy from NULL is undefined even for 0 bytes */
+            memcpy(x->buf + x->len, acc, acc_len);
         free(acc);
         acc = x->buf;
         acc_len = x->len + acc_len;
@@ -170,7 +171,8 @@ static int read_tail(struct req *r, struct export *x, struct err *err)
     x->buf = acc;
     x->cap = acc_len;
     x->len = acc_len - off;
-    memmove(x->buf, x->buf + off, x->len);
+    if (x->len)
+        memmove(x->buf, x->buf + off, x->len);
     x->more = 0;
     return rc;
 }
