@@ -22,6 +22,7 @@
 #include "scheduler.h"
 #include "sched_invariants.h"
 #include "sched_util.h"
+#include "why.h"
 
 static json_t *ledger(struct sched_util *u, const char *job, const char *victim, const char *since)
 {
@@ -422,6 +423,41 @@ START_TEST(test_preempt_http)
 }
 END_TEST
 
+/* docs/why.md's reason-code table is why.h's WHY_MAP: same codes, classes and order. */
+START_TEST(test_preempt_why_doc_table)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/docs/why.md", getenv("MUSTER_SOURCE_DIR"));
+    char *doc = sched_util_read(path);
+    ck_assert_msg(doc != NULL, "cannot read '%s'", path);
+    char *sec = strstr(doc, "\n## Reason codes\n");
+    ck_assert_msg(sec != NULL, "docs/why.md has no '## Reason codes' section");
+    char *end = strstr(sec + 1, "\n## ");
+    if (end)
+        *end = 0;
+    int rows = 0;
+    for (char *line = strtok(sec, "\n"); line; line = strtok(NULL, "\n")) {
+        int prec = 0, used = 0;
+        char code[64], cls[32];
+        if (sscanf(line, "| %d | `%63[^`]` | %31[A-Z] |%n", &prec, code, cls, &used) != 3 || !used)
+            continue;
+        ck_assert_msg(rows < WHY_CODE_COUNT, "docs/why.md: extra row '%s'", code);
+        ck_assert_msg(prec == rows + 1, "docs/why.md: row '%s' has precedence %d, expected %d",
+                      code, prec, rows + 1);
+        ck_assert_msg(!strcmp(code, why_code_name(rows)),
+                      "docs/why.md: precedence %d is '%s', why.h has '%s'", prec, code,
+                      why_code_name(rows));
+        ck_assert_msg(!strcmp(cls, why_class_name(why_code_class(rows))),
+                      "docs/why.md: '%s' has class %s, why.h has %s", code, cls,
+                      why_class_name(why_code_class(rows)));
+        rows++;
+    }
+    ck_assert_msg(rows == WHY_CODE_COUNT, "docs/why.md lists %d codes, why.h has %d", rows,
+                  WHY_CODE_COUNT);
+    free(doc);
+}
+END_TEST
+
 static Suite *preempt_suite(void)
 {
     Suite *s = suite_create("preempt");
@@ -431,6 +467,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
     tcase_add_test(tc, test_preempt_http);
+    tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
     return s;
 }
