@@ -306,5 +306,6 @@ void sched__gather_candidates(struct gather *g)
     }
     if (hold > 0)
         node_cands(g, &cap);
-    qsort(g->cands, g->ncands, sizeof(*g->cands), cmp_cand);
+    if (g->ncands > 1) /* qsort(NULL, 0) is undefined */
+        qsort(g->cands, g->ncands, sizeof(*g->cands), cmp_cand);
 }
