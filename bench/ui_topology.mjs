@@ -60,9 +60,9 @@ async function main() {
     await post('/api/v1/cycles', '');
   }
   await post('/api/v1/cycles', '');
-  const nodesBytes = (await (await fetch(URL + '/api/v1/nodes')).arrayBuffer()).byteLength;
+  const topoBytes = (await (await fetch(URL + '/api/v1/topology?pod_gpu=1')).arrayBuffer()).byteLength;
   console.log(`loaded ${NODES} nodes, ${G} gangs of 8 in ${Date.now() - t} ms; ` +
-    `GET /api/v1/nodes is ${(nodesBytes / 1e6).toFixed(1)} MB`);
+    `GET /api/v1/topology is ${(topoBytes / 1e6).toFixed(2)} MB`);
 
   const b = await launch();
   const first = [], select = [], poll = [];
@@ -74,18 +74,17 @@ async function main() {
       await page.waitForSelector('.tree li[data-domain]', { timeout: 60000 });
       first.push(await page.evaluate(() => performance.now()));
       if (r === 0) fetchMs = await page.evaluate(() => performance.getEntriesByType('resource')
-        .filter((e) => /\/api\/v1\/nodes$/.test(e.name)).map((e) => e.duration)[0] || 0);
+        .filter((e) => /\/api\/v1\/topology\?/.test(e.name)).map((e) => e.duration)[0] || 0);
       t = Date.now();
       await page.selectOption('#topo-job', 'bench/g7');
-      await page.waitForSelector('.tree li.node.hl', { timeout: 60000 });
+      await page.waitForSelector('.tree li.node.hl .occ', { timeout: 60000 });
       select.push(Date.now() - t);
       t = Date.now();
       const before = await page.evaluate(() => document.body.dataset.updated);
       await page.click('#refresh');
       await page.waitForFunction((v) => document.body.dataset.updated !== v, before);
       poll.push(Date.now() - t);
-      const errs = page.errors.filter((e) => !/404/.test(e)); // /api/v1/topology may be absent
-      if (errs.length) console.log('page errors:', errs.slice(0, 3));
+      if (page.errors.length) console.log('page errors:', page.errors.slice(0, 3));
       await page.close();
     }
   } finally {
@@ -93,9 +92,9 @@ async function main() {
   }
   const f = (xs) => `median ${median(xs).toFixed(0)} ms (runs: ${xs.map((x) => x.toFixed(0)).join(', ')})`;
   console.log(`topology first render (navigation start -> tree in DOM), ${NODES} nodes: ${f(first)}`);
-  console.log(`  of which GET /api/v1/nodes took ${fetchMs.toFixed(0)} ms in the first run`);
+  console.log(`  of which GET /api/v1/topology took ${fetchMs.toFixed(0)} ms in the first run`);
   console.log(`select a job (highlight + open its domains): ${f(select)}`);
-  console.log(`refresh (re-fetch nodes, jobs, topology; re-render): ${f(poll)}`);
+  console.log(`refresh (re-fetch topology, jobs, listed nodes; re-render): ${f(poll)}`);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

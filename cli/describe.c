@@ -1,7 +1,9 @@
 /*
  * describe.c - `muster describe job NS/NAME` and `muster why NS/NAME`: the job and
- * its why document printed for people. Every number of the why document is shown;
- * fields the document does not have are skipped, so newer documents still print.
+ * its why document printed for people. Every number of the why document is shown (the
+ * topology part as its summary, counts, best domains and tries; the preemption part as its
+ * verdict and numbers, with the victims of the job's ledger entry); fields the document
+ * does not have are skipped, so newer documents still print.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,21 +100,138 @@ static void print_node_filter(json_t *why, FILE *out)
     }
 }
 
-static void print_list_section(json_t *why, FILE *out)
+/* The topology part: the summary, the counts, the best domains and every domain tried. */
+static void print_topology(json_t *t, FILE *out)
+{
+    if (!json_is_object(t))
+        return;
+    const char *layer = s_of(t, "layer") ? s_of(t, "layer") : "?";
+    fprintf(out, "Topology:    %s\n",
+            s_of(t, "summary")    ? s_of(t, "summary")
+            : s_of(t, "strategy") ? s_of(t, "strategy")
+                                  : "?");
+    long long needed = i_of(t, "needed");
+    fprintf(out,
+            "  %lld pending pods, %lld needed in one domain; %lld %s domains hold the job, "
+            "%lld candidates, %lld tried\n",
+            i_of(t, "jobPods"), needed, i_of(t, "domainsHolding"), layer, i_of(t, "candidates"),
+            i_of(t, "domainsTried"));
+    size_t i;
+    json_t *d;
+    if (json_array_size(json_object_get(t, "best")) > 0)
+        fprintf(out, "  Best domains:\n");
+    json_array_foreach(json_object_get(t, "best"), i, d)
+    {
+        char dom[128];
+        snprintf(dom, sizeof(dom), "%s %s", s_of(d, "layer") ? s_of(d, "layer") : "?",
+                 s_of(d, "name") ? s_of(d, "name") : "?");
+        fprintf(out, "    %-28s holds %lld/%lld pods", dom, i_of(d, "holds"), needed);
+        if (s_of(d, "limit"))
+            fprintf(out, ", limited by %s", s_of(d, "limit"));
+        fputc('\n', out);
+    }
+    if (json_array_size(json_object_get(t, "tried")) > 0)
+        fprintf(out, "  Tried:\n");
+    json_array_foreach(json_object_get(t, "tried"), i, d)
+    {
+        char dom[128];
+        snprintf(dom, sizeof(dom), "%s %s", s_of(d, "layer") ? s_of(d, "layer") : "?",
+                 s_of(d, "name") ? s_of(d, "name") : "?");
+        fprintf(out, "    %-28s offer slots %lld, placed %lld: %s\n", dom, i_of(d, "offerSlots"),
+                i_of(d, "placed"), s_of(d, "result") ? s_of(d, "result") : "?");
+    }
+}
+
+static const char *job_of(json_t *victim)
+{
+    return s_of(victim, "job") ? s_of(victim, "job") : "";
+}
+
+/* "pod@node ..." for the victims of one job, pods without their namespace. */
+static void print_job_victims(json_t *victims, const char *job, FILE *out)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(victims, i, v)
+    {
+        if (strcmp(job_of(v), job) != 0)
+            continue;
+        const char *pod = s_of(v, "pod") ? s_of(v, "pod") : "?";
+        const char *slash = strchr(pod, '/');
+        fprintf(out, " %s@%s", slash ? slash + 1 : pod, s_of(v, "node") ? s_of(v, "node") : "?");
+    }
+}
+
+/* The victims of the job's ledger entry `id` (the latest entry when id < 0), one line per
+ * victim job; nothing when the ledger cannot be read. */
+static void print_victims(struct cli *cli, const char *job, long long id, FILE *out)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL, *e = NULL, *x;
+    char *path = xstrdup("/api/v1/preemptions");
+    cli__query(&path, "job", job);
+    size_t i, j;
+    if (cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0)
+        goto out;
+    json_array_foreach(json_object_get(doc, "items"), i, x)
+    {
+        if (id < 0 || i_of(x, "id") == id)
+            e = x;
+    }
+    if (!e)
+        goto out;
+    fprintf(out, "  Victims (ledger entry %lld, cycle %lld):\n", i_of(e, "id"), i_of(e, "cycle"));
+    json_t *victims = json_object_get(e, "victims"), *v;
+    json_array_foreach(victims, i, v)
+    {
+        int first = 1; /* one line per job, at its first victim */
+        for (j = 0; j < i && first; j++)
+            first = strcmp(job_of(v), job_of(json_array_get(victims, j))) != 0;
+        if (!first)
+            continue;
+        fprintf(out, "    %s (priority %lld):", job_of(v), i_of(v, "priority"));
+        print_job_victims(victims, job_of(v), out);
+        fputc('\n', out);
+    }
+out:
+    json_decref(doc);
+    free(path);
+}
+
+/* The preemption part: attempted or not, the verdict, its numbers and the victims. */
+static void print_preemption(struct cli *cli, json_t *why, FILE *out)
+{
+    json_t *p = json_object_get(why, "preemption");
+    if (!json_is_object(p))
+        return;
+    const char *code = s_of(p, "code");
+    int attempted = json_is_true(json_object_get(p, "attempted"));
+    int waiting = code && !strcmp(code, "PreemptionWaiting");
+    fprintf(out, "Preemption:  %s%s%s%s%s%s\n",
+            attempted ? "preempting"
+            : waiting ? "waiting"
+                      : "not attempted",
+            code ? " (" : "", code ? code : "", code ? ")" : "", s_of(p, "reason") ? ": " : "",
+            s_of(p, "reason") ? s_of(p, "reason") : "");
+    if (json_object_get(p, "victims"))
+        fprintf(out, "  %lld victim pods, %lld gangs broken, %zu nominated nodes\n",
+                i_of(p, "victims"), i_of(p, "gangsBroken"),
+                json_array_size(json_object_get(p, "nominatedNodes")));
+    if (json_object_get(p, "potentialVictims"))
+        fprintf(out, "  %lld potential victims\n", i_of(p, "potentialVictims"));
+    if (json_object_get(p, "nodesFailedForResources"))
+        fprintf(out, "  %lld nodes failed for resources\n", i_of(p, "nodesFailedForResources"));
+    if ((attempted || waiting) && s_of(why, "job"))
+        print_victims(cli, s_of(why, "job"), json_object_get(p, "ledger") ? i_of(p, "ledger") : -1,
+                      out);
+}
+
+static void print_list_section(struct cli *cli, json_t *why, FILE *out)
 {
     size_t i;
     json_t *a;
-    json_t *topo = json_object_get(why, "topology");
-    if (topo && !json_is_null(topo)) {
-        char *s = json_dumps(topo, JSON_COMPACT);
-        fprintf(out, "Topology:    %s\n", s ? s : "");
-        free(s);
-    }
-    json_t *pre = json_object_get(why, "preemption");
-    if (json_is_object(pre))
-        fprintf(out, "Preemption:  %s%s%s\n",
-                json_is_true(json_object_get(pre, "attempted")) ? "attempted" : "not attempted",
-                s_of(pre, "reason") ? ": " : "", s_of(pre, "reason") ? s_of(pre, "reason") : "");
+    print_topology(json_object_get(why, "topology"), out);
+    print_preemption(cli, why, out);
     if (json_array_size(json_object_get(why, "ahead")) > 0)
         fprintf(out, "Jobs ahead:\n");
     json_array_foreach(json_object_get(why, "ahead"), i, a)
@@ -165,7 +284,7 @@ void cli__print_why(struct cli *cli, json_t *why, FILE *out)
     print_blockers(why, out);
     print_gang(why, out);
     print_node_filter(why, out);
-    print_list_section(why, out);
+    print_list_section(cli, why, out);
 }
 
 /* GET /api/v1/jobs/{ns}/{name}[suffix] */
@@ -214,6 +333,11 @@ static void print_job(struct cli *cli, json_t *job)
     printf("Pending:     %lld\n", i_of(job, "pending"));
     printf("Created:     %s (%s ago)\n",
            s_of(job, "creationTimestamp") ? s_of(job, "creationTimestamp") : "?", age);
+    json_t *pb = json_object_get(job, "preemptedBy");
+    if (json_is_object(pb))
+        printf("PreemptedBy: %s (cycle %lld, %s, ledger entry %lld)\n",
+               s_of(pb, "preemptor") ? s_of(pb, "preemptor") : "?", i_of(pb, "cycle"),
+               s_of(pb, "ts") ? s_of(pb, "ts") : "?", i_of(pb, "id"));
     json_t *gg = json_object_get(job, "gangGroup");
     if (json_array_size(gg) > 1) {
         printf("GangGroup:  ");

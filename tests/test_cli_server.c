@@ -1,15 +1,18 @@
 /*
  * test_cli_server.c - `muster` against a real musterd (started on port 0 with a fresh
  * data directory per test): apply, get tables, -o json|yaml, delete, errors, auth,
- * audit export/verify, cycle, why and describe.
+ * audit export/verify, cycle, why and describe (with the topology and preemption parts on
+ * the demo cluster), preemptions and topology tables.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "cli_support.h"
+#include "http_client.h"
 #include "err.h"
 #include "model.h"
 
@@ -402,6 +405,185 @@ START_TEST(test_cli_cycle_why_describe)
 }
 END_TEST
 
+/* A musterd without the cycle timer (cycle_interval 0), so `muster cycle` alone decides
+ * which cycle a why document comes from. */
+static struct musterd demo;
+static char demo_env[128];
+
+static void demo_setup(void)
+{
+    char cfg[] = "/tmp/muster-cli-demo-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(test_write_file(cfg, "cycle_interval: 0\nsync: none\nlog_level: warn\n"), 0);
+    const char *args[] = {"--config", cfg, NULL};
+    ck_assert_msg(musterd_start(&demo, NULL, args) == 0, "musterd did not start");
+    unlink(cfg);
+    snprintf(demo_env, sizeof(demo_env), "MUSTER_SERVER=%s", demo.base);
+    env[0] = demo_env;
+    env[1] = NULL;
+}
+
+static void demo_teardown(void)
+{
+    musterd_stop(&demo);
+    musterd_cleanup(&demo);
+}
+
+/* Applies examples/demo (32 GPU nodes in 2 spines x 4 blocks, gangs at several priorities),
+ * waits for the wake-up cycles the applies start (the second one preempts: the ledger gets
+ * its entries) and runs `cycles` more scheduling cycles. */
+static void apply_demo(int cycles)
+{
+    struct cli_result r;
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    ck_assert_ptr_nonnull(src);
+    for (int i = 0; i < 2; i++) {
+        char *path = xasprintf("%s/examples/demo/%s", src, i ? "workloads.yaml" : "cluster.yaml");
+        run_ok(&r, NULL, ARGS("apply", "-f", path));
+        cli_result_release(&r);
+        free(path);
+    }
+    size_t n = 0;
+    for (int i = 0; i < 100 && n == 0; i++) {
+        json_t *l = run_json(ARGS("preemptions", "-o", "json"));
+        n = json_array_size(json_object_get(l, "items"));
+        json_decref(l);
+        if (n == 0)
+            usleep(50000);
+    }
+    ck_assert_msg(n > 0, "the demo cluster preempts after the wake-up cycles");
+    for (int i = 0; i < cycles; i++) {
+        run_ok(&r, NULL, ARGS("cycle"));
+        cli_result_release(&r);
+    }
+}
+
+/* The line of out starting with prefix (exactly, spaces included), or fails. */
+static const char *line_at(const char *out, const char *prefix)
+{
+    for (const char *s = out; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+        if (strncmp(s, prefix, strlen(prefix)) == 0)
+            return s;
+    ck_abort_msg("no line '%s' in:\n%s", prefix, out);
+    return NULL;
+}
+
+/* `muster why` prints the topology part (summary, counts, best domains) and the preemption
+ * part (verdict, numbers, victims from the ledger) readably: preempting in the cycle that
+ * preempts, waiting in the next; `describe job` shows preemptedBy on a victim. */
+START_TEST(test_cli_why_topology_and_preemption_parts)
+{
+    struct cli_result r;
+    apply_demo(0);
+    json_t *why = run_json(ARGS("why", "prod/urgent-finetune", "-o", "json"));
+    json_t *topo = json_object_get(why, "topology"), *pre = json_object_get(why, "preemption");
+    ck_assert_msg(json_is_object(topo) && json_is_true(json_object_get(pre, "attempted")),
+                  "the demo's MustGather job preempts in its first cycle");
+    json_t *ledger = run_json(ARGS("preemptions", "--job", "prod/urgent-finetune", "-o", "json"));
+    json_t *entry = json_array_get(json_object_get(ledger, "items"), 0);
+    ck_assert_ptr_nonnull(entry);
+    run_ok(&r, NULL, ARGS("why", "prod/urgent-finetune"));
+    ck_assert_msg(!strstr(r.out, "{\""), "raw JSON printed:\n%s", r.out);
+    char *want =
+        xasprintf("Topology:    %s\n", json_string_value(json_object_get(topo, "summary")));
+    ck_assert_ptr_nonnull(strstr(r.out, want));
+    free(want);
+    want = xasprintf("  %lld pending pods, %lld needed in one domain; %lld SpineLayer domains "
+                     "hold the job,",
+                     (long long)json_integer_value(json_object_get(topo, "jobPods")),
+                     (long long)json_integer_value(json_object_get(topo, "needed")),
+                     (long long)json_integer_value(json_object_get(topo, "domainsHolding")));
+    line_at(r.out, want);
+    free(want);
+    line_at(r.out, "  Best domains:\n");
+    json_t *b0 = json_array_get(json_object_get(topo, "best"), 0);
+    want = xasprintf("    SpineLayer %s", json_string_value(json_object_get(b0, "name")));
+    const char *l = line_at(r.out, want);
+    free(want);
+    want = xasprintf(" holds %lld/%lld pods, limited by nvidia.com/gpu\n",
+                     (long long)json_integer_value(json_object_get(b0, "holds")),
+                     (long long)json_integer_value(json_object_get(topo, "needed")));
+    ck_assert_msg(strncmp(strstr(l, " holds"), want, strlen(want)) == 0, "%s", r.out);
+    free(want);
+    want = xasprintf("Preemption:  preempting (Preempting): %s\n",
+                     json_string_value(json_object_get(pre, "reason")));
+    line_at(r.out, want);
+    free(want);
+    want = xasprintf("  Victims (ledger entry %lld, cycle %lld):\n",
+                     (long long)json_integer_value(json_object_get(entry, "id")),
+                     (long long)json_integer_value(json_object_get(entry, "cycle")));
+    line_at(r.out, want);
+    free(want);
+    l = line_at(r.out, "    batch/etl-a (priority 10): etl-a-");
+    ck_assert_msg(strstr(l, "@gpu-b"), "victim pods with their nodes:\n%s", r.out);
+    cli_result_release(&r);
+    json_decref(why);
+    json_decref(ledger);
+
+    /* next cycle: the victims are terminating, the job waits */
+    run_ok(&r, NULL, ARGS("cycle"));
+    cli_result_release(&r);
+    run_ok(&r, NULL, ARGS("why", "prod/urgent-finetune"));
+    l = line_at(r.out, "Preemption:  waiting (PreemptionWaiting): waiting for ");
+    ck_assert_msg(strstr(l, " victims to terminate\n"), "%s", r.out);
+    line_at(r.out, "  Victims (ledger entry ");
+    cli_result_release(&r);
+
+    /* the victim's side: describe names its preemptor */
+    json_t *job = run_json(ARGS("get", "job", "batch/etl-a", "-o", "json"));
+    json_t *pb = json_object_get(job, "preemptedBy");
+    ck_assert_msg(json_is_object(pb), "batch/etl-a was preempted");
+    run_ok(&r, NULL, ARGS("describe", "job", "batch/etl-a"));
+    want = xasprintf("PreemptedBy: %s (cycle %lld, ",
+                     json_string_value(json_object_get(pb, "preemptor")),
+                     (long long)json_integer_value(json_object_get(pb, "cycle")));
+    line_at(r.out, want);
+    free(want);
+    cli_result_release(&r);
+    json_decref(job);
+}
+END_TEST
+
+/* `muster preemptions` and `muster topology` print kubectl-like tables of the real ledger
+ * and domain tree. */
+START_TEST(test_cli_preemptions_and_topology_tables)
+{
+    struct cli_result r;
+    apply_demo(1);
+    json_t *ledger = run_json(ARGS("preemptions", "-o", "json"));
+    size_t n = json_array_size(json_object_get(ledger, "items"));
+    ck_assert_uint_gt(n, 0);
+    run_ok(&r, NULL, ARGS("preemptions"));
+    expect_line(r.out, 0, "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN NODES BOUND LATENCY");
+    ck_assert_int_eq(count_lines(r.out), (int)n + 1);
+    json_t *e = json_array_get(json_object_get(ledger, "items"), 0);
+    char *want = xasprintf(
+        "%lld %lld %s %s %lld ", (long long)json_integer_value(json_object_get(e, "id")),
+        (long long)json_integer_value(json_object_get(e, "cycle")),
+        json_string_value(json_object_get(e, "preemptor")),
+        json_string_value(json_object_get(e, "triggerPod")),
+        (long long)json_integer_value(json_object_get(json_object_get(e, "cost"), "pods")));
+    expect_line(r.out, 1, want);
+    free(want);
+    cli_result_release(&r);
+    run_ok(&r, NULL, ARGS("preemptions", "--victim", "batch/etl-a"));
+    ck_assert_msg(count_lines(r.out) >= 2 && has_line(r.out, "ID CYCLE"), "%s", r.out);
+    cli_result_release(&r);
+    json_decref(ledger);
+
+    run_ok(&r, NULL, ARGS("topology", "--pod-gpu", "8"));
+    expect_line(r.out, 0, "DOMAIN LAYER NODES CPU USED/CAP GPU GANG JOBS");
+    expect_line(r.out, 1, "(cluster) ClusterTopologyLayer 32 ");
+    ck_assert_msg(has_line(r.out, "spine-0 SpineLayer 16 ") &&
+                      has_line(r.out, "block-0 BlockLayer 4 ") &&
+                      has_line(r.out, "nodes: gpu-b0-0 gpu-b0-1 gpu-b0-2 gpu-b0-3"),
+                  "%s", r.out);
+    cli_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_server");
@@ -417,6 +599,12 @@ int main(void)
     tcase_add_test(tc, test_cli_audit_export_and_verify);
     tcase_add_test(tc, test_cli_audit_verify_broken_chain);
     tcase_add_test(tc, test_cli_cycle_why_describe);
+    TCase *demo_tc = tcase_create("demo");
+    tcase_set_timeout(demo_tc, 60);
+    tcase_add_checked_fixture(demo_tc, demo_setup, demo_teardown);
+    tcase_add_test(demo_tc, test_cli_why_topology_and_preemption_parts);
+    tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
+    suite_add_tcase(s, demo_tc);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
