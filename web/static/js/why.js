@@ -88,6 +88,8 @@ function topology(t) {
   if (!t) return h('section', { class: 'topo' }, h('h3', null, 'Topology'),
     h('p', { class: 'muted' }, 'no gather strategy (or no ClusterNetworkTopology) for this job'));
   const needed = t.needed ?? t.jobPods ?? 0;
+  // The tree with this job's (placed or nominated) pods highlighted.
+  const topoHref = () => `#/topology?job=${encodeURIComponent(t.job || '')}`;
   const layer = t.layer || '';
   return h('section', { class: 'topo' }, h('h3', null, 'Topology'),
     h('p', { class: 'tsummary' }, h('strong', null, `${t.strategy || '?'} ${layer}`),
@@ -111,8 +113,6 @@ function topology(t) {
     ], t.tried, { cls: 'compact tried' })] : null);
 }
 
-const topoHref = (d) => `#/topology?color=${encodeURIComponent('nvidia.com/gpu')}` +
-  (d.job ? `&job=${encodeURIComponent(d.job)}` : '');
 
 // The preemption part: attempted or not and why, the verdict's numbers, and for an
 // attempt the victims (from the ledger entry it names, when the page has it).
