@@ -140,13 +140,11 @@ static int load(struct cli *cli, const char *path, struct model_manifest *m, str
     if (f != stdin)
         fclose(f);
     int rc = model_manifest_parse(buf, len, MODEL_FMT_AUTO, m, err);
-    free(buf);
-    if (rc < 0)
-        return rc;
     json_t *errors = json_array();
-    for (size_t i = 0; i < m->n; i++)
-        model_validate(&m->docs[i], errors);
-    if (json_array_size(errors) > 0) {
+    if (rc == 0)
+        model_validate_all(m, buf, len, errors);
+    free(buf);
+    if (rc == 0 && json_array_size(errors) > 0) {
         rc = err_set(err, ERR_INVALID, "%zu errors in '%s'", json_array_size(errors), path);
         cli->errors = json_incref(errors);
     }

@@ -27,13 +27,14 @@ void model__real_format(double v, char *buf, size_t n);
 
 /* Parses the YAML stream in buf into docs (appended to out); see model_manifest_parse.
  * Returns 0 or ERR_INVALID with "document N: ... at line L col C". */
-int model__yaml_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
+                      struct err *err);
 
 /* Appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);
 
-/* Records [line, col] under path in pos. */
+/* Records [line, col] under path in pos (NULL: positions are not being recorded). */
 void model__pos_set(json_t *pos, const char *path, int line, int col);
 
 /* ---- validation (validate.c, validate_kinds.c) ---- */

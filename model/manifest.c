@@ -27,12 +27,14 @@ struct yp {
     json_t *pos;
     json_t *anchors; /* anchor name -> value */
     long budget;
+    int want_pos;
     struct err *err;
 };
 
 void model__pos_set(json_t *pos, const char *path, int line, int col)
 {
-    json_object_set_new(pos, path, json_pack("[ii]", line, col));
+    if (pos)
+        json_object_set_new(pos, path, json_pack("[ii]", line, col));
 }
 
 static int fail_at(struct yp *yp, yaml_mark_t mark, const char *fmt, const char *arg)
@@ -248,7 +250,7 @@ static int parse_document(struct yp *yp, struct model_manifest *out)
 {
     json_t *v = NULL;
     int rc;
-    yp->pos = json_object();
+    yp->pos = yp->want_pos ? json_object() : NULL;
     if ((rc = next(yp)) < 0 || (rc = parse_node(yp, "", 0, &v)) < 0 || (rc = next(yp)) < 0)
         goto out;
     if (yp->ev.type != YAML_DOCUMENT_END_EVENT) {
@@ -267,9 +269,10 @@ out:
     return rc;
 }
 
-int model__yaml_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
+                      struct err *err)
 {
-    struct yp yp = {.doc = 1, .budget = ALIAS_BUDGET, .err = err};
+    struct yp yp = {.doc = 1, .budget = ALIAS_BUDGET, .want_pos = want_pos, .err = err};
     int rc;
     yaml_parser_initialize(&yp.parser);
     yaml_parser_set_input_string(&yp.parser, (const unsigned char *)buf, len);
@@ -298,6 +301,8 @@ out:
 /* Moves the entries of pos under prefix ("items[2]", "[0]") to the root of a new map. */
 static json_t *pos_rebase(json_t *pos, const char *prefix)
 {
+    if (!pos)
+        return NULL;
     json_t *res = json_object(), *v;
     const char *k;
     size_t n = strlen(prefix);
@@ -356,12 +361,12 @@ static int json_parse(const char *buf, size_t len, struct model_manifest *out, s
     if (!v)
         return err_set(err, ERR_INVALID, "document 1: %s at line %d col %d", jerr.text, jerr.line,
                        jerr.column);
-    model__manifest_add(out, v, json_object());
+    model__manifest_add(out, v, NULL);
     return 0;
 }
 
-int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
-                         struct model_manifest *out, struct err *err)
+static int parse(const char *buf, size_t len, enum model_format fmt, int want_pos,
+                 struct model_manifest *out, struct err *err)
 {
     size_t i = 0;
     int rc;
@@ -374,10 +379,49 @@ int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
     if (fmt == MODEL_FMT_AUTO)
         fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
     rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
-                               : model__yaml_parse(buf, len, out, err);
+                               : model__yaml_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
     return rc;
+}
+
+int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
+                         struct model_manifest *out, struct err *err)
+{
+    return parse(buf, len, fmt, 0, out, err);
+}
+
+int model_manifest_parse_positions(const char *buf, size_t len, enum model_format fmt,
+                                   struct model_manifest *out, struct err *err)
+{
+    return parse(buf, len, fmt, 1, out, err);
+}
+
+int model_validate_all(struct model_manifest *m, const char *src, size_t len, json_t *errors)
+{
+    size_t before = json_array_size(errors);
+    int n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        n += model_validate(&m->docs[i], errors);
+    if (!n || !src || (m->n && m->docs[0].pos))
+        return n;
+    struct model_manifest placed;
+    if (model_manifest_parse_positions(src, len, MODEL_FMT_AUTO, &placed, NULL) < 0)
+        return n;
+    if (placed.n == m->n && placed.n && placed.docs[0].pos) {
+        for (size_t i = 0; i < m->n; i++) {
+            m->docs[i].pos = placed.docs[i].pos;
+            placed.docs[i].pos = NULL;
+        }
+        /* validation is idempotent: the second pass gives the same problems, placed */
+        while (json_array_size(errors) > before)
+            json_array_remove(errors, json_array_size(errors) - 1);
+        n = 0;
+        for (size_t i = 0; i < m->n; i++)
+            n += model_validate(&m->docs[i], errors);
+    }
+    model_manifest_free(&placed);
+    return n;
 }
 
 void model_manifest_free(struct model_manifest *m)

@@ -79,7 +79,8 @@ struct model_doc {
                     not counted; each item of a List or top-level array counts one) */
     json_t *obj; /* owned: the document */
     json_t *pos; /* owned: object mapping field path ("spec.containers[0].name") to
-                    [line, col] (1-based) where known; empty for JSON input */
+                    [line, col] (1-based) where known; NULL when positions were not
+                    recorded (JSON input, or the fast path of model_manifest_parse) */
 };
 
 struct model_manifest {
@@ -90,10 +91,23 @@ struct model_manifest {
 /* Parses a YAML stream (documents separated by ---) or JSON (one object, an array of
  * objects, or a kind: List). AUTO sniffs the first non-space byte. Empty documents are
  * skipped. A kind: List is flattened into its items. On a syntax error returns ERR_INVALID
- * with "document N: <problem> at line L col C" and out is left empty. */
+ * with "document N: <problem> at line L col C" and out is left empty. Field positions are
+ * not recorded (doc.pos is NULL): see model_validate_all. */
 int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
                          struct model_manifest *out, struct err *err);
 void model_manifest_free(struct model_manifest *m);
+
+/* Like model_manifest_parse, and records every field's position (slower: a map entry per
+ * field). model_validate_all calls it only when it has errors to place. */
+int model_manifest_parse_positions(const char *buf, size_t len, enum model_format fmt,
+                                   struct model_manifest *out, struct err *err);
+
+/* Validates every document (model_validate) and appends every problem to errors. When
+ * there are problems and src (the bytes m was parsed from, or NULL) is YAML whose
+ * positions were not recorded, parses it again with positions and validates again, so
+ * the messages name the line and column; valid manifests never pay for positions.
+ * Returns the number of problems. */
+int model_validate_all(struct model_manifest *m, const char *src, size_t len, json_t *errors);
 
 /* Validates one document and normalizes it in place (metadata.namespace defaults to
  * "default" for namespaced kinds). Appends one object per problem to errors:

@@ -259,7 +259,30 @@ out:
     free(order);
     free(c.ops);
     free(c.touched);
+    free(c.by_node_off);
+    free(c.by_node);
     return rc;
+}
+
+void sched__cyc_pods_by_node(struct sched_cyc *c)
+{
+    const struct sched_view *v = c->v;
+    if (c->by_node_off)
+        return;
+    c->by_node_off = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->npods; i++)
+        if (v->pods[i].alive && v->pods[i].node >= 0)
+            c->by_node_off[v->pods[i].node + 1]++;
+    for (size_t n = 0; n < v->nnodes; n++)
+        c->by_node_off[n + 1] += c->by_node_off[n];
+    c->by_node = xcalloc((size_t)c->by_node_off[v->nnodes] + 1, sizeof(int));
+    int *fill = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->npods; i++) {
+        int n = v->pods[i].node;
+        if (v->pods[i].alive && n >= 0)
+            c->by_node[c->by_node_off[n] + fill[n]++] = (int)i;
+    }
+    free(fill);
 }
 
 int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err)

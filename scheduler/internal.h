@@ -327,7 +327,15 @@ struct sched_cyc {
     int *touched; /* nodes with cyc_pods this cycle */
     size_t ntouched, captouched;
     long placed, jobs_placed, discarded, unschedulable;
+    /* Bound pods by node as of the first preemption attempt of the cycle (CSR: node n's
+     * pods are by_node[by_node_off[n] .. by_node_off[n + 1]]), built lazily. Pods placed
+     * later in the cycle are not in it and need not be: jobs run in priority order, so
+     * they are never of lower priority than a later preemptor and never its victims. */
+    int *by_node_off, *by_node;
 };
+
+/* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */
+void sched__cyc_pods_by_node(struct sched_cyc *c);
 
 /* Statement: allocate (view now, store at commit), commit, discard (undo in reverse,
  * audit "discarded" when the statement had operations). */

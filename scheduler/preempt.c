@@ -353,26 +353,29 @@ static void rank_and_cost(struct preempt *pr)
 }
 
 /* Potential victims: strictly lower priority, bound, not terminating, not of the
- * preemptor, on nodes the job could use but that failed for resources. */
+ * preemptor, on nodes the job could use but that failed for resources. Only the pods of
+ * nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with
+ * many unschedulable jobs does not scan every pod for each of them. */
 static void collect_victims(struct preempt *pr)
 {
     struct sched_view *v = pr->c->v;
-    int *node_ok = xcalloc(v->nnodes + 1, sizeof(int)); /* 0 unknown, 1 yes, 2 no */
     int *node_pn = xcalloc(v->nnodes + 1, sizeof(int));
-    for (size_t i = 0; i < v->nnodes; i++)
-        node_pn[i] = -1;
     collect_shapes(pr);
-    for (size_t i = 0; i < v->npods; i++) {
-        const struct sv_pod *p = &v->pods[i];
-        if (!p->alive || p->node < 0 || !p->counted || p->m.deletion_ms || sched__pod_terminal(p) ||
-            p->m.priority >= pr->prio || in_preemptor(pr, p->job))
+    sched__cyc_pods_by_node(pr->c);
+    for (size_t n = 0; n < v->nnodes; n++) {
+        node_pn[n] = -1;
+        int lo = pr->c->by_node_off[n], hi = pr->c->by_node_off[n + 1];
+        if (lo == hi || !v->nodes[n].alive || !node_static_ok(pr, &v->nodes[n]))
             continue;
-        if (!node_ok[p->node])
-            node_ok[p->node] = node_static_ok(pr, &v->nodes[p->node]) ? 1 : 2;
-        if (node_ok[p->node] == 1)
-            add_victim(pr, (int)i, p->node, node_pn);
+        for (int k = lo; k < hi; k++) {
+            int i = pr->c->by_node[k];
+            const struct sv_pod *p = &v->pods[i];
+            if (!p->alive || p->node != (int)n || !p->counted || p->m.deletion_ms ||
+                sched__pod_terminal(p) || p->m.priority >= pr->prio || in_preemptor(pr, p->job))
+                continue;
+            add_victim(pr, i, (int)n, node_pn);
+        }
     }
-    free(node_ok);
     free(node_pn);
     rank_and_cost(pr);
 }

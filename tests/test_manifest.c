@@ -113,8 +113,8 @@ END_TEST
 static json_t *parse_one(const char *text, struct model_manifest *m)
 {
     struct err err = ERR_INIT;
-    ck_assert_msg(model_manifest_parse(text, strlen(text), MODEL_FMT_AUTO, m, &err) == 0, "%s",
-                  err.msg);
+    ck_assert_msg(model_manifest_parse_positions(text, strlen(text), MODEL_FMT_AUTO, m, &err) == 0,
+                  "%s", err.msg);
     ck_assert_uint_ge(m->n, 1);
     return m->docs[0].obj;
 }

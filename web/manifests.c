@@ -73,9 +73,7 @@ void api__manifests_apply(struct req *r)
         goto out;
     }
     errors = json_array();
-    for (size_t i = 0; i < m.n; i++)
-        model_validate(&m.docs[i], errors);
-    if (json_array_size(errors)) {
+    if (model_validate_all(&m, body, len, errors) > 0) {
         size_t n = json_array_size(errors);
         err_set(&err, ERR_INVALID, "%zu error%s", n, n == 1 ? "" : "s");
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));

@@ -42,11 +42,9 @@ json_t *model_test_check(const char *buf, size_t len, json_t **docs)
         json_decref(errors);
         return messages;
     }
-    for (i = 0; i < m.n; i++) {
-        model_validate(&m.docs[i], errors);
-        if (docs)
-            json_array_append(*docs, m.docs[i].obj);
-    }
+    model_validate_all(&m, buf, len, errors);
+    for (i = 0; docs && i < m.n; i++)
+        json_array_append(*docs, m.docs[i].obj);
     json_array_foreach(errors, i, e) json_array_append(messages, json_object_get(e, "message"));
     json_decref(errors);
     model_manifest_free(&m);
