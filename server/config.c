@@ -16,7 +16,7 @@ void server_config_init(struct server_config *c)
 {
     memset(c, 0, sizeof(*c));
     c->listen = xstrdup("127.0.0.1:8080");
-    c->data_dir = xstrdup("data");
+    c->data_dir = xstrdup("var/muster");
     c->body_limit = (size_t)16 << 20;
     c->cycle_interval = 1.0;
     c->sync = STORE_SYNC_FULL;

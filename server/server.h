@@ -30,7 +30,7 @@ struct err;
 
 struct server_config {
     char *listen;          /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
-    char *data_dir;        /* default "data" */
+    char *data_dir;        /* default "var/muster" */
     char *token;           /* NULL: no auth */
     int auth_reads;        /* reads need the token too */
     size_t body_limit;     /* bytes, default 16 MiB */
