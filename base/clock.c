@@ -34,6 +34,21 @@ void clock_format_rfc3339(int64_t ms, char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void clock_format_rfc3339_ms(int64_t ms, char *buf, size_t n)
+{
+    int64_t secs = ms / 1000, frac = ms % 1000;
+    if (frac < 0) { /* floor, so times before the epoch keep a positive fraction */
+        secs--;
+        frac += 1000;
+    }
+    time_t t = (time_t)secs;
+    struct tm tm;
+    char head[48];
+    gmtime_r(&t, &tm);
+    strftime(head, sizeof(head), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, n, "%s.%03dZ", head, (int)frac);
+}
+
 int clock_parse_rfc3339(const char *s, int64_t *ms, struct err *err)
 {
     struct tm tm;

@@ -52,8 +52,9 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
     if (rc < 0)
         return rc;
+    /* Milliseconds: the grace period is measured from this time, also after a rebuild. */
     char ts[64];
-    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    clock_format_rfc3339_ms(c->now_ms, ts, sizeof(ts));
     json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp", json_string(ts));
     json_t *st = status_of(pod), *keep = json_array(), *cd;
     size_t i;
@@ -78,10 +79,9 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     }
     rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
     json_decref(pod);
-    /* Seconds precision, as stored: a rebuilt view must see the same timestamp. */
-    int64_t secs_ms = c->now_ms / 1000 * 1000;
+    /* The exact time, as stored (0 means "not deleting"). */
     if (rc == 0)
-        p->m.deletion_ms = secs_ms > 0 ? secs_ms : 1;
+        p->m.deletion_ms = c->now_ms > 0 ? c->now_ms : 1;
     return rc;
 }
 

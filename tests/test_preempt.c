@@ -366,6 +366,46 @@ START_TEST(test_preempt_bound_latency_and_audit)
 }
 END_TEST
 
+/* A victim marked at t stays until t + grace - 1 ms and is gone at the first cycle at or
+ * after t + grace, for a grace below a second, with t inside a second, live and after a
+ * rebuild (the stored deletionTimestamp carries the milliseconds). */
+START_TEST(test_preempt_grace_exact)
+{
+    static const int64_t graces[] = {50, 1000, 2500};
+    for (size_t gi = 0; gi < sizeof(graces) / sizeof(*graces); gi++) {
+        for (int rebuild = 0; rebuild < 2; rebuild++) {
+            struct sched_options opts = {.grace_ms = graces[gi]};
+            struct sched_util u;
+            char pod[1024], doc[1024];
+            const int64_t t = 2730;
+            sched_util_open(&u, &opts);
+            json_decref(sched_util_apply(&u, two_preemptions, 1000));
+            snprintf(doc, sizeof(doc), "# hi\n%s", hi_pod);
+            snprintf(pod, sizeof(pod), doc, "hi-1");
+            json_decref(sched_util_apply(&u, pod, 1500));
+            json_decref(sched_util_cycle(&u, t));
+            json_t *l = ledger(&u, "default/hi-1", NULL, NULL);
+            ck_assert_int_eq(json_array_size(l), 1);
+            json_decref(l);
+            if (rebuild)
+                sched_util_reopen(&u);
+            json_decref(sched_util_cycle(&u, t + graces[gi] - 1));
+            json_t *lo = sched_util_pod(&u, "default/lo-1");
+            ck_assert_msg(lo != NULL, "grace %lld ms (rebuild %d): victim removed 1 ms early",
+                          (long long)graces[gi], rebuild);
+            ck_assert_str_eq(str2(lo, "metadata", "deletionTimestamp"), "1970-01-01T00:00:02.730Z");
+            json_decref(lo);
+            json_decref(sched_util_cycle(&u, t + graces[gi]));
+            lo = sched_util_pod(&u, "default/lo-1");
+            ck_assert_msg(lo == NULL, "grace %lld ms (rebuild %d): victim still there at t + grace",
+                          (long long)graces[gi], rebuild);
+            ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-1"), 1);
+            sched_util_close(&u);
+        }
+    }
+}
+END_TEST
+
 /* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
 static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
                          long want)
@@ -466,6 +506,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_cases);
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
+    tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
