@@ -432,8 +432,8 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json
         goto out;
     }
     rc = sched__evict_execute(&pr, verdict, err);
-    if (rc == 0)
-        *blocker = WHY_PREEMPTION_WAITING;
+    if (rc == 0) /* the same code as the verdict; later cycles wait (PreemptionWaiting) */
+        *blocker = WHY_PREEMPTING;
 out:
     preempt_free(&pr);
     return rc;

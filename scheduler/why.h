@@ -32,13 +32,13 @@ enum why_class {
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
     X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
+    X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
     X(INSUFFICIENT, "InsufficientCapacity", CAPACITY)                                              \
     X(PREEMPTION_NEVER, "PreemptionPolicyNever", POLICY)                                           \
     X(PREEMPTION_NO_VICTIMS, "PreemptionNoVictims", PREEMPTION)                                    \
     X(PREEMPTION_NOT_HELPFUL, "PreemptionNotHelpful", PREEMPTION)                                  \
-    X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
     X(NOT_TRIED, "NotTried", WAITING)
 
 enum why_code {

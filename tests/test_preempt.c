@@ -107,6 +107,33 @@ static void check_placements(struct sched_util *u, const char *name, json_t *exp
     }
 }
 
+/* The why document's blockers agree with its preemption part: every PREEMPTION blocker
+ * carries the verdict's code, and a verdict that blocks (Preempting, PreemptionWaiting)
+ * is among the blockers. */
+static void check_verdict_blockers(struct sched_util *u, const char *name, const char *id)
+{
+    json_t *w = why(u, id), *b;
+    const char *verdict = str2(w, "preemption", "code");
+    int blocks = verdict && (!strcmp(verdict, why_code_name(WHY_PREEMPTING)) ||
+                             !strcmp(verdict, why_code_name(WHY_PREEMPTION_WAITING)));
+    int found = 0;
+    size_t i;
+    json_array_foreach(json_object_get(w, "blockers"), i, b)
+    {
+        const char *cls = json_string_value(json_object_get(b, "class"));
+        const char *code = json_string_value(json_object_get(b, "code"));
+        if (!cls || strcmp(cls, why_class_name(WHY_CLASS_PREEMPTION)))
+            continue;
+        ck_assert_msg(verdict && !strcmp(code, verdict),
+                      "case '%s': job '%s' has blocker %s but preemption verdict %s", name, id,
+                      code, verdict ? verdict : "(none)");
+        found = 1;
+    }
+    ck_assert_msg(!blocks || found, "case '%s': job '%s': verdict %s is not among the blockers",
+                  name, id, verdict);
+    json_decref(w);
+}
+
 static void check_jobs(struct sched_util *u, const char *name, json_t *exp)
 {
     const char *key;
@@ -130,6 +157,8 @@ static void check_jobs(struct sched_util *u, const char *name, json_t *exp)
                       json_string_value(val));
         json_decref(w);
     }
+    json_object_foreach(json_object_get(exp, "preemption"), key, val)
+        check_verdict_blockers(u, name, key);
     json_object_foreach(json_object_get(exp, "whyPreemption"), key, val)
     {
         json_t *w = why(u, key);
