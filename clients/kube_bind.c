@@ -310,16 +310,19 @@ int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t 
     if (kind && (!strcmp(kind, "preempted") || !strcmp(kind, "evicted")) &&
         json_is_array(json_object_get(rec, "victims")))
         pods = json_object_get(rec, "victims");
+    int evicting = kind && (!strcmp(kind, "preempted") || !strcmp(kind, "evicted"));
     for (size_t i = 0; kind && i < json_array_size(pods) && rc == 0; i++) {
         const char *pod = json_string_value(json_array_get(pods, i));
         const char *node = json_string_value(json_array_get(nodes, i));
-        if (!pod || !ours(k, pod))
+        /* muster binds and nominates only its own pods, but a victim may belong to any
+         * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
+        if (!pod || (!evicting && !ours(k, pod)))
             continue;
         if (!strcmp(kind, "placed") && node)
             rc = bind_pod(k, h, rec, seq, pod, node, &o, err);
         else if (!strcmp(kind, "nominated") && node)
             rc = nominate_pod(k, h, rec, seq, pod, node, &o, err);
-        else if (!strcmp(kind, "preempted") || !strcmp(kind, "evicted"))
+        else if (evicting)
             rc = evict_pod(k, h, rec, seq, pod, &o, err);
     }
     if (rc == 0) {

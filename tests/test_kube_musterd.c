@@ -93,6 +93,72 @@ START_TEST(test_kube_musterd_mirror_and_bind)
 }
 END_TEST
 
+static int pod_gone(void *ctx)
+{
+    json_t *o = kube_testapi_object(&api, "pods", ctx);
+    json_decref(o);
+    return o == NULL;
+}
+
+/* A high-priority pod for muster on a full cluster: musterd preempts one low-priority pod
+ * through the Eviction API, the API server deletes it, the mirror sees it go, and musterd
+ * binds the preemptor on the freed node through the Binding API. */
+START_TEST(test_kube_musterd_preempts_through_the_api)
+{
+    const char *args[] = {"--kubeconfig", api.kubeconfig, "--scheduler-name", "muster", NULL};
+    const char *nodes[] = {"k0", "k1"};
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        json_t *n = kube_test_node(nodes[i], "4", "b0");
+        kube_testapi_apply(&api, "nodes", n);
+        json_decref(n);
+        snprintf(name, sizeof(name), "lo-%d", i);
+        json_t *lo = kube_test_pod(name, NULL, nodes[i], NULL, "4");
+        kube_testapi_apply(&api, "pods", lo);
+        json_decref(lo);
+    }
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    ck_assert_msg(kube_test_wait(all_synced, NULL, 10000), "sources never synced");
+
+    json_t *hi = kube_test_pod("hi", "muster", NULL, NULL, "4");
+    json_object_set_new(json_object_get(hi, "spec"), "priority", json_integer(100));
+    kube_testapi_apply(&api, "pods", hi);
+    json_decref(hi);
+    if (!kube_test_wait(node_of_bound, "default/hi", 15000)) {
+        json_t *why = get("/api/v1/jobs/default/hi/why"), *src = get("/api/v1/sources");
+        json_t *pods = get("/api/v1/pods");
+        char *a = json_dumps(why, JSON_COMPACT), *b = json_dumps(src, JSON_COMPACT);
+        char *c = json_dumps(pods, JSON_COMPACT);
+        ck_abort_msg("the preemptor was never bound through the API server: why %s; "
+                     "sources %s; pods %s",
+                     a, b, c);
+    }
+
+    json_t *o = kube_testapi_object(&api, "pods", "default/hi");
+    const char *node = json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName"));
+    /* exactly the pod that was on the preemptor's node was evicted, the other one stayed */
+    char victim[32], other[32];
+    snprintf(victim, sizeof(victim), "default/lo-%d", strcmp(node, "k0") ? 1 : 0);
+    snprintf(other, sizeof(other), "default/lo-%d", strcmp(node, "k0") ? 0 : 1);
+    json_decref(o);
+    ck_assert_msg(pod_gone(victim), "victim '%s' still exists", victim);
+    ck_assert_msg(!pod_gone(other), "'%s' was evicted for nothing", other);
+    json_t *stats = kube_testapi_stats(&api);
+    ck_assert_int_eq(json_integer_value(json_object_get(stats, "evicted")), 1);
+    json_decref(stats);
+
+    json_t *ledger = get("/api/v1/preemptions");
+    json_t *items = json_object_get(ledger, "items");
+    ck_assert_int_eq(json_array_size(items), 1);
+    json_t *victims = json_object_get(json_array_get(items, 0), "victims");
+    ck_assert_int_eq(json_array_size(victims), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(victims, 0), "pod")), victim);
+    json_decref(ledger);
+    ck_assert_int_eq(musterd_stop(&md), 0);
+    musterd_cleanup(&md);
+}
+END_TEST
+
 START_TEST(test_kube_musterd_standalone_has_no_sources)
 {
     ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
@@ -142,6 +208,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_kube_musterd_mirror_and_bind);
+    tcase_add_test(tc, test_kube_musterd_preempts_through_the_api);
     tcase_add_test(tc, test_kube_musterd_standalone_has_no_sources);
     tcase_add_test(tc, test_kube_musterd_bad_kubeconfig_refused);
     suite_add_tcase(s, tc);
