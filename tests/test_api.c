@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "http_client.h"
+#include "check_run.h"
 
 static struct musterd md;
 
@@ -618,9 +619,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(suite());
 }

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "store.h"
 #include "store_util.h"
+#include "check_run.h"
 
 static char *dir;
 static struct store *st;
@@ -385,11 +386,5 @@ static Suite *audit_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(audit_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(audit_suite());
 }

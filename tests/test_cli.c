@@ -18,6 +18,7 @@
 #include "client.h"
 #include "err.h"
 #include "model.h"
+#include "check_run.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -257,9 +258,5 @@ static Suite *cli_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(cli_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(cli_suite());
 }

@@ -15,6 +15,7 @@
 #include "http_client.h"
 #include "err.h"
 #include "model.h"
+#include "check_run.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -606,9 +607,5 @@ int main(void)
     tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
     suite_add_tcase(s, demo_tc);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

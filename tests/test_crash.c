@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "crash_support.h"
+#include "check_run.h"
 
 #define NODES 24
 #define KILLS 50
@@ -108,9 +109,5 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_crash_sigkill_during_cycles);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

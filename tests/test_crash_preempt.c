@@ -22,6 +22,7 @@
 
 #include "crash_support.h"
 #include "err.h"
+#include "check_run.h"
 
 #define BLOCKS 4
 #define PER_BLOCK 4
@@ -215,9 +216,5 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_crash_preempt_sigkill_during_preemption);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

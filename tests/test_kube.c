@@ -14,6 +14,7 @@
 #include "kube_internal.h"
 #include "kube_support.h"
 #include "sched_util.h"
+#include "check_run.h"
 
 struct fx {
     struct kube_testapi api;
@@ -521,9 +522,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(suite());
 }

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "http_client.h"
 #include "kube_support.h"
+#include "check_run.h"
 
 static struct kube_testapi api;
 static struct musterd md;
@@ -212,9 +213,5 @@ int main(void)
     tcase_add_test(tc, test_kube_musterd_standalone_has_no_sources);
     tcase_add_test(tc, test_kube_musterd_bad_kubeconfig_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

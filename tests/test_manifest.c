@@ -12,6 +12,7 @@
 #include "err.h"
 #include "model.h"
 #include "model_support.h"
+#include "check_run.h"
 
 /* The input file of a case: input.yaml or input.json. */
 static char *read_input(const char *dir, size_t *len)
@@ -246,9 +247,5 @@ int main(void)
     tcase_add_test(tc, test_manifest_empty_and_json);
     tcase_add_test(tc, test_manifest_aliases);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include "err.h"
 #include "model.h"
 #include "model_support.h"
+#include "check_run.h"
 
 static json_t *load_one(const char *text)
 {
@@ -344,9 +345,5 @@ int main(void)
     tcase_add_test(tc, test_model_decode_rejects_bad_input);
     tcase_add_test(tc, test_model_yaml_dump_round_trip);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

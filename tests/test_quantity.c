@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "model.h"
+#include "check_run.h"
 
 struct valid_case {
     const char *in;
@@ -182,9 +183,5 @@ int main(void)
     tcase_add_test(tc, test_quantity_format);
     tcase_add_test(tc, test_quantity_resource_is_milli);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(s);
 }

@@ -11,6 +11,7 @@
 #include "err.h"
 #include "store.h"
 #include "store_util.h"
+#include "check_run.h"
 
 static char *dir;
 static struct store *st;
@@ -681,11 +682,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(store_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(store_suite());
 }
