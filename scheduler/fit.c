@@ -86,6 +86,20 @@ int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int
     return f;
 }
 
+long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const struct sv_req *req,
+                      int nreq, int32_t prio, const int *jobs, size_t njobs, long cap)
+{
+    long cnt = cap;
+    for (int i = 0; i < nreq && cnt > 0; i++) {
+        if (req[i].v <= 0)
+            continue; /* a zero request never limits */
+        int64_t f = sched__free_for(v, n, req[i].res, prio, jobs, njobs);
+        long k = f <= 0 ? 0 : (long)(f / req[i].v);
+        cnt = k < cnt ? k : cnt;
+    }
+    return cnt;
+}
+
 int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                     int self)
 {

@@ -119,13 +119,8 @@ long sched__gather_node_offer(struct gather *g, int ni)
         const struct sv_shape *sh = &v->shapes[g->shape];
         if (sched__fit_static(n, sh) != SCHED_FIT_OK)
             return 0;
-        cnt = g->size;
-        for (int i = 0; i < sh->nreq && cnt > 0; i++) {
-            int64_t f = free_of(g, n, sh->req[i].res, sh->priority);
-            long k = f <= 0 ? 0 : (long)(f / sh->req[i].v);
-            cnt = k < cnt ? k : cnt;
-        }
-        return cnt;
+        return sched__fit_count(v, n, sh->req, sh->nreq, sh->priority, g->a->jobs, g->a->njobs,
+                                g->size);
     }
     /* Different shapes: place them one after another on a copy of the free vector. */
     int64_t *fr = g->scratch;

@@ -274,6 +274,11 @@ int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, 
  * jobs' own nominations do not reserve against them. sched__free is this for self's job. */
 int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                         const int *jobs, size_t njobs);
+/* How many pods requesting req[0..nreq) fit on n one after another, at most cap, with
+ * free capacity counted by sched__free_for (static filters are the caller's): the one
+ * count behind the gather placer's offer slots and the topology API's largestGang. */
+long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const struct sv_req *req,
+                      int nreq, int32_t prio, const int *jobs, size_t njobs, long cap);
 /* Node score for placing the shape (higher is better): the binpack score, mean over
  * requested resources of used/allocatable after placement. Replaceable. */
 double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);

@@ -2,6 +2,14 @@
  * topo_api.c - sched_topology: the domain tree with capacity, usage, the jobs
  * placed in each domain and the largest gang of a pod shape each domain can
  * still take (the sum over its nodes of how many such pods fit on each).
+ *
+ * The count per node is the gather placer's (sched__fit_count, one rule for
+ * reservations): nominations reserve against pods of lower or equal priority,
+ * except against the job that owns them. With like=JOB the gang is that job's
+ * (its priority, its static filters, its own and its GangGroup's nominations do
+ * not reserve against it), so a domain's largestGang is what the job's why
+ * document says the domain holds, before the cap at the job size. A bare shape
+ * is a gang of priority 0 owning no nominations. docs/topology.md.
  */
 #include "internal.h"
 
@@ -12,10 +20,13 @@
 struct tq {
     struct sched_view *v;
     struct sched_topo *t;
-    struct sv_req req[4];
+    struct sv_req own[4]; /* a bare shape's requests */
+    const struct sv_req *req;
     int nreq, has_shape;
     const struct sv_shape *sh; /* like=job: its static filters too */
-    json_t **jobs;             /* [ndoms] set of job ids */
+    int members[64];           /* like=job: the job and its GangGroup's PodGroups */
+    size_t nmembers;
+    json_t **jobs; /* [ndoms] set of job ids */
 };
 
 static json_t *res_json(const struct sched_view *v, const int64_t *vec, size_t nres)
@@ -35,13 +46,8 @@ static long node_fits(const struct tq *q, int ni)
     const struct sv_node *n = &q->v->nodes[ni];
     if (n->m.unschedulable || (q->sh && sched__fit_static(n, q->sh) != SCHED_FIT_OK))
         return 0;
-    long cnt = LONG_MAX;
     int32_t prio = q->sh ? q->sh->priority : 0;
-    for (int i = 0; i < q->nreq; i++) {
-        int64_t f = sched__free(q->v, n, q->req[i].res, prio, -1);
-        long k = f <= 0 ? 0 : (long)(f / q->req[i].v);
-        cnt = k < cnt ? k : cnt;
-    }
+    long cnt = sched__fit_count(q->v, n, q->req, q->nreq, prio, q->members, q->nmembers, LONG_MAX);
     return cnt == LONG_MAX ? 0 : cnt;
 }
 
@@ -115,6 +121,22 @@ static void collect_jobs(struct tq *q)
     }
 }
 
+/* The jobs whose nominations are the like job's own, as an attempt of it sees them
+ * (attempt.c): the job and the existing PodGroups of its GangGroup. */
+static void like_members(const struct sched_view *v, int ji, struct tq *t)
+{
+    const struct sv_job *j = &v->jobs[ji];
+    t->members[t->nmembers++] = ji;
+    for (size_t g = 0; j->has_pg && g < j->pg.ngroups && t->nmembers < 64; g++) {
+        int mj = sched__view_gang_job(v, j->pg.groups[g]);
+        size_t k = 0;
+        while (k < t->nmembers && t->members[k] != mj)
+            k++;
+        if (mj >= 0 && v->jobs[mj].has_pg && k == t->nmembers)
+            t->members[t->nmembers++] = mj;
+    }
+}
+
 static int shape_of_query(struct sched *s, const struct sched_topo_query *q, struct tq *t,
                           struct err *err)
 {
@@ -131,21 +153,22 @@ static int shape_of_query(struct sched *s, const struct sched_topo_query *q, str
                 break;
             }
         t->sh = &v->shapes[v->pods[pi].shape];
-        t->nreq = 0;
-        for (int i = 0; i < t->sh->nreq && t->nreq < 4; i++)
-            t->req[t->nreq++] = t->sh->req[i];
+        t->req = t->sh->req;
+        t->nreq = t->sh->nreq;
+        like_members(v, ji, t);
         t->has_shape = 1;
         return 0;
     }
     if (!q || (!q->cpu && !q->memory && !q->gpu))
         return 0;
-    t->req[t->nreq++] = (struct sv_req){SV_RES_PODS, 1};
+    t->req = t->own;
+    t->own[t->nreq++] = (struct sv_req){SV_RES_PODS, 1};
     if (q->cpu > 0)
-        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "cpu"), q->cpu};
+        t->own[t->nreq++] = (struct sv_req){sched__view_res(v, "cpu"), q->cpu};
     if (q->memory > 0)
-        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "memory"), q->memory};
+        t->own[t->nreq++] = (struct sv_req){sched__view_res(v, "memory"), q->memory};
     if (q->gpu > 0)
-        t->req[t->nreq++] = (struct sv_req){sched__view_res(v, "nvidia.com/gpu"), q->gpu};
+        t->own[t->nreq++] = (struct sv_req){sched__view_res(v, "nvidia.com/gpu"), q->gpu};
     t->has_shape = 1;
     return 0;
 }

@@ -373,6 +373,125 @@ START_TEST(test_topology_http_largest_gang_and_why)
 }
 END_TEST
 
+/* ---- largestGang and the why's "holds" share one rule ---- */
+
+/* A pod: bound to node, or pending with status.nominatedNodeName nom; stuck pending pods
+ * select a label no node has, so the cycle places nothing and the view stays as the why
+ * saw it. */
+static void apply_pod(struct sched_util *u, const char *name, const char *group, int prio, int cpu,
+                      const char *node, const char *nom, int stuck)
+{
+    char q[16];
+    snprintf(q, sizeof(q), "%d", cpu);
+    json_t *pod = json_pack("{s:s,s:s,s:{s:s,s:s,s:s},s:{s:i,s:[{s:s,s:s,s:{s:{s:s}}}]},s:{}}",
+                            "apiVersion", "v1", "kind", "Pod", "metadata", "name", name,
+                            "namespace", "default", "creationTimestamp", "2026-01-01T00:00:01Z",
+                            "spec", "priority", prio, "containers", "name", "c", "image", "busybox",
+                            "resources", "requests", "cpu", q, "status");
+    if (group)
+        json_object_set_new(json_object_get(pod, "metadata"), "labels",
+                            json_pack("{s:s}", "pod-group.scheduling.sigs.k8s.io", group));
+    if (node)
+        json_object_set_new(json_object_get(pod, "spec"), "nodeName", json_string(node));
+    if (stuck)
+        json_object_set_new(json_object_get(pod, "spec"), "nodeSelector",
+                            json_pack("{s:s}", "no-such-label", "x"));
+    if (nom)
+        json_object_set_new(json_object_get(pod, "status"), "nominatedNodeName", json_string(nom));
+    if (node)
+        json_object_set_new(json_object_get(pod, "status"), "phase", json_string("Running"));
+    char *y = json_dumps(pod, 0);
+    json_decref(sched_util_apply(u, y, 1000));
+    free(y);
+    json_decref(pod);
+}
+
+static json_t *find_dom(json_t *d, const char *name)
+{
+    if (!strcmp(json_string_value(json_object_get(d, "name")), name))
+        return d;
+    size_t i;
+    json_t *k, *f;
+    json_array_foreach(json_object_get(d, "children"), i, k) if ((f = find_dom(k, name))) return f;
+    return NULL;
+}
+
+static json_int_t gang_of(json_t *tree, const char *dom)
+{
+    json_t *d = find_dom(json_object_get(tree, "root"), dom);
+    ck_assert_msg(d != NULL, "domain '%s' not in the tree", dom);
+    return json_integer_value(json_object_get(d, "largestGang"));
+}
+
+/* A MustGather gang (priority 100, 4 pods of 1 cpu) on two blocks of two 4-cpu nodes, with
+ * its own nomination on n2, a higher-priority job's on n3 and a lower-priority job's on n4:
+ * for every domain the why lists, largestGang (like=the job) is what it holds. */
+START_TEST(test_topology_largest_gang_agrees_with_why)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
+    apply_node(&u, "n1", "b1", 4);
+    apply_node(&u, "n2", "b1", 4);
+    apply_node(&u, "n3", "b2", 4);
+    apply_node(&u, "n4", "b2", 4);
+    apply_pod(&u, "fill-1", NULL, 1000, 3, "n1", NULL, 0);
+    apply_pod(&u, "fill-2", NULL, 1000, 2, "n2", NULL, 0);
+    apply_pod(&u, "fill-3", NULL, 1000, 2, "n3", NULL, 0);
+    apply_pod(&u, "fill-4", NULL, 1000, 2, "n4", NULL, 0);
+    apply_pod(&u, "hi", NULL, 200, 1, NULL, "n3", 1);
+    apply_pod(&u, "lo", NULL, 5, 1, NULL, "n4", 1);
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\": \"scheduling.sigs.k8s.io/v1alpha1\", \"kind\": \"PodGroup\", "
+        "\"metadata\": {\"name\": \"g\", \"namespace\": \"default\", \"annotations\": "
+        "{\"gang.scheduling.koordinator.sh/network-topology-spec\": \"{\\\"gatherStrategy\\\": "
+        "[{\\\"layer\\\": \\\"BlockLayer\\\", \\\"strategy\\\": \\\"MustGather\\\"}]}\"}}, "
+        "\"spec\": {\"minMember\": 4}}",
+        1000));
+    apply_pod(&u, "g-0", "g", 100, 1, NULL, "n2", 0);
+    for (int i = 1; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "g-%d", i);
+        apply_pod(&u, name, "g", 100, 1, NULL, NULL, 0);
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+
+    json_t *w = why_of(&u, "default/g"), *topo = json_object_get(w, "topology");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "primary"), "code")),
+                     "TopologyNoDomain");
+    struct sched_topo_query q = {.like = "default/g"};
+    json_t *t = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_topology(u.s, &q, &t, &err) == 0, "%s", err.msg);
+    json_int_t needed = json_integer_value(json_object_get(topo, "needed"));
+    json_t *best = json_object_get(topo, "best"), *b;
+    size_t i;
+    ck_assert_int_eq(json_array_size(best), 2);
+    json_array_foreach(best, i, b)
+    {
+        const char *name = json_string_value(json_object_get(b, "name"));
+        json_int_t holds = json_integer_value(json_object_get(b, "holds"));
+        json_int_t gang = gang_of(t, name);
+        ck_assert_msg((gang < needed ? gang : needed) == holds,
+                      "domain '%s': largestGang %lld, why holds %lld", name, (long long)gang,
+                      (long long)holds);
+    }
+    /* b1: 1 + 2 (its own nomination is no reservation); b2: 1 (hi reserves) + 2 (lo not) */
+    ck_assert_int_eq(gang_of(t, "b1"), 3);
+    ck_assert_int_eq(gang_of(t, "b2"), 3);
+    ck_assert_int_eq(gang_of(t, "s1"), 6);
+    json_decref(t);
+    /* A bare shape is a gang of priority 0 owning no nomination: every nomination reserves. */
+    t = tree(&u, 1000);
+    ck_assert_int_eq(gang_of(t, "b1"), 2);
+    ck_assert_int_eq(gang_of(t, "b2"), 2);
+    json_decref(t);
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *topology_suite(void)
 {
     Suite *s = suite_create("topology");
@@ -383,6 +502,7 @@ static Suite *topology_suite(void)
     tcase_add_test(tc, test_topology_domain_totals_incremental);
     tcase_add_test(tc, test_topology_http_tree);
     tcase_add_test(tc, test_topology_http_largest_gang_and_why);
+    tcase_add_test(tc, test_topology_largest_gang_agrees_with_why);
     suite_add_tcase(s, tc);
     return s;
 }
