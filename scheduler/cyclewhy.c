@@ -214,7 +214,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
     for (size_t i = 0; rc == 0 && c->s->opts.mark_running && i < v->njobs; i++)
         if (v->jobs[i].alive)
             rc = mark_running(c, &v->jobs[i], err);
-    for (size_t i = 0; rc == 0 && i < v->npods; i++) {
+    for (size_t i = 0; rc == 0 && !c->s->opts.mirrored && i < v->npods; i++) {
         struct sv_pod *p = &v->pods[i];
         if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->s->opts.grace_ms)
             continue;

@@ -37,7 +37,11 @@ struct sched;
 
 struct sched_options {
     int mark_running; /* standalone: a bound pod is reported Running at the next cycle */
-    int64_t grace_ms; /* standalone: terminating pods are removed after this (default 30 s) */
+    int64_t grace_ms; /* standalone: terminating pods are removed this long after their
+                         deletionTimestamp; 0 means the default, 30 s */
+    int mirrored;     /* pods come and go with a Kubernetes API server: a terminating pod is
+                         removed only when the API server deletes it (it may refuse an
+                         eviction), never by the grace period */
 };
 
 /* Opens the scheduler on an open store (borrowed; must outlive the scheduler) and rebuilds

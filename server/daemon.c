@@ -148,7 +148,10 @@ int server_run(const struct server_config *c, struct err *err)
     struct store_options so = {.dir = c->data_dir, .map_size = c->map_size, .sync = c->sync};
     /* in mirror mode pod status comes from the API server, never from muster */
     struct sched_options sopts = {.mark_running = c->mark_running && !c->kubeconfig,
-                                  .grace_ms = c->grace_ms};
+                                  /* grace_period: 0 means at the next cycle, not the
+                                     scheduler's default */
+                                  .grace_ms = c->grace_ms > 0 ? c->grace_ms : 1,
+                                  .mirrored = c->kubeconfig != NULL};
     struct cycler cy = {.interval = c->cycle_interval};
     struct store *st = NULL;
     struct api *api = NULL;

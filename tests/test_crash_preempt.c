@@ -2,9 +2,9 @@
  * test_crash_preempt.c - kill musterd with SIGKILL at random moments while it preempts:
  * a cluster of four blocks filled by low-priority gangs, a MustGather BlockLayer gang of
  * higher priority than everything before it arriving each round, a 0.2 s grace period so
- * that marking victims, removing them and binding the preemptor all happen between kills.
- * (deletionTimestamp has seconds precision, so a 0.05 s grace mostly ends at the next
- * cycle and kills would almost never find a victim marked.)
+ * that marking victims, removing them and binding the preemptor all happen between kills
+ * (a much shorter grace ends at the next 10 ms cycle, and kills would seldom find a victim
+ * marked).
  * After every kill the store must be as of a committed cycle (crash_support.h) and the
  * preemption state must be whole:
  *   - every pod muster marked (deletionTimestamp, DisruptionTarget) is a victim of a

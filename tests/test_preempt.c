@@ -435,6 +435,31 @@ START_TEST(test_preempt_grace_exact)
 }
 END_TEST
 
+/* Mirrored: the API server removes victims (it may refuse an eviction), never the grace
+ * period. */
+START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
+{
+    struct sched_options opts = {.grace_ms = 50, .mirrored = 1};
+    struct sched_util u;
+    char pod[1024], doc[1024];
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(&u, two_preemptions, 1000));
+    snprintf(doc, sizeof(doc), "# hi\n%s", hi_pod);
+    snprintf(pod, sizeof(pod), doc, "hi-1");
+    json_decref(sched_util_apply(&u, pod, 1500));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *l = ledger(&u, "default/hi-1", NULL, NULL);
+    ck_assert_int_eq(json_array_size(l), 1);
+    json_decref(l);
+    json_decref(sched_util_cycle(&u, 60000));
+    json_t *lo = sched_util_pod(&u, "default/lo-1");
+    ck_assert_msg(lo != NULL, "a mirrored victim was removed by the grace period");
+    ck_assert_ptr_nonnull(str2(lo, "metadata", "deletionTimestamp"));
+    json_decref(lo);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
 static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
                          long want)
@@ -536,6 +561,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
     tcase_add_test(tc, test_preempt_grace_exact);
+    tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);

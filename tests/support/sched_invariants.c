@@ -99,8 +99,10 @@ static int group_ok(struct inv *c, const char *key, int min, int strict)
     json_int_t bound = json_integer_value(json_object_get(g, "bound"));
     json_int_t members = json_integer_value(json_object_get(g, "members"));
     json_int_t need = min < members ? min : members;
+    /* strict (a GangGroup member): placed, unless preemption or the user removed every
+     * member pod, which leaves nothing that could be placed */
     if (strict)
-        return bound > 0 && bound >= need;
+        return (bound > 0 || members == 0) && bound >= need;
     return bound == 0 || bound >= need;
 }
 

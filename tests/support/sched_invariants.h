@@ -8,7 +8,8 @@
  * Checks, in one read transaction:
  *   - no gang partially placed: for every PodGroup, bound members == 0 or
  *     >= min(minMember, member pods); for a GangGroup, when any of its PodGroups
- *     has bound members, every PodGroup in it satisfies that rule with > 0;
+ *     has bound members, every PodGroup in it satisfies that rule with > 0 (or has
+ *     no member pods left, e.g. all removed as preemption victims);
  *   - no non-terminal pod bound to a node that does not exist;
  *   - no node over-committed: per resource, requests of its bound non-terminal
  *     pods <= allocatable ("pods" defaults to 110 when not declared);
