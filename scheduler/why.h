@@ -29,10 +29,10 @@ enum why_class {
     X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
     X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
-    X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
-    X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
     X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
+    X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
+    X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
     X(INSUFFICIENT, "InsufficientCapacity", CAPACITY)                                              \
