@@ -50,8 +50,9 @@ int sched_open(struct store *st, const struct sched_options *opts, struct sched 
                struct err *err);
 void sched_close(struct sched *s);
 
-/* Applies validated documents atomically (create or replace): fills metadata.uid,
- * creationTimestamp and resourceVersion when missing, writes one audit "applied" record
+/* Applies validated documents atomically (create or replace): fills metadata.uid and
+ * creationTimestamp when missing, sets metadata.resourceVersion to muster's own counter
+ * (the mirror keeps the API server's versions in its state), writes one audit "applied" record
  * per document, commits once. *results (new) is an array with one object per document:
  * {"document": 1, "kind": "Pod", "name": "default/w-0", "action": "created"|"configured"|
  * "unchanged"}. On error nothing is written. */
