@@ -37,6 +37,10 @@ const char *sched__job_state(struct sched *s, const struct sv_job *j)
         }
     }
     int need = sched__job_min(j);
+    /* Members deleted after the gang was placed: what is left of it runs and is not
+     * pending (the gang rule of DESIGN.md section 3 counts min(minMember, members)). */
+    if (bound > 0 && (size_t)need > j->npods)
+        need = (int)j->npods;
     if (j->npods && (size_t)terminal == j->npods)
         return "Finished";
     if (running + terminal >= need && running > 0 && bound == running)
