@@ -185,6 +185,24 @@ static int cmp_unit(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
+/* A PodGroup with no pending pods and nothing bound, nominated or finished: its members
+ * are missing (none applied yet, or all deleted or preempted). It is tried, so that its
+ * why says MembersMissing instead of "not tried" or a placement that no longer holds. */
+static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
+{
+    size_t terminal = 0;
+    if (!j->has_pg)
+        return 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (sched__pod_terminal(p))
+            terminal++;
+        else if (p->m.node_name || p->m.nominated_node)
+            return 0;
+    }
+    return j->npods == 0 || terminal < j->npods;
+}
+
 static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
 {
     struct unit_key *k = xcalloc(v->njobs + 1, sizeof(*k));
@@ -196,7 +214,7 @@ static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
         size_t p = 0;
         while (p < j->npods && !sched__pod_pending(&v->pods[j->pods[p]]))
             p++;
-        if (p == j->npods)
+        if (p == j->npods && !waits_for_members(v, j))
             continue;
         k[(*n)++] =
             (struct unit_key){(int)i, sched__job_priority(v, j), sched__job_creation(v, j), j->id};
