@@ -137,9 +137,17 @@ static int load(struct cli *cli, const char *path, struct model_manifest *m, str
         got = fread(buf + len, 1, 65536, f);
         len += got;
     }
+    /* a directory or a closed stdin reads as empty: say so rather than simulate nothing */
+    int failed = ferror(f), saved = errno;
     if (f != stdin)
         fclose(f);
+    if (failed) {
+        free(buf);
+        return err_set(err, ERR_IO, "cannot read '%s': %s", path, strerror(saved));
+    }
     int rc = model_manifest_parse(buf, len, MODEL_FMT_AUTO, m, err);
+    if (rc == 0 && m->n == 0)
+        rc = err_set(err, ERR_INVALID, "'%s' holds no documents", path);
     json_t *errors = json_array();
     if (rc == 0)
         model_validate_all(m, buf, len, errors);

@@ -1,11 +1,13 @@
 /* api.c - the civetweb context: start, stop, and one log line per request. */
 #include <arpa/inet.h>
 #include <civetweb.h>
+#include <ctype.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <threads.h>
 #include <time.h>
@@ -15,6 +17,9 @@
 #include "clock.h"
 #include "internal.h"
 #include "log.h"
+
+/* civetweb's default max_request_size: the request line and all headers together */
+#define API_MAX_REQUEST_HEAD 16384
 
 #ifndef MUSTER_STATIC_DIR
 #define MUSTER_STATIC_DIR "web/static"
@@ -28,6 +33,7 @@ static int begin_request(struct mg_connection *conn)
 
     r.method = ri->request_method;
     r.path = ri->local_uri ? ri->local_uri : "/";
+    r.raw_path = ri->local_uri_raw;
     r.query = ri->query_string;
     api__dispatch(&r);
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
@@ -40,6 +46,74 @@ static int begin_request(struct mg_connection *conn)
     log_info("%s %s %d %zu bytes %.1f ms", r.method, r.path, r.status, r.bytes,
              (double)(clock_mono_ns() - start) / 1e6);
     return r.status;
+}
+
+/* The code string of an error body for an HTTP status civetweb rejects a request with. */
+static const char *status_code_name(int status)
+{
+    switch (status) {
+    case 400:
+        return err_name(ERR_INVALID);
+    case 404:
+        return err_name(ERR_NOT_FOUND);
+    case 405:
+        return err_name(ERR_METHOD);
+    case 411:
+        return "LengthRequired";
+    case 413:
+        return err_name(ERR_TOO_LARGE);
+    case 414:
+        return "URITooLong";
+    case 431:
+        return "HeadersTooLarge";
+    case 505:
+        return "HTTPVersionNotSupported";
+    default:
+        return status >= 500 ? err_name(ERR_INTERNAL) : err_name(ERR_INVALID);
+    }
+}
+
+/* Requests civetweb rejects itself (unknown methods, a request line or headers over its
+ * buffer, a bad Content-Length, an unsupported Transfer-Encoding) get the API's JSON
+ * error shape too, not a text/plain page. */
+static int http_error(struct mg_connection *conn, int status, const char *errmsg)
+{
+    char msg[256];
+    size_t n = 0;
+
+    snprintf(msg, sizeof(msg), "%s", errmsg && *errmsg ? errmsg : "bad request");
+    msg[0] = (char)tolower((unsigned char)msg[0]);
+    /* civetweb's own texts say little; say what the client can fix */
+    if (status == 400 && !strcasecmp(msg, "malformed message"))
+        snprintf(msg, sizeof(msg),
+                 "malformed request: a request line or header that does not parse, or a "
+                 "request line and headers over %d bytes",
+                 API_MAX_REQUEST_HEAD);
+    else if (status == 400 && !strcasecmp(msg, "bad request"))
+        snprintf(msg, sizeof(msg),
+                 "bad request: an unknown method (the API uses GET, HEAD, "
+                 "POST and DELETE) or an unsupported Transfer-Encoding");
+    else if (status == 400 && !strcasecmp(msg, "invalid uri"))
+        snprintf(msg, sizeof(msg), "the request target must be a path such as '/api/v1/nodes'");
+    else if (status == 411)
+        snprintf(msg, sizeof(msg),
+                 "a request body needs a valid Content-Length or chunked Transfer-Encoding");
+    else if (status == 505)
+        snprintf(msg, sizeof(msg), "only HTTP/1.0 and HTTP/1.1 are supported");
+    json_t *body =
+        json_pack("{s:{s:s, s:s}}", "error", "code", status_code_name(status), "message", msg);
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text)
+        return 1; /* civetweb's own page then */
+    n = strlen(text);
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+              "Cache-Control: no-store\r\nConnection: close\r\n\r\n%s\n",
+              status, mg_get_response_code_text(conn, status), n + 1, text);
+    free(text);
+    log_info("rejected by the HTTP layer: %d %s", status, msg);
+    return 0;
 }
 
 static int log_message(const struct mg_connection *conn, const char *message)
@@ -149,11 +223,13 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
         goto out;
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 8);
 
-    const char *mg_opts[] = {"listening_ports",    listen,  "num_threads", threads,
-                             "request_timeout_ms", "60000", NULL};
+    const char *mg_opts[] = {
+        "listening_ports",  listen,  "num_threads", threads, "request_timeout_ms", "60000",
+        "max_request_size", "16384", NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;
+    cb.http_error = http_error;
     api->ctx = mg_start(&cb, api, mg_opts);
     if (!api->ctx) {
         rc = err_set(err, ERR_IO, "cannot listen on '%s'", listen);

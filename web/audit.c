@@ -220,6 +220,12 @@ void api__audit_verify(struct req *r)
 
     if (api__query_u64_or_reply(r, "from", &from) < 0 || api__query_u64_or_reply(r, "to", &to) < 0)
         return;
+    if (to && from > to) {
+        err_setf(&err, ERR_INVALID, "from", "query parameter 'from' (%llu) is after 'to' (%llu)",
+                 (unsigned long long)from, (unsigned long long)to);
+        api__reply_error(r, &err);
+        return;
+    }
     memset(&v, 0, sizeof(v));
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
     if (rc == 0)

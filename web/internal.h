@@ -52,7 +52,8 @@ struct req {
     struct mg_connection *conn;
     struct api *api;
     const char *method;
-    const char *path;             /* URL-decoded, without the query */
+    const char *path;             /* URL-decoded, without the query, dot segments removed */
+    const char *raw_path;         /* URL-decoded as sent (civetweb's local_uri_raw) or NULL */
     const char *query;            /* raw query string or NULL */
     char *params[API_MAX_PARAMS]; /* captured path segments, owned */
     size_t nparams;
@@ -92,6 +93,11 @@ char *api__body_or_reply(struct req *r, size_t *len);
 int api__query_str_or_reply(struct req *r, const char *name, char **out);
 int api__query_u64_or_reply(struct req *r, const char *name, uint64_t *out);
 int api__query_time_or_reply(struct req *r, const char *name, int64_t *out);
+/* 1 when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+int api__utf8_valid(const char *s, size_t n);
+/* Replaces each byte of s that is not part of well-formed UTF-8 with '?', in place, so
+ * that a message quoting client input can always be sent as JSON. */
+void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
 

@@ -79,6 +79,19 @@ void api__pods_list(struct req *r)
         api__query_str_or_reply(r, "node", &node) < 0 ||
         api__query_str_or_reply(r, "phase", &phase) < 0)
         goto out;
+    static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
+    size_t i = 0;
+    while (phase && i < sizeof(phases) / sizeof(phases[0]) && strcmp(phase, phases[i]))
+        i++;
+    if (phase && i == sizeof(phases) / sizeof(phases[0])) {
+        struct err err = ERR_INIT;
+        err_setf(&err, ERR_INVALID, "phase",
+                 "query parameter 'phase': unknown pod phase '%s'; one of Pending, Running, "
+                 "Succeeded, Failed, Unknown",
+                 phase);
+        api__reply_error(r, &err);
+        goto out;
+    }
     f.ns = ns;
     f.phase = phase;
     if (node) {

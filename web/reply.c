@@ -1,11 +1,14 @@
 /* reply.c - sending responses, reading bodies and query parameters. */
 #include <civetweb.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -39,8 +42,61 @@ void api__reply_raw(struct req *r, int status, const char *ctype, const char *bo
         r->bytes += len;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (1-4), or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *p, size_t avail)
+{
+    static const unsigned min[] = {0, 0x80, 0x800, 0x10000};
+    unsigned c = p[0], cp;
+    size_t k;
+
+    if (c < 0x80)
+        return 1;
+    k = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
+    if (!k || k >= avail)
+        return 0;
+    cp = c & (0x3fu >> k);
+    for (size_t i = 1; i <= k; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3fu);
+    }
+    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k + 1;
+}
+
+int api__utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (size_t i = 0, k; i < n; i += k)
+        if (!(k = utf8_seq(p + i, n - i)))
+            return 0;
+    return 1;
+}
+
+void api__utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t n = strlen(s);
+
+    for (size_t i = 0, k; i < n; i += k) {
+        if (!(k = utf8_seq(p + i, n - i))) {
+            p[i] = '?';
+            k = 1;
+        }
+    }
+}
+
 void api__reply_json(struct req *r, int status, json_t *body)
 {
+    if (!body) {
+        /* a json_pack that failed: a bug, but never a crash or a hung client */
+        static const char text[] =
+            "{\"error\":{\"code\":\"InternalError\",\"message\":\"cannot encode the reply\"}}\n";
+        api__reply_raw(r, 500, "application/json", text, sizeof(text) - 1, NULL);
+        return;
+    }
     char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
     size_t len = strlen(text);
 
@@ -56,10 +112,15 @@ void api__reply_json(struct req *r, int status, json_t *body)
 static json_t *error_body(const struct err *err)
 {
     int code = err->code ? err->code : ERR_INTERNAL;
+    struct err clean = *err;
+
+    /* messages quote client input, which need not be UTF-8 */
+    api__utf8_scrub(clean.msg);
+    api__utf8_scrub(clean.field);
     json_t *e = json_pack("{s:s, s:s}", "code", err_name(code), "message",
-                          err->msg[0] ? err->msg : err_name(code));
-    if (err->field[0])
-        json_object_set_new(e, "field", json_string(err->field));
+                          clean.msg[0] ? clean.msg : err_name(code));
+    if (clean.field[0])
+        json_object_set_new(e, "field", json_string(clean.field));
     return json_pack("{s:o}", "error", e);
 }
 
@@ -98,7 +159,7 @@ void api__stream_start(struct req *r, int status, const char *ctype)
 
 int api__stream_chunk(struct req *r, const char *buf, size_t len)
 {
-    if (!len)
+    if (!len || !strcmp(r->method, "HEAD"))
         return 0;
     if (mg_send_chunk(r->conn, buf, (unsigned)len) < 0)
         return -1;
@@ -108,6 +169,8 @@ int api__stream_chunk(struct req *r, const char *buf, size_t len)
 
 void api__stream_end(struct req *r)
 {
+    if (!strcmp(r->method, "HEAD"))
+        return;
     mg_send_chunk(r->conn, "", 0);
 }
 
@@ -116,12 +179,25 @@ const char *api__header(struct req *r, const char *name)
     return mg_get_header(r->conn, name);
 }
 
+/* An error reply whose status has no ERR_* code (411). */
+static void reply_status(struct req *r, int status, const char *code, const char *msg)
+{
+    json_t *body = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+    api__reply_json(r, status, body);
+}
+
 char *api__body_or_reply(struct req *r, size_t *len)
 {
     const struct mg_request_info *ri = mg_get_request_info(r->conn);
     size_t limit = r->api->body_limit, n = 0, cap = 0;
     char *buf = NULL;
 
+    const char *te = api__header(r, "Transfer-Encoding");
+    if (ri->content_length < 0 && !(te && !strcasecmp(te, "chunked"))) {
+        reply_status(r, 411, "LengthRequired",
+                     "a request body needs a Content-Length or chunked Transfer-Encoding");
+        return NULL;
+    }
     if (ri->content_length > 0 && (unsigned long long)ri->content_length > limit) {
         api__reply_errorf(r, ERR_TOO_LARGE,
                           "request body of %lld bytes exceeds the limit of %zu bytes",
@@ -164,6 +240,20 @@ static int query_get(struct req *r, const char *name, char *buf, size_t n)
         api__reply_errorf(r, ERR_INVALID, "query parameter '%s' is too long", name);
         return -1;
     }
+    const char *why = NULL;
+    if (strlen(buf) != (size_t)got)
+        why = "holds a NUL byte";
+    else if (!api__utf8_valid(buf, (size_t)got))
+        why = "is not valid UTF-8";
+    for (const char *p = buf; !why && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            why = "holds a control character";
+    if (why) {
+        struct err err = ERR_INIT;
+        err_setf(&err, ERR_INVALID, name, "query parameter '%s' %s", name, why);
+        api__reply_error(r, &err);
+        return -1;
+    }
     return 1;
 }
 
@@ -192,7 +282,8 @@ int api__query_u64_or_reply(struct req *r, const char *name, uint64_t *out)
         return rc;
     errno = 0;
     unsigned long long v = strtoull(buf, &end, 10);
-    if (!buf[0] || *end || buf[0] == '-' || errno) {
+    if (!buf[0] || *end || buf[0] == '-' || buf[0] == '+' || isspace((unsigned char)buf[0]) ||
+        errno || v > INT64_MAX) {
         struct err err = ERR_INIT;
         err_setf(&err, ERR_INVALID, name,
                  "query parameter '%s': '%s' is not a non-negative integer", name, buf);

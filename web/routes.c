@@ -1,12 +1,21 @@
 /* routes.c - every route of the API in one table, and the dispatcher. */
 #include <civetweb.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "internal.h"
 
-enum { ROUTE_OPEN = 1 }; /* never needs the token */
+enum {
+    ROUTE_OPEN = 1, /* never needs the token */
+    ROUTE_DEEP = 2, /* runs on a thread with a big stack (see run_deep) */
+};
+
+/* civetweb's worker threads have ~100 KiB stacks: a 100-level YAML document or a
+ * 1,000-level JSON array overflowed them inside the (recursive) parsers. Handlers that
+ * parse request bodies or run the scheduler get a thread with this much stack. */
+#define DEEP_STACK ((size_t)8 << 20)
 
 struct route {
     const char *method;
@@ -19,7 +28,7 @@ struct route {
 static const struct route routes[] = {
     {"GET", "/healthz", api__healthz, "", ROUTE_OPEN},
     {"GET", "/metrics", api__metrics, "", 0},
-    {"POST", "/api/v1/manifests", api__manifests_apply, "", 0},
+    {"POST", "/api/v1/manifests", api__manifests_apply, "", ROUTE_DEEP},
     {"GET", "/api/v1/nodes", api__nodes_list, "", 0},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", 0},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", 0},
@@ -35,7 +44,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", 0},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", 0},
-    {"POST", "/api/v1/cycles", api__cycles_run, "", 0},
+    {"POST", "/api/v1/cycles", api__cycles_run, "", ROUTE_DEEP},
     {"GET", "/api/v1/sources", api__sources, "", 0},
     {"GET", "/api/v1/jobs", api__jobs_list, "state", 0},
     {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "", 0},
@@ -102,22 +111,37 @@ static int token_equal(const char *want, const char *got)
     return diff == 0;
 }
 
-static int authorized(struct req *r)
+/* NULL when the request carries the token, else why not (for the 401 message). */
+static const char *unauthorized(struct req *r)
 {
     const char *h = api__header(r, "Authorization");
+    char token[512];
 
-    if (!h || strncasecmp(h, "Bearer ", 7) != 0)
-        return 0;
+    if (!h)
+        return "this request needs 'Authorization: Bearer <token>'";
+    if (strncasecmp(h, "Bearer ", 7) != 0)
+        return "the Authorization header must use the Bearer scheme: 'Authorization: Bearer "
+               "<token>'";
     h += 7;
-    while (*h == ' ')
+    while (*h == ' ' || *h == '\t')
         h++;
-    return token_equal(r->api->token, h);
+    /* header values exclude surrounding whitespace (RFC 9110 5.5) */
+    size_t n = strlen(h);
+    while (n && (h[n - 1] == ' ' || h[n - 1] == '\t'))
+        n--;
+    if (!n)
+        return "the Authorization header has no token after 'Bearer'";
+    if (n >= sizeof(token))
+        return "the bearer token does not match";
+    memcpy(token, h, n);
+    token[n] = '\0';
+    return token_equal(r->api->token, token) ? NULL : "the bearer token does not match";
 }
 
-static void reply_unauthorized(struct req *r)
+static void reply_unauthorized(struct req *r, const char *why)
 {
-    json_t *body = json_pack("{s:{s:s, s:s}}", "error", "code", err_name(ERR_UNAUTHORIZED),
-                             "message", "this request needs 'Authorization: Bearer <token>'");
+    json_t *body =
+        json_pack("{s:{s:s, s:s}}", "error", "code", err_name(ERR_UNAUTHORIZED), "message", why);
     char *text = json_dumps(body, JSON_COMPACT);
 
     api__reply_raw(r, 401, "application/json", text, strlen(text),
@@ -126,7 +150,22 @@ static void reply_unauthorized(struct req *r)
     json_decref(body);
 }
 
-/* 1 when every query parameter is one the route accepts; otherwise replies 400. */
+static int reply_bad_param(struct req *r, const char *q, size_t nlen, const char *fmt,
+                           const char *accepted)
+{
+    struct err err = ERR_INIT;
+    char *name = xstrndup(q, nlen);
+
+    err_setf(&err, ERR_INVALID, name, fmt, name, accepted);
+    api__utf8_scrub(err.msg);
+    api__utf8_scrub(err.field);
+    free(name);
+    api__reply_error(r, &err);
+    return 0;
+}
+
+/* 1 when every query parameter is one the route accepts, given once, with a value;
+ * otherwise replies 400. */
 static int query_ok(struct req *r, const char *accepted)
 {
     const char *q = r->query;
@@ -140,14 +179,20 @@ static int query_ok(struct req *r, const char *accepted)
             ok = alen == nlen && !strncmp(a, q, nlen);
             a += alen + (a[alen] == ',');
         }
-        if (!ok) {
-            struct err err = ERR_INIT;
-            char *name = xstrndup(q, nlen);
-            err_setf(&err, ERR_INVALID, name, "unknown query parameter '%s'%s%s", name,
-                     *accepted ? "; accepted: " : "", accepted);
-            free(name);
-            api__reply_error(r, &err);
-            return 0;
+        if (!ok)
+            return reply_bad_param(r, q, nlen,
+                                   *accepted ? "unknown query parameter '%s'; accepted: %s"
+                                             : "unknown query parameter '%s'%s",
+                                   accepted);
+        if (nlen && q[nlen] != '=')
+            return reply_bad_param(r, q, nlen, "query parameter '%s' needs a value%s", "");
+        /* a second value would be silently ignored: say so instead */
+        for (const char *p = r->query; nlen && p < q;) {
+            size_t plen = strcspn(p, "&"), pn = strcspn(p, "=&");
+            if (pn == nlen && !strncmp(p, q, nlen))
+                return reply_bad_param(r, q, nlen, "query parameter '%s' is given more than once%s",
+                                       "");
+            p += plen + (p[plen] == '&');
         }
         q += len + (q[len] == '&');
     }
@@ -170,11 +215,73 @@ static void method_not_allowed(struct req *r, const char *allow)
     json_decref(body);
 }
 
+/* 0 when the path is one a route or a file could have; otherwise replies 400. civetweb
+ * hands over the path percent-decoded and with dot segments removed, so what a client
+ * wrote as %ff or ..%2F.. is checked here against the decoded raw path. */
+static int path_ok(struct req *r)
+{
+    const char *raw = r->raw_path ? r->raw_path : r->path;
+    const char *why = NULL;
+
+    if (!api__utf8_valid(raw, strlen(raw)))
+        why = "is not valid UTF-8";
+    for (const char *p = raw; !why && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            why = "holds a control character";
+    for (const char *p = raw; !why && (p = strchr(p, '/')) != NULL; p++) {
+        size_t n = strcspn(p + 1, "/");
+        if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+            why = "has a '.' or '..' segment";
+    }
+    if (!why)
+        return 0;
+    char *shown = xstrdup(raw);
+    api__utf8_scrub(shown);
+    api__reply_errorf(r, ERR_INVALID, "path '%.200s' %s", shown, why);
+    free(shown);
+    return -1;
+}
+
+struct deep_call {
+    api__handler fn;
+    struct req *r;
+};
+
+static void *deep_main(void *arg)
+{
+    struct deep_call *c = arg;
+    c->fn(c->r);
+    return NULL;
+}
+
+/* Runs fn(r) on a thread with DEEP_STACK of stack and waits for it; on the worker
+ * itself when no thread can be made (the handler then still runs, as before). */
+static void run_deep(api__handler fn, struct req *r)
+{
+    struct deep_call c = {fn, r};
+    pthread_attr_t attr;
+    pthread_t t;
+    int made = 0;
+
+    if (pthread_attr_init(&attr) == 0) {
+        made = pthread_attr_setstacksize(&attr, DEEP_STACK) == 0 &&
+               pthread_create(&t, &attr, deep_main, &c) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (made)
+        pthread_join(t, NULL);
+    else
+        fn(r);
+}
+
 void api__dispatch(struct req *r)
 {
     char allow[128] = "";
     const struct route *found = NULL;
+    const char *why = NULL;
 
+    if (path_ok(r) < 0)
+        return;
     for (size_t i = 0; i < NROUTES && !found; i++) {
         if (!match(routes[i].pattern, r->path, r))
             continue;
@@ -197,10 +304,13 @@ void api__dispatch(struct req *r)
         else
             api__reply_errorf(r, ERR_NOT_FOUND, "no route for '%s %s'", r->method, r->path);
     } else if (r->api->token && !(found->flags & ROUTE_OPEN) &&
-               (mutating(r->method) || r->api->auth_reads) && !authorized(r)) {
-        reply_unauthorized(r);
+               (mutating(r->method) || r->api->auth_reads) && (why = unauthorized(r)) != NULL) {
+        reply_unauthorized(r, why);
     } else if (query_ok(r, found->params)) {
-        found->fn(r);
+        if (found->flags & ROUTE_DEEP)
+            run_deep(found->fn, r);
+        else
+            found->fn(r);
     }
     free_params(r);
 }

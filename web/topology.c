@@ -13,7 +13,8 @@ static int quantity_or_reply(struct req *r, const char *name, int milli, int64_t
     if (rc < 0 || !s)
         return rc < 0 ? -1 : 0;
     if (model_quantity_parse(s, milli, out, &err) < 0 || *out < 0) {
-        api__reply_errorf(r, ERR_INVALID, "query parameter '%s': invalid quantity '%s'", name, s);
+        err_setf(&err, ERR_INVALID, name, "query parameter '%s': invalid quantity '%s'", name, s);
+        api__reply_error(r, &err);
         rc = -1;
     }
     free(s);
