@@ -44,3 +44,10 @@ format:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
+
+# libFuzzer harnesses of the input decoders (clang only; run by hand, not by `make test`):
+# builds them into build-fuzz/ and runs each for FUZZ_SECONDS. See fuzz/README.md.
+FUZZ_SECONDS ?= 30
+.PHONY: fuzz
+fuzz:
+	fuzz/run.sh $(FUZZ_SECONDS)

@@ -2,10 +2,15 @@
 #include "err.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z in seconds since the epoch. */
+#define CLOCK__MIN_S (-62167219200LL)
+#define CLOCK__MAX_S 253402300799LL
 
 int64_t clock_now_ms(void)
 {
@@ -26,69 +31,141 @@ int64_t clock_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm):
+ * exact for every year, no time_t or timegm range to worry about. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Floor division, so times before the epoch keep positive remainders. */
+static int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
+{
+    int64_t q = a / b, r = a % b;
+    if (r < 0) {
+        q--;
+        r += b;
+    }
+    *rem = r;
+    return q;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" of ms; any int64 formats (years past 9999 get more digits). */
+static void format_head(int64_t ms, char *buf, size_t n, int64_t *frac)
+{
+    int64_t secs = floor_div(ms, 1000, frac), sod, y;
+    int64_t days = floor_div(secs, 86400, &sod);
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    snprintf(buf, n, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d", y, m, d, (int)(sod / 3600),
+             (int)(sod / 60 % 60), (int)(sod % 60));
+}
+
 void clock_format_rfc3339(int64_t ms, char *buf, size_t n)
 {
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int64_t frac;
+    char head[64];
+    format_head(ms, head, sizeof(head), &frac);
+    snprintf(buf, n, "%sZ", head);
 }
 
 void clock_format_rfc3339_ms(int64_t ms, char *buf, size_t n)
 {
-    int64_t secs = ms / 1000, frac = ms % 1000;
-    if (frac < 0) { /* floor, so times before the epoch keep a positive fraction */
-        secs--;
-        frac += 1000;
-    }
-    time_t t = (time_t)secs;
-    struct tm tm;
-    char head[48];
-    gmtime_r(&t, &tm);
-    strftime(head, sizeof(head), "%Y-%m-%dT%H:%M:%S", &tm);
+    int64_t frac;
+    char head[64];
+    format_head(ms, head, sizeof(head), &frac);
     snprintf(buf, n, "%s.%03dZ", head, (int)frac);
 }
 
+/* Exactly `digits` decimal digits at *p, advancing it; -1 when they are not there. */
+static int fixed(const char **p, int digits)
+{
+    int v = 0;
+    for (int i = 0; i < digits; i++, (*p)++) {
+        if (!isdigit((unsigned char)**p))
+            return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+static int expect(const char **p, const char *one_of)
+{
+    if (!**p || !strchr(one_of, **p))
+        return -1;
+    (*p)++;
+    return 0;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
+/* RFC 3339 section 5.6 strictly, as Go's time.RFC3339 reads it (T separator, no leap
+ * second), with years 0000-9999 and the instant in that range, so every parsed time
+ * formats back to itself. */
 int clock_parse_rfc3339(const char *s, int64_t *ms, struct err *err)
 {
-    struct tm tm;
-    const char *p;
+    const char *p = s;
     int64_t frac_ms = 0, offset_s = 0;
+    int y, mo, d, h, mi, sec;
 
-    memset(&tm, 0, sizeof(tm));
-    p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!p)
+    if (!p || (y = fixed(&p, 4)) < 0 || expect(&p, "-") || (mo = fixed(&p, 2)) < 0 ||
+        expect(&p, "-") || (d = fixed(&p, 2)) < 0 || expect(&p, "Tt") || (h = fixed(&p, 2)) < 0 ||
+        expect(&p, ":") || (mi = fixed(&p, 2)) < 0 || expect(&p, ":") || (sec = fixed(&p, 2)) < 0)
+        goto bad;
+    if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
         goto bad;
     if (*p == '.') {
         int digits = 0;
         p++;
         if (!isdigit((unsigned char)*p))
             goto bad;
-        while (isdigit((unsigned char)*p)) {
-            if (digits < 3) {
+        for (; isdigit((unsigned char)*p); p++)
+            if (digits++ < 3)
                 frac_ms = frac_ms * 10 + (*p - '0');
-                digits++;
-            }
-            p++;
-        }
-        while (digits++ < 3)
+        for (; digits < 3; digits++)
             frac_ms *= 10;
     }
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        int hh, mm;
-        if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2 || strlen(p) != 6)
+        int sign = *p++ == '+' ? 1 : -1, oh, om;
+        if ((oh = fixed(&p, 2)) < 0 || expect(&p, ":") || (om = fixed(&p, 2)) < 0 || oh > 23 ||
+            om > 59)
             goto bad;
-        offset_s = (hh * 3600 + mm * 60) * (*p == '+' ? 1 : -1);
-        p += 6;
+        offset_s = sign * (oh * 3600 + om * 60);
     } else {
         goto bad;
     }
     if (*p)
         goto bad;
-    *ms = ((int64_t)timegm(&tm) - offset_s) * 1000 + frac_ms;
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset_s;
+    if (secs < CLOCK__MIN_S || secs > CLOCK__MAX_S)
+        goto bad;
+    *ms = secs * 1000 + frac_ms;
     return 0;
 bad:
-    return err_set(err, ERR_INVALID, "invalid timestamp '%s' (want RFC 3339)", s);
+    return err_set(err, ERR_INVALID, "invalid timestamp '%s' (want RFC 3339)", s ? s : "");
 }

@@ -63,16 +63,27 @@ static char *child_path(const char *path, const char *key)
     return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
 }
 
-static long count_nodes(json_t *v, long limit)
+/* Nodes of v (stops counting past limit) and, in *depth, its nesting depth. */
+static long count_nodes(json_t *v, long limit, int *depth)
 {
     long n = 1;
-    size_t i;
-    const char *k;
+    int d = 0, cd;
     json_t *c;
-    if (json_is_array(v))
-        json_array_foreach(v, i, c) if (n <= limit) n += count_nodes(c, limit);
-    if (json_is_object(v))
-        json_object_foreach(v, k, c) if (n <= limit) n += count_nodes(c, limit);
+    void *it = json_is_object(v) ? json_object_iter(v) : NULL;
+    size_t i = 0, len = json_array_size(v);
+    for (;;) {
+        if (it)
+            c = json_object_iter_value(it), it = json_object_iter_next(v, it);
+        else if (i < len)
+            c = json_array_get(v, i++);
+        else
+            break;
+        if (n > limit)
+            break;
+        n += count_nodes(c, limit, &cd);
+        d = cd > d ? cd : d;
+    }
+    *depth = d + 1;
     return n;
 }
 
@@ -194,15 +205,22 @@ out:
     return rc;
 }
 
-static int parse_alias(struct yp *yp, json_t **out)
+/* An alias is a deep copy, so it counts against both the node budget and the depth
+ * limit: nesting aliases of nested anchors would otherwise build documents thousands
+ * of levels deep, deeper than jansson reads back from the store. */
+static int parse_alias(struct yp *yp, int depth, json_t **out)
 {
     const char *name = (const char *)yp->ev.data.alias.anchor;
     json_t *v = json_object_get(yp->anchors, name);
+    int vdepth;
     if (!v)
         return fail_at(yp, yp->ev.start_mark, "unknown alias '*%s'", name);
-    yp->budget -= count_nodes(v, yp->budget + 1);
+    yp->budget -= count_nodes(v, yp->budget + 1, &vdepth);
     if (yp->budget < 0)
         return fail_at(yp, yp->ev.start_mark, "alias '*%s' expands to too many nodes", name);
+    if (depth + vdepth - 1 > MAX_DEPTH)
+        return fail_at(yp, yp->ev.start_mark, "alias '*%s' makes the document nested too deeply",
+                       name);
     *out = json_deep_copy(v);
     return 0;
 }
@@ -234,7 +252,7 @@ static int parse_node(struct yp *yp, const char *path, int depth, json_t **out)
         rc = parse_mapping(yp, path, depth, out);
         break;
     case YAML_ALIAS_EVENT:
-        rc = parse_alias(yp, out);
+        rc = parse_alias(yp, depth, out);
         break;
     default:
         rc = fail_at(yp, ev->start_mark, "%s", "unexpected YAML event");

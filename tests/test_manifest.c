@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "err.h"
 #include "model.h"
 #include "model_support.h"
@@ -235,6 +236,50 @@ START_TEST(test_manifest_aliases)
 }
 END_TEST
 
+/* Found by fuzz/fuzz_rfc3339: a leap second at the end of 9999 parsed and formatted as
+ * year 10000, which did not parse back. Times now parse strictly and round-trip. */
+START_TEST(test_manifest_timestamps)
+{
+    static const struct {
+        const char *in;
+        int ok;
+        int64_t ms;
+    } cases[] = {
+        {"1970-01-01T00:00:00Z", 1, 0},
+        {"2026-11-22T03:50:04Z", 1, 1795319404000LL},
+        {"2026-11-22T03:50:04.1239Z", 1, 1795319404123LL},
+        {"2026-11-22T05:20:04+01:30", 1, 1795319404000LL},
+        {"1969-12-31T23:59:59.999z", 1, -1LL},
+        {"0000-01-01T00:00:00Z", 1, -62167219200000LL},
+        {"9999-12-31T23:59:59.999Z", 1, 253402300799999LL},
+        {"2024-02-29T00:00:00Z", 1, 1709164800000LL},
+        {"9999-12-31T23:59:60Z", 0, 0},
+        {"2026-02-29T00:00:00Z", 0, 0},
+        {"0000-01-01T00:00:00+00:01", 0, 0},
+        {"2026-11-22T03:50:04+-1:-1", 0, 0},
+        {"2026-11-22 03:50:04Z", 0, 0},
+        {"2026-1-22T03:50:04Z", 0, 0},
+        {"2026-11-22T03:50:04", 0, 0},
+        {"2026-11-22T03:50:04.Z", 0, 0},
+        {"2026-11-22T24:00:00Z", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t ms = 0, back = 0;
+        char text[64];
+        int rc = clock_parse_rfc3339(cases[i].in, &ms, NULL);
+        if (!cases[i].ok) {
+            ck_assert_msg(rc == ERR_INVALID, "'%s' parsed", cases[i].in);
+            continue;
+        }
+        ck_assert_msg(rc == 0 && ms == cases[i].ms, "'%s': rc %d, %lld", cases[i].in, rc,
+                      (long long)ms);
+        clock_format_rfc3339_ms(ms, text, sizeof(text));
+        ck_assert_int_eq(clock_parse_rfc3339(text, &back, NULL), 0);
+        ck_assert_int_eq(back, ms);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("manifest");
@@ -246,6 +291,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_list_and_array_flattened);
     tcase_add_test(tc, test_manifest_empty_and_json);
     tcase_add_test(tc, test_manifest_aliases);
+    tcase_add_test(tc, test_manifest_timestamps);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -1,0 +1,98 @@
+/*
+ * fuzz_manifest.c - manifest bytes (YAML or JSON, sniffed) through everything the API
+ * does with them: parse, validate (which re-parses with positions when there are
+ * problems) and the typed decoders on every document.
+ *
+ * Invariants: parsing with and without positions gives the same documents; a
+ * document that validated cleanly decodes with the decoder of its kind.
+ */
+#include "fuzz.h"
+
+#include "err.h"
+#include "model.h"
+
+static void decode_all(json_t *obj)
+{
+    struct model_node n;
+    struct model_pod p;
+    struct model_podgroup g;
+    struct model_topology t;
+    /* decoders are defensive (documents may come from an older store): any object */
+    if (model_node_decode(obj, &n, NULL) == 0)
+        model_node_release(&n);
+    if (model_pod_decode(obj, &p, NULL) == 0)
+        model_pod_release(&p);
+    if (model_podgroup_decode(obj, &g, NULL) == 0)
+        model_podgroup_release(&g);
+    if (model_topology_decode(obj, &t, NULL) == 0)
+        model_topology_release(&t);
+}
+
+static void decode_valid(json_t *obj)
+{
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    const char *api = json_string_value(json_object_get(obj, "apiVersion"));
+    enum model_kind k;
+    struct err err = ERR_INIT;
+    int rc = 0;
+    FUZZ_CHECK(model_kind_from_doc(kind, api, &k, NULL) == 0, "valid document of unknown kind");
+    if (k == MODEL_NODE) {
+        struct model_node n;
+        if ((rc = model_node_decode(obj, &n, &err)) == 0)
+            model_node_release(&n);
+    } else if (k == MODEL_POD) {
+        struct model_pod p;
+        if ((rc = model_pod_decode(obj, &p, &err)) == 0)
+            model_pod_release(&p);
+    } else if (k == MODEL_PODGROUP) {
+        struct model_podgroup g;
+        if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
+            model_podgroup_release(&g);
+    } else {
+        struct model_topology t;
+        if ((rc = model_topology_decode(obj, &t, &err)) == 0)
+            model_topology_release(&t);
+    }
+    /* the groups annotation is checked by the decoder only: allowed to fail */
+    FUZZ_CHECK(rc == 0 || k == MODEL_PODGROUP || k == MODEL_POD, "valid %s does not decode: %s",
+               kind, err.msg);
+    char *key = model_object_key(k, obj);
+    FUZZ_CHECK(key && *key, "valid %s has no key", kind);
+    free(key);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct model_manifest m = {0}, placed = {0};
+    struct err err = ERR_INIT;
+    const char *buf = (const char *)data;
+    int rc = model_manifest_parse(buf, size, MODEL_FMT_AUTO, &m, &err);
+    int rc2 = model_manifest_parse_positions(buf, size, MODEL_FMT_AUTO, &placed, NULL);
+    FUZZ_CHECK(rc == rc2, "parse %d, parse with positions %d", rc, rc2);
+    if (rc < 0) {
+        FUZZ_CHECK(m.n == 0 && m.docs == NULL, "failed parse left documents");
+        FUZZ_CHECK(*err.msg, "failed parse without a message");
+        return 0;
+    }
+    FUZZ_CHECK(m.n == placed.n, "%zu documents, %zu with positions", m.n, placed.n);
+    for (size_t i = 0; i < m.n; i++)
+        FUZZ_CHECK(json_equal(m.docs[i].obj, placed.docs[i].obj),
+                   "document %zu differs with positions", i + 1);
+    model_manifest_free(&placed);
+
+    json_t *errors = json_array();
+    int n = model_validate_all(&m, buf, size, errors);
+    FUZZ_CHECK(n == (int)json_array_size(errors), "%d problems, %zu errors", n,
+               json_array_size(errors));
+    for (size_t i = 0; i < m.n; i++) {
+        json_t *alone = json_array();
+        int bad = model_validate(&m.docs[i], alone);
+        if (!bad)
+            decode_valid(m.docs[i].obj);
+        decode_all(m.docs[i].obj);
+        json_decref(alone);
+    }
+    json_decref(errors);
+    model_manifest_free(&m);
+    return 0;
+}
