@@ -137,6 +137,13 @@ void api__manifests_apply(struct req *r)
         api__reply_errorf(r, ERR_INVALID, "the request body is empty: send YAML or JSON manifests");
         goto out;
     }
+    const char *nul = memchr(body, '\0', len);
+    if (nul) {
+        /* the parsers would stop there and blame the end of the input */
+        api__reply_errorf(r, ERR_INVALID, "the request body holds a NUL byte at offset %zu",
+                          (size_t)(nul - body));
+        goto out;
+    }
     if (model_manifest_parse(body, len, fmt, &m, &err) < 0) {
         api__reply_error_extra(r, &err, json_pack("{s:[{s:s}]}", "errors", "message", err.msg));
         goto out;
