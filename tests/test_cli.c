@@ -238,6 +238,35 @@ START_TEST(test_cli_simulate_invalid_lists_every_error)
 }
 END_TEST
 
+/* Files that do not exist, directories and empty input are errors naming the file, never
+ * an empty simulation that exits 0. */
+START_TEST(test_cli_bad_input_files)
+{
+    static const struct {
+        const char *args[4];
+        const char *needle;
+    } cases[] = {
+        {{"simulate", "-f", "/nonexistent/c.yaml", NULL},
+         "cannot open '/nonexistent/c.yaml': No such file or directory"},
+        {{"simulate", "-f", "/tmp", NULL}, "cannot read '/tmp': Is a directory"},
+        {{"simulate", "-f", "/dev/null", NULL}, "'/dev/null' holds no documents"},
+        {{"simulate", "-f", "-", NULL}, "'-' holds no documents"},
+        {{"apply", "-f", "/nonexistent/c.yaml", NULL}, "cannot open '/nonexistent/c.yaml'"},
+        {{"apply", "-f", "/tmp", NULL}, "cannot read '/tmp': Is a directory"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cli_result r;
+        cli_run(NULL, NULL, cases[i].args, &r); /* stdin is /dev/null */
+        ck_assert_msg(r.status == 1, "%s %s: exit %d, want 1", cases[i].args[0], cases[i].args[2],
+                      r.status);
+        ck_assert_msg(strstr(r.err, cases[i].needle) != NULL, "stderr lacks '%s':\n%s",
+                      cases[i].needle, r.err);
+        ck_assert_str_eq(r.out, "");
+        cli_result_release(&r);
+    }
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -252,6 +281,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_server_down);
     tcase_add_test(tc, test_cli_simulate_cases);
     tcase_add_test(tc, test_cli_simulate_invalid_lists_every_error);
+    tcase_add_test(tc, test_cli_bad_input_files);
     suite_add_tcase(s, tc);
     return s;
 }
