@@ -22,6 +22,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "clock.h"
@@ -70,11 +71,19 @@ static int plan_uses(const struct preempt *pr, int node)
     return 0;
 }
 
-/* The current plan still fits node pn with what is on it now (no re-plan needed). */
+/* The current plan still fits node pn with what is on it now (no re-plan needed). Free
+ * capacity is what the placer sees: nominations of equal or higher priority (other than
+ * the job's own) reserve theirs, for the lowest-priority pod the plan puts there. */
 static int plan_fits_node(struct preempt *pr, int node)
 {
     struct sched_view *v = pr->c->v;
     const struct sv_node *n = &v->nodes[node];
+    int32_t prio = INT32_MAX;
+    for (size_t i = 0; i < pr->nplan; i++) {
+        const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+        if (pr->plan[i].node == node && p->m.priority < prio)
+            prio = p->m.priority;
+    }
     for (size_t r = 0; r < v->nres; r++) {
         int64_t need = 0;
         for (size_t i = 0; i < pr->nplan; i++) {
@@ -82,7 +91,7 @@ static int plan_fits_node(struct preempt *pr, int node)
             for (int k = 0; pr->plan[i].node == node && k < p->nreq; k++)
                 need += p->req[k].res == (int)r ? p->req[k].v : 0;
         }
-        if (need && need > n->alloc[r] - n->used[r])
+        if (need && need > sched__free_for(v, n, (int)r, prio, pr->pj->jobs, pr->pj->njobs))
             return 0;
     }
     return 1;
