@@ -16,6 +16,8 @@ struct inv {
     json_t *nodes;  /* name -> {res: allocatable} */
     json_t *used;   /* name -> {res: requested} */
     json_t *groups; /* "ns/group" -> {"bound": n, "members": n} */
+    json_t *broken; /* "ns/group" -> true: a preemption broke it (ledger cost.brokenGangs) */
+    json_t *exempt; /* "ns/group" -> anything: the caller's gangs not to check (borrowed) */
     char *msg;
     size_t n;
     int bad;
@@ -93,8 +95,23 @@ static int each_pod(void *ctx, const char *key, json_t *obj)
     return rc;
 }
 
+static int ledger_entry(void *ctx, const char *key, json_t *entry)
+{
+    struct inv *c = ctx;
+    size_t i;
+    json_t *g;
+    (void)key;
+    json_array_foreach(json_object_get(json_object_get(entry, "cost"), "brokenGangs"), i, g)
+        json_object_set_new(c->broken, json_string_value(g), json_true());
+    return 0;
+}
+
 static int group_ok(struct inv *c, const char *key, int min, int strict)
 {
+    /* DESIGN.md section 3: preemption may break a gang (costed, in the ledger); it evicts
+     * only the pods it needs, so the rest keeps running below minMember */
+    if (json_object_get(c->broken, key) || json_object_get(c->exempt, key))
+        return 1;
     json_t *g = json_object_get(c->groups, key);
     json_int_t bound = json_integer_value(json_object_get(g, "bound"));
     json_int_t members = json_integer_value(json_object_get(g, "members"));
@@ -134,6 +151,9 @@ static int each_pg_group(void *ctx, const char *key, json_t *obj)
         return 0;
     json_int_t bound =
         json_integer_value(json_object_get(json_object_get(x->c->groups, key), "bound"));
+    for (size_t i = 0; i < g.ngroups; i++)
+        if (json_object_get(x->c->exempt, g.groups[i]))
+            bound = 0; /* the caller disturbed a member: the GangGroup is not checked */
     for (size_t i = 0; bound > 0 && i < g.ngroups && !x->c->bad; i++) {
         json_t *other = NULL;
         struct model_podgroup og = {0};
@@ -170,12 +190,20 @@ static void check_nodes(struct inv *c)
 
 int sched_invariants_check(struct store *st, char *msg, size_t n)
 {
-    struct inv c = {json_object(), json_object(), json_object(), msg, n, 0};
+    return sched_invariants_check_ex(st, 0, NULL, msg, n);
+}
+
+int sched_invariants_check_ex(struct store *st, uint64_t audit_from, json_t *exempt, char *msg,
+                              size_t n)
+{
+    struct inv c = {json_object(), json_object(), json_object(), json_object(), exempt, msg, n, 0};
     struct err err = ERR_INIT;
     MDB_txn *txn = NULL;
     struct store_audit_verdict verdict;
     msg[0] = '\0';
     int rc = store_txn_begin(st, STORE_READ, &txn, &err);
+    if (rc == 0)
+        rc = store_doc_each(txn, STORE_DB_PREEMPTIONS, "e:", ledger_entry, &c, &err);
     if (rc == 0)
         rc = store_each(txn, MODEL_NODE, NULL, each_node, &c, &err);
     if (rc == 0 && !c.bad)
@@ -187,7 +215,7 @@ int sched_invariants_check(struct store *st, char *msg, size_t n)
         rc = store_each(txn, MODEL_PODGROUP, NULL, each_pg_group, &x, &err);
     if (rc == 0 && !c.bad)
         check_nodes(&c);
-    if (rc == 0 && !c.bad && (rc = store_audit_verify(txn, 0, 0, &verdict, &err)) == 0 &&
+    if (rc == 0 && !c.bad && (rc = store_audit_verify(txn, audit_from, 0, &verdict, &err)) == 0 &&
         !verdict.ok) {
         snprintf(msg, n, "audit chain does not verify: %s", verdict.reason);
         c.bad = 1;
@@ -198,5 +226,6 @@ int sched_invariants_check(struct store *st, char *msg, size_t n)
     json_decref(c.nodes);
     json_decref(c.used);
     json_decref(c.groups);
+    json_decref(c.broken);
     return rc < 0 ? rc : c.bad ? -1 : 0;
 }
