@@ -280,6 +280,34 @@ START_TEST(test_manifest_timestamps)
 }
 END_TEST
 
+/* Found by fuzzing model_validate_all: placing errors in a big kind: List re-keyed every
+ * field's position once per item (quadratic: a 2.7 MB List took minutes). */
+START_TEST(test_manifest_big_list_errors_placed_fast)
+{
+    enum { N = 30000 };
+    size_t cap = (size_t)N * 128 + 256, len = 0;
+    char *buf = malloc(cap);
+    len += (size_t)snprintf(buf, cap, "apiVersion: v1\nkind: List\nitems:\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n%d\n"
+                                "    labels: {a: b}\n",
+                                i);
+    len += (size_t)snprintf(buf + len, cap - len, "- {apiVersion: v1, kind: Node, metadata: {}}\n");
+    int64_t start = clock_mono_ms();
+    json_t *messages = model_test_check(buf, len, NULL);
+    int64_t took = clock_mono_ms() - start;
+    ck_assert_uint_eq(json_array_size(messages), 1);
+    ck_assert_str_eq(json_string_value(json_array_get(messages, 0)),
+                     "document 30001 (Node), metadata.name: missing required field at line 150004 "
+                     "col 42");
+    ck_assert_msg(took < 30000, "placing one error in a %zu-byte List took %lld ms", len,
+                  (long long)took);
+    json_decref(messages);
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("manifest");
@@ -292,6 +320,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_empty_and_json);
     tcase_add_test(tc, test_manifest_aliases);
     tcase_add_test(tc, test_manifest_timestamps);
+    tcase_add_test(tc, test_manifest_big_list_errors_placed_fast);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
