@@ -535,7 +535,7 @@ static int env_int(const char *name, int dflt)
 START_TEST(test_stress_random_workload)
 {
     const char *seeds = getenv("MUSTER_STRESS_SEED");
-    int steps = env_int("MUSTER_STRESS_STEPS", 300);
+    int steps = env_int("MUSTER_STRESS_STEPS", 200);
     verbose = env_int("MUSTER_STRESS_VERBOSE", 0);
     unsigned lo = 1, hi = 4;
     if (seeds && *seeds) {
