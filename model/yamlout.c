@@ -64,7 +64,10 @@ static int emit_object(yaml_emitter_t *em, json_t *v)
         return 0;
     json_object_foreach(v, k, c)
     {
-        if (!string(em, k, strlen(k)) || !emit_value(em, c))
+        /* a plain << key is a merge key to the reader: a key named "<<" needs quotes */
+        int ok = strcmp(k, "<<") ? string(em, k, strlen(k))
+                                 : scalar(em, k, 2, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+        if (!ok || !emit_value(em, c))
             return 0;
     }
     yaml_mapping_end_event_initialize(&ev);

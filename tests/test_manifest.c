@@ -308,6 +308,25 @@ START_TEST(test_manifest_big_list_errors_placed_fast)
 }
 END_TEST
 
+/* Found by fuzz/fuzz_yaml_dump: a key named "<<" was dumped plain and read back as a
+ * merge key (merged away, or refused when its value was not a mapping). */
+START_TEST(test_manifest_dump_quotes_merge_key)
+{
+    json_t *v = json_pack("{s{s{si}s{si}}}", "v", "<<", "a", 1, "x", "<<", 1);
+    char *yaml = model_yaml_dump(v);
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    ck_assert_ptr_nonnull(strstr(yaml, "\"<<\": 1"));
+    ck_assert_msg(model_manifest_parse(yaml, strlen(yaml), MODEL_FMT_YAML, &m, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_msg(json_equal(m.docs[0].obj, v), "round trip changed the value:\n%s", yaml);
+    model_manifest_free(&m);
+    free(yaml);
+    json_decref(v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("manifest");
@@ -321,6 +340,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_aliases);
     tcase_add_test(tc, test_manifest_timestamps);
     tcase_add_test(tc, test_manifest_big_list_errors_placed_fast);
+    tcase_add_test(tc, test_manifest_dump_quotes_merge_key);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
