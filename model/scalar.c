@@ -38,7 +38,9 @@ static int all_in(const char *s, const char *set)
 }
 
 /* Integer forms: [-+]?(0x[0-9a-fA-F]+ | 0o[0-7]+ | 0[0-7]+ | [0-9]+). 1 when s is one and
- * fits in json_int_t; 2 when it is one that overflows. */
+ * fits in json_int_t; 2 when it is a decimal one that overflows (a real). 0 for a hex or
+ * octal one that overflows: as in Go's YAML decoder, 0x and 0o ones then stay strings
+ * (strtod read "0o7...7" as 0.0) and 1.1-style octal ones are decimal reals. */
 static int parse_int(const char *s, json_int_t *out)
 {
     const char *p = s;
@@ -58,7 +60,7 @@ static int parse_int(const char *s, json_int_t *out)
     unsigned long long v = strtoull(p, &end, base);
     int neg = s[0] == '-';
     if (errno == ERANGE || v > (unsigned long long)LLONG_MAX + (neg ? 1u : 0u))
-        return 2;
+        return base == 10 ? 2 : 0;
     *out = neg ? (json_int_t)(0 - v) : (json_int_t)v;
     return 1;
 }

@@ -157,7 +157,9 @@ START_TEST(test_manifest_scalar_typing)
 {
     struct model_manifest m;
     json_t *o = parse_one("a: yes\nb: 'yes'\nc: 010\nd: \"010\"\ne: 1.5\nf: ~\ng: 0x1F\n"
-                          "h: 12345678901234567890\ni: 1e3\nj: -.5\nk: 1_000\n",
+                          "h: 12345678901234567890\ni: 1e3\nj: -.5\nk: 1_000\n"
+                          "l: 0o7777777777777777777777\nm: 0x1FFFFFFFFFFFFFFFF\n"
+                          "n: 07777777777777777777777\n",
                           &m);
     ck_assert(json_is_true(json_object_get(o, "a")));
     ck_assert_str_eq(json_string_value(json_object_get(o, "b")), "yes");
@@ -170,6 +172,11 @@ START_TEST(test_manifest_scalar_typing)
     ck_assert(json_real_value(json_object_get(o, "i")) == 1000.0);
     ck_assert(json_real_value(json_object_get(o, "j")) == -0.5);
     ck_assert_str_eq(json_string_value(json_object_get(o, "k")), "1_000");
+    /* 0x and 0o integers too big for int64 stay strings (strtod read 0o... as 0.0); a
+     * 1.1-style octal one is a decimal real, as in Go's YAML decoder */
+    ck_assert_str_eq(json_string_value(json_object_get(o, "l")), "0o7777777777777777777777");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "m")), "0x1FFFFFFFFFFFFFFFF");
+    ck_assert(json_real_value(json_object_get(o, "n")) == 7777777777777777777777.0);
     model_manifest_free(&m);
 }
 END_TEST
