@@ -261,8 +261,12 @@ static void check_reservation(struct snap *x, const char *qkey, const struct mod
     json_t *alloc = json_object_get(x->alloc, q->node_name);
     json_object_foreach(sum, res, v)
     {
+        /* only what Q requests: a higher-priority pod may have used the rest before */
+        int asked = !strcmp(res, "pods");
+        for (size_t i = 0; i < q->nrequests; i++)
+            asked |= !strcmp(q->requests[i].name, res) && q->requests[i].value > 0;
         json_int_t have = json_integer_value(json_object_get(alloc, res));
-        if (alloc && json_integer_value(v) > have)
+        if (alloc && asked && json_integer_value(v) > have)
             failf(x,
                   "node '%s' over-committed on '%s' counting reservations of priority >= %d "
                   "(pod '%s' placed this cycle): %lld > %lld",
