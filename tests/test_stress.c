@@ -543,8 +543,11 @@ START_TEST(test_stress_random_workload)
         lo = (unsigned)strtoul(seeds, NULL, 10);
         hi = dash ? (unsigned)strtoul(dash + 1, NULL, 10) : lo;
     }
-    for (unsigned s = lo; s <= hi; s++)
+    for (unsigned s = lo; s <= hi; s++) {
         run_seed(s, steps);
+        if (seeds && *seeds) /* by hand: progress */
+            fprintf(stderr, "stress: seed %u, %d steps: ok\n", s, steps);
+    }
 }
 END_TEST
 
