@@ -3,8 +3,9 @@
  * does with them: parse, validate (which re-parses with positions when there are
  * problems) and the typed decoders on every document.
  *
- * Invariants: parsing with and without positions gives the same documents; a
- * document that validated cleanly decodes with the decoder of its kind.
+ * Invariants: parsing with and without positions gives the same documents; validating
+ * again (normalized documents) finds as many problems; a document that validated
+ * cleanly decodes with the decoder of its kind.
  */
 #include "fuzz.h"
 
@@ -84,14 +85,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int n = model_validate_all(&m, buf, size, errors);
     FUZZ_CHECK(n == (int)json_array_size(errors), "%d problems, %zu errors", n,
                json_array_size(errors));
+    int again = 0;
     for (size_t i = 0; i < m.n; i++) {
         json_t *alone = json_array();
         int bad = model_validate(&m.docs[i], alone);
+        again += bad;
         if (!bad)
             decode_valid(m.docs[i].obj);
         decode_all(m.docs[i].obj);
         json_decref(alone);
     }
+    /* model_validate_all relies on it when it validates again to place the problems */
+    FUZZ_CHECK(again == n, "validation is not idempotent: %d problems, then %d", n, again);
     json_decref(errors);
     model_manifest_free(&m);
     return 0;

@@ -19,7 +19,10 @@ for name in $names; do
     corpus="$out/corpus/$name"
     mkdir -p "$corpus"
     case $name in
-    manifest) extra="$root/tests/data/manifests $root/examples"; opts="-max_len=16384" ;;
+    manifest)
+        extra="$root/tests/data/manifests $root/examples"
+        opts="-max_len=16384 -dict=$root/fuzz/manifest.dict"
+        ;;
     yaml_dump) extra="$root/tests/data/manifests/valid"; opts="-max_len=8192" ;;
     config) extra=""; opts="-max_len=4096" ;;
     *) extra=""; opts="-max_len=256" ;;
