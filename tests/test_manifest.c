@@ -288,8 +288,10 @@ START_TEST(test_manifest_timestamps)
 END_TEST
 
 /* Found by fuzzing model_validate_all: placing errors in a big kind: List re-keyed every
- * field's position once per item (quadratic: a 2.7 MB List took minutes). */
-START_TEST(test_manifest_big_list_errors_placed_fast)
+ * field's position once per item (quadratic: a 2.7 MB List took minutes). This checks the
+ * error is placed right in a 30,001-item List; speed is not asserted (shared machines),
+ * but a quadratic regression would run into the suite's CTest timeout. */
+START_TEST(test_manifest_big_list_errors_placed)
 {
     enum { N = 30000 };
     size_t cap = (size_t)N * 128 + 256, len = 0;
@@ -301,15 +303,11 @@ START_TEST(test_manifest_big_list_errors_placed_fast)
                                 "    labels: {a: b}\n",
                                 i);
     len += (size_t)snprintf(buf + len, cap - len, "- {apiVersion: v1, kind: Node, metadata: {}}\n");
-    int64_t start = clock_mono_ms();
     json_t *messages = model_test_check(buf, len, NULL);
-    int64_t took = clock_mono_ms() - start;
     ck_assert_uint_eq(json_array_size(messages), 1);
     ck_assert_str_eq(json_string_value(json_array_get(messages, 0)),
                      "document 30001 (Node), metadata.name: missing required field at line 150004 "
                      "col 42");
-    ck_assert_msg(took < 30000, "placing one error in a %zu-byte List took %lld ms", len,
-                  (long long)took);
     json_decref(messages);
     free(buf);
 }
@@ -346,7 +344,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_empty_and_json);
     tcase_add_test(tc, test_manifest_aliases);
     tcase_add_test(tc, test_manifest_timestamps);
-    tcase_add_test(tc, test_manifest_big_list_errors_placed_fast);
+    tcase_add_test(tc, test_manifest_big_list_errors_placed);
     tcase_add_test(tc, test_manifest_dump_quotes_merge_key);
     suite_add_tcase(s, tc);
     return check_run(s);
