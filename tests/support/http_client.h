@@ -51,7 +51,7 @@ struct musterd {
 
 /* Starts MUSTER_BIN_DIR/musterd with --data-dir, --listen 127.0.0.1:0 and --port-file,
  * plus extra args (NULL terminated; may be NULL). root: reuse this temp dir (restart)
- * or NULL for a fresh one. Waits up to 10 s for the port file. Returns 0 or -1 (the
+ * or NULL for a fresh one. Waits up to 30 s for the port file. Returns 0 or -1 (the
  * process exited: its status is in *exit_status when not NULL). */
 int musterd_start(struct musterd *m, const char *root, const char *const *args);
 int musterd_start_status(struct musterd *m, const char *root, const char *const *args,

@@ -136,7 +136,8 @@ int musterd_start_status(struct musterd *m, const char *root, const char *const 
         argv[n++] = args[i];
     argv[n] = NULL;
     m->pid = spawn(argv, m->log_file);
-    for (int i = 0; i < 1000; i++) {
+    /* up to 30 s: a sanitizer build on a loaded 2-core machine can be slow to start */
+    for (int i = 0; i < 3000; i++) {
         int status;
         char *text = test_read_file(m->port_file, NULL);
         if (text) {
@@ -156,6 +157,7 @@ int musterd_start_status(struct musterd *m, const char *root, const char *const 
         }
         sleep_ms(10);
     }
+    fprintf(stderr, "musterd did not write its port file within 30 s\n");
     return -1;
 }
 
