@@ -18,33 +18,22 @@ static struct store *st;
 
 static void setup(void)
 {
-    dir = store_util_tmpdir();
-    st = store_util_open(dir, 0, STORE_SYNC_NONE);
+    store_util_fixture_open(&dir, &st);
 }
 
 static void teardown(void)
 {
-    store_close(st);
-    st = NULL;
-    store_util_rmrf(dir);
-    dir = NULL;
+    store_util_fixture_close(&dir, &st);
 }
 
 static MDB_txn *begin(int write)
 {
-    struct err err = ERR_INIT;
-    MDB_txn *txn = NULL;
-
-    ck_assert_msg(store_txn_begin(st, write, &txn, &err) == 0, "%s", err.msg);
-    return txn;
+    return store_util_begin(st, write);
 }
 
 static void commit(MDB_txn **txn)
 {
-    struct err err = ERR_INIT;
-
-    ck_assert_msg(store_txn_commit(txn, &err) == 0, "%s", err.msg);
-    ck_assert_ptr_null(*txn);
+    store_util_commit(txn);
 }
 
 static void put(MDB_txn *txn, enum model_kind kind, json_t *obj)

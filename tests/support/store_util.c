@@ -87,3 +87,34 @@ json_t *store_util_strings(const char *first, ...)
     va_end(ap);
     return arr;
 }
+
+void store_util_fixture_open(char **dir, struct store **st)
+{
+    *dir = store_util_tmpdir();
+    *st = store_util_open(*dir, 0, STORE_SYNC_NONE);
+}
+
+void store_util_fixture_close(char **dir, struct store **st)
+{
+    store_close(*st);
+    *st = NULL;
+    store_util_rmrf(*dir);
+    *dir = NULL;
+}
+
+MDB_txn *store_util_begin(struct store *st, int write)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+
+    ck_assert_msg(store_txn_begin(st, write, &txn, &err) == 0, "%s", err.msg);
+    return txn;
+}
+
+void store_util_commit(MDB_txn **txn)
+{
+    struct err err = ERR_INIT;
+
+    ck_assert_msg(store_txn_commit(txn, &err) == 0, "%s", err.msg);
+    ck_assert_ptr_null(*txn);
+}

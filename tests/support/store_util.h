@@ -21,6 +21,14 @@
 char *store_util_tmpdir(void);
 void store_util_rmrf(char *dir);
 struct store *store_util_open(const char *dir, size_t map_size, enum store_sync sync);
+/* A fresh temporary store for a checked fixture: *dir and *st are set (and released by
+ * store_util_fixture_close, which also removes the directory). */
+void store_util_fixture_open(char **dir, struct store **st);
+void store_util_fixture_close(char **dir, struct store **st);
+/* Begins a transaction or fails the test. */
+MDB_txn *store_util_begin(struct store *st, int write);
+/* Commits or fails the test; *txn is NULL afterwards. */
+void store_util_commit(MDB_txn **txn);
 
 /* A pod "ns/name"; node, group and phase may be NULL. New. */
 json_t *store_util_pod(const char *ns, const char *name, const char *node, const char *group,
