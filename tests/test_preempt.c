@@ -11,7 +11,6 @@
  * boundOnNominatedNodes} (of the last entry).
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,30 +263,16 @@ static void run_case(const char *dir, const char *name)
     free(yaml);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 START_TEST(test_preempt_cases)
 {
-    char dir[1024];
-    snprintf(dir, 1000, "%s/tests/data/preempt", getenv("MUSTER_SOURCE_DIR"));
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    char *names[256];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 256)
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof(*names), cmp_str);
-    ck_assert_uint_ge(n, 12);
-    for (size_t i = 0; i < n; i++) {
-        run_case(dir, names[i]);
-        free(names[i]);
-    }
+    char *dir = sched_util_case_path("preempt", "");
+    json_t *cases = sched_util_cases("preempt");
+    ck_assert_uint_ge(json_array_size(cases), 12);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c) run_case(dir, json_string_value(c));
+    json_decref(cases);
+    free(dir);
 }
 END_TEST
 

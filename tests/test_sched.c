@@ -62,14 +62,6 @@ static void assert_consistent(struct sched_util *u)
     ck_assert_msg(sched_invariants_check(u->st, why, sizeof(why)) == 0, "%s", why);
 }
 
-static json_t *job_of(struct sched_util *u, const char *id)
-{
-    json_t *j = NULL;
-    struct err err = ERR_INIT;
-    ck_assert_msg(sched_job(u->s, id, &j, &err) == 0, "%s", err.msg);
-    return j;
-}
-
 static json_t *why_of(struct sched_util *u, const char *id)
 {
     json_t *w = NULL;
@@ -87,46 +79,11 @@ static const char *primary_code(json_t *why)
 
 static void run_case(const char *name)
 {
-    char rel[512];
-    snprintf(rel, sizeof(rel), "%s/cluster.yaml", name);
-    char *path = sched_util_case_path(rel), *yaml = sched_util_read(path);
-    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
-    snprintf(rel, sizeof(rel), "%s/expected.json", name);
-    free(path);
-    path = sched_util_case_path(rel);
-    json_error_t jerr;
-    json_t *exp = json_load_file(path, 0, &jerr);
-    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
-    struct sched_options opts = {0};
-    opts.mark_running =
-        json_is_true(json_object_get(json_object_get(exp, "options"), "mark_running"));
     struct sched_util u;
-    sched_util_open(&u, &opts);
-    json_decref(sched_util_apply(&u, yaml, 1000));
-    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
-    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
-        json_decref(sched_util_cycle(&u, 2000 + i * 1000));
-
+    json_t *exp = sched_util_case_run(&u, "sched", name, NULL);
+    sched_util_case_expect(&u, name, exp);
     const char *key;
     json_t *val;
-    json_object_foreach(json_object_get(exp, "placements"), key, val)
-    {
-        char *node = sched_util_node_of(&u, key);
-        ck_assert_msg(node != NULL, "case '%s': pod '%s' missing", name, key);
-        ck_assert_msg(!strcmp(node, json_string_value(val)),
-                      "case '%s': pod '%s' on '%s', expected '%s'", name, key, node,
-                      json_string_value(val));
-        free(node);
-    }
-    json_object_foreach(json_object_get(exp, "states"), key, val)
-    {
-        json_t *j = job_of(&u, key);
-        const char *state = json_string_value(json_object_get(j, "state"));
-        ck_assert_msg(!strcmp(state, json_string_value(val)),
-                      "case '%s': job '%s' is %s, expected %s", name, key, state,
-                      json_string_value(val));
-        json_decref(j);
-    }
     json_object_foreach(json_object_get(exp, "primary"), key, val)
     {
         json_t *w = why_of(&u, key);
@@ -136,22 +93,14 @@ static void run_case(const char *name)
                       code ? code : "(none)", json_string_value(val));
         json_decref(w);
     }
-    json_object_foreach(json_object_get(exp, "audit"), key, val)
-    {
-        int n = sched_util_audit_count(&u, key, NULL);
-        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
-                      name, n, key, (int)json_integer_value(val));
-    }
     assert_consistent(&u);
     sched_util_close(&u);
     json_decref(exp);
-    free(yaml);
-    free(path);
 }
 
 START_TEST(test_sched_cases)
 {
-    json_t *cases = sched_util_cases();
+    json_t *cases = sched_util_cases("sched");
     ck_assert_int_ge(json_array_size(cases), 15);
     size_t i;
     json_t *c;

@@ -5,7 +5,6 @@
  * HTTP surface (GET /api/v1/topology, the why document's topology part) on a real musterd.
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,48 +84,10 @@ static void check_why(const char *name, struct sched_util *u, json_t *exp)
 
 static void run_case(const char *name)
 {
-    char *path = case_path(name, "cluster.yaml"), *yaml = sched_util_read(path);
-    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
-    free(path);
-    path = case_path(name, "expected.json");
-    json_error_t jerr;
-    json_t *exp = json_load_file(path, 0, &jerr);
-    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
     struct sched_util u;
-    sched_util_open(&u, NULL);
-    json_decref(sched_util_apply(&u, yaml, 1000));
-    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
-    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
-        json_decref(sched_util_cycle(&u, 2000 + i * 1000));
-    const char *key;
-    json_t *val;
-    json_object_foreach(json_object_get(exp, "placements"), key, val)
-    {
-        char *node = sched_util_node_of(&u, key);
-        ck_assert_msg(node != NULL, "case '%s': pod '%s' missing", name, key);
-        ck_assert_msg(!strcmp(node, json_string_value(val)),
-                      "case '%s': pod '%s' on '%s', expected '%s'", name, key, node,
-                      json_string_value(val));
-        free(node);
-    }
-    json_object_foreach(json_object_get(exp, "states"), key, val)
-    {
-        json_t *j = NULL;
-        struct err err = ERR_INIT;
-        ck_assert_msg(sched_job(u.s, key, &j, &err) == 0, "%s", err.msg);
-        const char *state = json_string_value(json_object_get(j, "state"));
-        ck_assert_msg(!strcmp(state, json_string_value(val)),
-                      "case '%s': job '%s' is %s, expected %s", name, key, state,
-                      json_string_value(val));
-        json_decref(j);
-    }
+    json_t *exp = sched_util_case_run(&u, "topology", name, NULL);
+    sched_util_case_expect(&u, name, exp);
     check_why(name, &u, exp);
-    json_object_foreach(json_object_get(exp, "audit"), key, val)
-    {
-        int n = sched_util_audit_count(&u, key, NULL);
-        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
-                      name, n, key, (int)json_integer_value(val));
-    }
     if (json_object_get(exp, "detailStatus")) {
         json_t *cnt = stored_cnt(&u);
         json_t *got = json_object_get(json_object_get(cnt, "status"), "detailStatus");
@@ -136,35 +97,16 @@ static void run_case(const char *name)
     }
     sched_util_close(&u);
     json_decref(exp);
-    free(yaml);
-    free(path);
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 START_TEST(test_topology_cases)
 {
-    const char *src = getenv("MUSTER_SOURCE_DIR");
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s/tests/data/topology", src ? src : MUSTER_SOURCE_DIR);
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    char *names[128];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 128)
-        if (e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    ck_assert_uint_ge(n, 15);
-    qsort(names, n, sizeof(char *), cmp_name);
-    for (size_t i = 0; i < n; i++) {
-        run_case(names[i]);
-        free(names[i]);
-    }
+    json_t *cases = sched_util_cases("topology");
+    ck_assert_uint_ge(json_array_size(cases), 15);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c) run_case(json_string_value(c));
+    json_decref(cases);
 }
 END_TEST
 

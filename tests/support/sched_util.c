@@ -129,12 +129,12 @@ char *sched_util_read(const char *path)
     return buf;
 }
 
-char *sched_util_case_path(const char *rel)
+char *sched_util_case_path(const char *area, const char *rel)
 {
     const char *src = getenv("MUSTER_SOURCE_DIR");
-    size_t n = strlen(src ? src : MUSTER_SOURCE_DIR) + strlen(rel) + 32;
+    size_t n = strlen(src ? src : MUSTER_SOURCE_DIR) + strlen(area) + strlen(rel) + 32;
     char *p = malloc(n);
-    snprintf(p, n, "%s/tests/data/sched/%s", src ? src : MUSTER_SOURCE_DIR, rel);
+    snprintf(p, n, "%s/tests/data/%s/%s", src ? src : MUSTER_SOURCE_DIR, area, rel);
     return p;
 }
 
@@ -143,9 +143,9 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-json_t *sched_util_cases(void)
+json_t *sched_util_cases(const char *area)
 {
-    char *root = sched_util_case_path("");
+    char *root = sched_util_case_path(area, "");
     DIR *d = opendir(root);
     char *names[512];
     size_t n = 0;
@@ -165,4 +165,62 @@ json_t *sched_util_cases(void)
     }
     free(root);
     return out;
+}
+
+json_t *sched_util_case_run(struct sched_util *u, const char *area, const char *name,
+                            const struct sched_options *opts)
+{
+    char rel[512];
+    json_error_t jerr;
+    snprintf(rel, sizeof(rel), "%s/cluster.yaml", name);
+    char *path = sched_util_case_path(area, rel), *yaml = sched_util_read(path);
+    ck_assert_msg(yaml != NULL, "case '%s': cannot read '%s'", name, path);
+    free(path);
+    snprintf(rel, sizeof(rel), "%s/expected.json", name);
+    path = sched_util_case_path(area, rel);
+    json_t *exp = json_load_file(path, 0, &jerr);
+    ck_assert_msg(exp != NULL, "case '%s': expected.json: %s", name, jerr.text);
+    free(path);
+    struct sched_options from_exp = {0};
+    from_exp.mark_running =
+        json_is_true(json_object_get(json_object_get(exp, "options"), "mark_running"));
+    sched_util_open(u, opts ? opts : &from_exp);
+    json_decref(sched_util_apply(u, yaml, 1000));
+    free(yaml);
+    json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
+        json_decref(sched_util_cycle(u, 2000 + i * 1000));
+    return exp;
+}
+
+void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(exp, "placements"), key, val)
+    {
+        char *node = sched_util_node_of(u, key);
+        ck_assert_msg(node != NULL, "case '%s': pod '%s' missing", name, key);
+        ck_assert_msg(!strcmp(node, json_string_value(val)),
+                      "case '%s': pod '%s' on '%s', expected '%s'", name, key, node,
+                      json_string_value(val));
+        free(node);
+    }
+    json_object_foreach(json_object_get(exp, "states"), key, val)
+    {
+        json_t *j = NULL;
+        struct err err = ERR_INIT;
+        ck_assert_msg(sched_job(u->s, key, &j, &err) == 0, "case '%s': %s", name, err.msg);
+        const char *state = json_string_value(json_object_get(j, "state"));
+        ck_assert_msg(!strcmp(state, json_string_value(val)),
+                      "case '%s': job '%s' is %s, expected %s", name, key, state,
+                      json_string_value(val));
+        json_decref(j);
+    }
+    json_object_foreach(json_object_get(exp, "audit"), key, val)
+    {
+        int n = sched_util_audit_count(u, key, NULL);
+        ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
+                      name, n, key, (int)json_integer_value(val));
+    }
 }

@@ -42,9 +42,19 @@ int sched_util_audit_count(struct sched_util *u, const char *kind, const char *j
 
 /* Reads a whole file into a new string; NULL when it cannot be read. */
 char *sched_util_read(const char *path);
-/* Sorted names of the case folders under tests/data/sched/ (new array). */
-json_t *sched_util_cases(void);
-/* Absolute path of tests/data/sched/<rel> (new). */
-char *sched_util_case_path(const char *rel);
+/* Sorted names of the case folders under tests/data/<area>/ (new array). */
+json_t *sched_util_cases(const char *area);
+/* Absolute path of tests/data/<area>/<rel> (new). */
+char *sched_util_case_path(const char *area, const char *rel);
+
+/* A case folder tests/data/<area>/<name>/ holds cluster.yaml and expected.json. Loads both,
+ * opens u (opts, or options.mark_running from expected.json when opts is NULL), applies the
+ * cluster at t = 1 s and runs expected.json's "cycles" cycles (default 1) at 2 s, 3 s, ...
+ * Returns expected.json (new); fails the test when a file cannot be read. */
+json_t *sched_util_case_run(struct sched_util *u, const char *area, const char *name,
+                            const struct sched_options *opts);
+/* Checks the expectations every case folder may hold: "placements" (pod -> node), "states"
+ * (job -> state) and "audit" (record kind -> count). */
+void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp);
 
 #endif
