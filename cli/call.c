@@ -83,6 +83,22 @@ void cli__query(char **url, const char *key, const char *value)
     *url = n;
 }
 
+int cli__get_for_table(struct cli *cli, const char *path, json_t **doc, int *rc)
+{
+    struct err err = ERR_INIT;
+
+    *rc = CLI_EXIT_OK;
+    if (cli__call(cli, "GET", path, NULL, 0, NULL, doc, &err) < 0) {
+        *rc = cli__fail(cli, &err);
+        return 0;
+    }
+    if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, *doc);
+        return 0;
+    }
+    return 1;
+}
+
 void cli__print_doc(struct cli *cli, json_t *doc)
 {
     if (cli->output == CLI_OUT_YAML) {

@@ -61,6 +61,10 @@ void cli__query(char **url, const char *key, const char *value);
 
 /* Prints a document as JSON (indented) or YAML, per cli->output. */
 void cli__print_doc(struct cli *cli, json_t *doc);
+/* GETs path for a command that prints a table: returns 1 with *doc (new) when the caller
+ * should print its table, or 0 when the command is done: the error was reported or, with
+ * -o json|yaml, the document printed (*rc is the exit status either way). */
+int cli__get_for_table(struct cli *cli, const char *path, json_t **doc, int *rc);
 /* The items of a list response: the value itself when an array, else "items", else the
  * first array member of an object. Borrowed. */
 json_t *cli__items(json_t *doc);

@@ -51,21 +51,14 @@ static void row(struct cli_table *t, json_t *e)
 
 int cli__cmd_preemptions(struct cli *cli)
 {
-    struct err err = ERR_INIT;
     json_t *doc = NULL;
     char *path = xstrdup("/api/v1/preemptions");
     int rc = CLI_EXIT_OK;
     cli__query(&path, "job", cli__flag(cli, "job"));
     cli__query(&path, "victim", cli__flag(cli, "victim"));
     cli__query(&path, "since", cli__flag(cli, "since"));
-    if (cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
-        rc = cli__fail(cli, &err);
+    if (!cli__get_for_table(cli, path, &doc, &rc))
         goto out;
-    }
-    if (cli->output != CLI_OUT_TABLE) {
-        cli__print_doc(cli, doc);
-        goto out;
-    }
     json_t *items = cli__items(doc);
     if (!json_array_size(items)) {
         printf("No preemptions.\n");

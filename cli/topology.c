@@ -55,7 +55,6 @@ static void print_dom(json_t *d, int depth, int gpu)
 
 int cli__cmd_topology(struct cli *cli)
 {
-    struct err err = ERR_INIT;
     json_t *doc = NULL;
     char *path = xstrdup("/api/v1/topology");
     int rc = CLI_EXIT_OK;
@@ -63,14 +62,8 @@ int cli__cmd_topology(struct cli *cli)
     cli__query(&path, "pod_cpu", cli__flag(cli, "pod-cpu"));
     cli__query(&path, "pod_memory", cli__flag(cli, "pod-memory"));
     cli__query(&path, "pod_gpu", cli__flag(cli, "pod-gpu"));
-    if (cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
-        rc = cli__fail(cli, &err);
+    if (!cli__get_for_table(cli, path, &doc, &rc))
         goto out;
-    }
-    if (cli->output != CLI_OUT_TABLE) {
-        cli__print_doc(cli, doc);
-        goto out;
-    }
     json_t *root = json_object_get(doc, "root");
     int gpu = json_object_get(json_object_get(root, "capacity"), "nvidia.com/gpu") != NULL;
     if (json_is_null(json_object_get(doc, "topology")) || !json_object_get(doc, "topology"))
