@@ -12,12 +12,12 @@
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
  */
-#include "internal.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "core.h"
+#include "preempt.h"
 
 const char *sched__job_state(struct sched *s, const struct sv_job *j)
 {

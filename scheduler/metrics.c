@@ -1,11 +1,11 @@
 /*
  * metrics.c - Prometheus text exposition of the scheduler's counters.
  */
-#include "internal.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core.h"
 
 /* Upper bounds of the cycle duration histogram, seconds. */
 static const double bounds[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};

@@ -6,7 +6,7 @@
  * taken out of their nodes' usage (never out of the store), the job is re-planned with
  * the cycle's own placer (topology included) and every allocation is undone again.
  * Before sched__preempt returns the view is exactly as it was; only the chosen plan is
- * then executed by evict.c. A failure anywhere aborts the cycle (its transaction), so
+ * then executed by preempt_evict.c. A failure anywhere aborts the cycle (its transaction), so
  * a half-executed preemption never reaches the store.
  *
  * Minimal set: (a) a dry run that removes only victims whose eviction breaks no gang,
@@ -18,15 +18,15 @@
  * priority first, then name, while the job still fits; (d) victims on nodes the final
  * plan does not use go back (pods there are never evicted).
  */
-#include "internal.h"
-
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "clock.h"
+#include "place.h"
 #include "preempt.h"
+#include "why.h"
 
 static void pv_remove(struct preempt *pr, struct pv *x)
 {

@@ -1,7 +1,10 @@
 /*
- * preempt.h - shared by preempt.c (the victim search), preempt_why.c (verdicts for the
- * why document) and evict.c (executing a plan). Folder-internal; see internal.h for
- * sched__preempt, the entry point called by the attempt.
+ * preempt.h - job-level preemption (DESIGN.md section 3): the entry point called by a
+ * failed attempt, and what its files share.
+ *
+ * Files: preempt.c (eligibility, potential victims, dry runs, the minimal victim set),
+ * preempt_why.c (verdicts for the why document), preempt_evict.c (executing a plan:
+ * victims, nominations, audit records), preempt_ledger.c (the preemption ledger).
  *
  * A struct preempt lives for one sched__preempt call. pv[] are the potential victims,
  * pn[] the nodes holding them; pv[].removed marks the chosen victims once the search is
@@ -11,7 +14,41 @@
 #ifndef MUSTER_SCHED_PREEMPT_H
 #define MUSTER_SCHED_PREEMPT_H
 
-#include "internal.h"
+#include "cycle.h"
+#include "view.h"
+
+/* ---- the entry points ---- */
+
+struct sched_preempt_job {
+    int job;         /* the job attempted (the preemptor) */
+    const int *jobs; /* its GangGroup members */
+    size_t njobs;
+    const int *pods; /* pending pods in placement order */
+    size_t npods;
+    int trigger; /* first pod that could not be placed, -1 when unknown */
+    /* Re-plans the whole job on the view as it is with the cycle's placer; allocations go
+     * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
+    int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
+    void *ctx;
+};
+/* Job-level preemption for a job whose attempt failed (called with an empty statement).
+ * On success victims are marked, the job's pods nominated, a ledger entry written.
+ * *verdict (new): the why document's "preemption" object. *blocker: a WHY_* code to add
+ * to the job's blockers, or -1. Returns 0 or ERR_* (the cycle is then aborted). */
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json_t **verdict,
+                   int *blocker, struct err *err);
+/* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
+int sched__preempt_nominated_ops(struct sched_cyc *c);
+/* After a commit that placed job (borrowed map pod -> node): completes its open ledger
+ * entry (bound, boundAt, latencyMs). */
+int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* The ledger's victim -> preemptor record of a job (new) or NULL; own read txn. */
+json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
+/* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
+ * victim. */
+int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
+
+/* ---- shared by the files of preemption ---- */
 
 struct pv {
     int pod, node;
@@ -61,7 +98,7 @@ const char *sched__preempt_count(long n, char *buf, size_t len);
  * new. Returns 0 or ERR_*. */
 int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err);
 
-/* Ledger (ledger.c). entry borrowed; fills "id". */
+/* Ledger (preempt_ledger.c). entry borrowed; fills "id". */
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
 
 #endif

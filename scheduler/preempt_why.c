@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "place.h"
 #include "preempt.h"
+#include "why.h"
 
 const char *sched__preempt_count(long n, char *buf, size_t len)
 {

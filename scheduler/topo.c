@@ -11,11 +11,11 @@
  * The tree is rebuilt (O(nodes)) only when nodes or the topology change; usage
  * changes walk up from the node's lowest domain (O(depth x resources)).
  */
-#include "internal.h"
-
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "topo.h"
 
 #define NODE_LAYER "NodeTopologyLayer"
 #define ROOT_LAYER "ClusterTopologyLayer"

@@ -11,11 +11,13 @@
  * document says the domain holds, before the cap at the job size. A bare shape
  * is a gang of priority 0 owning no nominations. docs/topology.md.
  */
-#include "internal.h"
-
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core.h"
+#include "place.h"
+#include "topo.h"
 
 struct tq {
     struct sched_view *v;
@@ -122,7 +124,7 @@ static void collect_jobs(struct tq *q)
 }
 
 /* The jobs whose nominations are the like job's own, as an attempt of it sees them
- * (attempt.c): the job and the existing PodGroups of its GangGroup. */
+ * (cycle_attempt.c): the job and the existing PodGroups of its GangGroup. */
 static void like_members(const struct sched_view *v, int ji, struct tq *t)
 {
     const struct sv_job *j = &v->jobs[ji];

@@ -7,10 +7,10 @@
  * It reads the nodes from the transaction, not from the view, because the view
  * takes the change only after the commit.
  */
-#include "internal.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "topo.h"
 
 struct nodes_ctx {
     struct model_node *v;

@@ -1,14 +1,16 @@
 /*
- * view.c - the cluster view: nodes, pods, jobs, shapes; put/delete by name.
+ * view.c - the cluster view: resources, nodes, jobs, the topology object; put/delete
+ * by name.
  *
  * Slots of deleted objects go on a free list; indexes stay stable while an
  * object lives, so statements can refer to pods and nodes by index.
  */
-#include "internal.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "topo.h"
+#include "view.h"
 
 int sched__slot_pop(struct sv_free *f)
 {

@@ -1,13 +1,14 @@
 /*
  * why.c - reason codes and the why API.
  *
- * The why document of a job is computed by the cycle (cycle_why.c) and stored
+ * The why document of a job is computed by the cycle (why_record.c) and stored
  * in STORE_DB_WHY whenever it changes; sched_why reads it back, or describes a
  * job that was never tried.
  */
-#include "internal.h"
-
 #include <string.h>
+
+#include "core.h"
+#include "why.h"
 
 static const struct {
     const char *name;

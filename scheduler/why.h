@@ -54,4 +54,34 @@ enum why_class why_code_class(int code);
 /* "NEVER", "POLICY", ... Static storage. */
 const char *why_class_name(enum why_class cls);
 
+/* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
+
+#include <jansson.h>
+
+struct err;
+struct sched_cyc;
+
+struct sched_why_input {
+    const char *state;
+    json_t *blockers;   /* array of {"class","code","message",...} (borrowed) */
+    int primary;        /* why code or -1 when nothing blocks */
+    json_t *gang;       /* borrowed, may be NULL */
+    json_t *nf;         /* node filter, borrowed, may be NULL */
+    json_t *ahead;      /* borrowed, may be NULL */
+    json_t *placement;  /* pod -> node of this cycle, borrowed, may be NULL */
+    json_t *topology;   /* topology part, borrowed, may be NULL */
+    json_t *preemption; /* preemption verdict, borrowed, may be NULL */
+};
+/* Stores the job's why document when it changed; writes "unschedulable" on a change
+ * of reason. */
+int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,
+                      struct err *err);
+/* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
+json_t *sched__ahead(struct sched_cyc *c, int pi);
+/* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
+ * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
+ * or -1 when the pod fits somewhere. */
+struct sched_view;
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code);
+
 #endif

@@ -1,19 +1,21 @@
 /*
- * evict.c - executing a preemption plan chosen by preempt.c, and the "evicted" record
+ * preempt_evict.c - executing a preemption plan chosen by preempt.c, and the "evicted" record
  * when housekeeping removes a victim after its grace period.
  *
  * Victims stay bound (their requests still count) with a deletionTimestamp until
  * housekeeping removes them (standalone) or the mirror reports them gone; the
- * preemptor's pods carry status.nominatedNodeName, which fit.c turns into a reservation
+ * preemptor's pods carry status.nominatedNodeName, which place_fit.c turns into a reservation
  * against lower-priority pods. The preemptor binds in a later cycle, through the normal
- * attempt, once the room is really free (ledger.c records when).
+ * attempt, once the room is really free (preempt_ledger.c records when).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "place.h"
 #include "preempt.h"
+#include "why.h"
 
 #define DISRUPTION_MSG "muster: preempting to accommodate higher priority pods"
 

@@ -1,13 +1,13 @@
 /*
- * strmap.c - open-addressing string -> int map (linear probing, FNV-1a).
+ * view_strmap.c - open-addressing string -> int map (linear probing, FNV-1a).
  *
  * Keys are owned copies. Deletion uses tombstones so probe chains stay intact;
  * a rehash (on growth) drops them.
  */
-#include "internal.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "view.h"
 
 #define TOMB ((char *)1)
 

@@ -1,5 +1,5 @@
 /*
- * attempt.c - one job attempt (a statement): gang rules, placement, outcome.
+ * cycle_attempt.c - one job attempt (a statement): gang rules, placement, outcome.
  *
  * Gang (DESIGN.md section 3): a PodGroup needs minMember pods placed (bound +
  * placed this cycle); with fewer member pods than minMember it is not tried; a
@@ -7,12 +7,15 @@
  * satisfies its own minMember; a gang already satisfied places later pods one
  * by one (partial placement is fine).
  */
-#include "internal.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cycle.h"
+#include "place.h"
+#include "preempt.h"
+#include "why.h"
 
 void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
 {

@@ -1,5 +1,5 @@
 /*
- * fit.c - does a pod shape fit a node, which node to choose, and why not.
+ * place_fit.c - does a pod shape fit a node, and which node to choose.
  *
  * Fit (DESIGN.md section 3): every requested resource fits allocatable minus
  * requested by bound pods minus reservations of nominated pods of equal or
@@ -12,11 +12,11 @@
  * that fits nowhere is remembered as such (fail_epoch). Any change that frees
  * capacity or changes nodes bumps the epoch and the lists are rebuilt.
  */
-#include "internal.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "place.h"
 
 static int streq(const char *a, const char *b)
 {
@@ -217,109 +217,4 @@ int sched__pick_node(struct sched_view *v, int pi)
     sh->last_epoch = v->epoch;
     sh->logpos = v->log_epoch == v->epoch ? v->nbinds : 0;
     return best;
-}
-
-/* ---- node filter histogram ---- */
-
-struct bucket {
-    char reason[160];
-    const char *resource;
-    long nodes;
-    int64_t need, max_free;
-};
-
-static struct bucket *bucket_get(struct bucket *b, size_t *n, const char *reason)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp(b[i].reason, reason))
-            return &b[i];
-    struct bucket *x = &b[(*n)++];
-    memset(x, 0, sizeof(*x));
-    snprintf(x->reason, sizeof(x->reason), "%s", reason);
-    x->max_free = INT64_MIN;
-    return x;
-}
-
-static int cmp_bucket(const void *a, const void *b)
-{
-    const struct bucket *x = a, *y = b;
-    if (x->nodes != y->nodes)
-        return x->nodes > y->nodes ? -1 : 1;
-    return strcmp(x->reason, y->reason);
-}
-
-static const char *static_reason(int why)
-{
-    return why == SCHED_FIT_UNSCHEDULABLE ? "node is unschedulable"
-           : why == SCHED_FIT_SELECTOR    ? "node selector mismatch"
-                                          : "untolerated taint";
-}
-
-json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
-{
-    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
-    size_t n, nb = 0;
-    const int *order = sched__view_node_order(v, &n);
-    struct bucket *b = xcalloc((size_t)sh->nreq + 4, sizeof(*b));
-    long fit = 0, static_ok = 0, could_fit_empty = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct sv_node *nd = &v->nodes[order[i]];
-        int why = sched__fit_static(nd, sh);
-        if (why != SCHED_FIT_OK) {
-            bucket_get(b, &nb, static_reason(why))->nodes++;
-            continue;
-        }
-        static_ok++;
-        int empty_ok = 1;
-        for (int k = 0; k < sh->nreq; k++)
-            empty_ok &= sh->req[k].v <= nd->alloc[sh->req[k].res];
-        could_fit_empty += empty_ok;
-        int bad = sched__fit_res(v, nd, sh, pi);
-        if (bad < 0) {
-            fit++;
-            continue;
-        }
-        int r = sh->req[bad].res;
-        char reason[160];
-        if (r == SV_RES_PODS)
-            snprintf(reason, sizeof(reason), "Too many pods");
-        else
-            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[r]);
-        struct bucket *x = bucket_get(b, &nb, reason);
-        x->nodes++;
-        x->resource = v->res[r];
-        x->need = sh->req[bad].v;
-        int64_t f = sched__free(v, nd, r, sh->priority, pi);
-        if (f > x->max_free)
-            x->max_free = f;
-    }
-    qsort(b, nb, sizeof(*b), cmp_bucket);
-    json_t *reasons = json_array();
-    char *sum = NULL;
-    size_t sumlen = 0;
-    FILE *f = open_memstream(&sum, &sumlen);
-    fprintf(f, "%ld/%zu nodes fit", fit, n);
-    for (size_t i = 0; i < nb; i++) {
-        json_t *r = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
-        fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
-        if (b[i].resource) {
-            int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
-            json_object_set_new(r, "resource", json_string(b[i].resource));
-            json_object_set_new(r, "need", json_integer(b[i].need));
-            json_object_set_new(r, "maxFree", json_integer(mf));
-            fprintf(f, " (need %lld, max free %lld)", (long long)b[i].need, (long long)mf);
-        }
-        json_array_append_new(reasons, r);
-    }
-    fclose(f);
-    *code = n == 0                 ? WHY_NO_NODES
-            : static_ok == 0       ? WHY_NO_MATCHING_NODE
-            : could_fit_empty == 0 ? WHY_EXCEEDS_ALLOCATABLE
-            : fit == 0             ? WHY_INSUFFICIENT
-                                   : -1;
-    json_t *out = json_pack("{s:i,s:i,s:o,s:s}", "total", (int)n, "fit", (int)fit, "reasons",
-                            reasons, "summary", sum);
-    free(sum);
-    free(b);
-    return out;
 }

@@ -1,5 +1,5 @@
 /*
- * ledger.c - the preemption ledger (DESIGN.md section 5), STORE_DB_PREEMPTIONS.
+ * preempt_ledger.c - the preemption ledger (DESIGN.md section 5), STORE_DB_PREEMPTIONS.
  *
  * Keys:
  *   e:<id, 16 digits>   one entry per preemption: preemptor, trigger pod, victims

@@ -1,5 +1,5 @@
 /*
- * gather.c - topology gather, part one: the spec, offer slots, candidates.
+ * place_gather.c - topology gather, part one: the spec, offer slots, candidates.
  *
  * DESIGN.md section 3 (Koordinator's algorithm): a node's offer slots for a
  * job are how many of the job's pending pods fit on it one after another,
@@ -11,17 +11,19 @@
  *
  * Speed: for a job whose pods share one shape, a domain's offer slots are
  * cached under (shape, size, need, job, domain version, view epoch); the job is in the
- * key because its own nominations are not reservations against it (fit.c). The domain
+ * key because its own nominations are not reservations against it (place_fit.c). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
  * one more pod is answered from its totals without visiting its nodes.
  */
-#include "internal.h"
-
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cycle.h"
+#include "place.h"
+#include "why.h"
 
 /* ---- the spec ---- */
 
@@ -103,7 +105,7 @@ out:
 
 /* ---- offer slots ---- */
 
-/* Free capacity as fit.c sees it for the attempt's pods: the attempt's own nominations (a
+/* Free capacity as place_fit.c sees it for the attempt's pods: the attempt's own nominations (a
  * preemptor's nominated block) are not reservations against it. */
 static int64_t free_of(const struct gather *g, const struct sv_node *n, int r, int32_t prio)
 {

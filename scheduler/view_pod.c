@@ -1,16 +1,16 @@
 /*
- * viewpod.c - pods and pod shapes in the view, statement primitives, the
- * rebuild from the store and the deterministic dump.
+ * view_pod.c - pods and pod shapes in the view, nominations, and the bind/unbind
+ * primitives of statements.
  *
  * A shape is the part of a pod that decides where it fits (requests, node
  * selector, tolerations, priority). Pods of one shape share placement caches,
  * so a cycle over 50,000 similar pods does not rescan every node per pod.
  */
-#include "internal.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "view.h"
 
 int sched__view_pod(const struct sched_view *v, const char *key)
 {
@@ -241,136 +241,4 @@ void sched__view_unbind(struct sched_view *v, int pi)
     p->node = -1;
     p->counted = 0;
     v->epoch++;
-}
-
-/* ---- rebuild ---- */
-
-static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kind)
-{
-    struct sched_view *v = ctx;
-    struct err err = ERR_INIT;
-    int rc = 0;
-    if (kind == MODEL_NODE) {
-        struct model_node n = {0};
-        if ((rc = model_node_decode(obj, &n, &err)) == 0)
-            sched__view_put_node(v, &n);
-    } else if (kind == MODEL_POD) {
-        struct model_pod p = {0};
-        if ((rc = model_pod_decode(obj, &p, &err)) == 0)
-            sched__view_put_pod(v, &p);
-    } else if (kind == MODEL_PODGROUP) {
-        struct model_podgroup g = {0};
-        if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
-            sched__view_put_pg(v, &g);
-    } else {
-        struct model_topology t = {0};
-        if ((rc = model_topology_decode(obj, &t, &err)) == 0)
-            sched__view_put_topo(v, &t);
-    }
-    /* A stored object that no longer decodes is skipped, not fatal: the store
-     * accepted it once and the view must still come up. */
-    if (rc < 0)
-        fprintf(stderr, "muster: skipping stored %s '%s': %s\n", model_kind_name(kind), key,
-                err.msg);
-    return 0;
-}
-
-static int load_node(void *c, const char *k, json_t *o)
-{
-    return load_obj(c, k, o, MODEL_NODE);
-}
-static int load_pod(void *c, const char *k, json_t *o)
-{
-    return load_obj(c, k, o, MODEL_POD);
-}
-static int load_pg(void *c, const char *k, json_t *o)
-{
-    return load_obj(c, k, o, MODEL_PODGROUP);
-}
-static int load_topo(void *c, const char *k, json_t *o)
-{
-    return load_obj(c, k, o, MODEL_TOPOLOGY);
-}
-
-int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
-{
-    int rc;
-    if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
-        return rc;
-    if ((rc = store_each(txn, MODEL_POD, NULL, load_pod, v, err)) < 0)
-        return rc;
-    if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
-        return rc;
-    return store_each(txn, MODEL_TOPOLOGY, NULL, load_topo, v, err);
-}
-
-/* ---- dump ---- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Sorted JSON array of the keys of pods idx[0..n). New. */
-static json_t *sorted_keys(struct sched_view *v, const int *idx, size_t n)
-{
-    const char **keys = xcalloc(n + 1, sizeof(*keys));
-    for (size_t i = 0; i < n; i++)
-        keys[i] = v->pods[idx[i]].key;
-    qsort(keys, n, sizeof(*keys), cmp_str);
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_string(keys[i]));
-    free(keys);
-    return a;
-}
-
-static json_t *res_obj(struct sched_view *v, const int64_t *vec)
-{
-    json_t *o = json_object();
-    for (size_t r = 0; r < v->nres; r++)
-        if (vec[r])
-            json_object_set_new(o, v->res[r], json_integer(vec[r]));
-    return o;
-}
-
-json_t *sched__view_dump(struct sched_view *v)
-{
-    json_t *nodes = json_object(), *pods = json_object(), *jobs = json_object();
-    for (size_t i = 0; i < v->nnodes; i++) {
-        struct sv_node *n = &v->nodes[i];
-        if (!n->alive)
-            continue;
-        json_t *nom = sorted_keys(v, n->nominated, n->nnom);
-        json_object_set_new(nodes, n->name,
-                            json_pack("{s:o,s:o,s:b,s:o}", "allocatable", res_obj(v, n->alloc),
-                                      "requested", res_obj(v, n->used), "unschedulable",
-                                      n->m.unschedulable, "nominated", nom));
-    }
-    for (size_t i = 0; i < v->npods; i++) {
-        struct sv_pod *p = &v->pods[i];
-        if (!p->alive)
-            continue;
-        json_t *req = json_object();
-        for (int k = 0; k < p->nreq; k++)
-            json_object_set_new(req, v->res[p->req[k].res], json_integer(p->req[k].v));
-        json_object_set_new(pods, p->key,
-                            json_pack("{s:s?,s:s?,s:s?,s:s,s:b,s:i,s:o}", "node", p->m.node_name,
-                                      "nominated", p->m.nominated_node, "phase", p->m.phase, "job",
-                                      v->jobs[p->job].id, "counted", p->counted, "priority",
-                                      (int)p->m.priority, "requests", req));
-    }
-    for (size_t i = 0; i < v->njobs; i++) {
-        struct sv_job *j = &v->jobs[i];
-        if (!j->alive)
-            continue;
-        json_t *members = sorted_keys(v, j->pods, j->npods);
-        char key[512];
-        snprintf(key, sizeof(key), "%s:%s", j->gang ? "g" : "p", j->id);
-        json_object_set_new(jobs, key,
-                            json_pack("{s:b,s:b,s:i,s:o}", "gang", j->gang, "podGroup", j->has_pg,
-                                      "minMember", sched__job_min(j), "pods", members));
-    }
-    return json_pack("{s:o,s:o,s:o,s:s?}", "nodes", nodes, "pods", pods, "jobs", jobs, "topology",
-                     v->has_topology ? v->topo.name : NULL);
 }

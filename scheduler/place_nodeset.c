@@ -1,5 +1,5 @@
 /*
- * nodeset.c - topology gather, part two: fill a candidate domain, try the next
+ * place_nodeset.c - topology gather, part two: fill a candidate domain, try the next
  * candidates when the full simulation fails (node sets), and the topology part
  * of the why document.
  *
@@ -10,13 +10,15 @@
  * job is undone before the next one (step 5). At most MAX_TRIES candidates are
  * tried per attempt; the why lists every try.
  */
-#include "internal.h"
-
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "cycle.h"
+#include "place.h"
+#include "why.h"
 
 #define MAX_TRIES 16
 #define BEST_MAX 3

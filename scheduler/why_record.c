@@ -1,21 +1,19 @@
 /*
- * cyclewhy.c - the why document written by the cycle, jobs ahead, and the
- * housekeeping at the start of a cycle (mark_running, terminated pods).
+ * why_record.c - the why document written by the cycle.
  *
  * A why document is stored only when its content changes (its signature:
  * state, primary, blockers, gang numbers, node-filter summary), and the
  * "unschedulable" audit record is written only when the primary reason
  * changes, so a job stuck for a thousand cycles costs one record.
  */
-#include "internal.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "cycle.h"
+#include "why.h"
 
 #define HISTORY_MAX 50
-#define AHEAD_MAX 20
 
 static char *signature(const struct sched_why_input *in)
 {
@@ -121,118 +119,5 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
                                       "nodes", in->placement));
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
-    return rc;
-}
-
-json_t *sched__ahead(struct sched_cyc *c, int pi)
-{
-    struct sched_view *v = c->v;
-    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
-    json_t *by_job = json_object();
-    for (size_t t = 0; t < c->ntouched; t++) {
-        const struct sv_node *n = &v->nodes[c->touched[t]];
-        if (sched__fit_static(n, sh) != SCHED_FIT_OK)
-            continue;
-        int fits = 1;
-        for (int k = 0; fits && k < sh->nreq; k++) {
-            int64_t freed = 0;
-            for (size_t q = 0; q < n->ncyc; q++) {
-                const struct sv_pod *p = &v->pods[n->cyc_pods[q]];
-                for (int r = 0; r < p->nreq; r++)
-                    freed += p->req[r].res == sh->req[k].res ? p->req[r].v : 0;
-            }
-            fits = sh->req[k].v <= sched__free(v, n, sh->req[k].res, sh->priority, pi) + freed;
-        }
-        for (size_t q = 0; fits && q < n->ncyc; q++) {
-            const struct sv_job *j = &v->jobs[v->pods[n->cyc_pods[q]].job];
-            json_t *e = json_object_get(by_job, j->id);
-            if (!e && json_object_size(by_job) >= AHEAD_MAX)
-                continue; /* enough to explain; do not build a list of thousands */
-            if (!e) {
-                e = json_pack("{s:s,s:i,s:i,s:[]}", "job", j->id, "priority",
-                              (int)sched__job_priority(v, j), "pods", 0, "nodes");
-                json_object_set_new(by_job, j->id, e);
-            }
-            json_object_set_new(e, "pods",
-                                json_integer(json_integer_value(json_object_get(e, "pods")) + 1));
-            json_t *nodes = json_object_get(e, "nodes");
-            size_t nn = json_array_size(nodes);
-            if (!nn || strcmp(json_string_value(json_array_get(nodes, nn - 1)), n->name))
-                json_array_append_new(nodes, json_string(n->name));
-        }
-    }
-    json_t *out = json_array();
-    const char *k;
-    json_t *e;
-    json_object_foreach(by_job, k, e)
-    {
-        json_array_append(out, e);
-    }
-    json_decref(by_job);
-    return out;
-}
-
-/* ---- housekeeping ---- */
-
-static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
-{
-    json_t *pods = json_array();
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < j->npods; i++) {
-        struct sv_pod *p = &c->v->pods[j->pods[i]];
-        if (!p->m.node_name || p->m.deletion_ms || (p->m.phase && strcmp(p->m.phase, "Pending")))
-            continue;
-        json_t *obj = NULL;
-        if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
-            break;
-        json_t *status = json_object_get(obj, "status");
-        if (!status) {
-            status = json_object();
-            json_object_set_new(obj, "status", status);
-        }
-        json_object_set_new(status, "phase", json_string("Running"));
-        rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
-        json_decref(obj);
-        free(p->m.phase);
-        p->m.phase = xstrdup("Running");
-        json_array_append_new(pods, json_string(p->key));
-    }
-    if (rc == 0 && json_array_size(pods)) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:O}", "kind", "running", "job", j->id, "cycle",
-                                (json_int_t)c->cycle, "pods", pods);
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
-    }
-    json_decref(pods);
-    return rc;
-}
-
-int sched__housekeeping(struct sched_cyc *c, struct err *err)
-{
-    struct sched_view *v = c->v;
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && c->s->opts.mark_running && i < v->njobs; i++)
-        if (v->jobs[i].alive)
-            rc = mark_running(c, &v->jobs[i], err);
-    for (size_t i = 0; rc == 0 && !c->s->opts.mirrored && i < v->npods; i++) {
-        struct sv_pod *p = &v->pods[i];
-        if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->s->opts.grace_ms)
-            continue;
-        char *key = xstrdup(p->key);
-        json_t *old = NULL;
-        rc = store_delete(c->txn, MODEL_POD, key, &old, err);
-        if (rc == 0) {
-            json_t *extra = json_pack("{s:s}", "reason", "terminated");
-            c->s->cycle = c->cycle; /* the record belongs to this cycle */
-            rc = sched__audit_object(c->txn, c->s, "deleted", MODEL_POD, key, old, extra, err);
-            c->s->cycle = c->cycle - 1;
-            json_decref(extra);
-            if (rc == 0)
-                rc = sched__evict_removed(c, key, old, err);
-            sched__view_del_pod(v, key);
-        }
-        json_decref(old);
-        free(key);
-    }
     return rc;
 }

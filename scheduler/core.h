@@ -1,0 +1,51 @@
+/*
+ * core.h - struct sched, the object every part of the scheduler hangs off, and the
+ * helpers the entry points share (sched.c, jobs.c, metrics.c).
+ *
+ * The parts, each with its header: view.h (the cluster view), topo.h (the topology
+ * tree), place.h (fit and placers), cycle.h (the cycle, statements, attempts),
+ * preempt.h (job-level preemption and the ledger), why.h (reason codes and the why
+ * document). Entry points (scheduler.h) take s->mu; everything below runs under it.
+ */
+#ifndef MUSTER_SCHED_CORE_H
+#define MUSTER_SCHED_CORE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "scheduler.h"
+#include "view.h"
+
+struct sched_metrics {
+    uint64_t cycles;
+    uint64_t pods_placed;
+    uint64_t statements_committed, statements_discarded;
+    uint64_t hist[12]; /* cycle duration buckets, see metrics.c */
+    double duration_sum;
+};
+
+struct sched {
+    struct store *st;
+    struct sched_options opts;
+    pthread_mutex_t mu;
+    struct sched_view *v;
+    uint64_t cycle; /* last cycle number */
+    struct sched_metrics met;
+};
+
+/* The job an object belongs to ("ns/group" or "ns/pod"); NULL for nodes. New. */
+char *sched__object_job(enum model_kind kind, json_t *obj);
+/* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
+ * the members of extra (borrowed; may be NULL). obj (borrowed) names the job. */
+int sched__audit_object(MDB_txn *txn, struct sched *s, const char *what, enum model_kind kind,
+                        const char *key, json_t *obj, json_t *extra, struct err *err);
+void sched__metrics_cycle(struct sched *s, double seconds);
+
+/* Rebuilds s->v from the store (replacing the old view). */
+int sched__rebuild(struct sched *s, struct err *err);
+/* The job state name ("Pending", ...). */
+const char *sched__job_state(struct sched *s, const struct sv_job *j);
+/* Job JSON as documented in scheduler.h (sched_job). New. */
+json_t *sched__job_json(struct sched *s, const struct sv_job *j);
+
+#endif

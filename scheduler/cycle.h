@@ -1,0 +1,73 @@
+/*
+ * cycle.h - one scheduling cycle: one LMDB write transaction, one durable commit.
+ *
+ * Files: cycle.c (job order, the cycle), cycle_stmt.c (statements: allocate on the view
+ * with an undo log, commit into the transaction, discard in reverse), cycle_attempt.c
+ * (one job attempt: gang rules, the placer, preemption on failure, the outcome),
+ * cycle_housekeeping.c (mark_running, terminated pods at the start of a cycle).
+ */
+#ifndef MUSTER_SCHED_CYCLE_H
+#define MUSTER_SCHED_CYCLE_H
+
+#include "core.h"
+#include "place.h"
+#include "view.h"
+
+struct sched_op {
+    int pod, node; /* allocate pod -> node */
+};
+
+struct sched_cyc {
+    struct sched *s;
+    struct sched_view *v;
+    MDB_txn *txn;
+    int64_t now_ms;
+    uint64_t cycle;
+    struct sched_op *ops; /* the open statement's undo log */
+    size_t nops, capops;
+    int *touched; /* nodes with cyc_pods this cycle */
+    size_t ntouched, captouched;
+    long placed, jobs_placed, discarded, unschedulable;
+    /* Bound pods by node as of the first preemption attempt of the cycle (CSR: node n's
+     * pods are by_node[by_node_off[n] .. by_node_off[n + 1]]), built lazily. Pods placed
+     * later in the cycle are not in it and need not be: jobs run in priority order, so
+     * they are never of lower priority than a later preemptor and never its victims. */
+    int *by_node_off, *by_node;
+};
+
+/* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */
+void sched__cyc_pods_by_node(struct sched_cyc *c);
+
+/* Statement: allocate (view now, store at commit), commit, discard (undo in reverse,
+ * audit "discarded" when the statement had operations). */
+void sched__stmt_alloc(struct sched_cyc *c, int pod, int node);
+int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err);
+int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
+                        struct err *err);
+
+/* mark_running and removal of terminated pods, at the start of a cycle. */
+int sched__housekeeping(struct sched_cyc *c, struct err *err);
+/* Attempts the job (with its GangGroup) as one statement. */
+int sched__attempt(struct sched_cyc *c, int job, struct err *err);
+
+/* One job attempt (cycle_attempt.c); the placer fills placed / fail_pod. */
+struct sched_attempt {
+    int jobs[64]; /* members: the job, or every PodGroup of its GangGroup */
+    size_t njobs;
+    int *pods; /* pending pods in placement order */
+    size_t npods;
+    int bound[64], pending[64], placed[64], fail_pod[64], satisfied[64];
+    json_t *blockers;
+    json_t *topology;   /* the why document's topology part (new), NULL without gather */
+    json_t *preemption; /* the why document's preemption part (new), NULL when not tried */
+};
+int sched__attempt_member(const struct sched_attempt *a, int job);
+void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The placer for an attempt (place.h): gather when a member asks for a strategy. */
+sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);
+/* Undoes the open statement's operations without an audit record (a node-set try). */
+void sched__stmt_undo(struct sched_cyc *c);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * cycle_housekeeping.c - the start of a cycle: mark_running (standalone: bound pods
+ * are reported Running) and removal of terminating pods after their grace period.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core.h"
+#include "cycle.h"
+#include "preempt.h"
+
+static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
+{
+    json_t *pods = json_array();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < j->npods; i++) {
+        struct sv_pod *p = &c->v->pods[j->pods[i]];
+        if (!p->m.node_name || p->m.deletion_ms || (p->m.phase && strcmp(p->m.phase, "Pending")))
+            continue;
+        json_t *obj = NULL;
+        if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
+            break;
+        json_t *status = json_object_get(obj, "status");
+        if (!status) {
+            status = json_object();
+            json_object_set_new(obj, "status", status);
+        }
+        json_object_set_new(status, "phase", json_string("Running"));
+        rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
+        json_decref(obj);
+        free(p->m.phase);
+        p->m.phase = xstrdup("Running");
+        json_array_append_new(pods, json_string(p->key));
+    }
+    if (rc == 0 && json_array_size(pods)) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:O}", "kind", "running", "job", j->id, "cycle",
+                                (json_int_t)c->cycle, "pods", pods);
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    json_decref(pods);
+    return rc;
+}
+
+int sched__housekeeping(struct sched_cyc *c, struct err *err)
+{
+    struct sched_view *v = c->v;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && c->s->opts.mark_running && i < v->njobs; i++)
+        if (v->jobs[i].alive)
+            rc = mark_running(c, &v->jobs[i], err);
+    for (size_t i = 0; rc == 0 && !c->s->opts.mirrored && i < v->npods; i++) {
+        struct sv_pod *p = &v->pods[i];
+        if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->s->opts.grace_ms)
+            continue;
+        char *key = xstrdup(p->key);
+        json_t *old = NULL;
+        rc = store_delete(c->txn, MODEL_POD, key, &old, err);
+        if (rc == 0) {
+            json_t *extra = json_pack("{s:s}", "reason", "terminated");
+            c->s->cycle = c->cycle; /* the record belongs to this cycle */
+            rc = sched__audit_object(c->txn, c->s, "deleted", MODEL_POD, key, old, extra, err);
+            c->s->cycle = c->cycle - 1;
+            json_decref(extra);
+            if (rc == 0)
+                rc = sched__evict_removed(c, key, old, err);
+            sched__view_del_pod(v, key);
+        }
+        json_decref(old);
+        free(key);
+    }
+    return rc;
+}

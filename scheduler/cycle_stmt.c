@@ -1,0 +1,158 @@
+/*
+ * cycle_stmt.c - statements: a job attempt's allocations, applied to the view with an
+ * undo log; commit writes the bindings and "placed" records into the cycle's
+ * transaction, discard undoes them in reverse order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cycle.h"
+#include "why.h"
+
+void sched__stmt_alloc(struct sched_cyc *c, int pi, int ni)
+{
+    XGROW(c->ops, c->nops + 1, c->capops);
+    c->ops[c->nops++] = (struct sched_op){pi, ni};
+    sched__view_bind(c->v, pi, ni);
+}
+
+static json_t *ops_field(struct sched_cyc *c, int pods)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        json_array_append_new(
+            a, json_string(pods ? c->v->pods[op->pod].key : c->v->nodes[op->node].name));
+    }
+    return a;
+}
+
+void sched__stmt_undo(struct sched_cyc *c)
+{
+    for (size_t i = c->nops; i-- > 0;)
+        sched__view_unbind(c->v, c->ops[i].pod);
+    c->nops = 0;
+}
+
+/* A gang that partly fits is placed and rolled back every cycle; the audit log gets a
+ * "discarded" record only when the job's discard reason changes (the metric counts all). */
+int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
+                        struct err *err)
+{
+    if (!c->nops)
+        return 0;
+    int rc = 0, ji = sched__view_job(c->v, job);
+    char *sig = xasprintf("%s|%s", why_code_name(code), msg);
+    struct sv_job *j = ji >= 0 ? &c->v->jobs[ji] : NULL;
+    if (!j || !j->last_discard || strcmp(j->last_discard, sig)) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind", "discarded", "job", job,
+                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(code),
+                                "message", msg, "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    if (j) {
+        free(j->last_discard);
+        j->last_discard = sig;
+    } else {
+        free(sig);
+    }
+    sched__stmt_undo(c);
+    c->discarded++;
+    c->s->met.statements_discarded++;
+    return rc;
+}
+
+static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct err *err)
+{
+    struct sched_view *v = c->v;
+    struct sv_pod *p = &v->pods[op->pod];
+    json_t *old = NULL;
+    int rc = store_get(c->txn, MODEL_POD, p->key, &old, err);
+    if (rc < 0)
+        return rc;
+    /* The bound pod shares every unchanged subtree with the stored one (shallow copies of
+     * the three objects on the path), so the store can update its indexes from the old
+     * value without reading and decoding it a second time. */
+    json_t *pod = json_copy(old);
+    json_t *spec = json_object_get(old, "spec"), *status = json_object_get(old, "status");
+    spec = spec ? json_copy(spec) : json_object();
+    status = status ? json_copy(status) : json_object();
+    json_object_set_new(pod, "spec", spec);
+    json_object_set_new(pod, "status", status);
+    json_object_set_new(spec, "nodeName", json_string(v->nodes[op->node].name));
+    if (!json_object_get(status, "phase"))
+        json_object_set_new(status, "phase", json_string("Pending"));
+    json_object_del(status, "nominatedNodeName");
+    json_t *conds = json_object_get(status, "conditions"), *keep = json_array();
+    for (size_t i = 0; i < json_array_size(conds); i++) {
+        json_t *cd = json_array_get(conds, i);
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        if (!type || strcmp(type, "PodScheduled"))
+            json_array_append(keep, cd);
+    }
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_array_append_new(keep, json_pack("{s:s,s:s,s:s}", "type", "PodScheduled", "status", "True",
+                                          "lastTransitionTime", ts));
+    json_object_set_new(status, "conditions", keep);
+    rc = store_replace(c->txn, MODEL_POD, pod, old, err);
+    json_decref(pod);
+    json_decref(old);
+    if (rc < 0)
+        return rc;
+    if (p->nominated >= 0)
+        sched__view_nominate_clear(v, op->pod);
+    free(p->m.nominated_node);
+    p->m.nominated_node = NULL;
+    struct sv_node *n = &v->nodes[op->node];
+    if (!n->ncyc) {
+        XGROW(c->touched, c->ntouched + 1, c->captouched);
+        c->touched[c->ntouched++] = op->node;
+    }
+    XGROW(n->cyc_pods, n->ncyc + 1, n->capcyc);
+    n->cyc_pods[n->ncyc++] = op->pod;
+    return 0;
+}
+
+/* Writes the statement's bindings and one "placed" record per job; *placement (new)
+ * maps pod -> node for the why documents, keyed by job id. */
+int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
+{
+    struct sched_view *v = c->v;
+    int rc = 0;
+    json_t *by_job = json_object();
+    for (size_t i = 0; rc == 0 && i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        rc = write_binding(c, op, err);
+        const char *job = v->jobs[v->pods[op->pod].job].id;
+        json_t *rec = json_object_get(by_job, job);
+        if (!rec) {
+            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind", "placed", "job", job, "cycle",
+                            (json_int_t)c->cycle, "pods", "nodes", "map");
+            json_object_set_new(by_job, job, rec);
+        }
+        json_array_append_new(json_object_get(rec, "pods"), json_string(v->pods[op->pod].key));
+        json_array_append_new(json_object_get(rec, "nodes"), json_string(v->nodes[op->node].name));
+        json_object_set_new(json_object_get(rec, "map"), v->pods[op->pod].m.name,
+                            json_string(v->nodes[op->node].name));
+    }
+    const char *job;
+    json_t *rec;
+    *placement = json_object();
+    json_object_foreach(by_job, job, rec)
+    {
+        json_object_set(*placement, job, json_object_get(rec, "map"));
+        json_object_del(rec, "map");
+        if (rc == 0)
+            rc = store_audit_append(c->txn, rec, NULL, err);
+        c->jobs_placed++;
+    }
+    json_decref(by_job);
+    c->placed += (long)c->nops;
+    c->s->met.pods_placed += c->nops;
+    c->s->met.statements_committed++;
+    c->nops = 0;
+    return rc;
+}

@@ -1,0 +1,102 @@
+/*
+ * place.h - placement: does a pod shape fit a node, which node to choose, and the
+ * placers that put an attempt's pending pods on nodes.
+ *
+ * Files: place_fit.c (static filters, free capacity with reservations, the score, the
+ * incremental best-node pick), place_gather.c (topology gather: the spec, offer slots,
+ * candidate domains), place_nodeset.c (filling a candidate, node-set tries, the why's
+ * topology part). The default binpack placer and the choice of placer are in
+ * cycle_attempt.c. A placer allocates through the open statement (cycle.h).
+ */
+#ifndef MUSTER_SCHED_PLACE_H
+#define MUSTER_SCHED_PLACE_H
+
+#include "topo.h"
+#include "view.h"
+
+struct sched_cyc;
+struct sched_attempt;
+
+/* ---- fit (place_fit.c) ---- */
+enum { SCHED_FIT_OK, SCHED_FIT_UNSCHEDULABLE, SCHED_FIT_SELECTOR, SCHED_FIT_TAINT };
+
+/* SCHED_FIT_OK or the first static reason the shape cannot use the node. */
+int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh);
+/* -1 when every request fits the free capacity, else the index (in sh->req) of the
+ * first request that does not. self: the pod, whose own nomination is not a reservation. */
+int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
+                   int self);
+int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                    int self);
+/* Free amount of resource r on n for a pod of priority prio belonging to one of jobs: the
+ * jobs' own nominations do not reserve against them. sched__free is this for self's job. */
+int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
+                        const int *jobs, size_t njobs);
+/* How many pods requesting req[0..nreq) fit on n one after another, at most cap, with
+ * free capacity counted by sched__free_for (static filters are the caller's): the one
+ * count behind the gather placer's offer slots and the topology API's largestGang. */
+long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const struct sv_req *req,
+                      int nreq, int32_t prio, const int *jobs, size_t njobs, long cap);
+/* Node score for placing the shape (higher is better): the binpack score, mean over
+ * requested resources of used/allocatable after placement. Replaceable. */
+double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
+/* The best node for pod pi now, or -1. */
+int sched__pick_node(struct sched_view *v, int pi);
+
+/* ---- placers ---- */
+
+/* Placement of an attempt's pending pods; replaceable per job (topology gather is
+ * another placer). Returns 0 or ERR_*; pods that do not fit stay unplaced. */
+typedef int (*sched__placer)(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
+
+/* ---- topology gather (place_gather.c, place_nodeset.c) ---- */
+struct gather_spec {
+    int must;       /* depth of the narrowest MustGather layer, -1 none */
+    int prefer;     /* depth of the narrowest PreferGather layer, -1 none */
+    int any;        /* the spec names at least one strategy */
+    char layer[64]; /* the layer named in the why (MustGather first) */
+};
+/* Parses a network-topology-spec annotation against the tree (t may be NULL). Returns -1
+ * when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING) with msg set. */
+int sched__gather_spec(const struct sched_topo *t, const char *raw, struct gather_spec *out,
+                       char *msg, size_t n);
+/* The gather placer, used when some member has a gather strategy. */
+int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
+
+/* Gather state of one attempt (place_gather.c computes offers and candidates,
+ * place_nodeset.c fills and tries them and writes the why part). */
+struct gather_cand {
+    int dom;  /* domain index, or -1 for a node */
+    int node; /* node index when dom < 0 */
+    int depth;
+    long offer, poffer, gpoffer;
+    double score;
+    const char *name;
+};
+
+struct gather {
+    struct sched_cyc *c;
+    struct sched_view *v;
+    struct sched_topo *t;
+    struct sched_attempt *a;
+    struct gather_spec spec;
+    int shape; /* the common shape of the pods, -1 when they differ */
+    int size;  /* pending pods of the job */
+    int need;  /* pods the members still need (holding the job means offering this many) */
+    int lo;    /* shallowest candidate depth */
+    struct gather_cand *cands;
+    size_t ncands;
+    char *done; /* [a->npods] placed in the current try */
+    size_t next, nplaced;
+    int64_t *scratch; /* [v->nres] for heterogeneous offers */
+};
+long sched__gather_node_offer(struct gather *g, int ni);
+/* Offer slots of a domain (cached per shape, size and domain version); *hold: nodes in it
+ * that hold the job alone. */
+long sched__gather_dom_offer(struct gather *g, int di, long *hold);
+/* Fills g->cands in try order (DESIGN.md section 3, steps 2-3). */
+void sched__gather_candidates(struct gather *g);
+/* The resource that limits how many of the job's pods domain di holds, or NULL. */
+const char *sched__gather_limit(struct gather *g, int di);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * sched_apply.c - the two user-facing writers: apply and delete.
+ *
+ * Both write LMDB in one transaction (store_write, which retries after map
+ * growth), and only after the commit succeeded hand the decoded objects to the
+ * view, so the view never holds what the store does not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "clock.h"
+#include "core.h"
+#include "topo.h"
+#include "view.h"
+
+/* ---- apply ---- */
+
+struct staged {
+    enum model_kind kind;
+    union {
+        struct model_node node;
+        struct model_pod pod;
+        struct model_podgroup pg;
+        struct model_topology topo;
+    } u;
+};
+
+struct apply_ctx {
+    struct sched *s;
+    struct model_manifest *m;
+    int64_t now_ms;
+    json_t *results;
+    struct staged *staged;
+    size_t nstaged, capstaged;
+};
+
+static void staged_release(struct staged *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (st[i].kind == MODEL_NODE)
+            model_node_release(&st[i].u.node);
+        else if (st[i].kind == MODEL_POD)
+            model_pod_release(&st[i].u.pod);
+        else if (st[i].kind == MODEL_PODGROUP)
+            model_podgroup_release(&st[i].u.pg);
+        else
+            model_topology_release(&st[i].u.topo);
+    }
+}
+
+static void uuid_v4(char out[37])
+{
+    unsigned char b[16];
+    size_t got = 0;
+    while (got < sizeof(b)) {
+        ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+        if (n > 0)
+            got += (size_t)n;
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+static void keep_field(json_t *dst, json_t *src, const char *name)
+{
+    json_t *v = json_object_get(src, name);
+    if (v && !json_object_get(dst, name))
+        json_object_set(dst, name, v);
+}
+
+/* Fills what the server owns: uid and creationTimestamp (kept from the stored
+ * object), and for pods the scheduler's fields (spec.nodeName, status,
+ * deletionTimestamp) that a re-applied manifest does not carry. */
+static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, int64_t now_ms)
+{
+    json_t *meta = json_object_get(obj, "metadata");
+    json_t *ometa = old ? json_object_get(old, "metadata") : NULL;
+    if (ometa) {
+        keep_field(meta, ometa, "uid");
+        keep_field(meta, ometa, "creationTimestamp");
+        keep_field(meta, ometa, "deletionTimestamp");
+    }
+    if (!json_object_get(meta, "uid")) {
+        char uid[37];
+        uuid_v4(uid);
+        json_object_set_new(meta, "uid", json_string(uid));
+    }
+    if (!json_object_get(meta, "creationTimestamp")) {
+        char ts[64];
+        clock_format_rfc3339(now_ms, ts, sizeof(ts));
+        json_object_set_new(meta, "creationTimestamp", json_string(ts));
+    }
+    if (kind == MODEL_TOPOLOGY && old) /* muster owns status.detailStatus */
+        keep_field(obj, old, "status");
+    if (kind != MODEL_POD || !old)
+        return;
+    json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
+    if (spec && ospec)
+        keep_field(spec, ospec, "nodeName");
+    keep_field(obj, old, "status");
+}
+
+static int same_ignoring_version(json_t *a, json_t *b)
+{
+    json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
+    json_object_del(json_object_get(x, "metadata"), "resourceVersion");
+    json_object_del(json_object_get(y, "metadata"), "resourceVersion");
+    int eq = json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return eq;
+}
+
+static int stage_decode(json_t *obj, struct staged *st, struct err *err)
+{
+    memset(&st->u, 0, sizeof(st->u));
+    switch (st->kind) {
+    case MODEL_NODE:
+        return model_node_decode(obj, &st->u.node, err);
+    case MODEL_POD:
+        return model_pod_decode(obj, &st->u.pod, err);
+    case MODEL_PODGROUP:
+        return model_podgroup_decode(obj, &st->u.pg, err);
+    default:
+        return model_topology_decode(obj, &st->u.topo, err);
+    }
+}
+
+static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
+                     struct err *err)
+{
+    json_t *obj = json_deep_copy(doc->obj), *old = NULL;
+    char *key = NULL;
+    const char *action = "created";
+    struct staged st = {0};
+    int rc =
+        model_kind_from_doc(json_string_value(json_object_get(obj, "kind")),
+                            json_string_value(json_object_get(obj, "apiVersion")), &st.kind, err);
+    if (rc < 0)
+        goto out;
+    key = model_object_key(st.kind, obj);
+    rc = store_get(txn, st.kind, key, &old, err);
+    if (rc < 0 && rc != ERR_NOT_FOUND)
+        goto out;
+    fill_server_fields(st.kind, obj, old, c->now_ms);
+    if (old)
+        action = same_ignoring_version(old, obj) ? "unchanged" : "configured";
+    if (strcmp(action, "unchanged") != 0) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)++*rv);
+        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(buf));
+        if ((rc = stage_decode(obj, &st, err)) < 0) {
+            err_prefix(err, "document %d", doc->index);
+            goto out;
+        }
+        XGROW(c->staged, c->nstaged + 1, c->capstaged);
+        c->staged[c->nstaged++] = st;
+        if ((rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
+            goto out;
+    }
+    json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
+    rc = sched__audit_object(txn, c->s, "applied", st.kind, key, obj, extra, err);
+    json_decref(extra);
+    if (rc < 0)
+        goto out;
+    json_array_append_new(c->results,
+                          json_pack("{s:i,s:s,s:s,s:s}", "document", doc->index, "kind",
+                                    model_kind_name(st.kind), "name", key, "action", action));
+out:
+    free(key);
+    json_decref(old);
+    json_decref(obj);
+    return rc;
+}
+
+static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct apply_ctx *c = ctx;
+    uint64_t rv = 0;
+    staged_release(c->staged, c->nstaged);
+    c->nstaged = 0;
+    json_array_clear(c->results);
+    int rc = store_meta_get_u64(txn, "resource_version", &rv, err);
+    for (size_t i = 0; rc == 0 && i < c->m->n; i++)
+        rc = apply_one(txn, c, &c->m->docs[i], &rv, err);
+    int topo = 0;
+    for (size_t i = 0; i < c->nstaged; i++)
+        topo |= c->staged[i].kind == MODEL_NODE || c->staged[i].kind == MODEL_TOPOLOGY;
+    if (rc == 0 && topo) /* detailStatus changes in the same transaction */
+        rc = sched__topo_status_sync(txn, err);
+    if (rc == 0)
+        rc = store_meta_put_u64(txn, "resource_version", rv, err);
+    return rc;
+}
+
+static void view_take(struct sched_view *v, struct staged *st)
+{
+    if (st->kind == MODEL_NODE)
+        sched__view_put_node(v, &st->u.node);
+    else if (st->kind == MODEL_POD)
+        sched__view_put_pod(v, &st->u.pod);
+    else if (st->kind == MODEL_PODGROUP)
+        sched__view_put_pg(v, &st->u.pg);
+    else
+        sched__view_put_topo(v, &st->u.topo);
+}
+
+int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
+                struct err *err)
+{
+    struct apply_ctx c = {s, m, now_ms, json_array(), NULL, 0, 0};
+    json_t *errors = json_array();
+    int rc = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        if (model_validate(&m->docs[i], errors) > 0) {
+            const char *msg =
+                json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+            rc = err_set(err, ERR_INVALID, "%s", msg ? msg : "invalid document");
+            goto out;
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    rc = store_write(s->st, apply_fn, &c, err);
+    if (rc == 0)
+        for (size_t i = 0; i < c.nstaged; i++)
+            view_take(s->v, &c.staged[i]);
+    pthread_mutex_unlock(&s->mu);
+    if (rc == 0 && results) {
+        *results = c.results;
+        c.results = NULL;
+    }
+out:
+    staged_release(c.staged, c.nstaged);
+    free(c.staged);
+    json_decref(c.results);
+    json_decref(errors);
+    return rc;
+}
+
+/* ---- delete ---- */
+
+struct delete_ctx {
+    struct sched *s;
+    enum model_kind kind;
+    const char *key;
+    int64_t now_ms;
+    char **keys; /* pods on a deleted node */
+    size_t nkeys, capkeys;
+    struct staged *staged;
+    size_t nstaged, capstaged;
+};
+
+static int collect_key(void *ctx, const char *key)
+{
+    struct delete_ctx *c = ctx;
+    XGROW(c->keys, c->nkeys + 1, c->capkeys);
+    c->keys[c->nkeys++] = xstrdup(key);
+    return 0;
+}
+
+/* Pods bound to a deleted node fail (as the Kubernetes pod GC would have them)
+ * instead of pointing at nothing. */
+static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed, struct err *err)
+{
+    int rc = store_pods_on_node(txn, c->key, collect_key, c, err);
+    for (size_t i = 0; rc == 0 && i < c->nkeys; i++) {
+        json_t *pod = NULL;
+        if ((rc = store_get(txn, MODEL_POD, c->keys[i], &pod, err)) < 0)
+            break;
+        json_t *status = json_object_get(pod, "status");
+        const char *ph = json_string_value(json_object_get(status, "phase"));
+        if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) {
+            json_decref(pod);
+            continue;
+        }
+        if (!status) {
+            status = json_object();
+            json_object_set_new(pod, "status", status);
+        }
+        json_object_set_new(status, "phase", json_string("Failed"));
+        json_object_set_new(status, "reason", json_string("NodeLost"));
+        json_object_set_new(status, "message",
+                            json_string("muster: the node of this pod was deleted"));
+        struct staged st = {.kind = MODEL_POD};
+        rc = stage_decode(pod, &st, err);
+        if (rc == 0) {
+            XGROW(c->staged, c->nstaged + 1, c->capstaged);
+            c->staged[c->nstaged++] = st;
+            rc = store_put(txn, MODEL_POD, pod, NULL, err);
+            json_array_append_new(failed, json_string(c->keys[i]));
+        }
+        json_decref(pod);
+    }
+    return rc;
+}
+
+static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct delete_ctx *c = ctx;
+    json_t *old = NULL, *extra = json_object();
+    for (size_t i = 0; i < c->nkeys; i++)
+        free(c->keys[i]);
+    c->nkeys = 0;
+    staged_release(c->staged, c->nstaged);
+    c->nstaged = 0;
+    int rc = store_delete(txn, c->kind, c->key, &old, err);
+    if (rc < 0)
+        goto out;
+    if (c->kind == MODEL_NODE) {
+        json_t *failed = json_array();
+        json_object_set_new(extra, "failedPods", failed);
+        if ((rc = fail_pods_on_node(txn, c, failed, err)) < 0)
+            goto out;
+    }
+    if (c->kind == MODEL_POD) {
+        char *job = sched__object_job(MODEL_POD, old);
+        if (!strcmp(job, c->key)) { /* a lone pod's job goes with it */
+            rc = store_doc_delete(txn, STORE_DB_WHY, job, err);
+            rc = rc == ERR_NOT_FOUND ? 0 : rc;
+        }
+        free(job);
+        if (rc < 0)
+            goto out;
+    }
+    rc = sched__audit_object(txn, c->s, "deleted", c->kind, c->key, old, extra, err);
+    if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
+        rc = sched__topo_status_sync(txn, err);
+out:
+    json_decref(old);
+    json_decref(extra);
+    return rc;
+}
+
+int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
+                 struct err *err)
+{
+    struct delete_ctx c = {.s = s, .kind = kind, .key = key, .now_ms = now_ms};
+    pthread_mutex_lock(&s->mu);
+    int rc = store_write(s->st, delete_fn, &c, err);
+    if (rc == 0) {
+        for (size_t i = 0; i < c.nstaged; i++)
+            view_take(s->v, &c.staged[i]);
+        if (kind == MODEL_NODE)
+            sched__view_del_node(s->v, key);
+        else if (kind == MODEL_POD)
+            sched__view_del_pod(s->v, key);
+        else if (kind == MODEL_PODGROUP)
+            sched__view_del_pg(s->v, key);
+        else
+            sched__view_del_topo(s->v);
+    }
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < c.nkeys; i++)
+        free(c.keys[i]);
+    free(c.keys);
+    staged_release(c.staged, c.nstaged);
+    free(c.staged);
+    return rc;
+}

@@ -1,0 +1,215 @@
+/*
+ * view.h - the cluster view: what the scheduler decides on.
+ *
+ * The view (struct sched_view) mirrors what the store holds: nodes with
+ * allocatable / requested vectors (resource names interned to small indexes),
+ * pods with sparse request vectors, jobs (a PodGroup, or a lone pod), pod shapes
+ * (the part of a pod that decides where it fits) and the topology object. Slots are
+ * reused after deletion; every lookup by name goes through an open-addressing string
+ * map (view_strmap.c).
+ *
+ * Files: view.c (nodes, jobs, resources, the topology object), view_pod.c (pods,
+ * shapes, nominations, the bind/unbind primitives of statements), view_load.c
+ * (rebuild from the store, the deterministic dump).
+ *
+ * Rules: the view is changed only by sched_apply.c (apply/delete, after the commit),
+ * by the cycle's statements (with an undo log, see cycle_stmt.c) and by a rebuild.
+ * view.epoch grows whenever capacity may have been freed or node properties changed,
+ * which invalidates the per-shape caches of the placement code (place.h).
+ */
+#ifndef MUSTER_SCHED_VIEW_H
+#define MUSTER_SCHED_VIEW_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "model.h"
+#include "store.h"
+
+/* ---- string map (view_strmap.c) ---- */
+struct sched_strmap {
+    char **keys;
+    int *vals;
+    size_t cap, used, count;
+};
+void sched__strmap_init(struct sched_strmap *m);
+void sched__strmap_free(struct sched_strmap *m);
+/* Value or -1 when absent. */
+int sched__strmap_get(const struct sched_strmap *m, const char *key);
+void sched__strmap_put(struct sched_strmap *m, const char *key, int val);
+void sched__strmap_del(struct sched_strmap *m, const char *key);
+
+/* ---- view ---- */
+
+#define SV_RES_PODS 0           /* "pods" is always resource 0 */
+#define SV_DEFAULT_MAX_PODS 110 /* a node without allocatable pods (Kubernetes default) */
+
+struct sv_req {
+    int res;
+    int64_t v;
+};
+
+struct sv_node {
+    char *name;
+    struct model_node m;
+    int alive;
+    int64_t *alloc; /* [view.rescap] */
+    int64_t *used;  /* requested by bound, non-terminal pods */
+    int *nominated; /* pods nominated to this node */
+    size_t nnom, capnom;
+    int *cyc_pods; /* pods placed here by committed statements of the running cycle */
+    size_t ncyc, capcyc;
+};
+
+struct sv_pod {
+    char *key; /* "ns/name" */
+    struct model_pod m;
+    int alive;
+    int job;       /* job index */
+    int node;      /* node index when bound to a known node, else -1 */
+    int nominated; /* node index or -1 */
+    int counted;   /* its requests are in nodes[node].used */
+    struct sv_req *req;
+    int nreq;
+    int shape;
+};
+
+struct sv_job {
+    char *id; /* "ns/name" */
+    int gang; /* a PodGroup job (named by label or by a PodGroup object) */
+    int alive;
+    int has_pg;
+    struct model_podgroup pg;
+    int *pods;
+    size_t npods, cappods;
+    /* scheduling memory (not durable except through the why document) */
+    int result;      /* SV_RESULT_* of the last attempt */
+    int last_code;   /* primary reason reported last (-1 none) */
+    char *last_sig;  /* signature of the last stored why document */
+    json_t *history; /* reason history, loaded lazily from the why document */
+    int why_loaded;
+    uint64_t cycle_seen; /* cycle in which the job was last handled */
+    int starving;        /* preempted for and not bound yet (jobs.c, preempt_ledger.c) */
+    char
+        *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
+};
+
+enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED };
+
+struct sv_shape {
+    struct sv_req *req;
+    int nreq;
+    struct model_kv *sel;
+    size_t nsel;
+    struct model_toleration *tol;
+    size_t ntol;
+    int32_t priority;
+    /* placement caches, valid while epoch matches view.epoch */
+    uint64_t cand_epoch;
+    int *cand; /* statically feasible nodes still worth trying, name order */
+    size_t ncand, capcand;
+    uint64_t fail_epoch; /* the shape fits nowhere at this epoch */
+    int last;            /* node chosen last at last_epoch (see place_fit.c) */
+    size_t logpos;       /* view.binds position when last was chosen */
+    uint64_t last_epoch;
+    json_t *nf; /* cached node filter (why) for nf_epoch / nf_cycle */
+    int nf_code;
+    json_t *nf_ahead;
+    uint64_t nf_epoch, nf_cycle;
+};
+
+struct sv_free {
+    int *ix; /* reusable slots */
+    size_t n, cap;
+};
+
+struct sched_view {
+    char **res; /* interned resource names */
+    size_t nres, rescap;
+    struct sched_strmap res_ix;
+
+    struct sv_node *nodes;
+    size_t nnodes, capnodes;
+    struct sched_strmap node_ix;
+    int *node_order; /* live node indexes sorted by name (rebuilt lazily) */
+    size_t norder;
+    int order_dirty;
+
+    struct sv_pod *pods;
+    size_t npods, cappods;
+    struct sched_strmap pod_ix;
+    size_t orphans; /* bound pods whose node is unknown */
+
+    struct sv_job *jobs;
+    size_t njobs, capjobs;
+    struct sched_strmap job_ix; /* "g:ns/name" and "p:ns/name" */
+
+    struct sv_shape *shapes;
+    size_t nshapes, capshapes;
+    struct sched_strmap shape_ix;
+
+    int has_topology;
+    struct model_topology topo;
+    struct sched_topo *tp; /* domain tree with per-domain totals (topo.c), NULL or stale when */
+    int tp_dirty;          /* tp_dirty: rebuilt lazily by sched__topo_get */
+
+    struct sv_free fnodes, fpods, fjobs;
+    int *binds; /* nodes that took a pod since log_epoch, in order */
+    size_t nbinds, capbinds;
+    uint64_t log_epoch;
+    uint64_t epoch;
+};
+
+int sched__slot_pop(struct sv_free *f);
+void sched__slot_push(struct sv_free *f, int i);
+
+struct sched_view *sched__view_new(void);
+void sched__view_free(struct sched_view *v);
+/* Reads every object in one read transaction. */
+int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err);
+
+/* Take ownership of the decoded struct (even on failure). Replace by name. */
+void sched__view_put_node(struct sched_view *v, struct model_node *n);
+void sched__view_del_node(struct sched_view *v, const char *name);
+void sched__view_put_pod(struct sched_view *v, struct model_pod *p);
+void sched__view_del_pod(struct sched_view *v, const char *key);
+void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
+void sched__view_del_pg(struct sched_view *v, const char *key);
+void sched__view_put_topo(struct sched_view *v, struct model_topology *t);
+void sched__view_del_topo(struct sched_view *v);
+
+int sched__view_node(const struct sched_view *v, const char *name);
+int sched__view_pod(const struct sched_view *v, const char *key);
+/* Get or create the job of this id; gang selects the PodGroup namespace of ids. */
+int sched__view_job_get(struct sched_view *v, const char *id, int gang);
+/* Frees the job slot when it has neither PodGroup nor pods. */
+void sched__view_job_maybe_free(struct sched_view *v, int ji);
+void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
+int sched__view_res(struct sched_view *v, const char *name);
+/* Job by id: the PodGroup job first, then the lone-pod job. -1 when unknown. */
+int sched__view_job(const struct sched_view *v, const char *id);
+int sched__view_gang_job(const struct sched_view *v, const char *id);
+/* Live node indexes in name order (borrowed until the next node change). */
+const int *sched__view_node_order(struct sched_view *v, size_t *n);
+
+/* Statement primitives: account a pending pod on a node and back. */
+void sched__view_bind(struct sched_view *v, int pod, int node);
+void sched__view_unbind(struct sched_view *v, int pod);
+/* Drops a pod's nomination (reservation) if any. */
+void sched__view_nominate_clear(struct sched_view *v, int pod);
+/* A new node adopts bound pods and nominations that named it before it existed. */
+void sched__view_adopt(struct sched_view *v, int node);
+
+/* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
+json_t *sched__view_dump(struct sched_view *v);
+
+int sched__pod_terminal(const struct sv_pod *p);
+int sched__pod_pending(const struct sv_pod *p);
+int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
+int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
+/* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
+int sched__job_min(const struct sv_job *j);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * why_filter.c - the capacity part of the why document: the node-filter histogram
+ * of an unplaced pod ("0/5000 nodes fit: 4800 Insufficient nvidia.com/gpu ...") and
+ * the jobs placed earlier in this cycle on nodes it would otherwise fit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycle.h"
+#include "place.h"
+#include "why.h"
+
+#define AHEAD_MAX 20
+
+/* ---- node filter histogram ---- */
+
+struct bucket {
+    char reason[160];
+    const char *resource;
+    long nodes;
+    int64_t need, max_free;
+};
+
+static struct bucket *bucket_get(struct bucket *b, size_t *n, const char *reason)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(b[i].reason, reason))
+            return &b[i];
+    struct bucket *x = &b[(*n)++];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->reason, sizeof(x->reason), "%s", reason);
+    x->max_free = INT64_MIN;
+    return x;
+}
+
+static int cmp_bucket(const void *a, const void *b)
+{
+    const struct bucket *x = a, *y = b;
+    if (x->nodes != y->nodes)
+        return x->nodes > y->nodes ? -1 : 1;
+    return strcmp(x->reason, y->reason);
+}
+
+static const char *static_reason(int why)
+{
+    return why == SCHED_FIT_UNSCHEDULABLE ? "node is unschedulable"
+           : why == SCHED_FIT_SELECTOR    ? "node selector mismatch"
+                                          : "untolerated taint";
+}
+
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
+{
+    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+    size_t n, nb = 0;
+    const int *order = sched__view_node_order(v, &n);
+    struct bucket *b = xcalloc((size_t)sh->nreq + 4, sizeof(*b));
+    long fit = 0, static_ok = 0, could_fit_empty = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_node *nd = &v->nodes[order[i]];
+        int why = sched__fit_static(nd, sh);
+        if (why != SCHED_FIT_OK) {
+            bucket_get(b, &nb, static_reason(why))->nodes++;
+            continue;
+        }
+        static_ok++;
+        int empty_ok = 1;
+        for (int k = 0; k < sh->nreq; k++)
+            empty_ok &= sh->req[k].v <= nd->alloc[sh->req[k].res];
+        could_fit_empty += empty_ok;
+        int bad = sched__fit_res(v, nd, sh, pi);
+        if (bad < 0) {
+            fit++;
+            continue;
+        }
+        int r = sh->req[bad].res;
+        char reason[160];
+        if (r == SV_RES_PODS)
+            snprintf(reason, sizeof(reason), "Too many pods");
+        else
+            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[r]);
+        struct bucket *x = bucket_get(b, &nb, reason);
+        x->nodes++;
+        x->resource = v->res[r];
+        x->need = sh->req[bad].v;
+        int64_t f = sched__free(v, nd, r, sh->priority, pi);
+        if (f > x->max_free)
+            x->max_free = f;
+    }
+    qsort(b, nb, sizeof(*b), cmp_bucket);
+    json_t *reasons = json_array();
+    char *sum = NULL;
+    size_t sumlen = 0;
+    FILE *f = open_memstream(&sum, &sumlen);
+    fprintf(f, "%ld/%zu nodes fit", fit, n);
+    for (size_t i = 0; i < nb; i++) {
+        json_t *r = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
+        fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
+        if (b[i].resource) {
+            int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
+            json_object_set_new(r, "resource", json_string(b[i].resource));
+            json_object_set_new(r, "need", json_integer(b[i].need));
+            json_object_set_new(r, "maxFree", json_integer(mf));
+            fprintf(f, " (need %lld, max free %lld)", (long long)b[i].need, (long long)mf);
+        }
+        json_array_append_new(reasons, r);
+    }
+    fclose(f);
+    *code = n == 0                 ? WHY_NO_NODES
+            : static_ok == 0       ? WHY_NO_MATCHING_NODE
+            : could_fit_empty == 0 ? WHY_EXCEEDS_ALLOCATABLE
+            : fit == 0             ? WHY_INSUFFICIENT
+                                   : -1;
+    json_t *out = json_pack("{s:i,s:i,s:o,s:s}", "total", (int)n, "fit", (int)fit, "reasons",
+                            reasons, "summary", sum);
+    free(sum);
+    free(b);
+    return out;
+}
+
+/* ---- jobs ahead ---- */
+
+json_t *sched__ahead(struct sched_cyc *c, int pi)
+{
+    struct sched_view *v = c->v;
+    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+    json_t *by_job = json_object();
+    for (size_t t = 0; t < c->ntouched; t++) {
+        const struct sv_node *n = &v->nodes[c->touched[t]];
+        if (sched__fit_static(n, sh) != SCHED_FIT_OK)
+            continue;
+        int fits = 1;
+        for (int k = 0; fits && k < sh->nreq; k++) {
+            int64_t freed = 0;
+            for (size_t q = 0; q < n->ncyc; q++) {
+                const struct sv_pod *p = &v->pods[n->cyc_pods[q]];
+                for (int r = 0; r < p->nreq; r++)
+                    freed += p->req[r].res == sh->req[k].res ? p->req[r].v : 0;
+            }
+            fits = sh->req[k].v <= sched__free(v, n, sh->req[k].res, sh->priority, pi) + freed;
+        }
+        for (size_t q = 0; fits && q < n->ncyc; q++) {
+            const struct sv_job *j = &v->jobs[v->pods[n->cyc_pods[q]].job];
+            json_t *e = json_object_get(by_job, j->id);
+            if (!e && json_object_size(by_job) >= AHEAD_MAX)
+                continue; /* enough to explain; do not build a list of thousands */
+            if (!e) {
+                e = json_pack("{s:s,s:i,s:i,s:[]}", "job", j->id, "priority",
+                              (int)sched__job_priority(v, j), "pods", 0, "nodes");
+                json_object_set_new(by_job, j->id, e);
+            }
+            json_object_set_new(e, "pods",
+                                json_integer(json_integer_value(json_object_get(e, "pods")) + 1));
+            json_t *nodes = json_object_get(e, "nodes");
+            size_t nn = json_array_size(nodes);
+            if (!nn || strcmp(json_string_value(json_array_get(nodes, nn - 1)), n->name))
+                json_array_append_new(nodes, json_string(n->name));
+        }
+    }
+    json_t *out = json_array();
+    const char *k;
+    json_t *e;
+    json_object_foreach(by_job, k, e)
+    {
+        json_array_append(out, e);
+    }
+    json_decref(by_job);
+    return out;
+}
