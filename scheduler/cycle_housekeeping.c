@@ -59,9 +59,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         rc = store_delete(c->txn, MODEL_POD, key, &old, err);
         if (rc == 0) {
             json_t *extra = json_pack("{s:s}", "reason", "terminated");
-            c->s->cycle = c->cycle; /* the record belongs to this cycle */
-            rc = sched__audit_object(c->txn, c->s, "deleted", MODEL_POD, key, old, extra, err);
-            c->s->cycle = c->cycle - 1;
+            rc = sched__audit_object(c->txn, c->cycle, "deleted", MODEL_POD, key, old, extra, err);
             json_decref(extra);
             if (rc == 0)
                 rc = sched__evict_removed(c, key, old, err);
