@@ -55,6 +55,46 @@ out:
     return rc;
 }
 
+/* The network-topology-spec annotation: {"gatherStrategy": [{"layer", "strategy"}]}. */
+static void decode_spec(struct model_podgroup *g, const char *raw)
+{
+    json_error_t je;
+    json_t *spec = json_loads(raw, 0, &je), *list, *e;
+    size_t i;
+    g->has_spec = 1;
+    if (!json_is_object(spec)) {
+        g->spec_error = xasprintf("network-topology-spec is not a JSON object%s%s",
+                                  spec ? "" : ": ", spec ? "" : je.text);
+        goto out;
+    }
+    list = json_object_get(spec, "gatherStrategy");
+    if (list && !json_is_array(list)) {
+        g->spec_error = xstrdup("network-topology-spec: gatherStrategy must be an array");
+        goto out;
+    }
+    g->gather = xcalloc(json_array_size(list) + 1, sizeof(*g->gather));
+    json_array_foreach(list, i, e)
+    {
+        const char *layer = json_string_value(json_object_get(e, "layer"));
+        const char *strat = json_string_value(json_object_get(e, "strategy"));
+        if (!layer || !strat) {
+            g->spec_error =
+                xasprintf("network-topology-spec: gatherStrategy[%zu] needs layer and strategy", i);
+            goto out;
+        }
+        if (strcmp(strat, "MustGather") && strcmp(strat, "PreferGather")) {
+            g->spec_error = xasprintf("network-topology-spec: unknown strategy '%s' (MustGather "
+                                      "or PreferGather)",
+                                      strat);
+            goto out;
+        }
+        g->gather[g->ngather++] =
+            (struct model_gather){xstrdup(layer), !strcmp(strat, "MustGather")};
+    }
+out:
+    json_decref(spec);
+}
+
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -80,7 +120,9 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
     const char *groups = json_string_value(json_object_get(ann, MODEL_ANN_GROUPS));
     if (groups && (rc = decode_groups(out, groups, err)) < 0)
         goto out;
-    out->topology_spec = dup_or_null(json_object_get(ann, MODEL_ANN_TOPOLOGY_SPEC));
+    const char *topo = json_string_value(json_object_get(ann, MODEL_ANN_TOPOLOGY_SPEC));
+    if (topo && *topo)
+        decode_spec(out, topo);
     const char *ts = json_string_value(json_object_get(meta, "creationTimestamp"));
     if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
         out->creation_ms = 0;
@@ -99,7 +141,10 @@ void model_podgroup_release(struct model_podgroup *g)
     for (size_t i = 0; i < g->ngroups; i++)
         free(g->groups[i]);
     free(g->groups);
-    free(g->topology_spec);
+    for (size_t i = 0; i < g->ngather; i++)
+        free(g->gather[i].layer);
+    free(g->gather);
+    free(g->spec_error);
     memset(g, 0, sizeof(*g));
 }
 

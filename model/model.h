@@ -178,12 +178,24 @@ struct model_pod {
     int64_t deletion_ms;  /* metadata.deletionTimestamp, 0 when absent */
 };
 
+/* One gatherStrategy entry of the network-topology-spec annotation. */
+struct model_gather {
+    char *layer; /* as written; matched against the topology's layers case-insensitively */
+    int must;    /* MustGather, else PreferGather */
+};
+
 struct model_podgroup {
     char *ns, *name;
     int32_t min_member;
     char **groups; /* the groups annotation as "ns/name" keys (includes itself when set) */
     size_t ngroups;
-    char *topology_spec; /* raw network-topology-spec annotation, NULL when absent */
+    /* The network-topology-spec annotation, decoded once. A malformed one does not fail
+     * the decode (a mirrored PodGroup cannot be refused): gather holds the entries before
+     * the first bad one and spec_error says what is wrong with it. */
+    int has_spec; /* the annotation is set */
+    struct model_gather *gather;
+    size_t ngather;
+    char *spec_error; /* NULL when the annotation is well-formed */
     int64_t creation_ms;
 };
 

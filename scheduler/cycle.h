@@ -12,6 +12,7 @@
 #include "core.h"
 #include "place.h"
 #include "view.h"
+#include "why.h"
 
 struct sched_op {
     int pod, node; /* allocate pod -> node */
@@ -50,20 +51,34 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err);
 /* Attempts the job (with its GangGroup) as one statement. */
 int sched__attempt(struct sched_cyc *c, int job, struct err *err);
 
-/* One job attempt (cycle_attempt.c); the placer fills placed / fail_pod. */
+/* One member of an attempt: the job, or one PodGroup of its GangGroup. */
+struct sched_member {
+    int bound;     /* pods bound before the attempt (Failed ones not counted) */
+    int pending;   /* pending pods */
+    int placed;    /* placed by the placer in this attempt (it fills this) */
+    int fail_pod;  /* first pod the placer could not place, -1 (it fills this) */
+    int satisfied; /* a gang satisfied before: its later pods are placed one by one */
+};
+
+/* One job attempt (cycle_attempt.c). Members are in id order; jobs[i] is the job of
+ * m[i], kept as an int array because fit and gather take the member jobs in that form. A
+ * GangGroup may have any number of members. */
 struct sched_attempt {
-    int jobs[64]; /* members: the job, or every PodGroup of its GangGroup */
+    int *jobs;
+    struct sched_member *m;
     size_t njobs;
     int *pods; /* pending pods in placement order */
     size_t npods;
-    int bound[64], pending[64], placed[64], fail_pod[64], satisfied[64];
-    json_t *blockers;
-    json_t *topology;   /* the why document's topology part (new), NULL without gather */
-    json_t *preemption; /* the why document's preemption part (new), NULL when not tried */
+    int has_spec;            /* some member has a usable network-topology-spec */
+    struct gather_spec spec; /* the members' specs merged: the narrowest layers */
+    struct sched_blockers blockers;
+    json_t *topology; /* the why document's topology part (new), NULL without gather */
+    struct sched_preempt_verdict preempt; /* code -1 when preemption was not tried */
 };
+/* The member index of job in the attempt, -1 when it is not a member. */
 int sched__attempt_member(const struct sched_attempt *a, int job);
-void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* 1 when every member that still needs its gang has minMember pods bound + placed. */
+int sched__attempt_members_met(const struct sched_view *v, const struct sched_attempt *a);
 
 /* The placer for an attempt (place.h): gather when a member asks for a strategy. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);

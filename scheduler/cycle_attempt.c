@@ -7,7 +7,6 @@
  * satisfies its own minMember; a gang already satisfied places later pods one
  * by one (partial placement is fine).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +15,6 @@
 #include "place.h"
 #include "preempt.h"
 #include "why.h"
-
-void sched__attempt_blocker(struct sched_attempt *a, int code, json_t *extra, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    json_t *b = json_pack("{s:s,s:s,s:s}", "class", why_class_name(why_code_class(code)), "code",
-                          why_code_name(code), "message", msg);
-    if (extra)
-        json_object_update(b, extra);
-    json_decref(extra);
-    json_array_append_new(a->blockers, b);
-}
 
 int sched__attempt_member(const struct sched_attempt *a, int ji)
 {
@@ -46,51 +30,74 @@ static int cmp_job_id(const void *x, const void *y, void *ctx)
     return strcmp(v->jobs[*(const int *)x].id, v->jobs[*(const int *)y].id);
 }
 
-/* Members and the checks that need no placement: PodGroup present, GangGroup
- * complete, enough member pods, a parseable topology spec. */
-static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt *a)
+/* The job and every existing PodGroup of its GangGroup, in id order. */
+static void collect_members(struct sched_cyc *c, int ji, struct sched_attempt *a)
 {
     struct sched_view *v = c->v;
     const struct sv_job *j = &v->jobs[ji];
+    size_t cap = 1 + (j->has_pg ? j->pg.ngroups : 0);
+    a->jobs = xcalloc(cap + 1, sizeof(int));
+    a->m = xcalloc(cap + 1, sizeof(*a->m));
     a->jobs[a->njobs++] = ji;
-    for (size_t g = 0; j->has_pg && g < j->pg.ngroups && a->njobs < 64; g++) {
+    for (size_t g = 0; j->has_pg && g < j->pg.ngroups; g++) {
         int mj = sched__view_gang_job(v, j->pg.groups[g]);
         if (mj < 0 || !v->jobs[mj].has_pg)
-            sched__attempt_blocker(
-                a, WHY_GROUP_MEMBER_MISSING, json_pack("{s:s}", "podGroup", j->pg.groups[g]),
-                "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
+            sched__blocker_add(&a->blockers, WHY_GROUP_MEMBER_MISSING,
+                               json_pack("{s:s}", "podGroup", j->pg.groups[g]),
+                               "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
         else if (sched__attempt_member(a, mj) < 0)
             a->jobs[a->njobs++] = mj;
     }
     qsort_r(a->jobs, a->njobs, sizeof(int), cmp_job_id, v);
+}
+
+/* Merges a member's usable spec: the narrowest MustGather wins, else the narrowest
+ * PreferGather. */
+static void merge_spec(struct sched_attempt *a, const struct gather_spec *s)
+{
+    if (!a->has_spec || s->must > a->spec.must || (a->spec.must < 0 && s->prefer > a->spec.prefer))
+        a->spec = *s;
+    a->has_spec = 1;
+}
+
+/* Members and the checks that need no placement: PodGroup present, GangGroup
+ * complete, enough member pods, a usable topology spec. */
+static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    collect_members(c, ji, a);
+    a->spec.must = a->spec.prefer = -1;
     for (size_t m = 0; m < a->njobs; m++) {
         struct sv_job *mj = &v->jobs[a->jobs[m]];
+        struct sched_member *am = &a->m[m];
         mj->cycle_seen = c->cycle;
-        a->fail_pod[m] = -1;
+        am->fail_pod = -1;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
-            a->bound[m] += p->m.node_name && !(p->m.phase && !strcmp(p->m.phase, "Failed"));
-            a->pending[m] += sched__pod_pending(p);
+            am->bound += p->m.node_name && !(p->m.phase && !strcmp(p->m.phase, "Failed"));
+            am->pending += sched__pod_pending(p);
         }
         int need = sched__job_min(mj);
-        a->satisfied[m] = mj->has_pg && a->bound[m] >= need;
+        am->satisfied = mj->has_pg && am->bound >= need;
         if (mj->gang && !mj->has_pg)
-            sched__attempt_blocker(a, WHY_PODGROUP_MISSING, json_pack("{s:s}", "podGroup", mj->id),
-                                   "PodGroup '%s' does not exist", mj->id);
-        else if (a->bound[m] + a->pending[m] < need)
-            sched__attempt_blocker(a, WHY_MEMBERS_MISSING,
-                                   json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
-                                             "members", a->bound[m] + a->pending[m]),
-                                   "PodGroup '%s' has %d member pods, minMember %d", mj->id,
-                                   a->bound[m] + a->pending[m], need);
-        if (mj->has_pg && mj->pg.topology_spec) {
+            sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
+                               json_pack("{s:s}", "podGroup", mj->id),
+                               "PodGroup '%s' does not exist", mj->id);
+        else if (am->bound + am->pending < need)
+            sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
+                               json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
+                                         "members", am->bound + am->pending),
+                               "PodGroup '%s' has %d member pods, minMember %d", mj->id,
+                               am->bound + am->pending, need);
+        if (mj->has_pg && mj->pg.has_spec) {
             struct gather_spec gs;
             char msg[256];
-            int code =
-                sched__gather_spec(sched__topo_get(v), mj->pg.topology_spec, &gs, msg, sizeof(msg));
+            int code = sched__gather_spec(sched__topo_get(v), &mj->pg, &gs, msg, sizeof(msg));
             if (code >= 0)
-                sched__attempt_blocker(a, code, json_pack("{s:s}", "podGroup", mj->id),
-                                       "PodGroup '%s': %s", mj->id, msg);
+                sched__blocker_add(&a->blockers, code, json_pack("{s:s}", "podGroup", mj->id),
+                                   "PodGroup '%s': %s", mj->id, msg);
+            else
+                merge_spec(a, &gs);
         }
     }
 }
@@ -128,13 +135,13 @@ static int place_binpack(struct sched_cyc *c, struct sched_attempt *a, struct er
 {
     for (size_t i = 0; i < a->npods; i++) {
         int pi = a->pods[i];
-        int m = sched__attempt_member(a, c->v->pods[pi].job);
+        struct sched_member *m = &a->m[sched__attempt_member(a, c->v->pods[pi].job)];
         int ni = sched__pick_node(c->v, pi);
         if (ni >= 0) {
             sched__stmt_alloc(c, pi, ni);
-            a->placed[m]++;
-        } else if (a->fail_pod[m] < 0) {
-            a->fail_pod[m] = pi;
+            m->placed++;
+        } else if (m->fail_pod < 0) {
+            m->fail_pod = pi;
         }
     }
     return 0;
@@ -144,13 +151,10 @@ static int place_binpack(struct sched_cyc *c, struct sched_attempt *a, struct er
  * satisfied gang places later pods one by one. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a)
 {
-    int spec = 0, open = 0;
-    for (size_t m = 0; m < a->njobs; m++) {
-        const struct sv_job *j = &c->v->jobs[a->jobs[m]];
-        spec |= j->has_pg && j->pg.topology_spec != NULL;
-        open |= !a->satisfied[m];
-    }
-    return spec && open && sched__topo_get(c->v) ? sched__place_gather : place_binpack;
+    int open = 0;
+    for (size_t m = 0; m < a->njobs; m++)
+        open |= !a->m[m].satisfied;
+    return a->has_spec && open && sched__topo_get(c->v) ? sched__place_gather : place_binpack;
 }
 
 /* Blockers from the node filter of an unplaced pod (cached per shape within an epoch
@@ -172,17 +176,17 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
     *ahead = json_incref(sh->nf_ahead);
     const char *summary = json_string_value(json_object_get(sh->nf, "summary"));
     if (sh->nf_code == WHY_NO_NODES)
-        sched__attempt_blocker(a, WHY_NO_NODES, NULL, "the cluster has no nodes");
+        sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, "the cluster has no nodes");
     else if (sh->nf_code >= 0)
-        sched__attempt_blocker(a, sh->nf_code,
-                               json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"),
-                                         "fit", json_object_get(sh->nf, "fit")),
-                               "pod '%s': %s", c->v->pods[pi].key, summary);
+        sched__blocker_add(&a->blockers, sh->nf_code,
+                           json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"), "fit",
+                                     json_object_get(sh->nf, "fit")),
+                           "pod '%s': %s", c->v->pods[pi].key, summary);
     if (json_array_size(sh->nf_ahead))
-        sched__attempt_blocker(
-            a, WHY_TAKEN_BY_EARLIER, json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
-            "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
-            (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
+        sched__blocker_add(&a->blockers, WHY_TAKEN_BY_EARLIER,
+                           json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
+                           "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
+                           (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
 }
 
 static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
@@ -190,32 +194,24 @@ static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
     json_t *g = json_array();
     for (size_t m = 0; m < a->njobs; m++) {
         const struct sv_job *j = &c->v->jobs[a->jobs[m]];
+        const struct sched_member *am = &a->m[m];
         if (!j->gang)
             continue;
         json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
                                            sched__job_min(j), "members", (int)j->npods, "bound",
-                                           a->bound[m], "placeable", a->bound[m] + a->placed[m]));
+                                           am->bound, "placeable", am->bound + am->placed));
     }
     return g;
 }
 
-static int primary_of(json_t *blockers)
-{
-    int best = -1;
-    for (size_t i = 0; i < json_array_size(blockers); i++) {
-        const char *code = json_string_value(json_object_get(json_array_get(blockers, i), "code"));
-        for (int k = 0; k < WHY_CODE_COUNT; k++)
-            if (!strcmp(why_code_name(k), code) && (best < 0 || k < best))
-                best = k;
-    }
-    return best;
-}
-
+/* The outcome of every member: its result and its why document (the blockers and the
+ * preemption part serialised once for all members). */
 static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *placement,
                   json_t *nf, json_t *ahead, struct err *err)
 {
-    int rc = 0, primary = primary_of(a->blockers);
-    json_t *gang = gang_json(c, a);
+    int rc = 0;
+    json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
+    json_t *preemption = a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt) : NULL;
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
@@ -225,13 +221,30 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
             free(j->last_discard);
             j->last_discard = NULL;
         }
-        struct sched_why_input in = {
-            sched__job_state(c->s, j),         a->blockers, primary,      gang, nf, ahead,
-            json_object_get(placement, j->id), a->topology, a->preemption};
+        struct sched_why_input in = {sched__job_state(c->s, j),
+                                     sched__blockers_primary(&a->blockers),
+                                     blockers,
+                                     gang,
+                                     nf,
+                                     ahead,
+                                     json_object_get(placement, j->id),
+                                     a->topology,
+                                     preemption};
         rc = sched__why_record(c, a->jobs[m], &in, err);
     }
     json_decref(gang);
+    json_decref(blockers);
+    json_decref(preemption);
     return rc;
+}
+
+int sched__attempt_members_met(const struct sched_view *v, const struct sched_attempt *a)
+{
+    for (size_t m = 0; m < a->njobs; m++)
+        if (!a->m[m].satisfied &&
+            a->m[m].bound + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
+            return 0;
+    return 1;
 }
 
 /* The preemption dry run re-plans with the same placer (topology included). */
@@ -239,46 +252,47 @@ static int replan(struct sched_cyc *c, void *ctx, struct err *err)
 {
     struct sched_attempt *a = ctx;
     for (size_t m = 0; m < a->njobs; m++) {
-        a->placed[m] = 0;
-        a->fail_pod[m] = -1;
+        a->m[m].placed = 0;
+        a->m[m].fail_pod = -1;
     }
     json_t *topo = a->topology; /* the why keeps the real attempt's topology part */
     a->topology = NULL;
     int rc = sched__placer_for(c, a)(c, a, err);
     json_decref(a->topology);
     a->topology = topo;
-    for (size_t m = 0; rc == 0 && m < a->njobs; m++)
-        if (!a->satisfied[m] &&
-            a->bound[m] + a->placed[m] < sched__job_min(&c->v->jobs[a->jobs[m]]))
-            return 0;
-    return rc < 0 ? rc : 1;
+    return rc < 0 ? rc : sched__attempt_members_met(c->v, a);
 }
 
 static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp, struct err *err)
 {
-    int placed[64], fail_pod[64], blocker = -1;
-    memcpy(placed, a->placed, sizeof(placed));
-    memcpy(fail_pod, a->fail_pod, sizeof(fail_pod));
-    struct sched_preempt_job pj = {ji, a->jobs, a->njobs, a->pods, a->npods, fp, replan, a};
-    size_t nblockers = json_array_size(a->blockers);
-    int rc = sched__preempt(c, &pj, &a->preemption, &blocker, err);
-    while (json_array_size(a->blockers) > nblockers) /* the placer's, from the dry runs */
-        json_array_remove(a->blockers, json_array_size(a->blockers) - 1);
-    memcpy(a->placed, placed, sizeof(placed));
-    memcpy(a->fail_pod, fail_pod, sizeof(fail_pod));
-    if (rc == 0 && blocker >= 0)
-        sched__attempt_blocker(a, blocker, NULL, "%s",
-                               json_string_value(json_object_get(a->preemption, "reason")));
+    struct sched_member *saved = xcalloc(a->njobs + 1, sizeof(*saved));
+    memcpy(saved, a->m, a->njobs * sizeof(*saved));
+    struct sched_preempt_job pj = {ji,
+                                   a->jobs,
+                                   a->njobs,
+                                   a->pods,
+                                   a->npods,
+                                   fp,
+                                   a->has_spec && a->spec.must >= 0 ? a->spec.layer : NULL,
+                                   replan,
+                                   a};
+    size_t nblockers = a->blockers.n;
+    int rc = sched__preempt(c, &pj, &a->preempt, err);
+    sched__blockers_truncate(&a->blockers, nblockers); /* the placer's, from the dry runs */
+    memcpy(a->m, saved, a->njobs * sizeof(*saved));
+    free(saved);
+    if (rc == 0 && a->preempt.blocks)
+        sched__blocker_add(&a->blockers, a->preempt.code, NULL, "%s", a->preempt.reason);
     return rc;
 }
 
 int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
 {
-    struct sched_attempt a = {.blockers = json_array()};
+    struct sched_attempt a = {.preempt = {.code = -1}};
     json_t *placement = NULL, *nf = NULL, *ahead = NULL;
     int rc = 0, ok = 1;
     members_and_checks(c, ji, &a);
-    if (json_array_size(a.blockers)) {
+    if (a.blockers.n) {
         rc = finish(c, &a, 0, NULL, NULL, NULL, err);
         goto out;
     }
@@ -289,15 +303,15 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     char msg[256] = "";
     for (size_t m = 0; m < a.njobs; m++) {
         const struct sv_job *j = &c->v->jobs[a.jobs[m]];
-        int need = sched__job_min(j), have = a.bound[m] + a.placed[m];
+        int need = sched__job_min(j), have = a.m[m].bound + a.m[m].placed;
         if (fp < 0)
-            fp = a.fail_pod[m];
-        if (a.satisfied[m] || have >= need)
+            fp = a.m[m].fail_pod;
+        if (a.m[m].satisfied || have >= need)
             continue;
         ok = 0;
         if (j->gang) {
-            sched__attempt_blocker(
-                &a, WHY_GANG_SHORTFALL,
+            sched__blocker_add(
+                &a.blockers, WHY_GANG_SHORTFALL,
                 json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
                 "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
             if (!*msg)
@@ -326,12 +340,14 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     }
     rc = finish(c, &a, ok, placement, nf, ahead, err);
 out:
-    json_decref(a.blockers);
+    sched__blockers_release(&a.blockers);
+    sched__preempt_verdict_release(&a.preempt);
     json_decref(a.topology);
-    json_decref(a.preemption);
     json_decref(placement);
     json_decref(nf);
     json_decref(ahead);
     free(a.pods);
+    free(a.jobs);
+    free(a.m);
     return rc;
 }

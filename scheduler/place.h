@@ -56,10 +56,11 @@ struct gather_spec {
     int any;        /* the spec names at least one strategy */
     char layer[64]; /* the layer named in the why (MustGather first) */
 };
-/* Parses a network-topology-spec annotation against the tree (t may be NULL). Returns -1
- * when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING) with msg set. */
-int sched__gather_spec(const struct sched_topo *t, const char *raw, struct gather_spec *out,
-                       char *msg, size_t n);
+/* Resolves a PodGroup's decoded network-topology-spec against the tree (t may be NULL).
+ * Returns -1 when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING)
+ * with msg set. */
+int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *pg,
+                       struct gather_spec *out, char *msg, size_t n);
 /* The gather placer, used when some member has a gather strategy. */
 int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
 
@@ -79,11 +80,11 @@ struct gather {
     struct sched_view *v;
     struct sched_topo *t;
     struct sched_attempt *a;
-    struct gather_spec spec;
-    int shape; /* the common shape of the pods, -1 when they differ */
-    int size;  /* pending pods of the job */
-    int need;  /* pods the members still need (holding the job means offering this many) */
-    int lo;    /* shallowest candidate depth */
+    const struct gather_spec *spec; /* the attempt's */
+    int shape;                      /* the common shape of the pods, -1 when they differ */
+    int size;                       /* pending pods of the job */
+    int need; /* pods the members still need (holding the job means offering this many) */
+    int lo;   /* shallowest candidate depth */
     struct gather_cand *cands;
     size_t ncands;
     char *done; /* [a->npods] placed in the current try */

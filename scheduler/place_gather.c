@@ -36,71 +36,46 @@ static void layer_list(const struct sched_topo *t, char *buf, size_t n)
                                 sched__topo_layer_name(t, (int)l));
 }
 
-int sched__gather_spec(const struct sched_topo *t, const char *raw, struct gather_spec *out,
-                       char *msg, size_t n)
+int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *pg,
+                       struct gather_spec *out, char *msg, size_t n)
 {
     memset(out, 0, sizeof(*out));
     out->must = out->prefer = -1;
-    json_error_t je;
-    json_t *spec = json_loads(raw, 0, &je), *list;
-    int code = -1;
-    if (!json_is_object(spec)) {
-        snprintf(msg, n, "network-topology-spec is not a JSON object%s%s", spec ? "" : ": ",
-                 spec ? "" : je.text);
-        code = WHY_SPEC_INVALID;
-        goto out;
-    }
-    list = json_object_get(spec, "gatherStrategy");
-    if (list && !json_is_array(list)) {
-        snprintf(msg, n, "network-topology-spec: gatherStrategy must be an array");
-        code = WHY_SPEC_INVALID;
-        goto out;
-    }
-    for (size_t i = 0; i < json_array_size(list) && code < 0; i++) {
-        json_t *e = json_array_get(list, i);
-        const char *layer = json_string_value(json_object_get(e, "layer"));
-        const char *strat = json_string_value(json_object_get(e, "strategy"));
-        int must = strat && !strcmp(strat, "MustGather");
-        if (!layer || !strat) {
-            snprintf(msg, n, "network-topology-spec: gatherStrategy[%zu] needs layer and strategy",
-                     i);
-            code = WHY_SPEC_INVALID;
-        } else if (!must && strcmp(strat, "PreferGather")) {
+    /* Entries before a malformed one are checked first, as they come first. */
+    for (size_t i = 0; i < pg->ngather; i++) {
+        const struct model_gather *e = &pg->gather[i];
+        if (!t) {
+            if (!e->must)
+                continue;
             snprintf(msg, n,
-                     "network-topology-spec: unknown strategy '%s' (MustGather or "
-                     "PreferGather)",
-                     strat);
-            code = WHY_SPEC_INVALID;
-        } else if (!t) {
-            if (must) {
-                snprintf(msg, n,
-                         "MustGather '%s' needs the ClusterNetworkTopology 'default', "
-                         "which does not exist",
-                         layer);
-                code = WHY_TOPOLOGY_MISSING;
-            }
-        } else {
-            int d = sched__topo_layer(t, layer);
-            if (d < 0) {
-                char known[256];
-                layer_list(t, known, sizeof(known));
-                snprintf(msg, n, "network-topology-spec: unknown layer '%s' (layers: %s)", layer,
-                         known);
-                code = WHY_SPEC_INVALID;
-            } else if (must && d > out->must) {
-                out->must = d;
-                snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, d));
-            } else if (!must && d > out->prefer) {
-                out->prefer = d;
-            }
-            out->any = 1;
+                     "MustGather '%s' needs the ClusterNetworkTopology 'default', which does "
+                     "not exist",
+                     e->layer);
+            return WHY_TOPOLOGY_MISSING;
         }
+        int d = sched__topo_layer(t, e->layer);
+        if (d < 0) {
+            char known[256];
+            layer_list(t, known, sizeof(known));
+            snprintf(msg, n, "network-topology-spec: unknown layer '%s' (layers: %s)", e->layer,
+                     known);
+            return WHY_SPEC_INVALID;
+        }
+        if (e->must && d > out->must) {
+            out->must = d;
+            snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, d));
+        } else if (!e->must && d > out->prefer) {
+            out->prefer = d;
+        }
+        out->any = 1;
     }
-    if (code < 0 && out->must < 0 && out->prefer >= 0)
+    if (pg->spec_error) {
+        snprintf(msg, n, "%s", pg->spec_error);
+        return WHY_SPEC_INVALID;
+    }
+    if (out->must < 0 && out->prefer >= 0)
         snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, out->prefer));
-out:
-    json_decref(spec);
-    return code;
+    return -1;
 }
 
 /* ---- offer slots ---- */

@@ -37,7 +37,7 @@ static void fill_node(struct gather *g, int ni)
             sched__stmt_alloc(g->c, pi, ni);
             g->done[i] = 1;
             g->nplaced++;
-            a->placed[sched__attempt_member(a, v->pods[pi].job)]++;
+            a->m[sched__attempt_member(a, v->pods[pi].job)].placed++;
         } else if (g->shape >= 0) {
             break; /* one shape: the next pod does not fit either */
         }
@@ -82,22 +82,12 @@ static void fill_dom(struct gather *g, int di)
     free(s);
 }
 
-static int members_met(const struct gather *g)
-{
-    const struct sched_attempt *a = g->a;
-    for (size_t m = 0; m < a->njobs; m++) {
-        const struct sv_job *j = &g->v->jobs[a->jobs[m]];
-        if (!a->satisfied[m] && a->bound[m] + a->placed[m] < sched__job_min(j))
-            return 0;
-    }
-    return 1;
-}
-
 static void reset_try(struct gather *g)
 {
     sched__stmt_undo(g->c);
     memset(g->done, 0, g->a->npods + 1);
-    memset(g->a->placed, 0, sizeof(g->a->placed));
+    for (size_t m = 0; m < g->a->njobs; m++)
+        g->a->m[m].placed = 0;
     g->next = g->nplaced = 0;
 }
 
@@ -140,7 +130,7 @@ struct layer_stats {
 static void layer_stats(struct gather *g, struct layer_stats *st)
 {
     const struct sched_topo *t = g->t;
-    st->depth = g->spec.must >= 0 ? g->spec.must : g->spec.prefer >= 0 ? g->spec.prefer : 0;
+    st->depth = g->spec->must >= 0 ? g->spec->must : g->spec->prefer >= 0 ? g->spec->prefer : 0;
     st->s = xcalloc(t->ndoms + 1, sizeof(*st->s));
     st->n = st->hold = 0;
     for (size_t di = 0; di < t->ndoms; di++) {
@@ -171,7 +161,7 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
     char what[80], sum[512];
     plural(layer, what, sizeof(what));
     int len = snprintf(sum, sizeof(sum), "%s %s: %zu/%zu %s hold %d pods",
-                       g->spec.must >= 0 ? "MustGather" : "PreferGather", layer, st->hold, st->n,
+                       g->spec->must >= 0 ? "MustGather" : "PreferGather", layer, st->hold, st->n,
                        what, g->need);
     if (chosen) {
         snprintf(sum + len, sizeof(sum) - (size_t)len, "; placed in %s %s (offer slots %ld)",
@@ -183,7 +173,7 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
                  t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
     }
     return json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
-                     g->spec.must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
+                     g->spec->must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
                      g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
                      (int)json_array_size(tried), "domainsHolding", (int)st->hold, "best", best,
                      "tried", json_incref(tried), "summary", sum);
@@ -202,16 +192,16 @@ static void fill_best_effort(struct gather *g)
 {
     int best = 0;
     long best_offer = -1;
-    for (size_t di = 0; g->spec.must >= 0 && di < g->t->ndoms; di++) {
+    for (size_t di = 0; g->spec->must >= 0 && di < g->t->ndoms; di++) {
         long h, o;
-        if (g->t->doms[di].depth != g->spec.must)
+        if (g->t->doms[di].depth != g->spec->must)
             continue;
         if ((o = sched__gather_dom_offer(g, (int)di, &h)) > best_offer) {
             best_offer = o;
             best = (int)di;
         }
     }
-    if (g->spec.must < (int)g->t->nlayers)
+    if (g->spec->must < (int)g->t->nlayers)
         fill_dom(g, best);
 }
 
@@ -224,7 +214,7 @@ static int run(struct gather *g)
     layer_stats(g, &st);
     for (size_t i = 0; i < g->ncands && i < MAX_TRIES && !chosen; i++) {
         fill_cand(g, &g->cands[i]);
-        int ok = members_met(g);
+        int ok = sched__attempt_members_met(g->v, g->a);
         json_array_append_new(tried, try_json(g, &g->cands[i], ok));
         if (ok)
             chosen = &g->cands[i];
@@ -236,23 +226,23 @@ static int run(struct gather *g)
     free(st.s);
     const char *summary = json_string_value(json_object_get(a->topology, "summary"));
     if (!chosen && g->ncands) {
-        sched__attempt_blocker(a, WHY_TOPOLOGY_NODESETS_FAILED,
-                               json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",
-                                         (int)json_array_size(tried)),
-                               "tried %d of %d domains that hold %d pods by offer slots; none "
-                               "placed the whole job: %s",
-                               (int)json_array_size(tried), (int)g->ncands, g->need, summary);
+        sched__blocker_add(&a->blockers, WHY_TOPOLOGY_NODESETS_FAILED,
+                           json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",
+                                     (int)json_array_size(tried)),
+                           "tried %d of %d domains that hold %d pods by offer slots; none "
+                           "placed the whole job: %s",
+                           (int)json_array_size(tried), (int)g->ncands, g->need, summary);
         fill_cand(g, &g->cands[0]);
     } else if (!chosen) {
-        if (g->spec.must >= 0)
-            sched__attempt_blocker(a, WHY_TOPOLOGY_NO_DOMAIN,
-                                   json_pack("{s:s}", "layer", g->spec.layer), "%s", summary);
+        if (g->spec->must >= 0)
+            sched__blocker_add(&a->blockers, WHY_TOPOLOGY_NO_DOMAIN,
+                               json_pack("{s:s}", "layer", g->spec->layer), "%s", summary);
         fill_best_effort(g);
     }
     for (size_t i = 0; !chosen && i < a->npods; i++) {
-        int m = sched__attempt_member(a, g->v->pods[a->pods[i]].job);
-        if (!g->done[i] && a->fail_pod[m] < 0)
-            a->fail_pod[m] = a->pods[i];
+        struct sched_member *m = &a->m[sched__attempt_member(a, g->v->pods[a->pods[i]].job)];
+        if (!g->done[i] && m->fail_pod < 0)
+            m->fail_pod = a->pods[i];
     }
     json_decref(tried);
     return 0;
@@ -261,27 +251,22 @@ static int run(struct gather *g)
 int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err)
 {
     (void)err;
-    struct gather g = {
-        .c = c, .v = c->v, .t = sched__topo_get(c->v), .a = a, .size = (int)a->npods};
+    struct gather g = {.c = c,
+                       .v = c->v,
+                       .t = sched__topo_get(c->v),
+                       .a = a,
+                       .spec = &a->spec,
+                       .size = (int)a->npods};
     if (!a->npods)
         return 0;
-    g.spec.must = g.spec.prefer = -1;
     for (size_t m = 0; m < a->njobs; m++) {
-        const struct sv_job *j = &c->v->jobs[a->jobs[m]];
-        struct gather_spec s;
-        char msg[256];
-        if (j->has_pg && j->pg.topology_spec &&
-            sched__gather_spec(g.t, j->pg.topology_spec, &s, msg, sizeof(msg)) < 0 &&
-            (s.must > g.spec.must || (g.spec.must < 0 && s.prefer > g.spec.prefer)))
-            g.spec = s;
-        if (!a->satisfied[m]) {
-            int short_by = sched__job_min(j) - a->bound[m];
+        int short_by = sched__job_min(&c->v->jobs[a->jobs[m]]) - a->m[m].bound;
+        if (!a->m[m].satisfied)
             g.need += short_by > 0 ? short_by : 0;
-        }
     }
     if (g.need <= 0 || g.need > g.size)
         g.need = g.size;
-    g.lo = g.spec.must >= 0 ? g.spec.must : 0;
+    g.lo = a->spec.must >= 0 ? a->spec.must : 0;
     g.shape = c->v->pods[a->pods[0]].shape;
     for (size_t i = 1; i < a->npods && g.shape >= 0; i++)
         if (c->v->pods[a->pods[i]].shape != g.shape)

@@ -411,20 +411,18 @@ static void preempt_free(struct preempt *pr)
     free(pr->shapes);
 }
 
-int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json_t **verdict,
-                   int *blocker, struct err *err)
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                   struct sched_preempt_verdict *out, struct err *err)
 {
     struct preempt pr = {.c = c, .pj = pj};
     int rc = 0, fits = 0;
-    *blocker = -1;
-    *verdict = NULL;
     pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
-    if ((*verdict = sched__preempt_ineligible(c, pj, blocker)) != NULL)
+    if (sched__preempt_ineligible(c, pj, out))
         goto out;
     int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
     collect_victims(&pr);
     if (!pr.npv) {
-        *verdict = sched__preempt_no_victims(&pr);
+        sched__preempt_no_victims(&pr, out);
         goto out;
     }
     rc = choose(&pr, &fits, err);
@@ -437,12 +435,10 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json
     if (rc < 0)
         goto out;
     if (!fits) {
-        *verdict = sched__preempt_not_helpful(&pr);
+        sched__preempt_not_helpful(&pr, out);
         goto out;
     }
-    rc = sched__evict_execute(&pr, verdict, err);
-    if (rc == 0) /* the same code as the verdict; later cycles wait (PreemptionWaiting) */
-        *blocker = WHY_PREEMPTING;
+    rc = sched__evict_execute(&pr, out, err);
 out:
     preempt_free(&pr);
     return rc;

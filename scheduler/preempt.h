@@ -25,7 +25,8 @@ struct sched_preempt_job {
     size_t njobs;
     const int *pods; /* pending pods in placement order */
     size_t npods;
-    int trigger; /* first pod that could not be placed, -1 when unknown */
+    int trigger;            /* first pod that could not be placed, -1 when unknown */
+    const char *must_layer; /* the narrowest MustGather layer of the job, or NULL */
     /* Re-plans the whole job on the view as it is with the cycle's placer; allocations go
      * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
     int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
@@ -33,15 +34,19 @@ struct sched_preempt_job {
 };
 /* Job-level preemption for a job whose attempt failed (called with an empty statement).
  * On success victims are marked, the job's pods nominated, a ledger entry written.
- * *verdict (new): the why document's "preemption" object. *blocker: a WHY_* code to add
- * to the job's blockers, or -1. Returns 0 or ERR_* (the cycle is then aborted). */
-int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj, json_t **verdict,
-                   int *blocker, struct err *err);
+ * *out: the verdict for the why document (why.h; release it). Returns 0 or ERR_* (the
+ * cycle is then aborted). */
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                   struct sched_preempt_verdict *out, struct err *err);
 /* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
 int sched__preempt_nominated_ops(struct sched_cyc *c);
 /* After a commit that placed job (borrowed map pod -> node): completes its open ledger
  * entry (bound, boundAt, latencyMs). */
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* A victim pod is gone: *victim 1 when the ledger holds it (*preemptor new: the job that
+ * evicted it), and its entry is dropped. Returns 0 or ERR_*. */
+int sched__ledger_victim_take(MDB_txn *txn, const char *pod, int *victim, char **preemptor,
+                              struct err *err);
 /* The ledger's victim -> preemptor record of a job (new) or NULL; own read txn. */
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
 /* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
@@ -82,21 +87,21 @@ struct preempt {
     double decision_ms;
 };
 
-/* Verdicts (new) for the why document's "preemption" object: {"attempted", "code",
- * "reason", ...}. ineligible returns NULL when the job may preempt, else sets *blocker
- * (PreemptionWaiting while victims of an earlier preemption still terminate). */
-json_t *sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_job *pj,
-                                  int *blocker);
-json_t *sched__preempt_no_victims(struct preempt *pr);
-json_t *sched__preempt_not_helpful(struct preempt *pr);
+/* Verdicts for the why document (preempt_why.c). ineligible returns 0 when the job may
+ * preempt, else 1 with *out filled (PreemptionWaiting, a blocker, while victims of an
+ * earlier preemption still terminate). */
+int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                              struct sched_preempt_verdict *out);
+void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict *out);
+void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
 /* "4,800": n with thousands separators into buf. */
 const char *sched__preempt_count(long n, char *buf, size_t len);
 
 /* Executes the chosen plan (store + view): victims get DisruptionTarget and a
  * deletionTimestamp, the job's pods status.nominatedNodeName, lower-priority nominations
- * on those nodes are cleared; audit "preempted" / "nominated", a ledger entry. *verdict
- * new. Returns 0 or ERR_*. */
-int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err);
+ * on those nodes are cleared; audit "preempted" / "nominated", a ledger entry. Fills
+ * *out (Preempting). Returns 0 or ERR_*. */
+int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err);
 
 /* Ledger (preempt_ledger.c). entry borrowed; fills "id". */
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);

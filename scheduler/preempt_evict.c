@@ -238,7 +238,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
     return n;
 }
 
-int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
+int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err)
 {
     struct sched_cyc *c = pr->c;
     struct sched_view *v = c->v;
@@ -294,10 +294,12 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
                  "preempted %s pods on %s nodes; waiting for %s victims to terminate",
                  sched__preempt_count((long)nv, n1, sizeof(n1)),
                  sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n1);
-        *verdict = json_pack("{s:b,s:s,s:s,s:O,s:i,s:i,s:O}", "attempted", 1, "code",
-                             why_code_name(WHY_PREEMPTING), "reason", text, "ledger",
-                             json_object_get(entry, "id"), "victims", (int)nv, "gangsBroken",
-                             nbroken, "nominatedNodes", nodes);
+        out->code = WHY_PREEMPTING; /* later cycles wait: PreemptionWaiting */
+        out->attempted = out->blocks = 1;
+        snprintf(out->reason, sizeof(out->reason), "%s", text);
+        out->detail =
+            json_pack("{s:O,s:i,s:i,s:O}", "ledger", json_object_get(entry, "id"), "victims",
+                      (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes);
     }
     json_decref(entry);
     json_decref(victims);
@@ -316,27 +318,17 @@ int sched__evict_execute(struct preempt *pr, json_t **verdict, struct err *err)
 
 int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err)
 {
-    size_t i;
-    json_t *cd;
-    json_array_foreach(json_object_get(json_object_get(old, "status"), "conditions"), i, cd)
-    {
-        const char *type = json_string_value(json_object_get(cd, "type"));
-        const char *reason = json_string_value(json_object_get(cd, "reason"));
-        const char *msg = json_string_value(json_object_get(cd, "message"));
-        if (!type || strcmp(type, "DisruptionTarget") || !reason ||
-            strcmp(reason, "PreemptionByScheduler"))
-            continue;
-        const char *pre = msg ? strstr(msg, "preemptor: ") : NULL;
-        char *preemptor = pre ? xstrndup(pre + 11, strcspn(pre + 11, ",")) : NULL;
-        char *job = sched__object_job(MODEL_POD, old);
-        const char *node =
-            json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
-        json_t *rec = json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind", "evicted", "job", job,
-                                "pods", key, "nodes", node, "preemptor", preemptor, "reason",
-                                "PreemptionByScheduler");
-        free(preemptor);
-        free(job);
-        return audit(c, rec, err);
-    }
-    return 0;
+    char *preemptor = NULL;
+    int victim = 0;
+    int rc = sched__ledger_victim_take(c->txn, key, &victim, &preemptor, err);
+    if (rc < 0 || !victim)
+        return rc;
+    char *job = sched__object_job(MODEL_POD, old);
+    const char *node = json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
+    json_t *rec =
+        json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind", "evicted", "job", job, "pods", key,
+                  "nodes", node, "preemptor", preemptor, "reason", "PreemptionByScheduler");
+    free(preemptor);
+    free(job);
+    return audit(c, rec, err);
 }

@@ -8,6 +8,7 @@
  *                       latencyMs (the preemptor bound after the victims went)
  *   j:<preemptor job>   {"id"}: the entry still waiting for its preemptor to bind
  *   v:<victim job>      {"id", "preemptor", "cycle", "ts"}: victim -> preemptor
+ *   p:<victim pod>      {"id"}: the entry that evicted the pod, until the pod is gone
  * Everything is written in the cycle's transaction, so a crash leaves no victim
  * without its entry.
  */
@@ -47,6 +48,13 @@ int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
         if (rc < 0)
             break;
         const char *vj = json_string_value(json_object_get(x, "job"));
+        json_t *pod = json_pack("{s:I}", "id", (json_int_t)id);
+        k = xasprintf("p:%s", json_string_value(json_object_get(x, "pod")));
+        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, pod, err);
+        free(k);
+        json_decref(pod);
+        if (rc < 0)
+            break;
         json_t *back =
             json_pack("{s:I,s:s,s:O,s:O}", "id", (json_int_t)id, "preemptor", pre, "cycle",
                       json_object_get(entry, "cycle"), "ts", json_object_get(entry, "ts"));
@@ -98,6 +106,33 @@ int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *e
     json_object_set_new(entry, "latencyMs", json_integer(c->now_ms - t0));
     json_object_set_new(entry, "boundOnNominatedNodes", json_boolean(on_nominated));
     rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, key, entry, err);
+out:
+    json_decref(idx);
+    json_decref(entry);
+    free(k);
+    return rc;
+}
+
+int sched__ledger_victim_take(MDB_txn *txn, const char *pod, int *victim, char **preemptor,
+                              struct err *err)
+{
+    char *k = xasprintf("p:%s", pod), key[64];
+    json_t *idx = NULL, *entry = NULL;
+    *victim = 0;
+    *preemptor = NULL;
+    int rc = store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &idx, NULL);
+    if (rc < 0) {
+        rc = 0; /* not a victim */
+        goto out;
+    }
+    *victim = 1;
+    if ((rc = store_doc_delete(txn, STORE_DB_PREEMPTIONS, k, err)) < 0)
+        goto out;
+    entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
+    if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) == 0) {
+        const char *pre = json_string_value(json_object_get(entry, "preemptor"));
+        *preemptor = pre ? xstrdup(pre) : NULL;
+    }
 out:
     json_decref(idx);
     json_decref(entry);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "place.h"
 #include "preempt.h"
@@ -28,19 +27,24 @@ const char *sched__preempt_count(long n, char *buf, size_t len)
     return buf;
 }
 
-static json_t *verdict(int code, const char *reason)
+static void verdict(struct sched_preempt_verdict *out, int code, const char *reason, json_t *detail)
 {
-    return json_pack("{s:b,s:s,s:s}", "attempted", 0, "code", why_code_name(code), "reason",
-                     reason);
+    out->code = code;
+    out->attempted = 0;
+    out->blocks = code == WHY_PREEMPTION_WAITING;
+    snprintf(out->reason, sizeof(out->reason), "%s", reason);
+    out->detail = detail;
 }
 
-json_t *sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_job *pj,
-                                  int *blocker)
+int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                              struct sched_preempt_verdict *out)
 {
     struct sched_view *v = c->v;
     for (size_t i = 0; i < pj->npods; i++)
-        if (v->pods[pj->pods[i]].m.preempt_never)
-            return verdict(WHY_PREEMPTION_NEVER, "policy Never");
+        if (v->pods[pj->pods[i]].m.preempt_never) {
+            verdict(out, WHY_PREEMPTION_NEVER, "policy Never", NULL);
+            return 1;
+        }
     /* No redundant preemption: victims evicted for this job's nominated nodes that are
      * still terminating will free the room. */
     char *mark = NULL;
@@ -60,17 +64,16 @@ json_t *sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preemp
     }
     free(mark);
     if (!waiting)
-        return NULL;
+        return 0;
     char n[32], msg[128];
     snprintf(msg, sizeof(msg), "waiting for %s victim%s to terminate",
              sched__preempt_count(waiting, n, sizeof(n)), waiting == 1 ? "" : "s");
-    json_t *out = verdict(WHY_PREEMPTION_WAITING, msg);
-    json_object_set_new(out, "terminating", json_integer(waiting));
-    *blocker = WHY_PREEMPTION_WAITING;
-    return out;
+    verdict(out, WHY_PREEMPTION_WAITING, msg,
+            json_pack("{s:I}", "terminating", (json_int_t)waiting));
+    return 1;
 }
 
-json_t *sched__preempt_no_victims(struct preempt *pr)
+void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict *out)
 {
     struct sched_view *v = pr->c->v;
     int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->npods ? pr->pj->pods[0] : -1;
@@ -85,48 +88,14 @@ json_t *sched__preempt_no_victims(struct preempt *pr)
     char num[32], msg[160];
     snprintf(msg, sizeof(msg), "no lower-priority pods on %s nodes that failed for resources",
              sched__preempt_count(failed, num, sizeof(num)));
-    json_t *out = verdict(WHY_PREEMPTION_NO_VICTIMS, msg);
-    json_object_set_new(out, "nodesFailedForResources", json_integer(failed));
-    return out;
+    verdict(out, WHY_PREEMPTION_NO_VICTIMS, msg,
+            json_pack("{s:I}", "nodesFailedForResources", (json_int_t)failed));
 }
 
-/* The narrowest MustGather layer named by a member's network-topology-spec, or NULL. */
-static char *must_gather_layer(struct preempt *pr)
-{
-    struct sched_view *v = pr->c->v;
-    char *best = NULL;
-    int best_depth = -1;
-    for (size_t m = 0; m < pr->pj->njobs; m++) {
-        const struct sv_job *j = &v->jobs[pr->pj->jobs[m]];
-        json_t *spec =
-            j->has_pg && j->pg.topology_spec ? json_loads(j->pg.topology_spec, 0, NULL) : NULL;
-        size_t i;
-        json_t *g;
-        json_array_foreach(json_object_get(spec, "gatherStrategy"), i, g)
-        {
-            const char *layer = json_string_value(json_object_get(g, "layer"));
-            const char *st = json_string_value(json_object_get(g, "strategy"));
-            if (!layer || !st || strcmp(st, "MustGather"))
-                continue;
-            int depth = 0;
-            for (size_t k = 0; v->has_topology && k < v->topo.nlayers; k++)
-                if (!strcasecmp(v->topo.layers[k].name, layer))
-                    depth = (int)k; /* root first, narrower layers later */
-            if (!best || depth > best_depth) {
-                free(best);
-                best = xstrdup(layer);
-                best_depth = depth;
-            }
-        }
-        json_decref(spec);
-    }
-    return best;
-}
-
-json_t *sched__preempt_not_helpful(struct preempt *pr)
+void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out)
 {
     char num[32], pods[32], msg[256];
-    char *layer = must_gather_layer(pr);
+    const char *layer = pr->pj->must_layer;
     sched__preempt_count((long)pr->npv, num, sizeof(num));
     sched__preempt_count((long)pr->pj->npods, pods, sizeof(pods));
     if (layer)
@@ -139,8 +108,6 @@ json_t *sched__preempt_not_helpful(struct preempt *pr)
                  "preemption would not help: even with all %s potential victims removed the job "
                  "does not fit",
                  num);
-    free(layer);
-    json_t *out = verdict(WHY_PREEMPTION_NOT_HELPFUL, msg);
-    json_object_set_new(out, "potentialVictims", json_integer((json_int_t)pr->npv));
-    return out;
+    verdict(out, WHY_PREEMPTION_NOT_HELPFUL, msg,
+            json_pack("{s:I}", "potentialVictims", (json_int_t)pr->npv));
 }

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "core.h"
+#include "preempt.h"
 #include "topo.h"
 #include "view.h"
 
@@ -324,6 +325,13 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
             rc = rc == ERR_NOT_FOUND ? 0 : rc;
         }
         free(job);
+        /* A victim deleted before its grace period ended is no victim of a later pod
+         * of that name. */
+        char *preemptor = NULL;
+        int victim = 0;
+        if (rc == 0)
+            rc = sched__ledger_victim_take(txn, c->key, &victim, &preemptor, err);
+        free(preemptor);
         if (rc < 0)
             goto out;
     }

@@ -26,7 +26,7 @@ struct tq {
     const struct sv_req *req;
     int nreq, has_shape;
     const struct sv_shape *sh; /* like=job: its static filters too */
-    int members[64];           /* like=job: the job and its GangGroup's PodGroups */
+    int *members;              /* like=job: the job and its GangGroup's PodGroups */
     size_t nmembers;
     json_t **jobs; /* [ndoms] set of job ids */
 };
@@ -128,8 +128,9 @@ static void collect_jobs(struct tq *q)
 static void like_members(const struct sched_view *v, int ji, struct tq *t)
 {
     const struct sv_job *j = &v->jobs[ji];
+    t->members = xcalloc(2 + (j->has_pg ? j->pg.ngroups : 0), sizeof(int));
     t->members[t->nmembers++] = ji;
-    for (size_t g = 0; j->has_pg && g < j->pg.ngroups && t->nmembers < 64; g++) {
+    for (size_t g = 0; j->has_pg && g < j->pg.ngroups; g++) {
         int mj = sched__view_gang_job(v, j->pg.groups[g]);
         size_t k = 0;
         while (k < t->nmembers && t->members[k] != mj)
@@ -240,6 +241,7 @@ int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **o
         json_decref(t.jobs[i]);
     free(t.jobs);
 out:
+    free(t.members);
     sched__topo_free(flat);
     pthread_mutex_unlock(&s->mu);
     return rc;

@@ -5,6 +5,9 @@
  * in STORE_DB_WHY whenever it changes; sched_why reads it back, or describes a
  * job that was never tried.
  */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -24,6 +27,14 @@ const char *why_code_name(int code)
     return code >= 0 && code < WHY_CODE_COUNT ? codes[code].name : "Unknown";
 }
 
+int why_code_from_name(const char *name)
+{
+    for (int k = 0; name && k < WHY_CODE_COUNT; k++)
+        if (!strcmp(codes[k].name, name))
+            return k;
+    return -1;
+}
+
 enum why_class why_code_class(int code)
 {
     return code >= 0 && code < WHY_CODE_COUNT ? codes[code].cls : WHY_CLASS_WAITING;
@@ -34,6 +45,77 @@ const char *why_class_name(enum why_class cls)
     static const char *const names[] = {"NEVER",    "POLICY", "ORDER",      "CAPACITY",
                                         "TOPOLOGY", "GANG",   "PREEMPTION", "WAITING"};
     return (unsigned)cls < sizeof(names) / sizeof(names[0]) ? names[cls] : "WAITING";
+}
+
+/* ---- blockers ---- */
+
+void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *extra,
+                        const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    XGROW(bs->b, bs->n + 1, bs->cap);
+    bs->b[bs->n++] = (struct sched_blocker){code, xstrdup(msg), extra};
+}
+
+void sched__blockers_truncate(struct sched_blockers *bs, size_t n)
+{
+    while (bs->n > n) {
+        struct sched_blocker *b = &bs->b[--bs->n];
+        free(b->message);
+        json_decref(b->extra);
+    }
+}
+
+void sched__blockers_release(struct sched_blockers *bs)
+{
+    sched__blockers_truncate(bs, 0);
+    free(bs->b);
+    memset(bs, 0, sizeof(*bs));
+}
+
+const struct sched_blocker *sched__blockers_primary(const struct sched_blockers *bs)
+{
+    const struct sched_blocker *best = NULL;
+    for (size_t i = 0; i < bs->n; i++)
+        if (!best || bs->b[i].code < best->code)
+            best = &bs->b[i];
+    return best;
+}
+
+json_t *sched__blockers_json(const struct sched_blockers *bs)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; i < bs->n; i++) {
+        const struct sched_blocker *b = &bs->b[i];
+        json_t *o = json_pack("{s:s,s:s,s:s}", "class", why_class_name(why_code_class(b->code)),
+                              "code", why_code_name(b->code), "message", b->message);
+        if (b->extra)
+            json_object_update(o, b->extra);
+        json_array_append_new(out, o);
+    }
+    return out;
+}
+
+/* ---- the preemption verdict ---- */
+
+json_t *sched__preempt_verdict_json(const struct sched_preempt_verdict *v)
+{
+    json_t *o = json_pack("{s:b,s:s,s:s}", "attempted", v->attempted, "code",
+                          why_code_name(v->code), "reason", v->reason);
+    if (v->detail)
+        json_object_update(o, v->detail);
+    return o;
+}
+
+void sched__preempt_verdict_release(struct sched_preempt_verdict *v)
+{
+    json_decref(v->detail);
+    memset(v, 0, sizeof(*v));
+    v->code = -1;
 }
 
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)

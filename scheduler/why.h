@@ -50,27 +50,68 @@ enum why_code {
 
 /* "MembersMissing"; "Unknown" when out of range. Static storage. */
 const char *why_code_name(int code);
+/* The code of a name ("MembersMissing"), -1 when unknown (stored documents only: inside
+ * the scheduler codes travel as the enum). */
+int why_code_from_name(const char *name);
 enum why_class why_code_class(int code);
 /* "NEVER", "POLICY", ... Static storage. */
 const char *why_class_name(enum why_class cls);
 
-/* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
+/* ---- blockers: why a job is not placed, typed until the why document is written ---- */
 
 #include <jansson.h>
 
 struct err;
 struct sched_cyc;
 
+struct sched_blocker {
+    enum why_code code;
+    char *message; /* owned */
+    json_t *extra; /* owned, may be NULL: more members of the document's blocker object */
+};
+
+struct sched_blockers {
+    struct sched_blocker *b;
+    size_t n, cap;
+};
+
+/* Adds a blocker; takes ownership of extra (may be NULL). */
+void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *extra,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Drops the blockers added after the first n. */
+void sched__blockers_truncate(struct sched_blockers *bs, size_t n);
+void sched__blockers_release(struct sched_blockers *bs);
+/* The primary blocker: the first of the lowest code (the enum order is the precedence);
+ * NULL when nothing blocks. Borrowed. */
+const struct sched_blocker *sched__blockers_primary(const struct sched_blockers *bs);
+/* The document's "blockers": [{"class", "code", "message", ...extra}]. New. */
+json_t *sched__blockers_json(const struct sched_blockers *bs);
+
+/* ---- the preemption part of the why document ---- */
+
+struct sched_preempt_verdict {
+    int code;      /* WHY_* of the outcome, -1 when preemption was not tried */
+    int attempted; /* victims were chosen and marked */
+    int blocks;    /* the code is also one of the job's blockers (Preempting, PreemptionWaiting) */
+    char reason[256];
+    json_t *detail; /* owned, may be NULL: more members of the document's object */
+};
+/* {"attempted", "code", "reason", ...detail}. New. */
+json_t *sched__preempt_verdict_json(const struct sched_preempt_verdict *v);
+void sched__preempt_verdict_release(struct sched_preempt_verdict *v);
+
+/* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
+
 struct sched_why_input {
     const char *state;
-    json_t *blockers;   /* array of {"class","code","message",...} (borrowed) */
-    int primary;        /* why code or -1 when nothing blocks */
-    json_t *gang;       /* borrowed, may be NULL */
-    json_t *nf;         /* node filter, borrowed, may be NULL */
-    json_t *ahead;      /* borrowed, may be NULL */
-    json_t *placement;  /* pod -> node of this cycle, borrowed, may be NULL */
-    json_t *topology;   /* topology part, borrowed, may be NULL */
-    json_t *preemption; /* preemption verdict, borrowed, may be NULL */
+    const struct sched_blocker *primary; /* NULL when nothing blocks */
+    json_t *blockers;                    /* sched__blockers_json of the attempt (borrowed) */
+    json_t *gang;                        /* borrowed, may be NULL */
+    json_t *nf;                          /* node filter, borrowed, may be NULL */
+    json_t *ahead;                       /* borrowed, may be NULL */
+    json_t *placement;                   /* pod -> node of this cycle, borrowed, may be NULL */
+    json_t *topology;                    /* topology part, borrowed, may be NULL */
+    json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
 };
 /* Stores the job's why document when it changed; writes "unschedulable" on a change
  * of reason. */

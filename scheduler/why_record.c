@@ -20,7 +20,7 @@ static char *signature(const struct sched_why_input *in)
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
     json_t *topo = in->topology ? json_object_get(in->topology, "summary") : NULL;
     json_t *o = json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i,s:O?}", "state", in->state, "primary",
-                          in->primary >= 0 ? why_code_name(in->primary) : "", "blockers",
+                          in->primary ? why_code_name(in->primary->code) : "", "blockers",
                           in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo,
                           "placed", in->placement != NULL, "preemption", in->preemption);
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -36,10 +36,10 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j)
         return;
     json_t *h = json_object_get(old, "history");
     j->history = json_is_array(h) ? json_incref(h) : NULL;
-    const char *code = json_string_value(json_object_get(json_object_get(old, "primary"), "code"));
-    for (int k = 0; code && k < WHY_CODE_COUNT; k++)
-        if (!strcmp(code, why_code_name(k)))
-            j->last_code = k;
+    int code = why_code_from_name(
+        json_string_value(json_object_get(json_object_get(old, "primary"), "code")));
+    if (code >= 0)
+        j->last_code = code;
     json_decref(old);
 }
 
@@ -61,9 +61,8 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     j->last_sig = sig;
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
-    const char *code = in->placement      ? "Placed"
-                       : in->primary >= 0 ? why_code_name(in->primary)
-                                          : in->state;
+    int primary = in->primary ? (int)in->primary->code : -1;
+    const char *code = in->placement ? "Placed" : primary >= 0 ? why_code_name(primary) : in->state;
     if (!j->history)
         j->history = json_array();
     size_t nh = json_array_size(j->history);
@@ -76,35 +75,28 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
             json_array_remove(j->history, 0);
     }
     int failed = !strcmp(in->state, "Unschedulable");
-    if (failed && in->primary != j->last_code) {
+    if (failed && primary != j->last_code) {
         json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", "unschedulable", "job", j->id,
-                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(in->primary),
+                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
                                 "blockers", in->blockers);
         rc = store_audit_append(c->txn, rec, NULL, err);
         json_decref(rec);
         if (rc < 0)
             return rc;
     }
-    j->last_code = failed ? in->primary : -1;
+    j->last_code = failed ? primary : -1;
     uint64_t seq = 0;
     if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
         return rc;
-    json_t *primary = json_null();
-    if (in->primary >= 0) {
-        json_t *b = NULL;
-        for (size_t i = 0; !b && i < json_array_size(in->blockers); i++) {
-            json_t *x = json_array_get(in->blockers, i);
-            if (!strcmp(json_string_value(json_object_get(x, "code")), why_code_name(in->primary)))
-                b = x;
-        }
-        primary = json_pack("{s:s,s:s,s:O}", "code", why_code_name(in->primary), "class",
-                            why_class_name(why_code_class(in->primary)), "message",
-                            json_object_get(b, "message"));
-    }
+    json_t *primary_doc = json_null();
+    if (in->primary)
+        primary_doc =
+            json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
+                      why_class_name(why_code_class(primary)), "message", in->primary->message);
     json_t *doc = json_pack(
         "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state", in->state,
-        "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", primary, "blockers",
-        in->blockers, "gang", in->gang ? in->gang : json_null(), "nodeFilter",
+        "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", primary_doc,
+        "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(), "nodeFilter",
         in->nf ? in->nf : json_null(), "topology", in->topology ? in->topology : json_null(),
         "preemption",
         in->preemption ? json_incref(in->preemption)

@@ -231,7 +231,9 @@ START_TEST(test_model_podgroup_groups)
     ck_assert_str_eq(g.groups[0], "team/worker");
     ck_assert_str_eq(g.groups[1], "other/ps");
     ck_assert_str_eq(g.groups[2], "team/master"); /* itself, added */
-    ck_assert_str_eq(g.topology_spec, "{bad json");
+    ck_assert_int_eq(g.has_spec, 1);              /* kept, not refused: the why says SpecInvalid */
+    ck_assert_uint_eq(g.ngather, 0);
+    ck_assert_ptr_nonnull(strstr(g.spec_error, "network-topology-spec is not a JSON object"));
     model_podgroup_release(&g);
     json_decref(obj);
 
@@ -239,7 +241,8 @@ START_TEST(test_model_podgroup_groups)
                    "metadata: {name: solo}\nspec: {minMember: 1}\n");
     ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
     ck_assert_uint_eq(g.ngroups, 0);
-    ck_assert_ptr_null(g.topology_spec);
+    ck_assert_int_eq(g.has_spec, 0);
+    ck_assert_ptr_null(g.spec_error);
     ck_assert_str_eq(g.ns, "default");
     model_podgroup_release(&g);
     json_decref(obj);
