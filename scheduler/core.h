@@ -44,8 +44,8 @@ void sched__metrics_cycle(struct sched *s, double seconds);
 
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);
-/* The job state name ("Pending", ...). */
-const char *sched__job_state(struct sched *s, const struct sv_job *j);
+/* The job's state (jobs.c). */
+enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j);
 /* Job JSON as documented in scheduler.h (sched_job). New. */
 json_t *sched__job_json(struct sched *s, const struct sv_job *j);
 

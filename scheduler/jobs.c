@@ -12,6 +12,7 @@
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,33 @@
 #include "core.h"
 #include "preempt.h"
 
-const char *sched__job_state(struct sched *s, const struct sv_job *j)
+static const char *const state_names[] = {
+#define SCHED__STATE_NAME(name, str, meaning) str,
+    SCHED_JOB_STATE_MAP(SCHED__STATE_NAME)
+#undef SCHED__STATE_NAME
+};
+
+const char *sched_job_state_name(enum sched_job_state state)
+{
+    return (unsigned)state < SCHED_JOB_STATE_COUNT ? state_names[state] : "Unknown";
+}
+
+int sched_job_state_parse(const char *name, enum sched_job_state *out, struct err *err)
+{
+    char list[256];
+    size_t len = 0;
+    for (int k = 0; k < SCHED_JOB_STATE_COUNT; k++) {
+        if (!strcmp(state_names[k], name)) {
+            *out = (enum sched_job_state)k;
+            return 0;
+        }
+        len +=
+            (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "", state_names[k]);
+    }
+    return err_setf(err, ERR_INVALID, "state", "unknown job state '%s' (one of %s)", name, list);
+}
+
+enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
 {
     struct sched_view *v = s->v;
     int bound = 0, running = 0, terminal = 0, nominated = 0;
@@ -42,18 +69,18 @@ const char *sched__job_state(struct sched *s, const struct sv_job *j)
     if (bound > 0 && (size_t)need > j->npods)
         need = (int)j->npods;
     if (j->npods && (size_t)terminal == j->npods)
-        return "Finished";
+        return SCHED_JOB_FINISHED;
     if (running + terminal >= need && running > 0 && bound == running)
-        return "Running";
+        return SCHED_JOB_RUNNING;
     if (bound + terminal >= need && bound > 0)
-        return "Scheduled";
+        return SCHED_JOB_SCHEDULED;
     if (nominated)
-        return "Pipelined";
+        return SCHED_JOB_PIPELINED;
     if (j->starving && j->result == SV_RESULT_FAILED)
-        return "Starving";
+        return SCHED_JOB_STARVING;
     if (j->result == SV_RESULT_FAILED)
-        return "Unschedulable";
-    return "Pending";
+        return SCHED_JOB_UNSCHEDULABLE;
+    return SCHED_JOB_PENDING;
 }
 
 json_t *sched__job_json(struct sched *s, const struct sv_job *j)
@@ -81,21 +108,11 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j)
     json_t *o = json_pack(
         "{s:s,s:s%,s:s,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:i}", "id", j->id, "namespace", j->id,
         slash ? (size_t)(slash - j->id) : strlen(j->id), "name", slash ? slash + 1 : j->id, "kind",
-        j->gang ? "gang" : "pod", "state", sched__job_state(s, j), "priority",
+        j->gang ? "gang" : "pod", "state", sched_job_state_name(sched__job_state(s, j)), "priority",
         (int)sched__job_priority(v, j), "minMember", sched__job_min(j), "gangGroup", group,
         "members", members, "placed", placed, "pending", pending);
     json_object_set_new(o, "creationTimestamp", created ? json_string(ts) : json_null());
     return o;
-}
-
-static int valid_state(const char *state)
-{
-    static const char *const states[] = {"Pending",   "Unschedulable", "Starving", "Pipelined",
-                                         "Scheduled", "Running",       "Finished"};
-    for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-        if (!strcmp(states[i], state))
-            return 1;
-    return 0;
 }
 
 static int cmp_json_id(const void *a, const void *b)
@@ -106,15 +123,16 @@ static int cmp_json_id(const void *a, const void *b)
 
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err)
 {
-    if (state && !valid_state(state))
-        return err_setf(err, ERR_INVALID, "state", "unknown job state '%s'", state);
+    enum sched_job_state want = SCHED_JOB_PENDING;
+    if (state && sched_job_state_parse(state, &want, err) < 0)
+        return err->code;
     pthread_mutex_lock(&s->mu);
     struct sched_view *v = s->v;
     json_t **items = xcalloc(v->njobs + 1, sizeof(*items));
     size_t n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
-        if (!j->alive || (state && strcmp(sched__job_state(s, j), state)))
+        if (!j->alive || (state && sched__job_state(s, j) != want))
             continue;
         items[n++] = sched__job_json(s, j);
     }

@@ -19,9 +19,6 @@ void sched__metrics_cycle(struct sched *s, double seconds)
             s->met.hist[i]++;
 }
 
-static const char *const states[] = {"Pending",   "Unschedulable", "Starving", "Pipelined",
-                                     "Scheduled", "Running",       "Finished"};
-
 char *sched_metrics(struct sched *s)
 {
     char *buf = NULL;
@@ -56,18 +53,15 @@ char *sched_metrics(struct sched *s)
             "muster_statements_total{outcome=\"discarded\"} %llu\n",
             (unsigned long long)m->statements_committed,
             (unsigned long long)m->statements_discarded);
-    uint64_t counts[7] = {0};
-    for (size_t i = 0; i < s->v->njobs; i++) {
-        if (!s->v->jobs[i].alive)
-            continue;
-        const char *st = sched__job_state(s, &s->v->jobs[i]);
-        for (size_t k = 0; k < 7; k++)
-            counts[k] += !strcmp(st, states[k]);
-    }
+    uint64_t counts[SCHED_JOB_STATE_COUNT] = {0};
+    for (size_t i = 0; i < s->v->njobs; i++)
+        if (s->v->jobs[i].alive)
+            counts[sched__job_state(s, &s->v->jobs[i])]++;
     pthread_mutex_unlock(&s->mu);
     fprintf(f, "# HELP muster_jobs Jobs by state.\n# TYPE muster_jobs gauge\n");
-    for (size_t k = 0; k < 7; k++)
-        fprintf(f, "muster_jobs{state=\"%s\"} %llu\n", states[k], (unsigned long long)counts[k]);
+    for (int k = 0; k < SCHED_JOB_STATE_COUNT; k++)
+        fprintf(f, "muster_jobs{state=\"%s\"} %llu\n", sched_job_state_name(k),
+                (unsigned long long)counts[k]);
     if (have_stats) {
         fprintf(f,
                 "# HELP muster_audit_sequence Sequence number of the last audit record.\n"

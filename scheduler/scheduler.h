@@ -68,9 +68,32 @@ int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t
  *  "durationMs": x, "auditSeq": n}. */
 int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err);
 
-/* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or one of
- * "Pending", "Unschedulable", "Starving", "Pipelined", "Scheduled", "Running",
- * "Finished". *out new array. */
+/* Job states: X(enum suffix, name, meaning), in the order the API lists them. The one
+ * list behind the jobs API, its validation, the metrics and docs/api.md. */
+#define SCHED_JOB_STATE_MAP(X)                                                                     \
+    X(PENDING, "Pending", "not tried by a scheduling cycle yet")                                   \
+    X(UNSCHEDULABLE, "Unschedulable", "the last attempt failed; the why says why")                 \
+    X(STARVING, "Starving", "preempted for, its nominations cleared by a higher-priority job")     \
+    X(PIPELINED, "Pipelined", "pods nominated: waiting for preemption victims to terminate")       \
+    X(SCHEDULED, "Scheduled", "at least minMember pods bound")                                     \
+    X(RUNNING, "Running", "at least minMember pods bound and Running")                             \
+    X(FINISHED, "Finished", "every pod Succeeded or Failed")
+
+enum sched_job_state {
+#define SCHED__STATE_ENUM(name, str, meaning) SCHED_JOB_##name,
+    SCHED_JOB_STATE_MAP(SCHED__STATE_ENUM)
+#undef SCHED__STATE_ENUM
+        SCHED_JOB_STATE_COUNT
+};
+
+/* "Pending", ... Static storage. */
+const char *sched_job_state_name(enum sched_job_state state);
+/* Parses a state name (exact case). Returns 0, or ERR_INVALID naming the state and
+ * listing every state ("unknown job state 'x' (one of Pending, ...)"). */
+int sched_job_state_parse(const char *name, enum sched_job_state *out, struct err *err);
+
+/* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or a state
+ * name (sched_job_state_parse; ERR_INVALID when unknown). *out new array. */
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err);
 /* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new. */
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);

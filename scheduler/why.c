@@ -124,7 +124,7 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
     json_t *doc = NULL;
     pthread_mutex_lock(&s->mu);
     int ji = sched__view_job(s->v, id);
-    const char *state = ji >= 0 ? sched__job_state(s, &s->v->jobs[ji]) : NULL;
+    const char *state = ji >= 0 ? sched_job_state_name(sched__job_state(s, &s->v->jobs[ji])) : NULL;
     uint64_t cycle = s->cycle;
     pthread_mutex_unlock(&s->mu);
     if (ji < 0)

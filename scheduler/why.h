@@ -103,7 +103,7 @@ void sched__preempt_verdict_release(struct sched_preempt_verdict *v);
 /* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
 
 struct sched_why_input {
-    const char *state;
+    int state;                           /* enum sched_job_state */
     const struct sched_blocker *primary; /* NULL when nothing blocks */
     json_t *blockers;                    /* sched__blockers_json of the attempt (borrowed) */
     json_t *gang;                        /* borrowed, may be NULL */

@@ -19,10 +19,11 @@ static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
     json_t *topo = in->topology ? json_object_get(in->topology, "summary") : NULL;
-    json_t *o = json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i,s:O?}", "state", in->state, "primary",
-                          in->primary ? why_code_name(in->primary->code) : "", "blockers",
-                          in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo,
-                          "placed", in->placement != NULL, "preemption", in->preemption);
+    json_t *o =
+        json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i,s:O?}", "state", sched_job_state_name(in->state),
+                  "primary", in->primary ? why_code_name(in->primary->code) : "", "blockers",
+                  in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo, "placed",
+                  in->placement != NULL, "preemption", in->preemption);
     char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
     return s;
@@ -62,7 +63,9 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     int primary = in->primary ? (int)in->primary->code : -1;
-    const char *code = in->placement ? "Placed" : primary >= 0 ? why_code_name(primary) : in->state;
+    const char *code = in->placement  ? "Placed"
+                       : primary >= 0 ? why_code_name(primary)
+                                      : sched_job_state_name(in->state);
     if (!j->history)
         j->history = json_array();
     size_t nh = json_array_size(j->history);
@@ -74,7 +77,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         if (json_array_size(j->history) > HISTORY_MAX)
             json_array_remove(j->history, 0);
     }
-    int failed = !strcmp(in->state, "Unschedulable");
+    int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
     if (failed && primary != j->last_code) {
         json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", "unschedulable", "job", j->id,
                                 "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
@@ -94,11 +97,11 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
             json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
                       why_class_name(why_code_class(primary)), "message", in->primary->message);
     json_t *doc = json_pack(
-        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state", in->state,
-        "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", primary_doc,
-        "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(), "nodeFilter",
-        in->nf ? in->nf : json_null(), "topology", in->topology ? in->topology : json_null(),
-        "preemption",
+        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state",
+        sched_job_state_name(in->state), "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
+        "primary", primary_doc, "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(),
+        "nodeFilter", in->nf ? in->nf : json_null(), "topology",
+        in->topology ? in->topology : json_null(), "preemption",
         in->preemption ? json_incref(in->preemption)
                        : json_pack("{s:b,s:s}", "attempted", 0, "reason",
                                    in->placement ? "not needed: the job was placed" : "not tried"),

@@ -4,26 +4,17 @@
 
 #include "internal.h"
 
-static const char *const states[] = {"Pending",   "Unschedulable", "Starving", "Pipelined",
-                                     "Scheduled", "Running",       "Finished"};
-
 void api__jobs_list(struct req *r)
 {
     struct err err = ERR_INIT;
     char *state = NULL;
     json_t *jobs = NULL;
-    size_t i;
+    enum sched_job_state st;
 
     if (api__query_str_or_reply(r, "state", &state) < 0)
         return;
-    for (i = 0; state && i < sizeof(states) / sizeof(states[0]); i++)
-        if (!strcmp(state, states[i]))
-            break;
-    if (state && i == sizeof(states) / sizeof(states[0])) {
-        err_setf(&err, ERR_INVALID, "state",
-                 "query parameter 'state': unknown job state '%s'; one of Pending, "
-                 "Unschedulable, Starving, Pipelined, Scheduled, Running, Finished",
-                 state);
+    if (state && sched_job_state_parse(state, &st, &err) < 0) {
+        err_prefix(&err, "query parameter 'state'");
         api__reply_error(r, &err);
     } else if (sched_jobs(r->api->sched, state, &jobs, &err) < 0) {
         api__reply_error(r, &err);
