@@ -17,7 +17,9 @@
 #include "err.h"
 
 #define ALIAS_BUDGET 1000000 /* nodes an alias expansion may add per stream */
-#define MAX_DEPTH 256
+/* The YAML reader's recursion bound: deeper input stops here with its line; a document
+ * past MODEL_MAX_DEPTH but within this is refused by model_too_deep with its path. */
+#define MAX_DEPTH (4 * MODEL_MAX_DEPTH)
 
 struct yp {
     yaml_parser_t parser;
@@ -463,4 +465,46 @@ void model_manifest_free(struct model_manifest *m)
     free(m->docs);
     m->docs = NULL;
     m->n = 0;
+}
+
+/* ---- depth ---- */
+
+/* The path is built only on the way back from a find, so valid documents cost no
+ * allocations. */
+static int too_deep(json_t *v, int depth, char **path)
+{
+    const char *key;
+    json_t *child;
+    size_t i;
+
+    if (!json_is_object(v) && !json_is_array(v))
+        return 0;
+    if (depth >= MODEL_MAX_DEPTH) {
+        *path = xstrdup("");
+        return 1;
+    }
+    json_object_foreach(v, key, child)
+    {
+        if (too_deep(child, depth + 1, path)) {
+            char *p = xasprintf("%s%s%s", key, **path && **path != '[' ? "." : "", *path);
+            free(*path);
+            *path = p;
+            return 1;
+        }
+    }
+    json_array_foreach(v, i, child)
+    {
+        if (too_deep(child, depth + 1, path)) {
+            char *p = xasprintf("[%zu]%s%s", i, **path && **path != '[' ? "." : "", *path);
+            free(*path);
+            *path = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int model_too_deep(json_t *v, char **path)
+{
+    return too_deep(v, 0, path);
 }

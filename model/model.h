@@ -118,6 +118,14 @@ int model_validate_all(struct model_manifest *m, const char *src, size_t len, js
  * Returns the number of problems appended (0 when valid). */
 int model_validate(struct model_doc *doc, json_t *errors);
 
+/* The deepest nesting muster accepts in a document: more than any Kubernetes object needs,
+ * and it bounds the recursion of everything that later walks a stored object (validation,
+ * encoding, every GET reply on civetweb's small worker stacks). */
+#define MODEL_MAX_DEPTH 64
+/* 1 when v holds a value nested deeper than MODEL_MAX_DEPTH; *path (new) is then where
+ * ("spec.a.b[3]"), else 0. */
+int model_too_deep(json_t *v, char **path);
+
 /* Emits a JSON value as YAML (block style, kubectl-like) into a new string. */
 char *model_yaml_dump(json_t *value);
 

@@ -125,10 +125,10 @@ static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struc
     return strcmp(pr->c->v->nodes[a->node].name, pr->c->v->nodes[b->node].name);
 }
 
-static struct preempt *sort_ctx;
-static int cmp_pn_desc(const void *x, const void *y)
+static int cmp_pn_desc(const void *x, const void *y, void *ctx)
 {
-    return -cmp_cost(sort_ctx, &sort_ctx->pn[*(const int *)x], &sort_ctx->pn[*(const int *)y]);
+    const struct preempt *pr = ctx;
+    return -cmp_cost(pr, &pr->pn[*(const int *)x], &pr->pn[*(const int *)y]);
 }
 
 /* Removed nodes (indexes into pr->pn), most expensive first. New. */
@@ -139,8 +139,7 @@ static int *removed_nodes(struct preempt *pr, size_t *n)
     for (size_t i = 0; i < pr->npn; i++)
         if (node_removed(pr, &pr->pn[i]))
             ix[(*n)++] = (int)i;
-    sort_ctx = pr;
-    qsort(ix, *n, sizeof(int), cmp_pn_desc);
+    qsort_r(ix, *n, sizeof(int), cmp_pn_desc, pr);
     return ix;
 }
 
@@ -186,9 +185,9 @@ static int drop_nodes(struct preempt *pr, struct err *err)
     return rc < 0 ? rc : 0;
 }
 
-static int cmp_victim_back(const void *x, const void *y)
+static int cmp_victim_back(const void *x, const void *y, void *ctx)
 {
-    const struct preempt *pr = sort_ctx;
+    const struct preempt *pr = ctx;
     const struct sv_pod *a = &pr->c->v->pods[pr->pv[*(const int *)x].pod];
     const struct sv_pod *b = &pr->c->v->pods[pr->pv[*(const int *)y].pod];
     if (a->m.priority != b->m.priority)
@@ -207,8 +206,7 @@ static int add_back(struct preempt *pr, struct err *err)
          * removed then than now). */
         if (pn->nv < 2)
             continue;
-        sort_ctx = pr;
-        qsort(pn->v, pn->nv, sizeof(int), cmp_victim_back);
+        qsort_r(pn->v, pn->nv, sizeof(int), cmp_victim_back, pr);
         for (size_t k = 0; rc >= 0 && k < pn->nv; k++) {
             struct pv *x = &pr->pv[pn->v[k]];
             pv_restore(pr, x);

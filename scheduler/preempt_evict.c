@@ -75,7 +75,7 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
         const char *res = c->v->res[p->req[k].res];
         if (p->req[k].res == SV_RES_PODS)
             continue;
-        double q = (double)p->req[k].v / (strcmp(res, "cpu") ? 1.0 : 1000.0);
+        double q = (double)p->req[k].v / (model_resource_is_milli(res) ? 1000.0 : 1.0);
         json_t *old = json_object_get(rs, res);
         json_object_set_new(rs, res, json_real((old ? json_real_value(old) : 0) + q * secs));
     }

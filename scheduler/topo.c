@@ -137,12 +137,10 @@ static int place_node(struct sched_topo *t, struct sched_strmap *map, const stru
     return dom;
 }
 
-static struct sched_topo *topo_ctx_sort;
-
-static int cmp_dom_name(const void *a, const void *b)
+static int cmp_dom_name(const void *a, const void *b, void *ctx)
 {
-    return strcmp(topo_ctx_sort->doms[*(const int *)a].name,
-                  topo_ctx_sort->doms[*(const int *)b].name);
+    const struct sched_topo *t = ctx;
+    return strcmp(t->doms[*(const int *)a].name, t->doms[*(const int *)b].name);
 }
 
 static struct sched_topo *build(struct sched_view *v)
@@ -174,11 +172,9 @@ static struct sched_topo *build(struct sched_view *v)
             }
         }
     }
-    /* Callers hold the scheduler mutex, so the static comparator context is safe. */
-    topo_ctx_sort = t;
     for (size_t i = 0; i < t->ndoms; i++)
         if (t->doms[i].nkids > 1) /* qsort(NULL, 0) is undefined */
-            qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
+            qsort_r(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name, t);
     sched__strmap_free(&map);
     return t;
 }
@@ -258,10 +254,9 @@ json_t *sched__topo_detail(const struct model_topology *m, const struct model_no
         for (; di >= 0; di = t->doms[di].parent)
             t->doms[di].nodenum++;
     }
-    topo_ctx_sort = t;
     for (size_t i = 0; i < t->ndoms; i++)
         if (t->doms[i].nkids > 1) /* qsort(NULL, 0) is undefined */
-            qsort(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name);
+            qsort_r(t->doms[i].kids, t->doms[i].nkids, sizeof(int), cmp_dom_name, t);
     json_t *out = json_array();
     detail(t, 0, out);
     sched__strmap_free(&map);

@@ -251,11 +251,10 @@ void sched__view_del_node(struct sched_view *v, const char *name)
     v->epoch++;
 }
 
-static const struct sched_view *order_view;
-
-static int cmp_node_name(const void *a, const void *b)
+static int cmp_node_name(const void *a, const void *b, void *ctx)
 {
-    return strcmp(order_view->nodes[*(const int *)a].name, order_view->nodes[*(const int *)b].name);
+    const struct sched_view *v = ctx;
+    return strcmp(v->nodes[*(const int *)a].name, v->nodes[*(const int *)b].name);
 }
 
 const int *sched__view_node_order(struct sched_view *v, size_t *n)
@@ -267,9 +266,7 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n)
         for (size_t i = 0; i < v->nnodes; i++)
             if (v->nodes[i].alive)
                 v->node_order[v->norder++] = (int)i;
-        /* Callers hold the scheduler mutex, so the static comparator context is safe. */
-        order_view = v;
-        qsort(v->node_order, v->norder, sizeof(int), cmp_node_name);
+        qsort_r(v->node_order, v->norder, sizeof(int), cmp_node_name, v);
         v->order_dirty = 0;
     }
     *n = v->norder;

@@ -37,57 +37,17 @@ static int format_or_reply(struct req *r, enum model_format *fmt)
     return -1;
 }
 
-/* Deeper than any Kubernetes object needs; bounds the recursion of everything that later
- * walks a stored object (validation, encoding, every GET reply). */
-#define MAX_DOC_DEPTH 64
-
-/* 1 when v holds a value nested deeper than MAX_DOC_DEPTH; *path (new) is then where.
- * The path is built only on the way back from a find, so valid documents cost no
- * allocations. */
-static int too_deep(json_t *v, int depth, char **path)
-{
-    const char *key;
-    json_t *child;
-    size_t i;
-
-    if (!json_is_object(v) && !json_is_array(v))
-        return 0;
-    if (depth >= MAX_DOC_DEPTH) {
-        *path = xstrdup("");
-        return 1;
-    }
-    json_object_foreach(v, key, child)
-    {
-        if (too_deep(child, depth + 1, path)) {
-            char *p = xasprintf("%s%s%s", key, **path && **path != '[' ? "." : "", *path);
-            free(*path);
-            *path = p;
-            return 1;
-        }
-    }
-    json_array_foreach(v, i, child)
-    {
-        if (too_deep(child, depth + 1, path)) {
-            char *p = xasprintf("[%zu]%s%s", i, **path && **path != '[' ? "." : "", *path);
-            free(*path);
-            *path = p;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* 0, or replies 400 naming the first document nested too deeply and where. */
 static int depth_or_reply(struct req *r, const struct model_manifest *m)
 {
     for (size_t i = 0; i < m->n; i++) {
         char *path = NULL;
-        if (!too_deep(m->docs[i].obj, 0, &path))
+        if (!model_too_deep(m->docs[i].obj, &path))
             continue;
         struct err err = ERR_INIT;
         err_setf(&err, ERR_INVALID, path,
                  "document %d: nested more than %d levels deep at '%.200s%s'", m->docs[i].index,
-                 MAX_DOC_DEPTH, path, strlen(path) > 200 ? "..." : "");
+                 MODEL_MAX_DEPTH, path, strlen(path) > 200 ? "..." : "");
         api__reply_error_extra(r, &err,
                                json_pack("{s:[{s:i, s:s, s:s}]}", "errors", "document",
                                          m->docs[i].index, "field", err.field, "message", err.msg));
