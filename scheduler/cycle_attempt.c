@@ -221,15 +221,17 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
             free(j->last_discard);
             j->last_discard = NULL;
         }
-        struct sched_why_input in = {sched__job_state(c->s, j),
-                                     sched__blockers_primary(&a->blockers),
-                                     blockers,
-                                     gang,
-                                     nf,
-                                     ahead,
-                                     json_object_get(placement, j->id),
-                                     a->topology,
-                                     preemption};
+        struct sched_why_input in = {
+            .state = sched__job_state(c->s, j),
+            .primary = sched__blockers_primary(&a->blockers),
+            .blockers = blockers,
+            .gang = gang,
+            .nf = nf,
+            .ahead = ahead,
+            .placement = json_object_get(placement, j->id),
+            .topology = a->topology,
+            .preemption = preemption,
+        };
         rc = sched__why_record(c, a->jobs[m], &in, err);
     }
     json_decref(gang);
@@ -267,15 +269,17 @@ static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp,
 {
     struct sched_member *saved = xcalloc(a->njobs + 1, sizeof(*saved));
     memcpy(saved, a->m, a->njobs * sizeof(*saved));
-    struct sched_preempt_job pj = {ji,
-                                   a->jobs,
-                                   a->njobs,
-                                   a->pods,
-                                   a->npods,
-                                   fp,
-                                   a->has_spec && a->spec.must >= 0 ? a->spec.layer : NULL,
-                                   replan,
-                                   a};
+    struct sched_preempt_job pj = {
+        .job = ji,
+        .jobs = a->jobs,
+        .njobs = a->njobs,
+        .pods = a->pods,
+        .npods = a->npods,
+        .trigger = fp,
+        .must_layer = a->has_spec && a->spec.must >= 0 ? a->spec.layer : NULL,
+        .replan = replan,
+        .ctx = a,
+    };
     size_t nblockers = a->blockers.n;
     int rc = sched__preempt(c, &pj, &a->preempt, err);
     sched__blockers_truncate(&a->blockers, nblockers); /* the placer's, from the dry runs */
