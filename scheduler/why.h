@@ -1,12 +1,24 @@
 /*
- * why.h - the reason codes of the why document, in one enum.
+ * why.h - the why document: reason codes in one enum, the typed blockers and
+ * preemption verdict an attempt collects, and the writer of the document.
  *
  * The enum order IS the precedence: a lower value wins. A job's primary reason
  * is its blocker with the lowest value. Each code has one class. Codes are
  * stable strings in the API ("MembersMissing"); docs/why.md lists them.
+ *
+ * Inside the scheduler reasons travel typed (struct sched_blocker); they become
+ * JSON once per attempt, where the why documents are written (cycle_attempt.c ->
+ * why_record.c). Files: why.c (codes, blockers, sched_why), why_record.c (the
+ * document and its history), why_filter.c (node-filter histogram, jobs ahead).
  */
 #ifndef MUSTER_SCHED_WHY_H
 #define MUSTER_SCHED_WHY_H
+
+#include <jansson.h>
+
+struct err;
+struct sched_cyc;
+struct sched_view;
 
 enum why_class {
     WHY_CLASS_NEVER,
@@ -58,11 +70,6 @@ enum why_class why_code_class(int code);
 const char *why_class_name(enum why_class cls);
 
 /* ---- blockers: why a job is not placed, typed until the why document is written ---- */
-
-#include <jansson.h>
-
-struct err;
-struct sched_cyc;
 
 struct sched_blocker {
     enum why_code code;
@@ -122,7 +129,6 @@ json_t *sched__ahead(struct sched_cyc *c, int pi);
 /* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
  * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
  * or -1 when the pod fits somewhere. */
-struct sched_view;
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code);
 
 #endif
