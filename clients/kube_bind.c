@@ -127,12 +127,13 @@ out:
     return rc;
 }
 
-static void add_outcome(struct outcome *o, const char *kind, json_t *rec, uint64_t seq,
+static void add_outcome(struct outcome *o, enum store_audit_kind kind, json_t *rec, uint64_t seq,
                         const char *pod, const char *node, const char *reason)
 {
     const char *job = json_string_value(json_object_get(rec, "job"));
-    json_t *out = json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", kind, "job", job, "pods", pod,
-                            "reason", reason, "details", "ackOf", (json_int_t)seq);
+    json_t *out =
+        json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", store_audit_kind_name(kind), "job", job,
+                  "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
     if (node)
         json_object_set_new(out, "nodes", json_pack("[s]", node));
     json_array_append_new(o->recs, out);
@@ -158,7 +159,8 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
         goto out;
     if (r.status == 200 || r.status == 201) {
         count(k, &k->c.bindings);
-        add_outcome(o, "bound", rec, seq, pod, node, "binding accepted by the API server");
+        add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node,
+                    "binding accepted by the API server");
         goto out;
     }
     status_message(&r, msg, sizeof(msg));
@@ -177,13 +179,13 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
             goto out;
         if (same) {
             count(k, &k->c.bindings);
-            add_outcome(o, "bound", rec, seq, pod, node, "already bound to this node");
+            add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node, "already bound to this node");
             goto out;
         }
     }
     count(k, &k->c.bind_refused);
     log_warn("kube: binding of pod '%s' to node '%s' refused: %s", pod, node, msg);
-    add_outcome(o, "bind-refused", rec, seq, pod, node, msg);
+    add_outcome(o, STORE_AUDIT_BIND_REFUSED, rec, seq, pod, node, msg);
     rc = resync_pod(k, h, pod, err);
 out:
     kube__resp_release(&r);
@@ -203,8 +205,8 @@ static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64
     if (rc == 0) {
         count(k, &k->c.patches);
         int ok = r.status < 300;
-        add_outcome(o, ok ? "nominate-acked" : "nominate-refused", rec, seq, pod, node,
-                    ok ? "nominatedNodeName set" : status_message(&r, msg, sizeof(msg)));
+        add_outcome(o, ok ? STORE_AUDIT_NOMINATE_ACKED : STORE_AUDIT_NOMINATE_REFUSED, rec, seq,
+                    pod, node, ok ? "nominatedNodeName set" : status_message(&r, msg, sizeof(msg)));
     }
     kube__resp_release(&r);
     return rc;
@@ -245,14 +247,14 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
         goto out;
     if (r.status < 300 || r.status == 404) {
         count(k, &k->c.evictions);
-        add_outcome(o, "evict-acked", rec, seq, pod, NULL,
+        add_outcome(o, STORE_AUDIT_EVICT_ACKED, rec, seq, pod, NULL,
                     r.status == 404 ? "pod already gone" : "eviction accepted by the API server");
         goto out;
     }
     count(k, &k->c.evict_refused);
     status_message(&r, msg, sizeof(msg));
     log_warn("kube: eviction of pod '%s' refused: %s", pod, msg);
-    add_outcome(o, "evict-refused", rec, seq, pod, NULL, msg);
+    add_outcome(o, STORE_AUDIT_EVICT_REFUSED, rec, seq, pod, NULL, msg);
     rc = resync_pod(k, h, pod, err);
 out:
     kube__resp_release(&r);
@@ -303,24 +305,25 @@ static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
 int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
                       struct err *err)
 {
-    const char *kind = json_string_value(json_object_get(rec, "kind"));
+    enum store_audit_kind kind;
+    int known =
+        store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) == 0;
     json_t *pods = json_object_get(rec, "pods"), *nodes = json_object_get(rec, "nodes");
     struct outcome o = {json_array()};
     int rc = 0;
-    if (kind && (!strcmp(kind, "preempted") || !strcmp(kind, "evicted")) &&
-        json_is_array(json_object_get(rec, "victims")))
+    int evicting = known && (kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED);
+    if (evicting && json_is_array(json_object_get(rec, "victims")))
         pods = json_object_get(rec, "victims");
-    int evicting = kind && (!strcmp(kind, "preempted") || !strcmp(kind, "evicted"));
-    for (size_t i = 0; kind && i < json_array_size(pods) && rc == 0; i++) {
+    for (size_t i = 0; known && i < json_array_size(pods) && rc == 0; i++) {
         const char *pod = json_string_value(json_array_get(pods, i));
         const char *node = json_string_value(json_array_get(nodes, i));
         /* muster binds and nominates only its own pods, but a victim may belong to any
          * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
         if (!pod || (!evicting && !ours(k, pod)))
             continue;
-        if (!strcmp(kind, "placed") && node)
+        if (kind == STORE_AUDIT_PLACED && node)
             rc = bind_pod(k, h, rec, seq, pod, node, &o, err);
-        else if (!strcmp(kind, "nominated") && node)
+        else if (kind == STORE_AUDIT_NOMINATED && node)
             rc = nominate_pod(k, h, rec, seq, pod, node, &o, err);
         else if (evicting)
             rc = evict_pod(k, h, rec, seq, pod, &o, err);
@@ -338,10 +341,14 @@ int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t 
     return rc;
 }
 
-static int wanted(const char *kind)
+/* The records write-back acts on. */
+static int wanted(const char *name)
 {
-    return kind && (!strcmp(kind, "placed") || !strcmp(kind, "nominated") ||
-                    !strcmp(kind, "preempted") || !strcmp(kind, "evicted"));
+    enum store_audit_kind kind;
+    if (store_audit_kind_parse(name, &kind, NULL) < 0)
+        return 0;
+    return kind == STORE_AUDIT_PLACED || kind == STORE_AUDIT_NOMINATED ||
+           kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
 }
 
 struct scan {

@@ -38,8 +38,9 @@ char *sched__object_job(enum model_kind kind, json_t *obj);
 /* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
  * the members of extra (borrowed; may be NULL). obj (borrowed) names the job; cycle is
  * the cycle the record belongs to (the last one for apply and delete). */
-int sched__audit_object(MDB_txn *txn, uint64_t cycle, const char *what, enum model_kind kind,
-                        const char *key, json_t *obj, json_t *extra, struct err *err);
+int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
+                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
+                        struct err *err);
 void sched__metrics_cycle(struct sched *s, double seconds);
 
 /* Rebuilds s->v from the store (replacing the old view). */

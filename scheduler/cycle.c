@@ -101,10 +101,11 @@ static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct 
     if (rc < 0)
         goto out;
     double ms = (double)(clock_mono_ns() - t0) / 1e6;
-    json_t *rec = json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:f}", "kind", "cycle", "cycle",
-                            (json_int_t)c.cycle, "placed", (int)c.placed, "jobsPlaced",
-                            (int)c.jobs_placed, "discarded", (int)c.discarded, "unschedulable",
-                            (int)c.unschedulable, "pendingJobs", (int)n, "durationMs", ms);
+    json_t *rec =
+        json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:f}", "kind",
+                  store_audit_kind_name(STORE_AUDIT_CYCLE), "cycle", (json_int_t)c.cycle, "placed",
+                  (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded", (int)c.discarded,
+                  "unschedulable", (int)c.unschedulable, "pendingJobs", (int)n, "durationMs", ms);
     rc = store_audit_append(c.txn, rec, &seq, err);
     json_decref(rec);
     if (rc == 0)

@@ -34,8 +34,9 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
         json_array_append_new(pods, json_string(p->key));
     }
     if (rc == 0 && json_array_size(pods)) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:O}", "kind", "running", "job", j->id, "cycle",
-                                (json_int_t)c->cycle, "pods", pods);
+        json_t *rec =
+            json_pack("{s:s,s:s,s:I,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
+                      "job", j->id, "cycle", (json_int_t)c->cycle, "pods", pods);
         rc = store_audit_append(c->txn, rec, NULL, err);
         json_decref(rec);
     }
@@ -59,7 +60,8 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         rc = store_delete(c->txn, MODEL_POD, key, &old, err);
         if (rc == 0) {
             json_t *extra = json_pack("{s:s}", "reason", "terminated");
-            rc = sched__audit_object(c->txn, c->cycle, "deleted", MODEL_POD, key, old, extra, err);
+            rc = sched__audit_object(c->txn, c->cycle, STORE_AUDIT_DELETED, MODEL_POD, key, old,
+                                     extra, err);
             json_decref(extra);
             if (rc == 0)
                 rc = sched__evict_removed(c, key, old, err);

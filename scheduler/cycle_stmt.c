@@ -46,9 +46,10 @@ int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const ch
     char *sig = xasprintf("%s|%s", why_code_name(code), msg);
     struct sv_job *j = ji >= 0 ? &c->v->jobs[ji] : NULL;
     if (!j || !j->last_discard || strcmp(j->last_discard, sig)) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind", "discarded", "job", job,
-                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(code),
-                                "message", msg, "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind",
+                                store_audit_kind_name(STORE_AUDIT_DISCARDED), "job", job, "cycle",
+                                (json_int_t)c->cycle, "reason", why_code_name(code), "message", msg,
+                                "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
         rc = store_audit_append(c->txn, rec, NULL, err);
         json_decref(rec);
     }
@@ -129,7 +130,8 @@ int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
         const char *job = v->jobs[v->pods[op->pod].job].id;
         json_t *rec = json_object_get(by_job, job);
         if (!rec) {
-            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind", "placed", "job", job, "cycle",
+            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind",
+                            store_audit_kind_name(STORE_AUDIT_PLACED), "job", job, "cycle",
                             (json_int_t)c->cycle, "pods", "nodes", "map");
             json_object_set_new(by_job, job, rec);
         }

@@ -186,8 +186,9 @@ static int audit_victims(struct preempt *pr, json_t *entry, json_t *victims, str
         const char *job = json_string_value(json_object_get(x, "job"));
         json_t *rec = json_object_get(by_job, job);
         if (!rec) {
-            rec = json_pack("{s:s,s:s,s:O,s:O,s:O,s:[],s:[],s:s}", "kind", "preempted", "job", job,
-                            "preemptor", json_object_get(entry, "preemptor"), "triggerPod",
+            rec = json_pack("{s:s,s:s,s:O,s:O,s:O,s:[],s:[],s:s}", "kind",
+                            store_audit_kind_name(STORE_AUDIT_PREEMPTED), "job", job, "preemptor",
+                            json_object_get(entry, "preemptor"), "triggerPod",
                             json_object_get(entry, "triggerPod"), "ledger",
                             json_object_get(entry, "id"), "pods", "nodes", "reason",
                             "PreemptionByScheduler");
@@ -282,8 +283,9 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         rc = audit_victims(pr, entry, victims, err);
     if (rc == 0)
         rc = audit(c,
-                   json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "kind", "nominated", "job", job, "pods",
-                             pods, "nodes", pod_nodes, "cleared", cleared, "ledger",
+                   json_pack("{s:s,s:s,s:O,s:O,s:O,s:O}", "kind",
+                             store_audit_kind_name(STORE_AUDIT_NOMINATED), "job", job, "pods", pods,
+                             "nodes", pod_nodes, "cleared", cleared, "ledger",
                              json_object_get(entry, "id")),
                    err);
     for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
@@ -326,8 +328,9 @@ int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, stru
     char *job = sched__object_job(MODEL_POD, old);
     const char *node = json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
     json_t *rec =
-        json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind", "evicted", "job", job, "pods", key,
-                  "nodes", node, "preemptor", preemptor, "reason", "PreemptionByScheduler");
+        json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind",
+                  store_audit_kind_name(STORE_AUDIT_EVICTED), "job", job, "pods", key, "nodes",
+                  node, "preemptor", preemptor, "reason", "PreemptionByScheduler");
     free(preemptor);
     free(job);
     return audit(c, rec, err);

@@ -101,12 +101,14 @@ char *sched__object_job(enum model_kind kind, json_t *obj)
     return xasprintf("%s/%s", ns ? ns : "default", g ? g : (name ? name : ""));
 }
 
-int sched__audit_object(MDB_txn *txn, uint64_t cycle, const char *what, enum model_kind kind,
-                        const char *key, json_t *obj, json_t *extra, struct err *err)
+int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
+                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
+                        struct err *err)
 {
     char *job = obj ? sched__object_job(kind, obj) : NULL;
-    json_t *rec = json_pack("{s:s,s:I,s:{s:s,s:s}}", "kind", what, "cycle", (json_int_t)cycle,
-                            "object", "kind", model_kind_name(kind), "name", key);
+    json_t *rec =
+        json_pack("{s:s,s:I,s:{s:s,s:s}}", "kind", store_audit_kind_name(what), "cycle",
+                  (json_int_t)cycle, "object", "kind", model_kind_name(kind), "name", key);
     if (job)
         json_object_set_new(rec, "job", json_string(job));
     if (extra)

@@ -165,7 +165,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
             goto out;
     }
     json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
-    rc = sched__audit_object(txn, c->s->cycle, "applied", st.kind, key, obj, extra, err);
+    rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, st.kind, key, obj, extra, err);
     json_decref(extra);
     if (rc < 0)
         goto out;
@@ -335,7 +335,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         if (rc < 0)
             goto out;
     }
-    rc = sched__audit_object(txn, c->s->cycle, "deleted", c->kind, c->key, old, extra, err);
+    rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_DELETED, c->kind, c->key, old, extra,
+                             err);
     if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
         rc = sched__topo_status_sync(txn, err);
 out:

@@ -79,7 +79,8 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     }
     int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
     if (failed && primary != j->last_code) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", "unschedulable", "job", j->id,
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind",
+                                store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE), "job", j->id,
                                 "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
                                 "blockers", in->blockers);
         rc = store_audit_append(c->txn, rec, NULL, err);

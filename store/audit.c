@@ -91,6 +91,33 @@ static void now_rfc3339_ms(char *buf, size_t n)
     snprintf(buf + len, n - len, ".%03uZ", (unsigned)(ms % 1000));
 }
 
+static const char *const kind_names[] = {
+#define STORE__AUDIT_NAME(name, str, meaning) str,
+    STORE_AUDIT_KIND_MAP(STORE__AUDIT_NAME)
+#undef STORE__AUDIT_NAME
+};
+
+const char *store_audit_kind_name(enum store_audit_kind kind)
+{
+    return (unsigned)kind < STORE_AUDIT_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct err *err)
+{
+    char list[512];
+    size_t len = 0;
+    for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
+        if (name && !strcmp(kind_names[k], name)) {
+            *out = (enum store_audit_kind)k;
+            return 0;
+        }
+        len +=
+            (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "", kind_names[k]);
+    }
+    return err_setf(err, ERR_INVALID, "kind", "unknown audit kind '%s' (one of %s)",
+                    name ? name : "", list);
+}
+
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)
 {
     struct store *st = store__of(txn);
@@ -103,6 +130,10 @@ int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err 
 
     if (!json_is_object(rec))
         return err_set(err, ERR_INVALID, "audit record is not an object");
+    enum store_audit_kind kind;
+    if ((rc = store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, err)) <
+        0)
+        return rc;
     if ((rc = read_head(txn, &h, err)) < 0)
         return rc;
     h.seq++;

@@ -155,10 +155,44 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
 
 /* ---- audit log ---- */
 
+/* Audit record kinds: X(enum suffix, name, meaning). The closed set every writer uses,
+ * store_audit_append enforces, GET /api/v1/audit?kind= validates and docs/api.md lists. */
+#define STORE_AUDIT_KIND_MAP(X)                                                                    \
+    X(APPLIED, "applied", "an object was created, changed or re-applied unchanged")                \
+    X(DELETED, "deleted", "an object was deleted (or a terminated pod removed)")                   \
+    X(CYCLE, "cycle", "a scheduling cycle committed, with its counts")                             \
+    X(PLACED, "placed", "a job's pods were bound to nodes")                                        \
+    X(DISCARDED, "discarded", "a job's statement was rolled back (on a change of reason)")         \
+    X(UNSCHEDULABLE, "unschedulable", "a job could not be placed (on a change of reason)")         \
+    X(RUNNING, "running", "standalone: bound pods were marked Running")                            \
+    X(PREEMPTED, "preempted", "a victim job's pods were chosen for a preemption")                  \
+    X(NOMINATED, "nominated", "a preemptor's pods were nominated to nodes")                        \
+    X(EVICTED, "evicted", "a victim pod was removed after its grace period")                       \
+    X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \
+    X(BIND_REFUSED, "bind-refused", "bind mode: the API server refused a binding")                 \
+    X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \
+    X(NOMINATE_REFUSED, "nominate-refused", "bind mode: nominatedNodeName was refused")            \
+    X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
+    X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")
+
+enum store_audit_kind {
+#define STORE__AUDIT_ENUM(name, str, meaning) STORE_AUDIT_##name,
+    STORE_AUDIT_KIND_MAP(STORE__AUDIT_ENUM)
+#undef STORE__AUDIT_ENUM
+        STORE_AUDIT_KIND_COUNT
+};
+
+/* "placed", ...; "unknown" when out of range. Static storage. */
+const char *store_audit_kind_name(enum store_audit_kind kind);
+/* Parses a kind name. Returns 0, or ERR_INVALID ("unknown audit kind 'x' (one of applied,
+ * deleted, ...)", field "kind") when name is not in the table. */
+int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct err *err);
+
 /* Appends a record. rec is borrowed and completed in place: "seq" (next sequence number),
- * "ts" (RFC 3339 now, unless rec already has "ts") and "hash" = hex SHA-256 of the
- * previous record's hash (64 zeros for the first) followed by the canonical JSON of rec
- * without "hash" (compact, keys sorted). *seq_out may be NULL. */
+ * "ts" (RFC 3339 now, unless rec already has "ts") and "hash" = the hex SHA-256 of the
+ * previous record's raw 32-byte hash (32 zero bytes before the first record) followed by
+ * the canonical JSON of rec without "hash" (compact, keys sorted). rec's "kind" must be a
+ * name of STORE_AUDIT_KIND_MAP (ERR_INVALID otherwise). *seq_out may be NULL. */
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err);
 /* Sequence number of the last record, 0 when the log is empty. */
 int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err);

@@ -107,6 +107,51 @@ static void del_raw(uint64_t seq)
     commit(&txn);
 }
 
+/* Every row of the table round-trips; unknown and missing kinds are refused. */
+START_TEST(test_audit_kind_table)
+{
+    static const char *const names[] = {
+        "applied",        "deleted",          "cycle",       "placed",
+        "discarded",      "unschedulable",    "running",     "preempted",
+        "nominated",      "evicted",          "bound",       "bind-refused",
+        "nominate-acked", "nominate-refused", "evict-acked", "evict-refused"};
+    ck_assert_int_eq(STORE_AUDIT_KIND_COUNT, (int)(sizeof(names) / sizeof(names[0])));
+    for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
+        enum store_audit_kind back;
+        ck_assert_str_eq(store_audit_kind_name(k), names[k]);
+        ck_assert_int_eq(store_audit_kind_parse(names[k], &back, NULL), 0);
+        ck_assert_int_eq(back, k);
+    }
+    struct err err = ERR_INIT;
+    enum store_audit_kind k;
+    ck_assert_int_eq(store_audit_kind_parse("nosuch", &k, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown audit kind 'nosuch'"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "running"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "bind-refused"));
+    ck_assert_str_eq(err.field, "kind");
+    ck_assert_int_eq(store_audit_kind_parse(NULL, &k, NULL), ERR_INVALID);
+}
+END_TEST
+
+/* The one writer enforces the table: a record of an unknown kind (or none) is refused
+ * and nothing is appended. */
+START_TEST(test_audit_append_refuses_unknown_kind)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+    struct err err = ERR_INIT;
+    uint64_t seq = 0;
+    json_t *bad = json_pack("{s:s}", "kind", "config"), *none = json_object();
+    ck_assert_int_eq(store_audit_append(txn, bad, NULL, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown audit kind 'config'"));
+    ck_assert_int_eq(store_audit_append(txn, none, NULL, NULL), ERR_INVALID);
+    ck_assert_int_eq(store_audit_last_seq(txn, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 0);
+    json_decref(bad);
+    json_decref(none);
+    commit(&txn);
+}
+END_TEST
+
 START_TEST(test_audit_append_verify_ok)
 {
     struct store_audit_verdict v;
@@ -163,7 +208,7 @@ START_TEST(test_audit_hash_formula)
     unsigned char zero[32] = {0}, prev[32];
     char want[65];
     MDB_txn *txn = begin(STORE_WRITE);
-    json_t *r1 = json_pack("{s:s, s:s, s:s}", "kind", "config", "ts", "2026-11-22T03:50:04.123Z",
+    json_t *r1 = json_pack("{s:s, s:s, s:s}", "kind", "applied", "ts", "2026-11-22T03:50:04.123Z",
                            "hash", "bogus");
     json_t *r2 = json_pack("{s:s, s:s}", "kind", "cycle", "ts", "2026-11-22T03:50:05.000Z");
 
@@ -171,7 +216,7 @@ START_TEST(test_audit_hash_formula)
     ck_assert_int_eq(store_audit_append(txn, r2, NULL, NULL), 0);
     commit(&txn);
 
-    sha256_hex(zero, "{\"kind\":\"config\",\"seq\":1,\"ts\":\"2026-11-22T03:50:04.123Z\"}", want);
+    sha256_hex(zero, "{\"kind\":\"applied\",\"seq\":1,\"ts\":\"2026-11-22T03:50:04.123Z\"}", want);
     ck_assert_str_eq(json_string_value(json_object_get(r1, "hash")), want);
     for (int i = 0; i < 32; i++)
         sscanf(want + 2 * i, "%2hhx", &prev[i]);
@@ -260,7 +305,7 @@ START_TEST(test_audit_record_past_head_detected)
     ck_assert_msg(strstr(v.reason, "past the metadata head 3"), "%s", v.reason);
     /* and appending refuses to overwrite it */
     MDB_txn *txn = begin(STORE_WRITE);
-    json_t *r = json_object();
+    json_t *r = json_pack("{s:s}", "kind", "cycle");
     ck_assert_int_eq(store_audit_append(txn, r, NULL, NULL), ERR_STORE);
     json_decref(r);
     store_txn_abort(&txn);
@@ -340,7 +385,7 @@ START_TEST(test_audit_sequence_continues_after_reopen)
 
     /* an aborted append leaves no gap: the next commit reuses the number */
     MDB_txn *txn = begin(STORE_WRITE);
-    json_t *rec = json_object();
+    json_t *rec = json_pack("{s:s}", "kind", "cycle");
     uint64_t seq = 0;
     ck_assert_int_eq(store_audit_append(txn, rec, &seq, NULL), 0);
     ck_assert_uint_eq(seq, 9);
@@ -368,6 +413,8 @@ static Suite *audit_suite(void)
     tcase_add_test(tc, test_audit_truncation_detected);
     tcase_add_test(tc, test_audit_record_past_head_detected);
     tcase_add_test(tc, test_audit_range_verify);
+    tcase_add_test(tc, test_audit_kind_table);
+    tcase_add_test(tc, test_audit_append_refuses_unknown_kind);
     tcase_add_test(tc, test_audit_scan_range);
     tcase_add_test(tc, test_audit_sequence_continues_after_reopen);
     suite_add_tcase(s, tc);

@@ -337,6 +337,14 @@ START_TEST(test_cli_audit_export_and_verify)
     ck_assert_ptr_nonnull(strstr(r.out, "\"kind\":\"applied\""));
     cli_result_release(&r);
 
+    /* an unknown kind is an error listing the kinds, not an empty export */
+    cli_run(env, NULL, ARGS("audit", "export", "--kind", "nosuch"), &r);
+    ck_assert_msg(r.status != 0, "exit %d: %s%s", r.status, r.out, r.err);
+    ck_assert_msg(strstr(r.err, "unknown audit kind 'nosuch'") && strstr(r.err, "running"),
+                  "stderr: %s", r.err);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+
     run_ok(&r, NULL, ARGS("audit", "verify"));
     ck_assert_msg(strncmp(r.out, "audit chain ok: records 1..", 27) == 0, "%s", r.out);
     cli_result_release(&r);

@@ -113,6 +113,13 @@ static int params_or_reply(struct req *r, struct export *x)
         api__reply_error(r, &err);
         return -1;
     }
+    enum store_audit_kind kind;
+    struct err kerr = ERR_INIT;
+    if (x->kind && store_audit_kind_parse(x->kind, &kind, &kerr) < 0) {
+        err_prefix(&kerr, "query parameter 'kind'");
+        api__reply_error(r, &kerr);
+        return -1;
+    }
     if (x->to && x->from > x->to) {
         struct err err = ERR_INIT;
         err_setf(&err, ERR_INVALID, "from", "query parameter 'from' (%llu) is after 'to' (%llu)",
