@@ -69,7 +69,7 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         a->fail_pod[m] = -1;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
-            a->bound[m] += p->m.node_name && !(p->m.phase && !strcmp(p->m.phase, "Failed"));
+            a->bound[m] += model_pod_gang_bound(&p->m);
             a->pending[m] += sched__pod_pending(p);
         }
         int need = sched__job_min(mj);
