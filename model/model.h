@@ -4,8 +4,9 @@
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into
- * such documents, validates them with precise errors, and decodes validated
- * documents into the small typed structs the scheduler works on.
+ * such documents, validates them with precise errors, decodes validated
+ * documents into the small typed structs the scheduler works on, and owns the
+ * Pod fields the scheduler writes back (and the rule "a pod is terminal").
  *
  * Calling sequence (applying a manifest):
  *
@@ -230,5 +231,62 @@ void model_node_release(struct model_node *n);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);
+
+/* ---- pods: the fields muster writes, and "terminal" (pod.c) ----
+ *
+ * The scheduler records its decisions in stored Pod documents: spec.nodeName (a
+ * binding), status.phase / reason / message, status.nominatedNodeName,
+ * status.conditions and metadata.deletionTimestamp. Every such edit goes through the
+ * functions below, and every layer asks model_pod_terminal (or, holding only a phase,
+ * model_pod_phase_terminal) whether a pod is done.
+ *
+ * The setters edit pod (borrowed, an object) in place and create status, spec or
+ * metadata when missing. They replace members and never edit a value they replace: a
+ * new status.conditions array is built each time, so a pod made as a shallow copy of a
+ * stored document with its own copy of status (json_copy of both) can be edited while
+ * the stored document stays intact. Timestamps (ts) are RFC 3339 strings, copied.
+ *
+ * Calling sequence (binding a pod):
+ *
+ *     json_t *pod = json_copy(old);                          shares every member
+ *     json_object_set_new(pod, "spec", json_copy(old_spec));     own copies of the
+ *     json_object_set_new(pod, "status", json_copy(old_status)); objects edited
+ *     model_pod_set_bound(pod, "n1", ts);                    old is unchanged
+ */
+
+/* 1 when phase is "Succeeded" or "Failed": the pod is done and holds no resources.
+ * NULL (no phase, which means Pending) is not terminal. */
+int model_pod_phase_terminal(const char *phase);
+/* model_pod_phase_terminal of a decoded pod's phase. */
+int model_pod_terminal(const struct model_pod *p);
+/* 1 when the pod holds its place in its gang: bound (spec.nodeName) and not Failed.
+ * Deliberately not !model_pod_terminal: a Succeeded member ran as part of the gang and
+ * still counts toward minMember, so the gang's remaining members are placed one by one;
+ * a Failed member has to be replaced. tests/support/sched_invariants.c checks gangs by this
+ * rule, and the sched case gang_succeeded_members_count pins it. */
+int model_pod_gang_bound(const struct model_pod *p);
+/* status.phase, or "Pending" when absent. Borrowed, valid until the phase changes. */
+const char *model_pod_phase(json_t *pod);
+/* status (borrowed, valid while pod holds it), created as {} when missing. */
+json_t *model_pod_status(json_t *pod);
+/* Sets status.phase; reason and message, when not NULL, set status.reason and
+ * status.message (NULL leaves what is there). */
+void model_pod_set_phase(json_t *pod, const char *phase, const char *reason, const char *message);
+/* Sets status.nominatedNodeName to node, or removes it when node is NULL (a pod without
+ * status is left without one). */
+void model_pod_set_nominated(json_t *pod, const char *node);
+/* Removes every condition of this type and appends {"type", "status", "reason",
+ * "message", "lastTransitionTime": ts} after the others (which keep their order);
+ * a NULL reason or message is left out. */
+void model_pod_set_condition(json_t *pod, const char *type, const char *status, const char *reason,
+                             const char *message, const char *ts);
+/* *ms = the lastTransitionTime of the first condition of this type that has a valid one.
+ * Returns 0, or ERR_NOT_FOUND (*ms unchanged). Changes nothing. */
+int model_pod_condition_time(json_t *pod, const char *type, int64_t *ms);
+/* Sets metadata.deletionTimestamp. */
+void model_pod_set_deletion(json_t *pod, const char *ts);
+/* Binds the pod to node: spec.nodeName = node, status.phase "Pending" when it has none,
+ * status.nominatedNodeName removed, condition PodScheduled "True" at ts. */
+void model_pod_set_bound(json_t *pod, const char *node, const char *ts);
 
 #endif

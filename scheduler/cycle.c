@@ -45,7 +45,7 @@ static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
         return 0;
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (sched__pod_terminal(p))
+        if (model_pod_terminal(&p->m))
             terminal++;
         else if (p->m.node_name || p->m.nominated_node)
             return 0;

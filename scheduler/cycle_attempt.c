@@ -74,7 +74,7 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         am->fail_pod = -1;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
-            am->bound += p->m.node_name && !(p->m.phase && !strcmp(p->m.phase, "Failed"));
+            am->bound += model_pod_gang_bound(&p->m);
             am->pending += sched__pod_pending(p);
         }
         int need = sched__job_min(mj);

@@ -21,12 +21,7 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
         json_t *obj = NULL;
         if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
             break;
-        json_t *status = json_object_get(obj, "status");
-        if (!status) {
-            status = json_object();
-            json_object_set_new(obj, "status", status);
-        }
-        json_object_set_new(status, "phase", json_string("Running"));
+        model_pod_set_phase(obj, "Running", NULL, NULL);
         rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
         json_decref(obj);
         free(p->m.phase);

@@ -78,26 +78,11 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
      * value without reading and decoding it a second time. */
     json_t *pod = json_copy(old);
     json_t *spec = json_object_get(old, "spec"), *status = json_object_get(old, "status");
-    spec = spec ? json_copy(spec) : json_object();
-    status = status ? json_copy(status) : json_object();
-    json_object_set_new(pod, "spec", spec);
-    json_object_set_new(pod, "status", status);
-    json_object_set_new(spec, "nodeName", json_string(v->nodes[op->node].name));
-    if (!json_object_get(status, "phase"))
-        json_object_set_new(status, "phase", json_string("Pending"));
-    json_object_del(status, "nominatedNodeName");
-    json_t *conds = json_object_get(status, "conditions"), *keep = json_array();
-    for (size_t i = 0; i < json_array_size(conds); i++) {
-        json_t *cd = json_array_get(conds, i);
-        const char *type = json_string_value(json_object_get(cd, "type"));
-        if (!type || strcmp(type, "PodScheduled"))
-            json_array_append(keep, cd);
-    }
+    json_object_set_new(pod, "spec", spec ? json_copy(spec) : json_object());
+    json_object_set_new(pod, "status", status ? json_copy(status) : json_object());
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
-    json_array_append_new(keep, json_pack("{s:s,s:s,s:s}", "type", "PodScheduled", "status", "True",
-                                          "lastTransitionTime", ts));
-    json_object_set_new(status, "conditions", keep);
+    model_pod_set_bound(pod, v->nodes[op->node].name, ts);
     rc = store_replace(c->txn, MODEL_POD, pod, old, err);
     json_decref(pod);
     json_decref(old);

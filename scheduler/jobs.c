@@ -52,7 +52,7 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
     int bound = 0, running = 0, terminal = 0, nominated = 0;
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (sched__pod_terminal(p)) {
+        if (model_pod_terminal(&p->m)) {
             terminal++;
             continue;
         }

@@ -270,7 +270,7 @@ static int job_bound(const struct sched_view *v, const struct sv_job *j)
     int n = 0;
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
-        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !sched__pod_terminal(p);
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m);
     }
     return n;
 }
@@ -378,7 +378,7 @@ static void collect_victims(struct preempt *pr)
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
             if (!p->alive || p->node != (int)n || !p->counted || p->m.deletion_ms ||
-                sched__pod_terminal(p) || p->m.priority >= pr->prio || in_preemptor(pr, p->job))
+                model_pod_terminal(&p->m) || p->m.priority >= pr->prio || in_preemptor(pr, p->job))
                 continue;
             add_victim(pr, i, (int)n, node_pn);
         }

@@ -19,30 +19,11 @@
 
 #define DISRUPTION_MSG "muster: preempting to accommodate higher priority pods"
 
-static json_t *status_of(json_t *pod)
-{
-    json_t *st = json_object_get(pod, "status");
-    if (!st) {
-        st = json_object();
-        json_object_set_new(pod, "status", st);
-    }
-    return st;
-}
-
 /* When the victim started: its PodScheduled condition, else its creation. */
 static int64_t started_ms(json_t *pod, const struct sv_pod *p)
 {
-    size_t i;
-    json_t *cd;
-    json_array_foreach(json_object_get(status_of(pod), "conditions"), i, cd)
-    {
-        const char *type = json_string_value(json_object_get(cd, "type"));
-        const char *t = json_string_value(json_object_get(cd, "lastTransitionTime"));
-        int64_t ms;
-        if (type && !strcmp(type, "PodScheduled") && t && clock_parse_rfc3339(t, &ms, NULL) == 0)
-            return ms;
-    }
-    return p->m.creation_ms;
+    int64_t ms;
+    return model_pod_condition_time(pod, "PodScheduled", &ms) == 0 ? ms : p->m.creation_ms;
 }
 
 static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t *rs,
@@ -57,19 +38,8 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     /* Milliseconds: the grace period is measured from this time, also after a rebuild. */
     char ts[64];
     clock_format_rfc3339_ms(c->now_ms, ts, sizeof(ts));
-    json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp", json_string(ts));
-    json_t *st = status_of(pod), *keep = json_array(), *cd;
-    size_t i;
-    json_array_foreach(json_object_get(st, "conditions"), i, cd)
-    {
-        const char *type = json_string_value(json_object_get(cd, "type"));
-        if (!type || strcmp(type, "DisruptionTarget"))
-            json_array_append(keep, cd);
-    }
-    json_array_append_new(keep, json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "DisruptionTarget",
-                                          "status", "True", "reason", "PreemptionByScheduler",
-                                          "message", msg, "lastTransitionTime", ts));
-    json_object_set_new(st, "conditions", keep);
+    model_pod_set_deletion(pod, ts);
+    model_pod_set_condition(pod, "DisruptionTarget", "True", "PreemptionByScheduler", msg, ts);
     double secs = (double)(c->now_ms - started_ms(pod, p)) / 1000.0;
     for (int k = 0; k < p->nreq && secs > 0; k++) {
         const char *res = c->v->res[p->req[k].res];
@@ -95,10 +65,7 @@ static int set_nomination(struct sched_cyc *c, int pi, int ni, struct err *err)
     int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);
     if (rc < 0)
         return rc;
-    if (ni >= 0)
-        json_object_set_new(status_of(pod), "nominatedNodeName", json_string(v->nodes[ni].name));
-    else
-        json_object_del(status_of(pod), "nominatedNodeName");
+    model_pod_set_nominated(pod, ni >= 0 ? v->nodes[ni].name : NULL);
     rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
     json_decref(pod);
     if (rc < 0)
@@ -227,7 +194,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
         int bound = 0, gone = 0;
         for (size_t q = 0; q < j->npods; q++) {
             const struct sv_pod *p = &v->pods[j->pods[q]];
-            bound += p->node >= 0 && p->counted && !sched__pod_terminal(p) && !p->m.deletion_ms;
+            bound += p->node >= 0 && p->counted && !model_pod_terminal(&p->m) && !p->m.deletion_ms;
             for (size_t r = 0; r < pr->npv; r++)
                 gone += pr->pv[r].removed && pr->pv[r].pod == j->pods[q];
         }

@@ -60,7 +60,7 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
     for (size_t i = 0; mark && i < v->npods; i++) {
         const struct sv_pod *p = &v->pods[i];
         waiting += p->alive && p->node >= 0 && mark[p->node] && p->m.deletion_ms &&
-                   !sched__pod_terminal(p);
+                   !model_pod_terminal(&p->m);
     }
     free(mark);
     if (!waiting)

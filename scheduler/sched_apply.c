@@ -273,20 +273,11 @@ static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed,
         json_t *pod = NULL;
         if ((rc = store_get(txn, MODEL_POD, c->keys[i], &pod, err)) < 0)
             break;
-        json_t *status = json_object_get(pod, "status");
-        const char *ph = json_string_value(json_object_get(status, "phase"));
-        if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) {
+        if (model_pod_phase_terminal(model_pod_phase(pod))) {
             json_decref(pod);
             continue;
         }
-        if (!status) {
-            status = json_object();
-            json_object_set_new(pod, "status", status);
-        }
-        json_object_set_new(status, "phase", json_string("Failed"));
-        json_object_set_new(status, "reason", json_string("NodeLost"));
-        json_object_set_new(status, "message",
-                            json_string("muster: the node of this pod was deleted"));
+        model_pod_set_phase(pod, "Failed", "NodeLost", "muster: the node of this pod was deleted");
         struct staged st = {.kind = MODEL_POD};
         rc = stage_decode(pod, &st, err);
         if (rc == 0) {

@@ -147,12 +147,6 @@ int sched__view_res(struct sched_view *v, const char *name)
 
 /* ---- pod classification ---- */
 
-int sched__pod_terminal(const struct sv_pod *p)
-{
-    const char *ph = p->m.phase;
-    return ph && (strcmp(ph, "Succeeded") == 0 || strcmp(ph, "Failed") == 0);
-}
-
 int sched__pod_pending(const struct sv_pod *p)
 {
     return !p->m.node_name && !p->m.deletion_ms && (!p->m.phase || !strcmp(p->m.phase, "Pending"));

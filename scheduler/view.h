@@ -205,7 +205,6 @@ void sched__view_adopt(struct sched_view *v, int node);
 /* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
 json_t *sched__view_dump(struct sched_view *v);
 
-int sched__pod_terminal(const struct sv_pod *p);
 int sched__pod_pending(const struct sv_pod *p);
 int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);

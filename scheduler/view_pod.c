@@ -144,7 +144,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
         p->node = sched__view_node(v, p->m.node_name);
         if (p->node < 0) {
             v->orphans++;
-        } else if (!sched__pod_terminal(p)) {
+        } else if (!model_pod_terminal(&p->m)) {
             p->counted = 1;
             sched__view_usage(v, p, 1);
         }
@@ -202,7 +202,7 @@ void sched__view_adopt(struct sched_view *v, int ni)
         if (p->m.node_name && p->node < 0 && !strcmp(p->m.node_name, name)) {
             p->node = ni;
             v->orphans--;
-            if (!sched__pod_terminal(p)) {
+            if (!model_pod_terminal(&p->m)) {
                 p->counted = 1;
                 sched__view_usage(v, p, 1);
             }

@@ -29,7 +29,7 @@ static int add_pod(void *ctx, const char *key)
     json_array_append_new(n->pods, json_string(key));
     if (model_pod_decode(obj, &pod, n->err) == 0) {
         /* terminal pods hold no resources, as in Kubernetes */
-        if (!pod.phase || (strcmp(pod.phase, "Succeeded") && strcmp(pod.phase, "Failed"))) {
+        if (!model_pod_terminal(&pod)) {
             /* the model counts the pod itself as a request of one "pods" */
             for (size_t i = 0; i < pod.nrequests; i++)
                 add_value(n->requested, pod.requests[i].name, pod.requests[i].value);

@@ -1,0 +1,127 @@
+/*
+ * pod.c - the Pod fields muster writes, and the one "pod is terminal" rule.
+ *
+ * Kubernetes keeps a pod's scheduling state in a handful of fields (spec.nodeName,
+ * status.phase, status.nominatedNodeName, status.conditions, metadata.deletionTimestamp);
+ * these functions are the only code that edits them, so their shape (which members a
+ * condition has, where a replaced condition goes) is decided here once.
+ */
+#include <string.h>
+
+#include "clock.h"
+#include "err.h"
+#include "model.h"
+
+int model_pod_phase_terminal(const char *phase)
+{
+    return phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
+}
+
+int model_pod_terminal(const struct model_pod *p)
+{
+    return model_pod_phase_terminal(p->phase);
+}
+
+int model_pod_gang_bound(const struct model_pod *p)
+{
+    return p->node_name && !(p->phase && !strcmp(p->phase, "Failed"));
+}
+
+const char *model_pod_phase(json_t *pod)
+{
+    const char *ph = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+    return ph ? ph : "Pending";
+}
+
+/* Member name of pod (an object, created when missing). */
+static json_t *member_object(json_t *pod, const char *name)
+{
+    json_t *o = json_object_get(pod, name);
+    if (!o) {
+        o = json_object();
+        json_object_set_new(pod, name, o);
+    }
+    return o;
+}
+
+json_t *model_pod_status(json_t *pod)
+{
+    return member_object(pod, "status");
+}
+
+void model_pod_set_phase(json_t *pod, const char *phase, const char *reason, const char *message)
+{
+    json_t *st = model_pod_status(pod);
+    json_object_set_new(st, "phase", json_string(phase));
+    if (reason)
+        json_object_set_new(st, "reason", json_string(reason));
+    if (message)
+        json_object_set_new(st, "message", json_string(message));
+}
+
+void model_pod_set_nominated(json_t *pod, const char *node)
+{
+    if (node)
+        json_object_set_new(model_pod_status(pod), "nominatedNodeName", json_string(node));
+    else /* nothing to clear on a pod without status: leave it without one */
+        json_object_del(json_object_get(pod, "status"), "nominatedNodeName");
+}
+
+static int is_type(json_t *cond, const char *type)
+{
+    const char *t = json_string_value(json_object_get(cond, "type"));
+    return t && !strcmp(t, type);
+}
+
+void model_pod_set_condition(json_t *pod, const char *type, const char *status, const char *reason,
+                             const char *message, const char *ts)
+{
+    json_t *st = model_pod_status(pod), *keep = json_array(), *cd;
+    size_t i;
+    /* A new array, never an edit of the old one: the old one may be shared with the
+     * stored document this pod was shallow-copied from. */
+    json_array_foreach(json_object_get(st, "conditions"), i, cd)
+    {
+        if (!is_type(cd, type))
+            json_array_append(keep, cd);
+    }
+    cd = json_pack("{s:s,s:s}", "type", type, "status", status);
+    if (reason)
+        json_object_set_new(cd, "reason", json_string(reason));
+    if (message)
+        json_object_set_new(cd, "message", json_string(message));
+    json_object_set_new(cd, "lastTransitionTime", json_string(ts));
+    json_array_append_new(keep, cd);
+    json_object_set_new(st, "conditions", keep);
+}
+
+int model_pod_condition_time(json_t *pod, const char *type, int64_t *ms)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, cd)
+    {
+        const char *t = json_string_value(json_object_get(cd, "lastTransitionTime"));
+        int64_t v;
+        if (is_type(cd, type) && t && clock_parse_rfc3339(t, &v, NULL) == 0) {
+            *ms = v;
+            return 0;
+        }
+    }
+    return ERR_NOT_FOUND;
+}
+
+void model_pod_set_deletion(json_t *pod, const char *ts)
+{
+    json_object_set_new(member_object(pod, "metadata"), "deletionTimestamp", json_string(ts));
+}
+
+void model_pod_set_bound(json_t *pod, const char *node, const char *ts)
+{
+    json_object_set_new(member_object(pod, "spec"), "nodeName", json_string(node));
+    json_t *st = model_pod_status(pod);
+    if (!json_object_get(st, "phase"))
+        json_object_set_new(st, "phase", json_string("Pending"));
+    model_pod_set_nominated(pod, NULL);
+    model_pod_set_condition(pod, "PodScheduled", "True", NULL, NULL, ts);
+}
