@@ -128,6 +128,19 @@ struct sched_topo_query {
 int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out,
                    struct err *err);
 
+/* The usage of node name, from the view (the part of GET /api/v1/nodes/{name} that is not
+ * the stored node, docs/api.md): {"allocatable": {res: quantity}, "requested": {...},
+ * "free": {...}, "pods": [pod keys]}, quantities as model_quantity_format writes them.
+ * allocatable is the node's status.allocatable as stored (no implied "pods"); requested
+ * sums, per resource any of them requests (even at 0), the requests of the pods bound to
+ * it that are not terminal, each of which requests one "pods"; free is allocatable minus
+ * requested per allocatable resource, at least 0; pods lists every pod bound to it,
+ * terminal ones too, by key. *out new. Returns 0 or ERR_NOT_FOUND. */
+int sched_node_usage(struct sched *s, const char *name, json_t **out, struct err *err);
+/* The same for every node, in one pass under one lock: *out (new) maps node name ->
+ * usage. Returns 0. */
+int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
+
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 

@@ -267,6 +267,85 @@ START_TEST(test_api_nodes_usage_and_pods)
 }
 END_TEST
 
+/* GET /nodes/{name} and the same node in GET /nodes: equal usage and pods. New. */
+static json_t *node_usage(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/api/v1/nodes/%s", name);
+    json_t *one = call("GET", path, NULL, NULL, 200),
+           *list = call("GET", "/api/v1/nodes", NULL, NULL, 200);
+    json_t *item = NULL, *it;
+    size_t i;
+    json_array_foreach(json_object_get(list, "items"), i, it)
+    {
+        if (!strcmp(json_string_value(json_object_get(json_object_get(it, "metadata"), "name")),
+                    name))
+            item = it;
+    }
+    ck_assert_ptr_nonnull(item);
+    ck_assert(json_equal(json_object_get(item, "usage"), json_object_get(one, "usage")));
+    ck_assert(json_equal(json_object_get(item, "pods"), json_object_get(one, "pods")));
+    json_t *out = json_pack("{s:O, s:O}", "usage", json_object_get(one, "usage"), "pods",
+                            json_object_get(one, "pods"));
+    json_decref(one);
+    json_decref(list);
+    return out;
+}
+
+static void assert_usage(const char *name, json_t *want)
+{
+    json_t *got = node_usage(name);
+    char *g = json_dumps(got, JSON_SORT_KEYS), *w = json_dumps(want, JSON_SORT_KEYS);
+    ck_assert_msg(json_equal(got, want), "node %s: got %s, want %s", name, g, w);
+    free(g);
+    free(w);
+    json_decref(got);
+    json_decref(want);
+}
+
+/* A pod document (after a "---"): name, its requests (a YAML flow mapping), phase. */
+#define USAGE_POD(name, requests, phase)                                                           \
+    "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\n"                                 \
+    "spec: {containers: [{name: c, resources: {requests: " requests "}}]}\n"                       \
+    "status: {phase: " phase "}\n"
+#define U1 "{cpu: '1', memory: 1Gi}"
+#define U2 "{cpu: 500m}"
+
+START_TEST(test_api_nodes_usage_follows_placements_and_terminal_pods)
+{
+    const char *cluster = "apiVersion: v1\nkind: Node\nmetadata: {name: u1}\n"
+                          "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n" //
+        USAGE_POD("u-1", U1, "Pending")                                                  //
+        USAGE_POD("u-2", U2, "Pending")                                                  //
+        USAGE_POD("u-big", "{cpu: '8'}", "Pending");
+    json_decref(call("POST", "/api/v1/manifests", cluster, yaml_ct, 201));
+    json_decref(call("POST", "/api/v1/cycles", NULL, NULL, 200));
+    settle();
+    /* both small pods placed (u-big fits nowhere); every pod requests one "pods" */
+    assert_usage("u1", json_pack("{s:{s:{s:s,s:s,s:s}, s:{s:s,s:s,s:s}, s:{s:s,s:s,s:s}}, s:[s,s]}",
+                                 "usage", "allocatable", "cpu", "4", "memory", "8Gi", "pods", "10",
+                                 "requested", "cpu", "1500m", "memory", "1Gi", "pods", "2", "free",
+                                 "cpu", "2500m", "memory", "7Gi", "pods", "8", "pods",
+                                 "default/u-1", "default/u-2"));
+    /* u-1 fails: it holds nothing any more (memory leaves requested), and is still listed */
+    json_decref(call("POST", "/api/v1/manifests", USAGE_POD("u-1", U1, "Failed"), yaml_ct, 200));
+    settle();
+    assert_usage("u1",
+                 json_pack("{s:{s:{s:s,s:s,s:s}, s:{s:s,s:s}, s:{s:s,s:s,s:s}}, s:[s,s]}", "usage",
+                           "allocatable", "cpu", "4", "memory", "8Gi", "pods", "10", "requested",
+                           "cpu", "500m", "pods", "1", "free", "cpu", "3500m", "memory", "8Gi",
+                           "pods", "9", "pods", "default/u-1", "default/u-2"));
+    /* u-2 succeeds: nothing is requested */
+    json_decref(call("POST", "/api/v1/manifests", USAGE_POD("u-2", U2, "Succeeded"), yaml_ct, 200));
+    settle();
+    assert_usage("u1", json_pack("{s:{s:{s:s,s:s,s:s}, s:{}, s:{s:s,s:s,s:s}}, s:[s,s]}", "usage",
+                                 "allocatable", "cpu", "4", "memory", "8Gi", "pods", "10",
+                                 "requested", "free", "cpu", "4", "memory", "8Gi", "pods", "10",
+                                 "pods", "default/u-1", "default/u-2"));
+    json_decref(call("GET", "/api/v1/nodes/u2", NULL, NULL, 404)); /* no such node */
+}
+END_TEST
+
 START_TEST(test_api_delete)
 {
     apply_cluster();
@@ -594,6 +673,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_apply_malformed_is_400);
     tcase_add_test(tc, test_api_get_and_list_with_filters);
     tcase_add_test(tc, test_api_nodes_usage_and_pods);
+    tcase_add_test(tc, test_api_nodes_usage_follows_placements_and_terminal_pods);
     tcase_add_test(tc, test_api_delete);
     tcase_add_test(tc, test_api_unknown_route_is_404);
     tcase_add_test(tc, test_api_wrong_method_is_405_with_allow);
