@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "core.h"
+#include "names.h"
 #include "preempt.h"
 
 static const char *const state_names[] = {
@@ -34,16 +35,14 @@ const char *sched_job_state_name(enum sched_job_state state)
 int sched_job_state_parse(const char *name, enum sched_job_state *out, struct err *err)
 {
     char list[256];
-    size_t len = 0;
-    for (int k = 0; k < SCHED_JOB_STATE_COUNT; k++) {
-        if (!strcmp(state_names[k], name)) {
-            *out = (enum sched_job_state)k;
-            return 0;
-        }
-        len +=
-            (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "", state_names[k]);
+    int k = names_index(state_names, SCHED_JOB_STATE_COUNT, name);
+    if (k >= 0) {
+        *out = (enum sched_job_state)k;
+        return 0;
     }
-    return err_setf(err, ERR_INVALID, "state", "unknown job state '%s' (one of %s)", name, list);
+    return err_setf(err, ERR_INVALID, "state", "unknown job state '%s' (one of %s)",
+                    name ? name : "",
+                    names_join(state_names, SCHED_JOB_STATE_COUNT, list, sizeof(list)));
 }
 
 enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)

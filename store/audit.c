@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "clock.h"
+#include "names.h"
 #include "err.h"
 
 #define HASH_LEN 32
@@ -105,17 +106,14 @@ const char *store_audit_kind_name(enum store_audit_kind kind)
 int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct err *err)
 {
     char list[512];
-    size_t len = 0;
-    for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
-        if (name && !strcmp(kind_names[k], name)) {
-            *out = (enum store_audit_kind)k;
-            return 0;
-        }
-        len +=
-            (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "", kind_names[k]);
+    int k = names_index(kind_names, STORE_AUDIT_KIND_COUNT, name);
+    if (k >= 0) {
+        *out = (enum store_audit_kind)k;
+        return 0;
     }
     return err_setf(err, ERR_INVALID, "kind", "unknown audit kind '%s' (one of %s)",
-                    name ? name : "", list);
+                    name ? name : "",
+                    names_join(kind_names, STORE_AUDIT_KIND_COUNT, list, sizeof(list)));
 }
 
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)
