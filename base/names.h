@@ -7,9 +7,13 @@
 
 #include <stddef.h>
 
+struct err;
+
 /* Index of name in names[0..n), -1 when absent or name is NULL. */
 int names_index(const char *const *names, size_t n, const char *name);
-/* The names joined with ", " into buf (truncated to len). Returns buf. */
-const char *names_join(const char *const *names, size_t n, char *buf, size_t len);
+/* The index of name, or ERR_INVALID on field with "unknown <what> 'name' (one of a, b,
+ * ...)". */
+int names_parse(const char *const *names, size_t n, const char *name, const char *what,
+                const char *field, struct err *err);
 
 #endif

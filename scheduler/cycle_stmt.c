@@ -88,10 +88,7 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
     json_decref(old);
     if (rc < 0)
         return rc;
-    if (p->nominated >= 0)
-        sched__view_nominate_clear(v, op->pod);
-    free(p->m.nominated_node);
-    p->m.nominated_node = NULL;
+    sched__view_set_nominated(v, op->pod, -1);
     struct sv_node *n = &v->nodes[op->node];
     if (!n->ncyc) {
         XGROW(c->touched, c->ntouched + 1, c->captouched);

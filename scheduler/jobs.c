@@ -34,15 +34,11 @@ const char *sched_job_state_name(enum sched_job_state state)
 
 int sched_job_state_parse(const char *name, enum sched_job_state *out, struct err *err)
 {
-    char list[256];
-    int k = names_index(state_names, SCHED_JOB_STATE_COUNT, name);
-    if (k >= 0) {
-        *out = (enum sched_job_state)k;
-        return 0;
-    }
-    return err_setf(err, ERR_INVALID, "state", "unknown job state '%s' (one of %s)",
-                    name ? name : "",
-                    names_join(state_names, SCHED_JOB_STATE_COUNT, list, sizeof(list)));
+    int k = names_parse(state_names, SCHED_JOB_STATE_COUNT, name, "job state", "state", err);
+    if (k < 0)
+        return k;
+    *out = (enum sched_job_state)k;
+    return 0;
 }
 
 enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)

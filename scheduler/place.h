@@ -53,7 +53,6 @@ typedef int (*sched__placer)(struct sched_cyc *c, struct sched_attempt *a, struc
 struct gather_spec {
     int must;       /* depth of the narrowest MustGather layer, -1 none */
     int prefer;     /* depth of the narrowest PreferGather layer, -1 none */
-    int any;        /* the spec names at least one strategy */
     char layer[64]; /* the layer named in the why (MustGather first) */
 };
 /* Resolves a PodGroup's decoded network-topology-spec against the tree (t may be NULL).

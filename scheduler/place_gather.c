@@ -67,7 +67,6 @@ int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *
         } else if (!e->must && d > out->prefer) {
             out->prefer = d;
         }
-        out->any = 1;
     }
     if (pg->spec_error) {
         snprintf(msg, n, "%s", pg->spec_error);

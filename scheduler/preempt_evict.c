@@ -70,17 +70,7 @@ static int set_nomination(struct sched_cyc *c, int pi, int ni, struct err *err)
     json_decref(pod);
     if (rc < 0)
         return rc;
-    sched__view_nominate_clear(v, pi);
-    free(p->m.nominated_node);
-    p->m.nominated_node = NULL;
-    if (ni >= 0) {
-        struct sv_node *n = &v->nodes[ni];
-        XGROW(n->nominated, n->nnom + 1, n->capnom);
-        n->nominated[n->nnom++] = pi;
-        p->nominated = ni;
-        p->m.nominated_node = xstrdup(n->name);
-        v->epoch++;
-    }
+    sched__view_set_nominated(v, pi, ni);
     return 0;
 }
 

@@ -199,6 +199,9 @@ void sched__view_bind(struct sched_view *v, int pod, int node);
 void sched__view_unbind(struct sched_view *v, int pod);
 /* Drops a pod's nomination (reservation) if any. */
 void sched__view_nominate_clear(struct sched_view *v, int pod);
+/* Nominates pod to node (-1 clears): the node's reservations and the pod's
+ * status.nominatedNodeName as the view holds it. */
+void sched__view_set_nominated(struct sched_view *v, int pod, int node);
 /* A new node adopts bound pods and nominations that named it before it existed. */
 void sched__view_adopt(struct sched_view *v, int node);
 

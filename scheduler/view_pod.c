@@ -95,6 +95,19 @@ void sched__view_nominate_clear(struct sched_view *v, int pi)
     v->epoch++;
 }
 
+void sched__view_set_nominated(struct sched_view *v, int pi, int ni)
+{
+    struct sv_pod *p = &v->pods[pi];
+    sched__view_nominate_clear(v, pi);
+    free(p->m.nominated_node);
+    p->m.nominated_node = NULL;
+    if (ni < 0)
+        return;
+    nominate_add(v, pi, ni);
+    p->m.nominated_node = xstrdup(v->nodes[ni].name);
+    v->epoch++;
+}
+
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
     char *key = xasprintf("%s/%s", m->ns, m->name);

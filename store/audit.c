@@ -105,15 +105,11 @@ const char *store_audit_kind_name(enum store_audit_kind kind)
 
 int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct err *err)
 {
-    char list[512];
-    int k = names_index(kind_names, STORE_AUDIT_KIND_COUNT, name);
-    if (k >= 0) {
-        *out = (enum store_audit_kind)k;
-        return 0;
-    }
-    return err_setf(err, ERR_INVALID, "kind", "unknown audit kind '%s' (one of %s)",
-                    name ? name : "",
-                    names_join(kind_names, STORE_AUDIT_KIND_COUNT, list, sizeof(list)));
+    int k = names_parse(kind_names, STORE_AUDIT_KIND_COUNT, name, "audit kind", "kind", err);
+    if (k < 0)
+        return k;
+    *out = (enum store_audit_kind)k;
+    return 0;
 }
 
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)
