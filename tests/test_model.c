@@ -250,6 +250,56 @@ START_TEST(test_model_podgroup_groups)
 }
 END_TEST
 
+/* The network-topology-spec is decoded with the PodGroup: its entries in order, and a
+ * malformed entry kept as an error after the entries before it (never a failed decode). */
+START_TEST(test_model_podgroup_topology_spec)
+{
+    json_t *obj =
+        load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                 "metadata:\n  name: g\n  annotations:\n"
+                 "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
+                 "[{\"layer\": \"SpineLayer\", \"strategy\": \"PreferGather\"}, {\"layer\": "
+                 "\"blockLayer\", \"strategy\": \"MustGather\"}]}'\n"
+                 "spec: {minMember: 2}\n");
+    struct model_podgroup g;
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    ck_assert_int_eq(g.has_spec, 1);
+    ck_assert_ptr_null(g.spec_error);
+    ck_assert_uint_eq(g.ngather, 2);
+    ck_assert_str_eq(g.gather[0].layer, "SpineLayer");
+    ck_assert_int_eq(g.gather[0].must, 0);
+    ck_assert_str_eq(g.gather[1].layer, "blockLayer"); /* as written: matched later */
+    ck_assert_int_eq(g.gather[1].must, 1);
+    model_podgroup_release(&g);
+    json_decref(obj);
+
+    obj =
+        load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                 "metadata:\n  name: g\n  annotations:\n"
+                 "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
+                 "[{\"layer\": \"BlockLayer\", \"strategy\": \"MustGather\"}, {\"layer\": "
+                 "\"SpineLayer\", \"strategy\": \"Sometimes\"}, {\"layer\": \"X\", \"strategy\": "
+                 "\"MustGather\"}]}'\n"
+                 "spec: {minMember: 2}\n");
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    ck_assert_uint_eq(g.ngather, 1); /* the entry before the bad one */
+    ck_assert_str_eq(g.gather[0].layer, "BlockLayer");
+    ck_assert_str_eq(g.spec_error, "network-topology-spec: unknown strategy 'Sometimes' "
+                                   "(MustGather or PreferGather)");
+    model_podgroup_release(&g);
+    json_decref(obj);
+
+    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                   "metadata:\n  name: g\n  annotations:\n"
+                   "    gang.scheduling.koordinator.sh/network-topology-spec: "
+                   "'{\"gatherStrategy\": {}}'\nspec: {minMember: 2}\n");
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    ck_assert_str_eq(g.spec_error, "network-topology-spec: gatherStrategy must be an array");
+    model_podgroup_release(&g);
+    json_decref(obj);
+}
+END_TEST
+
 START_TEST(test_model_topology_decode)
 {
     char path[4096];
@@ -544,6 +594,7 @@ int main(void)
     tcase_add_test(tc, test_model_pod_tolerations_and_defaults);
     tcase_add_test(tc, test_model_node_decode);
     tcase_add_test(tc, test_model_podgroup_groups);
+    tcase_add_test(tc, test_model_podgroup_topology_spec);
     tcase_add_test(tc, test_model_topology_decode);
     tcase_add_test(tc, test_model_decode_rejects_bad_input);
     tcase_add_test(tc, test_model_yaml_dump_round_trip);

@@ -375,7 +375,48 @@ START_TEST(test_preempt_bound_latency_and_audit)
     ck_assert_int_eq(sched_util_audit_count(&u, "nominated", "default/hi-1"), 1);
     ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-1"), 1);
     ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-2"), 0);
+    /* the evicted record names the preemptor, as the ledger has it */
+    json_t *all = sched_util_audit(&u), *rec;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(all, i, rec)
+    {
+        const char *kind = json_string_value(json_object_get(rec, "kind"));
+        if (!kind || strcmp(kind, "evicted"))
+            continue;
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "preemptor")), "default/hi-1");
+        ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rec, "pods"), 0)),
+                         "default/lo-1");
+        seen++;
+    }
+    ck_assert_int_eq(seen, 1);
+    json_decref(all);
     json_decref(l);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* A victim deleted by hand before its grace period ended is no victim any more: a new pod
+ * of that name that is later removed terminating is not reported "evicted". */
+START_TEST(test_preempt_victim_deleted_by_hand_is_forgotten)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    two_rounds(&u); /* lo-1 marked at 2 s */
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/lo-1", 3000, &err), 0);
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo-1\", "
+        "\"namespace\": \"default\", \"deletionTimestamp\": \"1970-01-01T00:00:04Z\"}, "
+        "\"spec\": {\"nodeName\": \"n1\", \"priority\": 1, \"containers\": [{\"name\": "
+        "\"c\", \"image\": \"x\"}]}}\n",
+        3500));
+    json_decref(sched_util_cycle(&u, 20000)); /* removed: terminating past the grace period */
+    json_t *lo = sched_util_pod(&u, "default/lo-1");
+    ck_assert_ptr_null(lo);
+    ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-1"), 0);
     sched_util_close(&u);
 }
 END_TEST
@@ -545,6 +586,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_cases);
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
+    tcase_add_test(tc, test_preempt_victim_deleted_by_hand_is_forgotten);
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
     tcase_add_test(tc, test_preempt_http);
