@@ -140,6 +140,12 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
         goto out;
     }
     decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
+    if (!model_label(out->labels, out->nlabels, MODEL_LABEL_HOSTNAME)) {
+        /* the kubelet always sets it; a manifest node may leave it out */
+        out->labels = xrealloc(out->labels, (out->nlabels + 1) * sizeof(*out->labels));
+        out->labels[out->nlabels].key = xstrdup(MODEL_LABEL_HOSTNAME);
+        out->labels[out->nlabels++].value = xstrdup(out->name);
+    }
     json_t *alloc = json_object_get(status, "allocatable");
     if (!alloc)
         alloc = json_object_get(status, "capacity");
@@ -180,11 +186,35 @@ void model_node_release(struct model_node *n)
     memset(n, 0, sizeof(*n));
 }
 
-/* Sum over containers, then the max with each init container (which run one at a
- * time before them), then pods=1 unless the manifest says otherwise. */
+/* Adds every quantity of b into a (a += b). */
+static void res_merge(struct res_acc *a, const struct res_acc *b, int mode)
+{
+    for (size_t i = 0; i < b->n; i++)
+        res_add(a, b->r[i].name, b->r[i].value, mode);
+}
+
+static void res_acc_free(struct res_acc *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->r[i].name);
+    free(a->r);
+    memset(a, 0, sizeof(*a));
+}
+
+static int is_sidecar(json_t *c)
+{
+    const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+    return rp && !strcmp(rp, "Always");
+}
+
+/* The effective requests, as kube-scheduler counts them (component-helpers
+ * resource.PodRequests): containers plus sidecars (init containers with restartPolicy
+ * Always, which keep running); the max with each regular init container plus the
+ * sidecars started before it; plus spec.overhead; pods=1 unless the manifest says
+ * otherwise. */
 static int pod_requests(json_t *spec, struct model_pod *out, struct err *err)
 {
-    struct res_acc sum = {0};
+    struct res_acc sum = {0}, sidecars = {0}, init = {0}, one = {0};
     json_t *c;
     size_t i;
     int rc = 0;
@@ -197,14 +227,36 @@ static int pod_requests(json_t *spec, struct model_pod *out, struct err *err)
     json_array_foreach(json_object_get(spec, "initContainers"), i, c)
     {
         json_t *req = json_object_get(json_object_get(c, "resources"), "requests");
-        if ((rc = res_decode(req, &sum, RES_MAX, "spec.initContainers.resources.requests", err)) <
+        res_acc_free(&one);
+        if ((rc = res_decode(req, &one, RES_SUM, "spec.initContainers.resources.requests", err)) <
             0)
             goto out;
+        if (is_sidecar(c)) {
+            res_merge(&sum, &one, RES_SUM);
+            res_merge(&sidecars, &one, RES_SUM);
+            res_acc_free(&one);
+            res_merge(&one, &sidecars, RES_SUM);
+        } else {
+            res_merge(&one, &sidecars, RES_SUM);
+        }
+        res_merge(&init, &one, RES_MAX);
     }
+    res_merge(&sum, &init, RES_MAX);
+    if ((rc = res_decode(json_object_get(spec, "overhead"), &sum, RES_SUM, "spec.overhead", err)) <
+        0)
+        goto out;
     res_add(&sum, "pods", 1, RES_MAX);
 out:
+    res_acc_free(&sidecars);
+    res_acc_free(&init);
+    res_acc_free(&one);
     res_finish(&sum, &out->requests, &out->nrequests);
     return rc;
+}
+
+static int kv_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct model_kv *)a)->key, ((const struct model_kv *)b)->key);
 }
 
 static void pod_tolerations(json_t *spec, struct model_pod *out)
@@ -243,6 +295,9 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->uid = dup_or_null(json_object_get(meta, "uid"));
     out->group =
         dup_or_null(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
+    if (out->nlabels > 1)
+        qsort(out->labels, out->nlabels, sizeof(*out->labels), kv_cmp);
     const char *idx = json_string_value(json_object_get(ann, MODEL_ANN_TOPOLOGY_INDEX));
     if (idx && *idx) {
         char *end;
@@ -261,6 +316,9 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->preempt_never = policy && !strcmp(policy, "Never");
     decode_kv(json_object_get(spec, "nodeSelector"), &out->node_selector, &out->nnode_selector);
     pod_tolerations(spec, out);
+    if ((rc = model__pod_affinity_decode(spec, out, err)) < 0)
+        goto out;
+    out->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
     out->node_name = dup_or_null(json_object_get(spec, "nodeName"));
     out->phase = dup_or_null(json_object_get(status, "phase"));
     if (!out->phase)
@@ -291,6 +349,8 @@ void model_pod_release(struct model_pod *p)
         free(p->tolerations[i].effect);
     }
     free(p->tolerations);
+    free_kv(p->labels, p->nlabels);
+    model_affinity_unref(p->aff);
     free(p->node_name);
     free(p->phase);
     free(p->nominated_node);

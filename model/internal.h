@@ -77,10 +77,28 @@ void model__want_quantities(struct model__vctx *v, json_t *parent, const char *k
 /* DNS-1123 subdomain (names) and label (namespaces, container names). */
 int model__dns_subdomain(const char *s);
 int model__dns_label(const char *s);
+/* Label keys ([prefix/]name) and values (empty, or up to 63 of [A-Za-z0-9-_.]). */
+int model__label_key_ok(const char *k);
+int model__label_value_ok(const char *s);
 
 void model__validate_node(struct model__vctx *v, json_t *obj);
 void model__validate_pod(struct model__vctx *v, json_t *obj);
 void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);
+/* spec.affinity and spec.topologySpreadConstraints of a pod (validate_affinity.c). */
+void model__validate_affinity(struct model__vctx *v, json_t *spec);
+
+/* ---- decoding the placement rules of a pod (decode_affinity.c) ---- */
+
+/* Decodes spec.affinity and spec.topologySpreadConstraints (matchLabelKeys resolved
+ * against out's labels, decoded first) into out->aff (NULL when the pod has neither).
+ * Returns 0 or ERR_INVALID naming the field. */
+int model__pod_affinity_decode(json_t *spec, struct model_pod *out, struct err *err);
+/* The operator's enum model_sel_op, -1 when unknown (decode_affinity.c). */
+int model__sel_op(const char *s);
+/* A whole decimal integer (as Gt / Lt values and the labels they compare): 0 or -1. */
+int model__int_value(const char *s, int64_t *out);
+/* Frees n requirements and the array (selector.c). */
+void model__sel_reqs_release(struct model_sel_req *r, size_t n);
 
 #endif

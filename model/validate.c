@@ -228,7 +228,7 @@ int model__dns_subdomain(const char *s)
 }
 
 /* Label keys: [prefix/]name, prefix a DNS subdomain, name [A-Za-z0-9][-A-Za-z0-9_.]*. */
-static int label_key_ok(const char *k)
+int model__label_key_ok(const char *k)
 {
     const char *slash = strchr(k, '/');
     const char *name = slash ? slash + 1 : k;
@@ -245,7 +245,7 @@ static int label_key_ok(const char *k)
     return dns_part(name, strlen(name), 63, 1, "-_.");
 }
 
-static int label_value_ok(const char *s)
+int model__label_value_ok(const char *s)
 {
     return !*s || dns_part(s, strlen(s), 63, 1, "-_.");
 }
@@ -261,9 +261,9 @@ static void check_labels(struct model__vctx *v, json_t *labels)
     {
         char f[MODEL__PATH_MAX];
         snprintf(f, sizeof(f), "metadata.labels.%s", k);
-        if (!label_key_ok(k))
+        if (!model__label_key_ok(k))
             model__problem(v, f, "invalid label key '%s'", k);
-        else if (json_is_string(e) && !label_value_ok(json_string_value(e)))
+        else if (json_is_string(e) && !model__label_value_ok(json_string_value(e)))
             model__problem(v, f, "invalid label value '%s'", json_string_value(e));
     }
 }

@@ -15,6 +15,7 @@ static const char *const toleration_effects[] = {"", "NoSchedule", "PreferNoSche
                                                  NULL};
 static const char *const toleration_ops[] = {"Equal", "Exists", NULL};
 static const char *const preemption_policies[] = {"PreemptLowerPriority", "Never", NULL};
+static const char *const container_restart[] = {"Always", NULL};
 static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", NULL};
 
 #define INT32_LO (-2147483647 - 1)
@@ -84,6 +85,8 @@ static void check_container(struct model__vctx *v, json_t *c, const char *f)
     if (model__want_string(v, name, p, 1) && !model__dns_label(json_string_value(name)))
         model__problem(v, p, "invalid container name '%s': must be a lowercase DNS-1123 label",
                        json_string_value(name));
+    sub(p, f, "restartPolicy");
+    model__want_enum(v, json_object_get(c, "restartPolicy"), p, 0, container_restart);
     sub(p, f, "resources");
     json_t *res = json_object_get(c, "resources");
     if (!model__want_object(v, res, p, 0))
@@ -198,6 +201,7 @@ static void check_pod_spec(struct model__vctx *v, json_t *spec)
     model__want_string_map(v, json_object_get(spec, "nodeSelector"), "spec.nodeSelector");
     model__want_string(v, json_object_get(spec, "nodeName"), "spec.nodeName", 0);
     model__want_string(v, json_object_get(spec, "schedulerName"), "spec.schedulerName", 0);
+    model__validate_affinity(v, spec);
     tols = json_object_get(spec, "tolerations");
     if (model__want_array(v, tols, "spec.tolerations", 0))
         json_array_foreach(tols, i, t)

@@ -72,11 +72,18 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         struct sched_member *am = &a->m[m];
         mj->cycle_seen = c->cycle;
         am->fail_pod = -1;
+        const struct sv_pod *gated = NULL;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
             am->bound += model_pod_gang_bound(&p->m);
             am->pending += sched__pod_pending(p);
+            if (sched__pod_pending(p) && p->m.gated && !gated)
+                gated = p;
         }
+        if (gated) /* as kube-scheduler, a gated pod waits; its gang waits with it */
+            sched__blocker_add(&a->blockers, WHY_SCHEDULING_GATED,
+                               json_pack("{s:s}", "pod", gated->key),
+                               "pod '%s' has schedulingGates", gated->key);
         int need = sched__job_min(mj);
         am->satisfied = mj->has_pg && am->bound >= need;
         if (mj->gang && !mj->has_pg)
@@ -164,12 +171,13 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
 {
     struct sv_shape *sh = &c->v->shapes[c->v->pods[pi].shape];
     if (!sh->nf || sh->nf_epoch != c->v->epoch || sh->nf_cycle != c->cycle) {
+        int own;
         json_decref(sh->nf);
         json_decref(sh->nf_ahead);
-        sh->nf = sched__node_filter(c->v, pi, &sh->nf_code);
+        sh->nf = sched__node_filter(c->v, pi, &sh->nf_code, &own);
         sh->nf_ahead =
             sh->nf_code == WHY_INSUFFICIENT || sh->nf_code < 0 ? sched__ahead(c, pi) : json_array();
-        sh->nf_epoch = c->v->epoch;
+        sh->nf_epoch = own ? 0 : c->v->epoch; /* a pod's own rules: not for its shape */
         sh->nf_cycle = c->cycle;
     }
     *nf = json_incref(sh->nf);

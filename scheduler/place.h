@@ -18,10 +18,24 @@ struct sched_cyc;
 struct sched_attempt;
 
 /* ---- fit (place_fit.c) ---- */
-enum { SCHED_FIT_OK, SCHED_FIT_UNSCHEDULABLE, SCHED_FIT_SELECTOR, SCHED_FIT_TAINT };
+enum {
+    SCHED_FIT_OK,
+    SCHED_FIT_UNSCHEDULABLE,
+    SCHED_FIT_SELECTOR,
+    SCHED_FIT_AFFINITY, /* required node affinity */
+    SCHED_FIT_TAINT,    /* an untolerated NoSchedule or NoExecute taint */
+    /* the pod rules (place_rules.c) */
+    SCHED_FIT_POD_AFFINITY,
+    SCHED_FIT_POD_ANTI_AFFINITY,
+    SCHED_FIT_SPREAD,
+};
 
 /* SCHED_FIT_OK or the first static reason the shape cannot use the node. */
 int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh);
+/* 1 when the node matches the shape's nodeSelector and required node affinity. */
+int sched__fit_node_affinity(const struct sv_node *n, const struct sv_shape *sh);
+/* 1 when the shape tolerates every NoSchedule and NoExecute taint of the node. */
+int sched__fit_taints(const struct sv_node *n, const struct sv_shape *sh);
 /* -1 when every request fits the free capacity, else the index (in sh->req) of the
  * first request that does not. self: the pod, whose own nomination is not a reservation. */
 int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
@@ -42,6 +56,44 @@ long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const
 double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
 /* The best node for pod pi now, or -1. */
 int sched__pick_node(struct sched_view *v, int pi);
+
+/* ---- pod rules (place_rules.c) ---- */
+
+struct sched_rules_spread {
+    const struct model_spread *c;
+    struct sched_strmap dom; /* "key\x1fvalue" -> matching pods, for every counted domain */
+    size_t ndom;
+    int64_t min;   /* the global minimum (0 below minDomains) */
+    int self;      /* the pod matches its own selector */
+    double weight; /* scoring: log(domains + 2) */
+};
+
+/* What one pod's rules need, counted for one pick ("key\x1fvalue" = a topology pair). */
+struct sched_rules {
+    const struct sv_pod *p;
+    int active;              /* some rule applies: the pick must filter and score per node */
+    struct sched_strmap aff; /* pair -> placed pods matching every required affinity term */
+    size_t aff_n;
+    int self_all;               /* the pod matches all its required affinity terms */
+    struct sched_strmap forbid; /* pair -> a placed pod that keeps the pod out (anti-affinity) */
+    struct sched_strmap score;  /* pair -> inter-pod preference (biased, see place_rules.c) */
+    int has_score;
+    struct sched_rules_spread *sp;
+    size_t nsp;
+};
+
+/* Counts what pod pi's rules and placed pods' terms need; returns r->active. Release
+ * with sched__rules_release whatever it returns. */
+int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r);
+void sched__rules_release(struct sched_rules *r);
+/* SCHED_FIT_OK or the first rule node n breaks; *by: the placed pod that keeps the pod
+ * out (anti-affinity), else -1. */
+int sched__rules_filter(const struct sched_rules *r, const struct sv_node *n, int *by);
+/* InterPodAffinity's raw score of n (before normalization). */
+long sched__rules_affinity_score(const struct sched_rules *r, const struct sv_node *n);
+/* PodTopologySpread's raw score of n for the ScheduleAnyway constraints; returns 0 when
+ * the node is ignored (lacks a key) or there are none. */
+int sched__rules_spread_score(const struct sched_rules *r, const struct sv_node *n, long *raw);
 
 /* ---- placers ---- */
 

@@ -31,6 +31,8 @@ struct sched_view *sched__view_new(void)
     sched__strmap_init(&v->pod_ix);
     sched__strmap_init(&v->job_ix);
     sched__strmap_init(&v->shape_ix);
+    sched__strmap_init(&v->lab_ix);
+    sched__strmap_init(&v->term_ix);
     v->epoch = 1;
     v->order_dirty = 1;
     /* "pods" is resource 0 so the pod count is an ordinary resource. */
@@ -69,6 +71,7 @@ static void shape_clear(struct sv_shape *sh)
     }
     free(sh->tol);
     free(sh->cand);
+    model_affinity_unref(sh->aff);
     json_decref(sh->nf);
     json_decref(sh->nf_ahead);
 }
@@ -108,10 +111,16 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->pod_ix);
     sched__strmap_free(&v->job_ix);
     sched__strmap_free(&v->shape_ix);
+    sched__strmap_free(&v->lab_ix);
+    sched__strmap_free(&v->term_ix);
+    for (size_t i = 0; i < v->nlists; i++)
+        free(v->lists[i].r);
+    free(v->lists);
     if (v->has_topology)
         model_topology_release(&v->topo);
     sched__topo_free(v->tp);
     free(v->binds);
+    free(v->scan);
     free(v->fnodes.ix);
     free(v->fpods.ix);
     free(v->fjobs.ix);

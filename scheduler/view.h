@@ -40,6 +40,9 @@ void sched__strmap_free(struct sched_strmap *m);
 int sched__strmap_get(const struct sched_strmap *m, const char *key);
 void sched__strmap_put(struct sched_strmap *m, const char *key, int val);
 void sched__strmap_del(struct sched_strmap *m, const char *key);
+/* The first occupied slot at or after i (m->cap when none): for (i = next(m, 0); i < m->cap;
+ * i = next(m, i + 1)) visits keys[i] / vals[i] of every entry. */
+size_t sched__strmap_next(const struct sched_strmap *m, size_t i);
 
 /* ---- view ---- */
 
@@ -64,7 +67,8 @@ struct sv_node {
 };
 
 struct sv_pod {
-    char *key; /* "ns/name" */
+    char *key;    /* "ns/name" */
+    uint32_t gen; /* slot generation: index entries (view_labels.c) of an older pod are stale */
     struct model_pod m;
     int alive;
     int job;       /* job index */
@@ -106,6 +110,10 @@ struct sv_shape {
     struct model_toleration *tol;
     size_t ntol;
     int32_t priority;
+    struct model_affinity *aff; /* a reference: the node terms (equal for every pod of the
+                                   shape, since node_key is part of the shape key) */
+    int soft; /* preferences (preferred node affinity, PreferNoSchedule taints) differ
+                 between the candidates: the pick scans and normalizes (place_fit.c) */
     /* placement caches, valid while epoch matches view.epoch */
     uint64_t cand_epoch;
     int *cand; /* statically feasible nodes still worth trying, name order */
@@ -119,6 +127,25 @@ struct sv_shape {
     json_t *nf_ahead;
     uint64_t nf_epoch, nf_cycle;
 };
+
+/* ---- pod label and term index (view_labels.c) ----
+ *
+ * The pod rules (place_rules.c) ask "which placed pods carry these labels" and "which
+ * placed pods have a term that may select this pod". Both are answered from lists
+ * keyed by one "key=value" pair: a pod is listed under each of its labels, and each of
+ * its inter-pod terms under one pair its selector requires (terms without such a pair
+ * are listed under "" and always checked). Entries are removed lazily: an entry whose
+ * pod slot died or was reused (gen) is dropped when a walk meets it. */
+struct sv_ref {
+    int pod;
+    uint32_t gen;
+    int term; /* SV_TERM_* << 16 | index, for term lists */
+};
+struct sv_reflist {
+    struct sv_ref *r;
+    size_t n, cap;
+};
+enum { SV_TERM_AFF_REQ, SV_TERM_ANTI_REQ, SV_TERM_AFF_PREF, SV_TERM_ANTI_PREF };
 
 struct sv_free {
     int *ix; /* reusable slots */
@@ -155,7 +182,15 @@ struct sched_view {
     struct sched_topo *tp; /* domain tree with per-domain totals (topo.c), NULL or stale when */
     int tp_dirty;          /* tp_dirty: rebuilt lazily by sched__topo_get */
 
+    struct sched_strmap lab_ix, term_ix; /* "key=value" -> index into lists */
+    struct sv_reflist *lists;
+    size_t nlists, caplists;
+    size_t nterm_pods; /* live pods with inter-pod terms */
+    uint32_t gen;
+
     struct sv_free fnodes, fpods, fjobs;
+    struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
+    size_t capscan;
     int *binds; /* nodes that took a pod since log_epoch, in order */
     size_t nbinds, capbinds;
     uint64_t log_epoch;
@@ -204,6 +239,24 @@ void sched__view_nominate_clear(struct sched_view *v, int pod);
 void sched__view_set_nominated(struct sched_view *v, int pod, int node);
 /* A new node adopts bound pods and nominations that named it before it existed. */
 void sched__view_adopt(struct sched_view *v, int node);
+
+/* 1 when the pod has inter-pod (anti-)affinity terms. */
+int sched__pod_has_terms(const struct sv_pod *p);
+/* Index maintenance, called by put/del of pods. */
+void sched__view_index_pod(struct sched_view *v, int pi);
+/* Calls fn for every placed pod (counted: bound or placed in the running cycle, not
+ * terminal) whose labels match sel; the caller checks namespaces. Stops when fn returns
+ * non-zero, and returns that. */
+typedef int (*sv_pod_fn)(struct sched_view *v, int pi, void *ctx);
+int sched__view_pods_matching(struct sched_view *v, const struct model_selector *sel, sv_pod_fn fn,
+                              void *ctx);
+/* Calls fn(v, pod, term, ctx) for every inter-pod term of a placed pod whose selector may
+ * match labels (the caller matches it fully). */
+typedef int (*sv_term_fn)(struct sched_view *v, int pi, int term, void *ctx);
+int sched__view_terms_for(struct sched_view *v, const struct model_kv *labels, size_t n,
+                          sv_term_fn fn, void *ctx);
+/* The term of pod pi named by an sv_ref.term. */
+const struct model_pod_term *sched__view_term(const struct sched_view *v, int pi, int term);
 
 /* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
 json_t *sched__view_dump(struct sched_view *v);

@@ -2,9 +2,10 @@
  * view_pod.c - pods and pod shapes in the view, nominations, and the bind/unbind
  * primitives of statements.
  *
- * A shape is the part of a pod that decides where it fits (requests, node
- * selector, tolerations, priority). Pods of one shape share placement caches,
- * so a cycle over 50,000 similar pods does not rescan every node per pod.
+ * A shape is the part of a pod that decides where it fits on its own (requests, node
+ * selector, tolerations, priority, node affinity); rules that depend on other pods
+ * (inter-pod affinity, topology spread) are the pod's, not its shape's. Pods of one shape share
+ * placement caches, so a cycle over 50,000 similar pods does not rescan every node per pod.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static int shape_of(struct sched_view *v, struct sv_pod *p)
         fprintf(f, "%s\x1f%s\x1f%s\x1f%s\x1e", t->key ? t->key : "", t->op ? t->op : "",
                 t->value ? t->value : "", t->effect ? t->effect : "");
     }
+    fprintf(f, "|%s", p->m.aff ? p->m.aff->node_key : "");
     fclose(f);
     int si = sched__strmap_get(&v->shape_ix, buf);
     if (si >= 0) {
@@ -66,6 +68,8 @@ static int shape_of(struct sched_view *v, struct sv_pod *p)
             (struct model_toleration){dupn(t->key), dupn(t->op), dupn(t->value), dupn(t->effect)};
     }
     sh->priority = p->m.priority;
+    if (p->m.aff && *p->m.aff->node_key)
+        sh->aff = model_affinity_ref(p->m.aff);
     sched__strmap_put(&v->shape_ix, buf, si);
     free(buf);
     return si;
@@ -139,6 +143,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
         p->req[p->nreq++] = (struct sv_req){SV_RES_PODS, 1};
     p->shape = shape_of(v, p);
     sched__strmap_put(&v->pod_ix, key, pi);
+    sched__view_index_pod(v, pi);
 
     int ji;
     if (p->m.group) {
@@ -193,6 +198,8 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
         }
     }
     sched__view_job_maybe_free(v, p->job);
+    if (sched__pod_has_terms(p))
+        v->nterm_pods--;
     sched__strmap_del(&v->pod_ix, key);
     free(p->key);
     model_pod_release(&p->m);

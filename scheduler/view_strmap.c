@@ -116,3 +116,10 @@ void sched__strmap_del(struct sched_strmap *m, const char *key)
         j = (j + 1) & (m->cap - 1);
     }
 }
+
+size_t sched__strmap_next(const struct sched_strmap *m, size_t i)
+{
+    while (i < m->cap && (!m->keys[i] || m->keys[i] == TOMB))
+        i++;
+    return i < m->cap ? i : m->cap;
+}

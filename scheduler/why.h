@@ -41,6 +41,10 @@ enum why_class {
     X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
     X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
+    X(SCHEDULING_GATED, "SchedulingGated", WAITING)                                                \
+    X(POD_AFFINITY, "PodAffinityUnsatisfied", POLICY)                                              \
+    X(POD_ANTI_AFFINITY, "PodAntiAffinityConflict", POLICY)                                        \
+    X(TOPOLOGY_SPREAD, "TopologySpreadUnsatisfied", POLICY)                                        \
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
     X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
@@ -128,7 +132,8 @@ int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input
 json_t *sched__ahead(struct sched_cyc *c, int pi);
 /* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
  * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
- * or -1 when the pod fits somewhere. */
-json_t *sched__node_filter(struct sched_view *v, int pi, int *code);
+ * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
+ * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);
 
 #endif

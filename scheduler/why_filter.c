@@ -17,6 +17,7 @@
 
 struct bucket {
     char reason[160];
+    char example[200]; /* the first node's detail, "" when none */
     const char *resource;
     long nodes;
     int64_t need, max_free;
@@ -42,25 +43,72 @@ static int cmp_bucket(const void *a, const void *b)
     return strcmp(x->reason, y->reason);
 }
 
-static const char *static_reason(int why)
+static const char *fit_reason(int why)
 {
-    return why == SCHED_FIT_UNSCHEDULABLE ? "node is unschedulable"
-           : why == SCHED_FIT_SELECTOR    ? "node selector mismatch"
-                                          : "untolerated taint";
+    switch (why) {
+    case SCHED_FIT_UNSCHEDULABLE:
+        return "node is unschedulable";
+    case SCHED_FIT_SELECTOR:
+        return "node selector mismatch";
+    case SCHED_FIT_AFFINITY:
+        return "node affinity mismatch";
+    case SCHED_FIT_TAINT:
+        return "untolerated taint";
+    case SCHED_FIT_POD_AFFINITY:
+        return "pod affinity";
+    case SCHED_FIT_POD_ANTI_AFFINITY:
+        return "pod anti-affinity";
+    default:
+        return "topology spread";
+    }
 }
 
-json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
+static int rule_code(int why)
+{
+    return why == SCHED_FIT_POD_AFFINITY        ? WHY_POD_AFFINITY
+           : why == SCHED_FIT_POD_ANTI_AFFINITY ? WHY_POD_ANTI_AFFINITY
+                                                : WHY_TOPOLOGY_SPREAD;
+}
+
+/* Names what a rule bucket's first node broke: the placed pod that keeps the pod out,
+ * or the spread constraint. */
+static void rule_example(struct sched_view *v, const struct sched_rules *r, int why, int by,
+                         const struct sv_node *nd, struct bucket *x)
+{
+    if (*x->example)
+        return;
+    if (why == SCHED_FIT_POD_ANTI_AFFINITY && by >= 0)
+        snprintf(x->example, sizeof(x->example), "%s on node %s", v->pods[by].key,
+                 v->pods[by].node >= 0 ? v->nodes[v->pods[by].node].name : "?");
+    else if (why == SCHED_FIT_SPREAD)
+        for (size_t i = 0; i < r->nsp; i++) {
+            if (!r->sp[i].c->hard)
+                continue;
+            snprintf(x->example, sizeof(x->example), "maxSkew %d on %s, node %s",
+                     (int)r->sp[i].c->max_skew, r->sp[i].c->topology_key, nd->name);
+            break;
+        }
+    else if (why == SCHED_FIT_POD_AFFINITY && r->p->m.aff && r->p->m.aff->naff_req)
+        snprintf(x->example, sizeof(x->example), "no matching pod in its %s",
+                 r->p->m.aff->aff_req[0].topology_key);
+}
+
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
 {
     const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
     size_t n, nb = 0;
     const int *order = sched__view_node_order(v, &n);
-    struct bucket *b = xcalloc((size_t)sh->nreq + 4, sizeof(*b));
-    long fit = 0, static_ok = 0, could_fit_empty = 0;
+    struct bucket *b = xcalloc((size_t)sh->nreq + 12, sizeof(*b));
+    long fit = 0, static_ok = 0, could_fit_empty = 0, res_short = 0;
+    int rule_why = -1;
+    long rule_most = 0;
+    struct sched_rules r;
+    *own = sched__rules_prepare(v, pi, &r);
     for (size_t i = 0; i < n; i++) {
         const struct sv_node *nd = &v->nodes[order[i]];
-        int why = sched__fit_static(nd, sh);
+        int why = sched__fit_static(nd, sh), by = -1;
         if (why != SCHED_FIT_OK) {
-            bucket_get(b, &nb, static_reason(why))->nodes++;
+            bucket_get(b, &nb, fit_reason(why))->nodes++;
             continue;
         }
         static_ok++;
@@ -69,24 +117,35 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
             empty_ok &= sh->req[k].v <= nd->alloc[sh->req[k].res];
         could_fit_empty += empty_ok;
         int bad = sched__fit_res(v, nd, sh, pi);
+        if (bad < 0 && r.active && (why = sched__rules_filter(&r, nd, &by)) != SCHED_FIT_OK) {
+            struct bucket *x = bucket_get(b, &nb, fit_reason(why));
+            rule_example(v, &r, why, by, nd, x);
+            if (++x->nodes > rule_most) {
+                rule_most = x->nodes;
+                rule_why = why;
+            }
+            continue;
+        }
         if (bad < 0) {
             fit++;
             continue;
         }
-        int r = sh->req[bad].res;
+        res_short++;
+        int rs = sh->req[bad].res;
         char reason[160];
-        if (r == SV_RES_PODS)
+        if (rs == SV_RES_PODS)
             snprintf(reason, sizeof(reason), "Too many pods");
         else
-            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[r]);
+            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[rs]);
         struct bucket *x = bucket_get(b, &nb, reason);
         x->nodes++;
-        x->resource = v->res[r];
+        x->resource = v->res[rs];
         x->need = sh->req[bad].v;
-        int64_t f = sched__free(v, nd, r, sh->priority, pi);
+        int64_t f = sched__free(v, nd, rs, sh->priority, pi);
         if (f > x->max_free)
             x->max_free = f;
     }
+    sched__rules_release(&r);
     qsort(b, nb, sizeof(*b), cmp_bucket);
     json_t *reasons = json_array();
     char *sum = NULL;
@@ -94,23 +153,28 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code)
     FILE *f = open_memstream(&sum, &sumlen);
     fprintf(f, "%ld/%zu nodes fit", fit, n);
     for (size_t i = 0; i < nb; i++) {
-        json_t *r = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
+        json_t *rj = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
         fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
         if (b[i].resource) {
             int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
-            json_object_set_new(r, "resource", json_string(b[i].resource));
-            json_object_set_new(r, "need", json_integer(b[i].need));
-            json_object_set_new(r, "maxFree", json_integer(mf));
+            json_object_set_new(rj, "resource", json_string(b[i].resource));
+            json_object_set_new(rj, "need", json_integer(b[i].need));
+            json_object_set_new(rj, "maxFree", json_integer(mf));
             fprintf(f, " (need %lld, max free %lld)", (long long)b[i].need, (long long)mf);
         }
-        json_array_append_new(reasons, r);
+        if (*b[i].example) {
+            json_object_set_new(rj, "example", json_string(b[i].example));
+            fprintf(f, " (%s)", b[i].example);
+        }
+        json_array_append_new(reasons, rj);
     }
     fclose(f);
-    *code = n == 0                 ? WHY_NO_NODES
-            : static_ok == 0       ? WHY_NO_MATCHING_NODE
-            : could_fit_empty == 0 ? WHY_EXCEEDS_ALLOCATABLE
-            : fit == 0             ? WHY_INSUFFICIENT
-                                   : -1;
+    *code = n == 0                        ? WHY_NO_NODES
+            : static_ok == 0              ? WHY_NO_MATCHING_NODE
+            : could_fit_empty == 0        ? WHY_EXCEEDS_ALLOCATABLE
+            : fit > 0                     ? -1
+            : !res_short && rule_why >= 0 ? rule_code(rule_why)
+                                          : WHY_INSUFFICIENT;
     json_t *out = json_pack("{s:i,s:i,s:o,s:s}", "total", (int)n, "fit", (int)fit, "reasons",
                             reasons, "summary", sum);
     free(sum);

@@ -163,6 +163,89 @@ START_TEST(test_model_pod_requests_sum_max)
 }
 END_TEST
 
+/* component-helpers resource.PodRequests: sidecars (restartPolicy Always) run beside the
+ * containers and under every later init container; overhead is added last. */
+START_TEST(test_model_pod_requests_sidecars_overhead)
+{
+    json_t *obj =
+        load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: s}\n"
+                 "spec:\n"
+                 "  overhead: {cpu: 500m}\n"
+                 "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+                 "  initContainers:\n"
+                 "  - {name: i1, resources: {requests: {cpu: '5'}}}\n"
+                 "  - {name: s1, restartPolicy: Always, resources: {requests: {cpu: '1'}}}\n"
+                 "  - {name: s2, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n"
+                 "  - {name: i2, resources: {requests: {cpu: '5', memory: 1Gi}}}\n");
+    struct model_pod p;
+    ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
+    /* containers + sidecars = 4; i2 + the sidecars before it = 8; plus 0.5 overhead */
+    ck_assert_int_eq(res(p.requests, p.nrequests, "cpu"), 8500);
+    ck_assert_int_eq(res(p.requests, p.nrequests, "memory"), 1073741824LL);
+    model_pod_release(&p);
+    json_decref(obj);
+}
+END_TEST
+
+START_TEST(test_model_pod_affinity_decode_and_match)
+{
+    json_t *obj = load_one(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {app: web, tier: fe, team: t1}}\n"
+        "spec:\n  containers: [{name: c}]\n"
+        "  affinity:\n"
+        "    nodeAffinity:\n"
+        "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        nodeSelectorTerms:\n"
+        "        - matchExpressions: [{key: gpus, operator: Gt, values: ['4']}]\n"
+        "          matchFields: [{key: metadata.name, operator: NotIn, values: [bad]}]\n"
+        "    podAntiAffinity:\n"
+        "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      - labelSelector: {matchLabels: {app: web}}\n"
+        "        topologyKey: zone\n"
+        "        matchLabelKeys: [tier, absent]\n"
+        "        mismatchLabelKeys: [team]\n"
+        "  topologySpreadConstraints:\n"
+        "  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway,\n"
+        "     labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [tier]}\n");
+    struct model_pod p;
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_pod_decode(obj, &p, &err) == 0, "%s", err.msg);
+    const struct model_affinity *a = p.aff;
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(a->has_node_req, 1);
+    ck_assert_uint_eq(a->nnode_req, 1);
+    struct model_kv big[] = {{"gpus", "8"}}, small[] = {{"gpus", "4"}}, word[] = {{"gpus", "x"}};
+    ck_assert(model_node_term_match(&a->node_req[0], "n1", big, 1));
+    ck_assert(!model_node_term_match(&a->node_req[0], "bad", big, 1));  /* matchFields */
+    ck_assert(!model_node_term_match(&a->node_req[0], "n1", small, 1)); /* Gt is strict */
+    ck_assert(!model_node_term_match(&a->node_req[0], "n1", word, 1));  /* not an integer */
+    ck_assert(!model_node_term_match(&a->node_req[0], "n1", NULL, 0));  /* absent */
+    /* matchLabelKeys adds tier In (fe), the absent key nothing; mismatchLabelKeys team NotIn (t1)
+     */
+    ck_assert_uint_eq(a->nanti_req, 1);
+    const struct model_selector *sel = &a->anti_req[0].sel;
+    ck_assert_uint_eq(sel->nreq, 3);
+    struct model_kv fe[] = {{"app", "web"}, {"tier", "fe"}},
+                    be[] = {{"app", "web"}, {"tier", "be"}};
+    struct model_kv t1[] = {{"app", "web"}, {"team", "t1"}, {"tier", "fe"}};
+    ck_assert(model_selector_match(sel, fe, 2));
+    ck_assert(!model_selector_match(sel, be, 2));
+    ck_assert(!model_selector_match(sel, t1, 3));
+    ck_assert_uint_eq(a->nspread, 1);
+    ck_assert_int_eq(a->spread[0].hard, 0);
+    ck_assert_int_eq(a->spread[0].min_domains, 1);
+    ck_assert_int_eq(a->spread[0].honor_affinity, 1);
+    ck_assert_int_eq(a->spread[0].honor_taints, 0);
+    ck_assert(model_selector_match(&a->spread[0].sel, fe, 2));
+    ck_assert(!model_selector_match(&a->spread[0].sel, be, 2));
+    ck_assert_ptr_eq(model_affinity_ref(p.aff), a);
+    model_pod_release(&p);
+    ck_assert_int_eq(a->refs, 1); /* still held by the extra reference */
+    model_affinity_unref((struct model_affinity *)a);
+    json_decref(obj);
+}
+END_TEST
+
 START_TEST(test_model_pod_tolerations_and_defaults)
 {
     json_t *obj = load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\n"
@@ -201,8 +284,9 @@ START_TEST(test_model_node_decode)
     ck_assert_int_eq(model_node_decode(obj, &n, NULL), 0);
     ck_assert_str_eq(n.name, "n1");
     ck_assert_int_eq(n.unschedulable, 1);
-    ck_assert_uint_eq(n.nlabels, 1);
+    ck_assert_uint_eq(n.nlabels, 2); /* and kubernetes.io/hostname, as the kubelet sets it */
     ck_assert_str_eq(n.labels[0].value, "b1");
+    ck_assert_str_eq(model_label(n.labels, n.nlabels, MODEL_LABEL_HOSTNAME), "n1");
     ck_assert_int_eq(res(n.allocatable, n.nallocatable, "cpu"), 63500);
     ck_assert_int_eq(res(n.allocatable, n.nallocatable, "memory"), 1610612736LL);
     ck_assert_int_eq(res(n.allocatable, n.nallocatable, "nvidia.com/gpu"), 8);
@@ -592,6 +676,8 @@ int main(void)
     tcase_add_test(tc, test_model_validate_error_object);
     tcase_add_test(tc, test_model_pod_requests_sum_max);
     tcase_add_test(tc, test_model_pod_tolerations_and_defaults);
+    tcase_add_test(tc, test_model_pod_requests_sidecars_overhead);
+    tcase_add_test(tc, test_model_pod_affinity_decode_and_match);
     tcase_add_test(tc, test_model_node_decode);
     tcase_add_test(tc, test_model_podgroup_groups);
     tcase_add_test(tc, test_model_podgroup_topology_spec);

@@ -93,6 +93,17 @@ static void run_case(const char *name)
                       code ? code : "(none)", json_string_value(val));
         json_decref(w);
     }
+    /* "nodeFilter": {job: text the node filter's summary contains} */
+    json_object_foreach(json_object_get(exp, "nodeFilter"), key, val)
+    {
+        json_t *w = why_of(&u, key);
+        const char *sum =
+            json_string_value(json_object_get(json_object_get(w, "nodeFilter"), "summary"));
+        ck_assert_msg(sum && strstr(sum, json_string_value(val)),
+                      "case '%s': job '%s' node filter '%s' lacks '%s'", name, key,
+                      sum ? sum : "(none)", json_string_value(val));
+        json_decref(w);
+    }
     assert_consistent(&u);
     sched_util_close(&u);
     json_decref(exp);

@@ -1,0 +1,206 @@
+/*
+ * view_labels.c - the pod label index and the inter-pod term index of the view
+ * (see view.h): how the pod rules find the placed pods a selector picks, and the
+ * placed pods whose terms may pick a pod, without walking every pod.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+static struct sv_reflist *list_get(struct sched_view *v, struct sched_strmap *ix, const char *key,
+                                   int create)
+{
+    int li = sched__strmap_get(ix, key);
+    if (li < 0) {
+        if (!create)
+            return NULL;
+        XGROW(v->lists, v->nlists + 1, v->caplists);
+        li = (int)v->nlists++;
+        memset(&v->lists[li], 0, sizeof(v->lists[li]));
+        sched__strmap_put(ix, key, li);
+    }
+    return &v->lists[li];
+}
+
+static void list_add(struct sched_view *v, struct sched_strmap *ix, const char *key,
+                     struct sv_ref ref)
+{
+    struct sv_reflist *l = list_get(v, ix, key, 1);
+    XGROW(l->r, l->n + 1, l->cap);
+    l->r[l->n++] = ref;
+}
+
+static void pair_key(char *buf, size_t n, const char *key, const char *value)
+{
+    snprintf(buf, n, "%s=%s", key, value);
+}
+
+/* The pair a term is listed under: its selector's first single-valued In. */
+static void term_key(const struct model_pod_term *t, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < t->sel.nreq; i++) {
+        const struct model_sel_req *r = &t->sel.req[i];
+        if (r->op == MODEL_OP_IN && r->nvalues == 1) {
+            pair_key(buf, n, r->key, r->values[0]);
+            return;
+        }
+    }
+}
+
+const struct model_pod_term *sched__view_term(const struct sched_view *v, int pi, int term)
+{
+    const struct model_affinity *a = v->pods[pi].m.aff;
+    int i = term & 0xffff;
+    switch (term >> 16) {
+    case SV_TERM_AFF_REQ:
+        return &a->aff_req[i];
+    case SV_TERM_ANTI_REQ:
+        return &a->anti_req[i];
+    case SV_TERM_AFF_PREF:
+        return &a->aff_pref[i];
+    default:
+        return &a->anti_pref[i];
+    }
+}
+
+int sched__pod_has_terms(const struct sv_pod *p)
+{
+    const struct model_affinity *a = p->m.aff;
+    return a && a->naff_req + a->nanti_req + a->naff_pref + a->nanti_pref > 0;
+}
+
+void sched__view_index_pod(struct sched_view *v, int pi)
+{
+    struct sv_pod *p = &v->pods[pi];
+    char buf[600];
+    p->gen = ++v->gen;
+    for (size_t i = 0; i < p->m.nlabels; i++) {
+        pair_key(buf, sizeof(buf), p->m.labels[i].key, p->m.labels[i].value);
+        list_add(v, &v->lab_ix, buf, (struct sv_ref){pi, p->gen, 0});
+    }
+    const struct model_affinity *a = p->m.aff;
+    if (!sched__pod_has_terms(p))
+        return;
+    const size_t counts[] = {a->naff_req, a->nanti_req, a->naff_pref, a->nanti_pref};
+    for (int kind = SV_TERM_AFF_REQ; kind <= SV_TERM_ANTI_PREF; kind++)
+        for (size_t i = 0; i < counts[kind]; i++) {
+            int term = kind << 16 | (int)i;
+            term_key(sched__view_term(v, pi, term), buf, sizeof(buf));
+            list_add(v, &v->term_ix, buf, (struct sv_ref){pi, p->gen, term});
+        }
+    v->nterm_pods++;
+}
+
+static int ref_live(const struct sched_view *v, struct sv_ref r)
+{
+    return (size_t)r.pod < v->npods && v->pods[r.pod].alive && v->pods[r.pod].gen == r.gen;
+}
+
+/* Walks l, dropping stale entries; calls fn for placed pods until it returns non-zero. */
+static int walk(struct sched_view *v, struct sv_reflist *l,
+                int (*fn)(struct sched_view *, struct sv_ref, void *), void *ctx)
+{
+    size_t w = 0;
+    int rc = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct sv_ref r = l->r[i];
+        if (!ref_live(v, r))
+            continue;
+        l->r[w++] = r;
+        if (!rc && v->pods[r.pod].counted)
+            rc = fn(v, r, ctx);
+    }
+    l->n = w;
+    return rc;
+}
+
+struct match_ctx {
+    const struct model_selector *sel;
+    sv_pod_fn fn;
+    void *ctx;
+};
+
+static int match_one(struct sched_view *v, struct sv_ref r, void *ctx)
+{
+    struct match_ctx *m = ctx;
+    const struct sv_pod *p = &v->pods[r.pod];
+    if (!model_selector_match(m->sel, p->m.labels, p->m.nlabels))
+        return 0;
+    return m->fn(v, r.pod, m->ctx);
+}
+
+int sched__view_pods_matching(struct sched_view *v, const struct model_selector *sel, sv_pod_fn fn,
+                              void *ctx)
+{
+    if (sel->none)
+        return 0;
+    /* The In requirement with the fewest listed pods narrows the walk. */
+    const struct model_sel_req *best = NULL;
+    size_t best_n = (size_t)-1;
+    char buf[600];
+    for (size_t i = 0; i < sel->nreq; i++) {
+        const struct model_sel_req *r = &sel->req[i];
+        if (r->op != MODEL_OP_IN)
+            continue;
+        size_t n = 0;
+        for (size_t k = 0; k < r->nvalues; k++) {
+            pair_key(buf, sizeof(buf), r->key, r->values[k]);
+            const struct sv_reflist *l = list_get(v, &v->lab_ix, buf, 0);
+            n += l ? l->n : 0;
+        }
+        if (n < best_n) {
+            best_n = n;
+            best = r;
+        }
+    }
+    struct match_ctx m = {sel, fn, ctx};
+    if (!best) {
+        for (size_t pi = 0; pi < v->npods; pi++) {
+            const struct sv_pod *p = &v->pods[pi];
+            int rc;
+            if (p->alive && p->counted &&
+                (rc = match_one(v, (struct sv_ref){(int)pi, p->gen, 0}, &m)))
+                return rc;
+        }
+        return 0;
+    }
+    for (size_t k = 0; k < best->nvalues; k++) {
+        pair_key(buf, sizeof(buf), best->key, best->values[k]);
+        struct sv_reflist *l = list_get(v, &v->lab_ix, buf, 0);
+        int rc = l ? walk(v, l, match_one, &m) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+struct term_ctx {
+    sv_term_fn fn;
+    void *ctx;
+};
+
+static int term_one(struct sched_view *v, struct sv_ref r, void *ctx)
+{
+    struct term_ctx *t = ctx;
+    return t->fn(v, r.pod, r.term, t->ctx);
+}
+
+int sched__view_terms_for(struct sched_view *v, const struct model_kv *labels, size_t n,
+                          sv_term_fn fn, void *ctx)
+{
+    if (!v->nterm_pods)
+        return 0;
+    struct term_ctx t = {fn, ctx};
+    char buf[600];
+    struct sv_reflist *l = list_get(v, &v->term_ix, "", 0);
+    int rc = l ? walk(v, l, term_one, &t) : 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        pair_key(buf, sizeof(buf), labels[i].key, labels[i].value);
+        if ((l = list_get(v, &v->term_ix, buf, 0)))
+            rc = walk(v, l, term_one, &t);
+    }
+    return rc;
+}
