@@ -259,11 +259,11 @@ void model_topology_release(struct model_topology *t);
 int model_pod_phase_terminal(const char *phase);
 /* model_pod_phase_terminal of a decoded pod's phase. */
 int model_pod_terminal(const struct model_pod *p);
-/* 1 when the pod holds its place in its gang: bound (spec.nodeName) and not Failed.
- * Deliberately not !model_pod_terminal: a Succeeded member ran as part of the gang and
- * still counts toward minMember, so the gang's remaining members are placed one by one;
- * a Failed member has to be replaced. tests/support/sched_invariants.c checks gangs by this
- * rule, and the sched case gang_succeeded_members_count pins it. */
+/* 1 when the pod holds its place in its gang: bound (spec.nodeName) and not terminal.
+ * Failed and Succeeded members never count toward minMember (issue #11): a gang of 3 with
+ * 2 members Failed has 1 member alive, not 3, however it started. Every layer that counts a
+ * gang (attempts, job states, tests/support/sched_invariants.c) asks this; the sched case
+ * gang_succeeded_members_count pins it. */
 int model_pod_gang_bound(const struct model_pod *p);
 /* status.phase, or "Pending" when absent. Borrowed, valid until the phase changes. */
 const char *model_pod_phase(json_t *pod);

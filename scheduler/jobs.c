@@ -65,9 +65,10 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
         need = (int)j->npods;
     if (j->npods && (size_t)terminal == j->npods)
         return SCHED_JOB_FINISHED;
-    if (running + terminal >= need && running > 0 && bound == running)
+    /* Failed and Succeeded members never count toward minMember (model_pod_gang_bound) */
+    if (running >= need && running > 0 && bound == running)
         return SCHED_JOB_RUNNING;
-    if (bound + terminal >= need && bound > 0)
+    if (bound >= need && bound > 0)
         return SCHED_JOB_SCHEDULED;
     if (nominated)
         return SCHED_JOB_PIPELINED;
