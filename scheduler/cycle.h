@@ -53,7 +53,9 @@ int sched__attempt(struct sched_cyc *c, int job, struct err *err);
 
 /* One member of an attempt: the job, or one PodGroup of its GangGroup. */
 struct sched_member {
-    int bound;     /* pods bound before the attempt (Failed ones not counted) */
+    int bound;     /* pods bound before the attempt (Failed and Succeeded ones not counted) */
+    int base;      /* of those, the ones that count toward minMember: bound, or 0 under the
+                      only-waiting match policy; the gang needs base + placed >= minMember */
     int pending;   /* pending pods */
     int placed;    /* placed by the placer in this attempt (it fills this) */
     int fail_pod;  /* first pod the placer could not place, -1 (it fills this) */

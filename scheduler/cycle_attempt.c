@@ -6,6 +6,11 @@
  * GangGroup (the groups annotation) succeeds only if every PodGroup in it
  * satisfies its own minMember; a gang already satisfied places later pods one
  * by one (partial placement is fine).
+ *
+ * Match policy (the PodGroup's match-policy annotation, model.h): which pods count toward
+ * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
+ * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
+ * pods placed by the attempt, so it is never satisfied by what is bound.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,17 +83,20 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             am->pending += sched__pod_pending(p);
         }
         int need = sched__job_min(mj);
-        am->satisfied = mj->has_pg && am->bound >= need;
+        int only_waiting = mj->has_pg && mj->pg.match_policy == MODEL_MATCH_ONLY_WAITING;
+        am->base = only_waiting ? 0 : am->bound;
+        am->satisfied = mj->has_pg && !only_waiting && am->bound >= need;
         if (mj->gang && !mj->has_pg)
             sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
                                json_pack("{s:s}", "podGroup", mj->id),
                                "PodGroup '%s' does not exist", mj->id);
-        else if (am->bound + am->pending < need)
+        else if (am->base + am->pending < need)
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
-                                         "members", am->bound + am->pending),
-                               "PodGroup '%s' has %d member pods, minMember %d", mj->id,
-                               am->bound + am->pending, need);
+                                         "members", am->base + am->pending),
+                               "PodGroup '%s' has %d member pods%s, minMember %d", mj->id,
+                               am->base + am->pending,
+                               only_waiting ? " pending (match policy only-waiting)" : "", need);
         if (mj->has_pg && mj->pg.has_spec) {
             struct gather_spec gs;
             char msg[256];
@@ -199,7 +207,7 @@ static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
             continue;
         json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
                                            sched__job_min(j), "members", (int)j->npods, "bound",
-                                           am->bound, "placeable", am->bound + am->placed));
+                                           am->bound, "placeable", am->base + am->placed));
     }
     return g;
 }
@@ -244,7 +252,7 @@ int sched__attempt_members_met(const struct sched_view *v, const struct sched_at
 {
     for (size_t m = 0; m < a->njobs; m++)
         if (!a->m[m].satisfied &&
-            a->m[m].bound + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
+            a->m[m].base + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
             return 0;
     return 1;
 }
@@ -307,7 +315,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     char msg[256] = "";
     for (size_t m = 0; m < a.njobs; m++) {
         const struct sv_job *j = &c->v->jobs[a.jobs[m]];
-        int need = sched__job_min(j), have = a.m[m].bound + a.m[m].placed;
+        int need = sched__job_min(j), have = a.m[m].base + a.m[m].placed;
         if (fp < 0)
             fp = a.m[m].fail_pod;
         if (a.m[m].satisfied || have >= need)
