@@ -214,8 +214,8 @@ static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
 
 /* The outcome of every member: its result and its why document (the blockers and the
  * preemption part serialised once for all members). */
-static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *placement,
-                  json_t *nf, json_t *ahead, struct err *err)
+static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
+                  json_t *placement, json_t *nf, json_t *ahead, struct err *err)
 {
     int rc = 0;
     json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
@@ -224,7 +224,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
         struct sv_job *j = &c->v->jobs[a->jobs[m]];
-        j->result = ok ? SV_RESULT_PLACED : SV_RESULT_FAILED;
+        j->result = ok ? SV_RESULT_PLACED : timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
         if (ok) {
             free(j->last_discard);
             j->last_discard = NULL;
@@ -302,10 +302,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
 {
     struct sched_attempt a = {.preempt = {.code = -1}};
     json_t *placement = NULL, *nf = NULL, *ahead = NULL;
-    int rc = 0, ok = 1;
+    int rc = 0, ok = 1, timed_out = 0;
     members_and_checks(c, ji, &a);
     if (a.blockers.n) {
-        rc = finish(c, &a, 0, NULL, NULL, NULL, err);
+        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
         goto out;
     }
     collect_pods(c->v, &a);
@@ -347,10 +347,13 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     } else {
         if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
             goto out;
-        if ((rc = preempt(c, &a, ji, fp, err)) < 0)
-            goto out;
     }
-    rc = finish(c, &a, ok, placement, nf, ahead, err);
+    /* A gang that timed out is not preempted for: it is tried again at the next cycle. */
+    if ((rc = sched__timeout(c, &a, ok, &timed_out, err)) < 0)
+        goto out;
+    if (!ok && !timed_out && (rc = preempt(c, &a, ji, fp, err)) < 0)
+        goto out;
+    rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
 out:
     sched__blockers_release(&a.blockers);
     sched__preempt_verdict_release(&a.preempt);

@@ -9,6 +9,7 @@
  *   Unschedulable  the last attempt failed
  *   Pending        not tried yet
  *   Pipelined      pods nominated (preemption under way, waiting for victims)
+ *   TimedOut       a gang unsatisfied past its timeout at the last attempt (cycle_timeout.c)
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
  */
@@ -72,6 +73,8 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
         return SCHED_JOB_SCHEDULED;
     if (nominated)
         return SCHED_JOB_PIPELINED;
+    if (j->result == SV_RESULT_TIMED_OUT)
+        return SCHED_JOB_TIMED_OUT;
     if (j->starving && j->result == SV_RESULT_FAILED)
         return SCHED_JOB_STARVING;
     if (j->result == SV_RESULT_FAILED)
