@@ -3,12 +3,69 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
+
+static const char *const match_policy_names[] = {
+#define MODEL__MP_NAME(name, str) str,
+    MODEL_MATCH_POLICY_MAP(MODEL__MP_NAME)
+#undef MODEL__MP_NAME
+};
+
+const char *model_match_policy_name(enum model_match_policy p)
+{
+    return (unsigned)p < MODEL_MATCH_POLICY_COUNT ? match_policy_names[p] : "unknown";
+}
+
+int model_match_policy_parse(const char *s)
+{
+    for (int i = 0; s && i < MODEL_MATCH_POLICY_COUNT; i++)
+        if (!strcmp(s, match_policy_names[i]))
+            return i;
+    return -1;
+}
+
+int model_duration_parse(const char *s, int64_t *ms, struct err *err)
+{
+    static const struct {
+        const char *unit;
+        double ms;
+    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 6e4}, {"h", 3.6e6}};
+    const char *p = s;
+    double total = 0;
+    if (!s || !*s)
+        return err_set(err, ERR_INVALID, "empty duration");
+    if (!strcmp(s, "0")) {
+        *ms = 0;
+        return 0;
+    }
+    while (*p) {
+        char *end;
+        if (!isdigit((unsigned char)*p) && *p != '.')
+            return err_set(err, ERR_INVALID, "invalid duration '%s'", s);
+        double n = strtod(p, &end);
+        size_t k = 0, best = sizeof(units) / sizeof(units[0]);
+        for (; k < sizeof(units) / sizeof(units[0]); k++) /* longest unit first: "ms" not "m" */
+            if (!strncmp(end, units[k].unit, strlen(units[k].unit)) &&
+                (best == sizeof(units) / sizeof(units[0]) ||
+                 strlen(units[k].unit) > strlen(units[best].unit)))
+                best = k;
+        if (end == p || best == sizeof(units) / sizeof(units[0]))
+            return err_set(err, ERR_INVALID, "invalid duration '%s' (units ns, us, ms, s, m, h)",
+                           s);
+        total += n * units[best].ms;
+        p = end + strlen(units[best].unit);
+    }
+    if (total > 9.2e18)
+        return err_set(err, ERR_INVALID, "duration '%s' is too long", s);
+    *ms = (int64_t)total;
+    return 0;
+}
 
 static char *dup_or_null(json_t *v)
 {
@@ -126,6 +183,22 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
     const char *ts = json_string_value(json_object_get(meta, "creationTimestamp"));
     if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
         out->creation_ms = 0;
+    /* Koordinator's fallbacks: an unknown policy or a bad wait time means the default (apply
+     * refuses both, model__validate_podgroup; a mirrored PodGroup cannot be refused). */
+    const char *mp = json_string_value(json_object_get(ann, MODEL_ANN_MATCH_POLICY));
+    if (!mp || !*mp)
+        mp = json_string_value(json_object_get(ann, MODEL_ANN_MATCH_POLICY_ALIAS));
+    int policy = model_match_policy_parse(mp);
+    out->match_policy = policy < 0 ? MODEL_MATCH_ONCE_SATISFIED : (enum model_match_policy)policy;
+    json_t *sts = json_object_get(spec, "scheduleTimeoutSeconds");
+    int64_t wait = 0;
+    out->timeout_ms = MODEL_GANG_TIMEOUT_DEFAULT_MS;
+    if (json_is_integer(sts) && json_integer_value(sts) > 0 && json_integer_value(sts) <= INT32_MAX)
+        out->timeout_ms = (int64_t)json_integer_value(sts) * 1000;
+    else if (model_duration_parse(json_string_value(json_object_get(ann, MODEL_ANN_WAITING_TIME)),
+                                  &wait, NULL) == 0 &&
+             wait > 0)
+        out->timeout_ms = wait;
 out:
     if (rc < 0)
         model_podgroup_release(out);

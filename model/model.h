@@ -138,6 +138,40 @@ char *model_yaml_dump(json_t *value);
 #define MODEL_ANN_TOPOLOGY_INDEX "gang.scheduling.koordinator.sh/network-topology-index"
 #define MODEL_ANN_GROUPS "gang.scheduling.koordinator.sh/groups"
 #define MODEL_ANN_TOPOLOGY_SPEC "gang.scheduling.koordinator.sh/network-topology-spec"
+#define MODEL_ANN_MATCH_POLICY "gang.scheduling.koordinator.sh/match-policy"
+/* Koordinator reads this alias when the annotation above is absent */
+#define MODEL_ANN_MATCH_POLICY_ALIAS "pod-group.scheduling.sigs.k8s.io/match-policy"
+/* Koordinator's gang wait time (a Go duration, "30s", "10m") for gangs without
+ * spec.scheduleTimeoutSeconds */
+#define MODEL_ANN_WAITING_TIME "gang.scheduling.koordinator.sh/waiting-time"
+/* Koordinator's default gang timeout (CoschedulingArgs.DefaultTimeout) */
+#define MODEL_GANG_TIMEOUT_DEFAULT_MS 600000
+
+/* Gang match policies: X(enum suffix, annotation value), the default first (Koordinator's
+ * CoschedulingArgs.DefaultMatchPolicy, once-satisfied). Which pods count toward minMember:
+ *   once-satisfied       bound (alive) and placed ones; a gang with minMember alive is
+ *                        satisfied and places later pods one by one
+ *   waiting-and-running  bound (alive) and placed ones, checked at every attempt
+ *   only-waiting         only the pods placed by the attempt: every attempt places at least
+ *                        minMember pods, whatever is bound already */
+#define MODEL_MATCH_POLICY_MAP(X)                                                                  \
+    X(ONCE_SATISFIED, "once-satisfied")                                                            \
+    X(WAITING_AND_RUNNING, "waiting-and-running")                                                  \
+    X(ONLY_WAITING, "only-waiting")
+
+enum model_match_policy {
+#define MODEL__MP_ENUM(name, str) MODEL_MATCH_##name,
+    MODEL_MATCH_POLICY_MAP(MODEL__MP_ENUM)
+#undef MODEL__MP_ENUM
+        MODEL_MATCH_POLICY_COUNT
+};
+/* "once-satisfied", ... Static storage. */
+const char *model_match_policy_name(enum model_match_policy p);
+/* The policy of an annotation value (exact case), -1 when unknown. */
+int model_match_policy_parse(const char *s);
+/* Parses a Go duration as Koordinator's waiting-time annotation holds it ("1h30m", "90s",
+ * "1.5m", "500ms"; units ns us ms s m h). Returns 0 with *ms (rounded down), or ERR_INVALID. */
+int model_duration_parse(const char *s, int64_t *ms, struct err *err);
 
 struct model_kv {
     char *key;
@@ -308,6 +342,12 @@ struct model_podgroup {
     size_t ngather;
     char *spec_error; /* NULL when the annotation is well-formed */
     int64_t creation_ms;
+    enum model_match_policy match_policy; /* the match-policy annotation; an unknown value
+                                             falls back to the default, as Koordinator does */
+    /* How long the gang may stay unsatisfied: spec.scheduleTimeoutSeconds when > 0, else
+     * the waiting-time annotation when valid and > 0, else MODEL_GANG_TIMEOUT_DEFAULT_MS
+     * (Koordinator's precedence, util.GetWaitTimeDuration). */
+    int64_t timeout_ms;
 };
 
 struct model_layer {
@@ -361,11 +401,11 @@ void model_topology_release(struct model_topology *t);
 int model_pod_phase_terminal(const char *phase);
 /* model_pod_phase_terminal of a decoded pod's phase. */
 int model_pod_terminal(const struct model_pod *p);
-/* 1 when the pod holds its place in its gang: bound (spec.nodeName) and not Failed.
- * Deliberately not !model_pod_terminal: a Succeeded member ran as part of the gang and
- * still counts toward minMember, so the gang's remaining members are placed one by one;
- * a Failed member has to be replaced. tests/support/sched_invariants.c checks gangs by this
- * rule, and the sched case gang_succeeded_members_count pins it. */
+/* 1 when the pod holds its place in its gang: bound (spec.nodeName) and not terminal.
+ * Failed and Succeeded members never count toward minMember (issue #11): a gang of 3 with
+ * 2 members Failed has 1 member alive, not 3, however it started. Every layer that counts a
+ * gang (attempts, job states, tests/support/sched_invariants.c) asks this; the sched case
+ * gang_succeeded_members_count pins it. */
 int model_pod_gang_bound(const struct model_pod *p);
 /* status.phase, or "Pending" when absent. Borrowed, valid until the phase changes. */
 const char *model_pod_phase(json_t *pod);

@@ -24,7 +24,7 @@ int model_pod_terminal(const struct model_pod *p)
 
 int model_pod_gang_bound(const struct model_pod *p)
 {
-    return p->node_name && !(p->phase && !strcmp(p->phase, "Failed"));
+    return p->node_name && !model_pod_terminal(p);
 }
 
 const char *model_pod_phase(json_t *pod)

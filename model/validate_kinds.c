@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "err.h"
 
 static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
 static const char *const toleration_effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute",
@@ -249,10 +250,32 @@ out:
     json_decref(list);
 }
 
+/* The gang annotations Koordinator reads with a fallback: muster refuses bad values on apply. */
+static void check_gang_annotations(struct model__vctx *v, json_t *ann)
+{
+    const char *keys[] = {MODEL_ANN_MATCH_POLICY, MODEL_ANN_MATCH_POLICY_ALIAS};
+    for (size_t i = 0; i < 2; i++) {
+        const char *val = json_string_value(json_object_get(ann, keys[i]));
+        char f[MODEL__PATH_MAX];
+        snprintf(f, sizeof(f), "metadata.annotations.%s", keys[i]);
+        if (val && model_match_policy_parse(val) < 0)
+            model__problem(v, f, "unknown match policy '%s' (one of %s, %s, %s)", val,
+                           model_match_policy_name(0), model_match_policy_name(1),
+                           model_match_policy_name(2));
+    }
+    const char *wait = json_string_value(json_object_get(ann, MODEL_ANN_WAITING_TIME));
+    struct err e = ERR_INIT;
+    int64_t ms;
+    if (wait && model_duration_parse(wait, &ms, &e) < 0)
+        model__problem(v, "metadata.annotations." MODEL_ANN_WAITING_TIME, "%s", e.msg);
+}
+
 void model__validate_podgroup(struct model__vctx *v, json_t *obj)
 {
     json_t *spec = json_object_get(obj, "spec");
-    check_groups(v, json_object_get(json_object_get(obj, "metadata"), "annotations"));
+    json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+    check_groups(v, ann);
+    check_gang_annotations(v, ann);
     if (!model__want_object(v, spec, "spec", 1))
         return;
     model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", 1, 1, INT32_HI);

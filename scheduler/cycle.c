@@ -35,22 +35,31 @@ static int cmp_unit(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* A PodGroup with no pending pods and nothing bound, nominated or finished: its members
- * are missing (none applied yet, or all deleted or preempted). It is tried, so that its
- * why says MembersMissing instead of "not tried" or a placement that no longer holds. */
+/* A PodGroup with no pending pods whose members are missing: none applied yet, all deleted
+ * or preempted, or fewer than minMember alive because members Failed or Succeeded (they never
+ * count toward minMember). It is tried, so that its why says MembersMissing instead of "not
+ * tried" or a placement that no longer holds. A nominated member is held, not missing. */
 static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
 {
-    size_t terminal = 0;
+    size_t terminal = 0, alive = 0;
     if (!j->has_pg)
         return 0;
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
         if (model_pod_terminal(&p->m))
             terminal++;
-        else if (p->m.node_name || p->m.nominated_node)
+        else if (p->m.node_name)
+            alive++;
+        else if (p->m.nominated_node)
             return 0;
     }
-    return j->npods == 0 || terminal < j->npods;
+    if (j->npods == 0)
+        return 1;
+    if (terminal == j->npods)
+        return 0; /* finished */
+    /* members deleted after placement leave min(minMember, members) to hold */
+    size_t need = (size_t)sched__job_min(j) < j->npods ? (size_t)sched__job_min(j) : j->npods;
+    return alive == 0 || (terminal > 0 && alive < need);
 }
 
 static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)

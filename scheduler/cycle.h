@@ -4,7 +4,8 @@
  * Files: cycle.c (job order, the cycle), cycle_stmt.c (statements: allocate on the view
  * with an undo log, commit into the transaction, discard in reverse), cycle_attempt.c
  * (one job attempt: gang rules, the placer, preemption on failure, the outcome),
- * cycle_housekeeping.c (mark_running, terminated pods at the start of a cycle).
+ * cycle_housekeeping.c (mark_running, terminated pods at the start of a cycle),
+ * cycle_timeout.c (the gang timeout).
  */
 #ifndef MUSTER_SCHED_CYCLE_H
 #define MUSTER_SCHED_CYCLE_H
@@ -46,6 +47,9 @@ int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
 int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
                         struct err *err);
 
+/* Nominates pod to node (-1 clears) in the store and the view (preempt_evict.c). */
+int sched__pod_nominate(struct sched_cyc *c, int pod, int node, struct err *err);
+
 /* mark_running and removal of terminated pods, at the start of a cycle. */
 int sched__housekeeping(struct sched_cyc *c, struct err *err);
 /* Attempts the job (with its GangGroup) as one statement. */
@@ -53,7 +57,9 @@ int sched__attempt(struct sched_cyc *c, int job, struct err *err);
 
 /* One member of an attempt: the job, or one PodGroup of its GangGroup. */
 struct sched_member {
-    int bound;     /* pods bound before the attempt (Failed ones not counted) */
+    int bound;     /* pods bound before the attempt (Failed and Succeeded ones not counted) */
+    int base;      /* of those, the ones that count toward minMember: bound, or 0 under the
+                      only-waiting match policy; the gang needs base + placed >= minMember */
     int pending;   /* pending pods */
     int placed;    /* placed by the placer in this attempt (it fills this) */
     int fail_pod;  /* first pod the placer could not place, -1 (it fills this) */
@@ -79,6 +85,16 @@ struct sched_attempt {
 int sched__attempt_member(const struct sched_attempt *a, int job);
 /* 1 when every member that still needs its gang has minMember pods bound + placed. */
 int sched__attempt_members_met(const struct sched_view *v, const struct sched_attempt *a);
+
+/* The gang timeout (cycle_timeout.c), after an attempt that placed the job (ok) or failed
+ * with its gangs unsatisfied: a success closes every member's window; a failure opens the
+ * windows not open yet, and when a member's window is older than its timeout the attempt
+ * times out: every member's window closes (the next attempt starts a new one, as
+ * Koordinator retries a rejected gang), its pods' nominations are dropped, audit
+ * "gang-timed-out", and the GangTimedOut blocker is added. *timed_out 1 then. Returns 0 or
+ * ERR_*. */
+int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *timed_out,
+                   struct err *err);
 
 /* The placer for an attempt (place.h): gather when a member asks for a strategy. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);

@@ -6,6 +6,11 @@
  * GangGroup (the groups annotation) succeeds only if every PodGroup in it
  * satisfies its own minMember; a gang already satisfied places later pods one
  * by one (partial placement is fine).
+ *
+ * Match policy (the PodGroup's match-policy annotation, model.h): which pods count toward
+ * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
+ * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
+ * pods placed by the attempt, so it is never satisfied by what is bound.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,17 +90,20 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
                                json_pack("{s:s}", "pod", gated->key),
                                "pod '%s' has schedulingGates", gated->key);
         int need = sched__job_min(mj);
-        am->satisfied = mj->has_pg && am->bound >= need;
+        int only_waiting = mj->has_pg && mj->pg.match_policy == MODEL_MATCH_ONLY_WAITING;
+        am->base = only_waiting ? 0 : am->bound;
+        am->satisfied = mj->has_pg && !only_waiting && am->bound >= need;
         if (mj->gang && !mj->has_pg)
             sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
                                json_pack("{s:s}", "podGroup", mj->id),
                                "PodGroup '%s' does not exist", mj->id);
-        else if (am->bound + am->pending < need)
+        else if (am->base + am->pending < need)
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
-                                         "members", am->bound + am->pending),
-                               "PodGroup '%s' has %d member pods, minMember %d", mj->id,
-                               am->bound + am->pending, need);
+                                         "members", am->base + am->pending),
+                               "PodGroup '%s' has %d member pods%s, minMember %d", mj->id,
+                               am->base + am->pending,
+                               only_waiting ? " pending (match policy only-waiting)" : "", need);
         if (mj->has_pg && mj->pg.has_spec) {
             struct gather_spec gs;
             char msg[256];
@@ -207,15 +215,15 @@ static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
             continue;
         json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
                                            sched__job_min(j), "members", (int)j->npods, "bound",
-                                           am->bound, "placeable", am->bound + am->placed));
+                                           am->bound, "placeable", am->base + am->placed));
     }
     return g;
 }
 
 /* The outcome of every member: its result and its why document (the blockers and the
  * preemption part serialised once for all members). */
-static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *placement,
-                  json_t *nf, json_t *ahead, struct err *err)
+static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
+                  json_t *placement, json_t *nf, json_t *ahead, struct err *err)
 {
     int rc = 0;
     json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
@@ -224,7 +232,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, json_t *
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
         struct sv_job *j = &c->v->jobs[a->jobs[m]];
-        j->result = ok ? SV_RESULT_PLACED : SV_RESULT_FAILED;
+        j->result = ok ? SV_RESULT_PLACED : timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
         if (ok) {
             free(j->last_discard);
             j->last_discard = NULL;
@@ -252,7 +260,7 @@ int sched__attempt_members_met(const struct sched_view *v, const struct sched_at
 {
     for (size_t m = 0; m < a->njobs; m++)
         if (!a->m[m].satisfied &&
-            a->m[m].bound + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
+            a->m[m].base + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
             return 0;
     return 1;
 }
@@ -302,10 +310,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
 {
     struct sched_attempt a = {.preempt = {.code = -1}};
     json_t *placement = NULL, *nf = NULL, *ahead = NULL;
-    int rc = 0, ok = 1;
+    int rc = 0, ok = 1, timed_out = 0;
     members_and_checks(c, ji, &a);
     if (a.blockers.n) {
-        rc = finish(c, &a, 0, NULL, NULL, NULL, err);
+        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
         goto out;
     }
     collect_pods(c->v, &a);
@@ -315,7 +323,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     char msg[256] = "";
     for (size_t m = 0; m < a.njobs; m++) {
         const struct sv_job *j = &c->v->jobs[a.jobs[m]];
-        int need = sched__job_min(j), have = a.m[m].bound + a.m[m].placed;
+        int need = sched__job_min(j), have = a.m[m].base + a.m[m].placed;
         if (fp < 0)
             fp = a.m[m].fail_pod;
         if (a.m[m].satisfied || have >= need)
@@ -347,10 +355,13 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     } else {
         if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
             goto out;
-        if ((rc = preempt(c, &a, ji, fp, err)) < 0)
-            goto out;
     }
-    rc = finish(c, &a, ok, placement, nf, ahead, err);
+    /* A gang that timed out is not preempted for: it is tried again at the next cycle. */
+    if ((rc = sched__timeout(c, &a, ok, &timed_out, err)) < 0)
+        goto out;
+    if (!ok && !timed_out && (rc = preempt(c, &a, ji, fp, err)) < 0)
+        goto out;
+    rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
 out:
     sched__blockers_release(&a.blockers);
     sched__preempt_verdict_release(&a.preempt);

@@ -9,6 +9,7 @@
  *   Unschedulable  the last attempt failed
  *   Pending        not tried yet
  *   Pipelined      pods nominated (preemption under way, waiting for victims)
+ *   TimedOut       a gang unsatisfied past its timeout at the last attempt (cycle_timeout.c)
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
  */
@@ -65,12 +66,15 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
         need = (int)j->npods;
     if (j->npods && (size_t)terminal == j->npods)
         return SCHED_JOB_FINISHED;
-    if (running + terminal >= need && running > 0 && bound == running)
+    /* Failed and Succeeded members never count toward minMember (model_pod_gang_bound) */
+    if (running >= need && running > 0 && bound == running)
         return SCHED_JOB_RUNNING;
-    if (bound + terminal >= need && bound > 0)
+    if (bound >= need && bound > 0)
         return SCHED_JOB_SCHEDULED;
     if (nominated)
         return SCHED_JOB_PIPELINED;
+    if (j->result == SV_RESULT_TIMED_OUT)
+        return SCHED_JOB_TIMED_OUT;
     if (j->starving && j->result == SV_RESULT_FAILED)
         return SCHED_JOB_STARVING;
     if (j->result == SV_RESULT_FAILED)

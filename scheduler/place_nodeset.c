@@ -266,7 +266,7 @@ int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err
     if (!a->npods)
         return 0;
     for (size_t m = 0; m < a->njobs; m++) {
-        int short_by = sched__job_min(&c->v->jobs[a->jobs[m]]) - a->m[m].bound;
+        int short_by = sched__job_min(&c->v->jobs[a->jobs[m]]) - a->m[m].base;
         if (!a->m[m].satisfied)
             g.need += short_by > 0 ? short_by : 0;
     }

@@ -57,7 +57,7 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     return rc;
 }
 
-static int set_nomination(struct sched_cyc *c, int pi, int ni, struct err *err)
+int sched__pod_nominate(struct sched_cyc *c, int pi, int ni, struct err *err)
 {
     struct sched_view *v = c->v;
     struct sv_pod *p = &v->pods[pi];
@@ -99,7 +99,7 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < pr->nplan; i++) {
         int ni = pr->plan[i].node;
-        rc = set_nomination(c, pr->plan[i].pod, ni, err);
+        rc = sched__pod_nominate(c, pr->plan[i].pod, ni, err);
         json_array_append_new(pods, json_string(v->pods[pr->plan[i].pod].key));
         json_array_append_new(pod_nodes, json_string(v->nodes[ni].name));
         size_t k;
@@ -115,7 +115,7 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod
             const struct sv_pod *p = &v->pods[pi];
             if (p->m.priority < pr->prio && !in_plan_job(pr, p->job)) {
                 json_array_append_new(cleared, json_string(p->key));
-                rc = set_nomination(c, pi, -1, err); /* removes n->nominated[q] */
+                rc = sched__pod_nominate(c, pi, -1, err); /* removes n->nominated[q] */
             } else {
                 q++;
             }

@@ -75,6 +75,8 @@ int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *e
     X(UNSCHEDULABLE, "Unschedulable", "the last attempt failed; the why says why")                 \
     X(STARVING, "Starving", "preempted for, its nominations cleared by a higher-priority job")     \
     X(PIPELINED, "Pipelined", "pods nominated: waiting for preemption victims to terminate")       \
+    X(TIMED_OUT, "TimedOut",                                                                       \
+      "a gang unsatisfied past its timeout: nominations dropped, tried again next cycle")          \
     X(SCHEDULED, "Scheduled", "at least minMember pods bound")                                     \
     X(RUNNING, "Running", "at least minMember pods bound and Running")                             \
     X(FINISHED, "Finished", "every pod Succeeded or Failed")

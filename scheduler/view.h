@@ -98,9 +98,12 @@ struct sv_job {
     int starving;        /* preempted for and not bound yet (jobs.c, preempt_ledger.c) */
     char
         *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
+    /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
+     * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
+    int64_t unsat_since;
 };
 
-enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED };
+enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED, SV_RESULT_TIMED_OUT };
 
 struct sv_shape {
     struct sv_req *req;

@@ -37,6 +37,7 @@ enum why_class {
     X(PODGROUP_MISSING, "PodGroupMissing", WAITING)                                                \
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
     X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
+    X(GANG_TIMED_OUT, "GangTimedOut", GANG)                                                        \
     X(NO_NODES, "NoNodes", WAITING)                                                                \
     X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
@@ -124,6 +125,9 @@ struct sched_why_input {
     json_t *topology;                    /* topology part, borrowed, may be NULL */
     json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
 };
+/* Loads the job's scheduling memory from its stored why document once (history, last
+ * reason, the gang timeout window); the cycle's attempts call it before reading them. */
+void sched__why_load(struct sched_cyc *c, int job);
 /* Stores the job's why document when it changed; writes "unschedulable" on a change
  * of reason. */
 int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,

@@ -37,6 +37,10 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j)
         return;
     json_t *h = json_object_get(old, "history");
     j->history = json_is_array(h) ? json_incref(h) : NULL;
+    const char *since =
+        json_string_value(json_object_get(json_object_get(old, "gangTimeout"), "unsatisfiedSince"));
+    if (!since || clock_parse_rfc3339(since, &j->unsat_since, NULL) < 0)
+        j->unsat_since = 0;
     int code = why_code_from_name(
         json_string_value(json_object_get(json_object_get(old, "primary"), "code")));
     if (code >= 0)
@@ -44,16 +48,44 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j)
     json_decref(old);
 }
 
+void sched__why_load(struct sched_cyc *c, int ji)
+{
+    if (!c->v->jobs[ji].why_loaded)
+        load_previous(c, &c->v->jobs[ji]);
+}
+
+/* The gang timeout part of the document: {"timeoutSeconds", "unsatisfiedSince",
+ * "deadline"} (times null outside a window), NULL for a job without a PodGroup. New. */
+static json_t *timeout_json(const struct sv_job *j)
+{
+    if (!j->has_pg)
+        return NULL;
+    json_t *o = json_pack("{s:f}", "timeoutSeconds", (double)j->pg.timeout_ms / 1000.0);
+    char ts[64];
+    if (j->unsat_since) {
+        clock_format_rfc3339(j->unsat_since, ts, sizeof(ts));
+        json_object_set_new(o, "unsatisfiedSince", json_string(ts));
+        clock_format_rfc3339(j->unsat_since + j->pg.timeout_ms, ts, sizeof(ts));
+        json_object_set_new(o, "deadline", json_string(ts));
+    } else {
+        json_object_set_new(o, "unsatisfiedSince", json_null());
+        json_object_set_new(o, "deadline", json_null());
+    }
+    return o;
+}
+
 int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
                       struct err *err)
 {
     struct sv_job *j = &c->v->jobs[ji];
     int rc = 0;
-    if (!j->why_loaded)
-        load_previous(c, j);
+    sched__why_load(c, ji);
     /* A placement always changes the document; skip the signature's serialization. */
-    char *sig =
+    char *base =
         in->placement ? xasprintf("placed@%llu", (unsigned long long)c->cycle) : signature(in);
+    /* the timeout window is durable only if a change of it rewrites the document */
+    char *sig = xasprintf("%s|%lld", base, (long long)j->unsat_since);
+    free(base);
     if (j->last_sig && !strcmp(j->last_sig, sig)) {
         free(sig);
         return 0;
@@ -113,6 +145,9 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         json_object_set_new(doc, "placement",
                             json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
                                       "nodes", in->placement));
+    json_t *gt = timeout_json(j);
+    if (gt)
+        json_object_set_new(doc, "gangTimeout", gt);
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;

@@ -168,6 +168,8 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(PREEMPTED, "preempted", "a victim job's pods were chosen for a preemption")                  \
     X(NOMINATED, "nominated", "a preemptor's pods were nominated to nodes")                        \
     X(EVICTED, "evicted", "a victim pod was removed after its grace period")                       \
+    X(GANG_TIMED_OUT, "gang-timed-out",                                                            \
+      "a gang stayed unsatisfied past its timeout: its nominations were dropped")                  \
     X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \
     X(BIND_REFUSED, "bind-refused", "bind mode: the API server refused a binding")                 \
     X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \

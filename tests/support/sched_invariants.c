@@ -69,9 +69,9 @@ static int each_pod(void *ctx, const char *key, json_t *obj)
             g = json_pack("{s:i,s:i}", "bound", 0, "members", 0);
             json_object_set_new(c->groups, gk, g);
         }
-        int failed = p.phase && !strcmp(p.phase, "Failed");
-        bump(g, "members", !failed);
-        bump(g, "bound", p.node_name && !failed);
+        /* Failed and Succeeded members never count toward minMember */
+        bump(g, "members", !terminal);
+        bump(g, "bound", model_pod_gang_bound(&p));
     }
     if (p.node_name && !terminal) {
         if (!json_object_get(c->nodes, p.node_name)) {

@@ -3,7 +3,7 @@
 import { loadJobs } from './data.js';
 import { age, clear, h, jobLink, stateBadge, table } from './dom.js';
 
-const STATES = ['', 'Pending', 'Unschedulable', 'Starving', 'Pipelined', 'Scheduled', 'Running',
+const STATES = ['', 'Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
   'Finished'];
 
 const COLS = [

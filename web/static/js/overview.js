@@ -7,7 +7,7 @@ import { bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
 
 // Recent decisions: the newest audit records (GET /api/v1/audit?tail=N), repeats folded.
 const TAIL = 500;
-const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'Scheduled', 'Running',
+const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
   'Finished'];
 
 export function mount(el) {
