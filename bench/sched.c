@@ -2,6 +2,7 @@
  * bench_sched - scheduling throughput and cycle latency on a synthetic cluster.
  *
  *   bench_sched WORKLOAD [--nodes N] [--batch PODS] [--sync full|meta|none] [--keep DIR]
+ *               [--rules]
  *
  * Applies the workload's nodes, then feeds its jobs to sched_apply in batches of about
  * --batch pods, running one scheduling cycle (one durable commit) after each batch, as pods
@@ -27,6 +28,7 @@ struct opts {
     size_t batch;
     enum store_sync sync;
     const char *keep;
+    int rules;
 };
 
 static int cmp_i64(const void *a, const void *b)
@@ -61,7 +63,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (strcmp(argv[i], "--sync") == 0 && i + 1 < argc) {
             if (store_sync_parse(argv[++i], &o->sync, NULL) < 0)
                 return -1;
-        } else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
+        } else if (strcmp(argv[i], "--rules") == 0)
+            o->rules = 1;
+        else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             o->keep = argv[++i];
         else if (argv[i][0] != '-' && !o->workload)
             o->workload = argv[i];
@@ -98,19 +102,22 @@ int main(int argc, char **argv)
 
     if (parse_args(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: bench_sched basic|gang|gang-topology|biggang [--nodes N] "
-                        "[--batch PODS] [--sync full|meta|none] [--keep DIR]\n");
+                        "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules]\n");
         return 2;
     }
     if (workload_make(o.workload, o.nodes, &w, &err) < 0 || !mkdtemp(dir))
         goto fail;
+    if (o.rules)
+        workload_add_rules(&w);
     struct store_options so = {.dir = o.keep ? o.keep : dir, .sync = o.sync};
     if (store_open(&so, &st, &err) < 0 || sched_open(st, NULL, &s, &err) < 0)
         goto fail;
     t0 = clock_mono_ns();
     if (apply_docs(s, w.infra, &err) < 0)
         goto fail;
-    printf("workload        %s: %zu nodes, %zu jobs, %zu pods, sync %s\n", o.workload, o.nodes,
-           json_array_size(w.jobs), w.pods, store_sync_name(o.sync));
+    printf("workload        %s%s: %zu nodes, %zu jobs, %zu pods, sync %s\n", o.workload,
+           o.rules ? " with rules" : "", o.nodes, json_array_size(w.jobs), w.pods,
+           store_sync_name(o.sync));
     printf("apply nodes     %.1f ms\n", (clock_mono_ns() - t0) / 1e6);
 
     njobs = json_array_size(w.jobs);

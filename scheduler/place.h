@@ -87,7 +87,7 @@ struct sched_rules {
 int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r);
 void sched__rules_release(struct sched_rules *r);
 /* SCHED_FIT_OK or the first rule node n breaks; *by: the placed pod that keeps the pod
- * out (anti-affinity), else -1. */
+ * out (anti-affinity) or the index of the spread constraint that fails, else -1. */
 int sched__rules_filter(const struct sched_rules *r, const struct sv_node *n, int *by);
 /* InterPodAffinity's raw score of n (before normalization). */
 long sched__rules_affinity_score(const struct sched_rules *r, const struct sv_node *n);

@@ -311,11 +311,11 @@ int sched__rules_filter(const struct sched_rules *r, const struct sv_node *n, in
         if (!s->c->hard)
             continue;
         const char *val = node_label(n, s->c->topology_key);
-        if (!val)
+        int cnt = val ? map_get(&s->dom, s->c->topology_key, val) : 0;
+        if (!val || (int64_t)(cnt < 0 ? 0 : cnt) + s->self - s->min > s->c->max_skew) {
+            *by = (int)i;
             return SCHED_FIT_SPREAD;
-        int cnt = map_get(&s->dom, s->c->topology_key, val);
-        if ((int64_t)(cnt < 0 ? 0 : cnt) + s->self - s->min > s->c->max_skew)
-            return SCHED_FIT_SPREAD;
+        }
     }
     return SCHED_FIT_OK;
 }

@@ -80,14 +80,9 @@ static void rule_example(struct sched_view *v, const struct sched_rules *r, int 
     if (why == SCHED_FIT_POD_ANTI_AFFINITY && by >= 0)
         snprintf(x->example, sizeof(x->example), "%s on node %s", v->pods[by].key,
                  v->pods[by].node >= 0 ? v->nodes[v->pods[by].node].name : "?");
-    else if (why == SCHED_FIT_SPREAD)
-        for (size_t i = 0; i < r->nsp; i++) {
-            if (!r->sp[i].c->hard)
-                continue;
-            snprintf(x->example, sizeof(x->example), "maxSkew %d on %s, node %s",
-                     (int)r->sp[i].c->max_skew, r->sp[i].c->topology_key, nd->name);
-            break;
-        }
+    else if (why == SCHED_FIT_SPREAD && by >= 0)
+        snprintf(x->example, sizeof(x->example), "maxSkew %d on %s, node %s",
+                 (int)r->sp[by].c->max_skew, r->sp[by].c->topology_key, nd->name);
     else if (why == SCHED_FIT_POD_AFFINITY && r->p->m.aff && r->p->m.aff->naff_req)
         snprintf(x->example, sizeof(x->example), "no matching pod in its %s",
                  r->p->m.aff->aff_req[0].topology_key);

@@ -9,6 +9,7 @@
 
 #define BLOCK_LABEL "network.topology.nvidia.com/block"
 #define SPINE_LABEL "network.topology.nvidia.com/spine"
+#define ZONE_LABEL "topology.kubernetes.io/zone"
 
 static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, int gpu)
 {
@@ -21,9 +22,11 @@ static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, i
     json_t *alloc = json_pack("{s:s, s:s, s:s}", "cpu", "4", "memory", "32Gi", "pods", "110");
     if (gpu)
         json_object_set_new(alloc, "nvidia.com/gpu", json_string("8"));
-    return json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
+    char zone[32];
+    snprintf(zone, sizeof(zone), "zone-%zu", i % WORKLOAD_ZONES);
+    return json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
                      "Node", "metadata", "name", name, "labels", BLOCK_LABEL, block, SPINE_LABEL,
-                     spine, "status", "allocatable", alloc);
+                     spine, ZONE_LABEL, zone, "status", "allocatable", alloc);
 }
 
 static json_t *make_topology(void)
@@ -146,6 +149,52 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
         json_array_append_new(out->infra, make_node(i, block, per_spine, gpu));
     json_array_append_new(out->infra, make_topology());
     return 0;
+}
+
+/* Required node affinity: the pod's zone among two of the ten. */
+static json_t *zone_affinity(size_t job)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "zone-%zu", job % WORKLOAD_ZONES);
+    snprintf(b, sizeof(b), "zone-%zu", (job + 1) % WORKLOAD_ZONES);
+    return json_pack("{s:{s:{s:[{s:[{s:s, s:s, s:[s, s]}]}]}}}", "nodeAffinity",
+                     "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms",
+                     "matchExpressions", "key", ZONE_LABEL, "operator", "In", "values", a, b);
+}
+
+/* Required anti-affinity on the node against the pods labelled app=value. */
+static json_t *host_anti(const char *value)
+{
+    return json_pack("{s:{s:[{s:{s:{s:s}}, s:s}]}}", "podAntiAffinity",
+                     "requiredDuringSchedulingIgnoredDuringExecution", "labelSelector",
+                     "matchLabels", "app", value, "topologyKey", "kubernetes.io/hostname");
+}
+
+void workload_add_rules(struct workload *w)
+{
+    size_t njobs = json_array_size(w->jobs);
+    for (size_t j = 0; j < njobs; j++) {
+        json_t *docs = json_array_get(w->jobs, j), *doc;
+        size_t k;
+        char app[64];
+        /* a gang's pods keep apart from each other; single pods in apps of 8 */
+        snprintf(app, sizeof(app), "app-%zu", json_array_size(docs) > 1 ? j : j / 80);
+        json_array_foreach(docs, k, doc)
+        {
+            json_t *spec = json_object_get(doc, "spec"), *md = json_object_get(doc, "metadata");
+            if (strcmp(json_string_value(json_object_get(doc, "kind")), "Pod"))
+                continue;
+            if (j % 10 < 3) {
+                json_object_set_new(spec, "affinity", zone_affinity(j));
+            } else if (j % 10 == 3) {
+                json_t *lab = json_object_get(md, "labels");
+                if (!lab)
+                    json_object_set_new(md, "labels", lab = json_object());
+                json_object_set_new(lab, "app", json_string(app));
+                json_object_set_new(spec, "affinity", host_anti(app));
+            }
+        }
+    }
 }
 
 void workload_release(struct workload *w)

@@ -32,6 +32,13 @@ struct workload {
 int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err);
 void workload_release(struct workload *w);
 
+/* Nodes carry topology.kubernetes.io/zone: zone-(index % WORKLOAD_ZONES). */
+#define WORKLOAD_ZONES 10
+/* Adds placement rules to the workload's pods, by job index: 30% of the jobs get required
+ * node affinity (two of the ten zones), 10% required anti-affinity on kubernetes.io/hostname
+ * (a gang's members against each other; single pods in apps of 8). */
+void workload_add_rules(struct workload *w);
+
 /* Wraps an array of documents as a manifest (each document validated). Returns 0 or
  * ERR_INVALID with the first validation problem. m owns new references. */
 int workload_manifest(json_t *docs, struct model_manifest *m, struct err *err);
