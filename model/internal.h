@@ -78,9 +78,13 @@ void model__want_quantities(struct model__vctx *v, json_t *parent, const char *k
 int model__dns_subdomain(const char *s);
 int model__dns_label(const char *s);
 
+/* spec.preemptionPolicy of a Pod and preemptionPolicy of a PriorityClass, NULL-terminated. */
+extern const char *const model__preemption_policies[];
+
 void model__validate_node(struct model__vctx *v, json_t *obj);
 void model__validate_pod(struct model__vctx *v, json_t *obj);
 void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);
+void model__validate_priorityclass(struct model__vctx *v, json_t *obj);
 
 #endif
