@@ -18,7 +18,7 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  apply -f FILE|-                      create or replace objects from YAML or JSON\n"
-    "  get nodes|pods|podgroups|jobs|clusternetworktopologies [NAME]\n"
+    "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses [NAME]\n"
     "      [-n NS | -A] [--node N] [--phase P] [--state S]\n"
     "  delete KIND NAME [-n NS]             delete an object\n"
     "  describe job NS/NAME                 a job, its members and why\n"

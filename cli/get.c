@@ -115,6 +115,19 @@ static void topology_row(struct cli *cli, struct cli_table *t, json_t *cnt)
     cli_table_add(t, row);
 }
 
+static void priorityclass_row(struct cli *cli, struct cli_table *t, json_t *pc)
+{
+    char age[32], value[32];
+    const char *policy = str_at(pc, "preemptionPolicy", NULL);
+    snprintf(value, sizeof(value), "%lld",
+             (long long)json_integer_value(json_object_get(pc, "value")));
+    cli__age(cli, pc, age, sizeof(age));
+    const char *row[] = {str_at(pc, "metadata", "name"), value,
+                         json_is_true(json_object_get(pc, "globalDefault")) ? "true" : "false",
+                         policy ? policy : "PreemptLowerPriority", age};
+    cli_table_add(t, row);
+}
+
 static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
 {
     char age[32], prio[32], min[32], placed[32], pending[32];
@@ -142,6 +155,8 @@ static const char *const node_cols[] = {"name", "status", "cpu", "memory", "gpu"
 static const char *const pod_cols[] = {"namespace", "name", "phase", "node", "age"};
 static const char *const pg_cols[] = {"namespace", "name", "minmember", "age"};
 static const char *const cnt_cols[] = {"name", "layers", "age"};
+static const char *const pc_cols[] = {"name", "value", "global-default", "preemption-policy",
+                                      "age"};
 static const char *const job_cols[] = {"namespace", "name",   "state",   "priority",
                                        "min",       "placed", "pending", "age"};
 
@@ -151,6 +166,7 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
     struct cli_table *t;
     int is_node = !strcmp(res, "nodes"), is_pod = !strcmp(res, "pods");
     int is_pg = !strcmp(res, "podgroups"), is_job = !strcmp(res, "jobs");
+    int is_pc = !strcmp(res, "priorityclasses");
     if (is_node)
         t = cli_table_new(7, node_cols);
     else if (is_pod)
@@ -159,6 +175,8 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
         t = all_ns ? cli_table_new(4, pg_cols) : cli_table_new(3, pg_cols + 1);
     else if (is_job)
         t = cli_table_new(8, job_cols);
+    else if (is_pc)
+        t = cli_table_new(5, pc_cols);
     else
         t = cli_table_new(3, cnt_cols);
     size_t i;
@@ -173,6 +191,8 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
             podgroup_row(cli, t, o, all_ns);
         else if (is_job)
             job_row(cli, t, o);
+        else if (is_pc)
+            priorityclass_row(cli, t, o);
         else
             topology_row(cli, t, o);
     }

@@ -21,6 +21,7 @@ static const struct {
     {MODEL_PODGROUP, "podgroups", "/apis/scheduling.sigs.k8s.io/v1alpha1/podgroups"},
     {MODEL_TOPOLOGY, "clusternetworktopologies",
      "/apis/scheduling.koordinator.sh/v1alpha1/clusternetworktopologies"},
+    {MODEL_PRIORITYCLASS, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
 };
 
 static void defaults(struct kube_options *o)

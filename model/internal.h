@@ -81,10 +81,14 @@ int model__dns_label(const char *s);
 int model__label_key_ok(const char *k);
 int model__label_value_ok(const char *s);
 
+/* spec.preemptionPolicy of a Pod and preemptionPolicy of a PriorityClass, NULL-terminated. */
+extern const char *const model__preemption_policies[];
+
 void model__validate_node(struct model__vctx *v, json_t *obj);
 void model__validate_pod(struct model__vctx *v, json_t *obj);
 void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);
+void model__validate_priorityclass(struct model__vctx *v, json_t *obj);
 /* spec.affinity and spec.topologySpreadConstraints of a pod (validate_affinity.c). */
 void model__validate_affinity(struct model__vctx *v, json_t *spec);
 

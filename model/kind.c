@@ -1,5 +1,5 @@
 /*
- * kind.c - the four kinds muster knows, their API groups and resource names.
+ * kind.c - the kinds muster knows, their API groups and resource names.
  */
 #include "model.h"
 
@@ -33,6 +33,12 @@ static const struct kind_info kinds[MODEL_KIND_COUNT] = {
                         "clusternetworktopologies",
                         {"clusternetworktopology", "cnt", NULL},
                         0},
+    [MODEL_PRIORITYCLASS] = {"PriorityClass",
+                             "scheduling.k8s.io/v1",
+                             "scheduling.k8s.io",
+                             "priorityclasses",
+                             {"priorityclass", "pc", NULL},
+                             0},
 };
 
 static int kind_ok(enum model_kind kind)

@@ -1,6 +1,7 @@
 /*
  * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
- * validation, and typed views of Node, Pod, PodGroup and ClusterNetworkTopology.
+ * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology and
+ * PriorityClass.
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into
@@ -35,21 +36,28 @@ struct err;
 
 /* ---- kinds ---- */
 
-enum model_kind { MODEL_NODE, MODEL_POD, MODEL_PODGROUP, MODEL_TOPOLOGY, MODEL_KIND_COUNT };
+enum model_kind {
+    MODEL_NODE,
+    MODEL_POD,
+    MODEL_PODGROUP,
+    MODEL_TOPOLOGY,
+    MODEL_PRIORITYCLASS,
+    MODEL_KIND_COUNT
+};
 
-/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology". Static storage. */
+/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass". Static storage. */
 const char *model_kind_name(enum model_kind kind);
 /* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
 const char *model_kind_api_version(enum model_kind kind);
 /* Plural resource name used in URLs and the CLI: "nodes", "pods", "podgroups",
- * "clusternetworktopologies". */
+ * "clusternetworktopologies", "priorityclasses". */
 const char *model_kind_plural(enum model_kind kind);
 /* Resolves a plural or singular resource name, case-insensitively ("pods", "pod", "po",
- * "podgroup", "pg", "nodes", "no", "cnt"). Returns 0 or ERR_INVALID. */
+ * "podgroup", "pg", "nodes", "no", "cnt", "pc"). Returns 0 or ERR_INVALID. */
 int model_kind_from_resource(const char *resource, enum model_kind *out);
 /* Resolves a document's kind and apiVersion (apiVersion must match the kind's group;
- * version may be any for PodGroup and ClusterNetworkTopology). Returns 0 or ERR_INVALID
- * naming what is unknown. */
+ * version may be any for PodGroup, ClusterNetworkTopology and PriorityClass). Returns 0 or
+ * ERR_INVALID naming what is unknown. */
 int model_kind_from_doc(const char *kind, const char *api_version, enum model_kind *out,
                         struct err *err);
 /* 1 when objects of this kind live in a namespace (Pod, PodGroup). */
@@ -340,7 +348,9 @@ struct model_podgroup {
     int has_spec; /* the annotation is set */
     struct model_gather *gather;
     size_t ngather;
-    char *spec_error; /* NULL when the annotation is well-formed */
+    char *spec_error;     /* NULL when the annotation is well-formed */
+    char *priority_class; /* spec.priorityClassName, NULL when absent or empty: the job's
+                             priority is the class's value (resolved by the scheduler) */
     int64_t creation_ms;
     enum model_match_policy match_policy; /* the match-policy annotation; an unknown value
                                              falls back to the default, as Koordinator does */
@@ -363,16 +373,42 @@ struct model_topology {
     size_t nlayers;
 };
 
+/* A PriorityClass (scheduling.k8s.io/v1, cluster-scoped): the value pods naming it get
+ * as spec.priority, and their spec.preemptionPolicy. */
+struct model_priorityclass {
+    char *name;
+    int32_t value;
+    int global_default; /* globalDefault: pods naming no class get this one */
+    int preempt_never;  /* preemptionPolicy == Never (default PreemptLowerPriority) */
+};
+
+/* The highest value a user-defined class may have (Kubernetes HighestUserDefinablePriority);
+ * only the built-in system- classes are above it. */
+#define MODEL_PRIORITY_USER_MAX 1000000000
+/* The reserved name prefix of the built-in classes. */
+#define MODEL_PRIORITY_SYSTEM_PREFIX "system-"
+
+/* The built-in classes every cluster has (Kubernetes pkg/apis/scheduling: system-cluster-
+ * critical 2000000000 and system-node-critical 2000001000, PreemptLowerPriority, not
+ * globalDefault): the one table behind validation of system- names, the scheduler's
+ * lookup and the API's listing. model_priorityclass_builtin returns the class of this
+ * name (static storage, never freed) or NULL; model_priorityclass_builtin_json the i-th
+ * built-in as a document (new), NULL past the last. */
+const struct model_priorityclass *model_priorityclass_builtin(const char *name);
+json_t *model_priorityclass_builtin_json(size_t i);
+
 /* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
 int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err);
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err);
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
+int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);
 void model_node_release(struct model_node *n);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);
+void model_priorityclass_release(struct model_priorityclass *pc);
 
 /* ---- pods: the fields muster writes, and "terminal" (pod.c) ----
  *

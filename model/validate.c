@@ -354,6 +354,9 @@ int model_validate(struct model_doc *doc, json_t *errors)
     case MODEL_PODGROUP:
         model__validate_podgroup(&v, obj);
         break;
+    case MODEL_PRIORITYCLASS:
+        model__validate_priorityclass(&v, obj);
+        break;
     default:
         model__validate_topology(&v, obj);
         break;

@@ -15,7 +15,7 @@ static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "N
 static const char *const toleration_effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute",
                                                  NULL};
 static const char *const toleration_ops[] = {"Equal", "Exists", NULL};
-static const char *const preemption_policies[] = {"PreemptLowerPriority", "Never", NULL};
+const char *const model__preemption_policies[] = {"PreemptLowerPriority", "Never", NULL};
 static const char *const container_restart[] = {"Always", NULL};
 static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown", NULL};
 
@@ -198,7 +198,7 @@ static void check_pod_spec(struct model__vctx *v, json_t *spec)
     model__want_int(v, json_object_get(spec, "priority"), "spec.priority", 0, INT32_LO, INT32_HI);
     model__want_string(v, json_object_get(spec, "priorityClassName"), "spec.priorityClassName", 0);
     model__want_enum(v, json_object_get(spec, "preemptionPolicy"), "spec.preemptionPolicy", 0,
-                     preemption_policies);
+                     model__preemption_policies);
     model__want_string_map(v, json_object_get(spec, "nodeSelector"), "spec.nodeSelector");
     model__want_string(v, json_object_get(spec, "nodeName"), "spec.nodeName", 0);
     model__want_string(v, json_object_get(spec, "schedulerName"), "spec.schedulerName", 0);
@@ -281,6 +281,7 @@ void model__validate_podgroup(struct model__vctx *v, json_t *obj)
     model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", 1, 1, INT32_HI);
     model__want_int(v, json_object_get(spec, "scheduleTimeoutSeconds"),
                     "spec.scheduleTimeoutSeconds", 0, 0, INT32_HI);
+    model__want_string(v, json_object_get(spec, "priorityClassName"), "spec.priorityClassName", 0);
     model__want_object(v, json_object_get(obj, "status"), "status", 0);
 }
 

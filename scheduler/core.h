@@ -43,6 +43,15 @@ int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what
                         struct err *err);
 void sched__metrics_cycle(struct sched *s, double seconds);
 
+/* Admits an applied object (admit.c: the Kubernetes Priority admission plugin's rules)
+ * against the classes cs, editing obj (borrowed) in place: a pod gets spec.priority,
+ * spec.preemptionPolicy and spec.priorityClassName from its class; old (borrowed, NULL on
+ * create) is the stored object. mirrored: the API server admitted it; nothing is
+ * refused. Returns 0 or ERR_INVALID naming the field (spec.priorityClassName,
+ * spec.priority, spec.preemptionPolicy, value, globalDefault). */
+int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj, json_t *old,
+                 int mirrored, struct err *err);
+
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);
 /* The job's state (jobs.c). */

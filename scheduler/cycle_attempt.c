@@ -97,6 +97,12 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
                                json_pack("{s:s}", "podGroup", mj->id),
                                "PodGroup '%s' does not exist", mj->id);
+        else if (sched__job_class_missing(v, mj))
+            sched__blocker_add(
+                &a->blockers, WHY_PRIORITY_CLASS_MISSING,
+                json_pack("{s:s,s:s}", "podGroup", mj->id, "priorityClass", mj->pg.priority_class),
+                "PodGroup '%s' names PriorityClass '%s', which does not exist", mj->id,
+                mj->pg.priority_class);
         else if (am->base + am->pending < need)
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,

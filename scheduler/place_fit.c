@@ -112,7 +112,7 @@ static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int
         size_t k = 0;
         while (k < njobs && jobs[k] != p->job)
             k++;
-        if (k < njobs || p->node >= 0 || p->m.priority < prio)
+        if (k < njobs || p->node >= 0 || p->prio < prio)
             continue;
         for (int q = 0; q < p->nreq; q++)
             if (p->req[q].res == r)

@@ -111,7 +111,7 @@ long sched__gather_node_offer(struct gather *g, int ni)
         for (int k = 0; k < p->nreq && ok; k++) {
             int r = p->req[k].res;
             if (fr[r] == INT64_MIN)
-                fr[r] = free_of(g, n, r, p->m.priority);
+                fr[r] = free_of(g, n, r, p->prio);
             ok = p->req[k].v <= fr[r];
         }
         for (int k = 0; k < p->nreq && ok; k++)

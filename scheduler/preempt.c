@@ -81,8 +81,8 @@ static int plan_fits_node(struct preempt *pr, int node)
     int32_t prio = INT32_MAX;
     for (size_t i = 0; i < pr->nplan; i++) {
         const struct sv_pod *p = &v->pods[pr->plan[i].pod];
-        if (pr->plan[i].node == node && p->m.priority < prio)
-            prio = p->m.priority;
+        if (pr->plan[i].node == node && p->prio < prio)
+            prio = p->prio;
     }
     for (size_t r = 0; r < v->nres; r++) {
         int64_t need = 0;
@@ -190,8 +190,8 @@ static int cmp_victim_back(const void *x, const void *y, void *ctx)
     const struct preempt *pr = ctx;
     const struct sv_pod *a = &pr->c->v->pods[pr->pv[*(const int *)x].pod];
     const struct sv_pod *b = &pr->c->v->pods[pr->pv[*(const int *)y].pod];
-    if (a->m.priority != b->m.priority)
-        return a->m.priority > b->m.priority ? -1 : 1;
+    if (a->prio != b->prio)
+        return a->prio > b->prio ? -1 : 1;
     return strcmp(a->key, b->key);
 }
 
@@ -320,7 +320,7 @@ static void rank_and_cost(struct preempt *pr)
     struct sched_view *v = pr->c->v;
     int32_t *pr_list = xcalloc(pr->npv + 1, sizeof(int32_t));
     for (size_t i = 0; i < pr->npv; i++)
-        pr_list[i] = v->pods[pr->pv[i].pod].m.priority;
+        pr_list[i] = v->pods[pr->pv[i].pod].prio;
     qsort(pr_list, pr->npv, sizeof(int32_t), cmp_i32);
     size_t nr = 0;
     for (size_t i = 0; i < pr->npv; i++)
@@ -330,7 +330,7 @@ static void rank_and_cost(struct preempt *pr)
     for (size_t i = 0; i < pr->npv; i++) {
         struct pv *x = &pr->pv[i];
         const struct sv_pod *p = &v->pods[x->pod];
-        int32_t *at = bsearch(&p->m.priority, pr_list, nr, sizeof(int32_t), cmp_i32);
+        int32_t *at = bsearch(&p->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
         x->rank = (int)(at - pr_list);
         const struct sv_job *j = &v->jobs[p->job];
         if (j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
@@ -350,7 +350,7 @@ static void rank_and_cost(struct preempt *pr)
                 const struct sv_job *j = &v->jobs[x->gang];
                 for (size_t q = 0; q < j->npods; q++) {
                     const struct sv_pod *gp = &v->pods[j->pods[q]];
-                    int32_t *at = bsearch(&gp->m.priority, pr_list, nr, sizeof(int32_t), cmp_i32);
+                    int32_t *at = bsearch(&gp->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
                     pn->cost[at ? at - pr_list : 0] += gp->node >= 0 && !gp->m.deletion_ms;
                 }
             }
@@ -378,7 +378,7 @@ static void collect_victims(struct preempt *pr)
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
             if (!p->alive || p->node != (int)n || !p->counted || p->m.deletion_ms ||
-                model_pod_terminal(&p->m) || p->m.priority >= pr->prio || in_preemptor(pr, p->job))
+                model_pod_terminal(&p->m) || p->prio >= pr->prio || in_preemptor(pr, p->job))
                 continue;
             add_victim(pr, i, (int)n, node_pn);
         }

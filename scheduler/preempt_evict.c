@@ -113,7 +113,7 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod
         for (size_t q = 0; rc == 0 && q < n->nnom;) {
             int pi = n->nominated[q];
             const struct sv_pod *p = &v->pods[pi];
-            if (p->m.priority < pr->prio && !in_plan_job(pr, p->job)) {
+            if (p->prio < pr->prio && !in_plan_job(pr, p->job)) {
                 json_array_append_new(cleared, json_string(p->key));
                 rc = sched__pod_nominate(c, pi, -1, err); /* removes n->nominated[q] */
             } else {
@@ -218,7 +218,7 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         const struct sv_pod *p = &v->pods[x->pod];
         json_array_append_new(victims, json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job",
                                                  v->jobs[p->job].id, "node", v->nodes[x->node].name,
-                                                 "priority", (int)p->m.priority));
+                                                 "priority", (int)p->prio));
         rc = mark_victim(pr, x, msg, rs, err);
     }
     if (rc == 0)

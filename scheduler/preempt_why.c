@@ -41,7 +41,7 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
 {
     struct sched_view *v = c->v;
     for (size_t i = 0; i < pj->npods; i++)
-        if (v->pods[pj->pods[i]].m.preempt_never) {
+        if (v->pods[pj->pods[i]].never) {
             verdict(out, WHY_PREEMPTION_NEVER, "policy Never", NULL);
             return 1;
         }

@@ -4,6 +4,10 @@
  * Both write LMDB in one transaction (store_write, which retries after map
  * growth), and only after the commit succeeded hand the decoded objects to the
  * view, so the view never holds what the store does not.
+ *
+ * Apply admits each object (admit.c) against the PriorityClasses as they will be:
+ * the view's, updated by the manifest's own classes, which are applied first so that
+ * one manifest can hold a class and the pods that name it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@ struct staged {
         struct model_pod pod;
         struct model_podgroup pg;
         struct model_topology topo;
+        struct model_priorityclass pc;
     } u;
 };
 
@@ -35,6 +40,7 @@ struct apply_ctx {
     json_t *results;
     struct staged *staged;
     size_t nstaged, capstaged;
+    struct sv_classes classes; /* the view's, with the manifest's applied so far */
 };
 
 static void staged_release(struct staged *st, size_t n)
@@ -46,6 +52,8 @@ static void staged_release(struct staged *st, size_t n)
             model_pod_release(&st[i].u.pod);
         else if (st[i].kind == MODEL_PODGROUP)
             model_podgroup_release(&st[i].u.pg);
+        else if (st[i].kind == MODEL_PRIORITYCLASS)
+            model_priorityclass_release(&st[i].u.pc);
         else
             model_topology_release(&st[i].u.topo);
     }
@@ -127,6 +135,8 @@ static int stage_decode(json_t *obj, struct staged *st, struct err *err)
         return model_pod_decode(obj, &st->u.pod, err);
     case MODEL_PODGROUP:
         return model_podgroup_decode(obj, &st->u.pg, err);
+    case MODEL_PRIORITYCLASS:
+        return model_priorityclass_decode(obj, &st->u.pc, err);
     default:
         return model_topology_decode(obj, &st->u.topo, err);
     }
@@ -149,6 +159,10 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     if (rc < 0 && rc != ERR_NOT_FOUND)
         goto out;
     fill_server_fields(st.kind, obj, old, c->now_ms);
+    if ((rc = sched__admit(&c->classes, st.kind, obj, old, c->s->opts.mirrored, err)) < 0) {
+        err_prefix(err, "document %d (%s %s)", doc->index, model_kind_name(st.kind), key);
+        goto out;
+    }
     if (old)
         action = same_ignoring_version(old, obj) ? "unchanged" : "configured";
     if (strcmp(action, "unchanged") != 0) {
@@ -158,6 +172,11 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         if ((rc = stage_decode(obj, &st, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
+        }
+        if (st.kind == MODEL_PRIORITYCLASS) { /* the pods after it are admitted against it */
+            struct model_priorityclass pc = st.u.pc;
+            pc.name = xstrdup(pc.name);
+            sched__class_put(&c->classes, &pc);
         }
         XGROW(c->staged, c->nstaged + 1, c->capstaged);
         c->staged[c->nstaged++] = st;
@@ -179,6 +198,33 @@ out:
     return rc;
 }
 
+static int is_class_doc(struct model_doc *doc)
+{
+    const char *kind = json_string_value(json_object_get(doc->obj, "kind"));
+    return kind && !strcmp(kind, model_kind_name(MODEL_PRIORITYCLASS));
+}
+
+static int cmp_result(const void *a, const void *b)
+{
+    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "document"));
+    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "document"));
+    return (x > y) - (x < y);
+}
+
+/* Results in document order (classes were applied first). */
+static void sort_results(json_t *results)
+{
+    size_t n = json_array_size(results);
+    json_t **r = xcalloc(n + 1, sizeof(*r));
+    for (size_t i = 0; i < n; i++)
+        r[i] = json_incref(json_array_get(results, i));
+    qsort(r, n, sizeof(*r), cmp_result);
+    json_array_clear(results);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(results, r[i]);
+    free(r);
+}
+
 static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct apply_ctx *c = ctx;
@@ -186,9 +232,14 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
     staged_release(c->staged, c->nstaged);
     c->nstaged = 0;
     json_array_clear(c->results);
+    sched__classes_free(&c->classes);
+    sched__classes_copy(&c->classes, &c->s->v->classes);
     int rc = store_meta_get_u64(txn, "resource_version", &rv, err);
-    for (size_t i = 0; rc == 0 && i < c->m->n; i++)
-        rc = apply_one(txn, c, &c->m->docs[i], &rv, err);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; rc == 0 && i < c->m->n; i++)
+            if (is_class_doc(&c->m->docs[i]) == !pass)
+                rc = apply_one(txn, c, &c->m->docs[i], &rv, err);
+    sort_results(c->results);
     int topo = 0;
     for (size_t i = 0; i < c->nstaged; i++)
         topo |= c->staged[i].kind == MODEL_NODE || c->staged[i].kind == MODEL_TOPOLOGY;
@@ -207,6 +258,8 @@ static void view_take(struct sched_view *v, struct staged *st)
         sched__view_put_pod(v, &st->u.pod);
     else if (st->kind == MODEL_PODGROUP)
         sched__view_put_pg(v, &st->u.pg);
+    else if (st->kind == MODEL_PRIORITYCLASS)
+        sched__view_put_class(v, &st->u.pc);
     else
         sched__view_put_topo(v, &st->u.topo);
 }
@@ -214,7 +267,7 @@ static void view_take(struct sched_view *v, struct staged *st)
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err)
 {
-    struct apply_ctx c = {s, m, now_ms, json_array(), NULL, 0, 0};
+    struct apply_ctx c = {.s = s, .m = m, .now_ms = now_ms, .results = json_array()};
     json_t *errors = json_array();
     int rc = 0;
     for (size_t i = 0; i < m->n; i++) {
@@ -238,6 +291,7 @@ int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_
 out:
     staged_release(c.staged, c.nstaged);
     free(c.staged);
+    sched__classes_free(&c.classes);
     json_decref(c.results);
     json_decref(errors);
     return rc;
@@ -300,7 +354,13 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
     c->nkeys = 0;
     staged_release(c->staged, c->nstaged);
     c->nstaged = 0;
-    int rc = store_delete(txn, c->kind, c->key, &old, err);
+    int rc = 0;
+    if (c->kind == MODEL_PRIORITYCLASS && model_priorityclass_builtin(c->key)) {
+        rc = err_set(err, ERR_CONFLICT,
+                     "priorityclass '%s' is a system priority class and cannot be deleted", c->key);
+        goto out;
+    }
+    rc = store_delete(txn, c->kind, c->key, &old, err);
     if (rc < 0)
         goto out;
     if (c->kind == MODEL_NODE) {
@@ -351,6 +411,8 @@ int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t
             sched__view_del_pod(s->v, key);
         else if (kind == MODEL_PODGROUP)
             sched__view_del_pg(s->v, key);
+        else if (kind == MODEL_PRIORITYCLASS)
+            sched__view_del_class(s->v, key);
         else
             sched__view_del_topo(s->v);
     }

@@ -55,11 +55,16 @@ void sched_close(struct sched *s);
  * (the mirror keeps the API server's versions in its state), writes one audit "applied" record
  * per document, commits once. *results (new) is an array with one object per document:
  * {"document": 1, "kind": "Pod", "name": "default/w-0", "action": "created"|"configured"|
- * "unchanged"}. On error nothing is written. */
+ * "unchanged"}. PriorityClass documents are applied first, and every object is admitted
+ * against the classes (pods get spec.priority from spec.priorityClassName or the
+ * globalDefault class; see admit.c and docs/preemption.md). On error (ERR_INVALID
+ * naming the field for an admission problem) nothing is written. */
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err);
 
-/* Deletes an object (audit "deleted"). Returns 0, ERR_NOT_FOUND, ERR_STORE. */
+/* Deletes an object (audit "deleted"). Returns 0, ERR_NOT_FOUND, ERR_STORE, or
+ * ERR_CONFLICT for a built-in PriorityClass (system-cluster-critical,
+ * system-node-critical), which cannot be deleted. */
 int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
                  struct err *err);
 

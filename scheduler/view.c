@@ -118,6 +118,7 @@ void sched__view_free(struct sched_view *v)
     free(v->lists);
     if (v->has_topology)
         model_topology_release(&v->topo);
+    sched__classes_free(&v->classes);
     sched__topo_free(v->tp);
     free(v->binds);
     free(v->scan);
@@ -339,6 +340,7 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
     j->pg = *g;
     j->has_pg = 1;
     memset(g, 0, sizeof(*g));
+    sched__view_prio_sync(v, ji);
 }
 
 void sched__view_del_pg(struct sched_view *v, const char *key)
@@ -348,16 +350,8 @@ void sched__view_del_pg(struct sched_view *v, const char *key)
         return;
     model_podgroup_release(&v->jobs[ji].pg);
     v->jobs[ji].has_pg = 0;
+    sched__view_prio_sync(v, ji);
     sched__view_job_maybe_free(v, ji);
-}
-
-int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j)
-{
-    int32_t pr = INT32_MIN;
-    for (size_t i = 0; i < j->npods; i++)
-        if (v->pods[j->pods[i]].m.priority > pr)
-            pr = v->pods[j->pods[i]].m.priority;
-    return j->npods ? pr : 0;
 }
 
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j)

@@ -4,13 +4,15 @@
  * The view (struct sched_view) mirrors what the store holds: nodes with
  * allocatable / requested vectors (resource names interned to small indexes),
  * pods with sparse request vectors, jobs (a PodGroup, or a lone pod), pod shapes
- * (the part of a pod that decides where it fits) and the topology object. Slots are
+ * (the part of a pod that decides where it fits), the topology object and the
+ * PriorityClasses (name -> value and preemption policy). Slots are
  * reused after deletion; every lookup by name goes through an open-addressing string
  * map (view_strmap.c).
  *
  * Files: view.c (nodes, jobs, resources, the topology object), view_pod.c (pods,
- * shapes, nominations, the bind/unbind primitives of statements), view_load.c
- * (rebuild from the store, the deterministic dump).
+ * shapes, nominations, the bind/unbind primitives of statements), view_class.c (the
+ * PriorityClasses and the priority of pods and jobs), view_load.c (rebuild from the
+ * store, the deterministic dump).
  *
  * Rules: the view is changed only by sched_apply.c (apply/delete, after the commit),
  * by the cycle's statements (with an undo log, see cycle_stmt.c) and by a rebuild.
@@ -71,6 +73,11 @@ struct sv_pod {
     uint32_t gen; /* slot generation: index entries (view_labels.c) of an older pod are stale */
     struct model_pod m;
     int alive;
+    /* The priority and policy the scheduler uses (ordering, reservations, preemption as
+     * preemptor and victim): the job's PodGroup class when it names one that exists,
+     * else the pod's own spec.priority / spec.preemptionPolicy (sched__view_prio_sync). */
+    int32_t prio;
+    int never;
     int job;       /* job index */
     int node;      /* node index when bound to a known node, else -1 */
     int nominated; /* node index or -1 */
@@ -155,6 +162,26 @@ struct sv_free {
     size_t n, cap;
 };
 
+/* The stored PriorityClasses (a handful: a linear array), by name. The built-ins are
+ * found through model_priorityclass_builtin when not stored. */
+struct sv_classes {
+    struct model_priorityclass *c;
+    size_t n, cap;
+};
+
+/* The class of this name: stored, else built-in, else NULL. Borrowed, valid until the
+ * classes change. */
+const struct model_priorityclass *sched__class_find(const struct sv_classes *cs, const char *name);
+/* The globalDefault class (the lowest value when several are, as Kubernetes picks), or
+ * NULL. Borrowed, as for sched__class_find. */
+const struct model_priorityclass *sched__class_default(const struct sv_classes *cs);
+/* Replace by name; takes ownership of pc (even on failure). */
+void sched__class_put(struct sv_classes *cs, struct model_priorityclass *pc);
+void sched__class_del(struct sv_classes *cs, const char *name);
+/* A deep copy into out (empty before), for an apply that stages classes. */
+void sched__classes_copy(struct sv_classes *out, const struct sv_classes *cs);
+void sched__classes_free(struct sv_classes *cs);
+
 struct sched_view {
     char **res; /* interned resource names */
     size_t nres, rescap;
@@ -190,6 +217,7 @@ struct sched_view {
     size_t nlists, caplists;
     size_t nterm_pods; /* live pods with inter-pod terms */
     uint32_t gen;
+    struct sv_classes classes;
 
     struct sv_free fnodes, fpods, fjobs;
     struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
@@ -217,6 +245,11 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
 void sched__view_del_pg(struct sched_view *v, const char *key);
 void sched__view_put_topo(struct sched_view *v, struct model_topology *t);
 void sched__view_del_topo(struct sched_view *v);
+/* A PriorityClass changed: the pods of every job whose PodGroup names it take its value. */
+void sched__view_put_class(struct sched_view *v, struct model_priorityclass *pc);
+void sched__view_del_class(struct sched_view *v, const char *name);
+/* Recomputes prio and never (and the shape) of the pods of job ji. */
+void sched__view_prio_sync(struct sched_view *v, int ji);
 
 int sched__view_node(const struct sched_view *v, const char *name);
 int sched__view_pod(const struct sched_view *v, const char *key);
@@ -265,7 +298,15 @@ const struct model_pod_term *sched__view_term(const struct sched_view *v, int pi
 json_t *sched__view_dump(struct sched_view *v);
 
 int sched__pod_pending(const struct sv_pod *p);
+/* The job's priority: its PodGroup's class value when the PodGroup names an existing
+ * class, else the highest priority of its pods (0 without pods). */
 int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
+/* The class a job's PodGroup names (the job's priority), NULL when it names none or the
+ * class does not exist (sched__job_class_missing says which). Borrowed. */
+const struct model_priorityclass *sched__job_class(const struct sched_view *v,
+                                                   const struct sv_job *j);
+/* 1 when the job's PodGroup names a class that does not exist. */
+int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
 /* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
 int sched__job_min(const struct sv_job *j);

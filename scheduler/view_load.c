@@ -27,6 +27,10 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
         struct model_podgroup g = {0};
         if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
             sched__view_put_pg(v, &g);
+    } else if (kind == MODEL_PRIORITYCLASS) {
+        struct model_priorityclass pc = {0};
+        if ((rc = model_priorityclass_decode(obj, &pc, &err)) == 0)
+            sched__view_put_class(v, &pc);
     } else {
         struct model_topology t = {0};
         if ((rc = model_topology_decode(obj, &t, &err)) == 0)
@@ -56,10 +60,17 @@ static int load_topo(void *c, const char *k, json_t *o)
 {
     return load_obj(c, k, o, MODEL_TOPOLOGY);
 }
+static int load_class(void *c, const char *k, json_t *o)
+{
+    return load_obj(c, k, o, MODEL_PRIORITYCLASS);
+}
 
 int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
 {
     int rc;
+    /* Classes first: a PodGroup's pods take its class's priority as they arrive. */
+    if ((rc = store_each(txn, MODEL_PRIORITYCLASS, NULL, load_class, v, err)) < 0)
+        return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_POD, NULL, load_pod, v, err)) < 0)
@@ -102,6 +113,13 @@ static json_t *res_obj(struct sched_view *v, const int64_t *vec)
 json_t *sched__view_dump(struct sched_view *v)
 {
     json_t *nodes = json_object(), *pods = json_object(), *jobs = json_object();
+    json_t *classes = json_object();
+    for (size_t i = 0; i < v->classes.n; i++) {
+        const struct model_priorityclass *pc = &v->classes.c[i];
+        json_object_set_new(classes, pc->name,
+                            json_pack("{s:i,s:b,s:b}", "value", (int)pc->value, "globalDefault",
+                                      pc->global_default, "never", pc->preempt_never));
+    }
     for (size_t i = 0; i < v->nnodes; i++) {
         struct sv_node *n = &v->nodes[i];
         if (!n->alive)
@@ -123,7 +141,8 @@ json_t *sched__view_dump(struct sched_view *v)
                             json_pack("{s:s?,s:s?,s:s?,s:s,s:b,s:i,s:o}", "node", p->m.node_name,
                                       "nominated", p->m.nominated_node, "phase", p->m.phase, "job",
                                       v->jobs[p->job].id, "counted", p->counted, "priority",
-                                      (int)p->m.priority, "requests", req));
+                                      (int)p->prio, "requests", req));
+        json_object_set_new(json_object_get(pods, p->key), "never", json_boolean(p->never));
     }
     for (size_t i = 0; i < v->njobs; i++) {
         struct sv_job *j = &v->jobs[i];
@@ -136,6 +155,6 @@ json_t *sched__view_dump(struct sched_view *v)
                             json_pack("{s:b,s:b,s:i,s:o}", "gang", j->gang, "podGroup", j->has_pg,
                                       "minMember", sched__job_min(j), "pods", members));
     }
-    return json_pack("{s:o,s:o,s:o,s:s?}", "nodes", nodes, "pods", pods, "jobs", jobs, "topology",
-                     v->has_topology ? v->topo.name : NULL);
+    return json_pack("{s:o,s:o,s:o,s:s?,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
+                     "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses", classes);
 }

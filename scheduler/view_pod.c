@@ -28,7 +28,7 @@ static int shape_of(struct sched_view *v, struct sv_pod *p)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "p%d|", (int)p->m.priority);
+    fprintf(f, "p%d|", (int)p->prio);
     for (int i = 0; i < p->nreq; i++)
         fprintf(f, "%d=%lld,", p->req[i].res, (long long)p->req[i].v);
     fputc('|', f);
@@ -67,7 +67,7 @@ static int shape_of(struct sched_view *v, struct sv_pod *p)
         sh->tol[i] =
             (struct model_toleration){dupn(t->key), dupn(t->op), dupn(t->value), dupn(t->effect)};
     }
-    sh->priority = p->m.priority;
+    sh->priority = p->prio;
     if (p->m.aff && *p->m.aff->node_key)
         sh->aff = model_affinity_ref(p->m.aff);
     sched__strmap_put(&v->shape_ix, buf, si);
@@ -141,7 +141,6 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     }
     if (!has_pods)
         p->req[p->nreq++] = (struct sv_req){SV_RES_PODS, 1};
-    p->shape = shape_of(v, p);
     sched__strmap_put(&v->pod_ix, key, pi);
     sched__view_index_pod(v, pi);
 
@@ -157,6 +156,10 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     XGROW(j->pods, j->npods + 1, j->cappods);
     j->pods[j->npods++] = pi;
     p->job = ji;
+    const struct model_priorityclass *cls = sched__job_class(v, j);
+    p->prio = cls ? cls->value : p->m.priority;
+    p->never = cls ? cls->preempt_never : p->m.preempt_never;
+    p->shape = shape_of(v, p);
 
     if (p->m.node_name) {
         p->node = sched__view_node(v, p->m.node_name);
@@ -208,6 +211,22 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
     p->node = p->nominated = -1;
     sched__slot_push(&v->fpods, pi);
     v->epoch++;
+}
+
+void sched__view_prio_sync(struct sched_view *v, int ji)
+{
+    struct sv_job *j = &v->jobs[ji];
+    const struct model_priorityclass *cls = sched__job_class(v, j);
+    for (size_t i = 0; i < j->npods; i++) {
+        struct sv_pod *p = &v->pods[j->pods[i]];
+        int32_t prio = cls ? cls->value : p->m.priority;
+        p->never = cls ? cls->preempt_never : p->m.preempt_never;
+        if (prio == p->prio)
+            continue;
+        p->prio = prio;
+        p->shape = shape_of(v, p); /* the shape holds the priority its reservations use */
+        v->epoch++;
+    }
 }
 
 /* Orphans are bound pods and nominations whose node was unknown; a new node

@@ -35,6 +35,7 @@ enum why_class {
 #define WHY_MAP(X)                                                                                 \
     X(SPEC_INVALID, "SpecInvalid", NEVER)                                                          \
     X(PODGROUP_MISSING, "PodGroupMissing", WAITING)                                                \
+    X(PRIORITY_CLASS_MISSING, "PriorityClassMissing", WAITING)                                     \
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
     X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
     X(GANG_TIMED_OUT, "GangTimedOut", GANG)                                                        \

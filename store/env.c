@@ -26,6 +26,7 @@ static const struct {
     [DBI_PODS] = {"pods", 0},
     [DBI_PODGROUPS] = {"podgroups", 0},
     [DBI_TOPOLOGIES] = {"topologies", 0},
+    [DBI_PRIORITYCLASSES] = {"priorityclasses", 0},
     [DBI_IDX_POD_NODE] = {"idx_pod_node", MDB_DUPSORT},
     [DBI_IDX_POD_GROUP] = {"idx_pod_group", MDB_DUPSORT},
     [DBI_IDX_PENDING] = {"idx_pending", 0},
@@ -234,7 +235,7 @@ int store_sync(struct store *st, struct err *err)
 int store_stats(struct store *st, struct store_stats *out, struct err *err)
 {
     static const enum store_dbi kind_dbi[MODEL_KIND_COUNT] = {DBI_NODES, DBI_PODS, DBI_PODGROUPS,
-                                                              DBI_TOPOLOGIES};
+                                                              DBI_TOPOLOGIES, DBI_PRIORITYCLASSES};
     MDB_txn *txn = NULL;
     MDB_envinfo info;
     MDB_stat ms;

@@ -1,5 +1,5 @@
 /*
- * objects.c - nodes, pods, podgroups and topologies, and the pod indexes.
+ * objects.c - nodes, pods, podgroups, topologies and priority classes, and the pod indexes.
  *
  * Index entries are derived from the pod document only (spec.nodeName, the
  * pod-group label, the pending predicate), so they can always be recomputed
@@ -14,8 +14,9 @@
 #include "err.h"
 
 static const enum store_dbi kind_dbi[MODEL_KIND_COUNT] = {DBI_NODES, DBI_PODS, DBI_PODGROUPS,
-                                                          DBI_TOPOLOGIES};
-static const char *const kind_word[MODEL_KIND_COUNT] = {"node", "pod", "podgroup", "topology"};
+                                                          DBI_TOPOLOGIES, DBI_PRIORITYCLASSES};
+static const char *const kind_word[MODEL_KIND_COUNT] = {"node", "pod", "podgroup", "topology",
+                                                        "priorityclass"};
 
 /* Index keys of one pod; pointers borrowed from the pod document except group. */
 struct pod_idx {

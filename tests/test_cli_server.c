@@ -181,6 +181,13 @@ START_TEST(test_cli_get_tables)
     ck_assert_int_eq(count_lines(r.out), 2);
     expect_line(r.out, 1, "team-a solo ");
     cli_result_release(&r);
+
+    run_ok(&r, NULL, ARGS("get", "pc"));
+    ck_assert_int_eq(count_lines(r.out), 3);
+    expect_line(r.out, 0, "NAME VALUE GLOBAL-DEFAULT PREEMPTION-POLICY AGE");
+    expect_line(r.out, 1, "system-cluster-critical 2000000000 false PreemptLowerPriority ");
+    expect_line(r.out, 2, "system-node-critical 2000001000 false PreemptLowerPriority ");
+    cli_result_release(&r);
 }
 END_TEST
 

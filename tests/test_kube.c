@@ -268,6 +268,70 @@ START_TEST(test_kube_missing_crd_skipped)
 }
 END_TEST
 
+struct class_want {
+    struct fx *f;
+    const char *name;
+    json_int_t value; /* -1: absent */
+};
+
+static int has_class(void *ctx)
+{
+    struct class_want *w = ctx;
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+    json_t *pc = NULL;
+    if (store_txn_begin(w->f->u.st, STORE_READ, &txn, &err) == 0)
+        store_get(txn, MODEL_PRIORITYCLASS, w->name, &pc, &err);
+    store_txn_abort(&txn);
+    int ok = w->value < 0 ? pc == NULL
+                          : pc && json_integer_value(json_object_get(pc, "value")) == w->value;
+    json_decref(pc);
+    return ok;
+}
+
+static void expect_class(struct fx *f, const char *name, json_int_t value)
+{
+    struct class_want w = {f, name, value};
+    ck_assert_msg(kube_test_wait(has_class, &w, 10000), "priorityclass '%s' not as expected", name);
+}
+
+/* PriorityClasses are listed and watched like the other kinds, and a mirrored PodGroup
+ * takes its class's value as its job's priority. */
+START_TEST(test_kube_priorityclasses_mirrored)
+{
+    struct fx f;
+    fx_open(&f, 0, NULL);
+    json_t *pc = json_pack("{s:{s:s},s:i}", "metadata", "name", "batch", "value", 100);
+    kube_testapi_apply(&f.api, "priorityclasses", pc);
+    json_decref(pc);
+    mirror_start(&f, NULL);
+    expect_class(&f, "batch", 100);
+    json_t *s = source(&f, "priorityclasses");
+    ck_assert(json_is_true(json_object_get(s, "synced")));
+    json_decref(s);
+
+    pc = json_pack("{s:{s:s},s:i,s:s}", "metadata", "name", "later", "value", 7, "preemptionPolicy",
+                   "Never");
+    kube_testapi_apply(&f.api, "priorityclasses", pc);
+    json_decref(pc);
+    json_t *pg = json_pack("{s:{s:s,s:s},s:{s:i,s:s}}", "metadata", "name", "g", "namespace",
+                           "default", "spec", "minMember", 1, "priorityClassName", "later");
+    kube_testapi_apply(&f.api, "podgroups", pg);
+    json_decref(pg);
+    kube_testapi_delete(&f.api, "priorityclasses", "batch");
+    expect_class(&f, "later", 7);
+    expect_class(&f, "batch", -1);
+    struct err err = ERR_INIT;
+    json_t *job = NULL;
+    for (int i = 0; i < 200 && sched_job(f.u.s, "default/g", &job, &err) < 0; i++)
+        usleep(50000);
+    ck_assert_msg(job, "%s", err.msg);
+    ck_assert_int_eq(json_integer_value(json_object_get(job, "priority")), 7);
+    json_decref(job);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_kube_malformed_and_slow_survived)
 {
     struct fx f;
@@ -506,6 +570,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_kube_connection_config);
     tcase_add_test(tc, test_kube_initial_sync);
     tcase_add_test(tc, test_kube_live_changes);
+    tcase_add_test(tc, test_kube_priorityclasses_mirrored);
     tcase_add_test(tc, test_kube_reconnect_resume);
     tcase_add_test(tc, test_kube_relist_after_410);
     tcase_add_test(tc, test_kube_restart_resume);

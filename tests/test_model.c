@@ -51,7 +51,9 @@ START_TEST(test_model_kinds)
                  {"pg", MODEL_PODGROUP},
                  {"PodGroups", MODEL_PODGROUP},
                  {"cnt", MODEL_TOPOLOGY},
-                 {"clusternetworktopologies", MODEL_TOPOLOGY}};
+                 {"clusternetworktopologies", MODEL_TOPOLOGY},
+                 {"pc", MODEL_PRIORITYCLASS},
+                 {"PriorityClasses", MODEL_PRIORITYCLASS}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         ck_assert_int_eq(model_kind_from_resource(names[i].res, &k), 0);
         ck_assert_int_eq(k, names[i].kind);
@@ -118,6 +120,111 @@ START_TEST(test_model_validate_error_object)
     json_decref(want);
     json_decref(errors);
     model_manifest_free(&m);
+}
+END_TEST
+
+/* The problems of one YAML document, as "field: message-tail" lines. New string. */
+static char *problems_of(const char *text)
+{
+    struct model_manifest m;
+    json_t *errors = json_array();
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, NULL), 0);
+    model_validate(&m.docs[0], errors);
+    char *out = xstrdup("");
+    size_t i;
+    json_t *e;
+    json_array_foreach(errors, i, e)
+    {
+        const char *msg = json_string_value(json_object_get(e, "message"));
+        const char *tail = strstr(msg, "), ");
+        char *next = xasprintf("%s%s|", out, tail ? tail + 3 : msg);
+        free(out);
+        out = next;
+    }
+    json_decref(errors);
+    model_manifest_free(&m);
+    return out;
+}
+
+static void expect_problems(const char *text, const char *want)
+{
+    char *got = problems_of(text);
+    ck_assert_msg(!strcmp(got, want), "problems of\n%s\ngot:  %s\nwant: %s", text, got, want);
+    free(got);
+}
+
+#define PC_HEAD "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: "
+
+START_TEST(test_model_priorityclass_validation)
+{
+    expect_problems(PC_HEAD "high\nvalue: 1000000000\nglobalDefault: true\n"
+                            "preemptionPolicy: Never\ndescription: batch\n",
+                    "");
+    expect_problems(PC_HEAD "high\n", "value: missing required field|");
+    expect_problems(PC_HEAD "high\nvalue: 1000000001\n",
+                    "value: maximum allowed value of a user defined priority is 1000000000|");
+    expect_problems(PC_HEAD "high\nvalue: 3000000000\n",
+                    "value: must be between -2147483648 and 2147483647|");
+    expect_problems(PC_HEAD "high\nvalue: 1\npreemptionPolicy: Sometimes\nglobalDefault: 1\n",
+                    "globalDefault: must be a boolean|preemptionPolicy: invalid value "
+                    "'Sometimes', must be one of PreemptLowerPriority, Never|");
+    /* the built-ins exactly as Kubernetes defines them; any other system- name is reserved */
+    expect_problems(PC_HEAD "system-node-critical\nvalue: 2000001000\n", "");
+    expect_problems(PC_HEAD "system-cluster-critical\nvalue: 2000000000\n", "");
+    expect_problems(PC_HEAD "system-cluster-critical\nvalue: 5\n",
+                    "metadata.name: priority class names with 'system-' prefix are reserved for "
+                    "system use only: value of system-cluster-critical PriorityClass must be "
+                    "2000000000|");
+    expect_problems(PC_HEAD "system-node-critical\nvalue: 2000001000\nglobalDefault: true\n",
+                    "metadata.name: priority class names with 'system-' prefix are reserved for "
+                    "system use only: globalDefault of system-node-critical PriorityClass must be "
+                    "false|");
+    expect_problems(PC_HEAD "system-mine\nvalue: 5\n",
+                    "metadata.name: priority class names with 'system-' prefix are reserved for "
+                    "system use only: name system-mine is not a known system priority class|");
+    /* a PodGroup may name a class */
+    expect_problems("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n"
+                    "  name: g\nspec:\n  minMember: 1\n  priorityClassName: 7\n",
+                    "spec.priorityClassName: must be a string|");
+}
+END_TEST
+
+START_TEST(test_model_priorityclass_decode_and_builtins)
+{
+    struct model_priorityclass pc;
+    struct err err = ERR_INIT;
+    json_t *obj = load_one(PC_HEAD "batch\nvalue: -5\npreemptionPolicy: Never\n"
+                                   "globalDefault: true\n");
+    ck_assert_int_eq(model_priorityclass_decode(obj, &pc, &err), 0);
+    ck_assert_str_eq(pc.name, "batch");
+    ck_assert_int_eq(pc.value, -5);
+    ck_assert_int_eq(pc.global_default, 1);
+    ck_assert_int_eq(pc.preempt_never, 1);
+    model_priorityclass_release(&pc);
+    json_decref(obj);
+    ck_assert_ptr_null(model_priorityclass_builtin("high"));
+    ck_assert_int_eq(model_priorityclass_builtin("system-cluster-critical")->value, 2000000000);
+    ck_assert_int_eq(model_priorityclass_builtin("system-node-critical")->value, 2000001000);
+    /* each built-in document validates and decodes to its table entry */
+    json_t *b;
+    for (size_t i = 0; (b = model_priorityclass_builtin_json(i)) != NULL; i++) {
+        struct model_doc doc = {1, b, NULL};
+        json_t *errors = json_array();
+        ck_assert_int_eq(model_validate(&doc, errors), 0);
+        ck_assert_int_eq(model_priorityclass_decode(b, &pc, &err), 0);
+        ck_assert_int_eq(model_priorityclass_builtin(pc.name)->value, pc.value);
+        ck_assert_int_eq(pc.global_default, 0);
+        model_priorityclass_release(&pc);
+        json_decref(errors);
+        json_decref(b);
+    }
+    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n"
+                   "  name: g\nspec:\n  minMember: 1\n  priorityClassName: batch\n");
+    struct model_podgroup g;
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, &err), 0);
+    ck_assert_str_eq(g.priority_class, "batch");
+    model_podgroup_release(&g);
+    json_decref(obj);
 }
 END_TEST
 
@@ -674,6 +781,8 @@ int main(void)
     tcase_add_test(tc, test_model_kinds);
     tcase_add_test(tc, test_model_object_key_and_namespace_default);
     tcase_add_test(tc, test_model_validate_error_object);
+    tcase_add_test(tc, test_model_priorityclass_validation);
+    tcase_add_test(tc, test_model_priorityclass_decode_and_builtins);
     tcase_add_test(tc, test_model_pod_requests_sum_max);
     tcase_add_test(tc, test_model_pod_tolerations_and_defaults);
     tcase_add_test(tc, test_model_pod_requests_sidecars_overhead);

@@ -669,6 +669,73 @@ START_TEST(test_sched_invariants_detect_corruption)
 }
 END_TEST
 
+/* Mirror mode: a PodGroup naming a class that has not arrived waits with a blocker naming
+ * it, then takes the class's value when it comes; pods are not refused, and a pod the API
+ * server gave a spec.priority keeps it. */
+START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
+{
+    struct sched_util u;
+    struct sched_options opts = {.mirrored = 1};
+    sched_util_open(&u, &opts);
+    apply_node(&u, "n1", "a", 4, 0);
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":{"
+        "\"name\":\"g\",\"namespace\":\"default\"},\"spec\":{\"minMember\":1,"
+        "\"priorityClassName\":\"later\"}}",
+        1000));
+    apply_pod(&u, "g-0", "g", 0, 1);
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"k\",\"namespace\":"
+        "\"default\"},\"spec\":{\"priority\":7,\"priorityClassName\":\"unknown\",\"containers\":[{"
+        "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+        1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *w = why_of(&u, "default/g");
+    ck_assert_str_eq(primary_code(w), "PriorityClassMissing");
+    json_t *b = json_array_get(json_object_get(w, "blockers"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "priorityClass")), "later");
+    json_decref(w);
+    char *node = sched_util_node_of(&u, "default/g-0");
+    ck_assert_str_eq(node, "");
+    free(node);
+    node = sched_util_node_of(&u, "default/k");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    json_t *pod = sched_util_pod(&u, "default/k");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(pod, "spec"), "priority")),
+                     7);
+    json_decref(pod);
+    assert_consistent(&u);
+
+    json_decref(
+        sched_util_apply(&u,
+                         "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":"
+                         "\"PriorityClass\",\"metadata\":{\"name\":\"later\"},\"value\":55}",
+                         3000));
+    json_t *job = NULL;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(sched_job(u.s, "default/g", &job, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(job, "priority")), 55);
+    json_decref(job);
+    assert_consistent(&u);
+    json_decref(sched_util_cycle(&u, 4000));
+    node = sched_util_node_of(&u, "default/g-0");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    /* deleting the class takes the job's priority back to its pods' */
+    ck_assert_int_eq(sched_delete(u.s, MODEL_PRIORITYCLASS, "later", 5000, &err), 0);
+    ck_assert_int_eq(sched_job(u.s, "default/g", &job, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(job, "priority")), 0);
+    json_decref(job);
+    ck_assert_int_eq(sched_delete(u.s, MODEL_PRIORITYCLASS, "system-node-critical", 5000, &err),
+                     ERR_CONFLICT);
+    assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
     Suite *s = suite_create("sched");
@@ -687,6 +754,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_gang_timeout_marks_and_retries);
     tcase_add_test(tc, test_sched_gang_timeout_drops_nominations);
     tcase_add_test(tc, test_sched_jobs_api);
+    tcase_add_test(tc, test_sched_podgroup_class_missing_waits_in_mirror_mode);
     tcase_add_test(tc, test_sched_invariants_detect_corruption);
     suite_add_tcase(s, tc);
     return s;

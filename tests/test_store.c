@@ -88,8 +88,10 @@ START_TEST(test_store_roundtrip)
         json_pack("{s:s, s:{s:s}, s:{s:[{s:s, s:s, s:[s]}]}}", "kind", "ClusterNetworkTopology",
                   "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer",
                   "BlockLayer", "parentTopologyLayer", "SpineLayer", "labelKey", "block"),
+        json_pack("{s:s, s:s, s:{s:s}, s:i}", "apiVersion", "scheduling.k8s.io/v1", "kind",
+                  "PriorityClass", "metadata", "name", "high", "value", 1000),
     };
-    const char *keys[MODEL_KIND_COUNT] = {"n1", "team-a/w-0", "team-a/train", "default"};
+    const char *keys[MODEL_KIND_COUNT] = {"n1", "team-a/w-0", "team-a/train", "default", "high"};
     struct err err = ERR_INIT;
     MDB_txn *txn = begin(STORE_WRITE);
     json_t *got = NULL;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A small, faithful Kubernetes API server for muster's mirror tests (stdlib only).
 
-Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1) and
-ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1):
+Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1),
+ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1) and PriorityClasses
+(scheduling.k8s.io/v1; the built-in system- classes are not pre-created):
 
   * lists with metadata.resourceVersion and pagination (limit/continue over a
     snapshot taken at the first page; an expired snapshot answers 410),
@@ -39,10 +40,12 @@ RESOURCES = {
     "podgroups": ("/apis/scheduling.sigs.k8s.io/v1alpha1", "PodGroup", True),
     "clusternetworktopologies": ("/apis/scheduling.koordinator.sh/v1alpha1",
                                  "ClusterNetworkTopology", False),
+    "priorityclasses": ("/apis/scheduling.k8s.io/v1", "PriorityClass", False),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
-               "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1"}
+               "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1",
+               "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1"}
 
 
 def now_rfc3339():
