@@ -150,7 +150,7 @@ static int load(struct cli *cli, const char *path, struct model_manifest *m, str
         rc = err_set(err, ERR_INVALID, "'%s' holds no documents", path);
     json_t *errors = json_array();
     if (rc == 0)
-        model_validate_all(m, buf, len, errors);
+        model_validate_all(m, buf, len, MODEL_FIELDS_STRICT, errors, NULL);
     free(buf);
     if (rc == 0 && json_array_size(errors) > 0) {
         rc = err_set(err, ERR_INVALID, "%zu errors in '%s'", json_array_size(errors), path);

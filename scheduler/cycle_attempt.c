@@ -5,7 +5,8 @@
  * placed this cycle); with fewer member pods than minMember it is not tried; a
  * GangGroup (the groups annotation) succeeds only if every PodGroup in it
  * satisfies its own minMember; a gang already satisfied places later pods one
- * by one (partial placement is fine).
+ * by one (partial placement is fine). A pending pod that carries a field muster does
+ * not support (model_unsupported_field: only mirrored pods can) blocks its job.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +73,20 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         struct sched_member *am = &a->m[m];
         mj->cycle_seen = c->cycle;
         am->fail_pod = -1;
+        const struct sv_pod *unsupported = NULL;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
             am->bound += model_pod_gang_bound(&p->m);
             am->pending += sched__pod_pending(p);
+            if (!unsupported && p->m.unsupported && sched__pod_pending(p))
+                unsupported = p;
         }
+        if (unsupported) /* mirrored: it could not be refused, so it is never placed */
+            sched__blocker_add(&a->blockers, WHY_UNSUPPORTED_FIELD,
+                               json_pack("{s:s,s:s}", "pod", unsupported->key, "field",
+                                         unsupported->m.unsupported),
+                               "pod '%s': %s: not supported by muster (%s)", unsupported->key,
+                               unsupported->m.unsupported, unsupported->m.unsupported_why);
         int need = sched__job_min(mj);
         am->satisfied = mj->has_pg && am->bound >= need;
         if (mj->gang && !mj->has_pg)

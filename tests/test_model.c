@@ -106,7 +106,8 @@ START_TEST(test_model_validate_error_object)
     ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, NULL), 0);
     /* the fast parse records no positions; model_validate_all finds them for the error */
     ck_assert_ptr_null(m.docs[0].pos);
-    ck_assert_int_eq(model_validate_all(&m, text, strlen(text), errors), 1);
+    ck_assert_int_eq(model_validate_all(&m, text, strlen(text), MODEL_FIELDS_STRICT, errors, NULL),
+                     1);
     ck_assert_ptr_nonnull(m.docs[0].pos);
     json_t *want = json_pack(
         "{si ss ss ss ss si si}", "document", 1, "kind", "Pod", "name", "default/w-1", "field",
