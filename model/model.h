@@ -139,6 +139,10 @@ int model_validate_fields(struct model_doc *doc, enum model_fields mode, json_t 
  * Allocates nothing when there is none. */
 char *model_unsupported_field(enum model_kind kind, json_t *obj, const char **why);
 
+/* The field schema as Markdown: per kind, the honoured fields, the known fields beside them
+ * and every unsupported field with what it would change (docs/pod-spec.md). New. */
+char *model_fields_doc(void);
+
 /* Validates one document and normalizes it in place (metadata.namespace defaults to
  * "default" for namespaced kinds). Appends one object per problem to errors:
  *   {"document": 3, "kind": "Pod", "name": "default/w-1",

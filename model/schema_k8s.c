@@ -154,6 +154,7 @@ static const struct model__type t_ContainerState;
 static const struct model__type t_ContainerStateRunning;
 static const struct model__type t_ContainerStateTerminated;
 static const struct model__type t_ContainerStateWaiting;
+static const struct model__type t_ContainerStatusResources;
 static const struct model__type t_ContainerUser;
 static const struct model__type t_LinuxContainerUser;
 static const struct model__type t_VolumeMountStatus;
@@ -1426,7 +1427,7 @@ static const struct model__field f_ContainerStatus[] = {
     {"lastState", OBJ(t_ContainerState), KNOWN},
     {"name", SCALAR, KNOWN},
     {"ready", SCALAR, KNOWN},
-    {"resources", OBJ(t_ResourceRequirements), KNOWN},
+    {"resources", OBJ(t_ContainerStatusResources), KNOWN},
     {"restartCount", SCALAR, KNOWN},
     {"started", SCALAR, KNOWN},
     {"state", OBJ(t_ContainerState), KNOWN},
@@ -1481,6 +1482,15 @@ static const struct model__field f_ContainerStateWaiting[] = {
 static const struct model__type t_ContainerStateWaiting = {
     "ContainerStateWaiting", f_ContainerStateWaiting,
     sizeof(f_ContainerStateWaiting) / sizeof(f_ContainerStateWaiting[0])};
+
+static const struct model__field f_ContainerStatusResources[] = {
+    {"claims", OBJS(t_ResourceClaim), KNOWN},
+    {"limits", MAP, KNOWN},
+    {"requests", MAP, KNOWN},
+};
+static const struct model__type t_ContainerStatusResources = {
+    "ContainerStatusResources", f_ContainerStatusResources,
+    sizeof(f_ContainerStatusResources) / sizeof(f_ContainerStatusResources[0])};
 
 static const struct model__field f_ContainerUser[] = {
     {"linux", OBJ(t_LinuxContainerUser), KNOWN},

@@ -105,6 +105,11 @@ const EXTRA = {
   NetworkTopologyInfo: {topologyLayer: 'string', topologyName: 'string'},
 };
 
+// Status reports what is, it asks for nothing: the resources a container status reports are
+// ResourceRequirements under another name, all of it known (its claims are not a request).
+const COPIES = {ContainerStatusResources: 'V1ResourceRequirements'};
+const REFS = {'ContainerStatus.resources': 'ContainerStatusResources'};
+
 const ROOTS = [
   ['MODEL_NODE', 'V1Node'],
   ['MODEL_POD', 'V1Pod'],
@@ -115,6 +120,7 @@ const ROOTS = [
 const short = (t) => t.replace(/^V1/, '');
 
 function fieldsOf(type) {
+  if (COPIES[type]) return fieldsOf(COPIES[type]);
   if (EXTRA[type]) return Object.entries(EXTRA[type]).map(([n, t]) => ({baseName: n, type: t}));
   const file = path.join(dir, `${type}.js`);
   const src = fs.readFileSync(file, 'utf8');
@@ -149,6 +155,7 @@ function visit(type) {
   const out = [];
   for (const a of fieldsOf(type)) {
     const s = shapeOf(a.type);
+    if (REFS[`${short(type)}.${a.baseName}`]) s.ref = REFS[`${short(type)}.${a.baseName}`];
     let c = typeof cls === 'string' ? cls : (cls && cls[a.baseName]) || 'k';
     let why = null;
     if (Array.isArray(c)) [c, why] = c;
