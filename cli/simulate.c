@@ -3,7 +3,8 @@
  * store with a simulated clock and print where everything ended up.
  *
  * This is musterd's own path, nothing re-implemented: store_open, sched_open,
- * model_manifest_parse + model_validate_all (strict fields), sched_apply, then sched_cycle per tick.
+ * model_manifest_parse + model_validate_all (strict fields), sched_apply, then sched_cycle per
+ * tick.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
