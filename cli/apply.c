@@ -3,12 +3,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "alloc.h"
 #include "internal.h"
+#include "model.h"
 
 /* Reads a whole file ("-" is stdin) into a new buffer. */
 static int read_all(const char *path, char **out, size_t *len, struct err *err)
@@ -75,31 +77,48 @@ static void print_result(json_t *r)
     free(k);
 }
 
+/* "/api/v1/manifests?fieldValidation=Warn" for --validate warn (kubectl's flag); the server's
+ * default (Strict unless musterd is configured otherwise) when the flag is absent. */
+static int apply_path(struct cli *cli, char *path, size_t n)
+{
+    const char *v = cli__flag(cli, "validate");
+    enum model_fields mode;
+    snprintf(path, n, "/api/v1/manifests");
+    if (!v)
+        return 0;
+    if (model_fields_parse(v, &mode, NULL) < 0)
+        return cli__usage_error("flag '--validate' must be strict, warn or ignore, not '%s'", v);
+    snprintf(path, n, "/api/v1/manifests?fieldValidation=%s", model_fields_name(mode));
+    return 0;
+}
+
 int cli__cmd_apply(struct cli *cli)
 {
     struct err err = ERR_INIT;
     const char *path = cli__flag(cli, "filename");
-    char *buf = NULL;
-    size_t len = 0;
-    json_t *res = NULL;
+    char *buf = NULL, url[64];
+    size_t len = 0, i;
+    json_t *res = NULL, *w;
     int rc = CLI_EXIT_OK;
     if (!path)
         return cli__usage_error("apply needs -f FILE (or -f - for stdin)");
     if (cli->npos > 0)
         return cli__usage_error("unexpected argument '%s'", cli->pos[0]);
+    if ((rc = apply_path(cli, url, sizeof(url))) != 0)
+        return rc;
     if (read_all(path, &buf, &len, &err) < 0)
         return cli__fail(cli, &err);
-    if (cli__call(cli, "POST", "/api/v1/manifests", buf, len, content_type(path, buf, len), &res,
-                  &err) < 0) {
+    if (cli__call(cli, "POST", url, buf, len, content_type(path, buf, len), &res, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;
     }
+    json_array_foreach(json_object_get(res, "warnings"), i, w)
+        fprintf(stderr, "Warning: %s\n", json_string_value(json_object_get(w, "message")));
     if (cli->output != CLI_OUT_TABLE) {
         cli__print_doc(cli, res);
         goto out;
     }
     json_t *items = cli__items(res);
-    size_t i;
     json_t *r;
     json_array_foreach(items, i, r) print_result(r);
 out:

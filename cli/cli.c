@@ -17,7 +17,10 @@ static const char usage_text[] =
     "usage: muster [--server URL] [--token T] [-o table|json|yaml] <command> [args]\n"
     "\n"
     "commands:\n"
-    "  apply -f FILE|-                      create or replace objects from YAML or JSON\n"
+    "  apply -f FILE|- [--validate strict|warn|ignore]\n"
+    "                                       create or replace objects from YAML or JSON;\n"
+    "                                       unknown fields refused (strict, the default),\n"
+    "                                       dropped with a warning, or dropped\n"
     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses [NAME]\n"
     "      [-n NS | -A] [--node N] [--phase P] [--state S]\n"
     "  delete KIND NAME [-n NS]             delete an object\n"
@@ -33,6 +36,7 @@ static const char usage_text[] =
     "  cycle                                run one scheduling cycle now\n"
     "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
     "                                       schedule offline and print the outcome\n"
+    "                                       (fields validated as apply --validate strict)\n"
     "  version                              print the version\n"
     "  help                                 print this text\n"
     "\n"
@@ -45,12 +49,13 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1}, {"token", 0, 1},   {"output", 'o', 1},   {"namespace", 'n', 1},
-    {"node", 0, 1},   {"phase", 0, 1},   {"state", 0, 1},      {"all-namespaces", 'A', 0},
-    {"since", 0, 1},  {"until", 0, 1},   {"from", 0, 1},       {"to", 0, 1},
-    {"job", 0, 1},    {"kind", 0, 1},    {"limit", 0, 1},      {"filename", 'f', 1},
-    {"cycles", 0, 1}, {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
-    {"like", 0, 1},   {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
+    {"server", 0, 1},   {"token", 0, 1},   {"output", 'o', 1},   {"namespace", 'n', 1},
+    {"node", 0, 1},     {"phase", 0, 1},   {"state", 0, 1},      {"all-namespaces", 'A', 0},
+    {"since", 0, 1},    {"until", 0, 1},   {"from", 0, 1},       {"to", 0, 1},
+    {"job", 0, 1},      {"kind", 0, 1},    {"limit", 0, 1},      {"filename", 'f', 1},
+    {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
+    {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
+    {"validate", 0, 1},
 };
 
 struct command {
@@ -72,7 +77,7 @@ static int cmd_help(struct cli *cli)
 }
 
 static const struct command commands[] = {
-    {"apply", cli__cmd_apply, ",filename,"},
+    {"apply", cli__cmd_apply, ",filename,validate,"},
     {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,"},
     {"delete", cli__cmd_delete, ",namespace,"},
     {"describe", cli__cmd_describe, ",namespace,"},

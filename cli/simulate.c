@@ -3,7 +3,8 @@
  * store with a simulated clock and print where everything ended up.
  *
  * This is musterd's own path, nothing re-implemented: store_open, sched_open,
- * model_manifest_parse + model_validate, sched_apply, then sched_cycle per tick.
+ * model_manifest_parse + model_validate_all (strict fields), sched_apply, then sched_cycle per
+ * tick.
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -150,7 +151,7 @@ static int load(struct cli *cli, const char *path, struct model_manifest *m, str
         rc = err_set(err, ERR_INVALID, "'%s' holds no documents", path);
     json_t *errors = json_array();
     if (rc == 0)
-        model_validate_all(m, buf, len, errors);
+        model_validate_all(m, buf, len, MODEL_FIELDS_STRICT, errors, NULL);
     free(buf);
     if (rc == 0 && json_array_size(errors) > 0) {
         rc = err_set(err, ERR_INVALID, "%zu errors in '%s'", json_array_size(errors), path);

@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     model_manifest_free(&placed);
 
     json_t *errors = json_array();
-    int n = model_validate_all(&m, buf, size, errors);
+    int n = model_validate_all(&m, buf, size, MODEL_FIELDS_STRICT, errors, NULL);
     FUZZ_CHECK(n == (int)json_array_size(errors), "%d problems, %zu errors", n,
                json_array_size(errors));
     int again = 0;

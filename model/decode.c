@@ -326,6 +326,7 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
     out->creation_ms = timestamp(meta, "creationTimestamp");
     out->deletion_ms = timestamp(meta, "deletionTimestamp");
+    out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);
 out:
     if (rc < 0)
         model_pod_release(out);
@@ -354,5 +355,6 @@ void model_pod_release(struct model_pod *p)
     free(p->node_name);
     free(p->phase);
     free(p->nominated_node);
+    free(p->unsupported);
     memset(p, 0, sizeof(*p));
 }

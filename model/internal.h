@@ -55,6 +55,16 @@ struct model__vctx {
 void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Appends a report like model__problem's to list (warnings), without counting it. */
+void model__report(struct model__vctx *v, json_t *list, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Walks obj against the schema of v->kind (schema.c): unsupported fields and wrong shapes
+ * are problems in every mode; unknown fields are problems (STRICT), or are dropped from obj
+ * with a report appended to warnings (WARN; warnings may be NULL) or silently (IGNORE). */
+void model__check_fields(struct model__vctx *v, json_t *obj, enum model_fields mode,
+                         json_t *warnings);
+
 /* Type checks: each reports "must be ..." at field and returns 0 when val is
  * present with the wrong type, 1 when it is usable. Absent (NULL) values return 0
  * and report "missing required field" only when required. */

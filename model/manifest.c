@@ -427,12 +427,13 @@ int model_manifest_parse_positions(const char *buf, size_t len, enum model_forma
     return parse(buf, len, fmt, 1, out, err);
 }
 
-int model_validate_all(struct model_manifest *m, const char *src, size_t len, json_t *errors)
+int model_validate_all(struct model_manifest *m, const char *src, size_t len,
+                       enum model_fields mode, json_t *errors, json_t *warnings)
 {
     size_t before = json_array_size(errors);
     int n = 0;
     for (size_t i = 0; i < m->n; i++)
-        n += model_validate(&m->docs[i], errors);
+        n += model_validate_fields(&m->docs[i], mode, errors, warnings);
     if (!n || !src || (m->n && m->docs[0].pos))
         return n;
     struct model_manifest placed;
@@ -443,12 +444,13 @@ int model_validate_all(struct model_manifest *m, const char *src, size_t len, js
             m->docs[i].pos = placed.docs[i].pos;
             placed.docs[i].pos = NULL;
         }
-        /* validation is idempotent: the second pass gives the same problems, placed */
+        /* validation is idempotent: the second pass gives the same problems, placed (the
+         * unknown fields WARN and IGNORE dropped are gone, so warnings get none twice) */
         while (json_array_size(errors) > before)
             json_array_remove(errors, json_array_size(errors) - 1);
         n = 0;
         for (size_t i = 0; i < m->n; i++)
-            n += model_validate(&m->docs[i], errors);
+            n += model_validate_fields(&m->docs[i], mode, errors, warnings);
     }
     model_manifest_free(&placed);
     return n;

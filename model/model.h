@@ -111,12 +111,45 @@ void model_manifest_free(struct model_manifest *m);
 int model_manifest_parse_positions(const char *buf, size_t len, enum model_format fmt,
                                    struct model_manifest *out, struct err *err);
 
-/* Validates every document (model_validate) and appends every problem to errors. When
- * there are problems and src (the bytes m was parsed from, or NULL) is YAML whose
- * positions were not recorded, parses it again with positions and validates again, so
- * the messages name the line and column; valid manifests never pay for positions.
- * Returns the number of problems. */
-int model_validate_all(struct model_manifest *m, const char *src, size_t len, json_t *errors);
+/* How fields outside the schema are treated (kube-apiserver's fieldValidation):
+ *   STRICT  an unknown field is a problem (the default)
+ *   WARN    an unknown field is dropped and reported in warnings
+ *   IGNORE  an unknown field is dropped silently
+ * Unknown fields are never stored. In every mode a field muster does not support (one
+ * kube-scheduler's placement depends on: a hostPort, a PersistentVolumeClaim volume, ...)
+ * is a problem: "<field>: not supported by muster (<what it would change>)". The field
+ * schema and its classes are listed in docs/pod-spec.md. */
+enum model_fields { MODEL_FIELDS_STRICT, MODEL_FIELDS_WARN, MODEL_FIELDS_IGNORE };
+/* "Strict", "Warn" or "Ignore", any case. Returns 0 or ERR_INVALID (field
+ * "fieldValidation"). */
+int model_fields_parse(const char *s, enum model_fields *out, struct err *err);
+/* "Strict", "Warn", "Ignore". Static storage. */
+const char *model_fields_name(enum model_fields mode);
+
+/* Validates every document (model_validate_fields) and appends every problem to errors and,
+ * in WARN mode, every dropped unknown field to warnings (may be NULL; same shape as the
+ * problems). When there are problems and src (the bytes m was parsed from, or NULL) is
+ * YAML whose positions were not recorded, parses it again with positions and validates
+ * again, so the messages name the line and column; valid manifests never pay for
+ * positions. Returns the number of problems. */
+int model_validate_all(struct model_manifest *m, const char *src, size_t len,
+                       enum model_fields mode, json_t *errors, json_t *warnings);
+
+/* model_validate, and then the document's fields against the schema of its kind (mode
+ * as above; warnings may be NULL). What objects sent to muster go through; mirrored
+ * objects, which cannot be refused, go through model_validate alone. */
+int model_validate_fields(struct model_doc *doc, enum model_fields mode, json_t *errors,
+                          json_t *warnings);
+
+/* The path of the first field of obj that muster does not support ("spec.volumes[0].
+ * persistentVolumeClaim"; new), NULL when there is none (unknown fields are not looked
+ * at). *why (static storage, when why is not NULL) says what the field would change.
+ * Allocates nothing when there is none. */
+char *model_unsupported_field(enum model_kind kind, json_t *obj, const char **why);
+
+/* The field schema as Markdown: per kind, the honoured fields, the known fields beside them
+ * and every unsupported field with what it would change (docs/pod-spec.md). New. */
+char *model_fields_doc(void);
 
 /* Validates one document and normalizes it in place (metadata.namespace defaults to
  * "default" for namespaced kinds). Appends one object per problem to errors:
@@ -329,6 +362,10 @@ struct model_pod {
     char *nominated_node;       /* status.nominatedNodeName or NULL */
     int64_t creation_ms;        /* metadata.creationTimestamp, 0 when absent */
     int64_t deletion_ms;        /* metadata.deletionTimestamp, 0 when absent */
+    /* The first field muster does not support (model_unsupported_field), NULL when none:
+     * a mirrored pod that carries one is not placed. unsupported_why: static storage. */
+    char *unsupported;
+    const char *unsupported_why;
 };
 
 /* One gatherStrategy entry of the network-topology-spec annotation. */

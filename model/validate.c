@@ -34,13 +34,10 @@ static json_t *find_pos(json_t *pos, const char *field)
     }
 }
 
-void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
+/* Appends {"document", "kind"?, "name"?, "field", "message", "line"?, "col"?} to list. */
+static void report(struct model__vctx *v, json_t *list, const char *field, const char *what)
 {
-    char what[ERR_MSG_MAX], head[512], where[64] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
+    char head[512], where[64] = "";
 
     if (*v->kind_name && *v->name)
         snprintf(head, sizeof(head), "document %d (%s %s)", v->doc->index, v->kind_name, v->name);
@@ -68,8 +65,28 @@ void model__problem(struct model__vctx *v, const char *field, const char *fmt, .
         json_object_set_new(e, "line", json_integer(line));
         json_object_set_new(e, "col", json_integer(col));
     }
-    json_array_append_new(v->errors, e);
+    json_array_append_new(list, e);
+}
+
+void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
+{
+    char what[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    report(v, v->errors, field, what);
     v->count++;
+}
+
+void model__report(struct model__vctx *v, json_t *list, const char *field, const char *fmt, ...)
+{
+    char what[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    report(v, list, field, what);
 }
 
 static int want(struct model__vctx *v, json_t *val, const char *field, int required, int ok,
@@ -321,7 +338,9 @@ static void set_label(struct model__vctx *v, json_t *obj, int known)
         snprintf(v->name, sizeof(v->name), "%s", name);
 }
 
-int model_validate(struct model_doc *doc, json_t *errors)
+/* fields: NULL, or the field validation mode (then warnings may collect its warnings). */
+static int validate(struct model_doc *doc, json_t *errors, const enum model_fields *fields,
+                    json_t *warnings)
 {
     struct model__vctx v = {.doc = doc, .errors = errors};
     json_t *obj = doc->obj;
@@ -361,5 +380,18 @@ int model_validate(struct model_doc *doc, json_t *errors)
         model__validate_topology(&v, obj);
         break;
     }
+    if (fields)
+        model__check_fields(&v, obj, *fields, warnings);
     return v.count;
+}
+
+int model_validate(struct model_doc *doc, json_t *errors)
+{
+    return validate(doc, errors, NULL, NULL);
+}
+
+int model_validate_fields(struct model_doc *doc, enum model_fields mode, json_t *errors,
+                          json_t *warnings)
+{
+    return validate(doc, errors, &mode, warnings);
 }

@@ -11,6 +11,8 @@
  * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
  * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
  * pods placed by the attempt, so it is never satisfied by what is bound.
+ * A pending pod that carries a field muster does not support (model_unsupported_field:
+ * only mirrored pods can) blocks its job.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,18 +79,26 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         struct sched_member *am = &a->m[m];
         mj->cycle_seen = c->cycle;
         am->fail_pod = -1;
-        const struct sv_pod *gated = NULL;
+        const struct sv_pod *gated = NULL, *unsupported = NULL;
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
             am->bound += model_pod_gang_bound(&p->m);
             am->pending += sched__pod_pending(p);
             if (sched__pod_pending(p) && p->m.gated && !gated)
                 gated = p;
+            if (!unsupported && p->m.unsupported && sched__pod_pending(p))
+                unsupported = p;
         }
         if (gated) /* as kube-scheduler, a gated pod waits; its gang waits with it */
             sched__blocker_add(&a->blockers, WHY_SCHEDULING_GATED,
                                json_pack("{s:s}", "pod", gated->key),
                                "pod '%s' has schedulingGates", gated->key);
+        if (unsupported) /* mirrored: it could not be refused, so it is never placed */
+            sched__blocker_add(&a->blockers, WHY_UNSUPPORTED_FIELD,
+                               json_pack("{s:s,s:s}", "pod", unsupported->key, "field",
+                                         unsupported->m.unsupported),
+                               "pod '%s': %s: not supported by muster (%s)", unsupported->key,
+                               unsupported->m.unsupported, unsupported->m.unsupported_why);
         int need = sched__job_min(mj);
         int only_waiting = mj->has_pg && mj->pg.match_policy == MODEL_MATCH_ONLY_WAITING;
         am->base = only_waiting ? 0 : am->bound;

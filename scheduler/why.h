@@ -34,6 +34,7 @@ enum why_class {
 /* X(name, code string, class) in precedence order (first = highest). */
 #define WHY_MAP(X)                                                                                 \
     X(SPEC_INVALID, "SpecInvalid", NEVER)                                                          \
+    X(UNSUPPORTED_FIELD, "UnsupportedField", NEVER)                                                \
     X(PODGROUP_MISSING, "PodGroupMissing", WAITING)                                                \
     X(PRIORITY_CLASS_MISSING, "PriorityClassMissing", WAITING)                                     \
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \

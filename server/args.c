@@ -11,20 +11,26 @@ static const char usage[] =
     "usage: musterd [--config FILE] [--data-dir DIR] [--listen ADDR:PORT] [--token T]\n"
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
+    "               [--field-validation Strict|Warn|Ignore]\n"
     "               [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
     "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, log_level, map_size,\n"
-    "ui_dir, threads, kubeconfig, kube_context, scheduler_name. Flags override the file.\n"
+    "ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation. Flags\n"
+    "override the file.\n"
+    "\n"
+    "--field-validation: what an apply does with fields outside the Kubernetes schema when\n"
+    "the request does not say (?fieldValidation=): Strict refuses them (the default), Warn\n"
+    "drops them with a warning, Ignore drops them.\n"
     "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
-static const char *const value_flags[] = {"--config",     "--data-dir",  "--listen",
-                                          "--token",      "--port-file", "--log-level",
-                                          "--kubeconfig", "--context",   "--scheduler-name"};
+static const char *const value_flags[] = {
+    "--config",    "--data-dir",   "--listen",  "--token",          "--port-file",
+    "--log-level", "--kubeconfig", "--context", "--scheduler-name", "--field-validation"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -71,6 +77,10 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->kube_context, value);
     else if (!strcmp(flag, "--scheduler-name"))
         replace(&c->scheduler_name, value);
+    else if (!strcmp(flag, "--field-validation") &&
+             model_fields_parse(value, &c->field_validation, NULL) < 0)
+        return err_set(err, ERR_INVALID,
+                       "flag '--field-validation' must be Strict, Warn or Ignore, not '%s'", value);
     else if (!strcmp(flag, "--log-level") && log_parse_level(value, &c->log_level) < 0)
         return err_set(err, ERR_INVALID,
                        "flag '--log-level' must be debug, info, warn, error or off, not '%s'",

@@ -119,6 +119,10 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
     } else if (!strcmp(key, "sync")) {
         if (store_sync_parse(v, &c->sync, NULL) < 0)
             return err_set(err, ERR_INVALID, "'sync' must be full, meta or none, not '%s'", v);
+    } else if (!strcmp(key, "field_validation")) {
+        if (model_fields_parse(v, &c->field_validation, NULL) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'field_validation' must be Strict, Warn or Ignore, not '%s'", v);
     } else if (!strcmp(key, "log_level")) {
         if (log_parse_level(v, &c->log_level) < 0)
             return err_set(err, ERR_INVALID,
@@ -133,7 +137,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name)",
+                       "scheduler_name, field_validation)",
                        key);
     }
     return 0;

@@ -187,6 +187,7 @@ int server_run(const struct server_config *c, struct err *err)
         .token = c->token,
         .auth_reads = c->auth_reads,
         .body_limit = c->body_limit,
+        .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
         .threads = c->threads,
         .on_change = kick,

@@ -24,16 +24,20 @@
 #include <stdint.h>
 
 #include "log.h"
+#include "model.h"
 #include "store.h"
 
 struct err;
 
 struct server_config {
-    char *listen;          /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
-    char *data_dir;        /* default "var/muster" */
-    char *token;           /* NULL: no auth */
-    int auth_reads;        /* reads need the token too */
-    size_t body_limit;     /* bytes, default 16 MiB */
+    char *listen;      /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
+    char *data_dir;    /* default "var/muster" */
+    char *token;       /* NULL: no auth */
+    int auth_reads;    /* reads need the token too */
+    size_t body_limit; /* bytes, default 16 MiB */
+    /* field_validation: what POST /api/v1/manifests does with unknown fields when the
+     * request has no ?fieldValidation=; default Strict */
+    enum model_fields field_validation;
     double cycle_interval; /* seconds, default 1; 0 disables the timer */
     enum store_sync sync;  /* default full */
     int mark_running;      /* standalone: bound pods become Running */

@@ -223,6 +223,26 @@ START_TEST(test_cli_simulate_cases)
 }
 END_TEST
 
+/* simulate validates fields as a strict apply does: an unknown field and an unsupported one
+ * are errors, never a simulation of something else. */
+START_TEST(test_cli_simulate_strict_fields)
+{
+    const char *yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: typo}\n"
+                       "spec:\n  priorty: 1\n  containers:\n  - name: c\n"
+                       "    ports: [{containerPort: 80, hostPort: 80}]\n";
+    struct cli_result r;
+    cli_run(NULL, yaml, ARGS("simulate", "-f", "-"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "spec.priorty: unknown field (not in PodSpec; did you mean "
+                                "'priority'?) at line 5 col 12"),
+                  "%s", r.err);
+    ck_assert_msg(strstr(r.err, "spec.containers[0].ports[0].hostPort: not supported by muster"),
+                  "%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+}
+END_TEST
+
 START_TEST(test_cli_simulate_invalid_lists_every_error)
 {
     char *path = cli_data_path("invalid/manifest.yaml");
@@ -281,6 +301,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_server_down);
     tcase_add_test(tc, test_cli_simulate_cases);
     tcase_add_test(tc, test_cli_simulate_invalid_lists_every_error);
+    tcase_add_test(tc, test_cli_simulate_strict_fields);
     tcase_add_test(tc, test_cli_bad_input_files);
     suite_add_tcase(s, tc);
     return s;

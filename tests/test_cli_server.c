@@ -125,6 +125,30 @@ START_TEST(test_cli_apply_file_and_stdin)
 }
 END_TEST
 
+/* --validate like kubectl's: strict (the server's default) refuses an unknown field, warn
+ * applies without it and prints the warning, a bad value is a usage error. */
+START_TEST(test_cli_apply_validate)
+{
+    struct cli_result r;
+    const char *pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: typo}\n"
+                      "spec:\n  priorty: 1\n  containers: [{name: c}]\n";
+    cli_run(env, pod, ARGS("apply", "-f", "-"), &r);
+    ck_assert_int_ne(r.status, 0);
+    ck_assert_msg(strstr(r.err, "spec.priorty: unknown field"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, pod, ARGS("apply", "-f", "-", "--validate", "bogus"), &r);
+    ck_assert_int_ne(r.status, 0);
+    ck_assert_msg(strstr(r.err, "flag '--validate' must be strict, warn or ignore"), "%s", r.err);
+    cli_result_release(&r);
+    run_ok(&r, pod, ARGS("apply", "-f", "-", "--validate=warn"));
+    ck_assert_str_eq(r.out, "pod/default/typo created\n");
+    ck_assert_msg(strstr(r.err, "Warning: document 1 (Pod default/typo), spec.priorty: unknown "
+                                "field (not in PodSpec), dropped"),
+                  "%s", r.err);
+    cli_result_release(&r);
+}
+END_TEST
+
 START_TEST(test_cli_get_tables)
 {
     struct cli_result r;
@@ -607,6 +631,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_cli_apply_file_and_stdin);
+    tcase_add_test(tc, test_cli_apply_validate);
     tcase_add_test(tc, test_cli_get_tables);
     tcase_add_test(tc, test_cli_output_json_and_yaml);
     tcase_add_test(tc, test_cli_delete_and_not_found);

@@ -113,6 +113,50 @@ static json_int_t counter(struct fx *f, const char *name)
     return v;
 }
 
+/* A mirrored pod cannot be refused: one with a field muster does not support (a PVC
+ * volume) is stored as sent, unknown fields and all, and its job stays Unschedulable with
+ * UnsupportedField naming the field; a pod without one is placed as usual. */
+START_TEST(test_kube_unsupported_field_blocks_the_job)
+{
+    struct fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    json_t *pod = kube_test_pod("pvc", NULL, NULL, NULL, "1");
+    json_t *spec = json_object_get(pod, "spec");
+    json_object_set_new(spec, "volumes",
+                        json_pack("[{s:s, s:{s:s}}]", "name", "data", "persistentVolumeClaim",
+                                  "claimName", "data"));
+    json_object_set_new(spec, "futureField", json_string("from a newer API server"));
+    kube_testapi_apply(&f.api, "pods", pod);
+    mirror_start(&f, NULL);
+    expect_pod(&f, "default/pvc", "");
+    json_t *stored = sched_util_pod(&f.u, "default/pvc");
+    ck_assert_ptr_nonnull(json_object_get(json_object_get(stored, "spec"), "futureField"));
+    json_decref(sched_util_cycle(&f.u, 1000));
+    expect_pod(&f, "default/p3", NULL);
+    json_t *why = NULL;
+    ck_assert_msg(sched_why(f.u.s, "default/pvc", &why, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(json_string_value(json_object_get(why, "state")), "Unschedulable");
+    json_t *primary = json_object_get(why, "primary");
+    ck_assert_str_eq(json_string_value(json_object_get(primary, "code")), "UnsupportedField");
+    ck_assert_str_eq(json_string_value(json_object_get(primary, "message")),
+                     "pod 'default/pvc': spec.volumes[0].persistentVolumeClaim: not supported by "
+                     "muster (VolumeBinding, VolumeZone and NodeVolumeLimits: the nodes that can "
+                     "reach the volume)");
+    json_t *b = json_array_get(json_object_get(why, "blockers"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "field")),
+                     "spec.volumes[0].persistentVolumeClaim");
+    expect_pod(&f, "default/pvc", ""); /* still pending */
+    char *p3 = sched_util_node_of(&f.u, "default/p3");
+    ck_assert_str_ne(p3, ""); /* the pod without one was placed */
+    free(p3);
+    json_decref(why);
+    json_decref(stored);
+    json_decref(pod);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_kube_initial_sync)
 {
     struct fx f;
@@ -569,6 +613,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_kube_connection_config);
     tcase_add_test(tc, test_kube_initial_sync);
+    tcase_add_test(tc, test_kube_unsupported_field_blocks_the_job);
     tcase_add_test(tc, test_kube_live_changes);
     tcase_add_test(tc, test_kube_priorityclasses_mirrored);
     tcase_add_test(tc, test_kube_reconnect_resume);

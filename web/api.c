@@ -212,6 +212,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->token = opts->token && opts->token[0] ? xstrdup(opts->token) : NULL;
     api->auth_reads = opts->auth_reads;
     api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
+    api->field_validation = opts->field_validation;
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
     api->on_change = opts->on_change;
     api->on_change_ctx = opts->on_change_ctx;

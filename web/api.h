@@ -23,6 +23,11 @@
  * "Authorization: Bearer <token>" (401 otherwise); reads too when auth_reads is set.
  * /healthz and the UI's static files are always open.
  *
+ * Field validation: objects sent to POST /api/v1/manifests are checked against the field
+ * schema (model_validate_all): ?fieldValidation=Strict|Warn|Ignore, default the option
+ * field_validation. Warn answers with one "Warning: 299 - \"...\"" header per dropped
+ * unknown field (as kube-apiserver does) and lists them in the reply's "warnings".
+ *
  * Threads: handlers run on civetweb's worker threads; sched and store are used
  * concurrently (both are thread-safe). on_change is called from a worker thread after
  * every successful apply or delete.
@@ -32,6 +37,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+#include "model.h"
 
 struct err;
 struct sched;
@@ -45,6 +52,9 @@ struct api_options {
     const char *token;  /* NULL or "": no auth */
     int auth_reads;     /* reads need the token too */
     size_t body_limit;  /* request bodies larger than this get 413; 0: API_DEFAULT_BODY_LIMIT */
+    /* How unknown fields of applied objects are treated when the request does not say
+     * (?fieldValidation=); default MODEL_FIELDS_STRICT. */
+    enum model_fields field_validation;
     const char *ui_dir; /* static files; NULL: MUSTER_STATIC_DIR */
     int threads;        /* worker threads; 0: 8 */
     /* Called after every successful apply or delete (the cycle thread's wake-up). */

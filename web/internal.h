@@ -35,6 +35,7 @@ struct api {
     char *token; /* NULL when auth is off */
     int auth_reads;
     size_t body_limit;
+    enum model_fields field_validation; /* the default of ?fieldValidation= */
     char *ui_dir;
     void (*on_change)(void *ctx);
     void *on_change_ctx;
@@ -69,6 +70,9 @@ void api__dispatch(struct req *r);
 /* ---- reply.c ---- */
 /* Sends body (stolen) as JSON with status. */
 void api__reply_json(struct req *r, int status, json_t *body);
+/* Like api__reply_json with extra header lines ("Name: value", separated by "\r\n"; may
+ * be NULL). */
+void api__reply_json_extra(struct req *r, int status, json_t *body, const char *extra_header);
 /* Sends {"error": {"code", "message", "field"?}} with err's HTTP status. */
 void api__reply_error(struct req *r, const struct err *err);
 /* Like api__reply_error for an ERR_* code and a message. */

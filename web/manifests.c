@@ -1,4 +1,10 @@
-/* manifests.c - POST /api/v1/manifests: parse, validate every document, apply atomically. */
+/* manifests.c - POST /api/v1/manifests: parse, validate every document, apply atomically.
+ *
+ * ?fieldValidation=Strict|Warn|Ignore (default: the api's field_validation) says what
+ * becomes of fields outside the schema, as in kube-apiserver: a 400 naming each one, or
+ * dropped with a "Warning: 299 - ..." header each and a "warnings" list in the reply, or
+ * dropped silently. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -57,6 +63,66 @@ static int depth_or_reply(struct req *r, const struct model_manifest *m)
     return 0;
 }
 
+/* The mode of the request, or replies 400 and returns -1. */
+static int fields_or_reply(struct req *r, enum model_fields *mode)
+{
+    struct err err = ERR_INIT;
+    char *s = NULL;
+    *mode = r->api->field_validation;
+    if (api__query_str_or_reply(r, "fieldValidation", &s) < 0)
+        return -1;
+    if (s && model_fields_parse(s, mode, &err) < 0) {
+        api__utf8_scrub(err.msg);
+        api__reply_error(r, &err);
+        free(s);
+        return -1;
+    }
+    free(s);
+    return 0;
+}
+
+/* At most this many Warning headers; civetweb keeps 64 response headers in all. */
+#define MAX_WARNING_HEADERS 20
+
+/* The reply's Warning header lines (new; NULL when there are no warnings), one per dropped
+ * field: Warning: 299 - "unknown field \"spec.priorty\" (document 1, Pod default/w)". */
+static char *warning_headers(json_t *warnings)
+{
+    size_t i, n = json_array_size(warnings);
+    json_t *w;
+    char *buf = NULL;
+    size_t len = 0;
+    if (!n)
+        return NULL;
+    FILE *f = open_memstream(&buf, &len);
+    json_array_foreach(warnings, i, w)
+    {
+        char text[768];
+        if (i == MAX_WARNING_HEADERS) {
+            snprintf(text, sizeof(text),
+                     "%zu more unknown fields dropped: see the reply's warnings", n - i);
+        } else {
+            const char *kind = json_string_value(json_object_get(w, "kind"));
+            const char *name = json_string_value(json_object_get(w, "name"));
+            snprintf(text, sizeof(text), "unknown field \"%s\" (document %d%s%s%s%s)",
+                     json_string_value(json_object_get(w, "field")),
+                     (int)json_integer_value(json_object_get(w, "document")), kind ? ", " : "",
+                     kind ? kind : "", name ? " " : "", name ? name : "");
+        }
+        fputs(i ? "\r\nWarning: 299 - \"" : "Warning: 299 - \"", f);
+        for (const char *p = text; *p; p++) /* a quoted-string on one line */
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else
+                fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+        fputc('"', f);
+        if (i == MAX_WARNING_HEADERS)
+            break;
+    }
+    fclose(f);
+    return buf;
+}
+
 static int blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -84,11 +150,12 @@ void api__manifests_apply(struct req *r)
     struct model_manifest m = {0};
     struct err err = ERR_INIT;
     enum model_format fmt;
-    json_t *errors = NULL, *results = NULL;
-    char *body = NULL;
+    enum model_fields mode;
+    json_t *errors = NULL, *results = NULL, *warnings = NULL;
+    char *body = NULL, *headers = NULL;
     size_t len = 0;
 
-    if (format_or_reply(r, &fmt) < 0)
+    if (format_or_reply(r, &fmt) < 0 || fields_or_reply(r, &mode) < 0)
         return;
     body = api__body_or_reply(r, &len);
     if (!body)
@@ -115,7 +182,8 @@ void api__manifests_apply(struct req *r)
     if (depth_or_reply(r, &m) < 0)
         goto out;
     errors = json_array();
-    if (model_validate_all(&m, body, len, errors) > 0) {
+    warnings = json_array();
+    if (model_validate_all(&m, body, len, mode, errors, warnings) > 0) {
         size_t n = json_array_size(errors);
         err_set(&err, ERR_INVALID, "%zu error%s", n, n == 1 ? "" : "s");
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
@@ -127,8 +195,14 @@ void api__manifests_apply(struct req *r)
     }
     api__changed(r->api);
     int status = any_created(results) ? 201 : 200;
-    api__reply_json(r, status, json_pack("{s:o}", "results", results));
+    json_t *reply = json_pack("{s:o}", "results", results);
+    if (json_array_size(warnings))
+        json_object_set(reply, "warnings", warnings);
+    headers = warning_headers(warnings);
+    api__reply_json_extra(r, status, reply, headers);
 out:
+    free(headers);
+    json_decref(warnings);
     json_decref(errors);
     model_manifest_free(&m);
     free(body);

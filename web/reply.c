@@ -90,6 +90,11 @@ void api__utf8_scrub(char *s)
 
 void api__reply_json(struct req *r, int status, json_t *body)
 {
+    api__reply_json_extra(r, status, body, NULL);
+}
+
+void api__reply_json_extra(struct req *r, int status, json_t *body, const char *extra_header)
+{
     if (!body) {
         /* a json_pack that failed: a bug, but never a crash or a hung client */
         static const char text[] =
@@ -104,7 +109,7 @@ void api__reply_json(struct req *r, int status, json_t *body)
     text = xrealloc(text, len + 2);
     text[len++] = '\n';
     text[len] = '\0';
-    api__reply_raw(r, status, "application/json", text, len, NULL);
+    api__reply_raw(r, status, "application/json", text, len, extra_header);
     free(text);
     json_decref(body);
 }

@@ -28,7 +28,7 @@ struct route {
 static const struct route routes[] = {
     {"GET", "/healthz", api__healthz, "", ROUTE_OPEN},
     {"GET", "/metrics", api__metrics, "", 0},
-    {"POST", "/api/v1/manifests", api__manifests_apply, "", ROUTE_DEEP},
+    {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", ROUTE_DEEP},
     {"GET", "/api/v1/nodes", api__nodes_list, "", 0},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", 0},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", 0},

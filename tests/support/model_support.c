@@ -42,7 +42,7 @@ json_t *model_test_check(const char *buf, size_t len, json_t **docs)
         json_decref(errors);
         return messages;
     }
-    model_validate_all(&m, buf, len, errors);
+    model_validate_all(&m, buf, len, MODEL_FIELDS_STRICT, errors, NULL);
     for (i = 0; docs && i < m.n; i++)
         json_array_append(*docs, m.docs[i].obj);
     json_array_foreach(errors, i, e) json_array_append(messages, json_object_get(e, "message"));

@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// gen_schema.mjs - writes model/schema_k8s.c, the field schema of the kinds muster models.
+//
+// Usage (from the repository root):
+//   npm install --prefix /tmp/k8s @kubernetes/client-node@1.0.0
+//   node scripts/gen_schema.mjs /tmp/k8s/node_modules/@kubernetes/client-node/dist/gen/models \
+//       > model/schema_k8s.c && clang-format -i model/schema_k8s.c
+//
+// Pod and Node come from the Kubernetes API as @kubernetes/client-node 1.0.0 generates it
+// (Kubernetes 1.32: the 1.31 API plus the pod-level spec.resources). PodGroup and
+// ClusterNetworkTopology are written out below. Every field is "known" (accepted, stored,
+// not read) unless CLASSES says it is honoured (muster's scheduler reads it) or unsupported
+// (kube-scheduler's placement depends on it and muster does not model it). A class given to
+// a field holds for the field only; a class given to a type ("Affinity": "honoured") holds
+// for each of its fields.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error('usage: gen_schema.mjs <client-node dist/gen/models dir>');
+  process.exit(2);
+}
+
+const VOLUME = 'VolumeBinding, VolumeZone and NodeVolumeLimits: the nodes that can reach the volume';
+const DRA = 'DynamicResources: the nodes that can hold the claimed devices';
+const DISK = 'VolumeRestrictions and NodeVolumeLimits: where the disk can be attached';
+
+const CLASSES = {
+  Pod: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
+  Node: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
+  ObjectMeta: {
+    name: 'h', namespace: 'h', labels: 'h', annotations: 'h', uid: 'h',
+    creationTimestamp: 'h', deletionTimestamp: 'h',
+  },
+  PodSpec: {
+    nodeSelector: 'h', affinity: 'h', tolerations: 'h', topologySpreadConstraints: 'h',
+    overhead: 'h', containers: 'h', initContainers: 'h', priority: 'h',
+    priorityClassName: 'h', preemptionPolicy: 'h', nodeName: 'h', schedulingGates: 'h',
+    schedulerName: 'h',
+    resourceClaims: ['u', DRA],
+    runtimeClassName: ['u', 'RuntimeClass: node selection, tolerations and pod overhead'],
+    resources: ['u', 'pod-level resources: the pod requests spec.resources, not the sum of its containers'],
+  },
+  Affinity: 'h', NodeAffinity: 'h', PodAffinity: 'h', PodAntiAffinity: 'h', NodeSelector: 'h',
+  NodeSelectorTerm: 'h', NodeSelectorRequirement: 'h', PreferredSchedulingTerm: 'h',
+  WeightedPodAffinityTerm: 'h', PodAffinityTerm: 'h', LabelSelector: 'h',
+  LabelSelectorRequirement: 'h', Toleration: 'h', TopologySpreadConstraint: 'h',
+  PodSchedulingGate: 'h',
+  Container: {name: 'h', resources: 'h', restartPolicy: 'h'},
+  ResourceRequirements: {requests: 'h', limits: 'h', claims: ['u', DRA]},
+  ContainerPort: {hostPort: ['u', 'NodePorts: one pod per host port and protocol on a node']},
+  Volume: {
+    persistentVolumeClaim: ['u', VOLUME],
+    ephemeral: ['u', VOLUME],
+    gcePersistentDisk: ['u', DISK],
+    awsElasticBlockStore: ['u', DISK],
+    azureDisk: ['u', DISK],
+    cinder: ['u', DISK],
+    iscsi: ['u', DISK],
+    rbd: ['u', DISK],
+  },
+  PodStatus: 'h',
+  NodeSpec: {unschedulable: 'h', taints: 'h'},
+  Taint: 'h',
+  NodeStatus: {allocatable: 'h', capacity: 'h'},
+  PodGroup: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
+  PodGroupSpec: {
+    minMember: 'h', scheduleTimeoutSeconds: 'h', priorityClassName: 'h',
+    minResources: ['u', 'Coscheduling: the gang waits until the cluster has minResources free'],
+  },
+  ClusterNetworkTopology: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
+  ClusterNetworkTopologySpec: 'h',
+  NetworkTopologySpec: 'h',
+};
+
+// The CRDs, as muster reads them (Koordinator's PodGroup is scheduler-plugins'
+// scheduling.sigs.k8s.io/v1alpha1; ClusterNetworkTopology is Koordinator's).
+const EXTRA = {
+  PodGroup: {
+    apiVersion: 'string', kind: 'string', metadata: 'V1ObjectMeta', spec: 'PodGroupSpec',
+    status: 'PodGroupStatus',
+  },
+  PodGroupSpec: {
+    minMember: 'number', minResources: '{ [key: string]: string; }',
+    scheduleTimeoutSeconds: 'number', priorityClassName: 'string',
+  },
+  PodGroupStatus: {
+    phase: 'string', occupiedBy: 'string', scheduled: 'number', running: 'number',
+    succeeded: 'number', failed: 'number', scheduleStartTime: 'Date',
+  },
+  ClusterNetworkTopology: {
+    apiVersion: 'string', kind: 'string', metadata: 'V1ObjectMeta',
+    spec: 'ClusterNetworkTopologySpec', status: 'ClusterNetworkTopologyStatus',
+  },
+  ClusterNetworkTopologySpec: {networkTopologySpec: 'Array<NetworkTopologySpec>'},
+  NetworkTopologySpec: {
+    topologyLayer: 'string', parentTopologyLayer: 'string', labelKey: 'Array<string>',
+  },
+  ClusterNetworkTopologyStatus: {detailStatus: 'Array<NetworkTopologyDetail>'},
+  NetworkTopologyDetail: {
+    topologyInfo: 'NetworkTopologyInfo', parentTopologyInfo: 'NetworkTopologyInfo',
+    childTopologyLayer: 'string', childTopologyNames: 'Array<string>', nodeNum: 'number',
+  },
+  NetworkTopologyInfo: {topologyLayer: 'string', topologyName: 'string'},
+};
+
+// Status reports what is, it asks for nothing: the resources a container status reports are
+// ResourceRequirements under another name, all of it known (its claims are not a request).
+const COPIES = {ContainerStatusResources: 'V1ResourceRequirements'};
+const REFS = {'ContainerStatus.resources': 'ContainerStatusResources'};
+
+const ROOTS = [
+  ['MODEL_NODE', 'V1Node'],
+  ['MODEL_POD', 'V1Pod'],
+  ['MODEL_PODGROUP', 'PodGroup'],
+  ['MODEL_TOPOLOGY', 'ClusterNetworkTopology'],
+];
+
+const short = (t) => t.replace(/^V1/, '');
+
+function fieldsOf(type) {
+  if (COPIES[type]) return fieldsOf(COPIES[type]);
+  if (EXTRA[type]) return Object.entries(EXTRA[type]).map(([n, t]) => ({baseName: n, type: t}));
+  const file = path.join(dir, `${type}.js`);
+  const src = fs.readFileSync(file, 'utf8');
+  const m = src.match(/attributeTypeMap = (\[[\s\S]*?\n\]);/);
+  if (!m) throw new Error(`no attributeTypeMap in ${file}`);
+  return JSON.parse(m[1]);
+}
+
+// shape and referenced type of a TypeScript type string
+function shapeOf(t) {
+  let m;
+  if ((m = t.match(/^Array<(.*)>$/))) {
+    const inner = shapeOf(m[1]);
+    if (inner.shape === 'OBJ') return {shape: 'OBJS', ref: inner.ref};
+    return {shape: inner.shape === 'ANY' ? 'ANY' : 'LIST'};
+  }
+  if ((m = t.match(/^\{ \[key: string\]: (.*); \}$/))) {
+    const inner = shapeOf(m[1]);
+    if (inner.shape === 'OBJ') return {shape: 'MAPOBJ', ref: inner.ref};
+    return {shape: inner.shape === 'SCALAR' ? 'MAP' : 'ANY'};
+  }
+  if (['string', 'number', 'boolean', 'Date', 'IntOrString'].includes(t)) return {shape: 'SCALAR'};
+  if (t === 'any' || t === 'object') return {shape: 'ANY'};
+  return {shape: 'OBJ', ref: t};
+}
+
+const types = new Map(); // name -> [{name, shape, ref, cls, why}]
+function visit(type) {
+  if (types.has(type)) return;
+  types.set(type, null);
+  const cls = CLASSES[short(type)];
+  const out = [];
+  for (const a of fieldsOf(type)) {
+    const s = shapeOf(a.type);
+    if (REFS[`${short(type)}.${a.baseName}`]) s.ref = REFS[`${short(type)}.${a.baseName}`];
+    let c = typeof cls === 'string' ? cls : (cls && cls[a.baseName]) || 'k';
+    let why = null;
+    if (Array.isArray(c)) [c, why] = c;
+    out.push({name: a.baseName, shape: s.shape, ref: s.ref, cls: c, why});
+    if (s.ref) visit(s.ref);
+  }
+  out.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  types.set(type, out);
+}
+ROOTS.forEach(([, t]) => visit(t));
+
+// every class named must exist, so a renamed field cannot silently fall back to "known"
+for (const [t, c] of Object.entries(CLASSES)) {
+  const full = types.has(t) ? t : `V1${t}`;
+  if (!types.has(full)) throw new Error(`CLASSES names unknown type ${t}`);
+  if (typeof c === 'object')
+    for (const f of Object.keys(c))
+      if (!types.get(full).some((x) => x.name === f))
+        throw new Error(`CLASSES names unknown field ${t}.${f}`);
+}
+
+const cstr = (s) => JSON.stringify(s);
+const lines = [];
+lines.push(`/*
+ * schema_k8s.c - the field schema of Node, Pod, PodGroup and ClusterNetworkTopology.
+ *
+ * GENERATED by scripts/gen_schema.mjs from the Kubernetes API (@kubernetes/client-node
+ * 1.0.0's models: Kubernetes 1.32) and the CRDs as muster reads them. Do not edit: change
+ * the classes in the script and run it again (its header says how).
+ *
+ * One table per object type, its fields sorted by name (schema.c searches them), nested
+ * types by reference. HON: muster's scheduler reads the field; KNOWN: accepted and stored,
+ * not read; UNS(why): kube-scheduler's placement depends on it and muster does not model
+ * it, refused in standalone mode and a blocker in mirror mode.
+ */
+#include "schema.h"
+
+#define HON MODEL__HONOURED, NULL
+#define KNOWN MODEL__KNOWN, NULL
+#define UNS(why) MODEL__UNSUPPORTED, why
+#define SCALAR MODEL__SCALAR, NULL
+#define LIST MODEL__LIST, NULL
+#define MAP MODEL__MAP, NULL
+#define ANY MODEL__ANY, NULL
+#define OBJ(t) MODEL__OBJECT, &t
+#define OBJS(t) MODEL__OBJECTS, &t
+#define MAPOBJ(t) MODEL__MAP_OBJECTS, &t
+`);
+const cname = (t) => `t_${short(t)}`;
+for (const t of types.keys()) lines.push(`static const struct model__type ${cname(t)};`);
+lines.push('');
+for (const [t, fields] of types) {
+  lines.push(`static const struct model__field f_${short(t)}[] = {`);
+  for (const f of fields) {
+    const shape = f.ref ? `${f.shape}(${cname(f.ref)})` : f.shape;
+    const cls = f.cls === 'h' ? 'HON' : f.cls === 'u' ? `UNS(${cstr(f.why)})` : 'KNOWN';
+    lines.push(`    {${cstr(f.name)}, ${shape}, ${cls}},`);
+  }
+  lines.push('};');
+  lines.push(`static const struct model__type ${cname(t)} = {${cstr(short(t))}, f_${short(t)}, ` +
+             `sizeof(f_${short(t)}) / sizeof(f_${short(t)}[0])};`);
+  lines.push('');
+}
+lines.push('const struct model__type *model__schema_root(enum model_kind kind)');
+lines.push('{');
+lines.push('    switch (kind) {');
+for (const [k, t] of ROOTS) {
+  lines.push(`    case ${k}:`);
+  lines.push(`        return &${cname(t)};`);
+}
+lines.push('    default:');
+lines.push('        return NULL;');
+lines.push('    }');
+lines.push('}');
+process.stdout.write(lines.join('\n') + '\n');
