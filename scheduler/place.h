@@ -80,6 +80,12 @@ struct sched_rules {
     int has_score;
     struct sched_rules_spread *sp;
     size_t nsp;
+    /* per node (view.nnodes when prepared): the verdict and the raw scores */
+    size_t nn;
+    signed char *fail; /* SCHED_FIT_OK or the rule the node breaks */
+    int *by;           /* see sched__rules_filter */
+    long *ipa, *sps;   /* InterPodAffinity and PodTopologySpread raw scores */
+    unsigned char *sp_ok; /* the node carries every ScheduleAnyway key */
 };
 
 /* Counts what pod pi's rules and placed pods' terms need; returns r->active. Release
@@ -88,12 +94,12 @@ int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r);
 void sched__rules_release(struct sched_rules *r);
 /* SCHED_FIT_OK or the first rule node n breaks; *by: the placed pod that keeps the pod
  * out (anti-affinity) or the index of the spread constraint that fails, else -1. */
-int sched__rules_filter(const struct sched_rules *r, const struct sv_node *n, int *by);
+int sched__rules_filter(const struct sched_rules *r, int ni, int *by);
 /* InterPodAffinity's raw score of n (before normalization). */
-long sched__rules_affinity_score(const struct sched_rules *r, const struct sv_node *n);
+long sched__rules_affinity_score(const struct sched_rules *r, int ni);
 /* PodTopologySpread's raw score of n for the ScheduleAnyway constraints; returns 0 when
  * the node is ignored (lacks a key) or there are none. */
-int sched__rules_spread_score(const struct sched_rules *r, const struct sv_node *n, long *raw);
+int sched__rules_spread_score(const struct sched_rules *r, int ni, long *raw);
 
 /* ---- placers ---- */
 

@@ -231,7 +231,7 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
         if (sched__fit_res(v, n, sh, pi) >= 0)
             continue;
         sh->cand[keep++] = ni;
-        if (r && sched__rules_filter(r, n, &by) != SCHED_FIT_OK)
+        if (r && sched__rules_filter(r, ni, &by) != SCHED_FIT_OK)
             continue;
         struct sched_scan *x = &sc[ns++];
         memset(x, 0, sizeof(*x));
@@ -239,8 +239,8 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
         x->bin = 100.0 * sched__score(v, n, sh);
         static_prefs(n, sh, &x->aff, &x->taints);
         if (r) {
-            x->ipa = sched__rules_affinity_score(r, n);
-            x->spread_ok = sched__rules_spread_score(r, n, &x->spread);
+            x->ipa = sched__rules_affinity_score(r, ni);
+            x->spread_ok = sched__rules_spread_score(r, ni, &x->spread);
         }
         max_aff = x->aff > max_aff ? x->aff : max_aff;
         max_taints = x->taints > max_taints ? x->taints : max_taints;

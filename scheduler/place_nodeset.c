@@ -36,7 +36,7 @@ static void fill_node(struct gather *g, int ni)
         if (sched__fit_static(n, sh) == SCHED_FIT_OK && sched__fit_res(v, n, sh, pi) < 0) {
             struct sched_rules r;
             int by, ok = !sched__rules_prepare(v, pi, &r) ||
-                         sched__rules_filter(&r, n, &by) == SCHED_FIT_OK;
+                         sched__rules_filter(&r, ni, &by) == SCHED_FIT_OK;
             sched__rules_release(&r);
             if (!ok)
                 continue; /* its pod rules keep it off this node; another may take it */

@@ -223,33 +223,158 @@ static void spread_prepare(struct sched_view *v, struct sched_rules *r, const st
 {
     const struct model_affinity *a = p->m.aff;
     const struct sv_shape *sh = &v->shapes[p->shape];
-    size_t nn;
-    const int *order = sched__view_node_order(v, &nn);
     r->sp = xcalloc(a->nspread + 1, sizeof(*r->sp));
     r->nsp = a->nspread;
     for (size_t i = 0; i < a->nspread; i++) {
         struct sched_rules_spread *s = &r->sp[i];
         s->c = &a->spread[i];
         sched__strmap_init(&s->dom);
-        for (size_t k = 0; k < nn; k++) {
-            const struct sv_node *n = &v->nodes[order[k]];
-            const char *val = node_label(n, s->c->topology_key);
-            if (val && map_get(&s->dom, s->c->topology_key, val) < 0 &&
-                spread_node(n, sh, a, s->c)) {
-                map_add(&s->dom, s->c->topology_key, val, 0);
-                s->ndom++;
-            }
+        /* a domain counts when one of its nodes does */
+        const struct sv_nodes *k = sched__view_nodes_labelled(v, s->c->topology_key, NULL);
+        for (size_t d = 0; k && d < k->nvals; d++) {
+            const struct sv_nodes *l = &v->nls[k->vals[d]];
+            for (size_t q = 0; q < l->n; q++)
+                if (spread_node(&v->nodes[l->ix[q]], sh, a, s->c)) {
+                    sched__strmap_put(&s->dom, l->pair, 0);
+                    s->ndom++;
+                    break;
+                }
         }
         struct spread_walk w = {s, sh, a, p->m.ns};
         sched__view_pods_matching(v, &s->c->sel, spread_pod, &w);
         s->min = s->ndom ? INT64_MAX : 0;
-        for (size_t k = sched__strmap_next(&s->dom, 0); k < s->dom.cap;
-             k = sched__strmap_next(&s->dom, k + 1))
-            s->min = s->dom.vals[k] < s->min ? s->dom.vals[k] : s->min;
+        for (size_t q = sched__strmap_next(&s->dom, 0); q < s->dom.cap;
+             q = sched__strmap_next(&s->dom, q + 1))
+            s->min = s->dom.vals[q] < s->min ? s->dom.vals[q] : s->min;
         if (s->c->hard && (int64_t)s->ndom < s->c->min_domains)
             s->min = 0;
         s->self = model_selector_match(&s->c->sel, p->m.labels, p->m.nlabels);
         s->weight = log((double)s->ndom + 2);
+    }
+}
+
+/* ---- per node: what the counts mean for each node ---- */
+
+/* "key\x1fvalue" starts with key. */
+static int pair_key_is(const char *pair, const char *key)
+{
+    size_t n = strlen(key);
+    return !strncmp(pair, key, n) && pair[n] == '\x1f';
+}
+
+#define FOREACH_ENTRY(m, q)                                                                        \
+    for (size_t q = sched__strmap_next(m, 0); q < (m)->cap; q = sched__strmap_next(m, q + 1))
+
+static void set_fail(struct sched_rules *r, int ni, int why, int by)
+{
+    if (r->fail[ni] == SCHED_FIT_OK) {
+        r->fail[ni] = (signed char)why;
+        r->by[ni] = by;
+    }
+}
+
+static void affinity_nodes(struct sched_view *v, struct sched_rules *r,
+                           const struct model_affinity *a)
+{
+    int *sat = xcalloc(r->nn + 1, sizeof(int));
+    for (size_t t = 0; t < a->naff_req; t++) {
+        const char *key = a->aff_req[t].topology_key;
+        if (r->aff_n == 0 && r->self_all) { /* the first of a group: wherever the keys exist */
+            const struct sv_nodes *l = sched__view_nodes_labelled(v, key, NULL);
+            for (size_t q = 0; l && q < l->n; q++)
+                sat[l->ix[q]]++;
+            continue;
+        }
+        FOREACH_ENTRY(&r->aff, e)
+        {
+            if (r->aff.vals[e] <= 0 || !pair_key_is(r->aff.keys[e], key))
+                continue;
+            const struct sv_nodes *l = sched__view_nodes_pair(v, r->aff.keys[e]);
+            for (size_t q = 0; l && q < l->n; q++)
+                sat[l->ix[q]]++;
+        }
+    }
+    for (size_t ni = 0; ni < r->nn; ni++)
+        if (sat[ni] != (int)a->naff_req)
+            set_fail(r, (int)ni, SCHED_FIT_POD_AFFINITY, -1);
+    free(sat);
+}
+
+static void spread_nodes(struct sched_view *v, struct sched_rules *r)
+{
+    unsigned char *has = xcalloc(r->nn + 1, 1);
+    double *soft = NULL;
+    int nsoft = 0;
+    for (size_t i = 0; i < r->nsp; i++) {
+        const struct sched_rules_spread *s = &r->sp[i];
+        const struct sv_nodes *k = sched__view_nodes_labelled(v, s->c->topology_key, NULL);
+        if (!s->c->hard) {
+            if (!soft)
+                soft = xcalloc(r->nn + 1, sizeof(double));
+            nsoft++;
+            for (size_t q = 0; k && q < k->n; q++) {
+                r->sp_ok[k->ix[q]]++;
+                soft[k->ix[q]] += (double)(s->c->max_skew - 1);
+            }
+            FOREACH_ENTRY(&s->dom, e)
+            {
+                const struct sv_nodes *l = sched__view_nodes_pair(v, s->dom.keys[e]);
+                for (size_t q = 0; l && q < l->n; q++)
+                    soft[l->ix[q]] += (double)s->dom.vals[e] * s->weight;
+            }
+            continue;
+        }
+        memset(has, 0, r->nn);
+        for (size_t q = 0; k && q < k->n; q++)
+            has[k->ix[q]] = 1;
+        for (size_t ni = 0; ni < r->nn; ni++)
+            if (!has[ni])
+                set_fail(r, (int)ni, SCHED_FIT_SPREAD, (int)i);
+        /* a node outside the counted domains holds 0, which never exceeds maxSkew */
+        FOREACH_ENTRY(&s->dom, e)
+        {
+            if ((int64_t)s->dom.vals[e] + s->self - s->min <= s->c->max_skew)
+                continue;
+            const struct sv_nodes *l = sched__view_nodes_pair(v, s->dom.keys[e]);
+            for (size_t q = 0; l && q < l->n; q++)
+                set_fail(r, l->ix[q], SCHED_FIT_SPREAD, (int)i);
+        }
+    }
+    for (size_t ni = 0; soft && ni < r->nn; ni++) {
+        r->sp_ok[ni] = r->sp_ok[ni] == nsoft;
+        r->sps[ni] = lround(soft[ni]);
+    }
+    if (!soft)
+        memset(r->sp_ok, 0, r->nn);
+    free(soft);
+    free(has);
+}
+
+/* Turns the counts into per-node verdicts and raw scores. */
+static void materialize(struct sched_view *v, struct sched_rules *r)
+{
+    const struct model_affinity *a = r->p->m.aff;
+    r->nn = v->nnodes;
+    r->fail = xcalloc(r->nn + 1, 1);
+    r->by = xcalloc(r->nn + 1, sizeof(int));
+    r->ipa = xcalloc(r->nn + 1, sizeof(long));
+    r->sps = xcalloc(r->nn + 1, sizeof(long));
+    r->sp_ok = xcalloc(r->nn + 1, 1);
+    if (a && a->naff_req)
+        affinity_nodes(v, r, a);
+    FOREACH_ENTRY(&r->forbid, e)
+    {
+        const struct sv_nodes *l = sched__view_nodes_pair(v, r->forbid.keys[e]);
+        for (size_t q = 0; l && q < l->n; q++)
+            set_fail(r, l->ix[q], SCHED_FIT_POD_ANTI_AFFINITY, r->forbid.vals[e]);
+    }
+    if (r->nsp)
+        spread_nodes(v, r);
+    FOREACH_ENTRY(&r->score, e)
+    {
+        const struct sv_nodes *l = sched__view_nodes_pair(v, r->score.keys[e]);
+        for (size_t q = 0; l && q < l->n; q++)
+            r->ipa[l->ix[q]] += r->score.vals[e] - SCORE_BIAS;
     }
 }
 
@@ -269,6 +394,8 @@ int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r)
     if (a && a->nspread)
         spread_prepare(v, r, p);
     r->active = own || r->forbid.count || r->has_score;
+    if (r->active)
+        materialize(v, r);
     return r->active;
 }
 
@@ -280,71 +407,27 @@ void sched__rules_release(struct sched_rules *r)
     for (size_t i = 0; i < r->nsp; i++)
         sched__strmap_free(&r->sp[i].dom);
     free(r->sp);
+    free(r->fail);
+    free(r->by);
+    free(r->ipa);
+    free(r->sps);
+    free(r->sp_ok);
     memset(r, 0, sizeof(*r));
 }
 
-int sched__rules_filter(const struct sched_rules *r, const struct sv_node *n, int *by)
+int sched__rules_filter(const struct sched_rules *r, int ni, int *by)
 {
-    const struct model_affinity *a = r->p->m.aff;
-    *by = -1;
-    if (a && a->naff_req) {
-        int exist = 1;
-        for (size_t i = 0; i < a->naff_req; i++) {
-            const char *val = node_label(n, a->aff_req[i].topology_key);
-            if (!val)
-                return SCHED_FIT_POD_AFFINITY;
-            exist &= map_get(&r->aff, a->aff_req[i].topology_key, val) > 0;
-        }
-        if (!exist && !(r->aff_n == 0 && r->self_all))
-            return SCHED_FIT_POD_AFFINITY;
-    }
-    if (r->forbid.count)
-        for (size_t i = 0; i < n->m.nlabels; i++) {
-            int q = map_get(&r->forbid, n->m.labels[i].key, n->m.labels[i].value);
-            if (q >= 0) {
-                *by = q;
-                return SCHED_FIT_POD_ANTI_AFFINITY;
-            }
-        }
-    for (size_t i = 0; i < r->nsp; i++) {
-        const struct sched_rules_spread *s = &r->sp[i];
-        if (!s->c->hard)
-            continue;
-        const char *val = node_label(n, s->c->topology_key);
-        int cnt = val ? map_get(&s->dom, s->c->topology_key, val) : 0;
-        if (!val || (int64_t)(cnt < 0 ? 0 : cnt) + s->self - s->min > s->c->max_skew) {
-            *by = (int)i;
-            return SCHED_FIT_SPREAD;
-        }
-    }
-    return SCHED_FIT_OK;
+    *by = r->by[ni];
+    return r->fail[ni];
 }
 
-long sched__rules_affinity_score(const struct sched_rules *r, const struct sv_node *n)
+long sched__rules_affinity_score(const struct sched_rules *r, int ni)
 {
-    long sum = 0;
-    for (size_t i = 0; r->has_score && i < n->m.nlabels; i++) {
-        int s = map_get(&r->score, n->m.labels[i].key, n->m.labels[i].value);
-        sum += s < 0 ? 0 : s - SCORE_BIAS;
-    }
-    return sum;
+    return r->ipa[ni];
 }
 
-int sched__rules_spread_score(const struct sched_rules *r, const struct sv_node *n, long *raw)
+int sched__rules_spread_score(const struct sched_rules *r, int ni, long *raw)
 {
-    double sum = 0;
-    int any = 0;
-    for (size_t i = 0; i < r->nsp; i++) {
-        const struct sched_rules_spread *s = &r->sp[i];
-        if (s->c->hard)
-            continue;
-        const char *val = node_label(n, s->c->topology_key);
-        if (!val)
-            return 0;
-        int cnt = map_get(&s->dom, s->c->topology_key, val);
-        sum += (double)(cnt < 0 ? 0 : cnt) * s->weight + (double)(s->c->max_skew - 1);
-        any = 1;
-    }
-    *raw = lround(sum);
-    return any;
+    *raw = r->sps[ni];
+    return r->sp_ok[ni];
 }

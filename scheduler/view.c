@@ -35,6 +35,7 @@ struct sched_view *sched__view_new(void)
     sched__strmap_init(&v->term_ix);
     v->epoch = 1;
     v->order_dirty = 1;
+    v->nl_dirty = 1;
     /* "pods" is resource 0 so the pod count is an ordinary resource. */
     v->rescap = 8;
     v->res = xcalloc(v->rescap, sizeof(*v->res));
@@ -111,6 +112,7 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->pod_ix);
     sched__strmap_free(&v->job_ix);
     sched__strmap_free(&v->shape_ix);
+    sched__view_node_labels_free(v);
     sched__strmap_free(&v->lab_ix);
     sched__strmap_free(&v->term_ix);
     for (size_t i = 0; i < v->nlists; i++)
@@ -219,6 +221,7 @@ void sched__view_put_node(struct sched_view *v, struct model_node *m)
     if (v->orphans)
         sched__view_adopt(v, ni);
     v->order_dirty = 1;
+    v->nl_dirty = 1;
     v->tp_dirty = 1;
     v->epoch++;
 }
@@ -251,6 +254,7 @@ void sched__view_del_node(struct sched_view *v, const char *name)
     memset(n, 0, sizeof(*n));
     sched__slot_push(&v->fnodes, ni);
     v->order_dirty = 1;
+    v->nl_dirty = 1;
     v->tp_dirty = 1;
     v->epoch++;
 }

@@ -157,6 +157,15 @@ struct sv_reflist {
 };
 enum { SV_TERM_AFF_REQ, SV_TERM_ANTI_REQ, SV_TERM_AFF_PREF, SV_TERM_ANTI_PREF };
 
+/* Live nodes carrying one label pair (or, for a key list, the key with any value). */
+struct sv_nodes {
+    int *ix;
+    size_t n, cap;
+    char *pair; /* pair lists: "key\x1fvalue" */
+    int *vals;  /* key lists: the key's pair lists (indexes into view.nls) */
+    size_t nvals, capvals;
+};
+
 struct sv_free {
     int *ix; /* reusable slots */
     size_t n, cap;
@@ -217,6 +226,11 @@ struct sched_view {
     size_t nlists, caplists;
     size_t nterm_pods; /* live pods with inter-pod terms */
     uint32_t gen;
+    /* node label index (view_labels.c), rebuilt lazily when nl_dirty */
+    struct sched_strmap nl_ix, nk_ix; /* "key\x1fvalue" -> nls, "key" -> nks */
+    struct sv_nodes *nls, *nks;
+    size_t nnls, capnls, nnks, capnks;
+    int nl_dirty;
     struct sv_classes classes;
 
     struct sv_free fnodes, fpods, fjobs;
@@ -291,6 +305,13 @@ int sched__view_pods_matching(struct sched_view *v, const struct model_selector 
 typedef int (*sv_term_fn)(struct sched_view *v, int pi, int term, void *ctx);
 int sched__view_terms_for(struct sched_view *v, const struct model_kv *labels, size_t n,
                           sv_term_fn fn, void *ctx);
+/* The live nodes labelled key=value, or carrying key (value NULL); NULL when none.
+ * Borrowed until the next node change. */
+const struct sv_nodes *sched__view_nodes_labelled(struct sched_view *v, const char *key,
+                                                  const char *value);
+/* The same for a pair written "key\x1fvalue". */
+const struct sv_nodes *sched__view_nodes_pair(struct sched_view *v, const char *pair);
+void sched__view_node_labels_free(struct sched_view *v);
 /* The term of pod pi named by an sv_ref.term. */
 const struct model_pod_term *sched__view_term(const struct sched_view *v, int pi, int term);
 

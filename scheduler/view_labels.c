@@ -204,3 +204,88 @@ int sched__view_terms_for(struct sched_view *v, const struct model_kv *labels, s
     }
     return rc;
 }
+
+/* ---- nodes by label ---- */
+
+void sched__view_node_labels_free(struct sched_view *v)
+{
+    for (size_t i = 0; i < v->nnls; i++) {
+        free(v->nls[i].ix);
+        free(v->nls[i].pair);
+    }
+    for (size_t i = 0; i < v->nnks; i++) {
+        free(v->nks[i].ix);
+        free(v->nks[i].vals);
+    }
+    free(v->nls);
+    free(v->nks);
+    sched__strmap_free(&v->nl_ix);
+    sched__strmap_free(&v->nk_ix);
+    v->nls = v->nks = NULL;
+    v->nnls = v->capnls = v->nnks = v->capnks = 0;
+}
+
+/* Appends ni to the list of key in ix; returns the list's index and sets *created. */
+static int nodes_add(struct sched_strmap *ix, struct sv_nodes **lists, size_t *n, size_t *cap,
+                     const char *key, int ni, int *created)
+{
+    int li = sched__strmap_get(ix, key);
+    *created = li < 0;
+    if (li < 0) {
+        XGROW(*lists, *n + 1, *cap);
+        li = (int)(*n)++;
+        memset(&(*lists)[li], 0, sizeof((*lists)[li]));
+        sched__strmap_put(ix, key, li);
+    }
+    struct sv_nodes *l = &(*lists)[li];
+    XGROW(l->ix, l->n + 1, l->cap);
+    l->ix[l->n++] = ni;
+    return li;
+}
+
+static void node_labels_build(struct sched_view *v)
+{
+    char buf[600];
+    sched__view_node_labels_free(v);
+    for (size_t ni = 0; ni < v->nnodes; ni++) {
+        const struct sv_node *n = &v->nodes[ni];
+        if (!n->alive)
+            continue;
+        for (size_t i = 0; i < n->m.nlabels; i++) {
+            int created, kc;
+            snprintf(buf, sizeof(buf), "%s\x1f%s", n->m.labels[i].key, n->m.labels[i].value);
+            int pl = nodes_add(&v->nl_ix, &v->nls, &v->nnls, &v->capnls, buf, (int)ni, &created);
+            int kl = nodes_add(&v->nk_ix, &v->nks, &v->nnks, &v->capnks, n->m.labels[i].key,
+                               (int)ni, &kc);
+            if (created) {
+                v->nls[pl].pair = xstrdup(buf);
+                struct sv_nodes *k = &v->nks[kl];
+                XGROW(k->vals, k->nvals + 1, k->capvals);
+                k->vals[k->nvals++] = pl;
+            }
+        }
+    }
+    v->nl_dirty = 0;
+}
+
+const struct sv_nodes *sched__view_nodes_pair(struct sched_view *v, const char *pair)
+{
+    if (v->nl_dirty)
+        node_labels_build(v);
+    int li = sched__strmap_get(&v->nl_ix, pair);
+    return li < 0 ? NULL : &v->nls[li];
+}
+
+const struct sv_nodes *sched__view_nodes_labelled(struct sched_view *v, const char *key,
+                                                  const char *value)
+{
+    char buf[600];
+    if (v->nl_dirty)
+        node_labels_build(v);
+    if (value) {
+        snprintf(buf, sizeof(buf), "%s\x1f%s", key, value);
+        return sched__view_nodes_pair(v, buf);
+    }
+    int li = sched__strmap_get(&v->nk_ix, key);
+    return li < 0 ? NULL : &v->nks[li];
+}

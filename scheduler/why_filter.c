@@ -112,7 +112,7 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
             empty_ok &= sh->req[k].v <= nd->alloc[sh->req[k].res];
         could_fit_empty += empty_ok;
         int bad = sched__fit_res(v, nd, sh, pi);
-        if (bad < 0 && r.active && (why = sched__rules_filter(&r, nd, &by)) != SCHED_FIT_OK) {
+        if (bad < 0 && r.active && (why = sched__rules_filter(&r, order[i], &by)) != SCHED_FIT_OK) {
             struct bucket *x = bucket_get(b, &nb, fit_reason(why));
             rule_example(v, &r, why, by, nd, x);
             if (++x->nodes > rule_most) {
