@@ -155,11 +155,12 @@ static void decode_spec(struct model_podgroup *g, const char *raw)
             goto out;
         }
         json_int_t m = pcm ? json_integer_value(pcm) : 1;
+        if (m < 1)
+            m = 1;
+        if (m > INT32_MAX)
+            m = INT32_MAX;
         g->gather[g->ngather++] =
-            (struct model_gather){xstrdup(layer), !strcmp(strat, "MustGather"),
-                                  m < 1           ? 1
-                                  : m > INT32_MAX ? INT32_MAX
-                                                  : (int32_t)m};
+            (struct model_gather){xstrdup(layer), !strcmp(strat, "MustGather"), (int32_t)m};
     }
 out:
     json_decref(spec);
