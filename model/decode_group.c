@@ -112,7 +112,9 @@ out:
     return rc;
 }
 
-/* The network-topology-spec annotation: {"gatherStrategy": [{"layer", "strategy"}]}. */
+/* The network-topology-spec annotation: {"gatherStrategy": [{"layer", "strategy",
+ * "podCountMultiple"}]}. A podCountMultiple that is not an integer is a spec error (Koordinator
+ * fails to unmarshal it); zero or negative means none, as Koordinator reads it. */
 static void decode_spec(struct model_podgroup *g, const char *raw)
 {
     json_error_t je;
@@ -145,8 +147,20 @@ static void decode_spec(struct model_podgroup *g, const char *raw)
                                       strat);
             goto out;
         }
+        json_t *pcm = json_object_get(e, "podCountMultiple");
+        if (pcm && !json_is_integer(pcm)) {
+            g->spec_error = xasprintf("network-topology-spec: gatherStrategy[%zu]."
+                                      "podCountMultiple must be a positive integer",
+                                      i);
+            goto out;
+        }
+        json_int_t m = pcm ? json_integer_value(pcm) : 1;
+        if (m < 1)
+            m = 1;
+        if (m > INT32_MAX)
+            m = INT32_MAX;
         g->gather[g->ngather++] =
-            (struct model_gather){xstrdup(layer), !strcmp(strat, "MustGather")};
+            (struct model_gather){xstrdup(layer), !strcmp(strat, "MustGather"), (int32_t)m};
     }
 out:
     json_decref(spec);

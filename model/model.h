@@ -372,6 +372,10 @@ struct model_pod {
 struct model_gather {
     char *layer; /* as written; matched against the topology's layers case-insensitively */
     int must;    /* MustGather, else PreferGather */
+    /* podCountMultiple: every domain of the layer takes a multiple of this many of the
+     * job's pods; 1 when absent, zero or negative (Koordinator ignores those; apply
+     * refuses them), capped at INT32_MAX */
+    int32_t pod_count_multiple;
 };
 
 struct model_podgroup {

@@ -270,12 +270,35 @@ static void check_gang_annotations(struct model__vctx *v, json_t *ann)
         model__problem(v, "metadata.annotations." MODEL_ANN_WAITING_TIME, "%s", e.msg);
 }
 
+/* podCountMultiple of each gatherStrategy entry: a positive integer. The rest of the spec
+ * is checked when the job is attempted (SpecInvalid), as for a mirrored PodGroup; a
+ * podCountMultiple of 0 or less would be silently ignored there (Koordinator's reading),
+ * so apply refuses it here. */
+static void check_topology_spec(struct model__vctx *v, json_t *ann)
+{
+    const char *f = "metadata.annotations." MODEL_ANN_TOPOLOGY_SPEC;
+    const char *raw = json_string_value(json_object_get(ann, MODEL_ANN_TOPOLOGY_SPEC));
+    json_t *spec = raw ? json_loads(raw, 0, NULL) : NULL, *e;
+    json_t *list = json_object_get(spec, "gatherStrategy");
+    size_t i;
+    json_array_foreach(list, i, e)
+    {
+        json_t *m = json_object_get(e, "podCountMultiple");
+        if (m &&
+            (!json_is_integer(m) || json_integer_value(m) < 1 || json_integer_value(m) > INT32_HI))
+            model__problem(v, f, "gatherStrategy[%zu].podCountMultiple must be a positive integer",
+                           i);
+    }
+    json_decref(spec);
+}
+
 void model__validate_podgroup(struct model__vctx *v, json_t *obj)
 {
     json_t *spec = json_object_get(obj, "spec");
     json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
     check_groups(v, ann);
     check_gang_annotations(v, ann);
+    check_topology_spec(v, ann);
     if (!model__want_object(v, spec, "spec", 1))
         return;
     model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", 1, 1, INT32_HI);

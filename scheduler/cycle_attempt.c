@@ -59,7 +59,8 @@ static void collect_members(struct sched_cyc *c, int ji, struct sched_attempt *a
 }
 
 /* Merges a member's usable spec: the narrowest MustGather wins, else the narrowest
- * PreferGather. */
+ * PreferGather; the winner's podCountMultiple entries come with it (Koordinator uses one
+ * gang's spec for the whole GangGroup). */
 static void merge_spec(struct sched_attempt *a, const struct gather_spec *s)
 {
     if (!a->has_spec || s->must > a->spec.must || (a->spec.must < 0 && s->prefer > a->spec.prefer))
@@ -73,7 +74,7 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
 {
     struct sched_view *v = c->v;
     collect_members(c, ji, a);
-    a->spec.must = a->spec.prefer = -1;
+    a->spec.must = a->spec.prefer = a->spec.job = -1;
     for (size_t m = 0; m < a->njobs; m++) {
         struct sv_job *mj = &v->jobs[a->jobs[m]];
         struct sched_member *am = &a->m[m];
@@ -127,8 +128,10 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             if (code >= 0)
                 sched__blocker_add(&a->blockers, code, json_pack("{s:s}", "podGroup", mj->id),
                                    "PodGroup '%s': %s", mj->id, msg);
-            else
+            else {
+                gs.job = a->jobs[m];
                 merge_spec(a, &gs);
+            }
         }
     }
 }

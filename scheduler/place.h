@@ -112,12 +112,17 @@ struct gather_spec {
     int must;       /* depth of the narrowest MustGather layer, -1 none */
     int prefer;     /* depth of the narrowest PreferGather layer, -1 none */
     char layer[64]; /* the layer named in the why (MustGather first) */
+    int job;        /* the view's job whose PodGroup gave the spec (its podCountMultiple
+                       entries apply), -1 none; set by the caller of sched__gather_spec */
 };
 /* Resolves a PodGroup's decoded network-topology-spec against the tree (t may be NULL).
  * Returns -1 when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING)
  * with msg set. */
 int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *pg,
                        struct gather_spec *out, char *msg, size_t n);
+/* podCountMultiple per depth [0..t->nlayers] of pg's spec (new), 1 where the spec sets
+ * none; pg may be NULL. The spec's layers must be known (sched__gather_spec said usable). */
+int32_t *sched__gather_multiples(const struct sched_topo *t, const struct model_podgroup *pg);
 /* The gather placer, used when some member has a gather strategy. */
 int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err *err);
 
@@ -142,16 +147,30 @@ struct gather {
     int size;                       /* pending pods of the job */
     int need; /* pods the members still need (holding the job means offering this many) */
     int lo;   /* shallowest candidate depth */
+    /* podCountMultiple per depth [0..t->nlayers] (1: none), from the spec's PodGroup; a
+     * domain's offer slots are its children's rounded down to its multiple, and a fill
+     * gives each domain a multiple of it */
+    int32_t *mult;
+    int has_mult;
+    int mult_broken; /* the current try left a domain with a count off its multiple */
     struct gather_cand *cands;
     size_t ncands;
     char *done; /* [a->npods] placed in the current try */
     size_t next, nplaced;
     int64_t *scratch; /* [v->nres] for heterogeneous offers */
 };
+/* Offer slots of a node, rounded down to NodeTopologyLayer's podCountMultiple. */
 long sched__gather_node_offer(struct gather *g, int ni);
 /* Offer slots of a domain (cached per shape, size and domain version); *hold: nodes in it
- * that hold the job alone. */
+ * that hold the job alone. Rounded down to podCountMultiple at every depth. */
 long sched__gather_dom_offer(struct gather *g, int di, long *hold);
+/* The same without podCountMultiple and without the cache: what the domain's nodes offer,
+ * so the why can tell when the multiple is what keeps a domain from holding the job. */
+long sched__gather_dom_offer_raw(struct gather *g, int di);
+/* How many of the job's pods a domain (or node) at depth with offer slots offer holds:
+ * min(offer, job size) rounded down to the depth's podCountMultiple. It holds the job
+ * when this reaches g->need. */
+long sched__gather_holds(const struct gather *g, int depth, long offer);
 /* Fills g->cands in try order (DESIGN.md section 3, steps 2-3). */
 void sched__gather_candidates(struct gather *g);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */

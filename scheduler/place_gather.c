@@ -9,9 +9,18 @@
  * offer slots (binpack), then parent's and grandparent's offer slots, then
  * score, then name.
  *
+ * podCountMultiple (Koordinator's constrainOfferSlotByPodCountMultiple): a
+ * node's offer slots are rounded down to the NodeTopologyLayer multiple, a
+ * domain's are the sum of its children's and nodes' rounded down to its layer's
+ * multiple, bottom-up, so every number above is what the rule lets the domain
+ * take; a domain holds the job when min(offer, job size) rounded down to its
+ * multiple reaches the pods needed.
+ *
  * Speed: for a job whose pods share one shape, a domain's offer slots are
- * cached under (shape, size, need, job, domain version, view epoch); the job is in the
- * key because its own nominations are not reservations against it (place_fit.c). The domain
+ * cached under (shape, size, need, job, domain version, view epoch, multiples
+ * generation); the job is in the key because its own nominations are not
+ * reservations against it (place_fit.c), the generation because the multiples
+ * round it (it grows when a gather's multiples differ from the last's). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
  * one more pod is answered from its totals without visiting its nodes.
@@ -40,7 +49,7 @@ int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *
                        struct gather_spec *out, char *msg, size_t n)
 {
     memset(out, 0, sizeof(*out));
-    out->must = out->prefer = -1;
+    out->must = out->prefer = out->job = -1;
     /* Entries before a malformed one are checked first, as they come first. */
     for (size_t i = 0; i < pg->ngather; i++) {
         const struct model_gather *e = &pg->gather[i];
@@ -77,7 +86,30 @@ int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *
     return -1;
 }
 
+int32_t *sched__gather_multiples(const struct sched_topo *t, const struct model_podgroup *pg)
+{
+    int32_t *m = xcalloc(t->nlayers + 1, sizeof(*m));
+    for (size_t d = 0; d <= t->nlayers; d++)
+        m[d] = 1;
+    for (size_t i = 0; pg && i < pg->ngather; i++) {
+        int d = sched__topo_layer(t, pg->gather[i].layer);
+        if (d >= 0) /* a later entry for the same layer wins, as in Koordinator's map */
+            m[d] = pg->gather[i].pod_count_multiple;
+    }
+    return m;
+}
+
 /* ---- offer slots ---- */
+
+static long round_down(long x, int32_t m)
+{
+    return m > 1 ? x / m * m : x;
+}
+
+long sched__gather_holds(const struct gather *g, int depth, long offer)
+{
+    return round_down(offer < g->size ? offer : g->size, g->mult[depth]);
+}
 
 /* Free capacity as place_fit.c sees it for the attempt's pods: the attempt's own nominations (a
  * preemptor's nominated block) are not reservations against it. */
@@ -86,7 +118,7 @@ static int64_t free_of(const struct gather *g, const struct sv_node *n, int r, i
     return sched__free_for(g->v, n, r, prio, g->a->jobs, g->a->njobs);
 }
 
-long sched__gather_node_offer(struct gather *g, int ni)
+static long node_offer_raw(struct gather *g, int ni)
 {
     struct sched_view *v = g->v;
     const struct sv_node *n = &v->nodes[ni];
@@ -121,6 +153,23 @@ long sched__gather_node_offer(struct gather *g, int ni)
     return cnt;
 }
 
+long sched__gather_node_offer(struct gather *g, int ni)
+{
+    return round_down(node_offer_raw(g, ni), g->mult[g->t->nlayers]);
+}
+
+long sched__gather_dom_offer_raw(struct gather *g, int di)
+{
+    const struct tp_dom *d = &g->t->doms[di];
+    long sum = 0;
+    for (size_t i = 0; i < d->nkids; i++)
+        sum += sched__gather_dom_offer_raw(g, g->t->doms[di].kids[i]);
+    d = &g->t->doms[di];
+    for (size_t i = 0; i < d->nnodes; i++)
+        sum += node_offer_raw(g, d->nodes[i]);
+    return sum;
+}
+
 /* Pods of the common shape the domain's free totals could hold at most. */
 static long upper_bound(const struct gather *g, const struct tp_dom *d)
 {
@@ -139,7 +188,8 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
 {
     struct tp_dom *d = &g->t->doms[di];
     if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
-        d->c_job == g->a->jobs[0] && d->c_ver == d->ver && d->c_epoch == g->v->epoch) {
+        d->c_job == g->a->jobs[0] && d->c_ver == d->ver && d->c_epoch == g->v->epoch &&
+        d->c_mgen == g->t->mult_gen) {
         *hold = d->c_hold;
         return d->c_offer;
     }
@@ -153,10 +203,11 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         for (size_t i = 0; i < d->nnodes; i++) {
             long o = sched__gather_node_offer(g, d->nodes[i]);
             sum += o;
-            h += o >= g->need;
+            h += sched__gather_holds(g, (int)g->t->nlayers, o) >= g->need;
         }
     }
     d = &g->t->doms[di];
+    sum = round_down(sum, g->mult[d->depth]); /* children rounded first: bottom-up */
     if (g->shape >= 0) {
         d->c_shape = g->shape;
         d->c_size = g->size;
@@ -164,6 +215,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         d->c_job = g->a->jobs[0];
         d->c_ver = d->ver;
         d->c_epoch = g->v->epoch;
+        d->c_mgen = g->t->mult_gen;
         d->c_offer = sum;
         d->c_hold = h;
     }
@@ -235,6 +287,19 @@ static long offer_of(struct gather *g, int di)
     return di < 0 ? 0 : sched__gather_dom_offer(g, di, &h);
 }
 
+/* With podCountMultiple a domain can hold the job while an ancestor cannot (the ancestor's
+ * rounding), and whatever a candidate takes each of its ancestors takes too: a candidate
+ * qualifies only when its ancestors hold the job as well (Koordinator descends only
+ * through domains that hold it). Always true without multiples: a parent offers at least
+ * what a child does. */
+static int path_holds(struct gather *g, int di)
+{
+    for (; g->has_mult && di >= 0; di = g->t->doms[di].parent)
+        if (sched__gather_holds(g, g->t->doms[di].depth, offer_of(g, di)) < g->need)
+            return 0;
+    return 1;
+}
+
 /* Single nodes that hold the job: only looked for when some node does. */
 static void node_cands(struct gather *g, size_t *cap)
 {
@@ -246,7 +311,7 @@ static void node_cands(struct gather *g, size_t *cap)
             continue;
         for (size_t i = 0; i < d->nnodes; i++) {
             long o = sched__gather_node_offer(g, d->nodes[i]);
-            if (o < g->need)
+            if (sched__gather_holds(g, (int)t->nlayers, o) < g->need || !path_holds(g, (int)di))
                 continue;
             const struct sv_node *n = &g->v->nodes[d->nodes[i]];
             cand_add(g, cap,
@@ -268,7 +333,8 @@ void sched__gather_candidates(struct gather *g)
         const struct tp_dom *d = &t->doms[di];
         long h;
         long o = d->depth >= g->lo ? sched__gather_dom_offer(g, (int)di, &h) : 0;
-        if (d->depth < g->lo || o < g->need)
+        if (d->depth < g->lo || sched__gather_holds(g, d->depth, o) < g->need ||
+            !path_holds(g, d->parent))
             continue;
         long po = offer_of(g, d->parent);
         long gpo = d->parent >= 0 ? offer_of(g, t->doms[d->parent].parent) : 0;

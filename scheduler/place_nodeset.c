@@ -23,12 +23,19 @@
 #define MAX_TRIES 16
 #define BEST_MAX 3
 
-static void fill_node(struct gather *g, int ni)
+/* Places pending pods on node ni in order, at most budget; returns how many. */
+static long fill_node(struct gather *g, int ni, long budget)
 {
     struct sched_view *v = g->v;
     struct sched_attempt *a = g->a;
     const struct sv_node *n = &v->nodes[ni];
-    for (size_t i = g->next; i < a->npods; i++) {
+    int32_t m = g->mult[g->t->nlayers];
+    long placed = 0;
+    if (m > 1) {
+        long o = sched__gather_node_offer(g, ni);
+        budget = (budget < o ? budget : o) / m * m;
+    }
+    for (size_t i = g->next; i < a->npods && placed < budget; i++) {
         if (g->done[i])
             continue;
         int pi = a->pods[i];
@@ -43,6 +50,7 @@ static void fill_node(struct gather *g, int ni)
             sched__stmt_alloc(g->c, pi, ni);
             g->done[i] = 1;
             g->nplaced++;
+            placed++;
             a->m[sched__attempt_member(a, v->pods[pi].job)].placed++;
         } else if (g->shape >= 0) {
             break; /* one shape: the next pod does not fit either */
@@ -50,6 +58,8 @@ static void fill_node(struct gather *g, int ni)
     }
     while (g->next < a->npods && g->done[g->next])
         g->next++;
+    g->mult_broken |= m > 1 && placed % m;
+    return placed;
 }
 
 struct slot {
@@ -65,27 +75,38 @@ static int cmp_slot(const void *x, const void *y)
     return a->ix < b->ix ? -1 : a->ix > b->ix; /* input is in name order */
 }
 
-static void fill_dom(struct gather *g, int di)
+/* Fills domain di children-first with at most budget pods; returns how many it placed.
+ * With a podCountMultiple at its layer the budget is min(budget, offer slots) rounded down
+ * to it (Koordinator's distributeOfferSlot); a domain that still ends off its multiple
+ * (offer slots overestimate) breaks the try. */
+static long fill_dom(struct gather *g, int di, long budget)
 {
     const struct tp_dom *d = &g->t->doms[di];
+    int32_t m = g->mult[d->depth];
+    long placed = 0, h;
+    if (m > 1) {
+        long o = sched__gather_dom_offer(g, di, &h);
+        budget = (budget < o ? budget : o) / m * m;
+        d = &g->t->doms[di];
+    }
     size_t n = d->nkids > d->nnodes ? d->nkids : d->nnodes;
     struct slot *s = xcalloc(n + 1, sizeof(*s));
-    for (size_t i = 0; i < d->nkids; i++) {
-        long h;
+    for (size_t i = 0; i < d->nkids; i++)
         s[i] = (struct slot){(int)i, sched__gather_dom_offer(g, d->kids[i], &h)};
-    }
     qsort(s, d->nkids, sizeof(*s), cmp_slot);
-    for (size_t i = 0; i < d->nkids && g->nplaced < g->a->npods; i++)
+    for (size_t i = 0; i < d->nkids && g->nplaced < g->a->npods && placed < budget; i++)
         if (s[i].offer > 0)
-            fill_dom(g, g->t->doms[di].kids[s[i].ix]);
+            placed += fill_dom(g, g->t->doms[di].kids[s[i].ix], budget - placed);
     d = &g->t->doms[di];
     for (size_t i = 0; i < d->nnodes; i++)
         s[i] = (struct slot){(int)i, sched__gather_node_offer(g, d->nodes[i])};
     qsort(s, d->nnodes, sizeof(*s), cmp_slot);
-    for (size_t i = 0; i < d->nnodes && g->nplaced < g->a->npods; i++)
+    for (size_t i = 0; i < d->nnodes && g->nplaced < g->a->npods && placed < budget; i++)
         if (s[i].offer > 0)
-            fill_node(g, d->nodes[s[i].ix]);
+            placed += fill_node(g, d->nodes[s[i].ix], budget - placed);
     free(s);
+    g->mult_broken |= m > 1 && placed % m;
+    return placed;
 }
 
 static void reset_try(struct gather *g)
@@ -95,14 +116,36 @@ static void reset_try(struct gather *g)
     for (size_t m = 0; m < g->a->njobs; m++)
         g->a->m[m].placed = 0;
     g->next = g->nplaced = 0;
+    g->mult_broken = 0;
 }
 
+static long gcd(long a, long b)
+{
+    while (b) {
+        long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Fills candidate x. Every pod it places lands in each of x's ancestors too, so the count
+ * must be a multiple of each ancestor's podCountMultiple: the budget is the job size
+ * rounded down to their least common multiple, and a fill that ends off it breaks the try. */
 static void fill_cand(struct gather *g, const struct gather_cand *x)
 {
+    long step = 1;
+    int up = x->dom >= 0 ? g->t->doms[x->dom].parent : g->t->node_dom[x->node];
+    for (; g->has_mult && up >= 0 && step <= g->size; up = g->t->doms[up].parent) {
+        long m = g->mult[g->t->doms[up].depth];
+        step = step / gcd(step, m) * m;
+    }
+    long budget = step > g->size ? 0 : g->size / step * step, placed;
     if (x->dom >= 0)
-        fill_dom(g, x->dom);
+        placed = fill_dom(g, x->dom, budget);
     else
-        fill_node(g, x->node);
+        placed = fill_node(g, x->node, budget);
+    g->mult_broken |= step > 1 && placed % step;
 }
 
 /* "blocks" from "BlockLayer". */
@@ -144,9 +187,41 @@ static void layer_stats(struct gather *g, struct layer_stats *st)
             continue;
         long h;
         st->s[st->n] = (struct slot){(int)di, sched__gather_dom_offer(g, (int)di, &h)};
-        st->hold += st->s[st->n++].offer >= g->need;
+        st->hold += sched__gather_holds(g, st->depth, st->s[st->n++].offer) >= g->need;
     }
     qsort(st->s, st->n, sizeof(*st->s), cmp_best);
+}
+
+/* What limits how many of the job's pods domain di holds: "podCountMultiple" when its
+ * nodes would hold more without the rule, else the scarcest resource (NULL: none). */
+static const char *limit_of(struct gather *g, int di, long holds)
+{
+    if (g->has_mult) {
+        long raw = sched__gather_dom_offer_raw(g, di);
+        if ((raw < g->size ? raw : g->size) > holds)
+            return "podCountMultiple";
+    }
+    return sched__gather_limit(g, di);
+}
+
+/* "BlockLayer=4, NodeTopologyLayer=2": the job's podCountMultiple entries, root first. */
+static void mult_list(const struct gather *g, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t d = 0; d <= g->t->nlayers && len < n; d++)
+        if (g->mult[d] > 1)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s=%d", len ? ", " : "",
+                                    sched__topo_layer_name(g->t, (int)d), (int)g->mult[d]);
+}
+
+static json_t *mult_json(const struct gather *g)
+{
+    json_t *o = json_object();
+    for (size_t d = 0; d <= g->t->nlayers; d++)
+        if (g->mult[d] > 1)
+            json_object_set_new(o, sched__topo_layer_name(g->t, (int)d), json_integer(g->mult[d]));
+    return o;
 }
 
 /* The why part: strategy, layer, domains and how many hold the job, the best domains
@@ -158,11 +233,11 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
     const char *layer = sched__topo_layer_name(t, st->depth);
     json_t *best = json_array();
     for (size_t i = 0; i < st->n && i < BEST_MAX; i++) {
-        long holds = st->s[i].offer < g->size ? st->s[i].offer : g->size;
-        const char *lim = sched__gather_limit(g, st->s[i].ix);
+        long holds = sched__gather_holds(g, st->depth, st->s[i].offer);
+        const char *lim = holds < g->size ? limit_of(g, st->s[i].ix, holds) : NULL;
         json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
                                               t->doms[st->s[i].ix].name, "holds", (int)holds,
-                                              "limit", holds < g->size ? lim : NULL));
+                                              "limit", lim));
     }
     char what[80], sum[512];
     plural(layer, what, sizeof(what));
@@ -173,16 +248,32 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
         snprintf(sum + len, sizeof(sum) - (size_t)len, "; placed in %s %s (offer slots %ld)",
                  sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
     } else if (st->n) {
-        long holds = st->s[0].offer < g->size ? st->s[0].offer : g->size;
-        const char *lim = sched__gather_limit(g, st->s[0].ix);
-        snprintf(sum + len, sizeof(sum) - (size_t)len, "; best %s holds %ld%s%s%s",
-                 t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
+        long holds = sched__gather_holds(g, st->depth, st->s[0].offer);
+        const char *lim = limit_of(g, st->s[0].ix, holds);
+        char why[256];
+        if (lim && !strcmp(lim, "podCountMultiple")) {
+            int k = snprintf(why, sizeof(why), "podCountMultiple ");
+            mult_list(g, why + k, sizeof(why) - (size_t)k);
+            lim = why;
+        }
+        len += snprintf(sum + len, sizeof(sum) - (size_t)len, "; best %s holds %ld%s%s%s",
+                        t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "",
+                        lim ? ")" : "");
     }
-    return json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
-                     g->spec->must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
-                     g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
-                     (int)json_array_size(tried), "domainsHolding", (int)st->hold, "best", best,
-                     "tried", json_incref(tried), "summary", sum);
+    if (!chosen && g->has_mult && len < (int)sizeof(sum) && !strstr(sum, "podCountMultiple")) {
+        char list[256];
+        mult_list(g, list, sizeof(list));
+        snprintf(sum + len, sizeof(sum) - (size_t)len, "; podCountMultiple %s", list);
+    }
+    json_t *part =
+        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
+                  g->spec->must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
+                  g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
+                  (int)json_array_size(tried), "domainsHolding", (int)st->hold, "best", best,
+                  "tried", json_incref(tried), "summary", sum);
+    if (g->has_mult)
+        json_object_set_new(part, "podCountMultiple", mult_json(g));
+    return part;
 }
 
 static json_t *try_json(const struct gather *g, const struct gather_cand *x, int ok)
@@ -208,7 +299,7 @@ static void fill_best_effort(struct gather *g)
         }
     }
     if (g->spec->must < (int)g->t->nlayers)
-        fill_dom(g, best);
+        fill_dom(g, best, g->size);
 }
 
 static int run(struct gather *g)
@@ -220,7 +311,7 @@ static int run(struct gather *g)
     layer_stats(g, &st);
     for (size_t i = 0; i < g->ncands && i < MAX_TRIES && !chosen; i++) {
         fill_cand(g, &g->cands[i]);
-        int ok = sched__attempt_members_met(g->v, g->a);
+        int ok = sched__attempt_members_met(g->v, g->a) && !g->mult_broken;
         json_array_append_new(tried, try_json(g, &g->cands[i], ok));
         if (ok)
             chosen = &g->cands[i];
@@ -265,6 +356,16 @@ int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err
                        .size = (int)a->npods};
     if (!a->npods)
         return 0;
+    g.mult = sched__gather_multiples(g.t, a->spec.job >= 0 ? &c->v->jobs[a->spec.job].pg : NULL);
+    size_t nm = (g.t->nlayers + 1) * sizeof(*g.mult);
+    for (size_t d = 0; d <= g.t->nlayers; d++)
+        g.has_mult |= g.mult[d] > 1;
+    if (!g.t->mult_last || memcmp(g.t->mult_last, g.mult, nm)) {
+        /* other multiples than the last gather's: the cached offer slots do not apply */
+        free(g.t->mult_last);
+        g.t->mult_last = memcpy(xmalloc(nm), g.mult, nm);
+        g.t->mult_gen++;
+    }
     for (size_t m = 0; m < a->njobs; m++) {
         int short_by = sched__job_min(&c->v->jobs[a->jobs[m]]) - a->m[m].base;
         if (!a->m[m].satisfied)
@@ -282,6 +383,7 @@ int sched__place_gather(struct sched_cyc *c, struct sched_attempt *a, struct err
     int rc = run(&g);
     free(g.done);
     free(g.scratch);
+    free(g.mult);
     free(g.cands);
     return rc;
 }

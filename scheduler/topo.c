@@ -33,6 +33,7 @@ void sched__topo_free(struct sched_topo *t)
         free(d->free);
     }
     free(t->doms);
+    free(t->mult_last);
     for (size_t l = 0; l < t->nlayers; l++)
         free(t->layers[l]);
     free(t->layers);

@@ -23,9 +23,10 @@ struct tp_dom {
     int64_t *alloc, *free; /* [tp.nres] sums over the subtree (free = alloc - used) */
     uint64_t ver;          /* grows on every usage change in the subtree */
     /* offer-slot cache of the gather placer (place_gather.c), valid for (shape, size, need, job,
-     * ver, epoch); the job because its own nominations do not reserve against it */
+     * ver, epoch, mgen); the job because its own nominations do not reserve against it,
+     * mgen because podCountMultiple rounds it */
     int c_shape, c_size, c_need, c_job;
-    uint64_t c_ver, c_epoch;
+    uint64_t c_ver, c_epoch, c_mgen;
     long c_offer, c_hold; /* offer slots; direct + nested nodes that hold the job alone */
 };
 
@@ -39,6 +40,10 @@ struct sched_topo {
     int *node_dom; /* [view.nnodes] lowest domain holding each node, -1 when none */
     size_t nnode_dom;
     size_t nres;
+    /* podCountMultiple per depth of the last gather (place_gather.c); mult_gen grows when
+     * a gather's differ, and is part of the offer-slot cache key */
+    int32_t *mult_last;
+    uint64_t mult_gen;
 };
 
 /* The tree for the view's ClusterNetworkTopology 'default' (rebuilt when nodes or the

@@ -554,6 +554,48 @@ START_TEST(test_model_podgroup_topology_spec)
 }
 END_TEST
 
+/* podCountMultiple as a mirrored PodGroup carries it (apply refuses all but a positive
+ * integer): absent and zero or less mean 1 (Koordinator ignores them), not an integer is a
+ * spec error (Koordinator cannot unmarshal it). */
+static struct model_podgroup pcm_decode(const char *entry2)
+{
+    char *spec = xasprintf("{\"gatherStrategy\": [{\"layer\": \"SpineLayer\", \"strategy\": "
+                           "\"MustGather\"}, {\"layer\": \"BlockLayer\", \"strategy\": "
+                           "\"PreferGather\"%s}]}",
+                           entry2);
+    /* not through load_one: apply's validation would refuse most of these */
+    json_t *obj = json_pack("{s:{s:s,s:{s:s}},s:{s:i}}", "metadata", "name", "g", "annotations",
+                            MODEL_ANN_TOPOLOGY_SPEC, spec, "spec", "minMember", 2);
+    struct model_podgroup g;
+    ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
+    json_decref(obj);
+    free(spec);
+    return g;
+}
+
+START_TEST(test_model_podgroup_pod_count_multiple)
+{
+    struct model_podgroup g = pcm_decode(", \"podCountMultiple\": 8");
+    ck_assert_ptr_null(g.spec_error);
+    ck_assert_uint_eq(g.ngather, 2);
+    ck_assert_int_eq(g.gather[0].pod_count_multiple, 1);
+    ck_assert_int_eq(g.gather[1].pod_count_multiple, 8);
+    model_podgroup_release(&g);
+    g = pcm_decode(", \"podCountMultiple\": 0");
+    ck_assert_ptr_null(g.spec_error);
+    ck_assert_int_eq(g.gather[1].pod_count_multiple, 1);
+    model_podgroup_release(&g);
+    g = pcm_decode(", \"podCountMultiple\": 99999999999");
+    ck_assert_int_eq(g.gather[1].pod_count_multiple, INT32_MAX);
+    model_podgroup_release(&g);
+    g = pcm_decode(", \"podCountMultiple\": \"8\"");
+    ck_assert_uint_eq(g.ngather, 1);
+    ck_assert_str_eq(g.spec_error, "network-topology-spec: gatherStrategy[1].podCountMultiple "
+                                   "must be a positive integer");
+    model_podgroup_release(&g);
+}
+END_TEST
+
 START_TEST(test_model_topology_decode)
 {
     char path[4096];
@@ -855,6 +897,7 @@ int main(void)
     tcase_add_test(tc, test_model_node_decode);
     tcase_add_test(tc, test_model_podgroup_groups);
     tcase_add_test(tc, test_model_podgroup_topology_spec);
+    tcase_add_test(tc, test_model_podgroup_pod_count_multiple);
     tcase_add_test(tc, test_model_topology_decode);
     tcase_add_test(tc, test_model_decode_rejects_bad_input);
     tcase_add_test(tc, test_model_yaml_dump_round_trip);
