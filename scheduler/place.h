@@ -80,16 +80,18 @@ struct sched_rules {
     int has_score;
     struct sched_rules_spread *sp;
     size_t nsp;
-    /* per node (view.nnodes when prepared): the verdict and the raw scores */
+    /* per node (view.nnodes when prepared), in view memory: the verdict and the raw scores */
+    struct sched_view *v; /* set when the arrays are in use */
     size_t nn;
-    signed char *fail; /* SCHED_FIT_OK or the rule the node breaks */
-    int *by;           /* see sched__rules_filter */
-    long *ipa, *sps;   /* InterPodAffinity and PodTopologySpread raw scores */
+    signed char *fail;    /* SCHED_FIT_OK or the rule the node breaks */
+    int *by;              /* see sched__rules_filter */
+    long *ipa, *sps;      /* InterPodAffinity and PodTopologySpread raw scores */
     unsigned char *sp_ok; /* the node carries every ScheduleAnyway key */
 };
 
 /* Counts what pod pi's rules and placed pods' terms need; returns r->active. Release
- * with sched__rules_release whatever it returns. */
+ * with sched__rules_release whatever it returns, before preparing another (one at a time
+ * per view: the per-node arrays live in the view). */
 int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r);
 void sched__rules_release(struct sched_rules *r);
 /* SCHED_FIT_OK or the first rule node n breaks; *by: the placed pod that keeps the pod

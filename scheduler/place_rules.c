@@ -354,12 +354,25 @@ static void spread_nodes(struct sched_view *v, struct sched_rules *r)
 static void materialize(struct sched_view *v, struct sched_rules *r)
 {
     const struct model_affinity *a = r->p->m.aff;
+    /* One prepared sched_rules at a time uses the view's memory for its arrays: a pick
+     * with rules costs no allocation of its own. */
+    if (v->rules_busy)
+        abort(); /* a second sched_rules prepared before the first was released */
     r->nn = v->nnodes;
-    r->fail = xcalloc(r->nn + 1, 1);
-    r->by = xcalloc(r->nn + 1, sizeof(int));
-    r->ipa = xcalloc(r->nn + 1, sizeof(long));
-    r->sps = xcalloc(r->nn + 1, sizeof(long));
-    r->sp_ok = xcalloc(r->nn + 1, 1);
+    size_t n = r->nn + 1, need = n * (2 * sizeof(long) + sizeof(int) + 2);
+    if (need > v->rules_cap) {
+        free(v->rules_mem);
+        v->rules_mem = xmalloc(need);
+        v->rules_cap = need;
+    }
+    memset(v->rules_mem, 0, need);
+    v->rules_busy = 1;
+    r->v = v;
+    r->ipa = v->rules_mem;
+    r->sps = r->ipa + n;
+    r->by = (int *)(r->sps + n);
+    r->fail = (signed char *)(r->by + n);
+    r->sp_ok = (unsigned char *)(r->fail + n);
     if (a && a->naff_req)
         affinity_nodes(v, r, a);
     FOREACH_ENTRY(&r->forbid, e)
@@ -407,11 +420,8 @@ void sched__rules_release(struct sched_rules *r)
     for (size_t i = 0; i < r->nsp; i++)
         sched__strmap_free(&r->sp[i].dom);
     free(r->sp);
-    free(r->fail);
-    free(r->by);
-    free(r->ipa);
-    free(r->sps);
-    free(r->sp_ok);
+    if (r->v)
+        r->v->rules_busy = 0;
     memset(r, 0, sizeof(*r));
 }
 

@@ -124,6 +124,7 @@ void sched__view_free(struct sched_view *v)
     sched__topo_free(v->tp);
     free(v->binds);
     free(v->scan);
+    free(v->rules_mem);
     free(v->fnodes.ix);
     free(v->fpods.ix);
     free(v->fjobs.ix);

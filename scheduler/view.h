@@ -234,6 +234,9 @@ struct sched_view {
     struct sv_classes classes;
 
     struct sv_free fnodes, fpods, fjobs;
+    void *rules_mem; /* per-node arrays of the one prepared sched_rules (place_rules.c) */
+    size_t rules_cap;
+    int rules_busy;
     struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
     size_t capscan;
     int *binds; /* nodes that took a pod since log_epoch, in order */
