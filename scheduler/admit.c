@@ -17,7 +17,13 @@
  * PriorityClasses (standalone): value and preemptionPolicy are immutable, and only one
  * class may be globalDefault. PodGroups (standalone): spec.priorityClassName must name
  * a class.
+ *
+ * Topology keys (standalone, not in Kubernetes): a pending pod whose required pod
+ * (anti-)affinity term or DoNotSchedule spread constraint names a topologyKey that no node
+ * carries (in the cluster or in the same manifest) is refused, because it could never be
+ * placed as written; a cluster without any node yet refuses nothing.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core.h"
@@ -141,5 +147,45 @@ int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj,
     if (kind == MODEL_PODGROUP && name && *name && !sched__class_find(cs, name))
         return err_setf(err, ERR_INVALID, "spec.priorityClassName",
                         "spec.priorityClassName: no PriorityClass with name '%s' was found", name);
+    return 0;
+}
+
+/* The field of a topologyKey no node carries, or NULL. */
+static int key_known(struct sched_view *v, const struct sched_strmap *keys, const char *key)
+{
+    return !key || sched__strmap_get(keys, key) >= 0 ||
+           sched__view_nodes_labelled(v, key, NULL) != NULL;
+}
+
+int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *keys, json_t *obj,
+                               struct err *err)
+{
+    json_t *spec = json_object_get(obj, "spec"), *aff = json_object_get(spec, "affinity"), *t;
+    size_t i;
+    if (json_object_get(spec, "nodeName") || (!keys->count && !v->nnodes))
+        return 0;
+    static const char *const kinds[] = {"podAffinity", "podAntiAffinity"};
+    for (int k = 0; k < 2; k++)
+        json_array_foreach(json_object_get(json_object_get(aff, kinds[k]),
+                                           "requiredDuringSchedulingIgnoredDuringExecution"),
+                           i, t)
+        {
+            const char *key = json_string_value(json_object_get(t, "topologyKey"));
+            if (!key_known(v, keys, key))
+                return err_setf(err, ERR_INVALID, "spec.affinity",
+                                "spec.affinity.%s.requiredDuringSchedulingIgnoredDuringExecution"
+                                "[%zu].topologyKey: no node carries the label '%s'",
+                                kinds[k], i, key);
+        }
+    json_array_foreach(json_object_get(spec, "topologySpreadConstraints"), i, t)
+    {
+        const char *key = json_string_value(json_object_get(t, "topologyKey"));
+        const char *when = json_string_value(json_object_get(t, "whenUnsatisfiable"));
+        if ((!when || !strcmp(when, "DoNotSchedule")) && !key_known(v, keys, key))
+            return err_setf(err, ERR_INVALID, "spec.topologySpreadConstraints",
+                            "spec.topologySpreadConstraints[%zu].topologyKey: no node carries "
+                            "the label '%s'",
+                            i, key);
+    }
     return 0;
 }

@@ -51,6 +51,11 @@ void sched__metrics_cycle(struct sched *s, double seconds);
  * spec.priority, spec.preemptionPolicy, value, globalDefault). */
 int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj, json_t *old,
                  int mirrored, struct err *err);
+/* Standalone: refuses a pending pod whose required rule names a topologyKey that no node
+ * carries: neither a node of the view nor one of keys (the label keys of the nodes of the
+ * manifest being applied). Nothing is refused while the cluster has no node. */
+int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *keys, json_t *obj,
+                               struct err *err);
 
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);

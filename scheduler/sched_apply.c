@@ -40,7 +40,8 @@ struct apply_ctx {
     json_t *results;
     struct staged *staged;
     size_t nstaged, capstaged;
-    struct sv_classes classes; /* the view's, with the manifest's applied so far */
+    struct sv_classes classes;     /* the view's, with the manifest's applied so far */
+    struct sched_strmap node_keys; /* label keys of the manifest's nodes */
 };
 
 static void staged_release(struct staged *st, size_t n)
@@ -159,7 +160,10 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     if (rc < 0 && rc != ERR_NOT_FOUND)
         goto out;
     fill_server_fields(st.kind, obj, old, c->now_ms);
-    if ((rc = sched__admit(&c->classes, st.kind, obj, old, c->s->opts.mirrored, err)) < 0) {
+    rc = sched__admit(&c->classes, st.kind, obj, old, c->s->opts.mirrored, err);
+    if (rc == 0 && st.kind == MODEL_POD && !c->s->opts.mirrored)
+        rc = sched__admit_topology_keys(c->s->v, &c->node_keys, obj, err);
+    if (rc < 0) {
         err_prefix(err, "document %d (%s %s)", doc->index, model_kind_name(st.kind), key);
         goto out;
     }
@@ -278,6 +282,16 @@ int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_
             goto out;
         }
     }
+    for (size_t i = 0; i < m->n; i++) { /* the label keys of the manifest's nodes */
+        json_t *obj = m->docs[i].obj, *v;
+        const char *k;
+        const char *kind = json_string_value(json_object_get(obj, "kind"));
+        if (!kind || strcmp(kind, "Node"))
+            continue;
+        sched__strmap_put(&c.node_keys, MODEL_LABEL_HOSTNAME, 1);
+        json_object_foreach(json_object_get(json_object_get(obj, "metadata"), "labels"), k, v)
+            sched__strmap_put(&c.node_keys, k, 1);
+    }
     pthread_mutex_lock(&s->mu);
     rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0)
@@ -292,6 +306,7 @@ out:
     staged_release(c.staged, c.nstaged);
     free(c.staged);
     sched__classes_free(&c.classes);
+    sched__strmap_free(&c.node_keys);
     json_decref(c.results);
     json_decref(errors);
     return rc;
