@@ -451,6 +451,49 @@ START_TEST(test_kube_bind_gang_end_to_end)
 }
 END_TEST
 
+/* Placement rules hold in bind mode as in simulate: pods whose required anti-affinity
+ * keeps them apart are bound to different nodes though binpack would stack them, and a
+ * required node affinity is bound where it points, through the API server's binding. */
+START_TEST(test_kube_bind_rules_end_to_end)
+{
+    struct fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    const char *names[] = {"w-0", "w-1", "pinned"};
+    for (int i = 0; i < 3; i++) {
+        json_t *pod = kube_test_pod(names[i], "muster", NULL, NULL, "1");
+        json_t *spec = json_object_get(pod, "spec");
+        if (i < 2) {
+            json_object_set_new(json_object_get(pod, "metadata"), "labels",
+                                json_pack("{s:s}", "app", "w"));
+            json_object_set_new(spec, "affinity",
+                                json_pack("{s:{s:[{s:{s:{s:s}}, s:s}]}}", "podAntiAffinity",
+                                          "requiredDuringSchedulingIgnoredDuringExecution",
+                                          "labelSelector", "matchLabels", "app", "w", "topologyKey",
+                                          "kubernetes.io/hostname"));
+        } else {
+            json_object_set_new(spec, "affinity",
+                                json_pack("{s:{s:{s:[{s:[{s:s, s:s, s:[s]}]}]}}}", "nodeAffinity",
+                                          "requiredDuringSchedulingIgnoredDuringExecution",
+                                          "nodeSelectorTerms", "matchFields", "key",
+                                          "metadata.name", "operator", "In", "values", "n2"));
+        }
+        kube_testapi_apply(&f.api, "pods", pod);
+        json_decref(pod);
+    }
+    mirror_start(&f, "muster");
+    expect_pod(&f, "default/pinned", NULL);
+    json_decref(sched_util_cycle(&f.u, 1000));
+    ck_assert_msg(kube_wait_writeback(f.k, 10000, &err) == 0, "%s", err.msg);
+    char b0[64], b1[64], bp[64];
+    ck_assert_str_ne(api_node(&f, "default/w-0", b0, sizeof(b0)), "");
+    ck_assert_str_ne(api_node(&f, "default/w-1", b1, sizeof(b1)), "");
+    ck_assert_str_ne(b0, b1);
+    ck_assert_str_eq(api_node(&f, "default/pinned", bp, sizeof(bp)), "n2"); /* binpack: n1 */
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_kube_bind_refused_reverts)
 {
     struct fx f;
@@ -624,6 +667,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_kube_malformed_and_slow_survived);
     tcase_add_test(tc, test_kube_bad_token_reported);
     tcase_add_test(tc, test_kube_bind_gang_end_to_end);
+    tcase_add_test(tc, test_kube_bind_rules_end_to_end);
     tcase_add_test(tc, test_kube_bind_refused_reverts);
     tcase_add_test(tc, test_kube_evict_through_api);
     suite_add_tcase(s, tc);
