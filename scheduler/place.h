@@ -159,6 +159,7 @@ struct gather {
     size_t ncands;
     char *done; /* [a->npods] placed in the current try */
     size_t next, nplaced;
+    int ruled;        /* the current sweep turned a pod away for its pod rules */
     int64_t *scratch; /* [v->nres] for heterogeneous offers */
 };
 /* Offer slots of a node, rounded down to NodeTopologyLayer's podCountMultiple. */

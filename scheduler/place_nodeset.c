@@ -6,7 +6,8 @@
  * Fill (DESIGN.md section 3, step 4): children first, the child with most offer
  * slots first (name on ties), each taking as many pods as it can; pods go in
  * placement order (network-topology-index, then name), so index order follows
- * topology order. Each try is its own statement: a try that does not place the
+ * topology order; pods that pod rules (place_rules.c) turned away get another sweep
+ * while sweeps place pods. Each try is its own statement: a try that does not place the
  * job is undone before the next one (step 5). At most MAX_TRIES candidates are
  * tried per attempt; the why lists every try.
  */
@@ -45,8 +46,10 @@ static long fill_node(struct gather *g, int ni, long budget)
             int by, ok = !sched__rules_prepare(v, pi, &r) ||
                          sched__rules_filter(&r, ni, &by) == SCHED_FIT_OK;
             sched__rules_release(&r);
-            if (!ok)
-                continue; /* its pod rules keep it off this node; another may take it */
+            if (!ok) {
+                g->ruled = 1; /* its pod rules keep it off this node; another may take it */
+                continue;
+            }
             sched__stmt_alloc(g->c, pi, ni);
             g->done[i] = 1;
             g->nplaced++;
@@ -140,11 +143,16 @@ static void fill_cand(struct gather *g, const struct gather_cand *x)
         long m = g->mult[g->t->doms[up].depth];
         step = step / gcd(step, m) * m;
     }
-    long budget = step > g->size ? 0 : g->size / step * step, placed;
-    if (x->dom >= 0)
-        placed = fill_dom(g, x->dom, budget);
-    else
-        placed = fill_node(g, x->node, budget);
+    long budget = step > g->size ? 0 : g->size / step * step, placed = 0, got;
+    /* Pod rules depend on the pods placed so far (a spread constraint lets a block take
+     * its second pod once the others have one): sweep again while they turned pods away
+     * and the last sweep placed some. */
+    do {
+        g->ruled = 0;
+        got = x->dom >= 0 ? fill_dom(g, x->dom, budget - placed)
+                          : fill_node(g, x->node, budget - placed);
+        placed += got;
+    } while (g->ruled && got > 0 && placed < budget);
     g->mult_broken |= step > 1 && placed % step;
 }
 
