@@ -139,6 +139,28 @@ static void check_weight(struct model__vctx *v, json_t *t, const char *f)
     model__want_int(v, json_object_get(t, "weight"), p, 1, 1, 100);
 }
 
+/* parent.preferredDuringSchedulingIgnoredDuringExecution: [{weight 1-100, member: term}]. */
+static void check_preferred(struct model__vctx *v, json_t *parent, const char *f,
+                            const char *member,
+                            void (*check)(struct model__vctx *, json_t *, const char *))
+{
+    char p[MODEL__PATH_MAX], q[MODEL__PATH_MAX], r[MODEL__PATH_MAX];
+    json_t *pref = json_object_get(parent, "preferredDuringSchedulingIgnoredDuringExecution"), *t;
+    size_t i;
+    F(p, "%s.preferredDuringSchedulingIgnoredDuringExecution", f);
+    if (!model__want_array(v, pref, p, 0))
+        return;
+    json_array_foreach(pref, i, t)
+    {
+        F(q, "%s[%zu]", p, i);
+        if (!model__want_object(v, t, q, 1))
+            continue;
+        check_weight(v, t, q);
+        F(r, "%s.%s", q, member);
+        check(v, json_object_get(t, member), r);
+    }
+}
+
 static void check_node_affinity(struct model__vctx *v, json_t *na, const char *f)
 {
     char p[MODEL__PATH_MAX], q[MODEL__PATH_MAX];
@@ -160,19 +182,7 @@ static void check_node_affinity(struct model__vctx *v, json_t *na, const char *f
             check_node_term(v, t, r);
         }
     }
-    json_t *pref = json_object_get(na, "preferredDuringSchedulingIgnoredDuringExecution");
-    F(p, "%s.preferredDuringSchedulingIgnoredDuringExecution", f);
-    if (model__want_array(v, pref, p, 0))
-        json_array_foreach(pref, i, t)
-        {
-            F(q, "%s[%zu]", p, i);
-            if (!model__want_object(v, t, q, 1))
-                continue;
-            check_weight(v, t, q);
-            char r[MODEL__PATH_MAX];
-            F(r, "%s.preference", q);
-            check_node_term(v, json_object_get(t, "preference"), r);
-        }
+    check_preferred(v, na, f, "preference", check_node_term);
 }
 
 static void check_label_keys(struct model__vctx *v, json_t *keys, json_t *ls, const char *f)
@@ -247,19 +257,7 @@ static void check_pod_terms(struct model__vctx *v, json_t *aff, const char *f)
             F(q, "%s[%zu]", p, i);
             check_pod_term(v, t, q);
         }
-    json_t *pref = json_object_get(aff, "preferredDuringSchedulingIgnoredDuringExecution");
-    F(p, "%s.preferredDuringSchedulingIgnoredDuringExecution", f);
-    if (model__want_array(v, pref, p, 0))
-        json_array_foreach(pref, i, t)
-        {
-            F(q, "%s[%zu]", p, i);
-            if (!model__want_object(v, t, q, 1))
-                continue;
-            check_weight(v, t, q);
-            char r[MODEL__PATH_MAX];
-            F(r, "%s.podAffinityTerm", q);
-            check_pod_term(v, json_object_get(t, "podAffinityTerm"), r);
-        }
+    check_preferred(v, aff, f, "podAffinityTerm", check_pod_term);
 }
 
 static const char *const whens[] = {"DoNotSchedule", "ScheduleAnyway", NULL};
