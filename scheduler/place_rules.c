@@ -38,13 +38,6 @@ static void map_add(struct sched_strmap *m, const char *key, const char *value, 
     sched__strmap_put(m, buf, (cur < 0 ? 0 : cur) + d);
 }
 
-static int map_get(const struct sched_strmap *m, const char *key, const char *value)
-{
-    char buf[600];
-    pair(buf, sizeof(buf), key, value);
-    return sched__strmap_get(m, buf);
-}
-
 /* Preference sums may be negative: the score map holds them plus SCORE_BIAS. */
 #define SCORE_BIAS (1 << 29)
 
@@ -55,6 +48,15 @@ static void score_add(struct sched_rules *r, const char *key, const char *value,
     int cur = sched__strmap_get(&r->score, buf);
     sched__strmap_put(&r->score, buf, (cur < 0 ? SCORE_BIAS : cur) + d);
     r->has_score = 1;
+}
+
+/* Keeps the pod out of the domain key=value; pod qi (the first found) is why. */
+static void forbid(struct sched_rules *r, const char *key, const char *value, int qi)
+{
+    char buf[600];
+    pair(buf, sizeof(buf), key, value);
+    if (sched__strmap_get(&r->forbid, buf) < 0)
+        sched__strmap_put(&r->forbid, buf, qi);
 }
 
 static const char *node_label(const struct sv_node *n, const char *key)
@@ -119,11 +121,7 @@ static int own_term_pod(struct sched_view *v, int qi, void *ctx)
     if (!val || !term_ns(t, w->self->m.ns, q->m.ns))
         return 0;
     if (w->kind == SV_TERM_ANTI_REQ) {
-        if (map_get(&r->forbid, t->topology_key, val) < 0) {
-            char buf[600];
-            pair(buf, sizeof(buf), t->topology_key, val);
-            sched__strmap_put(&r->forbid, buf, qi);
-        }
+        forbid(r, t->topology_key, val, qi);
     } else {
         score_add(r, t->topology_key, val, w->kind == SV_TERM_AFF_PREF ? t->weight : -t->weight);
     }
@@ -168,11 +166,7 @@ static int placed_term(struct sched_view *v, int qi, int term, void *ctx)
         return 0;
     switch (term >> 16) {
     case SV_TERM_ANTI_REQ:
-        if (map_get(&r->forbid, t->topology_key, val) < 0) {
-            char buf[600];
-            pair(buf, sizeof(buf), t->topology_key, val);
-            sched__strmap_put(&r->forbid, buf, qi);
-        }
+        forbid(r, t->topology_key, val, qi);
         break;
     case SV_TERM_AFF_REQ:
         score_add(r, t->topology_key, val, 1); /* hardPodAffinityWeight */
