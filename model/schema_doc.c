@@ -52,7 +52,7 @@ static void honoured(FILE *out, FILE *known, const struct model__type *t, const 
     }
     fclose(here);
     if (any_known)
-        fprintf(known, "%s (in `%s`)\n", names, *path ? path : "the object");
+        fprintf(known, *path ? "%s (in `%s`)\n" : "%s (at the top level)\n", names, path);
     free(names);
 }
 
