@@ -38,6 +38,8 @@ struct sched_preempt_job {
  * cycle is then aborted). */
 int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
                    struct sched_preempt_verdict *out, struct err *err);
+/* Pods still terminating (victims) on the nodes pods[0..npods) are nominated to. */
+long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods);
 /* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
 int sched__preempt_nominated_ops(struct sched_cyc *c);
 /* After a commit that placed job (borrowed map pod -> node): completes its open ledger

@@ -234,6 +234,11 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
         (int)pr->npv);
     json_object_set(entry, "clearedNominations", cleared);
+    json_t *noms = json_object();
+    for (size_t i = 0; i < json_array_size(pods); i++)
+        json_object_set(noms, json_string_value(json_array_get(pods, i)),
+                        json_array_get(pod_nodes, i));
+    json_object_set_new(entry, "nominations", noms);
     if (rc == 0)
         rc = sched__ledger_add(c, entry, err);
     if (rc == 0)
