@@ -298,10 +298,10 @@ static void collect_shapes(struct preempt *pr)
     }
 }
 
-static void add_victim(struct preempt *pr, int pi, int ni, int *node_pn)
+static void add_victim(struct preempt *pr, int pi, int ni, int terminating, int *node_pn)
 {
     XGROW(pr->pv, pr->npv + 1, pr->cappv);
-    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0};
+    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0, terminating};
     if (node_pn[ni] < 0) {
         XGROW(pr->pn, pr->npn + 1, pr->cappn);
         memset(&pr->pn[pr->npn], 0, sizeof(pr->pn[0]));
@@ -333,7 +333,7 @@ static void rank_and_cost(struct preempt *pr)
         int32_t *at = bsearch(&p->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
         x->rank = (int)(at - pr_list);
         const struct sv_job *j = &v->jobs[p->job];
-        if (j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
+        if (!x->terminating && j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
             x->gang = p->job;
     }
     for (size_t i = 0; i < pr->npn; i++) {
@@ -344,7 +344,9 @@ static void rank_and_cost(struct preempt *pr)
             int seen = 0;
             for (size_t q = 0; x->gang >= 0 && q < k; q++)
                 seen |= pr->pv[pn->v[q]].gang == x->gang;
-            if (x->gang < 0) {
+            if (x->terminating) {
+                continue; /* evicted already: reusing its room costs nothing */
+            } else if (x->gang < 0) {
                 pn->cost[x->rank]++;
             } else if (!seen) {
                 const struct sv_job *j = &v->jobs[x->gang];
@@ -359,8 +361,38 @@ static void rank_and_cost(struct preempt *pr)
     free(pr_list);
 }
 
+/* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
+ * non-terminating member could be evicted too (strictly lower priority, not of the
+ * preemptor). */
+static int gang_evictable(struct preempt *pr, const struct sv_job *j)
+{
+    const struct sched_view *v = pr->c->v;
+    if (!j->gang || !j->has_pg)
+        return 1;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+            (p->prio >= pr->prio || in_preemptor(pr, p->job)))
+            return 0;
+    }
+    return 1;
+}
+
+/* No job but the preemptor is nominated to node n: the room its terminating pods free
+ * is nobody's yet. */
+static int node_unclaimed(struct preempt *pr, const struct sv_node *n)
+{
+    for (size_t i = 0; i < n->nnom; i++)
+        if (!in_preemptor(pr, pr->c->v->pods[n->nominated[i]].job))
+            return 0;
+    return 1;
+}
+
 /* Potential victims: strictly lower priority, bound, not terminating, not of the
- * preemptor, on nodes the job could use but that failed for resources. Only the pods of
+ * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
+ * that failed for resources; and pods already terminating on such nodes that nobody else
+ * is nominated to (reused, never evicted twice: a second preemption in a cycle uses the
+ * room of a gang the first one evicted instead of breaking another). Only the pods of
  * nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with
  * many unschedulable jobs does not scan every pod for each of them. */
 static void collect_victims(struct preempt *pr)
@@ -377,14 +409,73 @@ static void collect_victims(struct preempt *pr)
         for (int k = lo; k < hi; k++) {
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
-            if (!p->alive || p->node != (int)n || !p->counted || p->m.deletion_ms ||
-                model_pod_terminal(&p->m) || p->prio >= pr->prio || in_preemptor(pr, p->job))
+            if (!p->alive || p->node != (int)n || !p->counted || model_pod_terminal(&p->m) ||
+                p->prio >= pr->prio || in_preemptor(pr, p->job))
                 continue;
-            add_victim(pr, i, (int)n, node_pn);
+            if (p->m.deletion_ms) {
+                if (node_unclaimed(pr, &v->nodes[n]))
+                    add_victim(pr, i, (int)n, 1, node_pn);
+                continue;
+            }
+            if (gang_evictable(pr, &v->jobs[p->job]))
+                add_victim(pr, i, (int)n, 0, node_pn);
         }
     }
     free(node_pn);
+    for (size_t i = 0; i < pr->npv; i++)
+        pr->npotential += !pr->pv[i].terminating;
     rank_and_cost(pr);
+}
+
+/* ---- whole gangs ---- */
+
+/* Bound members of gang j that stay (not terminating, not chosen). */
+static int gang_left(struct preempt *pr, const struct sv_job *j, const char *chosen)
+{
+    const struct sched_view *v = pr->c->v;
+    int n = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+             !chosen[j->pods[i]];
+    }
+    return n;
+}
+
+/* A victim gang left below minMember by the chosen set loses its remaining bound members
+ * in the same plan (added as chosen victims, wherever they run): gangs are evicted whole
+ * or not at all. collect_victims only offers pods of gangs that can go whole. */
+static void complete_gangs(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    char *chosen = xcalloc(v->npods + 1, 1);
+    for (size_t i = 0; i < pr->npv; i++)
+        chosen[pr->pv[i].pod] = pr->pv[i].removed && !pr->pv[i].terminating;
+    size_t n = pr->npv;
+    for (size_t i = 0; i < n; i++) {
+        if (!pr->pv[i].removed || pr->pv[i].terminating)
+            continue;
+        const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
+        if (!j->gang || !j->has_pg || gang_left(pr, j, chosen) >= sched__job_min(j))
+            continue;
+        for (size_t q = 0; q < j->npods; q++) {
+            int pi = j->pods[q];
+            const struct sv_pod *p = &v->pods[pi];
+            if (chosen[pi] || p->node < 0 || !p->counted || p->m.deletion_ms ||
+                model_pod_terminal(&p->m))
+                continue;
+            size_t k = 0;
+            while (k < pr->npv && pr->pv[k].pod != pi)
+                k++;
+            if (k == pr->npv) {
+                XGROW(pr->pv, pr->npv + 1, pr->cappv);
+                pr->pv[pr->npv++] = (struct pv){pi, p->node, 0, p->job, 0, 0};
+            }
+            pr->pv[k].removed = 1;
+            chosen[pi] = 1;
+        }
+    }
+    free(chosen);
 }
 
 /* ---- the entry point ---- */
@@ -457,6 +548,7 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
         sched__preempt_not_helpful(&pr, out);
         goto out;
     }
+    complete_gangs(&pr);
     rc = sched__evict_execute(&pr, out, err);
 out:
     preempt_free(&pr);

@@ -62,6 +62,9 @@ struct pv {
     int rank;    /* priority rank among potential victims, 0 = lowest */
     int gang;    /* job index when evicting this pod alone breaks its gang, else -1 */
     int removed; /* out of the view during the search; afterwards: a chosen victim */
+    /* already terminating, evicted by an earlier preemption for nodes nobody else is
+     * nominated to: its room is reused at no cost and it is not evicted again */
+    int terminating;
 };
 
 struct pnode {
@@ -79,6 +82,7 @@ struct preempt {
     size_t nshapes;
     struct pv *pv;
     size_t npv, cappv;
+    size_t npotential; /* potential victims not terminating yet (the ledger's count) */
     struct pnode *pn;
     size_t npn, cappn;
     int nranks;

@@ -173,7 +173,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
     int n = 0;
     for (size_t i = 0; i < pr->npv; i++) {
         const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
-        if (!pr->pv[i].removed || !j->gang || !j->has_pg)
+        if (!pr->pv[i].removed || pr->pv[i].terminating || !j->gang || !j->has_pg)
             continue;
         size_t k;
         json_t *e;
@@ -186,7 +186,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
             const struct sv_pod *p = &v->pods[j->pods[q]];
             bound += p->node >= 0 && p->counted && !model_pod_terminal(&p->m) && !p->m.deletion_ms;
             for (size_t r = 0; r < pr->npv; r++)
-                gone += pr->pv[r].removed && pr->pv[r].pod == j->pods[q];
+                gone += pr->pv[r].removed && !pr->pv[r].terminating && pr->pv[r].pod == j->pods[q];
         }
         if (bound - gone < sched__job_min(j)) {
             json_array_append_new(broken, json_string(j->id));
@@ -204,11 +204,21 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
     char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
     int *vix = xcalloc(pr->npv + 1, sizeof(int)), rc = 0;
-    size_t nv = 0;
+    size_t nv = 0, nwait = 0;
     for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].removed)
+        if (pr->pv[i].removed && !pr->pv[i].terminating)
             vix[nv++] = (int)i;
     qsort_r(vix, nv, sizeof(int), cmp_pv_key, pr);
+    /* terminating pods of earlier preemptions whose room the plan reuses */
+    int *wix = xcalloc(pr->npv + 1, sizeof(int));
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed && pr->pv[i].terminating)
+            wix[nwait++] = (int)i;
+    qsort_r(wix, nwait, sizeof(int), cmp_pv_key, pr);
+    json_t *awaited = json_array();
+    for (size_t i = 0; i < nwait; i++)
+        json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
+    free(wix);
     json_t *broken = json_array();
     int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
@@ -232,7 +242,8 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         "nominatedNodes", nodes, "nominatedPods", pods, "cost", "pods", (int)nv, "gangsBroken",
         nbroken, "brokenGangs", broken, "resourceSeconds", rs, "planBreaksNoGang", pr->nobreak_plan,
         "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
-        (int)pr->npv);
+        (int)pr->npotential);
+    json_object_set_new(entry, "awaited", awaited);
     json_object_set(entry, "clearedNominations", cleared);
     json_t *noms = json_object();
     for (size_t i = 0; i < json_array_size(pods); i++)
@@ -254,10 +265,18 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         v->jobs[pr->pj->jobs[m]].starving = 1;
     if (rc == 0) {
         char n1[32], n2[32], text[256];
-        snprintf(text, sizeof(text),
-                 "preempted %s pods on %s nodes; waiting for %s victims to terminate",
-                 sched__preempt_count((long)nv, n1, sizeof(n1)),
-                 sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n1);
+        char n3[32];
+        sched__preempt_count((long)(nv + nwait), n3, sizeof(n3));
+        if (nv)
+            snprintf(text, sizeof(text),
+                     "preempted %s pods on %s nodes; waiting for %s victims to terminate",
+                     sched__preempt_count((long)nv, n1, sizeof(n1)),
+                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
+        else
+            snprintf(text, sizeof(text),
+                     "nominated to %s nodes that earlier preemptions free; waiting for %s victims "
+                     "to terminate",
+                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
         out->code = WHY_PREEMPTING; /* later cycles wait: PreemptionWaiting */
         out->attempted = out->blocks = 1;
         snprintf(out->reason, sizeof(out->reason), "%s", text);
