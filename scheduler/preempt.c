@@ -378,23 +378,26 @@ static int gang_evictable(struct preempt *pr, const struct sv_job *j)
     return 1;
 }
 
-/* No job but the preemptor is nominated to node n: the room its terminating pods free
- * is nobody's yet. */
+/* No other job of equal or higher priority is nominated to node n: the room its
+ * terminating pods free is nobody's yet, or a lower-priority preemptor's, whose
+ * nominations the plan then clears (preempt_evict.c). */
 static int node_unclaimed(struct preempt *pr, const struct sv_node *n)
 {
-    for (size_t i = 0; i < n->nnom; i++)
-        if (!in_preemptor(pr, pr->c->v->pods[n->nominated[i]].job))
+    for (size_t i = 0; i < n->nnom; i++) {
+        const struct sv_pod *p = &pr->c->v->pods[n->nominated[i]];
+        if (!in_preemptor(pr, p->job) && p->prio >= pr->prio)
             return 0;
+    }
     return 1;
 }
 
 /* Potential victims: strictly lower priority, bound, not terminating, not of the
  * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
  * that failed for resources; and pods already terminating on such nodes that nobody else
- * is nominated to (reused, never evicted twice: a second preemption in a cycle uses the
- * room of a gang the first one evicted instead of breaking another). Only the pods of
- * nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with
- * many unschedulable jobs does not scan every pod for each of them. */
+ * of equal or higher priority is nominated to (reused, never evicted twice: a second preemption in
+ * a cycle uses the room of a gang the first one evicted instead of breaking another). Only the pods
+ * of nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with many
+ * unschedulable jobs does not scan every pod for each of them. */
 static void collect_victims(struct preempt *pr)
 {
     struct sched_view *v = pr->c->v;
@@ -480,6 +483,24 @@ static void complete_gangs(struct preempt *pr)
 
 /* ---- the entry point ---- */
 
+/* A job whose nominations a higher-priority preemptor cleared says so in its verdict until
+ * it binds or has a plan of its own again. */
+static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                         struct sched_preempt_verdict *out)
+{
+    const char *by = NULL;
+    for (size_t m = 0; m < pj->njobs && !by; m++)
+        by = c->v->jobs[pj->jobs[m]].cleared_by;
+    if (!by || out->code < 0)
+        return;
+    size_t len = strlen(out->reason);
+    snprintf(out->reason + len, sizeof(out->reason) - len,
+             "%sits nominations were cleared by higher-priority %s", len ? "; " : "", by);
+    if (!out->detail)
+        out->detail = json_object();
+    json_object_set_new(out->detail, "nominationsClearedBy", json_string(by));
+}
+
 long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods)
 {
     char *mark = NULL;
@@ -551,6 +572,8 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
     complete_gangs(&pr);
     rc = sched__evict_execute(&pr, out, err);
 out:
+    if (rc == 0)
+        cleared_note(c, pj, out);
     preempt_free(&pr);
     return rc;
 }

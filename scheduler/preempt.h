@@ -111,5 +111,9 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
 
 /* Ledger (preempt_ledger.c). entry borrowed; fills "id". */
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
+/* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
+ * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err);
 
 #endif

@@ -66,10 +66,35 @@ int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
     return rc;
 }
 
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err)
+{
+    char *k = xasprintf("j:%s", job), key[64], ts[64];
+    json_t *idx = NULL, *entry = NULL;
+    int rc = 0;
+    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) < 0)
+        goto out; /* not a preemptor with an open entry */
+    entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
+    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) < 0)
+        goto out;
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_object_set_new(entry, "nominationsCleared",
+                        json_pack("{s:s,s:I,s:I,s:s}", "by", by, "byLedger", (json_int_t)by_ledger,
+                                  "cycle", (json_int_t)c->cycle, "ts", ts));
+    rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, key, entry, err);
+out:
+    json_decref(idx);
+    json_decref(entry);
+    free(k);
+    return rc;
+}
+
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err)
 {
     struct sv_job *j = &c->v->jobs[job];
     j->starving = 0;
+    free(j->cleared_by);
+    j->cleared_by = NULL;
     if (!map)
         return 0;
     char *k = xasprintf("j:%s", j->id), key[64];

@@ -490,6 +490,74 @@ START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
 }
 END_TEST
 
+/* A higher-priority preemptor that takes a lower one's nominated node clears the lower
+ * one's whole plan: the ledger (clearedJobs; the lower entry's nominationsCleared) and both
+ * whys say so, the lower job is Starving, the higher binds on its nominated node. */
+START_TEST(test_preempt_nomination_cleared)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(
+        &u,
+        "# one node, lo on it, mid pending\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
+        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, "
+        "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": {\"requests\": "
+        "{\"cpu\": \"4\"}}}]}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"mid\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"priority\": 50, \"containers\": [{\"name\": "
+        "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n",
+        1000));
+    json_decref(sched_util_cycle(&u, 2000)); /* mid preempts lo, nominated to n1 */
+    char doc[1024];
+    snprintf(doc, sizeof(doc), hi_pod, "hi");
+    json_decref(sched_util_apply(&u, doc, 2500));
+    json_decref(sched_util_cycle(&u, 3000)); /* hi takes n1 over, lo still terminating */
+    json_t *l = ledger(&u, "default/hi", NULL, NULL), *e = json_array_get(l, 0);
+    ck_assert_int_eq(json_array_size(l), 1);
+    ck_assert_int_eq(json_array_size(json_object_get(e, "victims")), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(e, "awaited"), 0)),
+                     "default/lo");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(e, "clearedJobs"), 0)),
+                     "default/mid");
+    json_int_t hi_id = json_integer_value(json_object_get(e, "id"));
+    json_decref(l);
+    l = ledger(&u, "default/mid", NULL, NULL);
+    e = json_array_get(l, 0);
+    ck_assert_str_eq(str2(e, "nominationsCleared", "by"), "default/hi");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(e, "nominationsCleared"), "byLedger")),
+        hi_id);
+    json_decref(l);
+    json_t *pod = sched_util_pod(&u, "default/mid");
+    ck_assert_ptr_null(str2(pod, "status", "nominatedNodeName"));
+    json_decref(pod);
+    json_t *w = why(&u, "default/hi");
+    ck_assert_ptr_nonnull(
+        strstr(str2(w, "preemption", "reason"), "cleared the nominations of default/mid"));
+    json_decref(w);
+    w = why(&u, "default/mid");
+    ck_assert_msg(strstr(str2(w, "preemption", "reason"), "cleared by higher-priority default/hi"),
+                  "mid's why: %s", str2(w, "preemption", "reason"));
+    ck_assert_str_eq(str2(w, "preemption", "nominationsClearedBy"), "default/hi");
+    json_decref(w);
+    json_t *j = job(&u, "default/mid");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Starving");
+    json_decref(j);
+    json_decref(sched_util_cycle(&u, 12000)); /* lo gone: hi binds where it was nominated */
+    char *node = sched_util_node_of(&u, "default/hi");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    l = ledger(&u, "default/hi", NULL, NULL);
+    ck_assert(json_is_true(json_object_get(json_array_get(l, 0), "boundOnNominatedNodes")));
+    json_decref(l);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
 static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
                          long want)
@@ -687,6 +755,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_victim_deleted_by_hand_is_forgotten);
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
+    tcase_add_test(tc, test_preempt_nomination_cleared);
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
