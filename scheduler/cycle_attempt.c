@@ -11,6 +11,8 @@
  * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
  * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
  * pods placed by the attempt, so it is never satisfied by what is bound.
+ * Nominations are binding: a job whose pending pods are all nominated (a preemptor) is
+ * placed on its nominated nodes (place_nominated), waiting while victims terminate there.
  * A pending pod that carries a field muster does not support (model_unsupported_field:
  * only mirrored pods can) blocks its job.
  */

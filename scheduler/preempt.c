@@ -16,7 +16,11 @@
  * does not use goes back without a re-plan, so this costs one re-plan per node the job
  * really uses; (c) on each freed node, cheapest first, victims go back highest
  * priority first, then name, while the job still fits; (d) victims on nodes the final
- * plan does not use go back (pods there are never evicted).
+ * plan does not use go back (pods there are never evicted); (e) a victim gang left below
+ * minMember loses its remaining bound members too (complete_gangs): gangs go whole or not
+ * at all, and pods already terminating for an earlier preemption are reused at no cost, so
+ * a second preemption in a cycle does not break another gang when the first one's frees
+ * the room.
  */
 #include <stdint.h>
 #include <stdio.h>
