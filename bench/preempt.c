@@ -5,8 +5,9 @@
  * then 100 high-priority gangs of 32 with MustGather BlockLayer arrive and one cycle
  * preempts for each. Reports the decision latency per preemption (victim scan, dry run,
  * minimal set: the ledger's decisionMs) as median and p99, victims per preemption against
- * the minimum possible (32 whole nodes), gangs broken, and the binds after the grace
- * period.
+ * the minimum possible (32 whole nodes), gangs broken per preemption (and any gang broken
+ * by two), the binds after the grace period and boundOnNominatedNodes: the fraction of
+ * preemptor pods bound on the node they were nominated to (target 100%).
  *
  *     bench_preempt [--nodes N]
  */
@@ -112,6 +113,30 @@ int main(int argc, char **argv)
                        state);
         }
     json_decref(jobs);
+    /* Nominations are binding: each preemptor pod bound on the node it was nominated to. */
+    size_t on_nom = 0, nom_pods = 0, twice = 0;
+    json_decref(ledger);
+    ledger = NULL;
+    if (rc < 0 || sched_preemptions(s, NULL, NULL, NULL, &ledger, &err) < 0)
+        goto fail;
+    json_t *victim_jobs = json_object();
+    for (size_t i = 0; i < json_array_size(ledger); i++) {
+        json_t *e = json_array_get(ledger, i), *x, *seen = json_object();
+        nom_pods += json_object_size(json_object_get(e, "nominations"));
+        on_nom += (size_t)json_integer_value(json_object_get(e, "podsOnNominatedNodes"));
+        size_t k;
+        json_array_foreach(json_object_get(e, "victims"), k, x)
+            json_object_set(seen, json_string_value(json_object_get(x, "job")), json_true());
+        const char *vj;
+        json_t *t;
+        json_object_foreach(seen, vj, t)
+        {
+            twice += json_object_get(victim_jobs, vj) != NULL;
+            json_object_set(victim_jobs, vj, t);
+        }
+        json_decref(seen);
+    }
+    json_decref(victim_jobs);
     printf(
         "workload          GangPreempt-%zuk: %zu nodes, %zu low gangs of 8, 100 high gangs of 32 "
         "(MustGather BlockLayer)\n",
@@ -126,6 +151,9 @@ int main(int argc, char **argv)
            n ? (double)victims / (double)n : 0, minimal, n, n ? (double)broken / (double)n : 0);
     printf("bind cycle        %.1f ms, %zu/100 high gangs scheduled after the grace period\n", bind,
            scheduled);
+    printf("boundOnNominatedNodes %.1f%% (%zu/%zu preemptor pods on their nominated node; target "
+           "100%%); victim gangs broken by two preemptions: %zu\n",
+           nom_pods ? 100.0 * (double)on_nom / (double)nom_pods : 0, on_nom, nom_pods, twice);
     free(lat);
     goto out;
 fail:

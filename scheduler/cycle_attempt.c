@@ -11,6 +11,8 @@
  * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
  * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
  * pods placed by the attempt, so it is never satisfied by what is bound.
+ * Nominations are binding: a job whose pending pods are all nominated (a preemptor) is
+ * placed on its nominated nodes (place_nominated), waiting while victims terminate there.
  * A pending pod that carries a field muster does not support (model_unsupported_field:
  * only mirrored pods can) blocks its job.
  */
@@ -181,6 +183,63 @@ static int place_binpack(struct sched_cyc *c, struct sched_attempt *a, struct er
     return 0;
 }
 
+/* Nominations are binding: a preemptor whose every pending pod is nominated is placed on
+ * its nominated nodes, each pod on its own (static filters, free capacity with the members'
+ * own nominations not reserved against them, pod rules). */
+static int nominated_all(const struct sched_view *v, const struct sched_attempt *a)
+{
+    for (size_t i = 0; i < a->npods; i++)
+        if (v->pods[a->pods[i]].nominated < 0)
+            return 0;
+    return a->npods > 0;
+}
+
+static int place_nominated(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    for (size_t i = 0; i < a->npods; i++) {
+        int pi = a->pods[i], ni = v->pods[pi].nominated, by;
+        struct sched_member *m = &a->m[sched__attempt_member(a, v->pods[pi].job)];
+        const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+        struct sched_rules r;
+        int ok = sched__fit_static(&v->nodes[ni], sh) == SCHED_FIT_OK &&
+                 sched__fit_count(v, &v->nodes[ni], sh->req, sh->nreq, sh->priority, a->jobs,
+                                  a->njobs, 1) == 1;
+        if (ok) {
+            if (sched__rules_prepare(v, pi, &r))
+                ok = sched__rules_filter(&r, ni, &by) == SCHED_FIT_OK;
+            sched__rules_release(&r);
+        }
+        if (ok) {
+            sched__stmt_alloc(c, pi, ni);
+            m->placed++;
+        } else if (m->fail_pod < 0) {
+            m->fail_pod = pi;
+        }
+    }
+    return 0;
+}
+
+/* Places the attempt: on its nominated nodes when every pending pod has one. When they
+ * do not hold the job yet and victims still terminate there, the job waits for them
+ * (the attempt fails; preemption then says PreemptionWaiting); when nothing terminates
+ * there any more, the nominations are stale and the job's own placer runs. */
+static int place(struct sched_cyc *c, struct sched_attempt *a, struct err *err)
+{
+    if (!nominated_all(c->v, a))
+        return sched__placer_for(c, a)(c, a, err);
+    place_nominated(c, a);
+    if (sched__attempt_members_met(c->v, a) ||
+        sched__preempt_terminating(c->v, a->pods, a->npods) > 0)
+        return 0;
+    sched__stmt_undo(c);
+    for (size_t m = 0; m < a->njobs; m++) {
+        a->m[m].placed = 0;
+        a->m[m].fail_pod = -1;
+    }
+    return sched__placer_for(c, a)(c, a, err);
+}
+
 /* Gather when a member asks for a strategy and some member still needs its gang; a
  * satisfied gang places later pods one by one. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a)
@@ -336,7 +395,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         goto out;
     }
     collect_pods(c->v, &a);
-    if ((rc = sched__placer_for(c, &a)(c, &a, err)) < 0)
+    if ((rc = place(c, &a, err)) < 0)
         goto out;
     int fp = -1;
     char msg[256] = "";
@@ -366,11 +425,25 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         int nominated = sched__preempt_nominated_ops(c);
         if (c->nops && (rc = sched__stmt_commit(c, &placement, err)) < 0)
             goto out;
-        for (size_t m = 0; nominated && m < a.njobs; m++) {
-            const char *id = c->v->jobs[a.jobs[m]].id;
-            if ((rc = sched__ledger_bound(c, a.jobs[m], json_object_get(placement, id), err)) < 0)
-                goto out;
+        /* The ledger entry is the preemptor's, any member of its GangGroup: every
+         * member's placement goes to it, by pod key. */
+        json_t *all = json_object(), *map, *node;
+        const char *id, *name;
+        json_object_foreach(placement, id, map)
+        {
+            int nslen = (int)strcspn(id, "/");
+            json_object_foreach(map, name, node)
+            {
+                char *key = xasprintf("%.*s/%s", nslen, id, name);
+                json_object_set(all, key, node);
+                free(key);
+            }
         }
+        for (size_t m = 0; nominated && rc == 0 && m < a.njobs; m++)
+            rc = sched__ledger_bound(c, a.jobs[m], json_object_size(all) ? all : NULL, err);
+        json_decref(all);
+        if (rc < 0)
+            goto out;
     } else {
         if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
             goto out;

@@ -16,7 +16,11 @@
  * does not use goes back without a re-plan, so this costs one re-plan per node the job
  * really uses; (c) on each freed node, cheapest first, victims go back highest
  * priority first, then name, while the job still fits; (d) victims on nodes the final
- * plan does not use go back (pods there are never evicted).
+ * plan does not use go back (pods there are never evicted); (e) a victim gang left below
+ * minMember loses its remaining bound members too (complete_gangs): gangs go whole or not
+ * at all, and pods already terminating for an earlier preemption are reused at no cost, so
+ * a second preemption in a cycle does not break another gang when the first one's frees
+ * the room.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -298,10 +302,10 @@ static void collect_shapes(struct preempt *pr)
     }
 }
 
-static void add_victim(struct preempt *pr, int pi, int ni, int *node_pn)
+static void add_victim(struct preempt *pr, int pi, int ni, int terminating, int *node_pn)
 {
     XGROW(pr->pv, pr->npv + 1, pr->cappv);
-    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0};
+    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0, terminating};
     if (node_pn[ni] < 0) {
         XGROW(pr->pn, pr->npn + 1, pr->cappn);
         memset(&pr->pn[pr->npn], 0, sizeof(pr->pn[0]));
@@ -333,7 +337,7 @@ static void rank_and_cost(struct preempt *pr)
         int32_t *at = bsearch(&p->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
         x->rank = (int)(at - pr_list);
         const struct sv_job *j = &v->jobs[p->job];
-        if (j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
+        if (!x->terminating && j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
             x->gang = p->job;
     }
     for (size_t i = 0; i < pr->npn; i++) {
@@ -344,7 +348,9 @@ static void rank_and_cost(struct preempt *pr)
             int seen = 0;
             for (size_t q = 0; x->gang >= 0 && q < k; q++)
                 seen |= pr->pv[pn->v[q]].gang == x->gang;
-            if (x->gang < 0) {
+            if (x->terminating) {
+                continue; /* evicted already: reusing its room costs nothing */
+            } else if (x->gang < 0) {
                 pn->cost[x->rank]++;
             } else if (!seen) {
                 const struct sv_job *j = &v->jobs[x->gang];
@@ -359,10 +365,43 @@ static void rank_and_cost(struct preempt *pr)
     free(pr_list);
 }
 
+/* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
+ * non-terminating member could be evicted too (strictly lower priority, not of the
+ * preemptor). */
+static int gang_evictable(struct preempt *pr, const struct sv_job *j)
+{
+    const struct sched_view *v = pr->c->v;
+    if (!j->gang || !j->has_pg)
+        return 1;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+            (p->prio >= pr->prio || in_preemptor(pr, p->job)))
+            return 0;
+    }
+    return 1;
+}
+
+/* No other job of equal or higher priority is nominated to node n: the room its
+ * terminating pods free is nobody's yet, or a lower-priority preemptor's, whose
+ * nominations the plan then clears (preempt_evict.c). */
+static int node_unclaimed(struct preempt *pr, const struct sv_node *n)
+{
+    for (size_t i = 0; i < n->nnom; i++) {
+        const struct sv_pod *p = &pr->c->v->pods[n->nominated[i]];
+        if (!in_preemptor(pr, p->job) && p->prio >= pr->prio)
+            return 0;
+    }
+    return 1;
+}
+
 /* Potential victims: strictly lower priority, bound, not terminating, not of the
- * preemptor, on nodes the job could use but that failed for resources. Only the pods of
- * nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with
- * many unschedulable jobs does not scan every pod for each of them. */
+ * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
+ * that failed for resources; and pods already terminating on such nodes that nobody else
+ * of equal or higher priority is nominated to (reused, never evicted twice: a second preemption in
+ * a cycle uses the room of a gang the first one evicted instead of breaking another). Only the pods
+ * of nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with many
+ * unschedulable jobs does not scan every pod for each of them. */
 static void collect_victims(struct preempt *pr)
 {
     struct sched_view *v = pr->c->v;
@@ -377,17 +416,115 @@ static void collect_victims(struct preempt *pr)
         for (int k = lo; k < hi; k++) {
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
-            if (!p->alive || p->node != (int)n || !p->counted || p->m.deletion_ms ||
-                model_pod_terminal(&p->m) || p->prio >= pr->prio || in_preemptor(pr, p->job))
+            if (!p->alive || p->node != (int)n || !p->counted || model_pod_terminal(&p->m) ||
+                p->prio >= pr->prio || in_preemptor(pr, p->job))
                 continue;
-            add_victim(pr, i, (int)n, node_pn);
+            if (p->m.deletion_ms) {
+                if (node_unclaimed(pr, &v->nodes[n]))
+                    add_victim(pr, i, (int)n, 1, node_pn);
+                continue;
+            }
+            if (gang_evictable(pr, &v->jobs[p->job]))
+                add_victim(pr, i, (int)n, 0, node_pn);
         }
     }
     free(node_pn);
+    for (size_t i = 0; i < pr->npv; i++)
+        pr->npotential += !pr->pv[i].terminating;
     rank_and_cost(pr);
 }
 
+/* ---- whole gangs ---- */
+
+/* Bound members of gang j that stay (not terminating, not chosen). */
+static int gang_left(struct preempt *pr, const struct sv_job *j, const char *chosen)
+{
+    const struct sched_view *v = pr->c->v;
+    int n = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+             !chosen[j->pods[i]];
+    }
+    return n;
+}
+
+/* A victim gang left below minMember by the chosen set loses its remaining bound members
+ * in the same plan (added as chosen victims, wherever they run): gangs are evicted whole
+ * or not at all. collect_victims only offers pods of gangs that can go whole. */
+static void complete_gangs(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    char *chosen = xcalloc(v->npods + 1, 1);
+    for (size_t i = 0; i < pr->npv; i++)
+        chosen[pr->pv[i].pod] = pr->pv[i].removed && !pr->pv[i].terminating;
+    size_t n = pr->npv;
+    for (size_t i = 0; i < n; i++) {
+        if (!pr->pv[i].removed || pr->pv[i].terminating)
+            continue;
+        const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
+        if (!j->gang || !j->has_pg || gang_left(pr, j, chosen) >= sched__job_min(j))
+            continue;
+        for (size_t q = 0; q < j->npods; q++) {
+            int pi = j->pods[q];
+            const struct sv_pod *p = &v->pods[pi];
+            if (chosen[pi] || p->node < 0 || !p->counted || p->m.deletion_ms ||
+                model_pod_terminal(&p->m))
+                continue;
+            size_t k = 0;
+            while (k < pr->npv && pr->pv[k].pod != pi)
+                k++;
+            if (k == pr->npv) {
+                XGROW(pr->pv, pr->npv + 1, pr->cappv);
+                pr->pv[pr->npv++] = (struct pv){pi, p->node, 0, p->job, 0, 0};
+            }
+            pr->pv[k].removed = 1;
+            chosen[pi] = 1;
+        }
+    }
+    free(chosen);
+}
+
 /* ---- the entry point ---- */
+
+/* A job whose nominations a higher-priority preemptor cleared says so in its verdict until
+ * it binds or has a plan of its own again. */
+static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                         struct sched_preempt_verdict *out)
+{
+    const char *by = NULL;
+    for (size_t m = 0; m < pj->njobs && !by; m++)
+        by = c->v->jobs[pj->jobs[m]].cleared_by;
+    if (!by || out->code < 0)
+        return;
+    size_t len = strlen(out->reason);
+    snprintf(out->reason + len, sizeof(out->reason) - len,
+             "%sits nominations were cleared by higher-priority %s", len ? "; " : "", by);
+    if (!out->detail)
+        out->detail = json_object();
+    json_object_set_new(out->detail, "nominationsClearedBy", json_string(by));
+}
+
+long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods)
+{
+    char *mark = NULL;
+    for (size_t i = 0; i < npods; i++) {
+        int ni = v->pods[pods[i]].nominated;
+        if (ni < 0)
+            continue;
+        if (!mark)
+            mark = xcalloc(v->nnodes + 1, 1);
+        mark[ni] = 1;
+    }
+    long waiting = 0;
+    for (size_t i = 0; mark && i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        waiting += p->alive && p->node >= 0 && mark[p->node] && p->m.deletion_ms &&
+                   !model_pod_terminal(&p->m);
+    }
+    free(mark);
+    return waiting;
+}
 
 int sched__preempt_nominated_ops(struct sched_cyc *c)
 {
@@ -436,8 +573,11 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
         sched__preempt_not_helpful(&pr, out);
         goto out;
     }
+    complete_gangs(&pr);
     rc = sched__evict_execute(&pr, out, err);
 out:
+    if (rc == 0)
+        cleared_note(c, pj, out);
     preempt_free(&pr);
     return rc;
 }

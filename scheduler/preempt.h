@@ -38,6 +38,8 @@ struct sched_preempt_job {
  * cycle is then aborted). */
 int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
                    struct sched_preempt_verdict *out, struct err *err);
+/* Pods still terminating (victims) on the nodes pods[0..npods) are nominated to. */
+long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods);
 /* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
 int sched__preempt_nominated_ops(struct sched_cyc *c);
 /* After a commit that placed job (borrowed map pod -> node): completes its open ledger
@@ -60,6 +62,9 @@ struct pv {
     int rank;    /* priority rank among potential victims, 0 = lowest */
     int gang;    /* job index when evicting this pod alone breaks its gang, else -1 */
     int removed; /* out of the view during the search; afterwards: a chosen victim */
+    /* already terminating, evicted by an earlier preemption for nodes nobody else is
+     * nominated to: its room is reused at no cost and it is not evicted again */
+    int terminating;
 };
 
 struct pnode {
@@ -77,6 +82,7 @@ struct preempt {
     size_t nshapes;
     struct pv *pv;
     size_t npv, cappv;
+    size_t npotential; /* potential victims not terminating yet (the ledger's count) */
     struct pnode *pn;
     size_t npn, cappn;
     int nranks;
@@ -105,5 +111,9 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
 
 /* Ledger (preempt_ledger.c). entry borrowed; fills "id". */
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
+/* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
+ * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err);
 
 #endif

@@ -89,10 +89,41 @@ static int in_plan_job(const struct preempt *pr, int job)
     return 0;
 }
 
-/* Nominations for the plan; lower-priority nominations on its nodes are cleared.
- * Fills nodes (sorted names) and cleared (pod keys). */
+/* A lower-priority preemptor's nomination on a node of the plan: its plan is void, so
+ * every nomination of its job and GangGroup is cleared (cleared: pod keys; jobs: job id ->
+ * true, for the ledger and the whys). */
+static int clear_job(struct preempt *pr, int job, json_t *cleared, json_t *jobs, struct err *err)
+{
+    struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[job];
+    int members[1 + 64], nm = 0, rc = 0;
+    members[nm++] = job;
+    for (size_t g = 0; j->has_pg && g < j->pg.ngroups && nm < 65; g++) {
+        int mj = sched__view_gang_job(v, j->pg.groups[g]);
+        if (mj >= 0 && mj != job)
+            members[nm++] = mj;
+    }
+    for (int m = 0; rc == 0 && m < nm; m++) {
+        struct sv_job *mj = &v->jobs[members[m]];
+        for (size_t i = 0; rc == 0 && i < mj->npods; i++) {
+            int pi = mj->pods[i];
+            if (v->pods[pi].nominated < 0)
+                continue;
+            json_array_append_new(cleared, json_string(v->pods[pi].key));
+            rc = sched__pod_nominate(pr->c, pi, -1, err);
+        }
+        json_object_set_new(jobs, mj->id, json_true());
+        free(mj->cleared_by);
+        mj->cleared_by = xstrdup(v->jobs[pr->pj->job].id);
+    }
+    return rc;
+}
+
+/* Nominations for the plan; lower-priority nominations on its nodes are cleared with
+ * their jobs' whole plans. Fills nodes (sorted names), cleared (pod keys) and
+ * cleared_jobs. */
 static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod_nodes,
-                    json_t *cleared, struct err *err)
+                    json_t *cleared, json_t *cleared_jobs, struct err *err)
 {
     struct sched_cyc *c = pr->c;
     struct sched_view *v = c->v;
@@ -114,8 +145,7 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod
             int pi = n->nominated[q];
             const struct sv_pod *p = &v->pods[pi];
             if (p->prio < pr->prio && !in_plan_job(pr, p->job)) {
-                json_array_append_new(cleared, json_string(p->key));
-                rc = sched__pod_nominate(c, pi, -1, err); /* removes n->nominated[q] */
+                rc = clear_job(pr, p->job, cleared, cleared_jobs, err); /* removes [q] */
             } else {
                 q++;
             }
@@ -173,7 +203,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
     int n = 0;
     for (size_t i = 0; i < pr->npv; i++) {
         const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
-        if (!pr->pv[i].removed || !j->gang || !j->has_pg)
+        if (!pr->pv[i].removed || pr->pv[i].terminating || !j->gang || !j->has_pg)
             continue;
         size_t k;
         json_t *e;
@@ -186,7 +216,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
             const struct sv_pod *p = &v->pods[j->pods[q]];
             bound += p->node >= 0 && p->counted && !model_pod_terminal(&p->m) && !p->m.deletion_ms;
             for (size_t r = 0; r < pr->npv; r++)
-                gone += pr->pv[r].removed && pr->pv[r].pod == j->pods[q];
+                gone += pr->pv[r].removed && !pr->pv[r].terminating && pr->pv[r].pod == j->pods[q];
         }
         if (bound - gone < sched__job_min(j)) {
             json_array_append_new(broken, json_string(j->id));
@@ -204,15 +234,26 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
     char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
     int *vix = xcalloc(pr->npv + 1, sizeof(int)), rc = 0;
-    size_t nv = 0;
+    size_t nv = 0, nwait = 0;
     for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].removed)
+        if (pr->pv[i].removed && !pr->pv[i].terminating)
             vix[nv++] = (int)i;
     qsort_r(vix, nv, sizeof(int), cmp_pv_key, pr);
+    /* terminating pods of earlier preemptions whose room the plan reuses */
+    int *wix = xcalloc(pr->npv + 1, sizeof(int));
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed && pr->pv[i].terminating)
+            wix[nwait++] = (int)i;
+    qsort_r(wix, nwait, sizeof(int), cmp_pv_key, pr);
+    json_t *awaited = json_array();
+    for (size_t i = 0; i < nwait; i++)
+        json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
+    free(wix);
     json_t *broken = json_array();
     int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
-           *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array();
+           *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
+           *cleared_jobs = json_object();
     for (size_t i = 0; rc == 0 && i < nv; i++) {
         struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
@@ -222,7 +263,7 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         rc = mark_victim(pr, x, msg, rs, err);
     }
     if (rc == 0)
-        rc = nominate(pr, nodes, pods, pod_nodes, cleared, err);
+        rc = nominate(pr, nodes, pods, pod_nodes, cleared, cleared_jobs, err);
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     json_t *entry = json_pack(
@@ -232,10 +273,27 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         "nominatedNodes", nodes, "nominatedPods", pods, "cost", "pods", (int)nv, "gangsBroken",
         nbroken, "brokenGangs", broken, "resourceSeconds", rs, "planBreaksNoGang", pr->nobreak_plan,
         "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
-        (int)pr->npv);
+        (int)pr->npotential);
+    json_object_set_new(entry, "awaited", awaited);
     json_object_set(entry, "clearedNominations", cleared);
+    json_t *noms = json_object();
+    for (size_t i = 0; i < json_array_size(pods); i++)
+        json_object_set(noms, json_string_value(json_array_get(pods, i)),
+                        json_array_get(pod_nodes, i));
+    json_object_set_new(entry, "nominations", noms);
+    json_t *cj = json_array();
+    const char *cid;
+    json_t *t;
+    json_object_foreach(cleared_jobs, cid, t) json_array_append_new(cj, json_string(cid));
+    json_object_set_new(entry, "clearedJobs", cj);
     if (rc == 0)
         rc = sched__ledger_add(c, entry, err);
+    json_object_foreach(cleared_jobs, cid, t)
+    {
+        if (rc == 0)
+            rc = sched__ledger_cleared(
+                c, cid, job, (uint64_t)json_integer_value(json_object_get(entry, "id")), err);
+    }
     if (rc == 0)
         rc = audit_victims(pr, entry, victims, err);
     if (rc == 0)
@@ -245,20 +303,41 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
                              "nodes", pod_nodes, "cleared", cleared, "ledger",
                              json_object_get(entry, "id")),
                    err);
-    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
-        v->jobs[pr->pj->jobs[m]].starving = 1;
+    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++) {
+        struct sv_job *mj = &v->jobs[pr->pj->jobs[m]];
+        mj->starving = 1;
+        free(mj->cleared_by); /* a new plan of its own */
+        mj->cleared_by = NULL;
+    }
     if (rc == 0) {
         char n1[32], n2[32], text[256];
-        snprintf(text, sizeof(text),
-                 "preempted %s pods on %s nodes; waiting for %s victims to terminate",
-                 sched__preempt_count((long)nv, n1, sizeof(n1)),
-                 sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n1);
+        char n3[32];
+        sched__preempt_count((long)(nv + nwait), n3, sizeof(n3));
+        if (nv)
+            snprintf(text, sizeof(text),
+                     "preempted %s pods on %s nodes; waiting for %s victims to terminate",
+                     sched__preempt_count((long)nv, n1, sizeof(n1)),
+                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
+        else
+            snprintf(text, sizeof(text),
+                     "nominated to %s nodes that earlier preemptions free; waiting for %s victims "
+                     "to terminate",
+                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
+        if (json_array_size(cj)) {
+            size_t len = strlen(text);
+            snprintf(text + len, sizeof(text) - len, "; cleared the nominations of %s",
+                     json_string_value(json_array_get(cj, 0)));
+            len = strlen(text);
+            if (json_array_size(cj) > 1)
+                snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
+                         json_array_size(cj) - 1);
+        }
         out->code = WHY_PREEMPTING; /* later cycles wait: PreemptionWaiting */
         out->attempted = out->blocks = 1;
         snprintf(out->reason, sizeof(out->reason), "%s", text);
         out->detail =
-            json_pack("{s:O,s:i,s:i,s:O}", "ledger", json_object_get(entry, "id"), "victims",
-                      (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes);
+            json_pack("{s:O,s:i,s:i,s:O,s:O}", "ledger", json_object_get(entry, "id"), "victims",
+                      (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes, "clearedJobs", cj);
     }
     json_decref(entry);
     json_decref(victims);
@@ -266,6 +345,7 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     json_decref(nodes);
     json_decref(pods);
     json_decref(cleared);
+    json_decref(cleared_jobs);
     json_decref(pod_nodes);
     json_decref(broken);
     free(vix);

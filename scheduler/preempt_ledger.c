@@ -66,10 +66,35 @@ int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
     return rc;
 }
 
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err)
+{
+    char *k = xasprintf("j:%s", job), key[64], ts[64];
+    json_t *idx = NULL, *entry = NULL;
+    int rc = 0;
+    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) < 0)
+        goto out; /* not a preemptor with an open entry */
+    entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
+    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) < 0)
+        goto out;
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_object_set_new(entry, "nominationsCleared",
+                        json_pack("{s:s,s:I,s:I,s:s}", "by", by, "byLedger", (json_int_t)by_ledger,
+                                  "cycle", (json_int_t)c->cycle, "ts", ts));
+    rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, key, entry, err);
+out:
+    json_decref(idx);
+    json_decref(entry);
+    free(k);
+    return rc;
+}
+
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err)
 {
     struct sv_job *j = &c->v->jobs[job];
     j->starving = 0;
+    free(j->cleared_by);
+    j->cleared_by = NULL;
     if (!map)
         return 0;
     char *k = xasprintf("j:%s", j->id), key[64];
@@ -85,18 +110,18 @@ int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *e
     if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) < 0 ||
         json_is_true(json_object_get(entry, "bound")))
         goto out;
-    json_t *nominated = json_object_get(entry, "nominatedNodes");
-    int on_nominated = 1;
+    /* Each nominated pod on its own nominated node (pods placed but never nominated, of a
+     * satisfied gang, do not count). */
+    json_t *noms = json_object_get(entry, "nominations");
+    int on = 0, total = 0;
     const char *pod;
     json_t *node;
-    json_object_foreach(map, pod, node)
+    json_object_foreach(noms, pod, node)
     {
-        size_t i;
-        json_t *n;
-        int found = 0;
-        json_array_foreach(nominated, i, n) found |= json_equal(n, node);
-        on_nominated &= found;
+        total++;
+        on += json_equal(json_object_get(map, pod), node);
     }
+    json_object_set_new(entry, "podsOnNominatedNodes", json_integer(on));
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     int64_t t0 = json_integer_value(json_object_get(entry, "tsMs"));
@@ -104,7 +129,7 @@ int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *e
     json_object_set_new(entry, "boundAt", json_string(ts));
     json_object_set_new(entry, "boundCycle", json_integer((json_int_t)c->cycle));
     json_object_set_new(entry, "latencyMs", json_integer(c->now_ms - t0));
-    json_object_set_new(entry, "boundOnNominatedNodes", json_boolean(on_nominated));
+    json_object_set_new(entry, "boundOnNominatedNodes", json_boolean(on == total));
     rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, key, entry, err);
 out:
     json_decref(idx);

@@ -47,22 +47,7 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
         }
     /* No redundant preemption: victims evicted for this job's nominated nodes that are
      * still terminating will free the room. */
-    char *mark = NULL;
-    for (size_t i = 0; i < pj->npods; i++) {
-        int ni = v->pods[pj->pods[i]].nominated;
-        if (ni < 0)
-            continue;
-        if (!mark)
-            mark = xcalloc(v->nnodes + 1, 1);
-        mark[ni] = 1;
-    }
-    long waiting = 0;
-    for (size_t i = 0; mark && i < v->npods; i++) {
-        const struct sv_pod *p = &v->pods[i];
-        waiting += p->alive && p->node >= 0 && mark[p->node] && p->m.deletion_ms &&
-                   !model_pod_terminal(&p->m);
-    }
-    free(mark);
+    long waiting = sched__preempt_terminating(v, pj->pods, pj->npods);
     if (!waiting)
         return 0;
     char n[32], msg[128];

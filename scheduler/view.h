@@ -103,6 +103,9 @@ struct sv_job {
     int why_loaded;
     uint64_t cycle_seen; /* cycle in which the job was last handled */
     int starving;        /* preempted for and not bound yet (jobs.c, preempt_ledger.c) */
+    /* the higher-priority preemptor that cleared this job's nominations, until the job binds
+     * or preempts again (preempt_evict.c; the ledger keeps it durably) */
+    char *cleared_by;
     char
         *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in

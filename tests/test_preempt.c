@@ -1,7 +1,8 @@
 /*
  * test_preempt.c - job-level preemption: case folders (tests/data/preempt/<case>/
  * cluster.yaml + expected.json), the ledger and its filters, preemptedBy, the why
- * verdicts, a rebuilt view equal to the live one, and the HTTP endpoint on a real musterd.
+ * verdicts, a rebuilt view equal to the live one, the HTTP endpoint on a real musterd, and
+ * the bundled demo's preemptions end to end (nominated == bound nodes, victims gone whole).
  *
  * expected.json: cycles (default 1), tick (seconds between cycles, default 1),
  * victims (sorted pod keys over all ledger entries), nominations {pod: node or ""},
@@ -489,6 +490,74 @@ START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
 }
 END_TEST
 
+/* A higher-priority preemptor that takes a lower one's nominated node clears the lower
+ * one's whole plan: the ledger (clearedJobs; the lower entry's nominationsCleared) and both
+ * whys say so, the lower job is Starving, the higher binds on its nominated node. */
+START_TEST(test_preempt_nomination_cleared)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(
+        &u,
+        "# one node, lo on it, mid pending\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
+        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, "
+        "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": {\"requests\": "
+        "{\"cpu\": \"4\"}}}]}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"mid\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"priority\": 50, \"containers\": [{\"name\": "
+        "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n",
+        1000));
+    json_decref(sched_util_cycle(&u, 2000)); /* mid preempts lo, nominated to n1 */
+    char doc[1024];
+    snprintf(doc, sizeof(doc), hi_pod, "hi");
+    json_decref(sched_util_apply(&u, doc, 2500));
+    json_decref(sched_util_cycle(&u, 3000)); /* hi takes n1 over, lo still terminating */
+    json_t *l = ledger(&u, "default/hi", NULL, NULL), *e = json_array_get(l, 0);
+    ck_assert_int_eq(json_array_size(l), 1);
+    ck_assert_int_eq(json_array_size(json_object_get(e, "victims")), 0);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(e, "awaited"), 0)),
+                     "default/lo");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(e, "clearedJobs"), 0)),
+                     "default/mid");
+    json_int_t hi_id = json_integer_value(json_object_get(e, "id"));
+    json_decref(l);
+    l = ledger(&u, "default/mid", NULL, NULL);
+    e = json_array_get(l, 0);
+    ck_assert_str_eq(str2(e, "nominationsCleared", "by"), "default/hi");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(e, "nominationsCleared"), "byLedger")),
+        hi_id);
+    json_decref(l);
+    json_t *pod = sched_util_pod(&u, "default/mid");
+    ck_assert_ptr_null(str2(pod, "status", "nominatedNodeName"));
+    json_decref(pod);
+    json_t *w = why(&u, "default/hi");
+    ck_assert_ptr_nonnull(
+        strstr(str2(w, "preemption", "reason"), "cleared the nominations of default/mid"));
+    json_decref(w);
+    w = why(&u, "default/mid");
+    ck_assert_msg(strstr(str2(w, "preemption", "reason"), "cleared by higher-priority default/hi"),
+                  "mid's why: %s", str2(w, "preemption", "reason"));
+    ck_assert_str_eq(str2(w, "preemption", "nominationsClearedBy"), "default/hi");
+    json_decref(w);
+    json_t *j = job(&u, "default/mid");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Starving");
+    json_decref(j);
+    json_decref(sched_util_cycle(&u, 12000)); /* lo gone: hi binds where it was nominated */
+    char *node = sched_util_node_of(&u, "default/hi");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    l = ledger(&u, "default/hi", NULL, NULL);
+    ck_assert(json_is_true(json_object_get(json_array_get(l, 0), "boundOnNominatedNodes")));
+    json_decref(l);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
 static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
                          long want)
@@ -581,17 +650,112 @@ START_TEST(test_preempt_why_doc_table)
 }
 END_TEST
 
+/* The bundled demo (examples/demo, grace period 2 s) end to end: every preemptor binds
+ * with each pod on the node it was nominated to, no victim job is preempted by two
+ * preemptions, and no victim gang is left bound below minMember. */
+START_TEST(test_preempt_demo_end_to_end)
+{
+    char path[1024];
+    const char *src = getenv("MUSTER_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/examples/demo/cluster.yaml", src);
+    char *cluster = sched_util_read(path);
+    snprintf(path, sizeof(path), "%s/examples/demo/workloads.yaml", src);
+    char *work = sched_util_read(path);
+    ck_assert(cluster && work);
+    struct sched_options opts = {.mark_running = 1, .grace_ms = 2000};
+    struct sched_util u;
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(&u, cluster, 1000));
+    json_decref(sched_util_apply(&u, work, 1000));
+    json_decref(sched_util_cycle(&u, 2000)); /* the preemptions */
+    json_t *entries = ledger(&u, NULL, NULL, NULL), *e, *x;
+    ck_assert_int_ge(json_array_size(entries), 2);
+    json_t *nominated = json_object(), *victim_jobs = json_object();
+    size_t i, k;
+    const char *pod;
+    json_array_foreach(entries, i, e)
+    {
+        json_t *noms = json_object_get(e, "nominations");
+        ck_assert_int_gt(json_object_size(noms), 0);
+        json_object_foreach(noms, pod, x)
+        {
+            json_t *p = sched_util_pod(&u, pod);
+            ck_assert_str_eq(str2(p, "status", "nominatedNodeName"), json_string_value(x));
+            json_decref(p);
+            json_object_set(nominated, pod, x);
+        }
+        json_t *seen = json_object();
+        json_array_foreach(json_object_get(e, "victims"), k, x)
+            json_object_set(seen, json_string_value(json_object_get(x, "job")), json_true());
+        const char *vj;
+        json_t *t;
+        json_object_foreach(seen, vj, t)
+        {
+            ck_assert_msg(!json_object_get(victim_jobs, vj), "demo: job '%s' preempted twice", vj);
+            json_object_set(victim_jobs, vj, t);
+        }
+        json_decref(seen);
+    }
+    for (int64_t t = 3000; t <= 6000; t += 1000)
+        json_decref(sched_util_cycle(&u, t));
+    json_decref(entries);
+    entries = ledger(&u, NULL, NULL, NULL);
+    json_array_foreach(entries, i, e)
+    {
+        const char *pre = json_string_value(json_object_get(e, "preemptor"));
+        ck_assert_msg(json_is_true(json_object_get(e, "bound")), "demo: '%s' did not bind", pre);
+        ck_assert_msg(json_is_true(json_object_get(e, "boundOnNominatedNodes")),
+                      "demo: '%s' bound off its nominated nodes", pre);
+        ck_assert_int_eq(json_integer_value(json_object_get(e, "podsOnNominatedNodes")),
+                         json_object_size(json_object_get(e, "nominations")));
+    }
+    /* nominated == bound, pod by pod */
+    json_object_foreach(nominated, pod, x)
+    {
+        char *node = sched_util_node_of(&u, pod);
+        ck_assert_msg(node && !strcmp(node, json_string_value(x)),
+                      "demo: '%s' nominated to '%s', bound on '%s'", pod, json_string_value(x),
+                      node ? node : "(gone)");
+        free(node);
+    }
+    /* victims are gone whole: no victim job keeps a bound pod */
+    json_t *all = sched_view_dump(u.s), *p;
+    json_object_foreach(json_object_get(all, "pods"), pod, p)
+    {
+        const char *vj = NULL;
+        json_t *t;
+        json_object_foreach(victim_jobs, vj, t)
+        {
+            size_t n = strlen(vj);
+            ck_assert_msg(strncmp(pod, vj, n) || pod[n] != '-',
+                          "demo: pod '%s' of preempted job '%s' is still there", pod, vj);
+        }
+    }
+    json_decref(all);
+    json_decref(nominated);
+    json_decref(victim_jobs);
+    json_decref(entries);
+    char msg[512];
+    ck_assert_msg(sched_invariants_check_ex(u.st, 0, NULL, msg, sizeof(msg)) == 0, "demo: %s", msg);
+    sched_util_close(&u);
+    free(cluster);
+    free(work);
+}
+END_TEST
+
 static Suite *preempt_suite(void)
 {
     Suite *s = suite_create("preempt");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_preempt_demo_end_to_end);
     tcase_add_test(tc, test_preempt_cases);
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
     tcase_add_test(tc, test_preempt_victim_deleted_by_hand_is_forgotten);
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
+    tcase_add_test(tc, test_preempt_nomination_cleared);
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
