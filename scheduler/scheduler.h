@@ -42,7 +42,13 @@ struct sched_options {
     int mirrored;     /* pods come and go with a Kubernetes API server: a terminating pod is
                          removed only when the API server deletes it (it may refuse an
                          eviction), never by the grace period */
+
+    /* a preempted job's record (its job, why and preemptors) stays answerable this long
+     * after its pods are gone; 0 means the default, 7 days (SCHED_RETENTION_DEFAULT_MS) */
+    int64_t retention_ms;
 };
+
+#define SCHED_RETENTION_DEFAULT_MS (7LL * 24 * 3600 * 1000)
 
 /* Opens the scheduler on an open store (borrowed; must outlive the scheduler) and rebuilds
  * the view. Returns 0 or ERR_STORE / ERR_INVALID. *out new; release with sched_close. */
@@ -84,6 +90,8 @@ int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *e
       "a gang unsatisfied past its timeout: nominations dropped, tried again next cycle")          \
     X(SCHEDULED, "Scheduled", "at least minMember pods bound")                                     \
     X(RUNNING, "Running", "at least minMember pods bound and Running")                             \
+    X(PREEMPTED, "Preempted",                                                                      \
+      "a preemption victim: its pods terminate or are gone; the why names the preemptors")         \
     X(FINISHED, "Finished", "every pod Succeeded or Failed")
 
 enum sched_job_state {
