@@ -147,12 +147,13 @@ static json_t *retained_job_json(json_t *rec)
     const char *slash = id ? strchr(id, '/') : NULL;
     if (!slash)
         return NULL;
+    json_t *created = json_object_get(rec, "creationTimestamp");
     json_t *o = json_pack(
-        "{s:s,s:s%,s:s,s:O,s:s,s:O,s:O,s:[],s:[],s:i,s:i,s:n,s:O}", "id", id, "namespace", id,
+        "{s:s,s:s%,s:s,s:O,s:s,s:O,s:O,s:[],s:[],s:i,s:i,s:O,s:O}", "id", id, "namespace", id,
         (size_t)(slash - id), "name", slash + 1, "kind", json_object_get(rec, "kind"), "state",
         sched_job_state_name(SCHED_JOB_PREEMPTED), "priority", json_object_get(rec, "priority"),
         "minMember", json_object_get(rec, "minMember"), "gangGroup", "members", "placed", 0,
-        "pending", 0, "creationTimestamp", "preemptedBy", rec);
+        "pending", 0, "creationTimestamp", created ? created : json_null(), "preemptedBy", rec);
     json_object_set_new(o, "retained", json_true());
     return o;
 }

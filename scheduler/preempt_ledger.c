@@ -13,9 +13,9 @@
  * without its entry.
  *
  * The victim record answers "who preempted my job?" for as long as the job is
- * answerable: {"job", "kind", "minMember", "priority" (the job's priority when it was
- * first preempted), "id" / "preemptor" / "cycle" / "ts" (the latest preemption),
- * "preemptors": [{"preemptor", "ledger", "link", "cycle", "ts", "pods"}] (every
+ * answerable: {"job", "kind", "minMember", "creationTimestamp", "priority" (the job's
+ * priority when it was first preempted), "id" / "preemptor" / "cycle" / "ts" (the latest
+ * preemption), "preemptors": [{"preemptor", "ledger", "link", "cycle", "ts", "pods"}] (every
  * preemption that took pods of the job, in order), "terminating": [victim pods not gone
  * yet], "goneAt" / "retainedUntil" (RFC 3339, null while pods terminate) and their
  * "...Ms" twins}. When the last victim pod is gone the retention clock starts; the
@@ -67,10 +67,16 @@ static json_t *victim_record(struct sched_cyc *c, int ji)
 {
     const struct sv_job *j = &c->v->jobs[ji];
     json_t *rec = sched__ledger_victim_get(c->txn, j->id);
-    if (!rec)
-        rec = json_pack("{s:s,s:s,s:i,s:i,s:[]}", "job", j->id, "kind", j->gang ? "gang" : "pod",
-                        "minMember", sched__job_min(j), "priority",
-                        (int)sched__job_priority(c->v, j), "preemptors");
+    if (!rec) {
+        char ts[64];
+        int64_t created = sched__job_creation(c->v, j);
+        if (created)
+            clock_format_rfc3339(created, ts, sizeof(ts));
+        rec =
+            json_pack("{s:s,s:s,s:i,s:i,s:o,s:[]}", "job", j->id, "kind", j->gang ? "gang" : "pod",
+                      "minMember", sched__job_min(j), "priority", (int)sched__job_priority(c->v, j),
+                      "creationTimestamp", created ? json_string(ts) : json_null(), "preemptors");
+    }
     if (!json_is_array(json_object_get(rec, "preemptors")))
         json_object_set_new(rec, "preemptors", json_array());
     if (!json_is_array(json_object_get(rec, "terminating")))
@@ -352,6 +358,25 @@ int sched_preemptions(struct sched *s, const char *job, const char *victim, cons
     }
     *out = l.out;
     return 0;
+}
+
+int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *err)
+{
+    char *end = NULL, key[64];
+    unsigned long long n = strtoull(id ? id : "", &end, 10);
+    if (!id || !*id || *end || *id == '-' || *id == '+')
+        return err_setf(err, ERR_INVALID, "id", "ledger entry id must be a number, got '%s'",
+                        id ? id : "");
+    entry_key((uint64_t)n, key, sizeof(key));
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    if (rc < 0)
+        return rc;
+    rc = store_doc_get(txn, STORE_DB_PREEMPTIONS, key, out, NULL);
+    store_txn_abort(&txn);
+    if (rc == ERR_NOT_FOUND)
+        return err_set(err, ERR_NOT_FOUND, "preemption %llu not found", n);
+    return rc < 0 ? err_set(err, rc, "reading preemption %llu", n) : 0;
 }
 
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job)

@@ -110,9 +110,13 @@ int sched_job_state_parse(const char *name, enum sched_job_state *out, struct er
 /* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or a state
  * name (sched_job_state_parse; ERR_INVALID when unknown). *out new array. */
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err);
-/* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new. */
+/* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new; "preemptedBy" is the
+ * ledger's victim record of the job (every preemptor, retention) or null. A preemption
+ * victim whose pods are gone stays answerable (state Preempted, "retained": true) until
+ * its retention ends (sched_options.retention_ms); sched_jobs lists it too. */
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
-/* The why document of a job. ERR_NOT_FOUND when unknown. *out new. */
+/* The why document of a job (docs/why.md), also of a retained victim (above), with
+ * "preemptedBy" and "retention" when it is a victim. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
 
 /* The preemption ledger, oldest first (*out new array). job: only this preemptor; victim:
@@ -121,6 +125,11 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
  * (since), ERR_STORE. Reads a store snapshot; does not take the scheduler lock. */
 int sched_preemptions(struct sched *s, const char *job, const char *victim, const char *since,
                       json_t **out, struct err *err);
+
+/* One ledger entry by id (a decimal number, as "ledger" in why documents and victim
+ * records). *out new. Returns 0, ERR_INVALID (id), ERR_NOT_FOUND, ERR_STORE. Reads a
+ * store snapshot; does not take the scheduler lock. */
+int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *err);
 
 /* The cluster view as deterministic JSON (nodes with allocatable / requested, pods with
  * node, nomination and requests, jobs with members), for tests and debugging: equal
