@@ -489,6 +489,187 @@ START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
 }
 END_TEST
 
+/* Victims know what happened: three nodes; a gang default/v (minMember 1, priority 10) on
+ * n1 and n2, a lone pod default/lone (priority 5) on n3. hi-1 (cycle 1) takes lone, hi-2
+ * (cycle 2) and hi-3 (cycle 3) one pod of v each. */
+static const char victims_cluster[] =
+    "# victims\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, \"status\": "
+    "{\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n2\"}, \"status\": "
+    "{\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n3\"}, \"status\": "
+    "{\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+    "{\"apiVersion\": \"scheduling.sigs.k8s.io/v1alpha1\", \"kind\": \"PodGroup\", \"metadata\": "
+    "{\"name\": \"v\", \"namespace\": \"default\"}, \"spec\": {\"minMember\": 1}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"v-0\", \"namespace\": "
+    "\"default\", \"labels\": {\"pod-group.scheduling.sigs.k8s.io\": \"v\"}}, \"spec\": "
+    "{\"nodeName\": \"n1\", \"priority\": 10, \"containers\": [{\"name\": \"c\", \"image\": "
+    "\"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"v-1\", \"namespace\": "
+    "\"default\", \"labels\": {\"pod-group.scheduling.sigs.k8s.io\": \"v\"}}, \"spec\": "
+    "{\"nodeName\": \"n2\", \"priority\": 10, \"containers\": [{\"name\": \"c\", \"image\": "
+    "\"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n---\n"
+    "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lone\", \"namespace\": "
+    "\"default\"}, \"spec\": {\"nodeName\": \"n3\", \"priority\": 5, \"containers\": [{\"name\": "
+    "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n";
+
+static void victims_rounds(struct sched_util *u)
+{
+    char doc[1024], pod[1024];
+    json_decref(sched_util_apply(u, victims_cluster, 1000));
+    snprintf(doc, sizeof(doc), "# hi\n%s", hi_pod);
+    for (int k = 1; k <= 3; k++) {
+        snprintf(pod, sizeof(pod), doc, k == 1 ? "hi-1" : k == 2 ? "hi-2" : "hi-3");
+        json_decref(sched_util_apply(u, pod, 1000 + k * 1000));
+        json_decref(sched_util_cycle(u, 1500 + k * 1000));
+    }
+}
+
+static void expect_job(struct sched_util *u, const char *id, const char *state, int prio)
+{
+    json_t *j = job(u, id);
+    ck_assert_msg(!strcmp(json_string_value(json_object_get(j, "state")), state),
+                  "job '%s' is %s, expected %s", id, json_string_value(json_object_get(j, "state")),
+                  state);
+    ck_assert_msg(json_integer_value(json_object_get(j, "priority")) == prio,
+                  "job '%s' has priority %d, expected %d", id,
+                  (int)json_integer_value(json_object_get(j, "priority")), prio);
+    json_decref(j);
+}
+
+/* The why of a victim: state Preempted, primary PreemptedBy naming exactly the preemptors
+ * (in order) with their ledger entries and links that the ledger answers. */
+static void expect_preempted_by(struct sched_util *u, const char *id, const char *const *pre,
+                                size_t n)
+{
+    json_t *w = why(u, id);
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Preempted");
+    ck_assert_str_eq(str2(w, "primary", "code"), "PreemptedBy");
+    ck_assert_str_eq(str2(w, "primary", "class"), "PREEMPTION");
+    json_t *by = json_object_get(w, "preemptedBy");
+    ck_assert_msg(json_array_size(by) == n, "why '%s': %zu preemptors, expected %zu", id,
+                  json_array_size(by), n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(by, i);
+        ck_assert_str_eq(json_string_value(json_object_get(x, "preemptor")), pre[i]);
+        const char *msg = str2(w, "primary", "message");
+        ck_assert_msg(strstr(msg, pre[i]), "why '%s': '%s' does not name %s", id, msg, pre[i]);
+        json_t *l = ledger(u, pre[i], NULL, NULL);
+        json_t *entry = json_array_get(l, 0);
+        ck_assert(json_equal(json_object_get(x, "ledger"), json_object_get(entry, "id")));
+        char want[64];
+        snprintf(want, sizeof(want), "/api/v1/preemptions/%lld",
+                 (long long)json_integer_value(json_object_get(entry, "id")));
+        ck_assert_str_eq(json_string_value(json_object_get(x, "link")), want);
+        json_t *one = NULL;
+        struct err err = ERR_INIT;
+        ck_assert_int_eq(sched_preemption(u->s, want + strlen("/api/v1/preemptions/"), &one, &err),
+                         0);
+        ck_assert(json_equal(one, entry));
+        json_decref(one);
+        json_decref(l);
+    }
+    json_t *h = json_object_get(w, "history");
+    json_t *last = json_array_get(h, json_array_size(h) - 1);
+    ck_assert_str_eq(json_string_value(json_object_get(last, "code")), "PreemptedBy");
+    ck_assert_str_eq(json_string_value(json_object_get(last, "preemptor")), pre[n - 1]);
+    json_decref(w);
+}
+
+static int listed(struct sched_util *u, const char *state, const char *id)
+{
+    struct err err = ERR_INIT;
+    json_t *all = NULL, *x;
+    ck_assert_msg(sched_jobs(u->s, state, &all, &err) == 0, "%s", err.msg);
+    size_t i;
+    int found = 0;
+    json_array_foreach(all, i, x) found |= !strcmp(json_string_value(json_object_get(x, "id")), id);
+    json_decref(all);
+    return found;
+}
+
+START_TEST(test_preempt_victims_know_what_happened)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 60000, .retention_ms = 5000};
+    static const char *const v_by[] = {"default/hi-2", "default/hi-3"};
+    static const char *const lone_by[] = {"default/hi-1"};
+    struct err err = ERR_INIT;
+    json_t *doc = NULL;
+    sched_util_open(&u, &opts);
+    victims_rounds(&u);
+    /* pods terminating */
+    expect_job(&u, "default/v", "Preempted", 10);
+    expect_job(&u, "default/lone", "Preempted", 5);
+    expect_preempted_by(&u, "default/v", v_by, 2);
+    expect_preempted_by(&u, "default/lone", lone_by, 1);
+    ck_assert(listed(&u, "Preempted", "default/v") && listed(&u, "Preempted", "default/lone"));
+    /* pods gone (grace 60 s from 2.5 s .. 4.5 s): the records stay, live and rebuilt */
+    json_decref(sched_util_cycle(&u, 65000));
+    ck_assert_ptr_null(sched_util_pod(&u, "default/lone"));
+    ck_assert_ptr_null(sched_util_pod(&u, "default/v-0"));
+    for (int reopen = 0; reopen < 2; reopen++) {
+        if (reopen)
+            sched_util_reopen(&u);
+        json_decref(sched_util_cycle(&u, 66000)); /* v is not tried: no MembersMissing */
+        expect_job(&u, "default/v", "Preempted", 10);
+        expect_job(&u, "default/lone", "Preempted", 5);
+        expect_preempted_by(&u, "default/v", v_by, 2);
+        expect_preempted_by(&u, "default/lone", lone_by, 1);
+        ck_assert(listed(&u, NULL, "default/lone") && listed(&u, "Preempted", "default/lone"));
+        ck_assert(!listed(&u, "Running", "default/lone"));
+        json_t *w = why(&u, "default/lone");
+        ck_assert_str_eq(str2(w, "retention", "retainedUntil"), "1970-01-01T00:01:10Z");
+        json_decref(w);
+        json_t *j = job(&u, "default/lone");
+        ck_assert(json_is_true(json_object_get(j, "retained")));
+        ck_assert_str_eq(str2(j, "preemptedBy", "retainedUntil"), "1970-01-01T00:01:10Z");
+        json_decref(j);
+    }
+    /* a cycle before the end of the retention keeps them; the first one after drops them */
+    json_decref(sched_util_cycle(&u, 69999));
+    expect_job(&u, "default/lone", "Preempted", 5);
+    json_decref(sched_util_cycle(&u, 70000));
+    ck_assert_int_eq(sched_job(u.s, "default/lone", &doc, &err), ERR_NOT_FOUND);
+    ck_assert_int_eq(sched_why(u.s, "default/lone", &doc, &err), ERR_NOT_FOUND);
+    ck_assert(!listed(&u, NULL, "default/lone"));
+    /* the PodGroup is still there: now it is missing its members, like any other */
+    json_t *w = why(&u, "default/v");
+    ck_assert_str_eq(str2(w, "primary", "code"), "MembersMissing");
+    json_decref(w);
+    /* the ledger keeps its entries */
+    json_t *l = ledger(&u, NULL, NULL, NULL);
+    ck_assert_int_eq(json_array_size(l), 3);
+    json_decref(l);
+    json_t *live = sched_view_dump(u.s), *stored = NULL;
+    ck_assert(sched_view_dump_store(u.s, &stored, &err) == 0);
+    ck_assert(json_equal(live, stored));
+    json_decref(live);
+    json_decref(stored);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* A victim deleted by hand (or by the API server in bind mode) is answerable too. */
+START_TEST(test_preempt_victim_deleted_stays_answerable)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 60000, .retention_ms = 5000};
+    static const char *const lone_by[] = {"default/hi-1"};
+    struct err err = ERR_INIT;
+    sched_util_open(&u, &opts);
+    victims_rounds(&u);
+    ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/lone", 10000, &err), 0);
+    expect_job(&u, "default/lone", "Preempted", 5);
+    expect_preempted_by(&u, "default/lone", lone_by, 1);
+    json_t *j = job(&u, "default/lone");
+    ck_assert_str_eq(str2(j, "preemptedBy", "goneAt"), "1970-01-01T00:00:10Z");
+    json_decref(j);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* The endpoint and preemptedBy over HTTP on a real musterd (cycles only on demand). */
 static json_t *http_json(const char *base, const char *method, const char *path, const char *body,
                          long want)
@@ -593,6 +774,8 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
     tcase_add_test(tc, test_preempt_http);
+    tcase_add_test(tc, test_preempt_victims_know_what_happened);
+    tcase_add_test(tc, test_preempt_victim_deleted_stays_answerable);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
     return s;
