@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "err.h"
 #include "http_client.h"
 #include "scheduler.h"
@@ -727,6 +728,151 @@ START_TEST(test_preempt_http)
 }
 END_TEST
 
+/* The bundled demo (examples/demo) on a real musterd, end to end for the victims: every
+ * victim job the ledger names is Preempted at its priority, its why's primary is
+ * PreemptedBy naming exactly the preemptors the ledger has for it (in order), with links
+ * the API answers; after the grace period its pods are gone and it still answers (job,
+ * why, the jobs list, muster describe) until the retention ends, then 404. */
+static char *demo_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/examples/demo/%s", getenv("MUSTER_SOURCE_DIR"), name);
+    char *text = sched_util_read(path);
+    ck_assert_msg(text != NULL, "cannot read '%s'", path);
+    return text;
+}
+
+/* victim job -> [preemptor, ...] in ledger order, from GET /api/v1/preemptions (new). */
+static json_t *demo_victims(const char *base)
+{
+    json_t *l = http_json(base, "GET", "/api/v1/preemptions", NULL, 200), *out = json_object();
+    size_t i, k;
+    json_t *e, *x;
+    json_array_foreach(json_object_get(l, "items"), i, e)
+    {
+        json_array_foreach(json_object_get(e, "victims"), k, x)
+        {
+            const char *vj = json_string_value(json_object_get(x, "job"));
+            json_t *list = json_object_get(out, vj);
+            if (!list) {
+                list = json_array();
+                json_object_set_new(out, vj, list);
+            }
+            json_t *pre = json_object_get(e, "preemptor");
+            size_t n = json_array_size(list);
+            if (!n || !json_equal(json_array_get(list, n - 1), pre))
+                json_array_append(list, pre);
+        }
+    }
+    json_decref(l);
+    return out;
+}
+
+static void demo_check_victim(const char *base, const char *id, json_t *preemptors, int gone)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "/api/v1/jobs/%s", id);
+    json_t *j = http_json(base, "GET", path, NULL, 200);
+    ck_assert_msg(!strcmp(json_string_value(json_object_get(j, "state")), "Preempted"),
+                  "demo: victim '%s' is %s", id, json_string_value(json_object_get(j, "state")));
+    /* the demo's victims: the etl gangs at 10, the notebooks at 5 */
+    int want = strncmp(id, "batch/", 6) ? 5 : 10;
+    ck_assert_msg(json_integer_value(json_object_get(j, "priority")) == want,
+                  "demo: victim '%s' has priority %d", id,
+                  (int)json_integer_value(json_object_get(j, "priority")));
+    json_decref(j);
+    snprintf(path, sizeof(path), "/api/v1/jobs/%s/why", id);
+    json_t *w = http_json(base, "GET", path, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Preempted");
+    ck_assert_msg(!strcmp(str2(w, "primary", "code"), "PreemptedBy"), "demo: why '%s' is %s", id,
+                  str2(w, "primary", "code"));
+    json_t *by = json_object_get(w, "preemptedBy");
+    ck_assert_msg(json_array_size(by) == json_array_size(preemptors),
+                  "demo: why '%s' names %zu preemptors, the ledger %zu", id, json_array_size(by),
+                  json_array_size(preemptors));
+    size_t i;
+    json_t *x;
+    json_array_foreach(by, i, x)
+    {
+        ck_assert(json_equal(json_object_get(x, "preemptor"), json_array_get(preemptors, i)));
+        ck_assert(strstr(str2(w, "primary", "message"),
+                         json_string_value(json_array_get(preemptors, i))));
+        json_t *entry =
+            http_json(base, "GET", json_string_value(json_object_get(x, "link")), NULL, 200);
+        ck_assert(json_equal(json_object_get(entry, "id"), json_object_get(x, "ledger")));
+        ck_assert(json_equal(json_object_get(entry, "preemptor"), json_object_get(x, "preemptor")));
+        json_decref(entry);
+    }
+    const char *until = str2(w, "retention", "retainedUntil");
+    ck_assert_msg(gone ? until != NULL : until == NULL, "demo: why '%s' retainedUntil %s", id,
+                  until ? until : "null");
+    json_decref(w);
+}
+
+START_TEST(test_preempt_demo_victims_http)
+{
+    char cfg[] = "/tmp/muster-demo-cfg-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "cycle_interval: 0\nmark_running: true\ngrace_period: 1\nretention: 3s\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    const char *args[] = {"--config", cfg, NULL};
+    struct musterd m;
+    ck_assert_msg(musterd_start(&m, NULL, args) == 0, "musterd did not start");
+    unlink(cfg);
+    char *cluster = demo_file("cluster.yaml"), *work = demo_file("workloads.yaml");
+    json_decref(http_json(m.base, "POST", "/api/v1/manifests", cluster, 201));
+    json_decref(http_json(m.base, "POST", "/api/v1/manifests", work, 201));
+    free(cluster);
+    free(work);
+    json_t *victims = NULL;
+    for (int i = 0; i < 3 && json_object_size(victims) == 0; i++) {
+        json_decref(http_json(m.base, "POST", "/api/v1/cycles", NULL, 200));
+        json_decref(victims);
+        victims = demo_victims(m.base);
+    }
+    ck_assert_msg(json_object_get(victims, "research/notebook-0") &&
+                      json_object_get(victims, "batch/etl-a"),
+                  "demo: the preemptions should take research/notebook-0 and batch/etl-a");
+    const char *id;
+    json_t *pre;
+    json_object_foreach(victims, id, pre) demo_check_victim(m.base, id, pre, 0);
+    json_t *list = http_json(m.base, "GET", "/api/v1/jobs?state=Preempted", NULL, 200);
+    ck_assert_int_eq(json_array_size(json_object_get(list, "items")), json_object_size(victims));
+    json_decref(list);
+    /* the grace period (1 s) ends: the victims' pods are removed */
+    usleep(1200 * 1000);
+    json_decref(http_json(m.base, "POST", "/api/v1/cycles", NULL, 200));
+    json_decref(http_json(m.base, "GET", "/api/v1/pods/research/notebook-0", NULL, 404));
+    json_object_foreach(victims, id, pre) demo_check_victim(m.base, id, pre, 1);
+    list = http_json(m.base, "GET", "/api/v1/jobs?state=Preempted", NULL, 200);
+    ck_assert_int_eq(json_array_size(json_object_get(list, "items")), json_object_size(victims));
+    json_decref(list);
+    char env_server[128];
+    snprintf(env_server, sizeof(env_server), "MUSTER_SERVER=%s", m.base);
+    const char *env[] = {env_server, NULL};
+    struct cli_result r;
+    cli_run(env, NULL, (const char *[]){"describe", "job", "research/notebook-0", NULL}, &r);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "State:       Preempted") &&
+                      strstr(r.out, "PreemptedBy: prod/urgent-finetune") &&
+                      strstr(r.out, "Retained:    until"),
+                  "muster describe: %d %s %s", r.status, r.out, r.err);
+    cli_result_release(&r);
+    /* the retention (3 s) ends: the lone pod's record goes, the gang is a PodGroup again */
+    usleep(3200 * 1000);
+    json_decref(http_json(m.base, "POST", "/api/v1/cycles", NULL, 200));
+    json_decref(http_json(m.base, "GET", "/api/v1/jobs/research/notebook-0", NULL, 404));
+    json_decref(http_json(m.base, "GET", "/api/v1/jobs/research/notebook-0/why", NULL, 404));
+    json_t *etl = http_json(m.base, "GET", "/api/v1/jobs/batch/etl-a", NULL, 200);
+    ck_assert_str_ne(json_string_value(json_object_get(etl, "state")), "Preempted");
+    json_decref(etl);
+    json_decref(victims);
+    ck_assert_int_eq(musterd_stop(&m), 0);
+    musterd_cleanup(&m);
+}
+END_TEST
+
 /* docs/why.md's reason-code table is why.h's WHY_MAP: same codes, classes and order. */
 START_TEST(test_preempt_why_doc_table)
 {
@@ -776,6 +922,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_victims_know_what_happened);
     tcase_add_test(tc, test_preempt_victim_deleted_stays_answerable);
+    tcase_add_test(tc, test_preempt_demo_victims_http);
     tcase_add_test(tc, test_preempt_why_doc_table);
     suite_add_tcase(s, tc);
     return s;
