@@ -67,6 +67,10 @@ static json_t *victim_record(struct sched_cyc *c, int ji)
 {
     const struct sv_job *j = &c->v->jobs[ji];
     json_t *rec = sched__ledger_victim_get(c->txn, j->id);
+    if (rec && !json_is_array(json_object_get(rec, "preemptors"))) {
+        json_decref(rec); /* written before victims were kept: start afresh */
+        rec = NULL;
+    }
     if (!rec) {
         char ts[64];
         int64_t created = sched__job_creation(c->v, j);
@@ -77,8 +81,6 @@ static json_t *victim_record(struct sched_cyc *c, int ji)
                       "minMember", sched__job_min(j), "priority", (int)sched__job_priority(c->v, j),
                       "creationTimestamp", created ? json_string(ts) : json_null(), "preemptors");
     }
-    if (!json_is_array(json_object_get(rec, "preemptors")))
-        json_object_set_new(rec, "preemptors", json_array());
     if (!json_is_array(json_object_get(rec, "terminating")))
         json_object_set_new(rec, "terminating", json_array());
     return rec;

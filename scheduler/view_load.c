@@ -65,10 +65,13 @@ static int load_class(void *c, const char *k, json_t *o)
     return load_obj(c, k, o, MODEL_PRIORITYCLASS);
 }
 
-/* The ledger's victim records (preempt_ledger.c, "v:<job>"). */
+/* The ledger's victim records (preempt_ledger.c, "v:<job>"). A record written before
+ * victims were kept ({"id", "preemptor", "cycle", "ts"} only) is history, not a victim. */
 static int load_victim(void *ctx, const char *key, json_t *rec)
 {
     struct sched_view *v = ctx;
+    if (!json_is_array(json_object_get(rec, "preemptors")))
+        return 0;
     sched__view_victim_put(v, key + 2,
                            (int32_t)json_integer_value(json_object_get(rec, "priority")));
     return 0;
