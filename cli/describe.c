@@ -262,8 +262,13 @@ static void print_list_section(struct cli *cli, json_t *why, FILE *out)
     if (json_array_size(json_object_get(why, "history")) > 0)
         fprintf(out, "History:\n");
     json_array_foreach(json_object_get(why, "history"), i, a)
-        fprintf(out, "  cycle %-6lld %-22s %s\n", i_of(a, "cycle"),
+    {
+        fprintf(out, "  cycle %-6lld %-22s %s", i_of(a, "cycle"),
                 s_of(a, "ts") ? s_of(a, "ts") : "", s_of(a, "code") ? s_of(a, "code") : "?");
+        if (s_of(a, "preemptor")) /* PreemptedBy */
+            fprintf(out, " %s (ledger entry %lld)", s_of(a, "preemptor"), i_of(a, "ledger"));
+        fprintf(out, "\n");
+    }
 }
 
 void cli__print_why(struct cli *cli, json_t *why, FILE *out)
@@ -281,6 +286,13 @@ void cli__print_why(struct cli *cli, json_t *why, FILE *out)
                 s_of(p, "message") ? s_of(p, "message") : "");
     else
         fprintf(out, "Primary:     none\n");
+    json_t *ret = json_object_get(why, "retention");
+    if (json_is_object(ret) && s_of(ret, "retainedUntil"))
+        fprintf(out, "Retained:    until %s (pods gone at %s)\n", s_of(ret, "retainedUntil"),
+                s_of(ret, "goneAt") ? s_of(ret, "goneAt") : "?");
+    else if (json_is_object(ret))
+        fprintf(out, "Retained:    while its pods terminate, then %g s\n",
+                json_number_value(json_object_get(ret, "retentionSeconds")));
     print_blockers(why, out);
     print_gang(why, out);
     print_node_filter(why, out);
@@ -319,6 +331,27 @@ int cli__cmd_why(struct cli *cli)
     return CLI_EXIT_OK;
 }
 
+/* The ledger's victim record: every preemptor with its ledger entry, and the retention. */
+static void print_preempted_by(json_t *pb)
+{
+    if (!json_is_object(pb))
+        return;
+    json_t *all = json_object_get(pb, "preemptors"), *x;
+    size_t i;
+    if (json_array_size(all) == 0) /* a record written before victims kept every preemptor */
+        printf("PreemptedBy: %s (cycle %lld, %s, ledger entry %lld)\n",
+               s_of(pb, "preemptor") ? s_of(pb, "preemptor") : "?", i_of(pb, "cycle"),
+               s_of(pb, "ts") ? s_of(pb, "ts") : "?", i_of(pb, "id"));
+    json_array_foreach(all, i, x) printf(
+        "%s %s (cycle %lld, %s, ledger entry %lld, %zu pods)\n",
+        i ? "            " : "PreemptedBy:", s_of(x, "preemptor") ? s_of(x, "preemptor") : "?",
+        i_of(x, "cycle"), s_of(x, "ts") ? s_of(x, "ts") : "?", i_of(x, "ledger"),
+        json_array_size(json_object_get(x, "pods")));
+    if (s_of(pb, "retainedUntil"))
+        printf("Retained:    pods gone at %s; this record is kept until %s\n",
+               s_of(pb, "goneAt") ? s_of(pb, "goneAt") : "?", s_of(pb, "retainedUntil"));
+}
+
 static void print_job(struct cli *cli, json_t *job)
 {
     char age[32];
@@ -333,11 +366,7 @@ static void print_job(struct cli *cli, json_t *job)
     printf("Pending:     %lld\n", i_of(job, "pending"));
     printf("Created:     %s (%s ago)\n",
            s_of(job, "creationTimestamp") ? s_of(job, "creationTimestamp") : "?", age);
-    json_t *pb = json_object_get(job, "preemptedBy");
-    if (json_is_object(pb))
-        printf("PreemptedBy: %s (cycle %lld, %s, ledger entry %lld)\n",
-               s_of(pb, "preemptor") ? s_of(pb, "preemptor") : "?", i_of(pb, "cycle"),
-               s_of(pb, "ts") ? s_of(pb, "ts") : "?", i_of(pb, "id"));
+    print_preempted_by(json_object_get(job, "preemptedBy"));
     json_t *gg = json_object_get(job, "gangGroup");
     if (json_array_size(gg) > 1) {
         printf("GangGroup:  ");

@@ -126,6 +126,24 @@ static int64_t timestamp(json_t *meta, const char *key)
     return ms;
 }
 
+/* The DisruptionTarget condition the scheduler sets on a preemption victim
+ * (scheduler/preempt_evict.c), as the API server keeps it in bind mode. */
+static int pod_preempted(json_t *status)
+{
+    size_t i;
+    json_t *cd;
+    json_array_foreach(json_object_get(status, "conditions"), i, cd)
+    {
+        const char *type = json_string_value(json_object_get(cd, "type"));
+        const char *st = json_string_value(json_object_get(cd, "status"));
+        const char *reason = json_string_value(json_object_get(cd, "reason"));
+        if (type && !strcmp(type, "DisruptionTarget") && st && !strcmp(st, "True") && reason &&
+            !strcmp(reason, "PreemptionByScheduler"))
+            return 1;
+    }
+    return 0;
+}
+
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -326,6 +344,7 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
     out->creation_ms = timestamp(meta, "creationTimestamp");
     out->deletion_ms = timestamp(meta, "deletionTimestamp");
+    out->preempted = pod_preempted(status);
     out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);
 out:
     if (rc < 0)

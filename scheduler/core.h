@@ -30,6 +30,9 @@ struct sched {
     pthread_mutex_t mu;
     struct sched_view *v;
     uint64_t cycle; /* last cycle number */
+    /* the housekeeping looks for expired victim records once now reaches this (0 after a
+     * rebuild: look; preempt_ledger.c keeps it at the earliest retainedUntil) */
+    int64_t retain_scan_ms;
     struct sched_metrics met;
 };
 
@@ -61,6 +64,11 @@ int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *
 int sched__rebuild(struct sched *s, struct err *err);
 /* The job's state (jobs.c). */
 enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j);
+/* 1 when the job is a preemption victim (state Preempted): a pod of it terminates
+ * because of a preemption, or it is a recorded victim (sched__view_victim) with no
+ * pending pods and fewer than minMember pods bound or nominated. The cycle tries such
+ * a job only for its pending pods (never for MembersMissing). */
+int sched__job_preempted(const struct sched_view *v, const struct sv_job *j);
 /* Job JSON as documented in scheduler.h (sched_job). New. */
 json_t *sched__job_json(struct sched *s, const struct sv_job *j);
 

@@ -73,7 +73,8 @@ static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
         size_t p = 0;
         while (p < j->npods && !sched__pod_pending(&v->pods[j->pods[p]]))
             p++;
-        if (p == j->npods && !waits_for_members(v, j))
+        /* a victim's members are not missing: its why says who preempted it */
+        if (p == j->npods && (!waits_for_members(v, j) || sched__job_preempted(v, j)))
             continue;
         k[(*n)++] =
             (struct unit_key){(int)i, sched__job_priority(v, j), sched__job_creation(v, j), j->id};

@@ -1,6 +1,7 @@
 /*
  * cycle_housekeeping.c - the start of a cycle: mark_running (standalone: bound pods
- * are reported Running) and removal of terminating pods after their grace period.
+ * are reported Running), removal of terminating pods after their grace period, and
+ * the end of the retention of preempted jobs' records (preempt_ledger.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,5 +66,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         json_decref(old);
         free(key);
     }
+    if (rc == 0)
+        rc = sched__ledger_expire(c, err);
     return rc;
 }

@@ -12,6 +12,9 @@
  *   TimedOut       a gang unsatisfied past its timeout at the last attempt (cycle_timeout.c)
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
+ *   Preempted      a victim: pods terminating because of a preemption, or pods gone
+ *                  (sched__job_preempted); a job whose pods are all gone is answered
+ *                  from the ledger's victim record until its retention ends
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,26 @@ int sched_job_state_parse(const char *name, enum sched_job_state *out, struct er
     return 0;
 }
 
+int sched__job_preempted(const struct sched_view *v, const struct sv_job *j)
+{
+    int held = 0, pending = 0;
+    int32_t prio;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (model_pod_terminal(&p->m))
+            continue;
+        if (p->m.deletion_ms && p->m.preempted)
+            return 1;
+        if (p->m.node_name || p->m.nominated_node)
+            held++;
+        else
+            pending++;
+    }
+    /* a recorded victim stays Preempted until new pods of it come (a controller
+     * recreating them) or enough of it still runs */
+    return sched__view_victim(v, j->id, &prio) && pending == 0 && held < sched__job_min(j);
+}
+
 enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
 {
     struct sched_view *v = s->v;
@@ -66,6 +89,8 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
         need = (int)j->npods;
     if (j->npods && (size_t)terminal == j->npods)
         return SCHED_JOB_FINISHED;
+    if (sched__job_preempted(v, j))
+        return SCHED_JOB_PREEMPTED;
     /* Failed and Succeeded members never count toward minMember (model_pod_gang_bound) */
     if (running >= need && running > 0 && bound == running)
         return SCHED_JOB_RUNNING;
@@ -114,6 +139,57 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j)
     return o;
 }
 
+/* A victim whose pods are all gone and whose job left the view, from its ledger record
+ * (borrowed). New. */
+static json_t *retained_job_json(json_t *rec)
+{
+    const char *id = json_string_value(json_object_get(rec, "job"));
+    const char *slash = id ? strchr(id, '/') : NULL;
+    if (!slash)
+        return NULL;
+    json_t *created = json_object_get(rec, "creationTimestamp");
+    json_t *o = json_pack(
+        "{s:s,s:s%,s:s,s:O,s:s,s:O,s:O,s:[],s:[],s:i,s:i,s:O,s:O}", "id", id, "namespace", id,
+        (size_t)(slash - id), "name", slash + 1, "kind", json_object_get(rec, "kind"), "state",
+        sched_job_state_name(SCHED_JOB_PREEMPTED), "priority", json_object_get(rec, "priority"),
+        "minMember", json_object_get(rec, "minMember"), "gangGroup", "members", "placed", 0,
+        "pending", 0, "creationTimestamp", created ? created : json_null(), "preemptedBy", rec);
+    json_object_set_new(o, "retained", json_true());
+    return o;
+}
+
+/* Ids (new array) of the recorded victims that have no job in the view. */
+static json_t *gone_victims(struct sched_view *v)
+{
+    json_t *ids = json_array();
+    for (size_t i = sched__strmap_next(&v->victims, 0); i < v->victims.cap;
+         i = sched__strmap_next(&v->victims, i + 1))
+        if (sched__view_job(v, v->victims.keys[i]) < 0)
+            json_array_append_new(ids, json_string(v->victims.keys[i]));
+    return ids;
+}
+
+/* Appends to items the jobs of ids (retained victims) read from the store. */
+static int add_retained(struct sched *s, json_t *ids, json_t *items, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    size_t i;
+    json_t *id;
+    json_array_foreach(ids, i, id)
+    {
+        if (rc < 0)
+            break;
+        json_t *rec = sched__ledger_victim_get(txn, json_string_value(id));
+        json_t *o = rec ? retained_job_json(rec) : NULL;
+        if (o)
+            json_array_append_new(items, o);
+        json_decref(rec);
+    }
+    store_txn_abort(&txn);
+    return rc;
+}
+
 static int cmp_json_id(const void *a, const void *b)
 {
     return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "id")),
@@ -127,7 +203,8 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
         return err->code;
     pthread_mutex_lock(&s->mu);
     struct sched_view *v = s->v;
-    json_t **items = xcalloc(v->njobs + 1, sizeof(*items));
+    json_t *gone = !state || want == SCHED_JOB_PREEMPTED ? gone_victims(v) : json_array();
+    json_t **items = xcalloc(v->njobs + json_array_size(gone) + 1, sizeof(*items));
     size_t n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
@@ -136,26 +213,40 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
         items[n++] = sched__job_json(s, j);
     }
     pthread_mutex_unlock(&s->mu);
+    json_t *retained = json_array();
+    int rc = add_retained(s, gone, retained, err);
+    size_t i;
+    json_t *o;
+    json_array_foreach(retained, i, o) items[n++] = json_incref(o);
+    json_decref(retained);
+    json_decref(gone);
     qsort(items, n, sizeof(*items), cmp_json_id);
-    *out = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(*out, items[i]);
+    *out = rc < 0 ? NULL : json_array();
+    for (i = 0; i < n; i++)
+        if (*out)
+            json_array_append_new(*out, items[i]);
+        else
+            json_decref(items[i]);
     free(items);
-    return 0;
+    return rc;
 }
 
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
 {
     int rc = 0;
+    int32_t prio;
     pthread_mutex_lock(&s->mu);
     int ji = sched__view_job(s->v, id);
-    if (ji < 0)
-        rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
-    else
+    json_t *by = sched__ledger_preempted_by(s, id);
+    if (ji >= 0) {
         *out = sched__job_json(s, &s->v->jobs[ji]);
-    json_t *by = rc == 0 ? sched__ledger_preempted_by(s, id) : NULL;
-    if (rc == 0)
         json_object_set_new(*out, "preemptedBy", by ? by : json_null());
+    } else if (by && sched__view_victim(s->v, id, &prio) && (*out = retained_job_json(by))) {
+        json_decref(by);
+    } else {
+        json_decref(by);
+        rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
+    }
     pthread_mutex_unlock(&s->mu);
     return rc;
 }

@@ -45,12 +45,20 @@ int sched__preempt_nominated_ops(struct sched_cyc *c);
 /* After a commit that placed job (borrowed map pod -> node): completes its open ledger
  * entry (bound, boundAt, latencyMs). */
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
-/* A victim pod is gone: *victim 1 when the ledger holds it (*preemptor new: the job that
- * evicted it), and its entry is dropped. Returns 0 or ERR_*. */
-int sched__ledger_victim_take(MDB_txn *txn, const char *pod, int *victim, char **preemptor,
-                              struct err *err);
-/* The ledger's victim -> preemptor record of a job (new) or NULL; own read txn. */
+/* A victim pod is gone (at now_ms): *victim 1 when the ledger holds it (*preemptor new:
+ * the job that evicted it), and its entry is dropped; when it was its job's last
+ * terminating victim, the job's retention starts (s->opts.retention_ms, and
+ * s->retain_scan_ms moves up to its end). Returns 0 or ERR_*. */
+int sched__ledger_victim_take(MDB_txn *txn, struct sched *s, const char *pod, int64_t now_ms,
+                              int *victim, char **preemptor, struct err *err);
+/* The ledger's victim record of a job (preempt_ledger.c's opening comment), new, or NULL
+ * when the job is no (retained) victim. preempted_by uses its own read txn. */
+json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
+/* Housekeeping: drops the victim records whose retention ended (and the why documents
+ * of their jobs when they have no pods), scanning only once s->retain_scan_ms is
+ * reached. Returns 0 or ERR_*. */
+int sched__ledger_expire(struct sched_cyc *c, struct err *err);
 /* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
  * victim. */
 int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);

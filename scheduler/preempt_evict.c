@@ -52,8 +52,10 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     rc = store_put(c->txn, MODEL_POD, pod, NULL, err);
     json_decref(pod);
     /* The exact time, as stored (0 means "not deleting"). */
-    if (rc == 0)
+    if (rc == 0) {
         p->m.deletion_ms = c->now_ms > 0 ? c->now_ms : 1;
+        p->m.preempted = 1;
+    }
     return rc;
 }
 
@@ -359,7 +361,7 @@ int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, stru
 {
     char *preemptor = NULL;
     int victim = 0;
-    int rc = sched__ledger_victim_take(c->txn, key, &victim, &preemptor, err);
+    int rc = sched__ledger_victim_take(c->txn, c->s, key, c->now_ms, &victim, &preemptor, err);
     if (rc < 0 || !victim)
         return rc;
     char *job = sched__object_job(MODEL_POD, old);

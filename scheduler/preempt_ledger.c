@@ -7,10 +7,21 @@
  *                       gangsBroken, resourceSeconds}, and once known bound / boundAt /
  *                       latencyMs (the preemptor bound after the victims went)
  *   j:<preemptor job>   {"id"}: the entry still waiting for its preemptor to bind
- *   v:<victim job>      {"id", "preemptor", "cycle", "ts"}: victim -> preemptor
+ *   v:<victim job>      the victim's record, kept after its pods are gone (below)
  *   p:<victim pod>      {"id"}: the entry that evicted the pod, until the pod is gone
  * Everything is written in the cycle's transaction, so a crash leaves no victim
  * without its entry.
+ *
+ * The victim record answers "who preempted my job?" for as long as the job is
+ * answerable: {"job", "kind", "minMember", "creationTimestamp", "priority" (the job's
+ * priority when it was first preempted), "id" / "preemptor" / "cycle" / "ts" (the latest
+ * preemption), "preemptors": [{"preemptor", "ledger", "link", "cycle", "ts", "pods"}] (every
+ * preemption that took pods of the job, in order), "terminating": [victim pods not gone
+ * yet], "goneAt" / "retainedUntil" (RFC 3339, null while pods terminate) and their
+ * "...Ms" twins}. When the last victim pod is gone the retention clock starts; the
+ * cycle's housekeeping drops the record (and the why document of a job that has no
+ * pods left) at retainedUntil (sched__ledger_expire). The view keeps the set of
+ * recorded victims with their priorities (sched__view_victim).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +29,124 @@
 
 #include "clock.h"
 #include "preempt.h"
+#include "why.h"
 
 static void entry_key(uint64_t id, char *buf, size_t n)
 {
     snprintf(buf, n, "e:%016llu", (unsigned long long)id);
+}
+
+json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job)
+{
+    json_t *rec = NULL;
+    char *k = xasprintf("v:%s", job);
+    if (store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &rec, NULL) < 0)
+        rec = NULL;
+    free(k);
+    return rec;
+}
+
+static int victim_put(MDB_txn *txn, const char *job, json_t *rec, struct err *err)
+{
+    char *k = xasprintf("v:%s", job);
+    int rc = store_doc_put(txn, STORE_DB_PREEMPTIONS, k, rec, err);
+    free(k);
+    return rc;
+}
+
+static int str_in(json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) if (!strcmp(json_string_value(x), s)) return 1;
+    return 0;
+}
+
+/* The victim record of job ji (new): the stored one, or a fresh one. */
+static json_t *victim_record(struct sched_cyc *c, int ji)
+{
+    const struct sv_job *j = &c->v->jobs[ji];
+    json_t *rec = sched__ledger_victim_get(c->txn, j->id);
+    if (rec && !json_is_array(json_object_get(rec, "preemptors"))) {
+        json_decref(rec); /* written before victims were kept: start afresh */
+        rec = NULL;
+    }
+    if (!rec) {
+        char ts[64];
+        int64_t created = sched__job_creation(c->v, j);
+        if (created)
+            clock_format_rfc3339(created, ts, sizeof(ts));
+        rec =
+            json_pack("{s:s,s:s,s:i,s:i,s:o,s:[]}", "job", j->id, "kind", j->gang ? "gang" : "pod",
+                      "minMember", sched__job_min(j), "priority", (int)sched__job_priority(c->v, j),
+                      "creationTimestamp", created ? json_string(ts) : json_null(), "preemptors");
+    }
+    if (!json_is_array(json_object_get(rec, "terminating")))
+        json_object_set_new(rec, "terminating", json_array());
+    return rec;
+}
+
+/* Adds the preemption of entry to the record of every victim job (one "preemptors" item
+ * per job and entry), restarts their retention, and writes their why documents. */
+static int victims_record(struct sched_cyc *c, json_t *entry, struct err *err)
+{
+    struct sched_view *v = c->v;
+    json_t *recs = json_object();
+    json_t *id = json_object_get(entry, "id");
+    const char *pre = json_string_value(json_object_get(entry, "preemptor"));
+    size_t i;
+    json_t *x;
+    int rc = 0;
+    json_array_foreach(json_object_get(entry, "victims"), i, x)
+    {
+        const char *pod = json_string_value(json_object_get(x, "pod"));
+        int pi = sched__view_pod(v, pod);
+        if (pi < 0)
+            continue;
+        const char *job = v->jobs[v->pods[pi].job].id;
+        json_t *rec = json_object_get(recs, job);
+        if (!rec) {
+            rec = victim_record(c, v->pods[pi].job);
+            json_object_set_new(recs, job, rec);
+            char *link = xasprintf("/api/v1/preemptions/%lld", (long long)json_integer_value(id));
+            json_array_append_new(json_object_get(rec, "preemptors"),
+                                  json_pack("{s:s,s:O,s:s,s:O,s:O,s:[]}", "preemptor", pre,
+                                            "ledger", id, "link", link, "cycle",
+                                            json_object_get(entry, "cycle"), "ts",
+                                            json_object_get(entry, "ts"), "pods"));
+            free(link);
+            json_object_set(rec, "id", id);
+            json_object_set_new(rec, "preemptor", json_string(pre));
+            json_object_set(rec, "cycle", json_object_get(entry, "cycle"));
+            json_object_set(rec, "ts", json_object_get(entry, "ts"));
+            static const char *const clock[] = {"goneAt", "goneAtMs", "retainedUntil",
+                                                "retainedUntilMs"};
+            for (size_t k = 0; k < 4; k++)
+                json_object_set_new(rec, clock[k], json_null());
+        }
+        json_t *items = json_object_get(rec, "preemptors");
+        json_array_append(
+            json_object_get(json_array_get(items, json_array_size(items) - 1), "pods"),
+            json_object_get(x, "pod"));
+        if (!str_in(json_object_get(rec, "terminating"), pod))
+            json_array_append(json_object_get(rec, "terminating"), json_object_get(x, "pod"));
+    }
+    const char *job;
+    json_t *rec;
+    json_object_foreach(recs, job, rec)
+    {
+        if (rc < 0)
+            break;
+        int ji = sched__view_job(v, job);
+        rc = victim_put(c->txn, job, rec, err);
+        if (rc == 0 && ji >= 0)
+            rc = sched__why_preempted(c, ji, rec, err);
+        if (rc == 0)
+            sched__view_victim_put(v, job,
+                                   (int32_t)json_integer_value(json_object_get(rec, "priority")));
+    }
+    json_decref(recs);
+    return rc;
 }
 
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
@@ -47,22 +172,14 @@ int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
     {
         if (rc < 0)
             break;
-        const char *vj = json_string_value(json_object_get(x, "job"));
         json_t *pod = json_pack("{s:I}", "id", (json_int_t)id);
         k = xasprintf("p:%s", json_string_value(json_object_get(x, "pod")));
         rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, pod, err);
         free(k);
         json_decref(pod);
-        if (rc < 0)
-            break;
-        json_t *back =
-            json_pack("{s:I,s:s,s:O,s:O}", "id", (json_int_t)id, "preemptor", pre, "cycle",
-                      json_object_get(entry, "cycle"), "ts", json_object_get(entry, "ts"));
-        k = xasprintf("v:%s", vj);
-        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, back, err);
-        free(k);
-        json_decref(back);
     }
+    if (rc == 0) /* v:<victim job>, once per job */
+        rc = victims_record(c, entry, err);
     return rc;
 }
 
@@ -138,8 +255,39 @@ out:
     return rc;
 }
 
-int sched__ledger_victim_take(MDB_txn *txn, const char *pod, int *victim, char **preemptor,
-                              struct err *err)
+/* Pod of job is gone: it leaves the record's "terminating"; the last one starts the
+ * retention clock. */
+static int victim_gone(MDB_txn *txn, struct sched *s, const char *job, const char *pod,
+                       int64_t now_ms, struct err *err)
+{
+    json_t *rec = sched__ledger_victim_get(txn, job);
+    if (!rec)
+        return 0;
+    json_t *term = json_object_get(rec, "terminating"), *left = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(term, i, x) if (strcmp(json_string_value(x), pod))
+        json_array_append(left, x);
+    json_object_set_new(rec, "terminating", left);
+    if (json_array_size(left) == 0 && !json_is_integer(json_object_get(rec, "goneAtMs"))) {
+        char ts[64];
+        int64_t until = now_ms + s->opts.retention_ms;
+        clock_format_rfc3339(now_ms, ts, sizeof(ts));
+        json_object_set_new(rec, "goneAt", json_string(ts));
+        json_object_set_new(rec, "goneAtMs", json_integer(now_ms));
+        clock_format_rfc3339(until, ts, sizeof(ts));
+        json_object_set_new(rec, "retainedUntil", json_string(ts));
+        json_object_set_new(rec, "retainedUntilMs", json_integer(until));
+        if (until < s->retain_scan_ms)
+            s->retain_scan_ms = until;
+    }
+    int rc = victim_put(txn, job, rec, err);
+    json_decref(rec);
+    return rc;
+}
+
+int sched__ledger_victim_take(MDB_txn *txn, struct sched *s, const char *pod, int64_t now_ms,
+                              int *victim, char **preemptor, struct err *err)
 {
     char *k = xasprintf("p:%s", pod), key[64];
     json_t *idx = NULL, *entry = NULL;
@@ -157,6 +305,14 @@ int sched__ledger_victim_take(MDB_txn *txn, const char *pod, int *victim, char *
     if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) == 0) {
         const char *pre = json_string_value(json_object_get(entry, "preemptor"));
         *preemptor = pre ? xstrdup(pre) : NULL;
+        size_t i;
+        json_t *x;
+        json_array_foreach(json_object_get(entry, "victims"), i, x)
+        {
+            const char *job = json_string_value(json_object_get(x, "job"));
+            if (rc == 0 && job && !strcmp(json_string_value(json_object_get(x, "pod")), pod))
+                rc = victim_gone(txn, s, job, pod, now_ms, err);
+        }
     }
 out:
     json_decref(idx);
@@ -231,16 +387,90 @@ int sched_preemptions(struct sched *s, const char *job, const char *victim, cons
     return 0;
 }
 
+int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *err)
+{
+    char *end = NULL, key[64];
+    unsigned long long n = strtoull(id ? id : "", &end, 10);
+    if (!id || !*id || *end || *id == '-' || *id == '+')
+        return err_setf(err, ERR_INVALID, "id", "ledger entry id must be a number, got '%s'",
+                        id ? id : "");
+    entry_key((uint64_t)n, key, sizeof(key));
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    if (rc < 0)
+        return rc;
+    rc = store_doc_get(txn, STORE_DB_PREEMPTIONS, key, out, NULL);
+    store_txn_abort(&txn);
+    if (rc == ERR_NOT_FOUND)
+        return err_set(err, ERR_NOT_FOUND, "preemption %llu not found", n);
+    return rc < 0 ? err_set(err, rc, "reading preemption %llu", n) : 0;
+}
+
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job)
 {
     MDB_txn *txn = NULL;
-    json_t *doc = NULL;
     if (store_txn_begin(s->st, STORE_READ, &txn, NULL) < 0)
         return NULL;
-    char *k = xasprintf("v:%s", job);
-    if (store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &doc, NULL) < 0)
-        doc = NULL;
+    json_t *doc = sched__ledger_victim_get(txn, job);
     store_txn_abort(&txn);
-    free(k);
     return doc;
+}
+
+/* ---- retention ---- */
+
+struct expire_ctx {
+    int64_t now_ms, next_ms;
+    json_t *expired; /* job ids */
+};
+
+static int expire_one(void *ctx, const char *key, json_t *rec)
+{
+    struct expire_ctx *x = ctx;
+    json_t *until = json_object_get(rec, "retainedUntilMs");
+    if (!json_is_integer(until))
+        return 0; /* pods still terminating */
+    if (json_integer_value(until) <= x->now_ms)
+        json_array_append_new(x->expired, json_string(key + 2));
+    else if (json_integer_value(until) < x->next_ms)
+        x->next_ms = json_integer_value(until);
+    return 0;
+}
+
+int sched__ledger_expire(struct sched_cyc *c, struct err *err)
+{
+    struct sched *s = c->s;
+    if (c->now_ms < s->retain_scan_ms)
+        return 0;
+    struct expire_ctx x = {c->now_ms, INT64_MAX, json_array()};
+    int rc = store_doc_each(c->txn, STORE_DB_PREEMPTIONS, "v:", expire_one, &x, err);
+    size_t i;
+    json_t *id;
+    json_array_foreach(x.expired, i, id)
+    {
+        if (rc < 0)
+            break;
+        const char *job = json_string_value(id);
+        char *k = xasprintf("v:%s", job);
+        rc = store_doc_delete(c->txn, STORE_DB_PREEMPTIONS, k, err);
+        free(k);
+        int ji = sched__view_job(c->v, job);
+        /* A job that has pods again keeps its why document; one that is gone loses it. */
+        if (rc == 0 && (ji < 0 || c->v->jobs[ji].npods == 0)) {
+            rc = store_doc_delete(c->txn, STORE_DB_WHY, job, err);
+            rc = rc == ERR_NOT_FOUND ? 0 : rc;
+            if (ji >= 0) {
+                json_decref(c->v->jobs[ji].history);
+                c->v->jobs[ji].history = NULL;
+                c->v->jobs[ji].why_loaded = 1;
+                free(c->v->jobs[ji].last_sig);
+                c->v->jobs[ji].last_sig = NULL;
+            }
+        }
+        if (rc == 0)
+            sched__view_victim_del(c->v, job);
+    }
+    json_decref(x.expired);
+    if (rc == 0)
+        s->retain_scan_ms = x.next_ms;
+    return rc;
 }

@@ -28,6 +28,7 @@ int sched__rebuild(struct sched *s, struct err *err)
     s->v = v;
     v = NULL;
     s->cycle = cycle;
+    s->retain_scan_ms = 0;
 out:
     store_txn_abort(&txn);
     sched__view_free(v);
@@ -43,6 +44,8 @@ int sched_open(struct store *st, const struct sched_options *opts, struct sched 
         s->opts = *opts;
     if (s->opts.grace_ms <= 0)
         s->opts.grace_ms = 30000;
+    if (s->opts.retention_ms <= 0)
+        s->opts.retention_ms = SCHED_RETENTION_DEFAULT_MS;
     pthread_mutex_init(&s->mu, NULL);
     int rc = sched__rebuild(s, err);
     if (rc < 0) {

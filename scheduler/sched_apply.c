@@ -386,17 +386,21 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
     }
     if (c->kind == MODEL_POD) {
         char *job = sched__object_job(MODEL_POD, old);
-        if (!strcmp(job, c->key)) { /* a lone pod's job goes with it */
+        json_t *victim_rec = sched__ledger_victim_get(txn, job);
+        /* a lone pod's job goes with it, unless it is a preemption victim: then its why
+         * stays answerable until its retention ends (preempt_ledger.c) */
+        if (!strcmp(job, c->key) && !victim_rec) {
             rc = store_doc_delete(txn, STORE_DB_WHY, job, err);
             rc = rc == ERR_NOT_FOUND ? 0 : rc;
         }
+        json_decref(victim_rec);
         free(job);
         /* A victim deleted before its grace period ended is no victim of a later pod
          * of that name. */
         char *preemptor = NULL;
         int victim = 0;
         if (rc == 0)
-            rc = sched__ledger_victim_take(txn, c->key, &victim, &preemptor, err);
+            rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
         free(preemptor);
         if (rc < 0)
             goto out;

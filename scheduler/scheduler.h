@@ -42,7 +42,13 @@ struct sched_options {
     int mirrored;     /* pods come and go with a Kubernetes API server: a terminating pod is
                          removed only when the API server deletes it (it may refuse an
                          eviction), never by the grace period */
+
+    /* a preempted job's record (its job, why and preemptors) stays answerable this long
+     * after its pods are gone; 0 means the default, 7 days (SCHED_RETENTION_DEFAULT_MS) */
+    int64_t retention_ms;
 };
+
+#define SCHED_RETENTION_DEFAULT_MS (7LL * 24 * 3600 * 1000)
 
 /* Opens the scheduler on an open store (borrowed; must outlive the scheduler) and rebuilds
  * the view. Returns 0 or ERR_STORE / ERR_INVALID. *out new; release with sched_close. */
@@ -84,6 +90,8 @@ int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *e
       "a gang unsatisfied past its timeout: nominations dropped, tried again next cycle")          \
     X(SCHEDULED, "Scheduled", "at least minMember pods bound")                                     \
     X(RUNNING, "Running", "at least minMember pods bound and Running")                             \
+    X(PREEMPTED, "Preempted",                                                                      \
+      "a preemption victim: its pods terminate or are gone; the why names the preemptors")         \
     X(FINISHED, "Finished", "every pod Succeeded or Failed")
 
 enum sched_job_state {
@@ -102,9 +110,13 @@ int sched_job_state_parse(const char *name, enum sched_job_state *out, struct er
 /* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or a state
  * name (sched_job_state_parse; ERR_INVALID when unknown). *out new array. */
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err);
-/* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new. */
+/* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new; "preemptedBy" is the
+ * ledger's victim record of the job (every preemptor, retention) or null. A preemption
+ * victim whose pods are gone stays answerable (state Preempted, "retained": true) until
+ * its retention ends (sched_options.retention_ms); sched_jobs lists it too. */
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
-/* The why document of a job. ERR_NOT_FOUND when unknown. *out new. */
+/* The why document of a job (docs/why.md), also of a retained victim (above), with
+ * "preemptedBy" and "retention" when it is a victim. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
 
 /* The preemption ledger, oldest first (*out new array). job: only this preemptor; victim:
@@ -113,6 +125,11 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
  * (since), ERR_STORE. Reads a store snapshot; does not take the scheduler lock. */
 int sched_preemptions(struct sched *s, const char *job, const char *victim, const char *since,
                       json_t **out, struct err *err);
+
+/* One ledger entry by id (a decimal number, as "ledger" in why documents and victim
+ * records). *out new. Returns 0, ERR_INVALID (id), ERR_NOT_FOUND, ERR_STORE. Reads a
+ * store snapshot; does not take the scheduler lock. */
+int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *err);
 
 /* The cluster view as deterministic JSON (nodes with allocatable / requested, pods with
  * node, nomination and requests, jobs with members), for tests and debugging: equal

@@ -33,6 +33,7 @@ struct sched_view *sched__view_new(void)
     sched__strmap_init(&v->shape_ix);
     sched__strmap_init(&v->lab_ix);
     sched__strmap_init(&v->term_ix);
+    sched__strmap_init(&v->victims);
     v->epoch = 1;
     v->order_dirty = 1;
     v->nl_dirty = 1;
@@ -116,6 +117,8 @@ void sched__view_free(struct sched_view *v)
     sched__view_node_labels_free(v);
     sched__strmap_free(&v->lab_ix);
     sched__strmap_free(&v->term_ix);
+    sched__strmap_free(&v->victims);
+    free(v->victim_prio);
     for (size_t i = 0; i < v->nlists; i++)
         free(v->lists[i].r);
     free(v->lists);

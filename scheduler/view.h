@@ -235,6 +235,12 @@ struct sched_view {
     size_t nnls, capnls, nnks, capnks;
     int nl_dirty;
     struct sv_classes classes;
+    /* Preemption victims whose record the ledger keeps (its "v:<job>" records,
+     * preempt_ledger.c): job id -> index into victim_prio, the job's priority when it was
+     * preempted. Loaded with the view; changed by the cycle (a preemption, an expiry). */
+    struct sched_strmap victims;
+    int32_t *victim_prio;
+    size_t nvictim_prio, capvictim_prio;
 
     struct sv_free fnodes, fpods, fjobs;
     void *rules_mem; /* per-node arrays of the one prepared sched_rules (place_rules.c) */
@@ -326,12 +332,19 @@ json_t *sched__view_dump(struct sched_view *v);
 
 int sched__pod_pending(const struct sv_pod *p);
 /* The job's priority: its PodGroup's class value when the PodGroup names an existing
- * class, else the highest priority of its pods (0 without pods). */
+ * class, else the highest priority of its pods; without pods, the priority it had when
+ * it was preempted (a retained victim), else 0. */
 int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
 /* The class a job's PodGroup names (the job's priority), NULL when it names none or the
  * class does not exist (sched__job_class_missing says which). Borrowed. */
 const struct model_priorityclass *sched__job_class(const struct sched_view *v,
                                                    const struct sv_job *j);
+/* Preemption victims (view_class.c): a job the ledger keeps a record of, with the
+ * priority it had when it was preempted (put replaces it). victim returns 1 and *prio
+ * for such a job, else 0. */
+void sched__view_victim_put(struct sched_view *v, const char *id, int32_t prio);
+void sched__view_victim_del(struct sched_view *v, const char *id);
+int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio);
 /* 1 when the job's PodGroup names a class that does not exist. */
 int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);

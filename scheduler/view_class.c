@@ -122,5 +122,33 @@ int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j)
     for (size_t i = 0; i < j->npods; i++)
         if (v->pods[j->pods[i]].prio > pr)
             pr = v->pods[j->pods[i]].prio;
-    return j->npods ? pr : 0;
+    if (j->npods)
+        return pr;
+    /* A victim whose pods are gone keeps the priority it was preempted at. */
+    return sched__view_victim(v, j->id, &pr) ? pr : 0;
+}
+
+void sched__view_victim_put(struct sched_view *v, const char *id, int32_t prio)
+{
+    int k = sched__strmap_get(&v->victims, id);
+    if (k < 0) {
+        XGROW(v->victim_prio, v->nvictim_prio + 1, v->capvictim_prio);
+        k = (int)v->nvictim_prio++;
+        sched__strmap_put(&v->victims, id, k);
+    }
+    v->victim_prio[k] = prio;
+}
+
+void sched__view_victim_del(struct sched_view *v, const char *id)
+{
+    sched__strmap_del(&v->victims, id); /* its victim_prio slot is dropped with the view */
+}
+
+int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio)
+{
+    int k = sched__strmap_get(&v->victims, id);
+    if (k < 0)
+        return 0;
+    *prio = v->victim_prio[k];
+    return 1;
 }

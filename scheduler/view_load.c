@@ -65,6 +65,18 @@ static int load_class(void *c, const char *k, json_t *o)
     return load_obj(c, k, o, MODEL_PRIORITYCLASS);
 }
 
+/* The ledger's victim records (preempt_ledger.c, "v:<job>"). A record written before
+ * victims were kept ({"id", "preemptor", "cycle", "ts"} only) is history, not a victim. */
+static int load_victim(void *ctx, const char *key, json_t *rec)
+{
+    struct sched_view *v = ctx;
+    if (!json_is_array(json_object_get(rec, "preemptors")))
+        return 0;
+    sched__view_victim_put(v, key + 2,
+                           (int32_t)json_integer_value(json_object_get(rec, "priority")));
+    return 0;
+}
+
 int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
 {
     int rc;
@@ -76,6 +88,8 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     if ((rc = store_each(txn, MODEL_POD, NULL, load_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
+        return rc;
+    if ((rc = store_doc_each(txn, STORE_DB_PREEMPTIONS, "v:", load_victim, v, err)) < 0)
         return rc;
     return store_each(txn, MODEL_TOPOLOGY, NULL, load_topo, v, err);
 }
@@ -155,6 +169,12 @@ json_t *sched__view_dump(struct sched_view *v)
                             json_pack("{s:b,s:b,s:i,s:o}", "gang", j->gang, "podGroup", j->has_pg,
                                       "minMember", sched__job_min(j), "pods", members));
     }
-    return json_pack("{s:o,s:o,s:o,s:s?,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
-                     "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses", classes);
+    json_t *victims = json_object();
+    for (size_t i = sched__strmap_next(&v->victims, 0); i < v->victims.cap;
+         i = sched__strmap_next(&v->victims, i + 1))
+        json_object_set_new(victims, v->victims.keys[i],
+                            json_integer(v->victim_prio[v->victims.vals[i]]));
+    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
+                     "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses", classes,
+                     "victims", victims);
 }

@@ -3,7 +3,10 @@
  *
  * The why document of a job is computed by the cycle (why_record.c) and stored
  * in STORE_DB_WHY whenever it changes; sched_why reads it back, or describes a
- * job that was never tried.
+ * job that was never tried. A preemption victim's document is written by the
+ * preemption (sched__why_preempted) and stays answerable, with the ledger's victim
+ * record ("preemptedBy", "retention"), until its retention ends, also after the job
+ * left the view.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "preempt.h"
 #include "why.h"
 
 static const struct {
@@ -122,18 +126,25 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
 {
     MDB_txn *txn = NULL;
     json_t *doc = NULL;
+    int32_t prio;
     pthread_mutex_lock(&s->mu);
     int ji = sched__view_job(s->v, id);
-    const char *state = ji >= 0 ? sched_job_state_name(sched__job_state(s, &s->v->jobs[ji])) : NULL;
+    const char *state = ji >= 0 ? sched_job_state_name(sched__job_state(s, &s->v->jobs[ji]))
+                        : sched__view_victim(s->v, id, &prio)
+                            ? sched_job_state_name(SCHED_JOB_PREEMPTED)
+                            : NULL;
     uint64_t cycle = s->cycle;
+    int64_t retention_ms = s->opts.retention_ms;
     pthread_mutex_unlock(&s->mu);
-    if (ji < 0)
+    if (!state)
         return err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
     int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
     if (rc < 0)
         goto out;
     rc = store_doc_get(txn, STORE_DB_WHY, id, &doc, err);
-    if (rc == ERR_NOT_FOUND) {
+    if (rc == ERR_NOT_FOUND && ji < 0) {
+        rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
+    } else if (rc == ERR_NOT_FOUND) {
         err_clear(err);
         doc = json_pack("{s:s,s:s,s:I,s:{s:s,s:s,s:s},s:[],s:[],s:n,s:n,s:{s:b,s:s},s:[],s:[]}",
                         "job", id, "state", state, "cycle", (json_int_t)cycle, "primary", "code",
@@ -146,6 +157,17 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
     } else if (rc == 0) {
         /* The state may have moved on (e.g. Running) since the document was stored. */
         json_object_set_new(doc, "state", json_string(state));
+    }
+    json_t *rec = rc == 0 ? sched__ledger_victim_get(txn, id) : NULL;
+    if (rec) {
+        json_object_set(doc, "preemptedBy", json_object_get(rec, "preemptors"));
+        json_t *gone = json_object_get(rec, "goneAt"),
+               *until = json_object_get(rec, "retainedUntil");
+        json_object_set_new(doc, "retention",
+                            json_pack("{s:O,s:O,s:f}", "goneAt", gone ? gone : json_null(),
+                                      "retainedUntil", until ? until : json_null(),
+                                      "retentionSeconds", (double)retention_ms / 1000.0));
+        json_decref(rec);
     }
     if (rc == 0) {
         *out = doc;

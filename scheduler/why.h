@@ -58,7 +58,8 @@ enum why_class {
     X(PREEMPTION_NEVER, "PreemptionPolicyNever", POLICY)                                           \
     X(PREEMPTION_NO_VICTIMS, "PreemptionNoVictims", PREEMPTION)                                    \
     X(PREEMPTION_NOT_HELPFUL, "PreemptionNotHelpful", PREEMPTION)                                  \
-    X(NOT_TRIED, "NotTried", WAITING)
+    X(NOT_TRIED, "NotTried", WAITING)                                                              \
+    X(PREEMPTED_BY, "PreemptedBy", PREEMPTION)
 
 enum why_code {
 #define WHY__ENUM(name, str, cls) WHY_##name,
@@ -134,6 +135,10 @@ void sched__why_load(struct sched_cyc *c, int job);
  * of reason. */
 int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,
                       struct err *err);
+/* Job ji was preempted: stores its why document, state Preempted, primary PreemptedBy
+ * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
+ * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */
+int sched__why_preempted(struct sched_cyc *c, int job, json_t *rec, struct err *err);
 /* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
 json_t *sched__ahead(struct sched_cyc *c, int pi);
 /* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.

@@ -152,3 +152,66 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_decref(doc);
     return rc;
 }
+
+/* "preempted by prod/a (ledger entry 3) and prod/b (ledger entry 4); 8 pods evicted". */
+static char *preempted_message(json_t *preemptors)
+{
+    size_t n = json_array_size(preemptors), i, pods = 0;
+    json_t *x;
+    char *msg = xstrdup("preempted by");
+    json_array_foreach(preemptors, i, x)
+    {
+        const char *sep = i == 0 ? " " : i + 1 == n ? " and " : ", ";
+        char *next = xasprintf("%s%s%s (ledger entry %lld)", msg, sep,
+                               json_string_value(json_object_get(x, "preemptor")),
+                               (long long)json_integer_value(json_object_get(x, "ledger")));
+        free(msg);
+        msg = next;
+        pods += json_array_size(json_object_get(x, "pods"));
+    }
+    char *out = xasprintf("%s; %zu pod%s evicted", msg, pods, pods == 1 ? "" : "s");
+    free(msg);
+    return out;
+}
+
+int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *err)
+{
+    struct sv_job *j = &c->v->jobs[ji];
+    sched__why_load(c, ji);
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_t *by = json_object_get(rec, "preemptors");
+    if (!j->history)
+        j->history = json_array();
+    json_array_append_new(j->history,
+                          json_pack("{s:I,s:s,s:s,s:O,s:O}", "cycle", (json_int_t)c->cycle, "ts",
+                                    ts, "code", why_code_name(WHY_PREEMPTED_BY), "preemptor",
+                                    json_object_get(rec, "preemptor"), "ledger",
+                                    json_object_get(rec, "id")));
+    if (json_array_size(j->history) > HISTORY_MAX)
+        json_array_remove(j->history, 0);
+    /* the next attempt (new pods of the job) writes its document whatever it says */
+    free(j->last_sig);
+    j->last_sig = NULL;
+    j->last_code = -1;
+    uint64_t seq = 0;
+    int rc = store_audit_last_seq(c->txn, &seq, err);
+    if (rc < 0)
+        return rc;
+    char *msg = preempted_message(by);
+    const char *cls = why_class_name(why_code_class(WHY_PREEMPTED_BY));
+    const char *code = why_code_name(WHY_PREEMPTED_BY);
+    json_t *doc = json_pack(
+        "{s:s,s:s,s:I,s:I,s:{s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:O}],s:n,s:n,s:n,s:{s:b,s:s},s:[],"
+        "s:O,s:O}",
+        "job", j->id, "state", sched_job_state_name(SCHED_JOB_PREEMPTED), "cycle",
+        (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", "code", code, "class", cls,
+        "message", msg, "blockers", "class", cls, "code", code, "message", msg, "preemptors", by,
+        "gang", "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
+        "not tried: the job is a victim of preemption", "ahead", "preemptedBy", by, "history",
+        j->history);
+    free(msg);
+    rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
+    json_decref(doc);
+    return rc;
+}

@@ -11,15 +11,18 @@ static const char usage[] =
     "usage: musterd [--config FILE] [--data-dir DIR] [--listen ADDR:PORT] [--token T]\n"
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
-    "               [--field-validation Strict|Warn|Ignore]\n"
+    "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
     "               [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
     "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
-    "body_limit, cycle_interval, sync, mark_running, grace_period, log_level, map_size,\n"
-    "ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation. Flags\n"
-    "override the file.\n"
+    "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
+    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation.\n"
+    "Flags override the file.\n"
+    "\n"
+    "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"
+    "answerable after its pods are gone: seconds or a number with s, m, h or d (default 7d).\n"
     "\n"
     "--field-validation: what an apply does with fields outside the Kubernetes schema when\n"
     "the request does not say (?fieldValidation=): Strict refuses them (the default), Warn\n"
@@ -29,8 +32,9 @@ static const char usage[] =
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",    "--data-dir",   "--listen",  "--token",          "--port-file",
-    "--log-level", "--kubeconfig", "--context", "--scheduler-name", "--field-validation"};
+    "--config",         "--data-dir",         "--listen",     "--token",
+    "--port-file",      "--log-level",        "--kubeconfig", "--context",
+    "--scheduler-name", "--field-validation", "--retention"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -81,6 +85,11 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
              model_fields_parse(value, &c->field_validation, NULL) < 0)
         return err_set(err, ERR_INVALID,
                        "flag '--field-validation' must be Strict, Warn or Ignore, not '%s'", value);
+    else if (!strcmp(flag, "--retention") && server_parse_retention(value, &c->retention_ms) < 0)
+        return err_set(err, ERR_INVALID,
+                       "flag '--retention' must be a duration above 0 (\"7d\", \"36h\", \"90m\" "
+                       "or seconds), not '%s'",
+                       value);
     else if (!strcmp(flag, "--log-level") && log_parse_level(value, &c->log_level) < 0)
         return err_set(err, ERR_INVALID,
                        "flag '--log-level' must be debug, info, warn, error or off, not '%s'",

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "err.h"
 #include "model.h"
+#include "scheduler.h"
 #include "server.h"
 
 void server_config_init(struct server_config *c)
@@ -21,6 +22,7 @@ void server_config_init(struct server_config *c)
     c->cycle_interval = 1.0;
     c->sync = STORE_SYNC_FULL;
     c->grace_ms = 30000;
+    c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
     c->log_level = LOG_INFO;
     c->threads = 8;
 }
@@ -63,6 +65,30 @@ static int parse_seconds(const char *v, double *out)
         return -1;
     *out = d;
     return 0;
+}
+
+int server_parse_retention(const char *v, int64_t *ms)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(v, &end), unit = 1.0;
+    if (!*v || errno || !isfinite(d) || end == v)
+        return -1;
+    if (*end && end[1] == 0) {
+        const char *units = "smhd";
+        const double mult[] = {1.0, 60.0, 3600.0, 86400.0};
+        const char *u = strchr(units, *end);
+        if (!u)
+            return -1;
+        unit = mult[u - units];
+    } else if (*end) {
+        return -1;
+    }
+    d *= unit;
+    if (!(d > 0) || d > 86400.0 * 3650)
+        return -1;
+    *ms = (int64_t)(d * 1000.0);
+    return *ms > 0 ? 0 : -1;
 }
 
 /* The config's string settings by key; NULL for the others. */
@@ -116,6 +142,12 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             c->cycle_interval = d;
         else
             c->grace_ms = (int64_t)(d * 1000.0);
+    } else if (!strcmp(key, "retention")) {
+        if (server_parse_retention(v, &c->retention_ms) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'retention' must be a duration above 0 (\"7d\", \"36h\", \"90m\" or "
+                           "seconds), not '%s'",
+                           v);
     } else if (!strcmp(key, "sync")) {
         if (store_sync_parse(v, &c->sync, NULL) < 0)
             return err_set(err, ERR_INVALID, "'sync' must be full, meta or none, not '%s'", v);
@@ -136,7 +168,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         return err_set(err, ERR_INVALID,
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
-                       "log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
+                       "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
                        "scheduler_name, field_validation)",
                        key);
     }

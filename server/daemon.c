@@ -151,7 +151,8 @@ int server_run(const struct server_config *c, struct err *err)
                                   /* grace_period: 0 means at the next cycle, not the
                                      scheduler's default */
                                   .grace_ms = c->grace_ms > 0 ? c->grace_ms : 1,
-                                  .mirrored = c->kubeconfig != NULL};
+                                  .mirrored = c->kubeconfig != NULL,
+                                  .retention_ms = c->retention_ms};
     struct cycler cy = {.interval = c->cycle_interval};
     struct store *st = NULL;
     struct api *api = NULL;

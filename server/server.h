@@ -42,6 +42,8 @@ struct server_config {
     enum store_sync sync;  /* default full */
     int mark_running;      /* standalone: bound pods become Running */
     int64_t grace_ms;      /* grace_period, default 30 s */
+    int64_t retention_ms;  /* retention: how long a preempted job's record stays answerable
+                              after its pods are gone; default 7 days */
     enum log_level log_level;
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
     char *ui_dir;    /* NULL: the compiled-in web/static */
@@ -53,6 +55,10 @@ struct server_config {
     char *kube_context;
     char *scheduler_name;
 };
+
+/* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").
+ * Above 0 and at most 3650 days. Returns 0 with *ms, or -1. */
+int server_parse_retention(const char *v, int64_t *ms);
 
 /* Fills the defaults. */
 void server_config_init(struct server_config *c);

@@ -571,16 +571,26 @@ START_TEST(test_cli_why_topology_and_preemption_parts)
     line_at(r.out, "  Victims (ledger entry ");
     cli_result_release(&r);
 
-    /* the victim's side: describe names its preemptor */
+    /* the victim's side: describe names every preemptor with its ledger entry */
     json_t *job = run_json(ARGS("get", "job", "batch/etl-a", "-o", "json"));
-    json_t *pb = json_object_get(job, "preemptedBy");
+    json_t *pb = json_object_get(job, "preemptedBy"), *x;
     ck_assert_msg(json_is_object(pb), "batch/etl-a was preempted");
+    ck_assert_uint_gt(json_array_size(json_object_get(pb, "preemptors")), 0);
     run_ok(&r, NULL, ARGS("describe", "job", "batch/etl-a"));
-    want = xasprintf("PreemptedBy: %s (cycle %lld, ",
-                     json_string_value(json_object_get(pb, "preemptor")),
-                     (long long)json_integer_value(json_object_get(pb, "cycle")));
-    line_at(r.out, want);
-    free(want);
+    line_at(r.out, "State:       Preempted\n");
+    size_t i;
+    json_array_foreach(json_object_get(pb, "preemptors"), i, x)
+    {
+        want = xasprintf("%s %s (cycle %lld, ", i ? "            " : "PreemptedBy:",
+                         json_string_value(json_object_get(x, "preemptor")),
+                         (long long)json_integer_value(json_object_get(x, "cycle")));
+        l = line_at(r.out, want);
+        free(want);
+        want = xasprintf("ledger entry %lld, ",
+                         (long long)json_integer_value(json_object_get(x, "ledger")));
+        ck_assert_msg(strstr(l, want) && strstr(l, want) < strchr(l, '\n'), "%s", r.out);
+        free(want);
+    }
     cli_result_release(&r);
     json_decref(job);
 }

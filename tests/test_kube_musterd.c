@@ -155,6 +155,24 @@ START_TEST(test_kube_musterd_preempts_through_the_api)
     ck_assert_int_eq(json_array_size(victims), 1);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(victims, 0), "pod")), victim);
     json_decref(ledger);
+
+    /* the victim, deleted by the API server, still answers: Preempted by default/hi */
+    char path[128];
+    snprintf(path, sizeof(path), "/api/v1/jobs/%s", victim);
+    json_t *job = get(path);
+    ck_assert_str_eq(json_string_value(json_object_get(job, "state")), "Preempted");
+    json_t *by = json_object_get(json_object_get(job, "preemptedBy"), "preemptors");
+    ck_assert_int_eq(json_array_size(by), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(by, 0), "preemptor")),
+                     "default/hi");
+    ck_assert_ptr_nonnull(
+        json_string_value(json_object_get(json_object_get(job, "preemptedBy"), "retainedUntil")));
+    json_decref(job);
+    snprintf(path, sizeof(path), "/api/v1/jobs/%s/why", victim);
+    json_t *why = get(path);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(why, "primary"), "code")),
+                     "PreemptedBy");
+    json_decref(why);
     ck_assert_int_eq(musterd_stop(&md), 0);
     musterd_cleanup(&md);
 }

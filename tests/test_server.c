@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "http_client.h"
+#include "server.h"
 #include "check_run.h"
 
 static struct musterd md;
@@ -116,6 +117,9 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("auth_reads: maybe\n", "line 1", "true or false");
     expect_config_error("listen: [a, b\n", "line", "config");
     expect_config_error("- a\n- b\n", "line 1", "mapping");
+    expect_config_error("retention: 0\n", "line 1", "'retention' must be a duration above 0");
+    expect_config_error("\nretention: 7 weeks\n", "line 2", "'retention'");
+    expect_config_error("retention: 7w\n", "line 1", "'retention'");
 
     const char *missing[] = {"--config", "/tmp/muster-no-such-config.yaml", NULL};
     char *err = NULL;
@@ -126,10 +130,45 @@ START_TEST(test_server_config_errors_name_the_line)
     ck_assert_int_eq(musterd_run(bad_flag, &err), 2);
     ck_assert_ptr_nonnull(strstr(err, "unknown argument '--colour'"));
     free(err);
+    const char *bad_retention[] = {"--retention", "-1d", NULL};
+    ck_assert_int_eq(musterd_run(bad_retention, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "flag '--retention' must be a duration above 0"));
+    free(err);
     const char *bad_level[] = {"--log-level", "loud", NULL};
     ck_assert_int_eq(musterd_run(bad_level, &err), 2);
     ck_assert_ptr_nonnull(strstr(err, "--log-level"));
     free(err);
+}
+END_TEST
+
+/* retention: seconds or s/m/h/d, above 0; 7 days when not set */
+START_TEST(test_server_retention_parse)
+{
+    static const struct {
+        const char *text;
+        int64_t ms; /* -1: refused */
+    } cases[] = {{"7d", 7LL * 86400000},
+                 {"36h", 36LL * 3600000},
+                 {"90m", 5400000},
+                 {"45s", 45000},
+                 {"3600", 3600000},
+                 {"0.5", 500},
+                 {"0", -1},
+                 {"-1d", -1},
+                 {"7w", -1},
+                 {"", -1},
+                 {"d", -1},
+                 {"1dd", -1}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t ms = 0;
+        int rc = server_parse_retention(cases[i].text, &ms);
+        ck_assert_msg(cases[i].ms < 0 ? rc < 0 : rc == 0 && ms == cases[i].ms,
+                      "'%s': rc %d, %lld ms", cases[i].text, rc, (long long)ms);
+    }
+    struct server_config c;
+    server_config_init(&c);
+    ck_assert_int_eq(c.retention_ms, 7LL * 86400000);
+    server_config_release(&c);
 }
 END_TEST
 
@@ -196,6 +235,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_second_instance_exits_in_use);
     tcase_add_test(tc, test_server_config_errors_name_the_line);
     tcase_add_test(tc, test_server_help_and_version);
+    tcase_add_test(tc, test_server_retention_parse);
     tcase_add_test(tc, test_server_flags_override_config);
     tcase_add_test(tc, test_server_cycle_runs_soon_after_apply);
     suite_add_tcase(s, tc);

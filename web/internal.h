@@ -147,6 +147,7 @@ void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);
 void api__preemptions_list(struct req *r);
+void api__preemption_get(struct req *r);
 void api__cycles_run(struct req *r);
 /* Serves GET requests outside /api/ from the UI directory; 404 JSON when absent. */
 void api__static(struct req *r);

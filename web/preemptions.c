@@ -1,4 +1,5 @@
-/* preemptions.c - GET /api/v1/preemptions?job=&victim=&since=: the preemption ledger. */
+/* preemptions.c - GET /api/v1/preemptions?job=&victim=&since=: the preemption ledger;
+ * GET /api/v1/preemptions/{id}: one entry (the links of victims' whys). */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -21,4 +22,14 @@ out:
     free(job);
     free(victim);
     free(since);
+}
+
+void api__preemption_get(struct req *r)
+{
+    struct err err = ERR_INIT;
+    json_t *entry = NULL;
+    if (sched_preemption(r->api->sched, r->params[0], &entry, &err) < 0)
+        api__reply_error(r, &err);
+    else
+        api__reply_json(r, 200, entry);
 }

@@ -53,6 +53,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "", 0},
     {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "", 0},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", 0},
+    {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", 0},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

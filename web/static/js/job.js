@@ -41,6 +41,18 @@ export function mount(el, route) {
   return { refresh };
 }
 
+// Every preemption that took pods of the job (the ledger's victim record), each with its
+// ledger entry; older records name only the last preemptor.
+function preemptedBy(j) {
+  const pb = j.preemptedBy;
+  const all = pb.preemptors && pb.preemptors.length ? pb.preemptors :
+    [{ preemptor: pb.preemptor, cycle: pb.cycle, ts: pb.ts, ledger: pb.id }];
+  return h('span', { class: 'preempted-by' }, all.map((p, i) => [i ? '; ' : '',
+    jobLink(p.preemptor), ` in cycle ${p.cycle}, ${fmtTime(p.ts)} `,
+    h('a', { href: '#/preemptions?job=' + encodeURIComponent(p.preemptor) },
+      `(ledger entry ${p.ledger})`)]));
+}
+
 function drawHead(el, j) {
   const group = j.gangGroup || [];
   clear(el, kv([
@@ -49,10 +61,9 @@ function drawHead(el, j) {
     ['priority', j.priority],
     ['minMember', j.minMember],
     ['placed / pending', `${j.placed ?? 0} / ${j.pending ?? 0}`],
-    j.preemptedBy ? ['preempted by', h('span', { class: 'preempted-by' },
-      jobLink(j.preemptedBy.preemptor), ` in cycle ${j.preemptedBy.cycle}, ` +
-      `${fmtTime(j.preemptedBy.ts)} `, h('a', { href: '#/preemptions?victim=' +
-      encodeURIComponent(j.id) }, `(ledger entry ${j.preemptedBy.id})`))] : null,
+    j.preemptedBy ? ['preempted by', preemptedBy(j)] : null,
+    j.preemptedBy?.retainedUntil ? ['retained until', `${fmtTime(j.preemptedBy.retainedUntil)} ` +
+      `(its pods are gone since ${fmtTime(j.preemptedBy.goneAt)})`] : null,
     group.length ? ['gang group', group.map((g, i) => [i ? ', ' : '', jobLink(g)])] : null,
     ['created', `${fmtTime(j.creationTimestamp)} (${age(j.creationTimestamp)} ago)`],
     ['topology', h('a', { href: `#/topology?job=${encodeURIComponent(j.id)}` },

@@ -4,7 +4,7 @@ import { loadJobs } from './data.js';
 import { age, clear, h, jobLink, stateBadge, table } from './dom.js';
 
 const STATES = ['', 'Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
-  'Finished'];
+  'Preempted', 'Finished'];
 
 const COLS = [
   { key: 'id', label: 'job', get: (j) => jobLink(j.id), val: (j) => j.id },

@@ -8,7 +8,7 @@ import { bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
 // Recent decisions: the newest audit records (GET /api/v1/audit?tail=N), repeats folded.
 const TAIL = 500;
 const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
-  'Finished'];
+  'Preempted', 'Finished'];
 
 export function mount(el) {
   const cap = h('section', { 'aria-labelledby': 'ov-cap' });
