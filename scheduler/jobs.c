@@ -12,6 +12,10 @@
  *   TimedOut       a gang unsatisfied past its timeout at the last attempt (cycle_timeout.c)
  *   Starving       preempted for, its nominations cleared by a higher-priority
  *                  preemptor, not placed yet
+ *
+ * Every job of the API carries "reason": the primary code of its why document ("" when
+ * nothing blocks it), read from the stored documents after the view's lock is released
+ * (sched__why_untried_code for a job no cycle has tried).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@
 #include "core.h"
 #include "names.h"
 #include "preempt.h"
+#include "why.h"
 
 static const char *const state_names[] = {
 #define SCHED__STATE_NAME(name, str, meaning) str,
@@ -120,6 +125,33 @@ static int cmp_json_id(const void *a, const void *b)
                   json_string_value(json_object_get(*(json_t *const *)b, "id")));
 }
 
+/* Sets "reason" of items[0..n) (ids in "id"); untried[i]: the code for a job without a
+ * why document. Reads the documents in one read transaction, outside the view's lock. */
+static int add_reasons(struct sched *s, json_t **items, const int *untried, size_t n,
+                       struct err *err)
+{
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        json_t *doc = NULL;
+        const char *id = json_string_value(json_object_get(items[i], "id"));
+        rc = store_doc_get(txn, STORE_DB_WHY, id, &doc, err);
+        const char *code = NULL;
+        if (rc == ERR_NOT_FOUND) {
+            err_clear(err);
+            rc = 0;
+            code = untried[i] >= 0 ? why_code_name(untried[i]) : "";
+        } else if (rc == 0) {
+            code = json_string_value(json_object_get(json_object_get(doc, "primary"), "code"));
+        }
+        if (rc == 0)
+            json_object_set_new(items[i], "reason", json_string(code ? code : ""));
+        json_decref(doc);
+    }
+    store_txn_abort(&txn);
+    return rc;
+}
+
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err)
 {
     enum sched_job_state want = SCHED_JOB_PENDING;
@@ -128,14 +160,24 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
     pthread_mutex_lock(&s->mu);
     struct sched_view *v = s->v;
     json_t **items = xcalloc(v->njobs + 1, sizeof(*items));
+    int *untried = xcalloc(v->njobs + 1, sizeof(int));
     size_t n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
         if (!j->alive || (state && sched__job_state(s, j) != want))
             continue;
+        untried[n] = sched__why_untried_code(s, j);
         items[n++] = sched__job_json(s, j);
     }
     pthread_mutex_unlock(&s->mu);
+    int rc = add_reasons(s, items, untried, n, err);
+    free(untried);
+    if (rc < 0) {
+        for (size_t i = 0; i < n; i++)
+            json_decref(items[i]);
+        free(items);
+        return rc;
+    }
     qsort(items, n, sizeof(*items), cmp_json_id);
     *out = json_array();
     for (size_t i = 0; i < n; i++)
@@ -146,16 +188,22 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
 
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
 {
-    int rc = 0;
+    int rc = 0, untried = -1;
     pthread_mutex_lock(&s->mu);
     int ji = sched__view_job(s->v, id);
     if (ji < 0)
         rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
-    else
+    else {
         *out = sched__job_json(s, &s->v->jobs[ji]);
+        untried = sched__why_untried_code(s, &s->v->jobs[ji]);
+    }
     json_t *by = rc == 0 ? sched__ledger_preempted_by(s, id) : NULL;
     if (rc == 0)
         json_object_set_new(*out, "preemptedBy", by ? by : json_null());
     pthread_mutex_unlock(&s->mu);
+    if (rc == 0 && (rc = add_reasons(s, out, &untried, 1, err)) < 0) {
+        json_decref(*out);
+        *out = NULL;
+    }
     return rc;
 }
