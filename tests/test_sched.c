@@ -124,8 +124,8 @@ static void expect_why(struct sched_util *u, const char *name, json_t *exp)
         {
             json_t *got = at_path(w, path);
             char *gs = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
-            int ok = json_is_string(want)
-                         ? json_is_string(got) && strstr(json_string_value(got), json_string_value(want))
+            int ok = json_is_string(want) ? json_is_string(got) && strstr(json_string_value(got),
+                                                                          json_string_value(want))
                      : json_is_null(want) ? !got || json_is_null(got)
                                           : got && json_equal(got, want);
             ck_assert_msg(ok, "case '%s': job '%s' why %s is %s, expected %s", name, job, path,
