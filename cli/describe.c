@@ -281,9 +281,12 @@ void cli__print_why(struct cli *cli, json_t *why, FILE *out)
                 s_of(pod, "job") ? s_of(pod, "job") : "?");
     if (s_of(why, "state"))
         fprintf(out, "State:       %s\n", s_of(why, "state"));
-    if (json_object_get(why, "cycle"))
+    if (json_object_get(why, "auditSeq"))
         fprintf(out, "Computed:    cycle %lld, audit seq %lld\n", i_of(why, "cycle"),
                 i_of(why, "auditSeq"));
+    else if (json_object_get(why, "cycle")) /* no cycle has tried the job: nothing stored */
+        fprintf(out, "Computed:    not tried by a cycle yet (now cycle %lld)\n",
+                i_of(why, "cycle"));
     if (json_is_object(p))
         fprintf(out, "Primary:     %s (%s): %s\n", s_of(p, "code") ? s_of(p, "code") : "?",
                 s_of(p, "class") ? s_of(p, "class") : "?",
