@@ -35,6 +35,11 @@ struct sched_cyc {
      * later in the cycle are not in it and need not be: jobs run in priority order, so
      * they are never of lower priority than a later preemptor and never its victims. */
     int *by_node_off, *by_node;
+    /* The allocatable of every schedulable node summed per resource ([v->nres], NULL until
+     * the first attempt asks: cycle_attempt.c's ExceedsClusterCapacity), and the counts of
+     * live and of cordoned nodes. Nodes do not change within a cycle. */
+    int64_t *cluster_alloc;
+    long cluster_nodes, cluster_cordoned;
 };
 
 /* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */

@@ -155,7 +155,6 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
 {
     struct sched_view *v = c->v;
     int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
-    int64_t *have = xcalloc(v->nres + 1, sizeof(int64_t));
     for (size_t m = 0; m < a->njobs; m++) {
         const struct sv_job *j = &v->jobs[a->jobs[m]];
         long want = a->m[m].satisfied ? 0 : sched__job_min(j) - a->m[m].base;
@@ -169,15 +168,20 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
             }
         }
     }
-    size_t nn;
-    long cordoned = 0;
-    const int *order = sched__view_node_order(v, &nn);
-    for (size_t i = 0; i < nn; i++) {
-        const struct sv_node *n = &v->nodes[order[i]];
-        cordoned += n->m.unschedulable != 0;
-        for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
-            have[r] += n->alloc[r];
+    if (!c->cluster_alloc) {
+        size_t nn;
+        const int *order = sched__view_node_order(v, &nn);
+        c->cluster_alloc = xcalloc(v->nres + 1, sizeof(int64_t));
+        c->cluster_nodes = (long)nn;
+        for (size_t i = 0; i < nn; i++) {
+            const struct sv_node *n = &v->nodes[order[i]];
+            c->cluster_cordoned += n->m.unschedulable != 0;
+            for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
+                c->cluster_alloc[r] += n->alloc[r];
+        }
     }
+    const int64_t *have = c->cluster_alloc;
+    long nn = c->cluster_nodes, cordoned = c->cluster_cordoned;
     for (size_t r = 0; nn && r < v->nres; r++) {
         if (need[r] <= have[r])
             continue;
@@ -187,7 +191,7 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
         model_quantity_format(have[r], milli, q_have, sizeof(q_have));
         char where[64] = "";
         if (cordoned)
-            snprintf(where, sizeof(where), " on its %ld schedulable nodes", (long)nn - cordoned);
+            snprintf(where, sizeof(where), " on its %ld schedulable nodes", nn - cordoned);
         sched__blocker_add(&a->blockers, WHY_EXCEEDS_CLUSTER,
                            json_pack("{s:s,s:I,s:I}", "resource", v->res[r], "need",
                                      (json_int_t)need[r], "capacity", (json_int_t)have[r]),
@@ -195,12 +199,16 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
         break; /* the first resource says it; the others add nothing a user can act on */
     }
     free(need);
-    free(have);
 }
 
 /* 1 when some node that passes the shape's static filters could hold it empty. */
-static int shape_can_fit(struct sched_view *v, const struct sv_shape *sh)
+static int shape_can_fit(struct sched_cyc *c, const struct sv_shape *sh)
 {
+    struct sched_view *v = c->v;
+    if (sh->nf && sh->nf_cycle == c->cycle) /* the node filter of this cycle knows: nodes
+                                               do not change within a cycle */
+        return sh->nf_code != WHY_NO_NODES && sh->nf_code != WHY_NO_MATCHING_NODE &&
+               sh->nf_code != WHY_EXCEEDS_ALLOCATABLE;
     size_t nn;
     const int *order = sched__view_node_order(v, &nn);
     for (size_t i = 0; i < nn; i++) {
@@ -231,7 +239,7 @@ static void moot_check(struct sched_cyc *c, struct sched_attempt *a)
             if (p->job != a->jobs[m])
                 continue;
             if (!can[p->shape])
-                can[p->shape] = shape_can_fit(v, &v->shapes[p->shape]) ? 1 : -1;
+                can[p->shape] = shape_can_fit(c, &v->shapes[p->shape]) ? 1 : -1;
             if (can[p->shape] > 0)
                 usable++;
             else if (never < 0)
