@@ -25,7 +25,7 @@ static const char usage_text[] =
     "      [-n NS | -A] [--node N] [--phase P] [--state S]\n"
     "  delete KIND NAME [-n NS]             delete an object\n"
     "  describe job NS/NAME                 a job, its members and why\n"
-    "  why NS/NAME                          why a job is where it is\n"
+    "  why NS/NAME                          why a job (or a pod's job) is where it is\n"
     "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
     "      [--limit N]                      the audit log as NDJSON\n"
     "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain\n"

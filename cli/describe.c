@@ -71,7 +71,10 @@ static void print_gang(json_t *why, FILE *out)
         fprintf(out, "  %s: minMember %lld, members %lld, bound %lld, placeable %lld",
                 s_of(g, "podGroup") ? s_of(g, "podGroup") : "?", i_of(g, "minMember"),
                 i_of(g, "members"), i_of(g, "bound"), i_of(g, "placeable"));
-        long long short_by = i_of(g, "minMember") - i_of(g, "bound") - i_of(g, "placeable");
+        /* placeable counts the bound pods already (bound + placed in the attempt) */
+        long long have =
+            i_of(g, "placeable") > i_of(g, "bound") ? i_of(g, "placeable") : i_of(g, "bound");
+        long long short_by = i_of(g, "minMember") - have;
         if (short_by > 0)
             fprintf(out, " (short by %lld)", short_by);
         fputc('\n', out);
@@ -202,7 +205,8 @@ out:
 static void print_preemption(struct cli *cli, json_t *why, FILE *out)
 {
     json_t *p = json_object_get(why, "preemption");
-    if (!json_is_object(p))
+    /* only when preemption was relevant: a verdict was reached (docs/why.md) */
+    if (!json_is_object(p) || !s_of(p, "code") || json_is_false(json_object_get(p, "relevant")))
         return;
     const char *code = s_of(p, "code");
     int attempted = json_is_true(json_object_get(p, "attempted"));
@@ -275,11 +279,19 @@ void cli__print_why(struct cli *cli, json_t *why, FILE *out)
 {
     json_t *p = json_object_get(why, "primary");
     fprintf(out, "Job:         %s\n", s_of(why, "job") ? s_of(why, "job") : "?");
+    json_t *pod = json_object_get(why, "pod");
+    if (json_is_object(pod))
+        fprintf(out, "Pod:         %s (a member of job %s)\n",
+                s_of(pod, "name") ? s_of(pod, "name") : "?",
+                s_of(pod, "job") ? s_of(pod, "job") : "?");
     if (s_of(why, "state"))
         fprintf(out, "State:       %s\n", s_of(why, "state"));
-    if (json_object_get(why, "cycle"))
+    if (json_object_get(why, "auditSeq"))
         fprintf(out, "Computed:    cycle %lld, audit seq %lld\n", i_of(why, "cycle"),
                 i_of(why, "auditSeq"));
+    else if (json_object_get(why, "cycle")) /* no cycle has tried the job: nothing stored */
+        fprintf(out, "Computed:    not tried by a cycle yet (now cycle %lld)\n",
+                i_of(why, "cycle"));
     if (json_is_object(p))
         fprintf(out, "Primary:     %s (%s): %s\n", s_of(p, "code") ? s_of(p, "code") : "?",
                 s_of(p, "class") ? s_of(p, "class") : "?",

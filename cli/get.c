@@ -140,9 +140,11 @@ static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
     snprintf(pending, sizeof(pending), "%lld",
              (long long)json_integer_value(json_object_get(job, "pending")));
     cli__age(cli, job, age, sizeof(age));
+    const char *reason = str_at(job, "reason", NULL);
     const char *row[] = {str_at(job, "namespace", NULL),
                          str_at(job, "name", NULL),
                          str_at(job, "state", NULL),
+                         reason && *reason ? reason : "<none>",
                          prio,
                          min,
                          placed,
@@ -157,7 +159,7 @@ static const char *const pg_cols[] = {"namespace", "name", "minmember", "age"};
 static const char *const cnt_cols[] = {"name", "layers", "age"};
 static const char *const pc_cols[] = {"name", "value", "global-default", "preemption-policy",
                                       "age"};
-static const char *const job_cols[] = {"namespace", "name",   "state",   "priority",
+static const char *const job_cols[] = {"namespace", "name",   "state",   "reason", "priority",
                                        "min",       "placed", "pending", "age"};
 
 /* Prints a list (or one object) of a resource as a table. */
@@ -174,7 +176,7 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
     else if (is_pg)
         t = all_ns ? cli_table_new(4, pg_cols) : cli_table_new(3, pg_cols + 1);
     else if (is_job)
-        t = cli_table_new(8, job_cols);
+        t = cli_table_new(9, job_cols);
     else if (is_pc)
         t = cli_table_new(5, pc_cols);
     else

@@ -138,6 +138,7 @@ out:
     free(order);
     free(c.ops);
     free(c.touched);
+    free(c.cluster_alloc);
     free(c.by_node_off);
     free(c.by_node);
     return rc;

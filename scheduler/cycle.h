@@ -35,6 +35,11 @@ struct sched_cyc {
      * later in the cycle are not in it and need not be: jobs run in priority order, so
      * they are never of lower priority than a later preemptor and never its victims. */
     int *by_node_off, *by_node;
+    /* The allocatable of every schedulable node summed per resource ([v->nres], NULL until
+     * the first attempt asks: cycle_attempt.c's ExceedsClusterCapacity), and the counts of
+     * live and of cordoned nodes. Nodes do not change within a cycle. */
+    int64_t *cluster_alloc;
+    long cluster_nodes, cluster_cordoned;
 };
 
 /* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */
@@ -80,6 +85,7 @@ struct sched_attempt {
     struct sched_blockers blockers;
     json_t *topology; /* the why document's topology part (new), NULL without gather */
     struct sched_preempt_verdict preempt; /* code -1 when preemption was not tried */
+    char moot[256]; /* why preemption cannot help (cycle_attempt.c), "" when it may */
 };
 /* The member index of job in the attempt, -1 when it is not a member. */
 int sched__attempt_member(const struct sched_attempt *a, int job);

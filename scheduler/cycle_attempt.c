@@ -15,6 +15,12 @@
  * placed on its nominated nodes (place_nominated), waiting while victims terminate there.
  * A pending pod that carries a field muster does not support (model_unsupported_field:
  * only mirrored pods can) blocks its job.
+ *
+ * The why never misleads: a job whose demand (its bound pods plus the pending pods its
+ * gangs still need) is larger than the whole cluster's allocatable is answered with
+ * ExceedsClusterCapacity before any placement; preemption is tried only when it could help
+ * (not when a pod the job needs fits no node even empty: a nodeSelector nobody carries, a
+ * request larger than any node), and the why then says why it was not relevant.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +142,117 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             }
         }
     }
+}
+
+/* Adds the demand of pod p to need[] (resources indexed as in the view). */
+static void demand_add(const struct sv_pod *p, int64_t *need)
+{
+    for (int r = 0; r < p->nreq; r++)
+        need[p->req[r].res] += p->req[r].v;
+}
+
+/* ExceedsClusterCapacity: the job's bound pods and the pending pods its unsatisfied gangs
+ * still need ask for more of a resource than every schedulable node has together. */
+static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t m = 0; m < a->njobs; m++) {
+        const struct sv_job *j = &v->jobs[a->jobs[m]];
+        long want = a->m[m].satisfied ? 0 : sched__job_min(j) - a->m[m].base;
+        for (size_t i = 0; i < j->npods; i++) {
+            const struct sv_pod *p = &v->pods[j->pods[i]];
+            if (p->counted)
+                demand_add(p, need);
+            else if (want > 0 && sched__pod_pending(p)) {
+                demand_add(p, need);
+                want--;
+            }
+        }
+    }
+    if (!c->cluster_alloc) {
+        size_t nn;
+        const int *order = sched__view_node_order(v, &nn);
+        c->cluster_alloc = xcalloc(v->nres + 1, sizeof(int64_t));
+        c->cluster_nodes = (long)nn;
+        for (size_t i = 0; i < nn; i++) {
+            const struct sv_node *n = &v->nodes[order[i]];
+            c->cluster_cordoned += n->m.unschedulable != 0;
+            for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
+                c->cluster_alloc[r] += n->alloc[r];
+        }
+    }
+    const int64_t *have = c->cluster_alloc;
+    long nn = c->cluster_nodes, cordoned = c->cluster_cordoned;
+    for (size_t r = 0; nn && r < v->nres; r++) {
+        if (need[r] <= have[r])
+            continue;
+        char q_need[32], q_have[32];
+        int milli = model_resource_is_milli(v->res[r]);
+        model_quantity_format(need[r], milli, q_need, sizeof(q_need));
+        model_quantity_format(have[r], milli, q_have, sizeof(q_have));
+        char where[64] = "";
+        if (cordoned)
+            snprintf(where, sizeof(where), " on its %ld schedulable nodes", nn - cordoned);
+        sched__blocker_add(&a->blockers, WHY_EXCEEDS_CLUSTER,
+                           json_pack("{s:s,s:I,s:I}", "resource", v->res[r], "need",
+                                     (json_int_t)need[r], "capacity", (json_int_t)have[r]),
+                           "needs %s %s, the cluster has %s%s", q_need, v->res[r], q_have, where);
+        break; /* the first resource says it; the others add nothing a user can act on */
+    }
+    free(need);
+}
+
+/* 1 when some node that passes the shape's static filters could hold it empty. */
+static int shape_can_fit(struct sched_cyc *c, const struct sv_shape *sh)
+{
+    struct sched_view *v = c->v;
+    if (sh->nf && sh->nf_cycle == c->cycle) /* the node filter of this cycle knows: nodes
+                                               do not change within a cycle */
+        return sh->nf_code != WHY_NO_NODES && sh->nf_code != WHY_NO_MATCHING_NODE &&
+               sh->nf_code != WHY_EXCEEDS_ALLOCATABLE;
+    size_t nn;
+    const int *order = sched__view_node_order(v, &nn);
+    for (size_t i = 0; i < nn; i++) {
+        const struct sv_node *n = &v->nodes[order[i]];
+        int ok = sched__fit_static(n, sh) == SCHED_FIT_OK;
+        for (int k = 0; ok && k < sh->nreq; k++)
+            ok = sh->req[k].v <= n->alloc[sh->req[k].res];
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* Fills a->moot when preemption cannot help: a member still needs more pods than it has
+ * pods that fit some node even with every other pod removed. */
+static void moot_check(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    signed char *can = xcalloc(v->nshapes + 1, 1); /* 0 unknown, 1 fits, -1 never */
+    for (size_t m = 0; m < a->njobs && !*a->moot; m++) {
+        const struct sv_job *j = &v->jobs[a->jobs[m]];
+        if (a->m[m].satisfied)
+            continue;
+        long usable = a->m[m].base;
+        int never = -1;
+        for (size_t i = 0; i < a->npods; i++) {
+            const struct sv_pod *p = &v->pods[a->pods[i]];
+            if (p->job != a->jobs[m])
+                continue;
+            if (!can[p->shape])
+                can[p->shape] = shape_can_fit(c, &v->shapes[p->shape]) ? 1 : -1;
+            if (can[p->shape] > 0)
+                usable++;
+            else if (never < 0)
+                never = a->pods[i];
+        }
+        if (never >= 0 && usable < sched__job_min(j))
+            snprintf(a->moot, sizeof(a->moot),
+                     "not relevant: pod '%s' fits no node even with every other pod removed",
+                     v->pods[never].key);
+    }
+    free(can);
 }
 
 static int cmp_pod_order(const void *x, const void *y, void *ctx)
@@ -261,8 +378,10 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
         json_decref(sh->nf);
         json_decref(sh->nf_ahead);
         sh->nf = sched__node_filter(c->v, pi, &sh->nf_code, &own);
-        sh->nf_ahead =
-            sh->nf_code == WHY_INSUFFICIENT || sh->nf_code < 0 ? sched__ahead(c, pi) : json_array();
+        sh->nf_ahead = sh->nf_code == WHY_INSUFFICIENT || sh->nf_code == WHY_CAPACITY_RESERVED ||
+                               sh->nf_code < 0
+                           ? sched__ahead(c, pi)
+                           : json_array();
         sh->nf_epoch = own ? 0 : c->v->epoch; /* a pod's own rules: not for its shape */
         sh->nf_cycle = c->cycle;
     }
@@ -305,7 +424,10 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
 {
     int rc = 0;
     json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
-    json_t *preemption = a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt) : NULL;
+    json_t *preemption =
+        a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt)
+        : *a->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", a->moot)
+                   : NULL;
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
@@ -390,6 +512,8 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     json_t *placement = NULL, *nf = NULL, *ahead = NULL;
     int rc = 0, ok = 1, timed_out = 0;
     members_and_checks(c, ji, &a);
+    if (!a.blockers.n)
+        cluster_check(c, &a);
     if (a.blockers.n) {
         rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
         goto out;
@@ -451,7 +575,9 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     /* A gang that timed out is not preempted for: it is tried again at the next cycle. */
     if ((rc = sched__timeout(c, &a, ok, &timed_out, err)) < 0)
         goto out;
-    if (!ok && !timed_out && (rc = preempt(c, &a, ji, fp, err)) < 0)
+    if (!ok && !timed_out)
+        moot_check(c, &a);
+    if (!ok && !timed_out && !*a.moot && (rc = preempt(c, &a, ji, fp, err)) < 0)
         goto out;
     rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
 out:

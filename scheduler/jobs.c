@@ -15,6 +15,10 @@
  *   Preempted      a victim: pods terminating because of a preemption, or pods gone
  *                  (sched__job_preempted); a job whose pods are all gone is answered
  *                  from the ledger's victim record until its retention ends
+ *
+ * Every job of the API carries "reason": the primary code of its why document ("" when
+ * nothing blocks it), read from the stored documents after the view's lock is released
+ * (sched__why_untried_code for a job no cycle has tried).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 
 #include "clock.h"
 #include "core.h"
+#include "why.h"
 #include "names.h"
 #include "preempt.h"
 
@@ -190,6 +195,33 @@ static int add_retained(struct sched *s, json_t *ids, json_t *items, struct err 
     return rc;
 }
 
+/* Sets "reason" of items[0..n) (ids in "id"); untried[i]: the code for a job without a
+ * why document. Reads the documents in one read transaction, outside the view's lock. */
+static int add_reasons(struct sched *s, json_t **items, const int *untried, size_t n,
+                       struct err *err)
+{
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        json_t *doc = NULL;
+        const char *id = json_string_value(json_object_get(items[i], "id"));
+        rc = store_doc_get(txn, STORE_DB_WHY, id, &doc, err);
+        const char *code = NULL;
+        if (rc == ERR_NOT_FOUND) {
+            err_clear(err);
+            rc = 0;
+            code = untried[i] >= 0 ? why_code_name(untried[i]) : "";
+        } else if (rc == 0) {
+            code = json_string_value(json_object_get(json_object_get(doc, "primary"), "code"));
+        }
+        if (rc == 0)
+            json_object_set_new(items[i], "reason", json_string(code ? code : ""));
+        json_decref(doc);
+    }
+    store_txn_abort(&txn);
+    return rc;
+}
+
 static int cmp_json_id(const void *a, const void *b)
 {
     return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "id")),
@@ -205,11 +237,13 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
     struct sched_view *v = s->v;
     json_t *gone = !state || want == SCHED_JOB_PREEMPTED ? gone_victims(v) : json_array();
     json_t **items = xcalloc(v->njobs + json_array_size(gone) + 1, sizeof(*items));
+    int *untried = xcalloc(v->njobs + json_array_size(gone) + 1, sizeof(int));
     size_t n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
         if (!j->alive || (state && sched__job_state(s, j) != want))
             continue;
+        untried[n] = sched__why_untried_code(s, j);
         items[n++] = sched__job_json(s, j);
     }
     pthread_mutex_unlock(&s->mu);
@@ -217,9 +251,16 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
     int rc = add_retained(s, gone, retained, err);
     size_t i;
     json_t *o;
-    json_array_foreach(retained, i, o) items[n++] = json_incref(o);
+    json_array_foreach(retained, i, o)
+    {
+        untried[n] = -1;
+        items[n++] = json_incref(o);
+    }
     json_decref(retained);
     json_decref(gone);
+    if (rc == 0)
+        rc = add_reasons(s, items, untried, n, err);
+    free(untried);
     qsort(items, n, sizeof(*items), cmp_json_id);
     *out = rc < 0 ? NULL : json_array();
     for (i = 0; i < n; i++)
@@ -233,13 +274,14 @@ int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err
 
 int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
 {
-    int rc = 0;
+    int rc = 0, untried = -1;
     int32_t prio;
     pthread_mutex_lock(&s->mu);
     int ji = sched__view_job(s->v, id);
     json_t *by = sched__ledger_preempted_by(s, id);
     if (ji >= 0) {
         *out = sched__job_json(s, &s->v->jobs[ji]);
+        untried = sched__why_untried_code(s, &s->v->jobs[ji]);
         json_object_set_new(*out, "preemptedBy", by ? by : json_null());
     } else if (by && sched__view_victim(s->v, id, &prio) && (*out = retained_job_json(by))) {
         json_decref(by);
@@ -248,5 +290,9 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
         rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
     }
     pthread_mutex_unlock(&s->mu);
+    if (rc == 0 && (rc = add_reasons(s, out, &untried, 1, err)) < 0) {
+        json_decref(*out);
+        *out = NULL;
+    }
     return rc;
 }

@@ -36,12 +36,18 @@ int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh);
 int sched__fit_node_affinity(const struct sv_node *n, const struct sv_shape *sh);
 /* 1 when the shape tolerates every NoSchedule and NoExecute taint of the node. */
 int sched__fit_taints(const struct sv_node *n, const struct sv_shape *sh);
+/* The node's first NoSchedule or NoExecute taint the shape does not tolerate, or NULL. */
+const struct model_taint *sched__fit_untolerated(const struct sv_node *n,
+                                                 const struct sv_shape *sh);
 /* -1 when every request fits the free capacity, else the index (in sh->req) of the
  * first request that does not. self: the pod, whose own nomination is not a reservation. */
 int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
                    int self);
 int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                     int self);
+/* The job of the first pod nominated to n whose reservation counts against pod self of
+ * priority prio (the rule of sched__free), or -1: the why names whom capacity is held for. */
+int sched__reserver(const struct sched_view *v, const struct sv_node *n, int32_t prio, int self);
 /* Free amount of resource r on n for a pod of priority prio belonging to one of jobs: the
  * jobs' own nominations do not reserve against them. sched__free is this for self's job. */
 int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,

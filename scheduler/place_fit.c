@@ -60,14 +60,19 @@ static int tolerated(const struct model_taint *x, const struct sv_shape *sh)
     return 0;
 }
 
-int sched__fit_taints(const struct sv_node *n, const struct sv_shape *sh)
+const struct model_taint *sched__fit_untolerated(const struct sv_node *n, const struct sv_shape *sh)
 {
     for (size_t i = 0; i < n->m.ntaints; i++) {
         const struct model_taint *x = &n->m.taints[i];
         if ((streq(x->effect, "NoSchedule") || streq(x->effect, "NoExecute")) && !tolerated(x, sh))
-            return 0;
+            return x;
     }
-    return 1;
+    return NULL;
+}
+
+int sched__fit_taints(const struct sv_node *n, const struct sv_shape *sh)
+{
+    return sched__fit_untolerated(n, sh) == NULL;
 }
 
 int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh)
@@ -103,16 +108,21 @@ static void static_prefs(const struct sv_node *n, const struct sv_shape *sh, lon
 /* Reserved amount of resource r on n for a pod of priority prio of one of jobs: the one
  * rule for reservations, shared by fit and the gather placer. A job's own nominations
  * (a preemptor's gang, its GangGroup) do not reserve against it. */
+static int reserves(const struct sv_pod *p, int32_t prio, const int *jobs, size_t njobs)
+{
+    size_t k = 0;
+    while (k < njobs && jobs[k] != p->job)
+        k++;
+    return k == njobs && p->node < 0 && p->prio >= prio;
+}
+
 static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                         const int *jobs, size_t njobs)
 {
     int64_t sum = 0;
     for (size_t i = 0; i < n->nnom; i++) {
         const struct sv_pod *p = &v->pods[n->nominated[i]];
-        size_t k = 0;
-        while (k < njobs && jobs[k] != p->job)
-            k++;
-        if (k < njobs || p->node >= 0 || p->prio < prio)
+        if (!reserves(p, prio, jobs, njobs))
             continue;
         for (int q = 0; q < p->nreq; q++)
             if (p->req[q].res == r)
@@ -142,6 +152,15 @@ long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const
         cnt = k < cnt ? k : cnt;
     }
     return cnt;
+}
+
+int sched__reserver(const struct sched_view *v, const struct sv_node *n, int32_t prio, int self)
+{
+    int job = self >= 0 ? v->pods[self].job : -1;
+    for (size_t i = 0; i < n->nnom; i++)
+        if (reserves(&v->pods[n->nominated[i]], prio, &job, self >= 0))
+            return v->pods[n->nominated[i]].job;
+    return -1;
 }
 
 int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,

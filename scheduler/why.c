@@ -108,7 +108,7 @@ json_t *sched__blockers_json(const struct sched_blockers *bs)
 
 json_t *sched__preempt_verdict_json(const struct sched_preempt_verdict *v)
 {
-    json_t *o = json_pack("{s:b,s:s,s:s}", "attempted", v->attempted, "code",
+    json_t *o = json_pack("{s:b,s:b,s:s,s:s}", "attempted", v->attempted, "relevant", 1, "code",
                           why_code_name(v->code), "reason", v->reason);
     if (v->detail)
         json_object_update(o, v->detail);
@@ -122,43 +122,131 @@ void sched__preempt_verdict_release(struct sched_preempt_verdict *v)
     v->code = -1;
 }
 
+/* The gang part as the view has it now: {"podGroup", "minMember", "members", "bound",
+ * "placeable"} for job ji (a synthesized document's; bound is also its placeable). New. */
+static json_t *gang_now(struct sched_view *v, int ji)
+{
+    const struct sv_job *j = &v->jobs[ji];
+    int bound = 0;
+    for (size_t i = 0; i < j->npods; i++)
+        bound += model_pod_gang_bound(&v->pods[j->pods[i]].m);
+    return json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember", sched__job_min(j),
+                     "members", (int)j->npods, "bound", bound, "placeable", bound);
+}
+
+/* A stored document's state and gang counts as of now: the document was computed at its
+ * cycle, but a gang placed then is bound (and Running) by the time it is asked. */
+static void refresh(struct sched *s, json_t *doc)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(doc, "gang"), i, g)
+    {
+        int gj = sched__view_gang_job(s->v, json_string_value(json_object_get(g, "podGroup")));
+        if (gj < 0)
+            continue;
+        json_t *now = gang_now(s->v, gj);
+        json_object_set(g, "members", json_object_get(now, "members"));
+        json_object_set(g, "bound", json_object_get(now, "bound"));
+        json_decref(now);
+    }
+}
+
+int sched__why_untried_code(struct sched *s, const struct sv_job *j)
+{
+    enum sched_job_state st = sched__job_state(s, j);
+    if (j->gang && !j->has_pg)
+        return WHY_PODGROUP_MISSING;
+    if (st == SCHED_JOB_RUNNING || st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_FINISHED)
+        return -1;
+    return WHY_NOT_TRIED;
+}
+
+/* The document of a job no cycle has tried: NotTried, or what is already known without a
+ * cycle (PodGroup missing; nothing blocks a job that is bound). New. */
+static json_t *untried(struct sched *s, int ji, const char *state, uint64_t cycle)
+{
+    const struct sv_job *j = &s->v->jobs[ji];
+    int code = sched__why_untried_code(s, j);
+    json_t *primary;
+    if (code == WHY_PODGROUP_MISSING) {
+        char *msg = xasprintf("PodGroup '%s' does not exist", j->id);
+        primary = json_pack("{s:s,s:s,s:s}", "code", why_code_name(WHY_PODGROUP_MISSING), "class",
+                            why_class_name(why_code_class(WHY_PODGROUP_MISSING)), "message", msg);
+        free(msg);
+    } else if (code < 0)
+        primary = json_null();
+    else
+        primary = json_pack("{s:s,s:s,s:s}", "code", why_code_name(WHY_NOT_TRIED), "class",
+                            why_class_name(why_code_class(WHY_NOT_TRIED)), "message",
+                            "the job has not been tried by a scheduling cycle yet");
+    json_t *gang = json_array();
+    if (j->gang && j->has_pg)
+        json_array_append_new(gang, gang_now(s->v, ji));
+    return json_pack("{s:s,s:s,s:I,s:o,s:[],s:o,s:n,s:n,s:{s:b,s:b,s:s},s:[],s:[]}", "job", j->id,
+                     "state", state, "cycle", (json_int_t)cycle, "primary", primary, "blockers",
+                     "gang", gang, "nodeFilter", "topology", "preemption", "attempted", 0,
+                     "relevant", 0, "reason", "not tried yet", "ahead", "history");
+}
+
+/* The job id names (borrowed), or the job of the pod it names (*pod 1): a pod of a gang
+ * is answered by its gang. -1 when neither. */
+static int job_of_id(struct sched_view *v, const char *id, int *pod)
+{
+    int ji = sched__view_job(v, id);
+    *pod = 0;
+    if (ji >= 0)
+        return ji;
+    int pi = sched__view_pod(v, id);
+    if (pi < 0 || !v->pods[pi].alive || v->pods[pi].job < 0)
+        return -1;
+    *pod = 1;
+    return v->pods[pi].job;
+}
+
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
 {
     MDB_txn *txn = NULL;
     json_t *doc = NULL;
+    int pod = 0, victim = 0;
     int32_t prio;
     pthread_mutex_lock(&s->mu);
-    int ji = sched__view_job(s->v, id);
-    const char *state = ji >= 0 ? sched_job_state_name(sched__job_state(s, &s->v->jobs[ji]))
-                        : sched__view_victim(s->v, id, &prio)
-                            ? sched_job_state_name(SCHED_JOB_PREEMPTED)
-                            : NULL;
-    uint64_t cycle = s->cycle;
+    int ji = job_of_id(s->v, id, &pod);
+    /* a victim whose job left the view is answered from its stored document */
+    victim = ji < 0 && sched__view_victim(s->v, id, &prio);
+    char *jid = ji >= 0 ? xstrdup(s->v->jobs[ji].id) : victim ? xstrdup(id) : NULL;
     int64_t retention_ms = s->opts.retention_ms;
     pthread_mutex_unlock(&s->mu);
-    if (!state)
-        return err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
+    if (!jid)
+        return err_set(err, ERR_NOT_FOUND, "job '%s' not found (nor a pod of a job)", id);
     int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
     if (rc < 0)
         goto out;
-    rc = store_doc_get(txn, STORE_DB_WHY, id, &doc, err);
-    if (rc == ERR_NOT_FOUND && ji < 0) {
-        rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
-    } else if (rc == ERR_NOT_FOUND) {
+    rc = store_doc_get(txn, STORE_DB_WHY, jid, &doc, err);
+    if (rc == ERR_NOT_FOUND)
         err_clear(err);
-        doc = json_pack("{s:s,s:s,s:I,s:{s:s,s:s,s:s},s:[],s:[],s:n,s:n,s:{s:b,s:s},s:[],s:[]}",
-                        "job", id, "state", state, "cycle", (json_int_t)cycle, "primary", "code",
-                        why_code_name(WHY_NOT_TRIED), "class",
-                        why_class_name(why_code_class(WHY_NOT_TRIED)), "message",
-                        "the job has not been tried by a scheduling cycle yet", "blockers", "gang",
-                        "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
-                        "not tried yet", "ahead", "history");
-        rc = 0;
-    } else if (rc == 0) {
-        /* The state may have moved on (e.g. Running) since the document was stored. */
-        json_object_set_new(doc, "state", json_string(state));
+    if (rc == 0 || rc == ERR_NOT_FOUND) {
+        pthread_mutex_lock(&s->mu);
+        ji = sched__view_job(s->v, jid); /* the view may have changed meanwhile */
+        if (ji < 0 && rc == 0 && sched__view_victim(s->v, jid, &prio)) {
+            json_object_set_new(doc, "state",
+                                json_string(sched_job_state_name(SCHED_JOB_PREEMPTED)));
+        } else if (ji < 0) {
+            rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", jid);
+        } else {
+            const char *state = sched_job_state_name(sched__job_state(s, &s->v->jobs[ji]));
+            if (rc == ERR_NOT_FOUND) {
+                doc = untried(s, ji, state, s->cycle);
+            } else {
+                /* The state may have moved on (e.g. Running) since the document was stored. */
+                json_object_set_new(doc, "state", json_string(state));
+                refresh(s, doc);
+            }
+            rc = 0;
+        }
+        pthread_mutex_unlock(&s->mu);
     }
-    json_t *rec = rc == 0 ? sched__ledger_victim_get(txn, id) : NULL;
+    json_t *rec = rc == 0 ? sched__ledger_victim_get(txn, jid) : NULL;
     if (rec) {
         json_object_set(doc, "preemptedBy", json_object_get(rec, "preemptors"));
         json_t *gone = json_object_get(rec, "goneAt"),
@@ -169,6 +257,8 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
                                       "retentionSeconds", (double)retention_ms / 1000.0));
         json_decref(rec);
     }
+    if (rc == 0 && pod)
+        json_object_set_new(doc, "pod", json_pack("{s:s,s:s}", "name", id, "job", jid));
     if (rc == 0) {
         *out = doc;
         doc = NULL;
@@ -176,5 +266,6 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
 out:
     store_txn_abort(&txn);
     json_decref(doc);
+    free(jid);
     return rc;
 }

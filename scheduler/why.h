@@ -42,6 +42,7 @@ enum why_class {
     X(GANG_TIMED_OUT, "GangTimedOut", GANG)                                                        \
     X(NO_NODES, "NoNodes", WAITING)                                                                \
     X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
+    X(EXCEEDS_CLUSTER, "ExceedsClusterCapacity", NEVER)                                            \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
     X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
     X(SCHEDULING_GATED, "SchedulingGated", WAITING)                                                \
@@ -54,6 +55,7 @@ enum why_class {
     X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
+    X(CAPACITY_RESERVED, "CapacityReserved", CAPACITY)                                             \
     X(INSUFFICIENT, "InsufficientCapacity", CAPACITY)                                              \
     X(PREEMPTION_NEVER, "PreemptionPolicyNever", POLICY)                                           \
     X(PREEMPTION_NO_VICTIMS, "PreemptionNoVictims", PREEMPTION)                                    \
@@ -139,10 +141,18 @@ int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input
  * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
  * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */
 int sched__why_preempted(struct sched_cyc *c, int job, json_t *rec, struct err *err);
+/* The primary code of a job without a why document (no cycle tried it): PodGroupMissing,
+ * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished). Under the
+ * scheduler's lock. */
+struct sched;
+struct sv_job;
+int sched__why_untried_code(struct sched *s, const struct sv_job *j);
 /* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
 json_t *sched__ahead(struct sched_cyc *c, int pi);
 /* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
  * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
+ * WHY_CAPACITY_RESERVED (every node short of room is short only because of another job's
+ * nomination),
  * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
  * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);

@@ -2,6 +2,12 @@
  * why_filter.c - the capacity part of the why document: the node-filter histogram
  * of an unplaced pod ("0/5000 nodes fit: 4800 Insufficient nvidia.com/gpu ...") and
  * the jobs placed earlier in this cycle on nodes it would otherwise fit.
+ *
+ * Every bucket names its rule and numbers: quantities as Kubernetes prints them
+ * (model_quantity_format: "need 48, max free 16" cpu, "256Gi" memory), the nodeSelector
+ * with how many nodes carry each of its labels, an untolerated taint by its key, and
+ * nodes whose room is held by another job's nomination as "reserved for <job>" rather
+ * than Insufficient.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +25,8 @@ struct bucket {
     char reason[160];
     char example[200]; /* the first node's detail, "" when none */
     const char *resource;
+    const char *taint;    /* the taint key of an "untolerated taint" bucket */
+    const char *reserver; /* the job holding the room of a "reserved for" bucket */
     long nodes;
     int64_t need, max_free;
 };
@@ -88,13 +96,65 @@ static void rule_example(struct sched_view *v, const struct sched_rules *r, int 
                  r->p->m.aff->aff_req[0].topology_key);
 }
 
+/* The bucket of a static filter; an untolerated taint gets one bucket per key. */
+static struct bucket *static_bucket(struct bucket *b, size_t *nb, int why, const struct sv_node *nd,
+                                    const struct sv_shape *sh)
+{
+    if (why != SCHED_FIT_TAINT)
+        return bucket_get(b, nb, fit_reason(why));
+    const struct model_taint *t = sched__fit_untolerated(nd, sh);
+    const char *key = t && t->key ? t->key : "";
+    char reason[160];
+    snprintf(reason, sizeof(reason), "untolerated taint %s", key);
+    struct bucket *x = bucket_get(b, nb, reason);
+    x->taint = key;
+    if (!*x->example && t)
+        snprintf(x->example, sizeof(x->example), "%s%s%s:%s", key, t->value ? "=" : "",
+                 t->value ? t->value : "", t->effect ? t->effect : "");
+    return x;
+}
+
+/* The nodeSelector and how many nodes carry each of its labels (new, NULL without one):
+ * [{"label": "zone=c", "nodes": 0}], and the same as text in ex. */
+static json_t *selector_counts(struct sched_view *v, const struct sv_shape *sh, const int *order,
+                               size_t n, char *ex, size_t exlen)
+{
+    if (!sh->nsel)
+        return NULL;
+    json_t *out = json_array();
+    size_t o = (size_t)snprintf(ex, exlen, "nodeSelector");
+    for (size_t k = 0; k < sh->nsel; k++) {
+        long carry = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct sv_node *nd = &v->nodes[order[i]];
+            const char *val = model_label(nd->m.labels, nd->m.nlabels, sh->sel[k].key);
+            carry += val && !strcmp(val, sh->sel[k].value);
+        }
+        char *label = xasprintf("%s=%s", sh->sel[k].key, sh->sel[k].value);
+        json_array_append_new(out,
+                              json_pack("{s:s,s:I}", "label", label, "nodes", (json_int_t)carry));
+        if (o < exlen)
+            o += (size_t)snprintf(ex + o, exlen - o, "%s %s on %ld node%s", k ? "," : "", label,
+                                  carry, carry == 1 ? "" : "s");
+        free(label);
+    }
+    return out;
+}
+
+static void quantity(const char *res, int64_t v, char *buf, size_t n)
+{
+    model_quantity_format(v, model_resource_is_milli(res), buf, n);
+}
+
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
 {
     const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
     size_t n, nb = 0;
     const int *order = sched__view_node_order(v, &n);
-    struct bucket *b = xcalloc((size_t)sh->nreq + 12, sizeof(*b));
-    long fit = 0, static_ok = 0, could_fit_empty = 0, res_short = 0;
+    /* reasons: static filters, a taint key per taint, a resource per request, a reserver
+     * per nominated job: bounded by the nodes */
+    struct bucket *b = xcalloc(n + (size_t)sh->nreq + 12, sizeof(*b));
+    long fit = 0, static_ok = 0, could_fit_empty = 0, res_short = 0, held = 0;
     int rule_why = -1;
     long rule_most = 0;
     struct sched_rules r;
@@ -103,7 +163,7 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
         const struct sv_node *nd = &v->nodes[order[i]];
         int why = sched__fit_static(nd, sh), by = -1;
         if (why != SCHED_FIT_OK) {
-            bucket_get(b, &nb, fit_reason(why))->nodes++;
+            static_bucket(b, &nb, why, nd, sh)->nodes++;
             continue;
         }
         static_ok++;
@@ -128,6 +188,18 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
         res_short++;
         int rs = sh->req[bad].res;
         char reason[160];
+        int holder = nd->nnom ? sched__reserver(v, nd, sh->priority, pi) : -1;
+        int room = holder >= 0; /* the node has the room without the reservations */
+        for (int k = 0; room && k < sh->nreq; k++)
+            room = sh->req[k].v <= nd->alloc[sh->req[k].res] - nd->used[sh->req[k].res];
+        if (room) {
+            held++;
+            snprintf(reason, sizeof(reason), "reserved for %s", v->jobs[holder].id);
+            struct bucket *x = bucket_get(b, &nb, reason);
+            x->nodes++;
+            x->reserver = v->jobs[holder].id;
+            continue;
+        }
         if (rs == SV_RES_PODS)
             snprintf(reason, sizeof(reason), "Too many pods");
         else
@@ -147,15 +219,32 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
     size_t sumlen = 0;
     FILE *f = open_memstream(&sum, &sumlen);
     fprintf(f, "%ld/%zu nodes fit", fit, n);
+    char selex[200] = "";
+    json_t *sel = selector_counts(v, sh, order, n, selex, sizeof(selex));
     for (size_t i = 0; i < nb; i++) {
         json_t *rj = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
-        fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
+        if (b[i].reserver)
+            fprintf(f, "%s%ld node%s %s", i ? ", " : ": ", b[i].nodes, b[i].nodes == 1 ? "" : "s",
+                    b[i].reason);
+        else
+            fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
         if (b[i].resource) {
             int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
+            char need[32], free_[32];
+            quantity(b[i].resource, b[i].need, need, sizeof(need));
+            quantity(b[i].resource, mf, free_, sizeof(free_));
             json_object_set_new(rj, "resource", json_string(b[i].resource));
             json_object_set_new(rj, "need", json_integer(b[i].need));
             json_object_set_new(rj, "maxFree", json_integer(mf));
-            fprintf(f, " (need %lld, max free %lld)", (long long)b[i].need, (long long)mf);
+            fprintf(f, " (need %s, max free %s)", need, free_);
+        }
+        if (b[i].taint)
+            json_object_set_new(rj, "taint", json_string(b[i].taint));
+        if (b[i].reserver)
+            json_object_set_new(rj, "reservedFor", json_string(b[i].reserver));
+        if (sel && !strcmp(b[i].reason, fit_reason(SCHED_FIT_SELECTOR))) {
+            json_object_set_new(rj, "selector", json_incref(sel));
+            snprintf(b[i].example, sizeof(b[i].example), "%s", selex);
         }
         if (*b[i].example) {
             json_object_set_new(rj, "example", json_string(b[i].example));
@@ -164,12 +253,14 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
         json_array_append_new(reasons, rj);
     }
     fclose(f);
-    *code = n == 0                        ? WHY_NO_NODES
-            : static_ok == 0              ? WHY_NO_MATCHING_NODE
-            : could_fit_empty == 0        ? WHY_EXCEEDS_ALLOCATABLE
-            : fit > 0                     ? -1
-            : !res_short && rule_why >= 0 ? rule_code(rule_why)
-                                          : WHY_INSUFFICIENT;
+    json_decref(sel);
+    *code = n == 0                           ? WHY_NO_NODES
+            : static_ok == 0                 ? WHY_NO_MATCHING_NODE
+            : could_fit_empty == 0           ? WHY_EXCEEDS_ALLOCATABLE
+            : fit > 0                        ? -1
+            : !res_short && rule_why >= 0    ? rule_code(rule_why)
+            : res_short && held == res_short ? WHY_CAPACITY_RESERVED
+                                             : WHY_INSUFFICIENT;
     json_t *out = json_pack("{s:i,s:i,s:o,s:s}", "total", (int)n, "fit", (int)fit, "reasons",
                             reasons, "summary", sum);
     free(sum);

@@ -136,7 +136,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         "nodeFilter", in->nf ? in->nf : json_null(), "topology",
         in->topology ? in->topology : json_null(), "preemption",
         in->preemption ? json_incref(in->preemption)
-                       : json_pack("{s:b,s:s}", "attempted", 0, "reason",
+                       : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
                                    in->placement ? "not needed: the job was placed" : "not tried"),
         "ahead", in->ahead ? in->ahead : json_null(), "history", j->history);
     if (!in->ahead)

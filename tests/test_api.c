@@ -557,7 +557,67 @@ START_TEST(test_api_jobs_and_why)
     ck_assert_ptr_nonnull(json_object_get(j, "primary"));
     json_decref(j);
     json_decref(call("GET", "/api/v1/jobs/team/ghost", NULL, NULL, 404));
-    json_decref(call("GET", "/api/v1/jobs/team/ghost/why", NULL, NULL, 404));
+    j = call("GET", "/api/v1/jobs/team/ghost/why", NULL, NULL, 404);
+    ck_assert_msg(strstr(err_msg(j), "'team/ghost'") && strstr(err_msg(j), "nor a pod"), "%s",
+                  err_msg(j));
+    json_decref(j);
+}
+END_TEST
+
+static json_t *job_item(json_t *list, const char *id)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(list, "items"), i, it)
+    {
+        if (!strcmp(json_string_value(json_object_get(it, "id")), id))
+            return it;
+    }
+    return NULL;
+}
+
+/* The why never misleads through the API: every job has a REASON (its primary code, "" when
+ * nothing blocks it); why of a pod answers for its job; a pod whose PodGroup does not exist
+ * says so. */
+START_TEST(test_api_jobs_reason_and_pod_why)
+{
+    apply_cluster();
+    const char *orphan = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                         "\"orphan-0\",\"namespace\":\"team\",\"labels\":{\"pod-group."
+                         "scheduling.sigs.k8s.io\":\"nogroup\"}},\"spec\":{\"containers\":[{"
+                         "\"name\":\"c\",\"image\":\"x\"}]}}";
+    json_decref(call("POST", "/api/v1/manifests", orphan, json_ct, 201));
+    json_decref(call("POST", "/api/v1/cycles", NULL, NULL, 200));
+    settle();
+    json_t *list = call("GET", "/api/v1/jobs", NULL, NULL, 200);
+    json_t *train = job_item(list, "team/train"), *orph = job_item(list, "team/nogroup");
+    json_t *web = job_item(list, "default/web");
+    ck_assert_ptr_nonnull(train);
+    ck_assert_ptr_nonnull(orph);
+    ck_assert_ptr_nonnull(web);
+    /* 2 x 16 GPUs on two nodes of 8 */
+    ck_assert_str_eq(json_string_value(json_object_get(train, "reason")), "ExceedsClusterCapacity");
+    /* bound from the manifest, never tried: nothing blocks it (not NotTried) */
+    ck_assert_str_eq(json_string_value(json_object_get(web, "reason")), "");
+    ck_assert_str_eq(json_string_value(json_object_get(orph, "reason")), "PodGroupMissing");
+    json_decref(list);
+    json_t *j = call("GET", "/api/v1/jobs/team/nogroup", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "reason")), "PodGroupMissing");
+    json_decref(j);
+    /* a pod of a gang: the gang's why, naming the pod */
+    j = call("GET", "/api/v1/jobs/team/train-0/why", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "job")), "team/train");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "pod"), "name")),
+                     "team/train-0");
+    json_decref(j);
+    /* a pod whose PodGroup does not exist */
+    j = call("GET", "/api/v1/jobs/team/orphan-0/why", NULL, NULL, 200);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "job")), "team/nogroup");
+    json_t *p = json_object_get(j, "primary");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "code")), "PodGroupMissing");
+    ck_assert_str_eq(json_string_value(json_object_get(p, "message")),
+                     "PodGroup 'team/nogroup' does not exist");
+    json_decref(j);
 }
 END_TEST
 
@@ -830,6 +890,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_audit_tail);
     tcase_add_test(tc, test_api_audit_verify);
     tcase_add_test(tc, test_api_jobs_and_why);
+    tcase_add_test(tc, test_api_jobs_reason_and_pod_why);
     tcase_add_test(tc, test_api_cycles_run_and_place);
     tcase_add_test(tc, test_api_metrics_and_ui);
     tcase_add_test(tc, test_api_priorityclasses_built_in_apply_get_delete);

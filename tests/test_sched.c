@@ -40,6 +40,21 @@ static void apply_pod(struct sched_util *u, const char *name, const char *group,
     json_decref(sched_util_apply(u, buf, 1000));
 }
 
+/* A node of cpu cpus held whole by a bound pod of priority 1000: the cluster's capacity
+ * counts it (no ExceedsClusterCapacity), yet nothing lower can use or preempt it. */
+static void apply_busy_node(struct sched_util *u, const char *name, int cpu)
+{
+    char buf[1024];
+    apply_node(u, name, "busy", cpu, 0);
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"hog-%s\","
+             "\"namespace\":\"default\"},\"spec\":{\"priority\":1000,\"nodeName\":\"%s\","
+             "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
+             "\"cpu\":\"%d\"}}}]},\"status\":{\"phase\":\"Running\"}}",
+             name, name, cpu);
+    json_decref(sched_util_apply(u, buf, 1000));
+}
+
 static void apply_pg(struct sched_util *u, const char *name, int min)
 {
     char buf[1024];
@@ -83,6 +98,45 @@ static const char *primary_code(json_t *why)
 
 /* ---- case folders ---- */
 
+/* The member of doc at path ("primary/message", "gang/0/bound"), borrowed, or NULL. */
+static json_t *at_path(json_t *doc, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", path);
+    json_t *cur = doc;
+    for (char *save = NULL, *k = strtok_r(buf, "/", &save); cur && k;
+         k = strtok_r(NULL, "/", &save))
+        cur = json_is_array(cur) ? json_array_get(cur, strtoul(k, NULL, 10))
+                                 : json_object_get(cur, k);
+    return cur;
+}
+
+/* "why": {job: {path: expected}}: a string is a substring of the member, anything else
+ * equals it (null: the member is null or absent). */
+static void expect_why(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *job, *path;
+    json_t *fields, *want;
+    json_object_foreach(json_object_get(exp, "why"), job, fields)
+    {
+        json_t *w = why_of(u, job);
+        json_object_foreach(fields, path, want)
+        {
+            json_t *got = at_path(w, path);
+            char *gs = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
+            int ok = json_is_string(want) ? json_is_string(got) && strstr(json_string_value(got),
+                                                                          json_string_value(want))
+                     : json_is_null(want) ? !got || json_is_null(got)
+                                          : got && json_equal(got, want);
+            ck_assert_msg(ok, "case '%s': job '%s' why %s is %s, expected %s", name, job, path,
+                          gs ? gs : "(absent)",
+                          json_is_string(want) ? json_string_value(want) : "another value");
+            free(gs);
+        }
+        json_decref(w);
+    }
+}
+
 static void run_case(const char *name)
 {
     struct sched_util u;
@@ -110,6 +164,7 @@ static void run_case(const char *name)
                       sum ? sum : "(none)", json_string_value(val));
         json_decref(w);
     }
+    expect_why(&u, name, exp);
     assert_consistent_ex(&u, json_object_get(exp, "invariantsExempt"));
     sched_util_close(&u);
     json_decref(exp);
@@ -219,6 +274,7 @@ START_TEST(test_sched_discard_restores_view)
     sched_util_open(&u, NULL);
     apply_node(&u, "n1", "a", 4, 0);
     apply_node(&u, "n2", "a", 4, 0);
+    apply_busy_node(&u, "n0", 4); /* not larger than the cluster: placed, then discarded */
     apply_pg(&u, "g", 3);
     apply_pod(&u, "g-0", "g", 0, 3);
     apply_pod(&u, "g-1", "g", 0, 3);
@@ -325,6 +381,7 @@ START_TEST(test_sched_why_gang_shortfall)
     struct sched_util u;
     sched_util_open(&u, NULL);
     apply_node(&u, "n1", "a", 4, 0);
+    apply_busy_node(&u, "n0", 4); /* the cluster has the 8 cpus the gang needs, in use */
     apply_pg(&u, "g", 4);
     for (int i = 0; i < 5; i++) {
         char name[32];
@@ -383,7 +440,7 @@ START_TEST(test_sched_why_node_filter)
     json_t *nf = json_object_get(w, "nodeFilter");
     ck_assert_str_eq(json_string_value(json_object_get(nf, "summary")),
                      "0/5 nodes fit: 3 Insufficient nvidia.com/gpu (need 8, max free 4), "
-                     "2 node selector mismatch");
+                     "2 node selector mismatch (nodeSelector pool=gpu on 3 nodes)");
     ck_assert_int_eq(json_integer_value(json_object_get(nf, "total")), 5);
     ck_assert_int_eq(json_integer_value(json_object_get(nf, "fit")), 0);
     json_t *r0 = json_array_get(json_object_get(nf, "reasons"), 0);
@@ -406,6 +463,7 @@ START_TEST(test_sched_why_history)
     struct sched_util u;
     sched_util_open(&u, NULL);
     apply_node(&u, "n1", "a", 1, 0);
+    apply_node(&u, "n0", "a", 1, 0); /* 2 cpus in all: not larger than the cluster */
     apply_pod(&u, "p", NULL, 0, 2);
     for (int i = 0; i < 3; i++)
         json_decref(sched_util_cycle(&u, 2000 + i));
@@ -474,6 +532,7 @@ START_TEST(test_sched_gang_timeout_marks_and_retries)
     char st[64];
     sched_util_open(&u, NULL);
     apply_node(&u, "n1", "a", 4, 0);
+    apply_busy_node(&u, "n0", 4);
     apply_pg_timeout(&u, "g", 3, "", ",\"scheduleTimeoutSeconds\":10");
     for (int i = 0; i < 3; i++) {
         char name[32];
