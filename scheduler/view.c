@@ -54,6 +54,7 @@ static void job_clear(struct sv_job *j)
     free(j->last_sig);
     free(j->last_discard);
     free(j->cleared_by);
+    json_decref(j->plan_topology);
     json_decref(j->history);
     memset(j, 0, sizeof(*j));
 }

@@ -108,6 +108,8 @@ struct sv_job {
     char *cleared_by;
     char
         *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
+    json_t *plan_topology; /* the why's topology part of the attempt that preempted, kept
+                              while the job waits for its victims (why_record.c) */
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;

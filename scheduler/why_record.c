@@ -124,6 +124,18 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     uint64_t seq = 0;
     if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
         return rc;
+    /* A preemptor waiting for its victims is placed on its nominated nodes, which has no
+     * topology part: the why keeps the one of the attempt that chose them. */
+    json_t *topology = in->topology;
+    if (topology && primary == WHY_PREEMPTING) {
+        json_decref(j->plan_topology);
+        j->plan_topology = json_incref(topology);
+    } else if (!topology && primary == WHY_PREEMPTION_WAITING) {
+        topology = j->plan_topology;
+    } else if (in->placement) {
+        json_decref(j->plan_topology);
+        j->plan_topology = NULL;
+    }
     json_t *primary_doc = json_null();
     if (in->primary)
         primary_doc =
@@ -133,8 +145,8 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state",
         sched_job_state_name(in->state), "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
         "primary", primary_doc, "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(),
-        "nodeFilter", in->nf ? in->nf : json_null(), "topology",
-        in->topology ? in->topology : json_null(), "preemption",
+        "nodeFilter", in->nf ? in->nf : json_null(), "topology", topology ? topology : json_null(),
+        "preemption",
         in->preemption ? json_incref(in->preemption)
                        : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
                                    in->placement ? "not needed: the job was placed" : "not tried"),

@@ -83,15 +83,15 @@ test('jobs table lists every job with its state and filters by state', async () 
   await finish(page, 'jobs');
 });
 
-test('why page of training/giant shows the gang shortfall and the node filter', async () => {
-  const g = (await api('/api/v1/jobs/training/giant/why')).gang[0];
+test('why page of training/giant says first that it exceeds the cluster', async () => {
+  const doc = await api('/api/v1/jobs/training/giant/why');
+  assert.equal(doc.primary.code, 'ExceedsClusterCapacity');
   const page = await open('#/jobs/training/giant');
   await page.waitForSelector('.whydoc');
-  assert.match(await page.locator('.primary').textContent(), /GangShortfall/);
-  assert.match(await page.locator('.primary').textContent(), new RegExp(`minMember 40, placeable ${g.placeable}`));
-  assert.match(await page.locator('.gang').textContent(), new RegExp(`short by ${40 - g.placeable}`));
-  assert.ok(await page.locator('.blockers li[data-code="InsufficientCapacity"]').count() === 1);
-  assert.match(await page.locator('.histo').textContent(), /Insufficient nvidia\.com\/gpu/);
+  const primary = await page.locator('.primary').textContent();
+  assert.match(primary, /ExceedsClusterCapacity/);
+  assert.match(primary, /needs 320 nvidia\.com\/gpu, the cluster has 256/);
+  assert.ok(await page.locator('.blockers li[data-code="ExceedsClusterCapacity"]').count() === 1);
   assert.equal(await page.locator('table.members tbody tr').count(), 40);
   assert.ok(await page.locator('table.trail tbody tr').count() > 0, 'audit trail shown');
   await finish(page, 'why');
