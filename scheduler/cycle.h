@@ -85,7 +85,9 @@ struct sched_attempt {
     struct sched_blockers blockers;
     json_t *topology; /* the why document's topology part (new), NULL without gather */
     struct sched_preempt_verdict preempt; /* code -1 when preemption was not tried */
-    char moot[256]; /* why preemption cannot help (cycle_attempt.c), "" when it may */
+    char moot[256];    /* why preemption cannot help (cycle_attempt.c), "" when it may */
+    json_t *displaced; /* jobs whose nominated room the placed job took (their nominations
+                          cleared, sched__preempt_displaced), NULL when none */
 };
 /* The member index of job in the attempt, -1 when it is not a member. */
 int sched__attempt_member(const struct sched_attempt *a, int job);

@@ -428,6 +428,22 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt)
         : *a->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", a->moot)
                    : NULL;
+    if (!preemption && a->displaced) { /* it took a lower preemptor's nominated room */
+        char *ids = NULL;
+        size_t len = 0, i;
+        json_t *x;
+        FILE *f = open_memstream(&ids, &len);
+        json_array_foreach(a->displaced, i, x)
+            fprintf(f, "%s%s", i ? ", " : "", json_string_value(x));
+        fclose(f);
+        char *reason = xasprintf("not needed: the job was placed, on nominated room of "
+                                 "lower-priority %s, whose nominations were cleared",
+                                 ids);
+        preemption = json_pack("{s:b,s:b,s:s,s:O}", "attempted", 0, "relevant", 0, "reason", reason,
+                               "nominationsCleared", a->displaced);
+        free(reason);
+        free(ids);
+    }
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->njobs; m++) {
@@ -566,6 +582,8 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         for (size_t m = 0; nominated && rc == 0 && m < a.njobs; m++)
             rc = sched__ledger_bound(c, a.jobs[m], json_object_size(all) ? all : NULL, err);
         json_decref(all);
+        if (rc == 0) /* a lower preemptor's nominated room this job took */
+            rc = sched__preempt_displaced(c, a.jobs, a.njobs, a.pods, a.npods, &a.displaced, err);
         if (rc < 0)
             goto out;
     } else {
@@ -584,6 +602,7 @@ out:
     sched__blockers_release(&a.blockers);
     sched__preempt_verdict_release(&a.preempt);
     json_decref(a.topology);
+    json_decref(a.displaced);
     json_decref(placement);
     json_decref(nf);
     json_decref(ahead);

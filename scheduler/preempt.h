@@ -117,6 +117,15 @@ const char *sched__preempt_count(long n, char *buf, size_t len);
  * *out (Preempting). Returns 0 or ERR_*. */
 int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err);
 
+/* After jobs (an attempt's members) were placed without preempting: a lower-priority
+ * preemptor's nominated pod on a node they took that no longer fits there loses its plan,
+ * as when a preemptor takes it (its job's nominations cleared, cleared_by = jobs[0], the
+ * ledger's nominationsCleared with byLedger 0, an audit "nominated" record listing what was
+ * cleared). pods: the attempt's pods. *displaced: the cleared jobs' ids (new array), NULL
+ * when none. Returns 0 or ERR_*. */
+int sched__preempt_displaced(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                             size_t npods, json_t **displaced, struct err *err);
+
 /* Ledger (preempt_ledger.c). entry borrowed; fills "id". */
 int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
 /* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,

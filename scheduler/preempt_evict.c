@@ -91,12 +91,14 @@ static int in_plan_job(const struct preempt *pr, int job)
     return 0;
 }
 
-/* A lower-priority preemptor's nomination on a node of the plan: its plan is void, so
- * every nomination of its job and GangGroup is cleared (cleared: pod keys; jobs: job id ->
- * true, for the ledger and the whys). */
-static int clear_job(struct preempt *pr, int job, json_t *cleared, json_t *jobs, struct err *err)
+/* A lower-priority preemptor's nomination on a node of the plan (or on a node a
+ * higher-priority job took, sched__preempt_displaced): its plan is void, so every
+ * nomination of its job and GangGroup is cleared (cleared: pod keys; jobs: job id -> true,
+ * for the ledger and the whys); by: the job that took the room. */
+static int clear_job(struct sched_cyc *c, const char *by, int job, json_t *cleared, json_t *jobs,
+                     struct err *err)
 {
-    struct sched_view *v = pr->c->v;
+    struct sched_view *v = c->v;
     const struct sv_job *j = &v->jobs[job];
     int members[1 + 64], nm = 0, rc = 0;
     members[nm++] = job;
@@ -112,11 +114,11 @@ static int clear_job(struct preempt *pr, int job, json_t *cleared, json_t *jobs,
             if (v->pods[pi].nominated < 0)
                 continue;
             json_array_append_new(cleared, json_string(v->pods[pi].key));
-            rc = sched__pod_nominate(pr->c, pi, -1, err);
+            rc = sched__pod_nominate(c, pi, -1, err);
         }
         json_object_set_new(jobs, mj->id, json_true());
         free(mj->cleared_by);
-        mj->cleared_by = xstrdup(v->jobs[pr->pj->job].id);
+        mj->cleared_by = xstrdup(by);
     }
     return rc;
 }
@@ -147,7 +149,8 @@ static int nominate(struct preempt *pr, json_t *nodes, json_t *pods, json_t *pod
             int pi = n->nominated[q];
             const struct sv_pod *p = &v->pods[pi];
             if (p->prio < pr->prio && !in_plan_job(pr, p->job)) {
-                rc = clear_job(pr, p->job, cleared, cleared_jobs, err); /* removes [q] */
+                rc = clear_job(c, v->jobs[pr->pj->job].id, p->job, cleared, cleared_jobs,
+                               err); /* removes [q] */
             } else {
                 q++;
             }
@@ -373,4 +376,78 @@ int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, stru
     free(preemptor);
     free(job);
     return audit(c, rec, err);
+}
+
+static int job_in(const int *jobs, size_t njobs, int job)
+{
+    for (size_t m = 0; m < njobs; m++)
+        if (jobs[m] == job)
+            return 1;
+    return 0;
+}
+
+/* Requested amount of resource r of the terminating pods on node ni (a walk of the pods:
+ * only asked when a nomination seems displaced). */
+static int64_t terminating_on(const struct sched_view *v, int ni, int r)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive || p->node != ni || !p->counted || !p->m.deletion_ms)
+            continue;
+        for (int k = 0; k < p->nreq; k++)
+            sum += p->req[k].res == r ? p->req[k].v : 0;
+    }
+    return sum;
+}
+
+int sched__preempt_displaced(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                             size_t npods, json_t **displaced, struct err *err)
+{
+    *displaced = NULL;
+    struct sched_view *v = c->v;
+    json_t *cleared = json_array(), *cleared_jobs = json_object();
+    const char *by = v->jobs[jobs[0]].id;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < npods; i++) {
+        const struct sv_pod *placed = &v->pods[pods[i]];
+        if (placed->node < 0)
+            continue;
+        struct sv_node *n = &v->nodes[placed->node];
+        for (size_t q = 0; rc == 0 && q < n->nnom;) {
+            const struct sv_pod *p = &v->pods[n->nominated[q]];
+            /* the room it waits for: free now plus what terminating pods there release */
+            int fits = 1;
+            for (int k = 0; fits && k < p->nreq; k++) {
+                int r = p->req[k].res;
+                int64_t f = n->alloc[r] - n->used[r];
+                if (p->req[k].v > f)
+                    f += terminating_on(v, placed->node, r);
+                fits = p->req[k].v <= f;
+            }
+            if (!fits && p->prio < placed->prio && !job_in(jobs, njobs, p->job))
+                rc = clear_job(c, by, p->job, cleared, cleared_jobs, err); /* removes [q] */
+            else
+                q++;
+        }
+    }
+    const char *cid;
+    json_t *t;
+    json_object_foreach(cleared_jobs, cid, t)
+    {
+        if (rc == 0)
+            rc = sched__ledger_cleared(c, cid, by, 0, err);
+        if (!*displaced)
+            *displaced = json_array();
+        json_array_append_new(*displaced, json_string(cid));
+    }
+    if (rc == 0 && json_array_size(cleared))
+        rc = audit(c,
+                   json_pack("{s:s,s:s,s:[],s:[],s:O}", "kind",
+                             store_audit_kind_name(STORE_AUDIT_NOMINATED), "job", by, "pods",
+                             "nodes", "cleared", cleared),
+                   err);
+    json_decref(cleared);
+    json_decref(cleared_jobs);
+    return rc;
 }

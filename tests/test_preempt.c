@@ -491,6 +491,62 @@ START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
 }
 END_TEST
 
+/* A higher-priority job that takes a lower preemptor's nominated room without preempting
+ * (its victims are gone, and a nomination reserves only against lower priorities) clears the
+ * lower one's plan too: the ledger (nominationsCleared by it, byLedger 0), an audit record
+ * and both whys say so, instead of a nomination that silently goes stale. */
+START_TEST(test_preempt_nomination_displaced_by_placement)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    json_decref(sched_util_apply(
+        &u,
+        "# one node, lo on it, mid pending\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
+        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, "
+        "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": {\"requests\": "
+        "{\"cpu\": \"4\"}}}]}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"mid\", "
+        "\"namespace\": \"default\"}, \"spec\": {\"priority\": 50, \"containers\": [{\"name\": "
+        "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n",
+        1000));
+    json_decref(sched_util_cycle(&u, 2000)); /* mid preempts lo, nominated to n1 */
+    char doc[1024];
+    snprintf(doc, sizeof(doc), hi_pod, "hi");
+    json_decref(sched_util_apply(&u, doc, 2500));
+    json_decref(sched_util_cycle(&u, 13000)); /* lo gone: hi (first by priority) takes n1 */
+    char *node = sched_util_node_of(&u, "default/hi");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    json_t *l = ledger(&u, "default/hi", NULL, NULL);
+    ck_assert_int_eq(json_array_size(l), 0); /* hi did not preempt */
+    json_decref(l);
+    l = ledger(&u, "default/mid", NULL, NULL);
+    json_t *e = json_array_get(l, 0);
+    ck_assert_str_eq(str2(e, "nominationsCleared", "by"), "default/hi");
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(e, "nominationsCleared"), "byLedger")),
+        0);
+    json_decref(l);
+    json_t *pod = sched_util_pod(&u, "default/mid");
+    ck_assert_ptr_null(str2(pod, "status", "nominatedNodeName"));
+    json_decref(pod);
+    json_t *w = why(&u, "default/mid");
+    ck_assert_msg(strstr(str2(w, "preemption", "reason"), "cleared by higher-priority default/hi"),
+                  "mid's why: %s", str2(w, "preemption", "reason"));
+    json_decref(w);
+    w = why(&u, "default/hi"); /* both whys say so */
+    ck_assert_msg(strstr(str2(w, "preemption", "reason"), "lower-priority default/mid"),
+                  "hi's why: %s", str2(w, "preemption", "reason"));
+    json_decref(w);
+    ck_assert_int_ge(sched_util_audit_count(&u, "nominated", "default/hi"), 1);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* A higher-priority preemptor that takes a lower one's nominated node clears the lower
  * one's whole plan: the ledger (clearedJobs; the lower entry's nominationsCleared) and both
  * whys say so, the lower job is Starving, the higher binds on its nominated node. */
@@ -1083,6 +1139,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);
     tcase_add_test(tc, test_preempt_nomination_cleared);
+    tcase_add_test(tc, test_preempt_nomination_displaced_by_placement);
     tcase_add_test(tc, test_preempt_http);
     tcase_add_test(tc, test_preempt_victims_know_what_happened);
     tcase_add_test(tc, test_preempt_victim_deleted_stays_answerable);
