@@ -57,6 +57,10 @@ char *sched_metrics(struct sched *s)
     for (size_t i = 0; i < s->v->njobs; i++)
         if (s->v->jobs[i].alive)
             counts[sched__job_state(s, &s->v->jobs[i])]++;
+    /* retained victims whose job left the view are Preempted too, as the jobs API lists them */
+    const struct sched_strmap *vm = &s->v->victims;
+    for (size_t i = sched__strmap_next(vm, 0); i < vm->cap; i = sched__strmap_next(vm, i + 1))
+        counts[SCHED_JOB_PREEMPTED] += sched__view_job(s->v, vm->keys[i]) < 0;
     pthread_mutex_unlock(&s->mu);
     fprintf(f, "# HELP muster_jobs Jobs by state.\n# TYPE muster_jobs gauge\n");
     for (int k = 0; k < SCHED_JOB_STATE_COUNT; k++)

@@ -792,6 +792,15 @@ START_TEST(test_preempt_victim_deleted_stays_answerable)
     json_t *j = job(&u, "default/lone");
     ck_assert_str_eq(str2(j, "preemptedBy", "goneAt"), "1970-01-01T00:00:10Z");
     json_decref(j);
+    /* the muster_jobs gauge counts the Preempted jobs the API lists, the retained one too */
+    json_t *list = NULL;
+    ck_assert_int_eq(sched_jobs(u.s, "Preempted", &list, &err), 0);
+    ck_assert_int_ge(json_array_size(list), 2);
+    char want[96], *m = sched_metrics(u.s);
+    snprintf(want, sizeof(want), "muster_jobs{state=\"Preempted\"} %zu\n", json_array_size(list));
+    ck_assert_msg(strstr(m, want), "metrics lack '%s'", want);
+    free(m);
+    json_decref(list);
     sched_util_close(&u);
 }
 END_TEST
