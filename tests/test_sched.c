@@ -83,14 +83,6 @@ static void assert_consistent(struct sched_util *u)
     assert_consistent_ex(u, NULL);
 }
 
-static json_t *why_of(struct sched_util *u, const char *id)
-{
-    json_t *w = NULL;
-    struct err err = ERR_INIT;
-    ck_assert_msg(sched_why(u->s, id, &w, &err) == 0, "%s", err.msg);
-    return w;
-}
-
 static const char *primary_code(json_t *why)
 {
     return json_string_value(json_object_get(json_object_get(why, "primary"), "code"));
@@ -119,7 +111,7 @@ static void expect_why(struct sched_util *u, const char *name, json_t *exp)
     json_t *fields, *want;
     json_object_foreach(json_object_get(exp, "why"), job, fields)
     {
-        json_t *w = why_of(u, job);
+        json_t *w = sched_util_why(u, job);
         json_object_foreach(fields, path, want)
         {
             json_t *got = at_path(w, path);
@@ -146,7 +138,7 @@ static void run_case(const char *name)
     json_t *val;
     json_object_foreach(json_object_get(exp, "primary"), key, val)
     {
-        json_t *w = why_of(&u, key);
+        json_t *w = sched_util_why(&u, key);
         const char *code = primary_code(w);
         ck_assert_msg(code && !strcmp(code, json_string_value(val)),
                       "case '%s': job '%s' primary %s, expected %s", name, key,
@@ -156,7 +148,7 @@ static void run_case(const char *name)
     /* "nodeFilter": {job: text the node filter's summary contains} */
     json_object_foreach(json_object_get(exp, "nodeFilter"), key, val)
     {
-        json_t *w = why_of(&u, key);
+        json_t *w = sched_util_why(&u, key);
         const char *sum =
             json_string_value(json_object_get(json_object_get(w, "nodeFilter"), "summary"));
         ck_assert_msg(sum && strstr(sum, json_string_value(val)),
@@ -389,7 +381,7 @@ START_TEST(test_sched_why_gang_shortfall)
         apply_pod(&u, name, "g", 0, 2);
     }
     json_decref(sched_util_cycle(&u, 2000));
-    json_t *w = why_of(&u, "default/g");
+    json_t *w = sched_util_why(&u, "default/g");
     ck_assert_str_eq(primary_code(w), "GangShortfall");
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "primary"), "class")),
                      "GANG");
@@ -436,7 +428,7 @@ START_TEST(test_sched_why_node_filter)
     char *node = sched_util_node_of(&u, "default/first");
     ck_assert_str_eq(node, "g3");
     free(node);
-    json_t *w = why_of(&u, "default/big");
+    json_t *w = sched_util_why(&u, "default/big");
     json_t *nf = json_object_get(w, "nodeFilter");
     ck_assert_str_eq(json_string_value(json_object_get(nf, "summary")),
                      "0/5 nodes fit: 3 Insufficient nvidia.com/gpu (need 8, max free 4), "
@@ -468,13 +460,13 @@ START_TEST(test_sched_why_history)
     for (int i = 0; i < 3; i++)
         json_decref(sched_util_cycle(&u, 2000 + i));
     ck_assert_int_eq(sched_util_audit_count(&u, "unschedulable", "default/p"), 1);
-    json_t *w = why_of(&u, "default/p");
+    json_t *w = sched_util_why(&u, "default/p");
     ck_assert_str_eq(primary_code(w), "ExceedsAllocatable");
     ck_assert_int_eq(json_array_size(json_object_get(w, "history")), 1);
     json_decref(w);
     apply_node(&u, "n2", "a", 4, 0);
     json_decref(sched_util_cycle(&u, 3000));
-    w = why_of(&u, "default/p");
+    w = sched_util_why(&u, "default/p");
     json_t *h = json_object_get(w, "history");
     ck_assert_int_eq(json_array_size(h), 2);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "code")),
@@ -517,7 +509,7 @@ static const char *job_state(struct sched_util *u, const char *id, char *buf, si
 
 static json_t *why_timeout_since(struct sched_util *u, const char *id)
 {
-    json_t *w = why_of(u, id);
+    json_t *w = sched_util_why(u, id);
     json_t *s = json_incref(json_object_get(json_object_get(w, "gangTimeout"), "unsatisfiedSince"));
     json_decref(w);
     return s;
@@ -551,7 +543,7 @@ START_TEST(test_sched_gang_timeout_marks_and_retries)
     json_decref(sched_util_cycle(&u, 12000)); /* 10 s after the first failed attempt */
     ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
     ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", "default/g"), 1);
-    json_t *w = why_of(&u, "default/g");
+    json_t *w = sched_util_why(&u, "default/g");
     ck_assert_str_eq(primary_code(w), "GangTimedOut");
     ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "TimedOut");
     ck_assert(json_is_null(json_object_get(json_object_get(w, "gangTimeout"), "unsatisfiedSince")));
@@ -751,7 +743,7 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
         "\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
         1000));
     json_decref(sched_util_cycle(&u, 2000));
-    json_t *w = why_of(&u, "default/g");
+    json_t *w = sched_util_why(&u, "default/g");
     ck_assert_str_eq(primary_code(w), "PriorityClassMissing");
     json_t *b = json_array_get(json_object_get(w, "blockers"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(b, "priorityClass")), "later");

@@ -224,3 +224,33 @@ void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp)
                       name, n, key, (int)json_integer_value(val));
     }
 }
+
+json_t *sched_util_why(struct sched_util *u, const char *id)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL;
+    ck_assert_msg(sched_why(u->s, id, &doc, &err) == 0, "why '%s': %s", id, err.msg);
+    return doc;
+}
+
+json_t *sched_util_job(struct sched_util *u, const char *id)
+{
+    struct err err = ERR_INIT;
+    json_t *doc = NULL;
+    ck_assert_msg(sched_job(u->s, id, &doc, &err) == 0, "job '%s': %s", id, err.msg);
+    return doc;
+}
+
+json_t *sched_util_ledger(struct sched_util *u, const char *job, const char *victim,
+                          const char *since)
+{
+    struct err err = ERR_INIT;
+    json_t *out = NULL;
+    ck_assert_msg(sched_preemptions(u->s, job, victim, since, &out, &err) == 0, "%s", err.msg);
+    return out;
+}
+
+const char *sched_util_str2(json_t *o, const char *a, const char *b)
+{
+    return json_string_value(json_object_get(json_object_get(o, a), b));
+}

@@ -40,6 +40,20 @@ json_t *sched_util_audit(struct sched_util *u);
 /* Number of audit records of a kind (and job, when not NULL). */
 int sched_util_audit_count(struct sched_util *u, const char *kind, const char *job);
 
+/* The scheduler's answers (new); each fails the test on error. */
+json_t *sched_util_why(struct sched_util *u, const char *id);
+json_t *sched_util_job(struct sched_util *u, const char *id);
+/* The preemption ledger filtered by job, victim and since (each may be NULL). */
+json_t *sched_util_ledger(struct sched_util *u, const char *job, const char *victim,
+                          const char *since);
+/* o.a.b as a string (borrowed) or NULL. */
+const char *sched_util_str2(json_t *o, const char *a, const char *b);
+
+/* Shared preemption clusters (preempt_data.c): two 4-cpu nodes with a priority-1 pod each
+ * (lo-1, lo-2); a priority-100 4-cpu pod named by the %s. */
+extern const char sched_util_two_preemptions[];
+extern const char sched_util_hi_pod[];
+
 /* Reads a whole file into a new string; NULL when it cannot be read. */
 char *sched_util_read(const char *path);
 /* Sorted names of the case folders under tests/data/<area>/ (new array). */
