@@ -117,6 +117,25 @@ static void free_res(struct model_res *r, size_t n)
     free(r);
 }
 
+int model__res_list(json_t *map, const char *field, struct model_res **out, size_t *n,
+                    struct err *err)
+{
+    struct res_acc a = {0};
+    *out = NULL;
+    *n = 0;
+    if (res_decode(map, &a, RES_SUM, field, err) < 0) {
+        free_res(a.r, a.n);
+        return ERR_INVALID;
+    }
+    res_finish(&a, out, n);
+    return 0;
+}
+
+void model__res_free(struct model_res *r, size_t n)
+{
+    free_res(r, n);
+}
+
 static int64_t timestamp(json_t *meta, const char *key)
 {
     int64_t ms = 0;
@@ -313,6 +332,8 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->uid = dup_or_null(json_object_get(meta, "uid"));
     out->group =
         dup_or_null(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    const char *queue = json_string_value(json_object_get(ann, MODEL_ANN_QUEUE_NAME));
+    out->queue = queue && *queue ? xstrdup(queue) : NULL;
     decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
     if (out->nlabels > 1)
         qsort(out->labels, out->nlabels, sizeof(*out->labels), kv_cmp);
@@ -360,6 +381,7 @@ void model_pod_release(struct model_pod *p)
     free(p->name);
     free(p->uid);
     free(p->group);
+    free(p->queue);
     free_res(p->requests, p->nrequests);
     free_kv(p->node_selector, p->nnode_selector);
     for (size_t i = 0; i < p->ntolerations; i++) {

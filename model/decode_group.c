@@ -195,6 +195,8 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
     if (topo && *topo)
         decode_spec(out, topo);
     out->priority_class = dup_or_null(json_object_get(spec, "priorityClassName"));
+    const char *queue = json_string_value(json_object_get(spec, "queue"));
+    out->queue = queue && *queue ? xstrdup(queue) : NULL;
     const char *ts = json_string_value(json_object_get(meta, "creationTimestamp"));
     if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
         out->creation_ms = 0;
@@ -234,6 +236,7 @@ void model_podgroup_release(struct model_podgroup *g)
     free(g->gather);
     free(g->spec_error);
     free(g->priority_class);
+    free(g->queue);
     memset(g, 0, sizeof(*g));
 }
 

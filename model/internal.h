@@ -99,6 +99,13 @@ void model__validate_pod(struct model__vctx *v, json_t *obj);
 void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);
 void model__validate_priorityclass(struct model__vctx *v, json_t *obj);
+void model__validate_queue(struct model__vctx *v, json_t *obj);
+
+/* A resource list (map of name -> quantity, NULL for none) decoded and sorted by name
+ * (decode.c). Returns 0 or ERR_INVALID naming field; *out is then NULL. */
+int model__res_list(json_t *map, const char *field, struct model_res **out, size_t *n,
+                    struct err *err);
+void model__res_free(struct model_res *r, size_t n);
 /* spec.affinity and spec.topologySpreadConstraints of a pod (validate_affinity.c). */
 void model__validate_affinity(struct model__vctx *v, json_t *spec);
 

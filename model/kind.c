@@ -39,6 +39,12 @@ static const struct kind_info kinds[MODEL_KIND_COUNT] = {
                              "priorityclasses",
                              {"priorityclass", "pc", NULL},
                              0},
+    [MODEL_QUEUE] = {"Queue",
+                     "scheduling.volcano.sh/v1beta1",
+                     "scheduling.volcano.sh",
+                     "queues",
+                     {"queue", "q", NULL},
+                     0},
 };
 
 static int kind_ok(enum model_kind kind)

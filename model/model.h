@@ -42,10 +42,12 @@ enum model_kind {
     MODEL_PODGROUP,
     MODEL_TOPOLOGY,
     MODEL_PRIORITYCLASS,
+    MODEL_QUEUE,
     MODEL_KIND_COUNT
 };
 
-/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass". Static storage. */
+/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass", "Queue". Static
+ * storage. */
 const char *model_kind_name(enum model_kind kind);
 /* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
 const char *model_kind_api_version(enum model_kind kind);
@@ -342,6 +344,7 @@ struct model_pod {
     char *ns, *name, *uid;
     char *group;                /* value of the pod-group label, NULL when none */
     int64_t topo_index;         /* network-topology-index annotation, -1 when absent */
+    char *queue; /* the queue-name annotation (a pod without a PodGroup joins it), NULL */
     struct model_res *requests; /* effective requests as kube-scheduler counts them: containers
                                    and sidecars, the max with each init container, plus
                                    spec.overhead */
@@ -394,6 +397,8 @@ struct model_podgroup {
     char *spec_error;     /* NULL when the annotation is well-formed */
     char *priority_class; /* spec.priorityClassName, NULL when absent or empty: the job's
                              priority is the class's value (resolved by the scheduler) */
+    char *queue;          /* spec.queue, NULL when absent or empty (the job's queue is then
+                             MODEL_QUEUE_DEFAULT) */
     int64_t creation_ms;
     enum model_match_policy match_policy; /* the match-policy annotation; an unknown value
                                              falls back to the default, as Koordinator does */
@@ -440,6 +445,33 @@ struct model_priorityclass {
 const struct model_priorityclass *model_priorityclass_builtin(const char *name);
 json_t *model_priorityclass_builtin_json(size_t i);
 
+/* A Queue (scheduling.volcano.sh/v1beta1, cluster-scoped): a share of the cluster for the
+ * jobs that name it (docs/queues.md). Resource lists are sorted by name, values as in
+ * struct model_res. */
+struct model_queue {
+    char *name;
+    int32_t weight; /* spec.weight, >= 1 (default 1) */
+    struct model_res *capability; /* spec.capability: the ceiling; a resource not listed is
+                                     not limited */
+    size_t ncapability;
+    struct model_res *guarantee; /* spec.guarantee.resource: the floor reserved for it */
+    size_t nguarantee;
+    int reclaimable; /* spec.reclaimable (default 1): other queues may take back what it
+                        borrowed */
+    char *parent;    /* spec.parent, NULL for a top-level queue (parent MODEL_QUEUE_ROOT) */
+    int64_t creation_ms;
+};
+
+/* The queue of jobs that name none; it exists without being stored (weight 1, no limits),
+ * and a stored Queue of this name replaces it. */
+#define MODEL_QUEUE_DEFAULT "default"
+/* The root of the queue tree: top-level queues name it as spec.parent or name none. */
+#define MODEL_QUEUE_ROOT "root"
+/* The queue of a pod without a PodGroup (Volcano's annotation). */
+#define MODEL_ANN_QUEUE_NAME "scheduling.volcano.sh/queue-name"
+/* The built-in default queue as a document (new). */
+json_t *model_queue_default_json(void);
+
 /* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
@@ -447,11 +479,13 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err);
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err);
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
 int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);
+int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err);
 void model_node_release(struct model_node *n);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);
 void model_priorityclass_release(struct model_priorityclass *pc);
+void model_queue_release(struct model_queue *q);
 
 /* ---- pods: the fields muster writes, and "terminal" (pod.c) ----
  *

@@ -165,6 +165,27 @@ int sched_node_usage(struct sched *s, const char *name, json_t **out, struct err
  * usage. Returns 0. */
 int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
 
+/* Queues (docs/queues.md): fair share as the last cycle computed it, allocation as it is
+ * now. sched_queues: *out (new) an array of queue objects sorted by name, every stored
+ * Queue plus the built-in "default" when it is not stored. sched_queue: one queue, with
+ * "pendingJobs" and "runningJobs" (job ids) added; ERR_NOT_FOUND when unknown. A queue:
+ *   {"name", "parent" (null for a top-level queue), "children": [names], "weight",
+ *    "reclaimable", "builtin" (the default queue, not stored),
+ *    "share": allocated / deserved of its dominant resource (0 when it has nothing),
+ *    "dominantResource": name or null, "rank": its place in the last cycle's queue order
+ *    (1 first; 0 when no cycle ran or it had no pending job),
+ *    "jobs": {"pending": n, "running": n}, "reclaims": {"by": n, "from": n} (ledger
+ *    entries of kind reclaim for and against its jobs),
+ *    "resources": {res: {"allocated", "deserved", "request", "guarantee", "capability"
+ *      (null: not limited), "borrowed" (allocated above deserved), "lent" (deserved it
+ *      does not use that other queues borrow)}} in model units (cpu in thousandths,
+ *      memory in bytes), for every resource the cluster or the queue names,
+ *    "allocated", "deserved", "capability", "guarantee", "borrowed", "lent": {res:
+ *      quantity string} (model_quantity_format) of the same numbers, zeros left out}.
+ * Returns 0 or ERR_NOT_FOUND. */
+int sched_queues(struct sched *s, json_t **out, struct err *err);
+int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err);
+
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 

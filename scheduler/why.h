@@ -37,6 +37,9 @@ enum why_class {
     X(UNSUPPORTED_FIELD, "UnsupportedField", NEVER)                                                \
     X(PODGROUP_MISSING, "PodGroupMissing", WAITING)                                                \
     X(PRIORITY_CLASS_MISSING, "PriorityClassMissing", WAITING)                                     \
+    X(QUEUE_NOT_FOUND, "QueueNotFound", WAITING)                                                   \
+    X(QUEUE_NOT_LEAF, "QueueNotLeaf", POLICY)                                                      \
+    X(QUEUE_OVER_CAPABILITY, "QueueOverCapability", POLICY)                                        \
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
     X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
     X(GANG_TIMED_OUT, "GangTimedOut", GANG)                                                        \
@@ -51,8 +54,10 @@ enum why_class {
     X(TOPOLOGY_SPREAD, "TopologySpreadUnsatisfied", POLICY)                                        \
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
     X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
+    X(RECLAIMING, "Reclaiming", PREEMPTION)                                                        \
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
     X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
+    X(WAITING_FOR_QUEUE_SHARE, "WaitingForQueueShare", WAITING)                                    \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
     X(CAPACITY_RESERVED, "CapacityReserved", CAPACITY)                                             \

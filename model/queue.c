@@ -1,0 +1,115 @@
+/*
+ * queue.c - the Queue kind (Volcano's scheduling.volcano.sh/v1beta1 shape): the built-in
+ * default queue, validation of one document and the typed decode.
+ *
+ * Validation follows Volcano's queue webhook where it speaks of one object: a weight is a
+ * positive integer, the guarantee never exceeds the capability in a resource both name.
+ * Rules that need the other queues (the parent exists, no cycle, a queue with jobs is not
+ * deleted) are the scheduler's, at apply (scheduler/admit_queue.c).
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "err.h"
+
+json_t *model_queue_default_json(void)
+{
+    return json_pack("{s:s,s:s,s:{s:s},s:{s:i,s:b}}", "apiVersion",
+                     model_kind_api_version(MODEL_QUEUE), "kind", model_kind_name(MODEL_QUEUE),
+                     "metadata", "name", MODEL_QUEUE_DEFAULT, "spec", "weight", 1, "reclaimable",
+                     1);
+}
+
+/* spec.guarantee.resource above spec.capability in a resource both list. */
+static void check_guarantee(struct model__vctx *v, json_t *spec)
+{
+    json_t *cap = json_object_get(spec, "capability");
+    json_t *gua = json_object_get(json_object_get(spec, "guarantee"), "resource");
+    const char *res;
+    json_t *q;
+    json_object_foreach(gua, res, q)
+    {
+        json_t *c = json_object_get(cap, res);
+        int milli = model_resource_is_milli(res);
+        int64_t g, cv;
+        if (!c || model_quantity_parse(json_string_value(q), milli, &g, NULL) < 0 ||
+            model_quantity_parse(json_string_value(c), milli, &cv, NULL) < 0 || g <= cv)
+            continue;
+        char f[MODEL__PATH_MAX];
+        snprintf(f, sizeof(f), "spec.guarantee.resource.%s", res);
+        model__problem(v, f,
+                       "%s is above spec.capability.%s (%s): a queue cannot be guaranteed more "
+                       "than its capability",
+                       json_string_value(q), res, json_string_value(c));
+    }
+}
+
+void model__validate_queue(struct model__vctx *v, json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec");
+    if (!model__want_object(v, spec, "spec", 0) || !spec)
+        return;
+    model__want_int(v, json_object_get(spec, "weight"), "spec.weight", 0, 1, INT32_MAX);
+    model__want_quantities(v, spec, "capability", "spec.capability");
+    json_t *gua = json_object_get(spec, "guarantee");
+    if (model__want_object(v, gua, "spec.guarantee", 0) && gua)
+        model__want_quantities(v, gua, "resource", "spec.guarantee.resource");
+    model__want_bool(v, json_object_get(spec, "reclaimable"), "spec.reclaimable");
+    json_t *parent = json_object_get(spec, "parent");
+    if (model__want_string(v, parent, "spec.parent", 0) && parent) {
+        const char *name =
+            json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+        if (name && !strcmp(name, json_string_value(parent)))
+            model__problem(v, "spec.parent", "a queue cannot be its own parent");
+    }
+    if (v->count == 0)
+        check_guarantee(v, spec);
+    model__want_object(v, json_object_get(obj, "status"), "status", 0);
+}
+
+int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err)
+{
+    json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    json_t *weight = json_object_get(spec, "weight");
+    const char *parent = json_string_value(json_object_get(spec, "parent"));
+    const char *ts = json_string_value(json_object_get(meta, "creationTimestamp"));
+
+    memset(out, 0, sizeof(*out));
+    if (!name || !*name)
+        return err_setf(err, ERR_INVALID, "metadata.name", "queue without a name");
+    out->name = xstrdup(name);
+    /* Volcano's mutating webhook makes a weight of 0 (unset) 1; a mirrored queue cannot
+     * be refused, so anything below 1 is read as 1 */
+    out->weight = json_is_integer(weight) && json_integer_value(weight) >= 1 &&
+                          json_integer_value(weight) <= INT32_MAX
+                      ? (int32_t)json_integer_value(weight)
+                      : 1;
+    out->reclaimable = !json_is_false(json_object_get(spec, "reclaimable"));
+    out->parent = parent && *parent && strcmp(parent, MODEL_QUEUE_ROOT) ? xstrdup(parent) : NULL;
+    if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
+        out->creation_ms = 0;
+    if (model__res_list(json_object_get(spec, "capability"), "spec.capability", &out->capability,
+                        &out->ncapability, err) < 0 ||
+        model__res_list(json_object_get(json_object_get(spec, "guarantee"), "resource"),
+                        "spec.guarantee.resource", &out->guarantee, &out->nguarantee, err) < 0) {
+        model_queue_release(out);
+        return ERR_INVALID;
+    }
+    return 0;
+}
+
+void model_queue_release(struct model_queue *q)
+{
+    if (!q)
+        return;
+    free(q->name);
+    free(q->parent);
+    model__res_free(q->capability, q->ncapability);
+    model__res_free(q->guarantee, q->nguarantee);
+    memset(q, 0, sizeof(*q));
+}
