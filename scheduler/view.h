@@ -350,6 +350,10 @@ int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio
 /* 1 when the job's PodGroup names a class that does not exist. */
 int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
+/* The name of the queue a job asks for: its PodGroup's spec.queue, else the queue-name
+ * annotation of its first pod that has one, else MODEL_QUEUE_DEFAULT. Borrowed, valid
+ * until the job's PodGroup or pods change. */
+const char *sched__job_queue_name(const struct sched_view *v, const struct sv_job *j);
 /* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
 int sched__job_min(const struct sv_job *j);
 
