@@ -2,8 +2,8 @@
  * objects.c - objects of every kind (nodes, pods, podgroups, topologies, priority classes,
  * queues) and the pod indexes.
  *
- * Index entries are derived from the pod document only (spec.nodeName, the
- * pod-group label, the pending predicate), so they can always be recomputed
+ * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
+ * model_pod_group_name, the pending predicate), so they can always be recomputed
  * from the old and new values; store_put touches only the entries that change.
  */
 #include "internal.h"
@@ -37,7 +37,7 @@ enum store_dbi store__kind_dbi(enum model_kind kind)
 /* Index keys of one pod; pointers borrowed from the pod document except group. */
 struct pod_idx {
     const char *node;
-    char group[512]; /* "ns/label", "" when none */
+    char group[512]; /* "ns/group", "" when none */
     int pending;
 };
 
@@ -79,14 +79,11 @@ static void pod_index(json_t *pod, struct pod_idx *idx)
 {
     json_t *meta = json_object_get(pod, "metadata");
     const char *ns = str_at(pod, "metadata", "namespace");
-    const char *group = NULL, *phase = str_at(pod, "status", "phase");
-    json_t *g = json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP);
+    const char *group = model_pod_group_name(pod), *phase = str_at(pod, "status", "phase");
 
     idx->node = str_at(pod, "spec", "nodeName");
     if (idx->node && !*idx->node)
         idx->node = NULL;
-    if (json_is_string(g) && *json_string_value(g))
-        group = json_string_value(g);
     idx->group[0] = '\0';
     if (group)
         snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);
