@@ -252,7 +252,7 @@ int store_stats(struct store *st, struct store_stats *out, struct err *err)
     out->map_size = info.me_mapsize;
     out->used_bytes = (info.me_last_pgno + 1) * (size_t)ms.ms_psize;
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        if ((rc = mdb_stat(txn, st->dbi[store__kind_dbi((enum model_kind)k)], &ms))) {
+        if ((rc = mdb_stat(txn, st->dbi[store__kind_dbi[k]], &ms))) {
             rc = store__mdb_err(st, rc, err, "cannot read database statistics");
             goto out;
         }

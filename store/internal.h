@@ -37,6 +37,9 @@ enum store_dbi {
     DBI_COUNT
 };
 
+/* The database of each object kind (objects.c). */
+extern const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT];
+
 struct store {
     MDB_env *env;
     MDB_dbi dbi[DBI_COUNT];
@@ -67,9 +70,6 @@ struct store *store__of(MDB_txn *txn);
 /* Translates an LMDB code: MDB_MAP_FULL -> ERR_MAP_FULL (and marks the map for growth),
  * MDB_NOTFOUND -> ERR_NOT_FOUND, MDB_BAD_VALSIZE -> ERR_INVALID, else ERR_STORE. The
  * message is "<what>: <lmdb message>". Returns the ERR_* code. */
-/* The database of an object kind (one table: objects.c). kind must be valid. */
-enum store_dbi store__kind_dbi(enum model_kind kind);
-
 int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
 
 /* Serializes v with jansson flags into st->buf at offset off (bytes before off are kept).

@@ -1,6 +1,5 @@
 /*
- * objects.c - objects of every kind (nodes, pods, podgroups, topologies, priority classes,
- * queues) and the pod indexes.
+ * objects.c - nodes, pods, podgroups, topologies and priority classes, and the pod indexes.
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
  * model_pod_group_name, the pending predicate), so they can always be recomputed
@@ -14,25 +13,19 @@
 #include "alloc.h"
 #include "err.h"
 
-/* Designated, so a kind added to model.h without a database here is caught by the
- * _Static_assert below rather than landing in the nodes' database. */
-static const struct {
-    enum store_dbi dbi;
-    const char *word; /* in messages: "pod 'default/x' not found" */
-} kinds[MODEL_KIND_COUNT] = {
-    [MODEL_NODE] = {DBI_NODES, "node"},
-    [MODEL_POD] = {DBI_PODS, "pod"},
-    [MODEL_PODGROUP] = {DBI_PODGROUPS, "podgroup"},
-    [MODEL_TOPOLOGY] = {DBI_TOPOLOGIES, "topology"},
-    [MODEL_PRIORITYCLASS] = {DBI_PRIORITYCLASSES, "priorityclass"},
-    [MODEL_QUEUE] = {DBI_QUEUES, "queue"},
-};
-_Static_assert(MODEL_KIND_COUNT == 6, "a new kind needs its database in kinds[] above");
-
-enum store_dbi store__kind_dbi(enum model_kind kind)
-{
-    return kinds[kind].dbi;
-}
+const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT] = {[MODEL_NODE] = DBI_NODES,
+                                                          [MODEL_POD] = DBI_PODS,
+                                                          [MODEL_PODGROUP] = DBI_PODGROUPS,
+                                                          [MODEL_TOPOLOGY] = DBI_TOPOLOGIES,
+                                                          [MODEL_PRIORITYCLASS] =
+                                                              DBI_PRIORITYCLASSES,
+                                                          [MODEL_QUEUE] = DBI_QUEUES};
+static const char *const kind_word[MODEL_KIND_COUNT] = {[MODEL_NODE] = "node",
+                                                        [MODEL_POD] = "pod",
+                                                        [MODEL_PODGROUP] = "podgroup",
+                                                        [MODEL_TOPOLOGY] = "topology",
+                                                        [MODEL_PRIORITYCLASS] = "priorityclass",
+                                                        [MODEL_QUEUE] = "queue"};
 
 /* Index keys of one pod; pointers borrowed from the pod document except group. */
 struct pod_idx {
@@ -64,14 +57,14 @@ static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, st
 
     if (!name || !*name)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s without metadata.name",
-                        kinds[kind].word);
+                        kind_word[kind]);
     if (kind == MODEL_POD || kind == MODEL_PODGROUP)
         len = snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
     else
         len = snprintf(buf, n, "%s", name);
     if (len < 0 || (size_t)len >= n)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s key '%s' is too long",
-                        kinds[kind].word, name);
+                        kind_word[kind], name);
     return 0;
 }
 
@@ -156,7 +149,7 @@ static int decode(const MDB_val *v, enum model_kind kind, const char *key, json_
 
     *out = json_loadb(v->mv_data, v->mv_size, 0, &jerr);
     if (!*out)
-        return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kinds[kind].word, key, jerr.text);
+        return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kind_word[kind], key, jerr.text);
     return 0;
 }
 
@@ -169,9 +162,9 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
     *out = NULL;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[kinds[kind].dbi], &k, &v);
+    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
     if (rc == MDB_NOTFOUND)
-        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kinds[kind].word, key);
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
     return decode(&v, kind, key, out, err);
@@ -189,10 +182,10 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
 
     v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
     v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[kinds[kind].dbi], &k, &v, 0);
+    rc = mdb_put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
-        return err_prefix(err, "%s '%s'", kinds[kind].word, key);
+        return err_prefix(err, "%s '%s'", kind_word[kind], key);
     }
     if (kind != MODEL_POD)
         return 0;
@@ -217,7 +210,7 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
     k = (MDB_val){strlen(key), key};
     /* The old value is decoded only when someone needs it: the caller or the pod index. */
     if (kind == MODEL_POD || old_out) {
-        rc = mdb_get(txn, st->dbi[kinds[kind].dbi], &k, &v);
+        rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot read");
         if (rc == 0 && (rc = decode(&v, kind, key, &old, err)) < 0)
@@ -255,14 +248,14 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         *old_out = NULL;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[kinds[kind].dbi], &k, &v);
+    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
     if (rc == MDB_NOTFOUND)
-        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kinds[kind].word, key);
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
     if ((kind == MODEL_POD || old_out) && (rc = decode(&v, kind, key, &old, err)) < 0)
         return rc;
-    rc = mdb_del(txn, st->dbi[kinds[kind].dbi], &k, NULL);
+    rc = mdb_del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot delete");
         goto out;
@@ -288,7 +281,7 @@ int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj
 
     if (rc < 0)
         return rc;
-    return store__each_json(txn, store__of(txn)->dbi[kinds[kind].dbi], prefix, fn, ctx, err);
+    return store__each_json(txn, store__of(txn)->dbi[store__kind_dbi[kind]], prefix, fn, ctx, err);
 }
 
 /* Calls fn for each value of a DUPSORT key (key NULL: each key of a plain db). */
@@ -356,7 +349,7 @@ int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *e
     *out = 0;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_stat(txn, st->dbi[kinds[kind].dbi], &ms);
+    rc = mdb_stat(txn, st->dbi[store__kind_dbi[kind]], &ms);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot count");
     *out = ms.ms_entries;

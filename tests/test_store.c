@@ -91,11 +91,10 @@ START_TEST(test_store_roundtrip)
         json_pack("{s:s, s:s, s:{s:s}, s:i}", "apiVersion", "scheduling.k8s.io/v1", "kind",
                   "PriorityClass", "metadata", "name", "high", "value", 1000),
         json_pack("{s:s, s:s, s:{s:s}, s:{s:i}}", "apiVersion", "scheduling.volcano.sh/v1beta1",
-                  "kind", "Queue", "metadata", "name", "research", "spec", "weight", 2),
+                  "kind", "Queue", "metadata", "name", "team-a", "spec", "weight", 2),
     };
-    /* one object per kind, each in its own database: every count below is 1 */
     const char *keys[MODEL_KIND_COUNT] = {"n1",      "team-a/w-0", "team-a/train",
-                                          "default", "high",       "research"};
+                                          "default", "high",       "team-a"};
     struct err err = ERR_INIT;
     MDB_txn *txn = begin(STORE_WRITE);
     json_t *got = NULL;
