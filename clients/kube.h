@@ -20,9 +20,9 @@
  * "nominated", "preempted"/"evicted", performs the API calls (Binding, status
  * patches for nominatedNodeName and the DisruptionTarget condition, the Eviction
  * API) and appends "bound" / "bind-refused" / "nominate-acked" / "nominate-refused" /
- * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new acknowledged sequence in one transaction. A
- * refused binding puts the pod back as the API server has it. Transport errors
- * and 5xx answers are retried with backoff before the sequence advances.
+ * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
+ * acknowledged sequence in one transaction. A refused binding puts the pod back as the API server
+ * has it. Transport errors and 5xx answers are retried with backoff before the sequence advances.
  *
  * Calling sequence:
  *
