@@ -1,7 +1,7 @@
 /*
  * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
- * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology and
- * PriorityClass.
+ * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology,
+ * PriorityClass and Queue.
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into

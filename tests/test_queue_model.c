@@ -342,6 +342,8 @@ START_TEST(test_queue_model_volcano_podgroup_job)
     ck_assert_uint_eq(json_array_size(members), 1);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(members, 0), "name")), "w-0");
     json_decref(job);
+    /* the pod's audit record names its job too (model_pod_group_name) */
+    ck_assert_int_eq(sched_util_audit_count(&u, "applied", "team/g"), 2);
     /* the same name under scheduler-plugins' group replaces it */
     json_decref(sched_util_apply(&u,
                                  "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
