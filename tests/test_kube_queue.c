@@ -225,6 +225,15 @@ START_TEST(test_kube_queue_volcano_podgroup_job)
     job = json_object_get(jobs, "g:default/gang");
     ck_assert_str_eq(json_string_value(json_object_get(job, "queue")), "default");
     json_decref(dump);
+    /* and the queue's own answer lists it (pending: no cycle ran) */
+    struct err err = ERR_INIT;
+    json_t *rq = NULL;
+    ck_assert_msg(sched_queue(f.u.s, "research", &rq, &err) == 0, "%s", err.msg);
+    json_t *want = json_pack("[s]", "default/job-a");
+    ck_assert_msg(json_equal(json_object_get(rq, "pendingJobs"), want), "%s",
+                  json_dumps(rq, JSON_COMPACT));
+    json_decref(want);
+    json_decref(rq);
     json_t *s = source(&f, VOLCANO_PODGROUPS);
     ck_assert_str_eq(json_string_value(json_object_get(s, "kind")), "PodGroup");
     ck_assert(json_is_true(json_object_get(s, "synced")));
