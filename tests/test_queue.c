@@ -297,6 +297,8 @@ START_TEST(test_queue_not_reclaimable)
     json_decref(ledger);
     json_t *w = sched_util_why(&u, "default/b-0");
     ck_assert_str_eq(sched_util_str2(w, "preemption", "code"), "PreemptionNoVictims");
+    ck_assert_ptr_nonnull(strstr(sched_util_str2(w, "preemption", "reason"),
+                                 "no reclaimable queue above its deserved share"));
     json_decref(w);
     sched_util_close(&u);
 }
