@@ -121,7 +121,7 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
     char *hot = contended(v);
     int64_t *budget = xcalloc(v->nqueues * nr + 1, sizeof(int64_t)), *hold = xcalloc(nr + 1, 8);
     for (size_t i = 0; i < v->nqueues * nr; i++)
-        budget[i] = live[i] - v->queues[i / nr].deserved[i % nr];
+        budget[i] = v->queues[i / nr].alive ? live[i] - v->queues[i / nr].deserved[i % nr] : 0;
     struct rjob *jobs = xcalloc(v->njobs + 1, sizeof(*jobs));
     for (size_t vq = 0; vq < v->nqueues; vq++) {
         const struct sv_queue *V = &v->queues[vq];
@@ -244,9 +244,12 @@ int sched__reclaim_within(const struct preempt *pr)
             for (int i = 0; i < p->nreq; i++)
                 taken[(size_t)a * nr + p->req[i].res] += p->req[i].v;
     }
+    char *hot = contended(v);
     int ok = 1;
     for (size_t i = 0; ok && i < v->nqueues * nr; i++)
-        ok = i % nr == 0 || !taken[i] || live[i] - taken[i] >= v->queues[i / nr].deserved[i % nr];
+        ok = i % nr == 0 || !hot[i % nr] || !taken[i] ||
+             live[i] - taken[i] >= v->queues[i / nr].deserved[i % nr];
+    free(hot);
     free(taken);
     free(live);
     return ok;

@@ -404,6 +404,29 @@ START_TEST(test_queue_min_resources)
 }
 END_TEST
 
+/* A deleted queue leaves an empty slot the fair share, the order and reclaim skip: a
+ * reclaim in the next cycle still works. */
+START_TEST(test_queue_deleted_then_reclaim)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    node(&u, "n1", 4);
+    queue(&u, "gone", "");
+    queue(&u, "a", "");
+    queue(&u, "b", "");
+    pods(&u, "a", "a", 4, 0, "n1", 1000);
+    json_decref(sched_util_cycle(&u, 2000));
+    ck_assert_int_eq(sched_delete(u.s, MODEL_QUEUE, "gone", 3000, &err), 0);
+    pods(&u, "b", "b", 2, 0, NULL, 3000);
+    json_decref(sched_util_cycle(&u, 4000));
+    assert_primary(&u, "default/b-0", "Reclaiming");
+    ck_assert_int_eq(sched_queue(u.s, "gone", &(json_t *){NULL}, &err), ERR_NOT_FOUND);
+    assert_rebuilt_equal(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *queue_suite(void)
 {
     Suite *s = suite_create("queue");
@@ -417,6 +440,7 @@ static Suite *queue_suite(void)
     tcase_add_test(tc, test_queue_waiting_for_share);
     tcase_add_test(tc, test_queue_default_and_listing);
     tcase_add_test(tc, test_queue_min_resources);
+    tcase_add_test(tc, test_queue_deleted_then_reclaim);
     suite_add_tcase(s, tc);
     return s;
 }
