@@ -141,6 +141,8 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j)
         (int)sched__job_priority(v, j), "minMember", sched__job_min(j), "gangGroup", group,
         "members", members, "placed", placed, "pending", pending);
     json_object_set_new(o, "creationTimestamp", created ? json_string(ts) : json_null());
+    /* the queue it asks for, even one that does not exist (its why says QueueNotFound) */
+    json_object_set_new(o, "queue", json_string(sched__job_queue_name(v, j)));
     return o;
 }
 

@@ -217,6 +217,9 @@ START_TEST(test_queue_hierarchy_and_missing)
     json_decref(p);
     assert_primary(&u, "default/in-p-0", "QueueNotLeaf");
     assert_primary(&u, "default/lost-0", "QueueNotFound");
+    json_t *job = sched_util_job(&u, "default/lost-0");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "queue")), "nowhere");
+    json_decref(job);
     json_t *w = sched_util_why(&u, "default/lost-0");
     ck_assert_str_eq(json_string_value(json_object_get(
                          json_array_get(json_object_get(w, "blockers"), 0), "queue")),
