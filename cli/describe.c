@@ -1,9 +1,9 @@
 /*
  * describe.c - `muster describe job NS/NAME` and `muster why NS/NAME`: the job and
- * its why document printed for people. Every number of the why document is shown (the
- * topology part as its summary, counts, best domains and tries; the preemption part as its
- * verdict and numbers, with the victims of the job's ledger entry); fields the document
- * does not have are skipped, so newer documents still print.
+ * its why document printed for people (`describe queue NAME` is queues.c's). Every number of the
+ * why document is shown (the topology part as its summary, counts, best domains and tries; the
+ * preemption part as its verdict and numbers, with the victims of the job's ledger entry); fields
+ * the document does not have are skipped, so newer documents still print.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "model.h"
 
 static const char *s_of(json_t *o, const char *k)
 {
@@ -407,8 +408,11 @@ int cli__cmd_describe(struct cli *cli)
     struct err err = ERR_INIT;
     json_t *job = NULL, *why = NULL;
     int rc = CLI_EXIT_OK;
+    enum model_kind kind;
+    if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_QUEUE)
+        return cli__cmd_describe_queue(cli, cli->pos[1]);
     if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
-        return cli__usage_error("describe needs 'job NAMESPACE/NAME'");
+        return cli__usage_error("describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
     if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
         get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
         rc = cli__fail(cli, &err);
