@@ -22,6 +22,7 @@ static const struct {
     {MODEL_TOPOLOGY, "clusternetworktopologies",
      "/apis/scheduling.koordinator.sh/v1alpha1/clusternetworktopologies"},
     {MODEL_PRIORITYCLASS, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
+    {MODEL_QUEUE, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues"},
 };
 
 static void defaults(struct kube_options *o)

@@ -30,6 +30,7 @@ struct staged {
         struct model_podgroup pg;
         struct model_topology topo;
         struct model_priorityclass pc;
+        struct model_queue queue;
     } u;
 };
 
@@ -55,6 +56,8 @@ static void staged_release(struct staged *st, size_t n)
             model_podgroup_release(&st[i].u.pg);
         else if (st[i].kind == MODEL_PRIORITYCLASS)
             model_priorityclass_release(&st[i].u.pc);
+        else if (st[i].kind == MODEL_QUEUE)
+            model_queue_release(&st[i].u.queue);
         else
             model_topology_release(&st[i].u.topo);
     }
@@ -138,6 +141,8 @@ static int stage_decode(json_t *obj, struct staged *st, struct err *err)
         return model_podgroup_decode(obj, &st->u.pg, err);
     case MODEL_PRIORITYCLASS:
         return model_priorityclass_decode(obj, &st->u.pc, err);
+    case MODEL_QUEUE:
+        return model_queue_decode(obj, &st->u.queue, err);
     default:
         return model_topology_decode(obj, &st->u.topo, err);
     }
@@ -264,6 +269,8 @@ static void view_take(struct sched_view *v, struct staged *st)
         sched__view_put_pg(v, &st->u.pg);
     else if (st->kind == MODEL_PRIORITYCLASS)
         sched__view_put_class(v, &st->u.pc);
+    else if (st->kind == MODEL_QUEUE)
+        sched__view_put_queue(v, &st->u.queue);
     else
         sched__view_put_topo(v, &st->u.topo);
 }
@@ -432,6 +439,8 @@ int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t
             sched__view_del_pg(s->v, key);
         else if (kind == MODEL_PRIORITYCLASS)
             sched__view_del_class(s->v, key);
+        else if (kind == MODEL_QUEUE)
+            sched__view_del_queue(s->v, key);
         else
             sched__view_del_topo(s->v);
     }

@@ -43,6 +43,7 @@ struct sched_view *sched__view_new(void)
     v->res[0] = xstrdup("pods");
     v->nres = 1;
     sched__strmap_put(&v->res_ix, "pods", 0);
+    sched__view_queues_init(v);
     return v;
 }
 
@@ -119,6 +120,7 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->lab_ix);
     sched__strmap_free(&v->term_ix);
     sched__strmap_free(&v->victims);
+    sched__view_queues_free(v);
     free(v->victim_prio);
     for (size_t i = 0; i < v->nlists; i++)
         free(v->lists[i].r);
@@ -155,6 +157,7 @@ int sched__view_res(struct sched_view *v, const char *name)
             memset(n->alloc + v->rescap, 0, (ncap - v->rescap) * sizeof(int64_t));
             memset(n->used + v->rescap, 0, (ncap - v->rescap) * sizeof(int64_t));
         }
+        sched__view_queues_grow(v, v->rescap, ncap);
         v->rescap = ncap;
     }
     v->tp_dirty = 1; /* domain totals are sized by the resource count */
@@ -175,6 +178,7 @@ void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
     struct sv_node *n = &v->nodes[p->node];
     for (int i = 0; i < p->nreq; i++)
         n->used[p->req[i].res] += sign * p->req[i].v;
+    sched__queue_usage(v, p, sign);
     if (v->tp && !v->tp_dirty)
         sched__topo_usage(v, p->node, p, sign);
 }
@@ -324,6 +328,7 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
     j->gang = gang;
     j->alive = 1;
     j->last_code = -1;
+    j->queue = -1;
     sched__strmap_put(&v->job_ix, buf, ji);
     return ji;
 }
@@ -351,6 +356,7 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
     j->has_pg = 1;
     memset(g, 0, sizeof(*g));
     sched__view_prio_sync(v, ji);
+    sched__view_job_requeue(v, ji);
 }
 
 void sched__view_del_pg(struct sched_view *v, const char *key)
@@ -361,6 +367,7 @@ void sched__view_del_pg(struct sched_view *v, const char *key)
     model_podgroup_release(&v->jobs[ji].pg);
     v->jobs[ji].has_pg = 0;
     sched__view_prio_sync(v, ji);
+    sched__view_job_requeue(v, ji);
     sched__view_job_maybe_free(v, ji);
 }
 

@@ -113,6 +113,8 @@ struct sv_job {
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;
+    int queue; /* index into view.queues of sched__job_queue_name, -1 when it does not exist
+                  (view_queue.c keeps it and the queues' allocation in step) */
 };
 
 enum { SV_RESULT_NONE, SV_RESULT_PLACED, SV_RESULT_FAILED, SV_RESULT_TIMED_OUT };
@@ -169,6 +171,28 @@ struct sv_nodes {
     char *pair; /* pair lists: "key\x1fvalue" */
     int *vals;  /* key lists: the key's pair lists (indexes into view.nls) */
     size_t nvals, capvals;
+};
+
+/* A queue (view_queue.c): the stored Queue or the built-in default. Vectors are
+ * [view.rescap] like a node's; every resource a queue names is interned when it is put. */
+struct sv_queue {
+    struct model_queue m; /* m.name is the key */
+    int alive;
+    int stored; /* 0: the built-in default (MODEL_QUEUE_DEFAULT) */
+    int parent; /* index, -1 for a top-level queue (spec.parent absent, "root", unknown, or
+                   on a cycle: a mirrored tree cannot be refused) */
+    int depth;  /* 0 for a top-level queue */
+    int nchildren;
+    int64_t *cap;   /* capability, -1 where not limited */
+    int64_t *guar;  /* guarantee */
+    int64_t *alloc; /* requests of the counted pods (sched__view_usage) of its jobs and of
+                       its descendants' jobs */
+    /* the last cycle's fair share (queue_share.c) */
+    int64_t *request;  /* alloc + pending requests, descendants included */
+    int64_t *deserved; /* water-filled share of its parent's deserved (the cluster's) */
+    int64_t *realcap;  /* the capability in effect: cap, the parent's, and what the other
+                          queues' guarantees leave; -1 where not limited */
+    int rank;          /* place in the cycle's queue order, 1 first, 0 none */
 };
 
 struct sv_free {
@@ -243,6 +267,12 @@ struct sched_view {
     struct sched_strmap victims;
     int32_t *victim_prio;
     size_t nvictim_prio, capvictim_prio;
+
+    struct sv_queue *queues; /* [0] is "default", stored or built-in; slots of deleted
+                                queues are reused */
+    size_t nqueues, capqueues;
+    struct sched_strmap queue_ix;
+    uint64_t share_cycle; /* the cycle the shares were computed in, 0 never */
 
     struct sv_free fnodes, fpods, fjobs;
     void *rules_mem; /* per-node arrays of the one prepared sched_rules (place_rules.c) */
@@ -350,6 +380,24 @@ int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio
 /* 1 when the job's PodGroup names a class that does not exist. */
 int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
 int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
+/* ---- queues (view_queue.c) ---- */
+/* Replace by name (takes ownership of q, even on failure); del restores the built-in for
+ * MODEL_QUEUE_DEFAULT. Both re-resolve the tree, every job's queue and the allocation. */
+void sched__view_put_queue(struct sched_view *v, struct model_queue *q);
+void sched__view_del_queue(struct sched_view *v, const char *name);
+/* Queue index by name, -1 when unknown. */
+int sched__view_queue(const struct sched_view *v, const char *name);
+/* Re-resolves job ji's queue after its PodGroup or pods changed, moving the allocation
+ * of its counted pods. */
+void sched__view_job_requeue(struct sched_view *v, int ji);
+/* Adds (sign 1) or removes (-1) pod p's requests to its job's queue and its ancestors
+ * (sched__view_usage calls it). */
+void sched__queue_usage(struct sched_view *v, const struct sv_pod *p, int sign);
+/* The queues' vectors grown to rescap (sched__view_res). */
+void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap);
+void sched__view_queues_free(struct sched_view *v);
+/* The built-in default queue, at view creation. */
+void sched__view_queues_init(struct sched_view *v);
 /* The name of the queue a job asks for: its PodGroup's spec.queue, else the queue-name
  * annotation of its first pod that has one, else MODEL_QUEUE_DEFAULT. Borrowed, valid
  * until the job's PodGroup or pods change. */

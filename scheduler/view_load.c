@@ -31,6 +31,10 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
         struct model_priorityclass pc = {0};
         if ((rc = model_priorityclass_decode(obj, &pc, &err)) == 0)
             sched__view_put_class(v, &pc);
+    } else if (kind == MODEL_QUEUE) {
+        struct model_queue q = {0};
+        if ((rc = model_queue_decode(obj, &q, &err)) == 0)
+            sched__view_put_queue(v, &q);
     } else {
         struct model_topology t = {0};
         if ((rc = model_topology_decode(obj, &t, &err)) == 0)
@@ -64,6 +68,10 @@ static int load_class(void *c, const char *k, json_t *o)
 {
     return load_obj(c, k, o, MODEL_PRIORITYCLASS);
 }
+static int load_queue(void *c, const char *k, json_t *o)
+{
+    return load_obj(c, k, o, MODEL_QUEUE);
+}
 
 /* The ledger's victim records (preempt_ledger.c, "v:<job>"). A record written before
  * victims were kept ({"id", "preemptor", "cycle", "ts"} only) is history, not a victim. */
@@ -82,6 +90,8 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     int rc;
     /* Classes first: a PodGroup's pods take its class's priority as they arrive. */
     if ((rc = store_each(txn, MODEL_PRIORITYCLASS, NULL, load_class, v, err)) < 0)
+        return rc;
+    if ((rc = store_each(txn, MODEL_QUEUE, NULL, load_queue, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
@@ -166,15 +176,26 @@ json_t *sched__view_dump(struct sched_view *v)
         char key[512];
         snprintf(key, sizeof(key), "%s:%s", j->gang ? "g" : "p", j->id);
         json_object_set_new(jobs, key,
-                            json_pack("{s:b,s:b,s:i,s:o}", "gang", j->gang, "podGroup", j->has_pg,
-                                      "minMember", sched__job_min(j), "pods", members));
+                            json_pack("{s:b,s:b,s:i,s:o,s:s?}", "gang", j->gang, "podGroup",
+                                      j->has_pg, "minMember", sched__job_min(j), "pods", members,
+                                      "queue", j->queue >= 0 ? v->queues[j->queue].m.name : NULL));
+    }
+    json_t *queues = json_object();
+    for (size_t i = 0; i < v->nqueues; i++) {
+        const struct sv_queue *q = &v->queues[i];
+        if (q->alive)
+            json_object_set_new(queues, q->m.name,
+                                json_pack("{s:s?,s:i,s:b,s:o}", "parent",
+                                          q->parent >= 0 ? v->queues[q->parent].m.name : NULL,
+                                          "weight", (int)q->m.weight, "stored", q->stored,
+                                          "allocated", res_obj(v, q->alloc)));
     }
     json_t *victims = json_object();
     for (size_t i = sched__strmap_next(&v->victims, 0); i < v->victims.cap;
          i = sched__strmap_next(&v->victims, i + 1))
         json_object_set_new(victims, v->victims.keys[i],
                             json_integer(v->victim_prio[v->victims.vals[i]]));
-    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
+    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
                      "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses", classes,
-                     "victims", victims);
+                     "victims", victims, "queues", queues);
 }

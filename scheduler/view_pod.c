@@ -178,6 +178,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
             v->orphans++;
         }
     }
+    sched__view_job_requeue(v, ji);
 }
 
 void sched__view_del_pod(struct sched_view *v, const char *key)
@@ -200,6 +201,8 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
             break;
         }
     }
+    if (j->npods)
+        sched__view_job_requeue(v, p->job); /* the pod may have named the queue */
     sched__view_job_maybe_free(v, p->job);
     if (sched__pod_has_terms(p))
         v->nterm_pods--;

@@ -1,6 +1,15 @@
 /*
- * view_queue.c - the queues of the view: which queue a job is in.
+ * view_queue.c - the queues of the view: the tree, which queue each job is in, and each
+ * queue's allocation.
+ *
+ * A queue's allocation is kept exact at every moment, statements and preemption dry runs
+ * included: sched__view_usage, the one place a pod's requests are added to or taken off
+ * a node, adds them to its job's queue and every ancestor too. A job's queue is resolved
+ * by name (sched__job_queue_name) whenever its PodGroup or pods change; queues change
+ * rarely, so any change of a queue re-resolves the whole tree and recounts.
  */
+#include <string.h>
+
 #include "view.h"
 
 const char *sched__job_queue_name(const struct sched_view *v, const struct sv_job *j)
@@ -11,4 +20,209 @@ const char *sched__job_queue_name(const struct sched_view *v, const struct sv_jo
         if (v->pods[j->pods[i]].m.queue)
             return v->pods[j->pods[i]].m.queue;
     return MODEL_QUEUE_DEFAULT;
+}
+
+int sched__view_queue(const struct sched_view *v, const char *name)
+{
+    return sched__strmap_get(&v->queue_ix, name);
+}
+
+static void chain_add(struct sched_view *v, int q, const struct sv_req *req, int nreq, int sign)
+{
+    for (; q >= 0; q = v->queues[q].parent)
+        for (int i = 0; i < nreq; i++)
+            v->queues[q].alloc[req[i].res] += sign * req[i].v;
+}
+
+void sched__queue_usage(struct sched_view *v, const struct sv_pod *p, int sign)
+{
+    int q = v->jobs[p->job].queue;
+    if (q >= 0)
+        chain_add(v, q, p->req, p->nreq, sign);
+}
+
+static void job_usage(struct sched_view *v, const struct sv_job *j, int q, int sign)
+{
+    for (size_t i = 0; q >= 0 && i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (p->counted)
+            chain_add(v, q, p->req, p->nreq, sign);
+    }
+}
+
+void sched__view_job_requeue(struct sched_view *v, int ji)
+{
+    struct sv_job *j = &v->jobs[ji];
+    int q = sched__view_queue(v, sched__job_queue_name(v, j));
+    if (q == j->queue)
+        return;
+    job_usage(v, j, j->queue, -1);
+    job_usage(v, j, q, 1);
+    j->queue = q;
+}
+
+static int64_t *vec(const struct sched_view *v)
+{
+    return xcalloc(v->rescap, sizeof(int64_t));
+}
+
+static void queue_vectors(struct sched_view *v, struct sv_queue *q)
+{
+    int64_t **all[] = {&q->cap, &q->guar, &q->alloc, &q->request, &q->deserved, &q->realcap};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        free(*all[i]);
+        *all[i] = vec(v);
+    }
+}
+
+void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap)
+{
+    for (size_t i = 0; i < v->nqueues; i++) {
+        struct sv_queue *q = &v->queues[i];
+        int64_t **all[] = {&q->cap, &q->guar, &q->alloc, &q->request, &q->deserved, &q->realcap};
+        for (size_t k = 0; q->alive && k < sizeof(all) / sizeof(all[0]); k++) {
+            *all[k] = xrealloc(*all[k], newcap * sizeof(int64_t));
+            int64_t fill = all[k] == &q->cap || all[k] == &q->realcap ? -1 : 0;
+            for (size_t r = oldcap; r < newcap; r++)
+                (*all[k])[r] = fill;
+        }
+    }
+}
+
+static void queue_clear(struct sv_queue *q)
+{
+    model_queue_release(&q->m);
+    free(q->cap);
+    free(q->guar);
+    free(q->alloc);
+    free(q->request);
+    free(q->deserved);
+    free(q->realcap);
+    memset(q, 0, sizeof(*q));
+}
+
+void sched__view_queues_free(struct sched_view *v)
+{
+    for (size_t i = 0; i < v->nqueues; i++)
+        queue_clear(&v->queues[i]);
+    free(v->queues);
+    sched__strmap_free(&v->queue_ix);
+}
+
+/* Parents, depths, children counts; a parent that is unknown, itself, or on a cycle makes
+ * a queue top-level. */
+static void resolve_tree(struct sched_view *v)
+{
+    for (size_t i = 0; i < v->nqueues; i++) {
+        struct sv_queue *q = &v->queues[i];
+        q->parent = q->alive && q->m.parent ? sched__view_queue(v, q->m.parent) : -1;
+        q->nchildren = 0;
+        q->depth = 0;
+    }
+    for (size_t i = 0; i < v->nqueues; i++) {
+        size_t steps = 0;
+        for (int p = v->queues[i].parent; p >= 0 && steps <= v->nqueues; p = v->queues[p].parent)
+            steps++;
+        if (steps > v->nqueues) /* on a cycle */
+            v->queues[i].parent = -1;
+    }
+    for (size_t i = 0; i < v->nqueues; i++) {
+        struct sv_queue *q = &v->queues[i];
+        if (!q->alive)
+            continue;
+        for (int p = q->parent; p >= 0; p = v->queues[p].parent)
+            q->depth++;
+        if (q->parent >= 0)
+            v->queues[q->parent].nchildren++;
+    }
+}
+
+/* The tree, every job's queue and every allocation, from scratch. */
+static void recount(struct sched_view *v)
+{
+    resolve_tree(v);
+    for (size_t i = 0; i < v->nqueues; i++)
+        if (v->queues[i].alive)
+            memset(v->queues[i].alloc, 0, v->rescap * sizeof(int64_t));
+    for (size_t ji = 0; ji < v->njobs; ji++) {
+        struct sv_job *j = &v->jobs[ji];
+        if (!j->alive)
+            continue;
+        j->queue = sched__view_queue(v, sched__job_queue_name(v, j));
+        job_usage(v, j, j->queue, 1);
+    }
+}
+
+static void set_limits(struct sched_view *v, struct sv_queue *q)
+{
+    const struct model_queue *m = &q->m;
+    /* intern first: interning may grow every vector */
+    for (size_t i = 0; i < m->ncapability; i++)
+        sched__view_res(v, m->capability[i].name);
+    for (size_t i = 0; i < m->nguarantee; i++)
+        sched__view_res(v, m->guarantee[i].name);
+    queue_vectors(v, q);
+    for (size_t r = 0; r < v->rescap; r++)
+        q->cap[r] = q->realcap[r] = -1;
+    for (size_t i = 0; i < m->ncapability; i++)
+        q->cap[sched__view_res(v, m->capability[i].name)] = m->capability[i].value;
+    for (size_t i = 0; i < m->nguarantee; i++)
+        q->guar[sched__view_res(v, m->guarantee[i].name)] = m->guarantee[i].value;
+}
+
+static void builtin_default(struct model_queue *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->name = xstrdup(MODEL_QUEUE_DEFAULT);
+    m->weight = 1;
+    m->reclaimable = 1;
+}
+
+void sched__view_put_queue(struct sched_view *v, struct model_queue *mq)
+{
+    int qi = sched__view_queue(v, mq->name);
+    if (qi < 0) {
+        for (qi = 0; qi < (int)v->nqueues && v->queues[qi].alive; qi++)
+            ;
+        if (qi == (int)v->nqueues) {
+            XGROW(v->queues, v->nqueues + 1, v->capqueues);
+            v->nqueues++;
+        }
+        memset(&v->queues[qi], 0, sizeof(v->queues[qi]));
+        sched__strmap_put(&v->queue_ix, mq->name, qi);
+    }
+    struct sv_queue *q = &v->queues[qi];
+    model_queue_release(&q->m);
+    q->m = *mq;
+    memset(mq, 0, sizeof(*mq));
+    q->alive = 1;
+    q->stored = 1;
+    set_limits(v, &v->queues[qi]); /* may move nothing: queues are not reallocated here */
+    recount(v);
+}
+
+void sched__view_del_queue(struct sched_view *v, const char *name)
+{
+    int qi = sched__view_queue(v, name);
+    if (qi < 0)
+        return;
+    if (!strcmp(name, MODEL_QUEUE_DEFAULT)) {
+        struct model_queue m;
+        builtin_default(&m);
+        sched__view_put_queue(v, &m);
+        v->queues[qi].stored = 0;
+        return;
+    }
+    sched__strmap_del(&v->queue_ix, name);
+    queue_clear(&v->queues[qi]);
+    recount(v);
+}
+
+void sched__view_queues_init(struct sched_view *v)
+{
+    struct model_queue m;
+    sched__strmap_init(&v->queue_ix);
+    builtin_default(&m);
+    sched__view_put_queue(v, &m);
+    v->queues[0].stored = 0;
 }

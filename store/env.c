@@ -27,6 +27,7 @@ static const struct {
     [DBI_PODGROUPS] = {"podgroups", 0},
     [DBI_TOPOLOGIES] = {"topologies", 0},
     [DBI_PRIORITYCLASSES] = {"priorityclasses", 0},
+    [DBI_QUEUES] = {"queues", 0},
     [DBI_IDX_POD_NODE] = {"idx_pod_node", MDB_DUPSORT},
     [DBI_IDX_POD_GROUP] = {"idx_pod_group", MDB_DUPSORT},
     [DBI_IDX_PENDING] = {"idx_pending", 0},
@@ -234,8 +235,6 @@ int store_sync(struct store *st, struct err *err)
 
 int store_stats(struct store *st, struct store_stats *out, struct err *err)
 {
-    static const enum store_dbi kind_dbi[MODEL_KIND_COUNT] = {DBI_NODES, DBI_PODS, DBI_PODGROUPS,
-                                                              DBI_TOPOLOGIES, DBI_PRIORITYCLASSES};
     MDB_txn *txn = NULL;
     MDB_envinfo info;
     MDB_stat ms;
@@ -253,7 +252,7 @@ int store_stats(struct store *st, struct store_stats *out, struct err *err)
     out->map_size = info.me_mapsize;
     out->used_bytes = (info.me_last_pgno + 1) * (size_t)ms.ms_psize;
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        if ((rc = mdb_stat(txn, st->dbi[kind_dbi[k]], &ms))) {
+        if ((rc = mdb_stat(txn, st->dbi[store__kind_dbi[k]], &ms))) {
             rc = store__mdb_err(st, rc, err, "cannot read database statistics");
             goto out;
         }

@@ -25,6 +25,7 @@ enum store_dbi {
     DBI_PODGROUPS,
     DBI_TOPOLOGIES,
     DBI_PRIORITYCLASSES,
+    DBI_QUEUES,
     DBI_IDX_POD_NODE,
     DBI_IDX_POD_GROUP,
     DBI_IDX_PENDING,
@@ -35,6 +36,9 @@ enum store_dbi {
     DBI_AUDIT,
     DBI_COUNT
 };
+
+/* The database of each object kind (objects.c). */
+extern const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT];
 
 struct store {
     MDB_env *env;

@@ -13,8 +13,13 @@
 #include "alloc.h"
 #include "err.h"
 
-static const enum store_dbi kind_dbi[MODEL_KIND_COUNT] = {DBI_NODES, DBI_PODS, DBI_PODGROUPS,
-                                                          DBI_TOPOLOGIES, DBI_PRIORITYCLASSES};
+const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT] = {[MODEL_NODE] = DBI_NODES,
+                                                          [MODEL_POD] = DBI_PODS,
+                                                          [MODEL_PODGROUP] = DBI_PODGROUPS,
+                                                          [MODEL_TOPOLOGY] = DBI_TOPOLOGIES,
+                                                          [MODEL_PRIORITYCLASS] =
+                                                              DBI_PRIORITYCLASSES,
+                                                          [MODEL_QUEUE] = DBI_QUEUES};
 static const char *const kind_word[MODEL_KIND_COUNT] = {"node", "pod", "podgroup", "topology",
                                                         "priorityclass"};
 
@@ -156,7 +161,7 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
     *out = NULL;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
@@ -176,7 +181,7 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
 
     v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
     v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[kind_dbi[kind]], &k, &v, 0);
+    rc = mdb_put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         return err_prefix(err, "%s '%s'", kind_word[kind], key);
@@ -204,7 +209,7 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
     k = (MDB_val){strlen(key), key};
     /* The old value is decoded only when someone needs it: the caller or the pod index. */
     if (kind == MODEL_POD || old_out) {
-        rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+        rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot read");
         if (rc == 0 && (rc = decode(&v, kind, key, &old, err)) < 0)
@@ -242,14 +247,14 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         *old_out = NULL;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[kind_dbi[kind]], &k, &v);
+    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
     if ((kind == MODEL_POD || old_out) && (rc = decode(&v, kind, key, &old, err)) < 0)
         return rc;
-    rc = mdb_del(txn, st->dbi[kind_dbi[kind]], &k, NULL);
+    rc = mdb_del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot delete");
         goto out;
@@ -275,7 +280,7 @@ int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj
 
     if (rc < 0)
         return rc;
-    return store__each_json(txn, store__of(txn)->dbi[kind_dbi[kind]], prefix, fn, ctx, err);
+    return store__each_json(txn, store__of(txn)->dbi[store__kind_dbi[kind]], prefix, fn, ctx, err);
 }
 
 /* Calls fn for each value of a DUPSORT key (key NULL: each key of a plain db). */
@@ -343,7 +348,7 @@ int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *e
     *out = 0;
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_stat(txn, st->dbi[kind_dbi[kind]], &ms);
+    rc = mdb_stat(txn, st->dbi[store__kind_dbi[kind]], &ms);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot count");
     *out = ms.ms_entries;

@@ -90,8 +90,11 @@ START_TEST(test_store_roundtrip)
                   "BlockLayer", "parentTopologyLayer", "SpineLayer", "labelKey", "block"),
         json_pack("{s:s, s:s, s:{s:s}, s:i}", "apiVersion", "scheduling.k8s.io/v1", "kind",
                   "PriorityClass", "metadata", "name", "high", "value", 1000),
+        json_pack("{s:s, s:s, s:{s:s}, s:{s:i}}", "apiVersion", "scheduling.volcano.sh/v1beta1",
+                  "kind", "Queue", "metadata", "name", "team-a", "spec", "weight", 2),
     };
-    const char *keys[MODEL_KIND_COUNT] = {"n1", "team-a/w-0", "team-a/train", "default", "high"};
+    const char *keys[MODEL_KIND_COUNT] = {"n1",      "team-a/w-0", "team-a/train",
+                                          "default", "high",       "team-a"};
     struct err err = ERR_INIT;
     MDB_txn *txn = begin(STORE_WRITE);
     json_t *got = NULL;
