@@ -123,6 +123,25 @@ static void print_jobs(const char *title, json_t *ids)
     json_array_foreach(ids, i, id) printf("  %s\n", json_string_value(id));
 }
 
+/* The name of a queue as a ledger entry gives it: {"name", "shareBefore", "shareAfter"} (or
+ * a bare name). Borrowed; NULL when absent. */
+static const char *queue_name(json_t *q)
+{
+    return json_is_string(q) ? json_string_value(q) : s_of(q, "name");
+}
+
+/* "name" or "name (share 2.00 -> 1.00)" when the entry has the queue's shares. */
+static void queue_cell(json_t *q, char *buf, size_t n)
+{
+    const char *name = queue_name(q);
+    json_t *b = json_object_get(q, "shareBefore"), *a = json_object_get(q, "shareAfter");
+    if (json_is_number(b) && json_is_number(a))
+        snprintf(buf, n, "%s (share %.2f -> %.2f)", name ? name : "?", json_number_value(b),
+                 json_number_value(a));
+    else
+        snprintf(buf, n, "%s", name ? name : "?");
+}
+
 /* 1 when the ledger entry is a reclaim whose victims include a job of queue name. */
 static int reclaims_from(json_t *e, const char *name)
 {
@@ -130,7 +149,7 @@ static int reclaims_from(json_t *e, const char *name)
     json_t *vq;
     json_array_foreach(json_object_get(e, "victimQueues"), i, vq)
     {
-        const char *n = json_is_string(vq) ? json_string_value(vq) : s_of(vq, "name");
+        const char *n = queue_name(vq);
         if (n && !strcmp(n, name))
             return 1;
     }
@@ -148,7 +167,8 @@ static void split_reclaims(json_t *ledger, const char *name, json_t *by, json_t 
         const char *kind = s_of(e, "kind");
         if (!kind || strcmp(kind, "reclaim") != 0)
             continue;
-        if (s_of(e, "queue") && !strcmp(s_of(e, "queue"), name))
+        const char *q = queue_name(json_object_get(e, "queue"));
+        if (q && !strcmp(q, name))
             json_array_append(by, e);
         if (reclaims_from(e, name))
             json_array_append(against, e);
@@ -167,7 +187,7 @@ static void print_reclaims(const char *title, json_t *entries)
     json_t *e, *vq;
     json_array_foreach(entries, i, e)
     {
-        char id[32], cycle[32], pods[32], queues[256] = "";
+        char id[32], cycle[32], pods[32], queue[160], queues[512] = "";
         snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(json_object_get(e, "id")));
         snprintf(cycle, sizeof(cycle), "%lld",
                  (long long)json_integer_value(json_object_get(e, "cycle")));
@@ -175,11 +195,13 @@ static void print_reclaims(const char *title, json_t *entries)
         size_t o = 0;
         json_array_foreach(json_object_get(e, "victimQueues"), k, vq)
         {
-            const char *n = json_is_string(vq) ? json_string_value(vq) : s_of(vq, "name");
-            int w = snprintf(queues + o, sizeof(queues) - o, "%s%s", k ? "," : "", n ? n : "?");
+            char one[160];
+            queue_cell(vq, one, sizeof(one));
+            int w = snprintf(queues + o, sizeof(queues) - o, "%s%s", k ? ", " : "", one);
             o += w > 0 && (size_t)w < sizeof(queues) - o ? (size_t)w : 0;
         }
-        const char *row[] = {id, cycle, s_of(e, "preemptor"), s_of(e, "queue"), pods, queues};
+        queue_cell(json_object_get(e, "queue"), queue, sizeof(queue));
+        const char *row[] = {id, cycle, s_of(e, "preemptor"), queue, pods, queues};
         cli_table_add(t, row);
     }
     cli_table_print(t, stdout);

@@ -295,11 +295,20 @@ START_TEST(test_cli_queues_describe_reclaims)
         }
     }
     ck_assert_msg(e != NULL, "no reclaim in the ledger");
-    ck_assert_str_eq(json_string_value(json_object_get(e, "queue")), "claimer");
-    char *row = xasprintf("%lld %lld lab/claim claimer %zu lender",
-                          (long long)json_integer_value(json_object_get(e, "id")),
-                          (long long)json_integer_value(json_object_get(e, "cycle")),
-                          json_array_size(json_object_get(e, "victims")));
+    json_t *q = json_object_get(e, "queue"),
+           *vq = json_array_get(json_object_get(e, "victimQueues"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(q, "name")), "claimer");
+    ck_assert_int_eq(json_array_size(json_object_get(e, "victimQueues")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(vq, "name")), "lender");
+    char *row = xasprintf(
+        "%lld %lld lab/claim claimer (share %.2f -> %.2f) %zu lender (share %.2f -> %.2f)",
+        (long long)json_integer_value(json_object_get(e, "id")),
+        (long long)json_integer_value(json_object_get(e, "cycle")),
+        json_number_value(json_object_get(q, "shareBefore")),
+        json_number_value(json_object_get(q, "shareAfter")),
+        json_array_size(json_object_get(e, "victims")),
+        json_number_value(json_object_get(vq, "shareBefore")),
+        json_number_value(json_object_get(vq, "shareAfter")));
     run_ok(&r, ARGS("describe", "queue", "claimer"));
     expect_line(r.out, "Reclaims by this queue:");
     expect_line(r.out, "ID CYCLE PREEMPTOR QUEUE VICTIMS VICTIM QUEUES");

@@ -192,11 +192,11 @@ test('reclaims by and against a queue link to the preemption pages', async () =>
   }
   assert.ok(reclaims.length > 0, 'the reclaim cluster reclaims');
   for (const e of reclaims) {
-    const page = await open('#/queues?queue=' + encodeURIComponent(e.queue));
+    const page = await open('#/queues?queue=' + encodeURIComponent(e.queue.name));
     const by = page.locator(`ul.reclaims.by li[data-entry="${e.id}"]`);
     await by.waitFor();
     assert.equal(await by.locator(`a[href="#/jobs/${e.preemptor}"]`).count(), 1);
-    const victimQueues = e.victimQueues.map((v) => (typeof v === 'string' ? v : v.name));
+    const victimQueues = e.victimQueues.map((v) => v.name);
     for (const vq of victimQueues)
       assert.equal(await by.locator(`a[href="#/queues?queue=${vq}"]`).count(), 1);
     await by.locator('a', { hasText: `ledger entry ${e.id}` }).click();

@@ -89,6 +89,11 @@ function resourceBar(res, n) {
   h('span', { class: 'lbl' }, label));
 }
 
+// A queue as a ledger entry names it: {name, shareBefore, shareAfter} (or a bare name).
+const qname = (v) => (typeof v === 'string' ? v : v && v.name);
+const shareMove = (v) => (v && typeof v.shareBefore === 'number' && typeof v.shareAfter === 'number' ?
+  ` (share ${v.shareBefore.toFixed(2)} → ${v.shareAfter.toFixed(2)})` : '');
+
 const borrowing = (q) => Object.values(q.resources || {}).some((n) => (n.borrowed || 0) > 0);
 
 export function mount(el, route, app) {
@@ -168,9 +173,8 @@ export function mount(el, route, app) {
 
 function drawDetail(el, q, reclaims) {
   const res = Object.keys(q.resources || {});
-  const by = reclaims.filter((e) => e.queue === q.name);
-  const against = reclaims.filter((e) => (e.victimQueues || [])
-    .some((v) => (typeof v === 'string' ? v : v.name) === q.name));
+  const by = reclaims.filter((e) => qname(e.queue) === q.name);
+  const against = reclaims.filter((e) => (e.victimQueues || []).some((v) => qname(v) === q.name));
   const qlink = (n) => h('a', { href: queueHref(n) }, n);
   clear(el, h('h2', { id: 'q-detail' }, 'Queue ', h('span', { class: 'mono' }, q.name)),
     kv([
@@ -211,12 +215,11 @@ function reclaimList(title, cls, entries) {
   return h('div', null, h('h3', null, `${title} (${entries.length})`),
     entries.length ? h('ul', { class: 'prelist reclaims ' + cls }, entries.map((e) =>
       h('li', { 'data-entry': e.id }, `cycle ${e.cycle}, ${fmtTime(e.ts)}: `, jobLink(e.preemptor),
-        ` (queue ${e.queue ?? '?'}) took ${e.victims.length} pod(s) of `,
+        ' of queue ', h('a', { href: queueHref(qname(e.queue)) }, qname(e.queue)), shareMove(e.queue),
+        ` took ${e.victims.length} pod(s) of `,
         e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]), ' from ',
-        (e.victimQueues || []).map((v, i) => {
-          const n = typeof v === 'string' ? v : v.name;
-          return [i ? ', ' : '', h('a', { href: queueHref(n) }, n)];
-        }), ' ',
+        (e.victimQueues || []).map((v, i) => [i ? ', ' : '',
+          h('a', { href: queueHref(qname(v)) }, qname(v)), shareMove(v)]), ' ',
         h('a', { href: '#/preemptions?job=' + encodeURIComponent(e.preemptor) },
           `(ledger entry ${e.id})`)))) : h('p', { class: 'muted' }, 'none'));
 }
