@@ -157,7 +157,7 @@ spec:
     w.append(podgroup("vision", "resnet", 4, topo=must))
     for i in range(4):
         w.append(pod("vision", f"resnet-{i}", "resnet", 8, 32, "256Gi", 50, index=i))
-    # Pending: a gang that cannot fit anywhere (40 whole nodes > 32 nodes in the cluster).
+    # Pending: a gang that cannot fit anywhere (40 whole nodes > the 36 nodes of the cluster).
     w.append(podgroup("training", "giant", 40))
     for i in range(40):
         w.append(pod("training", f"giant-{i}", "giant", 8, 48, "512Gi", 20))
