@@ -251,6 +251,23 @@ START_TEST(test_cli_queues_describe_every_number)
     ck_assert_int_eq(r.status, 1);
     ck_assert_str_eq(r.err, "error: queue 'nope' not found\n");
     cli_result_release(&r);
+
+    /* `why` prints the why document's queue part: the queue, its share and rank, numbers */
+    json_t *why = run_json(ARGS("why", "team-b/tune", "-o", "json"));
+    json_t *q = json_object_get(why, "queue");
+    ck_assert_str_eq(json_string_value(json_object_get(q, "name")), "beta");
+    run_ok(&r, ARGS("why", "team-b/tune"));
+    char *want =
+        xasprintf("Queue: beta: share %.3f", json_number_value(json_object_get(q, "share")));
+    free(line(r.out, want));
+    free(want);
+    want = xasprintf(
+        "capability: nvidia.com/gpu %s",
+        json_string_value(json_object_get(json_object_get(q, "capability"), "nvidia.com/gpu")));
+    expect_line(r.out, want);
+    free(want);
+    cli_result_release(&r);
+    json_decref(why);
 }
 END_TEST
 

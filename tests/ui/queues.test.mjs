@@ -175,6 +175,8 @@ test('selecting a queue shows every number and its jobs, linked to their pages',
   await page.click('ul.qjobs.pending a[href="#/jobs/team-b/tune"]');
   await page.waitForSelector('.whydoc');
   assert.match(page.url(), /#\/jobs\/team-b\/tune$/);
+  // the why's queue part links back to the queue
+  await page.waitForSelector('.whydoc .wqueue a[href="#/queues?queue=beta"]');
   await finish(page, 'queues-jobs');
   const gone = await open('#/queues?queue=nope');
   await gone.waitForSelector('section:has(#q-detail) .note-warn');
