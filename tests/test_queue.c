@@ -372,6 +372,38 @@ START_TEST(test_queue_default_and_listing)
 }
 END_TEST
 
+/* Volcano's enqueue: a PodGroup's spec.minResources counts against its queue's capability
+ * when it asks for more than its pending pods do. */
+START_TEST(test_queue_min_resources)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    node(&u, "n1", 16);
+    queue(&u, "small", "\"capability\":{\"cpu\":\"4\"}");
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\","
+        "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\"},\"spec\":{\"minMember\":1,"
+        "\"queue\":\"small\",\"minResources\":{\"cpu\":\"8\"}}}",
+        1000));
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"big-0\",\"namespace\":"
+        "\"default\",\"annotations\":{\"scheduling.k8s.io/group-name\":\"big\"}},\"spec\":{"
+        "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
+        "\"cpu\":\"1\"}}}]}}",
+        1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    assert_primary(&u, "default/big", "QueueOverCapability");
+    json_t *w = sched_util_why(&u, "default/big");
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(w, "blockers"), 0), "asked")),
+                     8000);
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *queue_suite(void)
 {
     Suite *s = suite_create("queue");
@@ -384,6 +416,7 @@ static Suite *queue_suite(void)
     tcase_add_test(tc, test_queue_not_reclaimable);
     tcase_add_test(tc, test_queue_waiting_for_share);
     tcase_add_test(tc, test_queue_default_and_listing);
+    tcase_add_test(tc, test_queue_min_resources);
     suite_add_tcase(s, tc);
     return s;
 }
