@@ -1,9 +1,10 @@
 /*
  * describe.c - `muster describe job NS/NAME` and `muster why NS/NAME`: the job and
- * its why document printed for people. Every number of the why document is shown (the
- * topology part as its summary, counts, best domains and tries; the preemption part as its
- * verdict and numbers, with the victims of the job's ledger entry); fields the document
- * does not have are skipped, so newer documents still print.
+ * its why document printed for people (`describe queue NAME` is queues.c's). Every number of the
+ * why document is shown (the topology part as its summary, counts, best domains and tries; the
+ * preemption part as its verdict and numbers, with the victims of the job's ledger entry; the
+ * queue part as its share, rank and quantities); fields the document does not have are
+ * skipped, so newer documents still print.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "model.h"
 
 static const char *s_of(json_t *o, const char *k)
 {
@@ -230,12 +232,52 @@ static void print_preemption(struct cli *cli, json_t *why, FILE *out)
                       out);
 }
 
+/* "cpu 4, nvidia.com/gpu 8" from a map of quantities, "none" when empty. */
+static void print_quantities(json_t *m, FILE *out)
+{
+    const char *r;
+    json_t *q;
+    int first = 1;
+    json_object_foreach(m, r, q)
+    {
+        fprintf(out, "%s%s %s", first ? "" : ", ", r, json_string_value(q));
+        first = 0;
+    }
+    if (first)
+        fputs("none", out);
+}
+
+/* The job's queue as the attempt saw it: share, rank, allocated, deserved, capability. */
+static void print_queue(json_t *why, FILE *out)
+{
+    json_t *q = json_object_get(why, "queue");
+    if (!json_is_object(q))
+        return;
+    fprintf(out, "Queue:       %s: share %.3f", s_of(q, "name") ? s_of(q, "name") : "?",
+            json_number_value(json_object_get(q, "share")));
+    if (s_of(q, "dominantResource"))
+        fprintf(out, " (%s)", s_of(q, "dominantResource"));
+    if (i_of(q, "rank") > 0)
+        fprintf(out, ", rank %lld", i_of(q, "rank"));
+    fputs("\n  allocated:  ", out);
+    print_quantities(json_object_get(q, "allocated"), out);
+    fputs("\n  deserved:   ", out);
+    print_quantities(json_object_get(q, "deserved"), out);
+    fputs("\n  capability: ", out);
+    if (json_object_size(json_object_get(q, "capability")))
+        print_quantities(json_object_get(q, "capability"), out);
+    else
+        fputs("unlimited", out);
+    fputc('\n', out);
+}
+
 static void print_list_section(struct cli *cli, json_t *why, FILE *out)
 {
     size_t i;
     json_t *a;
     print_topology(json_object_get(why, "topology"), out);
     print_preemption(cli, why, out);
+    print_queue(why, out);
     if (json_array_size(json_object_get(why, "ahead")) > 0)
         fprintf(out, "Jobs ahead:\n");
     json_array_foreach(json_object_get(why, "ahead"), i, a)
@@ -407,8 +449,11 @@ int cli__cmd_describe(struct cli *cli)
     struct err err = ERR_INIT;
     json_t *job = NULL, *why = NULL;
     int rc = CLI_EXIT_OK;
+    enum model_kind kind;
+    if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_QUEUE)
+        return cli__cmd_describe_queue(cli, cli->pos[1]);
     if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
-        return cli__usage_error("describe needs 'job NAMESPACE/NAME'");
+        return cli__usage_error("describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
     if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
         get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
         rc = cli__fail(cli, &err);

@@ -166,6 +166,10 @@ static const char *const job_cols[] = {"namespace", "name",   "state",   "reason
 static void print_table(struct cli *cli, const char *res, json_t *items, int all_ns)
 {
     struct cli_table *t;
+    if (!strcmp(res, "queues")) {
+        cli__print_queues(items);
+        return;
+    }
     int is_node = !strcmp(res, "nodes"), is_pod = !strcmp(res, "pods");
     int is_pg = !strcmp(res, "podgroups"), is_job = !strcmp(res, "jobs");
     int is_pc = !strcmp(res, "priorityclasses");

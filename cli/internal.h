@@ -86,6 +86,11 @@ int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
 
+/* `muster describe queue NAME` (queues.c). */
+int cli__cmd_describe_queue(struct cli *cli, const char *name);
+/* Prints queue documents (borrowed array) as the `get queues` table (queues.c). */
+void cli__print_queues(json_t *queues);
+
 /* Prints a why document readably (used by why and describe). */
 void cli__print_why(struct cli *cli, json_t *why, FILE *out);
 

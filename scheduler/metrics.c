@@ -1,5 +1,6 @@
 /*
- * metrics.c - Prometheus text exposition of the scheduler's counters.
+ * metrics.c - Prometheus text exposition of the scheduler's counters, job states and
+ * queues.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,91 @@ void sched__metrics_cycle(struct sched *s, double seconds)
     for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
         if (seconds <= bounds[i])
             s->met.hist[i]++;
+}
+
+/* A label value as the exposition format wants it: backslash, quote and newline escaped. */
+static void put_label(FILE *f, const char *v)
+{
+    for (; v && *v; v++) {
+        if (*v == '\\' || *v == '"')
+            fputc('\\', f);
+        if (*v == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*v, f);
+    }
+}
+
+/* A quantity in the unit a metric reports: cpu in cores (the model keeps thousandths),
+ * everything else in whole units. */
+static void put_value(FILE *f, const char *res, json_t *v)
+{
+    json_int_t x = json_integer_value(v);
+    if (model_resource_is_milli(res))
+        fprintf(f, "%" JSON_INTEGER_FORMAT ".%03d\n", x / 1000, (int)(x % 1000));
+    else
+        fprintf(f, "%" JSON_INTEGER_FORMAT "\n", x);
+}
+
+/* One gauge over every queue and resource: the member `what` of each resources entry;
+ * entries where it is null (an unlimited capability) are left out. */
+static void print_queue_gauge(FILE *f, json_t *queues, const char *what, const char *help)
+{
+    size_t i;
+    json_t *q;
+    fprintf(f, "# HELP muster_queue_%s %s\n# TYPE muster_queue_%s gauge\n", what, help, what);
+    json_array_foreach(queues, i, q)
+    {
+        const char *res;
+        json_t *r;
+        json_object_foreach(json_object_get(q, "resources"), res, r)
+        {
+            json_t *v = json_object_get(r, what);
+            if (!json_is_integer(v))
+                continue;
+            fprintf(f, "muster_queue_%s{queue=\"", what);
+            put_label(f, json_string_value(json_object_get(q, "name")));
+            fputs("\",resource=\"", f);
+            put_label(f, res);
+            fputs("\"} ", f);
+            put_value(f, res, v);
+        }
+    }
+}
+
+/* The queues of sched__queues_json (borrowed): allocation, deserved share, capability,
+ * share and jobs per queue (docs/api.md, /metrics). */
+static void print_queues(FILE *f, json_t *queues)
+{
+    size_t i;
+    json_t *q;
+    print_queue_gauge(f, queues, "allocated",
+                      "Resources allocated to the jobs of a queue (cpu in cores).");
+    print_queue_gauge(f, queues, "deserved",
+                      "A queue's deserved share of a resource as the last cycle computed it "
+                      "(cpu in cores).");
+    print_queue_gauge(f, queues, "capability",
+                      "A queue's capability (its ceiling), for the resources it limits (cpu in "
+                      "cores).");
+    fprintf(f, "# HELP muster_queue_share A queue's share: allocated / deserved of its dominant "
+               "resource.\n# TYPE muster_queue_share gauge\n");
+    json_array_foreach(queues, i, q)
+    {
+        fputs("muster_queue_share{queue=\"", f);
+        put_label(f, json_string_value(json_object_get(q, "name")));
+        fprintf(f, "\"} %.6g\n", json_number_value(json_object_get(q, "share")));
+    }
+    fprintf(f, "# HELP muster_queue_jobs Jobs of a queue by state.\n"
+               "# TYPE muster_queue_jobs gauge\n");
+    static const char *const states[] = {"pending", "running"};
+    for (size_t k = 0; k < 2; k++)
+        json_array_foreach(queues, i, q)
+        {
+            fputs("muster_queue_jobs{queue=\"", f);
+            put_label(f, json_string_value(json_object_get(q, "name")));
+            fprintf(f, "\",state=\"%s\"} %" JSON_INTEGER_FORMAT "\n", states[k],
+                    json_integer_value(json_object_get(json_object_get(q, "jobs"), states[k])));
+        }
 }
 
 char *sched_metrics(struct sched *s)
@@ -61,11 +147,15 @@ char *sched_metrics(struct sched *s)
     const struct sched_strmap *vm = &s->v->victims;
     for (size_t i = sched__strmap_next(vm, 0); i < vm->cap; i = sched__strmap_next(vm, i + 1))
         counts[SCHED_JOB_PREEMPTED] += sched__view_job(s->v, vm->keys[i]) < 0;
+    /* under s->mu: sched_queues would take it again */
+    json_t *queues = sched__queues_json(s);
     pthread_mutex_unlock(&s->mu);
     fprintf(f, "# HELP muster_jobs Jobs by state.\n# TYPE muster_jobs gauge\n");
     for (int k = 0; k < SCHED_JOB_STATE_COUNT; k++)
         fprintf(f, "muster_jobs{state=\"%s\"} %llu\n", sched_job_state_name(k),
                 (unsigned long long)counts[k]);
+    print_queues(f, queues);
+    json_decref(queues);
     if (have_stats) {
         fprintf(f,
                 "# HELP muster_audit_sequence Sequence number of the last audit record.\n"

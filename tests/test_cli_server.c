@@ -489,9 +489,10 @@ static void demo_teardown(void)
     musterd_cleanup(&demo);
 }
 
-/* Applies examples/demo (32 GPU nodes in 2 spines x 4 blocks, gangs at several priorities),
- * waits for the wake-up cycles the applies start (the second one preempts: the ledger gets
- * its entries) and runs `cycles` more scheduling cycles. */
+/* Applies examples/demo (32 GPU nodes in 2 spines x 4 blocks for the default queue's gangs
+ * at several priorities, 4 in spine-2 held by three other queues), waits for the wake-up cycles the
+ * applies start (the second one preempts: the ledger gets its entries) and runs `cycles` more
+ * scheduling cycles. */
 static void apply_demo(int cycles)
 {
     struct cli_result r;
@@ -538,7 +539,7 @@ START_TEST(test_cli_demo_why_never_misleads)
     apply_demo(1);
     run_ok(&r, NULL, ARGS("why", "training/giant"));
     line_at(r.out, "Primary:     ExceedsClusterCapacity (NEVER): needs 320 nvidia.com/gpu, the "
-                   "cluster has 256\n");
+                   "cluster has 288\n");
     ck_assert_msg(!strstr(r.out, "Preemption:"), "%s", r.out);
     cli_result_release(&r);
 
@@ -680,7 +681,7 @@ START_TEST(test_cli_preemptions_and_topology_tables)
 
     run_ok(&r, NULL, ARGS("topology", "--pod-gpu", "8"));
     expect_line(r.out, 0, "DOMAIN LAYER NODES CPU USED/CAP GPU GANG JOBS");
-    expect_line(r.out, 1, "(cluster) ClusterTopologyLayer 32 ");
+    expect_line(r.out, 1, "(cluster) ClusterTopologyLayer 36 ");
     ck_assert_msg(has_line(r.out, "spine-0 SpineLayer 16 ") &&
                       has_line(r.out, "block-0 BlockLayer 4 ") &&
                       has_line(r.out, "nodes: gpu-b0-0 gpu-b0-1 gpu-b0-2 gpu-b0-3"),

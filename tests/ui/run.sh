@@ -46,6 +46,7 @@ done
 mkdir -p "$here/artifacts"
 export MUSTER_URL="http://127.0.0.1:$(cat "$tmp/port")"
 export MUSTER_SOURCE_DIR="$root"
+export MUSTER_BIN_DIR="$build/bin" # for tests that start a musterd of their own
 cd "$here"
 status=0
 timeout 300 node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs || status=$?

@@ -4,7 +4,8 @@
 // and preemption parts of prod/urgent-finetune; selecting a job highlights its (nominated)
 // nodes in the topology tree, whose numbers are musterd's; the real preemption ledger links
 // preemptors and victims both ways; the audit export downloads NDJSON whose hash chain
-// verifies; the badge says when musterd is unreachable. No console error is allowed.
+// verifies; the badge says when musterd is unreachable; the queues page shows the demo's
+// queues as a tree. No console error is allowed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,7 +91,7 @@ test('why page of training/giant says first that it exceeds the cluster', async 
   await page.waitForSelector('.whydoc');
   const primary = await page.locator('.primary').textContent();
   assert.match(primary, /ExceedsClusterCapacity/);
-  assert.match(primary, /needs 320 nvidia\.com\/gpu, the cluster has 256/);
+  assert.match(primary, /needs 320 nvidia\.com\/gpu, the cluster has 288/);
   assert.ok(await page.locator('.blockers li[data-code="ExceedsClusterCapacity"]').count() === 1);
   assert.equal(await page.locator('table.members tbody tr').count(), 40);
   assert.ok(await page.locator('table.trail tbody tr').count() > 0, 'audit trail shown');
@@ -258,4 +259,21 @@ test('keyboard: skip link focuses the content, nav is real links with a visible 
   await page.waitForSelector('#audit-chain');
   assert.equal(await page.getAttribute('nav a[data-page="audit"]', 'aria-current'), 'page');
   await finish(page, 'keyboard');
+});
+
+test('queues page shows the demo queues, the hierarchy and their jobs', async () => {
+  const queues = (await api('/api/v1/queues')).items;
+  assert.deepEqual(queues.map((q) => q.name).sort(), ['analytics', 'default', 'research',
+    'research-interactive', 'research-sweeps']);
+  const page = await open('#/queues');
+  await page.waitForSelector('table.queues tbody tr[data-queue]');
+  const rows = await page.locator('table.queues tbody tr[data-queue]').evaluateAll((trs) =>
+    trs.map((tr) => [tr.dataset.queue, Number(tr.dataset.depth)]));
+  assert.deepEqual(rows, [['analytics', 0], ['default', 0], ['research', 0],
+    ['research-interactive', 1], ['research-sweeps', 1]]);
+  await page.click('tr[data-queue="analytics"] .qname a');
+  await page.waitForSelector('ul.qjobs.running a[href="#/jobs/analytics/featurize"]');
+  await page.click('tr[data-queue="research-sweeps"] .qname a');
+  await page.waitForSelector('ul.qjobs.pending a[href="#/jobs/lab/hparam-sweep"]');
+  await finish(page, 'queues-demo');
 });

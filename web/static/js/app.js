@@ -1,7 +1,7 @@
 // app.js - hash router, polling and the "last updated" badge.
 //
 // Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
-// #/jobs/ns/name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
+// #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
@@ -10,6 +10,7 @@ import * as topology from './topology.js';
 import * as jobs from './jobs.js';
 import * as job from './job.js';
 import * as preemptions from './preemptions.js';
+import * as queues from './queues.js';
 import * as audit from './audit.js';
 
 const POLL_MS = 5000;
@@ -43,6 +44,7 @@ function pick(route) {
   case undefined: case 'overview': return ['overview', overview];
   case 'topology': return ['topology', topology];
   case 'jobs': return rest.length >= 2 ? ['jobs', job] : ['jobs', jobs];
+  case 'queues': return ['queues', queues];
   case 'preemptions': return ['preemptions', preemptions];
   case 'audit': return ['audit', audit];
   default: return [null, null];

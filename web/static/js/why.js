@@ -1,7 +1,7 @@
 // why.js - the why document (GET /api/v1/jobs/{ns}/{name}/why) rendered for people: primary
 // reason, every blocker, gang shortfall, node-filter histogram as a bar chart, best topology
-// domains and domains tried, the preemption verdict and victims, jobs ahead and the reason
-// history.
+// domains and domains tried, the preemption verdict and victims, the job's queue (share,
+// rank, allocated against deserved, capability), jobs ahead and the reason history.
 import { bar, classBadge, fmtTime, h, jobLink, kv, table } from './dom.js';
 
 const SKIP = new Set(['class', 'code', 'message']);
@@ -15,6 +15,7 @@ export function renderWhy(doc, ledger) {
     nodeFilter(doc.nodeFilter),
     topology(doc.topology && { ...doc.topology, job: doc.job }),
     preemption(doc.preemption && { ...doc.preemption, job: doc.job }, ledger),
+    queue(doc.queue),
     ahead(doc.ahead || []),
     history(doc.history || []),
     h('p', { class: 'muted' }, `computed at cycle ${doc.cycle ?? '–'}, audit seq `,
@@ -143,6 +144,25 @@ function preemption(p, ledger) {
       p.ledger !== undefined ? ['ledger', h('a', { href: '#/preemptions?job=' +
         encodeURIComponent(p.job || '') }, `entry ${p.ledger}`)] : null,
     ]));
+}
+
+// "cpu 4, nvidia.com/gpu 8" from a map of quantities; "none" when empty.
+const quantities = (m) => (Object.keys(m || {}).length ?
+  Object.entries(m).map(([r, q]) => `${r} ${q}`).join(', ') : 'none');
+
+// The job's queue as the attempt saw it (docs/why.md, "queue"), linked to the queues page.
+function queue(q) {
+  if (!q) return null;
+  return h('section', { class: 'wqueue', 'data-queue': q.name }, h('h3', null, 'Queue'), kv([
+    ['queue', h('a', { href: '#/queues?queue=' + encodeURIComponent(q.name) }, q.name)],
+    ['share', `${Number(q.share ?? 0).toFixed(3)}` +
+      (q.dominantResource ? ` (dominant resource ${q.dominantResource})` : '')],
+    ['rank', q.rank ? `${q.rank} in the cycle's queue order` : '–'],
+    ['allocated', quantities(q.allocated)],
+    ['deserved', quantities(q.deserved)],
+    ['capability', Object.keys(q.capability || {}).length ? quantities(q.capability) : 'unlimited'],
+    Object.keys(q.guarantee || {}).length ? ['guarantee', quantities(q.guarantee)] : null,
+  ]));
 }
 
 function ahead(list) {
