@@ -1,8 +1,9 @@
 /*
  * cycle.c - one scheduling cycle: one write transaction, one durable commit.
  *
- * Pending jobs are taken in order (sched__job_cmp: priority desc, creation,
- * id); a gang's GangGroup is attempted as one unit (cycle_attempt.c). Each
+ * Pending jobs are taken in the queues' order (queue_order.c: queues by dominant share,
+ * jobs by priority, DRF, creation, id), with deserved shares computed first
+ * (queue_share.c); a gang's GangGroup is attempted as one unit (cycle_attempt.c). Each
  * attempt is a statement (cycle_stmt.c): its allocations are applied to the view
  * with an undo log; commit writes them into the cycle's transaction, discard
  * undoes them in reverse order. Statements do not use nested LMDB transactions: the cycle
@@ -15,25 +16,9 @@
 #include "clock.h"
 #include "cycle.h"
 #include "log.h"
+#include "queue.h"
 
-/* ---- ordering ---- */
-
-struct unit_key {
-    int job;
-    int32_t prio;
-    int64_t created;
-    const char *id;
-};
-
-static int cmp_unit(const void *a, const void *b)
-{
-    const struct unit_key *x = a, *y = b;
-    if (x->prio != y->prio)
-        return x->prio > y->prio ? -1 : 1;
-    if (x->created != y->created)
-        return x->created < y->created ? -1 : 1;
-    return strcmp(x->id, y->id);
-}
+/* ---- pending jobs ---- */
 
 /* A PodGroup with no pending pods whose members are missing: none applied yet, all deleted
  * or preempted, or fewer than minMember alive because members Failed or Succeeded (they never
@@ -62,9 +47,10 @@ static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
     return alive == 0 || (terminal > 0 && alive < need);
 }
 
-static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
+/* The jobs a cycle attempts (unordered: queue_order.c orders them). New. */
+static int *pending_jobs(struct sched_view *v, size_t *n)
 {
-    struct unit_key *k = xcalloc(v->njobs + 1, sizeof(*k));
+    int *k = xcalloc(v->njobs + 1, sizeof(*k));
     *n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
@@ -76,10 +62,8 @@ static struct unit_key *pending_jobs(struct sched_view *v, size_t *n)
         /* a victim's members are not missing: its why says who preempted it */
         if (p == j->npods && (!waits_for_members(v, j) || sched__job_preempted(v, j)))
             continue;
-        k[(*n)++] =
-            (struct unit_key){(int)i, sched__job_priority(v, j), sched__job_creation(v, j), j->id};
+        k[(*n)++] = (int)i;
     }
-    qsort(k, *n, sizeof(*k), cmp_unit);
     return k;
 }
 
@@ -96,7 +80,8 @@ static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct 
 {
     struct sched_cyc c = {.s = s, .v = s->v, .now_ms = now_ms, .cycle = s->cycle + 1};
     int64_t t0 = clock_mono_ns();
-    struct unit_key *order = NULL;
+    int *pending = NULL;
+    struct sched_qorder *order = NULL;
     size_t n = 0;
     uint64_t seq = 0;
     int rc = store_txn_begin(s->st, STORE_WRITE, &c.txn, err);
@@ -104,10 +89,13 @@ static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct 
         goto out;
     if ((rc = sched__housekeeping(&c, err)) < 0)
         goto out;
-    order = pending_jobs(c.v, &n);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        if (c.v->jobs[order[i].job].cycle_seen != c.cycle)
-            rc = sched__attempt(&c, order[i].job, err);
+    pending = pending_jobs(c.v, &n);
+    const int64_t *total = sched__cyc_cluster(&c);
+    sched__queue_shares(c.v, total, c.cycle);
+    order = sched__qorder_new(c.v, pending, n, total);
+    for (int ji; rc == 0 && (ji = sched__qorder_next(order)) >= 0;)
+        if (c.v->jobs[ji].cycle_seen != c.cycle)
+            rc = sched__attempt(&c, ji, err);
     if (rc < 0)
         goto out;
     double ms = (double)(clock_mono_ns() - t0) / 1e6;
@@ -135,13 +123,32 @@ static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct 
 out:
     store_txn_abort(&c.txn);
     cycle_reset(&c);
-    free(order);
+    sched__qorder_free(order);
+    free(pending);
     free(c.ops);
     free(c.touched);
     free(c.cluster_alloc);
     free(c.by_node_off);
     free(c.by_node);
     return rc;
+}
+
+const int64_t *sched__cyc_cluster(struct sched_cyc *c)
+{
+    struct sched_view *v = c->v;
+    if (c->cluster_alloc)
+        return c->cluster_alloc;
+    size_t nn;
+    const int *order = sched__view_node_order(v, &nn);
+    c->cluster_alloc = xcalloc(v->rescap + 1, sizeof(int64_t));
+    c->cluster_nodes = (long)nn;
+    for (size_t i = 0; i < nn; i++) {
+        const struct sv_node *n = &v->nodes[order[i]];
+        c->cluster_cordoned += n->m.unschedulable != 0;
+        for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
+            c->cluster_alloc[r] += n->alloc[r];
+    }
+    return c->cluster_alloc;
 }
 
 void sched__cyc_pods_by_node(struct sched_cyc *c)

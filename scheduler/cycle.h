@@ -42,6 +42,9 @@ struct sched_cyc {
     long cluster_nodes, cluster_cordoned;
 };
 
+/* The allocatable of every schedulable node summed per resource (c->cluster_alloc,
+ * [v->rescap]), computed on first use. */
+const int64_t *sched__cyc_cluster(struct sched_cyc *c);
 /* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */
 void sched__cyc_pods_by_node(struct sched_cyc *c);
 
@@ -103,6 +106,16 @@ int sched__attempt_members_met(const struct sched_view *v, const struct sched_at
  * ERR_*. */
 int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *timed_out,
                    struct err *err);
+
+/* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
+ * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
+ * pending pods would take its queue or an ancestor over its realcap (after collect_pods);
+ * returns 1 when it added one. queue_share: after a failed attempt whose preemption did
+ * not help, WaitingForQueueShare when job's queue would pass its deserved share in a
+ * resource its pods ask for while another queue holds more than its own. */
+void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a);
+int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a);
+void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, int job);
 
 /* The placer for an attempt (place.h): gather when a member asks for a strategy. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);

@@ -170,19 +170,7 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
             }
         }
     }
-    if (!c->cluster_alloc) {
-        size_t nn;
-        const int *order = sched__view_node_order(v, &nn);
-        c->cluster_alloc = xcalloc(v->nres + 1, sizeof(int64_t));
-        c->cluster_nodes = (long)nn;
-        for (size_t i = 0; i < nn; i++) {
-            const struct sv_node *n = &v->nodes[order[i]];
-            c->cluster_cordoned += n->m.unschedulable != 0;
-            for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
-                c->cluster_alloc[r] += n->alloc[r];
-        }
-    }
-    const int64_t *have = c->cluster_alloc;
+    const int64_t *have = sched__cyc_cluster(c);
     long nn = c->cluster_nodes, cordoned = c->cluster_cordoned;
     for (size_t r = 0; nn && r < v->nres; r++) {
         if (need[r] <= have[r])
@@ -528,6 +516,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     json_t *placement = NULL, *nf = NULL, *ahead = NULL;
     int rc = 0, ok = 1, timed_out = 0;
     members_and_checks(c, ji, &a);
+    sched__attempt_queue_checks(c, &a);
     if (!a.blockers.n)
         cluster_check(c, &a);
     if (a.blockers.n) {
@@ -535,6 +524,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         goto out;
     }
     collect_pods(c->v, &a);
+    if (sched__attempt_capability(c, &a)) {
+        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
+        goto out;
+    }
     if ((rc = place(c, &a, err)) < 0)
         goto out;
     int fp = -1;
@@ -597,6 +590,8 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         moot_check(c, &a);
     if (!ok && !timed_out && !*a.moot && (rc = preempt(c, &a, ji, fp, err)) < 0)
         goto out;
+    if (!ok && !timed_out && !a.preempt.blocks)
+        sched__attempt_queue_share(c, &a, ji);
     rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
 out:
     sched__blockers_release(&a.blockers);

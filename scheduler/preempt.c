@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "place.h"
 #include "preempt.h"
+#include "queue.h"
 #include "why.h"
 
 static void pv_remove(struct preempt *pr, struct pv *x)
@@ -365,9 +366,18 @@ static void rank_and_cost(struct preempt *pr)
     free(pr_list);
 }
 
+int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p)
+{
+    const struct sv_job *j = &pr->c->v->jobs[p->job];
+    if (in_preemptor(pr, p->job))
+        return 0;
+    if (pr->queue < 0 || j->queue < 0 || j->queue == pr->queue)
+        return p->prio < pr->prio;
+    return pr->reclaim_ok && pr->reclaim_ok[p->job];
+}
+
 /* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
- * non-terminating member could be evicted too (strictly lower priority, not of the
- * preemptor). */
+ * non-terminating member could be evicted too (sched__preempt_victim_ok). */
 static int gang_evictable(struct preempt *pr, const struct sv_job *j)
 {
     const struct sched_view *v = pr->c->v;
@@ -376,7 +386,7 @@ static int gang_evictable(struct preempt *pr, const struct sv_job *j)
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
         if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
-            (p->prio >= pr->prio || in_preemptor(pr, p->job)))
+            !sched__preempt_victim_ok(pr, p))
             return 0;
     }
     return 1;
@@ -395,7 +405,8 @@ static int node_unclaimed(struct preempt *pr, const struct sv_node *n)
     return 1;
 }
 
-/* Potential victims: strictly lower priority, bound, not terminating, not of the
+/* Potential victims: of its queue and strictly lower priority, or of another queue
+ * reclaim may take from (sched__preempt_victim_ok), bound, not terminating, not of the
  * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
  * that failed for resources; and pods already terminating on such nodes that nobody else
  * of equal or higher priority is nominated to (reused, never evicted twice: a second preemption in
@@ -417,7 +428,7 @@ static void collect_victims(struct preempt *pr)
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
             if (!p->alive || p->node != (int)n || !p->counted || model_pod_terminal(&p->m) ||
-                p->prio >= pr->prio || in_preemptor(pr, p->job))
+                !sched__preempt_victim_ok(pr, p))
                 continue;
             if (p->m.deletion_ms) {
                 if (node_unclaimed(pr, &v->nodes[n]))
@@ -544,6 +555,26 @@ static void preempt_free(struct preempt *pr)
     free(pr->pv);
     free(pr->plan);
     free(pr->shapes);
+    free(pr->asked);
+    free(pr->reclaim_ok);
+}
+
+/* The preemptor's queue, what it asks, and the jobs of other queues it may reclaim. */
+static void reclaim_setup(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    pr->queue = v->jobs[pr->pj->job].queue;
+    pr->asked = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t i = 0; i < pr->pj->npods; i++) {
+        const struct sv_pod *p = &v->pods[pr->pj->pods[i]];
+        for (int k = 0; k < p->nreq; k++)
+            pr->asked[p->req[k].res] += p->req[k].v;
+    }
+    char *ok = xcalloc(v->njobs + 1, 1);
+    if (sched__reclaim_pool(v, pr->queue, pr->asked, ok))
+        pr->reclaim_ok = ok;
+    else
+        free(ok);
 }
 
 int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
@@ -555,6 +586,7 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
     if (sched__preempt_ineligible(c, pj, out))
         goto out;
     int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
+    reclaim_setup(&pr);
     collect_victims(&pr);
     if (!pr.npv) {
         sched__preempt_no_victims(&pr, out);

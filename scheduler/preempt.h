@@ -97,6 +97,10 @@ struct preempt {
     struct sched_op *plan;
     size_t nplan, capplan;
     int nobreak_plan; /* the dry run without gang-breaking victims was enough */
+    int queue;        /* the preemptor's queue (-1 none) */
+    int64_t *asked;   /* [nres] what its pending pods request */
+    char *reclaim_ok; /* [njobs]: jobs of other queues it may reclaim from, NULL when none */
+    int reclaim;      /* a chosen victim is of another queue (preempt_evict.c) */
     int replans;
     double decision_ms;
 };
@@ -110,6 +114,16 @@ void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict 
 void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
 /* "4,800": n with thousands separators into buf. */
 const char *sched__preempt_count(long n, char *buf, size_t len);
+
+/* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
+ * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */
+int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p);
+/* The ledger entry's reclaim part (queue_reclaim.c): "kind" ("reclaim" when a victim is of
+ * another queue, else "preemption"), and for a reclaim "queue" {name, shareBefore,
+ * shareAfter} of the preemptor's queue and "victimQueues" [{name, shareBefore,
+ * shareAfter}]; each victim object of entry's "victims" gets "queue". Called before the
+ * victims are marked. Sets pr->reclaim. */
+void sched__reclaim_entry(struct preempt *pr, json_t *entry);
 
 /* Executes the chosen plan (store + view): victims get DisruptionTarget and a
  * deletionTimestamp, the job's pods status.nominatedNodeName, lower-priority nominations

@@ -259,14 +259,17 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
            *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
            *cleared_jobs = json_object();
-    for (size_t i = 0; rc == 0 && i < nv; i++) {
-        struct pv *x = &pr->pv[vix[i]];
+    for (size_t i = 0; i < nv; i++) {
+        const struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
         json_array_append_new(victims, json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job",
                                                  v->jobs[p->job].id, "node", v->nodes[x->node].name,
                                                  "priority", (int)p->prio));
-        rc = mark_victim(pr, x, msg, rs, err);
     }
+    json_t *rq = json_pack("{s:O}", "victims", victims);
+    sched__reclaim_entry(pr, rq); /* before the victims are marked: shares before and after */
+    for (size_t i = 0; rc == 0 && i < nv; i++)
+        rc = mark_victim(pr, &pr->pv[vix[i]], msg, rs, err);
     if (rc == 0)
         rc = nominate(pr, nodes, pods, pod_nodes, cleared, cleared_jobs, err);
     char ts[64];
@@ -280,6 +283,9 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
         (int)pr->npotential);
     json_object_set_new(entry, "awaited", awaited);
+    json_object_del(rq, "victims");
+    json_object_update(entry, rq);
+    json_decref(rq);
     json_object_set(entry, "clearedNominations", cleared);
     json_t *noms = json_object();
     for (size_t i = 0; i < json_array_size(pods); i++)
@@ -337,12 +343,19 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
                 snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
                          json_array_size(cj) - 1);
         }
-        out->code = WHY_PREEMPTING; /* later cycles wait: PreemptionWaiting */
+        if (pr->reclaim) {
+            size_t len = strlen(text);
+            snprintf(text + len, sizeof(text) - len, "; reclaimed from %s",
+                     json_string_value(json_object_get(
+                         json_array_get(json_object_get(entry, "victimQueues"), 0), "name")));
+        }
+        /* later cycles wait: PreemptionWaiting */
+        out->code = pr->reclaim ? WHY_RECLAIMING : WHY_PREEMPTING;
         out->attempted = out->blocks = 1;
         snprintf(out->reason, sizeof(out->reason), "%s", text);
-        out->detail =
-            json_pack("{s:O,s:i,s:i,s:O,s:O}", "ledger", json_object_get(entry, "id"), "victims",
-                      (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes, "clearedJobs", cj);
+        out->detail = json_pack("{s:O,s:i,s:i,s:O,s:O,s:O}", "ledger", json_object_get(entry, "id"),
+                                "victims", (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes,
+                                "clearedJobs", cj, "kind", json_object_get(entry, "kind"));
     }
     json_decref(entry);
     json_decref(victims);

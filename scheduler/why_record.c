@@ -127,7 +127,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     /* A preemptor waiting for its victims is placed on its nominated nodes, which has no
      * topology part: the why keeps the one of the attempt that chose them. */
     json_t *topology = in->topology;
-    if (topology && primary == WHY_PREEMPTING) {
+    if (topology && (primary == WHY_PREEMPTING || primary == WHY_RECLAIMING)) {
         json_decref(j->plan_topology);
         j->plan_topology = json_incref(topology);
     } else if (!topology && primary == WHY_PREEMPTION_WAITING) {

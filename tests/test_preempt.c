@@ -303,9 +303,12 @@ START_TEST(test_preempt_ledger_filters)
     json_t *e = json_array_get(all, 0);
     ck_assert_str_eq(json_string_value(json_object_get(e, "preemptor")), "default/hi-1");
     ck_assert_str_eq(json_string_value(json_object_get(e, "triggerPod")), "default/hi-1");
-    json_t *want = json_pack("[{s:s,s:s,s:s,s:i}]", "pod", "default/lo-1", "job", "default/lo-1",
-                             "node", "n1", "priority", 1);
+    json_t *want = json_pack("[{s:s,s:s,s:s,s:i,s:s}]", "pod", "default/lo-1", "job",
+                             "default/lo-1", "node", "n1", "priority", 1, "queue", "default");
     ck_assert(json_equal(json_object_get(e, "victims"), want));
+    /* one queue: a preemption by priority, not a reclaim */
+    ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), "preemption");
+    ck_assert_ptr_null(json_object_get(e, "victimQueues"));
     json_decref(want);
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(e, "cost"), "pods")), 1);
     ck_assert_int_eq(json_integer_value(json_object_get(e, "id")), 1);
