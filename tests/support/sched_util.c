@@ -267,8 +267,7 @@ int sched_util_match(json_t *got, json_t *want)
     return got && json_equal(got, want);
 }
 
-/* Fails the test unless every {path: want} of fields matches doc; what names the document. */
-static void expect_paths(const char *name, const char *what, json_t *doc, json_t *fields)
+void sched_util_expect_paths(const char *name, const char *what, json_t *doc, json_t *fields)
 {
     const char *path;
     json_t *want;
@@ -295,7 +294,7 @@ void sched_util_expect_why(struct sched_util *u, const char *name, json_t *exp)
     {
         json_t *w = sched_util_why(u, job);
         snprintf(what, sizeof(what), "job '%s' why", job);
-        expect_paths(name, what, w, fields);
+        sched_util_expect_paths(name, what, w, fields);
         json_decref(w);
     }
 }
@@ -312,7 +311,7 @@ void sched_util_expect_queues(struct sched_util *u, const char *name, json_t *ex
         ck_assert_msg(sched_queue(u->s, queue, &q, &err) == 0, "case '%s': queue '%s': %s", name,
                       queue, err.msg);
         snprintf(what, sizeof(what), "queue '%s'", queue);
-        expect_paths(name, what, q, fields);
+        sched_util_expect_paths(name, what, q, fields);
         json_decref(q);
     }
 }

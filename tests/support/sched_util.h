@@ -79,6 +79,9 @@ json_t *sched_util_at_path(json_t *doc, const char *path);
  * absent or null member, a number equals got numerically (integer or real; relative 1e-6),
  * anything else json_equal. */
 int sched_util_match(json_t *got, json_t *want);
+/* Fails the test (naming case name and what) unless every {path: expected} of fields
+ * matches doc (sched_util_match). */
+void sched_util_expect_paths(const char *name, const char *what, json_t *doc, json_t *fields);
 /* "why": {job: {path: expected}} against each job's why document (sched_util_match). */
 void sched_util_expect_why(struct sched_util *u, const char *name, json_t *exp);
 /* "queues": {queue: {path: expected}} against sched_queue (scheduler.h documents the
