@@ -69,8 +69,8 @@ enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j);
  * pending pods and fewer than minMember pods bound or nominated. The cycle tries such
  * a job only for its pending pods (never for MembersMissing). */
 int sched__job_preempted(const struct sched_view *v, const struct sv_job *j);
-/* The queues as sched_queues documents them (queue_api.c), under s->mu: *out (new) the
- * array sorted by name. */
+/* The queues as sched_queues documents them (queue_api.c), under s->mu, sorted by name,
+ * new; "reclaims" are 0 (the ledger is not read under the lock). */
 json_t *sched__queues_json(struct sched *s);
 
 /* Job JSON as documented in scheduler.h (sched_job). New. */

@@ -392,26 +392,17 @@ static int gang_evictable(struct preempt *pr, const struct sv_job *j)
     return 1;
 }
 
-/* No other job of equal or higher priority is nominated to node n: the room its
- * terminating pods free is nobody's yet, or a lower-priority preemptor's, whose
- * nominations the plan then clears (preempt_evict.c). */
-static int node_unclaimed(struct preempt *pr, const struct sv_node *n)
-{
-    for (size_t i = 0; i < n->nnom; i++) {
-        const struct sv_pod *p = &pr->c->v->pods[n->nominated[i]];
-        if (!in_preemptor(pr, p->job) && p->prio >= pr->prio)
-            return 0;
-    }
-    return 1;
-}
-
 /* Potential victims: of its queue and strictly lower priority, or of another queue
  * reclaim may take from (sched__preempt_victim_ok), bound, not terminating, not of the
  * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
- * that failed for resources; and pods already terminating on such nodes that nobody else
- * of equal or higher priority is nominated to (reused, never evicted twice: a second preemption in
- * a cycle uses the room of a gang the first one evicted instead of breaking another). Only the pods
- * of nodes the job could use are looked at (the cycle's pods-by-node index), so a cycle with many
+ * that failed for resources; and every pod already terminating on such nodes, whoever's
+ * (reused at no cost, never evicted twice: a second preemption in a cycle uses the room of
+ * a gang the first one evicted instead of breaking another). Reusing that room takes
+ * nothing from the preemptors nominated there: their nominations still reserve it
+ * (sched__free_for), so the dry run sees exactly what is free once the terminating pods
+ * are gone. Only the pods of nodes the job could use are looked at (the cycle's
+ * pods-by-node index, which lacks the pods placed in this cycle before it was built: a job
+ * placed earlier in the cycle is a victim from the next cycle on), so a cycle with many
  * unschedulable jobs does not scan every pod for each of them. */
 static void collect_victims(struct preempt *pr)
 {
@@ -428,14 +419,11 @@ static void collect_victims(struct preempt *pr)
             int i = pr->c->by_node[k];
             const struct sv_pod *p = &v->pods[i];
             if (!p->alive || p->node != (int)n || !p->counted || model_pod_terminal(&p->m) ||
-                !sched__preempt_victim_ok(pr, p))
+                in_preemptor(pr, p->job))
                 continue;
-            if (p->m.deletion_ms) {
-                if (node_unclaimed(pr, &v->nodes[n]))
-                    add_victim(pr, i, (int)n, 1, node_pn);
-                continue;
-            }
-            if (gang_evictable(pr, &v->jobs[p->job]))
+            if (p->m.deletion_ms)
+                add_victim(pr, i, (int)n, 1, node_pn);
+            else if (sched__preempt_victim_ok(pr, p) && gang_evictable(pr, &v->jobs[p->job]))
                 add_victim(pr, i, (int)n, 0, node_pn);
         }
     }
@@ -559,8 +547,9 @@ static void preempt_free(struct preempt *pr)
     free(pr->reclaim_ok);
 }
 
-/* The preemptor's queue, what it asks, and the jobs of other queues it may reclaim. */
-static void reclaim_setup(struct preempt *pr)
+/* The preemptor's queue, what it asks, and the jobs of other queues it may reclaim (the
+ * wide or the narrow pool, queue.h). */
+static void reclaim_setup(struct preempt *pr, int narrow)
 {
     struct sched_view *v = pr->c->v;
     pr->queue = v->jobs[pr->pj->job].queue;
@@ -571,42 +560,68 @@ static void reclaim_setup(struct preempt *pr)
             pr->asked[p->req[k].res] += p->req[k].v;
     }
     char *ok = xcalloc(v->njobs + 1, 1);
-    if (sched__reclaim_pool(v, pr->queue, pr->asked, ok))
+    if (sched__reclaim_pool(v, pr->queue, pr->asked, narrow, ok))
         pr->reclaim_ok = ok;
     else
         free(ok);
+}
+
+/* Back to no search: the next search starts afresh (decision time and re-plans count on). */
+static void preempt_reset(struct preempt *pr)
+{
+    preempt_free(pr);
+    struct preempt keep = {.c = pr->c, .pj = pr->pj, .prio = pr->prio, .replans = pr->replans};
+    *pr = keep;
+}
+
+/* One search: potential victims (reclaim's wide or narrow pool, queue_reclaim.c), the
+ * minimal set, whole gangs. Returns 1 when a plan fits, 0 when not (pr->npv 0: nobody to
+ * evict), or ERR_*. The view is as it was. */
+static int search(struct preempt *pr, int narrow, struct err *err)
+{
+    int fits = 0;
+    reclaim_setup(pr, narrow);
+    collect_victims(pr);
+    if (!pr->npv)
+        return 0;
+    int rc = choose(pr, &fits, err);
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed) {
+            pv_restore(pr, &pr->pv[i]);
+            pr->pv[i].removed = 1; /* still marks the victim */
+        }
+    if (rc < 0)
+        return rc;
+    if (fits)
+        complete_gangs(pr);
+    return fits;
 }
 
 int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
                    struct sched_preempt_verdict *out, struct err *err)
 {
     struct preempt pr = {.c = c, .pj = pj};
-    int rc = 0, fits = 0;
+    int rc = 0;
     pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
     if (sched__preempt_ineligible(c, pj, out))
         goto out;
     int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
-    reclaim_setup(&pr);
-    collect_victims(&pr);
-    if (!pr.npv) {
-        sched__preempt_no_victims(&pr, out);
-        goto out;
+    rc = search(&pr, 0, err);
+    /* The wide pool let the search take a queue under its deserved share: search again on
+     * the pool that cannot. */
+    if (rc == 1 && pr.reclaim_ok && !sched__reclaim_within(&pr)) {
+        preempt_reset(&pr);
+        rc = search(&pr, 1, err);
     }
-    rc = choose(&pr, &fits, err);
-    for (size_t i = 0; i < pr.npv; i++)
-        if (pr.pv[i].removed) {
-            pv_restore(&pr, &pr.pv[i]);
-            pr.pv[i].removed = 1; /* still marks the victim */
-        }
     pr.decision_ms = (double)(clock_mono_ns() - t0) / 1e6;
     if (rc < 0)
         goto out;
-    if (!fits) {
+    if (rc == 0 && !pr.npv)
+        sched__preempt_no_victims(&pr, out);
+    else if (rc == 0)
         sched__preempt_not_helpful(&pr, out);
-        goto out;
-    }
-    complete_gangs(&pr);
-    rc = sched__evict_execute(&pr, out, err);
+    else
+        rc = sched__evict_execute(&pr, out, err);
 out:
     if (rc == 0)
         cleared_note(c, pj, out);

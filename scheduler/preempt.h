@@ -118,6 +118,10 @@ const char *sched__preempt_count(long n, char *buf, size_t len);
 /* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
  * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */
 int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p);
+/* 1 when the chosen victims of other queues leave each of those queues (and its ancestors
+ * below the one it shares with the preemptor's) at or above its deserved share in every
+ * resource they free (queue_reclaim.c). */
+int sched__reclaim_within(const struct preempt *pr);
 /* The ledger entry's reclaim part (queue_reclaim.c): "kind" ("reclaim" when a victim is of
  * another queue, else "preemption"), and for a reclaim "queue" {name, shareBefore,
  * shareAfter} of the preemptor's queue and "victimQueues" [{name, shareBefore,

@@ -49,12 +49,12 @@ int sched__qorder_next(struct sched_qorder *o);
 void sched__qorder_free(struct sched_qorder *o);
 
 /* Reclaim (queue_reclaim.c). asked: [v->nres], what the job's pending pods request.
- * may_reclaim: 1 when queue q (and each ancestor) stays within its deserved share with
- * asked, counting terminating pods as gone. reclaim_pool: sets ok[job] (a [v->njobs]
- * array) for each job of another queue a job of q asking asked may evict (the opening
- * comment of queue_reclaim.c) and returns how many. */
-int sched__queue_may_reclaim(const struct sched_view *v, int q, const int64_t *asked);
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, char *ok);
+ * reclaim_pool: sets ok[job] (a [v->njobs] array) for each job of another queue a job of
+ * q asking asked may evict, and returns how many: wide, every job that alone keeps its
+ * queue within its share; narrow, the jobs that do so together (the opening comment of
+ * queue_reclaim.c). */
+size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int narrow,
+                           char *ok);
 
 /* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
  * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */

@@ -6,10 +6,12 @@
  * victim's queue) may evict whole jobs of other queues that are above their deserved
  * share and reclaimable, whatever the priorities, but never take such a queue (or an
  * ancestor below the common one) under its deserved share in a resource the job uses.
- * The jobs offered are chosen here, before the minimal victim search, so every subset the
- * search settles on keeps that promise: each over-share queue offers its running jobs
- * lowest priority first, newest first, while what they hold fits in what the queue has
- * above its share. Pods already terminating count as gone.
+ * The search first runs on the wide pool: every job that alone fits in what its queue has
+ * above its share, so the minimal victim search picks the cheapest nodes. When the victims
+ * it settles on take a queue under its share together (sched__reclaim_within), it runs
+ * again on the narrow pool, which keeps the promise for every subset: each over-share
+ * queue offers its running jobs lowest priority first, newest first, while what they hold
+ * together fits. Pods already terminating count as gone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,17 +97,8 @@ static void job_hold(const struct sched_view *v, const struct sv_job *j, int64_t
     }
 }
 
-int sched__queue_may_reclaim(const struct sched_view *v, int q, const int64_t *asked)
-{
-    if (q < 0)
-        return 0;
-    int64_t *live = live_alloc(v);
-    int ok = within_share(v, live, q, -1, asked);
-    free(live);
-    return ok;
-}
-
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, char *ok)
+size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int narrow,
+                           char *ok)
 {
     size_t nr = v->nres, offered = 0;
     if (q < 0 || v->nqueues < 2)
@@ -141,11 +134,13 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
                 }
             if (!fits || !any)
                 continue;
+            ok[jobs[k].job] = 1;
+            offered++;
+            if (!narrow)
+                continue;
             for (int a = (int)vq; a >= 0 && a != top; a = v->queues[a].parent)
                 for (size_t r = 1; r < nr; r++)
                     budget[(size_t)a * nr + r] -= hold[r];
-            ok[jobs[k].job] = 1;
-            offered++;
         }
     }
     free(jobs);
@@ -212,4 +207,31 @@ void sched__reclaim_entry(struct preempt *pr, json_t *entry)
     }
     free(hit);
     free(taken);
+}
+
+int sched__reclaim_within(const struct preempt *pr)
+{
+    const struct sched_view *v = pr->c->v;
+    size_t nr = v->nres;
+    int64_t *live = live_alloc(v);
+    int64_t *taken = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
+    for (size_t k = 0; k < pr->npv; k++) {
+        const struct pv *x = &pr->pv[k];
+        if (!x->removed || x->terminating)
+            continue;
+        const struct sv_pod *p = &v->pods[x->pod];
+        int q = v->jobs[p->job].queue;
+        if (q < 0 || q == pr->queue)
+            continue;
+        int top = lca(v, pr->queue, q);
+        for (int a = q; a >= 0 && a != top; a = v->queues[a].parent)
+            for (int i = 0; i < p->nreq; i++)
+                taken[(size_t)a * nr + p->req[i].res] += p->req[i].v;
+    }
+    int ok = 1;
+    for (size_t i = 0; ok && i < v->nqueues * nr; i++)
+        ok = i % nr == 0 || !taken[i] || live[i] - taken[i] >= v->queues[i / nr].deserved[i % nr];
+    free(taken);
+    free(live);
+    return ok;
 }

@@ -179,7 +179,8 @@ int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
  *    "resources": {res: {"allocated", "deserved", "request", "guarantee", "capability"
  *      (null: not limited), "borrowed" (allocated above deserved), "lent" (deserved it
  *      does not use that other queues borrow)}} in model units (cpu in thousandths,
- *      memory in bytes), for every resource the cluster or the queue names,
+ *      memory in bytes), for every resource ("pods" left out) the queue has, deserves,
+ *      requests, is guaranteed or limited in,
  *    "allocated", "deserved", "capability", "guarantee", "borrowed", "lent": {res:
  *      quantity string} (model_quantity_format) of the same numbers, zeros left out}.
  * Returns 0 or ERR_NOT_FOUND. */

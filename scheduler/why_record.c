@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "cycle.h"
+#include "queue.h"
 #include "why.h"
 
 #define HISTORY_MAX 50
@@ -160,6 +161,8 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *gt = timeout_json(j);
     if (gt)
         json_object_set_new(doc, "gangTimeout", gt);
+    json_t *queue = sched__queue_why(c->v, j->queue);
+    json_object_set_new(doc, "queue", queue ? queue : json_null());
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;

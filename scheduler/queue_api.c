@@ -1,0 +1,193 @@
+/*
+ * queue_api.c - queue documents (scheduler.h: sched_queues, sched_queue; core.h:
+ * sched__queues_json; queue.h: the why document's queue part).
+ *
+ * Deserved shares, request and realcap are the last cycle's; allocation is the view's
+ * now. Reclaim counts come from the ledger, read in its own transaction before the
+ * scheduler's lock is taken.
+ */
+#include <string.h>
+
+#include "core.h"
+#include "queue.h"
+
+json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited)
+{
+    json_t *o = json_object();
+    for (size_t r = 1; r < v->nres; r++) {
+        if (limited ? vec[r] < 0 : !vec[r])
+            continue;
+        char buf[32];
+        model_quantity_format(vec[r], model_resource_is_milli(v->res[r]), buf, sizeof(buf));
+        json_object_set_new(o, v->res[r], json_string(buf));
+    }
+    return o;
+}
+
+json_t *sched__queue_why(const struct sched_view *v, int qi)
+{
+    if (qi < 0)
+        return NULL;
+    const struct sv_queue *q = &v->queues[qi];
+    int dom;
+    double share = sched__queue_share(v, qi, &dom);
+    return json_pack("{s:s,s:f,s:s?,s:i,s:o,s:o,s:o,s:o}", "name", q->m.name, "share", share,
+                     "dominantResource", dom >= 0 ? v->res[dom] : NULL, "rank", q->rank,
+                     "allocated", sched__queue_quantities(v, q->alloc, 0), "deserved",
+                     sched__queue_quantities(v, q->deserved, 0), "capability",
+                     sched__queue_quantities(v, q->realcap, 1), "guarantee",
+                     sched__queue_quantities(v, q->guar, 0));
+}
+
+/* Per resource: borrowed (allocated above deserved) and lent (deserved it leaves unused
+ * that its siblings borrow), [nres] each. */
+static void borrow_lend(const struct sched_view *v, int qi, int64_t *borrowed, int64_t *lent)
+{
+    const struct sv_queue *q = &v->queues[qi];
+    for (size_t r = 0; r < v->nres; r++) {
+        int64_t others = 0;
+        for (size_t o = 0; o < v->nqueues; o++) {
+            const struct sv_queue *s = &v->queues[o];
+            if ((int)o != qi && s->alive && s->parent == q->parent && s->alloc[r] > s->deserved[r])
+                others += s->alloc[r] - s->deserved[r];
+        }
+        int64_t unused = q->deserved[r] > q->alloc[r] ? q->deserved[r] - q->alloc[r] : 0;
+        borrowed[r] = q->alloc[r] > q->deserved[r] ? q->alloc[r] - q->deserved[r] : 0;
+        lent[r] = unused < others ? unused : others;
+    }
+}
+
+static json_t *queue_json(struct sched *s, int qi, json_t *ledger, json_t *pending, json_t *running)
+{
+    const struct sched_view *v = s->v;
+    const struct sv_queue *q = &v->queues[qi];
+    int64_t *borrowed = xcalloc(v->nres + 1, sizeof(int64_t));
+    int64_t *lent = xcalloc(v->nres + 1, sizeof(int64_t));
+    borrow_lend(v, qi, borrowed, lent);
+    json_t *res = json_object(), *kids = json_array();
+    for (size_t r = 1; r < v->nres; r++) {
+        if (!q->alloc[r] && !q->deserved[r] && !q->request[r] && !q->guar[r] && q->cap[r] < 0)
+            continue;
+        json_object_set_new(
+            res, v->res[r],
+            json_pack("{s:I,s:I,s:I,s:I,s:o,s:I,s:I}", "allocated", (json_int_t)q->alloc[r],
+                      "deserved", (json_int_t)q->deserved[r], "request", (json_int_t)q->request[r],
+                      "guarantee", (json_int_t)q->guar[r], "capability",
+                      q->realcap[r] >= 0 ? json_integer(q->realcap[r]) : json_null(), "borrowed",
+                      (json_int_t)borrowed[r], "lent", (json_int_t)lent[r]));
+    }
+    for (size_t i = 0; i < v->nqueues; i++)
+        if (v->queues[i].alive && v->queues[i].parent == qi)
+            json_array_append_new(kids, json_string(v->queues[i].m.name));
+    long npend = 0, nrun = 0;
+    for (size_t ji = 0; ji < v->njobs; ji++) {
+        const struct sv_job *j = &v->jobs[ji];
+        if (!j->alive || j->queue != qi)
+            continue;
+        enum sched_job_state st = sched__job_state(s, j);
+        int is_run = st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_RUNNING;
+        int is_pend = st != SCHED_JOB_FINISHED && st != SCHED_JOB_PREEMPTED && !is_run;
+        npend += is_pend;
+        nrun += is_run;
+        if (is_pend && pending)
+            json_array_append_new(pending, json_string(j->id));
+        if (is_run && running)
+            json_array_append_new(running, json_string(j->id));
+    }
+    long by = 0, from = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(ledger, i, e)
+    {
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        if (!kind || strcmp(kind, "reclaim"))
+            continue;
+        const char *mine = json_string_value(json_object_get(json_object_get(e, "queue"), "name"));
+        by += mine && !strcmp(mine, q->m.name);
+        size_t k;
+        json_t *vq;
+        json_array_foreach(json_object_get(e, "victimQueues"), k, vq)
+        {
+            const char *n = json_string_value(json_object_get(vq, "name"));
+            from += n && !strcmp(n, q->m.name);
+        }
+    }
+    int dom;
+    double share = sched__queue_share(v, qi, &dom);
+    json_t *o = json_pack(
+        "{s:s,s:s?,s:o,s:i,s:b,s:b,s:f,s:s?,s:i,s:{s:i,s:i},s:{s:i,s:i},s:o,s:o,s:o,s:o,s:o,s:o,"
+        "s:o}",
+        "name", q->m.name, "parent", q->parent >= 0 ? v->queues[q->parent].m.name : NULL,
+        "children", kids, "weight", (int)q->m.weight, "reclaimable", q->m.reclaimable, "builtin",
+        !q->stored, "share", share, "dominantResource", dom >= 0 ? v->res[dom] : NULL, "rank",
+        q->rank, "jobs", "pending", (int)npend, "running", (int)nrun, "reclaims", "by", (int)by,
+        "from", (int)from, "resources", res, "allocated", sched__queue_quantities(v, q->alloc, 0),
+        "deserved", sched__queue_quantities(v, q->deserved, 0), "capability",
+        sched__queue_quantities(v, q->realcap, 1), "guarantee",
+        sched__queue_quantities(v, q->guar, 0), "borrowed", sched__queue_quantities(v, borrowed, 0),
+        "lent", sched__queue_quantities(v, lent, 0));
+    free(borrowed);
+    free(lent);
+    return o;
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+    const struct sched_view *v = ctx;
+    return strcmp(v->queues[*(const int *)a].m.name, v->queues[*(const int *)b].m.name);
+}
+
+static json_t *all_queues(struct sched *s, json_t *ledger)
+{
+    const struct sched_view *v = s->v;
+    int *ix = xcalloc(v->nqueues + 1, sizeof(int));
+    size_t n = 0;
+    for (size_t i = 0; i < v->nqueues; i++)
+        if (v->queues[i].alive)
+            ix[n++] = (int)i;
+    qsort_r(ix, n, sizeof(int), cmp_name, (void *)v);
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(out, queue_json(s, ix[i], ledger, NULL, NULL));
+    free(ix);
+    return out;
+}
+
+json_t *sched__queues_json(struct sched *s)
+{
+    return all_queues(s, NULL);
+}
+
+int sched_queues(struct sched *s, json_t **out, struct err *err)
+{
+    json_t *ledger = NULL;
+    int rc = sched_preemptions(s, NULL, NULL, NULL, &ledger, err);
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    *out = all_queues(s, ledger);
+    pthread_mutex_unlock(&s->mu);
+    json_decref(ledger);
+    return 0;
+}
+
+int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err)
+{
+    json_t *ledger = NULL;
+    int rc = sched_preemptions(s, NULL, NULL, NULL, &ledger, err);
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    int qi = name ? sched__view_queue(s->v, name) : -1;
+    if (qi < 0) {
+        rc = err_setf(err, ERR_NOT_FOUND, "name", "queue '%s' not found", name ? name : "");
+    } else {
+        json_t *pending = json_array(), *running = json_array();
+        *out = queue_json(s, qi, ledger, pending, running);
+        json_object_set_new(*out, "pendingJobs", pending);
+        json_object_set_new(*out, "runningJobs", running);
+    }
+    pthread_mutex_unlock(&s->mu);
+    json_decref(ledger);
+    return rc;
+}
