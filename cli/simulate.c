@@ -115,7 +115,16 @@ static json_t *snapshot(struct sched *s, struct store *st, json_t *prev, int *te
                       "why", code ? code : json_null()));
         json_decref(why);
     }
-    out = json_pack("{s:O, s:O}", "pods", pc.pods, "jobs", jobs);
+    json_t *queues = json_object(), *all = NULL, *q;
+    size_t qi;
+    if (sched_queues(s, &all, err) < 0)
+        goto out;
+    json_array_foreach(all, qi, q) json_object_set_new(
+        queues, json_string_value(json_object_get(q, "name")),
+        json_pack("{s:O,s:O,s:O}", "allocated", json_object_get(q, "allocated"), "deserved",
+                  json_object_get(q, "deserved"), "share", json_object_get(q, "share")));
+    json_decref(all);
+    out = json_pack("{s:O, s:O, s:o}", "pods", pc.pods, "jobs", jobs, "queues", queues);
     *terminating = pc.terminating;
 out:
     store_txn_abort(&txn);

@@ -14,15 +14,21 @@
 
 static const struct {
     enum model_kind kind;
-    const char *resource, *path;
-} SOURCES[MODEL_KIND_COUNT] = {
-    {MODEL_NODE, "nodes", "/api/v1/nodes"},
-    {MODEL_POD, "pods", "/api/v1/pods"},
-    {MODEL_PODGROUP, "podgroups", "/apis/scheduling.sigs.k8s.io/v1alpha1/podgroups"},
+    const char *resource, *path, *api_version;
+} SOURCES[KUBE_NSOURCES] = {
+    {MODEL_NODE, "nodes", "/api/v1/nodes", "v1"},
+    {MODEL_POD, "pods", "/api/v1/pods", "v1"},
+    {MODEL_PODGROUP, "podgroups", "/apis/scheduling.sigs.k8s.io/v1alpha1/podgroups",
+     "scheduling.sigs.k8s.io/v1alpha1"},
+    {MODEL_PODGROUP, "podgroups." MODEL_GROUP_VOLCANO,
+     "/apis/" MODEL_GROUP_VOLCANO "/v1beta1/podgroups", MODEL_GROUP_VOLCANO "/v1beta1"},
     {MODEL_TOPOLOGY, "clusternetworktopologies",
-     "/apis/scheduling.koordinator.sh/v1alpha1/clusternetworktopologies"},
-    {MODEL_PRIORITYCLASS, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
-    {MODEL_QUEUE, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues"},
+     "/apis/scheduling.koordinator.sh/v1alpha1/clusternetworktopologies",
+     "scheduling.koordinator.sh/v1alpha1"},
+    {MODEL_PRIORITYCLASS, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
+     "scheduling.k8s.io/v1"},
+    {MODEL_QUEUE, "queues", "/apis/" MODEL_GROUP_VOLCANO "/v1beta1/queues",
+     MODEL_GROUP_VOLCANO "/v1beta1"},
 };
 
 static void defaults(struct kube_options *o)
@@ -51,7 +57,7 @@ static void load_resume(struct kube *k)
     struct err err = ERR_INIT;
     if (store_txn_begin(k->store, STORE_READ, &txn, &err) < 0)
         return;
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
         struct kube_source *src = &k->src[i];
         char *key = xasprintf("rv/%s", src->resource);
         json_t *doc = NULL;
@@ -89,13 +95,17 @@ int kube_open(struct sched *s, struct store *st, const struct kube_options *opts
     k->opts.kubeconfig = k->opts.context = NULL;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cond, NULL);
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
-        struct kube_source *src = &k->src[SOURCES[i].kind];
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
+        struct kube_source *src = &k->src[i];
         src->k = k;
+        src->index = i;
         src->kind = SOURCES[i].kind;
         src->resource = SOURCES[i].resource;
         src->path = SOURCES[i].path;
+        src->api_version = SOURCES[i].api_version;
         src->state = KUBE_LISTING;
+        for (int j = 0; j < KUBE_NSOURCES; j++)
+            src->shared |= j != i && SOURCES[j].kind == SOURCES[i].kind;
     }
     load_resume(k);
     *out = k;
@@ -108,7 +118,7 @@ int kube_start(struct kube *k, struct err *err)
     if (pthread_create(&k->writer, NULL, kube__writer_main, k) != 0)
         return err_set(err, ERR_INTERNAL, "cannot start the mirror's writer thread");
     k->writer_started = 1;
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
         if (pthread_create(&k->src[i].thread, NULL, kube__watch_main, &k->src[i]) != 0)
             return err_set(err, ERR_INTERNAL, "cannot start the watcher of '%s'",
                            k->src[i].resource);
@@ -154,7 +164,7 @@ static int wait_until(struct kube *k, int (*done)(struct kube *), int64_t timeou
 
 static int all_synced(struct kube *k)
 {
-    for (int i = 0; i < MODEL_KIND_COUNT; i++)
+    for (int i = 0; i < KUBE_NSOURCES; i++)
         if (!k->src[i].synced && k->src[i].state != KUBE_MISSING)
             return 0;
     return !k->head && !k->writer_busy;
@@ -166,7 +176,7 @@ int kube_wait_synced(struct kube *k, int64_t timeout_ms, struct err *err)
         return 0;
     char buf[256] = "";
     pthread_mutex_lock(&k->mu);
-    for (int i = 0; i < MODEL_KIND_COUNT; i++)
+    for (int i = 0; i < KUBE_NSOURCES; i++)
         if (!k->src[i].synced && k->src[i].state != KUBE_MISSING)
             snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " '%s'", k->src[i].resource);
     pthread_mutex_unlock(&k->mu);
@@ -216,18 +226,19 @@ json_t *kube_sources_json(struct kube *k)
 {
     json_t *arr = json_array();
     pthread_mutex_lock(&k->mu);
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
         struct kube_source *s = &k->src[i];
         char ts[40] = "";
         if (s->last_event_ms)
             clock_format_rfc3339(s->last_event_ms, ts, sizeof(ts));
         json_array_append_new(
             arr,
-            json_pack("{s:s,s:s,s:s,s:b,s:s,s:s?,s:I,s:I,s:I,s:s?}", "resource", s->resource,
-                      "kind", model_kind_name(s->kind), "state", state_name(s), "synced", s->synced,
-                      "resourceVersion", s->applied_rv, "lastEvent", ts[0] ? ts : NULL, "events",
-                      (json_int_t)s->events, "relists", (json_int_t)s->relists, "errors",
-                      (json_int_t)s->errors, "lastError", s->last_error[0] ? s->last_error : NULL));
+            json_pack("{s:s,s:s,s:s,s:s,s:b,s:s,s:s?,s:I,s:I,s:I,s:s?}", "resource", s->resource,
+                      "kind", model_kind_name(s->kind), "apiVersion", s->api_version, "state",
+                      state_name(s), "synced", s->synced, "resourceVersion", s->applied_rv,
+                      "lastEvent", ts[0] ? ts : NULL, "events", (json_int_t)s->events, "relists",
+                      (json_int_t)s->relists, "errors", (json_int_t)s->errors, "lastError",
+                      s->last_error[0] ? s->last_error : NULL));
     }
     struct kube_counters c = k->c;
     pthread_mutex_unlock(&k->mu);
@@ -252,7 +263,7 @@ void kube_close(struct kube *k)
     k->stop = 1;
     pthread_cond_broadcast(&k->cond);
     pthread_mutex_unlock(&k->mu);
-    for (int i = 0; i < MODEL_KIND_COUNT; i++)
+    for (int i = 0; i < KUBE_NSOURCES; i++)
         if (k->src[i].started)
             pthread_join(k->src[i].thread, NULL);
     if (k->binder_started)

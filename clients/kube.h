@@ -1,16 +1,18 @@
 /*
  * kube.h - mirror a Kubernetes cluster into muster and write decisions back.
  *
- * The mirror lists then watches Nodes, Pods, PodGroups
- * (scheduling.sigs.k8s.io/v1alpha1) and ClusterNetworkTopologies
- * (scheduling.koordinator.sh/v1alpha1) through libcurl, and applies every event
+ * The mirror lists then watches Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1
+ * and, as a second source of the same kind, scheduling.volcano.sh/v1beta1),
+ * ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1), PriorityClasses and
+ * Volcano's Queues through libcurl, and applies every event
  * through the scheduler's mutation path (sched_apply / sched_delete), batched:
  * one transaction per batch of up to batch_max events or batch_ms of arrivals.
  * The API server's objects are the truth (managedFields stripped,
  * metadata.resourceVersion kept). Each resource's last applied resourceVersion
  * is kept in STORE_DB_MIRROR ("rv/<resource>"), so a restart resumes the watch
  * without a full list where the API server still has the history; a 410 Gone
- * relists and deletes what disappeared. A CRD that is not installed (404 on
+ * relists and deletes what disappeared (of a kind with two sources, only what came from
+ * the relisting source's API group). A CRD that is not installed (404 on
  * list) is reported once and retried slowly.
  *
  * Bind mode (opts.scheduler_name set): unbound pods whose spec.schedulerName is
@@ -20,9 +22,9 @@
  * "nominated", "preempted"/"evicted", performs the API calls (Binding, status
  * patches for nominatedNodeName and the DisruptionTarget condition, the Eviction
  * API) and appends "bound" / "bind-refused" / "nominate-acked" / "nominate-refused" /
- * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new acknowledged sequence in one transaction. A
- * refused binding puts the pod back as the API server has it. Transport errors
- * and 5xx answers are retried with backoff before the sequence advances.
+ * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
+ * acknowledged sequence in one transaction. A refused binding puts the pod back as the API server
+ * has it. Transport errors and 5xx answers are retried with backoff before the sequence advances.
  *
  * Calling sequence:
  *
@@ -89,7 +91,8 @@ int kube_wait_writeback(struct kube *k, int64_t timeout_ms, struct err *err);
 
 /* Status for GET /api/v1/sources (new):
  * {"server": url, "mode": "mirror"|"bind", "schedulerName": s|null,
- *  "sources": [{"resource": "pods", "kind": "Pod", "state": "synced"|"listing"|"watching"|
+ *  "sources": [{"resource": "pods", "kind": "Pod", "apiVersion": "v1",
+ *               "state": "synced"|"listing"|"watching"|
  *               "backoff"|"missing", "synced": bool, "resourceVersion": "123",
  *               "lastEvent": rfc3339|null, "events": n, "relists": n, "errors": n,
  *               "lastError": msg|null}],

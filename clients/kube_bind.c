@@ -110,7 +110,7 @@ static int resync_pod(struct kube *k, struct kube_http *h, const char *key, stru
     if (!json_is_object(m.docs[0].obj)) {
         rc = err_set(err, ERR_INVALID, "pod '%s': malformed answer from the API server", key);
     } else {
-        kube__normalize(MODEL_POD, m.docs[0].obj);
+        kube__normalize(MODEL_POD, NULL, m.docs[0].obj);
         if (model_validate(&m.docs[0], errors) > 0)
             rc = err_set(err, ERR_INVALID, "pod '%s' from the API server is invalid", key);
         else if ((rc = sched_delete(k->sched, MODEL_POD, key, clock_now_ms(), err)) == 0 ||

@@ -83,11 +83,21 @@ enum kube_state { KUBE_LISTING, KUBE_WATCHING, KUBE_BACKOFF, KUBE_MISSING, KUBE_
 
 struct kube;
 
+/* The resources the mirror lists and watches (kube.c's table). PodGroups have two, one per
+ * API group (scheduler-plugins', Volcano's): one kind, one store key. A source of a shared
+ * kind owns the stored objects whose apiVersion is in its group (kube__source_owns): its
+ * relist deletes only those, and so does its DELETE event. */
+#define KUBE_NSOURCES 7
+
 struct kube_source {
     struct kube *k;
-    const char *resource; /* "pods" */
-    const char *path;     /* "/api/v1/pods" */
+    int index;               /* in k->src */
+    const char *resource;    /* "pods", "podgroups.scheduling.volcano.sh": unique, the key of
+                                its resume point and of GET /api/v1/sources */
+    const char *path;        /* "/api/v1/pods" */
+    const char *api_version; /* of its objects: "v1", "scheduling.volcano.sh/v1beta1" */
     enum model_kind kind;
+    int shared; /* another source has the same kind */
     pthread_t thread;
     int started;
     /* guarded by k->mu */
@@ -124,7 +134,7 @@ struct kube {
     struct kube_options opts;
     char *scheduler_name;
     struct kube_conn *conn;
-    struct kube_source src[MODEL_KIND_COUNT];
+    struct kube_source src[KUBE_NSOURCES];
     volatile int stop;
     pthread_mutex_t mu;
     pthread_cond_t cond;
@@ -143,8 +153,12 @@ void kube__ev_free(struct kube_ev *ev);
 int kube__sleep(struct kube *k, int64_t ms);
 /* Records an error on a source (log once per distinct message burst). */
 void kube__source_error(struct kube_source *src, const char *msg);
-/* Prepares an API object for the store: sets kind/apiVersion, strips managedFields. */
-void kube__normalize(enum model_kind kind, json_t *obj);
+/* Prepares an API object for the store: sets kind and apiVersion when missing (api_version
+ * NULL: the kind's, model_kind_api_version), strips managedFields. */
+void kube__normalize(enum model_kind kind, const char *api_version, json_t *obj);
+/* 1 when src owns the stored object obj (borrowed): src is its kind's only source, or obj's
+ * apiVersion is in src's API group. */
+int kube__source_owns(const struct kube_source *src, json_t *obj);
 
 void *kube__watch_main(void *arg);  /* arg: struct kube_source */
 void *kube__writer_main(void *arg); /* arg: struct kube */

@@ -77,13 +77,30 @@ void kube__source_error(struct kube_source *src, const char *msg)
         log_warn("kube: %s", msg);
 }
 
-void kube__normalize(enum model_kind kind, json_t *obj)
+void kube__normalize(enum model_kind kind, const char *api_version, json_t *obj)
 {
     if (!json_string_value(json_object_get(obj, "kind")))
         json_object_set_new(obj, "kind", json_string(model_kind_name(kind)));
     if (!json_string_value(json_object_get(obj, "apiVersion")))
-        json_object_set_new(obj, "apiVersion", json_string(model_kind_api_version(kind)));
+        json_object_set_new(obj, "apiVersion",
+                            json_string(api_version ? api_version : model_kind_api_version(kind)));
     json_object_del(json_object_get(obj, "metadata"), "managedFields");
+}
+
+/* The group of an apiVersion ("" for the core "v1"): its length before the '/'. */
+static size_t group_len(const char *api_version)
+{
+    const char *slash = strchr(api_version, '/');
+    return slash ? (size_t)(slash - api_version) : 0;
+}
+
+int kube__source_owns(const struct kube_source *src, json_t *obj)
+{
+    const char *api = json_string_value(json_object_get(obj, "apiVersion"));
+    if (!src->shared)
+        return 1;
+    size_t n = group_len(src->api_version);
+    return api && group_len(api) == n && !strncmp(api, src->api_version, n);
 }
 
 /* ---- the writer ---- */
@@ -92,9 +109,9 @@ struct batch {
     struct kube *k;
     struct model_manifest m;
     size_t cap;
-    json_t *index; /* "<kind>/<key>" -> position in m.docs */
-    char rv[MODEL_KIND_COUNT][64];
-    int synced[MODEL_KIND_COUNT];
+    json_t *index;              /* "<kind>/<key>" -> position in m.docs */
+    char rv[KUBE_NSOURCES][64]; /* by source index */
+    int synced[KUBE_NSOURCES];
     uint64_t events;
 };
 
@@ -166,9 +183,27 @@ static void add_apply(struct batch *b, struct kube_ev *ev)
     free(ik);
 }
 
+/* The stored object of a shared kind came from src (it may since have been replaced by
+ * the other source's object of the same key, which src does not delete). */
+static int stored_from(struct batch *b, struct kube_source *src, const char *key)
+{
+    MDB_txn *txn = NULL;
+    json_t *obj = NULL;
+    if (!src->shared)
+        return 1;
+    if (store_txn_begin(b->k->store, STORE_READ, &txn, NULL) == 0)
+        store_get(txn, src->kind, key, &obj, NULL);
+    store_txn_abort(&txn);
+    int owns = !obj || kube__source_owns(src, obj);
+    json_decref(obj);
+    return owns;
+}
+
 static void delete_one(struct batch *b, struct kube_source *src, const char *key)
 {
     struct err err = ERR_INIT;
+    if (!stored_from(b, src, key))
+        return;
     if (sched_delete(b->k->sched, src->kind, key, clock_now_ms(), &err) < 0 &&
         err.code != ERR_NOT_FOUND) {
         pthread_mutex_lock(&b->k->mu);
@@ -179,6 +214,7 @@ static void delete_one(struct batch *b, struct kube_source *src, const char *key
 }
 
 struct stale {
+    const struct kube_source *src;
     json_t *listed;
     json_t *gone; /* array of keys */
 };
@@ -186,15 +222,16 @@ struct stale {
 static int stale_fn(void *ctx, const char *key, json_t *obj)
 {
     struct stale *s = ctx;
-    if (!json_object_get(s->listed, key))
+    if (!json_object_get(s->listed, key) && kube__source_owns(s->src, obj))
         json_array_append_new(s->gone, json_string(key));
     return 0;
 }
 
-/* After a full list: whatever the store has that the list did not is gone. */
+/* After a full list: whatever the store has of this source that the list did not is
+ * gone (a PodGroup of the other group is not). */
 static void sync_deletes(struct batch *b, struct kube_ev *ev)
 {
-    struct stale s = {ev->obj, json_array()};
+    struct stale s = {ev->src, ev->obj, json_array()};
     struct err err = ERR_INIT;
     MDB_txn *txn = NULL;
     if (store_txn_begin(b->k->store, STORE_READ, &txn, &err) == 0)
@@ -209,7 +246,7 @@ static void sync_deletes(struct batch *b, struct kube_ev *ev)
 static int persist_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct batch *b = ctx;
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
         if (!b->rv[i][0])
             continue;
         char *key = xasprintf("rv/%s", b->k->src[i].resource);
@@ -228,7 +265,7 @@ static void apply_batch(struct kube *k, struct kube_ev *list)
     struct batch b = {.k = k, .index = json_object()};
     for (struct kube_ev *ev = list, *next; ev; ev = next) {
         next = ev->next;
-        int i = ev->src->kind;
+        int i = ev->src->index;
         switch (ev->op) {
         case KUBE_EV_APPLY:
             b.events++;
@@ -256,7 +293,7 @@ static void apply_batch(struct kube *k, struct kube_ev *list)
     if (store_write(k->store, persist_fn, &b, &err) < 0)
         log_warn("kube: cannot persist resourceVersions: %s", err.msg);
     pthread_mutex_lock(&k->mu);
-    for (int i = 0; i < MODEL_KIND_COUNT; i++) {
+    for (int i = 0; i < KUBE_NSOURCES; i++) {
         if (b.rv[i][0])
             snprintf(k->src[i].applied_rv, sizeof(k->src[i].applied_rv), "%s", b.rv[i]);
         if (b.synced[i])

@@ -69,7 +69,7 @@ static void queue_items(struct kube_source *src, json_t *items, json_t *keys)
     json_t *it;
     json_array_foreach(items, i, it)
     {
-        kube__normalize(src->kind, it);
+        kube__normalize(src->kind, src->api_version, it);
         char *key = model_object_key(src->kind, it);
         if (!key || foreign_pending(src->k, src, it)) {
             free(key);
@@ -190,7 +190,7 @@ static int on_event(struct watch_ctx *w, json_t *evdoc)
     if (!strcmp(type, "BOOKMARK")) {
         ev = ev_new(KUBE_EV_RV, src, rv);
     } else {
-        kube__normalize(src->kind, obj);
+        kube__normalize(src->kind, src->api_version, obj);
         char *key = model_object_key(src->kind, obj);
         if (!key) {
             snprintf(w->error, sizeof(w->error), "watch '%s': object without name", src->resource);

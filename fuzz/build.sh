@@ -15,7 +15,8 @@ pkgs="jansson yaml-0.1 lmdb libcrypto"
 cflags="-std=c11 -D_GNU_SOURCE -DMUSTER_SOURCE_DIR=\"$root\" -DMUSTER_VERSION=\"fuzz\"
   -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror
-  -I$root/base -I$root/model -I$root/store -I$root/server $(pkg-config --cflags $pkgs)"
+  -I$root/base -I$root/model -I$root/store -I$root/scheduler -I$root/server
+  $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lpthread -lm"
 
 objs=""

@@ -18,6 +18,7 @@ static void decode_all(json_t *obj)
     struct model_pod p;
     struct model_podgroup g;
     struct model_topology t;
+    struct model_queue q;
     /* decoders are defensive (documents may come from an older store): any object */
     if (model_node_decode(obj, &n, NULL) == 0)
         model_node_release(&n);
@@ -27,6 +28,8 @@ static void decode_all(json_t *obj)
         model_podgroup_release(&g);
     if (model_topology_decode(obj, &t, NULL) == 0)
         model_topology_release(&t);
+    if (model_queue_decode(obj, &q, NULL) == 0)
+        model_queue_release(&q);
 }
 
 static void decode_valid(json_t *obj)
@@ -49,6 +52,14 @@ static void decode_valid(json_t *obj)
         struct model_podgroup g;
         if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
             model_podgroup_release(&g);
+    } else if (k == MODEL_PRIORITYCLASS) {
+        struct model_priorityclass pc;
+        if ((rc = model_priorityclass_decode(obj, &pc, &err)) == 0)
+            model_priorityclass_release(&pc);
+    } else if (k == MODEL_QUEUE) {
+        struct model_queue q;
+        if ((rc = model_queue_decode(obj, &q, &err)) == 0)
+            model_queue_release(&q);
     } else {
         struct model_topology t;
         if ((rc = model_topology_decode(obj, &t, &err)) == 0)
@@ -88,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int again = 0;
     for (size_t i = 0; i < m.n; i++) {
         json_t *alone = json_array();
-        int bad = model_validate(&m.docs[i], alone);
+        int bad = model_validate_fields(&m.docs[i], MODEL_FIELDS_STRICT, alone, NULL);
         again += bad;
         if (!bad)
             decode_valid(m.docs[i].obj);

@@ -330,8 +330,12 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     if (!out->ns)
         out->ns = xstrdup("default");
     out->uid = dup_or_null(json_object_get(meta, "uid"));
-    out->group =
-        dup_or_null(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    const char *group = model_pod_group_name(obj);
+    out->group = group ? xstrdup(group) : NULL;
+    out->task = dup_or_null(json_object_get(ann, MODEL_ANN_TASK_SPEC));
+    if (!out->task)
+        out->task =
+            dup_or_null(json_object_get(json_object_get(meta, "labels"), MODEL_ANN_TASK_SPEC));
     const char *queue = json_string_value(json_object_get(ann, MODEL_ANN_QUEUE_NAME));
     out->queue = queue && *queue ? xstrdup(queue) : NULL;
     decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
@@ -381,6 +385,7 @@ void model_pod_release(struct model_pod *p)
     free(p->name);
     free(p->uid);
     free(p->group);
+    free(p->task);
     free(p->queue);
     free_res(p->requests, p->nrequests);
     free_kv(p->node_selector, p->nnode_selector);

@@ -166,6 +166,33 @@ out:
     json_decref(spec);
 }
 
+static int cmp_task(const void *a, const void *b)
+{
+    return strcmp(((const struct model_task_min *)a)->task,
+                  ((const struct model_task_min *)b)->task);
+}
+
+/* spec.minTaskMember: task name -> pods (Volcano's map[string]int32), sorted by task. */
+static int decode_min_tasks(struct model_podgroup *g, json_t *map, struct err *err)
+{
+    const char *task;
+    json_t *n;
+    if (!json_object_size(map))
+        return 0;
+    g->min_tasks = xcalloc(json_object_size(map), sizeof(*g->min_tasks));
+    json_object_foreach(map, task, n)
+    {
+        if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > INT32_MAX)
+            return err_setf(err, ERR_INVALID, "spec.minTaskMember",
+                            "podgroup '%s/%s': spec.minTaskMember.%s must be an integer >= 0",
+                            g->ns, g->name, task);
+        g->min_tasks[g->nmin_tasks++] =
+            (struct model_task_min){xstrdup(task), (int32_t)json_integer_value(n)};
+    }
+    qsort(g->min_tasks, g->nmin_tasks, sizeof(*g->min_tasks), cmp_task);
+    return 0;
+}
+
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -181,13 +208,19 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
     if (!out->ns)
         out->ns = xstrdup("default");
     json_t *min = json_object_get(spec, "minMember");
-    if (!json_is_integer(min) || json_integer_value(min) < 1 ||
+    /* Volcano's CRD has minMember optional with minimum 0 (a gang of none); validation
+     * refuses both for scheduler-plugins' PodGroups. A job needs at least one pod. */
+    if ((min && !json_is_integer(min)) || json_integer_value(min) < 0 ||
         json_integer_value(min) > INT32_MAX) {
         rc = err_setf(err, ERR_INVALID, "spec.minMember",
                       "podgroup '%s/%s': minMember must be a positive integer", out->ns, out->name);
         goto out;
     }
-    out->min_member = (int32_t)json_integer_value(min);
+    out->min_member = json_integer_value(min) > 0 ? (int32_t)json_integer_value(min) : 1;
+    if ((rc = model__res_list(json_object_get(spec, "minResources"), "spec.minResources",
+                              &out->min_resources, &out->nmin_resources, err)) < 0 ||
+        (rc = decode_min_tasks(out, json_object_get(spec, "minTaskMember"), err)) < 0)
+        goto out;
     const char *groups = json_string_value(json_object_get(ann, MODEL_ANN_GROUPS));
     if (groups && (rc = decode_groups(out, groups, err)) < 0)
         goto out;
@@ -237,6 +270,10 @@ void model_podgroup_release(struct model_podgroup *g)
     free(g->spec_error);
     free(g->priority_class);
     free(g->queue);
+    model__res_free(g->min_resources, g->nmin_resources);
+    for (size_t i = 0; i < g->nmin_tasks; i++)
+        free(g->min_tasks[i].task);
+    free(g->min_tasks);
     memset(g, 0, sizeof(*g));
 }
 

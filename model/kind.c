@@ -13,35 +13,41 @@ struct kind_info {
     const char *name;
     const char *api_version; /* what muster writes */
     const char *group;       /* NULL: core group, apiVersion must be exactly "v1" */
+    const char *group2;      /* a second group of the same kind, or NULL */
     const char *plural;
     const char *aliases[4];
     int namespaced;
 };
 
 static const struct kind_info kinds[MODEL_KIND_COUNT] = {
-    [MODEL_NODE] = {"Node", "v1", NULL, "nodes", {"node", "no", NULL}, 0},
-    [MODEL_POD] = {"Pod", "v1", NULL, "pods", {"pod", "po", NULL}, 1},
+    [MODEL_NODE] = {"Node", "v1", NULL, NULL, "nodes", {"node", "no", NULL}, 0},
+    [MODEL_POD] = {"Pod", "v1", NULL, NULL, "pods", {"pod", "po", NULL}, 1},
+    /* scheduler-plugins' (Koordinator's) and Volcano's: one kind, one store key */
     [MODEL_PODGROUP] = {"PodGroup",
                         "scheduling.sigs.k8s.io/v1alpha1",
                         "scheduling.sigs.k8s.io",
+                        MODEL_GROUP_VOLCANO,
                         "podgroups",
                         {"podgroup", "pg", "pgs", NULL},
                         1},
     [MODEL_TOPOLOGY] = {"ClusterNetworkTopology",
                         "scheduling.koordinator.sh/v1alpha1",
                         "scheduling.koordinator.sh",
+                        NULL,
                         "clusternetworktopologies",
                         {"clusternetworktopology", "cnt", NULL},
                         0},
     [MODEL_PRIORITYCLASS] = {"PriorityClass",
                              "scheduling.k8s.io/v1",
                              "scheduling.k8s.io",
+                             NULL,
                              "priorityclasses",
                              {"priorityclass", "pc", NULL},
                              0},
     [MODEL_QUEUE] = {"Queue",
-                     "scheduling.volcano.sh/v1beta1",
-                     "scheduling.volcano.sh",
+                     MODEL_GROUP_VOLCANO "/v1beta1",
+                     MODEL_GROUP_VOLCANO,
+                     NULL,
                      "queues",
                      {"queue", "q", NULL},
                      0},
@@ -110,7 +116,8 @@ int model_kind_from_doc(const char *kind, const char *api_version, enum model_ki
             continue;
         if (!api_version || !*api_version)
             return err_setf(err, ERR_INVALID, "apiVersion", "apiVersion must be set");
-        int ok = ki->group ? group_matches(api_version, ki->group)
+        int ok = ki->group ? group_matches(api_version, ki->group) ||
+                                 (ki->group2 && group_matches(api_version, ki->group2))
                            : !strcmp(api_version, ki->api_version);
         if (!ok)
             return err_setf(err, ERR_INVALID, "apiVersion", "unknown apiVersion '%s' for kind '%s'",

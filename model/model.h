@@ -1,7 +1,7 @@
 /*
  * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
- * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology and
- * PriorityClass.
+ * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology,
+ * PriorityClass and Queue.
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into
@@ -51,15 +51,18 @@ enum model_kind {
 const char *model_kind_name(enum model_kind kind);
 /* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
 const char *model_kind_api_version(enum model_kind kind);
+/* Volcano's API group: Queue's, and PodGroup's second group (a PodGroup is read alike from
+ * scheduling.sigs.k8s.io and scheduling.volcano.sh; the stored document keeps its own). */
+#define MODEL_GROUP_VOLCANO "scheduling.volcano.sh"
 /* Plural resource name used in URLs and the CLI: "nodes", "pods", "podgroups",
  * "clusternetworktopologies", "priorityclasses". */
 const char *model_kind_plural(enum model_kind kind);
 /* Resolves a plural or singular resource name, case-insensitively ("pods", "pod", "po",
  * "podgroup", "pg", "nodes", "no", "cnt", "pc"). Returns 0 or ERR_INVALID. */
 int model_kind_from_resource(const char *resource, enum model_kind *out);
-/* Resolves a document's kind and apiVersion (apiVersion must match the kind's group;
- * version may be any for PodGroup, ClusterNetworkTopology and PriorityClass). Returns 0 or
- * ERR_INVALID naming what is unknown. */
+/* Resolves a document's kind and apiVersion (apiVersion must match the kind's group, for
+ * PodGroup one of its two groups; version may be any except for the core kinds' "v1").
+ * Returns 0 or ERR_INVALID naming what is unknown. */
 int model_kind_from_doc(const char *kind, const char *api_version, enum model_kind *out,
                         struct err *err);
 /* 1 when objects of this kind live in a namespace (Pod, PodGroup). */
@@ -175,7 +178,19 @@ char *model_yaml_dump(json_t *value);
 
 /* ---- typed views (decoded from validated documents) ---- */
 
+/* A pod joins a PodGroup of its namespace through this label (scheduler-plugins,
+ * Koordinator) or, when the label is absent or empty, through MODEL_ANN_GROUP_NAME. */
 #define MODEL_LABEL_POD_GROUP "pod-group.scheduling.sigs.k8s.io"
+/* Volcano's pod annotation naming the pod's PodGroup (v1beta1.KubeGroupNameAnnotationKey,
+ * read by Volcano's getJobID in pkg/scheduler/api/job_info.go). */
+#define MODEL_ANN_GROUP_NAME "scheduling.k8s.io/group-name"
+/* Volcano's task of a pod (batch.TaskSpecKey: the job's task name), the key of
+ * spec.minTaskMember. Volcano's getTaskRole reads the annotation, then the label. */
+#define MODEL_ANN_TASK_SPEC "volcano.sh/task-spec"
+/* The PodGroup name of a pod document: the MODEL_LABEL_POD_GROUP label, else the
+ * MODEL_ANN_GROUP_NAME annotation (non-empty strings), else NULL. Borrowed from pod. The
+ * one rule behind model_pod.group, the store's pods-by-group index and audit records. */
+const char *model_pod_group_name(json_t *pod);
 /* Set by the kubelet on every node; a decoded node without it gets its name. */
 #define MODEL_LABEL_HOSTNAME "kubernetes.io/hostname"
 #define MODEL_ANN_TOPOLOGY_INDEX "gang.scheduling.koordinator.sh/network-topology-index"
@@ -342,9 +357,10 @@ struct model_node {
 
 struct model_pod {
     char *ns, *name, *uid;
-    char *group;                /* value of the pod-group label, NULL when none */
-    int64_t topo_index;         /* network-topology-index annotation, -1 when absent */
-    char *queue; /* the queue-name annotation (a pod without a PodGroup joins it), NULL */
+    char *group;        /* model_pod_group_name, NULL when none */
+    char *task;         /* Volcano's task: the MODEL_ANN_TASK_SPEC annotation, else label; NULL */
+    int64_t topo_index; /* network-topology-index annotation, -1 when absent */
+    char *queue;        /* the queue-name annotation (a pod without a PodGroup joins it), NULL */
     struct model_res *requests; /* effective requests as kube-scheduler counts them: containers
                                    and sidecars, the max with each init container, plus
                                    spec.overhead */
@@ -383,9 +399,20 @@ struct model_gather {
     int32_t pod_count_multiple;
 };
 
+/* One entry of a PodGroup's spec.minTaskMember (Volcano): a task needs min pods. */
+struct model_task_min {
+    char *task;
+    int32_t min; /* >= 0 */
+};
+
 struct model_podgroup {
     char *ns, *name;
-    int32_t min_member;
+    int32_t min_member;              /* spec.minMember; Volcano's CRD allows 0 or none: read as 1 */
+    struct model_res *min_resources; /* spec.minResources, sorted by name (Volcano's enqueue
+                                        checks it against the queue's capability) */
+    size_t nmin_resources;
+    struct model_task_min *min_tasks; /* spec.minTaskMember, sorted by task */
+    size_t nmin_tasks;
     char **groups; /* the groups annotation as "ns/name" keys (includes itself when set) */
     size_t ngroups;
     /* The network-topology-spec annotation, decoded once. A malformed one does not fail
@@ -450,7 +477,7 @@ json_t *model_priorityclass_builtin_json(size_t i);
  * struct model_res. */
 struct model_queue {
     char *name;
-    int32_t weight; /* spec.weight, >= 1 (default 1) */
+    int32_t weight;               /* spec.weight, >= 1 (default 1) */
     struct model_res *capability; /* spec.capability: the ceiling; a resource not listed is
                                      not limited */
     size_t ncapability;

@@ -1,5 +1,6 @@
 /*
- * pod.c - the Pod fields muster writes, and the one "pod is terminal" rule.
+ * pod.c - the Pod fields muster writes, the one "pod is terminal" rule and the one "which
+ * PodGroup a pod is in" rule.
  *
  * Kubernetes keeps a pod's scheduling state in a handful of fields (spec.nodeName,
  * status.phase, status.nominatedNodeName, status.conditions, metadata.deletionTimestamp);
@@ -25,6 +26,20 @@ int model_pod_terminal(const struct model_pod *p)
 int model_pod_gang_bound(const struct model_pod *p)
 {
     return p->node_name && !model_pod_terminal(p);
+}
+
+/* A non-empty string member of pod.metadata.<where>, or NULL. */
+static const char *meta_str(json_t *pod, const char *where, const char *key)
+{
+    json_t *map = json_object_get(json_object_get(pod, "metadata"), where);
+    const char *s = json_string_value(json_object_get(map, key));
+    return s && *s ? s : NULL;
+}
+
+const char *model_pod_group_name(json_t *pod)
+{
+    const char *g = meta_str(pod, "labels", MODEL_LABEL_POD_GROUP);
+    return g ? g : meta_str(pod, "annotations", MODEL_ANN_GROUP_NAME);
 }
 
 const char *model_pod_phase(json_t *pod)

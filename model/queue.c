@@ -24,6 +24,10 @@ json_t *model_queue_default_json(void)
                      1);
 }
 
+/* Volcano's CRD enum. muster tries every job of a queue in order (traverse); "fifo" is
+ * refused at apply (admit_queue.c), since a mirrored queue cannot be refused. */
+static const char *const dequeue_strategies[] = {"traverse", "fifo", NULL};
+
 /* spec.guarantee.resource above spec.capability in a resource both list. */
 static void check_guarantee(struct model__vctx *v, json_t *spec)
 {
@@ -53,7 +57,8 @@ void model__validate_queue(struct model__vctx *v, json_t *obj)
     json_t *spec = json_object_get(obj, "spec");
     if (!model__want_object(v, spec, "spec", 0) || !spec)
         return;
-    model__want_int(v, json_object_get(spec, "weight"), "spec.weight", 0, 1, INT32_MAX);
+    /* Volcano's CRD: weight 1..65535, default 1 (an explicit 0 is refused there too) */
+    model__want_int(v, json_object_get(spec, "weight"), "spec.weight", 0, 1, 65535);
     model__want_quantities(v, spec, "capability", "spec.capability");
     json_t *gua = json_object_get(spec, "guarantee");
     if (model__want_object(v, gua, "spec.guarantee", 0) && gua)
@@ -63,9 +68,15 @@ void model__validate_queue(struct model__vctx *v, json_t *obj)
     if (model__want_string(v, parent, "spec.parent", 0) && parent) {
         const char *name =
             json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
-        if (name && !strcmp(name, json_string_value(parent)))
+        if (!model__dns_subdomain(json_string_value(parent)))
+            model__problem(v, "spec.parent",
+                           "invalid queue name '%s': must be a lowercase DNS-1123 subdomain",
+                           json_string_value(parent));
+        else if (name && !strcmp(name, json_string_value(parent)))
             model__problem(v, "spec.parent", "a queue cannot be its own parent");
     }
+    model__want_enum(v, json_object_get(spec, "dequeueStrategy"), "spec.dequeueStrategy", 0,
+                     dequeue_strategies);
     if (v->count == 0)
         check_guarantee(v, spec);
     model__want_object(v, json_object_get(obj, "status"), "status", 0);

@@ -1,6 +1,6 @@
 /*
- * validate_kinds.c - the kind-specific checks of Node, Pod, PodGroup and
- * ClusterNetworkTopology, built from the typed checks in validate.c.
+ * validate_kinds.c - the kind-specific checks of Node, Pod, PodGroup (scheduler-plugins' and
+ * Volcano's) and ClusterNetworkTopology, built from the typed checks in validate.c.
  */
 #include "internal.h"
 
@@ -292,6 +292,32 @@ static void check_topology_spec(struct model__vctx *v, json_t *ann)
     json_decref(spec);
 }
 
+/* apiVersion scheduling.volcano.sh/...: Volcano's PodGroup. */
+static int is_volcano(json_t *obj)
+{
+    const char *api = json_string_value(json_object_get(obj, "apiVersion"));
+    size_t n = strlen(MODEL_GROUP_VOLCANO);
+    return api && !strncmp(api, MODEL_GROUP_VOLCANO, n) && api[n] == '/';
+}
+
+/* spec.minTaskMember: task name -> pods, an integer >= 0 (Volcano's map[string]int32). */
+static void check_min_tasks(struct model__vctx *v, json_t *map)
+{
+    const char *task;
+    json_t *n;
+    if (!model__want_object(v, map, "spec.minTaskMember", 0))
+        return;
+    json_object_foreach(map, task, n)
+    {
+        char f[MODEL__PATH_MAX];
+        sub(f, "spec.minTaskMember", task);
+        if (!*task)
+            model__problem(v, f, "a task name must not be empty");
+        else
+            model__want_int(v, n, f, 1, 0, INT32_HI);
+    }
+}
+
 void model__validate_podgroup(struct model__vctx *v, json_t *obj)
 {
     json_t *spec = json_object_get(obj, "spec");
@@ -301,10 +327,22 @@ void model__validate_podgroup(struct model__vctx *v, json_t *obj)
     check_topology_spec(v, ann);
     if (!model__want_object(v, spec, "spec", 1))
         return;
-    model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", 1, 1, INT32_HI);
+    /* Volcano's CRD: minMember optional, minimum 0; scheduler-plugins': required, positive */
+    int volcano = is_volcano(obj);
+    model__want_int(v, json_object_get(spec, "minMember"), "spec.minMember", !volcano, !volcano,
+                    INT32_HI);
     model__want_int(v, json_object_get(spec, "scheduleTimeoutSeconds"),
                     "spec.scheduleTimeoutSeconds", 0, 0, INT32_HI);
     model__want_string(v, json_object_get(spec, "priorityClassName"), "spec.priorityClassName", 0);
+    json_t *queue = json_object_get(spec, "queue");
+    if (model__want_string(v, queue, "spec.queue", 0) &&
+        !model__dns_subdomain(json_string_value(queue)))
+        model__problem(v, "spec.queue",
+                       "invalid queue name '%s': must be a lowercase DNS-1123 "
+                       "subdomain",
+                       json_string_value(queue));
+    model__want_quantities(v, spec, "minResources", "spec.minResources");
+    check_min_tasks(v, json_object_get(spec, "minTaskMember"));
     model__want_object(v, json_object_get(obj, "status"), "status", 0);
 }
 

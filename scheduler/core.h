@@ -60,6 +60,18 @@ int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj,
 int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *keys, json_t *obj,
                                struct err *err);
 
+/* Standalone: admits the Queues of manifest m (validated) against the queues of v and of
+ * m itself (admit_queue.c): spec.parent names a queue that exists or "root", parents form
+ * no cycle, "root" names no parent, spec.dequeueStrategy is not "fifo". Returns 0 or
+ * ERR_INVALID naming the field, the document and the queues involved. */
+int sched__admit_queues(const struct sched_view *v, const struct model_manifest *m,
+                        struct err *err);
+/* 0 when the stored queue name may be deleted; ERR_CONFLICT when a job that is not
+ * Finished is in it (the message counts them and names one) or a stored queue names it as
+ * spec.parent (named). Mirrored, and a stored "default" (the built-in takes over), are
+ * never refused. Under s->mu. */
+int sched__queue_deletable(struct sched *s, const char *name, struct err *err);
+
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);
 /* The job's state (jobs.c). */

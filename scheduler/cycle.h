@@ -107,6 +107,12 @@ int sched__attempt_members_met(const struct sched_view *v, const struct sched_at
 int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *timed_out,
                    struct err *err);
 
+/* Volcano's minTaskMember (cycle_tasks.c): 1 when some task of job j's PodGroup has fewer
+ * pods than its minimum: placed ones (bound or placed by the open statement), or with
+ * pending != 0 every alive one (bound, placed or pending); msg (may be NULL) says which. */
+int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, int pending,
+                           char *msg, size_t n);
+
 /* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
  * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
  * pending pods would take its queue or an ancestor over its realcap (after collect_pods);

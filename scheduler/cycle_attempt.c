@@ -89,6 +89,7 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         mj->cycle_seen = c->cycle;
         am->fail_pod = -1;
         const struct sv_pod *gated = NULL, *unsupported = NULL;
+        char tmsg[256];
         for (size_t i = 0; i < mj->npods; i++) {
             const struct sv_pod *p = &v->pods[mj->pods[i]];
             am->bound += model_pod_gang_bound(&p->m);
@@ -122,6 +123,12 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
                 json_pack("{s:s,s:s}", "podGroup", mj->id, "priorityClass", mj->pg.priority_class),
                 "PodGroup '%s' names PriorityClass '%s', which does not exist", mj->id,
                 mj->pg.priority_class);
+        else if (!am->satisfied && am->base + am->pending >= need &&
+                 sched__job_tasks_short(v, mj, 1, tmsg, sizeof(tmsg)))
+            sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
+                               json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
+                                         "members", am->base + am->pending),
+                               "%s", tmsg);
         else if (am->base + am->pending < need)
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
@@ -462,10 +469,12 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
 
 int sched__attempt_members_met(const struct sched_view *v, const struct sched_attempt *a)
 {
-    for (size_t m = 0; m < a->njobs; m++)
-        if (!a->m[m].satisfied &&
-            a->m[m].base + a->m[m].placed < sched__job_min(&v->jobs[a->jobs[m]]))
+    for (size_t m = 0; m < a->njobs; m++) {
+        const struct sv_job *j = &v->jobs[a->jobs[m]];
+        if (!a->m[m].satisfied && (a->m[m].base + a->m[m].placed < sched__job_min(j) ||
+                                   sched__job_tasks_short(v, j, 0, NULL, 0)))
             return 0;
+    }
     return 1;
 }
 
@@ -537,7 +546,19 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         int need = sched__job_min(j), have = a.m[m].base + a.m[m].placed;
         if (fp < 0)
             fp = a.m[m].fail_pod;
-        if (a.m[m].satisfied || have >= need)
+        char task[256];
+        if (a.m[m].satisfied)
+            continue;
+        if (have >= need && sched__job_tasks_short(c->v, j, 0, task, sizeof(task))) {
+            ok = 0;
+            sched__blocker_add(
+                &a.blockers, WHY_GANG_SHORTFALL,
+                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
+                "%s", task);
+            if (!*msg)
+                snprintf(msg, sizeof(msg), "%s", task);
+        }
+        if (have >= need)
             continue;
         ok = 0;
         if (j->gang) {

@@ -38,15 +38,31 @@ void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a)
     }
 }
 
-/* What member m's pending pods of the attempt request ([v->nres], zeroed first). */
+/* What member job's pending pods of the attempt request ([v->nres], zeroed first), raised
+ * to what its PodGroup's spec.minResources still lacks (Volcano's enqueue checks those
+ * against the queue's capability). */
 static void member_asks(const struct sched_view *v, const struct sched_attempt *a, int job,
                         int64_t *asked)
 {
+    const struct sv_job *j = &v->jobs[job];
     memset(asked, 0, v->nres * sizeof(int64_t));
     for (size_t i = 0; i < a->npods; i++) {
         const struct sv_pod *p = &v->pods[a->pods[i]];
         for (int k = 0; p->job == job && k < p->nreq; k++)
             asked[p->req[k].res] += p->req[k].v;
+    }
+    for (size_t k = 0; j->has_pg && k < j->pg.nmin_resources; k++) {
+        int r = sched__strmap_get(&v->res_ix, j->pg.min_resources[k].name);
+        if (r < 0)
+            continue;
+        int64_t lacks = j->pg.min_resources[k].value;
+        for (size_t i = 0; i < j->npods; i++) {
+            const struct sv_pod *p = &v->pods[j->pods[i]];
+            for (int q = 0; p->counted && q < p->nreq; q++)
+                lacks -= p->req[q].res == r ? p->req[q].v : 0;
+        }
+        if (lacks > asked[r])
+            asked[r] = lacks;
     }
 }
 

@@ -70,9 +70,19 @@ void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict 
         const struct sv_shape *sh = &v->shapes[v->pods[trig].shape];
         failed += sched__fit_static(n, sh) == SCHED_FIT_OK && sched__fit_res(v, n, sh, trig) >= 0;
     }
-    char num[32], msg[160];
-    snprintf(msg, sizeof(msg), "no lower-priority pods on %s nodes that failed for resources",
-             sched__preempt_count(failed, num, sizeof(num)));
+    char num[32], msg[256];
+    sched__preempt_count(failed, num, sizeof(num));
+    if (pr->queue >= 0 && v->nqueues > 1) /* queues: say what reclaim found too */
+        snprintf(
+            msg, sizeof(msg),
+            "no lower-priority pods of queue %s, and %s, on %s nodes that failed for resources",
+            v->queues[pr->queue].m.name,
+            pr->reclaim_ok ? "no job of another queue that reclaim may take"
+                           : "no reclaimable queue above its deserved share to reclaim from",
+            num);
+    else
+        snprintf(msg, sizeof(msg), "no lower-priority pods on %s nodes that failed for resources",
+                 num);
     verdict(out, WHY_PREEMPTION_NO_VICTIMS, msg,
             json_pack("{s:I}", "nodesFailedForResources", (json_int_t)failed));
 }

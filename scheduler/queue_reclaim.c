@@ -5,7 +5,9 @@
  * condition, checked for each queue on its chain below the common ancestor with the
  * victim's queue) may evict whole jobs of other queues that are above their deserved
  * share and reclaimable, whatever the priorities, but never take such a queue (or an
- * ancestor below the common one) under its deserved share in a resource the job uses.
+ * ancestor below the common one) under its deserved share in a contended resource (one
+ * some queue deserves less of than it requests: of any other, every queue deserves what it
+ * asks, so any eviction would leave it under, and nobody needs it back).
  * The search first runs on the wide pool: every job that alone fits in what its queue has
  * above its share, so the minimal victim search picks the cheapest nodes. When the victims
  * it settles on take a queue under its share together (sched__reclaim_within), it runs
@@ -45,6 +47,18 @@ static int lca(const struct sched_view *v, int a, int b)
             b = v->queues[b].parent;
     }
     return a == b ? a : -1;
+}
+
+/* contended[r]: some queue deserves less of r than it requests (the cluster is short of
+ * it). Only there does "never under its deserved share" bind: a queue deserves what it
+ * asks of a resource nobody contends for, so any eviction would leave it under. New. */
+static char *contended(const struct sched_view *v)
+{
+    char *c = xcalloc(v->nres + 1, 1);
+    for (size_t q = 0; q < v->nqueues; q++)
+        for (size_t r = 1; v->queues[q].alive && r < v->nres; r++)
+            c[r] |= v->queues[q].deserved[r] < v->queues[q].request[r];
+    return c;
 }
 
 /* live[q * nres + r]: what queue q holds that is not terminating. New. */
@@ -104,6 +118,7 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
     if (q < 0 || v->nqueues < 2)
         return 0;
     int64_t *live = live_alloc(v);
+    char *hot = contended(v);
     int64_t *budget = xcalloc(v->nqueues * nr + 1, sizeof(int64_t)), *hold = xcalloc(nr + 1, 8);
     for (size_t i = 0; i < v->nqueues * nr; i++)
         budget[i] = live[i] - v->queues[i / nr].deserved[i % nr];
@@ -129,8 +144,8 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
             int fits = 1, any = 0;
             for (int a = (int)vq; fits && a >= 0 && a != top; a = v->queues[a].parent)
                 for (size_t r = 1; fits && r < nr; r++) {
-                    any |= hold[r] > 0;
-                    fits = hold[r] <= budget[(size_t)a * nr + r];
+                    any |= hot[r] && hold[r] > 0;
+                    fits = !hot[r] || hold[r] <= budget[(size_t)a * nr + r];
                 }
             if (!fits || !any)
                 continue;
@@ -146,6 +161,7 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
     free(jobs);
     free(hold);
     free(budget);
+    free(hot);
     free(live);
     return offered;
 }

@@ -99,8 +99,7 @@ char *sched__object_job(enum model_kind kind, json_t *obj)
         return xasprintf("%s/%s", ns ? ns : "default", name ? name : "");
     if (kind != MODEL_POD)
         return NULL;
-    const char *g =
-        json_string_value(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    const char *g = model_pod_group_name(obj);
     return xasprintf("%s/%s", ns ? ns : "default", g ? g : (name ? name : ""));
 }
 

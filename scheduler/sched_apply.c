@@ -7,7 +7,9 @@
  *
  * Apply admits each object (admit.c) against the PriorityClasses as they will be:
  * the view's, updated by the manifest's own classes, which are applied first so that
- * one manifest can hold a class and the pods that name it.
+ * one manifest can hold a class and the pods that name it; and the manifest's Queues
+ * against the queue tree as it will be (admit_queue.c). Delete refuses a queue that
+ * still holds jobs or child queues (admit_queue.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,7 +302,9 @@ int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_
             sched__strmap_put(&c.node_keys, k, 1);
     }
     pthread_mutex_lock(&s->mu);
-    rc = store_write(s->st, apply_fn, &c, err);
+    rc = s->opts.mirrored ? 0 : sched__admit_queues(s->v, m, err);
+    if (rc == 0)
+        rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0)
         for (size_t i = 0; i < c.nstaged; i++)
             view_take(s->v, &c.staged[i]);
@@ -383,6 +387,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         goto out;
     }
     rc = store_delete(txn, c->kind, c->key, &old, err);
+    if (rc == 0 && c->kind == MODEL_QUEUE) /* the view is as before the delete */
+        rc = sched__queue_deletable(c->s, c->key, err);
     if (rc < 0)
         goto out;
     if (c->kind == MODEL_NODE) {

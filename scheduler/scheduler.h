@@ -63,14 +63,18 @@ void sched_close(struct sched *s);
  * {"document": 1, "kind": "Pod", "name": "default/w-0", "action": "created"|"configured"|
  * "unchanged"}. PriorityClass documents are applied first, and every object is admitted
  * against the classes (pods get spec.priority from spec.priorityClassName or the
- * globalDefault class; see admit.c and docs/preemption.md). On error (ERR_INVALID
- * naming the field for an admission problem) nothing is written. */
+ * globalDefault class; see admit.c and docs/preemption.md). Standalone, Queues are admitted
+ * against the queue tree (a parent that exists, no cycle; admit_queue.c). On error
+ * (ERR_INVALID naming the field for an admission problem) nothing is written. */
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err);
 
 /* Deletes an object (audit "deleted"). Returns 0, ERR_NOT_FOUND, ERR_STORE, or
  * ERR_CONFLICT for a built-in PriorityClass (system-cluster-critical,
- * system-node-critical), which cannot be deleted. */
+ * system-node-critical), which cannot be deleted, and (standalone) for a Queue that holds a
+ * job that is not Finished or is the spec.parent of a stored queue (the message counts the
+ * jobs and names one, or names the children; a stored "default" is always deleted: the
+ * built-in default takes over). The built-in default when not stored: ERR_NOT_FOUND. */
 int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
                  struct err *err);
 

@@ -7,12 +7,13 @@
 //       > model/schema_k8s.c && clang-format -i model/schema_k8s.c
 //
 // Pod and Node come from the Kubernetes API as @kubernetes/client-node 1.0.0 generates it
-// (Kubernetes 1.32: the 1.31 API plus the pod-level spec.resources). PodGroup and
-// ClusterNetworkTopology are written out below; PriorityClass is scheduling.k8s.io/v1. Every field is "known" (accepted, stored,
-// not read) unless CLASSES says it is honoured (muster's scheduler reads it) or unsupported
-// (kube-scheduler's placement depends on it and muster does not model it). A class given to
-// a field holds for the field only; a class given to a type ("Affinity": "honoured") holds
-// for each of its fields.
+// (Kubernetes 1.32: the 1.31 API plus the pod-level spec.resources). PodGroup,
+// ClusterNetworkTopology and Queue are written out below; PriorityClass is
+// scheduling.k8s.io/v1. Every field is "known" (accepted, stored, not read) unless CLASSES
+// says it is honoured (muster's scheduler reads it) or unsupported (kube-scheduler's, or for
+// Volcano's kinds Volcano's, placement depends on it and muster does not model it). A class
+// given to a field holds for the field only; a class given to a type ("Affinity": "honoured")
+// holds for each of its fields.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -66,9 +67,21 @@ const CLASSES = {
   NodeStatus: {allocatable: 'h', capacity: 'h'},
   PodGroup: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
   PodGroupSpec: {
-    minMember: 'h', scheduleTimeoutSeconds: 'h', priorityClassName: 'h',
-    minResources: ['u', 'Coscheduling: the gang waits until the cluster has minResources free'],
+    minMember: 'h', scheduleTimeoutSeconds: 'h', priorityClassName: 'h', queue: 'h',
+    minResources: 'h', minTaskMember: 'h',
+    networkTopology: ['u', "Volcano's network topology: the HyperNode tier the job's pods may span"],
+    subGroupPolicy: ['u', "Volcano's sub-groups: gangs within the job, each kept within a network tier"],
   },
+  Queue: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'k'},
+  QueueSpec: {
+    weight: 'h', capability: 'h', guarantee: 'h', reclaimable: 'h', parent: 'h',
+    extendClusters: ['u', "Volcano's multi-cluster dispatch: the clusters the queue's jobs go to"],
+    affinity: ['u', "node-group affinity: the node groups the queue's pods must, should or must not land on"],
+    type: ['u', "a queue type, which selects how Volcano schedules the queue's jobs"],
+    deserved: ['u', "a fixed deserved share (Volcano's capacity plugin): muster derives it from the weights"],
+    priority: ['u', 'queue priority: higher-priority queues are served first and reclaimed from last'],
+  },
+  Guarantee: 'h',
   ClusterNetworkTopology: {apiVersion: 'h', kind: 'h', metadata: 'h', spec: 'h', status: 'h'},
   ClusterNetworkTopologySpec: 'h',
   NetworkTopologySpec: 'h',
@@ -79,7 +92,10 @@ const CLASSES = {
 };
 
 // The CRDs, as muster reads them (Koordinator's PodGroup is scheduler-plugins'
-// scheduling.sigs.k8s.io/v1alpha1; ClusterNetworkTopology is Koordinator's).
+// scheduling.sigs.k8s.io/v1alpha1, and Volcano's scheduling.volcano.sh/v1beta1 is the same
+// kind: its schema is the union of the two; ClusterNetworkTopology is Koordinator's; Queue
+// is Volcano's scheduling.volcano.sh/v1beta1, as volcano-sh/apis pkg/apis/scheduling/v1beta1
+// types.go has it).
 const EXTRA = {
   PodGroup: {
     apiVersion: 'string', kind: 'string', metadata: 'V1ObjectMeta', spec: 'PodGroupSpec',
@@ -88,10 +104,29 @@ const EXTRA = {
   PodGroupSpec: {
     minMember: 'number', minResources: '{ [key: string]: string; }',
     scheduleTimeoutSeconds: 'number', priorityClassName: 'string',
+    // Volcano's (scheduling.volcano.sh/v1beta1)
+    queue: 'string', minTaskMember: '{ [key: string]: number; }', networkTopology: 'object',
+    subGroupPolicy: 'Array<object>',
   },
   PodGroupStatus: {
     phase: 'string', occupiedBy: 'string', scheduled: 'number', running: 'number',
     succeeded: 'number', failed: 'number', scheduleStartTime: 'Date',
+    conditions: 'Array<object>', // Volcano's
+  },
+  Queue: {
+    apiVersion: 'string', kind: 'string', metadata: 'V1ObjectMeta', spec: 'QueueSpec',
+    status: 'QueueStatus',
+  },
+  QueueSpec: {
+    weight: 'number', capability: '{ [key: string]: string; }', reclaimable: 'boolean',
+    extendClusters: 'Array<object>', guarantee: 'Guarantee', affinity: 'object', type: 'string',
+    parent: 'string', deserved: '{ [key: string]: string; }', priority: 'number',
+    dequeueStrategy: 'string',
+  },
+  Guarantee: {resource: '{ [key: string]: string; }'},
+  QueueStatus: {
+    state: 'string', unknown: 'number', pending: 'number', running: 'number', inqueue: 'number',
+    completed: 'number', reservation: 'object', allocated: '{ [key: string]: string; }',
   },
   ClusterNetworkTopology: {
     apiVersion: 'string', kind: 'string', metadata: 'V1ObjectMeta',
@@ -120,6 +155,7 @@ const ROOTS = [
   ['MODEL_PODGROUP', 'PodGroup'],
   ['MODEL_TOPOLOGY', 'ClusterNetworkTopology'],
   ['MODEL_PRIORITYCLASS', 'V1PriorityClass'],
+  ['MODEL_QUEUE', 'Queue'],
 ];
 
 const short = (t) => t.replace(/^V1/, '');
@@ -185,8 +221,8 @@ for (const [t, c] of Object.entries(CLASSES)) {
 const cstr = (s) => JSON.stringify(s);
 const lines = [];
 lines.push(`/*
- * schema_k8s.c - the field schema of Node, Pod, PodGroup, ClusterNetworkTopology and
- * PriorityClass.
+ * schema_k8s.c - the field schema of Node, Pod, PodGroup, ClusterNetworkTopology,
+ * PriorityClass and Queue.
  *
  * GENERATED by scripts/gen_schema.mjs from the Kubernetes API (@kubernetes/client-node
  * 1.0.0's models: Kubernetes 1.32) and the CRDs as muster reads them. Do not edit: change
@@ -194,8 +230,8 @@ lines.push(`/*
  *
  * One table per object type, its fields sorted by name (schema.c searches them), nested
  * types by reference. HON: muster's scheduler reads the field; KNOWN: accepted and stored,
- * not read; UNS(why): kube-scheduler's placement depends on it and muster does not model
- * it, refused in standalone mode and a blocker in mirror mode.
+ * not read; UNS(why): kube-scheduler's (for Volcano's kinds, Volcano's) placement depends on
+ * it and muster does not model it, refused in standalone mode and a blocker in mirror mode.
  */
 #include "schema.h"
 

@@ -1,8 +1,8 @@
 /*
  * objects.c - nodes, pods, podgroups, topologies and priority classes, and the pod indexes.
  *
- * Index entries are derived from the pod document only (spec.nodeName, the
- * pod-group label, the pending predicate), so they can always be recomputed
+ * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
+ * model_pod_group_name, the pending predicate), so they can always be recomputed
  * from the old and new values; store_put touches only the entries that change.
  */
 #include "internal.h"
@@ -20,13 +20,17 @@ const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT] = {[MODEL_NODE] = DBI_NOD
                                                           [MODEL_PRIORITYCLASS] =
                                                               DBI_PRIORITYCLASSES,
                                                           [MODEL_QUEUE] = DBI_QUEUES};
-static const char *const kind_word[MODEL_KIND_COUNT] = {"node", "pod", "podgroup", "topology",
-                                                        "priorityclass"};
+static const char *const kind_word[MODEL_KIND_COUNT] = {[MODEL_NODE] = "node",
+                                                        [MODEL_POD] = "pod",
+                                                        [MODEL_PODGROUP] = "podgroup",
+                                                        [MODEL_TOPOLOGY] = "topology",
+                                                        [MODEL_PRIORITYCLASS] = "priorityclass",
+                                                        [MODEL_QUEUE] = "queue"};
 
 /* Index keys of one pod; pointers borrowed from the pod document except group. */
 struct pod_idx {
     const char *node;
-    char group[512]; /* "ns/label", "" when none */
+    char group[512]; /* "ns/group", "" when none */
     int pending;
 };
 
@@ -68,14 +72,11 @@ static void pod_index(json_t *pod, struct pod_idx *idx)
 {
     json_t *meta = json_object_get(pod, "metadata");
     const char *ns = str_at(pod, "metadata", "namespace");
-    const char *group = NULL, *phase = str_at(pod, "status", "phase");
-    json_t *g = json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP);
+    const char *group = model_pod_group_name(pod), *phase = str_at(pod, "status", "phase");
 
     idx->node = str_at(pod, "spec", "nodeName");
     if (idx->node && !*idx->node)
         idx->node = NULL;
-    if (json_is_string(g) && *json_string_value(g))
-        group = json_string_value(g);
     idx->group[0] = '\0';
     if (group)
         snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);

@@ -1,8 +1,8 @@
 /*
  * store.h - muster's durable state: an LMDB environment under a data directory.
  *
- * Databases: one per object kind (nodes, pods, podgroups, topologies, priorityclasses; values
- * are compact JSON in Kubernetes shape, keys "name" or "namespace/name"),
+ * Databases: one per object kind (nodes, pods, podgroups, topologies, priorityclasses,
+ * queues; values are compact JSON in Kubernetes shape, keys "name" or "namespace/name"),
  * secondary indexes maintained by store_put/store_delete (pods by node, pods by
  * PodGroup, pending pods), generic document databases (why documents,
  * preemption ledger, mirror state), a metadata database (schema version,

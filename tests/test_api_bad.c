@@ -119,6 +119,19 @@ static json_int_t audit_last(void)
     return to;
 }
 
+/* Waits until the cycle an apply woke is done: the audit log stops growing. */
+static void settle(void)
+{
+    json_int_t last = -1, now = audit_last();
+    for (int i = 0; i < 50 && now != last; i++) {
+        struct timespec ts = {0, 150 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        last = now;
+        now = audit_last();
+    }
+    ck_assert_int_eq(now, last);
+}
+
 static void start(void)
 {
     char path[] = "/tmp/muster-test-cfg-XXXXXX";
@@ -143,14 +156,7 @@ static void start(void)
     free(file);
     /* the apply wakes one cycle: wait until the log stops growing, so every "unchanged"
      * below compares against a settled store */
-    json_int_t last = -1, now = audit_last();
-    for (int i = 0; i < 50 && now != last; i++) {
-        struct timespec ts = {0, 150 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        last = now;
-        now = audit_last();
-    }
-    ck_assert_int_eq(now, last);
+    settle();
 }
 
 static void stop(void)
@@ -426,6 +432,44 @@ START_TEST(test_api_bad_lenient_forms_that_must_work)
 }
 END_TEST
 
+/* A cycle closed by a second apply (a -> b stored, then a re-applied naming b) is a 400
+ * naming spec.parent and the cycle, and nothing of that manifest is written (its pod is
+ * absent, a keeps its parent, the audit log is unchanged). source: volcano's queue webhook
+ * (pkg/webhooks/admission/queues/validate) checks the parent on every update that changes
+ * it; muster also refuses the cycle that Volcano's tree of names would not notice. */
+START_TEST(test_api_bad_queue_cycle_across_applies)
+{
+    const char *tree = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: "
+                       "a}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+                       "metadata: {name: b}\nspec: {parent: a}\n";
+    const char *cycle = "apiVersion: v1\nkind: Pod\nmetadata: {name: cycle-marker}\nspec: "
+                        "{containers: [{name: c}]}\n---\napiVersion: scheduling.volcano.sh/"
+                        "v1beta1\nkind: Queue\nmetadata: {name: a}\nspec: {parent: b}\n";
+    const char *auth[] = {"Authorization: Bearer " TOKEN, NULL};
+    struct raw_resp r;
+    struct http_resp h;
+
+    post_manifest("application/yaml", tree, strlen(tree), &r);
+    ck_assert_msg(r.status == 201, "status %d: %s", r.status, r.body);
+    raw_free(&r);
+    settle();
+    json_int_t before = audit_last();
+    post_manifest("application/yaml", cycle, strlen(cycle), &r);
+    ck_assert_msg(r.status == 400, "status %d: %s", r.status, r.body);
+    json_t *j = json_loads(r.body, 0, NULL), *e = json_object_get(j, "error");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "field")), "spec.parent");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "message")),
+                     "document 2 (Queue a): spec.parent: the queues would form a cycle (a -> b -> "
+                     "a): a queue cannot be its own ancestor");
+    json_decref(j);
+    raw_free(&r);
+    ck_assert_int_eq(audit_last(), before);
+    http_request("GET", md.base, "/api/v1/pods/default/cycle-marker", NULL, auth, &h);
+    ck_assert_int_eq(h.status, 404);
+    http_resp_free(&h);
+}
+END_TEST
+
 static void *cycles_loop(void *arg)
 {
     const char *auth[] = {"Authorization: Bearer " TOKEN, NULL};
@@ -475,6 +519,7 @@ static Suite *api_bad_suite(void)
     tcase_add_test(tc, test_api_bad_disconnects_mid_body_and_mid_stream);
     tcase_add_test(tc, test_api_bad_lenient_forms_that_must_work);
     tcase_add_test(tc, test_api_bad_input_while_cycles_run);
+    tcase_add_test(tc, test_api_bad_queue_cycle_across_applies);
     suite_add_tcase(s, tc);
     return s;
 }

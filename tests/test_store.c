@@ -144,6 +144,26 @@ START_TEST(test_store_put_returns_old_and_delete)
 }
 END_TEST
 
+/* A pod is in the PodGroup of its pod-group label or, without one, of Volcano's
+ * scheduling.k8s.io/group-name annotation (model_pod_group_name): the index follows it. */
+START_TEST(test_store_pod_index_volcano_group_annotation)
+{
+    MDB_txn *txn = begin(STORE_WRITE);
+    json_t *a = store_util_pod("ns", "v1", NULL, NULL, NULL);
+    json_t *b = store_util_pod("ns", "v2", NULL, "label", NULL); /* the label wins */
+    for (int i = 0; i < 2; i++)
+        json_object_set_new(json_object_get(i ? b : a, "metadata"), "annotations",
+                            json_pack("{s:s}", "scheduling.k8s.io/group-name", "job"));
+    put(txn, MODEL_POD, a);
+    put(txn, MODEL_POD, b);
+    commit(&txn);
+    txn = begin(STORE_READ);
+    assert_keys(of_group(txn, "ns/job"), store_util_strings("ns/v1", NULL));
+    assert_keys(of_group(txn, "ns/label"), store_util_strings("ns/v2", NULL));
+    store_txn_abort(&txn);
+}
+END_TEST
+
 START_TEST(test_store_pod_index_transitions)
 {
     MDB_txn *txn = begin(STORE_WRITE);
@@ -657,6 +677,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, test_store_roundtrip);
     tcase_add_test(tc, test_store_put_returns_old_and_delete);
     tcase_add_test(tc, test_store_pod_index_transitions);
+    tcase_add_test(tc, test_store_pod_index_volcano_group_annotation);
     tcase_add_test(tc, test_store_replace_uses_callers_old_value);
     tcase_add_test(tc, test_store_each_prefix);
     tcase_add_test(tc, test_store_docs);

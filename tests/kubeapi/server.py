@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A small, faithful Kubernetes API server for muster's mirror tests (stdlib only).
 
-Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1),
-ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1) and PriorityClasses
-(scheduling.k8s.io/v1; the built-in system- classes are not pre-created):
+Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1, and Volcano's
+scheduling.volcano.sh/v1beta1 as the resource "podgroups.scheduling.volcano.sh"),
+ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1), PriorityClasses
+(scheduling.k8s.io/v1; the built-in system- classes are not pre-created) and Volcano's
+Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
 
   * lists with metadata.resourceVersion and pagination (limit/continue over a
     snapshot taken at the first page; an expired snapshot answers 410),
@@ -34,18 +36,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 RESOURCES = {
-    # name: (api prefix, kind, namespaced)
-    "nodes": ("/api/v1", "Node", False),
-    "pods": ("/api/v1", "Pod", True),
-    "podgroups": ("/apis/scheduling.sigs.k8s.io/v1alpha1", "PodGroup", True),
+    # id (as the mirror names its sources): (api prefix, plural, kind, namespaced). Volcano's
+    # PodGroups are a second resource of kind PodGroup, served under their own group.
+    "nodes": ("/api/v1", "nodes", "Node", False),
+    "pods": ("/api/v1", "pods", "Pod", True),
+    "podgroups": ("/apis/scheduling.sigs.k8s.io/v1alpha1", "podgroups", "PodGroup", True),
+    "podgroups.scheduling.volcano.sh": ("/apis/scheduling.volcano.sh/v1beta1", "podgroups",
+                                        "PodGroup", True),
     "clusternetworktopologies": ("/apis/scheduling.koordinator.sh/v1alpha1",
-                                 "ClusterNetworkTopology", False),
-    "priorityclasses": ("/apis/scheduling.k8s.io/v1", "PriorityClass", False),
+                                 "clusternetworktopologies", "ClusterNetworkTopology", False),
+    "priorityclasses": ("/apis/scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", False),
+    "queues": ("/apis/scheduling.volcano.sh/v1beta1", "queues", "Queue", False),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
                "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1",
-               "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1"}
+               "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1",
+               "/apis/scheduling.volcano.sh/v1beta1": "scheduling.volcano.sh/v1beta1"}
 
 
 def now_rfc3339():
@@ -118,7 +125,7 @@ class State:
     @staticmethod
     def key(res, obj):
         md = obj.get("metadata", {})
-        if RESOURCES[res][2]:
+        if RESOURCES[res][3]:
             return "%s/%s" % (md.get("namespace", "default"), md["name"])
         return md["name"]
 
@@ -133,7 +140,7 @@ class State:
     def upsert(self, res, obj):
         """Creates or replaces; lock held. Returns the stored object."""
         obj = copy.deepcopy(obj)
-        prefix, kind, namespaced = RESOURCES[res]
+        prefix, _, kind, namespaced = RESOURCES[res]
         obj["apiVersion"] = API_VERSION[prefix]
         obj["kind"] = kind
         md = obj.setdefault("metadata", {})
@@ -223,15 +230,15 @@ class Handler(BaseHTTPRequestHandler):
     def route(self):
         """Returns (resource, namespace, name, subresource) or None."""
         path = urlparse(self.path).path.rstrip("/")
-        for res, (prefix, _, namespaced) in RESOURCES.items():
+        for res, (prefix, plural, _, namespaced) in RESOURCES.items():
             if not path.startswith(prefix + "/"):
                 continue
             rest = path[len(prefix) + 1:].split("/")
             ns = None
-            if namespaced and len(rest) >= 3 and rest[0] == "namespaces" and rest[2] == res:
+            if namespaced and len(rest) >= 3 and rest[0] == "namespaces" and rest[2] == plural:
                 ns = rest[1]
                 rest = rest[2:]
-            if rest[0] != res:
+            if rest[0] != plural:
                 continue
             name = rest[1] if len(rest) > 1 else None
             sub = rest[2] if len(rest) > 2 else None
@@ -273,7 +280,7 @@ class Handler(BaseHTTPRequestHandler):
         res, ns, name, sub = r
         q = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
         if name:
-            k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+            k = "%s/%s" % (ns, name) if RESOURCES[res][3] else name
             with self.st.lock:
                 obj = self.st.objects[res].get(k)
             if obj is None:
@@ -322,7 +329,7 @@ class Handler(BaseHTTPRequestHandler):
                 md["remainingItemCount"] = len(items) - end
             elif snap_id is not None:
                 st.snapshots.pop(snap_id, None)
-        prefix, kind, _ = RESOURCES[res]
+        prefix, _, kind, _ = RESOURCES[res]
         doc = {"kind": kind + "List", "apiVersion": API_VERSION[prefix], "metadata": md,
                "items": page}
         if self.take_malformed():
@@ -344,7 +351,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        prefix, kind, _ = RESOURCES[res]
+        prefix, _, kind, _ = RESOURCES[res]
         with st.lock:
             gen = st.drop_gen
             if rv_s == "0":
@@ -488,7 +495,7 @@ class Handler(BaseHTTPRequestHandler):
                                               "unsupported patch type '%s'" % ctype))
         if body is None or not name:
             return self.send_json(400, status(400, "BadRequest", "invalid patch"))
-        k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+        k = "%s/%s" % (ns, name) if RESOURCES[res][3] else name
         with self.st.lock:
             self.st.stats["patch"] += 1
             obj = self.st.objects[res].get(k)
@@ -507,7 +514,7 @@ class Handler(BaseHTTPRequestHandler):
         if r is None:
             return
         res, ns, name, sub = r
-        k = "%s/%s" % (ns, name) if RESOURCES[res][2] else name
+        k = "%s/%s" % (ns, name) if RESOURCES[res][3] else name
         with self.st.lock:
             old = self.st.delete(res, k)
         if old is None:
