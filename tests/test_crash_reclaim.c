@@ -55,9 +55,8 @@ static char *queues_yaml(int wa, int wb)
     return buf;
 }
 
-/* A gang of 2 whole-node pods in queue q (the pods' queue-name annotation). cpu only: a
- * resource no queue contends for is deserved as requested, and reclaim never takes a
- * queue below its deserved amount of any resource. */
+/* A gang of 2 whole-node pods in queue q (the pods' queue-name annotation); memory is to
+ * spare, only cpu is contended. */
 static char *gang_yaml(const char *name, const char *q)
 {
     size_t cap = 4096, len = 0;
@@ -73,7 +72,7 @@ static char *gang_yaml(const char *name, const char *q)
             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s-%d\n  namespace: crash\n"
             "  labels: {pod-group.scheduling.sigs.k8s.io: %s}\n"
             "  annotations: {scheduling.volcano.sh/queue-name: %s}\nspec:\n  priority: 1\n"
-            "  containers:\n  - name: c\n    resources: {requests: {cpu: \"4\"}}\n"
+            "  containers:\n  - name: c\n    resources: {requests: {cpu: \"4\", memory: 1Gi}}\n"
             "---\n",
             name, p, name, q);
     return buf;
