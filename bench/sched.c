@@ -9,7 +9,8 @@
  * arriving at a live musterd would. Reports pods/s over cycle time (end to end, including
  * the commit), cycle latency median and p99, apply throughput, peak RSS, store size, and the
  * time to reopen the store with the view rebuilt. With --queues N the jobs are spread over
- * N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends with each
+ * N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends with more
+ * cycles, past the grace period, until the reclaims settle (not counted above), then each
  * queue's allocation against its deserved share, in jobs (report_queues). --cluster keeps
  * only that many of the workload's nodes: the same jobs contend for less room.
  */
@@ -104,34 +105,60 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The largest |allocated - deserved| of queue q over its resources, in jobs: a queue's
- * jobs are alike, so one job is its request over its job count. -1 when it has no job. */
+/* |allocated - deserved| of queue q in its dominant resource (the one its share is taken
+ * on: a resource nobody contends for is deserved as asked, pending jobs included), in jobs:
+ * a queue's jobs are alike, so one job is its request over its job count. -1 when it has no
+ * job. */
 static double queue_deviation(json_t *q)
 {
-    json_t *jobs = json_object_get(q, "jobs"), *r;
+    json_t *jobs = json_object_get(q, "jobs");
     double n = (double)(json_integer_value(json_object_get(jobs, "pending")) +
                         json_integer_value(json_object_get(jobs, "running")));
-    double worst = 0;
-    const char *res;
+    const char *dom = json_string_value(json_object_get(q, "dominantResource"));
+    json_t *r = dom ? json_object_get(json_object_get(q, "resources"), dom) : NULL;
     if (n <= 0)
         return -1;
-    json_object_foreach(json_object_get(q, "resources"), res, r)
-    {
-        double req = (double)json_integer_value(json_object_get(r, "request"));
-        double d = (double)(json_integer_value(json_object_get(r, "allocated")) -
-                            json_integer_value(json_object_get(r, "deserved")));
-        if (req > 0 && (d < 0 ? -d : d) / (req / n) > worst)
-            worst = (d < 0 ? -d : d) / (req / n);
-    }
-    return worst;
+    double req = (double)json_integer_value(json_object_get(r, "request"));
+    double d = (double)(json_integer_value(json_object_get(r, "allocated")) -
+                        json_integer_value(json_object_get(r, "deserved")));
+    return req > 0 ? (d < 0 ? -d : d) / (req / n) : 0;
 }
 
-/* Each queue's allocation against the deserved share the last cycle computed, in jobs. */
+/* Lets reclaims finish: up to 8 more cycles, each past the victims' 30 s grace period, until
+ * one places nothing and reclaims nothing. Returns the cycles run, -1 on error. */
+static int settle(struct sched *s, struct err *err)
+{
+    int64_t now = clock_now_ms();
+    for (int i = 1; i <= 8; i++) {
+        json_t *sum = NULL, *ledger = NULL;
+        if (sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0)
+            return -1;
+        size_t before = json_array_size(ledger);
+        json_decref(ledger);
+        if (sched_cycle(s, now += 31000, &sum, err) < 0 ||
+            sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0) {
+            json_decref(sum);
+            return -1;
+        }
+        int quiet = !json_integer_value(json_object_get(sum, "placed")) &&
+                    json_array_size(ledger) == before;
+        json_decref(sum);
+        json_decref(ledger);
+        if (quiet)
+            return i;
+    }
+    return 8;
+}
+
+/* Each queue's allocation against the deserved share the last cycle computed, in jobs, once
+ * the reclaims have settled (settle). */
 static int report_queues(struct sched *s, struct err *err)
 {
     json_t *all = NULL, *q, *ledger = NULL;
     size_t i, n = 0, placed_jobs = 0, reclaims = 0;
-    if (sched_queues(s, &all, err) < 0 || sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0)
+    int rounds = settle(s, err);
+    if (rounds < 0 || sched_queues(s, &all, err) < 0 ||
+        sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0)
         return -1;
     json_array_foreach(ledger, i, q)
     {
@@ -149,9 +176,9 @@ static int report_queues(struct sched *s, struct err *err)
             dev[n++] = d;
     }
     qsort(dev, n, sizeof(double), cmp_double);
-    printf("queues          %zu with jobs (weights 1..4), %zu jobs running, %zu reclaims; "
-           "|allocated - deserved| in jobs: max %.2f, median %.2f\n",
-           n, placed_jobs, reclaims, n ? dev[n - 1] : 0, n ? dev[n / 2] : 0);
+    printf("queues          %zu with jobs (weights 1..4), %zu jobs running, %zu reclaims, "
+           "settled in %d cycles; |allocated - deserved| in jobs: max %.2f, median %.2f\n",
+           n, placed_jobs, reclaims, rounds, n ? dev[n - 1] : 0, n ? dev[n / 2] : 0);
     free(dev);
     json_decref(all);
     return 0;
