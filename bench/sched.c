@@ -2,13 +2,17 @@
  * bench_sched - scheduling throughput and cycle latency on a synthetic cluster.
  *
  *   bench_sched WORKLOAD [--nodes N] [--batch PODS] [--sync full|meta|none] [--keep DIR]
- *               [--rules]
+ *               [--rules] [--queues N] [--cluster NODES]
  *
  * Applies the workload's nodes, then feeds its jobs to sched_apply in batches of about
  * --batch pods, running one scheduling cycle (one durable commit) after each batch, as pods
  * arriving at a live musterd would. Reports pods/s over cycle time (end to end, including
  * the commit), cycle latency median and p99, apply throughput, peak RSS, store size, and the
- * time to reopen the store with the view rebuilt.
+ * time to reopen the store with the view rebuilt. With --queues N the jobs are spread over
+ * N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends with more
+ * cycles, past the grace period, until the reclaims settle (not counted above), then each
+ * queue's allocation against its deserved share, in jobs (report_queues). --cluster keeps
+ * only that many of the workload's nodes: the same jobs contend for less room.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +33,8 @@ struct opts {
     enum store_sync sync;
     const char *keep;
     int rules;
+    size_t queues;
+    size_t cluster;
 };
 
 static int cmp_i64(const void *a, const void *b)
@@ -65,6 +71,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 return -1;
         } else if (strcmp(argv[i], "--rules") == 0)
             o->rules = 1;
+        else if (strcmp(argv[i], "--cluster") == 0 && i + 1 < argc)
+            o->cluster = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--queues") == 0 && i + 1 < argc)
+            o->queues = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             o->keep = argv[++i];
         else if (argv[i][0] != '-' && !o->workload)
@@ -89,6 +99,91 @@ static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods)
            total ? placed / (total / 1e9) : 0);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* |allocated - deserved| of queue q in its dominant resource (the one its share is taken
+ * on: a resource nobody contends for is deserved as asked, pending jobs included), in jobs:
+ * a queue's jobs are alike, so one job is its request over its job count. -1 when it has no
+ * job. */
+static double queue_deviation(json_t *q)
+{
+    json_t *jobs = json_object_get(q, "jobs");
+    double n = (double)(json_integer_value(json_object_get(jobs, "pending")) +
+                        json_integer_value(json_object_get(jobs, "running")));
+    const char *dom = json_string_value(json_object_get(q, "dominantResource"));
+    json_t *r = dom ? json_object_get(json_object_get(q, "resources"), dom) : NULL;
+    if (n <= 0)
+        return -1;
+    double req = (double)json_integer_value(json_object_get(r, "request"));
+    double d = (double)(json_integer_value(json_object_get(r, "allocated")) -
+                        json_integer_value(json_object_get(r, "deserved")));
+    return req > 0 ? (d < 0 ? -d : d) / (req / n) : 0;
+}
+
+/* Lets reclaims finish: up to 8 more cycles, each past the victims' 30 s grace period, until
+ * one places nothing and reclaims nothing. Returns the cycles run, -1 on error. */
+static int settle(struct sched *s, struct err *err)
+{
+    int64_t now = clock_now_ms();
+    for (int i = 1; i <= 8; i++) {
+        json_t *sum = NULL, *ledger = NULL;
+        if (sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0)
+            return -1;
+        size_t before = json_array_size(ledger);
+        json_decref(ledger);
+        if (sched_cycle(s, now += 31000, &sum, err) < 0 ||
+            sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0) {
+            json_decref(sum);
+            return -1;
+        }
+        int quiet = !json_integer_value(json_object_get(sum, "placed")) &&
+                    json_array_size(ledger) == before;
+        json_decref(sum);
+        json_decref(ledger);
+        if (quiet)
+            return i;
+    }
+    return 8;
+}
+
+/* Each queue's allocation against the deserved share the last cycle computed, in jobs, once
+ * the reclaims have settled (settle). */
+static int report_queues(struct sched *s, struct err *err)
+{
+    json_t *all = NULL, *q, *ledger = NULL;
+    size_t i, n = 0, placed_jobs = 0, reclaims = 0;
+    int rounds = settle(s, err);
+    if (rounds < 0 || sched_queues(s, &all, err) < 0 ||
+        sched_preemptions(s, NULL, NULL, NULL, &ledger, err) < 0)
+        return -1;
+    json_array_foreach(ledger, i, q)
+    {
+        const char *kind = json_string_value(json_object_get(q, "kind"));
+        reclaims += kind && !strcmp(kind, "reclaim");
+    }
+    json_decref(ledger);
+    double *dev = calloc(json_array_size(all) + 1, sizeof(double));
+    json_array_foreach(all, i, q)
+    {
+        double d = queue_deviation(q);
+        placed_jobs +=
+            (size_t)json_integer_value(json_object_get(json_object_get(q, "jobs"), "running"));
+        if (d >= 0)
+            dev[n++] = d;
+    }
+    qsort(dev, n, sizeof(double), cmp_double);
+    printf("queues          %zu with jobs (weights 1..4), %zu jobs running, %zu reclaims, "
+           "settled in %d cycles; |allocated - deserved| in jobs: max %.2f, median %.2f\n",
+           n, placed_jobs, reclaims, rounds, n ? dev[n - 1] : 0, n ? dev[n / 2] : 0);
+    free(dev);
+    json_decref(all);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {0};
@@ -102,22 +197,27 @@ int main(int argc, char **argv)
 
     if (parse_args(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: bench_sched basic|gang|gang-topology|biggang [--nodes N] "
-                        "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules]\n");
+                        "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules] "
+                        "[--queues N] [--cluster NODES]\n");
         return 2;
     }
     if (workload_make(o.workload, o.nodes, &w, &err) < 0 || !mkdtemp(dir))
         goto fail;
     if (o.rules)
         workload_add_rules(&w);
+    if (o.queues)
+        workload_add_queues(&w, o.queues);
+    if (o.cluster)
+        workload_trim_nodes(&w, o.cluster);
     struct store_options so = {.dir = o.keep ? o.keep : dir, .sync = o.sync};
     if (store_open(&so, &st, &err) < 0 || sched_open(st, NULL, &s, &err) < 0)
         goto fail;
     t0 = clock_mono_ns();
     if (apply_docs(s, w.infra, &err) < 0)
         goto fail;
-    printf("workload        %s%s: %zu nodes, %zu jobs, %zu pods, sync %s\n", o.workload,
-           o.rules ? " with rules" : "", o.nodes, json_array_size(w.jobs), w.pods,
-           store_sync_name(o.sync));
+    printf("workload        %s%s: %zu nodes, %zu jobs, %zu pods, %zu queues, sync %s\n", o.workload,
+           o.rules ? " with rules" : "", o.cluster ? o.cluster : o.nodes, json_array_size(w.jobs),
+           w.pods, o.queues, store_sync_name(o.sync));
     printf("apply nodes     %.1f ms\n", (clock_mono_ns() - t0) / 1e6);
 
     njobs = json_array_size(w.jobs);
@@ -146,6 +246,8 @@ int main(int argc, char **argv)
     printf("apply jobs      %.1f ms (%.0f pods/s through sched_apply)\n", apply_ns / 1e6,
            apply_ns ? w.pods / (apply_ns / 1e9) : 0);
     report_cycles(cycle_ns, ncycles, placed, w.pods);
+    if (o.queues && report_queues(s, &err) < 0)
+        goto fail;
     printf("peak RSS        %.1f MiB\n", workload_peak_rss_kib() / 1024.0);
 
     struct store_stats stats;

@@ -9,7 +9,9 @@
  * placements {pod: node, "" unbound, null removed}, states {job: state}, preemption
  * {job: verdict code}, primary {job: code}, whyPreemption {job: text in the reason},
  * audit {kind: count}, ledger {entries, gangsBroken, planBreaksNoGang, bound,
- * boundOnNominatedNodes} (of the last entry).
+ * boundOnNominatedNodes, victimQueues (sorted names)} (of the last entry), lastEntry
+ * {path: value} (of the last entry: "kind", "queue/name"), why {job: {path: value}} and
+ * queues {queue: {path: value}} (sched_util.h).
  */
 #include <check.h>
 #include <stdio.h>
@@ -157,6 +159,28 @@ static void check_jobs(struct sched_util *u, const char *name, json_t *exp)
     }
 }
 
+/* "ledger": {"victimQueues": [names, sorted]}: the queues the last entry took jobs from. */
+static void check_victim_queues(const char *name, json_t *want, json_t *last)
+{
+    json_t *names[64], *q;
+    size_t i, n = 0;
+    if (!want)
+        return;
+    json_array_foreach(json_object_get(last, "victimQueues"), i, q)
+    {
+        if (n < 64)
+            names[n++] = json_object_get(q, "name");
+    }
+    qsort(names, n, sizeof(*names), cmp_json_str);
+    json_t *got = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append(got, names[i]);
+    char *gs = json_dumps(got, JSON_COMPACT);
+    ck_assert_msg(json_equal(got, want), "case '%s': ledger victimQueues %s", name, gs);
+    free(gs);
+    json_decref(got);
+}
+
 static void check_ledger(struct sched_util *u, const char *name, json_t *exp)
 {
     json_t *entries = sched_util_ledger(u, NULL, NULL, NULL), *victims = ledger_victims(entries);
@@ -182,6 +206,8 @@ static void check_ledger(struct sched_util *u, const char *name, json_t *exp)
         if (json_object_get(l, keys[i]))
             ck_assert_msg(json_equal(json_object_get(last, keys[i]), json_object_get(l, keys[i])),
                           "case '%s': ledger %s differs", name, keys[i]);
+    check_victim_queues(name, json_object_get(l, "victimQueues"), last);
+    sched_util_expect_paths(name, "last ledger entry", last, json_object_get(exp, "lastEntry"));
     /* Every pod marked for deletion is a victim with a ledger entry. */
     size_t i;
     json_t *p;
@@ -223,6 +249,8 @@ static void run_case(const char *dir, const char *name)
     check_placements(&u, name, exp);
     check_jobs(&u, name, exp);
     check_ledger(&u, name, exp);
+    sched_util_expect_why(&u, name, exp);
+    sched_util_expect_queues(&u, name, exp);
     char msg[512];
     /* invariantsExempt: gangs the case's own input leaves partly bound */
     ck_assert_msg(sched_invariants_check_ex(u.st, 0, json_object_get(exp, "invariantsExempt"), msg,

@@ -90,45 +90,6 @@ static const char *primary_code(json_t *why)
 
 /* ---- case folders ---- */
 
-/* The member of doc at path ("primary/message", "gang/0/bound"), borrowed, or NULL. */
-static json_t *at_path(json_t *doc, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", path);
-    json_t *cur = doc;
-    for (char *save = NULL, *k = strtok_r(buf, "/", &save); cur && k;
-         k = strtok_r(NULL, "/", &save))
-        cur = json_is_array(cur) ? json_array_get(cur, strtoul(k, NULL, 10))
-                                 : json_object_get(cur, k);
-    return cur;
-}
-
-/* "why": {job: {path: expected}}: a string is a substring of the member, anything else
- * equals it (null: the member is null or absent). */
-static void expect_why(struct sched_util *u, const char *name, json_t *exp)
-{
-    const char *job, *path;
-    json_t *fields, *want;
-    json_object_foreach(json_object_get(exp, "why"), job, fields)
-    {
-        json_t *w = sched_util_why(u, job);
-        json_object_foreach(fields, path, want)
-        {
-            json_t *got = at_path(w, path);
-            char *gs = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
-            int ok = json_is_string(want) ? json_is_string(got) && strstr(json_string_value(got),
-                                                                          json_string_value(want))
-                     : json_is_null(want) ? !got || json_is_null(got)
-                                          : got && json_equal(got, want);
-            ck_assert_msg(ok, "case '%s': job '%s' why %s is %s, expected %s", name, job, path,
-                          gs ? gs : "(absent)",
-                          json_is_string(want) ? json_string_value(want) : "another value");
-            free(gs);
-        }
-        json_decref(w);
-    }
-}
-
 static void run_case(const char *name)
 {
     struct sched_util u;
@@ -156,7 +117,7 @@ static void run_case(const char *name)
                       sum ? sum : "(none)", json_string_value(val));
         json_decref(w);
     }
-    expect_why(&u, name, exp);
+    sched_util_expect_why(&u, name, exp);
     assert_consistent_ex(&u, json_object_get(exp, "invariantsExempt"));
     sched_util_close(&u);
     json_decref(exp);

@@ -93,6 +93,85 @@ static void add_gangs(struct workload *w, size_t gangs, size_t size, const char 
     }
 }
 
+static json_t *make_queue(const char *name, int weight)
+{
+    return json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i}}", "apiVersion",
+                     "scheduling.volcano.sh/v1beta1", "kind", "Queue", "metadata", "name", name,
+                     "creationTimestamp", "2026-11-01T00:00:00Z", "spec", "weight", weight);
+}
+
+/* Puts job j's documents into queue q: a PodGroup's spec.queue, a lone pod's queue-name
+ * annotation (Volcano's two ways). */
+static void job_to_queue(json_t *docs, const char *q)
+{
+    json_t *first = json_array_get(docs, 0);
+    if (!strcmp(json_string_value(json_object_get(first, "kind")), "PodGroup")) {
+        json_object_set_new(json_object_get(first, "spec"), "queue", json_string(q));
+        return;
+    }
+    json_t *md = json_object_get(first, "metadata"), *ann = json_object_get(md, "annotations");
+    if (!ann)
+        json_object_set_new(md, "annotations", ann = json_object());
+    json_object_set_new(ann, MODEL_ANN_QUEUE_NAME, json_string(q));
+}
+
+/* nodes / 8 gangs of 8 whole-node pods (4 cpu, 32Gi) in queue "lend" fill the cluster; then
+ * 100 gangs of 32 whole-node pods (MustGather BlockLayer) arrive in queue "claim", of equal
+ * weight (bench/preempt.c --reclaim). Every pod has priority 0. */
+static void reclaim_workload(struct workload *w, size_t nodes)
+{
+    add_gangs(w, nodes / 8, 8, "4", "32Gi", NULL);
+    size_t low = json_array_size(w->jobs);
+    add_gangs(w, 100, 32, "4", "32Gi", "BlockLayer");
+    for (size_t g = 0; g < json_array_size(w->jobs); g++) {
+        json_t *docs = json_array_get(w->jobs, g), *doc;
+        size_t i;
+        job_to_queue(docs, g < low ? "lend" : "claim");
+        json_array_foreach(docs, i, doc)
+        {
+            if (g < low)
+                continue;
+            json_t *md = json_object_get(doc, "metadata");
+            char hn[160];
+            snprintf(hn, sizeof(hn), "claim-%s", json_string_value(json_object_get(md, "name")));
+            json_object_set_new(md, "name", json_string(hn));
+            json_t *lab = json_object_get(md, "labels");
+            if (i == 0 || !lab)
+                continue;
+            const char *gn = json_string_value(json_object_get(lab, MODEL_LABEL_POD_GROUP));
+            snprintf(hn, sizeof(hn), "claim-%s", gn);
+            json_object_set_new(lab, MODEL_LABEL_POD_GROUP, json_string(hn));
+        }
+    }
+    json_array_append_new(w->infra, make_queue("lend", 1));
+    json_array_append_new(w->infra, make_queue("claim", 1));
+}
+
+void workload_add_queues(struct workload *w, size_t n)
+{
+    char name[32];
+    for (size_t q = 0; q < n; q++) {
+        snprintf(name, sizeof(name), "q%02zu", q);
+        json_array_append_new(w->infra, make_queue(name, 1 + (int)(q % 4)));
+    }
+    for (size_t j = 0; n && j < json_array_size(w->jobs); j++) {
+        snprintf(name, sizeof(name), "q%02zu", j % n);
+        job_to_queue(json_array_get(w->jobs, j), name);
+    }
+}
+
+void workload_trim_nodes(struct workload *w, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < json_array_size(w->infra);) {
+        json_t *doc = json_array_get(w->infra, i);
+        if (strcmp(json_string_value(json_object_get(doc, "kind")), "Node") || kept++ < n)
+            i++;
+        else
+            json_array_remove(w->infra, i);
+    }
+}
+
 int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err)
 {
     int gpu = 0;
@@ -139,6 +218,8 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
                 json_object_set_new(json_object_get(doc, "spec"), "priority", json_integer(1000));
             }
         }
+    } else if (strcmp(name, "reclaim") == 0) {
+        reclaim_workload(out, nodes);
     } else if (strcmp(name, "biggang") == 0) {
         add_gangs(out, 9, 1000, "1", "4Gi", "SpineLayer");
     } else {

@@ -27,8 +27,10 @@ struct workload {
 
 /* Names: "basic" (single pods, 100m/500Mi), "gang" (gangs of 8, minMember 8),
  * "gang-topology" (1,250 MustGather BlockLayer gangs of 8 on blocks of 32 nodes),
- * "biggang" (9 gangs of 1,000 pods, MustGather SpineLayer). nodes: cluster size.
- * Returns 0 or ERR_INVALID for an unknown name. */
+ * "biggang" (9 gangs of 1,000 pods, MustGather SpineLayer), "gang-preempt" and
+ * "reclaim" (bench/preempt.c: low-priority gangs, or gangs of queue "lend", filling the
+ * cluster, then 100 MustGather gangs of 32, of high priority, or in queue "claim").
+ * nodes: cluster size. Returns 0 or ERR_INVALID for an unknown name. */
 int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err);
 void workload_release(struct workload *w);
 
@@ -38,6 +40,14 @@ void workload_release(struct workload *w);
  * node affinity (two of the ten zones), 10% required anti-affinity on kubernetes.io/hostname
  * (a gang's members against each other; single pods in apps of 8). */
 void workload_add_rules(struct workload *w);
+
+/* Adds n Queues q00, q01, ... with weights 1, 2, 3, 4, 1, ... to w->infra and puts job j
+ * into queue q(j % n): a PodGroup's spec.queue, a lone pod's queue-name annotation. */
+void workload_add_queues(struct workload *w, size_t n);
+
+/* Keeps the first n nodes of w->infra (the jobs stay: a smaller cluster for the same
+ * work). */
+void workload_trim_nodes(struct workload *w, size_t n);
 
 /* Wraps an array of documents as a manifest (each document validated). Returns 0 or
  * ERR_INVALID with the first validation problem. m owns new references. */

@@ -223,6 +223,97 @@ void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp)
         ck_assert_msg(n == json_integer_value(val), "case '%s': %d audit '%s' records, expected %d",
                       name, n, key, (int)json_integer_value(val));
     }
+    sched_util_expect_queues(u, name, exp);
+}
+
+/* One path segment with "~1" -> "/" and "~0" -> "~" undone, in place. */
+static void unescape(char *k)
+{
+    char *w = k;
+    for (const char *r = k; *r; r++) {
+        if (r[0] == '~' && (r[1] == '0' || r[1] == '1'))
+            *w++ = *++r == '1' ? '/' : '~';
+        else
+            *w++ = *r;
+    }
+    *w = '\0';
+}
+
+json_t *sched_util_at_path(json_t *doc, const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", path);
+    json_t *cur = doc;
+    for (char *save = NULL, *k = strtok_r(buf, "/", &save); cur && k;
+         k = strtok_r(NULL, "/", &save)) {
+        unescape(k);
+        cur = json_is_array(cur) ? json_array_get(cur, strtoul(k, NULL, 10))
+                                 : json_object_get(cur, k);
+    }
+    return cur;
+}
+
+int sched_util_match(json_t *got, json_t *want)
+{
+    if (json_is_string(want))
+        return json_is_string(got) && strstr(json_string_value(got), json_string_value(want));
+    if (json_is_null(want))
+        return !got || json_is_null(got);
+    if (json_is_number(want) && json_is_number(got)) {
+        double d = json_number_value(got) - json_number_value(want), w = json_number_value(want);
+        double tol = 1e-6 * (w > 1.0 ? w : w < -1.0 ? -w : 1.0);
+        return d <= tol && -d <= tol;
+    }
+    return got && json_equal(got, want);
+}
+
+void sched_util_expect_paths(const char *name, const char *what, json_t *doc, json_t *fields)
+{
+    const char *path;
+    json_t *want;
+    json_object_foreach(fields, path, want)
+    {
+        json_t *got = sched_util_at_path(doc, path);
+        if (sched_util_match(got, want))
+            continue;
+        char *gs = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
+        char *ws = json_dumps(want, JSON_ENCODE_ANY);
+        ck_abort_msg("case '%s': %s %s is %s, expected %s", name, what, path, gs ? gs : "(absent)",
+                     ws);
+        free(gs);
+        free(ws);
+    }
+}
+
+void sched_util_expect_why(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *job;
+    json_t *fields;
+    char what[300];
+    json_object_foreach(json_object_get(exp, "why"), job, fields)
+    {
+        json_t *w = sched_util_why(u, job);
+        snprintf(what, sizeof(what), "job '%s' why", job);
+        sched_util_expect_paths(name, what, w, fields);
+        json_decref(w);
+    }
+}
+
+void sched_util_expect_queues(struct sched_util *u, const char *name, json_t *exp)
+{
+    const char *queue;
+    json_t *fields;
+    char what[300];
+    json_object_foreach(json_object_get(exp, "queues"), queue, fields)
+    {
+        struct err err = ERR_INIT;
+        json_t *q = NULL;
+        ck_assert_msg(sched_queue(u->s, queue, &q, &err) == 0, "case '%s': queue '%s': %s", name,
+                      queue, err.msg);
+        snprintf(what, sizeof(what), "queue '%s'", queue);
+        sched_util_expect_paths(name, what, q, fields);
+        json_decref(q);
+    }
 }
 
 json_t *sched_util_why(struct sched_util *u, const char *id)

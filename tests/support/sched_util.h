@@ -68,7 +68,24 @@ char *sched_util_case_path(const char *area, const char *rel);
 json_t *sched_util_case_run(struct sched_util *u, const char *area, const char *name,
                             const struct sched_options *opts);
 /* Checks the expectations every case folder may hold: "placements" (pod -> node), "states"
- * (job -> state) and "audit" (record kind -> count). */
+ * (job -> state), "audit" (record kind -> count) and "queues" (sched_util_expect_queues). */
 void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp);
+
+/* The member of doc at path ("primary/message", "gang/0/bound"), borrowed, or NULL. An
+ * array is indexed by number; "~1" in a key stands for "/" and "~0" for "~", as in a JSON
+ * pointer ("resources/nvidia.com~1gpu/deserved"). */
+json_t *sched_util_at_path(json_t *doc, const char *path);
+/* 1 when got (may be NULL) matches want: a string is a substring of got, null matches an
+ * absent or null member, a number equals got numerically (integer or real; relative 1e-6),
+ * anything else json_equal. */
+int sched_util_match(json_t *got, json_t *want);
+/* Fails the test (naming case name and what) unless every {path: expected} of fields
+ * matches doc (sched_util_match). */
+void sched_util_expect_paths(const char *name, const char *what, json_t *doc, json_t *fields);
+/* "why": {job: {path: expected}} against each job's why document (sched_util_match). */
+void sched_util_expect_why(struct sched_util *u, const char *name, json_t *exp);
+/* "queues": {queue: {path: expected}} against sched_queue (scheduler.h documents the
+ * object: "share", "resources/cpu/deserved", "jobs/pending", ...; sched_util_match). */
+void sched_util_expect_queues(struct sched_util *u, const char *name, json_t *exp);
 
 #endif
