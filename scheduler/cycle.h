@@ -116,7 +116,8 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
 /* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
  * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
  * pending pods would take its queue or an ancestor over its realcap (after collect_pods);
- * returns 1 when it added one. queue_share: after a failed attempt whose preemption did
+ * returns the first such queue, -1 when none (the attempt then only tries preemption inside
+ * that queue's subtree). queue_share: after a failed attempt whose preemption did
  * not help, WaitingForQueueShare when job's queue would pass its deserved share in a
  * resource its pods ask for while another queue holds more than its own. */
 void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a);

@@ -494,7 +494,8 @@ static int replan(struct sched_cyc *c, void *ctx, struct err *err)
     return rc < 0 ? rc : sched__attempt_members_met(c->v, a);
 }
 
-static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp, struct err *err)
+static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp, int capq,
+                   struct err *err)
 {
     struct sched_member *saved = xcalloc(a->njobs + 1, sizeof(*saved));
     memcpy(saved, a->m, a->njobs * sizeof(*saved));
@@ -508,6 +509,7 @@ static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp,
         .must_layer = a->has_spec && a->spec.must >= 0 ? a->spec.layer : NULL,
         .replan = replan,
         .ctx = a,
+        .cap_queue = capq,
     };
     size_t nblockers = a->blockers.n;
     int rc = sched__preempt(c, &pj, &a->preempt, err);
@@ -533,15 +535,16 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         goto out;
     }
     collect_pods(c->v, &a);
-    if (sched__attempt_capability(c, &a)) {
-        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
-        goto out;
-    }
-    if ((rc = place(c, &a, err)) < 0)
+    /* Over a queue's capability: not placed, but preemption inside that queue's subtree may
+     * free what the queue needs (sched_preempt_job.cap_queue). */
+    int capq = sched__attempt_capability(c, &a);
+    if (capq < 0 && (rc = place(c, &a, err)) < 0)
         goto out;
     int fp = -1;
     char msg[256] = "";
-    for (size_t m = 0; m < a.njobs; m++) {
+    if (capq >= 0)
+        ok = 0;
+    for (size_t m = 0; capq < 0 && m < a.njobs; m++) {
         const struct sv_job *j = &c->v->jobs[a.jobs[m]];
         int need = sched__job_min(j), have = a.m[m].base + a.m[m].placed;
         if (fp < 0)
@@ -609,7 +612,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         goto out;
     if (!ok && !timed_out)
         moot_check(c, &a);
-    if (!ok && !timed_out && !*a.moot && (rc = preempt(c, &a, ji, fp, err)) < 0)
+    if (!ok && !timed_out && !*a.moot && (rc = preempt(c, &a, ji, fp, capq, err)) < 0)
         goto out;
     if (!ok && !timed_out && !a.preempt.blocks)
         sched__attempt_queue_share(c, &a, ji);

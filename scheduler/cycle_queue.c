@@ -75,7 +75,7 @@ int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a)
 {
     struct sched_view *v = c->v;
     int64_t *asked = xcalloc(v->nres + 1, sizeof(int64_t));
-    size_t before = a->blockers.n;
+    int over = -1;
     for (size_t m = 0; m < a->njobs; m++) {
         const struct sv_job *j = &v->jobs[a->jobs[m]];
         int r = -1;
@@ -83,6 +83,8 @@ int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a)
         int q = j->queue >= 0 ? sched__queue_over_cap(v, j->queue, asked, &r) : -1;
         if (q < 0)
             continue;
+        if (over < 0)
+            over = q;
         const struct sv_queue *sq = &v->queues[q];
         char al[32], as[32], cp[32];
         fmt_q(v, r, sq->alloc[r], al, sizeof(al));
@@ -100,7 +102,7 @@ int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a)
                            al, v->res[r], as, j->id, cp, v->res[r], why);
     }
     free(asked);
-    return a->blockers.n > before;
+    return over;
 }
 
 void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, int job)

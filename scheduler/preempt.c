@@ -57,6 +57,9 @@ static int try_plan(struct preempt *pr, struct err *err)
     struct sched_cyc *c = pr->c;
     int rc = pr->pj->replan(c, pr->pj->ctx, err);
     pr->replans++;
+    /* the plan's pods are allocated now: its queues must stay within their capabilities */
+    if (rc == 1 && pr->queue >= 0 && !sched__queue_within_cap(c->v, pr->queue, pr->asked))
+        rc = 0;
     if (rc == 1) {
         XGROW(pr->plan, c->nops + 1, pr->capplan);
         memcpy(pr->plan, c->ops, c->nops * sizeof(*c->ops));
@@ -368,8 +371,11 @@ static void rank_and_cost(struct preempt *pr)
 
 int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p)
 {
-    const struct sv_job *j = &pr->c->v->jobs[p->job];
+    const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[p->job];
     if (in_preemptor(pr, p->job))
+        return 0;
+    if (pr->pj->cap_queue >= 0 && !sched__queue_under(v, j->queue, pr->pj->cap_queue))
         return 0;
     if (pr->queue < 0 || j->queue < 0 || j->queue == pr->queue)
         return p->prio < pr->prio;
@@ -560,7 +566,7 @@ static void reclaim_setup(struct preempt *pr, int narrow)
             pr->asked[p->req[k].res] += p->req[k].v;
     }
     char *ok = xcalloc(v->njobs + 1, 1);
-    if (sched__reclaim_pool(v, pr->queue, pr->asked, narrow, ok))
+    if (sched__reclaim_pool(v, pr->queue, pr->asked, pr->pj->cap_queue, narrow, ok))
         pr->reclaim_ok = ok;
     else
         free(ok);

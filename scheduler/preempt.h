@@ -31,6 +31,10 @@ struct sched_preempt_job {
      * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
     int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
     void *ctx;
+    /* The queue whose capability the job would pass, -1 when none: victims come only from
+     * that queue's subtree, and a plan fits only when it leaves the queue within its
+     * capability (every plan must keep the job's queues within theirs). */
+    int cap_queue;
 };
 /* Job-level preemption for a job whose attempt failed (called with an empty statement).
  * On success victims are marked, the job's pods nominated, a ledger entry written.

@@ -35,6 +35,12 @@ double sched__queue_share(const struct sched_view *v, int q, int *dom);
  * [v->nres]. */
 int sched__queue_over_cap(const struct sched_view *v, int q, const int64_t *asked, int *res);
 
+/* 1 when q's allocation, and each ancestor's, is within its realcap in every resource
+ * asked ([v->nres]) names. */
+int sched__queue_within_cap(const struct sched_view *v, int q, const int64_t *asked);
+/* 1 when queue q is a (or is the) descendant of queue top. */
+int sched__queue_under(const struct sched_view *v, int q, int top);
+
 /* The cycle's job order (queue_order.c). Built from the cycle's pending jobs: leaf queues
  * are visited by dominant share (lowest first; creation, then name, break ties) level by
  * level down the tree, the share re-read before every job, so a queue that places jobs
@@ -48,13 +54,14 @@ struct sched_qorder *sched__qorder_new(struct sched_view *v, const int *jobs, si
 int sched__qorder_next(struct sched_qorder *o);
 void sched__qorder_free(struct sched_qorder *o);
 
-/* Reclaim (queue_reclaim.c). asked: [v->nres], what the job's pending pods request.
+/* Reclaim (queue_reclaim.c). asked: [v->nres], what the job's pending pods request;
+ * within: only queues under this one (-1: any).
  * reclaim_pool: sets ok[job] (a [v->njobs] array) for each job of another queue a job of
  * q asking asked may evict, and returns how many: wide, every job that alone keeps its
  * queue within its share; narrow, the jobs that do so together (the opening comment of
  * queue_reclaim.c). */
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int narrow,
-                           char *ok);
+size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int within,
+                           int narrow, char *ok);
 
 /* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
  * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */

@@ -111,8 +111,8 @@ static void job_hold(const struct sched_view *v, const struct sv_job *j, int64_t
     }
 }
 
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int narrow,
-                           char *ok)
+size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int within,
+                           int narrow, char *ok)
 {
     size_t nr = v->nres, offered = 0;
     if (q < 0 || v->nqueues < 2)
@@ -125,7 +125,8 @@ size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *ask
     struct rjob *jobs = xcalloc(v->njobs + 1, sizeof(*jobs));
     for (size_t vq = 0; vq < v->nqueues; vq++) {
         const struct sv_queue *V = &v->queues[vq];
-        if (!V->alive || (int)vq == q || V->nchildren)
+        if (!V->alive || (int)vq == q || V->nchildren ||
+            (within >= 0 && !sched__queue_under(v, (int)vq, within)))
             continue;
         int top = lca(v, q, (int)vq);
         if (top == (int)vq || !path_reclaimable(v, (int)vq, top) ||

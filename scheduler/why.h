@@ -39,7 +39,6 @@ enum why_class {
     X(PRIORITY_CLASS_MISSING, "PriorityClassMissing", WAITING)                                     \
     X(QUEUE_NOT_FOUND, "QueueNotFound", WAITING)                                                   \
     X(QUEUE_NOT_LEAF, "QueueNotLeaf", POLICY)                                                      \
-    X(QUEUE_OVER_CAPABILITY, "QueueOverCapability", POLICY)                                        \
     X(GROUP_MEMBER_MISSING, "GangGroupMemberMissing", GANG)                                        \
     X(MEMBERS_MISSING, "MembersMissing", GANG)                                                     \
     X(GANG_TIMED_OUT, "GangTimedOut", GANG)                                                        \
@@ -55,6 +54,7 @@ enum why_class {
     X(PREEMPTION_WAITING, "PreemptionWaiting", PREEMPTION)                                         \
     X(PREEMPTING, "Preempting", PREEMPTION)                                                        \
     X(RECLAIMING, "Reclaiming", PREEMPTION)                                                        \
+    X(QUEUE_OVER_CAPABILITY, "QueueOverCapability", POLICY)                                        \
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
     X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(WAITING_FOR_QUEUE_SHARE, "WaitingForQueueShare", WAITING)                                    \

@@ -187,6 +187,32 @@ START_TEST(test_queue_guarantee_and_capability)
 }
 END_TEST
 
+/* A job that would take its queue over its capability preempts lower-priority jobs of
+ * that queue, even with free nodes elsewhere, and never jobs of other queues. */
+START_TEST(test_queue_capability_preempts_inside)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    node(&u, "n1", 4);
+    node(&u, "n2", 4);
+    queue(&u, "x", "\"capability\":{\"cpu\":\"3\"}");
+    queue(&u, "y", "");
+    pods(&u, "lo", "x", 3, 1, "n1", 1000);
+    pods(&u, "ylo", "y", 1, 0, "n1", 1000);
+    pods(&u, "hi", "x", 1, 100, NULL, 1000);
+    json_decref(sched_util_cycle(&u, 2000));
+    assert_primary(&u, "default/hi-0", "Preempting");
+    json_t *ledger = sched_util_ledger(&u, NULL, NULL, NULL);
+    ck_assert_int_eq(json_array_size(ledger), 1);
+    json_t *e = json_array_get(ledger, 0), *victims = json_object_get(e, "victims");
+    ck_assert_int_eq(json_array_size(victims), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(victims, 0), "queue")), "x");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), "preemption");
+    json_decref(ledger);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* Children divide their parent's share by weight; a job in a queue with children, or in a
  * queue that does not exist, waits and says why, and runs once the queue exists. */
 START_TEST(test_queue_hierarchy_and_missing)
@@ -438,6 +464,7 @@ static Suite *queue_suite(void)
     tcase_add_test(tc, test_queue_deserved_water_filling);
     tcase_add_test(tc, test_queue_guarantee_and_capability);
     tcase_add_test(tc, test_queue_hierarchy_and_missing);
+    tcase_add_test(tc, test_queue_capability_preempts_inside);
     tcase_add_test(tc, test_queue_reclaim);
     tcase_add_test(tc, test_queue_not_reclaimable);
     tcase_add_test(tc, test_queue_waiting_for_share);
