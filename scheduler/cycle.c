@@ -128,6 +128,7 @@ out:
     free(c.ops);
     free(c.touched);
     free(c.cluster_alloc);
+    sched__qcache_free(c.qcache);
     free(c.by_node_off);
     free(c.by_node);
     return rc;

@@ -40,7 +40,11 @@ struct sched_cyc {
      * live and of cordoned nodes. Nodes do not change within a cycle. */
     int64_t *cluster_alloc;
     long cluster_nodes, cluster_cordoned;
+    struct sched_qcache *qcache; /* reclaim's view of the cycle (queue_reclaim.c), NULL
+                                    until the first preemption with queues asks */
 };
+/* Frees the cycle's reclaim cache (queue_reclaim.c); NULL-safe. */
+void sched__qcache_free(struct sched_qcache *k);
 
 /* The allocatable of every schedulable node summed per resource (c->cluster_alloc,
  * [v->rescap]), computed on first use. */

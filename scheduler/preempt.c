@@ -379,7 +379,7 @@ int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p)
         return 0;
     if (pr->queue < 0 || j->queue < 0 || j->queue == pr->queue)
         return p->prio < pr->prio;
-    return pr->reclaim_ok && pr->reclaim_ok[p->job];
+    return sched__reclaim_may_take(pr, p->job);
 }
 
 /* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
@@ -550,7 +550,7 @@ static void preempt_free(struct preempt *pr)
     free(pr->plan);
     free(pr->shapes);
     free(pr->asked);
-    free(pr->reclaim_ok);
+    sched__reclaim_end(pr);
 }
 
 /* The preemptor's queue, what it asks, and the jobs of other queues it may reclaim (the
@@ -565,11 +565,7 @@ static void reclaim_setup(struct preempt *pr, int narrow)
         for (int k = 0; k < p->nreq; k++)
             pr->asked[p->req[k].res] += p->req[k].v;
     }
-    char *ok = xcalloc(v->njobs + 1, 1);
-    if (sched__reclaim_pool(v, pr->queue, pr->asked, pr->pj->cap_queue, narrow, ok))
-        pr->reclaim_ok = ok;
-    else
-        free(ok);
+    sched__reclaim_begin(pr, narrow);
 }
 
 /* Back to no search: the next search starts afresh (decision time and re-plans count on). */
@@ -615,7 +611,7 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
     rc = search(&pr, 0, err);
     /* The wide pool let the search take a queue under its deserved share: search again on
      * the pool that cannot. */
-    if (rc == 1 && pr.reclaim_ok && !sched__reclaim_within(&pr)) {
+    if (rc == 1 && pr.rec && !sched__reclaim_within(&pr)) {
         preempt_reset(&pr);
         rc = search(&pr, 1, err);
     }

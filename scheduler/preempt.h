@@ -100,11 +100,11 @@ struct preempt {
     int nranks;
     struct sched_op *plan;
     size_t nplan, capplan;
-    int nobreak_plan; /* the dry run without gang-breaking victims was enough */
-    int queue;        /* the preemptor's queue (-1 none) */
-    int64_t *asked;   /* [nres] what its pending pods request */
-    char *reclaim_ok; /* [njobs]: jobs of other queues it may reclaim from, NULL when none */
-    int reclaim;      /* a chosen victim is of another queue (preempt_evict.c) */
+    int nobreak_plan;    /* the dry run without gang-breaking victims was enough */
+    int queue;           /* the preemptor's queue (-1 none) */
+    int64_t *asked;      /* [nres] what its pending pods request */
+    struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
+    int reclaim;         /* a chosen victim is of another queue (preempt_evict.c) */
     int replans;
     double decision_ms;
 };
@@ -118,6 +118,25 @@ void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict 
 void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
 /* "4,800": n with thousands separators into buf. */
 const char *sched__preempt_count(long n, char *buf, size_t len);
+
+/* One preemption's reclaim (queue_reclaim.c). qok: the queues whose jobs it may take;
+ * top: the queue each shares with the preemptor's (-1 the root); budget: what each queue
+ * holds above its deserved share (live, terminating pods gone); hot: the contended
+ * resources; narrow: the narrow pool, NULL for the wide one. */
+struct reclaim {
+    char *qok;
+    int *top;
+    int64_t *budget; /* [nqueues * nres] */
+    char *hot;       /* [nres] */
+    char *narrow;    /* [njobs] */
+};
+/* Sets pr->rec for pr->queue asking pr->asked (the wide pool, or with narrow the narrow
+ * one, queue_reclaim.c's opening comment); returns 1, or 0 with pr->rec NULL when no
+ * queue may be reclaimed from. may_take: job (of another queue) is in the pool. end frees
+ * pr->rec. */
+int sched__reclaim_begin(struct preempt *pr, int narrow);
+int sched__reclaim_may_take(const struct preempt *pr, int job);
+void sched__reclaim_end(struct preempt *pr);
 
 /* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
  * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */

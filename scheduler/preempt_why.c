@@ -77,8 +77,8 @@ void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict 
             msg, sizeof(msg),
             "no lower-priority pods of queue %s, and %s, on %s nodes that failed for resources",
             v->queues[pr->queue].m.name,
-            pr->reclaim_ok ? "no job of another queue that reclaim may take"
-                           : "no reclaimable queue above its deserved share to reclaim from",
+            pr->rec ? "no job of another queue that reclaim may take"
+                    : "no reclaimable queue above its deserved share to reclaim from",
             num);
     else
         snprintf(msg, sizeof(msg), "no lower-priority pods on %s nodes that failed for resources",

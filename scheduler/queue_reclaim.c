@@ -14,7 +14,13 @@
  * again on the narrow pool, which keeps the promise for every subset: each over-share
  * queue offers its running jobs lowest priority first, newest first, while what they hold
  * together fits. Pods already terminating count as gone.
+ *
+ * The wide pool is a predicate (a job's hold against its queue's budget), so a search
+ * costs nothing per job it does not look at; what it reads that only preemption changes
+ * within a cycle (each job's hold, each queue's terminating part, the victim order) is
+ * computed once per cycle (struct sched_qcache) and kept in step as plans are executed.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,44 +55,126 @@ static int lca(const struct sched_view *v, int a, int b)
     return a == b ? a : -1;
 }
 
+/* ---- the cycle's cache ---- */
+
+/* What reclaim reads of the view that changes only by preemption within a cycle (queues,
+ * jobs and resources do not change within one): per queue, what its terminating pods hold
+ * (its chain's, like alloc); per job, what its counted, non-terminating pods hold; and, on
+ * first use by a narrow search, each queue's jobs in victim order. */
+struct sched_qcache {
+    size_t nq, nj, nr;
+    int64_t *term;    /* [nq * nr] */
+    int64_t *hold;    /* [nj * nr] */
+    int *off, *order; /* CSR by queue, built lazily */
+};
+
+void sched__qcache_free(struct sched_qcache *k)
+{
+    if (!k)
+        return;
+    free(k->term);
+    free(k->hold);
+    free(k->off);
+    free(k->order);
+    free(k);
+}
+
+static struct sched_qcache *cache_get(struct sched_cyc *c)
+{
+    const struct sched_view *v = c->v;
+    if (c->qcache)
+        return c->qcache;
+    struct sched_qcache *k = xcalloc(1, sizeof(*k));
+    k->nq = v->nqueues;
+    k->nj = v->njobs;
+    k->nr = v->nres;
+    k->term = xcalloc(k->nq * k->nr + 1, sizeof(int64_t));
+    k->hold = xcalloc(k->nj * k->nr + 1, sizeof(int64_t));
+    for (size_t i = 0; i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive || !p->counted)
+            continue;
+        if (!p->m.deletion_ms) {
+            for (int r = 0; r < p->nreq; r++)
+                k->hold[(size_t)p->job * k->nr + p->req[r].res] += p->req[r].v;
+            continue;
+        }
+        for (int q = v->jobs[p->job].queue; q >= 0; q = v->queues[q].parent)
+            for (int r = 0; r < p->nreq; r++)
+                k->term[(size_t)q * k->nr + p->req[r].res] += p->req[r].v;
+    }
+    return c->qcache = k;
+}
+
+/* Victim order of every queue's jobs (the narrow pool's), built once per cycle. */
+static void cache_order(struct sched_cyc *c, struct sched_qcache *k)
+{
+    const struct sched_view *v = c->v;
+    if (k->off)
+        return;
+    k->off = xcalloc(k->nq + 2, sizeof(int));
+    for (size_t j = 0; j < k->nj; j++)
+        if (v->jobs[j].alive && v->jobs[j].queue >= 0)
+            k->off[v->jobs[j].queue + 1]++;
+    for (size_t q = 0; q < k->nq; q++)
+        k->off[q + 1] += k->off[q];
+    struct rjob *rj = xcalloc((size_t)k->off[k->nq] + 1, sizeof(*rj));
+    int *fill = xcalloc(k->nq + 1, sizeof(int));
+    for (size_t j = 0; j < k->nj; j++) {
+        const struct sv_job *job = &v->jobs[j];
+        if (job->alive && job->queue >= 0)
+            rj[k->off[job->queue] + fill[job->queue]++] = (struct rjob){
+                (int)j, sched__job_priority(v, job), sched__job_creation(v, job), job->id};
+    }
+    k->order = xcalloc((size_t)k->off[k->nq] + 1, sizeof(int));
+    for (size_t q = 0; q < k->nq; q++) {
+        qsort(rj + k->off[q], (size_t)(k->off[q + 1] - k->off[q]), sizeof(*rj), cmp_rjob);
+        for (int i = k->off[q]; i < k->off[q + 1]; i++)
+            k->order[i] = rj[i].job;
+    }
+    free(fill);
+    free(rj);
+}
+
+/* Victims chosen by a plan about to be executed: their room is terminating now. */
+static void cache_mark(struct sched_cyc *c, const struct sv_pod *p)
+{
+    struct sched_qcache *k = c->qcache;
+    const struct sched_view *v = c->v;
+    if (!k)
+        return;
+    for (int r = 0; r < p->nreq; r++)
+        k->hold[(size_t)p->job * k->nr + p->req[r].res] -= p->req[r].v;
+    for (int q = v->jobs[p->job].queue; q >= 0; q = v->queues[q].parent)
+        for (int r = 0; r < p->nreq; r++)
+            k->term[(size_t)q * k->nr + p->req[r].res] += p->req[r].v;
+}
+
+/* ---- one preemption's reclaim ---- */
+
 /* contended[r]: some queue deserves less of r than it requests (the cluster is short of
  * it). Only there does "never under its deserved share" bind: a queue deserves what it
- * asks of a resource nobody contends for, so any eviction would leave it under. New. */
-static char *contended(const struct sched_view *v)
+ * asks of a resource nobody contends for, so any eviction would leave it under. */
+static void contended(const struct sched_view *v, char *c)
 {
-    char *c = xcalloc(v->nres + 1, 1);
     for (size_t q = 0; q < v->nqueues; q++)
         for (size_t r = 1; v->queues[q].alive && r < v->nres; r++)
             c[r] |= v->queues[q].deserved[r] < v->queues[q].request[r];
-    return c;
 }
 
-/* live[q * nres + r]: what queue q holds that is not terminating. New. */
-static int64_t *live_alloc(const struct sched_view *v)
+static int64_t live(const struct sched_view *v, const struct sched_qcache *k, int q, size_t r)
 {
-    size_t nr = v->nres;
-    int64_t *live = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
-    for (size_t q = 0; q < v->nqueues; q++)
-        if (v->queues[q].alive)
-            memcpy(live + q * nr, v->queues[q].alloc, nr * sizeof(int64_t));
-    for (size_t i = 0; i < v->npods; i++) {
-        const struct sv_pod *p = &v->pods[i];
-        if (!p->alive || !p->counted || !p->m.deletion_ms)
-            continue;
-        for (int q = v->jobs[p->job].queue; q >= 0; q = v->queues[q].parent)
-            for (int k = 0; k < p->nreq; k++)
-                live[(size_t)q * nr + p->req[k].res] -= p->req[k].v;
-    }
-    return live;
+    return v->queues[q].alloc[r] - k->term[(size_t)q * k->nr + r];
 }
 
-/* Every queue from q up to (not including) top stays within its deserved share with asked. */
-static int within_share(const struct sched_view *v, const int64_t *live, int q, int top,
+/* Every queue from q up to (not including) top stays within its deserved share with
+ * asked. */
+static int within_share(const struct sched_view *v, const struct sched_qcache *k, int q, int top,
                         const int64_t *asked)
 {
     for (; q >= 0 && q != top; q = v->queues[q].parent)
         for (size_t r = 1; r < v->nres; r++)
-            if (asked[r] > 0 && live[(size_t)q * v->nres + r] + asked[r] > v->queues[q].deserved[r])
+            if (asked[r] > 0 && live(v, k, q, r) + asked[r] > v->queues[q].deserved[r])
                 return 0;
     return 1;
 }
@@ -99,72 +187,104 @@ static int path_reclaimable(const struct sched_view *v, int q, int top)
     return 1;
 }
 
-/* The job's requests on pods that are counted and not terminating ([nres]). */
-static void job_hold(const struct sched_view *v, const struct sv_job *j, int64_t *out)
+/* hold fits the budget of every queue from q up to (not including) top, and frees some
+ * contended resource. */
+static int fits_budget(const struct sched_view *v, const struct reclaim *rc, int q, int top,
+                       const int64_t *hold)
 {
-    memset(out, 0, v->nres * sizeof(int64_t));
-    for (size_t i = 0; i < j->npods; i++) {
-        const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (p->counted && !p->m.deletion_ms)
-            for (int k = 0; k < p->nreq; k++)
-                out[p->req[k].res] += p->req[k].v;
-    }
+    int any = 0;
+    for (size_t r = 1; r < v->nres; r++)
+        any |= rc->hot[r] && hold[r] > 0;
+    for (int a = q; any && a >= 0 && a != top; a = v->queues[a].parent)
+        for (size_t r = 1; r < v->nres; r++)
+            if (rc->hot[r] && hold[r] > rc->budget[(size_t)a * v->nres + r])
+                return 0;
+    return any;
 }
 
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int within,
-                           int narrow, char *ok)
+int sched__reclaim_begin(struct preempt *pr, int narrow)
 {
-    size_t nr = v->nres, offered = 0;
+    struct sched_cyc *c = pr->c;
+    const struct sched_view *v = c->v;
+    size_t nr = v->nres, n = 0;
+    int q = pr->queue, within = pr->pj->cap_queue;
     if (q < 0 || v->nqueues < 2)
         return 0;
-    int64_t *live = live_alloc(v);
-    char *hot = contended(v);
-    int64_t *budget = xcalloc(v->nqueues * nr + 1, sizeof(int64_t)), *hold = xcalloc(nr + 1, 8);
-    for (size_t i = 0; i < v->nqueues * nr; i++)
-        budget[i] = v->queues[i / nr].alive ? live[i] - v->queues[i / nr].deserved[i % nr] : 0;
-    struct rjob *jobs = xcalloc(v->njobs + 1, sizeof(*jobs));
+    struct sched_qcache *k = cache_get(c);
+    struct reclaim *rc = xcalloc(1, sizeof(*rc));
+    rc->qok = xcalloc(v->nqueues + 1, 1);
+    rc->top = xcalloc(v->nqueues + 1, sizeof(int));
+    rc->hot = xcalloc(nr + 1, 1);
+    rc->budget = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
+    contended(v, rc->hot);
     for (size_t vq = 0; vq < v->nqueues; vq++) {
         const struct sv_queue *V = &v->queues[vq];
-        if (!V->alive || (int)vq == q || V->nchildren ||
+        if (!V->alive)
+            continue;
+        for (size_t r = 0; r < nr; r++)
+            rc->budget[vq * nr + r] = live(v, k, (int)vq, r) - V->deserved[r];
+        if ((int)vq == q || V->nchildren ||
             (within >= 0 && !sched__queue_under(v, (int)vq, within)))
             continue;
-        int top = lca(v, q, (int)vq);
-        if (top == (int)vq || !path_reclaimable(v, (int)vq, top) ||
-            !within_share(v, live, q, top, asked))
-            continue;
-        size_t n = 0;
-        for (size_t ji = 0; ji < v->njobs; ji++) {
-            const struct sv_job *j = &v->jobs[ji];
-            if (j->alive && j->queue == (int)vq)
-                jobs[n++] = (struct rjob){(int)ji, sched__job_priority(v, j),
-                                          sched__job_creation(v, j), j->id};
-        }
-        qsort(jobs, n, sizeof(*jobs), cmp_rjob);
-        for (size_t k = 0; k < n; k++) {
-            job_hold(v, &v->jobs[jobs[k].job], hold);
-            int fits = 1, any = 0;
-            for (int a = (int)vq; fits && a >= 0 && a != top; a = v->queues[a].parent)
-                for (size_t r = 1; fits && r < nr; r++) {
-                    any |= hot[r] && hold[r] > 0;
-                    fits = !hot[r] || hold[r] <= budget[(size_t)a * nr + r];
-                }
-            if (!fits || !any)
-                continue;
-            ok[jobs[k].job] = 1;
-            offered++;
-            if (!narrow)
-                continue;
-            for (int a = (int)vq; a >= 0 && a != top; a = v->queues[a].parent)
-                for (size_t r = 1; r < nr; r++)
-                    budget[(size_t)a * nr + r] -= hold[r];
-        }
+        int top = lca(v, q, (int)vq), over = 0;
+        for (size_t r = 1; r < nr; r++) /* above its share in a contended resource */
+            over |= rc->hot[r] && rc->budget[vq * nr + r] > 0;
+        rc->top[vq] = top;
+        rc->qok[vq] = over && top != (int)vq && path_reclaimable(v, (int)vq, top) &&
+                      within_share(v, k, q, top, pr->asked);
+        n += rc->qok[vq];
     }
-    free(jobs);
-    free(hold);
-    free(budget);
-    free(hot);
-    free(live);
-    return offered;
+    if (n && narrow) { /* each queue's jobs in victim order while they fit together */
+        cache_order(c, k);
+        rc->narrow = xcalloc(v->njobs + 1, 1);
+        int64_t *budget = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
+        memcpy(budget, rc->budget, v->nqueues * nr * sizeof(int64_t));
+        for (size_t vq = 0; vq < v->nqueues; vq++)
+            for (int i = k->off[vq]; rc->qok[vq] && i < k->off[vq + 1]; i++) {
+                const int64_t *hold = k->hold + (size_t)k->order[i] * nr;
+                if (!fits_budget(v, rc, (int)vq, rc->top[vq], hold))
+                    continue;
+                rc->narrow[k->order[i]] = 1;
+                for (int a = (int)vq; a >= 0 && a != rc->top[vq]; a = v->queues[a].parent)
+                    for (size_t r = 1; r < nr; r++)
+                        rc->budget[(size_t)a * nr + r] -= hold[r];
+            }
+        memcpy(rc->budget, budget, v->nqueues * nr * sizeof(int64_t));
+        free(budget);
+    }
+    if (!n) {
+        pr->rec = rc;
+        sched__reclaim_end(pr);
+        return 0;
+    }
+    pr->rec = rc;
+    return 1;
+}
+
+int sched__reclaim_may_take(const struct preempt *pr, int job)
+{
+    const struct reclaim *rc = pr->rec;
+    const struct sched_view *v = pr->c->v;
+    int q = v->jobs[job].queue;
+    if (!rc || q < 0 || !rc->qok[q])
+        return 0;
+    if (rc->narrow)
+        return rc->narrow[job];
+    return fits_budget(v, rc, q, rc->top[q], pr->c->qcache->hold + (size_t)job * v->nres);
+}
+
+void sched__reclaim_end(struct preempt *pr)
+{
+    struct reclaim *rc = pr->rec;
+    if (!rc)
+        return;
+    free(rc->qok);
+    free(rc->top);
+    free(rc->hot);
+    free(rc->budget);
+    free(rc->narrow);
+    free(rc);
+    pr->rec = NULL;
 }
 
 /* q's dominant share with delta added to its allocation (sign 1) or taken off (-1). */
@@ -193,6 +313,7 @@ void sched__reclaim_entry(struct preempt *pr, json_t *entry)
         if (!pv->removed || pv->terminating)
             continue;
         const struct sv_pod *p = &v->pods[pv->pod];
+        cache_mark(pr->c, p);
         int q = v->jobs[p->job].queue;
         if (q < 0 || q == pr->queue)
             continue;
@@ -229,8 +350,10 @@ void sched__reclaim_entry(struct preempt *pr, json_t *entry)
 int sched__reclaim_within(const struct preempt *pr)
 {
     const struct sched_view *v = pr->c->v;
+    const struct reclaim *rc = pr->rec;
     size_t nr = v->nres;
-    int64_t *live = live_alloc(v);
+    if (!rc)
+        return 1;
     int64_t *taken = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
     for (size_t k = 0; k < pr->npv; k++) {
         const struct pv *x = &pr->pv[k];
@@ -240,18 +363,13 @@ int sched__reclaim_within(const struct preempt *pr)
         int q = v->jobs[p->job].queue;
         if (q < 0 || q == pr->queue)
             continue;
-        int top = lca(v, pr->queue, q);
-        for (int a = q; a >= 0 && a != top; a = v->queues[a].parent)
+        for (int a = q; a >= 0 && a != rc->top[q]; a = v->queues[a].parent)
             for (int i = 0; i < p->nreq; i++)
                 taken[(size_t)a * nr + p->req[i].res] += p->req[i].v;
     }
-    char *hot = contended(v);
     int ok = 1;
     for (size_t i = 0; ok && i < v->nqueues * nr; i++)
-        ok = i % nr == 0 || !hot[i % nr] || !taken[i] ||
-             live[i] - taken[i] >= v->queues[i / nr].deserved[i % nr];
-    free(hot);
+        ok = i % nr == 0 || !rc->hot[i % nr] || !taken[i] || taken[i] <= rc->budget[i];
     free(taken);
-    free(live);
     return ok;
 }
