@@ -15,7 +15,9 @@
 
 int model_pod_phase_terminal(const char *phase)
 {
-    return phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
+    /* the first letter first: every pod of a preemption's nodes is asked, and most run */
+    return phase && ((phase[0] == 'S' && !strcmp(phase, "Succeeded")) ||
+                     (phase[0] == 'F' && !strcmp(phase, "Failed")));
 }
 
 int model_pod_terminal(const struct model_pod *p)
