@@ -129,6 +129,7 @@ out:
     free(c.touched);
     free(c.cluster_alloc);
     sched__qcache_free(c.qcache);
+    sched__memo_free(&c);
     free(c.by_node_off);
     free(c.by_node);
     return rc;

@@ -42,7 +42,12 @@ struct sched_cyc {
     long cluster_nodes, cluster_cordoned;
     struct sched_qcache *qcache; /* reclaim's view of the cycle (queue_reclaim.c), NULL
                                     until the first preemption with queues asks */
+    uint64_t plan_epoch;         /* grows with every committed statement and executed preemption */
+    struct sched_memo *memo;     /* failed preemptions of this epoch (preempt_memo.c) */
+    size_t nmemo, capmemo;
 };
+/* Frees the cycle's remembered preemption failures (preempt_memo.c). */
+void sched__memo_free(struct sched_cyc *c);
 /* Frees the cycle's reclaim cache (queue_reclaim.c); NULL-safe. */
 void sched__qcache_free(struct sched_qcache *k);
 

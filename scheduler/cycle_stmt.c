@@ -104,6 +104,7 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
 int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
 {
     struct sched_view *v = c->v;
+    c->plan_epoch++; /* placed pods: remembered preemption failures no longer hold */
     int rc = 0;
     json_t *by_job = json_object();
     for (size_t i = 0; rc == 0 && i < c->nops; i++) {

@@ -553,9 +553,8 @@ static void preempt_free(struct preempt *pr)
     sched__reclaim_end(pr);
 }
 
-/* The preemptor's queue, what it asks, and the jobs of other queues it may reclaim (the
- * wide or the narrow pool, queue.h). */
-static void reclaim_setup(struct preempt *pr, int narrow)
+/* The preemptor's queue and what its pending pods ask for. */
+static void preemptor_setup(struct preempt *pr)
 {
     struct sched_view *v = pr->c->v;
     pr->queue = v->jobs[pr->pj->job].queue;
@@ -565,7 +564,6 @@ static void reclaim_setup(struct preempt *pr, int narrow)
         for (int k = 0; k < p->nreq; k++)
             pr->asked[p->req[k].res] += p->req[k].v;
     }
-    sched__reclaim_begin(pr, narrow);
 }
 
 /* Back to no search: the next search starts afresh (decision time and re-plans count on). */
@@ -574,6 +572,7 @@ static void preempt_reset(struct preempt *pr)
     preempt_free(pr);
     struct preempt keep = {.c = pr->c, .pj = pr->pj, .prio = pr->prio, .replans = pr->replans};
     *pr = keep;
+    preemptor_setup(pr);
 }
 
 /* One search: potential victims (reclaim's wide or narrow pool, queue_reclaim.c), the
@@ -582,7 +581,7 @@ static void preempt_reset(struct preempt *pr)
 static int search(struct preempt *pr, int narrow, struct err *err)
 {
     int fits = 0;
-    reclaim_setup(pr, narrow);
+    sched__reclaim_begin(pr, narrow);
     collect_victims(pr);
     if (!pr->npv)
         return 0;
@@ -607,6 +606,9 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
     pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
     if (sched__preempt_ineligible(c, pj, out))
         goto out;
+    preemptor_setup(&pr);
+    if (sched__memo_find(&pr, out))
+        goto out;
     int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
     rc = search(&pr, 0, err);
     /* The wide pool let the search take a queue under its deserved share: search again on
@@ -624,6 +626,8 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
         sched__preempt_not_helpful(&pr, out);
     else
         rc = sched__evict_execute(&pr, out, err);
+    if (rc == 0 && !out->attempted)
+        sched__memo_put(&pr, out);
 out:
     if (rc == 0)
         cleared_note(c, pj, out);

@@ -141,6 +141,12 @@ void sched__reclaim_end(struct preempt *pr);
 /* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
  * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */
 int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p);
+/* Failed preemptions remembered within a cycle (preempt_memo.c): find fills *out (release
+ * it) with the verdict of a failure recorded, in this plan epoch, for a job no easier
+ * than pr's and returns 1, else 0; put records pr's failure (out borrowed). */
+int sched__memo_find(const struct preempt *pr, struct sched_preempt_verdict *out);
+void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdict *out);
+
 /* 1 when the chosen victims of other queues leave each of those queues (and its ancestors
  * below the one it shares with the preemptor's) at or above its deserved share in every
  * resource they free (queue_reclaim.c). */

@@ -233,6 +233,7 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
 
 int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err)
 {
+    pr->c->plan_epoch++; /* victims marked: remembered preemption failures no longer hold */
     struct sched_cyc *c = pr->c;
     struct sched_view *v = c->v;
     const char *job = v->jobs[pr->pj->job].id;
