@@ -62,6 +62,7 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
 int sched__pod_nominate(struct sched_cyc *c, int pi, int ni, struct err *err)
 {
     struct sched_view *v = c->v;
+    c->plan_epoch++; /* reservations change: remembered preemption failures no longer hold */
     struct sv_pod *p = &v->pods[pi];
     json_t *pod = NULL;
     int rc = store_get(c->txn, MODEL_POD, p->key, &pod, err);

@@ -1,7 +1,7 @@
 /*
  * preempt_memo.c - failed preemptions remembered within a cycle (preempt.h).
  *
- * While nothing is placed and no plan is executed, a search that found nothing to do for
+ * While nothing is placed, no plan executed and no nomination changed, a search that found nothing to do for
  * a job fails the same way for every later job that is no easier: the same queue and
  * capability queue, the same priority, all its pods of one shape, that same shape, and
  * asking at least as much of every resource with at least as many pods. An overloaded

@@ -720,6 +720,52 @@ START_TEST(test_preempt_demo_end_to_end)
 }
 END_TEST
 
+/* A failed search is remembered within the cycle only for jobs no easier: a gang of two
+ * finds one victim too few; a lone pod of the same shape and priority after it, asking
+ * half as much, still searches and preempts (preempt_memo.c). */
+START_TEST(test_preempt_memo_only_for_no_easier_jobs)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    const char *pod = "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": "
+                      "\"%s\", \"namespace\": \"default\", \"creationTimestamp\": "
+                      "\"2026-01-01T00:00:0%dZ\"%s}, \"spec\": {%s\"priority\": %d, "
+                      "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": "
+                      "{\"requests\": {\"cpu\": \"4\"}}}]}}\n";
+    const char *gang = ", \"labels\": {\"pod-group.scheduling.sigs.k8s.io\": \"x\"}";
+    char buf[1024];
+    json_decref(sched_util_apply(
+        &u,
+        "---\n{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
+        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n2\"}, "
+        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
+        "{\"apiVersion\": \"scheduling.sigs.k8s.io/v1alpha1\", \"kind\": \"PodGroup\", "
+        "\"metadata\": {\"name\": \"x\", \"namespace\": \"default\", \"creationTimestamp\": "
+        "\"2026-01-01T00:00:01Z\"}, \"spec\": {\"minMember\": 2}}\n",
+        1000));
+    snprintf(buf, sizeof(buf), pod, "lo", 0, "", "\"nodeName\": \"n1\", ", 1);
+    json_decref(sched_util_apply(&u, buf, 1000));
+    snprintf(buf, sizeof(buf), pod, "mid", 0, "", "\"nodeName\": \"n2\", ", 100);
+    json_decref(sched_util_apply(&u, buf, 1000));
+    for (int i = 0; i < 2; i++) {
+        char name[8];
+        snprintf(name, sizeof(name), "x-%d", i);
+        snprintf(buf, sizeof(buf), pod, name, 1, gang, "", 50);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    snprintf(buf, sizeof(buf), pod, "y", 2, "", "", 50);
+    json_decref(sched_util_apply(&u, buf, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *x = sched_util_why(&u, "default/x"), *y = sched_util_why(&u, "default/y");
+    ck_assert_str_eq(sched_util_str2(x, "preemption", "code"), "PreemptionNotHelpful");
+    ck_assert_str_eq(sched_util_str2(y, "preemption", "code"), "Preempting");
+    json_decref(x);
+    json_decref(y);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *preempt_suite(void)
 {
     Suite *s = suite_create("preempt");
@@ -735,6 +781,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_nomination_cleared);
     tcase_add_test(tc, test_preempt_nomination_displaced_by_placement);
     tcase_add_test(tc, test_preempt_why_doc_table);
+    tcase_add_test(tc, test_preempt_memo_only_for_no_easier_jobs);
     suite_add_tcase(s, tc);
     return s;
 }
