@@ -37,7 +37,10 @@
     X(NETWORK, -12, 502, "NetworkError")                                                           \
     X(UNAVAILABLE, -13, 503, "Unavailable")                                                        \
     X(GONE, -14, 410, "Gone")                                                                      \
-    X(INTERNAL, -15, 500, "InternalError")
+    X(INTERNAL, -15, 500, "InternalError")                                                         \
+    X(FORBIDDEN, -16, 403, "Forbidden")                                                            \
+    X(MISDIRECTED, -17, 421, "MisdirectedRequest")                                                 \
+    X(HEADERS_TOO_LARGE, -18, 431, "HeadersTooLarge")
 
 enum err_code {
     ERR_OK = 0,

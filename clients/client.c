@@ -158,6 +158,10 @@ static int perform(struct client *c, const char *method, const char *path, const
     /* Large manifests: do not wait for "100 Continue". */
     headers = curl_slist_append(headers, "Expect:");
     headers = curl_slist_append(headers, "Accept: application/json");
+    /* musterd refuses a POST without a JSON or YAML type (a browser's cross-site request
+     * cannot send one without asking first) */
+    if (!content_type && (strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0))
+        content_type = "application/json";
     if (content_type) {
         ctype = xasprintf("Content-Type: %s", content_type);
         headers = curl_slist_append(headers, ctype);

@@ -35,6 +35,8 @@ void server_config_release(struct server_config *c)
     free(c->data_dir);
     free(c->token);
     free(c->ui_dir);
+    free(c->allowed_hosts);
+    free(c->cors_origins);
     free(c->port_file);
     free(c->kubeconfig);
     free(c->kube_context);
@@ -102,6 +104,8 @@ static char **string_slot(struct server_config *c, const char *key)
         {"data_dir", offsetof(struct server_config, data_dir)},
         {"token", offsetof(struct server_config, token)},
         {"ui_dir", offsetof(struct server_config, ui_dir)},
+        {"allowed_hosts", offsetof(struct server_config, allowed_hosts)},
+        {"cors_origins", offsetof(struct server_config, cors_origins)},
         {"kubeconfig", offsetof(struct server_config, kubeconfig)},
         {"kube_context", offsetof(struct server_config, kube_context)},
         {"scheduler_name", offsetof(struct server_config, scheduler_name)},
@@ -169,10 +173,37 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation)",
+                       "scheduler_name, field_validation, allowed_hosts, cors_origins)",
                        key);
     }
     return 0;
+}
+
+/* A YAML list of names for a comma-separated setting ("allowed_hosts: [a, b]"). */
+static int set_list(struct server_config *c, yaml_document_t *doc, const char *key,
+                    yaml_node_t *seq, struct err *err)
+{
+    char *joined = xstrdup("");
+
+    for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
+         it++) {
+        yaml_node_t *item = yaml_document_get_node(doc, *it);
+        const char *v =
+            item && item->type == YAML_SCALAR_NODE ? (const char *)item->data.scalar.value : NULL;
+        if (!v || !*v || strpbrk(v, ", \t")) {
+            free(joined);
+            return err_set(err, ERR_INVALID,
+                           "'%s' must be a list of names without commas or "
+                           "spaces",
+                           key);
+        }
+        char *next = xasprintf("%s%s%s", joined, *joined ? "," : "", v);
+        free(joined);
+        joined = next;
+    }
+    int rc = set_key(c, key, joined, err);
+    free(joined);
+    return rc;
 }
 
 static int load_doc(struct server_config *c, const char *path, yaml_document_t *doc,
@@ -194,6 +225,12 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
             return err_set(err, ERR_INVALID, "config '%s' line %zu: keys must be plain names", path,
                            line);
         const char *key = (const char *)k->data.scalar.value;
+        if (v->type == YAML_SEQUENCE_NODE &&
+            (!strcmp(key, "allowed_hosts") || !strcmp(key, "cors_origins"))) {
+            if (set_list(c, doc, key, v, err) < 0)
+                return err_prefix(err, "config '%s' line %zu", path, line);
+            continue;
+        }
         if (v->type != YAML_SCALAR_NODE)
             return err_set(err, ERR_INVALID, "config '%s' line %zu: '%s' must be a single value",
                            path, v->start_mark.line + 1, key);

@@ -191,6 +191,8 @@ int server_run(const struct server_config *c, struct err *err)
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
         .threads = c->threads,
+        .allowed_hosts = c->allowed_hosts,
+        .cors_origins = c->cors_origins,
         .on_change = kick,
         .on_change_ctx = &cy,
         .sources = kube ? sources_json : NULL,

@@ -48,6 +48,11 @@ struct server_config {
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
     char *ui_dir;    /* NULL: the compiled-in web/static */
     int threads;     /* HTTP worker threads, default 8 */
+    /* allowed_hosts: Host names answered (comma separated or a YAML list; "*": any);
+     * NULL: the loopback names and the listen address. cors_origins: origins allowed to
+     * call cross-origin; NULL: none. */
+    char *allowed_hosts;
+    char *cors_origins;
     char *port_file; /* --port-file: the port is written here once listening */
     /* Kubernetes mirror: off unless kubeconfig is set ("in-cluster": the pod's service
      * account). scheduler_name set: bind mode for pods with that spec.schedulerName. */

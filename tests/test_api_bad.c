@@ -135,7 +135,9 @@ static void settle(void)
 static void start(void)
 {
     char path[] = "/tmp/muster-test-cfg-XXXXXX";
-    const char *config = "cycle_interval: 0\ntoken: " TOKEN "\n";
+    /* the raw requests below name their Host "musterd" or "m" */
+    const char *config =
+        "cycle_interval: 0\ntoken: " TOKEN "\nallowed_hosts: [musterd, m, 127.0.0.1]\n";
     int fd = mkstemp(path);
 
     ck_assert_int_ge(fd, 0);

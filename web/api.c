@@ -20,6 +20,8 @@
 
 /* civetweb's default max_request_size: the request line and all headers together */
 #define API_MAX_REQUEST_HEAD 16384
+#define API_REQUEST_TIMEOUT_MS "10000"
+#define API_KEEP_ALIVE_TIMEOUT_MS "5000"
 
 #ifndef MUSTER_STATIC_DIR
 #define MUSTER_STATIC_DIR "web/static"
@@ -31,10 +33,17 @@ static int begin_request(struct mg_connection *conn)
     struct req r = {.conn = conn, .api = mg_get_user_data(mg_get_context(conn))};
     int64_t start = clock_mono_ns();
 
+    char *decoded = NULL;
+
+    /* decode_url is off: civetweb hands over the path as sent, routes match it, and names
+     * are decoded segment by segment (a %2F inside a name is not a separator) */
     r.method = ri->request_method;
-    r.path = ri->local_uri ? ri->local_uri : "/";
-    r.raw_path = ri->local_uri_raw;
+    r.raw_path = ri->local_uri_raw ? ri->local_uri_raw : "/";
     r.query = ri->query_string;
+    if (api__path_decode(r.raw_path, strlen(r.raw_path), &decoded, &r.path_error) < 0)
+        r.path = r.raw_path;
+    else
+        r.path = decoded;
     api__dispatch(&r);
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
         api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
@@ -45,6 +54,7 @@ static int begin_request(struct mg_connection *conn)
         __atomic_add_fetch(&r.api->by_class[cls], 1, __ATOMIC_RELAXED);
     log_info("%s %s %d %zu bytes %.1f ms", r.method, r.path, r.status, r.bytes,
              (double)(clock_mono_ns() - start) / 1e6);
+    free(decoded);
     return r.status;
 }
 
@@ -92,7 +102,8 @@ static int http_error(struct mg_connection *conn, int status, const char *errmsg
     else if (status == 400 && !strcasecmp(msg, "bad request"))
         snprintf(msg, sizeof(msg),
                  "bad request: an unknown method (the API uses GET, HEAD, "
-                 "POST and DELETE) or an unsupported Transfer-Encoding");
+                 "POST and DELETE), a request line that is not 'METHOD /path HTTP/1.1', or an "
+                 "unsupported Transfer-Encoding");
     else if (status == 400 && !strcasecmp(msg, "invalid uri"))
         snprintf(msg, sizeof(msg), "the request target must be a path such as '/api/v1/nodes'");
     else if (status == 411)
@@ -109,8 +120,8 @@ static int http_error(struct mg_connection *conn, int status, const char *errmsg
     n = strlen(text);
     mg_printf(conn,
               "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-              "Cache-Control: no-store\r\nConnection: close\r\n\r\n%s\n",
-              status, mg_get_response_code_text(conn, status), n + 1, text);
+              "Cache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n%s\n",
+              status, mg_get_response_code_text(conn, status), n + 1, api__security_headers, text);
     free(text);
     log_info("rejected by the HTTP layer: %d %s", status, msg);
     return 0;
@@ -193,6 +204,8 @@ void api_stop(struct api *api)
     mg_exit_library();
     free(api->token);
     free(api->ui_dir);
+    free(api->allowed_hosts);
+    free(api->cors_origins);
     free(api);
 }
 
@@ -224,13 +237,39 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
         goto out;
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 8);
 
-    const char *mg_opts[] = {
-        "listening_ports",  listen,  "num_threads", threads, "request_timeout_ms", "60000",
-        "max_request_size", "16384", NULL};
+    api->cors_origins =
+        opts->cors_origins && opts->cors_origins[0] ? xstrdup(opts->cors_origins) : NULL;
+    snprintf(api->host, sizeof(api->host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
+    api->allowed_hosts = opts->allowed_hosts && opts->allowed_hosts[0]
+                             ? xstrdup(opts->allowed_hosts)
+                             : api__default_hosts(api->host);
+
+    /* request_timeout_ms bounds the whole request head (a slowloris client sending a byte
+     * every few seconds is cut off after it) and each wait for body bytes; an idle
+     * keep-alive connection holds its worker for at most keep_alive_timeout_ms. The
+     * numbers are measured in tests/test_edge.c and docs/security.md. */
+    const char *mg_opts[] = {"listening_ports",
+                             listen,
+                             "num_threads",
+                             threads,
+                             "request_timeout_ms",
+                             API_REQUEST_TIMEOUT_MS,
+                             "keep_alive_timeout_ms",
+                             API_KEEP_ALIVE_TIMEOUT_MS,
+                             "enable_keep_alive",
+                             "yes",
+                             "decode_url",
+                             "no",
+                             "additional_header",
+                             api__security_headers,
+                             "max_request_size",
+                             "16384",
+                             NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;
     cb.http_error = http_error;
+    cb.connection_close = api__connection_closing;
     api->ctx = mg_start(&cb, api, mg_opts);
     if (!api->ctx) {
         rc = err_set(err, ERR_IO, "cannot listen on '%s'", listen);
@@ -242,7 +281,6 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
         goto out;
     }
     api->port = ports[0].port;
-    snprintf(api->host, sizeof(api->host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
 out:
     if (rc < 0) {
         api_stop(api);

@@ -19,6 +19,11 @@
  * with the status of err_http_status. Unknown routes get 404, a known path with the
  * wrong method 405 with an Allow header.
  *
+ * The edge (edge.c, docs/security.md): ambiguous framing (two Content-Lengths, one
+ * beside Transfer-Encoding), too many headers, an unknown Host, a foreign Origin, a
+ * mutation without a JSON or YAML Content-Type and a path with %00 or a %2F inside a
+ * name are refused before any handler runs. Connections are kept alive.
+ *
  * Auth: when token is set, mutating requests (POST, PUT, PATCH, DELETE) need
  * "Authorization: Bearer <token>" (401 otherwise); reads too when auth_reads is set.
  * /healthz and the UI's static files are always open.
@@ -56,6 +61,12 @@ struct api_options {
      * (?fieldValidation=); default MODEL_FIELDS_STRICT. */
     enum model_fields field_validation;
     const char *ui_dir; /* static files; NULL: MUSTER_STATIC_DIR */
+    /* Host header names answered (comma separated, "*": any); others get 421. NULL:
+     * localhost, 127.0.0.1, ::1 and the listen address unless it is a wildcard. */
+    const char *allowed_hosts;
+    /* Origins allowed to call cross-origin (CORS), comma separated; NULL: none. A request
+     * whose Origin is neither its own nor listed gets 403. */
+    const char *cors_origins;
     int threads;        /* worker threads; 0: 8 */
     /* Called after every successful apply or delete (the cycle thread's wake-up). */
     void (*on_change)(void *ctx);

@@ -41,6 +41,8 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    char *allowed_hosts; /* Host names answered, comma separated; "*": any */
+    char *cors_origins;  /* origins allowed to call cross-origin, comma separated; NULL: none */
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -53,8 +55,10 @@ struct req {
     struct mg_connection *conn;
     struct api *api;
     const char *method;
-    const char *path;             /* URL-decoded, without the query, dot segments removed */
-    const char *raw_path;         /* URL-decoded as sent (civetweb's local_uri_raw) or NULL */
+    const char *path;             /* percent-decoded, without the query; the raw path when
+                                     path_error is set */
+    const char *raw_path;         /* as sent, without the query (routes match this) */
+    const char *path_error;       /* why the raw path does not decode, or NULL */
     const char *query;            /* raw query string or NULL */
     char *params[API_MAX_PARAMS]; /* captured path segments, owned */
     size_t nparams;
@@ -63,6 +67,35 @@ struct req {
 };
 
 typedef void (*api__handler)(struct req *r);
+
+/* ---- edge.c: checks before routing (docs/security.md, "The HTTP edge") ---- */
+/* The header lines every response carries ("Name: value" joined by "\r\n"). */
+extern const char api__security_headers[];
+/* The default allowed_hosts for a listen address (new): the loopback names, and the
+ * listen address unless it is a wildcard. */
+char *api__default_hosts(const char *listen_host);
+/* 0, or replies 400 / 421 / 431 and returns -1: more than one Content-Length or
+ * Transfer-Encoding, both, a Content-Length that is not one number, too many headers, no
+ * Host or two, a Host not in allowed_hosts. The connection is closed after a refusal. */
+int api__edge_ok(struct req *r);
+/* 0 when the request has no Origin, its own origin or one of cors_origins; else replies
+ * 403 and returns -1. */
+int api__origin_ok(struct req *r);
+/* The request's Origin when cors_origins lists it (borrowed), else NULL. */
+const char *api__cors_origin(struct req *r);
+/* 0 when a mutation's Content-Type is JSON or YAML (a DELETE without a body needs
+ * none); else replies 415 and returns -1. */
+int api__content_type_ok(struct req *r);
+/* 0 with *fmt for a JSON or YAML media type (parameters ignored), -1 otherwise. */
+int api__content_format(const char *ctype, enum model_format *fmt);
+/* Percent-decodes raw[0..n) into *out (new). -1 with *why (static text) on a '%' not
+ * followed by two hex digits or an encoded NUL. */
+int api__path_decode(const char *raw, size_t n, char **out, const char **why);
+/* Makes civetweb close the connection after this reply instead of keeping it alive. */
+void api__force_close(struct mg_connection *conn);
+/* civetweb's connection_close callback: answers 400 to an absolute-form or "*" request
+ * target, which civetweb drops without a reply. */
+void api__connection_closing(const struct mg_connection *conn);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);

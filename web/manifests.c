@@ -13,33 +13,19 @@
 #include "clock.h"
 #include "internal.h"
 
-/* 0 with *fmt set from Content-Type, or replies 415 and returns -1. */
+/* 0 with *fmt set from Content-Type, or replies 415 and returns -1. The dispatcher has
+ * already refused a POST without a JSON or YAML type (api__content_type_ok). */
 static int format_or_reply(struct req *r, enum model_format *fmt)
 {
-    static const struct {
-        const char *type;
-        enum model_format fmt;
-    } types[] = {
-        {"application/json", MODEL_FMT_JSON},   {"application/yaml", MODEL_FMT_YAML},
-        {"application/x-yaml", MODEL_FMT_YAML}, {"text/yaml", MODEL_FMT_YAML},
-        {"text/x-yaml", MODEL_FMT_YAML},
-    };
     const char *ct = api__header(r, "Content-Type");
 
     *fmt = MODEL_FMT_AUTO;
-    if (!ct || !*ct)
-        return 0; /* missing: sniff the body */
-    size_t n = strcspn(ct, "; \t");
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (strlen(types[i].type) == n && !strncasecmp(ct, types[i].type, n)) {
-            *fmt = types[i].fmt;
-            return 0;
-        }
-    }
+    if (api__content_format(ct, fmt) == 0)
+        return 0;
     api__reply_errorf(r, ERR_UNSUPPORTED,
                       "content type '%.*s' is not supported; use application/json or "
                       "application/yaml",
-                      (int)n, ct);
+                      ct ? (int)strcspn(ct, "; \t") : 0, ct ? ct : "");
     return -1;
 }
 

@@ -222,31 +222,62 @@ static void method_not_allowed(struct req *r, const char *allow)
     json_decref(body);
 }
 
-/* 0 when the path is one a route or a file could have; otherwise replies 400. civetweb
- * hands over the path percent-decoded and with dot segments removed, so what a client
- * wrote as %ff or ..%2F.. is checked here against the decoded raw path. */
+/* 0 when the path is one a route or a file could have; otherwise replies 400. The path
+ * is checked decoded, so what a client wrote as %ff or ..%2F.. is caught here. */
 static int path_ok(struct req *r)
 {
-    const char *raw = r->raw_path ? r->raw_path : r->path;
-    const char *why = NULL;
+    const char *why = r->path_error;
 
-    if (!api__utf8_valid(raw, strlen(raw)))
+    /* every object name is one segment: "pods/team%2Fx" must not become "pods/team/x" */
+    if (!why && (strstr(r->raw_path, "%2F") || strstr(r->raw_path, "%2f")))
+        why = "holds an encoded '/' (%2F): a name cannot contain '/'";
+    if (!why && !api__utf8_valid(r->path, strlen(r->path)))
         why = "is not valid UTF-8";
-    for (const char *p = raw; !why && *p; p++)
+    for (const char *p = r->path; !why && *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             why = "holds a control character";
-    for (const char *p = raw; !why && (p = strchr(p, '/')) != NULL; p++) {
+    for (const char *p = r->path; !why && (p = strchr(p, '/')) != NULL; p++) {
         size_t n = strcspn(p + 1, "/");
         if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
             why = "has a '.' or '..' segment";
     }
     if (!why)
         return 0;
-    char *shown = xstrdup(raw);
+    char *shown = xstrdup(r->raw_path);
     api__utf8_scrub(shown);
     api__reply_errorf(r, ERR_INVALID, "path '%.200s' %s", shown, why);
     free(shown);
     return -1;
+}
+
+/* Routes match the raw path; each captured name is decoded on its own (path_ok refused
+ * %2F, so a decoded name never holds '/'). */
+static void params_decode(struct req *r)
+{
+    for (size_t i = 0; i < r->nparams; i++) {
+        char *name = NULL;
+        const char *why = NULL;
+        if (api__path_decode(r->params[i], strlen(r->params[i]), &name, &why) < 0)
+            continue; /* cannot happen: path_ok decoded the whole path */
+        free(r->params[i]);
+        r->params[i] = name;
+    }
+}
+
+/* A CORS preflight from a configured origin; 0 when the request is not one. */
+static int preflight(struct req *r, const char *allow)
+{
+    const char *origin = api__cors_origin(r);
+    char extra[512];
+
+    if (strcmp(r->method, "OPTIONS") || !origin || !api__header(r, "Access-Control-Request-Method"))
+        return 0;
+    snprintf(extra, sizeof(extra),
+             "Access-Control-Allow-Methods: %s\r\nAccess-Control-Allow-Headers: Authorization, "
+             "Content-Type\r\nAccess-Control-Max-Age: 600",
+             allow);
+    api__reply_raw(r, 204, "application/json", "", 0, extra);
+    return 1;
 }
 
 struct deep_call {
@@ -287,10 +318,10 @@ void api__dispatch(struct req *r)
     const struct route *found = NULL;
     const char *why = NULL;
 
-    if (path_ok(r) < 0)
+    if (api__edge_ok(r) < 0 || path_ok(r) < 0)
         return;
     for (size_t i = 0; i < NROUTES && !found; i++) {
-        if (!match(routes[i].pattern, r->path, r))
+        if (!match(routes[i].pattern, r->raw_path, r))
             continue;
         if (method_is(&routes[i], r->method)) {
             found = &routes[i];
@@ -302,8 +333,11 @@ void api__dispatch(struct req *r)
         }
         free_params(r);
     }
-    if (!found && allow[0]) {
-        method_not_allowed(r, allow);
+    if (api__origin_ok(r) < 0) {
+        /* nothing more: a foreign origin learns nothing about routes */
+    } else if (!found && allow[0]) {
+        if (!preflight(r, allow))
+            method_not_allowed(r, allow);
     } else if (!found) {
         if (strncmp(r->path, "/api/", 5) != 0 &&
             (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")))
@@ -313,7 +347,10 @@ void api__dispatch(struct req *r)
     } else if (r->api->token && !(found->flags & ROUTE_OPEN) &&
                (mutating(r->method) || r->api->auth_reads) && (why = unauthorized(r)) != NULL) {
         reply_unauthorized(r, why);
+    } else if (mutating(r->method) && api__content_type_ok(r) < 0) {
+        /* replied 415 */
     } else if (query_ok(r, found->params)) {
+        params_decode(r);
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);
         else

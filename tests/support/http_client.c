@@ -44,13 +44,22 @@ int http_request_len(const char *method, const char *base, const char *path, con
     }
     for (size_t i = 0; headers && headers[i]; i++)
         list = curl_slist_append(list, headers[i]);
-    /* without this curl would add "Content-Type: application/x-www-form-urlencoded" */
-    if (body) {
-        int has_ct = 0;
-        for (size_t i = 0; headers && headers[i]; i++)
-            has_ct |= !strncasecmp(headers[i], "Content-Type:", 13);
-        if (!has_ct)
-            list = curl_slist_append(list, "Content-Type:");
+    /* musterd wants a JSON or YAML type on every POST; a caller that names none gets the
+     * one its body looks like (curl's default, a form type, would be refused). A caller
+     * that means to send none passes "Content-Type:" (curl then sends no such header). */
+    int has_ct = 0;
+    for (size_t i = 0; headers && headers[i]; i++)
+        has_ct |= !strncasecmp(headers[i], "Content-Type:", 13);
+    if (!has_ct && (body || !strcmp(method, "POST"))) {
+        int json = 1;
+        if (body) {
+            size_t i = 0;
+            while (i < len && strchr(" \t\r\n", body[i]) && body[i])
+                i++;
+            json = i < len && (body[i] == '{' || body[i] == '[');
+        }
+        list = curl_slist_append(list, json ? "Content-Type: application/json"
+                                            : "Content-Type: application/yaml");
     }
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);

@@ -1,0 +1,381 @@
+/* edge.c - the checks every request passes before routing: framing, Host, Origin,
+ * Content-Type, the path's encoding; the security headers; requests civetweb drops.
+ *
+ * civetweb parses the request line and headers first and rejects what it cannot parse
+ * (http_error in api.c). What it accepts but should not (two Content-Lengths, a
+ * Content-Length beside Transfer-Encoding, a 65th header silently dropped, a foreign
+ * Host) is refused here, before any handler reads a body. docs/security.md ("The HTTP
+ * edge") lists which layer rejects what. */
+#include <civetweb.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include "log.h"
+
+/* Sent on every response: API replies (send_head), civetweb's own pages and files
+ * (additional_header), and errors civetweb answers (http_error). The UI loads only its
+ * own scripts and styles (no inline script or style), connects only to musterd, and may
+ * not be framed. */
+const char api__security_headers[] =
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'\r\n"
+    "X-Content-Type-Options: nosniff\r\n"
+    "X-Frame-Options: DENY\r\n"
+    "Referrer-Policy: no-referrer";
+
+/* A header list entry: "name" or "name:port"-free host names, compared without case. */
+static int list_has(const char *list, const char *s, size_t n)
+{
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, ", \t");
+        size_t len = strcspn(p, ", \t");
+        if (len && ((len == 1 && *p == '*') || (len == n && !strncasecmp(p, s, n))))
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+char *api__default_hosts(const char *listen_host)
+{
+    int wildcard = !listen_host[0] || !strcmp(listen_host, "0.0.0.0") ||
+                   !strcmp(listen_host, "::") || !strcmp(listen_host, "[::]");
+
+    return xasprintf("localhost,127.0.0.1,::1%s%s", wildcard ? "" : ",",
+                     wildcard ? "" : listen_host);
+}
+
+/* The host name of a Host header value (no port, no IPv6 brackets) into out; -1 when
+ * it does not parse. */
+static int host_name(const char *host, char *out, size_t n)
+{
+    const char *end;
+
+    if (host[0] == '[') {
+        end = strchr(host, ']');
+        if (!end || (end[1] && end[1] != ':'))
+            return -1;
+        host++;
+    } else {
+        end = host + strcspn(host, ":");
+    }
+    size_t len = (size_t)(end - host);
+    if (!len || len >= n)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)host[i]) && !strchr("-._:", host[i]))
+            return -1;
+    memcpy(out, host, len);
+    out[len] = '\0';
+    return 0;
+}
+
+void api__force_close(struct mg_connection *conn)
+{
+    /* civetweb 1.15 offers no call to end a keep-alive connection from a handler; it
+     * decides after the reply from the request's Connection header (should_keep_alive),
+     * so a refused request's framing is never trusted for a next request on the same
+     * connection. */
+    struct mg_request_info *ri = (struct mg_request_info *)mg_get_request_info(conn);
+    int i;
+
+    for (i = 0; i < ri->num_headers; i++)
+        if (!strcasecmp(ri->http_headers[i].name, "Connection"))
+            break;
+    if (i == ri->num_headers && i == MG_MAX_HEADERS)
+        i--; /* the request is refused anyway: its last header can go */
+    ri->http_headers[i].name = "Connection";
+    ri->http_headers[i].value = "close";
+    if (i == ri->num_headers)
+        ri->num_headers++;
+}
+
+static int refuse(struct req *r, int code, const char *fmt, const char *arg)
+{
+    api__force_close(r->conn);
+    api__reply_errorf(r, code, fmt, arg);
+    return -1;
+}
+
+static int count_header(const struct mg_request_info *ri, const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < ri->num_headers; i++)
+        n += !strcasecmp(ri->http_headers[i].name, name);
+    return n;
+}
+
+/* What is wrong with the header block civetweb parsed, or NULL. civetweb 1.15 drops the
+ * spaces between a name and its colon, and ends the header block silently at a line it
+ * cannot read (a folded continuation, a name byte outside 33-126), so headers after it
+ * vanish. Both are seen in its buffer: civetweb NUL-terminates each name at its first
+ * space or colon and each value at its CR or LF, in place. */
+static const char *header_problem(const struct mg_request_info *ri, const char **name)
+{
+    static const char tchar[] = "!#$%&'*+-.^_`|~";
+
+    for (int i = 0; i < ri->num_headers; i++) {
+        const char *n = ri->http_headers[i].name;
+        *name = n;
+        for (const char *p = n; *p; p++)
+            if (!isalnum((unsigned char)*p) && !strchr(tchar, *p))
+                return "is not a token";
+        if (n[strlen(n) + 1] == '\0')
+            return "has a space before its colon";
+    }
+    if (ri->num_headers > 0) {
+        /* the request line ended in CRLF when both bytes before the first name are NUL
+         * or CR; then the last value's CR and LF are NULs and the blank line's CR follows.
+         * With bare LFs the value's LF and the blank line's (civetweb ends the block with
+         * a NUL) are NULs. Anything else is a line civetweb stopped at. */
+        const char *first = ri->http_headers[0].name;
+        int crlf = first[-2] == '\0' || first[-2] == '\r';
+        const char *v = ri->http_headers[ri->num_headers - 1].value;
+        const char *end = v + strlen(v) + 1;
+        *name = ri->http_headers[ri->num_headers - 1].name;
+        if (crlf ? (end[0] != '\0' || end[1] != '\r') : end[0] != '\0')
+            return "is followed by a line that is not a header (a folded continuation line, "
+                   "a name with a space or a byte outside ASCII, or mixed line endings)";
+    }
+    return NULL;
+}
+
+/* Request smuggling: a body's length must have exactly one reading (RFC 9112 6.3). */
+static int framing_ok(struct req *r, const struct mg_request_info *ri)
+{
+    int cl = count_header(ri, "Content-Length"), te = count_header(ri, "Transfer-Encoding");
+    const char *name = NULL, *bad = header_problem(ri, &name);
+
+    if (ri->num_headers >= MG_MAX_HEADERS)
+        return refuse(r, ERR_HEADERS_TOO_LARGE, "a request may carry at most %s headers", "63");
+    if (bad) {
+        char *shown = xasprintf("header '%.100s' %s", name, bad);
+        api__utf8_scrub(shown);
+        refuse(r, ERR_INVALID, "%s", shown);
+        free(shown);
+        return -1;
+    }
+    if (cl > 1)
+        return refuse(r, ERR_INVALID, "%s: the request has more than one Content-Length",
+                      "ambiguous body length");
+    if (cl && te)
+        return refuse(r, ERR_INVALID,
+                      "%s: the request has both Content-Length and Transfer-Encoding",
+                      "ambiguous body length");
+    if (te > 1)
+        return refuse(r, ERR_INVALID, "%s: the request has more than one Transfer-Encoding",
+                      "ambiguous body length");
+    const char *v = cl ? mg_get_header(r->conn, "Content-Length") : NULL;
+    if (v && (!*v || strspn(v, "0123456789") != strlen(v)))
+        return refuse(r, ERR_INVALID, "Content-Length '%.40s' is not a single decimal number", v);
+    if (count_header(ri, "Host") > 1)
+        return refuse(r, ERR_INVALID, "%s: the request has more than one Host header",
+                      "ambiguous target");
+    return 0;
+}
+
+/* DNS rebinding: a page of evil.example that resolves to 127.0.0.1 reaches musterd with
+ * "Host: evil.example"; only names musterd serves are answered. */
+static int host_ok(struct req *r)
+{
+    const char *host = mg_get_header(r->conn, "Host");
+    char name[256];
+
+    if (!host || !*host)
+        return refuse(r, ERR_INVALID, "the request has no Host header%s", "");
+    if (host_name(host, name, sizeof(name)) < 0)
+        return refuse(r, ERR_INVALID, "Host '%.100s' is not a host name or address", host);
+    if (!list_has(r->api->allowed_hosts, name, strlen(name))) {
+        char *shown = xstrdup(host);
+        api__utf8_scrub(shown);
+        refuse(r, ERR_MISDIRECTED,
+               "Host '%.100s' is not served here (config allowed_hosts lists the names "
+               "musterd answers to)",
+               shown);
+        free(shown);
+        return -1;
+    }
+    return 0;
+}
+
+int api__edge_ok(struct req *r)
+{
+    const struct mg_request_info *ri = mg_get_request_info(r->conn);
+
+    if (framing_ok(r, ri) < 0 || host_ok(r) < 0)
+        return -1;
+    return 0;
+}
+
+const char *api__cors_origin(struct req *r)
+{
+    const char *origin = api__header(r, "Origin");
+
+    if (!origin || !r->api->cors_origins)
+        return NULL;
+    return list_has(r->api->cors_origins, origin, strlen(origin)) && strcmp(origin, "*") != 0
+               ? origin
+               : NULL;
+}
+
+/* 1 when origin is "http://" or "https://" followed by the request's own Host. */
+static int same_origin(struct req *r, const char *origin)
+{
+    const char *host = api__header(r, "Host");
+    const char *rest = !strncasecmp(origin, "http://", 7)    ? origin + 7
+                       : !strncasecmp(origin, "https://", 8) ? origin + 8
+                                                             : NULL;
+    return host && rest && !strcasecmp(rest, host);
+}
+
+int api__origin_ok(struct req *r)
+{
+    const char *origin = api__header(r, "Origin");
+
+    if (!origin || same_origin(r, origin) || api__cors_origin(r))
+        return 0;
+    char *shown = xstrdup(origin);
+    api__utf8_scrub(shown);
+    api__reply_errorf(r, ERR_FORBIDDEN,
+                      "cross-origin request from '%.200s' refused (config cors_origins lists "
+                      "the origins allowed to call musterd)",
+                      shown);
+    free(shown);
+    return -1;
+}
+
+int api__content_format(const char *ctype, enum model_format *fmt)
+{
+    static const struct {
+        const char *type;
+        enum model_format fmt;
+    } types[] = {
+        {"application/json", MODEL_FMT_JSON},   {"application/yaml", MODEL_FMT_YAML},
+        {"application/x-yaml", MODEL_FMT_YAML}, {"text/yaml", MODEL_FMT_YAML},
+        {"text/x-yaml", MODEL_FMT_YAML},
+    };
+    size_t n = ctype ? strcspn(ctype, "; \t") : 0;
+
+    for (size_t i = 0; n && i < sizeof(types) / sizeof(types[0]); i++) {
+        if (strlen(types[i].type) == n && !strncasecmp(ctype, types[i].type, n)) {
+            *fmt = types[i].fmt;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int api__content_type_ok(struct req *r)
+{
+    const struct mg_request_info *ri = mg_get_request_info(r->conn);
+    const char *ct = api__header(r, "Content-Type");
+    enum model_format fmt;
+    int body = ri->content_length > 0 || api__header(r, "Transfer-Encoding");
+
+    /* a browser can send a cross-site POST with a "simple" type (text/plain, a form) or
+     * none without asking first; JSON and YAML need a CORS preflight, which fails */
+    if (!strcmp(r->method, "DELETE") && !body)
+        return 0;
+    if (api__content_format(ct, &fmt) == 0)
+        return 0;
+    if (!ct || !*ct)
+        api__reply_errorf(r, ERR_UNSUPPORTED,
+                          "'%s' needs Content-Type application/json or application/yaml",
+                          r->method);
+    else
+        api__reply_errorf(r, ERR_UNSUPPORTED,
+                          "content type '%.*s' is not supported; use application/json or "
+                          "application/yaml",
+                          (int)strcspn(ct, "; \t"), ct);
+    return -1;
+}
+
+/* RFC 3986 2.1; -1 on a bad escape. */
+static int hexval(int c)
+{
+    return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+}
+
+int api__path_decode(const char *raw, size_t n, char **out, const char **why)
+{
+    char *s = xmalloc(n + 1);
+    size_t k = 0;
+
+    *why = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (raw[i] != '%') {
+            s[k++] = raw[i];
+            continue;
+        }
+        int hi = i + 1 < n ? hexval((unsigned char)raw[i + 1]) : -1;
+        int lo = i + 2 < n ? hexval((unsigned char)raw[i + 2]) : -1;
+        if (hi < 0 || lo < 0) {
+            *why = "has a '%' that is not followed by two hex digits";
+            break;
+        }
+        s[k] = (char)(hi << 4 | lo);
+        if (!s[k]) {
+            *why = "holds an encoded NUL byte (%00)";
+            break;
+        }
+        k++;
+        i += 2;
+    }
+    s[k] = '\0';
+    if (*why) {
+        free(s);
+        *out = NULL;
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+/* The absolute-form targets civetweb would drop without a word (RFC 9112 3.2.2 lets a
+ * server that is no proxy refuse them): "*" and "scheme://host/...". */
+static int dropped_target(const char *uri)
+{
+    if (!strcmp(uri, "*"))
+        return 1;
+    if (uri[0] == '/')
+        return 0;
+    for (const char *p = uri; *p; p++)
+        if ((unsigned char)*p < 33)
+            return 0; /* civetweb answered 400 "Invalid URI" itself */
+    return strstr(uri, "://") != NULL && strchr(strstr(uri, "://") + 3, '/') != NULL;
+}
+
+void api__connection_closing(const struct mg_connection *conn)
+{
+    const struct mg_request_info *ri = mg_get_request_info(conn);
+
+    if (!ri->request_uri || ri->local_uri || !ri->request_method || !ri->http_version ||
+        (strcmp(ri->http_version, "1.0") && strcmp(ri->http_version, "1.1")) ||
+        !dropped_target(ri->request_uri))
+        return;
+    char msg[512], *text = NULL;
+    snprintf(msg, sizeof(msg),
+             "request target '%.200s' is not a path: musterd is not a proxy; send the path "
+             "('GET /api/v1/nodes HTTP/1.1' with a Host header)",
+             ri->request_uri);
+    api__utf8_scrub(msg);
+    json_t *body =
+        json_pack("{s:{s:s, s:s}}", "error", "code", err_name(ERR_INVALID), "message", msg);
+    text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text)
+        return;
+    mg_printf((struct mg_connection *)conn,
+              "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+              "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n"
+              "%s\n",
+              strlen(text) + 1, api__security_headers, text);
+    log_info("rejected by the HTTP layer: 400 %s", msg);
+    free(text);
+}
