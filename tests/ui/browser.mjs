@@ -7,8 +7,9 @@ import { chromium } from 'playwright-core';
 export const CHROMIUM = process.env.MUSTER_CHROMIUM || '/usr/bin/chromium';
 
 // Launches chromium with a fresh profile (a new --user-data-dir, passed the way playwright
-// wants it); returns {browser: the context, close()}.
-export async function launch() {
+// wants it) and extra command-line args (e.g. --host-resolver-rules); returns {browser: the
+// context, close()}.
+export async function launch(extraArgs = []) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-profile-'));
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -16,7 +17,8 @@ export async function launch() {
     viewport: { width: 1440, height: 900 },
     acceptDownloads: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extraArgs],
   });
   return {
     browser,

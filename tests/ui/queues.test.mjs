@@ -27,7 +27,7 @@ const api = async (p, init) => {
 };
 const applyFile = (f) => api('/api/v1/manifests', { method: 'POST',
   headers: { 'Content-Type': 'application/yaml' }, body: fs.readFileSync(path.join(SRC, f)) });
-const cycle = () => api('/api/v1/cycles', { method: 'POST' });
+const cycle = () => api('/api/v1/cycles', { method: 'POST', headers: { 'Content-Type': 'application/json' } });
 
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-queues-'));

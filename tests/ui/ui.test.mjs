@@ -29,7 +29,7 @@ before(async () => {
   for (const f of ['cluster.yaml', 'workloads.yaml'])
     await api('/api/v1/manifests', { method: 'POST', headers: { 'Content-Type': 'application/yaml' },
       body: fs.readFileSync(path.join(SRC, 'examples/demo', f)) });
-  for (let i = 0; i < 3; i++) await api('/api/v1/cycles', { method: 'POST' });
+  for (let i = 0; i < 3; i++) await api('/api/v1/cycles', { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   fs.mkdirSync(ART, { recursive: true });
   b = await launch();
 });
