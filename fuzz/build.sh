@@ -1,7 +1,8 @@
 #!/bin/sh
 # fuzz/build.sh [BUILD_DIR] - builds the libFuzzer harnesses (clang only).
 #
-# The sources of base/, model/ and store/ plus server/config.c are compiled once with
+# The sources of base/, model/, store/, scheduler/ and web/ plus server/config.c are
+# compiled once with
 # coverage instrumentation, AddressSanitizer and UndefinedBehaviorSanitizer into a
 # static archive (so each harness links only the objects it needs); each
 # fuzz/fuzz_<name>.c becomes BUILD_DIR/fuzz_<name>. The normal CMake build is untouched.
@@ -15,12 +16,13 @@ pkgs="jansson yaml-0.1 lmdb libcrypto"
 cflags="-std=c11 -D_GNU_SOURCE -DMUSTER_SOURCE_DIR=\"$root\" -DMUSTER_VERSION=\"fuzz\"
   -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror
-  -I$root/base -I$root/model -I$root/store -I$root/scheduler -I$root/server
+  -I$root/base -I$root/model -I$root/store -I$root/scheduler -I$root/server -I$root/web
   $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lpthread -lm"
+libs="$(pkg-config --libs $pkgs) -lcivetweb -lpthread -lm"
 
 objs=""
-for src in "$root"/base/*.c "$root"/model/*.c "$root"/store/*.c "$root"/server/config.c; do
+for src in "$root"/base/*.c "$root"/model/*.c "$root"/store/*.c "$root"/scheduler/*.c \
+    "$root"/web/*.c "$root"/server/config.c; do
     dir=$(basename "$(dirname "$src")")
     obj="$out/obj/${dir}_$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$(dirname "$src")" \

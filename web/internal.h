@@ -99,6 +99,18 @@ void api__connection_closing(const struct mg_connection *conn);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);
+/* The pure part of routing (fuzz/fuzz_router.c drives it without a connection). */
+/* Why a path cannot name a route or file (static text), or NULL: raw as sent, decoded its
+ * api__path_decode. */
+const char *api__path_problem(const char *raw, const char *decoded);
+/* The index of the route for r->method on r->raw_path, its {x} segments captured raw
+ * into r->params; -1 when none, with the methods the path has in allow ("GET, DELETE";
+ * empty when the path matches no route). */
+int api__route_lookup(struct req *r, char *allow, size_t allow_size);
+/* The pattern of route i ("/api/v1/pods/{ns}/{name}"), NULL past the table. */
+const char *api__route_pattern(int i);
+/* Frees r's captured path parameters. */
+void api__params_free(struct req *r);
 
 /* ---- reply.c ---- */
 /* Sends body (stolen) as JSON with status. */

@@ -61,7 +61,7 @@ static const struct route routes[] = {
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
-static void free_params(struct req *r)
+void api__params_free(struct req *r)
 {
     for (size_t i = 0; i < r->nparams; i++) {
         free(r->params[i]);
@@ -75,7 +75,7 @@ static int match(const char *pattern, const char *path, struct req *r)
 {
     const char *p = pattern, *s = path;
 
-    free_params(r);
+    api__params_free(r);
     while (*p && *s) {
         if (*p == '{') {
             size_t n = strcspn(s, "/");
@@ -93,7 +93,7 @@ static int match(const char *pattern, const char *path, struct req *r)
     /* a trailing slash is tolerated: "/api/v1/pods/" is "/api/v1/pods" */
     if (!*p && (!*s || (s[0] == '/' && !s[1])))
         return 1;
-    free_params(r);
+    api__params_free(r);
     return 0;
 }
 
@@ -222,25 +222,29 @@ static void method_not_allowed(struct req *r, const char *allow)
     json_decref(body);
 }
 
-/* 0 when the path is one a route or a file could have; otherwise replies 400. The path
- * is checked decoded, so what a client wrote as %ff or ..%2F.. is caught here. */
-static int path_ok(struct req *r)
+const char *api__path_problem(const char *raw, const char *decoded)
 {
-    const char *why = r->path_error;
-
     /* every object name is one segment: "pods/team%2Fx" must not become "pods/team/x" */
-    if (!why && (strstr(r->raw_path, "%2F") || strstr(r->raw_path, "%2f")))
-        why = "holds an encoded '/' (%2F): a name cannot contain '/'";
-    if (!why && !api__utf8_valid(r->path, strlen(r->path)))
-        why = "is not valid UTF-8";
-    for (const char *p = r->path; !why && *p; p++)
+    if (strstr(raw, "%2F") || strstr(raw, "%2f"))
+        return "holds an encoded '/' (%2F): a name cannot contain '/'";
+    if (!api__utf8_valid(decoded, strlen(decoded)))
+        return "is not valid UTF-8";
+    for (const char *p = decoded; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            why = "holds a control character";
-    for (const char *p = r->path; !why && (p = strchr(p, '/')) != NULL; p++) {
+            return "holds a control character";
+    for (const char *p = decoded; (p = strchr(p, '/')) != NULL; p++) {
         size_t n = strcspn(p + 1, "/");
         if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
-            why = "has a '.' or '..' segment";
+            return "has a '.' or '..' segment";
     }
+    return NULL;
+}
+
+/* 0 when the path is one a route or a file could have; otherwise replies 400. */
+static int path_ok(struct req *r)
+{
+    const char *why = r->path_error ? r->path_error : api__path_problem(r->raw_path, r->path);
+
     if (!why)
         return 0;
     char *shown = xstrdup(r->raw_path);
@@ -312,6 +316,28 @@ static void run_deep(api__handler fn, struct req *r)
         fn(r);
 }
 
+int api__route_lookup(struct req *r, char *allow, size_t allow_size)
+{
+    allow[0] = '\0';
+    for (size_t i = 0; i < NROUTES; i++) {
+        if (!match(routes[i].pattern, r->raw_path, r))
+            continue;
+        if (method_is(&routes[i], r->method))
+            return (int)i;
+        if (!strstr(allow, routes[i].method)) {
+            size_t n = strlen(allow);
+            snprintf(allow + n, allow_size - n, "%s%s", n ? ", " : "", routes[i].method);
+        }
+        api__params_free(r);
+    }
+    return -1;
+}
+
+const char *api__route_pattern(int i)
+{
+    return i >= 0 && (size_t)i < NROUTES ? routes[i].pattern : NULL;
+}
+
 void api__dispatch(struct req *r)
 {
     char allow[128] = "";
@@ -320,19 +346,9 @@ void api__dispatch(struct req *r)
 
     if (api__edge_ok(r) < 0 || path_ok(r) < 0)
         return;
-    for (size_t i = 0; i < NROUTES && !found; i++) {
-        if (!match(routes[i].pattern, r->raw_path, r))
-            continue;
-        if (method_is(&routes[i], r->method)) {
-            found = &routes[i];
-            break;
-        }
-        if (!strstr(allow, routes[i].method)) {
-            size_t n = strlen(allow);
-            snprintf(allow + n, sizeof(allow) - n, "%s%s", n ? ", " : "", routes[i].method);
-        }
-        free_params(r);
-    }
+    int i = api__route_lookup(r, allow, sizeof(allow));
+    if (i >= 0)
+        found = &routes[i];
     if (api__origin_ok(r) < 0) {
         /* nothing more: a foreign origin learns nothing about routes */
     } else if (!found && allow[0]) {
@@ -356,5 +372,5 @@ void api__dispatch(struct req *r)
         else
             found->fn(r);
     }
-    free_params(r);
+    api__params_free(r);
 }
