@@ -24,7 +24,7 @@ void server_config_init(struct server_config *c)
     c->grace_ms = 30000;
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
     c->log_level = LOG_INFO;
-    c->threads = 8;
+    c->threads = 32;
 }
 
 void server_config_release(struct server_config *c)

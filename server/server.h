@@ -47,7 +47,7 @@ struct server_config {
     enum log_level log_level;
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
     char *ui_dir;    /* NULL: the compiled-in web/static */
-    int threads;     /* HTTP worker threads, default 8 */
+    int threads;     /* HTTP worker threads, default 32 (see docs/security.md) */
     /* allowed_hosts: Host names answered (comma separated or a YAML list; "*": any);
      * NULL: the loopback names and the listen address. cors_origins: origins allowed to
      * call cross-origin; NULL: none. */

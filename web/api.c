@@ -235,7 +235,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
                      sizeof(listen), err);
     if (rc < 0)
         goto out;
-    snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 8);
+    snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 32);
 
     api->cors_origins =
         opts->cors_origins && opts->cors_origins[0] ? xstrdup(opts->cors_origins) : NULL;

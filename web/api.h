@@ -67,7 +67,8 @@ struct api_options {
     /* Origins allowed to call cross-origin (CORS), comma separated; NULL: none. A request
      * whose Origin is neither its own nor listed gets 403. */
     const char *cors_origins;
-    int threads;        /* worker threads; 0: 8 */
+    int threads;        /* worker threads; 0: 32. Each open connection holds one while it
+                         * is read or kept alive (docs/security.md) */
     /* Called after every successful apply or delete (the cycle thread's wake-up). */
     void (*on_change)(void *ctx);
     void *on_change_ctx;
