@@ -116,6 +116,29 @@ static char **string_slot(struct server_config *c, const char *key)
     return NULL;
 }
 
+/* cors_origins: each entry "http://host[:port]" or "https://host[:port]", as a browser
+ * sends Origin (no path, no "*": an origin is trusted by name). */
+static int origins_check(const char *v, struct err *err)
+{
+    for (const char *p = v; *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (!n)
+            break;
+        const char *host = !strncmp(p, "http://", 7)    ? p + 7
+                           : !strncmp(p, "https://", 8) ? p + 8
+                                                        : NULL;
+        size_t hn = host ? n - (size_t)(host - p) : 0;
+        if (!host || !hn || memchr(host, '/', hn) || memchr(host, '*', hn))
+            return err_set(err, ERR_INVALID,
+                           "'cors_origins' entry '%.*s' is not an origin such as "
+                           "'https://ui.example' or 'http://127.0.0.1:3000'",
+                           (int)n, p);
+        p += n;
+    }
+    return 0;
+}
+
 /* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
 static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
 {
@@ -128,6 +151,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
     if (slot) {
         if (!*v && (!strcmp(key, "listen") || !strcmp(key, "data_dir")))
             return err_set(err, ERR_INVALID, "'%s' must not be empty", key);
+        if (!strcmp(key, "cors_origins") && origins_check(v, err) < 0)
+            return ERR_INVALID;
         free(*slot);
         *slot = *v ? xstrdup(v) : NULL;
     } else if (!strcmp(key, "auth_reads") || !strcmp(key, "mark_running")) {

@@ -120,6 +120,13 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("retention: 0\n", "line 1", "'retention' must be a duration above 0");
     expect_config_error("\nretention: 7 weeks\n", "line 2", "'retention'");
     expect_config_error("retention: 7w\n", "line 1", "'retention'");
+    expect_config_error("\nallowed_hosts: [a, 'b c']\n", "line 2",
+                        "'allowed_hosts' must be a list of names");
+    expect_config_error("allowed_hosts: {a: b}\n", "line 1", "'allowed_hosts' must be a single");
+    expect_config_error("cors_origins: [https://ui.example, '*']\n", "line 1",
+                        "entry '*' is not an origin");
+    expect_config_error("cors_origins: https://ui.example/app\n", "line 1",
+                        "entry 'https://ui.example/app' is not an origin");
 
     const char *missing[] = {"--config", "/tmp/muster-no-such-config.yaml", NULL};
     char *err = NULL;
