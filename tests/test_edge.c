@@ -495,7 +495,8 @@ END_TEST
 START_TEST(test_edge_keep_alive_and_security_headers)
 {
     int closed = 0;
-    const char *two = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    /* a header with an empty value is fine */
+    const char *two = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Empty:\r\n\r\n"
                       "GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                       "GET /api/v1/nodes/none HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: "
                       "close\r\n\r\n";

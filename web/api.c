@@ -52,7 +52,9 @@ static int begin_request(struct mg_connection *conn)
     __atomic_add_fetch(&r.api->requests, 1, __ATOMIC_RELAXED);
     if (cls >= 1 && cls <= 5)
         __atomic_add_fetch(&r.api->by_class[cls], 1, __ATOMIC_RELAXED);
-    log_info("%s %s %d %zu bytes %.1f ms", r.method, r.path, r.status, r.bytes,
+    /* the path as sent: civetweb let no byte below 33 through, where the decoded one may
+     * hold control characters that would forge log lines */
+    log_info("%s %s %d %zu bytes %.1f ms", r.method, r.raw_path, r.status, r.bytes,
              (double)(clock_mono_ns() - start) / 1e6);
     free(decoded);
     return r.status;

@@ -127,7 +127,10 @@ static const char *header_problem(const struct mg_request_info *ri, const char *
         for (const char *p = n; *p; p++)
             if (!isalnum((unsigned char)*p) && !strchr(tchar, *p))
                 return "is not a token";
-        if (n[strlen(n) + 1] == '\0')
+        /* right after the name's NUL comes its value, a space after the colon, or (when
+         * spaces stood before the colon) more NULs */
+        const char *after = n + strlen(n) + 1;
+        if (*after == '\0' && after != ri->http_headers[i].value)
             return "has a space before its colon";
     }
     if (ri->num_headers > 0) {
