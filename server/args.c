@@ -12,14 +12,20 @@ static const char usage[] =
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
+    "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
     "               [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
     "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
-    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation.\n"
-    "Flags override the file.\n"
+    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
+    "tls_cert, tls_key, tls_client_ca. Flags override the file.\n"
+    "\n"
+    "--tls-cert/--tls-key: serve HTTPS only (TLS 1.2+) with this PEM certificate (chain\n"
+    "after the leaf) and unencrypted key; SIGHUP or a change to the files reloads them\n"
+    "without closing the port. --tls-client-ca: also require client certificates signed\n"
+    "by this CA (mTLS).\n"
     "\n"
     "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"
     "answerable after its pods are gone: seconds or a number with s, m, h or d (default 7d).\n"
@@ -32,9 +38,9 @@ static const char usage[] =
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",         "--data-dir",         "--listen",     "--token",
-    "--port-file",      "--log-level",        "--kubeconfig", "--context",
-    "--scheduler-name", "--field-validation", "--retention"};
+    "--config",    "--data-dir",   "--listen",  "--token",          "--port-file",
+    "--log-level", "--kubeconfig", "--context", "--scheduler-name", "--field-validation",
+    "--retention", "--tls-cert",   "--tls-key", "--tls-client-ca"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -81,6 +87,12 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->kube_context, value);
     else if (!strcmp(flag, "--scheduler-name"))
         replace(&c->scheduler_name, value);
+    else if (!strcmp(flag, "--tls-cert"))
+        replace(&c->tls_cert, value);
+    else if (!strcmp(flag, "--tls-key"))
+        replace(&c->tls_key, value);
+    else if (!strcmp(flag, "--tls-client-ca"))
+        replace(&c->tls_client_ca, value);
     else if (!strcmp(flag, "--field-validation") &&
              model_fields_parse(value, &c->field_validation, NULL) < 0)
         return err_set(err, ERR_INVALID,
@@ -130,5 +142,5 @@ int server_args(int argc, char **argv, struct server_config *c, int *done, struc
         if ((rc = apply_flag(c, flag, value, err)) < 0)
             return rc;
     }
-    return 0;
+    return server_config_check(c, err);
 }

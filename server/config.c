@@ -39,6 +39,9 @@ void server_config_release(struct server_config *c)
     free(c->kubeconfig);
     free(c->kube_context);
     free(c->scheduler_name);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->tls_client_ca);
     memset(c, 0, sizeof(*c));
 }
 
@@ -105,6 +108,9 @@ static char **string_slot(struct server_config *c, const char *key)
         {"kubeconfig", offsetof(struct server_config, kubeconfig)},
         {"kube_context", offsetof(struct server_config, kube_context)},
         {"scheduler_name", offsetof(struct server_config, scheduler_name)},
+        {"tls_cert", offsetof(struct server_config, tls_cert)},
+        {"tls_key", offsetof(struct server_config, tls_key)},
+        {"tls_client_ca", offsetof(struct server_config, tls_client_ca)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -169,7 +175,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation)",
+                       "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca)",
                        key);
     }
     return 0;
@@ -200,6 +206,20 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
         if (set_key(c, key, (const char *)v->data.scalar.value, err) < 0)
             return err_prefix(err, "config '%s' line %zu", path, line);
     }
+    return 0;
+}
+
+int server_config_check(const struct server_config *c, struct err *err)
+{
+    if (!c->tls_cert != !c->tls_key)
+        return err_set(err, ERR_INVALID,
+                       "'%s' is set but '%s' is not: HTTPS needs both (tls_cert and tls_key in "
+                       "the config, --tls-cert and --tls-key on the command line)",
+                       c->tls_cert ? "tls_cert" : "tls_key", c->tls_cert ? "tls_key" : "tls_cert");
+    if (c->tls_client_ca && !c->tls_cert)
+        return err_set(err, ERR_INVALID,
+                       "'tls_client_ca' needs HTTPS: set tls_cert and tls_key too (--tls-cert, "
+                       "--tls-key)");
     return 0;
 }
 

@@ -133,14 +133,33 @@ static int start_mirror(const struct server_config *c, struct sched *s, struct s
     return 0;
 }
 
-/* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them). */
-static void wait_for_signal(const sigset_t *set)
+/* Reloads what can change under a running musterd; force: SIGHUP (read again even when the
+ * files look unchanged). Other reloadable settings belong here too, one call each. */
+static void reload(struct api *api, int force)
 {
-    int sig = 0;
+    struct err err = ERR_INIT;
 
-    while (sigwait(set, &sig) != 0)
-        ;
-    log_info("musterd: %s received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (api_tls_reload(api, force, &err) < 0)
+        log_error("%s", err.msg);
+}
+
+/* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them);
+ * SIGHUP reloads, and once a second the TLS files are checked for changes. */
+static void serve_until_signal(struct api *api, const sigset_t *set)
+{
+    for (;;) {
+        struct timespec second = {1, 0};
+        int sig = sigtimedwait(set, NULL, &second);
+        if (sig == SIGHUP) {
+            log_info("musterd: SIGHUP received, reloading");
+            reload(api, 1);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            log_info("musterd: %s received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            return;
+        } else if (sig < 0 && errno == EAGAIN) {
+            reload(api, 0);
+        }
+    }
 }
 
 int server_run(const struct server_config *c, struct err *err)
@@ -167,6 +186,7 @@ int server_run(const struct server_config *c, struct err *err)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     /* before any thread starts, so every thread inherits the mask */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     mtx_init(&cy.mu, mtx_plain);
@@ -195,15 +215,18 @@ int server_run(const struct server_config *c, struct err *err)
         .on_change_ctx = &cy,
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
+        .tls_cert = c->tls_cert,
+        .tls_key = c->tls_key,
+        .tls_client_ca = c->tls_client_ca,
     };
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
         goto out;
     listen_host(c->listen, host, sizeof(host));
-    log_info("musterd listening on http://%s:%d (data dir '%s', sync %s)", host, api_port(api),
-             c->data_dir, store_sync_name(c->sync));
+    log_info("musterd listening on %s://%s:%d (data dir '%s', sync %s)", api_scheme(api), host,
+             api_port(api), c->data_dir, store_sync_name(c->sync));
     if (c->port_file && (rc = write_port_file(c->port_file, api_port(api), err)) < 0)
         goto out;
-    wait_for_signal(&set);
+    serve_until_signal(api, &set);
 out:
     api_stop(api); /* stop accepting; running requests finish first */
     if (have_thread) {

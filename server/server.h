@@ -10,10 +10,15 @@
  *     if (!done) server_run(&c, &err);                   until SIGTERM / SIGINT
  *     server_config_release(&c);
  *
+ * server_config_check (called by server_args) refuses settings that only make sense
+ * together, with the keys named.
+ *
  * server_run opens the store (ERR_BUSY when another musterd holds the data directory),
  * the scheduler and the API, and runs a cycle thread: sched_cycle every cycle_interval
  * seconds and soon after every successful apply or delete. SIGTERM and SIGINT stop
- * accepting requests, let the current cycle finish and close everything cleanly.
+ * accepting requests, let the current cycle finish and close everything cleanly. SIGHUP
+ * reloads the TLS certificate, key and client CA; they are also reloaded within about a
+ * second of a change to their files.
  *
  * yaml.h is included only by config.c.
  */
@@ -54,6 +59,11 @@ struct server_config {
     char *kubeconfig;
     char *kube_context;
     char *scheduler_name;
+    /* HTTPS (docs/security.md "## TLS"): tls_cert and tls_key PEM files, both or neither;
+     * tls_client_ca: client certificates must be signed by it (needs tls_cert). */
+    char *tls_cert;
+    char *tls_key;
+    char *tls_client_ca;
 };
 
 /* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").
@@ -68,8 +78,12 @@ void server_config_release(struct server_config *c);
  * c. Returns 0, ERR_IO (cannot read) or ERR_INVALID: "config 'f.yaml' line 3: unknown key
  * 'listn'" and the like. */
 int server_config_load(struct server_config *c, const char *path, struct err *err);
+/* Refuses combinations: tls_cert without tls_key (or the reverse), tls_client_ca without
+ * them. Returns 0 or ERR_INVALID naming the keys and flags. */
+int server_config_check(const struct server_config *c, struct err *err);
 /* Parses the command line: --config FILE first, then --data-dir, --listen, --token,
- * --port-file and --log-level override it. --help and --version print to stdout and set
+ * --port-file, --log-level, --tls-cert, --tls-key, --tls-client-ca ... override it, then
+ * server_config_check runs. --help and --version print to stdout and set
  * *done. Returns 0 or ERR_INVALID / ERR_IO. */
 int server_args(int argc, char **argv, struct server_config *c, int *done, struct err *err);
 /* Runs musterd until SIGTERM or SIGINT. Returns 0 after a clean shutdown, or ERR_BUSY,

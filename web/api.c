@@ -122,8 +122,9 @@ static int log_message(const struct mg_connection *conn, const char *message)
     return 1;
 }
 
-/* civetweb wants "127.0.0.1:8080"; accept "ADDR:PORT", ":PORT" and "PORT". */
-static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
+/* civetweb wants "127.0.0.1:8080" ("127.0.0.1:8443s" for HTTPS); accept "ADDR:PORT",
+ * ":PORT" and "PORT". */
+static int listen_spec(const char *listen, int tls, char *buf, size_t n, struct err *err)
 {
     const char *colon = strrchr(listen, ':');
     const char *port = colon ? colon + 1 : listen;
@@ -133,11 +134,11 @@ static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
     if (!*port || *end || v < 0 || v > 65535)
         return err_set(err, ERR_INVALID, "listen address '%s' needs ADDR:PORT", listen);
     if (!colon || colon == listen)
-        snprintf(buf, n, "0.0.0.0:%ld", v);
+        snprintf(buf, n, "0.0.0.0:%ld%s", v, tls ? "s" : "");
     else if (!strncmp(listen, "localhost:", 10))
-        snprintf(buf, n, "127.0.0.1:%ld", v);
+        snprintf(buf, n, "127.0.0.1:%ld%s", v, tls ? "s" : "");
     else
-        snprintf(buf, n, "%s", listen);
+        snprintf(buf, n, "%s%s", listen, tls ? "s" : "");
     return 0;
 }
 
@@ -191,6 +192,7 @@ void api_stop(struct api *api)
     if (api->ctx)
         stop_promptly(api);
     mg_exit_library();
+    api__tls_close(api->tls);
     free(api->token);
     free(api->ui_dir);
     free(api);
@@ -218,8 +220,14 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->on_change_ctx = opts->on_change_ctx;
     api->sources = opts->sources;
     api->sources_ctx = opts->sources_ctx;
-    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080", listen,
-                     sizeof(listen), err);
+    if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
+        goto out;
+    if (api->tls && !(mg_check_feature(MG_FEATURES_SSL) & MG_FEATURES_SSL)) {
+        rc = err_set(err, ERR_INTERNAL, "this civetweb was built without TLS support");
+        goto out;
+    }
+    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080",
+                     api->tls != NULL, listen, sizeof(listen), err);
     if (rc < 0)
         goto out;
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 8);
@@ -231,9 +239,14 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     cb.begin_request = begin_request;
     cb.log_message = log_message;
     cb.http_error = http_error;
+    if (api->tls)
+        cb.init_ssl = api__tls_init_ctx;
     api->ctx = mg_start(&cb, api, mg_opts);
     if (!api->ctx) {
-        rc = err_set(err, ERR_IO, "cannot listen on '%s'", listen);
+        rc = err_set(err, ERR_IO, "cannot listen on '%s'%s", listen,
+                     api->tls ? " with TLS (civetweb loads libssl.so at run time: is "
+                                "libssl-dev installed?)"
+                              : "");
         goto out;
     }
     struct mg_server_port ports[4];
@@ -255,6 +268,11 @@ out:
 int api_port(const struct api *api)
 {
     return api->port;
+}
+
+const char *api_scheme(const struct api *api)
+{
+    return api->tls ? "https" : "http";
 }
 
 void api__changed(struct api *api)

@@ -28,6 +28,12 @@
  * field_validation. Warn answers with one "Warning: 299 - \"...\"" header per dropped
  * unknown field (as kube-apiserver does) and lists them in the reply's "warnings".
  *
+ * TLS: with tls_cert and tls_key set the port speaks HTTPS only (TLS 1.2 and 1.3, the
+ * ciphers of web/tls.c); with tls_client_ca too, a handshake without a client certificate
+ * signed by that CA is refused. The files are read at api_start (a bad file fails the
+ * start) and again by api_tls_reload; each new handshake gets the files loaded last,
+ * while the listening socket and established connections stay as they are.
+ *
  * Threads: handlers run on civetweb's worker threads; sched and store are used
  * concurrently (both are thread-safe). on_change is called from a worker thread after
  * every successful apply or delete.
@@ -64,6 +70,12 @@ struct api_options {
      * JSON; NULL when musterd mirrors nothing ({"sources": []}). */
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    /* HTTPS: PEM files (the certificate file may carry the chain after the leaf; the key
+     * must be unencrypted). All NULL: plain HTTP. tls_client_ca: PEM CA certificates whose
+     * signature a client certificate must carry (mTLS); NULL: none asked for. */
+    const char *tls_cert;
+    const char *tls_key;
+    const char *tls_client_ca;
 };
 
 /* Starts the server. sched and st are borrowed and must outlive the api. The options'
@@ -71,8 +83,18 @@ struct api_options {
  * listen: "cannot listen on '127.0.0.1:80': ..."). *out new; release with api_stop. */
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err);
+/* (api_start also returns ERR_IO / ERR_INVALID naming the TLS file that does not load.) */
 /* The port actually listened on (useful after port 0). */
 int api_port(const struct api *api);
+/* "https" when the api serves TLS, else "http" (static string). */
+const char *api_scheme(const struct api *api);
+/* Reads the TLS files again: always when force, otherwise only when one of them changed
+ * (inode, size, mtime or ctime) since the last attempt, so it is cheap to call every
+ * second. Returns 1 when new handshakes now get the new files, 0 when there was nothing
+ * to do (or the api serves plain HTTP), or ERR_IO / ERR_INVALID when the files do not
+ * load or the key does not match: the previous certificate then stays in service. Any
+ * thread. */
+int api_tls_reload(struct api *api, int force, struct err *err);
 /* Stops accepting, waits for running requests to finish and frees the api. NULL-safe. */
 void api_stop(struct api *api);
 

@@ -27,6 +27,7 @@
 
 struct mg_connection;
 struct mg_context;
+struct api__tls;
 
 struct api {
     struct mg_context *ctx;
@@ -41,6 +42,7 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    struct api__tls *tls; /* NULL: plain HTTP */
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -63,6 +65,17 @@ struct req {
 };
 
 typedef void (*api__handler)(struct req *r);
+
+/* ---- tls.c ---- */
+/* Loads the TLS files of o into *out (new; NULL when o asks for plain HTTP). Returns 0,
+ * ERR_INVALID (only one of cert and key, a file that is not PEM, a key that does not
+ * match) or ERR_IO (a file that cannot be read). */
+int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err);
+/* NULL-safe. Only after the civetweb context has stopped. */
+void api__tls_close(struct api__tls *t);
+/* civetweb's init_ssl callback (user_data is the api): configures the SSL_CTX entirely.
+ * Returns 1 (configured) or -1. */
+int api__tls_init_ctx(void *ssl_ctx, void *user_data);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);
