@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "err.h"
@@ -17,6 +18,9 @@ struct client {
     CURL *curl;
     char *base;
     char *auth; /* "Authorization: Bearer ..." or NULL */
+    char *ca;   /* NULL: the system's CAs */
+    char *cert; /* client certificate or NULL */
+    char *key;
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -52,6 +56,32 @@ int client_open(const char *base_url, const char *token, struct client **out, st
     return 0;
 }
 
+static int readable(const char *what, const char *path, struct err *err)
+{
+    if (access(path, R_OK) != 0)
+        return err_set(err, ERR_IO, "%s '%s' cannot be read: %s", what, path, strerror(errno));
+    return 0;
+}
+
+int client_set_tls(struct client *c, const struct client_tls *tls, struct err *err)
+{
+    int rc;
+
+    if (tls->key && !tls->cert)
+        return err_set(err, ERR_INVALID, "a client key needs a client certificate (--cert)");
+    if ((tls->ca && (rc = readable("CA file", tls->ca, err)) < 0) ||
+        (tls->cert && (rc = readable("client certificate", tls->cert, err)) < 0) ||
+        (tls->key && (rc = readable("client key", tls->key, err)) < 0))
+        return rc;
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
+    c->ca = tls->ca ? xstrdup(tls->ca) : NULL;
+    c->cert = tls->cert ? xstrdup(tls->cert) : NULL;
+    c->key = tls->key ? xstrdup(tls->key) : NULL;
+    return 0;
+}
+
 void client_close(struct client *c)
 {
     if (!c)
@@ -59,6 +89,9 @@ void client_close(struct client *c)
     curl_easy_cleanup(c->curl);
     free(c->base);
     free(c->auth);
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
     free(c);
 }
 
@@ -125,7 +158,34 @@ static int translate(struct client *c, CURLcode rc, const char *errbuf, struct e
         why = strerror((int)os_errno);
     if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL)
         return err_set(err, ERR_INVALID, "invalid server URL '%s': %s", c->base, why);
+    if (rc == CURLE_PEER_FAILED_VERIFICATION)
+        return err_set(err, ERR_NETWORK,
+                       "musterd at '%s' is not who it claims: its certificate does not verify "
+                       "(%s); pass the CA that signed it with --ca or MUSTER_CA",
+                       c->base, why);
+    if (rc == CURLE_SSL_CERTPROBLEM)
+        return err_set(err, ERR_NETWORK, "the client certificate for '%s' cannot be used: %s",
+                       c->base, why);
     return err_set(err, ERR_NETWORK, "cannot reach musterd at '%s': %s", c->base, why);
+}
+
+/* curl_easy_reset clears these, so every request sets them again. */
+static void set_tls(struct client *c)
+{
+    CURL *curl = c->curl;
+
+    curl_easy_setopt(curl, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (c->ca) {
+        /* only this CA: not also the system's directory of CAs */
+        curl_easy_setopt(curl, CURLOPT_CAINFO, c->ca);
+        curl_easy_setopt(curl, CURLOPT_CAPATH, NULL);
+    }
+    if (c->cert) {
+        curl_easy_setopt(curl, CURLOPT_SSLCERT, c->cert);
+        curl_easy_setopt(curl, CURLOPT_SSLKEY, c->key ? c->key : c->cert);
+    }
 }
 
 static int perform(struct client *c, const char *method, const char *path, const char *body,
@@ -146,6 +206,7 @@ static int perform(struct client *c, const char *method, const char *path, const
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, sink);
+    set_tls(c);
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     if (body) {
