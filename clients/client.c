@@ -21,6 +21,7 @@ struct client {
     char *ca;   /* NULL: the system's CAs */
     char *cert; /* client certificate or NULL */
     char *key;
+    long connects; /* new connections so far */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -93,6 +94,11 @@ void client_close(struct client *c)
     free(c->cert);
     free(c->key);
     free(c);
+}
+
+long client_connects(struct client *c)
+{
+    return c->connects;
 }
 
 const char *client_base_url(struct client *c)
@@ -228,7 +234,10 @@ static int perform(struct client *c, const char *method, const char *path, const
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
     CURLcode cc = curl_easy_perform(curl);
+    long connects = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &sink->resp->status);
+    curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+    c->connects += connects;
     if (cc == CURLE_WRITE_ERROR && sink->out_error) {
         rc = err_set(err, ERR_IO, "cannot write the response from '%s%s': %s", c->base, path,
                      strerror(errno));

@@ -60,6 +60,9 @@ struct client_tls {
 int client_set_tls(struct client *c, const struct client_tls *tls, struct err *err);
 /* NULL-safe. */
 void client_close(struct client *c);
+/* How many new connections (TCP, and TLS for https://) the client's requests have opened
+ * so far; fewer than requests when musterd keeps connections alive. */
+long client_connects(struct client *c);
 /* The base URL the client was opened with (borrowed, valid while c lives). */
 const char *client_base_url(struct client *c);
 
