@@ -169,6 +169,11 @@ static int translate(struct client *c, CURLcode rc, const char *errbuf, struct e
                        "musterd at '%s' is not who it claims: its certificate does not verify "
                        "(%s); pass the CA that signed it with --ca or MUSTER_CA",
                        c->base, why);
+    if (rc == CURLE_GOT_NOTHING && !strncmp(c->base, "http://", 7))
+        return err_set(err, ERR_NETWORK,
+                       "cannot reach musterd at '%s': %s (if musterd serves HTTPS, use "
+                       "https://)",
+                       c->base, why);
     if (rc == CURLE_SSL_CERTPROBLEM)
         return err_set(err, ERR_NETWORK, "the client certificate for '%s' cannot be used: %s",
                        c->base, why);

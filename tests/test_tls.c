@@ -142,6 +142,12 @@ START_TEST(test_tls_https_with_the_right_ca)
     http_request("GET", md.base, "/healthz", NULL, NULL, &h);
     ck_assert_int_eq(h.status, -1);
     http_resp_free(&h);
+    char plain[96];
+    snprintf(plain, sizeof(plain), "http://127.0.0.1:%d", md.port);
+    cli_run(NULL, NULL, (const char *[]){"--server", plain, "get", "nodes", NULL}, &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "use https://"), "%s", r.err);
+    cli_result_release(&r);
     /* what a client negotiates by default: TLS 1.3 */
     struct tls_client o = {.ca = p_ca};
     struct tls_conn c;
