@@ -174,6 +174,14 @@ static int translate(struct client *c, CURLcode rc, const char *errbuf, struct e
                        "cannot reach musterd at '%s': %s (if musterd serves HTTPS, use "
                        "https://)",
                        c->base, why);
+    /* a musterd with tls_client_ca drops a handshake without a client certificate, which
+     * curl reports as whatever step failed next */
+    if (!c->cert && !strncmp(c->base, "https://", 8) &&
+        (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR))
+        return err_set(err, ERR_NETWORK,
+                       "cannot reach musterd at '%s': %s (if musterd requires client "
+                       "certificates, pass one with --cert and --key)",
+                       c->base, why);
     if (rc == CURLE_SSL_CERTPROBLEM)
         return err_set(err, ERR_NETWORK, "the client certificate for '%s' cannot be used: %s",
                        c->base, why);

@@ -244,13 +244,15 @@ START_TEST(test_tls_client_certificates)
     ck_assert_int_eq(tls_make_cert(dir, "mallory", "other", &TLS_CLIENT), 0);
     start((const char *[]){"--tls-client-ca", p_ca, NULL});
     /* no client certificate */
-    ck_assert_int_ne(cli((const char *[]){"--ca", p_ca, "get", "nodes", NULL}, &err), 0);
+    ck_assert_int_eq(cli((const char *[]){"--ca", p_ca, "get", "nodes", NULL}, &err), 1);
+    ck_assert_msg(strstr(err, "pass one with --cert and --key"), "%s", err);
     free(err);
     /* one signed by another CA */
     ck_assert_int_ne(cli((const char *[]){"--ca", p_ca, "--cert", path("mallory", "pem"), "--key",
                                           path("mallory", "key"), "get", "nodes", NULL},
                          &err),
                      0);
+    ck_assert_msg(strstr(err, "cannot reach musterd"), "%s", err);
     free(err);
     /* one signed by tls_client_ca */
     ck_assert_msg(cli((const char *[]){"--ca", p_ca, "--cert", path("alice", "pem"), "--key",
