@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <threads.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "internal.h"
@@ -238,10 +239,28 @@ static int describe(struct api__tls *t, char *buf, size_t n)
 #define MUSTER_SSL_COMPAT "libmuster-sslcompat.so"
 #endif
 
+/* The compiled-in build path first, then lib/ beside the executable's bin/ (an installed
+ * or moved tree). */
 static void load_ssl_compat(void)
 {
-    if (!dlopen(MUSTER_SSL_COMPAT, RTLD_NOW | RTLD_LOCAL))
-        log_warn("cannot load the OpenSSL 3 shim for civetweb: %s", dlerror());
+    char exe[4096], alt[4200];
+    ssize_t n;
+
+    if (dlopen(MUSTER_SSL_COMPAT, RTLD_NOW | RTLD_LOCAL))
+        return;
+    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(alt, sizeof(alt), "%s/../lib/%s", exe,
+                     strrchr(MUSTER_SSL_COMPAT, '/') ? strrchr(MUSTER_SSL_COMPAT, '/') + 1
+                                                     : MUSTER_SSL_COMPAT);
+            if (dlopen(alt, RTLD_NOW | RTLD_LOCAL))
+                return;
+        }
+    }
+    log_warn("cannot load the OpenSSL 3 shim for civetweb '%s': %s", MUSTER_SSL_COMPAT, dlerror());
 }
 
 int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err)
