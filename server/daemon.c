@@ -186,7 +186,11 @@ int server_run(const struct server_config *c, struct err *err)
     struct api_options ao = {
         .listen = c->listen,
         .token = c->token,
+        .tokens_file = c->tokens_file,
         .auth_reads = c->auth_reads,
+        .auth_failures = c->auth_failures,
+        .authenticate = kube ? server__kube_authenticate : NULL,
+        .authenticate_ctx = kube,
         .body_limit = c->body_limit,
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
@@ -196,6 +200,7 @@ int server_run(const struct server_config *c, struct err *err)
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
     };
+    memcpy(ao.rate, c->rate, sizeof(ao.rate));
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
         goto out;
     listen_host(c->listen, host, sizeof(host));
