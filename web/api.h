@@ -130,7 +130,7 @@ struct api_options {
 
 /* Starts the server. sched and st are borrowed and must outlive the api. The options'
  * strings are copied. Returns 0, ERR_INVALID (bad listen address; a tokens file that does
- * not parse: "tokens file 'f' line 3: ...") or ERR_IO (cannot listen: "cannot listen on
+ * not parse: "tokens file 'f': line 3: ...") or ERR_IO (cannot listen: "cannot listen on
  * '127.0.0.1:80': ...", cannot read the tokens file). *out new; release with api_stop. */
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err);

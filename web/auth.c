@@ -282,7 +282,7 @@ int api__auth_or_reply(struct req *r, enum api_role role)
     rc = identify(api, token, &r->who, &err);
     if (rc == ERR_UNAUTHORIZED) {
         api__limits_take(api->per_address, r->address, api->auth_failures, now);
-        refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "the bearer token is not one musterd knows");
+        refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "the bearer token does not match any credential");
         return -1;
     }
     if (rc < 0) {

@@ -150,7 +150,7 @@ int api__auth_init(struct api *api, const struct api_options *opts, struct err *
 
 /* ---- tokens.c: the tokens file ---- */
 /* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256"}]}. Returns 0 or
- * ERR_IO / ERR_INVALID ("tokens file 'f' line 4: 'role' must be one of viewer, operator,
+ * ERR_IO / ERR_INVALID ("tokens file 'f': line 4: 'role' must be one of viewer, operator,
  * admin, not 'root'"). *out new. */
 int api__tokens_open(const char *path, struct api_tokens **out, struct err *err);
 void api__tokens_free(struct api_tokens *t);
