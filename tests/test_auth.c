@@ -88,7 +88,7 @@ static void start_with_config(const char *config)
 static long call(const char *method, const char *path, const char *token, const char *body,
                  struct http_resp *keep)
 {
-    char auth[256];
+    char auth[2048];
     const char *headers[3] = {"Content-Type: application/json", NULL, NULL};
     struct http_resp r;
 
@@ -229,6 +229,23 @@ START_TEST(test_auth_tokens_file_reloads_and_keeps_the_last_good_one)
 }
 END_TEST
 
+/* The longest token read is 1,023 bytes; a longer one is refused whole, never cut to a
+ * prefix that could match. */
+START_TEST(test_auth_long_token_is_not_cut_to_a_prefix)
+{
+    char tok[1025], text[4096] = "tokens:\n", config[512];
+    memset(tok, 'b', sizeof(tok) - 1);
+    tok[1023] = '\0';
+    entry(text, sizeof(text), "long", "operator", tok);
+    snprintf(config, sizeof(config), "tokens_file: %s\n", put("tokens.yaml", text));
+    start_with_config(config);
+    ck_assert_int_eq(call("POST", "/api/v1/cycles", tok, NULL, NULL), 200);
+    tok[1023] = 'b';
+    tok[1024] = '\0';
+    ck_assert_int_eq(call("POST", "/api/v1/cycles", tok, NULL, NULL), 401);
+}
+END_TEST
+
 static void expect_start_error(const char *tokens, const char *want)
 {
     const char *file = put("bad-tokens.yaml", tokens);
@@ -260,6 +277,22 @@ START_TEST(test_auth_bad_tokens_file_refused_at_start)
              hex);
     expect_start_error(text, "entry 1: 'role' must be one of viewer, operator, admin");
     expect_start_error("users: []\n", "one key, 'tokens'");
+
+    /* the limits' config keys */
+    const char *config = put("limits.yaml", "auth_reads: true\nrate_limit_viewer: fast\n");
+    const char *args[] = {"--data-dir", dir, "--config", config, NULL};
+    char *err = NULL;
+    ck_assert_int_eq(musterd_run(args, &err), 2);
+    ck_assert_msg(strstr(err, "line 2: 'rate_limit_viewer': a rate must be"), "%s", err);
+    free(err);
+    put("limits.yaml", "rate_limit_root: 5\n");
+    ck_assert_int_eq(musterd_run(args, &err), 2);
+    ck_assert_msg(strstr(err, "line 1: unknown key 'rate_limit_root'"), "%s", err);
+    free(err);
+    put("limits.yaml", "auth_failures: 0\n");
+    ck_assert_int_eq(musterd_run(args, &err), 2);
+    ck_assert_msg(strstr(err, "line 1: 'auth_failures' must be above 0"), "%s", err);
+    free(err);
 }
 END_TEST
 
@@ -428,6 +461,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_auth_reads_open_without_auth_reads);
     tcase_add_test(tc, test_auth_tokens_file_reloads_and_keeps_the_last_good_one);
     tcase_add_test(tc, test_auth_bad_tokens_file_refused_at_start);
+    tcase_add_test(tc, test_auth_long_token_is_not_cut_to_a_prefix);
     tcase_add_test(tc, test_auth_audit_records_name_the_caller);
     tcase_add_test(tc, test_auth_rate_limit_answers_429_with_retry_after);
     tcase_add_test(tc, test_auth_token_brute_force_is_limited_per_address);

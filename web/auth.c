@@ -178,7 +178,9 @@ static int token_equal(const char *want, const char *got)
     return diff == 0;
 }
 
-/* The bearer token of r into buf, or NULL with why it has none (for the 401 message). */
+/* The bearer token of r into buf, or NULL with why it has none (for the 401 message). A
+ * token that does not fit buf is longer than any musterd accepts: it comes back as ""
+ * (which matches no credential). */
 static const char *bearer(struct req *r, char *buf, size_t n, const char **why)
 {
     const char *h = api__header(r, "Authorization");
@@ -199,7 +201,7 @@ static const char *bearer(struct req *r, char *buf, size_t n, const char **why)
     if (!len)
         return *why = "the Authorization header has no token after 'Bearer'", NULL;
     if (len >= n)
-        len = n - 1; /* longer than any token: it cannot match */
+        len = 0;
     memcpy(buf, h, len);
     buf[len] = '\0';
     return buf;
@@ -279,7 +281,7 @@ int api__auth_or_reply(struct req *r, enum api_role role)
         refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "%s", why);
         return -1;
     }
-    rc = identify(api, token, &r->who, &err);
+    rc = *token ? identify(api, token, &r->who, &err) : ERR_UNAUTHORIZED;
     if (rc == ERR_UNAUTHORIZED) {
         api__limits_take(api->per_address, r->address, api->auth_failures, now);
         refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "the bearer token does not match any credential");

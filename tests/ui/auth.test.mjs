@@ -64,8 +64,15 @@ test('a viewer signs in with a token and reads the overview and jobs', async () 
 
   await page.goto(URL + '/#/jobs');
   await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 });
+
+  // the audit page shows the records; verification needs admin and says so
+  await page.goto(URL + '/#/audit');
+  await page.waitForSelector('#audit-chain[data-ok="unknown"]', { timeout: 15000 });
+  assert.match(await page.textContent('#audit-chain'), /'vera' \(viewer\) may not GET \/api\/v1\/audit\/verify/);
+  await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 });
   await page.screenshot({ path: path.join(ART, 'auth-viewer.png'), fullPage: true });
-  // the 401s before signing in are the only console errors (failed fetches)
-  assert.ok(page.errors.every((e) => /401/.test(e)), page.errors.join('\n'));
+  // the 401s before signing in and the viewer's 403 on verification are the only console
+  // errors (failed fetches)
+  assert.ok(page.errors.every((e) => /40[13]/.test(e)), page.errors.join('\n'));
   await page.close();
 });
