@@ -340,6 +340,22 @@ START_TEST(test_auth_audit_records_name_the_caller)
 }
 END_TEST
 
+/* Auth off (no credential source): every call is allowed and recorded as anonymous. */
+START_TEST(test_auth_off_records_anonymous_callers)
+{
+    start_with_config("cycle_interval: 0\n");
+    ck_assert_int_eq(call("POST", "/api/v1/manifests", NULL, node_json, NULL), 200);
+    ck_assert_int_eq(call("GET", "/api/v1/audit/verify", NULL, NULL, NULL), 200);
+    json_t *rec = audit_last("applied");
+    json_t *want = json_pack("{s:s, s:s, s:s}", "name", "anonymous", "address", "127.0.0.1",
+                             "source", "anonymous");
+    ck_assert_msg(json_equal(json_object_get(rec, "by"), want), "%s",
+                  json_dumps(rec, JSON_COMPACT));
+    json_decref(want);
+    json_decref(rec);
+}
+END_TEST
+
 START_TEST(test_auth_rate_limit_answers_429_with_retry_after)
 {
     char config[512];
@@ -463,6 +479,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_auth_bad_tokens_file_refused_at_start);
     tcase_add_test(tc, test_auth_long_token_is_not_cut_to_a_prefix);
     tcase_add_test(tc, test_auth_audit_records_name_the_caller);
+    tcase_add_test(tc, test_auth_off_records_anonymous_callers);
     tcase_add_test(tc, test_auth_rate_limit_answers_429_with_retry_after);
     tcase_add_test(tc, test_auth_token_brute_force_is_limited_per_address);
     tcase_add_test(tc, test_auth_kubernetes_token_and_access_review);
