@@ -206,7 +206,11 @@ int server_run(const struct server_config *c, struct err *err)
     struct api_options ao = {
         .listen = c->listen,
         .token = c->token,
+        .tokens_file = c->tokens_file,
         .auth_reads = c->auth_reads,
+        .auth_failures = c->auth_failures,
+        .authenticate = kube ? server__kube_authenticate : NULL,
+        .authenticate_ctx = kube,
         .body_limit = c->body_limit,
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
@@ -219,6 +223,7 @@ int server_run(const struct server_config *c, struct err *err)
         .tls_key = c->tls_key,
         .tls_client_ca = c->tls_client_ca,
     };
+    memcpy(ao.rate, c->rate, sizeof(ao.rate));
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
         goto out;
     listen_host(c->listen, host, sizeof(host));
