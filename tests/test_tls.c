@@ -379,6 +379,31 @@ START_TEST(test_tls_config_errors_name_the_file)
 }
 END_TEST
 
+START_TEST(test_tls_config_file_keys)
+{
+    char cfg[200], text[1024];
+    struct tls_conn c;
+
+    ck_assert_int_eq(tls_make_cert(dir, "alice", "other", &TLS_CLIENT), 0);
+    snprintf(cfg, sizeof(cfg), "%s/musterd.yaml", dir);
+    snprintf(text, sizeof(text), "tls_cert: %s\ntls_key: %s\ntls_client_ca: %s\n", p_cert, p_key,
+             p_other);
+    ck_assert_int_eq(test_write_file(cfg, text), 0);
+    ck_assert_int_eq(musterd_start(&md, NULL, (const char *[]){"--config", cfg, NULL}), 0);
+    struct tls_client alice = {
+        .ca = p_ca, .cert = path("alice", "pem"), .key = path("alice", "key")};
+    ck_assert_msg(tls_connect(md.port, &alice, &c) == 0, "%s", c.error);
+    ck_assert_str_eq(tls_peer_cn(&c), "musterd-a");
+    ck_assert_int_eq(tls_get(&c, "/healthz"), 200);
+    tls_close(&c);
+    struct tls_client anon = {.ca = p_ca};
+    if (tls_connect(md.port, &anon, &c) == 0) {
+        ck_assert_int_eq(tls_get(&c, "/healthz"), -1);
+        tls_close(&c);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("tls");
@@ -395,6 +420,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_tls_reload_on_file_change);
     tcase_add_test(tc, test_tls_bad_reload_keeps_the_old_certificate);
     tcase_add_test(tc, test_tls_config_errors_name_the_file);
+    tcase_add_test(tc, test_tls_config_file_keys);
     suite_add_tcase(s, tc);
     return s;
 }
