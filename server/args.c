@@ -12,13 +12,14 @@ static const char usage[] =
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
-    "               [--help] [--version]\n"
+    "               [--audit-key FILE] [--audit-witness FILE] [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
     "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
-    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation.\n"
+    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
+    "audit_key, audit_witness, audit_checkpoint_records, audit_checkpoint_interval.\n"
     "Flags override the file.\n"
     "\n"
     "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"
@@ -28,13 +29,18 @@ static const char usage[] =
     "the request does not say (?fieldValidation=): Strict refuses them (the default), Warn\n"
     "drops them with a warning, Ignore drops them.\n"
     "\n"
+    "--audit-key: an Ed25519 private key (PEM) outside the data directory; musterd signs\n"
+    "checkpoints of the audit chain with it. --audit-witness: a file outside the data\n"
+    "directory that receives every checkpoint. On start the chain since the last checkpoint\n"
+    "is verified; a broken chain makes musterd read-only (docs/security.md).\n"
+    "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",         "--data-dir",         "--listen",     "--token",
-    "--port-file",      "--log-level",        "--kubeconfig", "--context",
-    "--scheduler-name", "--field-validation", "--retention"};
+    "--config",    "--data-dir",   "--listen",       "--token",          "--port-file",
+    "--log-level", "--kubeconfig", "--context",      "--scheduler-name", "--field-validation",
+    "--retention", "--audit-key",  "--audit-witness"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -77,6 +83,10 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->port_file, value);
     else if (!strcmp(flag, "--kubeconfig"))
         replace(&c->kubeconfig, value);
+    else if (!strcmp(flag, "--audit-key"))
+        replace(&c->audit_key, value);
+    else if (!strcmp(flag, "--audit-witness"))
+        replace(&c->audit_witness, value);
     else if (!strcmp(flag, "--context"))
         replace(&c->kube_context, value);
     else if (!strcmp(flag, "--scheduler-name"))

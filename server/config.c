@@ -25,6 +25,8 @@ void server_config_init(struct server_config *c)
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
     c->log_level = LOG_INFO;
     c->threads = 8;
+    c->audit_checkpoint_records = 1000;
+    c->audit_checkpoint_interval = 60.0;
 }
 
 void server_config_release(struct server_config *c)
@@ -39,6 +41,8 @@ void server_config_release(struct server_config *c)
     free(c->kubeconfig);
     free(c->kube_context);
     free(c->scheduler_name);
+    free(c->audit_key);
+    free(c->audit_witness);
     memset(c, 0, sizeof(*c));
 }
 
@@ -105,6 +109,8 @@ static char **string_slot(struct server_config *c, const char *key)
         {"kubeconfig", offsetof(struct server_config, kubeconfig)},
         {"kube_context", offsetof(struct server_config, kube_context)},
         {"scheduler_name", offsetof(struct server_config, scheduler_name)},
+        {"audit_key", offsetof(struct server_config, audit_key)},
+        {"audit_witness", offsetof(struct server_config, audit_witness)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -135,6 +141,18 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
                            key, v);
         *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_records")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID,
+                           "'audit_checkpoint_records' must be a positive integer, not '%s'", v);
+        c->audit_checkpoint_records = (uint64_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_interval")) {
+        if (parse_seconds(v, &d) < 0 || d < 0.01)
+            return err_set(err, ERR_INVALID,
+                           "'audit_checkpoint_interval' must be a number of seconds of at least "
+                           "0.01, not '%s'",
+                           v);
+        c->audit_checkpoint_interval = d;
     } else if (!strcmp(key, "cycle_interval") || !strcmp(key, "grace_period")) {
         if (parse_seconds(v, &d) < 0)
             return err_set(err, ERR_INVALID, "'%s' must be a number of seconds, not '%s'", key, v);
@@ -169,7 +187,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation)",
+                       "scheduler_name, field_validation, audit_key, audit_witness, "
+                       "audit_checkpoint_records, audit_checkpoint_interval)",
                        key);
     }
     return 0;

@@ -54,6 +54,15 @@ struct server_config {
     char *kubeconfig;
     char *kube_context;
     char *scheduler_name;
+    /* The audit log's signed checkpoints (docs/security.md "The audit log"): audit_key is a
+     * PEM Ed25519 private key kept outside the data directory (NULL: no checkpoints);
+     * audit_witness a file outside it that receives every checkpoint (needs audit_key).
+     * A checkpoint is signed every audit_checkpoint_records records and every
+     * audit_checkpoint_interval seconds (when there is something new), and at shutdown. */
+    char *audit_key;
+    char *audit_witness;
+    uint64_t audit_checkpoint_records; /* default 1000 */
+    double audit_checkpoint_interval;  /* seconds, default 60 */
 };
 
 /* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").

@@ -184,6 +184,16 @@ static void stop_promptly(struct api *api)
     }
 }
 
+void api_set_read_only(struct api *api, const char *reason)
+{
+    char *copy = reason ? xstrdup(reason) : NULL;
+
+    pthread_mutex_lock(&api->ro_mu);
+    free(api->read_only);
+    api->read_only = copy;
+    pthread_mutex_unlock(&api->ro_mu);
+}
+
 void api_stop(struct api *api)
 {
     if (!api)
@@ -193,6 +203,8 @@ void api_stop(struct api *api)
     mg_exit_library();
     free(api->token);
     free(api->ui_dir);
+    free(api->read_only);
+    pthread_mutex_destroy(&api->ro_mu);
     free(api);
 }
 
@@ -218,6 +230,11 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->on_change_ctx = opts->on_change_ctx;
     api->sources = opts->sources;
     api->sources_ctx = opts->sources_ctx;
+    pthread_mutex_init(&api->ro_mu, NULL);
+    api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
+    api->audit_health = opts->audit_health;
+    api->audit_health_ctx = opts->audit_health_ctx;
+    api->audit_key = opts->audit_key;
     rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080", listen,
                      sizeof(listen), err);
     if (rc < 0)

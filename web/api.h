@@ -44,6 +44,7 @@ struct err;
 struct sched;
 struct store;
 struct api;
+struct store_audit_key;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
 
@@ -64,6 +65,16 @@ struct api_options {
      * JSON; NULL when musterd mirrors nothing ({"sources": []}). */
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    /* The audit guard (server/): with read_only set (the reason, copied), every mutating
+     * request (POST /api/v1/cycles too) answers 503 Unavailable with it, reads still work;
+     * api_set_read_only changes it at run time. audit_health makes the "audit" member of
+     * GET /api/v1/health (new JSON; NULL: {"checkpoints": false}). audit_key (borrowed,
+     * must outlive the api; NULL: none) lets /api/v1/audit/verify check signatures and
+     * POST /api/v1/audit/prune check the checkpoint it prunes behind. */
+    const char *read_only;
+    json_t *(*audit_health)(void *ctx);
+    void *audit_health_ctx;
+    const struct store_audit_key *audit_key;
 };
 
 /* Starts the server. sched and st are borrowed and must outlive the api. The options'
@@ -73,6 +84,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
               struct api **out, struct err *err);
 /* The port actually listened on (useful after port 0). */
 int api_port(const struct api *api);
+/* Makes the API read-only with reason (copied), or writable again with NULL. Thread-safe. */
+void api_set_read_only(struct api *api, const char *reason);
 /* Stops accepting, waits for running requests to finish and frees the api. NULL-safe. */
 void api_stop(struct api *api);
 

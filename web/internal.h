@@ -16,6 +16,7 @@
 #define MUSTER_WEB_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,11 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    pthread_mutex_t ro_mu; /* guards read_only */
+    char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
+    json_t *(*audit_health)(void *ctx);
+    void *audit_health_ctx;
+    const struct store_audit_key *audit_key;
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -146,6 +152,8 @@ void api__queue_get(struct req *r);
 void api__queue_delete(struct req *r);
 void api__audit_export(struct req *r);
 void api__audit_verify(struct req *r);
+void api__audit_prune(struct req *r);
+void api__health(struct req *r);
 void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);

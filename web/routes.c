@@ -50,6 +50,8 @@ static const struct route routes[] = {
     {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", 0},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", 0},
+    {"POST", "/api/v1/audit/prune", api__audit_prune, "before", 0},
+    {"GET", "/api/v1/health", api__health, "", 0},
     {"POST", "/api/v1/cycles", api__cycles_run, "", ROUTE_DEEP},
     {"GET", "/api/v1/sources", api__sources, "", 0},
     {"GET", "/api/v1/jobs", api__jobs_list, "state", 0},
@@ -249,6 +251,25 @@ static int path_ok(struct req *r)
     return -1;
 }
 
+/* 0 when the API is writable or the request only reads; otherwise replies 503 with the
+ * reason the audit guard gave (a broken chain: docs/security.md). */
+static int writable_or_reply(struct req *r)
+{
+    char *why = NULL;
+
+    if (!mutating(r->method))
+        return 0;
+    pthread_mutex_lock(&r->api->ro_mu);
+    if (r->api->read_only)
+        why = xstrdup(r->api->read_only);
+    pthread_mutex_unlock(&r->api->ro_mu);
+    if (!why)
+        return 0;
+    api__reply_errorf(r, ERR_UNAVAILABLE, "musterd is read-only: %s", why);
+    free(why);
+    return -1;
+}
+
 struct deep_call {
     api__handler fn;
     struct req *r;
@@ -313,7 +334,7 @@ void api__dispatch(struct req *r)
     } else if (r->api->token && !(found->flags & ROUTE_OPEN) &&
                (mutating(r->method) || r->api->auth_reads) && (why = unauthorized(r)) != NULL) {
         reply_unauthorized(r, why);
-    } else if (query_ok(r, found->params)) {
+    } else if (writable_or_reply(r) == 0 && query_ok(r, found->params)) {
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);
         else
