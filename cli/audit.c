@@ -1,11 +1,16 @@
 /*
- * audit.c - `muster audit export` (NDJSON streamed to stdout, never held in memory)
- * and `muster audit verify` (exit 1 when the chain is broken).
+ * audit.c - `muster audit export` (NDJSON streamed to stdout, never held in memory),
+ * `muster audit verify` (exit 1 when the chain is broken; with --key, offline over an
+ * export) and `muster audit prune --before SEQ`.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "audit_sig.h"
 #include "internal.h"
 
 static int check_u64(struct cli *cli, const char *flag, struct err *err)
@@ -33,6 +38,105 @@ static int audit_export(struct cli *cli)
     return rc;
 }
 
+static void print_offline(struct cli *cli, const struct store_audit_verdict *v, uint64_t line,
+                          const char *key_id)
+{
+    if (cli->output != CLI_OUT_TABLE) {
+        json_t *doc = json_pack("{s:b, s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:s}", "ok", v->ok,
+                                "from", (json_int_t)v->from, "to", (json_int_t)v->to, "checked",
+                                (json_int_t)v->checked, "firstBad", (json_int_t)v->first_bad,
+                                "reason", v->reason, "checkpoints", (json_int_t)v->checkpoints,
+                                "signedTo", (json_int_t)v->signed_to, "key", key_id);
+        if (!v->ok && line)
+            json_object_set_new(doc, "line", json_integer((json_int_t)line));
+        cli__print_doc(cli, doc);
+        json_decref(doc);
+    } else if (!v->ok) {
+        printf("audit export BROKEN at record %" PRIu64 " (line %" PRIu64 "): %s\n", v->first_bad,
+               line, v->reason);
+    } else {
+        printf("audit export ok: records %" PRIu64 "..%" PRIu64 ", %" PRIu64 " checked, %" PRIu64
+               " signed checkpoints verified with key %s\n",
+               v->from, v->to, v->checked, v->checkpoints, key_id);
+        if (!v->signed_to)
+            printf("no signed checkpoint: the records are only consistent with each other\n");
+        else if (v->signed_to < v->to)
+            printf("the last checkpoint signs record %" PRIu64 "; records %" PRIu64 "..%" PRIu64
+                   " after it are covered by the hash chain only\n",
+                   v->signed_to, v->signed_to + 1, v->to);
+    }
+}
+
+/* muster audit verify --key FILE [-f FILE|-]: no server, the export alone. */
+static int audit_verify_offline(struct cli *cli)
+{
+    const char *path = cli__flag(cli, "filename");
+    struct store_audit_key *key = NULL;
+    struct store_audit_offline *o;
+    struct store_audit_verdict v;
+    struct err err = ERR_INIT;
+    FILE *in = stdin;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    uint64_t lineno = 0, bad_line = 0;
+
+    if (cli__flag(cli, "from") || cli__flag(cli, "to"))
+        return cli__usage_error("audit verify --key checks a whole export: no --from or --to");
+    if (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0)
+        return cli__fail(cli, &err);
+    if (path && strcmp(path, "-") && !(in = fopen(path, "rb"))) {
+        err_set(&err, ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
+    o = store_audit_offline_new(key);
+    while ((n = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        if (n && line[n - 1] == '\n')
+            n--;
+        if (store_audit_offline_line(o, line, (size_t)n)) {
+            bad_line = lineno;
+            break;
+        }
+    }
+    store_audit_offline_finish(o, &v);
+    print_offline(cli, &v, bad_line, store_audit_key_id(key));
+    free(line);
+    if (in != stdin)
+        fclose(in);
+    store_audit_key_free(key);
+    return v.ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+static int audit_prune(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    char *path = xstrdup("/api/v1/audit/prune");
+    json_t *v = NULL;
+    uint64_t before = 0;
+    int rc = CLI_EXIT_OK;
+
+    if (cli__flag_u64(cli, "before", &before, &err) < 0 || !before) {
+        free(path);
+        return cli__usage_error("%s",
+                                before || err.msg[0] ? err.msg : "audit prune needs --before SEQ");
+    }
+    cli__query(&path, "before", cli__flag(cli, "before"));
+    if (cli__call(cli, "POST", path, NULL, 0, NULL, &v, &err) < 0) {
+        rc = cli__fail(cli, &err);
+    } else if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, v);
+    } else {
+        printf("pruned %lld records: the log now starts at checkpoint record %lld\n",
+               (long long)json_integer_value(json_object_get(v, "deleted")),
+               (long long)json_integer_value(json_object_get(v, "firstSeq")));
+    }
+    json_decref(v);
+    free(path);
+    return rc;
+}
+
 static int audit_verify(struct cli *cli)
 {
     struct err err = ERR_INIT;
@@ -40,9 +144,18 @@ static int audit_verify(struct cli *cli)
     char *path = xstrdup("/api/v1/audit/verify");
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
-        cli__flag(cli, "kind") || cli__flag(cli, "limit")) {
+        cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);
-        return cli__usage_error("audit verify accepts only --from and --to");
+        return cli__usage_error("audit verify accepts only --from and --to (or --key and -f)");
+    }
+    if (cli__flag(cli, "key")) {
+        free(path);
+        return audit_verify_offline(cli);
+    }
+    if (cli__flag(cli, "filename")) {
+        free(path);
+        return cli__usage_error("audit verify -f FILE needs --key (the public key to check the "
+                                "checkpoints with)");
     }
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0) {
         free(path);
@@ -81,10 +194,12 @@ out:
 int cli__cmd_audit(struct cli *cli)
 {
     if (cli->npos != 1)
-        return cli__usage_error("audit needs 'export' or 'verify'");
+        return cli__usage_error("audit needs 'export', 'verify' or 'prune'");
     if (!strcmp(cli->pos[0], "export"))
         return audit_export(cli);
     if (!strcmp(cli->pos[0], "verify"))
         return audit_verify(cli);
-    return cli__usage_error("unknown audit command '%s' (export or verify)", cli->pos[0]);
+    if (!strcmp(cli->pos[0], "prune"))
+        return audit_prune(cli);
+    return cli__usage_error("unknown audit command '%s' (export, verify or prune)", cli->pos[0]);
 }
