@@ -22,12 +22,15 @@
 #include "clock.h"
 #include "err.h"
 #include "internal.h"
+#include "kube.h"
 #include "log.h"
 #include "store.h"
 
 struct server__audit {
     struct store_audit_key *key;
     char *witness;
+    struct kube_witness *cm; /* mirror mode: the ConfigMap witness, or NULL */
+    char cm_name[300];
     uint64_t every_records;
     double every_seconds;
     struct store *st;
@@ -59,6 +62,21 @@ static int inside(const char *dir, const char *path)
         return 0;
     n = strlen(d);
     return !strncmp(p, d, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+static int open_configmap(struct server__audit *g, const struct server_config *c, struct err *err)
+{
+    struct kube_options ko = KUBE_OPTIONS_INIT;
+    int rc;
+
+    ko.kubeconfig = strcmp(c->kubeconfig, "in-cluster") ? c->kubeconfig : NULL;
+    ko.context = c->kube_context;
+    rc = kube_witness_open(
+        &ko, c->audit_witness_configmap ? c->audit_witness_configmap : "muster-audit-witness",
+        &g->cm, err);
+    if (rc == 0)
+        kube_witness_name(g->cm, g->cm_name, sizeof(g->cm_name));
+    return rc;
 }
 
 int server__audit_open(const struct server_config *c, struct server__audit **out, struct err *err)
@@ -96,6 +114,8 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
                        "it must be on another path",
                        c->audit_witness, c->data_dir);
     g->witness = c->audit_witness ? xstrdup(c->audit_witness) : NULL;
+    if (c->kubeconfig && (!c->audit_witness_configmap || strcmp(c->audit_witness_configmap, "-")))
+        return open_configmap(g, c, err);
     return 0;
 }
 
@@ -114,17 +134,47 @@ static void go_read_only(struct server__audit *g, const struct store_audit_verdi
         api_set_read_only(g->api, why);
 }
 
+/* The ConfigMap's checkpoint, when there is one and it can be read (a cluster that cannot
+ * be reached must not stop musterd: the file still witnesses). */
+static int configmap_last(struct server__audit *g, struct store_ckpt *out)
+{
+    struct err err = ERR_INIT;
+    char *line = NULL;
+    json_t *doc = NULL;
+    int found = 0;
+
+    if (g->cm && kube_witness_get(g->cm, &line, &err) < 0)
+        log_warn("audit: %s; checking against the witness file only", err.msg);
+    if (line && (!(doc = json_loads(line, 0, NULL)) || store_ckpt_parse(doc, out, &err) < 0))
+        log_warn("audit: the witness ConfigMap '%s' holds no checkpoint: %s", g->cm_name,
+                 doc ? err.msg : "not JSON");
+    else if (line)
+        found = 1;
+    json_decref(doc);
+    free(line);
+    return found;
+}
+
 int server__audit_check(struct server__audit *g, struct store *st, struct err *err)
 {
     struct store_audit_verdict v;
-    struct store_ckpt w;
+    struct store_ckpt w[2];
     MDB_txn *txn = NULL;
-    int found = 0, rc;
+    int found = 0, n = 0, rc;
 
-    if (g->witness && (rc = store_witness_last(g->witness, &w, &found, err)) < 0)
+    if (g->witness && (rc = store_witness_last(g->witness, &w[0], &found, err)) < 0)
         return rc;
-    if ((rc = store_txn_begin(st, STORE_READ, &txn, err)) == 0)
-        rc = store_audit_check_start(txn, g->key, found ? &w : NULL, &v, err);
+    n = found;
+    n += configmap_last(g, &w[n]);
+    if (n == 2 && w[1].seq > w[0].seq) { /* the newer witness first */
+        struct store_ckpt t = w[0];
+        w[0] = w[1];
+        w[1] = t;
+    }
+    rc = store_txn_begin(st, STORE_READ, &txn, err);
+    for (int i = 0; rc == 0 && i < (n ? n : 1); i++)
+        if ((rc = store_audit_check_start(txn, g->key, n ? &w[i] : NULL, &v, err)) == 0 && !v.ok)
+            break;
     store_txn_abort(&txn);
     if (rc < 0)
         return rc;
@@ -137,7 +187,7 @@ int server__audit_check(struct server__audit *g, struct store *st, struct err *e
     else
         log_info("audit: chain verified from record %" PRIu64 " to %" PRIu64 " (%" PRIu64
                  " records%s%s)",
-                 v.from, v.to, v.checked, found ? ", anchored at the witness" : "",
+                 v.from, v.to, v.checked, n ? ", anchored at the witness" : "",
                  g->key ? ", signatures checked" : ", no audit_key: checkpoints off");
     return 0;
 }
@@ -163,8 +213,9 @@ json_t *server__audit_health(void *ctx)
     json_t *doc;
 
     mtx_lock(&g->mu);
-    doc = json_pack("{s:b, s:b, s:s?, s:s?}", "checkpoints", g->key != NULL, "ok", !g->read_only,
-                    "reason", g->read_only, "witness", g->witness);
+    doc = json_pack("{s:b, s:b, s:s?, s:s?, s:s?}", "checkpoints", g->key != NULL, "ok",
+                    !g->read_only, "reason", g->read_only, "witness", g->witness,
+                    "witnessConfigMap", g->cm ? g->cm_name : NULL);
     if (g->key)
         json_object_set_new(doc, "key", json_string(store_audit_key_id(g->key)));
     if (g->checked)
@@ -229,6 +280,14 @@ static void tick(struct server__audit *g, int force)
     if (g->witness && store_witness_append(g->witness, &cp, &err) < 0)
         log_error("audit: %s (the checkpoint of record %" PRIu64 " is only in the store)", err.msg,
                   cp.seq);
+    if (g->cm) {
+        json_t *doc = store_ckpt_json(&cp);
+        char *line = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+        if (kube_witness_put(g->cm, line, &err) < 0)
+            log_warn("audit: %s", err.msg);
+        free(line);
+        json_decref(doc);
+    }
     log_debug("audit: signed a checkpoint of record %" PRIu64, cp.seq);
     mtx_lock(&g->mu);
     g->last = cp;
@@ -305,6 +364,7 @@ void server__audit_close(struct server__audit *g)
     if (g->final)
         tick(g, 1); /* a clean stop leaves the head signed */
     store_audit_key_free(g->key);
+    kube_witness_close(g->cm);
     free(g->witness);
     free(g->read_only);
     cnd_destroy(&g->cv);

@@ -43,6 +43,7 @@ void server_config_release(struct server_config *c)
     free(c->scheduler_name);
     free(c->audit_key);
     free(c->audit_witness);
+    free(c->audit_witness_configmap);
     memset(c, 0, sizeof(*c));
 }
 
@@ -111,6 +112,7 @@ static char **string_slot(struct server_config *c, const char *key)
         {"scheduler_name", offsetof(struct server_config, scheduler_name)},
         {"audit_key", offsetof(struct server_config, audit_key)},
         {"audit_witness", offsetof(struct server_config, audit_witness)},
+        {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -188,7 +190,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
                        "scheduler_name, field_validation, audit_key, audit_witness, "
-                       "audit_checkpoint_records, audit_checkpoint_interval)",
+                       "audit_witness_configmap, audit_checkpoint_records, "
+                       "audit_checkpoint_interval)",
                        key);
     }
     return 0;

@@ -61,6 +61,9 @@ struct server_config {
      * audit_checkpoint_interval seconds (when there is something new), and at shutdown. */
     char *audit_key;
     char *audit_witness;
+    /* mirror mode: the ConfigMap ("NAME" or "NS/NAME") that also witnesses checkpoints;
+     * NULL: "muster-audit-witness" when kubeconfig and audit_key are set; "-": none */
+    char *audit_witness_configmap;
     uint64_t audit_checkpoint_records; /* default 1000 */
     double audit_checkpoint_interval;  /* seconds, default 60 */
 };

@@ -15,6 +15,7 @@
 #include "cli_support.h"
 #include "err.h"
 #include "http_client.h"
+#include "kube_support.h"
 #include "store.h"
 #include "store_util.h"
 
@@ -468,6 +469,74 @@ START_TEST(test_audit_sig_prune_keeps_verification)
 }
 END_TEST
 
+static int configmap_seq(struct kube_testapi *t)
+{
+    json_t *cm = kube_testapi_object(t, "configmaps", "default/muster-audit-witness");
+    const char *line =
+        json_string_value(json_object_get(json_object_get(cm, "data"), "checkpoint"));
+    json_t *doc = line ? json_loads(line, 0, NULL) : NULL;
+    int seq = (int)json_integer_value(json_object_get(doc, "seq"));
+    json_decref(doc);
+    json_decref(cm);
+    return seq;
+}
+
+/* Mirror mode: the checkpoints also go to a ConfigMap in the API server, so a deleted tail
+ * is caught even when the witness file is gone too. */
+START_TEST(test_audit_sig_configmap_witness_catches_deleted_tail)
+{
+    struct kube_testapi api;
+    struct env e;
+    struct err err = ERR_INIT;
+
+    kube_testapi_start(&api, 0, NULL);
+    env_init(&e);
+    const char *args[] = {"--config",     e.config,       "--audit-key", e.key,
+                          "--kubeconfig", api.kubeconfig, NULL};
+    ck_assert_int_eq(musterd_start(&e.m, e.m.root, args), 0);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(post(&e, "/api/v1/cycles", NULL, NULL), 200);
+    for (int i = 0; i < 300 && configmap_seq(&api) < 6; i++)
+        usleep(10000);
+    ck_assert_int_ge(configmap_seq(&api), 6);
+    json_t *a = health_audit(&e);
+    ck_assert_str_eq(json_string_value(json_object_get(a, "witnessConfigMap")),
+                     "default/muster-audit-witness");
+    json_decref(a);
+    ck_assert_int_eq(musterd_stop(&e.m), 0);
+    uint64_t signed_seq = (uint64_t)configmap_seq(&api);
+
+    /* the attacker cuts the log back to record 3, consistently */
+    struct store *st = open_store(&e);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    uint64_t head = 0;
+    ck_assert_int_eq(store_audit_last_seq(txn, &head, &err), 0);
+    ck_assert_uint_ge(head, signed_seq);
+    for (uint64_t s = 4; s <= head; s++)
+        ck_assert_int_eq(store__audit_del_raw(txn, s, &err), 0);
+    json_t *recs = json_array();
+    ck_assert_int_eq(store_audit_scan(txn, 3, 3, collect_raw, recs, &err), 0);
+    unsigned char h[40];
+    store__be64_put(h, 3);
+    store__unhex(json_string_value(json_object_get(json_array_get(recs, 0), "hash")), h + 8, 32);
+    ck_assert_int_eq(store__meta_put(txn, STORE__META_HEAD, h, 40, &err), 0);
+    json_decref(recs);
+    store_util_commit(&txn);
+    store_close(st);
+
+    ck_assert_int_eq(musterd_start(&e.m, e.m.root, args), 0);
+    a = health_audit(&e);
+    ck_assert(json_is_false(json_object_get(a, "ok")));
+    json_t *sc = json_object_get(a, "startCheck");
+    ck_assert_int_eq(json_integer_value(json_object_get(sc, "firstBad")), 4);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(sc, "reason")), "deleted"));
+    json_decref(a);
+    ck_assert_int_eq(post(&e, "/api/v1/cycles", NULL, NULL), 503);
+    musterd_cleanup(&e.m);
+    kube_testapi_stop(&api);
+}
+END_TEST
+
 /* Bad configuration is refused with the reason, before anything is opened. */
 START_TEST(test_audit_sig_bad_key_refused)
 {
@@ -505,6 +574,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_audit_sig_forged_checkpoint_is_refused);
     tcase_add_test(tc, test_audit_sig_prune_keeps_verification);
     tcase_add_test(tc, test_audit_sig_bad_key_refused);
+    tcase_add_test(tc, test_audit_sig_configmap_witness_catches_deleted_tail);
     suite_add_tcase(s, tc);
     return s;
 }
