@@ -20,7 +20,7 @@ static const char usage[] =
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
     "audit_key, audit_witness, audit_witness_configmap, audit_checkpoint_records,\n"
-    "audit_checkpoint_interval.\n"
+    "audit_checkpoint_interval, audit_keep_records, audit_archive.\n"
     "Flags override the file.\n"
     "\n"
     "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <threads.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "api.h"
@@ -29,6 +30,8 @@
 struct server__audit {
     struct store_audit_key *key;
     char *witness;
+    char *archive;           /* retention: where pruned segments go, or NULL */
+    uint64_t keep;           /* retention: records kept, 0: all */
     struct kube_witness *cm; /* mirror mode: the ConfigMap witness, or NULL */
     char cm_name[300];
     uint64_t every_records;
@@ -89,11 +92,9 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
     g->every_records = c->audit_checkpoint_records ? c->audit_checkpoint_records : 1000;
     g->every_seconds = c->audit_checkpoint_interval > 0 ? c->audit_checkpoint_interval : 60;
     *out = g;
-    if (c->audit_witness && !c->audit_key)
-        return err_set(err, ERR_INVALID,
-                       "audit_witness '%s' needs audit_key: checkpoints are "
-                       "signed",
-                       c->audit_witness);
+    if ((c->audit_witness || c->audit_keep_records) && !c->audit_key)
+        return err_set(err, ERR_INVALID, "%s needs audit_key: checkpoints are signed",
+                       c->audit_witness ? "audit_witness" : "audit_keep_records");
     if (!c->audit_key)
         return 0;
     if ((rc = store_audit_key_load(c->audit_key, &g->key, err)) < 0)
@@ -113,7 +114,16 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
                        "audit_witness '%s' is inside the data directory '%s': "
                        "it must be on another path",
                        c->audit_witness, c->data_dir);
+    if (c->audit_keep_records && !c->audit_archive)
+        return err_set(err, ERR_INVALID,
+                       "audit_keep_records needs audit_archive: the directory "
+                       "that receives the records it prunes");
+    if (c->audit_archive && access(c->audit_archive, W_OK) != 0)
+        return err_set(err, ERR_INVALID, "audit_archive '%s' is not a writable directory: %s",
+                       c->audit_archive, strerror(errno));
     g->witness = c->audit_witness ? xstrdup(c->audit_witness) : NULL;
+    g->archive = c->audit_archive ? xstrdup(c->audit_archive) : NULL;
+    g->keep = c->audit_keep_records;
     if (c->kubeconfig && (!c->audit_witness_configmap || strcmp(c->audit_witness_configmap, "-")))
         return open_configmap(g, c, err);
     return 0;
@@ -289,6 +299,8 @@ static void tick(struct server__audit *g, int force)
         json_decref(doc);
     }
     log_debug("audit: signed a checkpoint of record %" PRIu64, cp.seq);
+    if (g->keep && server__audit_retain(g->st, g->archive, g->keep, g->key, &err) < 0)
+        log_error("audit: retention: %s", err.msg);
     mtx_lock(&g->mu);
     g->last = cp;
     g->have_last = 1;
@@ -366,6 +378,7 @@ void server__audit_close(struct server__audit *g)
     store_audit_key_free(g->key);
     kube_witness_close(g->cm);
     free(g->witness);
+    free(g->archive);
     free(g->read_only);
     cnd_destroy(&g->cv);
     mtx_destroy(&g->mu);

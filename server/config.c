@@ -44,6 +44,7 @@ void server_config_release(struct server_config *c)
     free(c->audit_key);
     free(c->audit_witness);
     free(c->audit_witness_configmap);
+    free(c->audit_archive);
     memset(c, 0, sizeof(*c));
 }
 
@@ -113,6 +114,7 @@ static char **string_slot(struct server_config *c, const char *key)
         {"audit_key", offsetof(struct server_config, audit_key)},
         {"audit_witness", offsetof(struct server_config, audit_witness)},
         {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
+        {"audit_archive", offsetof(struct server_config, audit_archive)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -143,11 +145,11 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
                            key, v);
         *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
-    } else if (!strcmp(key, "audit_checkpoint_records")) {
+    } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
-            return err_set(err, ERR_INVALID,
-                           "'audit_checkpoint_records' must be a positive integer, not '%s'", v);
-        c->audit_checkpoint_records = (uint64_t)n;
+            return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
+        *(!strcmp(key, "audit_keep_records") ? &c->audit_keep_records
+                                             : &c->audit_checkpoint_records) = (uint64_t)n;
     } else if (!strcmp(key, "audit_checkpoint_interval")) {
         if (parse_seconds(v, &d) < 0 || d < 0.01)
             return err_set(err, ERR_INVALID,
@@ -191,7 +193,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
                        "scheduler_name, field_validation, audit_key, audit_witness, "
                        "audit_witness_configmap, audit_checkpoint_records, "
-                       "audit_checkpoint_interval)",
+                       "audit_checkpoint_interval, audit_keep_records, audit_archive)",
                        key);
     }
     return 0;

@@ -23,6 +23,7 @@
 struct api;
 struct store;
 struct server__audit;
+struct store_audit_key;
 
 /* Returns 0, ERR_IO / ERR_INVALID (a key that is not an Ed25519 private key, a witness
  * without a key or inside the data directory). *out new, even without a key (then it only
@@ -48,5 +49,12 @@ void server__audit_stop(struct server__audit *g);
 /* Stops the thread if running, signs a last checkpoint when it ran and the store is still
  * writable, frees. NULL-safe. */
 void server__audit_close(struct server__audit *g);
+
+/* Retention (audit_retain.c): when the log holds more than keep records, archives the
+ * records before the newest checkpoint record at least keep records back to
+ * dir/audit-FIRST-LAST.ndjson and prunes them. Returns 0 (also when there is nothing to
+ * do), ERR_IO (archive not written: nothing pruned) or the store's errors. */
+int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
+                         const struct store_audit_key *key, struct err *err);
 
 #endif

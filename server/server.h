@@ -65,7 +65,13 @@ struct server_config {
      * NULL: "muster-audit-witness" when kubeconfig and audit_key are set; "-": none */
     char *audit_witness_configmap;
     uint64_t audit_checkpoint_records; /* default 1000 */
-    double audit_checkpoint_interval;  /* seconds, default 60 */
+    /* Retention: with audit_keep_records > 0, after a checkpoint the records before the
+     * newest checkpoint record at least that many records back are written to
+     * audit_archive/audit-FIRST-LAST.ndjson (fsynced; verifiable with muster audit verify
+     * --key) and pruned. Needs audit_key and audit_archive. */
+    uint64_t audit_keep_records;
+    char *audit_archive;
+    double audit_checkpoint_interval; /* seconds, default 60 */
 };
 
 /* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").

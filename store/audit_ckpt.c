@@ -93,6 +93,19 @@ int store__audit_find_ckpt(MDB_txn *txn, uint64_t at, uint64_t *seq, struct stor
     return 0;
 }
 
+int store_audit_find_checkpoint(MDB_txn *txn, uint64_t at, uint64_t *seq, struct err *err)
+{
+    struct store__head base;
+    int rc;
+
+    if ((rc = store__audit_base(txn, &base, err)) < 0 ||
+        (rc = store__audit_find_ckpt(txn, at, seq, NULL, err)) < 0)
+        return rc;
+    if (*seq < base.seq)
+        *seq = 0;
+    return 0;
+}
+
 int store_audit_ckpt_state(MDB_txn *txn, uint64_t *ckpt_record, uint64_t *head, struct err *err)
 {
     struct store__head h;
