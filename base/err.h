@@ -37,7 +37,9 @@
     X(NETWORK, -12, 502, "NetworkError")                                                           \
     X(UNAVAILABLE, -13, 503, "Unavailable")                                                        \
     X(GONE, -14, 410, "Gone")                                                                      \
-    X(INTERNAL, -15, 500, "InternalError")
+    X(INTERNAL, -15, 500, "InternalError")                                                         \
+    X(FORBIDDEN, -16, 403, "Forbidden")                                                            \
+    X(RATE_LIMITED, -17, 429, "TooManyRequests")
 
 enum err_code {
     ERR_OK = 0,

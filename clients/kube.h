@@ -102,6 +102,17 @@ int kube_wait_writeback(struct kube *k, int64_t timeout_ms, struct err *err);
  *               "patches": n, "ackSeq": n}} */
 json_t *kube_sources_json(struct kube *k);
 
+/* TokenReview (authentication.k8s.io/v1) of a bearer token presented to musterd: 0 with
+ * *user (new) the review's status.user ({"username", "uid", "groups"}), ERR_UNAUTHORIZED
+ * when the API server does not authenticate it, ERR_NETWORK / ERR_UNAVAILABLE when it
+ * cannot tell (unreachable, or an answer other than 201: the mirror's account needs
+ * "create" on tokenreviews, see examples/rbac.yaml). Any thread; blocks up to 10 s. */
+int kube_token_review(struct kube *k, const char *token, json_t **user, struct err *err);
+/* SubjectAccessReview (authorization.k8s.io/v1): may user (a TokenReview's status.user,
+ * borrowed) do verb on resource of API group group? 0 with *allowed, or as above. */
+int kube_access_review(struct kube *k, json_t *user, const char *group, const char *resource,
+                       const char *verb, int *allowed, struct err *err);
+
 /* Stops and joins the threads, frees everything. NULL-safe. */
 void kube_close(struct kube *k);
 

@@ -9,6 +9,7 @@
 
 static const char usage[] =
     "usage: musterd [--config FILE] [--data-dir DIR] [--listen ADDR:PORT] [--token T]\n"
+    "               [--tokens-file FILE]\n"
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
@@ -16,12 +17,16 @@ static const char usage[] =
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
-    "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
+    "the --port-file). The config file is YAML: listen, data_dir, token, tokens_file,\n"
+    "auth_reads, rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
     "audit_key, audit_witness, audit_witness_configmap, audit_checkpoint_records,\n"
     "audit_checkpoint_interval, audit_keep_records, audit_archive.\n"
     "Flags override the file.\n"
+    "\n"
+    "--tokens-file: named credentials with a role (viewer, operator, admin), each stored as\n"
+    "the SHA-256 of its token; reloaded when the file changes (docs/security.md).\n"
     "\n"
     "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"
     "answerable after its pods are gone: seconds or a number with s, m, h or d (default 7d).\n"
@@ -39,9 +44,9 @@ static const char usage[] =
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",    "--data-dir",   "--listen",       "--token",          "--port-file",
-    "--log-level", "--kubeconfig", "--context",      "--scheduler-name", "--field-validation",
-    "--retention", "--audit-key",  "--audit-witness"};
+    "--config",    "--data-dir",    "--listen",    "--token",          "--port-file",
+    "--log-level", "--kubeconfig",  "--context",   "--scheduler-name", "--field-validation",
+    "--retention", "--tokens-file", "--audit-key", "--audit-witness"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -80,6 +85,8 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->listen, value);
     else if (!strcmp(flag, "--token"))
         replace(&c->token, value);
+    else if (!strcmp(flag, "--tokens-file"))
+        replace(&c->tokens_file, value);
     else if (!strcmp(flag, "--port-file"))
         replace(&c->port_file, value);
     else if (!strcmp(flag, "--kubeconfig"))

@@ -27,6 +27,7 @@ void server_config_init(struct server_config *c)
     c->threads = 8;
     c->audit_checkpoint_records = 1000;
     c->audit_checkpoint_interval = 60.0;
+    c->auth_failures = API_AUTH_FAILURES_DEFAULT;
 }
 
 void server_config_release(struct server_config *c)
@@ -36,6 +37,7 @@ void server_config_release(struct server_config *c)
     free(c->listen);
     free(c->data_dir);
     free(c->token);
+    free(c->tokens_file);
     free(c->ui_dir);
     free(c->port_file);
     free(c->kubeconfig);
@@ -107,6 +109,7 @@ static char **string_slot(struct server_config *c, const char *key)
         {"listen", offsetof(struct server_config, listen)},
         {"data_dir", offsetof(struct server_config, data_dir)},
         {"token", offsetof(struct server_config, token)},
+        {"tokens_file", offsetof(struct server_config, tokens_file)},
         {"ui_dir", offsetof(struct server_config, ui_dir)},
         {"kubeconfig", offsetof(struct server_config, kubeconfig)},
         {"kube_context", offsetof(struct server_config, kube_context)},
@@ -170,6 +173,18 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                            "'retention' must be a duration above 0 (\"7d\", \"36h\", \"90m\" or "
                            "seconds), not '%s'",
                            v);
+    } else if (!strncmp(key, "rate_limit_", 11) || !strcmp(key, "auth_failures")) {
+        enum api_role role = API_ROLE_NONE;
+        if (strcmp(key, "auth_failures") && api_role_parse(key + 11, &role, NULL) < 0)
+            return err_set(err, ERR_INVALID,
+                           "unknown key '%s' (rate limits are rate_limit_viewer, "
+                           "rate_limit_operator and rate_limit_admin)",
+                           key);
+        struct api_rate *rs = role == API_ROLE_NONE ? &c->auth_failures : &c->rate[role];
+        if (api_rate_parse(v, rs, err) < 0)
+            return err_prefix(err, "'%s'", key);
+        if (role == API_ROLE_NONE && !(rs->per_second > 0))
+            return err_set(err, ERR_INVALID, "'auth_failures' must be above 0, not '%s'", v);
     } else if (!strcmp(key, "sync")) {
         if (store_sync_parse(v, &c->sync, NULL) < 0)
             return err_set(err, ERR_INVALID, "'sync' must be full, meta or none, not '%s'", v);
@@ -188,7 +203,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         c->threads = (int)n;
     } else {
         return err_set(err, ERR_INVALID,
-                       "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
+                       "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
+                       "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
                        "scheduler_name, field_validation, audit_key, audit_witness, "

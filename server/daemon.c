@@ -199,7 +199,11 @@ int server_run(const struct server_config *c, struct err *err)
     struct api_options ao = {
         .listen = c->listen,
         .token = c->token,
+        .tokens_file = c->tokens_file,
         .auth_reads = c->auth_reads,
+        .auth_failures = c->auth_failures,
+        .authenticate = kube ? server__kube_authenticate : NULL,
+        .authenticate_ctx = kube,
         .body_limit = c->body_limit,
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
@@ -213,6 +217,7 @@ int server_run(const struct server_config *c, struct err *err)
         .audit_health_ctx = cy.guard,
         .audit_key = server__audit_key(cy.guard),
     };
+    memcpy(ao.rate, c->rate, sizeof(ao.rate));
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
         (rc = server__audit_start(cy.guard, st, api, err)) < 0)
         goto out;

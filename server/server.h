@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "log.h"
 #include "model.h"
 #include "store.h"
@@ -32,9 +33,13 @@ struct err;
 struct server_config {
     char *listen;      /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
     char *data_dir;    /* default "var/muster" */
-    char *token;       /* NULL: no auth */
-    int auth_reads;    /* reads need the token too */
-    size_t body_limit; /* bytes, default 16 MiB */
+    char *token;       /* NULL: no legacy token (else identity "token", role admin) */
+    char *tokens_file; /* tokens_file / --tokens-file: named credentials with roles */
+    int auth_reads;    /* reads need a credential too */
+    /* rate_limit_viewer / _operator / _admin: "RATE[/BURST]" per identity; 0 unlimited */
+    struct api_rate rate[API_ROLE_COUNT];
+    struct api_rate auth_failures; /* auth_failures: bad credentials per address */
+    size_t body_limit;             /* bytes, default 16 MiB */
     /* field_validation: what POST /api/v1/manifests does with unknown fields when the
      * request has no ?fieldValidation=; default Strict */
     enum model_fields field_validation;
@@ -73,6 +78,11 @@ struct server_config {
     char *audit_archive;
     double audit_checkpoint_interval; /* seconds, default 60 */
 };
+
+/* The api's external authenticator in mirror mode (kube_auth.c): ctx is the struct kube;
+ * TokenReview, then the role from SubjectAccessReviews on muster.scheduling. */
+int server__kube_authenticate(void *ctx, const char *token, struct api_identity *out,
+                              struct err *err);
 
 /* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").
  * Above 0 and at most 3650 days. Returns 0 with *ms, or -1. */

@@ -22,7 +22,13 @@
 struct env {
     struct musterd m;
     char key[320], pub[320], other[320], witness[320], config[320];
+    int token; /* musterd runs with --token s3cret (auth on): send it */
 };
+
+static const char *const auth_hdr[] = {"Authorization: Bearer s3cret", NULL};
+static const char *const auth_yaml_hdr[] = {"Authorization: Bearer s3cret",
+                                            "Content-Type: application/yaml", NULL};
+static const char *const yaml_hdr[] = {"Content-Type: application/yaml", NULL};
 
 static void write_key(const char *priv, const char *pub)
 {
@@ -72,7 +78,7 @@ static json_t *get_json(struct env *e, const char *path)
 {
     struct http_resp r;
 
-    http_request("GET", e->m.base, path, NULL, NULL, &r);
+    http_request("GET", e->m.base, path, NULL, e->token ? auth_hdr : NULL, &r);
     ck_assert_msg(r.status == 200, "GET %s: %ld %s", path, r.status, r.body);
     json_t *doc = json_incref(r.json);
     http_resp_free(&r);
@@ -81,10 +87,10 @@ static json_t *get_json(struct env *e, const char *path)
 
 static long post(struct env *e, const char *path, const char *body, char **reply)
 {
-    static const char *const hdr[] = {"Content-Type: application/yaml", NULL};
     struct http_resp r;
 
-    http_request("POST", e->m.base, path, body, body ? hdr : NULL, &r);
+    http_request("POST", e->m.base, path, body,
+                 e->token ? (body ? auth_yaml_hdr : auth_hdr) : (body ? yaml_hdr : NULL), &r);
     long status = r.status;
     if (reply)
         *reply = strdup(r.body ? r.body : "");
@@ -215,7 +221,7 @@ static char *export_all(struct env *e)
 {
     struct http_resp r;
 
-    http_request("GET", e->m.base, "/api/v1/audit", NULL, NULL, &r);
+    http_request("GET", e->m.base, "/api/v1/audit", NULL, e->token ? auth_hdr : NULL, &r);
     ck_assert_int_eq(r.status, 200);
     char *text = strdup(r.body);
     http_resp_free(&r);
@@ -491,8 +497,9 @@ START_TEST(test_audit_sig_configmap_witness_catches_deleted_tail)
 
     kube_testapi_start(&api, 0, NULL);
     env_init(&e);
-    const char *args[] = {"--config",     e.config,       "--audit-key", e.key,
-                          "--kubeconfig", api.kubeconfig, NULL};
+    const char *args[] = {"--config",     e.config,  "--audit-key", e.key, "--kubeconfig",
+                          api.kubeconfig, "--token", "s3cret",      NULL};
+    e.token = 1;
     ck_assert_int_eq(musterd_start(&e.m, e.m.root, args), 0);
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(post(&e, "/api/v1/cycles", NULL, NULL), 200);

@@ -35,6 +35,7 @@ static int begin_request(struct mg_connection *conn)
     r.path = ri->local_uri ? ri->local_uri : "/";
     r.raw_path = ri->local_uri_raw;
     r.query = ri->query_string;
+    r.address = ri->remote_addr;
     api__dispatch(&r);
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
         api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
@@ -201,7 +202,7 @@ void api_stop(struct api *api)
     if (api->ctx)
         stop_promptly(api);
     mg_exit_library();
-    free(api->token);
+    api__auth_free(api);
     free(api->ui_dir);
     free(api->read_only);
     pthread_mutex_destroy(&api->ro_mu);
@@ -221,8 +222,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     mg_init_library(0);
     api->sched = sched;
     api->st = st;
-    api->token = opts->token && opts->token[0] ? xstrdup(opts->token) : NULL;
-    api->auth_reads = opts->auth_reads;
+    if ((rc = api__auth_init(api, opts, err)) < 0)
+        goto out;
     api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
     api->field_validation = opts->field_validation;
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);

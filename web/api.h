@@ -19,9 +19,17 @@
  * with the status of err_http_status. Unknown routes get 404, a known path with the
  * wrong method 405 with an Allow header.
  *
- * Auth: when token is set, mutating requests (POST, PUT, PATCH, DELETE) need
- * "Authorization: Bearer <token>" (401 otherwise); reads too when auth_reads is set.
- * /healthz and the UI's static files are always open.
+ * Identities and roles (auth.c; docs/security.md "Identities and roles"): a bearer token
+ * names an identity with a role (enum api_role). Credentials come from the tokens file
+ * (tokens.c: SHA-256 of each token, reloaded when the file changes), the single legacy
+ * token (identity "token", role admin) and, when set, an external authenticator (the
+ * Kubernetes TokenReview + SubjectAccessReview of clients/). Auth is on when any of them
+ * is configured. Each route names the role it needs (routes.c); a mutation always needs
+ * it, a read only with auth_reads, except a read that needs more than viewer (audit
+ * verification). No or an unknown credential: 401; a role too low: 403; over the role's
+ * rate or, for an address that sent too many bad credentials, over auth_failures: 429 with
+ * Retry-After. Refusals are counted in /metrics (muster_http_refused_total{reason}) and
+ * logged. /healthz and the UI's static files are always open.
  *
  * Field validation: objects sent to POST /api/v1/manifests are checked against the field
  * schema (model_validate_all): ?fieldValidation=Strict|Warn|Ignore, default the option
@@ -48,11 +56,62 @@ struct store_audit_key;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
 
+/* Roles: X(enum suffix, name, what it may do), lowest first: a role may do what the roles
+ * before it may. The one list behind the route table, the tokens file, the config keys
+ * rate_limit_<role> and docs/security.md. */
+#define API_ROLE_MAP(X)                                                                            \
+    X(NONE, "none", "nothing but /healthz and the UI's files")                                     \
+    X(VIEWER, "viewer", "every read and the UI")                                                   \
+    X(OPERATOR, "operator", "apply, delete, cycles and what-if")                                   \
+    X(ADMIN, "admin", "everything, including audit verification and configuration")
+
+enum api_role {
+#define API__ROLE_ENUM(name, str, what) API_ROLE_##name,
+    API_ROLE_MAP(API__ROLE_ENUM)
+#undef API__ROLE_ENUM
+        API_ROLE_COUNT
+};
+
+/* "viewer", ...; "unknown" out of range. Static storage. */
+const char *api_role_name(enum api_role role);
+/* Parses a role name other than "none". Returns 0 or ERR_INVALID ("unknown role 'x' (one
+ * of viewer, operator, admin)"). */
+int api_role_parse(const char *name, enum api_role *out, struct err *err);
+
+/* A token bucket: per_second refill, burst capacity. per_second 0: unlimited. */
+struct api_rate {
+    double per_second;
+    double burst; /* 0: max(1, per_second) */
+};
+/* "RATE" or "RATE/BURST" ("20", "20/40"; 0 is unlimited). Returns 0 or ERR_INVALID. */
+int api_rate_parse(const char *s, struct api_rate *out, struct err *err);
+
+/* Who a credential is. */
+struct api_identity {
+    char name[256];
+    enum api_role role; /* API_ROLE_NONE: known, but may do nothing */
+    char source[32];    /* "tokens-file", "token", "kubernetes", "anonymous" */
+};
+
+/* An external authenticator: 0 with *out filled (role NONE when it may do nothing),
+ * ERR_UNAUTHORIZED when the token is not valid, another error when it cannot tell (the
+ * request then gets 503). Called from worker threads, concurrently; results are cached
+ * by the api for API_AUTH_CACHE_MS. */
+typedef int (*api_authenticate_fn)(void *ctx, const char *token, struct api_identity *out,
+                                   struct err *err);
+#define API_AUTH_CACHE_MS 10000
+
 struct api_options {
-    const char *listen; /* "ADDR:PORT"; port 0 picks a free port. Default "127.0.0.1:8080" */
-    const char *token;  /* NULL or "": no auth */
-    int auth_reads;     /* reads need the token too */
-    size_t body_limit;  /* request bodies larger than this get 413; 0: API_DEFAULT_BODY_LIMIT */
+    const char *listen;      /* "ADDR:PORT"; port 0 picks a free port. Default "127.0.0.1:8080" */
+    const char *token;       /* NULL or "": no legacy token; else identity "token", admin */
+    const char *tokens_file; /* NULL or "": none; YAML or JSON (see tokens.c) */
+    int auth_reads;          /* reads need a credential (viewer) too */
+    struct api_rate rate[API_ROLE_COUNT]; /* requests per identity, by its role */
+    struct api_rate auth_failures;        /* bad credentials per client address;
+                                             per_second 0: API_AUTH_FAILURES_DEFAULT */
+    api_authenticate_fn authenticate;     /* NULL: none */
+    void *authenticate_ctx;
+    size_t body_limit; /* request bodies larger than this get 413; 0: API_DEFAULT_BODY_LIMIT */
     /* How unknown fields of applied objects are treated when the request does not say
      * (?fieldValidation=); default MODEL_FIELDS_STRICT. */
     enum model_fields field_validation;
@@ -77,9 +136,13 @@ struct api_options {
     const struct store_audit_key *audit_key;
 };
 
+/* 1 bad credential a second, 10 at once: the 11th wrong token in a row gets 429 */
+#define API_AUTH_FAILURES_DEFAULT ((struct api_rate){1.0, 10.0})
+
 /* Starts the server. sched and st are borrowed and must outlive the api. The options'
- * strings are copied. Returns 0, ERR_INVALID (bad listen address) or ERR_IO (cannot
- * listen: "cannot listen on '127.0.0.1:80': ..."). *out new; release with api_stop. */
+ * strings are copied. Returns 0, ERR_INVALID (bad listen address; a tokens file that does
+ * not parse: "tokens file 'f': line 3: ...") or ERR_IO (cannot listen: "cannot listen on
+ * '127.0.0.1:80': ...", cannot read the tokens file). *out new; release with api_stop. */
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err);
 /* The port actually listened on (useful after port 0). */

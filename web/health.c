@@ -52,6 +52,9 @@ void api__metrics(struct req *r)
                  (unsigned long long)__atomic_load_n(&r->api->by_class[c], __ATOMIC_RELAXED));
         append(&buf, &len, &cap, line);
     }
+    char refused[1024];
+    api__auth_metrics(r->api, refused, sizeof(refused));
+    append(&buf, &len, &cap, refused);
     if (store_stats(r->api->st, &st, NULL) == 0) {
         snprintf(line, sizeof(line),
                  "# HELP muster_store_map_bytes LMDB map size.\n"
