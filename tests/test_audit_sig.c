@@ -628,6 +628,43 @@ START_TEST(test_audit_sig_bad_key_refused)
 }
 END_TEST
 
+/* The witness file: a torn last line (a crash mid-write) is skipped; a malformed complete
+ * line is an error naming the file; a missing file is no witness. */
+START_TEST(test_audit_sig_witness_file_lines)
+{
+    struct env e;
+    struct store_audit_key *key = NULL;
+    struct store_ckpt cp = {.seq = 7}, got;
+    struct err err = ERR_INIT;
+    int found = -1;
+    char *text;
+
+    env_init(&e);
+    ck_assert_int_eq(store_witness_last(e.witness, &got, &found, &err), 0);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(store_audit_key_load(e.key, &key, &err), 0);
+    memset(cp.hash, 0xab, sizeof(cp.hash));
+    ck_assert_int_eq(store_ckpt_sign(key, &cp, &err), 0);
+    ck_assert_int_eq(store_witness_append(e.witness, &cp, &err), 0);
+    text = test_read_file(e.witness, NULL);
+    char *torn = malloc(strlen(text) + 40);
+    sprintf(torn, "%s{\"seq\":9,\"hash\":\"ab", text);
+    ck_assert_int_eq(test_write_file(e.witness, torn), 0);
+    ck_assert_int_eq(store_witness_last(e.witness, &got, &found, &err), 0);
+    ck_assert_int_eq(found, 1);
+    ck_assert_uint_eq(got.seq, 7);
+    ck_assert_int_eq(store_ckpt_verify(key, &got, &err), 0);
+    sprintf(torn, "%s{\"seq\":9}\n", text);
+    ck_assert_int_eq(test_write_file(e.witness, torn), 0);
+    ck_assert_int_eq(store_witness_last(e.witness, &got, &found, &err), ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, e.witness) && strstr(err.msg, "hash"), "%s", err.msg);
+    free(torn);
+    free(text);
+    store_audit_key_free(key);
+    musterd_cleanup(&e.m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("audit_sig");
@@ -640,6 +677,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_audit_sig_forged_checkpoint_is_refused);
     tcase_add_test(tc, test_audit_sig_prune_keeps_verification);
     tcase_add_test(tc, test_audit_sig_bad_key_refused);
+    tcase_add_test(tc, test_audit_sig_witness_file_lines);
     tcase_add_test(tc, test_audit_sig_retention_archives_and_prunes);
     tcase_add_test(tc, test_audit_sig_configmap_witness_catches_deleted_tail);
     suite_add_tcase(s, tc);
