@@ -60,10 +60,14 @@ static void print_offline(struct cli *cli, const struct store_audit_verdict *v, 
                v->from, v->to, v->checked, v->checkpoints, key_id);
         if (!v->signed_to)
             printf("no signed checkpoint: the records are only consistent with each other\n");
-        else if (v->signed_to < v->to)
+        else if (v->signed_to + 2 == v->to) /* record signed_to + 1 is that checkpoint */
+            printf("the last checkpoint signs record %" PRIu64 "; record %" PRIu64
+                   " after it is covered by the hash chain only\n",
+                   v->signed_to, v->to);
+        else if (v->signed_to + 2 < v->to)
             printf("the last checkpoint signs record %" PRIu64 "; records %" PRIu64 "..%" PRIu64
                    " after it are covered by the hash chain only\n",
-                   v->signed_to, v->signed_to + 1, v->to);
+                   v->signed_to, v->signed_to + 2, v->to);
     }
 }
 
@@ -171,10 +175,14 @@ static int audit_verify(struct cli *cli)
     if (cli->output != CLI_OUT_TABLE) {
         cli__print_doc(cli, v);
     } else if (ok) {
-        printf("audit chain ok: records %lld..%lld, %lld checked\n",
+        printf("audit chain ok: records %lld..%lld, %lld checked",
                (long long)json_integer_value(json_object_get(v, "from")),
                (long long)json_integer_value(json_object_get(v, "to")),
                (long long)json_integer_value(json_object_get(v, "checked")));
+        if (json_is_true(json_object_get(v, "signaturesChecked")))
+            printf(", %lld signed checkpoints verified",
+                   (long long)json_integer_value(json_object_get(v, "checkpoints")));
+        printf("\n");
     } else {
         json_t *bad = json_object_get(v, "firstBad");
         if (!bad)
