@@ -296,7 +296,7 @@ END_TEST
 
 /* Retention by configuration: old records go to an archive file and are pruned behind a
  * checkpoint; the archive verifies on its own, the archive followed by the kept log
- * verifies from record 1, and the kept log verifies from its checkpoint (also on audit_env_start).
+ * verifies from record 1, and the kept log verifies from its checkpoint (also on start).
  */
 START_TEST(test_audit_sig_retention_archives_and_prunes)
 {
