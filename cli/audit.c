@@ -23,8 +23,12 @@ static int audit_export(struct cli *cli)
 {
     struct err err = ERR_INIT;
     static const char *const flags[] = {"since", "until", "from", "to", "job", "kind", "limit"};
-    char *path = xstrdup("/api/v1/audit");
+    char *path = NULL;
     int rc = CLI_EXIT_OK;
+    if (cli__flag(cli, "key") || cli__flag(cli, "witness") || cli__flag(cli, "filename") ||
+        cli__flag(cli, "before"))
+        return cli__usage_error("audit export does not take --key, --witness, -f or --before");
+    path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
         free(path);
@@ -52,8 +56,11 @@ static void print_offline(struct cli *cli, const struct store_audit_verdict *v, 
         cli__print_doc(cli, doc);
         json_decref(doc);
     } else if (!v->ok) {
-        printf("audit export BROKEN at record %" PRIu64 " (line %" PRIu64 "): %s\n", v->first_bad,
-               line, v->reason);
+        if (line)
+            printf("audit export BROKEN at record %" PRIu64 " (line %" PRIu64 "): %s\n",
+                   v->first_bad, line, v->reason);
+        else
+            printf("audit export BROKEN at record %" PRIu64 ": %s\n", v->first_bad, v->reason);
     } else {
         printf("audit export ok: records %" PRIu64 "..%" PRIu64 ", %" PRIu64 " checked, %" PRIu64
                " signed checkpoints verified with key %s\n",
@@ -71,7 +78,27 @@ static void print_offline(struct cli *cli, const struct store_audit_verdict *v, 
     }
 }
 
-/* muster audit verify --key FILE [-f FILE|-]: no server, the export alone. */
+/* --witness FILE: the export must reach the witness's newest checkpoint, signed by key. */
+static int witness_or_fail(struct cli *cli, struct store_audit_offline *o,
+                           const struct store_audit_key *key, struct err *err)
+{
+    const char *path = cli__flag(cli, "witness");
+    struct store_ckpt cp;
+    int found = 0;
+
+    if (!path)
+        return 0;
+    if (store_witness_last(path, &cp, &found, err) < 0)
+        return -1;
+    if (!found)
+        return err_set(err, ERR_INVALID, "audit witness '%s' holds no checkpoint", path);
+    if (store_ckpt_verify(key, &cp, err) < 0)
+        return err_prefix(err, "audit witness '%s'", path);
+    store_audit_offline_expect(o, &cp);
+    return 0;
+}
+
+/* muster audit verify --key FILE [-f FILE|-] [--witness FILE]: no server, the export. */
 static int audit_verify_offline(struct cli *cli)
 {
     const char *path = cli__flag(cli, "filename");
@@ -95,6 +122,13 @@ static int audit_verify_offline(struct cli *cli)
         return cli__fail(cli, &err);
     }
     o = store_audit_offline_new(key);
+    if (witness_or_fail(cli, o, key, &err) < 0) {
+        store_audit_offline_finish(o, &v);
+        if (in != stdin)
+            fclose(in);
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
     while ((n = getline(&line, &cap, in)) >= 0) {
         lineno++;
         if (n && line[n - 1] == '\n')
@@ -156,10 +190,11 @@ static int audit_verify(struct cli *cli)
         free(path);
         return audit_verify_offline(cli);
     }
-    if (cli__flag(cli, "filename")) {
+    if (cli__flag(cli, "filename") || cli__flag(cli, "witness")) {
         free(path);
-        return cli__usage_error("audit verify -f FILE needs --key (the public key to check the "
-                                "checkpoints with)");
+        return cli__usage_error(
+            "audit verify -f FILE and --witness need --key (the public key to check the "
+            "checkpoints with)");
     }
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0) {
         free(path);

@@ -287,6 +287,12 @@ static void tick(struct server__audit *g, int force)
             log_warn("audit: cannot write a checkpoint: %s", err.msg);
         return;
     }
+    /* A witness must never sign more than the disk holds: with sync meta or none a power
+     * loss could take the signed records and make an honest store look cut. */
+    if (store_sync(g->st, &err) < 0) {
+        log_warn("audit: cannot flush the store before the witness: %s", err.msg);
+        return;
+    }
     if (g->witness && store_witness_append(g->witness, &cp, &err) < 0)
         log_error("audit: %s (the checkpoint of record %" PRIu64 " is only in the store)", err.msg,
                   cp.seq);

@@ -126,6 +126,11 @@ struct store_audit_offline;
 
 /* key is borrowed (may be NULL: checkpoints are then checked for fit, not signature). */
 struct store_audit_offline *store_audit_offline_new(const struct store_audit_key *key);
+/* The export must hold record cp->seq with exactly cp->hash (the newest checkpoint of a
+ * witness, its signature checked by the caller): _finish reports a cut export otherwise,
+ * and a differing hash is a rewrite. An export that starts after cp->seq (pruned) is not
+ * held to it. Call before the first line. */
+void store_audit_offline_expect(struct store_audit_offline *o, const struct store_ckpt *cp);
 /* Feeds one line (without the newline; empty lines are skipped). Returns 0 to go on, 1 once
  * the chain is broken (the verdict says where; later lines are ignored). */
 int store_audit_offline_line(struct store_audit_offline *o, const char *line, size_t len);

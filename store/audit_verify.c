@@ -373,7 +373,30 @@ struct store_audit_offline {
     struct walk w;
     struct store_audit_verdict v;
     int broken;
+    struct store_ckpt expect; /* a witness's checkpoint the export must reach */
+    int expecting, expect_met;
 };
+
+void store_audit_offline_expect(struct store_audit_offline *o, const struct store_ckpt *cp)
+{
+    o->expect = *cp;
+    o->expecting = 1;
+}
+
+/* After record o->v.to verified: is it the witness's record, with the witness's hash? */
+static int check_expect(struct store_audit_offline *o)
+{
+    if (!o->expecting || o->v.to != o->expect.seq)
+        return 0;
+    if (memcmp(o->w.prev, o->expect.hash, HASH_LEN) != 0)
+        return fail(&o->w, o->expect.seq,
+                    "record %" PRIu64 ": hash differs from the signed checkpoint in the witness "
+                    "(a record at or before %" PRIu64
+                    " was rewritten and the hashes after it recomputed)",
+                    o->expect.seq, o->expect.seq);
+    o->expect_met = 1;
+    return 0;
+}
 
 struct store_audit_offline *store_audit_offline_new(const struct store_audit_key *key)
 {
@@ -393,7 +416,7 @@ int store_audit_offline_line(struct store_audit_offline *o, const char *line, si
         len--;
     if (o->broken || !len)
         return o->broken;
-    o->broken = walk_record(&o->w, 0, line, len);
+    o->broken = walk_record(&o->w, 0, line, len) || check_expect(o);
     return o->broken;
 }
 
@@ -402,6 +425,11 @@ void store_audit_offline_finish(struct store_audit_offline *o, struct store_audi
     if (!o->broken && !o->v.checked) {
         o->v.ok = 0;
         snprintf(o->v.reason, sizeof(o->v.reason), "the export holds no audit record");
+    } else if (!o->broken && o->expecting && !o->expect_met && o->v.from <= o->expect.seq) {
+        fail(&o->w, o->v.to + 1,
+             "the export ends at record %" PRIu64 " but the witness holds a signed checkpoint "
+             "of record %" PRIu64 " (records %" PRIu64 "..%" PRIu64 " are missing)",
+             o->v.to, o->expect.seq, o->v.to + 1, o->expect.seq);
     } else if (!o->broken) {
         snprintf(o->v.reason, sizeof(o->v.reason), "%" PRIu64 " records verify", o->v.checked);
     }

@@ -53,6 +53,12 @@ START_TEST(test_audit_sig_good_chain_verifies)
     ck_assert_msg(cr.status == 0, "%s%s", cr.out, cr.err);
     ck_assert_ptr_nonnull(strstr(cr.out, "audit export ok: records 1.."));
     cli_result_release(&cr);
+    cli_run(NULL, NULL,
+            (const char *const[]){"audit", "verify", "--key", e.pub, "-f", path, "--witness",
+                                  e.witness, NULL},
+            &cr);
+    ck_assert_msg(cr.status == 0, "%s%s", cr.out, cr.err);
+    cli_result_release(&cr);
     free(text);
     musterd_cleanup(&e.m);
 }
@@ -136,6 +142,23 @@ START_TEST(test_audit_sig_deleted_tail_is_caught)
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(sc, "reason")), "deleted"));
     json_decref(a);
     ck_assert_int_eq(audit_env_post(&e, "/api/v1/cycles", NULL, NULL), 503);
+    /* offline, the export alone verifies; held to the witness, it is cut */
+    char *text = audit_env_export(&e), path[400];
+    snprintf(path, sizeof(path), "%s/export.ndjson", e.m.root);
+    test_write_file(path, text);
+    free(text);
+    struct cli_result cr;
+    cli_run(NULL, NULL, (const char *const[]){"audit", "verify", "--key", e.pub, "-f", path, NULL},
+            &cr);
+    ck_assert_msg(cr.status == 0, "%s%s", cr.out, cr.err);
+    cli_result_release(&cr);
+    cli_run(NULL, NULL,
+            (const char *const[]){"audit", "verify", "--key", e.pub, "-f", path, "--witness",
+                                  e.witness, NULL},
+            &cr);
+    ck_assert_int_eq(cr.status, 1);
+    ck_assert_msg(strstr(cr.out, "BROKEN") && strstr(cr.out, "are missing"), "%s", cr.out);
+    cli_result_release(&cr);
     musterd_cleanup(&e.m);
 }
 END_TEST
