@@ -30,7 +30,14 @@ static const char usage_text[] =
     "  why NS/NAME                          why a job (or a pod's job) is where it is\n"
     "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
     "      [--limit N]                      the audit log as NDJSON\n"
-    "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain\n"
+    "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
+    "                                       musterd has an audit_key)\n"
+    "  audit verify --key PUB.pem [-f FILE|-] [--witness FILE]\n"
+    "                                       verify an export offline: chain and signed\n"
+    "                                       checkpoints (Ed25519 public or private key);\n"
+    "                                       with the witness file, also that it is not cut\n"
+    "  audit prune --before SEQ             delete the records before the newest signed\n"
+    "                                       checkpoint at or before SEQ (export them first)\n"
     "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
     "                                       the preemption ledger\n"
     "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
@@ -62,6 +69,7 @@ static const struct flag_def flag_defs[] = {
     {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
     {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
     {"validate", 0, 1}, {"ca", 0, 1},      {"cert", 0, 1},       {"key", 0, 1},
+    {"before", 0, 1},   {"witness", 0, 1},
 };
 
 struct command {
@@ -88,7 +96,7 @@ static const struct command commands[] = {
     {"delete", cli__cmd_delete, ",namespace,"},
     {"describe", cli__cmd_describe, ",namespace,"},
     {"why", cli__cmd_why, ",namespace,"},
-    {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,"},
+    {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,key,filename,before,witness,"},
     {"cycle", cli__cmd_cycle, ","},
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},

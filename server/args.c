@@ -14,7 +14,7 @@ static const char usage[] =
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
     "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
-    "               [--help] [--version]\n"
+    "               [--audit-key FILE] [--audit-witness FILE] [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
@@ -22,7 +22,9 @@ static const char usage[] =
     "auth_reads, rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
-    "tls_cert, tls_key, tls_client_ca. Flags override the file.\n"
+    "tls_cert, tls_key, tls_client_ca, audit_key, audit_witness, audit_witness_configmap,\n"
+    "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive.\n"
+    "Flags override the file.\n"
     "\n"
     "--tls-cert/--tls-key: serve HTTPS only (TLS 1.2+) with this PEM certificate (chain\n"
     "after the leaf) and unencrypted key; SIGHUP or a change to the files reloads them\n"
@@ -39,13 +41,19 @@ static const char usage[] =
     "the request does not say (?fieldValidation=): Strict refuses them (the default), Warn\n"
     "drops them with a warning, Ignore drops them.\n"
     "\n"
+    "--audit-key: an Ed25519 private key (PEM) outside the data directory; musterd signs\n"
+    "checkpoints of the audit chain with it. --audit-witness: a file outside the data\n"
+    "directory that receives every checkpoint. On start the chain since the last checkpoint\n"
+    "is verified; a broken chain makes musterd read-only (docs/security.md).\n"
+    "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",    "--data-dir",    "--listen",   "--token",          "--port-file",
-    "--log-level", "--kubeconfig",  "--context",  "--scheduler-name", "--field-validation",
-    "--retention", "--tokens-file", "--tls-cert", "--tls-key",        "--tls-client-ca"};
+    "--config",    "--data-dir",     "--listen",   "--token",          "--port-file",
+    "--log-level", "--kubeconfig",   "--context",  "--scheduler-name", "--field-validation",
+    "--retention", "--tokens-file",  "--tls-cert", "--tls-key",        "--tls-client-ca",
+    "--audit-key", "--audit-witness"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -90,6 +98,10 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->port_file, value);
     else if (!strcmp(flag, "--kubeconfig"))
         replace(&c->kubeconfig, value);
+    else if (!strcmp(flag, "--audit-key"))
+        replace(&c->audit_key, value);
+    else if (!strcmp(flag, "--audit-witness"))
+        replace(&c->audit_witness, value);
     else if (!strcmp(flag, "--context"))
         replace(&c->kube_context, value);
     else if (!strcmp(flag, "--scheduler-name"))

@@ -25,6 +25,8 @@ void server_config_init(struct server_config *c)
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
     c->log_level = LOG_INFO;
     c->threads = 8;
+    c->audit_checkpoint_records = 1000;
+    c->audit_checkpoint_interval = 60.0;
     c->auth_failures = API_AUTH_FAILURES_DEFAULT;
 }
 
@@ -44,6 +46,10 @@ void server_config_release(struct server_config *c)
     free(c->tls_cert);
     free(c->tls_key);
     free(c->tls_client_ca);
+    free(c->audit_key);
+    free(c->audit_witness);
+    free(c->audit_witness_configmap);
+    free(c->audit_archive);
     memset(c, 0, sizeof(*c));
 }
 
@@ -114,6 +120,10 @@ static char **string_slot(struct server_config *c, const char *key)
         {"tls_cert", offsetof(struct server_config, tls_cert)},
         {"tls_key", offsetof(struct server_config, tls_key)},
         {"tls_client_ca", offsetof(struct server_config, tls_client_ca)},
+        {"audit_key", offsetof(struct server_config, audit_key)},
+        {"audit_witness", offsetof(struct server_config, audit_witness)},
+        {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
+        {"audit_archive", offsetof(struct server_config, audit_archive)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -144,6 +154,18 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
                            key, v);
         *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
+        *(!strcmp(key, "audit_keep_records") ? &c->audit_keep_records
+                                             : &c->audit_checkpoint_records) = (uint64_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_interval")) {
+        if (parse_seconds(v, &d) < 0 || d < 0.01)
+            return err_set(err, ERR_INVALID,
+                           "'audit_checkpoint_interval' must be a number of seconds of at least "
+                           "0.01, not '%s'",
+                           v);
+        c->audit_checkpoint_interval = d;
     } else if (!strcmp(key, "cycle_interval") || !strcmp(key, "grace_period")) {
         if (parse_seconds(v, &d) < 0)
             return err_set(err, ERR_INVALID, "'%s' must be a number of seconds, not '%s'", key, v);
@@ -191,7 +213,10 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca)",
+                       "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
+                       "audit_key, audit_witness, audit_witness_configmap, "
+                       "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
+                       "audit_archive)",
                        key);
     }
     return 0;

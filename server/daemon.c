@@ -10,6 +10,7 @@
 #include "api.h"
 #include "clock.h"
 #include "err.h"
+#include "internal.h"
 #include "kube.h"
 #include "log.h"
 #include "scheduler.h"
@@ -18,7 +19,8 @@
 
 struct cycler {
     struct sched *sched;
-    double interval; /* seconds; 0: only when kicked */
+    struct server__audit *guard; /* read-only: no cycles; kicked after each cycle */
+    double interval;             /* seconds; 0: only when kicked */
     mtx_t mu;
     cnd_t cv;
     int kicked;
@@ -33,6 +35,7 @@ static void kick(void *ctx)
     cy->kicked = 1;
     cnd_signal(&cy->cv);
     mtx_unlock(&cy->mu);
+    server__audit_kick(cy->guard);
 }
 
 static void run_cycle(struct cycler *cy)
@@ -40,6 +43,8 @@ static void run_cycle(struct cycler *cy)
     struct err err = ERR_INIT;
     json_t *summary = NULL;
 
+    if (server__audit_read_only(cy->guard))
+        return; /* a chain broken at run time: the checkpoint thread said so in the log */
     if (sched_cycle(cy->sched, clock_now_ms(), &summary, &err) < 0) {
         log_warn("cycle failed: %s", err.msg);
         return;
@@ -51,6 +56,7 @@ static void run_cycle(struct cycler *cy)
     else
         log_debug("cycle %lld placed nothing", (long long)cycle);
     json_decref(summary);
+    server__audit_kick(cy->guard);
 }
 
 static int cycle_main(void *arg)
@@ -178,6 +184,7 @@ int server_run(const struct server_config *c, struct err *err)
     struct kube *kube = NULL;
     thrd_t thread;
     int have_thread = 0, rc;
+    const char *read_only = NULL;
     sigset_t set;
     char host[256];
 
@@ -196,7 +203,13 @@ int server_run(const struct server_config *c, struct err *err)
         goto out;
     if ((rc = sched_open(st, &sopts, &cy.sched, err)) < 0)
         goto out;
-    if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
+    if ((rc = server__audit_open(c, &cy.guard, err)) < 0 ||
+        (rc = server__audit_check(cy.guard, st, err)) < 0)
+        goto out;
+    read_only = server__audit_read_only(cy.guard);
+    if (c->kubeconfig && read_only)
+        log_warn("musterd: read-only, so the Kubernetes mirror is not started");
+    else if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
         goto out;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
         rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
@@ -222,9 +235,14 @@ int server_run(const struct server_config *c, struct err *err)
         .tls_cert = c->tls_cert,
         .tls_key = c->tls_key,
         .tls_client_ca = c->tls_client_ca,
+        .read_only = read_only,
+        .audit_health = server__audit_health,
+        .audit_health_ctx = cy.guard,
+        .audit_key = server__audit_key(cy.guard),
     };
     memcpy(ao.rate, c->rate, sizeof(ao.rate));
-    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
+    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
+        (rc = server__audit_start(cy.guard, st, api, err)) < 0)
         goto out;
     listen_host(c->listen, host, sizeof(host));
     log_info("musterd listening on %s://%s:%d (data dir '%s', sync %s)", api_scheme(api), host,
@@ -233,7 +251,8 @@ int server_run(const struct server_config *c, struct err *err)
         goto out;
     serve_until_signal(api, &set);
 out:
-    api_stop(api); /* stop accepting; running requests finish first */
+    server__audit_stop(cy.guard); /* it may make the api read-only: stop it first */
+    api_stop(api);                /* stop accepting; running requests finish first */
     if (have_thread) {
         mtx_lock(&cy.mu);
         cy.stop = 1;
@@ -242,6 +261,7 @@ out:
         thrd_join(thread, NULL); /* a running cycle completes its commit */
     }
     kube_close(kube);
+    server__audit_close(cy.guard); /* signs the head after the last cycle */
     sched_close(cy.sched);
     if (st)
         store_sync(st, NULL);

@@ -69,6 +69,24 @@ struct server_config {
     char *tls_cert;
     char *tls_key;
     char *tls_client_ca;
+    /* The audit log's signed checkpoints (docs/security.md "The audit log"): audit_key is a
+     * PEM Ed25519 private key kept outside the data directory (NULL: no checkpoints);
+     * audit_witness a file outside it that receives every checkpoint (needs audit_key).
+     * A checkpoint is signed every audit_checkpoint_records records and every
+     * audit_checkpoint_interval seconds (when there is something new), and at shutdown. */
+    char *audit_key;
+    char *audit_witness;
+    /* mirror mode: the ConfigMap ("NAME" or "NS/NAME") that also witnesses checkpoints;
+     * NULL: "muster-audit-witness" when kubeconfig and audit_key are set; "-": none */
+    char *audit_witness_configmap;
+    uint64_t audit_checkpoint_records; /* default 1000 */
+    /* Retention: with audit_keep_records > 0, after a checkpoint the records before the
+     * newest checkpoint record at least that many records back are written to
+     * audit_archive/audit-FIRST-LAST.ndjson (fsynced; verifiable with muster audit verify
+     * --key) and pruned. Needs audit_key and audit_archive. */
+    uint64_t audit_keep_records;
+    char *audit_archive;
+    double audit_checkpoint_interval; /* seconds, default 60 */
 };
 
 /* The api's external authenticator in mirror mode (kube_auth.c): ctx is the struct kube;

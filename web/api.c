@@ -186,6 +186,16 @@ static void stop_promptly(struct api *api)
     }
 }
 
+void api_set_read_only(struct api *api, const char *reason)
+{
+    char *copy = reason ? xstrdup(reason) : NULL;
+
+    pthread_mutex_lock(&api->ro_mu);
+    free(api->read_only);
+    api->read_only = copy;
+    pthread_mutex_unlock(&api->ro_mu);
+}
+
 void api_stop(struct api *api)
 {
     if (!api)
@@ -196,6 +206,8 @@ void api_stop(struct api *api)
     api__tls_close(api->tls);
     api__auth_free(api);
     free(api->ui_dir);
+    free(api->read_only);
+    pthread_mutex_destroy(&api->ro_mu);
     free(api);
 }
 
@@ -221,6 +233,11 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->on_change_ctx = opts->on_change_ctx;
     api->sources = opts->sources;
     api->sources_ctx = opts->sources_ctx;
+    pthread_mutex_init(&api->ro_mu, NULL);
+    api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
+    api->audit_health = opts->audit_health;
+    api->audit_health_ctx = opts->audit_health_ctx;
+    api->audit_key = opts->audit_key;
     if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
         goto out;
     if (api->tls && !(mg_check_feature(MG_FEATURES_SSL) & MG_FEATURES_SSL)) {

@@ -58,6 +58,7 @@ struct err;
 struct sched;
 struct store;
 struct api;
+struct store_audit_key;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
 
@@ -135,6 +136,16 @@ struct api_options {
     const char *tls_cert;
     const char *tls_key;
     const char *tls_client_ca;
+    /* The audit guard (server/): with read_only set (the reason, copied), every mutating
+     * request (POST /api/v1/cycles too) answers 503 Unavailable with it, reads still work;
+     * api_set_read_only changes it at run time. audit_health makes the "audit" member of
+     * GET /api/v1/health (new JSON; NULL: {"checkpoints": false}). audit_key (borrowed,
+     * must outlive the api; NULL: none) lets /api/v1/audit/verify check signatures and
+     * POST /api/v1/audit/prune check the checkpoint it prunes behind. */
+    const char *read_only;
+    json_t *(*audit_health)(void *ctx);
+    void *audit_health_ctx;
+    const struct store_audit_key *audit_key;
 };
 
 /* 1 bad credential a second, 10 at once: the 11th wrong token in a row gets 429 */
@@ -158,6 +169,8 @@ const char *api_scheme(const struct api *api);
  * load or the key does not match: the previous certificate then stays in service. Any
  * thread. */
 int api_tls_reload(struct api *api, int force, struct err *err);
+/* Makes the API read-only with reason (copied), or writable again with NULL. Thread-safe. */
+void api_set_read_only(struct api *api, const char *reason);
 /* Stops accepting, waits for running requests to finish and frees the api. NULL-safe. */
 void api_stop(struct api *api);
 

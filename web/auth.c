@@ -251,7 +251,7 @@ static void refuse(struct req *r, enum api_refused why, int retry_after, const c
              refused_info[why].label, msg);
 }
 
-static int mutating(const char *method)
+int api__mutating(const char *method)
 {
     return strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "OPTIONS");
 }
@@ -269,7 +269,7 @@ int api__auth_or_reply(struct req *r, enum api_role role)
     r->identified = 0;
     /* a read that needs more than viewer (audit verification) always needs its role */
     if (!api->auth_on || role == API_ROLE_NONE ||
-        (!mutating(r->method) && !api->auth_reads && role <= API_ROLE_VIEWER))
+        (!api__mutating(r->method) && !api->auth_reads && role <= API_ROLE_VIEWER))
         return 0;
     int64_t now = clock_mono_ns();
     if ((wait = api__limits_peek(api->per_address, r->address, api->auth_failures, now)) > 0) {

@@ -16,6 +16,7 @@
 #define MUSTER_WEB_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,7 +70,12 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
-    struct api__tls *tls; /* NULL: plain HTTP */
+    struct api__tls *tls;  /* NULL: plain HTTP */
+    pthread_mutex_t ro_mu; /* guards read_only */
+    char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
+    json_t *(*audit_health)(void *ctx);
+    void *audit_health_ctx;
+    const struct store_audit_key *audit_key;
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -149,6 +155,8 @@ void api__utf8_scrub(char *s);
 const char *api__header(struct req *r, const char *name);
 
 /* ---- auth.c: identities, roles and rate limits ---- */
+/* 1 when the method changes state (anything but GET, HEAD, OPTIONS). */
+int api__mutating(const char *method);
 /* Decides whether r may run a route that needs role (its method says whether it mutates):
  * 0 with r->who set, or replies 401 / 403 / 429 / 503, counts and logs the refusal and
  * returns -1. */
@@ -223,6 +231,8 @@ void api__queue_get(struct req *r);
 void api__queue_delete(struct req *r);
 void api__audit_export(struct req *r);
 void api__audit_verify(struct req *r);
+void api__audit_prune(struct req *r);
+void api__health(struct req *r);
 void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);

@@ -57,6 +57,8 @@ static const struct route routes[] = {
     {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", VIEW, 0},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0},
+    {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0},
+    {"GET", "/api/v1/health", api__health, "", VIEW, 0},
     {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP},
     {"GET", "/api/v1/sources", api__sources, "", VIEW, 0},
     {"GET", "/api/v1/jobs", api__jobs_list, "state", VIEW, 0},
@@ -201,6 +203,25 @@ static int path_ok(struct req *r)
     return -1;
 }
 
+/* 0 when the API is writable or the request only reads; otherwise replies 503 with the
+ * reason the audit guard gave (a broken chain: docs/security.md). */
+static int writable_or_reply(struct req *r)
+{
+    char *why = NULL;
+
+    if (!api__mutating(r->method))
+        return 0;
+    pthread_mutex_lock(&r->api->ro_mu);
+    if (r->api->read_only)
+        why = xstrdup(r->api->read_only);
+    pthread_mutex_unlock(&r->api->ro_mu);
+    if (!why)
+        return 0;
+    api__reply_errorf(r, ERR_UNAVAILABLE, "musterd is read-only: %s", why);
+    free(why);
+    return -1;
+}
+
 struct deep_call {
     api__handler fn;
     struct req *r;
@@ -261,7 +282,8 @@ void api__dispatch(struct req *r)
             api__static(r);
         else
             api__reply_errorf(r, ERR_NOT_FOUND, "no route for '%s %s'", r->method, r->path);
-    } else if (api__auth_or_reply(r, found->role) == 0 && query_ok(r, found->params)) {
+    } else if (api__auth_or_reply(r, found->role) == 0 && writable_or_reply(r) == 0 &&
+               query_ok(r, found->params)) {
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);
         else

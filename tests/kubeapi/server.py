@@ -12,6 +12,7 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
   * chunked watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, allowWatchBookmarks,
     timeoutSeconds); a resourceVersion older than the bounded event history gets
     an ERROR event with code 410 (Expired), as the real API server sends,
+  * ConfigMaps (get, create, merge-patch: musterd's audit witness),
   * pods/{name}/binding, pods/{name}/status (merge-patch and strategic-merge-patch),
     pods/{name}/eviction (policy/v1; 429 on demand),
   * bearer-token auth (--token) and TLS (--cert/--key),
@@ -50,6 +51,8 @@ RESOURCES = {
                                  "clusternetworktopologies", "ClusterNetworkTopology", False),
     "priorityclasses": ("/apis/scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", False),
     "queues": ("/apis/scheduling.volcano.sh/v1beta1", "queues", "Queue", False),
+    # musterd's audit witness (docs/security.md): get, create (409 when it exists), patch
+    "configmaps": ("/api/v1", "configmaps", "ConfigMap", True),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
@@ -450,6 +453,12 @@ class Handler(BaseHTTPRequestHandler):
             with self.st.lock:
                 if ns:
                     body.setdefault("metadata", {})["namespace"] = ns
+                if not body.get("metadata", {}).get("name"):
+                    return self.send_json(422, status(422, "Invalid", "metadata.name: Required "
+                                                      "value: name or generateName is required"))
+                if self.st.key(res, body) in self.st.objects[res]:
+                    return self.send_json(409, status(409, "AlreadyExists", '%s "%s" already '
+                                                      "exists" % (res, body["metadata"]["name"])))
                 obj = self.st.upsert(res, body)
             return self.send_json(201, obj)
         self.send_json(405, status(405, "MethodNotAllowed", "method not allowed"))
