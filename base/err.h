@@ -39,8 +39,9 @@
     X(GONE, -14, 410, "Gone")                                                                      \
     X(INTERNAL, -15, 500, "InternalError")                                                         \
     X(FORBIDDEN, -16, 403, "Forbidden")                                                            \
-    X(MISDIRECTED, -17, 421, "MisdirectedRequest")                                                 \
-    X(HEADERS_TOO_LARGE, -18, 431, "HeadersTooLarge")
+    X(RATE_LIMITED, -17, 429, "TooManyRequests")                                                   \
+    X(MISDIRECTED, -18, 421, "MisdirectedRequest")                                                 \
+    X(HEADERS_TOO_LARGE, -19, 431, "HeadersTooLarge")
 
 enum err_code {
     ERR_OK = 0,

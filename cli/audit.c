@@ -1,11 +1,16 @@
 /*
- * audit.c - `muster audit export` (NDJSON streamed to stdout, never held in memory)
- * and `muster audit verify` (exit 1 when the chain is broken).
+ * audit.c - `muster audit export` (NDJSON streamed to stdout, never held in memory),
+ * `muster audit verify` (exit 1 when the chain is broken; with --key, offline over an
+ * export) and `muster audit prune --before SEQ`.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "audit_sig.h"
 #include "internal.h"
 
 static int check_u64(struct cli *cli, const char *flag, struct err *err)
@@ -18,8 +23,12 @@ static int audit_export(struct cli *cli)
 {
     struct err err = ERR_INIT;
     static const char *const flags[] = {"since", "until", "from", "to", "job", "kind", "limit"};
-    char *path = xstrdup("/api/v1/audit");
+    char *path = NULL;
     int rc = CLI_EXIT_OK;
+    if (cli__flag(cli, "key") || cli__flag(cli, "witness") || cli__flag(cli, "filename") ||
+        cli__flag(cli, "before"))
+        return cli__usage_error("audit export does not take --key, --witness, -f or --before");
+    path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
         free(path);
@@ -33,6 +42,139 @@ static int audit_export(struct cli *cli)
     return rc;
 }
 
+static void print_offline(struct cli *cli, const struct store_audit_verdict *v, uint64_t line,
+                          const char *key_id)
+{
+    if (cli->output != CLI_OUT_TABLE) {
+        json_t *doc = json_pack("{s:b, s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:s}", "ok", v->ok,
+                                "from", (json_int_t)v->from, "to", (json_int_t)v->to, "checked",
+                                (json_int_t)v->checked, "firstBad", (json_int_t)v->first_bad,
+                                "reason", v->reason, "checkpoints", (json_int_t)v->checkpoints,
+                                "signedTo", (json_int_t)v->signed_to, "key", key_id);
+        if (!v->ok && line)
+            json_object_set_new(doc, "line", json_integer((json_int_t)line));
+        cli__print_doc(cli, doc);
+        json_decref(doc);
+    } else if (!v->ok) {
+        if (line)
+            printf("audit export BROKEN at record %" PRIu64 " (line %" PRIu64 "): %s\n",
+                   v->first_bad, line, v->reason);
+        else
+            printf("audit export BROKEN at record %" PRIu64 ": %s\n", v->first_bad, v->reason);
+    } else {
+        printf("audit export ok: records %" PRIu64 "..%" PRIu64 ", %" PRIu64 " checked, %" PRIu64
+               " signed checkpoints verified with key %s\n",
+               v->from, v->to, v->checked, v->checkpoints, key_id);
+        if (!v->signed_to)
+            printf("no signed checkpoint: the records are only consistent with each other\n");
+        else if (v->signed_to + 2 == v->to) /* record signed_to + 1 is that checkpoint */
+            printf("the last checkpoint signs record %" PRIu64 "; record %" PRIu64
+                   " after it is covered by the hash chain only\n",
+                   v->signed_to, v->to);
+        else if (v->signed_to + 2 < v->to)
+            printf("the last checkpoint signs record %" PRIu64 "; records %" PRIu64 "..%" PRIu64
+                   " after it are covered by the hash chain only\n",
+                   v->signed_to, v->signed_to + 2, v->to);
+    }
+}
+
+/* --witness FILE: the export must reach the witness's newest checkpoint, signed by key. */
+static int witness_or_fail(struct cli *cli, struct store_audit_offline *o,
+                           const struct store_audit_key *key, struct err *err)
+{
+    const char *path = cli__flag(cli, "witness");
+    struct store_ckpt cp;
+    int found = 0;
+
+    if (!path)
+        return 0;
+    if (store_witness_last(path, &cp, &found, err) < 0)
+        return -1;
+    if (!found)
+        return err_set(err, ERR_INVALID, "audit witness '%s' holds no checkpoint", path);
+    if (store_ckpt_verify(key, &cp, err) < 0)
+        return err_prefix(err, "audit witness '%s'", path);
+    store_audit_offline_expect(o, &cp);
+    return 0;
+}
+
+/* muster audit verify --key FILE [-f FILE|-] [--witness FILE]: no server, the export. */
+static int audit_verify_offline(struct cli *cli)
+{
+    const char *path = cli__flag(cli, "filename");
+    struct store_audit_key *key = NULL;
+    struct store_audit_offline *o;
+    struct store_audit_verdict v;
+    struct err err = ERR_INIT;
+    FILE *in = stdin;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    uint64_t lineno = 0, bad_line = 0;
+
+    if (cli__flag(cli, "from") || cli__flag(cli, "to"))
+        return cli__usage_error("audit verify --key checks a whole export: no --from or --to");
+    if (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0)
+        return cli__fail(cli, &err);
+    if (path && strcmp(path, "-") && !(in = fopen(path, "rb"))) {
+        err_set(&err, ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
+    o = store_audit_offline_new(key);
+    if (witness_or_fail(cli, o, key, &err) < 0) {
+        store_audit_offline_finish(o, &v);
+        if (in != stdin)
+            fclose(in);
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
+    while ((n = getline(&line, &cap, in)) >= 0) {
+        lineno++;
+        if (n && line[n - 1] == '\n')
+            n--;
+        if (store_audit_offline_line(o, line, (size_t)n)) {
+            bad_line = lineno;
+            break;
+        }
+    }
+    store_audit_offline_finish(o, &v);
+    print_offline(cli, &v, bad_line, store_audit_key_id(key));
+    free(line);
+    if (in != stdin)
+        fclose(in);
+    store_audit_key_free(key);
+    return v.ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+static int audit_prune(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    char *path = xstrdup("/api/v1/audit/prune");
+    json_t *v = NULL;
+    uint64_t before = 0;
+    int rc = CLI_EXIT_OK;
+
+    if (cli__flag_u64(cli, "before", &before, &err) < 0 || !before) {
+        free(path);
+        return cli__usage_error("%s",
+                                before || err.msg[0] ? err.msg : "audit prune needs --before SEQ");
+    }
+    cli__query(&path, "before", cli__flag(cli, "before"));
+    if (cli__call(cli, "POST", path, NULL, 0, NULL, &v, &err) < 0) {
+        rc = cli__fail(cli, &err);
+    } else if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, v);
+    } else {
+        printf("pruned %lld records: the log now starts at checkpoint record %lld\n",
+               (long long)json_integer_value(json_object_get(v, "deleted")),
+               (long long)json_integer_value(json_object_get(v, "firstSeq")));
+    }
+    json_decref(v);
+    free(path);
+    return rc;
+}
+
 static int audit_verify(struct cli *cli)
 {
     struct err err = ERR_INIT;
@@ -40,9 +182,19 @@ static int audit_verify(struct cli *cli)
     char *path = xstrdup("/api/v1/audit/verify");
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
-        cli__flag(cli, "kind") || cli__flag(cli, "limit")) {
+        cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);
-        return cli__usage_error("audit verify accepts only --from and --to");
+        return cli__usage_error("audit verify accepts only --from and --to (or --key and -f)");
+    }
+    if (cli__flag(cli, "key")) {
+        free(path);
+        return audit_verify_offline(cli);
+    }
+    if (cli__flag(cli, "filename") || cli__flag(cli, "witness")) {
+        free(path);
+        return cli__usage_error(
+            "audit verify -f FILE and --witness need --key (the public key to check the "
+            "checkpoints with)");
     }
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0) {
         free(path);
@@ -58,10 +210,14 @@ static int audit_verify(struct cli *cli)
     if (cli->output != CLI_OUT_TABLE) {
         cli__print_doc(cli, v);
     } else if (ok) {
-        printf("audit chain ok: records %lld..%lld, %lld checked\n",
+        printf("audit chain ok: records %lld..%lld, %lld checked",
                (long long)json_integer_value(json_object_get(v, "from")),
                (long long)json_integer_value(json_object_get(v, "to")),
                (long long)json_integer_value(json_object_get(v, "checked")));
+        if (json_is_true(json_object_get(v, "signaturesChecked")))
+            printf(", %lld signed checkpoints verified",
+                   (long long)json_integer_value(json_object_get(v, "checkpoints")));
+        printf("\n");
     } else {
         json_t *bad = json_object_get(v, "firstBad");
         if (!bad)
@@ -81,10 +237,12 @@ out:
 int cli__cmd_audit(struct cli *cli)
 {
     if (cli->npos != 1)
-        return cli__usage_error("audit needs 'export' or 'verify'");
+        return cli__usage_error("audit needs 'export', 'verify' or 'prune'");
     if (!strcmp(cli->pos[0], "export"))
         return audit_export(cli);
     if (!strcmp(cli->pos[0], "verify"))
         return audit_verify(cli);
-    return cli__usage_error("unknown audit command '%s' (export or verify)", cli->pos[0]);
+    if (!strcmp(cli->pos[0], "prune"))
+        return audit_prune(cli);
+    return cli__usage_error("unknown audit command '%s' (export, verify or prune)", cli->pos[0]);
 }

@@ -12,9 +12,14 @@
 
 static int open_client(struct cli *cli, struct err *err)
 {
+    struct client_tls tls = {.ca = cli->ca, .cert = cli->cert, .key = cli->key};
+    int rc;
+
     if (cli->client)
         return 0;
-    return client_open(cli->server, cli->token, &cli->client, err);
+    if ((rc = client_open(cli->server, cli->token, &cli->client, err)) < 0)
+        return rc;
+    return client_set_tls(cli->client, &tls, err);
 }
 
 /* Keeps the server's message and its list of validation errors. */

@@ -14,7 +14,8 @@
 #define DEFAULT_SERVER "http://127.0.0.1:8080"
 
 static const char usage_text[] =
-    "usage: muster [--server URL] [--token T] [-o table|json|yaml] <command> [args]\n"
+    "usage: muster [--server URL] [--token T] [--ca FILE] [--cert FILE --key FILE]\n"
+    "              [-o table|json|yaml] <command> [args]\n"
     "\n"
     "commands:\n"
     "  apply -f FILE|- [--validate strict|warn|ignore]\n"
@@ -29,7 +30,14 @@ static const char usage_text[] =
     "  why NS/NAME                          why a job (or a pod's job) is where it is\n"
     "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
     "      [--limit N]                      the audit log as NDJSON\n"
-    "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain\n"
+    "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
+    "                                       musterd has an audit_key)\n"
+    "  audit verify --key PUB.pem [-f FILE|-] [--witness FILE]\n"
+    "                                       verify an export offline: chain and signed\n"
+    "                                       checkpoints (Ed25519 public or private key);\n"
+    "                                       with the witness file, also that it is not cut\n"
+    "  audit prune --before SEQ             delete the records before the newest signed\n"
+    "                                       checkpoint at or before SEQ (export them first)\n"
     "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
     "                                       the preemption ledger\n"
     "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
@@ -41,7 +49,11 @@ static const char usage_text[] =
     "  version                              print the version\n"
     "  help                                 print this text\n"
     "\n"
-    "environment: MUSTER_SERVER (default " DEFAULT_SERVER "), MUSTER_TOKEN\n";
+    "https://: --ca FILE verifies musterd's certificate against that CA (default: the\n"
+    "system's CAs); --cert and --key present a client certificate (mTLS).\n"
+    "\n"
+    "environment: MUSTER_SERVER (default " DEFAULT_SERVER "), MUSTER_TOKEN, MUSTER_CA,\n"
+    "MUSTER_CERT, MUSTER_KEY\n";
 
 struct flag_def {
     const char *name;
@@ -56,7 +68,8 @@ static const struct flag_def flag_defs[] = {
     {"job", 0, 1},      {"kind", 0, 1},    {"limit", 0, 1},      {"filename", 'f', 1},
     {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
     {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
-    {"validate", 0, 1},
+    {"validate", 0, 1}, {"ca", 0, 1},      {"cert", 0, 1},       {"key", 0, 1},
+    {"before", 0, 1},   {"witness", 0, 1},
 };
 
 struct command {
@@ -83,7 +96,7 @@ static const struct command commands[] = {
     {"delete", cli__cmd_delete, ",namespace,"},
     {"describe", cli__cmd_describe, ",namespace,"},
     {"why", cli__cmd_why, ",namespace,"},
-    {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,"},
+    {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,key,filename,before,witness,"},
     {"cycle", cli__cmd_cycle, ","},
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},
@@ -198,7 +211,7 @@ static int check_flags(struct cli *cli, const struct command *c)
     for (size_t i = 0; i < cli->nflags; i++) {
         const char *n = cli->flag_name[i];
         if (!strcmp(n, "server") || !strcmp(n, "token") || !strcmp(n, "output") ||
-            !strcmp(n, "help"))
+            !strcmp(n, "help") || !strcmp(n, "ca") || !strcmp(n, "cert") || !strcmp(n, "key"))
             continue;
         char key[64];
         snprintf(key, sizeof(key), ",%s,", n);
@@ -206,6 +219,15 @@ static int check_flags(struct cli *cli, const struct command *c)
             return cli__usage_error("flag '--%s' is not accepted by '%s'", n, c->name);
     }
     return 0;
+}
+
+/* A flag's value, else the environment variable's; NULL when neither or empty. */
+static const char *flag_or_env(struct cli *cli, const char *flag, const char *env)
+{
+    const char *v = cli__flag(cli, flag);
+    if (!v)
+        v = getenv(env);
+    return v && *v ? v : NULL;
 }
 
 static int setup(struct cli *cli)
@@ -227,6 +249,9 @@ static int setup(struct cli *cli)
     cli->token = cli__flag(cli, "token");
     if (!cli->token)
         cli->token = getenv("MUSTER_TOKEN");
+    cli->ca = flag_or_env(cli, "ca", "MUSTER_CA");
+    cli->cert = flag_or_env(cli, "cert", "MUSTER_CERT");
+    cli->key = flag_or_env(cli, "key", "MUSTER_KEY");
     cli->now_ms = clock_now_ms();
     return 0;
 }

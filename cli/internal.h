@@ -27,6 +27,9 @@ enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_YAML };
 struct cli {
     const char *server; /* --server, $MUSTER_SERVER, http://127.0.0.1:8080 */
     const char *token;  /* --token, $MUSTER_TOKEN, NULL */
+    const char *ca;     /* --ca, $MUSTER_CA: verifies https:// servers; NULL: system CAs */
+    const char *cert;   /* --cert, $MUSTER_CERT: client certificate (mTLS) or NULL */
+    const char *key;    /* --key, $MUSTER_KEY: its key; NULL: in the cert file */
     enum cli_output output;
     const char *pos[CLI_MAX_POS]; /* positionals after the command name */
     size_t npos;

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "err.h"
@@ -17,6 +18,10 @@ struct client {
     CURL *curl;
     char *base;
     char *auth; /* "Authorization: Bearer ..." or NULL */
+    char *ca;   /* NULL: the system's CAs */
+    char *cert; /* client certificate or NULL */
+    char *key;
+    long connects; /* new connections so far */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -52,6 +57,32 @@ int client_open(const char *base_url, const char *token, struct client **out, st
     return 0;
 }
 
+static int readable(const char *what, const char *path, struct err *err)
+{
+    if (access(path, R_OK) != 0)
+        return err_set(err, ERR_IO, "%s '%s' cannot be read: %s", what, path, strerror(errno));
+    return 0;
+}
+
+int client_set_tls(struct client *c, const struct client_tls *tls, struct err *err)
+{
+    int rc;
+
+    if (tls->key && !tls->cert)
+        return err_set(err, ERR_INVALID, "a client key needs a client certificate (--cert)");
+    if ((tls->ca && (rc = readable("CA file", tls->ca, err)) < 0) ||
+        (tls->cert && (rc = readable("client certificate", tls->cert, err)) < 0) ||
+        (tls->key && (rc = readable("client key", tls->key, err)) < 0))
+        return rc;
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
+    c->ca = tls->ca ? xstrdup(tls->ca) : NULL;
+    c->cert = tls->cert ? xstrdup(tls->cert) : NULL;
+    c->key = tls->key ? xstrdup(tls->key) : NULL;
+    return 0;
+}
+
 void client_close(struct client *c)
 {
     if (!c)
@@ -59,7 +90,15 @@ void client_close(struct client *c)
     curl_easy_cleanup(c->curl);
     free(c->base);
     free(c->auth);
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
     free(c);
+}
+
+long client_connects(struct client *c)
+{
+    return c->connects;
 }
 
 const char *client_base_url(struct client *c)
@@ -125,7 +164,47 @@ static int translate(struct client *c, CURLcode rc, const char *errbuf, struct e
         why = strerror((int)os_errno);
     if (rc == CURLE_URL_MALFORMAT || rc == CURLE_UNSUPPORTED_PROTOCOL)
         return err_set(err, ERR_INVALID, "invalid server URL '%s': %s", c->base, why);
+    if (rc == CURLE_PEER_FAILED_VERIFICATION)
+        return err_set(err, ERR_NETWORK,
+                       "musterd at '%s' is not who it claims: its certificate does not verify "
+                       "(%s); pass the CA that signed it with --ca or MUSTER_CA",
+                       c->base, why);
+    if (rc == CURLE_GOT_NOTHING && !strncmp(c->base, "http://", 7))
+        return err_set(err, ERR_NETWORK,
+                       "cannot reach musterd at '%s': %s (if musterd serves HTTPS, use "
+                       "https://)",
+                       c->base, why);
+    /* a musterd with tls_client_ca drops a handshake without a client certificate, which
+     * curl reports as whatever step failed next */
+    if (!c->cert && !strncmp(c->base, "https://", 8) &&
+        (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR))
+        return err_set(err, ERR_NETWORK,
+                       "cannot reach musterd at '%s': %s (if musterd requires client "
+                       "certificates, pass one with --cert and --key)",
+                       c->base, why);
+    if (rc == CURLE_SSL_CERTPROBLEM)
+        return err_set(err, ERR_NETWORK, "the client certificate for '%s' cannot be used: %s",
+                       c->base, why);
     return err_set(err, ERR_NETWORK, "cannot reach musterd at '%s': %s", c->base, why);
+}
+
+/* curl_easy_reset clears these, so every request sets them again. */
+static void set_tls(struct client *c)
+{
+    CURL *curl = c->curl;
+
+    curl_easy_setopt(curl, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (c->ca) {
+        /* only this CA: not also the system's directory of CAs */
+        curl_easy_setopt(curl, CURLOPT_CAINFO, c->ca);
+        curl_easy_setopt(curl, CURLOPT_CAPATH, NULL);
+    }
+    if (c->cert) {
+        curl_easy_setopt(curl, CURLOPT_SSLCERT, c->cert);
+        curl_easy_setopt(curl, CURLOPT_SSLKEY, c->key ? c->key : c->cert);
+    }
 }
 
 static int perform(struct client *c, const char *method, const char *path, const char *body,
@@ -146,6 +225,7 @@ static int perform(struct client *c, const char *method, const char *path, const
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, sink);
+    set_tls(c);
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     if (body) {
@@ -171,7 +251,10 @@ static int perform(struct client *c, const char *method, const char *path, const
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
     CURLcode cc = curl_easy_perform(curl);
+    long connects = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &sink->resp->status);
+    curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+    c->connects += connects;
     if (cc == CURLE_WRITE_ERROR && sink->out_error) {
         rc = err_set(err, ERR_IO, "cannot write the response from '%s%s': %s", c->base, path,
                      strerror(errno));

@@ -44,8 +44,25 @@ struct client_response {
  * NULL or "" for none; otherwise every request carries "Authorization: Bearer <token>".
  * Returns 0 or ERR_INVALID (empty URL) / ERR_INTERNAL (libcurl init). *out new. */
 int client_open(const char *base_url, const char *token, struct client **out, struct err *err);
+/* HTTPS settings; every field may be NULL. ca: PEM file of the CA(s) that signed musterd's
+ * certificate, trusted instead of the system's CAs (NULL: the system's). cert and key: a
+ * client certificate for musterd's tls_client_ca (key NULL: in the cert file). */
+struct client_tls {
+    const char *ca;
+    const char *cert;
+    const char *key;
+};
+
+/* Applies tls to every later request of c (the strings are copied). https:// URLs are then
+ * verified against tls->ca, with TLS 1.2 at least; a server that fails verification is a
+ * transport error (ERR_NETWORK naming the server and what failed). Returns 0 or ERR_IO
+ * naming a file that cannot be read, ERR_INVALID for a key without a certificate. */
+int client_set_tls(struct client *c, const struct client_tls *tls, struct err *err);
 /* NULL-safe. */
 void client_close(struct client *c);
+/* How many new connections (TCP, and TLS for https://) the client's requests have opened
+ * so far; fewer than requests when musterd keeps connections alive. */
+long client_connects(struct client *c);
 /* The base URL the client was opened with (borrowed, valid while c lives). */
 const char *client_base_url(struct client *c);
 

@@ -102,7 +102,37 @@ int kube_wait_writeback(struct kube *k, int64_t timeout_ms, struct err *err);
  *               "patches": n, "ackSeq": n}} */
 json_t *kube_sources_json(struct kube *k);
 
+/* TokenReview (authentication.k8s.io/v1) of a bearer token presented to musterd: 0 with
+ * *user (new) the review's status.user ({"username", "uid", "groups"}), ERR_UNAUTHORIZED
+ * when the API server does not authenticate it, ERR_NETWORK / ERR_UNAVAILABLE when it
+ * cannot tell (unreachable, or an answer other than 201: the mirror's account needs
+ * "create" on tokenreviews, see examples/rbac.yaml). Any thread; blocks up to 10 s. */
+int kube_token_review(struct kube *k, const char *token, json_t **user, struct err *err);
+/* SubjectAccessReview (authorization.k8s.io/v1): may user (a TokenReview's status.user,
+ * borrowed) do verb on resource of API group group? 0 with *allowed, or as above. */
+int kube_access_review(struct kube *k, json_t *user, const char *group, const char *resource,
+                       const char *verb, int *allowed, struct err *err);
+
 /* Stops and joins the threads, frees everything. NULL-safe. */
 void kube_close(struct kube *k);
+
+/* ---- the audit witness ConfigMap (docs/security.md "The audit log") ----
+ *
+ * A ConfigMap ("NAME" in the connection's namespace, or "NS/NAME") whose data.checkpoint
+ * holds the newest signed checkpoint line. Independent of the mirror: its own connection,
+ * used by one thread at a time. Needs get, create and patch on configmaps. */
+struct kube_witness;
+/* Reads the connection as kube_open does. Returns 0 or its errors. *out new. */
+int kube_witness_open(const struct kube_options *opts, const char *name, struct kube_witness **out,
+                      struct err *err);
+/* data.checkpoint (new) into *line, NULL when the ConfigMap or the key is absent. Returns 0,
+ * ERR_NETWORK, ERR_INVALID (the API server refused: the message has its answer). */
+int kube_witness_get(struct kube_witness *w, char **line, struct err *err);
+/* Sets data.checkpoint (merge patch; creates the ConfigMap on 404). Errors as _get. */
+int kube_witness_put(struct kube_witness *w, const char *line, struct err *err);
+/* "NS/NAME" into buf. */
+const char *kube_witness_name(const struct kube_witness *w, char *buf, size_t n);
+/* NULL-safe. */
+void kube_witness_close(struct kube_witness *w);
 
 #endif

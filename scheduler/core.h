@@ -44,6 +44,9 @@ char *sched__object_job(enum model_kind kind, json_t *obj);
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err);
+/* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
+ * by is NULL. */
+json_t *sched__caller_json(const struct sched_caller *by);
 void sched__metrics_cycle(struct sched *s, double seconds);
 
 /* Admits an applied object (admit.c: the Kubernetes Priority admission plugin's rules)

@@ -76,7 +76,8 @@ static void cycle_reset(struct sched_cyc *c)
     c->ntouched = 0;
 }
 
-static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct err *err)
+static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller *by,
+                      json_t **summary, struct err *err)
 {
     struct sched_cyc c = {.s = s, .v = s->v, .now_ms = now_ms, .cycle = s->cycle + 1};
     int64_t t0 = clock_mono_ns();
@@ -104,6 +105,8 @@ static int cycle_once(struct sched *s, int64_t now_ms, json_t **summary, struct 
                   store_audit_kind_name(STORE_AUDIT_CYCLE), "cycle", (json_int_t)c.cycle, "placed",
                   (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded", (int)c.discarded,
                   "unschedulable", (int)c.unschedulable, "pendingJobs", (int)n, "durationMs", ms);
+    if (by)
+        json_object_set_new(rec, "by", sched__caller_json(by));
     rc = store_audit_append(c.txn, rec, &seq, err);
     json_decref(rec);
     if (rc == 0)
@@ -176,10 +179,16 @@ void sched__cyc_pods_by_node(struct sched_cyc *c)
 
 int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err)
 {
+    return sched_cycle_by(s, now_ms, NULL, summary, err);
+}
+
+int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *by, json_t **summary,
+                   struct err *err)
+{
     int rc;
     pthread_mutex_lock(&s->mu);
     for (int attempt = 0;; attempt++) {
-        rc = cycle_once(s, now_ms, summary, err);
+        rc = cycle_once(s, now_ms, by, summary, err);
         if (rc == 0)
             break;
         /* The view took this cycle's changes; bring it back to the store. */

@@ -103,6 +103,19 @@ char *sched__object_job(enum model_kind kind, json_t *obj)
     return xasprintf("%s/%s", ns ? ns : "default", g ? g : (name ? name : ""));
 }
 
+json_t *sched__caller_json(const struct sched_caller *by)
+{
+    if (!by)
+        return NULL;
+    json_t *o = json_object();
+    const char *names[] = {"name", "role", "address", "source"};
+    const char *vals[] = {by->name, by->role, by->address, by->source};
+    for (size_t i = 0; i < 4; i++)
+        if (vals[i])
+            json_object_set_new(o, names[i], json_string(vals[i]));
+    return o;
+}
+
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err)

@@ -40,6 +40,7 @@ struct apply_ctx {
     struct sched *s;
     struct model_manifest *m;
     int64_t now_ms;
+    json_t *by; /* "by" of every audit record, or NULL */
     json_t *results;
     struct staged *staged;
     size_t nstaged, capstaged;
@@ -195,6 +196,8 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
             goto out;
     }
     json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
+    if (c->by)
+        json_object_set(extra, "by", c->by);
     rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, st.kind, key, obj, extra, err);
     json_decref(extra);
     if (rc < 0)
@@ -280,7 +283,14 @@ static void view_take(struct sched_view *v, struct staged *st)
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err)
 {
-    struct apply_ctx c = {.s = s, .m = m, .now_ms = now_ms, .results = json_array()};
+    return sched_apply_by(s, m, now_ms, NULL, results, err);
+}
+
+int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                   const struct sched_caller *by, json_t **results, struct err *err)
+{
+    struct apply_ctx c = {
+        .s = s, .m = m, .now_ms = now_ms, .by = sched__caller_json(by), .results = json_array()};
     json_t *errors = json_array();
     int rc = 0;
     for (size_t i = 0; i < m->n; i++) {
@@ -318,6 +328,7 @@ out:
     free(c.staged);
     sched__classes_free(&c.classes);
     sched__strmap_free(&c.node_keys);
+    json_decref(c.by);
     json_decref(c.results);
     json_decref(errors);
     return rc;
@@ -330,6 +341,7 @@ struct delete_ctx {
     enum model_kind kind;
     const char *key;
     int64_t now_ms;
+    json_t *by;  /* "by" of the audit record, or NULL */
     char **keys; /* pods on a deleted node */
     size_t nkeys, capkeys;
     struct staged *staged;
@@ -418,6 +430,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         if (rc < 0)
             goto out;
     }
+    if (c->by)
+        json_object_set(extra, "by", c->by);
     rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_DELETED, c->kind, c->key, old, extra,
                              err);
     if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
@@ -431,7 +445,14 @@ out:
 int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
                  struct err *err)
 {
-    struct delete_ctx c = {.s = s, .kind = kind, .key = key, .now_ms = now_ms};
+    return sched_delete_by(s, kind, key, now_ms, NULL, err);
+}
+
+int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
+                    const struct sched_caller *by, struct err *err)
+{
+    struct delete_ctx c = {
+        .s = s, .kind = kind, .key = key, .now_ms = now_ms, .by = sched__caller_json(by)};
     pthread_mutex_lock(&s->mu);
     int rc = store_write(s->st, delete_fn, &c, err);
     if (rc == 0) {
@@ -456,5 +477,6 @@ int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t
     free(c.keys);
     staged_release(c.staged, c.nstaged);
     free(c.staged);
+    json_decref(c.by);
     return rc;
 }

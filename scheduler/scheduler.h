@@ -69,6 +69,26 @@ void sched_close(struct sched *s);
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err);
 
+/* Who asked for a change: written as "by": {"name", "role", "address", "source"} into the
+ * audit records of an apply, a delete or a cycle run on request. Every member may be NULL
+ * (left out). Borrowed for the call. Offline callers (simulate, the mirror, the cycle timer)
+ * use the entry points without a caller, which write no "by". */
+struct sched_caller {
+    const char *name;    /* the credential's name: "alice", "system:serviceaccount:ns:sa" */
+    const char *role;    /* "viewer", "operator", "admin" */
+    const char *address; /* the client's IP address */
+    const char *source;  /* where the identity came from: "tokens-file", "token", ... */
+};
+
+/* sched_apply, sched_delete and sched_cycle with the caller named in their audit records
+ * (every "applied" / "deleted" record; the "cycle" record). by may be NULL. */
+int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                   const struct sched_caller *by, json_t **results, struct err *err);
+int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
+                    const struct sched_caller *by, struct err *err);
+int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *by, json_t **summary,
+                   struct err *err);
+
 /* Deletes an object (audit "deleted"). Returns 0, ERR_NOT_FOUND, ERR_STORE, or
  * ERR_CONFLICT for a built-in PriorityClass (system-cluster-critical,
  * system-node-critical), which cannot be deleted, and (standalone) for a Queue that holds a

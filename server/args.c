@@ -9,18 +9,31 @@
 
 static const char usage[] =
     "usage: musterd [--config FILE] [--data-dir DIR] [--listen ADDR:PORT] [--token T]\n"
+    "               [--tokens-file FILE]\n"
     "               [--port-file FILE] [--log-level debug|info|warn|error|off]\n"
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
-    "               [--help] [--version]\n"
+    "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
+    "               [--audit-key FILE] [--audit-witness FILE] [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
-    "the --port-file). The config file is YAML: listen, data_dir, token, auth_reads,\n"
+    "the --port-file). The config file is YAML: listen, data_dir, token, tokens_file,\n"
+    "auth_reads, rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
+    "tls_cert, tls_key, tls_client_ca, audit_key, audit_witness, audit_witness_configmap,\n"
+    "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive,\n"
     "allowed_hosts, cors_origins.\n"
     "Flags override the file.\n"
+    "\n"
+    "--tls-cert/--tls-key: serve HTTPS only (TLS 1.2+) with this PEM certificate (chain\n"
+    "after the leaf) and unencrypted key; SIGHUP or a change to the files reloads them\n"
+    "without closing the port. --tls-client-ca: also require client certificates signed\n"
+    "by this CA (mTLS).\n"
+    "\n"
+    "--tokens-file: named credentials with a role (viewer, operator, admin), each stored as\n"
+    "the SHA-256 of its token; reloaded when the file changes (docs/security.md).\n"
     "\n"
     "--retention: how long a preempted job's record (its job, why and preemptors) stays\n"
     "answerable after its pods are gone: seconds or a number with s, m, h or d (default 7d).\n"
@@ -29,13 +42,19 @@ static const char usage[] =
     "the request does not say (?fieldValidation=): Strict refuses them (the default), Warn\n"
     "drops them with a warning, Ignore drops them.\n"
     "\n"
+    "--audit-key: an Ed25519 private key (PEM) outside the data directory; musterd signs\n"
+    "checkpoints of the audit chain with it. --audit-witness: a file outside the data\n"
+    "directory that receives every checkpoint. On start the chain since the last checkpoint\n"
+    "is verified; a broken chain makes musterd read-only (docs/security.md).\n"
+    "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
 
 static const char *const value_flags[] = {
-    "--config",         "--data-dir",         "--listen",     "--token",
-    "--port-file",      "--log-level",        "--kubeconfig", "--context",
-    "--scheduler-name", "--field-validation", "--retention"};
+    "--config",    "--data-dir",     "--listen",   "--token",          "--port-file",
+    "--log-level", "--kubeconfig",   "--context",  "--scheduler-name", "--field-validation",
+    "--retention", "--tokens-file",  "--tls-cert", "--tls-key",        "--tls-client-ca",
+    "--audit-key", "--audit-witness"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -74,14 +93,26 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->listen, value);
     else if (!strcmp(flag, "--token"))
         replace(&c->token, value);
+    else if (!strcmp(flag, "--tokens-file"))
+        replace(&c->tokens_file, value);
     else if (!strcmp(flag, "--port-file"))
         replace(&c->port_file, value);
     else if (!strcmp(flag, "--kubeconfig"))
         replace(&c->kubeconfig, value);
+    else if (!strcmp(flag, "--audit-key"))
+        replace(&c->audit_key, value);
+    else if (!strcmp(flag, "--audit-witness"))
+        replace(&c->audit_witness, value);
     else if (!strcmp(flag, "--context"))
         replace(&c->kube_context, value);
     else if (!strcmp(flag, "--scheduler-name"))
         replace(&c->scheduler_name, value);
+    else if (!strcmp(flag, "--tls-cert"))
+        replace(&c->tls_cert, value);
+    else if (!strcmp(flag, "--tls-key"))
+        replace(&c->tls_key, value);
+    else if (!strcmp(flag, "--tls-client-ca"))
+        replace(&c->tls_client_ca, value);
     else if (!strcmp(flag, "--field-validation") &&
              model_fields_parse(value, &c->field_validation, NULL) < 0)
         return err_set(err, ERR_INVALID,
@@ -131,5 +162,5 @@ int server_args(int argc, char **argv, struct server_config *c, int *done, struc
         if ((rc = apply_flag(c, flag, value, err)) < 0)
             return rc;
     }
-    return 0;
+    return server_config_check(c, err);
 }

@@ -25,6 +25,9 @@ void server_config_init(struct server_config *c)
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
     c->log_level = LOG_INFO;
     c->threads = 32;
+    c->audit_checkpoint_records = 1000;
+    c->audit_checkpoint_interval = 60.0;
+    c->auth_failures = API_AUTH_FAILURES_DEFAULT;
 }
 
 void server_config_release(struct server_config *c)
@@ -34,6 +37,7 @@ void server_config_release(struct server_config *c)
     free(c->listen);
     free(c->data_dir);
     free(c->token);
+    free(c->tokens_file);
     free(c->ui_dir);
     free(c->allowed_hosts);
     free(c->cors_origins);
@@ -41,6 +45,13 @@ void server_config_release(struct server_config *c)
     free(c->kubeconfig);
     free(c->kube_context);
     free(c->scheduler_name);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->tls_client_ca);
+    free(c->audit_key);
+    free(c->audit_witness);
+    free(c->audit_witness_configmap);
+    free(c->audit_archive);
     memset(c, 0, sizeof(*c));
 }
 
@@ -103,12 +114,20 @@ static char **string_slot(struct server_config *c, const char *key)
         {"listen", offsetof(struct server_config, listen)},
         {"data_dir", offsetof(struct server_config, data_dir)},
         {"token", offsetof(struct server_config, token)},
+        {"tokens_file", offsetof(struct server_config, tokens_file)},
         {"ui_dir", offsetof(struct server_config, ui_dir)},
         {"allowed_hosts", offsetof(struct server_config, allowed_hosts)},
         {"cors_origins", offsetof(struct server_config, cors_origins)},
         {"kubeconfig", offsetof(struct server_config, kubeconfig)},
         {"kube_context", offsetof(struct server_config, kube_context)},
         {"scheduler_name", offsetof(struct server_config, scheduler_name)},
+        {"tls_cert", offsetof(struct server_config, tls_cert)},
+        {"tls_key", offsetof(struct server_config, tls_key)},
+        {"tls_client_ca", offsetof(struct server_config, tls_client_ca)},
+        {"audit_key", offsetof(struct server_config, audit_key)},
+        {"audit_witness", offsetof(struct server_config, audit_witness)},
+        {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
+        {"audit_archive", offsetof(struct server_config, audit_archive)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -164,6 +183,18 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
                            key, v);
         *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
+        *(!strcmp(key, "audit_keep_records") ? &c->audit_keep_records
+                                             : &c->audit_checkpoint_records) = (uint64_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_interval")) {
+        if (parse_seconds(v, &d) < 0 || d < 0.01)
+            return err_set(err, ERR_INVALID,
+                           "'audit_checkpoint_interval' must be a number of seconds of at least "
+                           "0.01, not '%s'",
+                           v);
+        c->audit_checkpoint_interval = d;
     } else if (!strcmp(key, "cycle_interval") || !strcmp(key, "grace_period")) {
         if (parse_seconds(v, &d) < 0)
             return err_set(err, ERR_INVALID, "'%s' must be a number of seconds, not '%s'", key, v);
@@ -177,6 +208,18 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                            "'retention' must be a duration above 0 (\"7d\", \"36h\", \"90m\" or "
                            "seconds), not '%s'",
                            v);
+    } else if (!strncmp(key, "rate_limit_", 11) || !strcmp(key, "auth_failures")) {
+        enum api_role role = API_ROLE_NONE;
+        if (strcmp(key, "auth_failures") && api_role_parse(key + 11, &role, NULL) < 0)
+            return err_set(err, ERR_INVALID,
+                           "unknown key '%s' (rate limits are rate_limit_viewer, "
+                           "rate_limit_operator and rate_limit_admin)",
+                           key);
+        struct api_rate *rs = role == API_ROLE_NONE ? &c->auth_failures : &c->rate[role];
+        if (api_rate_parse(v, rs, err) < 0)
+            return err_prefix(err, "'%s'", key);
+        if (role == API_ROLE_NONE && !(rs->per_second > 0))
+            return err_set(err, ERR_INVALID, "'auth_failures' must be above 0, not '%s'", v);
     } else if (!strcmp(key, "sync")) {
         if (store_sync_parse(v, &c->sync, NULL) < 0)
             return err_set(err, ERR_INVALID, "'sync' must be full, meta or none, not '%s'", v);
@@ -195,10 +238,14 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         c->threads = (int)n;
     } else {
         return err_set(err, ERR_INVALID,
-                       "unknown key '%s' (known: listen, data_dir, token, auth_reads, "
+                       "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
+                       "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation, allowed_hosts, cors_origins)",
+                       "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
+                       "audit_key, audit_witness, audit_witness_configmap, "
+                       "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
+                       "audit_archive, allowed_hosts, cors_origins)",
                        key);
     }
     return 0;
@@ -262,6 +309,20 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
         if (set_key(c, key, (const char *)v->data.scalar.value, err) < 0)
             return err_prefix(err, "config '%s' line %zu", path, line);
     }
+    return 0;
+}
+
+int server_config_check(const struct server_config *c, struct err *err)
+{
+    if (!c->tls_cert != !c->tls_key)
+        return err_set(err, ERR_INVALID,
+                       "'%s' is set but '%s' is not: HTTPS needs both (tls_cert and tls_key in "
+                       "the config, --tls-cert and --tls-key on the command line)",
+                       c->tls_cert ? "tls_cert" : "tls_key", c->tls_cert ? "tls_key" : "tls_cert");
+    if (c->tls_client_ca && !c->tls_cert)
+        return err_set(err, ERR_INVALID,
+                       "'tls_client_ca' needs HTTPS: set tls_cert and tls_key too (--tls-cert, "
+                       "--tls-key)");
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "api.h"
 #include "clock.h"
 #include "err.h"
+#include "internal.h"
 #include "kube.h"
 #include "log.h"
 #include "scheduler.h"
@@ -18,7 +19,8 @@
 
 struct cycler {
     struct sched *sched;
-    double interval; /* seconds; 0: only when kicked */
+    struct server__audit *guard; /* read-only: no cycles; kicked after each cycle */
+    double interval;             /* seconds; 0: only when kicked */
     mtx_t mu;
     cnd_t cv;
     int kicked;
@@ -33,6 +35,7 @@ static void kick(void *ctx)
     cy->kicked = 1;
     cnd_signal(&cy->cv);
     mtx_unlock(&cy->mu);
+    server__audit_kick(cy->guard);
 }
 
 static void run_cycle(struct cycler *cy)
@@ -40,6 +43,8 @@ static void run_cycle(struct cycler *cy)
     struct err err = ERR_INIT;
     json_t *summary = NULL;
 
+    if (server__audit_read_only(cy->guard))
+        return; /* a chain broken at run time: the checkpoint thread said so in the log */
     if (sched_cycle(cy->sched, clock_now_ms(), &summary, &err) < 0) {
         log_warn("cycle failed: %s", err.msg);
         return;
@@ -51,6 +56,7 @@ static void run_cycle(struct cycler *cy)
     else
         log_debug("cycle %lld placed nothing", (long long)cycle);
     json_decref(summary);
+    server__audit_kick(cy->guard);
 }
 
 static int cycle_main(void *arg)
@@ -133,14 +139,33 @@ static int start_mirror(const struct server_config *c, struct sched *s, struct s
     return 0;
 }
 
-/* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them). */
-static void wait_for_signal(const sigset_t *set)
+/* Reloads what can change under a running musterd; force: SIGHUP (read again even when the
+ * files look unchanged). Other reloadable settings belong here too, one call each. */
+static void reload(struct api *api, int force)
 {
-    int sig = 0;
+    struct err err = ERR_INIT;
 
-    while (sigwait(set, &sig) != 0)
-        ;
-    log_info("musterd: %s received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (api_tls_reload(api, force, &err) < 0)
+        log_error("%s", err.msg);
+}
+
+/* Blocks until SIGTERM or SIGINT (blocked in every thread, so only this wait sees them);
+ * SIGHUP reloads, and once a second the TLS files are checked for changes. */
+static void serve_until_signal(struct api *api, const sigset_t *set)
+{
+    for (;;) {
+        struct timespec second = {1, 0};
+        int sig = sigtimedwait(set, NULL, &second);
+        if (sig == SIGHUP) {
+            log_info("musterd: SIGHUP received, reloading");
+            reload(api, 1);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            log_info("musterd: %s received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            return;
+        } else if (sig < 0 && errno == EAGAIN) {
+            reload(api, 0);
+        }
+    }
 }
 
 int server_run(const struct server_config *c, struct err *err)
@@ -159,6 +184,7 @@ int server_run(const struct server_config *c, struct err *err)
     struct kube *kube = NULL;
     thrd_t thread;
     int have_thread = 0, rc;
+    const char *read_only = NULL;
     sigset_t set;
     char host[256];
 
@@ -167,6 +193,7 @@ int server_run(const struct server_config *c, struct err *err)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     /* before any thread starts, so every thread inherits the mask */
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     mtx_init(&cy.mu, mtx_plain);
@@ -176,7 +203,13 @@ int server_run(const struct server_config *c, struct err *err)
         goto out;
     if ((rc = sched_open(st, &sopts, &cy.sched, err)) < 0)
         goto out;
-    if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
+    if ((rc = server__audit_open(c, &cy.guard, err)) < 0 ||
+        (rc = server__audit_check(cy.guard, st, err)) < 0)
+        goto out;
+    read_only = server__audit_read_only(cy.guard);
+    if (c->kubeconfig && read_only)
+        log_warn("musterd: read-only, so the Kubernetes mirror is not started");
+    else if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
         goto out;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
         rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
@@ -186,7 +219,11 @@ int server_run(const struct server_config *c, struct err *err)
     struct api_options ao = {
         .listen = c->listen,
         .token = c->token,
+        .tokens_file = c->tokens_file,
         .auth_reads = c->auth_reads,
+        .auth_failures = c->auth_failures,
+        .authenticate = kube ? server__kube_authenticate : NULL,
+        .authenticate_ctx = kube,
         .body_limit = c->body_limit,
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
@@ -197,17 +234,27 @@ int server_run(const struct server_config *c, struct err *err)
         .on_change_ctx = &cy,
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
+        .tls_cert = c->tls_cert,
+        .tls_key = c->tls_key,
+        .tls_client_ca = c->tls_client_ca,
+        .read_only = read_only,
+        .audit_health = server__audit_health,
+        .audit_health_ctx = cy.guard,
+        .audit_key = server__audit_key(cy.guard),
     };
-    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0)
+    memcpy(ao.rate, c->rate, sizeof(ao.rate));
+    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
+        (rc = server__audit_start(cy.guard, st, api, err)) < 0)
         goto out;
     listen_host(c->listen, host, sizeof(host));
-    log_info("musterd listening on http://%s:%d (data dir '%s', sync %s)", host, api_port(api),
-             c->data_dir, store_sync_name(c->sync));
+    log_info("musterd listening on %s://%s:%d (data dir '%s', sync %s)", api_scheme(api), host,
+             api_port(api), c->data_dir, store_sync_name(c->sync));
     if (c->port_file && (rc = write_port_file(c->port_file, api_port(api), err)) < 0)
         goto out;
-    wait_for_signal(&set);
+    serve_until_signal(api, &set);
 out:
-    api_stop(api); /* stop accepting; running requests finish first */
+    server__audit_stop(cy.guard); /* it may make the api read-only: stop it first */
+    api_stop(api);                /* stop accepting; running requests finish first */
     if (have_thread) {
         mtx_lock(&cy.mu);
         cy.stop = 1;
@@ -216,6 +263,7 @@ out:
         thrd_join(thread, NULL); /* a running cycle completes its commit */
     }
     kube_close(kube);
+    server__audit_close(cy.guard); /* signs the head after the last cycle */
     sched_close(cy.sched);
     if (st)
         store_sync(st, NULL);

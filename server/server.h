@@ -10,10 +10,15 @@
  *     if (!done) server_run(&c, &err);                   until SIGTERM / SIGINT
  *     server_config_release(&c);
  *
+ * server_config_check (called by server_args) refuses settings that only make sense
+ * together, with the keys named.
+ *
  * server_run opens the store (ERR_BUSY when another musterd holds the data directory),
  * the scheduler and the API, and runs a cycle thread: sched_cycle every cycle_interval
  * seconds and soon after every successful apply or delete. SIGTERM and SIGINT stop
- * accepting requests, let the current cycle finish and close everything cleanly.
+ * accepting requests, let the current cycle finish and close everything cleanly. SIGHUP
+ * reloads the TLS certificate, key and client CA; they are also reloaded within about a
+ * second of a change to their files.
  *
  * yaml.h is included only by config.c.
  */
@@ -23,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "log.h"
 #include "model.h"
 #include "store.h"
@@ -32,9 +38,13 @@ struct err;
 struct server_config {
     char *listen;      /* "ADDR:PORT", default "127.0.0.1:8080"; port 0 picks one */
     char *data_dir;    /* default "var/muster" */
-    char *token;       /* NULL: no auth */
-    int auth_reads;    /* reads need the token too */
-    size_t body_limit; /* bytes, default 16 MiB */
+    char *token;       /* NULL: no legacy token (else identity "token", role admin) */
+    char *tokens_file; /* tokens_file / --tokens-file: named credentials with roles */
+    int auth_reads;    /* reads need a credential too */
+    /* rate_limit_viewer / _operator / _admin: "RATE[/BURST]" per identity; 0 unlimited */
+    struct api_rate rate[API_ROLE_COUNT];
+    struct api_rate auth_failures; /* auth_failures: bad credentials per address */
+    size_t body_limit;             /* bytes, default 16 MiB */
     /* field_validation: what POST /api/v1/manifests does with unknown fields when the
      * request has no ?fieldValidation=; default Strict */
     enum model_fields field_validation;
@@ -59,7 +69,35 @@ struct server_config {
     char *kubeconfig;
     char *kube_context;
     char *scheduler_name;
+    /* HTTPS (docs/security.md "## TLS"): tls_cert and tls_key PEM files, both or neither;
+     * tls_client_ca: client certificates must be signed by it (needs tls_cert). */
+    char *tls_cert;
+    char *tls_key;
+    char *tls_client_ca;
+    /* The audit log's signed checkpoints (docs/security.md "The audit log"): audit_key is a
+     * PEM Ed25519 private key kept outside the data directory (NULL: no checkpoints);
+     * audit_witness a file outside it that receives every checkpoint (needs audit_key).
+     * A checkpoint is signed every audit_checkpoint_records records and every
+     * audit_checkpoint_interval seconds (when there is something new), and at shutdown. */
+    char *audit_key;
+    char *audit_witness;
+    /* mirror mode: the ConfigMap ("NAME" or "NS/NAME") that also witnesses checkpoints;
+     * NULL: "muster-audit-witness" when kubeconfig and audit_key are set; "-": none */
+    char *audit_witness_configmap;
+    uint64_t audit_checkpoint_records; /* default 1000 */
+    /* Retention: with audit_keep_records > 0, after a checkpoint the records before the
+     * newest checkpoint record at least that many records back are written to
+     * audit_archive/audit-FIRST-LAST.ndjson (fsynced; verifiable with muster audit verify
+     * --key) and pruned. Needs audit_key and audit_archive. */
+    uint64_t audit_keep_records;
+    char *audit_archive;
+    double audit_checkpoint_interval; /* seconds, default 60 */
 };
+
+/* The api's external authenticator in mirror mode (kube_auth.c): ctx is the struct kube;
+ * TokenReview, then the role from SubjectAccessReviews on muster.scheduling. */
+int server__kube_authenticate(void *ctx, const char *token, struct api_identity *out,
+                              struct err *err);
 
 /* A retention: seconds ("3600", "0.5") or a number with a unit s, m, h or d ("7d", "36h").
  * Above 0 and at most 3650 days. Returns 0 with *ms, or -1. */
@@ -73,8 +111,12 @@ void server_config_release(struct server_config *c);
  * c. Returns 0, ERR_IO (cannot read) or ERR_INVALID: "config 'f.yaml' line 3: unknown key
  * 'listn'" and the like. */
 int server_config_load(struct server_config *c, const char *path, struct err *err);
+/* Refuses combinations: tls_cert without tls_key (or the reverse), tls_client_ca without
+ * them. Returns 0 or ERR_INVALID naming the keys and flags. */
+int server_config_check(const struct server_config *c, struct err *err);
 /* Parses the command line: --config FILE first, then --data-dir, --listen, --token,
- * --port-file and --log-level override it. --help and --version print to stdout and set
+ * --port-file, --log-level, --tls-cert, --tls-key, --tls-client-ca ... override it, then
+ * server_config_check runs. --help and --version print to stdout and set
  * *done. Returns 0 or ERR_INVALID / ERR_IO. */
 int server_args(int argc, char **argv, struct server_config *c, int *done, struct err *err);
 /* Runs musterd until SIGTERM or SIGINT. Returns 0 after a clean shutdown, or ERR_BUSY,

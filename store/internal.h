@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "audit_sig.h"
 #include "store.h"
 
 #define STORE_SCHEMA_VERSION 1
@@ -89,6 +90,36 @@ uint64_t store__be64_get(const unsigned char in[8]);
  * *val into the map (valid until the txn ends). */
 int store__meta_get(MDB_txn *txn, const char *name, MDB_val *val, struct err *err);
 int store__meta_put(MDB_txn *txn, const char *name, const void *data, size_t len, struct err *err);
+
+/* ---- the audit chain (audit.c, audit_verify.c, audit_ckpt.c) ---- */
+
+#define STORE__HASH_LEN 32
+#define STORE__CANON (JSON_COMPACT | JSON_SORT_KEYS)
+#define STORE__META_HEAD "audit_head" /* 8-byte big-endian seq followed by the raw hash */
+/* First record kept by the last prune: 8-byte big-endian seq, then the raw hash of the
+ * record before it (the hash its checkpoint signs). Absent: the log starts at record 1. */
+#define STORE__META_BASE "audit_base"
+
+struct store__head {
+    uint64_t seq;
+    unsigned char hash[STORE__HASH_LEN];
+};
+
+/* The chain head from metadata ({0, zeros} for an empty log). 0 or ERR_STORE. */
+int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err);
+/* The prune base: seq of the first kept record (1 when never pruned) and the hash before it. */
+int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err);
+/* Seq of the newest checkpoint record at or before `at` (0: to the end) and at or after the
+ * base; 0 in *seq when there is none. The record is parsed into *cp when cp is not NULL. */
+int store__audit_find_ckpt(MDB_txn *txn, uint64_t at, uint64_t *seq, struct store_ckpt *cp,
+                           struct err *err);
+
+/* Lowercase hex of n bytes into out (2n+1 bytes). */
+void store__hex(const unsigned char *in, size_t n, char *out);
+/* Parses exactly 2n lowercase hex digits. 0 or -1. */
+int store__unhex(const char *s, unsigned char *out, size_t n);
+/* Now as RFC 3339 UTC with milliseconds. */
+void store__now_rfc3339(char *buf, size_t n);
 
 /* Test hooks: write or delete an audit record without touching the chain head. */
 int store__audit_put_raw(MDB_txn *txn, uint64_t seq, const char *json, size_t len, struct err *err);

@@ -175,7 +175,9 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \
     X(NOMINATE_REFUSED, "nominate-refused", "bind mode: nominatedNodeName was refused")            \
     X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
-    X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")
+    X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
+    X(CHECKPOINT, "checkpoint",                                                                    \
+      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")
 
 enum store_audit_kind {
 #define STORE__AUDIT_ENUM(name, str, meaning) STORE_AUDIT_##name,
@@ -205,13 +207,16 @@ int store_audit_scan(MDB_txn *txn, uint64_t from, uint64_t to, store_audit_fn fn
                      struct err *err);
 
 struct store_audit_verdict {
-    int ok;             /* 1 when every record in range verifies */
-    uint64_t from, to;  /* range actually checked */
-    uint64_t checked;   /* records checked */
-    uint64_t first_bad; /* seq of the first failing record, 0 when ok */
-    char reason[256];   /* "record 42: hash mismatch", "gap after record 41", ... */
+    int ok;               /* 1 when every record in range verifies */
+    uint64_t from, to;    /* range actually checked */
+    uint64_t checked;     /* records checked */
+    uint64_t first_bad;   /* seq of the first failing record, 0 when ok */
+    char reason[256];     /* "record 42: hash mismatch", "gap after record 41", ... */
+    uint64_t checkpoints; /* checkpoint records met in range (audit_sig.h) */
+    uint64_t signed_to;   /* newest record covered by one of them, 0: none */
 };
-/* Verifies the chain over [from, to] (to == 0: to the end; from == 0: from 1): every
+/* Verifies the chain over [from, to] (to == 0: to the end; from == 0 or before the first
+ * record kept by a prune: from that record, see audit_sig.h): every
  * sequence number present, every hash recomputes, and the head stored in metadata matches
  * the last record. A mismatch is not an error: it is reported in *out (ok = 0). */
 int store_audit_verify(MDB_txn *txn, uint64_t from, uint64_t to, struct store_audit_verdict *out,

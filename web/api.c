@@ -44,6 +44,7 @@ static int begin_request(struct mg_connection *conn)
         r.path = r.raw_path;
     else
         r.path = decoded;
+    r.address = ri->remote_addr;
     api__dispatch(&r);
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
         api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
@@ -135,8 +136,9 @@ static int log_message(const struct mg_connection *conn, const char *message)
     return 1;
 }
 
-/* civetweb wants "127.0.0.1:8080"; accept "ADDR:PORT", ":PORT" and "PORT". */
-static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
+/* civetweb wants "127.0.0.1:8080" ("127.0.0.1:8443s" for HTTPS); accept "ADDR:PORT",
+ * ":PORT" and "PORT". */
+static int listen_spec(const char *listen, int tls, char *buf, size_t n, struct err *err)
 {
     const char *colon = strrchr(listen, ':');
     const char *port = colon ? colon + 1 : listen;
@@ -146,11 +148,11 @@ static int listen_spec(const char *listen, char *buf, size_t n, struct err *err)
     if (!*port || *end || v < 0 || v > 65535)
         return err_set(err, ERR_INVALID, "listen address '%s' needs ADDR:PORT", listen);
     if (!colon || colon == listen)
-        snprintf(buf, n, "0.0.0.0:%ld", v);
+        snprintf(buf, n, "0.0.0.0:%ld%s", v, tls ? "s" : "");
     else if (!strncmp(listen, "localhost:", 10))
-        snprintf(buf, n, "127.0.0.1:%ld", v);
+        snprintf(buf, n, "127.0.0.1:%ld%s", v, tls ? "s" : "");
     else
-        snprintf(buf, n, "%s", listen);
+        snprintf(buf, n, "%s%s", listen, tls ? "s" : "");
     return 0;
 }
 
@@ -197,6 +199,16 @@ static void stop_promptly(struct api *api)
     }
 }
 
+void api_set_read_only(struct api *api, const char *reason)
+{
+    char *copy = reason ? xstrdup(reason) : NULL;
+
+    pthread_mutex_lock(&api->ro_mu);
+    free(api->read_only);
+    api->read_only = copy;
+    pthread_mutex_unlock(&api->ro_mu);
+}
+
 void api_stop(struct api *api)
 {
     if (!api)
@@ -204,10 +216,13 @@ void api_stop(struct api *api)
     if (api->ctx)
         stop_promptly(api);
     mg_exit_library();
-    free(api->token);
+    api__tls_close(api->tls);
+    api__auth_free(api);
     free(api->ui_dir);
     free(api->allowed_hosts);
     free(api->cors_origins);
+    free(api->read_only);
+    pthread_mutex_destroy(&api->ro_mu);
     free(api);
 }
 
@@ -224,8 +239,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     mg_init_library(0);
     api->sched = sched;
     api->st = st;
-    api->token = opts->token && opts->token[0] ? xstrdup(opts->token) : NULL;
-    api->auth_reads = opts->auth_reads;
+    if ((rc = api__auth_init(api, opts, err)) < 0)
+        goto out;
     api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
     api->field_validation = opts->field_validation;
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
@@ -233,8 +248,19 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->on_change_ctx = opts->on_change_ctx;
     api->sources = opts->sources;
     api->sources_ctx = opts->sources_ctx;
-    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080", listen,
-                     sizeof(listen), err);
+    pthread_mutex_init(&api->ro_mu, NULL);
+    api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
+    api->audit_health = opts->audit_health;
+    api->audit_health_ctx = opts->audit_health_ctx;
+    api->audit_key = opts->audit_key;
+    if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
+        goto out;
+    if (api->tls && !(mg_check_feature(MG_FEATURES_SSL) & MG_FEATURES_SSL)) {
+        rc = err_set(err, ERR_INTERNAL, "this civetweb was built without TLS support");
+        goto out;
+    }
+    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080",
+                     api->tls != NULL, listen, sizeof(listen), err);
     if (rc < 0)
         goto out;
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 32);
@@ -272,9 +298,14 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     cb.log_message = log_message;
     cb.http_error = http_error;
     cb.connection_close = api__connection_closing;
+    if (api->tls)
+        cb.init_ssl = api__tls_init_ctx;
     api->ctx = mg_start(&cb, api, mg_opts);
     if (!api->ctx) {
-        rc = err_set(err, ERR_IO, "cannot listen on '%s'", listen);
+        rc = err_set(err, ERR_IO, "cannot listen on '%s'%s", listen,
+                     api->tls ? " with TLS (civetweb loads libssl.so at run time: is "
+                                "libssl-dev installed?)"
+                              : "");
         goto out;
     }
     struct mg_server_port ports[4];
@@ -295,6 +326,11 @@ out:
 int api_port(const struct api *api)
 {
     return api->port;
+}
+
+const char *api_scheme(const struct api *api)
+{
+    return api->tls ? "https" : "http";
 }
 
 void api__changed(struct api *api)

@@ -1,8 +1,10 @@
-/* audit.c - GET /api/v1/audit (NDJSON, streamed) and GET /api/v1/audit/verify. */
+/* audit.c - GET /api/v1/audit (NDJSON, streamed), GET /api/v1/audit/verify and
+ * POST /api/v1/audit/prune. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "audit_sig.h"
 #include "clock.h"
 #include "internal.h"
 #include "log.h"
@@ -236,15 +238,54 @@ void api__audit_verify(struct req *r)
     memset(&v, 0, sizeof(v));
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
     if (rc == 0)
-        rc = store_audit_verify(txn, from, to, &v, &err);
+        rc = store_audit_verify_signed(txn, from, to, r->api->audit_key, &v, &err);
     store_txn_abort(&txn);
     if (rc < 0) {
         api__reply_error(r, &err);
         return;
     }
     api__reply_json(r, 200,
-                    json_pack("{s:b, s:I, s:I, s:I, s:I, s:s}", "ok", v.ok, "from",
+                    json_pack("{s:b, s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:b}", "ok", v.ok, "from",
                               (json_int_t)v.from, "to", (json_int_t)v.to, "checked",
                               (json_int_t)v.checked, "firstBad", (json_int_t)v.first_bad, "reason",
-                              v.reason));
+                              v.reason, "checkpoints", (json_int_t)v.checkpoints, "signedTo",
+                              (json_int_t)v.signed_to, "signaturesChecked",
+                              r->api->audit_key != NULL));
+}
+
+struct prune {
+    uint64_t before, first_kept, deleted;
+    const struct store_audit_key *key;
+};
+
+static int prune_txn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct prune *p = ctx;
+
+    return store_audit_prune(txn, p->before, p->key, &p->first_kept, &p->deleted, err);
+}
+
+void api__audit_prune(struct req *r)
+{
+    struct prune p = {.key = r->api->audit_key};
+    struct err err = ERR_INIT;
+
+    if (api__query_u64_or_reply(r, "before", &p.before) < 0)
+        return;
+    if (!p.before) {
+        err_setf(&err, ERR_INVALID, "before",
+                 "query parameter 'before' is required: the record to prune before (a positive "
+                 "sequence number)");
+        api__reply_error(r, &err);
+        return;
+    }
+    if (store_write(r->api->st, prune_txn, &p, &err) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
+    log_msg(LOG_INFO, "audit: pruned %llu records; the log now starts at checkpoint record %llu",
+            (unsigned long long)p.deleted, (unsigned long long)p.first_kept);
+    api__reply_json(r, 200,
+                    json_pack("{s:I, s:I}", "deleted", (json_int_t)p.deleted, "firstSeq",
+                              (json_int_t)p.first_kept));
 }

@@ -6,8 +6,9 @@ void api__cycles_run(struct req *r)
 {
     struct err err = ERR_INIT;
     json_t *summary = NULL;
+    struct sched_caller by = api__caller(r);
 
-    if (sched_cycle(r->api->sched, clock_now_ms(), &summary, &err) < 0) {
+    if (sched_cycle_by(r->api->sched, clock_now_ms(), &by, &summary, &err) < 0) {
         api__reply_error(r, &err);
         return;
     }

@@ -11,6 +11,20 @@ void api__healthz(struct req *r)
     api__reply_json(r, 200, json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION));
 }
 
+void api__health(struct req *r)
+{
+    json_t *audit = r->api->audit_health ? r->api->audit_health(r->api->audit_health_ctx)
+                                         : json_pack("{s:b}", "checkpoints", 0);
+    int read_only;
+
+    pthread_mutex_lock(&r->api->ro_mu);
+    read_only = r->api->read_only != NULL;
+    pthread_mutex_unlock(&r->api->ro_mu);
+    api__reply_json(r, 200,
+                    json_pack("{s:s, s:s, s:b, s:o}", "status", read_only ? "read-only" : "ok",
+                              "version", MUSTER_VERSION, "readOnly", read_only, "audit", audit));
+}
+
 static void append(char **buf, size_t *len, size_t *cap, const char *text)
 {
     size_t n = strlen(text);
@@ -38,6 +52,9 @@ void api__metrics(struct req *r)
                  (unsigned long long)__atomic_load_n(&r->api->by_class[c], __ATOMIC_RELAXED));
         append(&buf, &len, &cap, line);
     }
+    char refused[1024];
+    api__auth_metrics(r->api, refused, sizeof(refused));
+    append(&buf, &len, &cap, refused);
     if (store_stats(r->api->st, &st, NULL) == 0) {
         snprintf(line, sizeof(line),
                  "# HELP muster_store_map_bytes LMDB map size.\n"

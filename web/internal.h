@@ -16,6 +16,7 @@
 #define MUSTER_WEB_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,13 +28,41 @@
 
 struct mg_connection;
 struct mg_context;
+struct api__tls;
+struct api_tokens;
+struct api_limits;
+struct api_authcache;
+
+/* Why a request was refused: X(enum suffix, metric label, HTTP status). */
+#define API_REFUSED_MAP(X)                                                                         \
+    X(UNAUTHENTICATED, "unauthenticated", 401)                                                     \
+    X(FORBIDDEN, "forbidden", 403)                                                                 \
+    X(RATE_LIMITED, "rate_limited", 429)                                                           \
+    X(AUTH_FAILURES, "auth_failures", 429)
+
+enum api_refused {
+#define API__REFUSED_ENUM(name, label, status) API_REFUSED_##name,
+    API_REFUSED_MAP(API__REFUSED_ENUM)
+#undef API__REFUSED_ENUM
+        API_REFUSED_COUNT
+};
 
 struct api {
     struct mg_context *ctx;
     struct sched *sched;
     struct store *st;
-    char *token; /* NULL when auth is off */
+    char *token;               /* the legacy single token, NULL when not set */
+    struct api_tokens *tokens; /* the tokens file, NULL when not set */
+    api_authenticate_fn authenticate;
+    void *authenticate_ctx;
+    struct api_authcache *authcache; /* results of authenticate */
+    int auth_on;                     /* any credential source is configured */
     int auth_reads;
+    struct api_rate rate[API_ROLE_COUNT];
+    struct api_rate auth_failures;
+    struct api_limits *per_identity;     /* buckets by identity name */
+    struct api_limits *per_address;      /* bad-credential buckets by client address */
+    uint64_t refused[API_REFUSED_COUNT]; /* atomic */
     size_t body_limit;
     enum model_fields field_validation; /* the default of ?fieldValidation= */
     char *ui_dir;
@@ -41,8 +70,14 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
-    char *allowed_hosts; /* Host names answered, comma separated; "*": any */
-    char *cors_origins;  /* origins allowed to call cross-origin, comma separated; NULL: none */
+    char *allowed_hosts;   /* Host names answered, comma separated; "*": any */
+    char *cors_origins;    /* origins allowed to call cross-origin, comma separated; NULL: none */
+    struct api__tls *tls;  /* NULL: plain HTTP */
+    pthread_mutex_t ro_mu; /* guards read_only */
+    char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
+    json_t *(*audit_health)(void *ctx);
+    void *audit_health_ctx;
+    const struct store_audit_key *audit_key;
     int port;
     char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
@@ -62,8 +97,11 @@ struct req {
     const char *query;            /* raw query string or NULL */
     char *params[API_MAX_PARAMS]; /* captured path segments, owned */
     size_t nparams;
-    int status;   /* status sent, 0 until a reply started */
-    size_t bytes; /* body bytes sent */
+    int status;              /* status sent, 0 until a reply started */
+    size_t bytes;            /* body bytes sent */
+    const char *address;     /* the client's IP address (civetweb's remote_addr) */
+    struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
+    int identified;          /* who names a checked credential */
 };
 
 typedef void (*api__handler)(struct req *r);
@@ -96,6 +134,16 @@ void api__force_close(struct mg_connection *conn);
 /* civetweb's connection_close callback: answers 400 to an absolute-form or "*" request
  * target, which civetweb drops without a reply. */
 void api__connection_closing(const struct mg_connection *conn);
+/* ---- tls.c ---- */
+/* Loads the TLS files of o into *out (new; NULL when o asks for plain HTTP). Returns 0,
+ * ERR_INVALID (only one of cert and key, a file that is not PEM, a key that does not
+ * match) or ERR_IO (a file that cannot be read). */
+int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err);
+/* NULL-safe. Only after the civetweb context has stopped. */
+void api__tls_close(struct api__tls *t);
+/* civetweb's init_ssl callback (user_data is the api): configures the SSL_CTX entirely.
+ * Returns 1 (configured) or -1. */
+int api__tls_init_ctx(void *ssl_ctx, void *user_data);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);
@@ -150,6 +198,42 @@ void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
 
+/* ---- auth.c: identities, roles and rate limits ---- */
+/* 1 when the method changes state (anything but GET, HEAD, OPTIONS). */
+int api__mutating(const char *method);
+/* Decides whether r may run a route that needs role (its method says whether it mutates):
+ * 0 with r->who set, or replies 401 / 403 / 429 / 503, counts and logs the refusal and
+ * returns -1. */
+int api__auth_or_reply(struct req *r, enum api_role role);
+/* The caller of r for the audit log's "by" (borrows r's strings). */
+struct sched_caller api__caller(const struct req *r);
+void api__auth_free(struct api *api);
+/* muster_http_refused_total{reason} in the Prometheus text format into buf. */
+void api__auth_metrics(struct api *api, char *buf, size_t n);
+/* Sets up the api's credential sources and limits from opts. 0, ERR_INVALID or ERR_IO. */
+int api__auth_init(struct api *api, const struct api_options *opts, struct err *err);
+
+/* ---- tokens.c: the tokens file ---- */
+/* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256"}]}. Returns 0 or
+ * ERR_IO / ERR_INVALID ("tokens file 'f': line 4: 'role' must be one of viewer, operator,
+ * admin, not 'root'"). *out new. */
+int api__tokens_open(const char *path, struct api_tokens **out, struct err *err);
+void api__tokens_free(struct api_tokens *t);
+/* Finds the entry whose sha256 is the SHA-256 of token: 0 with *out set, or
+ * ERR_UNAUTHORIZED. First reloads the file when it changed (looked at no more than once a
+ * second); a file that does not load is logged and the entries before it stay. */
+int api__tokens_find(struct api_tokens *t, const char *token, struct api_identity *out);
+
+/* ---- limits.c: token buckets by key ---- */
+/* A fixed number of buckets; when full, the one touched least recently is reused. */
+struct api_limits *api__limits_new(size_t slots);
+void api__limits_free(struct api_limits *l);
+/* Takes one token from key's bucket. Returns 0, or the whole seconds (>= 1) until one is
+ * there (nothing taken). rate.per_second 0: always 0. */
+int api__limits_take(struct api_limits *l, const char *key, struct api_rate rate, int64_t now_ns);
+/* Like api__limits_take without taking. */
+int api__limits_peek(struct api_limits *l, const char *key, struct api_rate rate, int64_t now_ns);
+
 /* ---- objects.c: generic reads and deletes ---- */
 /* The stored object (new), or replies 404 and returns NULL. */
 json_t *api__object_or_reply(struct req *r, enum model_kind kind, const char *key);
@@ -191,6 +275,8 @@ void api__queue_get(struct req *r);
 void api__queue_delete(struct req *r);
 void api__audit_export(struct req *r);
 void api__audit_verify(struct req *r);
+void api__audit_prune(struct req *r);
+void api__health(struct req *r);
 void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);

@@ -175,7 +175,8 @@ void api__manifests_apply(struct req *r)
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
         goto out;
     }
-    if (sched_apply(r->api->sched, &m, clock_now_ms(), &results, &err) < 0) {
+    struct sched_caller by = api__caller(r);
+    if (sched_apply_by(r->api->sched, &m, clock_now_ms(), &by, &results, &err) < 0) {
         api__reply_error(r, &err);
         goto out;
     }

@@ -66,8 +66,9 @@ void api__object_list(struct req *r, enum model_kind kind, const char *prefix, a
 void api__object_delete(struct req *r, enum model_kind kind, const char *key)
 {
     struct err err = ERR_INIT;
+    struct sched_caller by = api__caller(r);
 
-    if (sched_delete(r->api->sched, kind, key, clock_now_ms(), &err) < 0) {
+    if (sched_delete_by(r->api->sched, kind, key, clock_now_ms(), &by, &err) < 0) {
         api__reply_error(r, &err);
         return;
     }

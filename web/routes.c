@@ -8,9 +8,15 @@
 #include "internal.h"
 
 enum {
-    ROUTE_OPEN = 1, /* never needs the token */
-    ROUTE_DEEP = 2, /* runs on a thread with a big stack (see run_deep) */
+    ROUTE_DEEP = 1, /* runs on a thread with a big stack (see run_deep) */
 };
+
+/* The role each route needs (auth.c decides when it is asked for: always for a mutation
+ * and for a read above viewer, for other reads only with auth_reads). */
+#define OPEN API_ROLE_NONE
+#define VIEW API_ROLE_VIEWER
+#define OPER API_ROLE_OPERATOR
+#define ADMIN API_ROLE_ADMIN
 
 /* civetweb's worker threads have ~100 KiB stacks: a 100-level YAML document or a
  * 1,000-level JSON array overflowed them inside the (recursive) parsers. Handlers that
@@ -22,41 +28,44 @@ struct route {
     const char *pattern; /* "/api/v1/pods/{ns}/{name}": {x} matches one segment */
     api__handler fn;
     const char *params; /* accepted query parameters, comma separated */
+    enum api_role role; /* the least role that may call it */
     int flags;
 };
 
 static const struct route routes[] = {
-    {"GET", "/healthz", api__healthz, "", ROUTE_OPEN},
-    {"GET", "/metrics", api__metrics, "", 0},
-    {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", ROUTE_DEEP},
-    {"GET", "/api/v1/nodes", api__nodes_list, "", 0},
-    {"GET", "/api/v1/nodes/{name}", api__node_get, "", 0},
-    {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", 0},
-    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase", 0},
-    {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", 0},
-    {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", 0},
-    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace", 0},
-    {"GET", "/api/v1/podgroups/{ns}/{name}", api__podgroup_get, "", 0},
-    {"DELETE", "/api/v1/podgroups/{ns}/{name}", api__podgroup_delete, "", 0},
-    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "", 0},
-    {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", 0},
-    {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", 0},
-    {"GET", "/api/v1/priorityclasses", api__priorityclasses_list, "", 0},
-    {"GET", "/api/v1/priorityclasses/{name}", api__priorityclass_get, "", 0},
-    {"DELETE", "/api/v1/priorityclasses/{name}", api__priorityclass_delete, "", 0},
-    {"GET", "/api/v1/queues", api__queues_list, "", 0},
-    {"GET", "/api/v1/queues/{name}", api__queue_get, "", 0},
-    {"DELETE", "/api/v1/queues/{name}", api__queue_delete, "", 0},
-    {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", 0},
-    {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", 0},
-    {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", 0},
-    {"POST", "/api/v1/cycles", api__cycles_run, "", ROUTE_DEEP},
-    {"GET", "/api/v1/sources", api__sources, "", 0},
-    {"GET", "/api/v1/jobs", api__jobs_list, "state", 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "", 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "", 0},
-    {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", 0},
-    {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", 0},
+    {"GET", "/healthz", api__healthz, "", OPEN, 0},
+    {"GET", "/metrics", api__metrics, "", VIEW, 0},
+    {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP},
+    {"GET", "/api/v1/nodes", api__nodes_list, "", VIEW, 0},
+    {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0},
+    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase", VIEW, 0},
+    {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", OPER, 0},
+    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace", VIEW, 0},
+    {"GET", "/api/v1/podgroups/{ns}/{name}", api__podgroup_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/podgroups/{ns}/{name}", api__podgroup_delete, "", OPER, 0},
+    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "", VIEW, 0},
+    {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", OPER, 0},
+    {"GET", "/api/v1/priorityclasses", api__priorityclasses_list, "", VIEW, 0},
+    {"GET", "/api/v1/priorityclasses/{name}", api__priorityclass_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/priorityclasses/{name}", api__priorityclass_delete, "", OPER, 0},
+    {"GET", "/api/v1/queues", api__queues_list, "", VIEW, 0},
+    {"GET", "/api/v1/queues/{name}", api__queue_get, "", VIEW, 0},
+    {"DELETE", "/api/v1/queues/{name}", api__queue_delete, "", OPER, 0},
+    {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", VIEW, 0},
+    {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0},
+    {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0},
+    {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0},
+    {"GET", "/api/v1/health", api__health, "", VIEW, 0},
+    {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP},
+    {"GET", "/api/v1/sources", api__sources, "", VIEW, 0},
+    {"GET", "/api/v1/jobs", api__jobs_list, "state", VIEW, 0},
+    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "", VIEW, 0},
+    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "", VIEW, 0},
+    {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0},
+    {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -100,61 +109,6 @@ static int match(const char *pattern, const char *path, struct req *r)
 static int method_is(const struct route *rt, const char *method)
 {
     return !strcmp(rt->method, method) || (!strcmp(method, "HEAD") && !strcmp(rt->method, "GET"));
-}
-
-static int mutating(const char *method)
-{
-    return strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "OPTIONS");
-}
-
-/* Constant-time in the length of the presented token: no early exit on a mismatch. */
-static int token_equal(const char *want, const char *got)
-{
-    size_t wl = strlen(want), gl = strlen(got);
-    unsigned char diff = (unsigned char)(wl != gl);
-
-    for (size_t i = 0; i < gl; i++)
-        diff |= (unsigned char)(got[i] ^ want[i % (wl ? wl : 1)]);
-    return diff == 0;
-}
-
-/* NULL when the request carries the token, else why not (for the 401 message). */
-static const char *unauthorized(struct req *r)
-{
-    const char *h = api__header(r, "Authorization");
-    char token[512];
-
-    if (!h)
-        return "this request needs 'Authorization: Bearer <token>'";
-    if (strncasecmp(h, "Bearer ", 7) != 0)
-        return "the Authorization header must use the Bearer scheme: 'Authorization: Bearer "
-               "<token>'";
-    h += 7;
-    while (*h == ' ' || *h == '\t')
-        h++;
-    /* header values exclude surrounding whitespace (RFC 9110 5.5) */
-    size_t n = strlen(h);
-    while (n && (h[n - 1] == ' ' || h[n - 1] == '\t'))
-        n--;
-    if (!n)
-        return "the Authorization header has no token after 'Bearer'";
-    if (n >= sizeof(token))
-        return "the bearer token does not match";
-    memcpy(token, h, n);
-    token[n] = '\0';
-    return token_equal(r->api->token, token) ? NULL : "the bearer token does not match";
-}
-
-static void reply_unauthorized(struct req *r, const char *why)
-{
-    json_t *body =
-        json_pack("{s:{s:s, s:s}}", "error", "code", err_name(ERR_UNAUTHORIZED), "message", why);
-    char *text = json_dumps(body, JSON_COMPACT);
-
-    api__reply_raw(r, 401, "application/json", text, strlen(text),
-                   "WWW-Authenticate: Bearer realm=\"musterd\"");
-    free(text);
-    json_decref(body);
 }
 
 static int reply_bad_param(struct req *r, const char *q, size_t nlen, const char *fmt,
@@ -284,6 +238,25 @@ static int preflight(struct req *r, const char *allow)
     return 1;
 }
 
+/* 0 when the API is writable or the request only reads; otherwise replies 503 with the
+ * reason the audit guard gave (a broken chain: docs/security.md). */
+static int writable_or_reply(struct req *r)
+{
+    char *why = NULL;
+
+    if (!api__mutating(r->method))
+        return 0;
+    pthread_mutex_lock(&r->api->ro_mu);
+    if (r->api->read_only)
+        why = xstrdup(r->api->read_only);
+    pthread_mutex_unlock(&r->api->ro_mu);
+    if (!why)
+        return 0;
+    api__reply_errorf(r, ERR_UNAVAILABLE, "musterd is read-only: %s", why);
+    free(why);
+    return -1;
+}
+
 struct deep_call {
     api__handler fn;
     struct req *r;
@@ -342,7 +315,6 @@ void api__dispatch(struct req *r)
 {
     char allow[128] = "";
     const struct route *found = NULL;
-    const char *why = NULL;
 
     if (api__edge_ok(r) < 0 || path_ok(r) < 0)
         return;
@@ -360,12 +332,9 @@ void api__dispatch(struct req *r)
             api__static(r);
         else
             api__reply_errorf(r, ERR_NOT_FOUND, "no route for '%s %s'", r->method, r->path);
-    } else if (r->api->token && !(found->flags & ROUTE_OPEN) &&
-               (mutating(r->method) || r->api->auth_reads) && (why = unauthorized(r)) != NULL) {
-        reply_unauthorized(r, why);
-    } else if (mutating(r->method) && api__content_type_ok(r) < 0) {
-        /* replied 415 */
-    } else if (query_ok(r, found->params)) {
+    } else if (api__auth_or_reply(r, found->role) == 0 &&
+               (!api__mutating(r->method) || api__content_type_ok(r) == 0) &&
+               writable_or_reply(r) == 0 && query_ok(r, found->params)) {
         params_decode(r);
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);

@@ -12,12 +12,16 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
   * chunked watch streams (ADDED/MODIFIED/DELETED/BOOKMARK, allowWatchBookmarks,
     timeoutSeconds); a resourceVersion older than the bounded event history gets
     an ERROR event with code 410 (Expired), as the real API server sends,
+  * ConfigMaps (get, create, merge-patch: musterd's audit witness),
   * pods/{name}/binding, pods/{name}/status (merge-patch and strategic-merge-patch),
     pods/{name}/eviction (policy/v1; 429 on demand),
   * bearer-token auth (--token) and TLS (--cert/--key),
+  * TokenReview (authentication.k8s.io/v1) and SubjectAccessReview
+    (authorization.k8s.io/v1) as a real server answers them: the tokens it knows and
+    what each user or group may do are set with /control/identities,
   * control endpoints under /control/ for the tests (no auth): apply, delete, drop,
     compact, fail-binding, evict-429, slow, malformed, crd, object, stats, generate,
-    churn.
+    churn, identities.
 
 The listening port is written to --port-file once the server is ready.
 """
@@ -47,6 +51,8 @@ RESOURCES = {
                                  "clusternetworktopologies", "ClusterNetworkTopology", False),
     "priorityclasses": ("/apis/scheduling.k8s.io/v1", "priorityclasses", "PriorityClass", False),
     "queues": ("/apis/scheduling.volcano.sh/v1beta1", "queues", "Queue", False),
+    # musterd's audit witness (docs/security.md): get, create (409 when it exists), patch
+    "configmaps": ("/api/v1", "configmaps", "ConfigMap", True),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
@@ -121,6 +127,10 @@ class State:
         self.slow_ms = 0
         self.malformed = 0
         self.stats = collections.Counter()
+        # TokenReview / SubjectAccessReview: token -> {"username", "uid", "groups"}, and
+        # user or group name -> [{"apiGroups", "resources", "verbs"}] (RBAC PolicyRules)
+        self.tokens = {}
+        self.rules = {}
 
     @staticmethod
     def key(res, obj):
@@ -417,6 +427,17 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path.startswith("/control/"):
             return self.control_post()
+        path = urlparse(self.path).path.rstrip("/")
+        if path in ("/apis/authentication.k8s.io/v1/tokenreviews",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews"):
+            if not self.authorized():
+                return
+            body = self.read_json()
+            if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
+                return self.send_json(400, status(400, "BadRequest", "invalid review"))
+            if path.endswith("tokenreviews"):
+                return self.token_review(body)
+            return self.access_review(body)
         r = self.api_prelude()
         if r is None:
             return
@@ -432,9 +453,55 @@ class Handler(BaseHTTPRequestHandler):
             with self.st.lock:
                 if ns:
                     body.setdefault("metadata", {})["namespace"] = ns
+                if not body.get("metadata", {}).get("name"):
+                    return self.send_json(422, status(422, "Invalid", "metadata.name: Required "
+                                                      "value: name or generateName is required"))
+                if self.st.key(res, body) in self.st.objects[res]:
+                    return self.send_json(409, status(409, "AlreadyExists", '%s "%s" already '
+                                                      "exists" % (res, body["metadata"]["name"])))
                 obj = self.st.upsert(res, body)
             return self.send_json(201, obj)
         self.send_json(405, status(405, "MethodNotAllowed", "method not allowed"))
+
+    def token_review(self, body):
+        with self.st.lock:
+            self.st.stats["tokenreviews"] += 1
+            user = self.st.tokens.get(body["spec"].get("token") or "")
+        out = {"kind": "TokenReview", "apiVersion": "authentication.k8s.io/v1",
+               "metadata": {"creationTimestamp": None}, "spec": body["spec"]}
+        if user:
+            out["status"] = {"authenticated": True, "audiences": ["https://kubernetes.default.svc"],
+                             "user": {"username": user["username"], "uid": user.get("uid", ""),
+                                      "groups": user.get("groups", [])}}
+        else:  # a real server answers 201 with an error in the status, not 401
+            out["status"] = {"user": {}, "error": "[invalid bearer token]"}
+        self.send_json(201, out)
+
+    @staticmethod
+    def rule_allows(rule, attrs):
+        def has(lst, v):
+            return "*" in lst or v in lst
+        return (has(rule.get("apiGroups", []), attrs.get("group", "")) and
+                has(rule.get("resources", []), attrs.get("resource", "")) and
+                has(rule.get("verbs", []), attrs.get("verb", "")))
+
+    def access_review(self, body):
+        spec = body["spec"]
+        attrs = spec.get("resourceAttributes")
+        if not isinstance(attrs, dict) or not spec.get("user"):
+            return self.send_json(400, status(400, "BadRequest",
+                                              "spec.user and spec.resourceAttributes are required"))
+        with self.st.lock:
+            self.st.stats["subjectaccessreviews"] += 1
+            subjects = [spec["user"]] + list(spec.get("groups") or [])
+            allowed = any(self.rule_allows(rule, attrs)
+                          for sub in subjects for rule in self.st.rules.get(sub, []))
+        st = {"allowed": allowed}
+        if allowed:
+            st["reason"] = "RBAC: allowed by ClusterRoleBinding"
+        out = {"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+               "metadata": {"creationTimestamp": None}, "spec": spec, "status": st}
+        self.send_json(201, out)
 
     def binding(self, ns, name, body):
         st = self.st
@@ -564,6 +631,9 @@ class Handler(BaseHTTPRequestHandler):
                 st.malformed = int(body.get("count", 1))
             elif p == "/control/crd":
                 st.installed[body["resource"]] = bool(body.get("installed", True))
+            elif p == "/control/identities":
+                st.tokens = dict(body.get("tokens", {}))
+                st.rules = dict(body.get("rules", {}))
             elif p == "/control/generate":
                 generate(st, int(body.get("nodes", 0)), int(body.get("pods", 0)))
             elif p != "/control/compact" and p != "/control/churn":

@@ -74,6 +74,9 @@ void cli_run(const char *const *env, const char *stdin_data, const char *const *
         memcpy(argv + 1, args, n * sizeof(*argv));
         unsetenv("MUSTER_SERVER");
         unsetenv("MUSTER_TOKEN");
+        unsetenv("MUSTER_CA");
+        unsetenv("MUSTER_CERT");
+        unsetenv("MUSTER_KEY");
         for (size_t i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
         dup2(in, 0);

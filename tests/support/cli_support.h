@@ -27,8 +27,9 @@ struct cli_result {
 };
 
 /* Runs $MUSTER_BIN_DIR/muster args... with extra environment entries ("K=V", NULL-ended,
- * may be NULL) and stdin_data (NULL: /dev/null). MUSTER_SERVER and MUSTER_TOKEN are
- * cleared unless given in env. Fails the test when the binary cannot run. */
+ * may be NULL) and stdin_data (NULL: /dev/null). MUSTER_SERVER, MUSTER_TOKEN, MUSTER_CA,
+ * MUSTER_CERT and MUSTER_KEY are cleared unless given in env. Fails the test when the binary cannot
+ * run. */
 void cli_run(const char *const *env, const char *stdin_data, const char *const *args,
              struct cli_result *out);
 void cli_result_release(struct cli_result *r);

@@ -7,11 +7,29 @@ export class HttpError extends Error {
   }
 }
 
+// The bearer token the user gave (the sign-in form app.js shows on a 401), kept for this
+// tab only: sessionStorage, never a cookie, so no other site can make the browser send it.
+const TOKEN_KEY = 'muster.token';
+
+export function token() {
+  try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+}
+
+export function setToken(t) {
+  try {
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch (e) { /* storage disabled: the token lasts until the page is left */ }
+}
+
 async function get(path, query) {
   const url = path + qs(query);
+  const headers = { Accept: 'application/json' };
+  const t = token();
+  if (t) headers.Authorization = 'Bearer ' + t;
   let res;
   try {
-    res = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+    res = await fetch(url, { headers, cache: 'no-store' });
   } catch (e) {
     throw new HttpError(0, 'musterd unreachable');
   }

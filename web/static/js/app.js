@@ -5,6 +5,7 @@
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
+import { setToken, token } from './api.js';
 import * as overview from './overview.js';
 import * as topology from './topology.js';
 import * as jobs from './jobs.js';
@@ -71,6 +72,31 @@ async function refresh() {
   }
 }
 
+// musterd answered 401 (auth_reads on): ask for a token once, beside the badge.
+function signin() {
+  const want = state.error && state.error.status === 401;
+  let form = document.getElementById('signin');
+  if (!want) {
+    if (form) form.remove();
+    return;
+  }
+  if (form) return;
+  // a token musterd refused is dropped, so that polling does not keep sending it (each
+  // wrong token counts against this address's budget of bad credentials)
+  const refused = token();
+  setToken('');
+  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off',
+    placeholder: 'bearer token', 'aria-label': 'bearer token' });
+  form = h('form', { id: 'signin', class: 'signin', onsubmit: (e) => {
+    e.preventDefault();
+    setToken(input.value.trim());
+    state.error = null;
+    form.remove();
+    refresh();
+  } }, input, h('button', { type: 'submit' }, refused ? 'Use another token' : 'Sign in'));
+  document.getElementById('status').after(form);
+}
+
 function badge() {
   const el = document.getElementById('status');
   if (!el) return;
@@ -92,6 +118,7 @@ function badge() {
   el.textContent = text;
   el.className = 'badge ' + cls;
   el.dataset.state = cls || 'loading';
+  signin();
 }
 
 function route() {
