@@ -297,6 +297,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     cb.begin_request = begin_request;
     cb.log_message = log_message;
     cb.http_error = http_error;
+    cb.init_connection = api__connection_opened;
     cb.connection_close = api__connection_closing;
     if (api->tls)
         cb.init_ssl = api__tls_init_ctx;

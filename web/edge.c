@@ -356,11 +356,24 @@ static int dropped_target(const char *uri)
     return strstr(uri, "://") != NULL && strchr(strstr(uri, "://") + 3, '/') != NULL;
 }
 
+/* civetweb calls init_connection once a connection is established (after the TLS
+ * handshake) and resets the data after connection_close; a connection that never got
+ * there (a failed handshake) has no request of its own, only its worker's stale one. */
+static char established;
+
+int api__connection_opened(const struct mg_connection *conn, void **data)
+{
+    (void)conn;
+    *data = &established;
+    return 0;
+}
+
 void api__connection_closing(const struct mg_connection *conn)
 {
     const struct mg_request_info *ri = mg_get_request_info(conn);
 
-    if (!ri->request_uri || ri->local_uri || !ri->request_method || !ri->http_version ||
+    if (mg_get_user_connection_data(conn) != &established || !ri->request_uri || ri->local_uri ||
+        !ri->request_method || !ri->http_version ||
         (strcmp(ri->http_version, "1.0") && strcmp(ri->http_version, "1.1")) ||
         !dropped_target(ri->request_uri))
         return;

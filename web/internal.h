@@ -131,8 +131,10 @@ int api__content_format(const char *ctype, enum model_format *fmt);
 int api__path_decode(const char *raw, size_t n, char **out, const char **why);
 /* Makes civetweb close the connection after this reply instead of keeping it alive. */
 void api__force_close(struct mg_connection *conn);
-/* civetweb's connection_close callback: answers 400 to an absolute-form or "*" request
- * target, which civetweb drops without a reply. */
+/* civetweb's init_connection callback: marks the connection established. */
+int api__connection_opened(const struct mg_connection *conn, void **data);
+/* civetweb's connection_close callback: on an established connection, answers 400 to an
+ * absolute-form or "*" request target, which civetweb drops without a reply. */
 void api__connection_closing(const struct mg_connection *conn);
 /* ---- tls.c ---- */
 /* Loads the TLS files of o into *out (new; NULL when o asks for plain HTTP). Returns 0,
