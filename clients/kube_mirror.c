@@ -71,7 +71,9 @@ void kube__source_error(struct kube_source *src, const char *msg)
     pthread_mutex_lock(&src->k->mu);
     src->errors++;
     int same = !strcmp(src->last_error, msg);
-    snprintf(src->last_error, sizeof(src->last_error), "%s", msg);
+    /* cut to the field's size on purpose */
+    snprintf(src->last_error, sizeof(src->last_error), "%.*s", (int)sizeof(src->last_error) - 1,
+             msg);
     pthread_mutex_unlock(&src->k->mu);
     if (!same)
         log_warn("kube: %s", msg);

@@ -276,23 +276,13 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
      * every few seconds is cut off after it) and each wait for body bytes; an idle
      * keep-alive connection holds its worker for at most keep_alive_timeout_ms. The
      * numbers are measured in tests/test_edge.c and docs/security.md. */
-    const char *mg_opts[] = {"listening_ports",
-                             listen,
-                             "num_threads",
-                             threads,
-                             "request_timeout_ms",
-                             API_REQUEST_TIMEOUT_MS,
-                             "keep_alive_timeout_ms",
-                             API_KEEP_ALIVE_TIMEOUT_MS,
-                             "enable_keep_alive",
-                             "yes",
-                             "decode_url",
-                             "no",
-                             "additional_header",
-                             api__security_headers,
-                             "max_request_size",
-                             "16384",
-                             NULL};
+    const char *mg_opts[] = {"listening_ports", listen, "num_threads", threads,
+                             "request_timeout_ms", API_REQUEST_TIMEOUT_MS, "keep_alive_timeout_ms",
+                             API_KEEP_ALIVE_TIMEOUT_MS, "enable_keep_alive", "yes",
+                             /* without it a kept-alive connection's small replies wait for
+                              * the client's delayed ACK (Nagle): about 40 ms each */
+                             "tcp_nodelay", "1", "decode_url", "no", "additional_header",
+                             api__security_headers, "max_request_size", "16384", NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;
