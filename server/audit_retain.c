@@ -66,23 +66,10 @@ out:
     return rc;
 }
 
-struct prune {
-    uint64_t before, first_kept, deleted;
-    const struct store_audit_key *key;
-};
-
-static int prune_txn(MDB_txn *txn, void *ctx, struct err *err)
-{
-    struct prune *p = ctx;
-
-    return store_audit_prune(txn, p->before, p->key, &p->first_kept, &p->deleted, err);
-}
-
 int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
                          const struct store_audit_key *key, struct err *err)
 {
-    struct prune p = {.key = key};
-    uint64_t first = 0, head = 0, ckpt = 0;
+    uint64_t first = 0, head = 0, ckpt = 0, first_kept = 0, deleted = 0;
     MDB_txn *txn = NULL;
     int rc;
 
@@ -95,11 +82,10 @@ int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
         return rc;
     if ((rc = archive(st, dir, first, ckpt - 1, err)) < 0)
         return rc;
-    p.before = ckpt;
-    if ((rc = store_write(st, prune_txn, &p, err)) < 0)
+    if ((rc = store_audit_prune_write(st, ckpt, key, &first_kept, &deleted, err)) < 0)
         return rc;
     log_info("audit: archived records %" PRIu64 "..%" PRIu64 " to '%s' and pruned them; the log "
              "starts at checkpoint record %" PRIu64,
-             first, ckpt - 1, dir, p.first_kept);
+             first, ckpt - 1, dir, first_kept);
     return 0;
 }

@@ -202,3 +202,26 @@ int store_audit_prune(MDB_txn *txn, uint64_t before, const struct store_audit_ke
     memcpy(b + 8, cp.hash, HASH_LEN);
     return store__meta_put(txn, STORE__META_BASE, b, sizeof(b), err);
 }
+
+struct prune {
+    uint64_t before, first_kept, deleted;
+    const struct store_audit_key *key;
+};
+
+static int prune_txn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct prune *p = ctx;
+    return store_audit_prune(txn, p->before, p->key, &p->first_kept, &p->deleted, err);
+}
+
+int store_audit_prune_write(struct store *st, uint64_t before, const struct store_audit_key *key,
+                            uint64_t *first_kept, uint64_t *deleted, struct err *err)
+{
+    struct prune p = {.before = before, .key = key};
+    int rc = store_write(st, prune_txn, &p, err);
+    if (rc == 0) {
+        *first_kept = p.first_kept;
+        *deleted = p.deleted;
+    }
+    return rc;
+}

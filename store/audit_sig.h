@@ -106,6 +106,9 @@ int store_audit_check_start(MDB_txn *txn, const struct store_audit_key *key,
  * be pruned"), ERR_INVALID (bad signature) or ERR_STORE. */
 int store_audit_prune(MDB_txn *txn, uint64_t before, const struct store_audit_key *key,
                       uint64_t *first_kept, uint64_t *deleted, struct err *err);
+/* store_audit_prune in a write transaction of its own (store_write). */
+int store_audit_prune_write(struct store *st, uint64_t before, const struct store_audit_key *key,
+                            uint64_t *first_kept, uint64_t *deleted, struct err *err);
 /* Seq of the newest checkpoint record at or before `at` (0: the end), 0 when none is kept. */
 int store_audit_find_checkpoint(MDB_txn *txn, uint64_t at, uint64_t *seq, struct err *err);
 /* The first record kept by the last prune (1 when never pruned). */

@@ -253,39 +253,28 @@ void api__audit_verify(struct req *r)
                               r->api->audit_key != NULL));
 }
 
-struct prune {
-    uint64_t before, first_kept, deleted;
-    const struct store_audit_key *key;
-};
-
-static int prune_txn(MDB_txn *txn, void *ctx, struct err *err)
-{
-    struct prune *p = ctx;
-
-    return store_audit_prune(txn, p->before, p->key, &p->first_kept, &p->deleted, err);
-}
-
 void api__audit_prune(struct req *r)
 {
-    struct prune p = {.key = r->api->audit_key};
+    uint64_t before = 0, first_kept = 0, deleted = 0;
     struct err err = ERR_INIT;
 
-    if (api__query_u64_or_reply(r, "before", &p.before) < 0)
+    if (api__query_u64_or_reply(r, "before", &before) < 0)
         return;
-    if (!p.before) {
+    if (!before) {
         err_setf(&err, ERR_INVALID, "before",
                  "query parameter 'before' is required: the record to prune before (a positive "
                  "sequence number)");
         api__reply_error(r, &err);
         return;
     }
-    if (store_write(r->api->st, prune_txn, &p, &err) < 0) {
+    if (store_audit_prune_write(r->api->st, before, r->api->audit_key, &first_kept, &deleted,
+                                &err) < 0) {
         api__reply_error(r, &err);
         return;
     }
     log_msg(LOG_INFO, "audit: pruned %llu records; the log now starts at checkpoint record %llu",
-            (unsigned long long)p.deleted, (unsigned long long)p.first_kept);
+            (unsigned long long)deleted, (unsigned long long)first_kept);
     api__reply_json(r, 200,
-                    json_pack("{s:I, s:I}", "deleted", (json_int_t)p.deleted, "firstSeq",
-                              (json_int_t)p.first_kept));
+                    json_pack("{s:I, s:I}", "deleted", (json_int_t)deleted, "firstSeq",
+                              (json_int_t)first_kept));
 }
