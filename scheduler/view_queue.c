@@ -197,7 +197,7 @@ void sched__view_put_queue(struct sched_view *v, struct model_queue *mq)
     memset(mq, 0, sizeof(*mq));
     q->alive = 1;
     q->stored = 1;
-    set_limits(v, &v->queues[qi]); /* may move nothing: queues are not reallocated here */
+    set_limits(v, q);
     recount(v);
 }
 
