@@ -124,7 +124,8 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
 
 /* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
  * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
- * pending pods would take its queue or an ancestor over its realcap (after collect_pods);
+ * least pods (cycle_queue.c's member_least: the pods it needs, or all of them when it
+ * gathers) would take its queue or an ancestor over its realcap (after collect_pods);
  * returns the first such queue, -1 when none (the attempt then only tries preemption inside
  * that queue's subtree). queue_share: after a failed attempt whose preemption did
  * not help, WaitingForQueueShare when job's queue would pass its deserved share in a
@@ -132,6 +133,11 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
 void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a);
 int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a);
 void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, int job);
+/* After the placer: while a member's queue (or an ancestor) is over its capability, the
+ * statement's last allocations go back, as long as each member keeps the pods it needs
+ * (an elastic gang runs with fewer pods than it has). Attempts that gather are left alone:
+ * their capability check counted every pod. */
+void sched__attempt_trim_to_cap(struct sched_cyc *c, struct sched_attempt *a);
 
 /* The placer for an attempt (place.h): gather when a member asks for a strategy. */
 sched__placer sched__placer_for(struct sched_cyc *c, struct sched_attempt *a);

@@ -540,6 +540,8 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     int capq = sched__attempt_capability(c, &a);
     if (capq < 0 && (rc = place(c, &a, err)) < 0)
         goto out;
+    if (capq < 0)
+        sched__attempt_trim_to_cap(c, &a);
     int fp = -1;
     char msg[256] = "";
     if (capq >= 0)

@@ -3,6 +3,7 @@
  * queue that exists, never takes its queue over its capability, and when it does not fit
  * while its queue already has its deserved share, it waits for that share.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +39,34 @@ void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a)
     }
 }
 
-/* What member job's pending pods of the attempt request ([v->nres], zeroed first), raised
- * to what its PodGroup's spec.minResources still lacks (Volcano's enqueue checks those
- * against the queue's capability). */
-static void member_asks(const struct sched_view *v, const struct sched_attempt *a, int job,
-                        int64_t *asked)
+/* The pending pods of member m an attempt must place at least: all of them for a job that
+ * gathers (its domains are chosen for all its pods), else the first the gang still needs
+ * for minMember (one for a satisfied gang or a lone pod): an elastic gang starts with part
+ * of its pods when its queue's capability allows no more, as Volcano allocates task by
+ * task. */
+static long member_least(const struct sched_view *v, const struct sched_attempt *a, size_t m)
 {
+    if (a->has_spec)
+        return LONG_MAX;
+    long want = a->m[m].satisfied ? 1 : sched__job_min(&v->jobs[a->jobs[m]]) - a->m[m].base;
+    return want < 1 ? 1 : want;
+}
+
+/* What member m's pending pods of the attempt request ([v->nres], zeroed first): the first
+ * `pods` of them in placement order; raised to what its PodGroup's spec.minResources still
+ * lacks (Volcano's enqueue checks those against the queue's capability). */
+static void member_asks(const struct sched_view *v, const struct sched_attempt *a, size_t m,
+                        long pods, int64_t *asked)
+{
+    int job = a->jobs[m];
     const struct sv_job *j = &v->jobs[job];
     memset(asked, 0, v->nres * sizeof(int64_t));
-    for (size_t i = 0; i < a->npods; i++) {
+    for (size_t i = 0; i < a->npods && pods > 0; i++) {
         const struct sv_pod *p = &v->pods[a->pods[i]];
-        for (int k = 0; p->job == job && k < p->nreq; k++)
+        if (p->job != job)
+            continue;
+        pods--;
+        for (int k = 0; k < p->nreq; k++)
             asked[p->req[k].res] += p->req[k].v;
     }
     for (size_t k = 0; j->has_pg && k < j->pg.nmin_resources; k++) {
@@ -79,7 +97,7 @@ int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a)
     for (size_t m = 0; m < a->njobs; m++) {
         const struct sv_job *j = &v->jobs[a->jobs[m]];
         int r = -1;
-        member_asks(v, a, a->jobs[m], asked);
+        member_asks(v, a, m, member_least(v, a, m), asked);
         int q = j->queue >= 0 ? sched__queue_over_cap(v, j->queue, asked, &r) : -1;
         if (q < 0)
             continue;
@@ -113,7 +131,7 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
     if (q < 0 || v->nqueues < 2)
         return;
     int64_t *asked = xcalloc(v->nres + 1, sizeof(int64_t));
-    member_asks(v, a, job, asked);
+    member_asks(v, a, (size_t)sched__attempt_member(a, job), LONG_MAX, asked);
     const struct sv_queue *sq = &v->queues[q];
     for (size_t r = 1; r < v->nres; r++) {
         if (!asked[r] || sq->alloc[r] + asked[r] <= sq->deserved[r])
@@ -138,4 +156,32 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
         break;
     }
     free(asked);
+}
+
+/* Every member's queue, and each ancestor, within its realcap in every limited resource. */
+static int members_within_cap(const struct sched_view *v, const struct sched_attempt *a)
+{
+    for (size_t m = 0; m < a->njobs; m++)
+        for (int q = v->jobs[a->jobs[m]].queue; q >= 0; q = v->queues[q].parent)
+            for (size_t r = 0; r < v->nres; r++)
+                if (v->queues[q].realcap[r] >= 0 && v->queues[q].alloc[r] > v->queues[q].realcap[r])
+                    return 0;
+    return 1;
+}
+
+void sched__attempt_trim_to_cap(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    while (c->nops && !members_within_cap(v, a)) {
+        const struct sched_op *op = &c->ops[c->nops - 1];
+        int mi = sched__attempt_member(a, v->pods[op->pod].job);
+        struct sched_member *m = &a->m[mi];
+        /* only pods beyond what the member needs go back: the placement before the last
+         * one is a state the placer was in, so it is valid */
+        if (mi < 0 || m->placed <= member_least(v, a, (size_t)mi))
+            return;
+        sched__view_unbind(v, op->pod);
+        c->nops--;
+        m->placed--;
+    }
 }

@@ -213,6 +213,43 @@ START_TEST(test_queue_capability_preempts_inside)
 }
 END_TEST
 
+/* An elastic gang (minMember 2, six pods) in a queue capped at 4 cpus starts with the four
+ * pods the capability allows, as Volcano allocates task by task; the other two wait. */
+START_TEST(test_queue_capability_elastic_gang)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    node(&u, "n1", 16);
+    queue(&u, "capped", "\"capability\":{\"cpu\":\"4\"}");
+    json_decref(sched_util_apply(
+        &u,
+        "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"PodGroup\",\"metadata\":"
+        "{\"name\":\"el\",\"namespace\":\"default\"},\"spec\":{\"minMember\":2,\"queue\":"
+        "\"capped\"}}",
+        1000));
+    for (int i = 0; i < 6; i++) {
+        char buf[512];
+        snprintf(buf, sizeof(buf),
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"el-%d\","
+                 "\"namespace\":\"default\",\"annotations\":{\"scheduling.k8s.io/group-name\":"
+                 "\"el\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\","
+                 "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+                 i);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+    ck_assert_int_eq(q_num(&u, "capped", "cpu", "allocated"), 4000);
+    json_t *job = sched_util_job(&u, "default/el");
+    ck_assert_int_eq(json_integer_value(json_object_get(job, "placed")), 4);
+    json_decref(job);
+    json_decref(sched_util_cycle(&u, 3000));
+    ck_assert_int_eq(q_num(&u, "capped", "cpu", "allocated"), 4000);
+    assert_primary(&u, "default/el", "QueueOverCapability");
+    assert_rebuilt_equal(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* Children divide their parent's share by weight; a job in a queue with children, or in a
  * queue that does not exist, waits and says why, and runs once the queue exists. */
 START_TEST(test_queue_hierarchy_and_missing)
@@ -465,6 +502,7 @@ static Suite *queue_suite(void)
     tcase_add_test(tc, test_queue_guarantee_and_capability);
     tcase_add_test(tc, test_queue_hierarchy_and_missing);
     tcase_add_test(tc, test_queue_capability_preempts_inside);
+    tcase_add_test(tc, test_queue_capability_elastic_gang);
     tcase_add_test(tc, test_queue_reclaim);
     tcase_add_test(tc, test_queue_not_reclaimable);
     tcase_add_test(tc, test_queue_waiting_for_share);

@@ -49,10 +49,6 @@ static int begin_request(struct mg_connection *conn)
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
         api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
 
-    int cls = r.status / 100;
-    __atomic_add_fetch(&r.api->requests, 1, __ATOMIC_RELAXED);
-    if (cls >= 1 && cls <= 5)
-        __atomic_add_fetch(&r.api->by_class[cls], 1, __ATOMIC_RELAXED);
     /* the path as sent: civetweb let no byte below 33 through, where the decoded one may
      * hold control characters that would forge log lines */
     log_info("%s %s %d %zu bytes %.1f ms", r.method, r.raw_path, r.status, r.bytes,

@@ -19,6 +19,12 @@ static void send_head(struct req *r, int status, const char *ctype, long long le
 {
     char num[32];
 
+    /* counted before a byte goes out: a client that reads /metrics right after its reply
+     * sees the request counted */
+    int cls = status / 100;
+    __atomic_add_fetch(&r->api->requests, 1, __ATOMIC_RELAXED);
+    if (cls >= 1 && cls <= 5)
+        __atomic_add_fetch(&r->api->by_class[cls], 1, __ATOMIC_RELAXED);
     mg_response_header_start(r->conn, status);
     mg_response_header_add(r->conn, "Content-Type", ctype, -1);
     if (len >= 0) {

@@ -31,6 +31,8 @@ void api__static(struct req *r)
     if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         api__reply_errorf(r, ERR_NOT_FOUND, "no file for '%s'", r->path);
     } else {
+        __atomic_add_fetch(&r->api->requests, 1, __ATOMIC_RELAXED); /* as send_head counts */
+        __atomic_add_fetch(&r->api->by_class[2], 1, __ATOMIC_RELAXED);
         mg_send_file(r->conn, file);
         r->status = 200;
         r->bytes = (size_t)sb.st_size;
