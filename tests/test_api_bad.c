@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
-#include "http_client.h"
+#include "api_util.h"
 
 #define TOKEN "s3cret-token"
 
@@ -107,58 +107,24 @@ static char *source_path(const char *rel)
     return p;
 }
 
+static const char *const token_auth[] = {"Authorization: Bearer " TOKEN, NULL};
+
 static json_int_t audit_last(void)
 {
-    struct http_resp r;
-    const char *auth[] = {"Authorization: Bearer " TOKEN, NULL};
-
-    http_request("GET", md.base, "/api/v1/audit/verify", NULL, auth, &r);
-    ck_assert_int_eq(r.status, 200);
-    json_int_t to = json_integer_value(json_object_get(r.json, "to"));
-    http_resp_free(&r);
-    return to;
+    return api_util_audit_last(&md, token_auth);
 }
 
 /* Waits until the cycle an apply woke is done: the audit log stops growing. */
 static void settle(void)
 {
-    json_int_t last = -1, now = audit_last();
-    for (int i = 0; i < 50 && now != last; i++) {
-        struct timespec ts = {0, 150 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        last = now;
-        now = audit_last();
-    }
-    ck_assert_int_eq(now, last);
+    api_util_settle(&md, token_auth);
 }
 
 static void start(void)
 {
-    char path[] = "/tmp/muster-test-cfg-XXXXXX";
     /* the raw requests below name their Host "musterd" or "m" */
-    const char *config =
-        "cycle_interval: 0\ntoken: " TOKEN "\nallowed_hosts: [musterd, m, 127.0.0.1]\n";
-    int fd = mkstemp(path);
-
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, config, strlen(config)), (ssize_t)strlen(config));
-    close(fd);
-    const char *args[] = {"--config", path, NULL};
-    ck_assert_msg(musterd_start(&md, NULL, args) == 0, "musterd did not start");
-    unlink(path);
-
-    char *file = source_path("cluster/manifest.yaml");
-    char *text = test_read_file(file, NULL);
-    const char *hdr[] = {"Content-Type: application/yaml", "Authorization: Bearer " TOKEN, NULL};
-    struct http_resp r;
-    http_request("POST", md.base, "/api/v1/manifests", text, hdr, &r);
-    ck_assert_int_eq(r.status, 201);
-    http_resp_free(&r);
-    free(text);
-    free(file);
-    /* the apply wakes one cycle: wait until the log stops growing, so every "unchanged"
-     * below compares against a settled store */
-    settle();
+    api_util_start(&md,
+                   "cycle_interval: 0\ntoken: " TOKEN "\nallowed_hosts: [musterd, m, 127.0.0.1]\n");
 }
 
 static void stop(void)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
-#include "http_client.h"
+#include "api_util.h"
 
 static struct musterd md;
 
@@ -34,14 +34,7 @@ static const char typo_pod[] = "apiVersion: v1\n"
 
 static void start_with(const char *config)
 {
-    char path[] = "/tmp/muster-test-cfg-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, config, strlen(config)), (ssize_t)strlen(config));
-    close(fd);
-    const char *args[] = {"--config", path, NULL};
-    ck_assert_msg(musterd_start(&md, NULL, args) == 0, "musterd did not start");
-    unlink(path);
+    api_util_start(&md, config);
 }
 
 static void start(void)

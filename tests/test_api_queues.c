@@ -17,24 +17,14 @@
 
 #include "alloc.h"
 #include "check_run.h"
-#include "http_client.h"
+#include "api_util.h"
 
 static struct musterd md;
-
-static const char *const yaml_ct[] = {"Content-Type: application/yaml", NULL};
 
 /* No timer: cycles run after an apply or delete and on POST /api/v1/cycles. */
 static void start(void)
 {
-    char path[] = "/tmp/muster-test-cfg-XXXXXX";
-    const char *config = "cycle_interval: 0\nmark_running: true\n";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, config, strlen(config)), (ssize_t)strlen(config));
-    close(fd);
-    const char *args[] = {"--config", path, NULL};
-    ck_assert_msg(musterd_start(&md, NULL, args) == 0, "musterd did not start");
-    unlink(path);
+    api_util_start(&md, "cycle_interval: 0\nmark_running: true\n");
 }
 
 static void stop(void)
@@ -45,36 +35,13 @@ static void stop(void)
 /* method path, asserting the status; returns the parsed JSON body (new) or NULL. */
 static json_t *call(const char *method, const char *path, const char *body, long want)
 {
-    struct http_resp r;
-
-    http_request(method, md.base, path, body, body ? yaml_ct : NULL, &r);
-    ck_assert_msg(r.status == want, "%s %s: status %ld, want %ld: %s", method, path, r.status, want,
-                  r.body);
-    json_t *j = json_incref(r.json);
-    http_resp_free(&r);
-    return j;
-}
-
-static const char *err_code(json_t *j)
-{
-    return json_string_value(json_object_get(json_object_get(j, "error"), "code"));
-}
-
-static const char *err_msg(json_t *j)
-{
-    return json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+    return api_util_call(&md, method, path, body, body ? api_util_yaml : NULL, want);
 }
 
 /* Applies the two-queue cluster and runs a cycle, so that deserved shares are computed. */
 static void apply_queues(void)
 {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/tests/data/api/queues/manifest.yaml",
-             getenv("MUSTER_SOURCE_DIR"));
-    char *text = test_read_file(path, NULL);
-    ck_assert_msg(text != NULL, "cannot read %s", path);
-    json_decref(call("POST", "/api/v1/manifests", text, 201));
-    free(text);
+    api_util_apply_case(&md, "queues/manifest.yaml");
     json_decref(call("POST", "/api/v1/cycles", NULL, 200));
 }
 
@@ -188,14 +155,14 @@ START_TEST(test_api_queue_one_with_its_jobs_and_404)
     ck_assert(json_is_true(json_object_get(def, "builtin")));
     json_decref(def);
     json_t *j = call("GET", "/api/v1/queues/nope", NULL, 404);
-    ck_assert_str_eq(err_code(j), "NotFound");
-    ck_assert_ptr_nonnull(strstr(err_msg(j), "'nope'"));
+    ck_assert_str_eq(api_util_err_code(j), "NotFound");
+    ck_assert_ptr_nonnull(strstr(api_util_err_msg(j), "'nope'"));
     json_decref(j);
     j = call("PUT", "/api/v1/queues/alpha", "{}", 405);
-    ck_assert_str_eq(err_code(j), "MethodNotAllowed");
+    ck_assert_str_eq(api_util_err_code(j), "MethodNotAllowed");
     json_decref(j);
     j = call("GET", "/api/v1/queues?weight=1", NULL, 400);
-    ck_assert_ptr_nonnull(strstr(err_msg(j), "'weight'"));
+    ck_assert_ptr_nonnull(strstr(api_util_err_msg(j), "'weight'"));
     json_decref(j);
 }
 END_TEST
@@ -206,16 +173,16 @@ START_TEST(test_api_queue_delete_409_with_jobs_or_children_then_200)
     json_t *before = call("GET", "/api/v1/queues", NULL, 200);
     /* alpha has a running job, beta a pending one: both refused, naming the job */
     json_t *j = call("DELETE", "/api/v1/queues/alpha", NULL, 409);
-    ck_assert_str_eq(err_code(j), "Conflict");
-    ck_assert_msg(strstr(err_msg(j), "team-a/train") != NULL, "%s", err_msg(j));
+    ck_assert_str_eq(api_util_err_code(j), "Conflict");
+    ck_assert_msg(strstr(api_util_err_msg(j), "team-a/train") != NULL, "%s", api_util_err_msg(j));
     json_decref(j);
     j = call("DELETE", "/api/v1/queues/beta", NULL, 409);
-    ck_assert_msg(strstr(err_msg(j), "team-b/tune") != NULL, "%s", err_msg(j));
+    ck_assert_msg(strstr(api_util_err_msg(j), "team-b/tune") != NULL, "%s", api_util_err_msg(j));
     json_decref(j);
     /* spare has a child queue: refused, naming it */
     j = call("DELETE", "/api/v1/queues/spare", NULL, 409);
-    ck_assert_str_eq(err_code(j), "Conflict");
-    ck_assert_msg(strstr(err_msg(j), "spare-child") != NULL, "%s", err_msg(j));
+    ck_assert_str_eq(api_util_err_code(j), "Conflict");
+    ck_assert_msg(strstr(api_util_err_msg(j), "spare-child") != NULL, "%s", api_util_err_msg(j));
     json_decref(j);
     /* the refusals changed nothing */
     json_t *after = call("GET", "/api/v1/queues", NULL, 200);
