@@ -13,22 +13,6 @@
 #include "model_support.h"
 #include "check_run.h"
 
-static json_t *load_one(const char *text)
-{
-    struct model_manifest m;
-    struct err err = ERR_INIT;
-    json_t *errors = json_array();
-    ck_assert_msg(model_manifest_parse(text, strlen(text), MODEL_FMT_AUTO, &m, &err) == 0, "%s",
-                  err.msg);
-    ck_assert_uint_eq(m.n, 1);
-    ck_assert_msg(model_validate(&m.docs[0], errors) == 0, "%s",
-                  json_string_value(json_object_get(json_array_get(errors, 0), "message")));
-    json_t *obj = json_incref(m.docs[0].obj);
-    json_decref(errors);
-    model_manifest_free(&m);
-    return obj;
-}
-
 static int64_t res(const struct model_res *r, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
@@ -142,15 +126,15 @@ END_TEST
 
 START_TEST(test_model_object_key_and_namespace_default)
 {
-    json_t *pod = load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-                           "spec: {containers: [{name: c}]}\n");
+    json_t *pod = model_test_load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                      "spec: {containers: [{name: c}]}\n");
     ck_assert_str_eq(
         json_string_value(json_object_get(json_object_get(pod, "metadata"), "namespace")),
         "default");
     char *key = model_object_key(MODEL_POD, pod);
     ck_assert_str_eq(key, "default/p");
     free(key);
-    json_t *node = load_one("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
+    json_t *node = model_test_load_one("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
     ck_assert_ptr_null(json_object_get(json_object_get(node, "metadata"), "namespace"));
     key = model_object_key(MODEL_NODE, node);
     ck_assert_str_eq(key, "n1");
@@ -256,8 +240,8 @@ START_TEST(test_model_priorityclass_decode_and_builtins)
 {
     struct model_priorityclass pc;
     struct err err = ERR_INIT;
-    json_t *obj = load_one(PC_HEAD "batch\nvalue: -5\npreemptionPolicy: Never\n"
-                                   "globalDefault: true\n");
+    json_t *obj = model_test_load_one(PC_HEAD "batch\nvalue: -5\npreemptionPolicy: Never\n"
+                                              "globalDefault: true\n");
     ck_assert_int_eq(model_priorityclass_decode(obj, &pc, &err), 0);
     ck_assert_str_eq(pc.name, "batch");
     ck_assert_int_eq(pc.value, -5);
@@ -281,8 +265,9 @@ START_TEST(test_model_priorityclass_decode_and_builtins)
         json_decref(errors);
         json_decref(b);
     }
-    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n"
-                   "  name: g\nspec:\n  minMember: 1\n  priorityClassName: batch\n");
+    obj = model_test_load_one(
+        "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n"
+        "  name: g\nspec:\n  minMember: 1\n  priorityClassName: batch\n");
     struct model_podgroup g;
     ck_assert_int_eq(model_podgroup_decode(obj, &g, &err), 0);
     ck_assert_str_eq(g.priority_class, "batch");
@@ -293,22 +278,22 @@ END_TEST
 
 START_TEST(test_model_pod_requests_sum_max)
 {
-    json_t *obj =
-        load_one("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n"
-                 "  labels: {pod-group.scheduling.sigs.k8s.io: gang}\n"
-                 "  annotations: {gang.scheduling.koordinator.sh/network-topology-index: "
-                 "'3'}\n"
-                 "  creationTimestamp: '2026-01-01T00:00:01Z'\n"
-                 "spec:\n"
-                 "  priority: 100\n  preemptionPolicy: Never\n"
-                 "  nodeSelector: {zone: a}\n"
-                 "  initContainers:\n"
-                 "  - {name: i1, resources: {requests: {cpu: '3', memory: 1Gi}}}\n"
-                 "  - {name: i2, resources: {requests: {nvidia.com/gpu: 1, memory: 100Mi}}}\n"
-                 "  containers:\n"
-                 "  - {name: a, resources: {requests: {cpu: 500m, memory: 2Gi}}}\n"
-                 "  - {name: b, resources: {requests: {cpu: 1500m, memory: 0.5Gi}}}\n"
-                 "status: {nominatedNodeName: n7}\n");
+    json_t *obj = model_test_load_one(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n"
+        "  labels: {pod-group.scheduling.sigs.k8s.io: gang}\n"
+        "  annotations: {gang.scheduling.koordinator.sh/network-topology-index: "
+        "'3'}\n"
+        "  creationTimestamp: '2026-01-01T00:00:01Z'\n"
+        "spec:\n"
+        "  priority: 100\n  preemptionPolicy: Never\n"
+        "  nodeSelector: {zone: a}\n"
+        "  initContainers:\n"
+        "  - {name: i1, resources: {requests: {cpu: '3', memory: 1Gi}}}\n"
+        "  - {name: i2, resources: {requests: {nvidia.com/gpu: 1, memory: 100Mi}}}\n"
+        "  containers:\n"
+        "  - {name: a, resources: {requests: {cpu: 500m, memory: 2Gi}}}\n"
+        "  - {name: b, resources: {requests: {cpu: 1500m, memory: 0.5Gi}}}\n"
+        "status: {nominatedNodeName: n7}\n");
     struct model_pod p;
     struct err err = ERR_INIT;
     ck_assert_int_eq(model_pod_decode(obj, &p, &err), 0);
@@ -337,16 +322,16 @@ END_TEST
  * containers and under every later init container; overhead is added last. */
 START_TEST(test_model_pod_requests_sidecars_overhead)
 {
-    json_t *obj =
-        load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: s}\n"
-                 "spec:\n"
-                 "  overhead: {cpu: 500m}\n"
-                 "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
-                 "  initContainers:\n"
-                 "  - {name: i1, resources: {requests: {cpu: '5'}}}\n"
-                 "  - {name: s1, restartPolicy: Always, resources: {requests: {cpu: '1'}}}\n"
-                 "  - {name: s2, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n"
-                 "  - {name: i2, resources: {requests: {cpu: '5', memory: 1Gi}}}\n");
+    json_t *obj = model_test_load_one(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: s}\n"
+        "spec:\n"
+        "  overhead: {cpu: 500m}\n"
+        "  containers: [{name: c, resources: {requests: {cpu: '1'}}}]\n"
+        "  initContainers:\n"
+        "  - {name: i1, resources: {requests: {cpu: '5'}}}\n"
+        "  - {name: s1, restartPolicy: Always, resources: {requests: {cpu: '1'}}}\n"
+        "  - {name: s2, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n"
+        "  - {name: i2, resources: {requests: {cpu: '5', memory: 1Gi}}}\n");
     struct model_pod p;
     ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
     /* containers + sidecars = 4; i2 + the sidecars before it = 8; plus 0.5 overhead */
@@ -359,7 +344,7 @@ END_TEST
 
 START_TEST(test_model_pod_affinity_decode_and_match)
 {
-    json_t *obj = load_one(
+    json_t *obj = model_test_load_one(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: {app: web, tier: fe, team: t1}}\n"
         "spec:\n  containers: [{name: c}]\n"
         "  affinity:\n"
@@ -418,10 +403,10 @@ END_TEST
 
 START_TEST(test_model_pod_tolerations_and_defaults)
 {
-    json_t *obj = load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\n"
-                           "spec:\n  nodeName: n1\n  containers: [{name: c}]\n"
-                           "  tolerations:\n  - operator: Exists\n"
-                           "  - {key: gpu, value: 'yes', effect: NoSchedule}\n");
+    json_t *obj = model_test_load_one("apiVersion: v1\nkind: Pod\nmetadata: {name: t}\n"
+                                      "spec:\n  nodeName: n1\n  containers: [{name: c}]\n"
+                                      "  tolerations:\n  - operator: Exists\n"
+                                      "  - {key: gpu, value: 'yes', effect: NoSchedule}\n");
     struct model_pod p;
     ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
     ck_assert_int_eq(p.topo_index, -1);
@@ -443,13 +428,14 @@ END_TEST
 
 START_TEST(test_model_node_decode)
 {
-    json_t *obj = load_one("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
-                           "  labels: {network.topology.nvidia.com/block: b1}\n"
-                           "spec:\n  unschedulable: true\n"
-                           "  taints: [{key: gpu, effect: NoSchedule}]\n"
-                           "status:\n  capacity: {cpu: '64'}\n"
-                           "  allocatable: {cpu: 63500m, memory: 1.5Gi, nvidia.com/gpu: 8, "
-                           "pods: '110', x: 100m}\n");
+    json_t *obj =
+        model_test_load_one("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
+                            "  labels: {network.topology.nvidia.com/block: b1}\n"
+                            "spec:\n  unschedulable: true\n"
+                            "  taints: [{key: gpu, effect: NoSchedule}]\n"
+                            "status:\n  capacity: {cpu: '64'}\n"
+                            "  allocatable: {cpu: 63500m, memory: 1.5Gi, nvidia.com/gpu: 8, "
+                            "pods: '110', x: 100m}\n");
     struct model_node n;
     ck_assert_int_eq(model_node_decode(obj, &n, NULL), 0);
     ck_assert_str_eq(n.name, "n1");
@@ -473,7 +459,7 @@ END_TEST
 
 START_TEST(test_model_podgroup_groups)
 {
-    json_t *obj = load_one(
+    json_t *obj = model_test_load_one(
         "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
         "metadata:\n  name: master\n  namespace: team\n  annotations:\n"
         "    gang.scheduling.koordinator.sh/groups: '[\"worker\", \"other/ps\", \"team/worker\"]'\n"
@@ -492,8 +478,8 @@ START_TEST(test_model_podgroup_groups)
     model_podgroup_release(&g);
     json_decref(obj);
 
-    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
-                   "metadata: {name: solo}\nspec: {minMember: 1}\n");
+    obj = model_test_load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                              "metadata: {name: solo}\nspec: {minMember: 1}\n");
     ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
     ck_assert_uint_eq(g.ngroups, 0);
     ck_assert_int_eq(g.has_spec, 0);
@@ -508,13 +494,13 @@ END_TEST
  * malformed entry kept as an error after the entries before it (never a failed decode). */
 START_TEST(test_model_podgroup_topology_spec)
 {
-    json_t *obj =
-        load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
-                 "metadata:\n  name: g\n  annotations:\n"
-                 "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
-                 "[{\"layer\": \"SpineLayer\", \"strategy\": \"PreferGather\"}, {\"layer\": "
-                 "\"blockLayer\", \"strategy\": \"MustGather\"}]}'\n"
-                 "spec: {minMember: 2}\n");
+    json_t *obj = model_test_load_one(
+        "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+        "metadata:\n  name: g\n  annotations:\n"
+        "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
+        "[{\"layer\": \"SpineLayer\", \"strategy\": \"PreferGather\"}, {\"layer\": "
+        "\"blockLayer\", \"strategy\": \"MustGather\"}]}'\n"
+        "spec: {minMember: 2}\n");
     struct model_podgroup g;
     ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
     ck_assert_int_eq(g.has_spec, 1);
@@ -527,14 +513,14 @@ START_TEST(test_model_podgroup_topology_spec)
     model_podgroup_release(&g);
     json_decref(obj);
 
-    obj =
-        load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
-                 "metadata:\n  name: g\n  annotations:\n"
-                 "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
-                 "[{\"layer\": \"BlockLayer\", \"strategy\": \"MustGather\"}, {\"layer\": "
-                 "\"SpineLayer\", \"strategy\": \"Sometimes\"}, {\"layer\": \"X\", \"strategy\": "
-                 "\"MustGather\"}]}'\n"
-                 "spec: {minMember: 2}\n");
+    obj = model_test_load_one(
+        "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+        "metadata:\n  name: g\n  annotations:\n"
+        "    gang.scheduling.koordinator.sh/network-topology-spec: '{\"gatherStrategy\": "
+        "[{\"layer\": \"BlockLayer\", \"strategy\": \"MustGather\"}, {\"layer\": "
+        "\"SpineLayer\", \"strategy\": \"Sometimes\"}, {\"layer\": \"X\", \"strategy\": "
+        "\"MustGather\"}]}'\n"
+        "spec: {minMember: 2}\n");
     ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
     ck_assert_uint_eq(g.ngather, 1); /* the entry before the bad one */
     ck_assert_str_eq(g.gather[0].layer, "BlockLayer");
@@ -543,10 +529,10 @@ START_TEST(test_model_podgroup_topology_spec)
     model_podgroup_release(&g);
     json_decref(obj);
 
-    obj = load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
-                   "metadata:\n  name: g\n  annotations:\n"
-                   "    gang.scheduling.koordinator.sh/network-topology-spec: "
-                   "'{\"gatherStrategy\": {}}'\nspec: {minMember: 2}\n");
+    obj = model_test_load_one("apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                              "metadata:\n  name: g\n  annotations:\n"
+                              "    gang.scheduling.koordinator.sh/network-topology-spec: "
+                              "'{\"gatherStrategy\": {}}'\nspec: {minMember: 2}\n");
     ck_assert_int_eq(model_podgroup_decode(obj, &g, NULL), 0);
     ck_assert_str_eq(g.spec_error, "network-topology-spec: gatherStrategy must be an array");
     model_podgroup_release(&g);
@@ -680,205 +666,6 @@ START_TEST(test_model_yaml_dump_round_trip)
 }
 END_TEST
 
-/* ---- pods: the fields muster writes ---- */
-
-/* json_loads or fail; the documents below are literal test input. */
-static json_t *json_of(const char *text)
-{
-    json_error_t e;
-    json_t *j = json_loads(text, 0, &e);
-    ck_assert_msg(j != NULL, "%s: %s", text, e.text);
-    return j;
-}
-
-/* Compact JSON with members in insertion order, to assert member order too. */
-static void assert_dump(json_t *j, const char *want)
-{
-    char *got = json_dumps(j, JSON_COMPACT);
-    ck_assert_str_eq(got, want);
-    free(got);
-}
-
-START_TEST(test_model_pod_terminal_phases)
-{
-    static const struct {
-        const char *phase;
-        int terminal;
-    } cases[] = {{"Succeeded", 1}, {"Failed", 1}, {"Pending", 0}, {"Running", 0},
-                 {"Unknown", 0},   {"failed", 0}, {"", 0},        {NULL, 0}};
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        ck_assert_msg(model_pod_phase_terminal(cases[i].phase) == cases[i].terminal, "phase %s",
-                      cases[i].phase ? cases[i].phase : "(null)");
-    /* a decoded pod: the same rule, through its (defaulted) phase */
-    const char *docs[] = {"status: {phase: Failed}\n", "status: {phase: Succeeded}\n",
-                          "status: {phase: Running}\n", ""};
-    for (size_t i = 0; i < 4; i++) {
-        char *text = xasprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-                               "spec: {nodeName: n1, containers: [{name: c}]}\n%s",
-                               docs[i]);
-        json_t *obj = load_one(text);
-        struct model_pod p;
-        ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
-        ck_assert_int_eq(model_pod_terminal(&p), i < 2);
-        /* neither a Succeeded nor a Failed member holds its gang place */
-        ck_assert_int_eq(model_pod_gang_bound(&p), i >= 2);
-        free(p.node_name); /* unbound: holds no place, whatever the phase */
-        p.node_name = NULL;
-        ck_assert_int_eq(model_pod_gang_bound(&p), 0);
-        ck_assert_str_eq(model_pod_phase(obj), i == 3 ? "Pending" : p.phase);
-        model_pod_release(&p);
-        json_decref(obj);
-        free(text);
-    }
-}
-END_TEST
-
-START_TEST(test_model_pod_status_phase_and_nomination)
-{
-    json_t *pod = json_of("{\"metadata\": {\"name\": \"p\"}}");
-    /* clearing a nomination does not invent a status */
-    model_pod_set_nominated(pod, NULL);
-    ck_assert_ptr_null(json_object_get(pod, "status"));
-    json_t *st = model_pod_status(pod);
-    ck_assert_ptr_eq(st, json_object_get(pod, "status"));
-    ck_assert_ptr_eq(model_pod_status(pod), st); /* created once */
-    ck_assert_int_eq(json_object_size(st), 0);
-
-    model_pod_set_nominated(pod, "n2");
-    model_pod_set_phase(pod, "Failed", "NodeLost", "gone");
-    assert_dump(st, "{\"nominatedNodeName\":\"n2\",\"phase\":\"Failed\",\"reason\":\"NodeLost\","
-                    "\"message\":\"gone\"}");
-    ck_assert_str_eq(model_pod_phase(pod), "Failed");
-    /* NULL reason and message leave what is there */
-    model_pod_set_phase(pod, "Running", NULL, NULL);
-    assert_dump(st, "{\"nominatedNodeName\":\"n2\",\"phase\":\"Running\",\"reason\":\"NodeLost\","
-                    "\"message\":\"gone\"}");
-    model_pod_set_nominated(pod, NULL);
-    ck_assert_ptr_null(json_object_get(st, "nominatedNodeName"));
-
-    model_pod_set_deletion(pod, "2026-01-01T00:00:05.250Z");
-    assert_dump(json_object_get(pod, "metadata"),
-                "{\"name\":\"p\",\"deletionTimestamp\":\"2026-01-01T00:00:05.250Z\"}");
-    json_decref(pod);
-}
-END_TEST
-
-START_TEST(test_model_pod_set_condition_replaces_at_end)
-{
-    json_t *pod =
-        json_of("{\"status\": {\"conditions\": ["
-                "{\"type\": \"PodScheduled\", \"status\": \"False\"},"
-                "{\"type\": \"Ready\", \"status\": \"True\"},"
-                "{\"status\": \"True\"},"
-                "{\"type\": \"PodScheduled\", \"status\": \"False\", \"reason\": \"x\"}]}}");
-    json_t *before = json_object_get(json_object_get(pod, "status"), "conditions");
-    json_incref(before);
-    model_pod_set_condition(pod, "PodScheduled", "True", NULL, NULL, "2026-01-01T00:00:01Z");
-    /* every PodScheduled goes, the others keep their order, the new one is last; NULL
-     * reason and message are left out */
-    assert_dump(json_object_get(json_object_get(pod, "status"), "conditions"),
-                "[{\"type\":\"Ready\",\"status\":\"True\"},{\"status\":\"True\"},"
-                "{\"type\":\"PodScheduled\",\"status\":\"True\","
-                "\"lastTransitionTime\":\"2026-01-01T00:00:01Z\"}]");
-    /* the old array was replaced, not edited */
-    ck_assert_int_eq(json_array_size(before), 4);
-    json_decref(before);
-
-    model_pod_set_condition(pod, "DisruptionTarget", "True", "PreemptionByScheduler", "why",
-                            "2026-01-01T00:00:02.500Z");
-    json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions");
-    ck_assert_int_eq(json_array_size(conds), 4);
-    assert_dump(json_array_get(conds, 3),
-                "{\"type\":\"DisruptionTarget\",\"status\":\"True\","
-                "\"reason\":\"PreemptionByScheduler\",\"message\":\"why\","
-                "\"lastTransitionTime\":\"2026-01-01T00:00:02.500Z\"}");
-    json_decref(pod);
-
-    /* no status at all: created with the one condition */
-    pod = json_object();
-    model_pod_set_condition(pod, "Ready", "False", "R", NULL, "2026-01-01T00:00:03Z");
-    assert_dump(pod, "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\","
-                     "\"reason\":\"R\",\"lastTransitionTime\":\"2026-01-01T00:00:03Z\"}]}}");
-    json_decref(pod);
-}
-END_TEST
-
-START_TEST(test_model_pod_condition_time)
-{
-    json_t *pod = json_of("{\"status\": {\"conditions\": ["
-                          "{\"type\": \"Ready\", \"lastTransitionTime\": \"2026-01-01T00:00:09Z\"},"
-                          "{\"type\": \"PodScheduled\", \"lastTransitionTime\": \"yesterday\"},"
-                          "{\"type\": \"PodScheduled\"},"
-                          "{\"type\": \"PodScheduled\","
-                          " \"lastTransitionTime\": \"2026-01-01T00:00:01.500Z\"},"
-                          "{\"type\": \"PodScheduled\","
-                          " \"lastTransitionTime\": \"2026-01-01T00:00:07Z\"}]}}");
-    int64_t ms = -1;
-    /* the first one that has a valid time */
-    ck_assert_int_eq(model_pod_condition_time(pod, "PodScheduled", &ms), 0);
-    ck_assert_int_eq(ms, 1767225601500LL);
-    ck_assert_int_eq(model_pod_condition_time(pod, "Ready", &ms), 0);
-    ck_assert_int_eq(ms, 1767225609000LL);
-    ms = -1;
-    ck_assert_int_eq(model_pod_condition_time(pod, "DisruptionTarget", &ms), ERR_NOT_FOUND);
-    ck_assert_int_eq(ms, -1);
-    json_decref(pod);
-    /* a pod without status: not found, and still without status */
-    pod = json_object();
-    ck_assert_int_eq(model_pod_condition_time(pod, "PodScheduled", &ms), ERR_NOT_FOUND);
-    ck_assert_int_eq(ms, -1);
-    ck_assert_int_eq(json_object_size(pod), 0);
-    json_decref(pod);
-}
-END_TEST
-
-/* The way cycle_stmt.c binds: a shallow copy with its own spec and status. */
-static json_t *bind_copy(json_t *old, const char *node, const char *ts)
-{
-    json_t *pod = json_copy(old);
-    json_t *spec = json_object_get(old, "spec"), *status = json_object_get(old, "status");
-    json_object_set_new(pod, "spec", spec ? json_copy(spec) : json_object());
-    json_object_set_new(pod, "status", status ? json_copy(status) : json_object());
-    model_pod_set_bound(pod, node, ts);
-    return pod;
-}
-
-START_TEST(test_model_pod_set_bound_leaves_the_stored_pod)
-{
-    json_t *old = json_of("{\"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": []},"
-                          " \"status\": {\"nominatedNodeName\": \"n9\", \"conditions\": ["
-                          "{\"type\": \"PodScheduled\", \"status\": \"False\"},"
-                          "{\"type\": \"Ready\", \"status\": \"False\"}]}}");
-    json_t *was = json_deep_copy(old);
-    json_t *pod = bind_copy(old, "n1", "2026-01-01T00:00:04Z");
-    ck_assert(json_equal(old, was)); /* nothing shared was edited */
-    assert_dump(pod, "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[],"
-                     "\"nodeName\":\"n1\"},\"status\":{\"conditions\":[{\"type\":\"Ready\","
-                     "\"status\":\"False\"},{\"type\":\"PodScheduled\",\"status\":\"True\","
-                     "\"lastTransitionTime\":\"2026-01-01T00:00:04Z\"}],\"phase\":\"Pending\"}}");
-    /* the metadata is shared, not copied */
-    ck_assert_ptr_eq(json_object_get(pod, "metadata"), json_object_get(old, "metadata"));
-    json_decref(pod);
-    json_decref(was);
-    json_decref(old);
-
-    /* a phase that is there stays; a pod without spec and status gets both */
-    old = json_of("{\"status\": {\"phase\": \"Running\"}}");
-    pod = bind_copy(old, "n2", "2026-01-01T00:00:05Z");
-    ck_assert_str_eq(model_pod_phase(pod), "Running");
-    ck_assert_str_eq(model_pod_phase(old), "Running");
-    ck_assert_ptr_null(json_object_get(old, "spec"));
-    json_decref(pod);
-    json_decref(old);
-    pod = json_object();
-    model_pod_set_bound(pod, "n3", "2026-01-01T00:00:06Z");
-    assert_dump(pod, "{\"spec\":{\"nodeName\":\"n3\"},\"status\":{\"phase\":\"Pending\","
-                     "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\","
-                     "\"lastTransitionTime\":\"2026-01-01T00:00:06Z\"}]}}");
-    json_decref(pod);
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("model");
@@ -901,11 +688,6 @@ int main(void)
     tcase_add_test(tc, test_model_topology_decode);
     tcase_add_test(tc, test_model_decode_rejects_bad_input);
     tcase_add_test(tc, test_model_yaml_dump_round_trip);
-    tcase_add_test(tc, test_model_pod_terminal_phases);
-    tcase_add_test(tc, test_model_pod_status_phase_and_nomination);
-    tcase_add_test(tc, test_model_pod_set_condition_replaces_at_end);
-    tcase_add_test(tc, test_model_pod_condition_time);
-    tcase_add_test(tc, test_model_pod_set_bound_leaves_the_stored_pod);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -1,7 +1,9 @@
 #include "model_support.h"
 
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
 #include "model.h"
@@ -57,4 +59,20 @@ const char *model_test_data_dir(void)
     const char *src = getenv("MUSTER_SOURCE_DIR");
     snprintf(dir, sizeof(dir), "%s/tests/data/manifests", src ? src : MUSTER_SOURCE_DIR);
     return dir;
+}
+
+json_t *model_test_load_one(const char *text)
+{
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    json_t *errors = json_array();
+    ck_assert_msg(model_manifest_parse(text, strlen(text), MODEL_FMT_AUTO, &m, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(m.n, 1);
+    ck_assert_msg(model_validate(&m.docs[0], errors) == 0, "%s",
+                  json_string_value(json_object_get(json_array_get(errors, 0), "message")));
+    json_t *obj = json_incref(m.docs[0].obj);
+    json_decref(errors);
+    model_manifest_free(&m);
+    return obj;
 }

@@ -16,6 +16,9 @@ char *model_test_read(const char *path, size_t *len);
  * array of the normalized documents. */
 json_t *model_test_check(const char *buf, size_t len, json_t **docs);
 
+/* The one document of text, parsed and validated (fails the running test otherwise). New. */
+json_t *model_test_load_one(const char *text);
+
 /* "$MUSTER_SOURCE_DIR/tests/data/manifests" (or the compiled-in source dir). Static. */
 const char *model_test_data_dir(void);
 
