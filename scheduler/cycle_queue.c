@@ -161,11 +161,11 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
 /* Every member's queue, and each ancestor, within its realcap in every limited resource. */
 static int members_within_cap(const struct sched_view *v, const struct sched_attempt *a)
 {
-    for (size_t m = 0; m < a->njobs; m++)
-        for (int q = v->jobs[a->jobs[m]].queue; q >= 0; q = v->queues[q].parent)
-            for (size_t r = 0; r < v->nres; r++)
-                if (v->queues[q].realcap[r] >= 0 && v->queues[q].alloc[r] > v->queues[q].realcap[r])
-                    return 0;
+    for (size_t m = 0; m < a->njobs; m++) {
+        int q = v->jobs[a->jobs[m]].queue;
+        if (q >= 0 && !sched__queue_within_cap(v, q, NULL))
+            return 0;
+    }
     return 1;
 }
 

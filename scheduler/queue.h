@@ -4,7 +4,8 @@
  * what reclaim may take from other queues.
  *
  * Files: queue_share.c (deserved shares and capabilities, once per cycle), queue_order.c
- * (the cycle's job order), queue_reclaim.c (reclaim budgets for preemption), queue_api.c
+ * (the cycle's job order), queue_reclaim.c (reclaim budgets for preemption, declared in
+ * preempt.h), queue_api.c
  * (the queue documents of the API, metrics and why).
  *
  * The view keeps each queue's allocation exact at all times (view_queue.c); request,
@@ -36,7 +37,7 @@ double sched__queue_share(const struct sched_view *v, int q, int *dom);
 int sched__queue_over_cap(const struct sched_view *v, int q, const int64_t *asked, int *res);
 
 /* 1 when q's allocation, and each ancestor's, is within its realcap in every resource
- * asked ([v->nres]) names. */
+ * asked ([v->nres]) names, or in every resource when asked is NULL. */
 int sched__queue_within_cap(const struct sched_view *v, int q, const int64_t *asked);
 /* 1 when queue q is a (or is the) descendant of queue top. */
 int sched__queue_under(const struct sched_view *v, int q, int top);
@@ -53,15 +54,6 @@ struct sched_qorder *sched__qorder_new(struct sched_view *v, const int *jobs, si
 /* The next job, -1 when none is left. */
 int sched__qorder_next(struct sched_qorder *o);
 void sched__qorder_free(struct sched_qorder *o);
-
-/* Reclaim (queue_reclaim.c). asked: [v->nres], what the job's pending pods request;
- * within: only queues under this one (-1: any).
- * reclaim_pool: sets ok[job] (a [v->njobs] array) for each job of another queue a job of
- * q asking asked may evict, and returns how many: wide, every job that alone keeps its
- * queue within its share; narrow, the jobs that do so together (the opening comment of
- * queue_reclaim.c). */
-size_t sched__reclaim_pool(const struct sched_view *v, int q, const int64_t *asked, int within,
-                           int narrow, char *ok);
 
 /* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
  * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */

@@ -156,7 +156,7 @@ int sched__queue_within_cap(const struct sched_view *v, int qi, const int64_t *a
     for (int q = qi; q >= 0; q = v->queues[q].parent)
         for (size_t r = 0; r < v->nres; r++) {
             int64_t cap = v->queues[q].realcap[r];
-            if (asked[r] > 0 && cap >= 0 && v->queues[q].alloc[r] > cap)
+            if ((!asked || asked[r] > 0) && cap >= 0 && v->queues[q].alloc[r] > cap)
                 return 0;
         }
     return 1;
