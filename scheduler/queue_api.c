@@ -57,7 +57,32 @@ static void borrow_lend(const struct sched_view *v, int qi, int64_t *borrowed, i
     }
 }
 
-static json_t *queue_json(struct sched *s, int qi, json_t *ledger, json_t *pending, json_t *running)
+/* Every live job's state, once: jobs[2 * q] / [2 * q + 1] count queue q's pending and
+ * running jobs; with only >= 0, the ids of that queue's go into pending and running. New
+ * array [2 * nqueues]. */
+static long *count_jobs(struct sched *s, int only, json_t *pending, json_t *running)
+{
+    const struct sched_view *v = s->v;
+    long *n = xcalloc(2 * v->nqueues + 1, sizeof(long));
+    for (size_t ji = 0; ji < v->njobs; ji++) {
+        const struct sv_job *j = &v->jobs[ji];
+        if (!j->alive || j->queue < 0 || (only >= 0 && j->queue != only))
+            continue;
+        enum sched_job_state st = sched__job_state(s, j);
+        int is_run = st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_RUNNING;
+        int is_pend = st != SCHED_JOB_FINISHED && st != SCHED_JOB_PREEMPTED && !is_run;
+        n[2 * j->queue] += is_pend;
+        n[2 * j->queue + 1] += is_run;
+        if (is_pend && pending)
+            json_array_append_new(pending, json_string(j->id));
+        if (is_run && running)
+            json_array_append_new(running, json_string(j->id));
+    }
+    return n;
+}
+
+/* jobs: its pending and running counts (count_jobs). */
+static json_t *queue_json(struct sched *s, int qi, json_t *ledger, const long *jobs)
 {
     const struct sched_view *v = s->v;
     const struct sv_queue *q = &v->queues[qi];
@@ -79,21 +104,7 @@ static json_t *queue_json(struct sched *s, int qi, json_t *ledger, json_t *pendi
     for (size_t i = 0; i < v->nqueues; i++)
         if (v->queues[i].alive && v->queues[i].parent == qi)
             json_array_append_new(kids, json_string(v->queues[i].m.name));
-    long npend = 0, nrun = 0;
-    for (size_t ji = 0; ji < v->njobs; ji++) {
-        const struct sv_job *j = &v->jobs[ji];
-        if (!j->alive || j->queue != qi)
-            continue;
-        enum sched_job_state st = sched__job_state(s, j);
-        int is_run = st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_RUNNING;
-        int is_pend = st != SCHED_JOB_FINISHED && st != SCHED_JOB_PREEMPTED && !is_run;
-        npend += is_pend;
-        nrun += is_run;
-        if (is_pend && pending)
-            json_array_append_new(pending, json_string(j->id));
-        if (is_run && running)
-            json_array_append_new(running, json_string(j->id));
-    }
+    long npend = jobs[0], nrun = jobs[1];
     long by = 0, from = 0;
     size_t i;
     json_t *e;
@@ -147,8 +158,10 @@ static json_t *all_queues(struct sched *s, json_t *ledger)
             ix[n++] = (int)i;
     qsort_r(ix, n, sizeof(int), cmp_name, (void *)v);
     json_t *out = json_array();
+    long *jobs = count_jobs(s, -1, NULL, NULL);
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(out, queue_json(s, ix[i], ledger, NULL, NULL));
+        json_array_append_new(out, queue_json(s, ix[i], ledger, jobs + 2 * ix[i]));
+    free(jobs);
     free(ix);
     return out;
 }
@@ -183,7 +196,9 @@ int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err
         rc = err_setf(err, ERR_NOT_FOUND, "name", "queue '%s' not found", name ? name : "");
     } else {
         json_t *pending = json_array(), *running = json_array();
-        *out = queue_json(s, qi, ledger, pending, running);
+        long *jobs = count_jobs(s, qi, pending, running);
+        *out = queue_json(s, qi, ledger, jobs + 2 * qi);
+        free(jobs);
         json_object_set_new(*out, "pendingJobs", pending);
         json_object_set_new(*out, "runningJobs", running);
     }
