@@ -67,6 +67,11 @@ static int call(struct kube *k, struct kube_http *h, const char *method, const c
     int64_t backoff = k->opts.backoff_min_ms;
     int rc;
     for (;;) {
+        if (!kube__may_write(k)) {
+            rc = err_set(err, ERR_UNAVAILABLE, "%s '%s': this replica may not write now", method,
+                         path);
+            break;
+        }
         rc = kube__http_request(h, method, path, ctype, text, 30000, r, err);
         if (rc == 0 && r->status < 500)
             break;

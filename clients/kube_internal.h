@@ -149,6 +149,11 @@ struct kube {
 /* Queues an event (takes ownership of ev); blocks while the queue is very long. */
 void kube__enqueue(struct kube *k, struct kube_ev *ev);
 void kube__ev_free(struct kube_ev *ev);
+/* 1 when this replica may write to the API server now (bindings, patches, evictions,
+ * Events, PodGroup status): leader election is off, or this replica holds the Lease and
+ * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
+ * call(), which asks this first; a 0 stops the write before it leaves. */
+int kube__may_write(struct kube *k);
 /* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */
 int kube__sleep(struct kube *k, int64_t ms);
 /* Records an error on a source (log once per distinct message burst). */
