@@ -387,6 +387,7 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct delete_ctx *c = ctx;
     json_t *old = NULL, *extra = json_object();
+    enum store_audit_kind what = STORE_AUDIT_DELETED;
     for (size_t i = 0; i < c->nkeys; i++)
         free(c->keys[i]);
     c->nkeys = 0;
@@ -426,14 +427,23 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         int victim = 0;
         if (rc == 0)
             rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
+        /* A mirror's DELETE of a pending victim is the eviction done: audited as one
+         * ("observed": write-back has nothing left to call) */
+        if (rc == 0 && victim && c->s->opts.mirrored) {
+            what = STORE_AUDIT_EVICTED;
+            const char *node =
+                json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
+            json_object_update_new(extra, json_pack("{s:[s],s:[s?],s:s?,s:s,s:b}", "pods", c->key,
+                                                    "nodes", node, "preemptor", preemptor, "reason",
+                                                    "removed by the API server", "observed", 1));
+        }
         free(preemptor);
         if (rc < 0)
             goto out;
     }
     if (c->by)
         json_object_set(extra, "by", c->by);
-    rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_DELETED, c->kind, c->key, old, extra,
-                             err);
+    rc = sched__audit_object(txn, c->s->cycle, what, c->kind, c->key, old, extra, err);
     if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
         rc = sched__topo_status_sync(txn, err);
 out:
