@@ -245,6 +245,13 @@ static int note_fn(MDB_txn *txn, void *ctx, struct err *err)
     struct note_ctx *n = ctx;
     json_t *doc = NULL;
     int rc = store_doc_get(txn, STORE_DB_WHY, n->job, &doc, err);
+    if (rc == ERR_NOT_FOUND && sched__view_job(n->s->v, n->job) >= 0) {
+        /* a job not tried since (a lone pod put back): the next cycle's document keeps
+         * this history */
+        err_clear(err);
+        rc = 0;
+        doc = json_pack("{s:s,s:n,s:[],s:[]}", "job", n->job, "primary", "blockers", "history");
+    }
     if (rc < 0)
         return rc;
     int ji = sched__view_job(n->s->v, n->job);

@@ -176,6 +176,19 @@ json_t *kube_testapi_stats(struct kube_testapi *t)
     return request(t, "GET", "/control/stats", NULL, &status);
 }
 
+long long kube_testapi_stat(struct kube_testapi *t, const char *name)
+{
+    json_t *doc = kube_testapi_stats(t);
+    long long v = (long long)json_integer_value(json_object_get(doc, name));
+    json_decref(doc);
+    return v;
+}
+
+json_t *kube_testapi_get(struct kube_testapi *t, const char *path, long *status)
+{
+    return request(t, "GET", path, NULL, status);
+}
+
 json_t *kube_test_pod(const char *name, const char *scheduler, const char *node, const char *group,
                       const char *cpu)
 {
