@@ -24,7 +24,9 @@
  * API) and appends "bound" / "bind-refused" / "nominate-acked" / "nominate-refused" /
  * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
  * acknowledged sequence in one transaction. A refused binding puts the pod back as the API server
- * has it. Transport errors and 5xx answers are retried with backoff before the sequence advances.
+ * has it. Transport errors and 5xx answers are retried per pod with backoff while other pods go
+ * on, and given up after writeback_giveup_ms ("writeback-abandoned"). It also writes Events
+ * (events.k8s.io/v1, core v1 fallback) and PodGroup status (docs/kubernetes.md).
  *
  * Calling sequence:
  *
