@@ -183,8 +183,10 @@ static json_t *sigs_status(const struct facts *f, json_t *old, json_t *last)
 
 static const char *volcano_phase(const struct facts *f)
 {
-    static const char *const held[] = {"QueueOverCapability", "WaitingForQueueShare",
-                                       "QueueNotFound", "QueueNotLeaf", NULL};
+    /* not tried yet, or held back by its queue: not enqueued */
+    static const char *const held[] = {
+        "NotTried",      "QueueOverCapability", "WaitingForQueueShare",
+        "QueueNotFound", "QueueNotLeaf",        NULL};
     int completed = f->succeeded + f->failed;
     if (f->running && unschedulable(f))
         return "Unknown";
