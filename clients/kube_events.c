@@ -123,9 +123,13 @@ static void failed(struct kube *k, const struct kube_event *ev, const char *why)
         k->event_log_quiet++;
     }
     pthread_mutex_unlock(&k->mu);
-    if (say)
-        log_warn("kube: event %s on %s '%s' not written: %s (%llu more failures not logged)",
+    if (say && quiet)
+        log_warn("kube: event %s on %s '%s' not written: %s (and %llu more since the last "
+                 "report)",
                  ev->reason, model_kind_name(ev->kind), ev->key, why, (unsigned long long)quiet);
+    else if (say)
+        log_warn("kube: event %s on %s '%s' not written: %s", ev->reason, model_kind_name(ev->kind),
+                 ev->key, why);
 }
 
 int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev)

@@ -239,7 +239,8 @@ void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t se
 /* ---- PodGroup status (kube_pgstatus.c) ---- */
 
 /* Brings the status of PodGroup key to what muster knows when it differs from the
- * mirrored one and from written[key] (the last status this process wrote; updated).
+ * mirrored one and from what this process wrote last to that object (written[key]:
+ * {"uid", "status"}; updated).
  * 0 when nothing was needed, the patch was accepted, or key is not a PodGroup;
  * ERR_NETWORK (retry) or ERR_INVALID / ERR_NOT_FOUND (refused). */
 int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, const char *key,

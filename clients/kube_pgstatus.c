@@ -310,7 +310,11 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
     if (phase && (!strcmp(phase, "Finished") || !strcmp(phase, "Failed") ||
                   (f.volcano && !strcmp(phase, "Completed"))))
         goto out;
-    json_t *last = json_object_get(written, key);
+    /* what this process wrote to this object (a PodGroup recreated under the name is new) */
+    json_t *md = json_object_get(f.pg, "metadata"), *mine = json_object_get(written, key);
+    json_t *last = json_equal(json_object_get(mine, "uid"), json_object_get(md, "uid"))
+                       ? json_object_get(mine, "status")
+                       : NULL;
     want = f.volcano ? volcano_status(&f, old) : sigs_status(&f, old, last);
     if (same_status(want, old) || (last && same_status(want, last)))
         goto out;
@@ -334,7 +338,9 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
         k->c.pg_status_failures++;
     pthread_mutex_unlock(&k->mu);
     if (rc == 0)
-        json_object_set(written, key, want);
+        json_object_set_new(
+            written, key,
+            json_pack("{s:O?,s:O}", "uid", json_object_get(md, "uid"), "status", want));
     kube__resp_release(&r);
     json_decref(body);
     free(path);

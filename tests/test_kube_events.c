@@ -608,8 +608,9 @@ static int two_bound(void *ctx)
     return sched_util_audit_count(&f->u, "bound", NULL) >= 2;
 }
 
-/* One pod's binding answered 500: the other pods bind meanwhile; once the server takes
- * it, the pod binds too (retried with backoff, nothing given up). */
+/* One pod's binding answered 500: the other pods bind meanwhile (one of them after two
+ * dropped connections); once the server takes it, the pod binds too (retried with
+ * backoff, nothing given up). */
 START_TEST(test_kube_writeback_one_pod_failing_others_flow)
 {
     struct fx f;
@@ -618,6 +619,10 @@ START_TEST(test_kube_writeback_one_pod_failing_others_flow)
     for (int i = 0; i < 3; i++)
         put(&f, "pods", kube_test_pod(names[i], "muster", NULL, NULL, "1"));
     json_t *b = fail_pod("default/a", 3600);
+    json_decref(kube_testapi_control(&f.api, "fail-binding", b));
+    json_decref(b);
+    /* c's first two bindings lose the connection instead: retried as well */
+    b = json_pack("{s:s,s:i,s:b}", "pod", "default/c", "count", 2, "drop", 1);
     json_decref(kube_testapi_control(&f.api, "fail-binding", b));
     json_decref(b);
     mirror_start(&f, 600000);
@@ -640,6 +645,7 @@ START_TEST(test_kube_writeback_one_pod_failing_others_flow)
     ck_assert_int_eq(sched_util_audit_count(&f.u, "bound", NULL), 3);
     ck_assert_int_eq(counter(&f, "writebackAbandoned"), 0);
     ck_assert_int_eq(kube_testapi_stat(&f.api, "bound"), 3);
+    ck_assert_int_eq(kube_testapi_stat(&f.api, "binding_failed:default/c"), 2);
     fx_close(&f);
 }
 END_TEST
