@@ -121,11 +121,16 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
     keep_field(obj, old, "status");
 }
 
-static int same_ignoring_version(json_t *a, json_t *b)
+/* a and b equal but for metadata.resourceVersion (and status, when without_status). */
+static int same_ignoring(json_t *a, json_t *b, int without_status)
 {
     json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
     json_object_del(json_object_get(x, "metadata"), "resourceVersion");
     json_object_del(json_object_get(y, "metadata"), "resourceVersion");
+    if (without_status) {
+        json_object_del(x, "status");
+        json_object_del(y, "status");
+    }
     int eq = json_equal(x, y);
     json_decref(x);
     json_decref(y);
@@ -176,11 +181,18 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         goto out;
     }
     if (old)
-        action = same_ignoring_version(old, obj) ? "unchanged" : "configured";
+        action = same_ignoring(old, obj, 0) ? "unchanged" : "configured";
+    /* A PodGroup's status is written by its controller (bind mode: by muster itself) and
+     * never read by the scheduler: a change of it alone is stored, not staged, so the
+     * echo of a status write-back neither requeues the job nor changes the view. */
+    int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
+                      same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0) {
         char buf[32];
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)++*rv);
         json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(buf));
+    }
+    if (strcmp(action, "unchanged") != 0 && !status_only) {
         if ((rc = stage_decode(obj, &st, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
@@ -192,9 +204,9 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         }
         XGROW(c->staged, c->nstaged + 1, c->capstaged);
         c->staged[c->nstaged++] = st;
-        if ((rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
-            goto out;
     }
+    if (strcmp(action, "unchanged") != 0 && (rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
+        goto out;
     json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
     if (c->by)
         json_object_set(extra, "by", c->by);
