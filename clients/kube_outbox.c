@@ -347,8 +347,10 @@ static void advance(struct outbox *o)
         free(r->items);
         json_decref(r->rec);
     }
-    memmove(o->recs, o->recs + n, (o->nrecs - n) * sizeof(*o->recs));
-    o->nrecs -= n;
+    if (n) {
+        memmove(o->recs, o->recs + n, (o->nrecs - n) * sizeof(*o->recs));
+        o->nrecs -= n;
+    }
     o->ack = o->nrecs ? o->recs[0].seq - 1 : o->cursor;
     const char *key;
     void *tmp;
