@@ -159,6 +159,34 @@ START_TEST(test_kube_writeback_abandoned)
 }
 END_TEST
 
+/* The seq of the "placed" record of job. */
+static uint64_t placed_seq(struct kube_fx *f, const char *job)
+{
+    json_t *audit = sched_util_audit(&f->u), *rec;
+    size_t i;
+    uint64_t seq = 0;
+    json_array_foreach(audit, i, rec)
+    {
+        const char *j = json_string_value(json_object_get(rec, "job"));
+        if (!strcmp(kube_fx_str(rec, "kind"), "placed") && j && !strcmp(j, job))
+            seq = (uint64_t)json_integer_value(json_object_get(rec, "seq"));
+    }
+    json_decref(audit);
+    ck_assert_msg(seq > 0, "no placed record of %s", job);
+    return seq;
+}
+
+/* The persisted write-back document (new). */
+static json_t *writeback_doc(struct kube_fx *f)
+{
+    MDB_txn *txn = NULL;
+    json_t *doc = NULL;
+    ck_assert_int_eq(store_txn_begin(f->u.st, STORE_READ, &txn, NULL), 0);
+    ck_assert_int_eq(store_doc_get(txn, STORE_DB_MIRROR, "writeback", &doc, NULL), 0);
+    store_txn_abort(&txn);
+    return doc;
+}
+
 /* Crash between the API call and the ack: the binding was made but not acknowledged;
  * after a restart it is redone once (409, same node: bound), and a record finished out
  * of order before the crash (b, behind a failing a) is not redone. */
@@ -183,6 +211,17 @@ START_TEST(test_kube_writeback_crash_between_call_and_ack)
     ck_assert(kube_test_wait(two_bound, &f, 10000));
     kube_close(f.k);
     f.k = NULL;
+    /* what the crash leaves: ackSeq before a's record, b listed done after it */
+    uint64_t seq_a = placed_seq(&f, "default/a"), seq_b = placed_seq(&f, "default/b");
+    ck_assert_uint_lt(seq_a, seq_b); /* a's record comes first: b finished out of order */
+    json_t *wb_doc = writeback_doc(&f);
+    ck_assert_int_eq(json_integer_value(json_object_get(wb_doc, "ackSeq")), seq_a - 1);
+    char key[32];
+    snprintf(key, sizeof(key), "%llu", (unsigned long long)seq_b);
+    json_t *done_b = json_object_get(json_object_get(wb_doc, "done"), key);
+    ck_assert_int_eq(json_array_size(done_b), 1);
+    ck_assert_str_eq(json_string_value(json_array_get(done_b, 0)), "default/b");
+    json_decref(wb_doc);
     long long b_calls = kube_testapi_stat(&f.api, "binding");
     /* the call for a "was made" before the crash: the server has it bound */
     char *node = sched_util_node_of(&f.u, "default/a");
