@@ -24,7 +24,7 @@ static const char usage[] =
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
     "tls_cert, tls_key, tls_client_ca, audit_key, audit_witness, audit_witness_configmap,\n"
     "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive,\n"
-    "allowed_hosts, cors_origins.\n"
+    "allowed_hosts, cors_origins, writeback_giveup.\n"
     "Flags override the file.\n"
     "\n"
     "--tls-cert/--tls-key: serve HTTPS only (TLS 1.2+) with this PEM certificate (chain\n"

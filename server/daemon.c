@@ -131,6 +131,7 @@ static int start_mirror(const struct server_config *c, struct sched *s, struct s
     ko.kubeconfig = strcmp(c->kubeconfig, "in-cluster") ? c->kubeconfig : NULL;
     ko.context = c->kube_context;
     ko.scheduler_name = c->scheduler_name;
+    ko.writeback_giveup_ms = c->writeback_giveup_ms;
     if ((rc = kube_open(s, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
         return err_prefix(err, "kubernetes mirror");
     log_info("musterd: mirroring the cluster of '%s'%s%s", c->kubeconfig,

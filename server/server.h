@@ -69,6 +69,9 @@ struct server_config {
     char *kubeconfig;
     char *kube_context;
     char *scheduler_name;
+    /* bind mode: a pod's write-back failing (transport, 5xx) this long is given up
+     * (docs/kubernetes.md "Write-back"); default 5 minutes */
+    int64_t writeback_giveup_ms;
     /* HTTPS (docs/security.md "## TLS"): tls_cert and tls_key PEM files, both or neither;
      * tls_client_ca: client certificates must be signed by it (needs tls_cert). */
     char *tls_cert;
