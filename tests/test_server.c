@@ -222,7 +222,7 @@ START_TEST(test_server_cycle_runs_soon_after_apply)
     apply(cluster);
     const char *node = NULL;
     json_t *pod = NULL;
-    for (int i = 0; i < 300 && !node; i++) {
+    for (int i = 0; i < 3000 && !node; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
         json_decref(pod);
