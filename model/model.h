@@ -43,11 +43,12 @@ enum model_kind {
     MODEL_TOPOLOGY,
     MODEL_PRIORITYCLASS,
     MODEL_QUEUE,
+    MODEL_PDB, /* PodDisruptionBudget, policy/v1 */
     MODEL_KIND_COUNT
 };
 
-/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass", "Queue". Static
- * storage. */
+/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass", "Queue",
+ * "PodDisruptionBudget". Static storage. */
 const char *model_kind_name(enum model_kind kind);
 /* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
 const char *model_kind_api_version(enum model_kind kind);
@@ -65,7 +66,7 @@ int model_kind_from_resource(const char *resource, enum model_kind *out);
  * Returns 0 or ERR_INVALID naming what is unknown. */
 int model_kind_from_doc(const char *kind, const char *api_version, enum model_kind *out,
                         struct err *err);
-/* 1 when objects of this kind live in a namespace (Pod, PodGroup). */
+/* 1 when objects of this kind live in a namespace (Pod, PodGroup, PodDisruptionBudget). */
 int model_kind_namespaced(enum model_kind kind);
 /* The store key of a validated object: "name" or "namespace/name". New string. */
 char *model_object_key(enum model_kind kind, json_t *obj);
@@ -499,6 +500,34 @@ struct model_queue {
 /* The built-in default queue as a document (new). */
 json_t *model_queue_default_json(void);
 
+/* A PodDisruptionBudget (policy/v1, namespaced): how many of the pods its selector matches
+ * may be disrupted at once. muster reads it when choosing preemption victims
+ * (docs/preemption.md, "PodDisruptionBudgets"); the disruption controller's status is taken
+ * as it comes (mirror mode) or computed by the scheduler when the object has none. */
+struct model_intstr {
+    int set;
+    int percent;   /* the value was a string "N%" */
+    int32_t value; /* N, >= 0 once validated */
+};
+struct model_pdb {
+    char *ns, *name;
+    struct model_intstr min_available, max_unavailable; /* exactly one is set once validated */
+    struct model_selector sel; /* none = 1 when absent or empty: selects nothing, as
+                                  kube-scheduler's preemption reads it */
+    int always_allow;          /* spec.unhealthyPodEvictionPolicy: AlwaysAllow */
+    int has_status;            /* status.disruptionsAllowed is present (the controller's) */
+    int32_t disruptions_allowed;
+    char **disrupted; /* status.disruptedPods: pod names, sorted */
+    size_t ndisrupted;
+};
+/* 1 when pod name is in the budget's status.disruptedPods (its eviction was processed). */
+int model_pdb_disrupted(const struct model_pdb *b, const char *pod_name);
+/* The disruption controller's arithmetic (pkg/controller/disruption): with expected
+ * matching pods of which healthy are healthy, the disruptions allowed now (>= 0);
+ * *desired (may be NULL) the desired healthy count. Percentages round up. */
+int32_t model_pdb_allowed(const struct model_pdb *b, int32_t expected, int32_t healthy,
+                          int32_t *desired);
+
 /* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
@@ -507,12 +536,14 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
 int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);
 int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err);
+int model_pdb_decode(json_t *obj, struct model_pdb *out, struct err *err);
 void model_node_release(struct model_node *n);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);
 void model_priorityclass_release(struct model_priorityclass *pc);
 void model_queue_release(struct model_queue *q);
+void model_pdb_release(struct model_pdb *b);
 
 /* ---- pods: the fields muster writes, and "terminal" (pod.c) ----
  *
