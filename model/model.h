@@ -520,6 +520,12 @@ struct model_pdb {
     char **disrupted; /* status.disruptedPods: pod names, sorted */
     size_t ndisrupted;
 };
+/* What muster refuses in a budget sent to it (standalone applies; mirrored budgets are
+ * taken as they come) beyond model_validate: neither minAvailable nor maxUnavailable (the
+ * disruption controller then allows no disruption), and a missing or empty selector (the
+ * disruption controller of policy/v1 selects every pod of the namespace with it,
+ * kube-scheduler's preemption none). Returns 0 or ERR_INVALID naming the field. */
+int model_pdb_admit(json_t *obj, struct err *err);
 /* 1 when pod name is in the budget's status.disruptedPods (its eviction was processed). */
 int model_pdb_disrupted(const struct model_pdb *b, const char *pod_name);
 /* The disruption controller's arithmetic (pkg/controller/disruption): with expected

@@ -5,12 +5,10 @@
  * Validation follows kubernetes' pkg/apis/policy/validation (ValidatePodDisruptionBudgetSpec):
  * minAvailable and maxUnavailable are each an integer >= 0 or a percentage "N%" no greater
  * than 100%, and not both set; the selector is a valid label selector; an
- * unhealthyPodEvictionPolicy is IfHealthyBudget or AlwaysAllow. muster also refuses what
- * Kubernetes accepts but no two components read alike: neither minAvailable nor
- * maxUnavailable (the disruption controller then allows no disruption at all), and an
- * empty or missing selector (the disruption controller of policy/v1 selects every pod of
- * the namespace with it, kube-scheduler's preemption none). A mirrored budget cannot be
- * refused: it is stored as the API server has it and decoded as kube-scheduler reads it.
+ * unhealthyPodEvictionPolicy is IfHealthyBudget or AlwaysAllow. Budgets sent to muster (not
+ * mirrored) are also admitted (model_pdb_admit), which refuses what Kubernetes accepts but no
+ * two components read alike. A mirrored budget cannot be refused: it is stored as the API
+ * server has it and decoded as kube-scheduler reads it.
  */
 #include "internal.h"
 
@@ -74,20 +72,8 @@ void model__validate_pdb(struct model__vctx *v, json_t *obj)
         check_int_or_percent(v, max, "spec.maxUnavailable");
     if (min && max)
         model__problem(v, "spec", "minAvailable and maxUnavailable cannot be both set");
-    else if (!min && !max)
-        model__problem(v, "spec",
-                       "one of minAvailable and maxUnavailable must be set (without either the "
-                       "disruption controller allows no disruption)");
     json_t *sel = json_object_get(spec, "selector");
-    if (!sel || json_is_null(sel))
-        model__problem(v, "spec.selector",
-                       "must be set: a budget without a selector protects "
-                       "no pod from preemption");
-    else if (model__want_object(v, sel, "spec.selector", 1) && selector_empty(sel))
-        model__problem(v, "spec.selector",
-                       "must not be empty: the disruption controller would count every pod of "
-                       "the namespace and kube-scheduler's preemption none");
-    else if (json_is_object(sel))
+    if (sel && !json_is_null(sel) && model__want_object(v, sel, "spec.selector", 0))
         model__check_selector(v, sel, "spec.selector");
     model__want_enum(v, json_object_get(spec, "unhealthyPodEvictionPolicy"),
                      "spec.unhealthyPodEvictionPolicy", 0, eviction_policies);
@@ -102,6 +88,24 @@ void model__validate_pdb(struct model__vctx *v, json_t *obj)
         model__want_int(v, json_object_get(status, counts[i]), f, 0, 0, INT32_MAX);
     }
     model__want_string_map(v, json_object_get(status, "disruptedPods"), "status.disruptedPods");
+}
+
+int model_pdb_admit(json_t *obj, struct err *err)
+{
+    json_t *spec = json_object_get(obj, "spec"), *sel = json_object_get(spec, "selector");
+    if (!json_object_get(spec, "minAvailable") && !json_object_get(spec, "maxUnavailable"))
+        return err_setf(err, ERR_INVALID, "spec",
+                        "spec: one of minAvailable and maxUnavailable must be set (without "
+                        "either the disruption controller allows no disruption)");
+    if (!json_is_object(sel))
+        return err_setf(err, ERR_INVALID, "spec.selector",
+                        "spec.selector: must be set (a budget without a selector protects no "
+                        "pod from preemption)");
+    if (selector_empty(sel))
+        return err_setf(err, ERR_INVALID, "spec.selector",
+                        "spec.selector: must not be empty (the disruption controller counts "
+                        "every pod of the namespace with it, kube-scheduler's preemption none)");
+    return 0;
 }
 
 static void decode_intstr(json_t *x, struct model_intstr *out)
