@@ -118,13 +118,13 @@ struct preempt {
  * budget: then node_cost sets 0 and violations returns 0 with an empty array); end frees it.
  * node_cost sets pn->viol and the viol of each of its victims, counting a gang-breaking
  * victim's whole gang; call it before any victim leaves the view. violations: the chosen
- * victims' violations (kube-scheduler's NumPDBViolations) and *budgets (new) the sorted keys
- * "ns/name" of the budgets they violate; call it while the chosen victims are marked and
- * back in the view. */
+ * victims' violations (kube-scheduler's NumPDBViolations), *budgets (new) the sorted keys
+ * "ns/name" of the budgets they violate and *by_pod (new) each violating victim's key ->
+ * its budget's key; call it while the chosen victims are marked and back in the view. */
 void sched__pdb_begin(struct preempt *pr);
 void sched__pdb_end(struct preempt *pr);
 void sched__pdb_node_cost(struct preempt *pr, struct pnode *pn);
-long sched__pdb_violations(struct preempt *pr, json_t **budgets);
+long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod);
 
 /* Verdicts for the why document (preempt_why.c). ineligible returns 0 when the job may
  * preempt, else 1 with *out filled (PreemptionWaiting, a blocker, while victims of an

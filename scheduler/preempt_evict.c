@@ -256,18 +256,21 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     for (size_t i = 0; i < nwait; i++)
         json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
     free(wix);
-    json_t *broken = json_array(), *pdbs = NULL;
+    json_t *broken = json_array(), *pdbs = NULL, *pdb_of = NULL;
     int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
-    long nviol = sched__pdb_violations(pr, &pdbs);
+    long nviol = sched__pdb_violations(pr, &pdbs, &pdb_of);
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
            *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
            *cleared_jobs = json_object();
     for (size_t i = 0; i < nv; i++) {
         const struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
-        json_array_append_new(victims, json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job",
-                                                 v->jobs[p->job].id, "node", v->nodes[x->node].name,
-                                                 "priority", (int)p->prio));
+        json_t *vo = json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job", v->jobs[p->job].id,
+                               "node", v->nodes[x->node].name, "priority", (int)p->prio);
+        json_t *budget = json_object_get(pdb_of, p->key);
+        if (budget) /* its eviction violates this PodDisruptionBudget */
+            json_object_set(vo, "pdbViolated", budget);
+        json_array_append_new(victims, vo);
     }
     json_t *rq = json_pack("{s:O}", "victims", victims);
     sched__reclaim_entry(pr, rq); /* before the victims are marked: shares before and after */
@@ -380,6 +383,7 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     json_decref(pod_nodes);
     json_decref(broken);
     json_decref(pdbs);
+    json_decref(pdb_of);
     free(vix);
     free(msg);
     return rc;

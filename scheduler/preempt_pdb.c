@@ -122,7 +122,7 @@ static int cmp_importance(const void *x, const void *y, void *ctx)
 
 /* filterPodsWithPDBViolation over pods[0..n) (reordered, most important first) with fresh
  * budgets: the number of pods whose eviction violates a budget; viol[i] (may be NULL) marks
- * pods[i]; names (may be NULL) gets the key of each budget violated (once). */
+ * pods[i]; names (may be NULL) maps each pod that violates to the key of the budget. */
 static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, json_t *names)
 {
     struct sched_view *v = pr->c->v;
@@ -150,8 +150,8 @@ static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, json_t
         if (violated < 0)
             continue;
         count++;
-        if (names && !json_object_get(names, v->pdbs.b[violated].key))
-            json_object_set_new(names, v->pdbs.b[violated].key, json_true());
+        if (names)
+            json_object_set_new(names, v->pods[pods[i]].key, json_string(v->pdbs.b[violated].key));
     }
     return count;
 }
@@ -210,9 +210,10 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-long sched__pdb_violations(struct preempt *pr, json_t **budgets)
+long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod)
 {
     *budgets = json_array();
+    *by_pod = json_object();
     if (!pr->pdb)
         return 0;
     int *pods = xcalloc(pr->npv + 1, sizeof(int));
@@ -220,18 +221,23 @@ long sched__pdb_violations(struct preempt *pr, json_t **budgets)
     for (size_t i = 0; i < pr->npv; i++)
         if (pr->pv[i].removed && !pr->pv[i].terminating)
             pods[n++] = pr->pv[i].pod;
-    json_t *names = json_object();
-    long count = simulate(pr, pods, n, NULL, names);
-    const char **keys = xcalloc(json_object_size(names) + 1, sizeof(char *));
+    long count = simulate(pr, pods, n, NULL, *by_pod);
+    const char **keys = xcalloc(json_object_size(*by_pod) + 1, sizeof(char *));
     size_t nk = 0;
-    const char *key;
-    json_t *t;
-    json_object_foreach(names, key, t) keys[nk++] = key;
+    const char *pod;
+    json_t *b;
+    json_object_foreach(*by_pod, pod, b)
+    {
+        size_t k = 0;
+        while (k < nk && strcmp(keys[k], json_string_value(b)) != 0)
+            k++;
+        if (k == nk)
+            keys[nk++] = json_string_value(b);
+    }
     qsort(keys, nk, sizeof(char *), cmp_key);
     for (size_t i = 0; i < nk; i++)
         json_array_append_new(*budgets, json_string(keys[i]));
     free(keys);
-    json_decref(names);
     free(pods);
     return count;
 }
