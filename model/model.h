@@ -1,7 +1,7 @@
 /*
  * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
  * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology,
- * PriorityClass and Queue.
+ * PriorityClass, Queue and PodDisruptionBudget.
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into
@@ -56,10 +56,10 @@ const char *model_kind_api_version(enum model_kind kind);
  * scheduling.sigs.k8s.io and scheduling.volcano.sh; the stored document keeps its own). */
 #define MODEL_GROUP_VOLCANO "scheduling.volcano.sh"
 /* Plural resource name used in URLs and the CLI: "nodes", "pods", "podgroups",
- * "clusternetworktopologies", "priorityclasses". */
+ * "clusternetworktopologies", "priorityclasses", "queues", "poddisruptionbudgets". */
 const char *model_kind_plural(enum model_kind kind);
 /* Resolves a plural or singular resource name, case-insensitively ("pods", "pod", "po",
- * "podgroup", "pg", "nodes", "no", "cnt", "pc"). Returns 0 or ERR_INVALID. */
+ * "podgroup", "pg", "nodes", "no", "cnt", "pc", "q", "pdb"). Returns 0 or ERR_INVALID. */
 int model_kind_from_resource(const char *resource, enum model_kind *out);
 /* Resolves a document's kind and apiVersion (apiVersion must match the kind's group, for
  * PodGroup one of its two groups; version may be any except for the core kinds' "v1").
