@@ -517,7 +517,8 @@ struct model_pdb {
     int always_allow;          /* spec.unhealthyPodEvictionPolicy: AlwaysAllow */
     int has_status;            /* status.disruptionsAllowed is present (the controller's) */
     int32_t disruptions_allowed;
-    char **disrupted; /* status.disruptedPods: pod names, sorted */
+    int32_t current_healthy; /* status.currentHealthy, -1 when absent */
+    char **disrupted;        /* status.disruptedPods: pod names, sorted */
     size_t ndisrupted;
 };
 /* What muster refuses in a budget sent to it (standalone applies; mirrored budgets are

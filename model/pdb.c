@@ -154,6 +154,11 @@ int model_pdb_decode(json_t *obj, struct model_pdb *out, struct err *err)
         out->has_status = 1;
         out->disruptions_allowed = a < 0 ? 0 : a > INT32_MAX ? INT32_MAX : (int32_t)a;
     }
+    json_t *healthy = json_object_get(status, "currentHealthy");
+    out->current_healthy = json_is_integer(healthy) && json_integer_value(healthy) >= 0 &&
+                                   json_integer_value(healthy) <= INT32_MAX
+                               ? (int32_t)json_integer_value(healthy)
+                               : -1;
     json_t *dp = json_object_get(status, "disruptedPods"), *t;
     const char *pod;
     out->disrupted = xcalloc(json_object_size(dp) + 1, sizeof(char *));

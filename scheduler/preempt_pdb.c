@@ -9,10 +9,13 @@
  * processed already), and the budget's allowed disruptions are used up by the victims before
  * it, more important first (higher priority, then name). The allowed disruptions are the
  * budget's status.disruptionsAllowed when it has one (the disruption controller's, mirror
- * mode), less muster's own victims the API server has not processed yet (terminating,
- * preempted, not in disruptedPods); without a status (standalone) they are computed as the
- * disruption controller does, from the matching bound pods (expected) and those not
- * terminating (healthy): model_pdb_allowed.
+ * mode), less the disruptions the status does not know of yet: with status.currentHealthy,
+ * the healthy pods it counts that are no longer healthy (terminating) and whose eviction the
+ * API server has not recorded in disruptedPods (muster's own victims of this cycle, until the
+ * API server processes them; then until the controller recounts, disruptedPods covers them);
+ * without it, muster's victims (terminating, preempted) not in disruptedPods. Without a
+ * status (standalone) they are computed as the disruption controller does, from the matching
+ * bound pods (expected) and those not terminating (healthy): model_pdb_allowed.
  *
  * Budgets never make a plan impossible (kube-scheduler evicts through a violated budget when
  * nothing else fits); they order the choice: a node's violations are the first criterion of
@@ -61,7 +64,10 @@ void sched__pdb_end(struct preempt *pr)
 
 struct count_ctx {
     const struct model_pdb *b;
-    int32_t expected, healthy, unprocessed;
+    int32_t expected, healthy;
+    int32_t undisrupted;    /* healthy and not in disruptedPods (the controller's "healthy") */
+    int32_t gone_disrupted; /* terminating, in disruptedPods */
+    int32_t unprocessed;    /* terminating victims of muster's, not in disruptedPods */
 };
 
 static int count_pod(struct sched_view *v, int pi, void *ctx)
@@ -70,12 +76,28 @@ static int count_pod(struct sched_view *v, int pi, void *ctx)
     const struct sv_pod *p = &v->pods[pi];
     if (strcmp(p->m.ns, k->b->ns) != 0 || p->node < 0)
         return 0;
+    int disrupted = model_pdb_disrupted(k->b, p->m.name);
     k->expected++;
-    if (!p->m.deletion_ms)
+    if (!p->m.deletion_ms) {
         k->healthy++;
-    else if (p->m.preempted && !model_pdb_disrupted(k->b, p->m.name))
+        k->undisrupted += !disrupted;
+    } else if (disrupted) {
+        k->gone_disrupted++;
+    } else if (p->m.preempted) {
         k->unprocessed++;
+    }
     return 0;
+}
+
+/* What a budget's status allows now (see the opening comment). */
+static int64_t status_allowed(const struct model_pdb *b, const struct count_ctx *k)
+{
+    int64_t unknown = k->unprocessed;
+    if (b->current_healthy >= 0) {
+        unknown = (int64_t)b->current_healthy - k->undisrupted - k->gone_disrupted;
+        unknown = unknown < 0 ? 0 : unknown;
+    }
+    return (int64_t)b->disruptions_allowed - unknown;
 }
 
 /* The disruptions budget slot allows before this preemption (>= 0). */
@@ -88,8 +110,8 @@ static int64_t allowed(struct preempt *pr, int slot)
     const struct model_pdb *b = &v->pdbs.b[slot].m;
     struct count_ctx k = {.b = b};
     sched__view_pods_matching(v, &b->sel, count_pod, &k);
-    int64_t a = b->has_status ? (int64_t)b->disruptions_allowed - k.unprocessed
-                              : model_pdb_allowed(b, k.expected, k.healthy, NULL);
+    int64_t a =
+        b->has_status ? status_allowed(b, &k) : model_pdb_allowed(b, k.expected, k.healthy, NULL);
     d->allowed[slot] = a < 0 ? 0 : a;
     return d->allowed[slot];
 }
