@@ -96,8 +96,8 @@ START_TEST(test_store_roundtrip)
                   "PodDisruptionBudget", "metadata", "name", "db", "namespace", "team-a", "spec",
                   "minAvailable", 1),
     };
-    const char *keys[MODEL_KIND_COUNT] = {"n1",      "team-a/w-0", "team-a/train", "default",
-                                          "high",    "team-a",     "team-a/db"};
+    const char *keys[MODEL_KIND_COUNT] = {"n1",   "team-a/w-0", "team-a/train", "default",
+                                          "high", "team-a",     "team-a/db"};
     struct err err = ERR_INIT;
     MDB_txn *txn = begin(STORE_WRITE);
     json_t *got = NULL;
