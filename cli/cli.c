@@ -22,7 +22,7 @@ static const char usage_text[] =
     "                                       create or replace objects from YAML or JSON;\n"
     "                                       unknown fields refused (strict, the default),\n"
     "                                       dropped with a warning, or dropped\n"
-    "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues\n"
+    "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
     "      [NAME] [-n NS | -A] [--node N] [--phase P] [--state S]\n"
     "  delete KIND NAME [-n NS]             delete an object\n"
     "  describe job NS/NAME                 a job, its members and why\n"

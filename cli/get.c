@@ -128,6 +128,34 @@ static void priorityclass_row(struct cli *cli, struct cli_table *t, json_t *pc)
     cli_table_add(t, row);
 }
 
+/* kubectl's columns: MIN AVAILABLE, MAX UNAVAILABLE (N/A when unset), ALLOWED DISRUPTIONS
+ * (the status's, "-" when the budget has none: muster computes it when choosing victims). */
+static void pdb_row(struct cli *cli, struct cli_table *t, json_t *b, int all_ns)
+{
+    char age[32], cell[2][32], allowed[32] = "-";
+    static const char *const keys[] = {"minAvailable", "maxUnavailable"};
+    json_t *spec = json_object_get(b, "spec");
+    for (int i = 0; i < 2; i++) {
+        json_t *x = json_object_get(spec, keys[i]);
+        if (json_is_integer(x))
+            snprintf(cell[i], sizeof(cell[i]), "%lld", (long long)json_integer_value(x));
+        else
+            snprintf(cell[i], sizeof(cell[i]), "%s",
+                     json_is_string(x) ? json_string_value(x) : "N/A");
+    }
+    json_t *a = json_object_get(json_object_get(b, "status"), "disruptionsAllowed");
+    if (json_is_integer(a))
+        snprintf(allowed, sizeof(allowed), "%lld", (long long)json_integer_value(a));
+    cli__age(cli, b, age, sizeof(age));
+    const char *row[] = {str_at(b, "metadata", "namespace"),
+                         str_at(b, "metadata", "name"),
+                         cell[0],
+                         cell[1],
+                         allowed,
+                         age};
+    cli_table_add(t, all_ns ? row : row + 1);
+}
+
 static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
 {
     char age[32], prio[32], min[32], placed[32], pending[32];
@@ -159,6 +187,8 @@ static const char *const pg_cols[] = {"namespace", "name", "minmember", "age"};
 static const char *const cnt_cols[] = {"name", "layers", "age"};
 static const char *const pc_cols[] = {"name", "value", "global-default", "preemption-policy",
                                       "age"};
+static const char *const pdb_cols[] = {
+    "namespace", "name", "min-available", "max-unavailable", "allowed-disruptions", "age"};
 static const char *const job_cols[] = {"namespace", "name",   "state",   "reason", "priority",
                                        "min",       "placed", "pending", "age"};
 
@@ -172,7 +202,7 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
     }
     int is_node = !strcmp(res, "nodes"), is_pod = !strcmp(res, "pods");
     int is_pg = !strcmp(res, "podgroups"), is_job = !strcmp(res, "jobs");
-    int is_pc = !strcmp(res, "priorityclasses");
+    int is_pc = !strcmp(res, "priorityclasses"), is_pdb = !strcmp(res, "poddisruptionbudgets");
     if (is_node)
         t = cli_table_new(7, node_cols);
     else if (is_pod)
@@ -183,6 +213,8 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
         t = cli_table_new(9, job_cols);
     else if (is_pc)
         t = cli_table_new(5, pc_cols);
+    else if (is_pdb)
+        t = all_ns ? cli_table_new(6, pdb_cols) : cli_table_new(5, pdb_cols + 1);
     else
         t = cli_table_new(3, cnt_cols);
     size_t i;
@@ -199,6 +231,8 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
             job_row(cli, t, o);
         else if (is_pc)
             priorityclass_row(cli, t, o);
+        else if (is_pdb)
+            pdb_row(cli, t, o, all_ns);
         else
             topology_row(cli, t, o);
     }
@@ -226,7 +260,7 @@ static char *get_path(struct cli *cli, const char *res, const char *name, const 
         return url;
     }
     url = xasprintf("/api/v1/%s", res);
-    if (!strcmp(res, "pods") || !strcmp(res, "podgroups"))
+    if (!strcmp(res, "pods") || !strcmp(res, "podgroups") || !strcmp(res, "poddisruptionbudgets"))
         cli__query(&url, "namespace", ns);
     if (!strcmp(res, "pods")) {
         cli__query(&url, "node", cli__flag(cli, "node"));

@@ -11,7 +11,7 @@
 
 static void row(struct cli_table *t, json_t *e)
 {
-    char id[32], cyc[32], victims[32], gangs[32], lat[32], nodes[256];
+    char id[32], cyc[32], victims[32], gangs[32], pdbs[32], lat[32], nodes[256];
     snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(json_object_get(e, "id")));
     snprintf(cyc, sizeof(cyc), "%lld", (long long)json_integer_value(json_object_get(e, "cycle")));
     json_t *cost = json_object_get(e, "cost");
@@ -19,6 +19,8 @@ static void row(struct cli_table *t, json_t *e)
              (long long)json_integer_value(json_object_get(cost, "pods")));
     snprintf(gangs, sizeof(gangs), "%lld",
              (long long)json_integer_value(json_object_get(cost, "gangsBroken")));
+    snprintf(pdbs, sizeof(pdbs), "%lld",
+             (long long)json_integer_value(json_object_get(e, "pdbViolations")));
     json_t *l = json_object_get(e, "latencyMs");
     if (json_is_integer(l))
         snprintf(lat, sizeof(lat), "%.1fs", (double)json_integer_value(l) / 1000.0);
@@ -43,6 +45,7 @@ static void row(struct cli_table *t, json_t *e)
                            json_string_value(json_object_get(e, "triggerPod")),
                            victims,
                            gangs,
+                           pdbs,
                            nodes,
                            json_is_true(json_object_get(e, "bound")) ? "yes" : "no",
                            lat};
@@ -64,10 +67,10 @@ int cli__cmd_preemptions(struct cli *cli)
         printf("No preemptions.\n");
         goto out;
     }
-    static const char *const headers[] = {"ID",      "CYCLE",   "PREEMPTOR",
-                                          "TRIGGER", "VICTIMS", "GANGS BROKEN",
-                                          "NODES",   "BOUND",   "LATENCY"};
-    struct cli_table *t = cli_table_new(9, headers);
+    static const char *const headers[] = {"ID",      "CYCLE",        "PREEMPTOR",      "TRIGGER",
+                                          "VICTIMS", "GANGS BROKEN", "PDB VIOLATIONS", "NODES",
+                                          "BOUND",   "LATENCY"};
+    struct cli_table *t = cli_table_new(10, headers);
     size_t i;
     json_t *e;
     json_array_foreach(items, i, e) row(t, e);

@@ -29,6 +29,7 @@ static const struct {
      "scheduling.k8s.io/v1"},
     {MODEL_QUEUE, "queues", "/apis/" MODEL_GROUP_VOLCANO "/v1beta1/queues",
      MODEL_GROUP_VOLCANO "/v1beta1"},
+    {MODEL_PDB, "poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "policy/v1"},
 };
 
 static void defaults(struct kube_options *o)

@@ -3,8 +3,8 @@
  *
  * The mirror lists then watches Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1
  * and, as a second source of the same kind, scheduling.volcano.sh/v1beta1),
- * ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1), PriorityClasses and
- * Volcano's Queues through libcurl, and applies every event
+ * ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1), PriorityClasses,
+ * Volcano's Queues and PodDisruptionBudgets (policy/v1) through libcurl, and applies every event
  * through the scheduler's mutation path (sched_apply / sched_delete), batched:
  * one transaction per batch of up to batch_max events or batch_ms of arrivals.
  * The API server's objects are the truth (managedFields stripped,

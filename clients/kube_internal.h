@@ -93,7 +93,7 @@ struct kube;
  * API group (scheduler-plugins', Volcano's): one kind, one store key. A source of a shared
  * kind owns the stored objects whose apiVersion is in its group (kube__source_owns): its
  * relist deletes only those, and so does its DELETE event. */
-#define KUBE_NSOURCES 7
+#define KUBE_NSOURCES 8
 
 struct kube_source {
     struct kube *k;

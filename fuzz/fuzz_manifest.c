@@ -60,6 +60,10 @@ static void decode_valid(json_t *obj)
         struct model_queue q;
         if ((rc = model_queue_decode(obj, &q, &err)) == 0)
             model_queue_release(&q);
+    } else if (k == MODEL_PDB) {
+        struct model_pdb b;
+        if ((rc = model_pdb_decode(obj, &b, &err)) == 0)
+            model_pdb_release(&b);
     } else {
         struct model_topology t;
         if ((rc = model_topology_decode(obj, &t, &err)) == 0)

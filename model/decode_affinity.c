@@ -75,8 +75,7 @@ static int decode_reqs(json_t *list, struct model_sel_req **out, size_t *n, cons
     return 0;
 }
 
-/* A metav1.LabelSelector; NULL selects nothing. */
-static int decode_selector(json_t *ls, struct model_selector *out, const char *field,
+int model__decode_selector(json_t *ls, struct model_selector *out, const char *field,
                            struct err *err)
 {
     memset(out, 0, sizeof(*out));
@@ -164,8 +163,8 @@ static int decode_pod_term(json_t *t, int32_t weight, const struct model_pod *p,
         if (json_is_string(ns))
             out->namespaces[out->nnamespaces++] = xstrdup(json_string_value(ns));
     }
-    int rc = decode_selector(json_object_get(t, "labelSelector"), &out->sel,
-                             "spec.affinity.labelSelector.matchExpressions", err);
+    int rc = model__decode_selector(json_object_get(t, "labelSelector"), &out->sel,
+                                    "spec.affinity.labelSelector.matchExpressions", err);
     label_keys(&out->sel, json_object_get(t, "matchLabelKeys"), MODEL_OP_IN, p);
     label_keys(&out->sel, json_object_get(t, "mismatchLabelKeys"), MODEL_OP_NOT_IN, p);
     return rc;
@@ -215,8 +214,8 @@ static int decode_spread(json_t *list, const struct model_pod *pod, struct model
         s->min_domains = md > 0 ? (int32_t)md : 1;
         s->honor_affinity = !aff || !strcmp(aff, "Honor");
         s->honor_taints = taints && !strcmp(taints, "Honor");
-        int rc = decode_selector(json_object_get(c, "labelSelector"), &s->sel,
-                                 "spec.topologySpreadConstraints.labelSelector", err);
+        int rc = model__decode_selector(json_object_get(c, "labelSelector"), &s->sel,
+                                        "spec.topologySpreadConstraints.labelSelector", err);
         if (rc < 0)
             return rc;
         label_keys(&s->sel, json_object_get(c, "matchLabelKeys"), MODEL_OP_IN, pod);

@@ -100,6 +100,7 @@ void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);
 void model__validate_priorityclass(struct model__vctx *v, json_t *obj);
 void model__validate_queue(struct model__vctx *v, json_t *obj);
+void model__validate_pdb(struct model__vctx *v, json_t *obj);
 
 /* A resource list (map of name -> quantity, NULL for none) decoded and sorted by name
  * (decode.c). Returns 0 or ERR_INVALID naming field; *out is then NULL. */
@@ -119,6 +120,13 @@ int model__pod_affinity_decode(json_t *spec, struct model_pod *out, struct err *
 int model__sel_op(const char *s);
 /* A whole decimal integer (as Gt / Lt values and the labels they compare): 0 or -1. */
 int model__int_value(const char *s, int64_t *out);
+/* A metav1.LabelSelector (matchLabels, matchExpressions) checked at field f
+ * (validate_affinity.c). */
+void model__check_selector(struct model__vctx *v, json_t *ls, const char *f);
+/* Decodes a metav1.LabelSelector; a missing one (not an object) selects nothing (none = 1).
+ * Returns 0 or ERR_INVALID naming field (decode_affinity.c). */
+int model__decode_selector(json_t *ls, struct model_selector *out, const char *field,
+                           struct err *err);
 /* Frees n requirements and the array (selector.c). */
 void model__sel_reqs_release(struct model_sel_req *r, size_t n);
 

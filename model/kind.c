@@ -51,6 +51,13 @@ static const struct kind_info kinds[MODEL_KIND_COUNT] = {
                      "queues",
                      {"queue", "q", NULL},
                      0},
+    [MODEL_PDB] = {"PodDisruptionBudget",
+                   "policy/v1",
+                   "policy",
+                   NULL,
+                   "poddisruptionbudgets",
+                   {"poddisruptionbudget", "pdb", NULL},
+                   1},
 };
 
 static int kind_ok(enum model_kind kind)

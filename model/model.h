@@ -1,7 +1,7 @@
 /*
  * model.h - the object model: kinds, Kubernetes quantities, manifest decoding,
  * validation, and typed views of Node, Pod, PodGroup, ClusterNetworkTopology,
- * PriorityClass and Queue.
+ * PriorityClass, Queue and PodDisruptionBudget.
  *
  * Objects travel through muster as jansson documents in Kubernetes shape (what
  * the store keeps and the API returns). This module turns manifest bytes into
@@ -43,11 +43,12 @@ enum model_kind {
     MODEL_TOPOLOGY,
     MODEL_PRIORITYCLASS,
     MODEL_QUEUE,
+    MODEL_PDB, /* PodDisruptionBudget, policy/v1 */
     MODEL_KIND_COUNT
 };
 
-/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass", "Queue". Static
- * storage. */
+/* "Node", "Pod", "PodGroup", "ClusterNetworkTopology", "PriorityClass", "Queue",
+ * "PodDisruptionBudget". Static storage. */
 const char *model_kind_name(enum model_kind kind);
 /* The apiVersion muster writes: "v1", "scheduling.sigs.k8s.io/v1alpha1", ... */
 const char *model_kind_api_version(enum model_kind kind);
@@ -55,17 +56,17 @@ const char *model_kind_api_version(enum model_kind kind);
  * scheduling.sigs.k8s.io and scheduling.volcano.sh; the stored document keeps its own). */
 #define MODEL_GROUP_VOLCANO "scheduling.volcano.sh"
 /* Plural resource name used in URLs and the CLI: "nodes", "pods", "podgroups",
- * "clusternetworktopologies", "priorityclasses". */
+ * "clusternetworktopologies", "priorityclasses", "queues", "poddisruptionbudgets". */
 const char *model_kind_plural(enum model_kind kind);
 /* Resolves a plural or singular resource name, case-insensitively ("pods", "pod", "po",
- * "podgroup", "pg", "nodes", "no", "cnt", "pc"). Returns 0 or ERR_INVALID. */
+ * "podgroup", "pg", "nodes", "no", "cnt", "pc", "q", "pdb"). Returns 0 or ERR_INVALID. */
 int model_kind_from_resource(const char *resource, enum model_kind *out);
 /* Resolves a document's kind and apiVersion (apiVersion must match the kind's group, for
  * PodGroup one of its two groups; version may be any except for the core kinds' "v1").
  * Returns 0 or ERR_INVALID naming what is unknown. */
 int model_kind_from_doc(const char *kind, const char *api_version, enum model_kind *out,
                         struct err *err);
-/* 1 when objects of this kind live in a namespace (Pod, PodGroup). */
+/* 1 when objects of this kind live in a namespace (Pod, PodGroup, PodDisruptionBudget). */
 int model_kind_namespaced(enum model_kind kind);
 /* The store key of a validated object: "name" or "namespace/name". New string. */
 char *model_object_key(enum model_kind kind, json_t *obj);
@@ -499,6 +500,41 @@ struct model_queue {
 /* The built-in default queue as a document (new). */
 json_t *model_queue_default_json(void);
 
+/* A PodDisruptionBudget (policy/v1, namespaced): how many of the pods its selector matches
+ * may be disrupted at once. muster reads it when choosing preemption victims
+ * (docs/preemption.md, "PodDisruptionBudgets"); the disruption controller's status is taken
+ * as it comes (mirror mode) or computed by the scheduler when the object has none. */
+struct model_intstr {
+    int set;
+    int percent;   /* the value was a string "N%" */
+    int32_t value; /* N, >= 0 once validated */
+};
+struct model_pdb {
+    char *ns, *name;
+    struct model_intstr min_available, max_unavailable; /* exactly one is set once validated */
+    struct model_selector sel; /* none = 1 when absent or empty: selects nothing, as
+                                  kube-scheduler's preemption reads it */
+    int always_allow;          /* spec.unhealthyPodEvictionPolicy: AlwaysAllow */
+    int has_status;            /* status.disruptionsAllowed is present (the controller's) */
+    int32_t disruptions_allowed;
+    int32_t current_healthy; /* status.currentHealthy, -1 when absent */
+    char **disrupted;        /* status.disruptedPods: pod names, sorted */
+    size_t ndisrupted;
+};
+/* What muster refuses in a budget sent to it (standalone applies; mirrored budgets are
+ * taken as they come) beyond model_validate: neither minAvailable nor maxUnavailable (the
+ * disruption controller then allows no disruption), and a missing or empty selector (the
+ * disruption controller of policy/v1 selects every pod of the namespace with it,
+ * kube-scheduler's preemption none). Returns 0 or ERR_INVALID naming the field. */
+int model_pdb_admit(json_t *obj, struct err *err);
+/* 1 when pod name is in the budget's status.disruptedPods (its eviction was processed). */
+int model_pdb_disrupted(const struct model_pdb *b, const char *pod_name);
+/* The disruption controller's arithmetic (pkg/controller/disruption): with expected
+ * matching pods of which healthy are healthy, the disruptions allowed now (>= 0);
+ * *desired (may be NULL) the desired healthy count. Percentages round up. */
+int32_t model_pdb_allowed(const struct model_pdb *b, int32_t expected, int32_t healthy,
+                          int32_t *desired);
+
 /* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
@@ -507,12 +543,14 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
 int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);
 int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err);
+int model_pdb_decode(json_t *obj, struct model_pdb *out, struct err *err);
 void model_node_release(struct model_node *n);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);
 void model_priorityclass_release(struct model_priorityclass *pc);
 void model_queue_release(struct model_queue *q);
+void model_pdb_release(struct model_pdb *b);
 
 /* ---- pods: the fields muster writes, and "terminal" (pod.c) ----
  *

@@ -73,7 +73,8 @@ static void unsupported(FILE *out, const struct model__type *t, const char *path
 char *model_fields_doc(void)
 {
     static const enum model_kind kinds[] = {MODEL_POD,      MODEL_NODE,          MODEL_PODGROUP,
-                                            MODEL_TOPOLOGY, MODEL_PRIORITYCLASS, MODEL_QUEUE};
+                                            MODEL_TOPOLOGY, MODEL_PRIORITYCLASS, MODEL_QUEUE,
+                                            MODEL_PDB};
     char *buf = NULL, *kbuf = NULL;
     size_t len = 0, klen = 0;
     FILE *out = open_memstream(&buf, &len);

@@ -379,6 +379,9 @@ static int validate(struct model_doc *doc, json_t *errors, const enum model_fiel
     case MODEL_QUEUE:
         model__validate_queue(&v, obj);
         break;
+    case MODEL_PDB:
+        model__validate_pdb(&v, obj);
+        break;
     default:
         model__validate_topology(&v, obj);
         break;

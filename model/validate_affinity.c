@@ -99,7 +99,7 @@ static void check_reqs(struct model__vctx *v, json_t *list, const char *f, int n
     }
 }
 
-static void check_selector(struct model__vctx *v, json_t *ls, const char *f)
+void model__check_selector(struct model__vctx *v, json_t *ls, const char *f)
 {
     char p[MODEL__PATH_MAX];
     const char *k;
@@ -219,7 +219,7 @@ static void check_pod_term(struct model__vctx *v, json_t *t, const char *f)
     }
     json_t *ls = json_object_get(t, "labelSelector");
     F(p, "%s.labelSelector", f);
-    check_selector(v, ls, p);
+    model__check_selector(v, ls, p);
     F(p, "%s.namespaces", f);
     ns = json_object_get(t, "namespaces");
     if (model__want_array(v, ns, p, 0))
@@ -293,7 +293,7 @@ static void check_spread(struct model__vctx *v, json_t *list, size_t i, json_t *
     model__want_enum(v, json_object_get(c, "nodeTaintsPolicy"), p, 0, policies);
     F(p, "%s.labelSelector", f);
     json_t *ls = json_object_get(c, "labelSelector");
-    check_selector(v, ls, p);
+    model__check_selector(v, ls, p);
     F(p, "%s.matchLabelKeys", f);
     check_label_keys(v, json_object_get(c, "matchLabelKeys"), ls, p);
     for (size_t j = 0; j < i && json_is_string(key) && json_is_string(when); j++) {

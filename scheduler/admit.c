@@ -143,6 +143,8 @@ int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj,
         return 0;
     if (kind == MODEL_PRIORITYCLASS)
         return admit_class(cs, obj, old, err);
+    if (kind == MODEL_PDB)
+        return model_pdb_admit(obj, err);
     const char *name = str_at(obj, "spec", "priorityClassName");
     if (kind == MODEL_PODGROUP && name && *name && !sched__class_find(cs, name))
         return err_setf(err, ERR_INVALID, "spec.priorityClassName",

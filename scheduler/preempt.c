@@ -124,9 +124,11 @@ static void node_set(struct preempt *pr, struct pnode *pn, int remove)
     }
 }
 
-/* Lexicographic cost (highest rank first), then name. */
+/* Budget violations, then the lexicographic cost (highest rank first), then name. */
 static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struct pnode *b)
 {
+    if (a->viol != b->viol)
+        return a->viol < b->viol ? -1 : 1;
     for (int r = pr->nranks; r-- > 0;)
         if (a->cost[r] != b->cost[r])
             return a->cost[r] < b->cost[r] ? -1 : 1;
@@ -196,14 +198,18 @@ static int drop_nodes(struct preempt *pr, struct err *err)
 static int cmp_victim_back(const void *x, const void *y, void *ctx)
 {
     const struct preempt *pr = ctx;
-    const struct sv_pod *a = &pr->c->v->pods[pr->pv[*(const int *)x].pod];
-    const struct sv_pod *b = &pr->c->v->pods[pr->pv[*(const int *)y].pod];
+    const struct pv *vx = &pr->pv[*(const int *)x], *vy = &pr->pv[*(const int *)y];
+    const struct sv_pod *a = &pr->c->v->pods[vx->pod];
+    const struct sv_pod *b = &pr->c->v->pods[vy->pod];
+    if (vx->viol != vy->viol) /* SelectVictimsOnNode reprieves violating victims first */
+        return vx->viol ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio > b->prio ? -1 : 1;
     return strcmp(a->key, b->key);
 }
 
-/* (d) on each freed node, cheapest first, victims back while the job still fits. */
+/* (d) on each freed node, cheapest first, victims back while the job still fits: those that
+ * violate a budget first, then highest priority first, then name. */
 static int add_back(struct preempt *pr, struct err *err)
 {
     size_t n;
@@ -228,28 +234,33 @@ static int add_back(struct preempt *pr, struct err *err)
     return rc < 0 ? rc : 0;
 }
 
+/* Dry-run tiers, tried in turn until the job fits: victims that break no gang and violate
+ * no budget, then every victim that breaks no gang, then all (a tier that adds nobody is
+ * skipped). */
+static int in_tier(const struct pv *x, int tier)
+{
+    return tier == 2 || (x->gang < 0 && (tier == 1 || !x->viol));
+}
+
 /* The minimal victim set; on return pr->pv[].removed marks the victims and pr->plan
  * is a plan that fits once they are gone. *fits 0 when even all victims do not help. */
 static int choose(struct preempt *pr, int *fits, struct err *err)
 {
     int rc = 0;
     *fits = 0;
-    size_t safe = 0;
-    for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].gang < 0) {
-            pv_remove(pr, &pr->pv[i]);
-            safe++;
-        }
-    if (safe && (rc = try_plan(pr, err)) < 0)
-        return rc;
-    pr->nobreak_plan = safe && rc == 1;
-    if (!pr->nobreak_plan) {
+    for (int tier = 0; tier < 3 && rc != 1; tier++) {
+        size_t added = 0;
         for (size_t i = 0; i < pr->npv; i++)
-            if (!pr->pv[i].removed)
+            if (!pr->pv[i].removed && in_tier(&pr->pv[i], tier)) {
                 pv_remove(pr, &pr->pv[i]);
-        if ((rc = try_plan(pr, err)) <= 0)
+                added++;
+            }
+        if (added && (rc = try_plan(pr, err)) < 0)
             return rc;
+        pr->nobreak_plan = rc == 1 && tier < 2;
     }
+    if (rc != 1)
+        return rc;
     *fits = 1;
     if ((rc = drop_nodes(pr, err)) < 0 || (rc = add_back(pr, err)) < 0)
         return rc;
@@ -309,7 +320,7 @@ static void collect_shapes(struct preempt *pr)
 static void add_victim(struct preempt *pr, int pi, int ni, int terminating, int *node_pn)
 {
     XGROW(pr->pv, pr->npv + 1, pr->cappv);
-    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0, terminating};
+    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0, terminating, 0};
     if (node_pn[ni] < 0) {
         XGROW(pr->pn, pr->npn + 1, pr->cappn);
         memset(&pr->pn[pr->npn], 0, sizeof(pr->pn[0]));
@@ -346,6 +357,7 @@ static void rank_and_cost(struct preempt *pr)
     }
     for (size_t i = 0; i < pr->npn; i++) {
         struct pnode *pn = &pr->pn[i];
+        sched__pdb_node_cost(pr, pn);
         pn->cost = xcalloc(nr + 1, sizeof(long));
         for (size_t k = 0; k < pn->nv; k++) {
             const struct pv *x = &pr->pv[pn->v[k]];
@@ -481,7 +493,7 @@ static void complete_gangs(struct preempt *pr)
                 k++;
             if (k == pr->npv) {
                 XGROW(pr->pv, pr->npv + 1, pr->cappv);
-                pr->pv[pr->npv++] = (struct pv){pi, p->node, 0, p->job, 0, 0};
+                pr->pv[pr->npv++] = (struct pv){pi, p->node, 0, p->job, 0, 0, 0};
             }
             pr->pv[k].removed = 1;
             chosen[pi] = 1;
@@ -551,6 +563,7 @@ static void preempt_free(struct preempt *pr)
     free(pr->shapes);
     free(pr->asked);
     sched__reclaim_end(pr);
+    sched__pdb_end(pr);
 }
 
 /* The preemptor's queue and what its pending pods ask for. */
@@ -582,6 +595,7 @@ static int search(struct preempt *pr, int narrow, struct err *err)
 {
     int fits = 0;
     sched__reclaim_begin(pr, narrow);
+    sched__pdb_begin(pr);
     collect_victims(pr);
     if (!pr->npv)
         return 0;

@@ -3,8 +3,9 @@
  * failed attempt, and what its files share.
  *
  * Files: preempt.c (eligibility, potential victims, dry runs, the minimal victim set),
- * preempt_why.c (verdicts for the why document), preempt_evict.c (executing a plan:
- * victims, nominations, audit records), preempt_ledger.c (the preemption ledger).
+ * preempt_pdb.c (PodDisruptionBudgets: which victims violate one, the first criterion of a
+ * node's cost), preempt_why.c (verdicts for the why document), preempt_evict.c (executing a
+ * plan: victims, nominations, audit records), preempt_ledger.c (the preemption ledger).
  *
  * A struct preempt lives for one sched__preempt call. pv[] are the potential victims,
  * pn[] the nodes holding them; pv[].removed marks the chosen victims once the search is
@@ -77,6 +78,7 @@ struct pv {
     /* already terminating, evicted by an earlier preemption for nodes nobody else is
      * nominated to: its room is reused at no cost and it is not evicted again */
     int terminating;
+    int viol; /* evicting its node's victims violates a budget through this one (preempt_pdb.c) */
 };
 
 struct pnode {
@@ -84,6 +86,8 @@ struct pnode {
     int *v; /* indexes into pv */
     size_t nv;
     long *cost; /* [nranks] pods costed per rank (gang-aware) */
+    long viol;  /* PodDisruptionBudget violations of evicting all of them: the cost's first
+                   criterion (pickOneNodeForPreemption's) */
 };
 
 struct preempt {
@@ -107,7 +111,20 @@ struct preempt {
     int reclaim;         /* a chosen victim is of another queue (preempt_evict.c) */
     int replans;
     double decision_ms;
+    struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
 };
+
+/* PodDisruptionBudgets (preempt_pdb.c). begin sets pr->pdb (NULL when the view has no
+ * budget: then node_cost sets 0 and violations returns 0 with an empty array); end frees it.
+ * node_cost sets pn->viol and the viol of each of its victims, counting a gang-breaking
+ * victim's whole gang; call it before any victim leaves the view. violations: the chosen
+ * victims' violations (kube-scheduler's NumPDBViolations), *budgets (new) the sorted keys
+ * "ns/name" of the budgets they violate and *by_pod (new) each violating victim's key ->
+ * its budget's key; call it while the chosen victims are marked and back in the view. */
+void sched__pdb_begin(struct preempt *pr);
+void sched__pdb_end(struct preempt *pr);
+void sched__pdb_node_cost(struct preempt *pr, struct pnode *pn);
+long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod);
 
 /* Verdicts for the why document (preempt_why.c). ineligible returns 0 when the job may
  * preempt, else 1 with *out filled (PreemptionWaiting, a blocker, while victims of an

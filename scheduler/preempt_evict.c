@@ -256,17 +256,21 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     for (size_t i = 0; i < nwait; i++)
         json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
     free(wix);
-    json_t *broken = json_array();
+    json_t *broken = json_array(), *pdbs = NULL, *pdb_of = NULL;
     int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
+    long nviol = sched__pdb_violations(pr, &pdbs, &pdb_of);
     json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
            *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
            *cleared_jobs = json_object();
     for (size_t i = 0; i < nv; i++) {
         const struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
-        json_array_append_new(victims, json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job",
-                                                 v->jobs[p->job].id, "node", v->nodes[x->node].name,
-                                                 "priority", (int)p->prio));
+        json_t *vo = json_pack("{s:s,s:s,s:s,s:i}", "pod", p->key, "job", v->jobs[p->job].id,
+                               "node", v->nodes[x->node].name, "priority", (int)p->prio);
+        json_t *budget = json_object_get(pdb_of, p->key);
+        if (budget) /* its eviction violates this PodDisruptionBudget */
+            json_object_set(vo, "pdbViolated", budget);
+        json_array_append_new(victims, vo);
     }
     json_t *rq = json_pack("{s:O}", "victims", victims);
     sched__reclaim_entry(pr, rq); /* before the victims are marked: shares before and after */
@@ -285,6 +289,8 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         "bound", 0, "boundAt", "latencyMs", "decisionMs", pr->decision_ms, "potentialVictims",
         (int)pr->npotential);
     json_object_set_new(entry, "awaited", awaited);
+    json_object_set_new(entry, "pdbViolations", json_integer(nviol));
+    json_object_set(entry, "pdbsViolated", pdbs);
     json_object_del(rq, "victims");
     json_object_update(entry, rq);
     json_decref(rq);
@@ -345,6 +351,13 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
                 snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
                          json_array_size(cj) - 1);
         }
+        if (nviol) {
+            size_t len = strlen(text);
+            snprintf(text + len, sizeof(text) - len,
+                     "; %ld of them violating PodDisruptionBudget %s%s (no plan violated fewer)",
+                     nviol, json_string_value(json_array_get(pdbs, 0)),
+                     json_array_size(pdbs) > 1 ? " and others" : "");
+        }
         if (pr->reclaim) {
             size_t len = strlen(text);
             snprintf(text + len, sizeof(text) - len, "; reclaimed from %s",
@@ -355,9 +368,10 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         out->code = pr->reclaim ? WHY_RECLAIMING : WHY_PREEMPTING;
         out->attempted = out->blocks = 1;
         snprintf(out->reason, sizeof(out->reason), "%s", text);
-        out->detail = json_pack("{s:O,s:i,s:i,s:O,s:O,s:O}", "ledger", json_object_get(entry, "id"),
-                                "victims", (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes,
-                                "clearedJobs", cj, "kind", json_object_get(entry, "kind"));
+        out->detail = json_pack(
+            "{s:O,s:i,s:i,s:O,s:O,s:O,s:i,s:O}", "ledger", json_object_get(entry, "id"), "victims",
+            (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes, "clearedJobs", cj, "kind",
+            json_object_get(entry, "kind"), "pdbViolations", (int)nviol, "pdbsViolated", pdbs);
     }
     json_decref(entry);
     json_decref(victims);
@@ -368,6 +382,8 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     json_decref(cleared_jobs);
     json_decref(pod_nodes);
     json_decref(broken);
+    json_decref(pdbs);
+    json_decref(pdb_of);
     free(vix);
     free(msg);
     return rc;

@@ -125,9 +125,16 @@ static int victims_record(struct sched_cyc *c, json_t *entry, struct err *err)
                 json_object_set_new(rec, clock[k], json_null());
         }
         json_t *items = json_object_get(rec, "preemptors");
-        json_array_append(
-            json_object_get(json_array_get(items, json_array_size(items) - 1), "pods"),
-            json_object_get(x, "pod"));
+        json_t *item = json_array_get(items, json_array_size(items) - 1);
+        json_array_append(json_object_get(item, "pods"), json_object_get(x, "pod"));
+        json_t *budget = json_object_get(x, "pdbViolated");
+        if (budget) { /* the PodDisruptionBudgets its eviction violated */
+            json_t *l = json_object_get(item, "pdbsViolated");
+            if (!l)
+                json_object_set_new(item, "pdbsViolated", l = json_array());
+            if (!str_in(l, json_string_value(budget)))
+                json_array_append(l, budget);
+        }
         if (!str_in(json_object_get(rec, "terminating"), pod))
             json_array_append(json_object_get(rec, "terminating"), json_object_get(x, "pod"));
     }

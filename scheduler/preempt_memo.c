@@ -1,12 +1,18 @@
 /*
  * preempt_memo.c - failed preemptions remembered within a cycle (preempt.h).
  *
- * While nothing is placed, no plan executed and no nomination changed, a search that found nothing to do for
- * a job fails the same way for every later job that is no easier: the same queue and
+ * While nothing is placed, no plan executed and no nomination changed, a search that found nothing
+ * to do for a job fails the same way for every later job that is no easier: the same queue and
  * capability queue, the same priority, all its pods of one shape, that same shape, and
  * asking at least as much of every resource with at least as many pods. An overloaded
  * cycle tries thousands of such jobs; each remembered failure saves a scan of every
  * candidate node's pods and a dry run with every potential victim removed.
+ *
+ * PodDisruptionBudgets never make a search fail (they order victims, preempt_pdb.c), and they
+ * change only between cycles (an apply or a mirrored event waits for the cycle's lock), so a
+ * remembered failure holds whatever the budgets; an entry also records the budgets'
+ * generation (view.pdbs.gen) and holds only while it is unchanged, so that stays true if
+ * budgets ever change within a cycle.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +23,9 @@ struct sched_memo {
     int queue, cap_queue, shape;
     int32_t prio;
     size_t npods;
-    int64_t *asked; /* [nres] */
-    uint64_t epoch; /* c->plan_epoch when recorded */
+    int64_t *asked;   /* [nres] */
+    uint64_t epoch;   /* c->plan_epoch when recorded */
+    uint64_t pdb_gen; /* v->pdbs.gen when recorded */
     struct sched_preempt_verdict verdict;
 };
 
@@ -40,8 +47,9 @@ static int memo_shape(const struct preempt *pr)
 static int no_easier(const struct preempt *pr, const struct sched_memo *m, int shape)
 {
     const struct sched_view *v = pr->c->v;
-    if (m->epoch != pr->c->plan_epoch || m->shape != shape || m->queue != pr->queue ||
-        m->cap_queue != pr->pj->cap_queue || m->prio != pr->prio || pr->pj->npods < m->npods)
+    if (m->epoch != pr->c->plan_epoch || m->pdb_gen != v->pdbs.gen || m->shape != shape ||
+        m->queue != pr->queue || m->cap_queue != pr->pj->cap_queue || m->prio != pr->prio ||
+        pr->pj->npods < m->npods)
         return 0;
     for (size_t r = 0; r < v->nres; r++)
         if (pr->asked[r] < m->asked[r])
@@ -84,7 +92,7 @@ void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdic
     *m =
         (struct sched_memo){pr->queue,     pr->pj->cap_queue, shape,
                             pr->prio,      pr->pj->npods,     xcalloc(v->nres + 1, sizeof(int64_t)),
-                            c->plan_epoch, *verdict};
+                            c->plan_epoch, v->pdbs.gen,       *verdict};
     memcpy(m->asked, pr->asked, v->nres * sizeof(int64_t));
     m->verdict.detail = verdict->detail ? json_deep_copy(verdict->detail) : NULL;
 }

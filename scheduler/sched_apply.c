@@ -33,6 +33,7 @@ struct staged {
         struct model_topology topo;
         struct model_priorityclass pc;
         struct model_queue queue;
+        struct model_pdb pdb;
     } u;
 };
 
@@ -61,6 +62,8 @@ static void staged_release(struct staged *st, size_t n)
             model_priorityclass_release(&st[i].u.pc);
         else if (st[i].kind == MODEL_QUEUE)
             model_queue_release(&st[i].u.queue);
+        else if (st[i].kind == MODEL_PDB)
+            model_pdb_release(&st[i].u.pdb);
         else
             model_topology_release(&st[i].u.topo);
     }
@@ -151,6 +154,8 @@ static int stage_decode(json_t *obj, struct staged *st, struct err *err)
         return model_priorityclass_decode(obj, &st->u.pc, err);
     case MODEL_QUEUE:
         return model_queue_decode(obj, &st->u.queue, err);
+    case MODEL_PDB:
+        return model_pdb_decode(obj, &st->u.pdb, err);
     default:
         return model_topology_decode(obj, &st->u.topo, err);
     }
@@ -288,6 +293,8 @@ static void view_take(struct sched_view *v, struct staged *st)
         sched__view_put_class(v, &st->u.pc);
     else if (st->kind == MODEL_QUEUE)
         sched__view_put_queue(v, &st->u.queue);
+    else if (st->kind == MODEL_PDB)
+        sched__view_put_pdb(v, &st->u.pdb);
     else
         sched__view_put_topo(v, &st->u.topo);
 }
@@ -490,6 +497,8 @@ int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int6
             sched__view_del_class(s->v, key);
         else if (kind == MODEL_QUEUE)
             sched__view_del_queue(s->v, key);
+        else if (kind == MODEL_PDB)
+            sched__view_del_pdb(s->v, key);
         else
             sched__view_del_topo(s->v);
     }

@@ -121,6 +121,7 @@ void sched__view_free(struct sched_view *v)
     sched__strmap_free(&v->term_ix);
     sched__strmap_free(&v->victims);
     sched__view_queues_free(v);
+    sched__view_pdbs_free(v);
     free(v->victim_prio);
     for (size_t i = 0; i < v->nlists; i++)
         free(v->lists[i].r);

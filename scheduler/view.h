@@ -220,6 +220,28 @@ void sched__class_del(struct sv_classes *cs, const char *name);
 void sched__classes_copy(struct sv_classes *out, const struct sv_classes *cs);
 void sched__classes_free(struct sv_classes *cs);
 
+/* PodDisruptionBudgets (view_pdb.c): slots by key "ns/name", and the live slots of each
+ * namespace, so a victim's budgets are found without looking at other namespaces and a
+ * cluster without budgets costs nothing. */
+struct sv_pdb {
+    char *key; /* "ns/name" */
+    struct model_pdb m;
+    int alive;
+};
+struct sv_pdbs {
+    struct sv_pdb *b;
+    size_t n, cap;
+    struct sched_strmap ix;    /* key -> slot */
+    struct sched_strmap ns_ix; /* namespace -> index into lists */
+    struct sv_pdblist {
+        int *slot;
+        size_t n, cap;
+    } * lists;
+    size_t nlists, caplists;
+    size_t live;
+    uint64_t gen; /* grows with every change (preempt_memo.c keys on it) */
+};
+
 struct sched_view {
     char **res; /* interned resource names */
     size_t nres, rescap;
@@ -273,6 +295,7 @@ struct sched_view {
     size_t nqueues, capqueues;
     struct sched_strmap queue_ix;
     uint64_t share_cycle; /* the cycle the shares were computed in, 0 never */
+    struct sv_pdbs pdbs;
 
     struct sv_free fnodes, fpods, fjobs;
     void *rules_mem; /* per-node arrays of the one prepared sched_rules (place_rules.c) */
@@ -398,6 +421,14 @@ void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap)
 void sched__view_queues_free(struct sched_view *v);
 /* The built-in default queue, at view creation. */
 void sched__view_queues_init(struct sched_view *v);
+/* ---- PodDisruptionBudgets (view_pdb.c) ---- */
+/* Replace by key (takes ownership of b, even on failure); del by key "ns/name". */
+void sched__view_put_pdb(struct sched_view *v, struct model_pdb *b);
+void sched__view_del_pdb(struct sched_view *v, const char *key);
+/* The live budget slots of namespace ns (borrowed until the next budget change), NULL with
+ * *n = 0 when it has none. */
+const int *sched__view_pdbs_in(const struct sched_view *v, const char *ns, size_t *n);
+void sched__view_pdbs_free(struct sched_view *v);
 /* The name of the queue a job asks for: its PodGroup's spec.queue, else the queue-name
  * annotation of its first pod that has one, else MODEL_QUEUE_DEFAULT. Borrowed, valid
  * until the job's PodGroup or pods change. */

@@ -35,6 +35,10 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
         struct model_queue q = {0};
         if ((rc = model_queue_decode(obj, &q, &err)) == 0)
             sched__view_put_queue(v, &q);
+    } else if (kind == MODEL_PDB) {
+        struct model_pdb b = {0};
+        if ((rc = model_pdb_decode(obj, &b, &err)) == 0)
+            sched__view_put_pdb(v, &b);
     } else {
         struct model_topology t = {0};
         if ((rc = model_topology_decode(obj, &t, &err)) == 0)
@@ -72,6 +76,10 @@ static int load_queue(void *c, const char *k, json_t *o)
 {
     return load_obj(c, k, o, MODEL_QUEUE);
 }
+static int load_pdb(void *c, const char *k, json_t *o)
+{
+    return load_obj(c, k, o, MODEL_PDB);
+}
 
 /* The ledger's victim records (preempt_ledger.c, "v:<job>"). A record written before
  * victims were kept ({"id", "preemptor", "cycle", "ts"} only) is history, not a victim. */
@@ -92,6 +100,8 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     if ((rc = store_each(txn, MODEL_PRIORITYCLASS, NULL, load_class, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_QUEUE, NULL, load_queue, v, err)) < 0)
+        return rc;
+    if ((rc = store_each(txn, MODEL_PDB, NULL, load_pdb, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
@@ -195,7 +205,16 @@ json_t *sched__view_dump(struct sched_view *v)
          i = sched__strmap_next(&v->victims, i + 1))
         json_object_set_new(victims, v->victims.keys[i],
                             json_integer(v->victim_prio[v->victims.vals[i]]));
-    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs", jobs,
-                     "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses", classes,
-                     "victims", victims, "queues", queues);
+    json_t *pdbs = json_object();
+    for (size_t i = 0; i < v->pdbs.n; i++) {
+        const struct sv_pdb *b = &v->pdbs.b[i];
+        if (b->alive)
+            json_object_set_new(pdbs, b->key,
+                                json_pack("{s:b,s:i,s:i}", "status", b->m.has_status, "allowed",
+                                          (int)b->m.disruptions_allowed, "disrupted",
+                                          (int)b->m.ndisrupted));
+    }
+    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs",
+                     jobs, "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses",
+                     classes, "victims", victims, "queues", queues, "pdbs", pdbs);
 }

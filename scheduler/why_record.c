@@ -171,11 +171,13 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     return rc;
 }
 
-/* "preempted by prod/a (ledger entry 3) and prod/b (ledger entry 4); 8 pods evicted". */
+/* "preempted by prod/a (ledger entry 3) and prod/b (ledger entry 4); 8 pods evicted", and
+ * "; violating PodDisruptionBudget prod/db (no plan violated fewer)" when an eviction did. */
 static char *preempted_message(json_t *preemptors)
 {
     size_t n = json_array_size(preemptors), i, pods = 0;
     json_t *x;
+    const char *budget = NULL;
     char *msg = xstrdup("preempted by");
     json_array_foreach(preemptors, i, x)
     {
@@ -186,8 +188,13 @@ static char *preempted_message(json_t *preemptors)
         free(msg);
         msg = next;
         pods += json_array_size(json_object_get(x, "pods"));
+        json_t *b = json_array_get(json_object_get(x, "pdbsViolated"), 0);
+        if (b && !budget)
+            budget = json_string_value(b);
     }
-    char *out = xasprintf("%s; %zu pod%s evicted", msg, pods, pods == 1 ? "" : "s");
+    char *out = xasprintf("%s; %zu pod%s evicted%s%s%s", msg, pods, pods == 1 ? "" : "s",
+                          budget ? "; violating PodDisruptionBudget " : "", budget ? budget : "",
+                          budget ? " (no plan violated fewer)" : "");
     free(msg);
     return out;
 }

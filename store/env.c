@@ -28,6 +28,7 @@ static const struct {
     [DBI_TOPOLOGIES] = {"topologies", 0},
     [DBI_PRIORITYCLASSES] = {"priorityclasses", 0},
     [DBI_QUEUES] = {"queues", 0},
+    [DBI_PDBS] = {"poddisruptionbudgets", 0},
     [DBI_IDX_POD_NODE] = {"idx_pod_node", MDB_DUPSORT},
     [DBI_IDX_POD_GROUP] = {"idx_pod_group", MDB_DUPSORT},
     [DBI_IDX_PENDING] = {"idx_pending", 0},

@@ -1,5 +1,5 @@
 /*
- * objects.c - nodes, pods, podgroups, topologies and priority classes, and the pod indexes.
+ * objects.c - the objects of every kind (model_kind), and the pod indexes.
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
  * model_pod_group_name, the pending predicate), so they can always be recomputed
@@ -19,13 +19,15 @@ const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT] = {[MODEL_NODE] = DBI_NOD
                                                           [MODEL_TOPOLOGY] = DBI_TOPOLOGIES,
                                                           [MODEL_PRIORITYCLASS] =
                                                               DBI_PRIORITYCLASSES,
-                                                          [MODEL_QUEUE] = DBI_QUEUES};
+                                                          [MODEL_QUEUE] = DBI_QUEUES,
+                                                          [MODEL_PDB] = DBI_PDBS};
 static const char *const kind_word[MODEL_KIND_COUNT] = {[MODEL_NODE] = "node",
                                                         [MODEL_POD] = "pod",
                                                         [MODEL_PODGROUP] = "podgroup",
                                                         [MODEL_TOPOLOGY] = "topology",
                                                         [MODEL_PRIORITYCLASS] = "priorityclass",
-                                                        [MODEL_QUEUE] = "queue"};
+                                                        [MODEL_QUEUE] = "queue",
+                                                        [MODEL_PDB] = "poddisruptionbudget"};
 
 /* Index keys of one pod; pointers borrowed from the pod document except group. */
 struct pod_idx {
@@ -58,7 +60,7 @@ static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, st
     if (!name || !*name)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s without metadata.name",
                         kind_word[kind]);
-    if (kind == MODEL_POD || kind == MODEL_PODGROUP)
+    if (model_kind_namespaced(kind))
         len = snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
     else
         len = snprintf(buf, n, "%s", name);

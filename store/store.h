@@ -2,12 +2,11 @@
  * store.h - muster's durable state: an LMDB environment under a data directory.
  *
  * Databases: one per object kind (nodes, pods, podgroups, topologies, priorityclasses,
- * queues; values are compact JSON in Kubernetes shape, keys "name" or "namespace/name"),
- * secondary indexes maintained by store_put/store_delete (pods by node, pods by
- * PodGroup, pending pods), generic document databases (why documents,
- * preemption ledger, mirror state), a metadata database (schema version,
- * counters, audit chain head) and the append-only audit log keyed by a 64-bit
- * big-endian sequence number.
+ * queues, poddisruptionbudgets; values are compact JSON in Kubernetes shape, keys "name"
+ * or "namespace/name"), secondary indexes maintained by store_put/store_delete (pods by node, pods
+ * by PodGroup, pending pods), generic document databases (why documents, preemption ledger, mirror
+ * state), a metadata database (schema version, counters, audit chain head) and the append-only
+ * audit log keyed by a 64-bit big-endian sequence number.
  *
  * Calling sequence:
  *

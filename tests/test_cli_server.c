@@ -662,7 +662,9 @@ START_TEST(test_cli_preemptions_and_topology_tables)
     size_t n = json_array_size(json_object_get(ledger, "items"));
     ck_assert_uint_gt(n, 0);
     run_ok(&r, NULL, ARGS("preemptions"));
-    expect_line(r.out, 0, "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN NODES BOUND LATENCY");
+    expect_line(
+        r.out, 0,
+        "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN PDB VIOLATIONS NODES BOUND LATENCY");
     ck_assert_int_eq(count_lines(r.out), (int)n + 1);
     json_t *e = json_array_get(json_object_get(ledger, "items"), 0);
     char *want = xasprintf(

@@ -36,7 +36,7 @@ static int all_synced(void *ctx)
         const char *state = json_string_value(json_object_get(src, "state"));
         synced += json_is_true(json_object_get(src, "synced")) || !strcmp(state, "missing");
     }
-    int ok = json_array_size(sources) == 7 && synced == 7;
+    int ok = json_array_size(sources) == 8 && synced == 8;
     json_decref(doc);
     return ok;
 }

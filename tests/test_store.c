@@ -92,9 +92,12 @@ START_TEST(test_store_roundtrip)
                   "PriorityClass", "metadata", "name", "high", "value", 1000),
         json_pack("{s:s, s:s, s:{s:s}, s:{s:i}}", "apiVersion", "scheduling.volcano.sh/v1beta1",
                   "kind", "Queue", "metadata", "name", "team-a", "spec", "weight", 2),
+        json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i}}", "apiVersion", "policy/v1", "kind",
+                  "PodDisruptionBudget", "metadata", "name", "db", "namespace", "team-a", "spec",
+                  "minAvailable", 1),
     };
-    const char *keys[MODEL_KIND_COUNT] = {"n1",      "team-a/w-0", "team-a/train",
-                                          "default", "high",       "team-a"};
+    const char *keys[MODEL_KIND_COUNT] = {"n1",   "team-a/w-0", "team-a/train", "default",
+                                          "high", "team-a",     "team-a/db"};
     struct err err = ERR_INIT;
     MDB_txn *txn = begin(STORE_WRITE);
     json_t *got = NULL;

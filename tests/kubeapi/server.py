@@ -4,8 +4,9 @@
 Serves Nodes, Pods, PodGroups (scheduling.sigs.k8s.io/v1alpha1, and Volcano's
 scheduling.volcano.sh/v1beta1 as the resource "podgroups.scheduling.volcano.sh"),
 ClusterNetworkTopologies (scheduling.koordinator.sh/v1alpha1), PriorityClasses
-(scheduling.k8s.io/v1; the built-in system- classes are not pre-created) and Volcano's
-Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
+(scheduling.k8s.io/v1; the built-in system- classes are not pre-created), Volcano's
+Queues (scheduling.volcano.sh/v1beta1, cluster-scoped) and PodDisruptionBudgets
+(policy/v1), whose status the server computes as the disruption controller does:
 
   * lists with metadata.resourceVersion and pagination (limit/continue over a
     snapshot taken at the first page; an expired snapshot answers 410),
@@ -14,7 +15,8 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
     an ERROR event with code 410 (Expired), as the real API server sends,
   * ConfigMaps (get, create, merge-patch: musterd's audit witness),
   * pods/{name}/binding, pods/{name}/status (merge-patch and strategic-merge-patch),
-    pods/{name}/eviction (policy/v1; 429 on demand),
+    pods/{name}/eviction (policy/v1: the PodDisruptionBudget check with the real 429;
+    429 on demand too),
   * bearer-token auth (--token) and TLS (--cert/--key),
   * TokenReview (authentication.k8s.io/v1) and SubjectAccessReview
     (authorization.k8s.io/v1) as a real server answers them: the tokens it knows and
@@ -32,6 +34,7 @@ The listening port is written to --port-file once the server is ready.
 """
 import argparse
 import base64
+import calendar
 import collections
 import copy
 import json
@@ -64,13 +67,17 @@ RESOURCES = {
     # makes a server without the events.k8s.io group; /control/fail-events answers errors.
     "events": ("/api/v1", "events", "Event", True),
     "events.events.k8s.io": ("/apis/events.k8s.io/v1", "events", "Event", True),
+    # PodDisruptionBudgets: the disruption controller and the Eviction API's check (below)
+    "poddisruptionbudgets": ("/apis/policy/v1", "poddisruptionbudgets", "PodDisruptionBudget",
+                             True),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
                "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1",
                "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1",
                "/apis/scheduling.volcano.sh/v1beta1": "scheduling.volcano.sh/v1beta1",
-               "/apis/events.k8s.io/v1": "events.k8s.io/v1"}
+               "/apis/events.k8s.io/v1": "events.k8s.io/v1",
+               "/apis/policy/v1": "policy/v1"}
 
 
 def now_rfc3339():
@@ -201,6 +208,7 @@ class State:
         md["managedFields"] = [{"manager": "kubeapi-test", "operation": "Update"}]
         self.objects[res][k] = obj
         self._event(res, "MODIFIED" if old is not None else "ADDED", obj)
+        self.pdb_sync(res, obj)
         return obj
 
     def delete(self, res, k):
@@ -212,7 +220,11 @@ class State:
         old = copy.deepcopy(old)
         old["metadata"]["resourceVersion"] = str(self.rv)
         self._event(res, "DELETED", old)
+        self.pdb_sync(res, old)
         return old
+
+    def pdb_sync(self, res, obj):
+        pdb_sync_all(self, res, obj)
 
     def compact(self, drop):
         """Forgets the event history: a watch from any revision before now gets 410."""
@@ -598,16 +610,24 @@ class Handler(BaseHTTPRequestHandler):
                              "code": 201})
 
     def eviction(self, ns, name):
+        """pkg/registry/core/pod/storage/eviction.go: a pod whose eviction its one budget does
+        not allow gets 429; otherwise the budget's disruptionsAllowed is decremented and the
+        pod recorded in its disruptedPods (one update, as the real one does) before it goes."""
         st = self.st
         with st.lock:
             st.stats["eviction"] += 1
-            if ("%s/%s" % (ns, name)) not in st.objects["pods"]:
+            pod = st.objects["pods"].get("%s/%s" % (ns, name))
+            if pod is None:
                 return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
             if st.evict_429 > 0:
                 st.evict_429 -= 1
                 return self.send_json(429, status(
                     429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
                     "disruption budget."))
+            refused = pdb_check_eviction(st, pod)
+            if refused:
+                st.stats["evict_refused_pdb"] += 1
+                return self.send_json(refused[0], refused[1])
             st.delete("pods", "%s/%s" % (ns, name))
             st.stats["evicted"] += 1
         self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
@@ -718,6 +738,185 @@ class Handler(BaseHTTPRequestHandler):
             res = churn(st, float(body.get("rate", 1000)), float(body.get("seconds", 5)))
             return self.send_json(200, res)
         self.send_json(200, {"ok": True})
+
+
+# ---- PodDisruptionBudgets: the disruption controller and the eviction check ----
+# pkg/controller/disruption/disruption.go (trySync: countHealthyPods, getExpectedPodCount,
+# buildDisruptedPodMap, updatePdbStatus) and pkg/registry/core/pod/storage/eviction.go
+# (canIgnorePDB, checkAndDecrement). Pods have no controllers here, so the expected count of a
+# percentage or maxUnavailable budget is the number of matching pods (the real controller
+# reads the scale of their controller).
+
+DISRUPTION_TIMEOUT_S = 120  # disruption.go DeletionTimeout: a disrupted pod still running
+
+
+def label_selector_matches(sel, labels):
+    """metav1.LabelSelector; None selects nothing, {} everything (policy/v1)."""
+    if sel is None:
+        return False
+    labels = labels or {}
+    for k, v in (sel.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in sel.get("matchExpressions") or []:
+        op, k, vals = e.get("operator"), e.get("key"), e.get("values") or []
+        if op == "In" and labels.get(k) not in vals:
+            return False
+        if op == "NotIn" and k in labels and labels[k] in vals:
+            return False
+        if op == "Exists" and k not in labels:
+            return False
+        if op == "DoesNotExist" and k in labels:
+            return False
+    return True
+
+
+def pod_ready(pod):
+    """apipod.IsPodReady, with a pod that reports no Ready condition taken as ready when
+    Running (the test pods carry no kubelet conditions)."""
+    st = pod.get("status") or {}
+    for c in st.get("conditions") or []:
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return st.get("phase") == "Running"
+
+
+def pdb_pods(st, pdb):
+    ns = pdb["metadata"].get("namespace", "default")
+    sel = (pdb.get("spec") or {}).get("selector")
+    return [p for k, p in st.objects["pods"].items() if k.startswith(ns + "/") and
+            label_selector_matches(sel, (p.get("metadata") or {}).get("labels"))]
+
+
+def scaled(v, total):
+    """GetScaledValueFromIntOrPercent(v, total, roundUp=true)."""
+    if isinstance(v, str) and v.endswith("%"):
+        return -(-int(v[:-1]) * total // 100)
+    return int(v)
+
+
+def pdb_status(st, pdb, now):
+    """The status the disruption controller computes for pdb now."""
+    pods = pdb_pods(st, pdb)
+    spec = pdb.get("spec") or {}
+    old = pdb.get("status") or {}
+    names = {p["metadata"]["name"]: p for p in pods}
+    disrupted = {}
+    for n, t in (old.get("disruptedPods") or {}).items():
+        p = names.get(n)
+        if p is None or (p.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        try:
+            when = calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%SZ"))
+        except (TypeError, ValueError):
+            continue
+        if when + DISRUPTION_TIMEOUT_S > now:
+            disrupted[n] = t
+    healthy = sum(1 for p in pods if not p["metadata"].get("deletionTimestamp") and
+                  p["metadata"]["name"] not in disrupted and pod_ready(p))
+    expected = len(pods)
+    if spec.get("maxUnavailable") is not None:
+        desired = max(0, expected - scaled(spec["maxUnavailable"], expected))
+    elif spec.get("minAvailable") is not None:
+        desired = scaled(spec["minAvailable"], expected)
+    else:
+        desired = 0
+    allowed = healthy - desired
+    if expected <= 0 or allowed <= 0:
+        allowed = 0
+    out = {"observedGeneration": pdb["metadata"].get("generation", 1),
+           "disruptionsAllowed": allowed, "currentHealthy": healthy,
+           "desiredHealthy": desired, "expectedPods": expected,
+           "conditions": [{"type": "DisruptionAllowed",
+                           "status": "True" if allowed > 0 else "False",
+                           "reason": "SufficientPods" if allowed > 0 else "InsufficientPods",
+                           "message": "",
+                           "lastTransitionTime": now_rfc3339()}]}
+    if disrupted:
+        out["disruptedPods"] = disrupted
+    return out
+
+
+def pdb_store_status(st, pdb, status_doc):
+    """Writes status_doc when it differs from pdb's (not counting transition times)."""
+    def strip(s):
+        s = copy.deepcopy(s or {})
+        for c in s.get("conditions") or []:
+            c.pop("lastTransitionTime", None)
+        return s
+    if strip(pdb.get("status")) == strip(status_doc):
+        return
+    new = copy.deepcopy(pdb)
+    old_conds = {c.get("type"): c for c in (pdb.get("status") or {}).get("conditions") or []}
+    for c in status_doc.get("conditions") or []:
+        o = old_conds.get(c["type"])
+        if o and o.get("status") == c["status"]:
+            c["lastTransitionTime"] = o.get("lastTransitionTime", c["lastTransitionTime"])
+    new["status"] = status_doc
+    st.pdb_syncing = True
+    try:
+        st.upsert("poddisruptionbudgets", new)
+    finally:
+        st.pdb_syncing = False
+
+
+def pdb_sync_all(st, res, obj):
+    """State.pdb_sync: after a pod or a budget changed, the controller's recomputation of
+    the budgets of its namespace (lock held)."""
+    if getattr(st, "pdb_syncing", False) or res not in ("pods", "poddisruptionbudgets"):
+        return
+    ns = (obj.get("metadata") or {}).get("namespace", "default")
+    now = time.time()
+    for k, pdb in list(st.objects["poddisruptionbudgets"].items()):
+        if k.startswith(ns + "/"):
+            pdb_store_status(st, pdb, pdb_status(st, pdb, now))
+
+
+def pdb_check_eviction(st, pod):
+    """None when the pod may go (its one budget, if any, updated), else (code, Status)."""
+    md, phase = pod["metadata"], (pod.get("status") or {}).get("phase", "Pending")
+    if phase in ("Succeeded", "Failed", "Pending") or md.get("deletionTimestamp"):
+        return None  # canIgnorePDB
+    ns = md.get("namespace", "default")
+    pdbs = [b for k, b in st.objects["poddisruptionbudgets"].items()
+            if k.startswith(ns + "/") and
+            label_selector_matches((b.get("spec") or {}).get("selector"), md.get("labels"))]
+    if not pdbs:
+        return None
+    if len(pdbs) > 1:
+        return (500, status(500, "InternalError", "This pod has more than one "
+                            "PodDisruptionBudget, which the eviction subresource does not "
+                            "support."))
+    pdb = pdbs[0]
+    s = pdb.get("status") or {}
+    spec = pdb.get("spec") or {}
+    if not pod_ready(pod):
+        if spec.get("unhealthyPodEvictionPolicy") == "AlwaysAllow" or (
+                s.get("currentHealthy", 0) >= s.get("desiredHealthy", 0) > 0):
+            return None
+    if s.get("observedGeneration", 0) < pdb["metadata"].get("generation", 1):
+        return (429, status(429, "TooManyRequests", "Cannot evict pod as it would violate the "
+                            "pod's disruption budget."))
+    allowed = s.get("disruptionsAllowed", 0)
+    if allowed < 0:
+        return (403, status(403, "Forbidden", "pdb disruptions allowed is negative"))
+    if allowed == 0:
+        doc = status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
+                     "disruption budget.")
+        doc["details"] = {"causes": [{"reason": "DisruptionBudget", "message":
+                          "The disruption budget %s needs %d healthy pods and has %d currently"
+                          % (pdb["metadata"]["name"], s.get("desiredHealthy", 0),
+                             s.get("currentHealthy", 0))}]}
+        return (429, doc)
+    new = copy.deepcopy(s)
+    new["disruptionsAllowed"] = allowed - 1
+    new.setdefault("disruptedPods", {})[md["name"]] = now_rfc3339()
+    if new["disruptionsAllowed"] == 0:
+        for c in new.get("conditions") or []:
+            if c.get("type") == "DisruptionAllowed":
+                c.update(status="False", reason="InsufficientPods")
+    pdb_store_status(st, pdb, new)
+    return None
 
 
 def node_obj(i):

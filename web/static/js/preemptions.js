@@ -74,7 +74,10 @@ function drawTable(sec, entries) {
     { label: 'victims', get: victims },
     { label: 'nominated nodes', get: (e) => h('span', { title: e.nominatedNodes.join(', ') },
       `${e.nominatedNodes.length} node(s)`) },
-    { label: 'cost', get: (e) => [costText(e.cost), h('div', { class: 'muted',
+    { label: 'cost', get: (e) => [costText(e.cost), e.pdbViolations ? h('div', { class: 'pdb',
+      title: 'victims whose eviction violates a PodDisruptionBudget (no plan violated fewer)' },
+      `${e.pdbViolations} PodDisruptionBudget violation(s): ${(e.pdbsViolated || []).join(', ')}`) :
+      null, h('div', { class: 'muted',
       title: 'requests times run time of the victims' }, resourceTime(e.cost.resourceSeconds))] },
     { label: 'decision', cls: 'num', get: (e) => (e.decisionMs !== undefined ?
       `${Number(e.decisionMs).toFixed(2)} ms` : '–') },
