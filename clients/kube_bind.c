@@ -391,6 +391,38 @@ static uint64_t load_ack(struct kube *k)
     return ack;
 }
 
+struct count_ctx {
+    uint64_t n;
+};
+
+static int count_fn(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    json_t *rec = json_loadb(json, len, 0, NULL);
+    (void)seq;
+    ((struct count_ctx *)ctx)->n += wanted(json_string_value(json_object_get(rec, "kind")));
+    json_decref(rec);
+    return 0;
+}
+
+int kube__bind_abandon(struct kube *k, MDB_txn *txn, uint64_t *from, uint64_t *to, uint64_t *count,
+                       struct err *err)
+{
+    struct count_ctx c = {0};
+    pthread_mutex_lock(&k->mu);
+    *from = k->c.ack_seq + 1;
+    pthread_mutex_unlock(&k->mu);
+    int rc = store_audit_last_seq(txn, to, err);
+    if (rc == 0 && *to >= *from)
+        rc = store_audit_scan(txn, *from, *to, count_fn, &c, err);
+    *count = c.n;
+    if (rc < 0)
+        return rc;
+    json_t *doc = json_pack("{s:I}", "ackSeq", (json_int_t)*to);
+    rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
+    json_decref(doc);
+    return rc;
+}
+
 void *kube__bind_main(void *arg)
 {
     struct kube *k = arg;
@@ -399,7 +431,12 @@ void *kube__bind_main(void *arg)
     pthread_mutex_lock(&k->mu);
     k->c.ack_seq = ack;
     pthread_mutex_unlock(&k->mu);
+    uint64_t term = 0;
     while (h && !k->stop) {
+        if (!kube__writeback_turn(k, &term, &ack)) { /* a follower writes nothing */
+            kube__sleep(k, 50);
+            continue;
+        }
         struct scan s = {json_array(), ack};
         MDB_txn *txn = NULL;
         if (store_txn_begin(k->store, STORE_READ, &txn, NULL) == 0)
