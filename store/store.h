@@ -177,7 +177,10 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
     X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
     X(CHECKPOINT, "checkpoint",                                                                    \
-      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")
+      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
+    X(LEADER, "leader",                                                                            \
+      "leader election: this replica started leading (previous holder, transitions, abandoned "    \
+      "write-back records) or stopped (why)")
 
 enum store_audit_kind {
 #define STORE__AUDIT_ENUM(name, str, meaning) STORE_AUDIT_##name,

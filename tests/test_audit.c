@@ -114,7 +114,7 @@ START_TEST(test_audit_kind_table)
         "applied",        "deleted",       "cycle",        "placed",         "discarded",
         "unschedulable",  "running",       "preempted",    "nominated",      "evicted",
         "gang-timed-out", "bound",         "bind-refused", "nominate-acked", "nominate-refused",
-        "evict-acked",    "evict-refused", "checkpoint"};
+        "evict-acked",    "evict-refused", "checkpoint",   "leader"};
     ck_assert_int_eq(STORE_AUDIT_KIND_COUNT, (int)(sizeof(names) / sizeof(names[0])));
     for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
         enum store_audit_kind back;
