@@ -176,7 +176,8 @@ static void reset_stale_pod(struct batch *b, struct kube_source *src, json_t *ob
     if (key && store_txn_begin(b->k->store, STORE_READ, &txn, NULL) == 0)
         store_get(txn, MODEL_POD, key, &old, NULL);
     store_txn_abort(&txn);
-    if (old && (!same_str(pod_field(old, "spec", "nodeName"), pod_field(obj, "spec", "nodeName")) ||
+    const char *node = pod_field(old, "spec", "nodeName");
+    if (old && ((node && !same_str(node, pod_field(obj, "spec", "nodeName"))) ||
                 (pod_field(old, "metadata", "deletionTimestamp") &&
                  !pod_field(obj, "metadata", "deletionTimestamp")))) {
         log_info("kube: pod '%s': the store's placement or deletion is not the API server's: "

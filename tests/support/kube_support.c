@@ -170,6 +170,16 @@ json_t *kube_testapi_object(struct kube_testapi *t, const char *resource, const 
     return doc;
 }
 
+json_t *kube_testapi_get(struct kube_testapi *t, const char *what)
+{
+    long status = 0;
+    char *path = xasprintf("/control/%s", what);
+    json_t *doc = request(t, "GET", path, NULL, &status);
+    ck_assert_msg(status == 200, "control %s: HTTP %ld", what, status);
+    free(path);
+    return doc;
+}
+
 json_t *kube_testapi_stats(struct kube_testapi *t)
 {
     long status = 0;

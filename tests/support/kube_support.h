@@ -41,6 +41,9 @@ void kube_testapi_apply(struct kube_testapi *t, const char *resource, json_t *ob
 void kube_testapi_delete(struct kube_testapi *t, const char *resource, const char *key);
 /* The server's object (new) or NULL. */
 json_t *kube_testapi_object(struct kube_testapi *t, const char *resource, const char *key);
+/* GET /control/<what> ("writes": every binding and eviction call with its caller and the
+ * Lease holder at that moment). New; fails the test on a non-200 answer. */
+json_t *kube_testapi_get(struct kube_testapi *t, const char *what);
 /* Server counters (/control/stats, new). */
 json_t *kube_testapi_stats(struct kube_testapi *t);
 
