@@ -73,11 +73,16 @@ struct kube_options {
     const char *lease_namespace; /* NULL: the connection's namespace, else "default" */
     const char *lease_name;      /* NULL: "muster" */
     const char *identity;        /* holderIdentity; NULL: hostname + "_" + pid */
+    /* Called (from the lease thread) when a term starts: the caller's cycle wake-up, so the
+     * first cycle does not wait for the timer. NULL: none. */
+    void (*on_leading)(void *ctx);
+    void *on_leading_ctx;
 };
 
 #define KUBE_OPTIONS_INIT                                                                          \
     {                                                                                              \
-        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 0, 0, 0, 0, NULL, NULL, NULL       \
+        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 0, 0, 0, 0, NULL, NULL, NULL,      \
+            NULL, NULL                                                                             \
     }
 
 /* Reads the connection (kubeconfig or in-cluster credentials) and prepares the mirror.

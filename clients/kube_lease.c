@@ -308,7 +308,17 @@ static void audit_leader(struct kube *k, json_t *rec)
         log_warn("kube: cannot record the leader change: %s", err.msg);
 }
 
-/* Ends the term (lock not held). */
+/* Lock held: every watcher drops its stream and lists again. */
+static void request_relists(struct kube *k)
+{
+    k->lease.relist_gen++;
+    for (int i = 0; i < KUBE_NSOURCES; i++)
+        k->src[i].relist_req = 1;
+    pthread_cond_broadcast(&k->cond);
+}
+
+/* Ends the term (lock not held). The store is relisted too: a follower's reads then show
+ * the API server's state, not the placements of the term that ended unwritten. */
 static void lose(struct kube *k, const char *why)
 {
     pthread_mutex_lock(&k->mu);
@@ -317,6 +327,8 @@ static void lose(struct kube *k, const char *why)
     if (was != KUBE_FOLLOWING) {
         k->lease.losses++;
         snprintf(k->lease.last_loss, sizeof(k->lease.last_loss), "%s", why);
+        if (!k->stop)
+            request_relists(k);
     }
     uint64_t term = k->lease.term;
     pthread_cond_broadcast(&k->cond);
@@ -336,10 +348,7 @@ static void start_syncing(struct kube *k)
 {
     pthread_mutex_lock(&k->mu);
     k->lease.role = KUBE_SYNCING;
-    k->lease.relist_gen++;
-    for (int i = 0; i < KUBE_NSOURCES; i++)
-        k->src[i].relist_req = 1;
-    pthread_cond_broadcast(&k->cond);
+    request_relists(k);
     pthread_mutex_unlock(&k->mu);
     log_info("kube: acquired lease '%s/%s' as '%s'; relisting before acting", k->lease.ns,
              k->lease.name, k->lease.identity);
@@ -408,6 +417,8 @@ static void start_leading(struct kube *k)
     log_info("kube: leading as '%s' (previous holder '%s', %lld transitions, %llu write-back "
              "records of earlier terms abandoned)",
              k->lease.identity, c.prev, (long long)c.transitions, (unsigned long long)c.abandoned);
+    if (k->opts.on_leading)
+        k->opts.on_leading(k->opts.on_leading_ctx);
 }
 
 /* client-go's ReleaseOnCancel: holderIdentity cleared, leaseDurationSeconds 1. */

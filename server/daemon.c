@@ -133,9 +133,10 @@ static json_t *leader_json(void *ctx)
 
 /* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
  * starts its threads; it syncs in the background while the API already answers. */
-static int start_mirror(const struct server_config *c, struct sched *s, struct store *st,
+static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
                         struct kube **out, struct err *err)
 {
+    struct sched *s = cy->sched;
     struct kube_options ko = KUBE_OPTIONS_INIT;
     int rc;
 
@@ -149,6 +150,8 @@ static int start_mirror(const struct server_config *c, struct sched *s, struct s
     ko.lease_namespace = c->le_namespace;
     ko.lease_name = c->le_name;
     ko.identity = c->le_identity;
+    ko.on_leading = kick; /* a new leader's first cycle at once, not at the next tick */
+    ko.on_leading_ctx = cy;
     if ((rc = kube_open(s, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
         return err_prefix(err, "kubernetes mirror");
     log_info("musterd: mirroring the cluster of '%s'%s%s", c->kubeconfig,
@@ -227,7 +230,7 @@ int server_run(const struct server_config *c, struct err *err)
     read_only = server__audit_read_only(cy.guard);
     if (c->kubeconfig && read_only)
         log_warn("musterd: read-only, so the Kubernetes mirror is not started");
-    else if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
+    else if (c->kubeconfig && (rc = start_mirror(c, &cy, st, &kube, err)) < 0)
         goto out;
     cy.kube = kube;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
