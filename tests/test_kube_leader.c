@@ -276,6 +276,44 @@ START_TEST(test_kube_leader_two_replicas_one_acts)
 }
 END_TEST
 
+static int gone(void *ctx)
+{
+    json_t *o = kube_testapi_object(&api, "pods", ctx);
+    json_decref(o);
+    return o == NULL;
+}
+
+/* Preemption through the Eviction API: only the leader evicts, as it alone binds. */
+START_TEST(test_kube_leader_only_the_leader_evicts)
+{
+    json_t *node = kube_test_node("k0", "4", "b0");
+    kube_testapi_apply(&api, "nodes", node);
+    json_decref(node);
+    json_t *lo = kube_test_pod("lo", NULL, "k0", NULL, "4");
+    kube_testapi_apply(&api, "pods", lo);
+    json_decref(lo);
+    ck_assert_int_eq(start_replica(0, NULL), 0);
+    ck_assert_int_eq(start_replica(1, NULL), 0);
+    int l = wait_leader(1, 1, 0), f = 1 - l;
+    json_t *hi = kube_test_pod("hi", "muster", NULL, NULL, "4");
+    json_object_set_new(json_object_get(hi, "spec"), "priority", json_integer(100));
+    kube_testapi_apply(&api, "pods", hi);
+    json_decref(hi);
+    wait_bound("hi");
+    ck_assert(kube_test_wait(gone, "default/lo", 10000));
+    json_t *doc = check_writes(), *w;
+    size_t i;
+    int evictions = 0;
+    json_array_foreach(json_object_get(doc, "items"), i, w) evictions +=
+        !strcmp(json_string_value(json_object_get(w, "verb")), "eviction");
+    json_decref(doc);
+    ck_assert_int_ge(evictions, 1);
+    ck_assert_int_eq(writes_by(ids[f]), 0);
+    ck_assert_int_eq(audit_count(f, "evict-acked", NULL, NULL), 0);
+    ck_assert_int_eq(audit_count(l, "evict-acked", "default/lo", NULL), 1);
+}
+END_TEST
+
 START_TEST(test_kube_leader_sigkill_and_sigterm_take_over)
 {
     const char *pods[] = {"a", "b", "c"};
@@ -476,6 +514,15 @@ START_TEST(test_kube_leader_bad_settings_refused)
     ck_assert_int_ne(musterd_run(mirror_only, &msg), 0);
     ck_assert_msg(msg && strstr(msg, "'leader_elect' needs bind mode"), "%s", msg);
     free(msg);
+    /* the config file's keys, with the line */
+    char path[300];
+    snprintf(path, sizeof(path), "%s/musterd.yaml", api.dir);
+    ck_assert_int_eq(test_write_file(path, "scheduler_name: muster\nleader_elect: maybe\n"), 0);
+    const char *file[] = {"--config", path, NULL};
+    ck_assert_int_ne(musterd_run(file, &msg), 0);
+    ck_assert_msg(msg && strstr(msg, "line 2: 'leader_elect' must be true or false, not 'maybe'"),
+                  "%s", msg);
+    free(msg);
 }
 END_TEST
 
@@ -503,6 +550,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_kube_leader_two_replicas_one_acts);
+    tcase_add_test(tc, test_kube_leader_only_the_leader_evicts);
     tcase_add_test(tc, test_kube_leader_sigkill_and_sigterm_take_over);
     tcase_add_test(tc, test_kube_leader_sigstop_past_lease);
     tcase_add_test(tc, test_kube_leader_lease_faults);
