@@ -48,6 +48,8 @@ static void defaults(struct kube_options *o)
         o->backoff_max_ms = o->backoff_min_ms * 8;
     if (o->missing_retry_ms <= 0)
         o->missing_retry_ms = d.missing_retry_ms;
+    if (o->writeback_giveup_ms <= 0)
+        o->writeback_giveup_ms = d.writeback_giveup_ms;
 }
 
 /* Resume points persisted by an earlier run: the store already holds those objects. */
@@ -258,6 +260,13 @@ json_t *kube_sources_json(struct kube *k)
                   "bindings", (json_int_t)c.bindings, "bindRefused", (json_int_t)c.bind_refused,
                   "evictions", (json_int_t)c.evictions, "evictRefused", (json_int_t)c.evict_refused,
                   "patches", (json_int_t)c.patches, "ackSeq", (json_int_t)c.ack_seq);
+    json_object_update_new(counters,
+                           json_pack("{s:I,s:I,s:I,s:I,s:I}", "writebackAbandoned",
+                                     (json_int_t)c.writeback_abandoned, "eventsWritten",
+                                     (json_int_t)c.events_written, "eventFailures",
+                                     (json_int_t)c.event_failures, "podGroupStatusPatches",
+                                     (json_int_t)c.pg_status_patches, "podGroupStatusFailures",
+                                     (json_int_t)c.pg_status_failures));
     json_t *doc = json_pack("{s:s,s:s,s:s?,s:o,s:o}", "server", k->conn->server, "mode",
                             k->scheduler_name ? "bind" : "mirror", "schedulerName",
                             k->scheduler_name, "sources", arr, "counters", counters);

@@ -24,7 +24,9 @@
  * API) and appends "bound" / "bind-refused" / "nominate-acked" / "nominate-refused" /
  * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
  * acknowledged sequence in one transaction. A refused binding puts the pod back as the API server
- * has it. Transport errors and 5xx answers are retried with backoff before the sequence advances.
+ * has it. Transport errors and 5xx answers are retried per pod with backoff while other pods go
+ * on, and given up after writeback_giveup_ms ("writeback-abandoned"). It also writes Events
+ * (events.k8s.io/v1, core v1 fallback) and PodGroup status (docs/kubernetes.md).
  *
  * Calling sequence:
  *
@@ -52,17 +54,19 @@ struct store;
 struct kube;
 
 struct kube_options {
-    const char *kubeconfig;     /* NULL: in-cluster service account, else $KUBECONFIG,
-                                   else ~/.kube/config */
-    const char *context;        /* NULL: current-context */
-    const char *scheduler_name; /* NULL: mirror only; "muster": bind mode */
-    int batch_max;              /* events per transaction (default 500) */
-    int batch_ms;               /* max wait to fill a batch (default 50) */
-    int page_size;              /* list limit (default 500) */
-    int watch_timeout_s;        /* timeoutSeconds of a watch request (default 300) */
-    int64_t backoff_min_ms;     /* error backoff, doubled up to max, with jitter */
-    int64_t backoff_max_ms;     /* (defaults 200 ms and 30 s) */
-    int64_t missing_retry_ms;   /* retry of a resource whose CRD is missing (default 60 s) */
+    const char *kubeconfig;      /* NULL: in-cluster service account, else $KUBECONFIG,
+                                    else ~/.kube/config */
+    const char *context;         /* NULL: current-context */
+    const char *scheduler_name;  /* NULL: mirror only; "muster": bind mode */
+    int batch_max;               /* events per transaction (default 500) */
+    int batch_ms;                /* max wait to fill a batch (default 50) */
+    int page_size;               /* list limit (default 500) */
+    int watch_timeout_s;         /* timeoutSeconds of a watch request (default 300) */
+    int64_t backoff_min_ms;      /* error backoff, doubled up to max, with jitter */
+    int64_t backoff_max_ms;      /* (defaults 200 ms and 30 s) */
+    int64_t missing_retry_ms;    /* retry of a resource whose CRD is missing (default 60 s) */
+    int64_t writeback_giveup_ms; /* bind mode: a pod's write-back failing (transport, 5xx)
+                                    this long is given up (default 5 min) */
     /* Leader election (kube_lease.c, docs/kubernetes.md "Leader election"): off unless
      * leader_elect. Durations as client-go's: the lease is held for lease_duration_ms after
      * its last renewal as others observe it; the leader stops acting once renew_deadline_ms
@@ -81,8 +85,8 @@ struct kube_options {
 
 #define KUBE_OPTIONS_INIT                                                                          \
     {                                                                                              \
-        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 0, 0, 0, 0, NULL, NULL, NULL,      \
-            NULL, NULL                                                                             \
+        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 300000, 0, 0, 0, 0, NULL, NULL,    \
+            NULL, NULL, NULL                                                                       \
     }
 
 /* Reads the connection (kubeconfig or in-cluster credentials) and prepares the mirror.

@@ -1,18 +1,20 @@
 /*
- * kube_bind.c - bind mode: the audit log is the outbox.
+ * kube_bind.c - bind mode: one pod's part of a decision, written to the API server.
  *
- * The thread reads audit records after the last acknowledged sequence
- * (STORE_DB_MIRROR "writeback": {"ackSeq": n}), performs the API calls the
- * scheduler's decisions need, and appends the outcome records together with the
- * new ackSeq in one transaction. A crash between the API call and that commit
- * redoes the record after restart: a Binding already done answers 409 and the
- * pod shows the same node, which counts as success; an eviction of a pod
- * already gone answers 404, also success.
+ * kube_outbox.c reads the audit log (the outbox) and hands each pod of a "placed",
+ * "nominated", "preempted" or "evicted" record here, one attempt at a time; the
+ * outcome records ("bound", "bind-refused", ...) it commits with the acknowledged
+ * sequence. A crash between the API call and that commit redoes the pod after
+ * restart: a Binding already done answers 409 and the pod shows the same node, which
+ * counts as success; an eviction of a pod already gone answers 404, also success.
  *
  * A refusal (4xx other than 409-same-node) puts the pod back in the store as the
  * API server has it (or deletes it when the server has none), so the store never
- * claims what the API server refused. Transport errors and 5xx are retried with
- * backoff for as long as the mirror runs.
+ * claims what the API server refused. Transport errors and 5xx return ERR_NETWORK:
+ * the outbox retries that pod with backoff while other pods go on.
+ *
+ * Every request goes through kube__call, which asks kube__may_write first: the one
+ * gate of API writes (bindings, patches, evictions, Events, PodGroup status).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +29,6 @@
 
 #define DISRUPTION_MSG                                                                             \
     "muster: preempting to accommodate higher priority pods, preemptor: %s, triggerpod: %s"
-
-struct outcome {
-    json_t *recs; /* audit records to append with the ack */
-};
 
 static void count(struct kube *k, uint64_t *field)
 {
@@ -49,7 +47,7 @@ static char *pod_path(const char *key, const char *sub)
                      sub ? "/" : "", sub ? sub : "");
 }
 
-static const char *status_message(struct kube_resp *r, char *buf, size_t n)
+const char *kube__status_message(struct kube_resp *r, char *buf, size_t n)
 {
     json_t *doc = json_loadb(r->body ? r->body : "", r->len, 0, NULL);
     const char *m = json_string_value(json_object_get(doc, "message"));
@@ -58,35 +56,20 @@ static const char *status_message(struct kube_resp *r, char *buf, size_t n)
     return buf;
 }
 
-/* One API call, retried while the server is unreachable or answers 5xx. Returns 0 with
- * a 2xx-4xx answer in r, or ERR_UNAVAILABLE when the mirror stops meanwhile. */
-static int call(struct kube *k, struct kube_http *h, const char *method, const char *path,
-                const char *ctype, json_t *body, struct kube_resp *r, struct err *err)
+int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
+               const char *ctype, json_t *body, struct kube_resp *r, struct err *err)
 {
+    if (!kube__may_write(k))
+        return err_set(err, ERR_UNAVAILABLE, "%s '%s': this replica may not write now", method,
+                       path);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    int64_t backoff = k->opts.backoff_min_ms;
-    int rc;
-    for (;;) {
-        if (!kube__may_write(k)) {
-            rc = err_set(err, ERR_UNAVAILABLE, "%s '%s': this replica may not write now", method,
-                         path);
-            break;
-        }
-        rc = kube__http_request(h, method, path, ctype, text, 30000, r, err);
-        if (rc == 0 && r->status < 500)
-            break;
-        count(k, &k->c.writeback_failures);
-        if (rc == 0)
-            err_set(err, ERR_NETWORK, "%s '%s': HTTP %ld", method, path, r->status);
-        log_warn("kube: write-back: %s; retrying", err->msg);
-        if (kube__sleep(k, backoff / 2 + random() % (backoff / 2 + 1))) {
-            rc = err_set(err, ERR_UNAVAILABLE, "stopping");
-            break;
-        }
-        backoff = backoff * 2 > k->opts.backoff_max_ms ? k->opts.backoff_max_ms : backoff * 2;
-    }
-    if (rc == 0)
-        count(k, &k->c.writebacks);
+    char msg[512];
+    kube__resp_release(r);
+    int rc = kube__http_request(h, method, path, ctype, text, 30000, r, err);
+    if (rc == 0 && r->status >= 500)
+        rc = err_set(err, ERR_NETWORK, "%s '%s': %s", method, path,
+                     kube__status_message(r, msg, sizeof(msg)));
+    count(k, rc == 0 ? &k->c.writebacks : &k->c.writeback_failures);
     free(text);
     return rc;
 }
@@ -96,7 +79,7 @@ static int resync_pod(struct kube *k, struct kube_http *h, const char *key, stru
 {
     struct kube_resp r = {0};
     char *path = pod_path(key, NULL);
-    int rc = call(k, h, "GET", path, NULL, NULL, &r, err);
+    int rc = kube__call(k, h, "GET", path, NULL, NULL, &r, err);
     free(path);
     if (rc < 0)
         goto out;
@@ -132,7 +115,7 @@ out:
     return rc;
 }
 
-static void add_outcome(struct outcome *o, enum store_audit_kind kind, json_t *rec, uint64_t seq,
+static void add_outcome(json_t *outcomes, enum store_audit_kind kind, json_t *rec, uint64_t seq,
                         const char *pod, const char *node, const char *reason)
 {
     const char *job = json_string_value(json_object_get(rec, "job"));
@@ -141,11 +124,27 @@ static void add_outcome(struct outcome *o, enum store_audit_kind kind, json_t *r
                   "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
     if (node)
         json_object_set_new(out, "nodes", json_pack("[s]", node));
-    json_array_append_new(o->recs, out);
+    json_array_append_new(outcomes, out);
+}
+
+/* An Event on a pod about an audit record (its cycle and seq appended to the note). */
+static void pod_event(struct kube *k, struct kube_http *h, const char *pod, const char *reason,
+                      const char *action, json_t *rec, uint64_t seq, const char *fmt, const char *a,
+                      const char *b)
+{
+    char note[900];
+    snprintf(note, sizeof(note), fmt, a ? a : "", b ? b : "");
+    json_t *cycle = json_object_get(rec, "cycle");
+    char *full = cycle ? xasprintf("%s (muster cycle %lld, audit seq %llu)", note,
+                                   (long long)json_integer_value(cycle), (unsigned long long)seq)
+                       : xasprintf("%s (muster audit seq %llu)", note, (unsigned long long)seq);
+    struct kube_event ev = {MODEL_POD, pod, reason, action, 0, full};
+    kube__event(k, h, &ev);
+    free(full);
 }
 
 static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq, const char *pod,
-                    const char *node, struct outcome *o, struct err *err)
+                    const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     const char *slash = strchr(pod, '/');
@@ -157,7 +156,7 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
     if (slash)
         json_object_set_new(json_object_get(body, "metadata"), "namespace",
                             json_stringn(pod, (size_t)(slash - pod)));
-    int rc = call(k, h, "POST", path, NULL, body, &r, err);
+    int rc = kube__call(k, h, "POST", path, NULL, body, &r, err);
     free(path);
     json_decref(body);
     if (rc < 0)
@@ -166,13 +165,15 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
         count(k, &k->c.bindings);
         add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node,
                     "binding accepted by the API server");
+        pod_event(k, h, pod, "Scheduled", "Binding", rec, seq, "Successfully assigned %s to %s",
+                  pod, node);
         goto out;
     }
-    status_message(&r, msg, sizeof(msg));
+    kube__status_message(&r, msg, sizeof(msg));
     if (r.status == 409) { /* already bound: to the same node is success */
         struct kube_resp g = {0};
         char *gp = pod_path(pod, NULL);
-        rc = call(k, h, "GET", gp, NULL, NULL, &g, err);
+        rc = kube__call(k, h, "GET", gp, NULL, NULL, &g, err);
         free(gp);
         json_t *doc = rc == 0 && g.status == 200 ? json_loadb(g.body, g.len, 0, NULL) : NULL;
         const char *on =
@@ -198,27 +199,32 @@ out:
 }
 
 static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                        const char *pod, const char *node, struct outcome *o, struct err *err)
+                        const char *pod, const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     char *path = pod_path(pod, "status");
     char msg[512];
     json_t *body = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
-    int rc = call(k, h, "PATCH", path, "application/merge-patch+json", body, &r, err);
+    int rc = kube__call(k, h, "PATCH", path, "application/merge-patch+json", body, &r, err);
     free(path);
     json_decref(body);
     if (rc == 0) {
         count(k, &k->c.patches);
         int ok = r.status < 300;
         add_outcome(o, ok ? STORE_AUDIT_NOMINATE_ACKED : STORE_AUDIT_NOMINATE_REFUSED, rec, seq,
-                    pod, node, ok ? "nominatedNodeName set" : status_message(&r, msg, sizeof(msg)));
+                    pod, node,
+                    ok ? "nominatedNodeName set" : kube__status_message(&r, msg, sizeof(msg)));
+        if (ok)
+            pod_event(k, h, pod, "Nominated", "Scheduling", rec, seq,
+                      "Nominated to node %s%s: it runs once its preemption victims are gone", node,
+                      "");
     }
     kube__resp_release(&r);
     return rc;
 }
 
 static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                     const char *pod, struct outcome *o, struct err *err)
+                     const char *pod, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     /* "preempted" records name the victim's job in "job" and the preemptor apart */
@@ -234,7 +240,8 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
     json_t *body = json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s}]}}", "status", "conditions", "type",
                              "DisruptionTarget", "status", "True", "reason",
                              "PreemptionByScheduler", "message", m, "lastTransitionTime", ts);
-    int rc = call(k, h, "PATCH", path, "application/strategic-merge-patch+json", body, &r, err);
+    int rc =
+        kube__call(k, h, "PATCH", path, "application/strategic-merge-patch+json", body, &r, err);
     free(path);
     free(m);
     json_decref(body);
@@ -245,7 +252,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
     body = json_pack("{s:s,s:s,s:{s:s,s:s#}}", "apiVersion", "policy/v1", "kind", "Eviction",
                      "metadata", "name", slash ? slash + 1 : pod, "namespace",
                      slash ? pod : "default", slash ? (int)(slash - pod) : 7);
-    rc = call(k, h, "POST", path, NULL, body, &r, err);
+    rc = kube__call(k, h, "POST", path, NULL, body, &r, err);
     free(path);
     json_decref(body);
     if (rc < 0)
@@ -254,10 +261,13 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
         count(k, &k->c.evictions);
         add_outcome(o, STORE_AUDIT_EVICT_ACKED, rec, seq, pod, NULL,
                     r.status == 404 ? "pod already gone" : "eviction accepted by the API server");
+        if (r.status < 300)
+            pod_event(k, h, pod, "Preempted", "Preempting", rec, seq,
+                      "Preempted by %s (trigger pod %s)", job, trig ? trig : job);
         goto out;
     }
     count(k, &k->c.evict_refused);
-    status_message(&r, msg, sizeof(msg));
+    kube__status_message(&r, msg, sizeof(msg));
     log_warn("kube: eviction of pod '%s' refused: %s", pod, msg);
     add_outcome(o, STORE_AUDIT_EVICT_REFUSED, rec, seq, pod, NULL, msg);
     rc = resync_pod(k, h, pod, err);
@@ -283,6 +293,68 @@ static int ours(struct kube *k, const char *pod)
     return yes;
 }
 
+json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind)
+{
+    json_t *out = json_array();
+    json_t *pods = json_object_get(rec, "pods"), *nodes = json_object_get(rec, "nodes");
+    int evicting = kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
+    if (kind == STORE_AUDIT_EVICTED && json_is_true(json_object_get(rec, "observed")))
+        return out; /* the API server removed the pod: nothing to evict */
+    if (evicting && json_is_array(json_object_get(rec, "victims")))
+        pods = json_object_get(rec, "victims");
+    if (!evicting && kind != STORE_AUDIT_PLACED && kind != STORE_AUDIT_NOMINATED)
+        return out;
+    for (size_t i = 0; i < json_array_size(pods); i++) {
+        const char *pod = json_string_value(json_array_get(pods, i));
+        const char *node = json_string_value(json_array_get(nodes, i));
+        /* muster binds and nominates only its own pods, but a victim may belong to any
+         * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
+        if (!pod || (!evicting && (!node || !ours(k, pod))))
+            continue;
+        json_array_append_new(out, json_pack("[s,s?]", pod, evicting ? NULL : node));
+    }
+    return out;
+}
+
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
+                   struct err *err)
+{
+    if (kind == STORE_AUDIT_PLACED)
+        return bind_pod(k, h, rec, seq, pod, node, outcomes, err);
+    if (kind == STORE_AUDIT_NOMINATED)
+        return nominate_pod(k, h, rec, seq, pod, node, outcomes, err);
+    return evict_pod(k, h, rec, seq, pod, outcomes, err);
+}
+
+int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    json_t *obj = NULL;
+    int rc = store_txn_begin(k->store, STORE_READ, &txn, err);
+    if (rc == 0)
+        rc = store_get(txn, MODEL_POD, pod, &obj, err);
+    store_txn_abort(&txn);
+    if (rc < 0) {
+        json_decref(obj);
+        return rc == ERR_NOT_FOUND ? (err_clear(err), 0) : rc;
+    }
+    json_object_del(json_object_get(obj, "spec"), "nodeName");
+    json_object_del(json_object_get(obj, "status"), "nominatedNodeName");
+    struct model_manifest m = {xcalloc(1, sizeof(struct model_doc)), 1};
+    m.docs[0].index = 1;
+    m.docs[0].obj = obj;
+    m.docs[0].pos = json_object();
+    json_t *res = NULL;
+    /* sched_apply keeps a stored pod's spec.nodeName when the document has none */
+    if ((rc = sched_delete(k->sched, MODEL_POD, pod, clock_now_ms(), err)) == 0 ||
+        rc == ERR_NOT_FOUND)
+        rc = sched_apply(k->sched, &m, clock_now_ms(), &res, err);
+    json_decref(res);
+    model_manifest_free(&m);
+    return rc;
+}
+
 struct ack_ctx {
     json_t *recs;
     uint64_t seq;
@@ -301,7 +373,7 @@ static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
         if (rc < 0)
             return rc;
     }
-    json_t *doc = json_pack("{s:I}", "ackSeq", (json_int_t)a->seq);
+    json_t *doc = json_pack("{s:I,s:{}}", "ackSeq", (json_int_t)a->seq, "done");
     int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
     json_decref(doc);
     return rc;
@@ -311,30 +383,21 @@ int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t 
                       struct err *err)
 {
     enum store_audit_kind kind;
-    int known =
-        store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) == 0;
-    json_t *pods = json_object_get(rec, "pods"), *nodes = json_object_get(rec, "nodes");
-    struct outcome o = {json_array()};
+    if (store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) < 0)
+        return 0;
+    json_t *pods = kube__record_pods(k, rec, kind), *e;
+    json_t *outcomes = json_array();
+    size_t i;
     int rc = 0;
-    int evicting = known && (kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED);
-    if (evicting && json_is_array(json_object_get(rec, "victims")))
-        pods = json_object_get(rec, "victims");
-    for (size_t i = 0; known && i < json_array_size(pods) && rc == 0; i++) {
-        const char *pod = json_string_value(json_array_get(pods, i));
-        const char *node = json_string_value(json_array_get(nodes, i));
-        /* muster binds and nominates only its own pods, but a victim may belong to any
-         * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
-        if (!pod || (!evicting && !ours(k, pod)))
-            continue;
-        if (kind == STORE_AUDIT_PLACED && node)
-            rc = bind_pod(k, h, rec, seq, pod, node, &o, err);
-        else if (kind == STORE_AUDIT_NOMINATED && node)
-            rc = nominate_pod(k, h, rec, seq, pod, node, &o, err);
-        else if (evicting)
-            rc = evict_pod(k, h, rec, seq, pod, &o, err);
+    json_array_foreach(pods, i, e)
+    {
+        rc = kube__bind_pod(k, h, seq, rec, kind, json_string_value(json_array_get(e, 0)),
+                            json_string_value(json_array_get(e, 1)), outcomes, err);
+        if (rc < 0)
+            break;
     }
     if (rc == 0) {
-        struct ack_ctx a = {o.recs, seq};
+        struct ack_ctx a = {outcomes, seq};
         rc = store_write(k->store, ack_fn, &a, err);
         if (rc == 0) {
             pthread_mutex_lock(&k->mu);
@@ -342,135 +405,7 @@ int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t 
             pthread_mutex_unlock(&k->mu);
         }
     }
-    json_decref(o.recs);
+    json_decref(pods);
+    json_decref(outcomes);
     return rc;
-}
-
-/* The records write-back acts on. */
-static int wanted(const char *name)
-{
-    enum store_audit_kind kind;
-    if (store_audit_kind_parse(name, &kind, NULL) < 0)
-        return 0;
-    return kind == STORE_AUDIT_PLACED || kind == STORE_AUDIT_NOMINATED ||
-           kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
-}
-
-struct scan {
-    json_t *recs; /* [[seq, rec], ...] */
-    uint64_t last;
-};
-
-static int scan_fn(void *ctx, uint64_t seq, const char *json, size_t len)
-{
-    struct scan *s = ctx;
-    json_t *rec = json_loadb(json, len, 0, NULL);
-    s->last = seq;
-    if (wanted(json_string_value(json_object_get(rec, "kind"))))
-        json_array_append_new(s->recs, json_pack("[I,o]", (json_int_t)seq, rec));
-    else
-        json_decref(rec);
-    return json_array_size(s->recs) >= 64 ? 1 : 0;
-}
-
-static uint64_t load_ack(struct kube *k)
-{
-    MDB_txn *txn = NULL;
-    json_t *doc = NULL;
-    uint64_t ack = 0;
-    int found = 0;
-    if (store_txn_begin(k->store, STORE_READ, &txn, NULL) == 0) {
-        found = store_doc_get(txn, STORE_DB_MIRROR, "writeback", &doc, NULL) == 0;
-        if (found)
-            ack = (uint64_t)json_integer_value(json_object_get(doc, "ackSeq"));
-        else /* first start in bind mode: decisions from before are not ours to replay */
-            store_audit_last_seq(txn, &ack, NULL);
-    }
-    store_txn_abort(&txn);
-    json_decref(doc);
-    return ack;
-}
-
-struct count_ctx {
-    uint64_t n;
-};
-
-static int count_fn(void *ctx, uint64_t seq, const char *json, size_t len)
-{
-    json_t *rec = json_loadb(json, len, 0, NULL);
-    (void)seq;
-    ((struct count_ctx *)ctx)->n += wanted(json_string_value(json_object_get(rec, "kind")));
-    json_decref(rec);
-    return 0;
-}
-
-int kube__bind_abandon(struct kube *k, MDB_txn *txn, uint64_t *from, uint64_t *to, uint64_t *count,
-                       struct err *err)
-{
-    struct count_ctx c = {0};
-    pthread_mutex_lock(&k->mu);
-    *from = k->c.ack_seq + 1;
-    pthread_mutex_unlock(&k->mu);
-    int rc = store_audit_last_seq(txn, to, err);
-    if (rc == 0 && *to >= *from)
-        rc = store_audit_scan(txn, *from, *to, count_fn, &c, err);
-    *count = c.n;
-    if (rc < 0)
-        return rc;
-    json_t *doc = json_pack("{s:I}", "ackSeq", (json_int_t)*to);
-    rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
-    json_decref(doc);
-    return rc;
-}
-
-void *kube__bind_main(void *arg)
-{
-    struct kube *k = arg;
-    struct kube_http *h = kube__http_new(k->conn, &k->stop);
-    uint64_t ack = load_ack(k);
-    pthread_mutex_lock(&k->mu);
-    k->c.ack_seq = ack;
-    pthread_mutex_unlock(&k->mu);
-    uint64_t term = 0;
-    while (h && !k->stop) {
-        if (!kube__writeback_turn(k, &term, &ack)) { /* a follower writes nothing */
-            kube__sleep(k, 50);
-            continue;
-        }
-        struct scan s = {json_array(), ack};
-        MDB_txn *txn = NULL;
-        if (store_txn_begin(k->store, STORE_READ, &txn, NULL) == 0)
-            store_audit_scan(txn, ack + 1, 0, scan_fn, &s, NULL);
-        store_txn_abort(&txn);
-        size_t i;
-        json_t *e;
-        int failed = 0;
-        json_array_foreach(s.recs, i, e)
-        {
-            struct err err = ERR_INIT;
-            uint64_t seq = (uint64_t)json_integer_value(json_array_get(e, 0));
-            if (kube__bind_record(k, h, seq, json_array_get(e, 1), &err) < 0) {
-                if (!k->stop)
-                    log_warn("kube: write-back of audit record %llu: %s", (unsigned long long)seq,
-                             err.msg);
-                failed = 1;
-                break;
-            }
-            ack = seq;
-        }
-        /* Nothing wanted up to s.last: only the in-memory mark moves; the persisted
-         * ackSeq catches up with the next handled record. */
-        if (!failed && json_array_size(s.recs) == 0 && s.last > ack) {
-            ack = s.last;
-            pthread_mutex_lock(&k->mu);
-            k->c.ack_seq = ack;
-            pthread_mutex_unlock(&k->mu);
-        }
-        int idle = json_array_size(s.recs) == 0;
-        json_decref(s.recs);
-        if (failed || idle)
-            kube__sleep(k, failed ? k->opts.backoff_min_ms : 50);
-    }
-    kube__http_free(h);
-    return NULL;
 }

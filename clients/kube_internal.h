@@ -6,7 +6,12 @@
  * kube_mirror.c the event queue and the batching writer
  * kube.c        open/start/close, waiting, status
  * kube_http.c   libcurl
- * kube_bind.c   the write-back thread (audit log as outbox)
+ * kube_bind.c   write-back of one pod's decision (binding, nomination, eviction) and
+ *               kube__call, the one funnel of every API write
+ * kube_outbox.c the write-back thread: the audit log as outbox, per-pod retry and
+ *               give-up, the crash-safe acknowledged sequence
+ * kube_events.c Events (events.k8s.io/v1, core v1 fallback)
+ * kube_pgstatus.c PodGroup status (both API groups)
  * kube_lease.c  leader election: the lease thread, kube__may_write, the terms
  *
  * Locking: k->mu guards the queue, every struct kube_source's state fields and the
@@ -136,6 +141,8 @@ struct kube_counters {
     uint64_t events, batches, relists, apply_errors;
     uint64_t writebacks, writeback_failures, bindings, bind_refused, evictions, evict_refused,
         patches, ack_seq;
+    uint64_t writeback_abandoned, events_written, event_failures, pg_status_patches,
+        pg_status_failures;
 };
 
 enum kube_role { KUBE_FOLLOWING, KUBE_SYNCING, KUBE_LEADING };
@@ -178,7 +185,10 @@ struct kube {
     struct kube_lease lease;
     pthread_t leaser;
     int leaser_started;
-    volatile int lease_stop; /* set after the other threads are joined: release, end */
+    volatile int lease_stop;  /* set after the other threads are joined: release, end */
+    int events_core;          /* events.k8s.io answered 404: core v1 Events */
+    int64_t event_log_ms;     /* last logged Event failure (monotonic) */
+    uint64_t event_log_quiet; /* failures not logged since */
 };
 
 /* Queues an event (takes ownership of ev); blocks while the queue is very long. */
@@ -187,7 +197,7 @@ void kube__ev_free(struct kube_ev *ev);
 /* 1 when this replica may write to the API server now (bindings, patches, evictions,
  * Events, PodGroup status): leader election is off, or this replica holds the Lease and
  * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
- * call(), which asks this first; a 0 stops the write before it leaves. */
+ * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
 /* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */
 int kube__sleep(struct kube *k, int64_t ms);
@@ -212,20 +222,78 @@ void kube__lease_init(struct kube *k);
  * stored pod whose node or deletion the API server does not have (a follower, or a replica
  * syncing after winning the lease: any placement the store holds is an earlier term's). */
 int kube__authoritative(struct kube *k);
-/* kube_lease.c, for the write-back thread before each scan: 0 when it must wait (this
- * replica does not lead); 1 when it may go on. On a new term it takes the term up, moves
- * *ack past the records abandoned with the earlier terms and sets *my_term. */
-int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *ack);
-/* kube_bind.c: in txn, abandons every write-back record after the acknowledged one up to
- * the last audit record: the persisted ackSeq moves to the last sequence (*to); *count is
- * the number of records that were not written (kinds the write-back acts on). */
-int kube__bind_abandon(struct kube *k, MDB_txn *txn, uint64_t *from, uint64_t *to, uint64_t *count,
-                       struct err *err);
+/* kube_lease.c, for the write-back thread before each pass: 0 when it must wait (this
+ * replica does not lead), 1 when it may go on, 2 when a new term starts: it takes the term
+ * up, and must drop what it holds of earlier terms (those records are abandoned) and go on
+ * after *from (the last audit record when the term started). */
+int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from);
 
-/* Write-back of one audit record (exposed for tests). seq is the record's sequence.
- * Returns 0 when the record was handled (accepted or refused: recorded), or a negative
- * ERR_* when it must be retried (transport error, 5xx). */
+/* ---- write-back (kube_bind.c, kube_outbox.c) ---- */
+
+/* Every request write-back makes (writes, and the reads that decide them): asks
+ * kube__may_write first (ERR_UNAVAILABLE when it says no), then makes one attempt.
+ * Returns 0 with an answer below 500 in r, ERR_NETWORK for a transport error or a 5xx
+ * (counted in writebackFailures; r may hold the 5xx). Release r in every case. */
+int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
+               const char *ctype, json_t *body, struct kube_resp *r, struct err *err);
+/* "HTTP 409: message" of an answer, into buf. */
+const char *kube__status_message(struct kube_resp *r, char *buf, size_t n);
+
+/* One pod's part of an audit record ("placed": binding, "nominated": nominatedNodeName,
+ * "preempted"/"evicted": DisruptionTarget and eviction), one attempt. Outcome records
+ * ("bound", "bind-refused", ...) are appended to outcomes (array, borrowed). Returns 0
+ * when the API server decided (accepted or refused), ERR_NETWORK / ERR_UNAVAILABLE when
+ * it must be retried. */
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
+                   struct err *err);
+/* The pods of rec that write-back acts on ("pods", or "victims" of an eviction; only
+ * pods of this scheduler for bindings and nominations; none for an "evicted" record the
+ * mirror wrote for a pod the API server removed). New array of [pod, node|null]. */
+json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind);
+/* A binding given up: the store's pod loses its spec.nodeName (the API server never had
+ * it), so the next cycle places it again. */
+int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
+
+/* Write-back of one audit record, each pod once, outcomes and ackSeq committed
+ * together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
+ * must be retried (nothing is committed then). */
 int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
                       struct err *err);
+
+/* ---- Events (kube_events.c) ---- */
+
+#define KUBE_EVENT_CONTROLLER "muster"
+
+struct kube_event {
+    enum model_kind kind; /* MODEL_POD or MODEL_PODGROUP */
+    const char *key;      /* "ns/name" */
+    const char *reason;   /* "Scheduled" */
+    const char *action;   /* "Binding" */
+    int warning;          /* type Warning, else Normal */
+    const char *note;     /* cut at 1 kB */
+};
+/* "<hostname>_<pid>": reportingInstance. */
+void kube__event_instance(char *buf, size_t n);
+/* Writes one Event, best effort: 0, or ERR_* after counting and (rate-limited) logging
+ * the failure. Never retried. */
+int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev);
+/* FailedScheduling on the pending pods of an "unschedulable" record's job and
+ * GangUnschedulable on its PodGroup. */
+void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
+/* GangScheduled on the PodGroup of a "placed" record whose pods were all bound. */
+void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
+
+/* ---- PodGroup status (kube_pgstatus.c) ---- */
+
+/* Brings the status of PodGroup key to what muster knows when it differs from the
+ * mirrored one and from what this process wrote last to that object (written[key]:
+ * {"uid", "status"}; updated).
+ * 0 when nothing was needed, the patch was accepted, or key is not a PodGroup;
+ * ERR_NETWORK (retry) or ERR_INVALID / ERR_NOT_FOUND (refused). */
+int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, const char *key,
+                         struct err *err);
+/* Two PodGroup conditions equal but for lastTransitionTime and transitionID. */
+int kube__pg_condition_same(json_t *a, json_t *b);
 
 #endif

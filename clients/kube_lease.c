@@ -14,7 +14,7 @@
  * source (its store becomes the API server's state again: kube_mirror.c resets the pods
  * an earlier term placed but never wrote) and waits for a cycle of an earlier term to
  * end; then, in one transaction, the write-back records not yet written are abandoned
- * (kube__bind_abandon) and a "leader" audit record names the previous holder, the
+ * and a "leader" audit record names the previous holder, the
  * transitions and how many records were abandoned. Only then does the term start: the
  * cycle thread runs cycles (kube_cycle_begin) and, once the write-back thread has taken
  * the term up (kube__writeback_turn), kube__may_write answers 1.
@@ -91,21 +91,22 @@ int kube__authoritative(struct kube *k)
     return yes;
 }
 
-int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *ack)
+int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from)
 {
     if (!k->opts.leader_elect)
         return 1;
     pthread_mutex_lock(&k->mu);
-    int lead = k->lease.role == KUBE_LEADING;
-    if (lead && *my_term != k->lease.term) {
+    int turn = k->lease.role == KUBE_LEADING;
+    if (turn && *my_term != k->lease.term) {
         *my_term = k->lease.term;
-        if (*ack < k->lease.abandon_seq)
-            *ack = k->lease.abandon_seq;
-        k->c.ack_seq = *ack;
+        *from = k->lease.abandon_seq;
+        if (k->c.ack_seq < *from)
+            k->c.ack_seq = *from;
         k->lease.writeback_term = *my_term;
+        turn = 2;
     }
     pthread_mutex_unlock(&k->mu);
-    return lead;
+    return turn;
 }
 
 int kube_leader(struct kube *k, char *holder, size_t n)
@@ -366,6 +367,47 @@ static int synced(struct kube *k)
     return !k->head && !k->writer_busy;
 }
 
+/* The records whose write-back carries a decision to the API server (a binding, a
+ * nomination, an eviction): what an abandoned term leaves unwritten. */
+static int decision(const char *name)
+{
+    enum store_audit_kind kind;
+    if (store_audit_kind_parse(name, &kind, NULL) < 0)
+        return 0;
+    return kind == STORE_AUDIT_PLACED || kind == STORE_AUDIT_NOMINATED ||
+           kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
+}
+
+static int count_fn(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    json_t *rec = json_loadb(json, len, 0, NULL);
+    (void)seq;
+    *(uint64_t *)ctx += decision(json_string_value(json_object_get(rec, "kind")));
+    json_decref(rec);
+    return 0;
+}
+
+/* In txn: the write-back of the records after the acknowledged one, up to the last audit
+ * record (*to), is abandoned: the persisted writeback document moves to *to, *count is
+ * the number of decisions among them (approximate where a record was half written). */
+static int abandon(struct kube *k, MDB_txn *txn, uint64_t *from, uint64_t *to, uint64_t *count,
+                   struct err *err)
+{
+    pthread_mutex_lock(&k->mu);
+    *from = k->c.ack_seq + 1;
+    pthread_mutex_unlock(&k->mu);
+    *count = 0;
+    int rc = store_audit_last_seq(txn, to, err);
+    if (rc == 0 && *to >= *from)
+        rc = store_audit_scan(txn, *from, *to, count_fn, count, err);
+    if (rc < 0)
+        return rc;
+    json_t *doc = json_pack("{s:I,s:{}}", "ackSeq", (json_int_t)*to, "done");
+    rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
+    json_decref(doc);
+    return rc;
+}
+
 struct start_ctx {
     struct kube *k;
     uint64_t from, to, abandoned;
@@ -378,8 +420,7 @@ static int start_fn(MDB_txn *txn, void *ctx, struct err *err)
     struct start_ctx *c = ctx;
     int rc = 0;
     c->from = c->to = c->abandoned = 0;
-    if (c->k->scheduler_name &&
-        (rc = kube__bind_abandon(c->k, txn, &c->from, &c->to, &c->abandoned, err)) < 0)
+    if (c->k->scheduler_name && (rc = abandon(c->k, txn, &c->from, &c->to, &c->abandoned, err)) < 0)
         return rc;
     json_t *rec = json_pack("{s:s,s:s,s:{s:s,s:s,s:s?,s:I,s:I,s:I,s:I}}", "kind", "leader",
                             "reason", "acquired the lease; the API server's state relisted",

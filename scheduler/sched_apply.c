@@ -121,11 +121,16 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
     keep_field(obj, old, "status");
 }
 
-static int same_ignoring_version(json_t *a, json_t *b)
+/* a and b equal but for metadata.resourceVersion (and status, when without_status). */
+static int same_ignoring(json_t *a, json_t *b, int without_status)
 {
     json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
     json_object_del(json_object_get(x, "metadata"), "resourceVersion");
     json_object_del(json_object_get(y, "metadata"), "resourceVersion");
+    if (without_status) {
+        json_object_del(x, "status");
+        json_object_del(y, "status");
+    }
     int eq = json_equal(x, y);
     json_decref(x);
     json_decref(y);
@@ -176,11 +181,18 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         goto out;
     }
     if (old)
-        action = same_ignoring_version(old, obj) ? "unchanged" : "configured";
+        action = same_ignoring(old, obj, 0) ? "unchanged" : "configured";
+    /* A PodGroup's status is written by its controller (bind mode: by muster itself) and
+     * never read by the scheduler: a change of it alone is stored, not staged, so the
+     * echo of a status write-back neither requeues the job nor changes the view. */
+    int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
+                      same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0) {
         char buf[32];
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)++*rv);
         json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(buf));
+    }
+    if (strcmp(action, "unchanged") != 0 && !status_only) {
         if ((rc = stage_decode(obj, &st, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
@@ -192,9 +204,9 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         }
         XGROW(c->staged, c->nstaged + 1, c->capstaged);
         c->staged[c->nstaged++] = st;
-        if ((rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
-            goto out;
     }
+    if (strcmp(action, "unchanged") != 0 && (rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
+        goto out;
     json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
     if (c->by)
         json_object_set(extra, "by", c->by);
@@ -387,6 +399,7 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct delete_ctx *c = ctx;
     json_t *old = NULL, *extra = json_object();
+    enum store_audit_kind what = STORE_AUDIT_DELETED;
     for (size_t i = 0; i < c->nkeys; i++)
         free(c->keys[i]);
     c->nkeys = 0;
@@ -426,14 +439,23 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         int victim = 0;
         if (rc == 0)
             rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
+        /* A mirror's DELETE of a pending victim is the eviction done: audited as one
+         * ("observed": write-back has nothing left to call) */
+        if (rc == 0 && victim && c->s->opts.mirrored) {
+            what = STORE_AUDIT_EVICTED;
+            const char *node =
+                json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
+            json_object_update_new(extra, json_pack("{s:[s],s:[s?],s:s?,s:s,s:b}", "pods", c->key,
+                                                    "nodes", node, "preemptor", preemptor, "reason",
+                                                    "removed by the API server", "observed", 1));
+        }
         free(preemptor);
         if (rc < 0)
             goto out;
     }
     if (c->by)
         json_object_set(extra, "by", c->by);
-    rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_DELETED, c->kind, c->key, old, extra,
-                             err);
+    rc = sched__audit_object(txn, c->s->cycle, what, c->kind, c->key, old, extra, err);
     if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
         rc = sched__topo_status_sync(txn, err);
 out:

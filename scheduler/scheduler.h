@@ -142,6 +142,11 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
 /* The why document of a job (docs/why.md), also of a retained victim (above), with
  * "preemptedBy" and "retention" when it is a victim. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
+/* Appends entry (borrowed; {"code", ...}, completed with "ts" of now_ms and "cycle") to the
+ * history of job's why document, as an event outside a cycle (bind mode's
+ * WritebackAbandoned, docs/why.md). Returns 0, ERR_NOT_FOUND (the job has no document). */
+int sched_why_note(struct sched *s, const char *job, json_t *entry, int64_t now_ms,
+                   struct err *err);
 
 /* The preemption ledger, oldest first (*out new array). job: only this preemptor; victim:
  * only entries evicting this pod or a pod of this job; since: an RFC 3339 time or a cycle

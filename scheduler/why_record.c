@@ -116,6 +116,9 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
                                 store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE), "job", j->id,
                                 "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
                                 "blockers", in->blockers);
+        /* the primary message: bind mode's FailedScheduling Events say it */
+        if (in->primary && in->primary->message)
+            json_object_set_new(rec, "message", json_string(in->primary->message));
         rc = store_audit_append(c->txn, rec, NULL, err);
         json_decref(rec);
         if (rc < 0)
@@ -228,5 +231,61 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
     free(msg);
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
+    return rc;
+}
+
+struct note_ctx {
+    struct sched *s;
+    const char *job;
+    json_t *entry;
+};
+
+static int note_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct note_ctx *n = ctx;
+    json_t *doc = NULL;
+    int rc = store_doc_get(txn, STORE_DB_WHY, n->job, &doc, err);
+    if (rc == ERR_NOT_FOUND && sched__view_job(n->s->v, n->job) >= 0) {
+        /* a job not tried since (a lone pod put back): the next cycle's document keeps
+         * this history */
+        err_clear(err);
+        rc = 0;
+        doc = json_pack("{s:s,s:n,s:[],s:[]}", "job", n->job, "primary", "blockers", "history");
+    }
+    if (rc < 0)
+        return rc;
+    int ji = sched__view_job(n->s->v, n->job);
+    struct sv_job *j = ji >= 0 ? &n->s->v->jobs[ji] : NULL;
+    json_t *h = j && j->why_loaded ? j->history : json_object_get(doc, "history");
+    if (!json_is_array(h)) {
+        h = json_array();
+        if (j && j->why_loaded)
+            j->history = h;
+        json_object_set_new(doc, "history", h);
+    }
+    /* the cycle's next document carries the loaded history, this entry included */
+    json_array_append(h, n->entry);
+    if (json_array_size(h) > HISTORY_MAX)
+        json_array_remove(h, 0);
+    json_object_set(doc, "history", h);
+    rc = store_doc_put(txn, STORE_DB_WHY, n->job, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+int sched_why_note(struct sched *s, const char *job, json_t *entry, int64_t now_ms, struct err *err)
+{
+    char ts[64];
+    clock_format_rfc3339(now_ms, ts, sizeof(ts));
+    json_t *e = json_deep_copy(entry);
+    json_object_set_new(e, "ts", json_string(ts));
+    pthread_mutex_lock(&s->mu);
+    json_object_set_new(e, "cycle", json_integer((json_int_t)s->cycle));
+    struct note_ctx n = {s, job, e};
+    int rc = store_write(s->st, note_fn, &n, err);
+    pthread_mutex_unlock(&s->mu);
+    json_decref(e);
+    if (rc == ERR_NOT_FOUND)
+        err_prefix(err, "why of job '%s'", job);
     return rc;
 }

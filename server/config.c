@@ -24,6 +24,7 @@ void server_config_init(struct server_config *c)
     c->sync = STORE_SYNC_FULL;
     c->grace_ms = 30000;
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
+    c->writeback_giveup_ms = 300000;
     c->log_level = LOG_INFO;
     c->threads = 32;
     c->audit_checkpoint_records = 1000;
@@ -248,6 +249,12 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             c->cycle_interval = d;
         else
             c->grace_ms = (int64_t)(d * 1000.0);
+    } else if (!strcmp(key, "writeback_giveup")) {
+        if (server_parse_retention(v, &c->writeback_giveup_ms) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'writeback_giveup' must be a duration above 0 (\"5m\", \"1h\" or "
+                           "seconds), not '%s'",
+                           v);
     } else if (!strcmp(key, "retention")) {
         if (server_parse_retention(v, &c->retention_ms) < 0)
             return err_set(err, ERR_INVALID,
@@ -291,8 +298,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                        "audit_key, audit_witness, audit_witness_configmap, "
                        "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
-                       "audit_archive, allowed_hosts, cors_origins, leader_elect, "
-                       "leader_elect_lease_duration, leader_elect_renew_deadline, "
+                       "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
+                       "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "
                        "leader_elect_retry_period, leader_elect_namespace, leader_elect_name, "
                        "leader_elect_identity)",
                        key);

@@ -143,6 +143,7 @@ static int start_mirror(const struct server_config *c, struct cycler *cy, struct
     ko.kubeconfig = strcmp(c->kubeconfig, "in-cluster") ? c->kubeconfig : NULL;
     ko.context = c->kube_context;
     ko.scheduler_name = c->scheduler_name;
+    ko.writeback_giveup_ms = c->writeback_giveup_ms;
     ko.leader_elect = c->leader_elect;
     ko.lease_duration_ms = c->le_lease_ms;
     ko.renew_deadline_ms = c->le_renew_ms;

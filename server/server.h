@@ -69,6 +69,9 @@ struct server_config {
     char *kubeconfig;
     char *kube_context;
     char *scheduler_name;
+    /* bind mode: a pod's write-back failing (transport, 5xx) this long is given up
+     * (docs/kubernetes.md "Write-back"); default 5 minutes */
+    int64_t writeback_giveup_ms;
     /* Leader election (docs/kubernetes.md "Leader election"): leader_elect / --leader-elect
      * needs bind mode (kubeconfig and scheduler_name); the Lease leader_elect_namespace /
      * leader_elect_name (NULL: the connection's namespace or "default" / "muster"), the

@@ -176,6 +176,8 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(NOMINATE_REFUSED, "nominate-refused", "bind mode: nominatedNodeName was refused")            \
     X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
     X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
+    X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
+      "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
     X(CHECKPOINT, "checkpoint",                                                                    \
       "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
     X(LEADER, "leader",                                                                            \

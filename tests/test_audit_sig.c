@@ -217,7 +217,7 @@ START_TEST(test_audit_sig_prune_keeps_verification)
     audit_env_init(&e);
     audit_env_start(&e);
     audit_env_activity(&e, 1, 8);
-    for (int i = 0; i < 300 && audit_env_witness_lines(&e) < 3; i++)
+    for (int i = 0; i < 3000 && audit_env_witness_lines(&e) < 3; i++)
         usleep(10000);
     json_t *before = audit_env_get(&e, "/api/v1/audit/verify");
     uint64_t head = (uint64_t)json_integer_value(json_object_get(before, "to"));
@@ -288,7 +288,7 @@ START_TEST(test_audit_sig_configmap_witness_catches_deleted_tail)
     ck_assert_int_eq(musterd_start(&e.m, e.m.root, args), 0);
     for (int i = 0; i < 6; i++)
         ck_assert_int_eq(audit_env_post(&e, "/api/v1/cycles", NULL, NULL), 200);
-    for (int i = 0; i < 300 && configmap_seq(&api) < 6; i++)
+    for (int i = 0; i < 3000 && configmap_seq(&api) < 6; i++)
         usleep(10000);
     ck_assert_int_ge(configmap_seq(&api), 6);
     json_t *a = audit_env_health(&e);
@@ -338,7 +338,7 @@ START_TEST(test_audit_sig_retention_archives_and_prunes)
     audit_env_start(&e);
     audit_env_activity(&e, 1, 8);
     json_t *v = NULL;
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 3000; i++) {
         json_decref(v);
         v = audit_env_get(&e, "/api/v1/audit/verify");
         if (json_integer_value(json_object_get(v, "from")) > 1)

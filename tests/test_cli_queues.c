@@ -295,7 +295,7 @@ START_TEST(test_cli_queues_describe_reclaims)
     struct cli_result r;
     apply("queues/reclaim.yaml");
     json_t *e = NULL, *ledger = NULL;
-    for (int i = 0; i < 50 && !e; i++) {
+    for (int i = 0; i < 150 && !e; i++) {
         json_decref(ledger);
         ledger = run_json(ARGS("preemptions", "-o", "json"));
         size_t k;

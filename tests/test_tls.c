@@ -94,11 +94,11 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* The CN a new, verified connection sees, polled until it is want (5 s at most). */
+/* The CN a new, verified connection sees, polled until it is want (30 s at most). */
 static int wait_for_cn(const char *want)
 {
     struct tls_client o = {.ca = p_ca};
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 300; i++) {
         struct tls_conn c;
         if (tls_connect(md.port, &o, &c) == 0) {
             int same = !strcmp(tls_peer_cn(&c), want);
@@ -307,7 +307,7 @@ START_TEST(test_tls_reload_on_sighup)
     /* SIGHUP reads the files even when they did not change */
     int reloads = log_count("TLS reloaded");
     kill(md.pid, SIGHUP);
-    for (int i = 0; i < 50 && log_count("TLS reloaded") == reloads; i++)
+    for (int i = 0; i < 300 && log_count("TLS reloaded") == reloads; i++)
         sleep_ms(100);
     ck_assert_int_eq(log_count("TLS reloaded"), reloads + 1);
 }
@@ -325,14 +325,14 @@ START_TEST(test_tls_bad_reload_keeps_the_old_certificate)
     /* a key that does not match: half of a rotation */
     ck_assert_int_eq(tls_replace_file(path("musterd-b", "key"), p_key), 0);
     kill(md.pid, SIGHUP);
-    for (int i = 0; i < 50 && !log_count("does not match the certificate"); i++)
+    for (int i = 0; i < 300 && !log_count("does not match the certificate"); i++)
         sleep_ms(100);
     ck_assert_int_ge(log_count("still serving the previous certificate"), 1);
     ck_assert(wait_for_cn("musterd-a"));
     /* garbage where the certificate was */
     ck_assert_int_eq(test_write_file(p_cert, "not a certificate\n"), 0);
     kill(md.pid, SIGHUP);
-    for (int i = 0; i < 50 && !log_count("holds no PEM certificate"); i++)
+    for (int i = 0; i < 300 && !log_count("holds no PEM certificate"); i++)
         sleep_ms(100);
     ck_assert_int_ge(log_count("holds no PEM certificate"), 1);
     ck_assert(wait_for_cn("musterd-a"));

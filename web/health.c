@@ -103,6 +103,35 @@ static void leader_metrics(struct api *api, char **buf, size_t *len, size_t *cap
     json_decref(st);
 }
 
+/* The mirror's counters (GET /api/v1/sources "counters") as muster_kube_<name>_total,
+ * camelCase made snake_case; ackSeq is a gauge. */
+static void append_kube(char **buf, size_t *len, size_t *cap, json_t *counters)
+{
+    const char *name;
+    json_t *v;
+    char metric[64], line[1024];
+    json_object_foreach(counters, name, v)
+    {
+        size_t n = 0;
+        for (const char *p = name; *p && n + 2 < sizeof(metric); p++) {
+            if (*p >= 'A' && *p <= 'Z') {
+                metric[n++] = '_';
+                metric[n++] = (char)(*p - 'A' + 'a');
+            } else {
+                metric[n++] = *p;
+            }
+        }
+        metric[n] = '\0';
+        int gauge = !strcmp(name, "ackSeq");
+        snprintf(line, sizeof(line),
+                 "# HELP muster_kube_%s%s Kubernetes mirror: %s (GET /api/v1/sources).\n"
+                 "# TYPE muster_kube_%s%s %s\nmuster_kube_%s%s %" JSON_INTEGER_FORMAT "\n",
+                 metric, gauge ? "" : "_total", name, metric, gauge ? "" : "_total",
+                 gauge ? "gauge" : "counter", metric, gauge ? "" : "_total", json_integer_value(v));
+        append(buf, len, cap, line);
+    }
+}
+
 void api__metrics(struct req *r)
 {
     char *sched = sched_metrics(r->api->sched);
@@ -134,6 +163,9 @@ void api__metrics(struct req *r)
         append(&buf, &len, &cap, line);
     }
     leader_metrics(r->api, &buf, &len, &cap);
+    json_t *sources = r->api->sources ? r->api->sources(r->api->sources_ctx) : NULL;
+    append_kube(&buf, &len, &cap, json_object_get(sources, "counters"));
+    json_decref(sources);
     api__reply_raw(r, 200, "text/plain; version=0.0.4", buf, len, NULL);
     free(buf);
 }

@@ -19,6 +19,10 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
   * TokenReview (authentication.k8s.io/v1) and SubjectAccessReview
     (authorization.k8s.io/v1) as a real server answers them: the tokens it knows and
     what each user or group may do are set with /control/identities,
+  * Events (core v1 and events.k8s.io/v1: create, list with fieldSelector), and the
+    status subresource of every resource (PodGroups of both groups included: a merge
+    patch changes only status, bumps resourceVersion, emits MODIFIED; counted in stats
+    as "status_patch:<resource>"),
   * Leases (coordination.k8s.io/v1: get, create, update with resourceVersion optimistic
     concurrency answering 409 Conflict on a stale one, delete) for leader election,
   * clients told apart by the identity in their User-Agent ("muster/V (IDENTITY)"), with
@@ -26,8 +30,9 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped):
     at that moment (/control/writes), and faults on the next N Lease calls of a client
     (/control/lease-fault: 409, 429, 5xx or a dropped connection),
   * control endpoints under /control/ for the tests (no auth): apply, delete, drop,
-    compact, fail-binding, evict-429, slow, malformed, crd, object, stats, generate,
-    churn, identities, lease-fault, writes.
+    compact, fail-binding (all bindings, or one pod's: {"pod", "count" | "seconds",
+    "code", "drop"}), fail-events, evict-429, slow, malformed, crd, object, stats,
+    generate, churn, identities, lease-fault, writes.
 
 The listening port is written to --port-file once the server is ready.
 """
@@ -59,6 +64,12 @@ RESOURCES = {
     "queues": ("/apis/scheduling.volcano.sh/v1beta1", "queues", "Queue", False),
     # musterd's audit witness (docs/security.md): get, create (409 when it exists), patch
     "configmaps": ("/api/v1", "configmaps", "ConfigMap", True),
+    # Events, both groups: create (409 on a name that exists), get, list with
+    # fieldSelector (involvedObject.name, regarding.name, reason, type, ...: any dotted
+    # path), watch. /control/crd {"resource": "events.events.k8s.io", "installed": false}
+    # makes a server without the events.k8s.io group; /control/fail-events answers errors.
+    "events": ("/api/v1", "events", "Event", True),
+    "events.events.k8s.io": ("/apis/events.k8s.io/v1", "events", "Event", True),
     # leader election (musterd --leader-elect)
     "leases": ("/apis/coordination.k8s.io/v1", "leases", "Lease", True),
 }
@@ -67,6 +78,7 @@ API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "/apis/scheduling.koordinator.sh/v1alpha1": "scheduling.koordinator.sh/v1alpha1",
                "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1",
                "/apis/scheduling.volcano.sh/v1beta1": "scheduling.volcano.sh/v1beta1",
+               "/apis/events.k8s.io/v1": "events.k8s.io/v1",
                "/apis/coordination.k8s.io/v1": "coordination.k8s.io/v1"}
 
 
@@ -77,6 +89,22 @@ def now_rfc3339():
 def status(code, reason, message):
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": message, "reason": reason, "code": code}
+
+
+def field_selector(text):
+    """ "a.b=c,d==e" -> [("a.b", "c"), ("d", "e")] (only equality, as the tests need)."""
+    out = []
+    for part in (text or "").split(","):
+        if "=" in part:
+            f, v = part.split("=", 1)
+            out.append((f.strip(), v.lstrip("=").strip()))
+    return out
+
+
+def field_at(obj, path):
+    for p in path.split("."):
+        obj = obj.get(p) if isinstance(obj, dict) else None
+    return "" if obj is None else str(obj)
 
 
 def merge_patch(target, patch):
@@ -132,6 +160,10 @@ class State:
         self.snapshots = {}
         self.fail_bindings = 0
         self.fail_binding_code = 500
+        # per pod: key -> {"count": n, "until": monotonic deadline, "code": c, "drop": bool}
+        self.fail_pod = {}
+        self.fail_events = 0
+        self.fail_events_code = 500
         self.evict_429 = 0
         self.slow_ms = 0
         self.malformed = 0
@@ -245,9 +277,12 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def read_body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        data = self.rfile.read(n) if n else b""
-        return data
+        # read once: an error answered before a handler reads the body must still consume
+        # it, or the next request on the kept-alive connection starts inside it
+        if getattr(self, "_body", None) is None:
+            n = int(self.headers.get("Content-Length") or 0)
+            self._body = self.rfile.read(n) if n else b""
+        return self._body
 
     def read_json(self):
         data = self.read_body()
@@ -332,7 +367,13 @@ class Handler(BaseHTTPRequestHandler):
             return res, ns, name, sub
         return None
 
+    def parse_request(self):
+        self._body = None  # per request: a kept-alive connection carries many
+        return super().parse_request()
+
     def api_prelude(self):
+        if self.command in ("POST", "PATCH", "PUT"):
+            self.read_body()
         if not self.authorized():
             return None
         with self.st.lock:
@@ -404,6 +445,9 @@ class Handler(BaseHTTPRequestHandler):
                 items = [st.objects[res][k] for k in sorted(st.objects[res])]
                 if ns:
                     items = [o for o in items if o["metadata"].get("namespace") == ns]
+                sel = field_selector(q.get("fieldSelector"))
+                if sel:
+                    items = [o for o in items if all(field_at(o, f) == v for f, v in sel)]
                 start = 0
                 snap_id = None
             end = len(items) if not limit else min(len(items), start + limit)
@@ -530,6 +574,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.eviction(ns, name)
         if not name and not sub:
             with self.st.lock:
+                if res.startswith("events"):
+                    self.st.stats["event_create"] += 1
+                    if self.st.fail_events > 0:
+                        self.st.fail_events -= 1
+                        code = self.st.fail_events_code
+                        return self.send_json(code, status(code, "InternalError",
+                                                           "event refused by test"))
                 if ns:
                     body.setdefault("metadata", {})["namespace"] = ns
                 if not body.get("metadata", {}).get("name"):
@@ -592,6 +643,19 @@ class Handler(BaseHTTPRequestHandler):
             if pod is None:
                 self.log_write("binding", k, 404)
                 return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
+            fp = st.fail_pod.get(k)
+            if fp and (fp.get("count", 0) > 0 or time.monotonic() < fp.get("until", 0)):
+                fp["count"] = fp.get("count", 0) - 1
+                st.stats["binding_failed"] += 1
+                st.stats["binding_failed:" + k] += 1
+                self.log_write("binding", k, fp.get("code", 500))
+                if fp.get("drop"):
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return None
+                code = fp.get("code", 500)
+                return self.send_json(code, status(code, "InternalError" if code >= 500 else
+                                                   "Forbidden", "binding refused by test"))
             if st.fail_bindings > 0 and st.fail_binding_client in (None, self.client()):
                 self.log_write("binding", k, st.fail_binding_code)
                 st.fail_bindings -= 1
@@ -657,6 +721,7 @@ class Handler(BaseHTTPRequestHandler):
                                                   % (res, name)))
             if sub == "status":
                 body = {"status": body.get("status", {})}
+                self.st.stats["status_patch:" + res] += 1
             fn = merge_patch if ctype == "application/merge-patch+json" else strategic_merge_patch
             new = fn(obj, body)
             obj = self.st.upsert(res, new)
@@ -747,10 +812,20 @@ class Handler(BaseHTTPRequestHandler):
             elif p == "/control/drop":
                 st.drop_gen += 1
                 st.lock.notify_all()
+            elif p == "/control/fail-binding" and body.get("pod"):
+                # one pod's bindings: the next count of them, or all for seconds; drop: the
+                # connection is cut instead of answered
+                st.fail_pod[body["pod"]] = {
+                    "count": int(body.get("count", 0)),
+                    "until": time.monotonic() + float(body.get("seconds", 0)),
+                    "code": int(body.get("code", 500)), "drop": bool(body.get("drop"))}
             elif p == "/control/fail-binding":
                 st.fail_bindings = int(body.get("count", 1))
                 st.fail_binding_code = int(body.get("code", 500))
                 st.fail_binding_client = body.get("client")
+            elif p == "/control/fail-events":
+                st.fail_events = int(body.get("count", 1))
+                st.fail_events_code = int(body.get("code", 500))
             elif p == "/control/evict-429":
                 st.evict_429 = int(body.get("count", 1))
             elif p == "/control/slow":

@@ -119,7 +119,7 @@ void audit_env_run_and_stop(struct audit_env *e, int nodes)
 {
     audit_env_start(e);
     audit_env_activity(e, 1, nodes);
-    for (int i = 0; i < 300 && audit_env_witness_lines(e) < 2; i++)
+    for (int i = 0; i < 3000 && audit_env_witness_lines(e) < 2; i++)
         usleep(10000);
     ck_assert_int_ge(audit_env_witness_lines(e), 2);
     ck_assert_int_eq(musterd_stop(&e->m), 0);

@@ -41,11 +41,13 @@ void kube_testapi_apply(struct kube_testapi *t, const char *resource, json_t *ob
 void kube_testapi_delete(struct kube_testapi *t, const char *resource, const char *key);
 /* The server's object (new) or NULL. */
 json_t *kube_testapi_object(struct kube_testapi *t, const char *resource, const char *key);
-/* GET /control/<what> ("writes": every binding and eviction call with its caller and the
- * Lease holder at that moment). New; fails the test on a non-200 answer. */
-json_t *kube_testapi_get(struct kube_testapi *t, const char *what);
 /* Server counters (/control/stats, new). */
 json_t *kube_testapi_stats(struct kube_testapi *t);
+/* One counter of /control/stats ("binding", "status_patch:podgroups", ...); 0 when absent. */
+long long kube_testapi_stat(struct kube_testapi *t, const char *name);
+/* GET of an API path (with query) as a client sees it; *status the HTTP status. New or
+ * NULL. */
+json_t *kube_testapi_get(struct kube_testapi *t, const char *path, long *status);
 
 /* A pod for the test server: schedulerName and node may be NULL, group NULL for none. New. */
 json_t *kube_test_pod(const char *name, const char *scheduler, const char *node, const char *group,

@@ -1,0 +1,493 @@
+/*
+ * kube_outbox.c - the write-back thread: the audit log is the outbox.
+ *
+ * The thread reads audit records after the ones it has read (in memory) and turns each
+ * pod of a "placed", "nominated", "preempted" or "evicted" record into an item that
+ * kube_bind.c tries once per pass. A pod whose call fails (transport error, 5xx) is
+ * retried with capped exponential backoff and jitter while every other pod goes on;
+ * the records of that pod wait behind it, so each pod's decisions reach the API
+ * server in order. A pod failing for writeback_giveup_ms is given up: a
+ * "writeback-abandoned" record, a history entry in its job's why
+ * ("WritebackAbandoned"), the counter writebackAbandoned, and for a binding the
+ * store's pod loses its node so the next cycle places it again.
+ *
+ * Crash safety: STORE_DB_MIRROR "writeback" is {"ackSeq": n, "done": {"seq": [pod,
+ * ...]}}: every record up to ackSeq is finished, and of the records after it the
+ * listed pods are (an empty list: a record whose Events were written). Outcome
+ * records and that document are committed in one transaction, so after a restart
+ * nothing committed is redone and nothing else is lost; a call made but not yet
+ * committed is redone, which the API server answers as done (409 same node, 404).
+ *
+ * With leader election the thread works only while this replica leads, and a new term
+ * starts it over after the last audit record (new_term).
+ *
+ * Besides, records tell which PodGroups to bring up to date (kube_pgstatus.c) and
+ * which Events to write: FailedScheduling / GangUnschedulable ("unschedulable"),
+ * GangScheduled (a "placed" record whose pods were all bound).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "err.h"
+#include "kube_internal.h"
+#include "log.h"
+#include "scheduler.h"
+#include "store.h"
+
+#define MAX_ITEMS 4096 /* pods in flight: scanning pauses beyond */
+#define SCAN_BATCH 256
+
+struct item {
+    char *pod, *node;
+    int done, ok;
+    int64_t first_fail, next_ms, backoff;
+};
+
+struct orec {
+    uint64_t seq;
+    json_t *rec;
+    enum store_audit_kind kind;
+    struct item *items;
+    size_t nitems, pending;
+};
+
+struct outbox {
+    struct kube *k;
+    struct kube_http *h;
+    struct orec *recs;
+    size_t nrecs, caprecs;
+    size_t inflight; /* items not done */
+    uint64_t ack, cursor, persisted;
+    json_t *done;     /* persisted: {"seq": [pods]} of records after ack */
+    json_t *outcomes; /* records to append at the next commit */
+    json_t *dirty;    /* PodGroup keys to bring up to date: {key: true} */
+    json_t *written;  /* last status written per PodGroup */
+    int changed;      /* something to commit */
+};
+
+static void set_ack_counter(struct kube *k, uint64_t ack)
+{
+    pthread_mutex_lock(&k->mu);
+    k->c.ack_seq = ack;
+    pthread_mutex_unlock(&k->mu);
+}
+
+static void load(struct outbox *o)
+{
+    MDB_txn *txn = NULL;
+    json_t *doc = NULL;
+    o->done = NULL;
+    if (store_txn_begin(o->k->store, STORE_READ, &txn, NULL) == 0) {
+        if (store_doc_get(txn, STORE_DB_MIRROR, "writeback", &doc, NULL) == 0) {
+            o->ack = (uint64_t)json_integer_value(json_object_get(doc, "ackSeq"));
+            json_t *d = json_object_get(doc, "done");
+            o->done = json_is_object(d) ? json_incref(d) : NULL;
+        } else { /* first start in bind mode: decisions from before are not ours to replay */
+            store_audit_last_seq(txn, &o->ack, NULL);
+        }
+    }
+    store_txn_abort(&txn);
+    json_decref(doc);
+    if (!o->done)
+        o->done = json_object();
+    o->cursor = o->persisted = o->ack;
+}
+
+static json_t *done_list(struct outbox *o, uint64_t seq, int create)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "%llu", (unsigned long long)seq);
+    json_t *l = json_object_get(o->done, key);
+    if (!l && create) {
+        l = json_array();
+        json_object_set_new(o->done, key, l);
+    }
+    return l;
+}
+
+static int listed(json_t *list, const char *pod)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) if (!strcmp(json_string_value(v), pod)) return 1;
+    return 0;
+}
+
+static void mark_dirty(struct outbox *o, json_t *rec)
+{
+    const char *job = json_string_value(json_object_get(rec, "job"));
+    if (job)
+        json_object_set_new(o->dirty, job, json_true());
+    const char *by = json_string_value(json_object_get(rec, "preemptor"));
+    if (by)
+        json_object_set_new(o->dirty, by, json_true());
+}
+
+/* The records write-back reads: those it acts on and those that change a PodGroup's
+ * status or write Events. */
+static int wanted(enum store_audit_kind kind)
+{
+    switch (kind) {
+    case STORE_AUDIT_PLACED:
+    case STORE_AUDIT_NOMINATED:
+    case STORE_AUDIT_PREEMPTED:
+    case STORE_AUDIT_EVICTED:
+    case STORE_AUDIT_UNSCHEDULABLE:
+    case STORE_AUDIT_APPLIED:
+    case STORE_AUDIT_DELETED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void add_record(struct outbox *o, uint64_t seq, json_t *rec, enum store_audit_kind kind)
+{
+    json_t *done = done_list(o, seq, 0);
+    mark_dirty(o, rec);
+    if (kind == STORE_AUDIT_UNSCHEDULABLE) {
+        if (!done) { /* written once, also across a restart */
+            kube__events_unschedulable(o->k, o->h, seq, rec);
+            done_list(o, seq, 1);
+            o->changed = 1;
+        }
+        return;
+    }
+    json_t *pods = kube__record_pods(o->k, rec, kind);
+    if (json_array_size(pods) == 0) {
+        json_decref(pods);
+        return;
+    }
+    XGROW(o->recs, o->nrecs + 1, o->caprecs);
+    struct orec *r = &o->recs[o->nrecs++];
+    memset(r, 0, sizeof(*r));
+    r->seq = seq;
+    r->rec = json_incref(rec);
+    r->kind = kind;
+    r->items = xcalloc(json_array_size(pods), sizeof(struct item));
+    size_t i;
+    json_t *e;
+    json_array_foreach(pods, i, e)
+    {
+        const char *pod = json_string_value(json_array_get(e, 0));
+        const char *node = json_string_value(json_array_get(e, 1));
+        struct item *it = &r->items[r->nitems++];
+        it->pod = xstrdup(pod);
+        it->node = node ? xstrdup(node) : NULL;
+        it->backoff = o->k->opts.backoff_min_ms;
+        if (done && listed(done, pod)) {
+            it->done = 1; /* committed before a restart */
+            continue;
+        }
+        r->pending++;
+        o->inflight++;
+    }
+    json_decref(pods);
+}
+
+struct scan {
+    struct outbox *o;
+    size_t n;
+};
+
+static int scan_fn(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    struct scan *s = ctx;
+    enum store_audit_kind kind;
+    json_t *rec = json_loadb(json, len, 0, NULL);
+    s->o->cursor = seq;
+    if (store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) == 0 &&
+        wanted(kind)) {
+        add_record(s->o, seq, rec, kind);
+        s->n++;
+    }
+    json_decref(rec);
+    return s->n >= SCAN_BATCH || s->o->inflight >= MAX_ITEMS ? 1 : 0;
+}
+
+static size_t scan(struct outbox *o)
+{
+    struct scan s = {o, 0};
+    MDB_txn *txn = NULL;
+    uint64_t before = o->cursor;
+    if (o->inflight >= MAX_ITEMS)
+        return 0;
+    if (store_txn_begin(o->k->store, STORE_READ, &txn, NULL) == 0)
+        store_audit_scan(txn, o->cursor + 1, 0, scan_fn, &s, NULL);
+    store_txn_abort(&txn);
+    return o->cursor > before;
+}
+
+static void give_up(struct outbox *o, struct orec *r, struct item *it, const char *why)
+{
+    struct kube *k = o->k;
+    struct err err = ERR_INIT;
+    int64_t secs = (clock_mono_ms() - it->first_fail) / 1000;
+    char *reason = xasprintf("write-back of '%s' given up after %llds of failures: %s",
+                             store_audit_kind_name(r->kind), (long long)secs, why);
+    const char *job = json_string_value(json_object_get(r->rec, "job"));
+    json_t *rec = json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I,s:s}}", "kind",
+                            store_audit_kind_name(STORE_AUDIT_WRITEBACK_ABANDONED), "job", job,
+                            "pods", it->pod, "reason", reason, "details", "ackOf",
+                            (json_int_t)r->seq, "of", store_audit_kind_name(r->kind));
+    if (it->node)
+        json_object_set_new(rec, "nodes", json_pack("[s]", it->node));
+    json_array_append_new(o->outcomes, rec);
+    log_warn("kube: %s (pod '%s')", reason, it->pod);
+    pthread_mutex_lock(&k->mu);
+    k->c.writeback_abandoned++;
+    pthread_mutex_unlock(&k->mu);
+    /* the store claims a binding the API server never got: place the pod again */
+    if (r->kind == STORE_AUDIT_PLACED && kube__unbind_local(k, it->pod, &err) < 0)
+        log_warn("kube: pod '%s' after an abandoned binding: %s", it->pod, err.msg);
+    if (job) {
+        json_t *entry = json_pack("{s:s,s:s,s:s,s:I}", "code", "WritebackAbandoned", "pod", it->pod,
+                                  "message", reason, "auditSeq", (json_int_t)r->seq);
+        err_clear(&err);
+        if (sched_why_note(k->sched, job, entry, clock_now_ms(), &err) < 0 &&
+            err.code != ERR_NOT_FOUND)
+            log_warn("kube: why of job '%s': %s", job, err.msg);
+        json_decref(entry);
+    }
+    free(reason);
+}
+
+static void finish(struct outbox *o, struct orec *r, struct item *it, int ok)
+{
+    it->done = 1;
+    it->ok = ok;
+    r->pending--;
+    o->inflight--;
+    json_array_append_new(done_list(o, r->seq, 1), json_string(it->pod));
+    o->changed = 1;
+    if (r->pending == 0) {
+        int all = 1;
+        for (size_t i = 0; i < r->nitems; i++)
+            all = all && r->items[i].ok;
+        if (all && r->kind == STORE_AUDIT_PLACED)
+            kube__event_gang_scheduled(o->k, o->h, r->seq, r->rec);
+    }
+}
+
+/* One attempt at an item whose turn it is. */
+static void attempt(struct outbox *o, struct orec *r, struct item *it, int64_t now)
+{
+    struct kube *k = o->k;
+    struct err err = ERR_INIT;
+    size_t before = json_array_size(o->outcomes);
+    int rc = kube__bind_pod(k, o->h, r->seq, r->rec, r->kind, it->pod, it->node, o->outcomes, &err);
+    if (rc == 0) {
+        int ok = 0;
+        for (size_t i = before; i < json_array_size(o->outcomes); i++) {
+            const char *kind =
+                json_string_value(json_object_get(json_array_get(o->outcomes, i), "kind"));
+            ok = ok || !strcmp(kind, store_audit_kind_name(STORE_AUDIT_BOUND));
+        }
+        finish(o, r, it, ok);
+        return;
+    }
+    while (json_array_size(o->outcomes) > before) /* a half-done attempt is redone whole */
+        json_array_remove(o->outcomes, json_array_size(o->outcomes) - 1);
+    if (k->stop)
+        return;
+    if (err.code == ERR_UNAVAILABLE) { /* not ours to write now: no give-up clock */
+        it->next_ms = now + k->opts.backoff_min_ms;
+        return;
+    }
+    if (!it->first_fail) {
+        it->first_fail = now;
+        log_warn("kube: write-back of pod '%s' (audit record %llu): %s; retrying", it->pod,
+                 (unsigned long long)r->seq, err.msg);
+    }
+    if (now - it->first_fail >= k->opts.writeback_giveup_ms) {
+        give_up(o, r, it, err.msg);
+        finish(o, r, it, 0);
+        return;
+    }
+    it->next_ms = now + it->backoff / 2 + random() % (it->backoff / 2 + 1);
+    it->backoff =
+        it->backoff * 2 > k->opts.backoff_max_ms ? k->opts.backoff_max_ms : it->backoff * 2;
+}
+
+/* One pass over the items in record order; a pod with an unfinished item blocks its
+ * later ones. Returns the earliest retry time (0: none). */
+static int64_t pass(struct outbox *o)
+{
+    json_t *blocked = json_object();
+    int64_t now = clock_mono_ms(), next = 0;
+    for (size_t i = 0; i < o->nrecs && !o->k->stop; i++) {
+        struct orec *r = &o->recs[i];
+        for (size_t j = 0; j < r->nitems && !o->k->stop; j++) {
+            struct item *it = &r->items[j];
+            if (it->done || json_object_get(blocked, it->pod))
+                continue;
+            if (it->next_ms <= now)
+                attempt(o, r, it, now);
+            if (!it->done) {
+                json_object_set_new(blocked, it->pod, json_true());
+                if (!next || it->next_ms < next)
+                    next = it->next_ms;
+            }
+        }
+    }
+    json_decref(blocked);
+    return next;
+}
+
+/* Drops the finished records at the front; ack moves over them (and over everything
+ * read when nothing is left). */
+static void advance(struct outbox *o)
+{
+    size_t n = 0;
+    while (n < o->nrecs && o->recs[n].pending == 0) {
+        struct orec *r = &o->recs[n++];
+        for (size_t j = 0; j < r->nitems; j++) {
+            free(r->items[j].pod);
+            free(r->items[j].node);
+        }
+        free(r->items);
+        json_decref(r->rec);
+    }
+    if (n) {
+        memmove(o->recs, o->recs + n, (o->nrecs - n) * sizeof(*o->recs));
+        o->nrecs -= n;
+    }
+    o->ack = o->nrecs ? o->recs[0].seq - 1 : o->cursor;
+    const char *key;
+    void *tmp;
+    json_t *v;
+    json_object_foreach_safe(o->done, tmp, key, v)
+    {
+        if (strtoull(key, NULL, 10) <= o->ack)
+            json_object_del(o->done, key);
+    }
+}
+
+struct commit {
+    struct outbox *o;
+};
+
+static int commit_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct outbox *o = ((struct commit *)ctx)->o;
+    size_t i;
+    json_t *rec;
+    json_array_foreach(o->outcomes, i, rec)
+    {
+        json_t *copy = json_deep_copy(rec); /* completed in place; a retry needs the original */
+        int rc = store_audit_append(txn, copy, NULL, err);
+        json_decref(copy);
+        if (rc < 0)
+            return rc;
+    }
+    json_t *doc = json_pack("{s:I,s:O}", "ackSeq", (json_int_t)o->ack, "done", o->done);
+    int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+/* Commits outcomes, ack and done when something happened. The audit records this appends
+ * are read by the next scan (and skipped: outcome kinds are not wanted). */
+static void commit(struct outbox *o)
+{
+    struct err err = ERR_INIT;
+    if (!o->changed && json_array_size(o->outcomes) == 0)
+        return;
+    struct commit c = {o};
+    if (store_write(o->k->store, commit_fn, &c, &err) < 0) {
+        log_warn("kube: write-back commit: %s", err.msg);
+        return; /* kept: the next pass commits it */
+    }
+    json_array_clear(o->outcomes);
+    o->changed = 0;
+    o->persisted = o->ack;
+}
+
+static void sync_groups(struct outbox *o)
+{
+    const char *key;
+    void *tmp;
+    json_t *v;
+    json_object_foreach_safe(o->dirty, tmp, key, v)
+    {
+        struct err err = ERR_INIT;
+        if (o->k->stop)
+            return;
+        int rc = kube__pg_status_sync(o->k, o->h, o->written, key, &err);
+        if (rc == ERR_NETWORK || rc == ERR_UNAVAILABLE)
+            continue; /* stays dirty: the next pass tries again */
+        if (rc < 0)
+            log_warn("kube: %s", err.msg);
+        json_object_del(o->dirty, key);
+    }
+}
+
+/* Leader election (kube_lease.c): a new term drops everything an earlier one left in
+ * flight (those decisions are abandoned: the store is relisted and the new term decides
+ * again) and goes on after from. Outcomes already received are still committed: they are
+ * the API server's answers. What this process wrote to PodGroups is forgotten: another
+ * leader may have written since. */
+static void new_term(struct outbox *o, uint64_t from)
+{
+    o->inflight = 0;
+    for (size_t i = 0; i < o->nrecs; i++)
+        o->recs[i].pending = 0;
+    o->cursor = from;
+    advance(o); /* frees every record; ack = cursor */
+    json_object_clear(o->done);
+    json_object_clear(o->written);
+    o->changed = 1;
+    set_ack_counter(o->k, o->ack);
+}
+
+void *kube__bind_main(void *arg)
+{
+    struct outbox o = {.k = arg};
+    o.h = kube__http_new(o.k->conn, &o.k->stop);
+    o.outcomes = json_array();
+    o.dirty = json_object();
+    o.written = json_object();
+    load(&o);
+    set_ack_counter(o.k, o.ack);
+    uint64_t term = 0, from = 0;
+    while (o.h && !o.k->stop) {
+        int turn = kube__writeback_turn(o.k, &term, &from);
+        if (turn == 0) { /* a follower writes nothing */
+            kube__sleep(o.k, 50);
+            continue;
+        }
+        if (turn == 2)
+            new_term(&o, from);
+        int read = scan(&o) > 0;
+        int64_t next = pass(&o);
+        advance(&o);
+        commit(&o);
+        sync_groups(&o);
+        if (json_array_size(o.outcomes) == 0 && !o.changed)
+            set_ack_counter(o.k, o.ack);
+        if (read && o.inflight < MAX_ITEMS)
+            continue;
+        int64_t wait = 50;
+        if (next) {
+            int64_t until = next - clock_mono_ms();
+            wait = until < 1 ? 1 : until < 50 ? until : 50;
+        }
+        if (json_object_size(o.dirty))
+            wait = o.k->opts.backoff_min_ms;
+        kube__sleep(o.k, wait);
+    }
+    o.cursor = o.ack;
+    o.inflight = 0;
+    for (size_t i = 0; i < o.nrecs; i++)
+        o.recs[i].pending = 0;
+    advance(&o);
+    free(o.recs);
+    json_decref(o.done);
+    json_decref(o.outcomes);
+    json_decref(o.dirty);
+    json_decref(o.written);
+    kube__http_free(o.h);
+    return NULL;
+}
