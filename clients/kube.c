@@ -110,6 +110,7 @@ int kube_open(struct sched *s, struct store *st, const struct kube_options *opts
         for (int j = 0; j < KUBE_NSOURCES; j++)
             src->shared |= j != i && SOURCES[j].kind == SOURCES[i].kind;
     }
+    kube__lease_init(k);
     load_resume(k);
     *out = k;
     return 0;
@@ -131,6 +132,13 @@ int kube_start(struct kube *k, struct err *err)
         if (pthread_create(&k->binder, NULL, kube__bind_main, k) != 0)
             return err_set(err, ERR_INTERNAL, "cannot start the write-back thread");
         k->binder_started = 1;
+    }
+    if (k->opts.leader_elect) {
+        if (pthread_create(&k->leaser, NULL, kube__lease_main, k) != 0)
+            return err_set(err, ERR_INTERNAL, "cannot start the leader election thread");
+        k->leaser_started = 1;
+        log_info("kube: leader election on lease '%s/%s' as '%s'", k->lease.ns, k->lease.name,
+                 k->lease.identity);
     }
     log_info("kube: mirroring '%s'%s%s", k->conn->server,
              k->scheduler_name ? ", binding pods of "
@@ -260,9 +268,13 @@ json_t *kube_sources_json(struct kube *k)
                                      (json_int_t)c.event_failures, "podGroupStatusPatches",
                                      (json_int_t)c.pg_status_patches, "podGroupStatusFailures",
                                      (json_int_t)c.pg_status_failures));
-    return json_pack("{s:s,s:s,s:s?,s:o,s:o}", "server", k->conn->server, "mode",
-                     k->scheduler_name ? "bind" : "mirror", "schedulerName", k->scheduler_name,
-                     "sources", arr, "counters", counters);
+    json_t *doc = json_pack("{s:s,s:s,s:s?,s:o,s:o}", "server", k->conn->server, "mode",
+                            k->scheduler_name ? "bind" : "mirror", "schedulerName",
+                            k->scheduler_name, "sources", arr, "counters", counters);
+    json_t *le = kube_leader_json(k);
+    if (le)
+        json_object_set_new(doc, "leaderElection", le);
+    return doc;
 }
 
 void kube_close(struct kube *k)
@@ -280,6 +292,13 @@ void kube_close(struct kube *k)
         pthread_join(k->binder, NULL);
     if (k->writer_started)
         pthread_join(k->writer, NULL);
+    if (k->leaser_started) { /* last: it releases the Lease once nothing else writes */
+        pthread_mutex_lock(&k->mu);
+        k->lease_stop = 1;
+        pthread_cond_broadcast(&k->cond);
+        pthread_mutex_unlock(&k->mu);
+        pthread_join(k->leaser, NULL);
+    }
     for (struct kube_ev *ev = k->head, *next; ev; ev = next) {
         next = ev->next;
         kube__ev_free(ev);

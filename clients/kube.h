@@ -39,8 +39,8 @@
  *     kube_close(k);                             stops and joins the threads
  *
  * Threads: one watcher per resource, one batching writer, one write-back thread
- * in bind mode. kube_sources_json and kube_wait_synced may be called from any
- * thread. sched and store are borrowed and must outlive the kube.
+ * in bind mode, one lease thread with leader election. kube_sources_json and kube_wait_synced may
+ * be called from any thread. sched and store are borrowed and must outlive the kube.
  */
 #ifndef MUSTER_KUBE_H
 #define MUSTER_KUBE_H
@@ -67,11 +67,26 @@ struct kube_options {
     int64_t missing_retry_ms;    /* retry of a resource whose CRD is missing (default 60 s) */
     int64_t writeback_giveup_ms; /* bind mode: a pod's write-back failing (transport, 5xx)
                                     this long is given up (default 5 min) */
+    /* Leader election (kube_lease.c, docs/kubernetes.md "Leader election"): off unless
+     * leader_elect. Durations as client-go's: the lease is held for lease_duration_ms after
+     * its last renewal as others observe it; the leader stops acting once renew_deadline_ms
+     * passed since its last successful renewal; every retry_period_ms it renews (or, as a
+     * follower, tries to acquire). 0: 15 s, 10 s and 2 s. */
+    int leader_elect;
+    int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;
+    const char *lease_namespace; /* NULL: the connection's namespace, else "default" */
+    const char *lease_name;      /* NULL: "muster" */
+    const char *identity;        /* holderIdentity; NULL: hostname + "_" + pid */
+    /* Called (from the lease thread) when a term starts: the caller's cycle wake-up, so the
+     * first cycle does not wait for the timer. NULL: none. */
+    void (*on_leading)(void *ctx);
+    void *on_leading_ctx;
 };
 
 #define KUBE_OPTIONS_INIT                                                                          \
     {                                                                                              \
-        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 300000                             \
+        NULL, NULL, NULL, 500, 50, 500, 300, 200, 30000, 60000, 300000, 0, 0, 0, 0, NULL, NULL,    \
+            NULL, NULL, NULL                                                                       \
     }
 
 /* Reads the connection (kubeconfig or in-cluster credentials) and prepares the mirror.
@@ -103,7 +118,8 @@ int kube_wait_writeback(struct kube *k, int64_t timeout_ms, struct err *err);
  *  "counters": {"events": n, "batches": n, "relists": n, "applyErrors": n,
  *               "writebacks": n, "writebackFailures": n, "bindings": n,
  *               "bindRefused": n, "evictions": n, "evictRefused": n,
- *               "patches": n, "ackSeq": n}} */
+ *               "patches": n, "ackSeq": n},
+ *  "leaderElection": kube_leader_json's document (only with leader election)} */
 json_t *kube_sources_json(struct kube *k);
 
 /* TokenReview (authentication.k8s.io/v1) of a bearer token presented to musterd: 0 with
@@ -117,7 +133,34 @@ int kube_token_review(struct kube *k, const char *token, json_t **user, struct e
 int kube_access_review(struct kube *k, json_t *user, const char *group, const char *resource,
                        const char *verb, int *allowed, struct err *err);
 
-/* Stops and joins the threads, frees everything. NULL-safe. */
+/* ---- leader election (kube_lease.c) ----
+ *
+ * With opts.leader_elect a lease thread holds or watches the Lease
+ * coordination.k8s.io/v1 NS/NAME as client-go's leaderelection does. A replica that wins
+ * it first relists every source (its store is brought back to the API server's state) and
+ * abandons the write-back records of earlier terms (an audit record "leader" says how
+ * many), then leads: it runs cycles and writes. Without leader_elect every call below
+ * answers as the only replica would. */
+
+/* 1 when this replica leads (may run cycles and write), 0 when it follows (also while it
+ * syncs after winning the lease). holder (n bytes, may be NULL) gets the lease's holder as
+ * last observed, "" when none is known (or election is off). Any thread. */
+int kube_leader(struct kube *k, char *holder, size_t n);
+/* The cycle thread asks before each cycle: 1 (and a cycle is marked running until
+ * kube_cycle_end) when this replica leads with a renewal younger than the renew deadline,
+ * else 0 (no cycle). A new term does not start while a cycle of the old one runs. */
+int kube_cycle_begin(struct kube *k);
+void kube_cycle_end(struct kube *k);
+/* The election's state (new), NULL when election is off:
+ * {"role": "leader"|"follower", "state": "leading"|"syncing"|"following", "identity",
+ *  "leader": holder|null, "lease": "NS/NAME", "leaseDurationSeconds", "renewDeadlineSeconds",
+ *  "retryPeriodSeconds", "leaseTransitions", "lastRenew": rfc3339|null, "term",
+ *  "acquisitions", "losses", "renewFailures", "lastLoss": reason|null} */
+json_t *kube_leader_json(struct kube *k);
+
+/* Stops and joins the threads, frees everything; a leader releases its Lease first
+ * (holderIdentity cleared, as client-go's ReleaseOnCancel), so the next replica takes over
+ * at once. NULL-safe. */
 void kube_close(struct kube *k);
 
 /* ---- the audit witness ConfigMap (docs/security.md "The audit log") ----

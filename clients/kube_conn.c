@@ -29,6 +29,7 @@ void kube__conn_free(struct kube_conn *c)
     free(c->key_file);
     free(c->key_data);
     free(c->ns);
+    free(c->user_agent);
     free(c);
 }
 

@@ -15,6 +15,7 @@ struct kube_http {
     CURL *curl;
     const struct kube_conn *conn;
     volatile int *stop;
+    volatile int *abort; /* NULL or a second stop flag */
     struct curl_slist *auth;
     char errbuf[CURL_ERROR_SIZE];
 };
@@ -29,7 +30,7 @@ static void global_init(void)
 static int progress_cb(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
     struct kube_http *h = ctx;
-    return h->stop && *h->stop ? 1 : 0;
+    return (h->stop && *h->stop) || (h->abort && *h->abort) ? 1 : 0;
 }
 
 static void set_tls(struct kube_http *h)
@@ -79,6 +80,11 @@ struct kube_http *kube__http_new(const struct kube_conn *c, volatile int *stop)
         free(hdr);
     }
     return h;
+}
+
+void kube__http_abort_on(struct kube_http *h, volatile int *flag)
+{
+    h->abort = flag;
 }
 
 void kube__http_free(struct kube_http *h)
@@ -170,7 +176,8 @@ static void prepare(struct kube_http *h, const char *path, long timeout_ms)
     curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress_cb);
     curl_easy_setopt(e, CURLOPT_XFERINFODATA, h);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "muster/" MUSTER_VERSION);
+    curl_easy_setopt(e, CURLOPT_USERAGENT,
+                     h->conn->user_agent ? h->conn->user_agent : "muster/" MUSTER_VERSION);
     set_tls(h);
     h->errbuf[0] = '\0';
 }

@@ -12,6 +12,7 @@
  *               give-up, the crash-safe acknowledged sequence
  * kube_events.c Events (events.k8s.io/v1, core v1 fallback)
  * kube_pgstatus.c PodGroup status (both API groups)
+ * kube_lease.c  leader election: the lease thread, kube__may_write, the terms
  *
  * Locking: k->mu guards the queue, every struct kube_source's state fields and the
  * counters; k->cond signals queue and sync changes. No lock is held across network
@@ -38,7 +39,8 @@ struct kube_conn {
     char *cert_file, *cert_data, *key_file, *key_data;
     size_t cert_len, key_len;
     int insecure;
-    char *ns; /* context namespace or NULL */
+    char *ns;         /* context namespace or NULL */
+    char *user_agent; /* NULL: "muster/VERSION"; with leader election it names the identity */
 };
 
 /* Loads a kubeconfig (YAML) and picks context (NULL: current-context). Relative file paths
@@ -58,6 +60,8 @@ void kube__conn_free(struct kube_conn *c);
  * alive between requests). stop, when not NULL, aborts transfers once *stop is non-zero. */
 struct kube_http;
 struct kube_http *kube__http_new(const struct kube_conn *c, volatile int *stop);
+/* Also aborts transfers once *flag is non-zero (a watcher's relist request). */
+void kube__http_abort_on(struct kube_http *h, volatile int *flag);
 void kube__http_free(struct kube_http *h);
 
 struct kube_resp {
@@ -115,6 +119,10 @@ struct kube_source {
     int64_t last_event_ms;
     uint64_t events, relists, errors;
     char last_error[256];
+    /* relists forced by a new term (kube_lease.c): the watcher drops its stream when
+     * relist_req is set, and lists again; the writer records the generation it applied */
+    volatile int relist_req;
+    uint64_t list_gen, applied_gen;
 };
 
 enum kube_op { KUBE_EV_APPLY, KUBE_EV_DELETE, KUBE_EV_RV, KUBE_EV_SYNC };
@@ -122,9 +130,10 @@ enum kube_op { KUBE_EV_APPLY, KUBE_EV_DELETE, KUBE_EV_RV, KUBE_EV_SYNC };
 struct kube_ev {
     enum kube_op op;
     struct kube_source *src;
-    json_t *obj; /* APPLY: the object (owned) ; SYNC: object of listed keys (owned) */
-    char *key;   /* DELETE */
-    char rv[64]; /* resourceVersion after this event ("" when unknown) */
+    json_t *obj;  /* APPLY: the object (owned) ; SYNC: object of listed keys (owned) */
+    char *key;    /* DELETE */
+    char rv[64];  /* resourceVersion after this event ("" when unknown) */
+    uint64_t gen; /* SYNC: the relist generation the list started under */
     struct kube_ev *next;
 };
 
@@ -134,6 +143,27 @@ struct kube_counters {
         patches, ack_seq;
     uint64_t writeback_abandoned, events_written, event_failures, pg_status_patches,
         pg_status_failures;
+};
+
+enum kube_role { KUBE_FOLLOWING, KUBE_SYNCING, KUBE_LEADING };
+
+/* Leader election, guarded by k->mu (kube_lease.c). */
+struct kube_lease {
+    char identity[256], ns[128], name[128];
+    enum kube_role role;
+    uint64_t term;           /* incremented each time this replica starts leading */
+    uint64_t writeback_term; /* the term the write-back thread has taken up */
+    uint64_t abandon_seq;    /* the write-back of the current term starts after this */
+    int64_t renewed_ms;      /* CLOCK_MONOTONIC ms at which the last successful acquire or
+                                renew was sent */
+    int64_t renewed_wall_ms;
+    char holder[256];      /* the lease's holder as last observed */
+    char prev_holder[256]; /* the last holder other than "" observed before acquiring */
+    int64_t transitions;   /* leaseTransitions as last observed */
+    uint64_t acquisitions, losses, renew_failures;
+    char last_loss[256];
+    int cycling; /* a cycle runs (kube_cycle_begin .. _end) */
+    uint64_t relist_gen;
 };
 
 struct kube {
@@ -152,6 +182,10 @@ struct kube {
     pthread_t writer, binder;
     int writer_started, binder_started;
     int writer_busy;
+    struct kube_lease lease;
+    pthread_t leaser;
+    int leaser_started;
+    volatile int lease_stop;  /* set after the other threads are joined: release, end */
     int events_core;          /* events.k8s.io answered 404: core v1 Events */
     int64_t event_log_ms;     /* last logged Event failure (monotonic) */
     uint64_t event_log_quiet; /* failures not logged since */
@@ -163,7 +197,7 @@ void kube__ev_free(struct kube_ev *ev);
 /* 1 when this replica may write to the API server now (bindings, patches, evictions,
  * Events, PodGroup status): leader election is off, or this replica holds the Lease and
  * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
- * call(), which asks this first; a 0 stops the write before it leaves. */
+ * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
 /* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */
 int kube__sleep(struct kube *k, int64_t ms);
@@ -179,6 +213,20 @@ int kube__source_owns(const struct kube_source *src, json_t *obj);
 void *kube__watch_main(void *arg);  /* arg: struct kube_source */
 void *kube__writer_main(void *arg); /* arg: struct kube */
 void *kube__bind_main(void *arg);   /* arg: struct kube */
+void *kube__lease_main(void *arg);  /* arg: struct kube */
+/* kube_lease.c: fills the election's defaults, identity, namespace and name (copied from
+ * the options, which are cleared) and the User-Agent naming the identity. */
+void kube__lease_init(struct kube *k);
+
+/* kube_lease.c: 1 when the writer applies events as the API server's truth, resetting a
+ * stored pod whose node or deletion the API server does not have (a follower, or a replica
+ * syncing after winning the lease: any placement the store holds is an earlier term's). */
+int kube__authoritative(struct kube *k);
+/* kube_lease.c, for the write-back thread before each pass: 0 when it must wait (this
+ * replica does not lead), 1 when it may go on, 2 when a new term starts: it takes the term
+ * up, and must drop what it holds of earlier terms (those records are abandoned) and go on
+ * after *from (the last audit record when the term started). */
+int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from);
 
 /* ---- write-back (kube_bind.c, kube_outbox.c) ---- */
 

@@ -54,12 +54,6 @@ static void deadline_ts(int64_t ms_from_now, struct timespec *ts)
     }
 }
 
-int kube__may_write(struct kube *k)
-{
-    (void)k; /* no leader election yet: the only replica writes */
-    return 1;
-}
-
 int kube__sleep(struct kube *k, int64_t ms)
 {
     struct timespec ts;
@@ -120,6 +114,7 @@ struct batch {
     json_t *index;              /* "<kind>/<key>" -> position in m.docs */
     char rv[KUBE_NSOURCES][64]; /* by source index */
     int synced[KUBE_NSOURCES];
+    uint64_t gen[KUBE_NSOURCES]; /* relist generation applied */
     uint64_t events;
 };
 
@@ -156,6 +151,45 @@ static void flush(struct batch *b)
     json_object_clear(b->index);
 }
 
+static void delete_one(struct batch *b, struct kube_source *src, const char *key);
+
+static const char *pod_field(json_t *pod, const char *part, const char *name)
+{
+    return json_string_value(json_object_get(json_object_get(pod, part), name));
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* sched_apply keeps a stored pod's spec.nodeName and deletion when the applied document
+ * has none (a binding in flight must not be undone by an unrelated update). Where the
+ * API server is the truth (kube__authoritative), a placement or a deletion only the store
+ * has belongs to an earlier term that was never written: the stored pod is removed so
+ * the server's is applied fresh, as kube_bind.c's resync_pod does for a refused binding. */
+static void reset_stale_pod(struct batch *b, struct kube_source *src, json_t *obj)
+{
+    MDB_txn *txn = NULL;
+    json_t *old = NULL;
+    char *key = model_object_key(MODEL_POD, obj);
+    if (key && store_txn_begin(b->k->store, STORE_READ, &txn, NULL) == 0)
+        store_get(txn, MODEL_POD, key, &old, NULL);
+    store_txn_abort(&txn);
+    const char *node = pod_field(old, "spec", "nodeName");
+    if (old && ((node && !same_str(node, pod_field(obj, "spec", "nodeName"))) ||
+                (pod_field(old, "metadata", "deletionTimestamp") &&
+                 !pod_field(obj, "metadata", "deletionTimestamp")))) {
+        log_info("kube: pod '%s': the store's placement or deletion is not the API server's: "
+                 "reset",
+                 key);
+        flush(b); /* an earlier event of the batch may be for this pod */
+        delete_one(b, src, key);
+    }
+    json_decref(old);
+    free(key);
+}
+
 static void add_apply(struct batch *b, struct kube_ev *ev)
 {
     struct model_doc doc = {(int)b->m.n + 1, ev->obj, json_object()};
@@ -173,6 +207,8 @@ static void add_apply(struct batch *b, struct kube_ev *ev)
         return;
     }
     json_decref(errors);
+    if (ev->src->kind == MODEL_POD && kube__authoritative(b->k))
+        reset_stale_pod(b, ev->src, doc.obj);
     char *key = model_object_key(ev->src->kind, doc.obj);
     char *ik = xasprintf("%d/%s", (int)ev->src->kind, key);
     json_t *at = json_object_get(b->index, ik);
@@ -288,6 +324,8 @@ static void apply_batch(struct kube *k, struct kube_ev *list)
             flush(&b);
             sync_deletes(&b, ev);
             b.synced[i] = 1;
+            if (ev->gen > b.gen[i])
+                b.gen[i] = ev->gen;
             break;
         case KUBE_EV_RV:
             break;
@@ -306,6 +344,8 @@ static void apply_batch(struct kube *k, struct kube_ev *list)
             snprintf(k->src[i].applied_rv, sizeof(k->src[i].applied_rv), "%s", b.rv[i]);
         if (b.synced[i])
             k->src[i].synced = 1;
+        if (b.gen[i] > k->src[i].applied_gen)
+            k->src[i].applied_gen = b.gen[i];
     }
     k->c.events += b.events;
     k->c.batches++;

@@ -18,6 +18,9 @@
  * nothing committed is redone and nothing else is lost; a call made but not yet
  * committed is redone, which the API server answers as done (409 same node, 404).
  *
+ * With leader election the thread works only while this replica leads, and a new term
+ * starts it over after the last audit record (new_term).
+ *
  * Besides, records tell which PodGroups to bring up to date (kube_pgstatus.c) and
  * which Events to write: FailedScheduling / GangUnschedulable ("unschedulable"),
  * GangScheduled (a "placed" record whose pods were all bound).
@@ -421,6 +424,24 @@ static void sync_groups(struct outbox *o)
     }
 }
 
+/* Leader election (kube_lease.c): a new term drops everything an earlier one left in
+ * flight (those decisions are abandoned: the store is relisted and the new term decides
+ * again) and goes on after from. Outcomes already received are still committed: they are
+ * the API server's answers. What this process wrote to PodGroups is forgotten: another
+ * leader may have written since. */
+static void new_term(struct outbox *o, uint64_t from)
+{
+    o->inflight = 0;
+    for (size_t i = 0; i < o->nrecs; i++)
+        o->recs[i].pending = 0;
+    o->cursor = from;
+    advance(o); /* frees every record; ack = cursor */
+    json_object_clear(o->done);
+    json_object_clear(o->written);
+    o->changed = 1;
+    set_ack_counter(o->k, o->ack);
+}
+
 void *kube__bind_main(void *arg)
 {
     struct outbox o = {.k = arg};
@@ -430,7 +451,15 @@ void *kube__bind_main(void *arg)
     o.written = json_object();
     load(&o);
     set_ack_counter(o.k, o.ack);
+    uint64_t term = 0, from = 0;
     while (o.h && !o.k->stop) {
+        int turn = kube__writeback_turn(o.k, &term, &from);
+        if (turn == 0) { /* a follower writes nothing */
+            kube__sleep(o.k, 50);
+            continue;
+        }
+        if (turn == 2)
+            new_term(&o, from);
         int read = scan(&o) > 0;
         int64_t next = pass(&o);
         advance(&o);

@@ -147,6 +147,7 @@ static int do_list(struct kube_source *src, struct kube_http *h, struct err *err
             break;
     }
     struct kube_ev *ev = ev_new(KUBE_EV_SYNC, src, list_rv);
+    ev->gen = src->list_gen;
     ev->obj = keys;
     keys = NULL;
     kube__enqueue(k, ev);
@@ -272,16 +273,25 @@ void *kube__watch_main(void *arg)
     struct kube *k = src->k;
     struct kube_http *h = kube__http_new(k->conn, &k->stop);
     int64_t backoff = 0;
+    if (h) /* a new term's relist drops the stream at once */
+        kube__http_abort_on(h, &src->relist_req);
     while (h && !k->stop) {
         struct err err = ERR_INIT;
         char rv[64];
         int progress = 0, rc;
         pthread_mutex_lock(&k->mu);
+        if (src->relist_req) {
+            src->relist_req = 0;
+            src->rv[0] = '\0';
+            src->list_gen = k->lease.relist_gen;
+        }
         snprintf(rv, sizeof(rv), "%s", src->rv);
         pthread_mutex_unlock(&k->mu);
         rc = rv[0] ? do_watch(src, h, rv, &progress, &err) : do_list(src, h, &err);
         if (k->stop)
             break;
+        if (src->relist_req)
+            continue; /* aborted for a relist: not an error */
         if (rc == 0) {
             backoff = 0;
             continue;

@@ -5,6 +5,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "internal.h"
 #include "server.h"
 
 static const char usage[] =
@@ -14,7 +15,11 @@ static const char usage[] =
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
     "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
-    "               [--audit-key FILE] [--audit-witness FILE] [--help] [--version]\n"
+    "               [--audit-key FILE] [--audit-witness FILE]\n"
+    "               [--leader-elect[=true|false]] [--leader-elect-lease-duration D]\n"
+    "               [--leader-elect-renew-deadline D] [--leader-elect-retry-period D]\n"
+    "               [--leader-elect-namespace NS] [--leader-elect-name NAME]\n"
+    "               [--leader-elect-identity ID] [--help] [--version]\n"
     "\n"
     "muster's scheduler daemon: keeps cluster state in DIR (LMDB), schedules gangs and\n"
     "serves the REST API and web UI on ADDR:PORT (port 0 picks a free port, written to\n"
@@ -24,7 +29,9 @@ static const char usage[] =
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
     "tls_cert, tls_key, tls_client_ca, audit_key, audit_witness, audit_witness_configmap,\n"
     "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive,\n"
-    "allowed_hosts, cors_origins, writeback_giveup.\n"
+    "allowed_hosts, cors_origins, writeback_giveup, leader_elect,\n"
+    "leader_elect_lease_duration, leader_elect_renew_deadline, leader_elect_retry_period,\n"
+    "leader_elect_namespace, leader_elect_name, leader_elect_identity.\n"
     "Flags override the file.\n"
     "\n"
     "--tls-cert/--tls-key: serve HTTPS only (TLS 1.2+) with this PEM certificate (chain\n"
@@ -48,13 +55,36 @@ static const char usage[] =
     "is verified; a broken chain makes musterd read-only (docs/security.md).\n"
     "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
-    "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n";
+    "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n"
+    "\n"
+    "--leader-elect: several replicas in bind mode elect one leader through a\n"
+    "coordination.k8s.io/v1 Lease (default name 'muster'); only the leader runs cycles and\n"
+    "writes, followers mirror and serve reads. Durations: seconds, \"15s\" or \"500ms\"\n"
+    "(defaults 15s, 10s, 2s). The identity defaults to hostname_pid.\n";
 
-static const char *const value_flags[] = {
-    "--config",    "--data-dir",     "--listen",   "--token",          "--port-file",
-    "--log-level", "--kubeconfig",   "--context",  "--scheduler-name", "--field-validation",
-    "--retention", "--tokens-file",  "--tls-cert", "--tls-key",        "--tls-client-ca",
-    "--audit-key", "--audit-witness"};
+static const char *const value_flags[] = {"--config",
+                                          "--data-dir",
+                                          "--listen",
+                                          "--token",
+                                          "--port-file",
+                                          "--log-level",
+                                          "--kubeconfig",
+                                          "--context",
+                                          "--scheduler-name",
+                                          "--field-validation",
+                                          "--retention",
+                                          "--tokens-file",
+                                          "--tls-cert",
+                                          "--tls-key",
+                                          "--tls-client-ca",
+                                          "--audit-key",
+                                          "--audit-witness",
+                                          "--leader-elect-lease-duration",
+                                          "--leader-elect-renew-deadline",
+                                          "--leader-elect-retry-period",
+                                          "--leader-elect-namespace",
+                                          "--leader-elect-name",
+                                          "--leader-elect-identity"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -85,8 +115,24 @@ static void replace(char **slot, const char *value)
     *slot = *value ? xstrdup(value) : NULL;
 }
 
+/* --leader-elect-X VALUE is the config key leader_elect_X. */
+static int leader_flag(struct server_config *c, const char *flag, const char *value,
+                       struct err *err)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "%s", flag + 2);
+    for (char *p = key; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    if (server__config_set(c, key, value, err) < 0)
+        return err_prefix(err, "flag '%s'", flag);
+    return 0;
+}
+
 static int apply_flag(struct server_config *c, const char *flag, const char *value, struct err *err)
 {
+    if (!strncmp(flag, "--leader-elect-", 15))
+        return leader_flag(c, flag, value, err);
     if (!strcmp(flag, "--data-dir"))
         replace(&c->data_dir, value);
     else if (!strcmp(flag, "--listen"))
@@ -131,6 +177,19 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
     return 0;
 }
 
+/* "--leader-elect" (true) or "--leader-elect=BOOL", as kube-scheduler takes it: 1 when arg
+ * is one (c, when not NULL, set), 0 when not, ERR_INVALID for a bad value. */
+static int leader_elect_arg(const char *arg, struct server_config *c, struct err *err)
+{
+    if (strncmp(arg, "--leader-elect", 14) || (arg[14] && arg[14] != '='))
+        return 0;
+    if (!c)
+        return 1;
+    if (server__config_set(c, "leader_elect", arg[14] ? arg + 15 : "true", err) < 0)
+        return err_prefix(err, "flag '--leader-elect'");
+    return 1;
+}
+
 int server_args(int argc, char **argv, struct server_config *c, int *done, struct err *err)
 {
     const char *flag = NULL, *value = NULL;
@@ -151,12 +210,18 @@ int server_args(int argc, char **argv, struct server_config *c, int *done, struc
     }
     /* the file first, wherever --config appears, so that flags always win */
     for (int i = 1; i < argc; i++) {
+        if (leader_elect_arg(argv[i], NULL, err) == 1)
+            continue;
         if ((rc = flag_value(argc, argv, &i, &flag, &value, err)) < 0)
             return rc;
         if (!strcmp(flag, "--config") && (rc = server_config_load(c, value, err)) < 0)
             return rc;
     }
     for (int i = 1; i < argc; i++) {
+        if ((rc = leader_elect_arg(argv[i], c, err)) < 0)
+            return rc;
+        if (rc == 1)
+            continue;
         if ((rc = flag_value(argc, argv, &i, &flag, &value, err)) < 0)
             return rc;
         if ((rc = apply_flag(c, flag, value, err)) < 0)

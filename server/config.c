@@ -11,6 +11,7 @@
 #include "err.h"
 #include "model.h"
 #include "scheduler.h"
+#include "internal.h"
 #include "server.h"
 
 void server_config_init(struct server_config *c)
@@ -29,6 +30,9 @@ void server_config_init(struct server_config *c)
     c->audit_checkpoint_records = 1000;
     c->audit_checkpoint_interval = 60.0;
     c->auth_failures = API_AUTH_FAILURES_DEFAULT;
+    c->le_lease_ms = 15000;
+    c->le_renew_ms = 10000;
+    c->le_retry_ms = 2000;
 }
 
 void server_config_release(struct server_config *c)
@@ -53,6 +57,9 @@ void server_config_release(struct server_config *c)
     free(c->audit_witness);
     free(c->audit_witness_configmap);
     free(c->audit_archive);
+    free(c->le_namespace);
+    free(c->le_name);
+    free(c->le_identity);
     memset(c, 0, sizeof(*c));
 }
 
@@ -129,6 +136,9 @@ static char **string_slot(struct server_config *c, const char *key)
         {"audit_witness", offsetof(struct server_config, audit_witness)},
         {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
         {"audit_archive", offsetof(struct server_config, audit_archive)},
+        {"leader_elect_namespace", offsetof(struct server_config, le_namespace)},
+        {"leader_elect_name", offsetof(struct server_config, le_name)},
+        {"leader_elect_identity", offsetof(struct server_config, le_identity)},
     };
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (!strcmp(key, slots[i].key))
@@ -159,6 +169,33 @@ static int origins_check(const char *v, struct err *err)
     return 0;
 }
 
+int server_parse_duration(const char *v, int64_t *ms)
+{
+    size_t n = strlen(v);
+    if (n > 2 && !strcmp(v + n - 2, "ms")) {
+        char *end = NULL;
+        errno = 0;
+        double d = strtod(v, &end);
+        if (end != v + n - 2 || errno || !isfinite(d) || !(d >= 1) || d > 86400e3)
+            return -1;
+        *ms = (int64_t)d;
+        return 0;
+    }
+    return server_parse_retention(v, ms);
+}
+
+/* The leader election duration a key names, or NULL. */
+static int64_t *le_duration_slot(struct server_config *c, const char *key)
+{
+    if (!strcmp(key, "leader_elect_lease_duration"))
+        return &c->le_lease_ms;
+    if (!strcmp(key, "leader_elect_renew_deadline"))
+        return &c->le_renew_ms;
+    if (!strcmp(key, "leader_elect_retry_period"))
+        return &c->le_retry_ms;
+    return NULL;
+}
+
 /* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
 static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
 {
@@ -175,10 +212,19 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
             return ERR_INVALID;
         free(*slot);
         *slot = *v ? xstrdup(v) : NULL;
-    } else if (!strcmp(key, "auth_reads") || !strcmp(key, "mark_running")) {
+    } else if (!strcmp(key, "auth_reads") || !strcmp(key, "mark_running") ||
+               !strcmp(key, "leader_elect")) {
         if (parse_bool(v, &b) < 0)
             return err_set(err, ERR_INVALID, "'%s' must be true or false, not '%s'", key, v);
-        *(!strcmp(key, "auth_reads") ? &c->auth_reads : &c->mark_running) = b;
+        *(!strcmp(key, "auth_reads")     ? &c->auth_reads
+          : !strcmp(key, "mark_running") ? &c->mark_running
+                                         : &c->leader_elect) = b;
+    } else if (le_duration_slot(c, key)) {
+        if (server_parse_duration(v, le_duration_slot(c, key)) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'%s' must be a duration above 0 (\"15s\", \"500ms\" or seconds), not "
+                           "'%s'",
+                           key, v);
     } else if (!strcmp(key, "body_limit") || !strcmp(key, "map_size")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n <= 0)
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
@@ -252,7 +298,10 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                        "audit_key, audit_witness, audit_witness_configmap, "
                        "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
-                       "audit_archive, allowed_hosts, cors_origins, writeback_giveup)",
+                       "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
+                       "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "
+                       "leader_elect_retry_period, leader_elect_namespace, leader_elect_name, "
+                       "leader_elect_identity)",
                        key);
     }
     return 0;
@@ -319,8 +368,39 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
     return 0;
 }
 
+/* Leader election's settings, as client-go's leaderelection.NewLeaderElector checks them. */
+static int leader_elect_check(const struct server_config *c, struct err *err)
+{
+    if (!c->leader_elect)
+        return 0;
+    if (!c->kubeconfig || !c->scheduler_name)
+        return err_set(err, ERR_INVALID,
+                       "'leader_elect' needs bind mode: set kubeconfig and scheduler_name "
+                       "(--kubeconfig, --scheduler-name); a mirror-only musterd writes nothing "
+                       "to the API server, so every replica may run");
+    if (c->le_renew_ms >= c->le_lease_ms)
+        return err_set(err, ERR_INVALID,
+                       "'leader_elect_renew_deadline' (%lld ms) must be shorter than "
+                       "'leader_elect_lease_duration' (%lld ms)",
+                       (long long)c->le_renew_ms, (long long)c->le_lease_ms);
+    if (c->le_retry_ms >= c->le_renew_ms)
+        return err_set(err, ERR_INVALID,
+                       "'leader_elect_retry_period' (%lld ms) must be shorter than "
+                       "'leader_elect_renew_deadline' (%lld ms)",
+                       (long long)c->le_retry_ms, (long long)c->le_renew_ms);
+    if (c->le_name && strpbrk(c->le_name, "/ "))
+        return err_set(err, ERR_INVALID, "'leader_elect_name' '%s' is not a Lease name",
+                       c->le_name);
+    if (c->le_namespace && strpbrk(c->le_namespace, "/ "))
+        return err_set(err, ERR_INVALID, "'leader_elect_namespace' '%s' is not a namespace",
+                       c->le_namespace);
+    return 0;
+}
+
 int server_config_check(const struct server_config *c, struct err *err)
 {
+    if (leader_elect_check(c, err) < 0)
+        return err->code;
     if (!c->tls_cert != !c->tls_key)
         return err_set(err, ERR_INVALID,
                        "'%s' is set but '%s' is not: HTTPS needs both (tls_cert and tls_key in "
@@ -331,6 +411,11 @@ int server_config_check(const struct server_config *c, struct err *err)
                        "'tls_client_ca' needs HTTPS: set tls_cert and tls_key too (--tls-cert, "
                        "--tls-key)");
     return 0;
+}
+
+int server__config_set(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    return set_key(c, key, v, err);
 }
 
 int server_config_load(struct server_config *c, const char *path, struct err *err)

@@ -19,6 +19,7 @@
 
 struct cycler {
     struct sched *sched;
+    struct kube *kube;           /* NULL: no mirror; with leader election, cycles only as leader */
     struct server__audit *guard; /* read-only: no cycles; kicked after each cycle */
     double interval;             /* seconds; 0: only when kicked */
     mtx_t mu;
@@ -45,7 +46,12 @@ static void run_cycle(struct cycler *cy)
 
     if (server__audit_read_only(cy->guard))
         return; /* a chain broken at run time: the checkpoint thread said so in the log */
-    if (sched_cycle(cy->sched, clock_now_ms(), &summary, &err) < 0) {
+    if (cy->kube && !kube_cycle_begin(cy->kube))
+        return; /* a follower decides nothing (housekeeping included) */
+    int rc = sched_cycle(cy->sched, clock_now_ms(), &summary, &err);
+    if (cy->kube)
+        kube_cycle_end(cy->kube);
+    if (rc < 0) {
         log_warn("cycle failed: %s", err.msg);
         return;
     }
@@ -120,11 +126,17 @@ static json_t *sources_json(void *ctx)
     return kube_sources_json(ctx);
 }
 
+static json_t *leader_json(void *ctx)
+{
+    return kube_leader_json(ctx);
+}
+
 /* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
  * starts its threads; it syncs in the background while the API already answers. */
-static int start_mirror(const struct server_config *c, struct sched *s, struct store *st,
+static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
                         struct kube **out, struct err *err)
 {
+    struct sched *s = cy->sched;
     struct kube_options ko = KUBE_OPTIONS_INIT;
     int rc;
 
@@ -132,6 +144,15 @@ static int start_mirror(const struct server_config *c, struct sched *s, struct s
     ko.context = c->kube_context;
     ko.scheduler_name = c->scheduler_name;
     ko.writeback_giveup_ms = c->writeback_giveup_ms;
+    ko.leader_elect = c->leader_elect;
+    ko.lease_duration_ms = c->le_lease_ms;
+    ko.renew_deadline_ms = c->le_renew_ms;
+    ko.retry_period_ms = c->le_retry_ms;
+    ko.lease_namespace = c->le_namespace;
+    ko.lease_name = c->le_name;
+    ko.identity = c->le_identity;
+    ko.on_leading = kick; /* a new leader's first cycle at once, not at the next tick */
+    ko.on_leading_ctx = cy;
     if ((rc = kube_open(s, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
         return err_prefix(err, "kubernetes mirror");
     log_info("musterd: mirroring the cluster of '%s'%s%s", c->kubeconfig,
@@ -210,8 +231,9 @@ int server_run(const struct server_config *c, struct err *err)
     read_only = server__audit_read_only(cy.guard);
     if (c->kubeconfig && read_only)
         log_warn("musterd: read-only, so the Kubernetes mirror is not started");
-    else if (c->kubeconfig && (rc = start_mirror(c, cy.sched, st, &kube, err)) < 0)
+    else if (c->kubeconfig && (rc = start_mirror(c, &cy, st, &kube, err)) < 0)
         goto out;
+    cy.kube = kube;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
         rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
         goto out;
@@ -235,6 +257,8 @@ int server_run(const struct server_config *c, struct err *err)
         .on_change_ctx = &cy,
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
+        .leader = kube && c->leader_elect ? leader_json : NULL,
+        .leader_ctx = kube,
         .tls_cert = c->tls_cert,
         .tls_key = c->tls_key,
         .tls_client_ca = c->tls_client_ca,

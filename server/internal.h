@@ -57,4 +57,8 @@ void server__audit_close(struct server__audit *g);
 int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
                          const struct store_audit_key *key, struct err *err);
 
+/* Sets one config key as the file would (config.c). Returns 0 or ERR_INVALID naming the
+ * key. */
+int server__config_set(struct server_config *c, const char *key, const char *v, struct err *err);
+
 #endif

@@ -72,6 +72,16 @@ struct server_config {
     /* bind mode: a pod's write-back failing (transport, 5xx) this long is given up
      * (docs/kubernetes.md "Write-back"); default 5 minutes */
     int64_t writeback_giveup_ms;
+    /* Leader election (docs/kubernetes.md "Leader election"): leader_elect / --leader-elect
+     * needs bind mode (kubeconfig and scheduler_name); the Lease leader_elect_namespace /
+     * leader_elect_name (NULL: the connection's namespace or "default" / "muster"), the
+     * identity leader_elect_identity (NULL: hostname_pid) and the durations in ms
+     * (defaults 15 s, 10 s, 2 s; renew deadline < lease duration, retry < renew). */
+    int leader_elect;
+    int64_t le_lease_ms, le_renew_ms, le_retry_ms;
+    char *le_namespace;
+    char *le_name;
+    char *le_identity;
     /* HTTPS (docs/security.md "## TLS"): tls_cert and tls_key PEM files, both or neither;
      * tls_client_ca: client certificates must be signed by it (needs tls_cert). */
     char *tls_cert;
@@ -106,6 +116,10 @@ int server__kube_authenticate(void *ctx, const char *token, struct api_identity 
  * Above 0 and at most 3650 days. Returns 0 with *ms, or -1. */
 int server_parse_retention(const char *v, int64_t *ms);
 
+/* A duration: "500ms", seconds ("2", "0.3") or a number with a unit s, m, h or d ("15s").
+ * Returns 0 with *ms (at least 1), or -1. */
+int server_parse_duration(const char *v, int64_t *ms);
+
 /* Fills the defaults. */
 void server_config_init(struct server_config *c);
 /* Frees the strings. NULL-safe. */
@@ -115,7 +129,8 @@ void server_config_release(struct server_config *c);
  * 'listn'" and the like. */
 int server_config_load(struct server_config *c, const char *path, struct err *err);
 /* Refuses combinations: tls_cert without tls_key (or the reverse), tls_client_ca without
- * them. Returns 0 or ERR_INVALID naming the keys and flags. */
+ * them, leader_elect without kubeconfig and scheduler_name or with durations out of order.
+ * Returns 0 or ERR_INVALID naming the keys and flags. */
 int server_config_check(const struct server_config *c, struct err *err);
 /* Parses the command line: --config FILE first, then --data-dir, --listen, --token,
  * --port-file, --log-level, --tls-cert, --tls-key, --tls-client-ca ... override it, then

@@ -178,7 +178,10 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
       "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
     X(CHECKPOINT, "checkpoint",                                                                    \
-      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")
+      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
+    X(LEADER, "leader",                                                                            \
+      "leader election: this replica started leading (previous holder, transitions, abandoned "    \
+      "write-back records) or stopped (why)")
 
 enum store_audit_kind {
 #define STORE__AUDIT_ENUM(name, str, meaning) STORE_AUDIT_##name,

@@ -116,7 +116,7 @@ START_TEST(test_audit_kind_table)
                                         "evicted",      "gang-timed-out", "bound",
                                         "bind-refused", "nominate-acked", "nominate-refused",
                                         "evict-acked",  "evict-refused",  "writeback-abandoned",
-                                        "checkpoint"};
+                                        "checkpoint",   "leader"};
     ck_assert_int_eq(STORE_AUDIT_KIND_COUNT, (int)(sizeof(names) / sizeof(names[0])));
     for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
         enum store_audit_kind back;

@@ -244,6 +244,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->on_change_ctx = opts->on_change_ctx;
     api->sources = opts->sources;
     api->sources_ctx = opts->sources_ctx;
+    api->leader = opts->leader;
+    api->leader_ctx = opts->leader_ctx;
     pthread_mutex_init(&api->ro_mu, NULL);
     api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
     api->audit_health = opts->audit_health;

@@ -16,6 +16,7 @@
  *     api_stop(api);                                 waits for in-flight requests
  *
  * Errors are JSON: {"error": {"code": "NotFound", "message": "...", "field": "..."?}}
+ * (a follower's 503 adds "role" and "leader" beside "error")
  * with the status of err_http_status. Unknown routes get 404, a known path with the
  * wrong method 405 with an Allow header.
  *
@@ -142,6 +143,14 @@ struct api_options {
      * JSON; NULL when musterd mirrors nothing ({"sources": []}). */
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    /* Leader election (clients/kube.h kube_leader_json): the election's state, new JSON
+     * {"role": "leader"|"follower", "state": "leading"|"syncing"|"following", "leader":
+     * name|null, "leaseTransitions", "acquisitions", "losses", "renewFailures", ...}; NULL
+     * callback: musterd runs alone (role "standalone"). While the state is not "leading",
+     * every mutating request (POST /api/v1/cycles too) answers 503 naming the leader;
+     * reads, /healthz, /readyz and the UI work as on the leader. */
+    json_t *(*leader)(void *ctx);
+    void *leader_ctx;
     /* HTTPS: PEM files (the certificate file may carry the chain after the leaf; the key
      * must be unencrypted). All NULL: plain HTTP. tls_client_ca: PEM CA certificates whose
      * signature a client certificate must carry (mTLS); NULL: none asked for. */

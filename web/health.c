@@ -6,9 +6,46 @@
 #include "alloc.h"
 #include "internal.h"
 
+json_t *api__leader_state(struct api *api)
+{
+    json_t *st = api->leader ? api->leader(api->leader_ctx) : NULL;
+    return st ? st : json_pack("{s:s,s:n}", "role", "standalone", "leader");
+}
+
+/* {"role", "leader"} of the election's state, added to doc. */
+static json_t *with_role(struct api *api, json_t *doc)
+{
+    json_t *st = api__leader_state(api);
+    json_object_set(doc, "role", json_object_get(st, "role"));
+    json_object_set(doc, "leader", json_object_get(st, "leader"));
+    json_decref(st);
+    return doc;
+}
+
 void api__healthz(struct req *r)
 {
-    api__reply_json(r, 200, json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION));
+    api__reply_json(
+        r, 200,
+        with_role(r->api, json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION)));
+}
+
+/* Ready once every mirrored source has synced (or is not served): a follower is ready
+ * too, it serves reads. Standalone: always. */
+void api__readyz(struct req *r)
+{
+    json_t *src = r->api->sources ? r->api->sources(r->api->sources_ctx) : NULL;
+    size_t i, waiting = 0;
+    json_t *s;
+    json_array_foreach(json_object_get(src, "sources"), i, s)
+    {
+        const char *state = json_string_value(json_object_get(s, "state"));
+        waiting +=
+            !json_is_true(json_object_get(s, "synced")) && !(state && !strcmp(state, "missing"));
+    }
+    json_decref(src);
+    json_t *doc =
+        json_pack("{s:s, s:s}", "status", waiting ? "syncing" : "ready", "version", MUSTER_VERSION);
+    api__reply_json(r, waiting ? 503 : 200, with_role(r->api, doc));
 }
 
 void api__health(struct req *r)
@@ -32,6 +69,38 @@ static void append(char **buf, size_t *len, size_t *cap, const char *text)
     XGROW(*buf, *len + n + 1, *cap);
     memcpy(*buf + *len, text, n + 1);
     *len += n;
+}
+
+static void leader_metrics(struct api *api, char **buf, size_t *len, size_t *cap)
+{
+    json_t *st = api__leader_state(api);
+    char text[1536];
+    snprintf(text, sizeof(text),
+             "# HELP muster_leader 1 when this musterd leads (or runs alone), 0 on a follower.\n"
+             "# TYPE muster_leader gauge\nmuster_leader %d\n",
+             strcmp(json_string_value(json_object_get(st, "role")), "follower") != 0);
+    append(buf, len, cap, text);
+    if (api->leader) {
+        snprintf(text, sizeof(text),
+                 "# HELP muster_leader_acquisitions_total Terms this musterd started as leader.\n"
+                 "# TYPE muster_leader_acquisitions_total counter\n"
+                 "muster_leader_acquisitions_total %lld\n"
+                 "# HELP muster_leader_losses_total Terms this musterd ended (lease lost or "
+                 "released).\n"
+                 "# TYPE muster_leader_losses_total counter\nmuster_leader_losses_total %lld\n"
+                 "# HELP muster_lease_renew_failures_total Lease acquire or renew attempts "
+                 "that failed (transport, 409, 429, 5xx).\n"
+                 "# TYPE muster_lease_renew_failures_total counter\n"
+                 "muster_lease_renew_failures_total %lld\n"
+                 "# HELP muster_lease_transitions The Lease's leaseTransitions as last observed.\n"
+                 "# TYPE muster_lease_transitions gauge\nmuster_lease_transitions %lld\n",
+                 (long long)json_integer_value(json_object_get(st, "acquisitions")),
+                 (long long)json_integer_value(json_object_get(st, "losses")),
+                 (long long)json_integer_value(json_object_get(st, "renewFailures")),
+                 (long long)json_integer_value(json_object_get(st, "leaseTransitions")));
+        append(buf, len, cap, text);
+    }
+    json_decref(st);
 }
 
 /* The mirror's counters (GET /api/v1/sources "counters") as muster_kube_<name>_total,
@@ -93,6 +162,7 @@ void api__metrics(struct req *r)
                  st.map_size, st.used_bytes);
         append(&buf, &len, &cap, line);
     }
+    leader_metrics(r->api, &buf, &len, &cap);
     json_t *sources = r->api->sources ? r->api->sources(r->api->sources_ctx) : NULL;
     append_kube(&buf, &len, &cap, json_object_get(sources, "counters"));
     json_decref(sources);

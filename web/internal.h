@@ -70,6 +70,8 @@ struct api {
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);
     void *sources_ctx;
+    json_t *(*leader)(void *ctx); /* NULL: standalone */
+    void *leader_ctx;
     char *allowed_hosts;   /* Host names answered, comma separated; "*": any */
     char *cors_origins;    /* origins allowed to call cross-origin, comma separated; NULL: none */
     struct api__tls *tls;  /* NULL: plain HTTP */
@@ -253,6 +255,10 @@ void api__changed(struct api *api);
 
 /* ---- handlers ---- */
 void api__healthz(struct req *r);
+void api__readyz(struct req *r);
+/* The election's state (new): api->leader's document, or {"role": "standalone",
+ * "leader": null} without election. */
+json_t *api__leader_state(struct api *api);
 void api__metrics(struct req *r);
 void api__sources(struct req *r);
 void api__manifests_apply(struct req *r);

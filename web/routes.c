@@ -34,6 +34,7 @@ struct route {
 
 static const struct route routes[] = {
     {"GET", "/healthz", api__healthz, "", OPEN, 0},
+    {"GET", "/readyz", api__readyz, "", OPEN, 0},
     {"GET", "/metrics", api__metrics, "", VIEW, 0},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP},
     {"GET", "/api/v1/nodes", api__nodes_list, "", VIEW, 0},
@@ -241,8 +242,36 @@ static int preflight(struct req *r, const char *allow)
     return 1;
 }
 
+/* 0 on a leader (or without election); otherwise replies 503 naming the leader: a
+ * follower changes nothing (no apply, delete or cycle; the API has no dry-run route, and a
+ * mutating request is refused whatever its parameters). */
+static int leader_or_reply(struct req *r)
+{
+    if (!r->api->leader)
+        return 0;
+    json_t *st = api__leader_state(r->api);
+    const char *state = json_string_value(json_object_get(st, "state"));
+    const char *leader = json_string_value(json_object_get(st, "leader"));
+    if (state && !strcmp(state, "leading")) {
+        json_decref(st);
+        return 0;
+    }
+    struct err err = ERR_INIT;
+    if (state && !strcmp(state, "syncing"))
+        err_set(&err, ERR_UNAVAILABLE,
+                "this musterd has just won the lease and is syncing with the API server; "
+                "retry in a moment");
+    else
+        err_set(&err, ERR_UNAVAILABLE,
+                "this musterd is a follower and changes nothing; the leader is '%s'",
+                leader ? leader : "(none yet)");
+    api__reply_error_extra(r, &err, json_pack("{s:s,s:s?}", "role", "follower", "leader", leader));
+    json_decref(st);
+    return -1;
+}
+
 /* 0 when the API is writable or the request only reads; otherwise replies 503 with the
- * reason the audit guard gave (a broken chain: docs/security.md). */
+ * reason the audit guard gave (a broken chain: docs/security.md) or naming the leader. */
 static int writable_or_reply(struct req *r)
 {
     char *why = NULL;
@@ -254,7 +283,7 @@ static int writable_or_reply(struct req *r)
         why = xstrdup(r->api->read_only);
     pthread_mutex_unlock(&r->api->ro_mu);
     if (!why)
-        return 0;
+        return leader_or_reply(r);
     api__reply_errorf(r, ERR_UNAVAILABLE, "musterd is read-only: %s", why);
     free(why);
     return -1;

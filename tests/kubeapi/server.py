@@ -25,10 +25,16 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped) and PodDisruptionBudgets
     status subresource of every resource (PodGroups of both groups included: a merge
     patch changes only status, bumps resourceVersion, emits MODIFIED; counted in stats
     as "status_patch:<resource>"),
+  * Leases (coordination.k8s.io/v1: get, create, update with resourceVersion optimistic
+    concurrency answering 409 Conflict on a stale one, delete) for leader election,
+  * clients told apart by the identity in their User-Agent ("muster/V (IDENTITY)"), with
+    per-client counters, a log of every binding and eviction call naming the Lease holder
+    at that moment (/control/writes), and faults on the next N Lease calls of a client
+    (/control/lease-fault: 409, 429, 5xx or a dropped connection),
   * control endpoints under /control/ for the tests (no auth): apply, delete, drop,
     compact, fail-binding (all bindings, or one pod's: {"pod", "count" | "seconds",
     "code", "drop"}), fail-events, evict-429, slow, malformed, crd, object, stats,
-    generate, churn, identities.
+    generate, churn, identities, lease-fault, writes.
 
 The listening port is written to --port-file once the server is ready.
 """
@@ -70,6 +76,8 @@ RESOURCES = {
     # PodDisruptionBudgets: the disruption controller and the Eviction API's check (below)
     "poddisruptionbudgets": ("/apis/policy/v1", "poddisruptionbudgets", "PodDisruptionBudget",
                              True),
+    # leader election (musterd --leader-elect)
+    "leases": ("/apis/coordination.k8s.io/v1", "leases", "Lease", True),
 }
 API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "scheduling.sigs.k8s.io/v1alpha1",
@@ -77,7 +85,8 @@ API_VERSION = {"/api/v1": "v1", "/apis/scheduling.sigs.k8s.io/v1alpha1":
                "/apis/scheduling.k8s.io/v1": "scheduling.k8s.io/v1",
                "/apis/scheduling.volcano.sh/v1beta1": "scheduling.volcano.sh/v1beta1",
                "/apis/events.k8s.io/v1": "events.k8s.io/v1",
-               "/apis/policy/v1": "policy/v1"}
+               "/apis/policy/v1": "policy/v1",
+               "/apis/coordination.k8s.io/v1": "coordination.k8s.io/v1"}
 
 
 def now_rfc3339():
@@ -170,6 +179,25 @@ class State:
         # user or group name -> [{"apiGroups", "resources", "verbs"}] (RBAC PolicyRules)
         self.tokens = {}
         self.rules = {}
+        # ---- leader election: per-client faults, counters and the write log ----
+        self.lease_faults = {}  # client ("*": any) -> [fault, ...]; a fault is "drop" or a code
+        self.by_client = collections.defaultdict(collections.Counter)
+        self.writes = []  # {"client", "verb", "pod", "holder", "code"} per binding/eviction
+        self.fail_binding_client = None
+
+    def lease_holder(self):
+        """The holder of the (only) Lease the tests use, "" when none; lock held."""
+        for obj in self.objects["leases"].values():
+            return (obj.get("spec") or {}).get("holderIdentity") or ""
+        return ""
+
+    def take_lease_fault(self, client):
+        """The fault to apply to this Lease call, or None; lock held."""
+        for who in (client, "*"):
+            f = self.lease_faults.get(who)
+            if f:
+                return f.pop(0)
+        return None
 
     @staticmethod
     def key(res, obj):
@@ -275,6 +303,55 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return None
 
+    def client(self):
+        """Who calls: the identity musterd puts in its User-Agent, else the User-Agent."""
+        ua = self.headers.get("User-Agent") or ""
+        if "(" in ua and ua.endswith(")"):
+            return ua[ua.index("(") + 1:-1]
+        return ua
+
+    def lease_fault(self, res):
+        """Applies an injected fault to a Lease call; True when the call was answered."""
+        if res != "leases":
+            return False
+        client = self.client()
+        with self.st.lock:
+            self.st.by_client[client]["lease_" + self.command.lower()] += 1
+            fault = self.st.take_lease_fault(client)
+            if fault is not None:
+                self.st.by_client[client]["lease_faults"] += 1
+        if fault is None:
+            return False
+        self.read_body()
+        if fault == "drop":  # the connection dies without an answer
+            self.close_connection = True
+            try:
+                self.connection.shutdown(2)
+            except OSError:
+                pass
+            return True
+        code = int(fault)
+        reason = {409: "Conflict", 429: "TooManyRequests"}.get(code, "InternalError")
+        msg = ('Operation cannot be fulfilled on leases.coordination.k8s.io: the object has '
+               'been modified; please apply your changes to the latest version and try again'
+               if code == 409 else "injected by the test")
+        body = json.dumps(status(code, reason, msg), separators=(",", ":")).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if code == 429:
+            self.send_header("Retry-After", "1")
+        self.end_headers()
+        self.wfile.write(body)
+        return True
+
+    def log_write(self, verb, pod, code):
+        """A binding or eviction call, with the Lease holder at that moment; lock held."""
+        client = self.client()
+        self.st.by_client[client][verb] += 1
+        self.st.writes.append({"client": client, "verb": verb, "pod": pod,
+                               "holder": self.st.lease_holder(), "code": code})
+
     def authorized(self):
         tok = self.server.token
         if not tok:
@@ -323,6 +400,8 @@ class Handler(BaseHTTPRequestHandler):
         if not self.st.installed[r[0]]:
             self.send_json(404, status(404, "NotFound", "the server could not find the "
                                        "requested resource"))
+            return None
+        if self.lease_fault(r[0]):
             return None
         return r
 
@@ -574,12 +653,14 @@ class Handler(BaseHTTPRequestHandler):
             st.stats["binding"] += 1
             pod = st.objects["pods"].get(k)
             if pod is None:
+                self.log_write("binding", k, 404)
                 return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
             fp = st.fail_pod.get(k)
             if fp and (fp.get("count", 0) > 0 or time.monotonic() < fp.get("until", 0)):
                 fp["count"] = fp.get("count", 0) - 1
                 st.stats["binding_failed"] += 1
                 st.stats["binding_failed:" + k] += 1
+                self.log_write("binding", k, fp.get("code", 500))
                 if fp.get("drop"):
                     self.close_connection = True
                     self.connection.shutdown(2)
@@ -587,13 +668,15 @@ class Handler(BaseHTTPRequestHandler):
                 code = fp.get("code", 500)
                 return self.send_json(code, status(code, "InternalError" if code >= 500 else
                                                    "Forbidden", "binding refused by test"))
-            if st.fail_bindings > 0:
+            if st.fail_bindings > 0 and st.fail_binding_client in (None, self.client()):
+                self.log_write("binding", k, st.fail_binding_code)
                 st.fail_bindings -= 1
                 st.stats["binding_failed"] += 1
                 code = st.fail_binding_code
                 return self.send_json(code, status(code, "InternalError" if code >= 500 else
                                                    "Forbidden", "binding refused by test"))
             if pod.get("spec", {}).get("nodeName"):
+                self.log_write("binding", k, 409)
                 return self.send_json(409, status(
                     409, "Conflict", 'Operation cannot be fulfilled on pods/binding "%s": pod %s '
                     'is already assigned to node "%s"' % (name, name, pod["spec"]["nodeName"])))
@@ -606,6 +689,7 @@ class Handler(BaseHTTPRequestHandler):
             conds.append({"type": "PodScheduled", "status": "True"})
             st.upsert("pods", pod)
             st.stats["bound"] += 1
+            self.log_write("binding", k, 201)
         self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
                              "code": 201})
 
@@ -618,8 +702,10 @@ class Handler(BaseHTTPRequestHandler):
             st.stats["eviction"] += 1
             pod = st.objects["pods"].get("%s/%s" % (ns, name))
             if pod is None:
+                self.log_write("eviction", "%s/%s" % (ns, name), 404)
                 return self.send_json(404, status(404, "NotFound", 'pods "%s" not found' % name))
             if st.evict_429 > 0:
+                self.log_write("eviction", "%s/%s" % (ns, name), 429)
                 st.evict_429 -= 1
                 return self.send_json(429, status(
                     429, "TooManyRequests", "Cannot evict pod as it would violate the pod's "
@@ -627,9 +713,11 @@ class Handler(BaseHTTPRequestHandler):
             refused = pdb_check_eviction(st, pod)
             if refused:
                 st.stats["evict_refused_pdb"] += 1
+                self.log_write("eviction", "%s/%s" % (ns, name), refused[0])
                 return self.send_json(refused[0], refused[1])
             st.delete("pods", "%s/%s" % (ns, name))
             st.stats["evicted"] += 1
+            self.log_write("eviction", "%s/%s" % (ns, name), 201)
         self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
                              "code": 201})
 
@@ -660,6 +748,42 @@ class Handler(BaseHTTPRequestHandler):
             obj = self.st.upsert(res, new)
         self.send_json(200, obj)
 
+    def do_PUT(self):
+        """Update (replace), as the real server: metadata.resourceVersion, when given, must
+        be the stored one (409 Conflict otherwise); no create on update (404)."""
+        r = self.api_prelude()
+        if r is None:
+            return
+        res, ns, name, sub = r
+        body = self.read_json()
+        if not isinstance(body, dict) or not name or sub:
+            return self.send_json(400, status(400, "BadRequest", "invalid update"))
+        md = body.setdefault("metadata", {})
+        if md.get("name") not in (None, name):
+            return self.send_json(400, status(400, "BadRequest", "the name of the object (%s) "
+                                              "does not match the name on the URL (%s)"
+                                              % (md.get("name"), name)))
+        md["name"] = name
+        if ns:
+            md["namespace"] = ns
+        k = "%s/%s" % (ns, name) if RESOURCES[res][3] else name
+        plural = RESOURCES[res][1]
+        with self.st.lock:
+            self.st.stats["update"] += 1
+            old = self.st.objects[res].get(k)
+            if old is None:
+                return self.send_json(404, status(404, "NotFound", '%s "%s" not found'
+                                                  % (plural, name)))
+            want = md.get("resourceVersion")
+            if want and want != old["metadata"]["resourceVersion"]:
+                self.st.stats["conflicts"] += 1
+                return self.send_json(409, status(
+                    409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has '
+                    "been modified; please apply your changes to the latest version and try "
+                    "again" % (plural, name)))
+            obj = self.st.upsert(res, body)
+        self.send_json(200, obj)
+
     def do_DELETE(self):
         r = self.api_prelude()
         if r is None:
@@ -686,7 +810,12 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 doc = dict(st.stats)
                 doc["rv"] = st.rv
+                doc["clients"] = {c: dict(v) for c, v in st.by_client.items()}
                 doc["counts"] = {r: len(o) for r, o in st.objects.items()}
+            return self.send_json(200, doc)
+        if u.path == "/control/writes":
+            with st.lock:
+                doc = {"items": list(st.writes), "holder": st.lease_holder()}
             return self.send_json(200, doc)
         self.send_json(404, {})
 
@@ -714,6 +843,7 @@ class Handler(BaseHTTPRequestHandler):
             elif p == "/control/fail-binding":
                 st.fail_bindings = int(body.get("count", 1))
                 st.fail_binding_code = int(body.get("code", 500))
+                st.fail_binding_client = body.get("client")
             elif p == "/control/fail-events":
                 st.fail_events = int(body.get("count", 1))
                 st.fail_events_code = int(body.get("code", 500))
@@ -728,6 +858,12 @@ class Handler(BaseHTTPRequestHandler):
             elif p == "/control/identities":
                 st.tokens = dict(body.get("tokens", {}))
                 st.rules = dict(body.get("rules", {}))
+            elif p == "/control/lease-fault":
+                # {"client", "fault": 409|429|5xx|"drop", "count": N} or {"client", "faults":
+                # [...]}: one fault per Lease call, in order
+                faults = body.get("faults") or [body.get("fault", 500)] * int(body.get("count", 1))
+                st.lease_faults[body.get("client", "*")] = [
+                    f if f == "drop" else int(f) for f in faults]
             elif p == "/control/generate":
                 generate(st, int(body.get("nodes", 0)), int(body.get("pods", 0)))
             elif p != "/control/compact" and p != "/control/churn":

@@ -49,7 +49,7 @@ export MUSTER_SOURCE_DIR="$root"
 export MUSTER_BIN_DIR="$build/bin" # for tests that start a musterd of their own
 cd "$here"
 status=0
-timeout 300 node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs || status=$?
+timeout 300 node --test --test-concurrency=1 --test-reporter=spec ${UI_TEST_PATTERN:+--test-name-pattern="$UI_TEST_PATTERN"} ./*.test.mjs || status=$?
 if [ "$status" != 0 ]; then
   echo "ui: tests failed (status $status); musterd log:" >&2
   tail -n 30 "$tmp/musterd.log" >&2

@@ -4,7 +4,8 @@
 // and preemption parts of prod/urgent-finetune; selecting a job highlights its (nominated)
 // nodes in the topology tree, whose numbers are musterd's; the real preemption ledger links
 // preemptors and victims both ways; the audit export downloads NDJSON whose hash chain
-// verifies; the badge says when musterd is unreachable; the queues page shows the demo's
+// verifies; the badge says when musterd is unreachable; a follower's header names the leader
+// (its /healthz answer stubbed); the queues page shows the demo's
 // queues as a tree. No console error is allowed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -242,6 +243,17 @@ test('the badge says when musterd is unreachable and recovers', async () => {
   await page.unroute('**/api/v1/**');
   await page.click('#refresh');
   await page.waitForSelector('#status[data-state="ok"]');
+  await page.close();
+});
+
+test('a follower says so in the header, naming the leader', async () => {
+  const page = await open('#/jobs');
+  assert.equal(await page.locator('#role').isHidden(), true, 'standalone: no role badge');
+  await page.route('**/healthz', (r) => r.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ status: 'ok', role: 'follower', leader: 'muster-0_42' }) }));
+  await page.click('#refresh');
+  await page.waitForSelector('#role[data-role="follower"]');
+  assert.equal(await page.locator('#role').textContent(), 'follower, leader is muster-0_42');
   await page.close();
 });
 

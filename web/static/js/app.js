@@ -1,11 +1,11 @@
-// app.js - hash router, polling and the "last updated" badge.
+// app.js - hash router, polling, the "last updated" badge and the follower badge.
 //
 // Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
 // #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
-import { setToken, token } from './api.js';
+import { getJSON, setToken, token } from './api.js';
 import * as overview from './overview.js';
 import * as topology from './topology.js';
 import * as jobs from './jobs.js';
@@ -52,12 +52,24 @@ function pick(route) {
   }
 }
 
+// Leader election (docs/kubernetes.md): /healthz says the role; a follower serves every page
+// from its mirrored store but changes nothing, so the header says who leads.
+async function role() {
+  const el = document.getElementById('role');
+  let doc = null;
+  try { doc = await getJSON('/healthz'); } catch (e) { /* the badge reports errors */ }
+  const follower = !!doc && doc.role === 'follower';
+  el.hidden = !follower;
+  el.textContent = follower ? `follower, leader is ${doc.leader || 'not known yet'}` : '';
+  el.dataset.role = doc ? doc.role : '';
+}
+
 async function refresh() {
   if (!state.page || state.busy) return;
   state.busy = true;
   const page = state.page;
   try {
-    await page.refresh();
+    await Promise.all([page.refresh(), role()]);
     if (page === state.page) {
       state.lastOk = Date.now();
       state.error = null;
