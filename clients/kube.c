@@ -152,13 +152,7 @@ int kube_start(struct kube *k, struct err *err)
 static int wait_until(struct kube *k, int (*done)(struct kube *), int64_t timeout_ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    kube__deadline_ts(timeout_ms, &ts);
     int ok = 0;
     pthread_mutex_lock(&k->mu);
     for (;;) {

@@ -363,19 +363,9 @@ struct ack_ctx {
 static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct ack_ctx *a = ctx;
-    size_t i;
-    json_t *rec;
-    json_array_foreach(a->recs, i, rec)
-    {
-        json_t *copy = json_deep_copy(rec); /* completed in place; a retry needs the original */
-        int rc = store_audit_append(txn, copy, NULL, err);
-        json_decref(copy);
-        if (rc < 0)
-            return rc;
-    }
-    json_t *doc = json_pack("{s:I,s:{}}", "ackSeq", (json_int_t)a->seq, "done");
-    int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
-    json_decref(doc);
+    json_t *none = json_object();
+    int rc = kube__writeback_commit(txn, a->recs, a->seq, none, err);
+    json_decref(none);
     return rc;
 }
 

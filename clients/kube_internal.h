@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "kube.h"
 #include "model.h"
@@ -199,6 +200,8 @@ void kube__ev_free(struct kube_ev *ev);
  * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
  * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
+/* The CLOCK_REALTIME time ms_from_now ahead, for pthread_cond_timedwait on k->cond. */
+void kube__deadline_ts(int64_t ms_from_now, struct timespec *ts);
 /* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */
 int kube__sleep(struct kube *k, int64_t ms);
 /* Records an error on a source (log once per distinct message burst). */
@@ -255,6 +258,10 @@ json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kin
  * it), so the next cycle places it again. */
 int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
 
+/* In txn: appends outcomes (audit records, borrowed, appended as copies) and writes the
+ * write-back document {"ackSeq": ack, "done": done} (kube_outbox.c). */
+int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
+                           struct err *err);
 /* Write-back of one audit record, each pod once, outcomes and ackSeq committed
  * together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
  * must be retried (nothing is committed then). */

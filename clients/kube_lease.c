@@ -495,13 +495,7 @@ out:
 static void lease_sleep(struct kube *k, int64_t ms)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    kube__deadline_ts(ms, &ts);
     pthread_mutex_lock(&k->mu);
     while (!k->lease_stop && pthread_cond_timedwait(&k->cond, &k->mu, &ts) == 0)
         if (k->lease.role == KUBE_SYNCING && synced(k))

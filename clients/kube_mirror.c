@@ -43,7 +43,7 @@ void kube__enqueue(struct kube *k, struct kube_ev *ev)
     pthread_mutex_unlock(&k->mu);
 }
 
-static void deadline_ts(int64_t ms_from_now, struct timespec *ts)
+void kube__deadline_ts(int64_t ms_from_now, struct timespec *ts)
 {
     clock_gettime(CLOCK_REALTIME, ts);
     ts->tv_sec += ms_from_now / 1000;
@@ -57,7 +57,7 @@ static void deadline_ts(int64_t ms_from_now, struct timespec *ts)
 int kube__sleep(struct kube *k, int64_t ms)
 {
     struct timespec ts;
-    deadline_ts(ms, &ts);
+    kube__deadline_ts(ms, &ts);
     pthread_mutex_lock(&k->mu);
     while (!k->stop && pthread_cond_timedwait(&k->cond, &k->mu, &ts) == 0)
         ;
@@ -363,7 +363,7 @@ void *kube__writer_main(void *arg)
         if (k->stop)
             break;
         struct timespec ts;
-        deadline_ts(k->opts.batch_ms, &ts);
+        kube__deadline_ts(k->opts.batch_ms, &ts);
         while (k->qlen < (size_t)k->opts.batch_max && !k->stop &&
                pthread_cond_timedwait(&k->cond, &k->mu, &ts) == 0)
             ;

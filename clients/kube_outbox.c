@@ -365,16 +365,12 @@ static void advance(struct outbox *o)
     }
 }
 
-struct commit {
-    struct outbox *o;
-};
-
-static int commit_fn(MDB_txn *txn, void *ctx, struct err *err)
+int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
+                           struct err *err)
 {
-    struct outbox *o = ((struct commit *)ctx)->o;
     size_t i;
     json_t *rec;
-    json_array_foreach(o->outcomes, i, rec)
+    json_array_foreach(outcomes, i, rec)
     {
         json_t *copy = json_deep_copy(rec); /* completed in place; a retry needs the original */
         int rc = store_audit_append(txn, copy, NULL, err);
@@ -382,10 +378,16 @@ static int commit_fn(MDB_txn *txn, void *ctx, struct err *err)
         if (rc < 0)
             return rc;
     }
-    json_t *doc = json_pack("{s:I,s:O}", "ackSeq", (json_int_t)o->ack, "done", o->done);
+    json_t *doc = json_pack("{s:I,s:O}", "ackSeq", (json_int_t)ack, "done", done);
     int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
     json_decref(doc);
     return rc;
+}
+
+static int commit_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct outbox *o = ctx;
+    return kube__writeback_commit(txn, o->outcomes, o->ack, o->done, err);
 }
 
 /* Commits outcomes, ack and done when something happened. The audit records this appends
@@ -395,8 +397,7 @@ static void commit(struct outbox *o)
     struct err err = ERR_INIT;
     if (!o->changed && json_array_size(o->outcomes) == 0)
         return;
-    struct commit c = {o};
-    if (store_write(o->k->store, commit_fn, &c, &err) < 0) {
+    if (store_write(o->k->store, commit_fn, o, &err) < 0) {
         log_warn("kube: write-back commit: %s", err.msg);
         return; /* kept: the next pass commits it */
     }
