@@ -12,33 +12,21 @@
 #include "err.h"
 #include "kube.h"
 #include "kube_internal.h"
+#include "kube_fx.h"
 #include "kube_support.h"
 #include "sched_util.h"
 #include "check_run.h"
 
-struct fx {
-    struct kube_testapi api;
-    struct sched_util u;
-    struct kube *k;
-};
-
-static void mirror_start(struct fx *f, const char *scheduler_name)
+static void mirror_start(struct kube_fx *f, const char *scheduler_name)
 {
-    struct kube_options o = KUBE_OPTIONS_INIT;
-    struct err err = ERR_INIT;
-    o.kubeconfig = f->api.kubeconfig;
+    struct kube_options o;
+    kube_fx_options(f, &o);
     o.scheduler_name = scheduler_name;
     o.page_size = 2; /* every list is paginated */
-    o.backoff_min_ms = 50;
-    o.backoff_max_ms = 400;
-    o.missing_retry_ms = 300;
-    o.watch_timeout_s = 20;
-    ck_assert_msg(kube_open(f->u.s, f->u.st, &o, &f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_start(f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_wait_synced(f->k, 20000, &err) == 0, "%s", err.msg);
+    kube_fx_mirror(f, &o);
 }
 
-static void fx_open(struct fx *f, int tls, const char *token)
+static void fx_open(struct kube_fx *f, int tls, const char *token)
 {
     memset(f, 0, sizeof(*f));
     kube_testapi_start(&f->api, tls, token);
@@ -54,7 +42,7 @@ static void fx_open(struct fx *f, int tls, const char *token)
     }
 }
 
-static void fx_close(struct fx *f)
+static void fx_close(struct kube_fx *f)
 {
     kube_close(f->k);
     sched_util_close(&f->u);
@@ -62,7 +50,7 @@ static void fx_close(struct fx *f)
 }
 
 struct has {
-    struct fx *f;
+    struct kube_fx *f;
     const char *key;
     const char *node; /* NULL: exists; "-": absent; "": unbound; else bound to node */
 };
@@ -82,14 +70,14 @@ static int has_pod(void *ctx)
     return ok;
 }
 
-static void expect_pod(struct fx *f, const char *key, const char *node)
+static void expect_pod(struct kube_fx *f, const char *key, const char *node)
 {
     struct has h = {f, key, node};
     ck_assert_msg(kube_test_wait(has_pod, &h, 10000), "pod '%s' not as expected (%s)", key,
                   node ? node : "present");
 }
 
-static json_t *source(struct fx *f, const char *resource)
+static json_t *source(struct kube_fx *f, const char *resource)
 {
     json_t *doc = kube_sources_json(f->k), *e;
     size_t i;
@@ -105,7 +93,7 @@ static json_t *source(struct fx *f, const char *resource)
     return NULL;
 }
 
-static json_int_t counter(struct fx *f, const char *name)
+static json_int_t counter(struct kube_fx *f, const char *name)
 {
     json_t *doc = kube_sources_json(f->k);
     json_int_t v = json_integer_value(json_object_get(json_object_get(doc, "counters"), name));
@@ -118,7 +106,7 @@ static json_int_t counter(struct fx *f, const char *name)
  * UnsupportedField naming the field; a pod without one is placed as usual. */
 START_TEST(test_kube_unsupported_field_blocks_the_job)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f, 0, NULL);
     json_t *pod = kube_test_pod("pvc", NULL, NULL, NULL, "1");
@@ -159,7 +147,7 @@ END_TEST
 
 START_TEST(test_kube_initial_sync)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 1, "s3cret"); /* TLS with a CA file from the kubeconfig, bearer token */
     mirror_start(&f, NULL);
     expect_pod(&f, "default/p1", "n1");
@@ -189,7 +177,7 @@ END_TEST
 
 START_TEST(test_kube_live_changes)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     mirror_start(&f, NULL);
     json_t *p4 = kube_test_pod("p4", NULL, "n2", NULL, "2");
@@ -208,7 +196,7 @@ END_TEST
 
 START_TEST(test_kube_reconnect_resume)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     mirror_start(&f, NULL);
     json_t *st0 = kube_testapi_stats(&f.api);
@@ -237,7 +225,7 @@ static int relisted(void *ctx)
 
 START_TEST(test_kube_relist_after_410)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     mirror_start(&f, NULL);
     json_decref(kube_testapi_control(&f.api, "compact", NULL));
@@ -253,7 +241,7 @@ END_TEST
 
 START_TEST(test_kube_restart_resume)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     mirror_start(&f, NULL);
     kube_close(f.k);
@@ -279,7 +267,7 @@ END_TEST
 
 START_TEST(test_kube_restart_after_compaction_relists)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     mirror_start(&f, NULL);
     kube_close(f.k);
@@ -297,7 +285,7 @@ END_TEST
 
 START_TEST(test_kube_missing_crd_skipped)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     json_t *b = json_pack("{s:s,s:b}", "resource", "podgroups", "installed", 0);
     json_decref(kube_testapi_control(&f.api, "crd", b));
@@ -313,7 +301,7 @@ START_TEST(test_kube_missing_crd_skipped)
 END_TEST
 
 struct class_want {
-    struct fx *f;
+    struct kube_fx *f;
     const char *name;
     json_int_t value; /* -1: absent */
 };
@@ -333,7 +321,7 @@ static int has_class(void *ctx)
     return ok;
 }
 
-static void expect_class(struct fx *f, const char *name, json_int_t value)
+static void expect_class(struct kube_fx *f, const char *name, json_int_t value)
 {
     struct class_want w = {f, name, value};
     ck_assert_msg(kube_test_wait(has_class, &w, 10000), "priorityclass '%s' not as expected", name);
@@ -343,7 +331,7 @@ static void expect_class(struct fx *f, const char *name, json_int_t value)
  * takes its class's value as its job's priority. */
 START_TEST(test_kube_priorityclasses_mirrored)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     json_t *pc = json_pack("{s:{s:s},s:i}", "metadata", "name", "batch", "value", 100);
     kube_testapi_apply(&f.api, "priorityclasses", pc);
@@ -378,7 +366,7 @@ END_TEST
 
 START_TEST(test_kube_malformed_and_slow_survived)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, NULL);
     json_t *b = json_pack("{s:i}", "ms", 300);
     json_decref(kube_testapi_control(&f.api, "slow", b)); /* every request is slow */
@@ -402,7 +390,7 @@ START_TEST(test_kube_malformed_and_slow_survived)
 }
 END_TEST
 
-static void apply_gang(struct fx *f)
+static void apply_gang(struct kube_fx *f)
 {
     json_t *pg = json_pack("{s:{s:s,s:s},s:{s:i}}", "metadata", "name", "g", "namespace", "default",
                            "spec", "minMember", 2);
@@ -417,7 +405,7 @@ static void apply_gang(struct fx *f)
     }
 }
 
-static const char *api_node(struct fx *f, const char *key, char *buf, size_t n)
+static const char *api_node(struct kube_fx *f, const char *key, char *buf, size_t n)
 {
     json_t *o = kube_testapi_object(&f->api, "pods", key);
     const char *node = json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName"));
@@ -428,7 +416,7 @@ static const char *api_node(struct fx *f, const char *key, char *buf, size_t n)
 
 START_TEST(test_kube_bind_gang_end_to_end)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f, 0, NULL);
     apply_gang(&f);
@@ -456,7 +444,7 @@ END_TEST
  * required node affinity is bound where it points, through the API server's binding. */
 START_TEST(test_kube_bind_rules_end_to_end)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f, 0, NULL);
     const char *names[] = {"w-0", "w-1", "pinned"};
@@ -496,7 +484,7 @@ END_TEST
 
 START_TEST(test_kube_bind_refused_reverts)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f, 0, NULL);
     json_t *p = kube_test_pod("solo", "muster", NULL, NULL, "1");
@@ -531,7 +519,7 @@ END_TEST
 
 START_TEST(test_kube_evict_through_api)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f, 0, NULL);
     json_t *v = kube_test_pod("victim", "muster", "n1", NULL, "1");
@@ -623,7 +611,7 @@ END_TEST
 
 START_TEST(test_kube_bad_token_reported)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f, 0, "right");
     FILE *fp = fopen(f.api.kubeconfig, "r+");
     /* rewrite the token in place: same length, wrong value */

@@ -13,17 +13,12 @@
 #include "alloc.h"
 #include "err.h"
 #include "kube.h"
+#include "kube_fx.h"
 #include "kube_support.h"
 #include "sched_util.h"
 #include "check_run.h"
 
-struct fx {
-    struct kube_testapi api;
-    struct sched_util u;
-    struct kube *k;
-};
-
-static void fx_open(struct fx *f)
+static void fx_open(struct kube_fx *f)
 {
     memset(f, 0, sizeof(*f));
     struct sched_options o = {.mirrored = 1}; /* as musterd runs with a kubeconfig */
@@ -36,21 +31,15 @@ static void fx_open(struct fx *f)
     }
 }
 
-static void mirror_start(struct fx *f)
+static void mirror_start(struct kube_fx *f)
 {
-    struct kube_options o = KUBE_OPTIONS_INIT;
-    struct err err = ERR_INIT;
-    o.kubeconfig = f->api.kubeconfig;
+    struct kube_options o;
+    kube_fx_options(f, &o);
     o.scheduler_name = "muster";
-    o.backoff_min_ms = 50;
-    o.backoff_max_ms = 400;
-    o.watch_timeout_s = 20;
-    ck_assert_msg(kube_open(f->u.s, f->u.st, &o, &f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_start(f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_wait_synced(f->k, 20000, &err) == 0, "%s", err.msg);
+    kube_fx_mirror(f, &o);
 }
 
-static void fx_close(struct fx *f)
+static void fx_close(struct kube_fx *f)
 {
     kube_close(f->k);
     sched_util_close(&f->u);
@@ -58,7 +47,7 @@ static void fx_close(struct fx *f)
 }
 
 /* A running pod with a priority and an app label (app NULL: none), on node. */
-static void pod(struct fx *f, const char *name, int prio, const char *node, const char *cpu,
+static void pod(struct kube_fx *f, const char *name, int prio, const char *node, const char *cpu,
                 const char *app)
 {
     json_t *p = kube_test_pod(name, node ? NULL : "muster", node, NULL, cpu);
@@ -71,7 +60,7 @@ static void pod(struct fx *f, const char *name, int prio, const char *node, cons
 }
 
 /* A budget over app=<app> with minAvailable or maxUnavailable (field) n. */
-static void budget(struct fx *f, const char *name, const char *app, const char *field, int n)
+static void budget(struct kube_fx *f, const char *name, const char *app, const char *field, int n)
 {
     json_t *b =
         json_pack("{s:{s:s,s:s},s:{s:i,s:{s:{s:s}}}}", "metadata", "name", name, "namespace",
@@ -81,7 +70,7 @@ static void budget(struct fx *f, const char *name, const char *app, const char *
 }
 
 /* The stored budget's status.disruptionsAllowed, -1 when it is not stored or has none. */
-static json_int_t stored_allowed(struct fx *f, const char *key)
+static json_int_t stored_allowed(struct kube_fx *f, const char *key)
 {
     MDB_txn *txn = NULL;
     json_t *obj = NULL;
@@ -97,7 +86,7 @@ static json_int_t stored_allowed(struct fx *f, const char *key)
 }
 
 struct want_allowed {
-    struct fx *f;
+    struct kube_fx *f;
     const char *key;
     json_int_t allowed;
 };
@@ -108,7 +97,7 @@ static int allowed_is(void *ctx)
     return stored_allowed(w->f, w->key) == w->allowed;
 }
 
-static void expect_allowed(struct fx *f, const char *key, json_int_t allowed)
+static void expect_allowed(struct kube_fx *f, const char *key, json_int_t allowed)
 {
     struct want_allowed w = {f, key, allowed};
     ck_assert_msg(kube_test_wait(allowed_is, &w, 10000),
@@ -116,7 +105,7 @@ static void expect_allowed(struct fx *f, const char *key, json_int_t allowed)
                   (long long)stored_allowed(f, key), (long long)allowed);
 }
 
-static int pod_stored(struct fx *f, const char *key)
+static int pod_stored(struct kube_fx *f, const char *key)
 {
     char *node = sched_util_node_of(&f->u, key);
     int ok = node != NULL;
@@ -125,7 +114,7 @@ static int pod_stored(struct fx *f, const char *key)
 }
 
 struct want_pod {
-    struct fx *f;
+    struct kube_fx *f;
     const char *key;
 };
 
@@ -136,7 +125,7 @@ static int pod_present(void *ctx)
 }
 
 /* The one ledger entry (new). */
-static json_t *only_entry(struct fx *f)
+static json_t *only_entry(struct kube_fx *f)
 {
     json_t *entries = sched_util_ledger(&f->u, NULL, NULL, NULL);
     ck_assert_uint_eq(json_array_size(entries), 1);
@@ -153,7 +142,7 @@ static const char *victim(json_t *e, size_t i)
 
 START_TEST(test_kube_pdb_mirrored_with_controller_status)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f);
     pod(&f, "db-0", 10, "n1", "1", "db");
     pod(&f, "db-1", 10, "n1", "1", "db");
@@ -186,7 +175,7 @@ END_TEST
  * not: hi takes web-0, the ledger says 0 violations, the API server evicts it. */
 START_TEST(test_kube_pdb_preemption_spares_the_protected_job)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f);
     pod(&f, "db-0", 10, "n1", "4", "db");
@@ -220,7 +209,7 @@ END_TEST
  * pod as the API server has it. */
 START_TEST(test_kube_pdb_fewest_violations_and_the_real_429)
 {
-    struct fx f;
+    struct kube_fx f;
     struct err err = ERR_INIT;
     fx_open(&f);
     pod(&f, "db-0", 10, "n1", "2", "db");

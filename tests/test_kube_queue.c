@@ -12,19 +12,14 @@
 #include "alloc.h"
 #include "err.h"
 #include "kube.h"
+#include "kube_fx.h"
 #include "kube_support.h"
 #include "sched_util.h"
 #include "check_run.h"
 
 #define VOLCANO_PODGROUPS "podgroups.scheduling.volcano.sh"
 
-struct fx {
-    struct kube_testapi api;
-    struct sched_util u;
-    struct kube *k;
-};
-
-static void fx_open(struct fx *f)
+static void fx_open(struct kube_fx *f)
 {
     memset(f, 0, sizeof(*f));
     struct sched_options o = {.mirrored = 1}; /* as musterd runs with a kubeconfig */
@@ -35,21 +30,15 @@ static void fx_open(struct fx *f)
     json_decref(n1);
 }
 
-static void mirror_start(struct fx *f)
+static void mirror_start(struct kube_fx *f)
 {
-    struct kube_options o = KUBE_OPTIONS_INIT;
-    struct err err = ERR_INIT;
-    o.kubeconfig = f->api.kubeconfig;
+    struct kube_options o;
+    kube_fx_options(f, &o);
     o.page_size = 2; /* every list is paginated */
-    o.backoff_min_ms = 50;
-    o.backoff_max_ms = 400;
-    o.watch_timeout_s = 20;
-    ck_assert_msg(kube_open(f->u.s, f->u.st, &o, &f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_start(f->k, &err) == 0, "%s", err.msg);
-    ck_assert_msg(kube_wait_synced(f->k, 20000, &err) == 0, "%s", err.msg);
+    kube_fx_mirror(f, &o);
 }
 
-static void fx_close(struct fx *f)
+static void fx_close(struct kube_fx *f)
 {
     kube_close(f->k);
     sched_util_close(&f->u);
@@ -57,7 +46,7 @@ static void fx_close(struct fx *f)
 }
 
 /* A stored object (new) or NULL. */
-static json_t *stored(struct fx *f, enum model_kind kind, const char *key)
+static json_t *stored(struct kube_fx *f, enum model_kind kind, const char *key)
 {
     MDB_txn *txn = NULL;
     json_t *obj = NULL;
@@ -68,7 +57,7 @@ static json_t *stored(struct fx *f, enum model_kind kind, const char *key)
 }
 
 struct want {
-    struct fx *f;
+    struct kube_fx *f;
     enum model_kind kind;
     const char *key;
     int present;
@@ -83,14 +72,14 @@ static int as_wanted(void *ctx)
     return ok;
 }
 
-static void expect(struct fx *f, enum model_kind kind, const char *key, int present)
+static void expect(struct kube_fx *f, enum model_kind kind, const char *key, int present)
 {
     struct want w = {f, kind, key, present};
     ck_assert_msg(kube_test_wait(as_wanted, &w, 10000), "%s '%s' should be %s",
                   model_kind_name(kind), key, present ? "stored" : "gone");
 }
 
-static json_t *source(struct fx *f, const char *resource)
+static json_t *source(struct kube_fx *f, const char *resource)
 {
     json_t *doc = kube_sources_json(f->k), *e, *found = NULL;
     size_t i;
@@ -116,7 +105,7 @@ static json_t *queue_obj(const char *name, int weight, const char *parent)
  * a parent that does not exist is not refused (the API server admitted it). */
 START_TEST(test_kube_queue_mirrored)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f);
     json_t *q[] = {queue_obj("research", 3, NULL), queue_obj("team", 1, "research")};
     for (int i = 0; i < 2; i++)
@@ -185,7 +174,7 @@ static int relisted_twice(void *ctx)
  * stays a job of its own, and neither source's relist or delete touches the other's. */
 START_TEST(test_kube_queue_volcano_podgroup_job)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f);
     json_t *research = queue_obj("research", 2, NULL);
     json_t *vpg = json_pack("{s:{s:s,s:s},s:{s:i,s:s,s:{s:i}}}", "metadata", "name", "job-a",
@@ -269,7 +258,7 @@ END_TEST
  * stays (its source resumed from its history). */
 START_TEST(test_kube_queue_restart_relists_own_podgroups)
 {
-    struct fx f;
+    struct kube_fx f;
     fx_open(&f);
     json_t *vpg = json_pack("{s:{s:s,s:s},s:{s:s}}", "metadata", "name", "job-a", "namespace",
                             "default", "spec", "queue", "default");

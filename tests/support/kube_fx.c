@@ -9,20 +9,31 @@
 #include "err.h"
 #include "kube.h"
 
-void kube_fx_start(struct kube_fx *f, int64_t giveup_ms)
+void kube_fx_options(const struct kube_fx *f, struct kube_options *o)
 {
-    struct kube_options o = KUBE_OPTIONS_INIT;
+    *o = (struct kube_options)KUBE_OPTIONS_INIT;
+    o->kubeconfig = f->api.kubeconfig;
+    o->backoff_min_ms = 50;
+    o->backoff_max_ms = 400;
+    o->missing_retry_ms = 300;
+    o->watch_timeout_s = 20;
+}
+
+void kube_fx_mirror(struct kube_fx *f, const struct kube_options *o)
+{
     struct err err = ERR_INIT;
-    o.kubeconfig = f->api.kubeconfig;
-    o.scheduler_name = "muster";
-    o.backoff_min_ms = 50;
-    o.backoff_max_ms = 400;
-    o.missing_retry_ms = 300;
-    o.watch_timeout_s = 20;
-    o.writeback_giveup_ms = giveup_ms;
-    ck_assert_msg(kube_open(f->u.s, f->u.st, &o, &f->k, &err) == 0, "%s", err.msg);
+    ck_assert_msg(kube_open(f->u.s, f->u.st, o, &f->k, &err) == 0, "%s", err.msg);
     ck_assert_msg(kube_start(f->k, &err) == 0, "%s", err.msg);
     ck_assert_msg(kube_wait_synced(f->k, 20000, &err) == 0, "%s", err.msg);
+}
+
+void kube_fx_start(struct kube_fx *f, int64_t giveup_ms)
+{
+    struct kube_options o;
+    kube_fx_options(f, &o);
+    o.scheduler_name = "muster";
+    o.writeback_giveup_ms = giveup_ms;
+    kube_fx_mirror(f, &o);
 }
 
 void kube_fx_open(struct kube_fx *f)

@@ -20,6 +20,7 @@
 #include "sched_util.h"
 
 struct kube;
+struct kube_options;
 
 struct kube_fx {
     struct kube_testapi api;
@@ -28,6 +29,12 @@ struct kube_fx {
 };
 
 void kube_fx_open(struct kube_fx *f);
+/* The mirror settings of the kube suites on top of KUBE_OPTIONS_INIT: f's kubeconfig,
+ * backoff 50-400 ms, a missing CRD retried every 300 ms, 20 s watches. */
+void kube_fx_options(const struct kube_fx *f, struct kube_options *o);
+/* Opens and starts the mirror with o on f's scheduler and store, and waits (20 s) for its
+ * first sync; fails the test otherwise. */
+void kube_fx_mirror(struct kube_fx *f, const struct kube_options *o);
 /* Starts the mirror in bind mode and waits for its first sync; giveup_ms 0: default. */
 void kube_fx_start(struct kube_fx *f, int64_t giveup_ms);
 void kube_fx_close(struct kube_fx *f);
