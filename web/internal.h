@@ -202,6 +202,48 @@ void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
 
+/* ---- list.c: a list answer written item by item (chunked when big) ---- */
+struct api_list {
+    struct req *r;
+    char *buf;
+    size_t len, cap;
+    size_t n;    /* items written */
+    int started; /* the head and a chunk went out */
+    int gone;    /* the client went away */
+};
+/* Calling sequence: begin, any number of items, then end or fail (exactly one). */
+void api__list_begin(struct api_list *l, struct req *r, const char *api_version, const char *kind);
+/* Writes item (borrowed). 0, or -1 when the client went away (stop; still call end). */
+int api__list_item(struct api_list *l, json_t *item);
+/* Closes the list, with "metadata" (stolen, may be NULL), and finishes the reply. */
+void api__list_end(struct api_list *l, json_t *metadata);
+/* Replies err when nothing was sent yet, else closes the connection mid-list. */
+void api__list_fail(struct api_list *l, const struct err *err);
+
+/* ---- page.c: ?limit= and ?continue= on lists (Kubernetes pagination) ---- */
+#define API_PAGE_MAX 10000 /* the largest limit */
+struct api_page {
+    const char *list; /* the list the tokens belong to ("pods"), borrowed */
+    size_t limit;     /* 0: no limit */
+    char *after;      /* the page starts after this key (new), NULL: at the first */
+    int on;           /* limit or continue was given: the answer carries "metadata" */
+    size_t n;         /* items taken */
+    char *last;       /* the key of the last item taken (new) */
+    int more;         /* an item was offered past the limit */
+};
+/* Reads limit and continue into *p: 0, or replies 400 naming the parameter (a limit that
+ * is not 1..API_PAGE_MAX, a token that does not decode or is another list's) and returns
+ * -1. Release *p with api__page_release either way. */
+int api__page_or_reply(struct req *r, const char *list, struct api_page *p);
+/* Offers the next item (keys strictly ascending, all after p->after): 1 to put it on the
+ * page, 0 when the page is full (p->more is then set; offer nothing more). */
+int api__page_take(struct api_page *p, const char *key);
+/* {"continue": token} when p->more, else {} (new). */
+json_t *api__page_meta(const struct api_page *p);
+/* The continue token for the page of list that ends at last_key (new). */
+char *api__page_token(const char *list, const char *last_key);
+void api__page_release(struct api_page *p);
+
 /* ---- auth.c: identities, roles and rate limits ---- */
 /* 1 when the method changes state (anything but GET, HEAD, OPTIONS). */
 int api__mutating(const char *method);
@@ -242,7 +284,8 @@ int api__limits_peek(struct api_limits *l, const char *key, struct api_rate rate
 /* The stored object (new), or replies 404 and returns NULL. */
 json_t *api__object_or_reply(struct req *r, enum model_kind kind, const char *key);
 /* Lists objects of kind with keys starting with prefix (NULL: all) into {"kind": "<Kind>List",
- * "items": [...]}; keep (may be NULL) filters items: 1 keeps. Replies. */
+ * "items": [...]}, a page of them with ?limit= / ?continue= (page.c), written item by item
+ * (list.c); keep (may be NULL) filters items: 1 keeps. Replies. */
 typedef int (*api__keep_fn)(json_t *obj, void *ctx);
 void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
                       void *ctx);

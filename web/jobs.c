@@ -7,20 +7,37 @@
 void api__jobs_list(struct req *r)
 {
     struct err err = ERR_INIT;
+    struct api_page page = {0};
     char *state = NULL;
     json_t *jobs = NULL;
     enum sched_job_state st;
+    int more = 0;
 
-    if (api__query_str_or_reply(r, "state", &state) < 0)
-        return;
+    if (api__query_str_or_reply(r, "state", &state) < 0 || api__page_or_reply(r, "Job", &page) < 0)
+        goto out;
     if (state && sched_job_state_parse(state, &st, &err) < 0) {
         err_prefix(&err, "query parameter 'state'");
         api__reply_error(r, &err);
-    } else if (sched_jobs(r->api->sched, state, &jobs, &err) < 0) {
+    } else if (sched_jobs_page(r->api->sched, state, page.after, page.limit, &jobs, &more, &err) <
+               0) {
         api__reply_error(r, &err);
     } else {
-        api__reply_json(r, 200, json_pack("{s:s, s:o}", "kind", "JobList", "items", jobs));
+        struct api_list out;
+        size_t i;
+        json_t *job;
+        api__list_begin(&out, r, NULL, "JobList");
+        json_array_foreach(jobs, i, job)
+        {
+            api__page_take(&page, json_string_value(json_object_get(job, "id")));
+            if (api__list_item(&out, job) < 0)
+                break;
+        }
+        page.more = more;
+        api__list_end(&out, page.on ? api__page_meta(&page) : NULL);
+        json_decref(jobs);
     }
+out:
+    api__page_release(&page);
     free(state);
 }
 
