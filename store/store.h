@@ -29,7 +29,10 @@
  * Growth: before each write transaction the map is doubled when more than half
  * of it is used; a transaction that still hits the limit fails with
  * ERR_MAP_FULL, after which the map has been grown and the caller may retry
- * (store_write does this for you).
+ * (store_write does this for you). Growing waits until every read transaction has
+ * ended, so never wait for a lock while holding a read transaction when a writer may
+ * hold that lock while it grows the map (the scheduler's view lock: a reader holding
+ * one and waiting for the lock deadlocks with an apply that grows the map under it).
  *
  * mdb_* calls happen only in store/. LMDB codes become ERR_* here.
  */
