@@ -90,6 +90,9 @@ enum { STORE_READ = 0, STORE_WRITE = 1 };
 int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err);
 /* Begins a nested write transaction under parent (for statements). */
 int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err);
+/* The id of txn's snapshot: the number of write transactions committed before it began
+ * (a write transaction: the one it will commit as). Equal ids mean the same contents. */
+uint64_t store_txn_id(MDB_txn *txn);
 /* Commits and sets *txn to NULL, even on failure. Returns 0, ERR_MAP_FULL (map grown;
  * retry the whole transaction) or ERR_STORE. */
 int store_txn_commit(MDB_txn **txn, struct err *err);

@@ -3,7 +3,8 @@
  * over HTTP on a real musterd: for every paged list, walking the pages at several limits
  * yields the unpaged list exactly, each page within its limit and only the last without
  * metadata.continue; a bad limit or token is a 400 naming the parameter; items created and
- * deleted between pages are seen at most once and nothing is seen twice.
+ * deleted between pages are seen at most once and nothing is seen twice; the scheduler's
+ * read answers, kept between commits, show every change at the next read.
  */
 #include <check.h>
 #include <stdio.h>
@@ -278,6 +279,51 @@ START_TEST(test_api_page_items_changing_between_pages)
 }
 END_TEST
 
+/* The scheduler's read answers are kept until the store commits again (readcache.c): a
+ * repeated read answers the same, and every change shows in the next read. */
+START_TEST(test_api_page_reads_follow_changes)
+{
+    apply_cluster();
+    const char *paths[] = {"/api/v1/jobs?limit=100", "/api/v1/jobs", "/api/v1/topology",
+                           "/api/v1/jobs/b/p06/why", "/api/v1/jobs/b/p06"};
+    json_t *before[5];
+    for (size_t i = 0; i < 5; i++) {
+        before[i] = call("GET", paths[i], NULL, 200);
+        json_t *again = call("GET", paths[i], NULL, 200);
+        ck_assert_msg(json_equal(before[i], again), "%s: a repeated read differs", paths[i]);
+        json_decref(again);
+    }
+    json_decref(call("POST", "/api/v1/manifests",
+                     "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n"
+                     "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\n"
+                     "apiVersion: v1\nkind: Pod\nmetadata: {name: new, namespace: b}\n"
+                     "spec: {containers: [{name: c, image: x}]}\n",
+                     201));
+    json_decref(call("DELETE", "/api/v1/pods/b/p06", NULL, 200));
+    for (size_t i = 0; i < 3; i++) {
+        json_t *now = call("GET", paths[i], NULL, 200);
+        ck_assert_msg(!json_equal(before[i], now), "%s: the change does not show", paths[i]);
+        json_decref(now);
+    }
+    json_t *list = call("GET", "/api/v1/jobs?limit=100", NULL, 200), *it;
+    int found_new = 0, found_old = 0;
+    size_t i;
+    json_array_foreach(json_object_get(list, "items"), i, it)
+    {
+        const char *id = json_string_value(json_object_get(it, "id"));
+        found_new |= !strcmp(id, "b/new");
+        found_old |= !strcmp(id, "b/p06");
+    }
+    ck_assert(found_new && !found_old);
+    json_decref(list);
+    json_decref(call("GET", "/api/v1/jobs/b/p06/why", NULL, 404));
+    json_decref(call("GET", "/api/v1/jobs/b/p06", NULL, 404));
+    json_decref(call("GET", "/api/v1/jobs/b/new/why", NULL, 200));
+    for (size_t k = 0; k < 5; k++)
+        json_decref(before[k]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("api_page");
@@ -287,6 +333,7 @@ int main(void)
     tcase_add_test(tc, test_api_page_pages_cover_every_item_once);
     tcase_add_test(tc, test_api_page_bad_limit_and_continue_are_400);
     tcase_add_test(tc, test_api_page_items_changing_between_pages);
+    tcase_add_test(tc, test_api_page_reads_follow_changes);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -32,6 +32,7 @@ struct api__tls;
 struct api_tokens;
 struct api_limits;
 struct api_authcache;
+struct api_readcache;
 
 /* Why a request was refused: X(enum suffix, metric label, HTTP status). */
 #define API_REFUSED_MAP(X)                                                                         \
@@ -56,6 +57,7 @@ struct api {
     api_authenticate_fn authenticate;
     void *authenticate_ctx;
     struct api_authcache *authcache; /* results of authenticate */
+    struct api_readcache *readcache; /* answers of the scheduler's read routes */
     int auth_on;                     /* any credential source is configured */
     int auth_reads;
     struct api_rate rate[API_ROLE_COUNT];
@@ -104,6 +106,7 @@ struct req {
     const char *address;     /* the client's IP address (civetweb's remote_addr) */
     struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
     int identified;          /* who names a checked credential */
+    size_t cache_slot;       /* 1 + the read-cache slot this request makes, 0: none */
 };
 
 typedef void (*api__handler)(struct req *r);
@@ -201,6 +204,22 @@ int api__utf8_valid(const char *s, size_t n);
 void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
+
+/* ---- readcache.c: scheduler answers served again while the store is unchanged ---- */
+struct api_readcache *api__readcache_new(void);
+void api__readcache_free(struct api_readcache *c); /* NULL-safe */
+/* The store's last committed transaction id (0 when it cannot be read: nothing cached).
+ * Read it before making the answer that is to be cached with it. */
+uint64_t api__readcache_txn(struct api *api);
+/* 1 after replying the answer cached for r's path and query made at txn; 0 when there is
+ * none (nothing sent): r then holds its slot (other requests for it wait) until
+ * api__readcache_put_reply or api__readcache_release (api__dispatch calls it after every
+ * handler). */
+int api__readcache_reply(struct req *r, uint64_t txn);
+/* Gives up r's slot, if it holds one, waking the requests waiting for it. */
+void api__readcache_release(struct req *r);
+/* Replies 200 with body (stolen) and caches its text for r's path and query at txn. */
+void api__readcache_put_reply(struct req *r, uint64_t txn, json_t *body);
 
 /* ---- list.c: a list answer written item by item (chunked when big) ---- */
 struct api_list {

@@ -372,6 +372,7 @@ void api__dispatch(struct req *r)
             run_deep(found->fn, r);
         else
             found->fn(r);
+        api__readcache_release(r); /* a handler that replied an error made no answer */
     }
     api__params_free(r);
 }
