@@ -395,6 +395,38 @@ static int json_parse(const char *buf, size_t len, struct model_manifest *out, s
     return 0;
 }
 
+/* One JSON value a line; blank lines are skipped. Each document's position map holds its
+ * line for the whole document (""), so every problem found in it names that line. */
+static int ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+{
+    const char *p = buf, *end = buf + len;
+    for (int line = 1; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const char *next_line = nl ? nl + 1 : end;
+        size_t i = 0;
+        while (i < n && strchr(" \t\r", p[i]))
+            i++;
+        if (i < n) {
+            json_error_t jerr;
+            json_t *v = json_loadb(p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+            if (!v)
+                return err_set(err, ERR_INVALID, "line %d: %s at col %d", line, jerr.text,
+                               jerr.column);
+            if (!json_is_object(v)) {
+                json_decref(v);
+                return err_set(err, ERR_INVALID, "line %d: an NDJSON line must be one object",
+                               line);
+            }
+            json_t *pos = json_object();
+            model__pos_set(pos, "", line, 1);
+            model__manifest_add(out, v, pos);
+        }
+        p = next_line;
+    }
+    return 0;
+}
+
 static int parse(const char *buf, size_t len, enum model_format fmt, int want_pos,
                  struct model_manifest *out, struct err *err)
 {
@@ -408,8 +440,11 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
         i++;
     if (fmt == MODEL_FMT_AUTO)
         fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
-    rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
-                               : model__yaml_parse(buf, len, want_pos, out, err);
+    if (fmt == MODEL_FMT_NDJSON)
+        rc = ndjson_parse(buf, len, out, err);
+    else
+        rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
+                                   : model__yaml_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
     return rc;
