@@ -121,7 +121,7 @@ struct batch {
 static void apply_one_by_one(struct batch *b)
 {
     for (size_t i = 0; i < b->m.n; i++) {
-        struct model_manifest one = {&b->m.docs[i], 1};
+        struct model_manifest one = {.docs = &b->m.docs[i], .n = 1};
         struct err err = ERR_INIT;
         json_t *res = NULL;
         if (sched_apply(b->k->sched, &one, clock_now_ms(), &res, &err) < 0) {

@@ -102,6 +102,8 @@ struct model_doc {
 struct model_manifest {
     struct model_doc *docs;
     size_t n;
+    int validated; /* set by model_validate_all when it found no problem: sched_apply does
+                      not validate the documents again */
 };
 
 /* Parses a YAML stream (documents separated by ---) or JSON (one object, an array of

@@ -161,10 +161,25 @@ static int stage_decode(json_t *obj, struct staged *st, struct err *err)
     }
 }
 
+/* A copy of a document that apply may change (new). What apply writes is all direct members
+ * of the object, its metadata and its spec (fill_server_fields, sched__admit): those three
+ * are copied and every other subtree is shared, which a deep copy of every document cost. */
+static json_t *writable_copy(json_t *doc)
+{
+    static const char *const parts[] = {"metadata", "spec"};
+    json_t *obj = json_copy(doc);
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        json_t *v = json_object_get(obj, parts[i]);
+        if (json_is_object(v))
+            json_object_set_new(obj, parts[i], json_copy(v));
+    }
+    return obj;
+}
+
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
-    json_t *obj = json_deep_copy(doc->obj), *old = NULL;
+    json_t *obj = writable_copy(doc->obj), *old = NULL;
     char *key = NULL;
     const char *action = "created";
     struct staged st = {0};
@@ -312,7 +327,7 @@ int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
         .s = s, .m = m, .now_ms = now_ms, .by = sched__caller_json(by), .results = json_array()};
     json_t *errors = json_array();
     int rc = 0;
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = 0; !m->validated && i < m->n; i++) { /* the API validated them already */
         if (model_validate(&m->docs[i], errors) > 0) {
             const char *msg =
                 json_string_value(json_object_get(json_array_get(errors, 0), "message"));
