@@ -117,9 +117,10 @@ static int parse_sequence(struct yp *yp, const char *path, int depth, json_t **o
             goto out;
         if (yp->ev.type == YAML_SEQUENCE_END_EVENT)
             break;
-        char *p = xasprintf("%s[%zu]", path, i);
+        /* paths are only for positions: none built when they are not recorded */
+        char *p = yp->want_pos ? xasprintf("%s[%zu]", path, i) : NULL;
         json_t *item = NULL;
-        rc = parse_node(yp, p, depth + 1, &item);
+        rc = parse_node(yp, p ? p : "", depth + 1, &item);
         free(p);
         if (rc < 0)
             goto out;
@@ -154,7 +155,7 @@ static int apply_merge(struct yp *yp, json_t *obj, json_t *merge, yaml_mark_t ma
 
 static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **out)
 {
-    json_t *obj = json_object(), *merges = json_array();
+    json_t *obj = json_object(), *merges = NULL; /* made at the first merge key */
     char *key = NULL, *p = NULL;
     int rc = 0;
     for (;;) {
@@ -178,11 +179,13 @@ static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **ou
         if ((rc = next(yp)) < 0)
             goto out;
         free(p);
-        p = child_path(path, key);
+        p = yp->want_pos ? child_path(path, key) : NULL;
         json_t *val = NULL;
-        if ((rc = parse_node(yp, p, depth + 1, &val)) < 0)
+        if ((rc = parse_node(yp, p ? p : "", depth + 1, &val)) < 0)
             goto out;
         if (merge) {
+            if (!merges)
+                merges = json_array();
             json_array_append_new(merges, val);
             json_array_append_new(merges, json_pack("[ii]", (int)kmark.line, (int)kmark.column));
         } else {
