@@ -422,8 +422,13 @@ static int ndjson_parse(const char *buf, size_t len, struct model_manifest *out,
                                line);
             }
             json_t *pos = json_object();
-            model__pos_set(pos, "", line, 1);
+            size_t first = out->n;
             model__manifest_add(out, v, pos);
+            for (size_t d = first; d < out->n; d++) { /* the items of a List on the line */
+                if (!out->docs[d].pos)
+                    out->docs[d].pos = json_object();
+                model__pos_set(out->docs[d].pos, "", line, 1);
+            }
         }
         p = next_line;
     }

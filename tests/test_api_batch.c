@@ -99,6 +99,20 @@ START_TEST(test_api_batch_ndjson_invalid_object_names_its_line_and_writes_nothin
 }
 END_TEST
 
+/* A kind: List on a line is its items, each named by that line. */
+START_TEST(test_api_batch_ndjson_list_line_names_its_line)
+{
+    const char *body = NODE("l-1") "\n{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[" NODE(
+        "l-2") "," NODE("L-Bad") "]}\n";
+    json_t *j = call("POST", "/api/v1/manifests", body, ndjson, 400);
+    json_t *e = first_error(j);
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "document")), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "line")), 2);
+    json_decref(j);
+    json_decref(call("GET", "/api/v1/nodes/l-1", NULL, NULL, 404));
+}
+END_TEST
+
 START_TEST(test_api_batch_ndjson_syntax_errors_name_the_line)
 {
     struct {
@@ -170,6 +184,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_batch_ndjson_applies_every_line);
     tcase_add_test(tc, test_api_batch_json_array_applies_every_item);
     tcase_add_test(tc, test_api_batch_ndjson_invalid_object_names_its_line_and_writes_nothing);
+    tcase_add_test(tc, test_api_batch_ndjson_list_line_names_its_line);
     tcase_add_test(tc, test_api_batch_ndjson_syntax_errors_name_the_line);
     tcase_add_test(tc, test_api_batch_json_array_invalid_item_names_it_and_writes_nothing);
     tcase_add_test(tc, test_api_batch_expect_100_continue_is_answered);
