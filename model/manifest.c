@@ -387,54 +387,6 @@ void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
     json_decref(pos);
 }
 
-static int json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
-{
-    json_error_t jerr;
-    json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!v)
-        return err_set(err, ERR_INVALID, "document 1: %s at line %d col %d", jerr.text, jerr.line,
-                       jerr.column);
-    model__manifest_add(out, v, NULL);
-    return 0;
-}
-
-/* One JSON value a line; blank lines are skipped. Each document's position map holds its
- * line for the whole document (""), so every problem found in it names that line. */
-static int ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
-{
-    const char *p = buf, *end = buf + len;
-    for (int line = 1; p < end; line++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        const char *next_line = nl ? nl + 1 : end;
-        size_t i = 0;
-        while (i < n && strchr(" \t\r", p[i]))
-            i++;
-        if (i < n) {
-            json_error_t jerr;
-            json_t *v = json_loadb(p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-            if (!v)
-                return err_set(err, ERR_INVALID, "line %d: %s at col %d", line, jerr.text,
-                               jerr.column);
-            if (!json_is_object(v)) {
-                json_decref(v);
-                return err_set(err, ERR_INVALID, "line %d: an NDJSON line must be one object",
-                               line);
-            }
-            json_t *pos = json_object();
-            size_t first = out->n;
-            model__manifest_add(out, v, pos);
-            for (size_t d = first; d < out->n; d++) { /* the items of a List on the line */
-                if (!out->docs[d].pos)
-                    out->docs[d].pos = json_object();
-                model__pos_set(out->docs[d].pos, "", line, 1);
-            }
-        }
-        p = next_line;
-    }
-    return 0;
-}
-
 static int parse(const char *buf, size_t len, enum model_format fmt, int want_pos,
                  struct model_manifest *out, struct err *err)
 {
@@ -450,9 +402,9 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
     if (fmt == MODEL_FMT_AUTO)
         fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
     if (fmt == MODEL_FMT_NDJSON)
-        rc = ndjson_parse(buf, len, out, err);
+        rc = model__ndjson_parse(buf, len, out, err);
     else
-        rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
+        rc = fmt == MODEL_FMT_JSON ? model__json_parse(buf, len, out, err)
                                    : model__yaml_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
