@@ -135,6 +135,8 @@ int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj
  * list page that continues where the last one ended seeks there instead of scanning. */
 int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err);
+/* Iterates the keys of a kind's objects in key order, without reading the objects. */
+int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err);
 /* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod
  * keys (no spec.nodeName, no deletionTimestamp, phase Pending). Key order. */
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err);
