@@ -223,22 +223,22 @@ void api__readcache_release(struct req *r);
 /* Replies 200 with body (stolen) and caches its text for r's path and query at txn. */
 void api__readcache_put_reply(struct req *r, uint64_t txn, json_t *body);
 
-/* ---- list.c: a list answer written item by item (chunked when big) ---- */
+/* ---- list.c: a list answer encoded item by item, sent chunked when big ---- */
 struct api_list {
     struct req *r;
     char *buf;
     size_t len, cap;
-    size_t n;    /* items written */
-    int started; /* the head and a chunk went out */
-    int gone;    /* the client went away */
+    size_t n; /* items written */
 };
-/* Calling sequence: begin, any number of items, then end or fail (exactly one). */
+/* Calling sequence: begin, any number of items (inside a read transaction if need be:
+ * nothing is sent before end), then end (after the transaction) or fail. */
 void api__list_begin(struct api_list *l, struct req *r, const char *api_version, const char *kind);
-/* Writes item (borrowed). 0, or -1 when the client went away (stop; still call end). */
+/* Encodes item (borrowed) into the list. Returns 0. */
 int api__list_item(struct api_list *l, json_t *item);
-/* Closes the list, with "metadata" (stolen, may be NULL), and finishes the reply. */
+/* Closes the list, with "metadata" (stolen, may be NULL), and sends it: with a
+ * Content-Length up to 64 KiB, chunked above. */
 void api__list_end(struct api_list *l, json_t *metadata);
-/* Replies err when nothing was sent yet, else closes the connection mid-list. */
+/* Replies err instead of the list. */
 void api__list_fail(struct api_list *l, const struct err *err);
 
 /* ---- page.c: ?limit= and ?continue= on lists (Kubernetes pagination) ---- */

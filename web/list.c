@@ -1,9 +1,10 @@
 /*
  * list.c - writing a list answer {"apiVersion", "kind", "items": [...], "metadata"?} item by
- * item: each item is encoded once into a buffer that goes out as a chunk whenever it holds
- * LIST_CHUNK bytes, so a big list is never built as one document. Until the first chunk
- * leaves, a failure is still an ordinary error reply; after it, the connection is closed
- * without the final chunk, so the client sees a truncated transfer, never a short list.
+ * item: each item is encoded once, as it is read, into one text buffer (never a JSON tree
+ * of the whole list), which goes out after the store's read transaction has ended, in
+ * chunks of LIST_CHUNK bytes when it is bigger. Not sent while the transaction is open: a
+ * client reading slowly would keep it open, and growing the map waits for every read
+ * transaction to end, under the scheduler's lock (store.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,17 @@ static void put(struct api_list *l, const char *s, size_t n)
     l->len += n;
 }
 
-static void flush(struct api_list *l)
+/* Sends the buffer as a chunked body, LIST_CHUNK bytes at a time. */
+static void send_chunked(struct api_list *l)
 {
-    if (l->gone || !l->len)
-        return;
-    if (!l->started) {
-        api__stream_start(l->r, 200, "application/json");
-        l->started = 1;
+    api__stream_start(l->r, 200, "application/json");
+    for (size_t at = 0; at < l->len;) {
+        size_t n = l->len - at < LIST_CHUNK ? l->len - at : LIST_CHUNK;
+        if (api__stream_chunk(l->r, l->buf + at, n) < 0)
+            return; /* the client went away */
+        at += n;
     }
-    if (api__stream_chunk(l->r, l->buf, l->len) < 0)
-        l->gone = 1;
-    l->len = 0;
+    api__stream_end(l->r);
 }
 
 void api__list_begin(struct api_list *l, struct req *r, const char *api_version, const char *kind)
@@ -52,9 +53,7 @@ int api__list_item(struct api_list *l, json_t *item)
         put(l, ",", 1);
     put(l, text, strlen(text));
     free(text);
-    if (l->len >= LIST_CHUNK)
-        flush(l);
-    return l->gone ? -1 : 0;
+    return 0;
 }
 
 void api__list_end(struct api_list *l, json_t *metadata)
@@ -68,24 +67,17 @@ void api__list_end(struct api_list *l, json_t *metadata)
         json_decref(metadata);
     }
     put(l, "}\n", 2);
-    if (!l->started) {
-        /* small enough for one piece: an ordinary reply with a Content-Length */
+    if (l->len <= LIST_CHUNK) /* one piece: an ordinary reply with a Content-Length */
         api__reply_raw(l->r, 200, "application/json", l->buf, l->len, NULL);
-    } else {
-        flush(l);
-        if (!l->gone)
-            api__stream_end(l->r);
-    }
+    else
+        send_chunked(l);
     free(l->buf);
     *l = (struct api_list){0};
 }
 
 void api__list_fail(struct api_list *l, const struct err *err)
 {
-    if (!l->started)
-        api__reply_error(l->r, err);
-    else
-        api__force_close(l->r->conn);
+    api__reply_error(l->r, err);
     free(l->buf);
     *l = (struct api_list){0};
 }

@@ -39,7 +39,8 @@ static int collect(void *ctx, const char *key, json_t *obj)
         return 0;
     if (!api__page_take(&l->page, key))
         return 1; /* the page is full and another item exists: stop */
-    return api__list_item(&l->out, obj) < 0 ? 1 : 0;
+    api__list_item(&l->out, obj);
+    return 0;
 }
 
 void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
@@ -55,8 +56,7 @@ void api__object_list(struct req *r, enum model_kind kind, const char *prefix, a
     char *list_kind = xasprintf("%sList", model_kind_name(kind));
     api__list_begin(&l.out, r, model_kind_api_version(kind), list_kind);
     free(list_kind);
-    /* the items go out as they are read: a client reading slowly keeps this read
-     * transaction (and the pages it sees) open that long; ?limit= bounds it */
+    /* encoded as read, sent after the transaction ends (list.c) */
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
     if (rc == 0)
         rc = store_each_after(txn, kind, prefix, l.page.after, collect, &l, &err);
