@@ -26,6 +26,9 @@
 #include "internal.h"
 
 #define SLOTS 256
+#define MAX_BYTES                                                                                  \
+    ((size_t)64 << 20) /* all texts together: a viewer varying the query                           \
+                          must not make musterd keep 256 topology trees */
 
 struct text {
     atomic_int refs;
@@ -43,6 +46,7 @@ struct slot {
 struct api_readcache {
     pthread_mutex_t mu;
     pthread_cond_t done; /* a claim ended */
+    size_t bytes;        /* the texts' lengths, summed */
     struct slot slot[SLOTS];
 };
 
@@ -156,7 +160,9 @@ void api__readcache_put_reply(struct req *r, uint64_t txn, json_t *body)
     int claimed = s->claimed;
     old = *s;
     /* an answer made from an older state never replaces a newer one */
-    if (txn && (!s->t || s->txn <= txn)) {
+    size_t freed = s->t ? s->t->len : 0;
+    if (txn && (!s->t || s->txn <= txn) && c->bytes - freed + t->len <= MAX_BYTES) {
+        c->bytes = c->bytes - freed + t->len;
         *s = (struct slot){key, txn, t, claimed};
         key = NULL;
     } else {
