@@ -495,9 +495,10 @@ void sched__wait_clear(struct sched_view *v, int ji);
  * when a pod of it has affinity or spread rules; podGroup when it is in a GangGroup;
  * podDisruptionBudget when preempted says its attempt tried preemption. */
 unsigned sched__wait_kinds(const struct sched_view *v, int ji, int preempted);
-/* {"since": cycle clock, "retriedOn": [kind names], "nextRetry": ms, "backoffSeconds"} of a
- * parked job (new); NULL when the job is not parked or already due at now_ms. */
-json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j, int64_t now_ms);
+/* {"retriedOn": [kind names..., "job"], "nextRetry": RFC 3339, "backoffSeconds"} of a
+ * parked job that no event woke yet (new; a nextRetry in the past means the next cycle);
+ * NULL otherwise. */
+json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j);
 
 /* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
 int sched__job_min(const struct sv_job *j);

@@ -83,9 +83,9 @@ unsigned sched__wait_kinds(const struct sched_view *v, int ji, int preempted)
     return on;
 }
 
-json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j, int64_t now_ms)
+json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j)
 {
-    if (sched__wait_due(v, j, now_ms))
+    if (!j->wait.parked || woken(v, &j->wait))
         return NULL;
     json_t *on = json_array();
     for (int e = 0; e < SV_EV_COUNT; e++)
