@@ -88,6 +88,8 @@ static int idle(struct sched_cyc *c, int64_t t0, json_t **summary)
 {
     struct sched *s = c->s;
     s->met.idle_cycles++;
+    if (c->v->nqueues > 1) /* GET /queues shows shares as of now (a pod may have gone) */
+        sched__queue_shares(c->v, sched__cyc_cluster(c), s->cycle);
     if (summary)
         *summary = json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f}", "cycle", (json_int_t)s->cycle,
                              "placed", 0, "jobsPlaced", 0, "discarded", 0, "unschedulable", 0,
