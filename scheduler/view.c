@@ -85,6 +85,7 @@ void sched__view_free(struct sched_view *v)
 {
     if (!v)
         return;
+    free(v->freed);
     for (size_t i = 0; i < v->nres; i++)
         free(v->res[i]);
     free(v->res);
@@ -206,7 +207,6 @@ static void node_set_alloc(struct sched_view *v, struct sv_node *n)
 
 void sched__view_put_node(struct sched_view *v, struct model_node *m)
 {
-    sched__wait_event(v, SV_EV_CAPACITY); /* new room, or labels, taints, cordon changed */
     int ni = sched__view_node(v, m->name);
     struct sv_node *n;
     if (ni >= 0) {
@@ -232,6 +232,7 @@ void sched__view_put_node(struct sched_view *v, struct model_node *m)
     node_set_alloc(v, &v->nodes[ni]);
     if (v->orphans)
         sched__view_adopt(v, ni);
+    sched__wait_freed(v, ni); /* new room, or labels, taints, cordon changed */
     v->order_dirty = 1;
     v->nl_dirty = 1;
     v->tp_dirty = 1;

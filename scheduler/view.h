@@ -124,6 +124,8 @@ enum sv_event {
 
 struct sv_wait {
     int parked;
+    int narrow;         /* capacity: only room on nodes its pending pods' shapes pass the
+                           static filters of wakes it (a job without pod rules) */
     unsigned on;        /* 1u << SV_EV_* the job waits on */
     uint64_t since;     /* the view's event clock when it was parked */
     int64_t retry_ms;   /* retried at this time without an event */
@@ -187,6 +189,8 @@ struct sv_shape {
     int nf_code;
     json_t *nf_ahead;
     uint64_t nf_epoch, nf_cycle;
+    uint64_t freed_at; /* the event clock when room was last freed on a node that passes the
+                          shape's static filters (sched__wait_sync) */
 };
 
 /* ---- pod label and term index (view_labels.c) ----
@@ -351,6 +355,12 @@ struct sched_view {
     size_t nbinds, capbinds;
     uint64_t log_epoch;
     uint64_t epoch;
+    struct sv_freed {
+        uint64_t at; /* event clock */
+        int node;
+    } * freed; /* room freed on a node since the last sched__wait_sync */
+    size_t nfreed, capfreed;
+    uint64_t freed_any;           /* ev_clock of the last of them */
     uint64_t ev_clock;            /* grows with every event (view_wait.c) */
     uint64_t ev_gen[SV_EV_COUNT]; /* ev_clock when each kind last happened */
 };
@@ -482,6 +492,15 @@ const char *sched__job_queue_name(const struct sched_view *v, const struct sv_jo
 /* ---- waiting jobs (view_wait.c) ---- */
 /* An event of kind e happened: every job parked on e is due at the next cycle. */
 void sched__wait_event(struct sched_view *v, enum sv_event e);
+/* Room was freed or added on node ni (a pod gone, a nomination dropped, the node put): the
+ * jobs parked on capacity whose pending pods' shapes pass ni's static filters are due (every
+ * capacity waiter when ni < 0: a node that is unknown or gone). Logged; the cycle maps the
+ * log onto shapes (sched__wait_sync) before it looks for due jobs. */
+void sched__wait_freed(struct sched_view *v, int ni);
+/* Marks each shape that passes the static filters of a node in the log (fit, place.h) with
+ * the clock of that entry, and empties the log. */
+typedef int (*sv_static_fit)(const struct sv_node *n, const struct sv_shape *sh);
+void sched__wait_sync(struct sched_view *v, sv_static_fit fit);
 /* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays). */
 void sched__wait_wake(struct sched_view *v, int ji);
 /* 1 when job j is to be attempted at now_ms: not parked, woken, or its retry time came. */

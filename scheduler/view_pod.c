@@ -151,9 +151,13 @@ static void put_events(struct sched_view *v, const struct sv_pod *old, const str
     int counted = m->node_name && !model_pod_terminal(m);
     int same = old && str_eq(old->m.node_name, m->node_name) && requests_eq(&old->m, m) &&
                labels_eq(&old->m, m) && model_pod_terminal(&old->m) == model_pod_terminal(m);
-    if (old && ((old->counted && !same) ||
-                (old->nominated >= 0 && !str_eq(old->m.nominated_node, m->nominated_node))))
-        sched__wait_event(v, SV_EV_CAPACITY);
+    if (old && old->counted && !same) {
+        sched__wait_freed(v, old->node);
+        if (v->nqueues > 1) /* its queue's usage moved */
+            sched__wait_event(v, SV_EV_QUEUE);
+    }
+    if (old && old->nominated >= 0 && !str_eq(old->m.nominated_node, m->nominated_node))
+        sched__wait_freed(v, old->nominated);
     if (counted && !(old && old->counted && same))
         sched__wait_event(v, SV_EV_PLACED);
 }
@@ -238,9 +242,12 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
     if (pi < 0)
         return;
     const struct sv_pod *p = &v->pods[pi];
-    if (p->counted || p->nominated >= 0)
-        sched__wait_event(v, SV_EV_CAPACITY);
-    else if (v->nqueues > 1 && sched__pod_pending(p)) /* its queue asks for less */
+    if (p->counted)
+        sched__wait_freed(v, p->node);
+    if (p->nominated >= 0)
+        sched__wait_freed(v, p->nominated);
+    if (v->nqueues > 1 && (p->counted || sched__pod_pending(p))) /* its queue's usage or
+                                                                     request moved */
         sched__wait_event(v, SV_EV_QUEUE);
     sched__wait_wake(v, p->job); /* a gang lost a member */
     pod_remove(v, pi);

@@ -5,7 +5,8 @@
  * An attempt that leaves a job unplaced parks it (cycle_attempt.c). A parked job is left
  * out of the cycle's pending jobs (cycle.c) until an event of a kind it waits on happens
  * (SV_EVENT_MAP in view.h: the view's put/del functions and the cycle's commits raise
- * them), its own PodGroup or pods change, or its backoff runs out. The backoff is the
+ * them; room freed on a node wakes only the jobs whose pending pods' shapes pass that node's
+ * static filters), its own PodGroup or pods change, or its backoff runs out. The backoff is the
  * backstop for what no event announces (time itself: a gang's timeout window, which also
  * sets the retry time): 1 s after the first failure, doubling up to 60 s, reset when the
  * job is placed. kube-scheduler backs a pod off even after a hint says it may fit; here an
@@ -13,6 +14,7 @@
  */
 #include <stdio.h>
 
+#include "alloc.h"
 #include "clock.h"
 #include "view.h"
 
@@ -33,18 +35,64 @@ void sched__wait_wake(struct sched_view *v, int ji)
         v->jobs[ji].wait.parked = 0;
 }
 
-static int woken(const struct sched_view *v, const struct sv_wait *w)
+/* The log is bounded: past this many entries a freed node wakes every capacity waiter. */
+#define FREED_MAX 4096
+
+void sched__wait_freed(struct sched_view *v, int ni)
 {
+    if (ni < 0 || v->nfreed >= FREED_MAX) {
+        sched__wait_event(v, SV_EV_CAPACITY);
+        return;
+    }
+    XGROW(v->freed, v->nfreed + 1, v->capfreed);
+    v->freed[v->nfreed++] = (struct sv_freed){++v->ev_clock, ni};
+    v->freed_any = v->ev_clock;
+}
+
+void sched__wait_sync(struct sched_view *v, sv_static_fit fit)
+{
+    for (size_t i = 0; i < v->nfreed; i++) {
+        const struct sv_node *n = &v->nodes[v->freed[i].node];
+        if (!n->alive)
+            continue; /* deleted since: sched__view_del_node woke every capacity waiter */
+        for (size_t s = 0; s < v->nshapes; s++)
+            if (v->shapes[s].freed_at < v->freed[i].at && fit(n, &v->shapes[s]))
+                v->shapes[s].freed_at = v->freed[i].at;
+    }
+    v->nfreed = 0;
+}
+
+/* Room freed since the job was parked where one of its pending pods could use it: on a node
+ * its shape passes the static filters of (narrow), or anywhere (a job with pod rules: a pod
+ * gone from a node it cannot use may still free its anti-affinity or spread). */
+static int freed_for(const struct sched_view *v, const struct sv_job *j)
+{
+    const struct sv_wait *w = &j->wait;
+    if (!(w->on & (1u << SV_EV_CAPACITY)) || v->freed_any <= w->since)
+        return 0;
+    if (!w->narrow)
+        return 1;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (sched__pod_pending(p) && v->shapes[p->shape].freed_at > w->since)
+            return 1;
+    }
+    return 0;
+}
+
+static int woken(const struct sched_view *v, const struct sv_job *j)
+{
+    const struct sv_wait *w = &j->wait;
     for (int e = 0; e < SV_EV_COUNT; e++)
         if ((w->on & (1u << e)) && v->ev_gen[e] > w->since)
             return 1;
-    return 0;
+    return freed_for(v, j);
 }
 
 int sched__wait_due(const struct sched_view *v, const struct sv_job *j, int64_t now_ms)
 {
     const struct sv_wait *w = &j->wait;
-    return !w->parked || now_ms >= w->retry_ms || woken(v, w);
+    return !w->parked || now_ms >= w->retry_ms || woken(v, j);
 }
 
 void sched__wait_park(struct sched_view *v, int ji, unsigned on, int64_t now_ms)
@@ -56,6 +104,7 @@ void sched__wait_park(struct sched_view *v, int ji, unsigned on, int64_t now_ms)
         w->backoff_ms = SV_WAIT_BACKOFF_MAX_MS;
     w->parked = 1;
     w->on = on;
+    w->narrow = !(on & (1u << SV_EV_PLACED)); /* no pod rules */
     w->since = v->ev_clock;
     w->retry_ms = now_ms + w->backoff_ms;
     /* a gang timeout window runs out on its own: the attempt that finds it must happen */
@@ -85,7 +134,7 @@ unsigned sched__wait_kinds(const struct sched_view *v, int ji, int preempted)
 
 json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j)
 {
-    if (!j->wait.parked || woken(v, &j->wait))
+    if (!j->wait.parked || woken(v, j))
         return NULL;
     json_t *on = json_array();
     for (int e = 0; e < SV_EV_COUNT; e++)

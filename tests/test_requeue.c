@@ -175,6 +175,31 @@ START_TEST(test_requeue_node_uncordoned)
 }
 END_TEST
 
+/* Narrow: room freed on a node the job's static filters refuse does not wake it. */
+START_TEST(test_requeue_capacity_narrow)
+{
+    struct sched_util u;
+    open_u(&u, 0);
+    apply(&u, NODE("n1", "4", ",\"labels\":{\"pool\":\"a\"}"));
+    apply(&u, NODE("n2", "4", ",\"labels\":{\"pool\":\"b\"}"));
+    apply(&u, HOG("n1", "4", "1000", "Running"));
+    apply(&u, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"hog-b\","
+              "\"namespace\":\"default\"},\"spec\":{\"priority\":1000,\"nodeName\":\"n2\","
+              "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
+              "\"cpu\":\"4\"}}}]},\"status\":{\"phase\":\"Running\"}}");
+    apply(&u, POD("w", "4", "", ",\"nodeSelector\":{\"pool\":\"a\"}"));
+    park(&u);
+    delete (&u, MODEL_POD, "default/hog-b"); /* room on n2, which w's selector refuses */
+    ck_assert_int_eq(cycle_attempted(&u), 0);
+    apply(&u, NODE("n2", "8", ",\"labels\":{\"pool\":\"b\"}")); /* n2 grows: still refused */
+    ck_assert_int_eq(cycle_attempted(&u), 0);
+    delete (&u, MODEL_POD, "default/hog");
+    ck_assert_int_eq(cycle_attempted(&u), 1);
+    assert_on(&u, "default/w", "n1");
+    sched_util_close(&u);
+}
+END_TEST
+
 /* Its own spec: a pod of the job re-applied asking for less, a gang's missing member. */
 START_TEST(test_requeue_own_spec)
 {
@@ -416,6 +441,7 @@ static Suite *requeue_suite(void)
     tcase_add_test(tc, test_requeue_pod_deleted);
     tcase_add_test(tc, test_requeue_pod_finished);
     tcase_add_test(tc, test_requeue_node_uncordoned);
+    tcase_add_test(tc, test_requeue_capacity_narrow);
     tcase_add_test(tc, test_requeue_own_spec);
     tcase_add_test(tc, test_requeue_podgroup_changed);
     tcase_add_test(tc, test_requeue_queue_changed);
