@@ -47,13 +47,13 @@ static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
     return alive == 0 || (terminal > 0 && alive < need);
 }
 
-/* The jobs a cycle attempts (unordered: queue_order.c orders them), parked jobs that are
- * not due at now_ms left out and counted in *waiting. New. */
 static int passes_static(const struct sv_node *n, const struct sv_shape *sh)
 {
     return sched__fit_static(n, sh) == SCHED_FIT_OK;
 }
 
+/* The jobs a cycle attempts (unordered: queue_order.c orders them), parked jobs that are
+ * not due at now_ms left out and counted in *waiting. New. */
 static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *waiting)
 {
     sched__wait_sync(v, passes_static); /* room freed since the last cycle, onto shapes */
