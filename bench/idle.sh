@@ -1,12 +1,14 @@
 #!/bin/sh
-# bench/idle.sh [BUILD] [SECONDS]: what an idle musterd writes. Starts musterd from
+# bench/idle.sh [BUILD] [SECONDS] [WAITING]: what an idle musterd writes. Starts musterd from
 # BUILD/bin (default build) with sync: full and cycle_interval: 1 on a fresh data directory,
-# applies two 4-cpu nodes, a pod running on one and a pod that fits no node (it waits), lets
+# applies two 4-cpu nodes, a pod running on one and (unless WAITING is 0) a pod that fits no
+# node (it waits), lets
 # it settle for 5 s, then counts over SECONDS (default 60) the audit records appended (the
 # newest audit sequence number before and after) and the fsync/fdatasync calls (strace -f -c).
 set -eu
 B=${1:-build}
 T=${2:-60}
+W=${3:-1}
 d=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$d"; }
@@ -24,6 +26,8 @@ cat >"$d/cluster.yaml" <<'YAML'
 {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}, "status": {"allocatable": {"cpu": "4", "pods": "10"}}}
 ---
 {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "runs", "namespace": "default"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "2"}}}]}}
+YAML
+[ "$W" = 0 ] || cat >>"$d/cluster.yaml" <<'YAML'
 ---
 {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waits", "namespace": "default"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "8"}}}]}}
 YAML
