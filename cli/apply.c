@@ -141,12 +141,6 @@ int cli__cmd_cycle(struct cli *cli)
         return CLI_EXIT_OK;
     }
     json_int_t cycle = json_integer_value(json_object_get(sum, "cycle"));
-    if (json_is_true(json_object_get(sum, "idle"))) { /* nothing written, no new number */
-        printf("nothing to do: %lld jobs wait for a change (last cycle %lld)\n",
-               (long long)json_integer_value(json_object_get(sum, "waiting")), (long long)cycle);
-        json_decref(sum);
-        return CLI_EXIT_OK;
-    }
     printf("cycle %lld: placed %lld pods (%lld jobs), %lld discarded, %lld unschedulable",
            (long long)cycle, (long long)json_integer_value(json_object_get(sum, "placed")),
            (long long)json_integer_value(json_object_get(sum, "jobsPlaced")),

@@ -87,7 +87,8 @@ static void cycle_reset(struct sched_cyc *c)
     c->ntouched = 0;
 }
 
-/* A cycle with nothing to do: no job due, the housekeeping changed nothing. Its transaction
+/* A cycle with nothing to do: no job due, the housekeeping changed nothing, nobody asked
+ * for it (the timer, the wake-up after an apply). Its transaction
  * is dropped (no audit record, no commit, no fsync) and the cycle number does not advance:
  * the summary names the last cycle that wrote. */
 static int idle(struct sched_cyc *c, int64_t t0, json_t **summary)
@@ -119,7 +120,9 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
     if ((rc = sched__housekeeping(&c, err)) < 0)
         goto out;
     pending = pending_jobs(c.v, now_ms, &n, &c.waiting);
-    if (n == 0 && c.changes == 0) { /* nothing to do: nothing written, no cycle number */
+    /* Nothing to do: nothing written, no cycle number. A cycle someone asked for (by) is
+     * written all the same: every requested cycle is audited with its caller. */
+    if (n == 0 && c.changes == 0 && !by) {
         rc = idle(&c, t0, summary);
         goto out;
     }

@@ -422,9 +422,18 @@ START_TEST(test_requeue_idle_cycle)
                      "capacity");
     ck_assert_str_eq(json_string_value(json_object_get(w, "nextRetry")), "1970-01-01T00:00:03Z");
     json_decref(why);
+    /* a cycle someone asked for is written and audited all the same */
+    struct sched_caller by = {.name = "alice"};
+    struct err err = ERR_INIT;
+    ck_assert_msg(sched_cycle_by(u.s, 2150, &by, &sum, &err) == 0, "%s", err.msg);
+    ck_assert(json_is_false(json_object_get(sum, "idle")));
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "cycle")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "attempted")), 0);
+    json_decref(sum);
+    ck_assert_int_eq(sched_util_audit_count(&u, "cycle", NULL), 2);
     apply(&u, POD("small", "1", "", ""));
     sum = sched_util_cycle(&u, 2200);
-    ck_assert_int_eq(json_integer_value(json_object_get(sum, "cycle")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(sum, "cycle")), 3);
     ck_assert_int_eq(json_integer_value(json_object_get(sum, "attempted")), 1);
     json_decref(sum);
     assert_on(&u, "default/small", "n1");
