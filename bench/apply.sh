@@ -1,18 +1,42 @@
 #!/usr/bin/env bash
 # Applies 5,000 nodes and 150,000 pods to a fresh musterd through POST /api/v1/manifests
-# (YAML, in manifests of 5,000 documents) with the cycle timer off, and reports the time and
-# the store's size. Usage: bench/apply.sh [BUILD_DIR] [NODES] [PODS]
+# (in manifests of 5,000 documents: YAML, a JSON array or NDJSON) with the cycle timer off
+# (a cycle still runs soon after each apply), and reports the time and the store's size.
+# Usage: bench/apply.sh [--format yaml|json|ndjson] [--sync full|meta|none] [--perf FILE]
+#                       [--no-expect] [BUILD_DIR] [NODES] [PODS]
+#   --perf FILE  records musterd with `perf record --call-graph dwarf` into FILE
+#   --no-expect  curl sends no "Expect: 100-continue" (a musterd that does not answer it
+#                made curl wait 1 s before each body over 1 MiB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+format=yaml
+sync=full
+perf=
+expect=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --format) format=$2; shift 2 ;;
+    --perf) perf=$2; shift 2 ;;
+    --sync) sync=$2; shift 2 ;;
+    --no-expect) expect=(-H 'Expect:'); shift ;;
+    *) break ;;
+  esac
+done
+case $format in
+  yaml) ctype=application/yaml ;;
+  json) ctype=application/json ;;
+  ndjson) ctype=application/x-ndjson ;;
+  *) echo "unknown format '$format': use yaml, json or ndjson" >&2; exit 2 ;;
+esac
 build=${1:-build}
 nodes=${2:-5000}
 pods=${3:-150000}
 tmp=$(mktemp -d /tmp/muster-bench-apply-XXXXXX)
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-python3 - "$tmp" "$nodes" "$pods" <<'PY'
-import sys
-tmp, nodes, pods = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+python3 - "$tmp" "$nodes" "$pods" "$format" <<'PY'
+import json, sys
+tmp, nodes, pods, fmt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 per = 5000
 def node(i):
     return (f"apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:05d}\n  labels:\n"
@@ -22,26 +46,46 @@ def pod(i):
     return (f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-{i:06d}\n  namespace: bench\n"
             f"  labels: {{app: bench}}\nspec:\n  containers:\n  - name: main\n    image: bench\n"
             f"    resources:\n      requests: {{cpu: 100m, memory: 500Mi}}\n")
-docs = [node(i) for i in range(nodes)] + [pod(i) for i in range(pods)]
+def node_obj(i):
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"node-{i:05d}",
+                         "labels": {"network.topology.nvidia.com/block": f"block-{i // 32}"}},
+            "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"}}}
+def pod_obj(i):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"pod-{i:06d}", "namespace": "bench", "labels": {"app": "bench"}},
+            "spec": {"containers": [{"name": "main", "image": "bench", "resources": {
+                "requests": {"cpu": "100m", "memory": "500Mi"}}}]}}
+if fmt == "yaml":
+    docs = [node(i) for i in range(nodes)] + [pod(i) for i in range(pods)]
+else:
+    docs = [node_obj(i) for i in range(nodes)] + [pod_obj(i) for i in range(pods)]
 for k in range(0, len(docs), per):
-    with open(f"{tmp}/m{k // per:04d}.yaml", "w") as f:
-        f.write("---\n".join(docs[k:k + per]))
+    with open(f"{tmp}/m{k // per:04d}.body", "w") as f:
+        if fmt == "yaml":
+            f.write("---\n".join(docs[k:k + per]))
+        elif fmt == "json":
+            json.dump(docs[k:k + per], f, separators=(",", ":"))
+        else:
+            f.write("".join(json.dumps(d, separators=(",", ":")) + "\n" for d in docs[k:k + per]))
 PY
-printf 'cycle_interval: 0\nsync: full\nlog_level: warn\n' > "$tmp/config.yml"
-"$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
+printf 'cycle_interval: 0\nsync: %s\nlog_level: warn\n' "$sync" > "$tmp/config.yml"
+wrap=()
+[ -n "$perf" ] && wrap=(perf record -F 300 --call-graph dwarf,16384 -o "$perf" --)
+"${wrap[@]}" "$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
   --listen 127.0.0.1:0 --port-file "$tmp/port" &
 pid=$!
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 url="http://127.0.0.1:$(cat "$tmp/port")"
-bytes=$(cat "$tmp"/m*.yaml | wc -c)
+bytes=$(cat "$tmp"/m*.body | wc -c)
 start=$(date +%s.%N)
-for f in "$tmp"/m*.yaml; do
-  curl -sS --fail-with-body -o "$tmp/out" -H 'Content-Type: application/yaml' --data-binary "@$f" \
+for f in "$tmp"/m*.body; do
+  curl -sS --fail-with-body -o "$tmp/out" "${expect[@]}" -H "Content-Type: $ctype" --data-binary "@$f" \
     "$url/api/v1/manifests" || { head -c 600 "$tmp/out"; echo; exit 1; }
 done
 end=$(date +%s.%N)
-kill -TERM $pid; wait $pid || true
+kill -INT $pid; wait $pid || true
 secs=$(echo "$end - $start" | bc)
-echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of YAML) in ${secs}s"
-echo "rate            $(echo "($nodes + $pods) / $secs" | bc) objects/s (parse, validate, store, audit; sync full)"
+echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of $format) in ${secs}s"
+echo "rate            $(echo "($nodes + $pods) / $secs" | bc) objects/s (parse, validate, store, audit; sync $sync)"
 echo "store           $(du -sm "$tmp/data" | cut -f1) MiB on disk ($(du -sm "$tmp/data/data.mdb" | cut -f1) MiB data.mdb)"

@@ -85,9 +85,47 @@ static long long applied_rv(struct kube *k, const char *resource)
     return rv;
 }
 
+static json_int_t counter(struct kube *k, const char *name)
+{
+    json_t *doc = kube_sources_json(k);
+    json_int_t v = json_integer_value(json_object_get(json_object_get(doc, "counters"), name));
+    json_decref(doc);
+    return v;
+}
+
+/* Cycles until n pending pods are placed, then waits for the write-back. */
+static void bind_phase(struct kube *k, struct sched *s, int n)
+{
+    struct err err = ERR_INIT;
+    json_int_t b0 = counter(k, "bindings"), e0 = counter(k, "eventsWritten");
+    int64_t t0 = clock_mono_ms();
+    double cycles_ms = 0;
+    long placed = 0;
+    while (placed < n && clock_mono_ms() - t0 < 600000) {
+        json_t *sum = NULL;
+        if (sched_cycle(s, clock_now_ms(), &sum, &err) < 0) {
+            fprintf(stderr, "cycle: %s\n", err.msg);
+            exit(1);
+        }
+        placed += (long)json_integer_value(json_object_get(sum, "placed"));
+        cycles_ms += json_real_value(json_object_get(sum, "durationMs"));
+        json_decref(sum);
+    }
+    int64_t t1 = clock_mono_ms();
+    while (counter(k, "bindings") - b0 < n && clock_mono_ms() - t1 < 600000)
+        usleep(5000);
+    int64_t t2 = clock_mono_ms();
+    json_int_t bound = counter(k, "bindings") - b0, events = counter(k, "eventsWritten") - e0;
+    printf("bind %d pending pods: placed %ld in %.0f ms of cycles; %lld bindings acknowledged "
+           "%.2f s after the first cycle (%.0f bindings/s), %lld Events written\n",
+           n, placed, cycles_ms, (long long)bound, (t2 - t0) / 1000.0,
+           bound * 1000.0 / (double)(t2 - t0 > 0 ? t2 - t0 : 1), (long long)events);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
-    int nodes = 5000, pods = 50000, seconds = 10, batch = 500;
+    int nodes = 5000, pods = 50000, seconds = 10, batch = 500, bind = 0;
     const char *rates = "1000,2000,4000", *sync = "none";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--nodes"))
@@ -102,6 +140,8 @@ int main(int argc, char **argv)
             sync = argv[i + 1];
         else if (!strcmp(argv[i], "--batch"))
             batch = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--bind"))
+            bind = atoi(argv[i + 1]);
     }
     log_set_level(LOG_WARN);
     char dir[] = "/tmp/bench-kube-XXXXXX";
@@ -117,7 +157,8 @@ int main(int argc, char **argv)
     cc.server = xasprintf("http://127.0.0.1:%d", port);
     struct kube_http *h = kube__http_new(&cc, NULL);
     int64_t t = clock_mono_ms();
-    json_decref(control(h, "generate", json_pack("{s:i,s:i}", "nodes", nodes, "pods", pods)));
+    json_decref(control(h, "generate",
+                        json_pack("{s:i,s:i,s:i}", "nodes", nodes, "pods", pods, "pending", bind)));
     printf("server filled: %d nodes, %d pods in %.1f s\n", nodes, pods,
            (clock_mono_ms() - t) / 1000.0);
     char *kc = xasprintf("%s/kubeconfig", dir);
@@ -142,6 +183,7 @@ int main(int argc, char **argv)
     struct kube_options o = KUBE_OPTIONS_INIT;
     o.kubeconfig = kc;
     o.batch_max = batch;
+    o.scheduler_name = bind ? "muster" : NULL;
     t = clock_mono_ms();
     if (kube_open(s, st, &o, &k, &err) < 0 || kube_start(k, &err) < 0 ||
         kube_wait_synced(k, 1800000, &err) < 0) {
@@ -152,7 +194,9 @@ int main(int argc, char **argv)
     printf("initial sync: %.2f s (%.0f objects/s), sync=%s, batch=%d\n", sync_s,
            (nodes + pods) / sync_s, sync, batch);
 
-    char *list = xstrdup(rates), *save = NULL;
+    if (bind)
+        bind_phase(k, s, bind);
+    char *list = xstrdup(bind ? "" : rates), *save = NULL;
     for (char *r = strtok_r(list, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
         json_t *before = kube_sources_json(k);
         json_int_t ev0 =

@@ -54,6 +54,8 @@ static const char *content_type(const char *path, const char *buf, size_t len)
 {
     if (ends_with(path, ".json"))
         return "application/json";
+    if (ends_with(path, ".ndjson") || ends_with(path, ".jsonl"))
+        return "application/x-ndjson";
     if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
         return "application/yaml";
     for (size_t i = 0; i < len; i++) {

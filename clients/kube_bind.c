@@ -90,7 +90,7 @@ static int resync_pod(struct kube *k, struct kube_http *h, const char *key, stru
         rc = err->code;
         goto out;
     }
-    struct model_manifest m = {xcalloc(1, sizeof(struct model_doc)), 1};
+    struct model_manifest m = {.docs = xcalloc(1, sizeof(struct model_doc)), .n = 1};
     m.docs[0].index = 1;
     m.docs[0].obj = json_loadb(r.body, r.len, 0, NULL);
     m.docs[0].pos = json_object();
@@ -341,7 +341,7 @@ int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
     }
     json_object_del(json_object_get(obj, "spec"), "nodeName");
     json_object_del(json_object_get(obj, "status"), "nominatedNodeName");
-    struct model_manifest m = {xcalloc(1, sizeof(struct model_doc)), 1};
+    struct model_manifest m = {.docs = xcalloc(1, sizeof(struct model_doc)), .n = 1};
     m.docs[0].index = 1;
     m.docs[0].obj = obj;
     m.docs[0].pos = json_object();

@@ -131,10 +131,12 @@ enum kube_op { KUBE_EV_APPLY, KUBE_EV_DELETE, KUBE_EV_RV, KUBE_EV_SYNC };
 struct kube_ev {
     enum kube_op op;
     struct kube_source *src;
-    json_t *obj;  /* APPLY: the object (owned) ; SYNC: object of listed keys (owned) */
-    char *key;    /* DELETE */
-    char rv[64];  /* resourceVersion after this event ("" when unknown) */
-    uint64_t gen; /* SYNC: the relist generation the list started under */
+    json_t *obj;   /* APPLY: the object (owned) ; SYNC: object of listed keys (owned) */
+    char *key;     /* DELETE */
+    char *invalid; /* APPLY: why the object is invalid (model_validate, run by the watch
+                      thread so that the writer does not), or NULL */
+    char rv[64];   /* resourceVersion after this event ("" when unknown) */
+    uint64_t gen;  /* SYNC: the relist generation the list started under */
     struct kube_ev *next;
 };
 

@@ -324,13 +324,9 @@ static void lose(struct kube *k, const char *why)
 {
     pthread_mutex_lock(&k->mu);
     enum kube_role was = k->lease.role;
-    k->lease.role = KUBE_FOLLOWING;
-    if (was != KUBE_FOLLOWING) {
-        k->lease.losses++;
-        snprintf(k->lease.last_loss, sizeof(k->lease.last_loss), "%s", why);
-        if (!k->stop)
-            request_relists(k);
-    }
+    k->lease.role = KUBE_FOLLOWING; /* acting stops here */
+    if (was != KUBE_FOLLOWING && !k->stop)
+        request_relists(k);
     uint64_t term = k->lease.term;
     pthread_cond_broadcast(&k->cond);
     pthread_mutex_unlock(&k->mu);
@@ -342,6 +338,11 @@ static void lose(struct kube *k, const char *why)
                   "stopped", "identity", k->lease.identity, "term", (json_int_t)term);
     audit_leader(k, rec);
     json_decref(rec);
+    /* counted once the record is written: whoever sees the loss finds it in the log */
+    pthread_mutex_lock(&k->mu);
+    k->lease.losses++;
+    snprintf(k->lease.last_loss, sizeof(k->lease.last_loss), "%s", why);
+    pthread_mutex_unlock(&k->mu);
 }
 
 /* Won the Lease: relist every source before acting. */

@@ -24,6 +24,7 @@ void kube__ev_free(struct kube_ev *ev)
         return;
     json_decref(ev->obj);
     free(ev->key);
+    free(ev->invalid);
     free(ev);
 }
 
@@ -121,7 +122,7 @@ struct batch {
 static void apply_one_by_one(struct batch *b)
 {
     for (size_t i = 0; i < b->m.n; i++) {
-        struct model_manifest one = {&b->m.docs[i], 1};
+        struct model_manifest one = {.docs = &b->m.docs[i], .n = 1, .validated = 1};
         struct err err = ERR_INIT;
         json_t *res = NULL;
         if (sched_apply(b->k->sched, &one, clock_now_ms(), &res, &err) < 0) {
@@ -140,6 +141,7 @@ static void flush(struct batch *b)
         return;
     struct err err = ERR_INIT;
     json_t *res = NULL;
+    b->m.validated = 1; /* the watch thread validated every document (apply_ev) */
     if (sched_apply(b->k->sched, &b->m, clock_now_ms(), &res, &err) < 0) {
         log_warn("kube: batch apply of %zu objects failed (%s); applying one by one", b->m.n,
                  err.msg);
@@ -192,21 +194,15 @@ static void reset_stale_pod(struct batch *b, struct kube_source *src, json_t *ob
 
 static void add_apply(struct batch *b, struct kube_ev *ev)
 {
-    struct model_doc doc = {(int)b->m.n + 1, ev->obj, json_object()};
-    json_t *errors = json_array();
-    ev->obj = NULL;
-    if (model_validate(&doc, errors) > 0) {
-        const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+    if (ev->invalid) {
         pthread_mutex_lock(&b->k->mu);
         b->k->c.apply_errors++;
         pthread_mutex_unlock(&b->k->mu);
-        kube__source_error(ev->src, msg ? msg : "invalid object");
-        json_decref(doc.obj);
-        json_decref(doc.pos);
-        json_decref(errors);
+        kube__source_error(ev->src, ev->invalid);
         return;
     }
-    json_decref(errors);
+    struct model_doc doc = {(int)b->m.n + 1, ev->obj, json_object()};
+    ev->obj = NULL;
     if (ev->src->kind == MODEL_POD && kube__authoritative(b->k))
         reset_stale_pod(b, ev->src, doc.obj);
     char *key = model_object_key(ev->src->kind, doc.obj);
@@ -259,15 +255,21 @@ static void delete_one(struct batch *b, struct kube_source *src, const char *key
 
 struct stale {
     const struct kube_source *src;
+    MDB_txn *txn;
     json_t *listed;
     json_t *gone; /* array of keys */
 };
 
-static int stale_fn(void *ctx, const char *key, json_t *obj)
+/* Only an object the list did not name is read: after an initial sync that is none. */
+static int stale_fn(void *ctx, const char *key)
 {
     struct stale *s = ctx;
-    if (!json_object_get(s->listed, key) && kube__source_owns(s->src, obj))
+    json_t *obj = NULL;
+    if (json_object_get(s->listed, key) || store_get(s->txn, s->src->kind, key, &obj, NULL) < 0)
+        return 0;
+    if (kube__source_owns(s->src, obj))
         json_array_append_new(s->gone, json_string(key));
+    json_decref(obj);
     return 0;
 }
 
@@ -275,12 +277,11 @@ static int stale_fn(void *ctx, const char *key, json_t *obj)
  * gone (a PodGroup of the other group is not). */
 static void sync_deletes(struct batch *b, struct kube_ev *ev)
 {
-    struct stale s = {ev->src, ev->obj, json_array()};
+    struct stale s = {ev->src, NULL, ev->obj, json_array()};
     struct err err = ERR_INIT;
-    MDB_txn *txn = NULL;
-    if (store_txn_begin(b->k->store, STORE_READ, &txn, &err) == 0)
-        store_each(txn, ev->src->kind, NULL, stale_fn, &s, &err);
-    store_txn_abort(&txn);
+    if (store_txn_begin(b->k->store, STORE_READ, &s.txn, &err) == 0)
+        store_each_key(s.txn, ev->src->kind, stale_fn, &s, &err);
+    store_txn_abort(&s.txn);
     size_t i;
     json_t *key;
     json_array_foreach(s.gone, i, key) delete_one(b, ev->src, json_string_value(key));

@@ -57,6 +57,22 @@ static struct kube_ev *ev_new(enum kube_op op, struct kube_source *src, const ch
     return ev;
 }
 
+/* An APPLY event of obj (a reference is taken), validated here rather than by the writer,
+ * which every event waits for. */
+static struct kube_ev *apply_ev(struct kube_source *src, json_t *obj, const char *rv)
+{
+    struct kube_ev *ev = ev_new(KUBE_EV_APPLY, src, rv);
+    struct model_doc doc = {1, obj, NULL};
+    json_t *errors = json_array();
+    if (model_validate(&doc, errors) > 0) {
+        const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+        ev->invalid = xstrdup(msg ? msg : "invalid object");
+    }
+    json_decref(errors);
+    ev->obj = json_incref(obj);
+    return ev;
+}
+
 static const char *obj_rv(json_t *obj)
 {
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
@@ -77,9 +93,7 @@ static void queue_items(struct kube_source *src, json_t *items, json_t *keys)
         }
         json_object_set_new(keys, key, json_true());
         free(key);
-        struct kube_ev *ev = ev_new(KUBE_EV_APPLY, src, NULL);
-        ev->obj = json_incref(it);
-        kube__enqueue(src->k, ev);
+        kube__enqueue(src->k, apply_ev(src, it, NULL));
     }
 }
 
@@ -198,13 +212,11 @@ static int on_event(struct watch_ctx *w, json_t *evdoc)
             return 1;
         }
         int del = !strcmp(type, "DELETED") || foreign_pending(k, src, obj);
-        ev = ev_new(del ? KUBE_EV_DELETE : KUBE_EV_APPLY, src, rv);
+        ev = del ? ev_new(KUBE_EV_DELETE, src, rv) : apply_ev(src, obj, rv);
         if (del)
             ev->key = key;
         else
             free(key);
-        if (!del)
-            ev->obj = json_incref(obj);
     }
     pthread_mutex_lock(&k->mu);
     if (rv)

@@ -30,6 +30,12 @@ void model__real_format(double v, char *buf, size_t n);
 int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
                       struct err *err);
 
+/* manifest_json.c: JSON (one value: an object, an array of objects or a kind: List) and
+ * NDJSON (one object a line) into docs appended to out; see model_manifest_parse for the
+ * errors. */
+int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+
 /* Appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);

@@ -117,9 +117,10 @@ static int parse_sequence(struct yp *yp, const char *path, int depth, json_t **o
             goto out;
         if (yp->ev.type == YAML_SEQUENCE_END_EVENT)
             break;
-        char *p = xasprintf("%s[%zu]", path, i);
+        /* paths are only for positions: none built when they are not recorded */
+        char *p = yp->want_pos ? xasprintf("%s[%zu]", path, i) : NULL;
         json_t *item = NULL;
-        rc = parse_node(yp, p, depth + 1, &item);
+        rc = parse_node(yp, p ? p : "", depth + 1, &item);
         free(p);
         if (rc < 0)
             goto out;
@@ -154,7 +155,7 @@ static int apply_merge(struct yp *yp, json_t *obj, json_t *merge, yaml_mark_t ma
 
 static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **out)
 {
-    json_t *obj = json_object(), *merges = json_array();
+    json_t *obj = json_object(), *merges = NULL; /* made at the first merge key */
     char *key = NULL, *p = NULL;
     int rc = 0;
     for (;;) {
@@ -178,11 +179,13 @@ static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **ou
         if ((rc = next(yp)) < 0)
             goto out;
         free(p);
-        p = child_path(path, key);
+        p = yp->want_pos ? child_path(path, key) : NULL;
         json_t *val = NULL;
-        if ((rc = parse_node(yp, p, depth + 1, &val)) < 0)
+        if ((rc = parse_node(yp, p ? p : "", depth + 1, &val)) < 0)
             goto out;
         if (merge) {
+            if (!merges)
+                merges = json_array();
             json_array_append_new(merges, val);
             json_array_append_new(merges, json_pack("[ii]", (int)kmark.line, (int)kmark.column));
         } else {
@@ -384,17 +387,6 @@ void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
     json_decref(pos);
 }
 
-static int json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
-{
-    json_error_t jerr;
-    json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!v)
-        return err_set(err, ERR_INVALID, "document 1: %s at line %d col %d", jerr.text, jerr.line,
-                       jerr.column);
-    model__manifest_add(out, v, NULL);
-    return 0;
-}
-
 static int parse(const char *buf, size_t len, enum model_format fmt, int want_pos,
                  struct model_manifest *out, struct err *err)
 {
@@ -402,14 +394,18 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
     int rc;
     out->docs = NULL;
     out->n = 0;
+    out->validated = 0;
     if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
         buf += 3, len -= 3;
     while (i < len && strchr(" \t\r\n", buf[i]))
         i++;
     if (fmt == MODEL_FMT_AUTO)
         fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
-    rc = fmt == MODEL_FMT_JSON ? json_parse(buf, len, out, err)
-                               : model__yaml_parse(buf, len, want_pos, out, err);
+    if (fmt == MODEL_FMT_NDJSON)
+        rc = model__ndjson_parse(buf, len, out, err);
+    else
+        rc = fmt == MODEL_FMT_JSON ? model__json_parse(buf, len, out, err)
+                                   : model__yaml_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
     return rc;
@@ -434,6 +430,7 @@ int model_validate_all(struct model_manifest *m, const char *src, size_t len,
     int n = 0;
     for (size_t i = 0; i < m->n; i++)
         n += model_validate_fields(&m->docs[i], mode, errors, warnings);
+    m->validated = !n;
     if (!n || !src || (m->n && m->docs[0].pos))
         return n;
     struct model_manifest placed;
@@ -467,6 +464,7 @@ void model_manifest_free(struct model_manifest *m)
     free(m->docs);
     m->docs = NULL;
     m->n = 0;
+    m->validated = 0;
 }
 
 /* ---- depth ---- */

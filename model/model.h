@@ -87,7 +87,8 @@ void model_quantity_format(int64_t value, int milli, char *buf, size_t n);
 
 /* ---- manifests ---- */
 
-enum model_format { MODEL_FMT_AUTO, MODEL_FMT_YAML, MODEL_FMT_JSON };
+/* NDJSON: one JSON object a line (blank lines skipped); never sniffed by AUTO. */
+enum model_format { MODEL_FMT_AUTO, MODEL_FMT_YAML, MODEL_FMT_JSON, MODEL_FMT_NDJSON };
 
 struct model_doc {
     int index;   /* 1-based position among the decoded documents (empty documents are
@@ -101,12 +102,16 @@ struct model_doc {
 struct model_manifest {
     struct model_doc *docs;
     size_t n;
+    int validated; /* set by model_validate_all when it found no problem: sched_apply does
+                      not validate the documents again */
 };
 
 /* Parses a YAML stream (documents separated by ---) or JSON (one object, an array of
  * objects, or a kind: List). AUTO sniffs the first non-space byte. Empty documents are
  * skipped. A kind: List is flattened into its items. On a syntax error returns ERR_INVALID
- * with "document N: <problem> at line L col C" and out is left empty. Field positions are
+ * with "document N: <problem> at line L col C" and out is left empty. NDJSON: a syntax
+ * error or a line that is not an object is "line L: <problem>"; each document's pos maps
+ * "" to [its line, 1], so every problem found in it names its line. Field positions are
  * not recorded (doc.pos is NULL): see model_validate_all. */
 int model_manifest_parse(const char *buf, size_t len, enum model_format fmt,
                          struct model_manifest *out, struct err *err);

@@ -124,20 +124,33 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
     keep_field(obj, old, "status");
 }
 
+/* Objects a and b equal but for their member skip (NULL: none); at the top (top set) their
+ * "metadata" are compared the same way, without resourceVersion. No copies: re-applied and
+ * mirrored objects are compared on every event. */
+static int same_but(json_t *a, json_t *b, const char *skip, int top)
+{
+    const char *k;
+    json_t *va;
+    size_t na = 0, nb = json_object_size(b);
+    if (!json_is_object(a) || !json_is_object(b))
+        return json_equal(a, b);
+    json_object_foreach(a, k, va)
+    {
+        if (skip && !strcmp(k, skip))
+            continue;
+        json_t *vb = json_object_get(b, k);
+        na++;
+        int meta = top && !strcmp(k, "metadata");
+        if (!vb || !(meta ? same_but(va, vb, "resourceVersion", 0) : json_equal(va, vb)))
+            return 0;
+    }
+    return na == nb - (skip && json_object_get(b, skip) ? 1 : 0);
+}
+
 /* a and b equal but for metadata.resourceVersion (and status, when without_status). */
 static int same_ignoring(json_t *a, json_t *b, int without_status)
 {
-    json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
-    json_object_del(json_object_get(x, "metadata"), "resourceVersion");
-    json_object_del(json_object_get(y, "metadata"), "resourceVersion");
-    if (without_status) {
-        json_object_del(x, "status");
-        json_object_del(y, "status");
-    }
-    int eq = json_equal(x, y);
-    json_decref(x);
-    json_decref(y);
-    return eq;
+    return same_but(a, b, without_status ? "status" : NULL, 1);
 }
 
 static int stage_decode(json_t *obj, struct staged *st, struct err *err)
@@ -161,10 +174,25 @@ static int stage_decode(json_t *obj, struct staged *st, struct err *err)
     }
 }
 
+/* A copy of a document that apply may change (new). What apply writes is all direct members
+ * of the object, its metadata and its spec (fill_server_fields, sched__admit): those three
+ * are copied and every other subtree is shared, which a deep copy of every document cost. */
+static json_t *writable_copy(json_t *doc)
+{
+    static const char *const parts[] = {"metadata", "spec"};
+    json_t *obj = json_copy(doc);
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        json_t *v = json_object_get(obj, parts[i]);
+        if (json_is_object(v))
+            json_object_set_new(obj, parts[i], json_copy(v));
+    }
+    return obj;
+}
+
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
-    json_t *obj = json_deep_copy(doc->obj), *old = NULL;
+    json_t *obj = writable_copy(doc->obj), *old = NULL;
     char *key = NULL;
     const char *action = "created";
     struct staged st = {0};
@@ -312,7 +340,7 @@ int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
         .s = s, .m = m, .now_ms = now_ms, .by = sched__caller_json(by), .results = json_array()};
     json_t *errors = json_array();
     int rc = 0;
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = 0; !m->validated && i < m->n; i++) { /* the API validated them already */
         if (model_validate(&m->docs[i], errors) > 0) {
             const char *msg =
                 json_string_value(json_object_get(json_array_get(errors, 0), "message"));

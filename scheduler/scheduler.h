@@ -56,7 +56,8 @@ int sched_open(struct store *st, const struct sched_options *opts, struct sched 
                struct err *err);
 void sched_close(struct sched *s);
 
-/* Applies validated documents atomically (create or replace): fills metadata.uid and
+/* Applies documents atomically (create or replace), validating them (model_validate) unless
+ * m->validated says model_validate_all found them valid; never changes m. Fills metadata.uid and
  * creationTimestamp when missing, sets metadata.resourceVersion to muster's own counter
  * (the mirror keeps the API server's versions in its state), writes one audit "applied" record
  * per document, commits once. *results (new) is an array with one object per document:

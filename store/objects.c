@@ -326,6 +326,12 @@ static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key
     return rc;
 }
 
+int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err)
+{
+    int rc = check_kind(kind, err);
+    return rc < 0 ? rc : each_key(txn, store__kind_dbi[kind], NULL, fn, ctx, err);
+}
+
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err)
 {
     return each_key(txn, DBI_IDX_POD_NODE, node, fn, ctx, err);

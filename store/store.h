@@ -125,6 +125,8 @@ typedef int (*store_key_fn)(void *ctx, const char *key);
 /* Iterates objects of a kind in key order, only keys starting with prefix (NULL: all). */
 int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
                struct err *err);
+/* Iterates the keys of a kind's objects in key order, without reading the objects. */
+int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err);
 /* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod
  * keys (no spec.nodeName, no deletionTimestamp, phase Pending). Key order. */
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err);

@@ -125,6 +125,26 @@ START_TEST(test_cli_apply_file_and_stdin)
 }
 END_TEST
 
+/* A .ndjson file is sent as NDJSON: one object a line. */
+START_TEST(test_cli_apply_ndjson_file)
+{
+    struct cli_result r;
+    char path[] = "/tmp/muster-cli-XXXXXX.ndjson";
+    int fd = mkstemps(path, 7);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(
+        test_write_file(
+            path, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"nd-a\"}}\n"
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"nd-b\"}}\n"),
+        0);
+    run_ok(&r, NULL, ARGS("apply", "-f", path));
+    ck_assert_str_eq(r.out, "node/nd-a created\nnode/nd-b created\n");
+    cli_result_release(&r);
+    unlink(path);
+}
+END_TEST
+
 /* --validate like kubectl's: strict (the server's default) refuses an unknown field, warn
  * applies without it and prints the warning, a bad value is a usage error. */
 START_TEST(test_cli_apply_validate)
@@ -699,6 +719,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_cli_apply_file_and_stdin);
+    tcase_add_test(tc, test_cli_apply_ndjson_file);
     tcase_add_test(tc, test_cli_apply_validate);
     tcase_add_test(tc, test_cli_get_tables);
     tcase_add_test(tc, test_cli_output_json_and_yaml);

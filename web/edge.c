@@ -261,9 +261,10 @@ int api__content_format(const char *ctype, enum model_format *fmt)
         const char *type;
         enum model_format fmt;
     } types[] = {
-        {"application/json", MODEL_FMT_JSON},   {"application/yaml", MODEL_FMT_YAML},
-        {"application/x-yaml", MODEL_FMT_YAML}, {"text/yaml", MODEL_FMT_YAML},
-        {"text/x-yaml", MODEL_FMT_YAML},
+        {"application/json", MODEL_FMT_JSON},     {"application/yaml", MODEL_FMT_YAML},
+        {"application/x-yaml", MODEL_FMT_YAML},   {"text/yaml", MODEL_FMT_YAML},
+        {"text/x-yaml", MODEL_FMT_YAML},          {"application/x-ndjson", MODEL_FMT_NDJSON},
+        {"application/ndjson", MODEL_FMT_NDJSON},
     };
     size_t n = ctype ? strcspn(ctype, "; \t") : 0;
 
@@ -295,8 +296,8 @@ int api__content_type_ok(struct req *r)
                           r->method);
     else
         api__reply_errorf(r, ERR_UNSUPPORTED,
-                          "content type '%.*s' is not supported; use application/json or "
-                          "application/yaml",
+                          "content type '%.*s' is not supported; use application/json, "
+                          "application/yaml or application/x-ndjson",
                           (int)strcspn(ct, "; \t"), ct);
     return -1;
 }

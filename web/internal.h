@@ -104,6 +104,7 @@ struct req {
     const char *address;     /* the client's IP address (civetweb's remote_addr) */
     struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
     int identified;          /* who names a checked credential */
+    int continued;           /* "100 Continue" went out: the reply's head is written by hand */
 };
 
 typedef void (*api__handler)(struct req *r);
@@ -186,7 +187,8 @@ void api__stream_start(struct req *r, int status, const char *ctype);
 int api__stream_chunk(struct req *r, const char *buf, size_t len);
 void api__stream_end(struct req *r);
 /* Reads the whole request body (new, NUL-terminated), enforcing the body limit:
- * 413 from Content-Length before reading, or while counting a chunked body. */
+ * 413 from Content-Length before reading, or while counting a chunked body. Answers
+ * "Expect: 100-continue" (HTTP/1.1) with "100 Continue" once the length is accepted. */
 char *api__body_or_reply(struct req *r, size_t *len);
 /* Query parameters. Each returns 0 with *out set (or left at its default when the
  * parameter is absent), or replies 400 naming the parameter and returns -1.

@@ -23,8 +23,8 @@ static int format_or_reply(struct req *r, enum model_format *fmt)
     if (api__content_format(ct, fmt) == 0)
         return 0;
     api__reply_errorf(r, ERR_UNSUPPORTED,
-                      "content type '%.*s' is not supported; use application/json or "
-                      "application/yaml",
+                      "content type '%.*s' is not supported; use application/json, "
+                      "application/yaml or application/x-ndjson",
                       ct ? (int)strcspn(ct, "; \t") : 0, ct ? ct : "");
     return -1;
 }

@@ -294,6 +294,7 @@ int workload_manifest(json_t *docs, struct model_manifest *m, struct err *err)
     int rc = 0;
 
     m->n = json_array_size(docs);
+    m->validated = 0;
     m->docs = xcalloc(m->n, sizeof(*m->docs));
     json_array_foreach(docs, i, doc)
     {

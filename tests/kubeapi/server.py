@@ -269,6 +269,10 @@ class State:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in two writes: without TCP_NODELAY the body waits for the
+    # client's delayed ACK (~40 ms per request on a kept-alive connection), which a real
+    # API server never makes its clients wait
+    disable_nagle_algorithm = True
     server_version = "kubeapi-test/1"
 
     def log_message(self, fmt, *args):
@@ -865,7 +869,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.lease_faults[body.get("client", "*")] = [
                     f if f == "drop" else int(f) for f in faults]
             elif p == "/control/generate":
-                generate(st, int(body.get("nodes", 0)), int(body.get("pods", 0)))
+                generate(st, int(body.get("nodes", 0)), int(body.get("pods", 0)),
+                         int(body.get("pending", 0)))
             elif p != "/control/compact" and p != "/control/churn":
                 return self.send_json(404, {})
         if p == "/control/compact":
@@ -1075,12 +1080,19 @@ def pod_obj(i, nodes, ver=0):
             "spec": spec, "status": {"phase": "Running"}}
 
 
-def generate(st, nodes, pods):
-    """Creates nodes and pods (bound round-robin) in bulk; lock held."""
+def generate(st, nodes, pods, pending=0):
+    """Creates nodes and pods (bound round-robin) in bulk, and pending pods for the
+    scheduler "muster" (namespace bench, named pend-NNNNNN); lock held."""
     for i in range(nodes):
         st.upsert("nodes", node_obj(i))
     for i in range(pods):
         st.upsert("pods", pod_obj(i, nodes))
+    for i in range(pending):
+        p = pod_obj(i, 0)
+        p["metadata"]["name"] = "pend-%06d" % i
+        p["spec"]["schedulerName"] = "muster"
+        p["status"] = {"phase": "Pending"}
+        st.upsert("pods", p)
 
 
 def churn(st, rate, seconds):
