@@ -2,7 +2,7 @@
  * bench_sched - scheduling throughput and cycle latency on a synthetic cluster.
  *
  *   bench_sched WORKLOAD [--nodes N] [--batch PODS] [--sync full|meta|none] [--keep DIR]
- *               [--rules] [--queues N] [--cluster NODES]
+ *               [--rules] [--queues N] [--cluster NODES] [--idle N]
  *
  * Applies the workload's nodes, then feeds its jobs to sched_apply in batches of about
  * --batch pods, running one scheduling cycle (one durable commit) after each batch, as pods
@@ -12,7 +12,10 @@
  * N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends with more
  * cycles, past the grace period, until the reclaims settle (not counted above), then each
  * queue's allocation against its deserved share, in jobs (report_queues). --cluster keeps
- * only that many of the workload's nodes: the same jobs contend for less room.
+ * only that many of the workload's nodes: the same jobs contend for less room. --idle N runs
+ * N more cycles after the last batch with nothing changed (with --cluster, the jobs that did
+ * not fit wait) and reports their median against the first cycle, then one cycle past every
+ * waiting job's backoff (all of them retried: what every cycle cost before jobs waited).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,7 @@ struct opts {
     int rules;
     size_t queues;
     size_t cluster;
+    size_t idle;
 };
 
 static int cmp_i64(const void *a, const void *b)
@@ -73,6 +77,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->rules = 1;
         else if (strcmp(argv[i], "--cluster") == 0 && i + 1 < argc)
             o->cluster = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc)
+            o->idle = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--queues") == 0 && i + 1 < argc)
             o->queues = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
@@ -103,6 +109,48 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* One timed cycle at now_ms; *ms its duration, *attempted the summary's "attempted" (-1 when
+ * the scheduler does not report it). */
+static int timed_cycle(struct sched *s, int64_t now_ms, double *ms, long *attempted,
+                       struct err *err)
+{
+    json_t *sum = NULL;
+    int64_t t0 = clock_mono_ns();
+    int rc = sched_cycle(s, now_ms, &sum, err);
+    *ms = (clock_mono_ns() - t0) / 1e6;
+    json_t *a = json_object_get(sum, "attempted");
+    *attempted = a ? (long)json_integer_value(a) : -1;
+    json_decref(sum);
+    return rc;
+}
+
+/* --idle: n cycles with nothing changed right after the last batch, their median against
+ * the first cycle; then one cycle 61 s later, past every backoff (at most 60 s). */
+static int report_idle(struct sched *s, size_t n, double first_ms, struct err *err)
+{
+    double *ms = calloc(n + 1, sizeof(double)), late;
+    long attempted = 0, late_attempted;
+    int64_t now = clock_now_ms();
+    for (size_t k = 0; k < n; k++)
+        if (timed_cycle(s, now, &ms[k], &attempted, err) < 0) {
+            free(ms);
+            return -1;
+        }
+    if (timed_cycle(s, now + 61000, &late, &late_attempted, err) < 0) {
+        free(ms);
+        return -1;
+    }
+    qsort(ms, n, sizeof(double), cmp_double);
+    double med = n ? ms[n / 2] : 0;
+    printf("idle cycles     %zu with nothing changed: median %.3f ms (%.1f%% of the first cycle, "
+           "%.2f ms), %ld jobs attempted in the last\n",
+           n, med, first_ms > 0 ? 100 * med / first_ms : 0, first_ms, attempted);
+    printf("backoff cycle   %.2f ms, %ld jobs attempted (61 s later: every waiting job retried)\n",
+           late, late_attempted);
+    free(ms);
+    return 0;
 }
 
 /* |allocated - deserved| of queue q in its dominant resource (the one its share is taken
@@ -194,11 +242,12 @@ int main(int argc, char **argv)
     char dir[] = "/tmp/muster-bench-XXXXXX";
     int64_t *cycle_ns = NULL, t0, apply_ns = 0;
     size_t ncycles = 0, cap = 0, placed = 0, i = 0, njobs;
+    double first_ms = 0;
 
     if (parse_args(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: bench_sched basic|gang|gang-topology|biggang [--nodes N] "
                         "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules] "
-                        "[--queues N] [--cluster NODES]\n");
+                        "[--queues N] [--cluster NODES] [--idle N]\n");
         return 2;
     }
     if (workload_make(o.workload, o.nodes, &w, &err) < 0 || !mkdtemp(dir))
@@ -240,12 +289,16 @@ int main(int argc, char **argv)
             goto fail;
         XGROW(cycle_ns, ncycles + 1, cap);
         cycle_ns[ncycles++] = clock_mono_ns() - t0;
+        if (ncycles == 1)
+            first_ms = cycle_ns[0] / 1e6;
         placed += (size_t)json_integer_value(json_object_get(summary, "placed"));
         json_decref(summary);
     }
     printf("apply jobs      %.1f ms (%.0f pods/s through sched_apply)\n", apply_ns / 1e6,
            apply_ns ? w.pods / (apply_ns / 1e9) : 0);
     report_cycles(cycle_ns, ncycles, placed, w.pods);
+    if (o.idle && report_idle(s, o.idle, first_ms, &err) < 0)
+        goto fail;
     if (o.queues && report_queues(s, &err) < 0)
         goto fail;
     printf("peak RSS        %.1f MiB\n", workload_peak_rss_kib() / 1024.0);

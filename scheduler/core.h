@@ -17,7 +17,8 @@
 #include "view.h"
 
 struct sched_metrics {
-    uint64_t cycles;
+    uint64_t cycles;      /* cycles that wrote (numbered) */
+    uint64_t idle_cycles; /* cycles with nothing to do (not numbered, nothing written) */
     uint64_t pods_placed;
     uint64_t statements_committed, statements_discarded;
     uint64_t hist[12]; /* cycle duration buckets, see metrics.c */

@@ -47,9 +47,16 @@ static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
     return alive == 0 || (terminal > 0 && alive < need);
 }
 
-/* The jobs a cycle attempts (unordered: queue_order.c orders them). New. */
-static int *pending_jobs(struct sched_view *v, size_t *n)
+static int passes_static(const struct sv_node *n, const struct sv_shape *sh)
 {
+    return sched__fit_static(n, sh) == SCHED_FIT_OK;
+}
+
+/* The jobs a cycle attempts (unordered: queue_order.c orders them), parked jobs that are
+ * not due at now_ms left out and counted in *waiting. New. */
+static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *waiting)
+{
+    sched__wait_sync(v, passes_static); /* room freed since the last cycle, onto shapes */
     int *k = xcalloc(v->njobs + 1, sizeof(*k));
     *n = 0;
     for (size_t i = 0; i < v->njobs; i++) {
@@ -62,6 +69,10 @@ static int *pending_jobs(struct sched_view *v, size_t *n)
         /* a victim's members are not missing: its why says who preempted it */
         if (p == j->npods && (!waits_for_members(v, j) || sched__job_preempted(v, j)))
             continue;
+        if (!sched__wait_due(v, j, now_ms)) {
+            (*waiting)++;
+            continue;
+        }
         k[(*n)++] = (int)i;
     }
     return k;
@@ -74,6 +85,24 @@ static void cycle_reset(struct sched_cyc *c)
     for (size_t i = 0; i < c->ntouched; i++)
         c->v->nodes[c->touched[i]].ncyc = 0;
     c->ntouched = 0;
+}
+
+/* A cycle with nothing to do: no job due, the housekeeping changed nothing, nobody asked
+ * for it (the timer, the wake-up after an apply). Its transaction
+ * is dropped (no audit record, no commit, no fsync) and the cycle number does not advance:
+ * the summary names the last cycle that wrote. */
+static int idle(struct sched_cyc *c, int64_t t0, json_t **summary)
+{
+    struct sched *s = c->s;
+    s->met.idle_cycles++;
+    if (c->v->nqueues > 1) /* GET /queues shows shares as of now (a pod may have gone) */
+        sched__queue_shares(c->v, sched__cyc_cluster(c), s->cycle);
+    if (summary)
+        *summary = json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f}", "cycle", (json_int_t)s->cycle,
+                             "placed", 0, "jobsPlaced", 0, "discarded", 0, "unschedulable", 0,
+                             "attempted", 0, "waiting", (int)c->waiting, "idle", 1, "durationMs",
+                             (double)(clock_mono_ns() - t0) / 1e6);
+    return 0;
 }
 
 static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller *by,
@@ -90,21 +119,30 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
         goto out;
     if ((rc = sched__housekeeping(&c, err)) < 0)
         goto out;
-    pending = pending_jobs(c.v, &n);
+    pending = pending_jobs(c.v, now_ms, &n, &c.waiting);
+    /* Nothing to do: nothing written, no cycle number. A cycle someone asked for (by) is
+     * written all the same: every requested cycle is audited with its caller. */
+    if (n == 0 && c.changes == 0 && !by) {
+        rc = idle(&c, t0, summary);
+        goto out;
+    }
     const int64_t *total = sched__cyc_cluster(&c);
     sched__queue_shares(c.v, total, c.cycle);
     order = sched__qorder_new(c.v, pending, n, total);
     for (int ji; rc == 0 && (ji = sched__qorder_next(order)) >= 0;)
-        if (c.v->jobs[ji].cycle_seen != c.cycle)
+        if (c.v->jobs[ji].cycle_seen != c.cycle) {
+            c.attempted++;
             rc = sched__attempt(&c, ji, err);
+        }
     if (rc < 0)
         goto out;
     double ms = (double)(clock_mono_ns() - t0) / 1e6;
     json_t *rec =
-        json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:f}", "kind",
+        json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f}", "kind",
                   store_audit_kind_name(STORE_AUDIT_CYCLE), "cycle", (json_int_t)c.cycle, "placed",
                   (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded", (int)c.discarded,
-                  "unschedulable", (int)c.unschedulable, "pendingJobs", (int)n, "durationMs", ms);
+                  "unschedulable", (int)c.unschedulable, "pendingJobs", (int)n, "attempted",
+                  (int)c.attempted, "waiting", (int)c.waiting, "durationMs", ms);
     if (by)
         json_object_set_new(rec, "by", sched__caller_json(by));
     rc = store_audit_append(c.txn, rec, &seq, err);
@@ -119,10 +157,11 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
     ms = (double)(clock_mono_ns() - t0) / 1e6;
     sched__metrics_cycle(s, ms / 1000.0);
     if (summary)
-        *summary = json_pack("{s:I,s:i,s:i,s:i,s:i,s:f,s:I}", "cycle", (json_int_t)c.cycle,
-                             "placed", (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded",
-                             (int)c.discarded, "unschedulable", (int)c.unschedulable, "durationMs",
-                             ms, "auditSeq", (json_int_t)seq);
+        *summary = json_pack(
+            "{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:I}", "cycle", (json_int_t)c.cycle, "placed",
+            (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded", (int)c.discarded,
+            "unschedulable", (int)c.unschedulable, "attempted", (int)c.attempted, "waiting",
+            (int)c.waiting, "idle", 0, "durationMs", ms, "auditSeq", (json_int_t)seq);
 out:
     store_txn_abort(&c.txn);
     cycle_reset(&c);

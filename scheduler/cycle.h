@@ -30,6 +30,9 @@ struct sched_cyc {
     int *touched; /* nodes with cyc_pods this cycle */
     size_t ntouched, captouched;
     long placed, jobs_placed, discarded, unschedulable;
+    long attempted; /* attempts (sched__attempt calls) */
+    long waiting;   /* parked jobs left out (view_wait.c) */
+    long changes;   /* what the housekeeping changed in the store (pods, victim records) */
     /* Bound pods by node as of the first preemption attempt of the cycle (CSR: node n's
      * pods are by_node[by_node_off[n] .. by_node_off[n + 1]]), built lazily. Pods placed
      * later in the cycle are not in it and need not be: jobs run in priority order, so

@@ -412,6 +412,25 @@ static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
     return g;
 }
 
+/* A member's place among the waiting jobs (view_wait.c): a gang that timed out is tried
+ * again next cycle; a member with pods still pending (unplaced, or a satisfied gang with
+ * pods left over) waits for an event or its backoff; one placed whole leaves the pool. */
+static void wait_after(struct sched_cyc *c, const struct sched_attempt *a, size_t m, int timed_out)
+{
+    struct sched_view *v = c->v;
+    int ji = a->jobs[m];
+    const struct sv_job *j = &v->jobs[ji];
+    int pending = 0;
+    for (size_t i = 0; i < j->npods && !pending; i++)
+        pending = sched__pod_pending(&v->pods[j->pods[i]]);
+    if (timed_out)
+        sched__wait_wake(v, ji);
+    else if (!pending && j->result == SV_RESULT_PLACED)
+        sched__wait_clear(v, ji);
+    else
+        sched__wait_park(v, ji, sched__wait_kinds(v, ji, a->preempt.code >= 0), c->now_ms);
+}
+
 /* The outcome of every member: its result and its why document (the blockers and the
  * preemption part serialised once for all members). */
 static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
@@ -460,6 +479,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
             .preemption = preemption,
         };
         rc = sched__why_record(c, a->jobs[m], &in, err);
+        wait_after(c, a, m, timed_out);
     }
     json_decref(gang);
     json_decref(blockers);

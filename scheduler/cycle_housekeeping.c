@@ -29,6 +29,7 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
         p->m.phase = xstrdup("Running");
         json_array_append_new(pods, json_string(p->key));
     }
+    c->changes += (long)json_array_size(pods);
     if (rc == 0 && json_array_size(pods)) {
         json_t *rec =
             json_pack("{s:s,s:s,s:I,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
@@ -51,6 +52,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         struct sv_pod *p = &v->pods[i];
         if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->s->opts.grace_ms)
             continue;
+        c->changes++;
         char *key = xstrdup(p->key);
         json_t *old = NULL;
         rc = store_delete(c->txn, MODEL_POD, key, &old, err);

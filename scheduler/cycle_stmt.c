@@ -135,6 +135,11 @@ int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
         c->jobs_placed++;
     }
     json_decref(by_job);
+    if (c->nops) { /* pod rules may pass now; with several queues, the shares moved */
+        sched__wait_event(v, SV_EV_PLACED);
+        if (v->nqueues > 1)
+            sched__wait_event(v, SV_EV_QUEUE);
+    }
     c->placed += (long)c->nops;
     c->s->met.pods_placed += c->nops;
     c->s->met.statements_committed++;

@@ -129,6 +129,11 @@ char *sched_metrics(struct sched *s)
             "gauge\nmuster_cycle %llu\n",
             (unsigned long long)s->cycle);
     fprintf(f,
+            "# HELP muster_cycles_idle_total Cycles that had nothing to do (no job due, no "
+            "housekeeping) and wrote nothing.\n# TYPE muster_cycles_idle_total counter\n"
+            "muster_cycles_idle_total %llu\n",
+            (unsigned long long)m->idle_cycles);
+    fprintf(f,
             "# HELP muster_pods_placed_total Pods placed by scheduling cycles.\n"
             "# TYPE muster_pods_placed_total counter\nmuster_pods_placed_total %llu\n",
             (unsigned long long)m->pods_placed);

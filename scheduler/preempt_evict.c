@@ -73,6 +73,8 @@ int sched__pod_nominate(struct sched_cyc *c, int pi, int ni, struct err *err)
     json_decref(pod);
     if (rc < 0)
         return rc;
+    if (ni < 0 && p->nominated >= 0) /* reserved room is free for others again */
+        sched__wait_freed(v, p->nominated);
     sched__view_set_nominated(v, pi, ni);
     return 0;
 }

@@ -476,6 +476,7 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err)
         if (rc == 0)
             sched__view_victim_del(c->v, job);
     }
+    c->changes += (long)json_array_size(x.expired);
     json_decref(x.expired);
     if (rc == 0)
         s->retain_scan_ms = x.next_ms;

@@ -101,7 +101,11 @@ int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t
 
 /* Runs one scheduling cycle in one write transaction. *summary (new, may be NULL):
  * {"cycle": N, "placed": pods, "jobsPlaced": n, "discarded": n, "unschedulable": n,
- *  "durationMs": x, "auditSeq": n}. */
+ *  "attempted": jobs attempted, "waiting": jobs left out (they wait for a change),
+ *  "idle": false, "durationMs": x, "auditSeq": n}. When no job is due and the housekeeping
+ * has nothing to do, a cycle without a caller (sched_cycle, or sched_cycle_by with by NULL)
+ * writes nothing and takes no number: "idle": true, N is the last cycle that wrote, no
+ * "auditSeq". A cycle with a caller is always written (its record names the caller). */
 int sched_cycle(struct sched *s, int64_t now_ms, json_t **summary, struct err *err);
 
 /* Job states: X(enum suffix, name, meaning), in the order the API lists them. The one

@@ -85,6 +85,7 @@ void sched__view_free(struct sched_view *v)
 {
     if (!v)
         return;
+    free(v->freed);
     for (size_t i = 0; i < v->nres; i++)
         free(v->res[i]);
     free(v->res);
@@ -231,6 +232,7 @@ void sched__view_put_node(struct sched_view *v, struct model_node *m)
     node_set_alloc(v, &v->nodes[ni]);
     if (v->orphans)
         sched__view_adopt(v, ni);
+    sched__wait_freed(v, ni); /* new room, or labels, taints, cordon changed */
     v->order_dirty = 1;
     v->nl_dirty = 1;
     v->tp_dirty = 1;
@@ -242,6 +244,7 @@ void sched__view_del_node(struct sched_view *v, const char *name)
     int ni = sched__view_node(v, name);
     if (ni < 0)
         return;
+    sched__wait_event(v, SV_EV_CAPACITY); /* its pods fail: rules against them go too */
     for (size_t i = 0; i < v->npods; i++) {
         struct sv_pod *p = &v->pods[i];
         if (p->alive && p->nominated == ni) {
@@ -358,6 +361,8 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
     memset(g, 0, sizeof(*g));
     sched__view_prio_sync(v, ji);
     sched__view_job_requeue(v, ji);
+    sched__wait_wake(v, ji);
+    sched__wait_event(v, SV_EV_GROUP);
 }
 
 void sched__view_del_pg(struct sched_view *v, const char *key)
@@ -365,6 +370,8 @@ void sched__view_del_pg(struct sched_view *v, const char *key)
     int ji = sched__view_gang_job(v, key);
     if (ji < 0)
         return;
+    sched__wait_wake(v, ji);
+    sched__wait_event(v, SV_EV_GROUP);
     model_podgroup_release(&v->jobs[ji].pg);
     v->jobs[ji].has_pg = 0;
     sched__view_prio_sync(v, ji);
@@ -392,6 +399,7 @@ int sched__job_min(const struct sv_job *j)
 
 void sched__view_put_topo(struct sched_view *v, struct model_topology *t)
 {
+    sched__wait_event(v, SV_EV_TOPOLOGY);
     if (v->has_topology)
         model_topology_release(&v->topo);
     v->topo = *t;
@@ -403,6 +411,7 @@ void sched__view_put_topo(struct sched_view *v, struct model_topology *t)
 
 void sched__view_del_topo(struct sched_view *v)
 {
+    sched__wait_event(v, SV_EV_TOPOLOGY);
     if (v->has_topology)
         model_topology_release(&v->topo);
     memset(&v->topo, 0, sizeof(v->topo));

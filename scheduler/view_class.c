@@ -88,6 +88,7 @@ static void resync_class(struct sched_view *v, const char *name)
 
 void sched__view_put_class(struct sched_view *v, struct model_priorityclass *pc)
 {
+    sched__wait_event(v, SV_EV_PRIORITY);
     char *name = xstrdup(pc->name);
     sched__class_put(&v->classes, pc);
     resync_class(v, name);
@@ -96,6 +97,7 @@ void sched__view_put_class(struct sched_view *v, struct model_priorityclass *pc)
 
 void sched__view_del_class(struct sched_view *v, const char *name)
 {
+    sched__wait_event(v, SV_EV_PRIORITY);
     sched__class_del(&v->classes, name);
     resync_class(v, name);
 }

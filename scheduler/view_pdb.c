@@ -35,6 +35,7 @@ static void list_del(struct sv_pdblist *l, int slot)
 
 void sched__view_del_pdb(struct sched_view *v, const char *key)
 {
+    sched__wait_event(v, SV_EV_PDB);
     struct sv_pdbs *ps = &v->pdbs;
     int slot = sched__strmap_get(&ps->ix, key);
     if (slot < 0)

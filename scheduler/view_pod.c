@@ -112,11 +112,65 @@ void sched__view_set_nominated(struct sched_view *v, int pi, int ni)
     v->epoch++;
 }
 
+static void pod_remove(struct sched_view *v, int pi);
+
+static int str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+static int requests_eq(const struct model_pod *a, const struct model_pod *b)
+{
+    if (a->nrequests != b->nrequests)
+        return 0;
+    for (size_t i = 0; i < a->nrequests; i++)
+        if (strcmp(a->requests[i].name, b->requests[i].name) ||
+            a->requests[i].value != b->requests[i].value)
+            return 0;
+    return 1;
+}
+
+static int labels_eq(const struct model_pod *a, const struct model_pod *b)
+{
+    if (a->nlabels != b->nlabels)
+        return 0;
+    for (size_t i = 0; i < a->nlabels; i++)
+        if (strcmp(a->labels[i].key, b->labels[i].key) ||
+            !str_eq(a->labels[i].value, b->labels[i].value))
+            return 0;
+    return 1;
+}
+
+/* The events (view_wait.c) of pod m replacing old (NULL for a new pod): capacity when the
+ * old one gave room back (unbound, moved, finished, asking less or otherwise, relabelled:
+ * rules of other pods against it may pass now, or its nomination dropped or moved);
+ * placement when m is newly placed or relabelled. A status update that changes none of
+ * that (a bound pod reported Running) wakes nobody. */
+static void put_events(struct sched_view *v, const struct sv_pod *old, const struct model_pod *m)
+{
+    int counted = m->node_name && !model_pod_terminal(m);
+    int same = old && str_eq(old->m.node_name, m->node_name) && requests_eq(&old->m, m) &&
+               labels_eq(&old->m, m) && model_pod_terminal(&old->m) == model_pod_terminal(m);
+    if (old && old->counted && !same) {
+        sched__wait_freed(v, old->node);
+        if (v->nqueues > 1) /* its queue's usage moved */
+            sched__wait_event(v, SV_EV_QUEUE);
+    }
+    if (old && old->nominated >= 0 && !str_eq(old->m.nominated_node, m->nominated_node))
+        sched__wait_freed(v, old->nominated);
+    if (counted && !(old && old->counted && same))
+        sched__wait_event(v, SV_EV_PLACED);
+}
+
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
     char *key = xasprintf("%s/%s", m->ns, m->name);
-    if (sched__view_pod(v, key) >= 0)
-        sched__view_del_pod(v, key);
+    int old = sched__view_pod(v, key);
+    put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
+    if (old >= 0) {
+        sched__wait_wake(v, v->pods[old].job);
+        pod_remove(v, old);
+    }
     int pi = sched__slot_pop(&v->fpods);
     if (pi < 0) {
         XGROW(v->pods, v->npods + 1, v->cappods);
@@ -179,6 +233,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
         }
     }
     sched__view_job_requeue(v, ji);
+    sched__wait_wake(v, ji);
 }
 
 void sched__view_del_pod(struct sched_view *v, const char *key)
@@ -186,6 +241,21 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
     int pi = sched__view_pod(v, key);
     if (pi < 0)
         return;
+    const struct sv_pod *p = &v->pods[pi];
+    if (p->counted)
+        sched__wait_freed(v, p->node);
+    if (p->nominated >= 0)
+        sched__wait_freed(v, p->nominated);
+    if (v->nqueues > 1 && (p->counted || sched__pod_pending(p))) /* its queue's usage or
+                                                                     request moved */
+        sched__wait_event(v, SV_EV_QUEUE);
+    sched__wait_wake(v, p->job); /* a gang lost a member */
+    pod_remove(v, pi);
+}
+
+/* Removes pod slot pi (the view's side of a delete, or of a put that replaces it). */
+static void pod_remove(struct sched_view *v, int pi)
+{
     struct sv_pod *p = &v->pods[pi];
     if (p->counted)
         sched__view_usage(v, p, -1);
@@ -206,7 +276,7 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
     sched__view_job_maybe_free(v, p->job);
     if (sched__pod_has_terms(p))
         v->nterm_pods--;
-    sched__strmap_del(&v->pod_ix, key);
+    sched__strmap_del(&v->pod_ix, p->key);
     free(p->key);
     model_pod_release(&p->m);
     free(p->req);

@@ -180,6 +180,7 @@ static void builtin_default(struct model_queue *m)
 
 void sched__view_put_queue(struct sched_view *v, struct model_queue *mq)
 {
+    sched__wait_event(v, SV_EV_QUEUE);
     int qi = sched__view_queue(v, mq->name);
     if (qi < 0) {
         for (qi = 0; qi < (int)v->nqueues && v->queues[qi].alive; qi++)
@@ -203,6 +204,7 @@ void sched__view_put_queue(struct sched_view *v, struct model_queue *mq)
 
 void sched__view_del_queue(struct sched_view *v, const char *name)
 {
+    sched__wait_event(v, SV_EV_QUEUE);
     int qi = sched__view_queue(v, name);
     if (qi < 0)
         return;

@@ -249,6 +249,10 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
                 json_object_set_new(doc, "state", json_string(state));
                 refresh(s, doc);
             }
+            /* parked (view_wait.c): what retries it, computed here, never stored */
+            json_t *wait = sched__wait_json(s->v, &s->v->jobs[ji]);
+            if (wait)
+                json_object_set_new(doc, "waiting", wait);
             rc = 0;
         }
         pthread_mutex_unlock(&s->mu);
