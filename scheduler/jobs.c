@@ -230,42 +230,118 @@ static int cmp_json_id(const void *a, const void *b)
                   json_string_value(json_object_get(*(json_t *const *)b, "id")));
 }
 
+/* A job the page may hold: id borrowed from the view (valid under s->mu) or from the
+ * gone-victims array; ji -1 for a victim that left the view. */
+struct cand {
+    const char *id;
+    int ji;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct cand *)a)->id, ((const struct cand *)b)->id);
+}
+
+/* Keeps the `cap` smallest ids seen in h[0..*n) as a max-heap: O(log cap) per offer, so a
+ * page of 100 out of 50,000 jobs costs no sort of all of them under the lock. */
+static void heap_offer(struct cand *h, size_t *n, size_t cap, struct cand c)
+{
+    size_t i;
+    if (*n < cap) {
+        for (i = (*n)++; i > 0 && strcmp(h[(i - 1) / 2].id, c.id) < 0; i = (i - 1) / 2)
+            h[i] = h[(i - 1) / 2];
+        h[i] = c;
+        return;
+    }
+    if (strcmp(c.id, h[0].id) >= 0)
+        return;
+    for (i = 0;;) {
+        size_t k = 2 * i + 1;
+        if (k >= *n)
+            break;
+        if (k + 1 < *n && strcmp(h[k + 1].id, h[k].id) > 0)
+            k++;
+        if (strcmp(h[k].id, c.id) <= 0)
+            break;
+        h[i] = h[k];
+        i = k;
+    }
+    h[i] = c;
+}
+
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err)
 {
+    return sched_jobs_page(s, state, NULL, 0, out, NULL, err);
+}
+
+int sched_jobs_page(struct sched *s, const char *state, const char *after, size_t limit,
+                    json_t **out, int *more, struct err *err)
+{
     enum sched_job_state want = SCHED_JOB_PENDING;
+    *out = NULL;
+    if (more)
+        *more = 0;
     if (state && sched_job_state_parse(state, &want, err) < 0)
         return err->code;
     pthread_mutex_lock(&s->mu);
     struct sched_view *v = s->v;
     json_t *gone = !state || want == SCHED_JOB_PREEMPTED ? gone_victims(v) : json_array();
-    json_t **items = xcalloc(v->njobs + json_array_size(gone) + 1, sizeof(*items));
-    int *untried = xcalloc(v->njobs + json_array_size(gone) + 1, sizeof(int));
-    size_t n = 0;
+    size_t total = v->njobs + json_array_size(gone), cap = limit ? limit + 1 : total, n = 0;
+    struct cand *c = xcalloc(cap + 1, sizeof(*c));
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
-        if (!j->alive || (state && sched__job_state(s, j) != want))
+        if (!j->alive || (after && strcmp(j->id, after) <= 0) ||
+            (state && sched__job_state(s, j) != want))
             continue;
-        untried[n] = sched__why_untried_code(s, j);
-        items[n++] = sched__job_json(s, j);
+        heap_offer(c, &n, cap, (struct cand){j->id, (int)i});
+    }
+    size_t gi;
+    json_t *g;
+    json_array_foreach(gone, gi, g)
+    {
+        const char *id = json_string_value(g);
+        if (!after || strcmp(id, after) > 0)
+            heap_offer(c, &n, cap, (struct cand){id, -1});
+    }
+    qsort(c, n, sizeof(*c), cand_cmp);
+    if (limit && n > limit) {
+        n = limit;
+        if (more)
+            *more = 1;
+    }
+    json_t **items = xcalloc(n + 1, sizeof(*items));
+    int *untried = xcalloc(n + 1, sizeof(int));
+    json_t *retained_ids = json_array();
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].ji < 0) {
+            json_array_append_new(retained_ids, json_string(c[i].id));
+            continue;
+        }
+        const struct sv_job *j = &v->jobs[c[i].ji];
+        untried[m] = sched__why_untried_code(s, j);
+        items[m++] = sched__job_json(s, j);
     }
     pthread_mutex_unlock(&s->mu);
+    free(c);
     json_t *retained = json_array();
-    int rc = add_retained(s, gone, retained, err);
+    int rc = add_retained(s, retained_ids, retained, err);
     size_t i;
     json_t *o;
     json_array_foreach(retained, i, o)
     {
-        untried[n] = -1;
-        items[n++] = json_incref(o);
+        untried[m] = -1;
+        items[m++] = json_incref(o);
     }
     json_decref(retained);
+    json_decref(retained_ids);
     json_decref(gone);
     if (rc == 0)
-        rc = add_reasons(s, items, untried, n, err);
+        rc = add_reasons(s, items, untried, m, err);
     free(untried);
-    qsort(items, n, sizeof(*items), cmp_json_id);
+    qsort(items, m, sizeof(*items), cmp_json_id);
     *out = rc < 0 ? NULL : json_array();
-    for (i = 0; i < n; i++)
+    for (i = 0; i < m; i++)
         if (*out)
             json_array_append_new(*out, items[i]);
         else

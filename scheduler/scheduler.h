@@ -139,6 +139,13 @@ int sched_job_state_parse(const char *name, enum sched_job_state *out, struct er
 /* Jobs (gangs; a pod without a group is a job of one). state: NULL for all, or a state
  * name (sched_job_state_parse; ERR_INVALID when unknown). *out new array. */
 int sched_jobs(struct sched *s, const char *state, json_t **out, struct err *err);
+/* One page of sched_jobs, in id order: the jobs whose id sorts after `after` (NULL: from
+ * the first), at most limit of them (0: no limit). *more (may be NULL) is 1 when jobs
+ * beyond the page exist, 0 when the page is the last. Only the page's jobs are made into
+ * JSON; the view's lock is held for one pass over the jobs. Errors as sched_jobs; *out new,
+ * NULL on failure. */
+int sched_jobs_page(struct sched *s, const char *state, const char *after, size_t limit,
+                    json_t **out, int *more, struct err *err);
 /* One job by id "ns/name". ERR_NOT_FOUND when unknown. *out new; "preemptedBy" is the
  * ledger's victim record of the job (every preemptor, retention) or null. A preemption
  * victim whose pods are gone stays answerable (state Preempted, "retained": true) until

@@ -219,12 +219,19 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
     pthread_mutex_unlock(&s->mu);
     if (!jid)
         return err_set(err, ERR_NOT_FOUND, "job '%s' not found (nor a pod of a job)", id);
+    /* The stored document and the victim record are read in a transaction that ends
+     * before the view's lock is taken: holding a read transaction while waiting for the
+     * lock deadlocks with an apply that grows the map under the lock (store.h). */
+    json_t *rec = NULL;
     int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
     if (rc < 0)
         goto out;
     rc = store_doc_get(txn, STORE_DB_WHY, jid, &doc, err);
     if (rc == ERR_NOT_FOUND)
         err_clear(err);
+    if (rc == 0 || rc == ERR_NOT_FOUND)
+        rec = sched__ledger_victim_get(txn, jid);
+    store_txn_abort(&txn);
     if (rc == 0 || rc == ERR_NOT_FOUND) {
         pthread_mutex_lock(&s->mu);
         ji = sched__view_job(s->v, jid); /* the view may have changed meanwhile */
@@ -250,8 +257,7 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
         }
         pthread_mutex_unlock(&s->mu);
     }
-    json_t *rec = rc == 0 ? sched__ledger_victim_get(txn, jid) : NULL;
-    if (rec) {
+    if (rec && rc == 0) {
         json_object_set(doc, "preemptedBy", json_object_get(rec, "preemptors"));
         json_t *gone = json_object_get(rec, "goneAt"),
                *until = json_object_get(rec, "retainedUntil");
@@ -259,8 +265,8 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
                             json_pack("{s:O,s:O,s:f}", "goneAt", gone ? gone : json_null(),
                                       "retainedUntil", until ? until : json_null(),
                                       "retentionSeconds", (double)retention_ms / 1000.0));
-        json_decref(rec);
     }
+    json_decref(rec);
     if (rc == 0 && pod)
         json_object_set_new(doc, "pod", json_pack("{s:s,s:s}", "name", id, "job", jid));
     if (rc == 0) {

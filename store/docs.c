@@ -69,16 +69,18 @@ uint64_t store__be64_get(const unsigned char in[8])
     return v;
 }
 
-int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, store_obj_fn fn, void *ctx,
-                     struct err *err)
+int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
+                     store_obj_fn fn, void *ctx, struct err *err)
 {
     struct store *st = store__of(txn);
     size_t plen = prefix ? strlen(prefix) : 0;
+    /* start at the prefix, or at `after` when it sorts later (then skip `after` itself) */
+    const char *from = after && (!prefix || strcmp(after, prefix) > 0) ? after : prefix;
     MDB_cursor *cur = NULL;
-    MDB_val k = {plen, (void *)prefix}, v;
+    MDB_val k = {from ? strlen(from) : 0, (void *)from}, v;
     char key[512];
     json_error_t jerr;
-    int rc, op = plen ? MDB_SET_RANGE : MDB_FIRST;
+    int rc, op = k.mv_size ? MDB_SET_RANGE : MDB_FIRST;
 
     rc = mdb_cursor_open(txn, dbi, &cur);
     if (rc)
@@ -99,6 +101,8 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, store_obj_fn
             continue;
         memcpy(key, k.mv_data, k.mv_size);
         key[k.mv_size] = '\0';
+        if (after && strcmp(key, after) <= 0)
+            continue;
         json_t *obj = json_loadb(v.mv_data, v.mv_size, 0, &jerr);
         if (!obj) {
             rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", key, jerr.text);
@@ -183,7 +187,8 @@ int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj
     int rc = check_db(db, err);
 
     return rc < 0 ? rc
-                  : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], prefix, fn, ctx, err);
+                  : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], prefix, NULL, fn, ctx,
+                                     err);
 }
 
 /* ---- metadata ---- */

@@ -80,8 +80,8 @@ size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
 
 /* Iterates a plain JSON database from the first key with prefix (NULL: all), decoding
  * each value once. Returns 0, fn's negative code, ERR_STORE. */
-int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, store_obj_fn fn, void *ctx,
-                     struct err *err);
+int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
+                     store_obj_fn fn, void *ctx, struct err *err);
 
 /* 8-byte big-endian encoding, so LMDB's byte order is numeric order. */
 void store__be64_put(unsigned char out[8], uint64_t v);

@@ -279,11 +279,18 @@ out:
 int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
                struct err *err)
 {
+    return store_each_after(txn, kind, prefix, NULL, fn, ctx, err);
+}
+
+int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, const char *after,
+                     store_obj_fn fn, void *ctx, struct err *err)
+{
     int rc = check_kind(kind, err);
 
     if (rc < 0)
         return rc;
-    return store__each_json(txn, store__of(txn)->dbi[store__kind_dbi[kind]], prefix, fn, ctx, err);
+    return store__each_json(txn, store__of(txn)->dbi[store__kind_dbi[kind]], prefix, after, fn, ctx,
+                            err);
 }
 
 /* Calls fn for each value of a DUPSORT key (key NULL: each key of a plain db). */

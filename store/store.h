@@ -29,7 +29,10 @@
  * Growth: before each write transaction the map is doubled when more than half
  * of it is used; a transaction that still hits the limit fails with
  * ERR_MAP_FULL, after which the map has been grown and the caller may retry
- * (store_write does this for you).
+ * (store_write does this for you). Growing waits until every read transaction has
+ * ended, so never wait for a lock while holding a read transaction when a writer may
+ * hold that lock while it grows the map (the scheduler's view lock: a reader holding
+ * one and waiting for the lock deadlocks with an apply that grows the map under it).
  *
  * mdb_* calls happen only in store/. LMDB codes become ERR_* here.
  */
@@ -87,6 +90,9 @@ enum { STORE_READ = 0, STORE_WRITE = 1 };
 int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err);
 /* Begins a nested write transaction under parent (for statements). */
 int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err);
+/* The id of txn's snapshot: the number of write transactions committed before it began
+ * (a write transaction: the one it will commit as). Equal ids mean the same contents. */
+uint64_t store_txn_id(MDB_txn *txn);
 /* Commits and sets *txn to NULL, even on failure. Returns 0, ERR_MAP_FULL (map grown;
  * retry the whole transaction) or ERR_STORE. */
 int store_txn_commit(MDB_txn **txn, struct err *err);
@@ -125,6 +131,10 @@ typedef int (*store_key_fn)(void *ctx, const char *key);
 /* Iterates objects of a kind in key order, only keys starting with prefix (NULL: all). */
 int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
                struct err *err);
+/* Like store_each, only keys that sort strictly after `after` (NULL: from the first): a
+ * list page that continues where the last one ended seeks there instead of scanning. */
+int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, const char *after,
+                     store_obj_fn fn, void *ctx, struct err *err);
 /* Iterates the keys of a kind's objects in key order, without reading the objects. */
 int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err);
 /* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod

@@ -124,6 +124,11 @@ static void maybe_grow(struct store *st)
         grow(st, atomic_load(&st->grow_pending));
 }
 
+uint64_t store_txn_id(MDB_txn *txn)
+{
+    return txn ? (uint64_t)mdb_txn_id(txn) : 0;
+}
+
 int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err)
 {
     int rc;

@@ -219,6 +219,7 @@ void api_stop(struct api *api)
     free(api->cors_origins);
     free(api->read_only);
     pthread_mutex_destroy(&api->ro_mu);
+    api__readcache_free(api->readcache);
     free(api);
 }
 
@@ -247,6 +248,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->leader = opts->leader;
     api->leader_ctx = opts->leader_ctx;
     pthread_mutex_init(&api->ro_mu, NULL);
+    api->readcache = api__readcache_new();
     api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
     api->audit_health = opts->audit_health;
     api->audit_health_ctx = opts->audit_health_ctx;

@@ -32,6 +32,7 @@ struct api__tls;
 struct api_tokens;
 struct api_limits;
 struct api_authcache;
+struct api_readcache;
 
 /* Why a request was refused: X(enum suffix, metric label, HTTP status). */
 #define API_REFUSED_MAP(X)                                                                         \
@@ -56,6 +57,7 @@ struct api {
     api_authenticate_fn authenticate;
     void *authenticate_ctx;
     struct api_authcache *authcache; /* results of authenticate */
+    struct api_readcache *readcache; /* answers of the scheduler's read routes */
     int auth_on;                     /* any credential source is configured */
     int auth_reads;
     struct api_rate rate[API_ROLE_COUNT];
@@ -104,6 +106,7 @@ struct req {
     const char *address;     /* the client's IP address (civetweb's remote_addr) */
     struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
     int identified;          /* who names a checked credential */
+    size_t cache_slot;       /* 1 + the read-cache slot this request makes, 0: none */
     int continued;           /* "100 Continue" went out: the reply's head is written by hand */
 };
 
@@ -204,6 +207,64 @@ void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
 
+/* ---- readcache.c: scheduler answers served again while the store is unchanged ---- */
+struct api_readcache *api__readcache_new(void);
+void api__readcache_free(struct api_readcache *c); /* NULL-safe */
+/* The store's last committed transaction id (0 when it cannot be read: nothing cached).
+ * Read it before making the answer that is to be cached with it. */
+uint64_t api__readcache_txn(struct api *api);
+/* 1 after replying the answer cached for r's path and query made at txn; 0 when there is
+ * none (nothing sent): r then holds its slot (other requests for it wait) until
+ * api__readcache_put_reply or api__readcache_release (api__dispatch calls it after every
+ * handler). */
+int api__readcache_reply(struct req *r, uint64_t txn);
+/* Gives up r's slot, if it holds one, waking the requests waiting for it. */
+void api__readcache_release(struct req *r);
+/* Replies 200 with body (stolen) and caches its text for r's path and query at txn. */
+void api__readcache_put_reply(struct req *r, uint64_t txn, json_t *body);
+
+/* ---- list.c: a list answer encoded item by item, sent chunked when big ---- */
+struct api_list {
+    struct req *r;
+    char *buf;
+    size_t len, cap;
+    size_t n; /* items written */
+};
+/* Calling sequence: begin, any number of items (inside a read transaction if need be:
+ * nothing is sent before end), then end (after the transaction) or fail. */
+void api__list_begin(struct api_list *l, struct req *r, const char *api_version, const char *kind);
+/* Encodes item (borrowed) into the list. Returns 0. */
+int api__list_item(struct api_list *l, json_t *item);
+/* Closes the list, with "metadata" (stolen, may be NULL), and sends it: with a
+ * Content-Length up to 64 KiB, chunked above. */
+void api__list_end(struct api_list *l, json_t *metadata);
+/* Replies err instead of the list. */
+void api__list_fail(struct api_list *l, const struct err *err);
+
+/* ---- page.c: ?limit= and ?continue= on lists (Kubernetes pagination) ---- */
+#define API_PAGE_MAX 10000 /* the largest limit */
+struct api_page {
+    const char *list; /* the list the tokens belong to ("pods"), borrowed */
+    size_t limit;     /* 0: no limit */
+    char *after;      /* the page starts after this key (new), NULL: at the first */
+    int on;           /* limit or continue was given: the answer carries "metadata" */
+    size_t n;         /* items taken */
+    char *last;       /* the key of the last item taken (new) */
+    int more;         /* an item was offered past the limit */
+};
+/* Reads limit and continue into *p: 0, or replies 400 naming the parameter (a limit that
+ * is not 1..API_PAGE_MAX, a token that does not decode or is another list's) and returns
+ * -1. Release *p with api__page_release either way. */
+int api__page_or_reply(struct req *r, const char *list, struct api_page *p);
+/* Offers the next item (keys strictly ascending, all after p->after): 1 to put it on the
+ * page, 0 when the page is full (p->more is then set; offer nothing more). */
+int api__page_take(struct api_page *p, const char *key);
+/* {"continue": token} when p->more, else {} (new). */
+json_t *api__page_meta(const struct api_page *p);
+/* The continue token for the page of list that ends at last_key (new). */
+char *api__page_token(const char *list, const char *last_key);
+void api__page_release(struct api_page *p);
+
 /* ---- auth.c: identities, roles and rate limits ---- */
 /* 1 when the method changes state (anything but GET, HEAD, OPTIONS). */
 int api__mutating(const char *method);
@@ -244,7 +305,8 @@ int api__limits_peek(struct api_limits *l, const char *key, struct api_rate rate
 /* The stored object (new), or replies 404 and returns NULL. */
 json_t *api__object_or_reply(struct req *r, enum model_kind kind, const char *key);
 /* Lists objects of kind with keys starting with prefix (NULL: all) into {"kind": "<Kind>List",
- * "items": [...]}; keep (may be NULL) filters items: 1 keeps. Replies. */
+ * "items": [...]}, a page of them with ?limit= / ?continue= (page.c), written item by item
+ * (list.c); keep (may be NULL) filters items: 1 keeps. Replies. */
 typedef int (*api__keep_fn)(json_t *obj, void *ctx);
 void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
                       void *ctx);

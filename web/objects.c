@@ -25,7 +25,8 @@ json_t *api__object_or_reply(struct req *r, enum model_kind kind, const char *ke
 }
 
 struct list_ctx {
-    json_t *items;
+    struct api_list out;
+    struct api_page page;
     api__keep_fn keep;
     void *ctx;
 };
@@ -34,8 +35,11 @@ static int collect(void *ctx, const char *key, json_t *obj)
 {
     struct list_ctx *l = ctx;
 
-    if (!l->keep || l->keep(obj, l->ctx))
-        json_array_append(l->items, obj);
+    if (l->keep && !l->keep(obj, l->ctx))
+        return 0;
+    if (!api__page_take(&l->page, key))
+        return 1; /* the page is full and another item exists: stop */
+    api__list_item(&l->out, obj);
     return 0;
 }
 
@@ -43,24 +47,26 @@ void api__object_list(struct req *r, enum model_kind kind, const char *prefix, a
                       void *ctx)
 {
     struct err err = ERR_INIT;
-    struct list_ctx l = {json_array(), keep, ctx};
+    struct list_ctx l = {.keep = keep, .ctx = ctx};
     MDB_txn *txn = NULL;
     int rc;
 
+    if (api__page_or_reply(r, model_kind_name(kind), &l.page) < 0)
+        goto out;
+    char *list_kind = xasprintf("%sList", model_kind_name(kind));
+    api__list_begin(&l.out, r, model_kind_api_version(kind), list_kind);
+    free(list_kind);
+    /* encoded as read, sent after the transaction ends (list.c) */
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
     if (rc == 0)
-        rc = store_each(txn, kind, prefix, collect, &l, &err);
+        rc = store_each_after(txn, kind, prefix, l.page.after, collect, &l, &err);
     store_txn_abort(&txn);
-    if (rc < 0) {
-        json_decref(l.items);
-        api__reply_error(r, &err);
-        return;
-    }
-    char *list_kind = xasprintf("%sList", model_kind_name(kind));
-    api__reply_json(r, 200,
-                    json_pack("{s:s, s:s, s:o}", "apiVersion", model_kind_api_version(kind), "kind",
-                              list_kind, "items", l.items));
-    free(list_kind);
+    if (rc < 0)
+        api__list_fail(&l.out, &err);
+    else
+        api__list_end(&l.out, l.page.on ? api__page_meta(&l.page) : NULL);
+out:
+    api__page_release(&l.page);
 }
 
 void api__object_delete(struct req *r, enum model_kind kind, const char *key)

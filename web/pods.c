@@ -11,6 +11,7 @@ struct filter {
     MDB_txn *txn;
     json_t *items;
     struct err *err;
+    struct api_page page; /* ?node= pages here; other lists in api__object_list */
 };
 
 static int keep(json_t *obj, void *ctx)
@@ -36,16 +37,22 @@ static int add_bound(void *ctx, const char *key)
 {
     struct filter *f = ctx;
     json_t *obj = NULL;
-    int rc = store_get(f->txn, MODEL_POD, key, &obj, f->err);
 
+    if (f->page.after && strcmp(key, f->page.after) <= 0)
+        return 0;
+    int rc = store_get(f->txn, MODEL_POD, key, &obj, f->err);
     if (rc == ERR_NOT_FOUND)
         return 0;
     if (rc < 0)
         return rc;
-    if (keep(obj, f))
-        json_array_append(f->items, obj);
+    if (keep(obj, f)) {
+        if (!api__page_take(&f->page, key))
+            rc = 1; /* the page is full and another pod exists */
+        else
+            json_array_append(f->items, obj);
+    }
     json_decref(obj);
-    return 0;
+    return rc;
 }
 
 /* node= goes through the pods-by-node index instead of scanning every pod. */
@@ -54,6 +61,10 @@ static void list_on_node(struct req *r, struct filter *f, const char *node)
     struct err err = ERR_INIT;
     int rc;
 
+    if (api__page_or_reply(r, "Pod", &f->page) < 0) {
+        api__page_release(&f->page);
+        return;
+    }
     f->items = json_array();
     f->err = &err;
     rc = store_txn_begin(r->api->st, STORE_READ, &f->txn, &err);
@@ -63,11 +74,14 @@ static void list_on_node(struct req *r, struct filter *f, const char *node)
     if (rc < 0) {
         json_decref(f->items);
         api__reply_error(r, &err);
-        return;
+    } else {
+        json_t *list =
+            json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind", "PodList", "items", f->items);
+        if (f->page.on)
+            json_object_set_new(list, "metadata", api__page_meta(&f->page));
+        api__reply_json(r, 200, list);
     }
-    api__reply_json(
-        r, 200,
-        json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind", "PodList", "items", f->items));
+    api__page_release(&f->page);
 }
 
 void api__pods_list(struct req *r)

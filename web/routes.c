@@ -37,16 +37,16 @@ static const struct route routes[] = {
     {"GET", "/readyz", api__readyz, "", OPEN, 0},
     {"GET", "/metrics", api__metrics, "", VIEW, 0},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP},
-    {"GET", "/api/v1/nodes", api__nodes_list, "", VIEW, 0},
+    {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0},
-    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase", VIEW, 0},
+    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase,limit,continue", VIEW, 0},
     {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", VIEW, 0},
     {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", OPER, 0},
-    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace", VIEW, 0},
+    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace,limit,continue", VIEW, 0},
     {"GET", "/api/v1/podgroups/{ns}/{name}", api__podgroup_get, "", VIEW, 0},
     {"DELETE", "/api/v1/podgroups/{ns}/{name}", api__podgroup_delete, "", OPER, 0},
-    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "", VIEW, 0},
+    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "limit,continue", VIEW, 0},
     {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", VIEW, 0},
     {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", OPER, 0},
     {"GET", "/api/v1/priorityclasses", api__priorityclasses_list, "", VIEW, 0},
@@ -55,7 +55,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/queues", api__queues_list, "", VIEW, 0},
     {"GET", "/api/v1/queues/{name}", api__queue_get, "", VIEW, 0},
     {"DELETE", "/api/v1/queues/{name}", api__queue_delete, "", OPER, 0},
-    {"GET", "/api/v1/poddisruptionbudgets", api__pdbs_list, "namespace", VIEW, 0},
+    {"GET", "/api/v1/poddisruptionbudgets", api__pdbs_list, "namespace,limit,continue", VIEW, 0},
     {"GET", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_get, "", VIEW, 0},
     {"DELETE", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_delete, "", OPER, 0},
     {"GET", "/api/v1/topology", api__topology_tree, "pod_cpu,pod_memory,pod_gpu,like", VIEW, 0},
@@ -65,7 +65,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/health", api__health, "", VIEW, 0},
     {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP},
     {"GET", "/api/v1/sources", api__sources, "", VIEW, 0},
-    {"GET", "/api/v1/jobs", api__jobs_list, "state", VIEW, 0},
+    {"GET", "/api/v1/jobs", api__jobs_list, "state,limit,continue", VIEW, 0},
     {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "", VIEW, 0},
     {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "", VIEW, 0},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0},
@@ -372,6 +372,7 @@ void api__dispatch(struct req *r)
             run_deep(found->fn, r);
         else
             found->fn(r);
+        api__readcache_release(r); /* a handler that replied an error made no answer */
     }
     api__params_free(r);
 }

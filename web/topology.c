@@ -27,7 +27,10 @@ void api__topology_tree(struct req *r)
     struct err err = ERR_INIT;
     char *like = NULL;
     json_t *tree = NULL;
+    uint64_t txn = api__readcache_txn(r->api);
 
+    if (api__readcache_reply(r, txn))
+        return;
     if (quantity_or_reply(r, "pod_cpu", 1, &q.cpu) < 0 ||
         quantity_or_reply(r, "pod_memory", 0, &q.memory) < 0 ||
         quantity_or_reply(r, "pod_gpu", 0, &q.gpu) < 0 ||
@@ -37,7 +40,7 @@ void api__topology_tree(struct req *r)
     if (sched_topology(r->api->sched, &q, &tree, &err) < 0)
         api__reply_error(r, &err);
     else
-        api__reply_json(r, 200, tree);
+        api__readcache_put_reply(r, txn, tree);
 out:
     free(like);
 }
