@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "musterd.h"
 #include "alloc.h"
 #include "client.h"
 #include "clock.h"
@@ -69,31 +70,9 @@ static void die(const char *what)
 
 static pid_t start_musterd(const char *dir, char *url, size_t url_size)
 {
-    char *data = xasprintf("%s/data", dir), *port_file = xasprintf("%s/port", dir);
-    char *bin =
-        xasprintf("%s/musterd", getenv("MUSTER_BIN_DIR") ? getenv("MUSTER_BIN_DIR") : "build/bin");
-    int port = 0;
-    pid_t pid = fork();
-
-    if (pid == 0) {
-        const char *argv[] = {bin,           "--data-dir", data,          "--listen", "127.0.0.1:0",
-                              "--port-file", port_file,    "--log-level", "warn",     NULL};
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    for (int i = 0; i < 1000 && !port; i++) {
-        FILE *f = fopen(port_file, "r");
-        if (f && fscanf(f, "%d", &port) != 1)
-            port = 0;
-        if (f)
-            fclose(f);
-        if (!port)
-            usleep(10000);
-    }
-    if (!port)
-        die("musterd did not start (is build/bin/musterd built?)");
+    int port;
+    pid_t pid = bench_musterd_start(dir, "data", NULL, &port);
     snprintf(url, url_size, "http://127.0.0.1:%d", port);
-    free(data), free(port_file), free(bin);
     return pid;
 }
 

@@ -20,6 +20,7 @@
 #include <threads.h>
 #include <unistd.h>
 
+#include "musterd.h"
 #include "alloc.h"
 #include "client.h"
 #include "clock.h"
@@ -44,33 +45,12 @@ static void die(const char *what)
 
 static void start(const char *dir, const char *name, int tls, struct server *s)
 {
-    char *data = xasprintf("%s/%s", dir, name), *port_file = xasprintf("%s/%s.port", dir, name);
     char *cert = xasprintf("%s/server.pem", dir), *key = xasprintf("%s/server.key", dir);
-    char *bin =
-        xasprintf("%s/musterd", getenv("MUSTER_BIN_DIR") ? getenv("MUSTER_BIN_DIR") : "build/bin");
-    int port = 0;
-
-    s->pid = fork();
-    if (s->pid == 0) {
-        const char *argv[] = {
-            bin,           "--data-dir", data,          "--listen", "127.0.0.1:0",
-            "--port-file", port_file,    "--log-level", "warn",     tls ? "--tls-cert" : NULL,
-            cert,          "--tls-key",  key,           NULL};
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    for (int i = 0; i < 1000 && !port; i++) {
-        FILE *f = fopen(port_file, "r");
-        if (f && fscanf(f, "%d", &port) != 1)
-            port = 0;
-        if (f)
-            fclose(f);
-        usleep(10000);
-    }
-    if (!port)
-        die("musterd did not start (is build/bin/musterd built?)");
+    const char *extra[] = {"--tls-cert", cert, "--tls-key", key, NULL};
+    int port;
+    s->pid = bench_musterd_start(dir, name, tls ? extra : NULL, &port);
     snprintf(s->url, sizeof(s->url), "%s://127.0.0.1:%d", tls ? "https" : "http", port);
-    free(data), free(port_file), free(cert), free(key), free(bin);
+    free(cert), free(key);
 }
 
 static void apply_nodes(const char *url, const char *ca, int nodes)
