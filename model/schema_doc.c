@@ -22,7 +22,8 @@ static int all_honoured(const struct model__type *t)
 static void child_path(char *buf, size_t n, const char *path, const struct model__field *f)
 {
     const char *list = f->shape == MODEL__OBJECTS || f->shape == MODEL__LIST ? "[]" : "";
-    snprintf(buf, n, "%s%s%s%s", path, *path ? "." : "", f->name, list);
+    if (snprintf(buf, n, "%s%s%s%s", path, *path ? "." : "", f->name, list) >= (int)n)
+        buf[n - 1] = '\0'; /* no field path is that long; one would only read cut */
 }
 
 /* The honoured fields under t; the known fields beside them go to known, one line per
