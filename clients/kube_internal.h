@@ -12,7 +12,8 @@
  *               give-up, the crash-safe acknowledged sequence
  * kube_events.c Events (events.k8s.io/v1, core v1 fallback)
  * kube_pgstatus.c PodGroup status (both API groups)
- * kube_lease.c  leader election: the lease thread, kube__may_write, the terms
+ * kube_lease.c  leader election: the lease thread (acquire, renew, lose, start a term)
+ * kube_term.c   what the replica may do now: kube__may_write, cycles, the write-back's term
  *
  * Locking: k->mu guards the queue, every struct kube_source's state fields and the
  * counters; k->cond signals queue and sync changes. No lock is held across network
@@ -202,6 +203,9 @@ void kube__ev_free(struct kube_ev *ev);
  * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
  * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
+/* 1 when the last successful renewal (sent at k->lease.renewed_ms) is younger than the
+ * renew deadline at now (CLOCK_MONOTONIC ms). Lock held. */
+int kube__lease_fresh(struct kube *k, int64_t now);
 /* The CLOCK_REALTIME time ms_from_now ahead, for pthread_cond_timedwait on k->cond. */
 void kube__deadline_ts(int64_t ms_from_now, struct timespec *ts);
 /* Sleeps up to ms, waking early when the kube stops. Returns 1 when stopping. */

@@ -17,7 +17,8 @@
  * and a "leader" audit record names the previous holder, the
  * transitions and how many records were abandoned. Only then does the term start: the
  * cycle thread runs cycles (kube_cycle_begin) and, once the write-back thread has taken
- * the term up (kube__writeback_turn), kube__may_write answers 1.
+ * the term up (kube__writeback_turn), kube__may_write answers 1 (those questions are
+ * answered in kube_term.c; this file is the thread that changes the answers).
  *
  * Losing: a renewal that fails until renew deadline passed, or a Lease that names another
  * holder, ends the term at once (a "leader" record says why). kube__may_write also checks
@@ -64,112 +65,6 @@ static const char *spec_str(json_t *spec, const char *name)
     const char *v = json_string_value(json_object_get(spec, name));
     return v ? v : "";
 }
-
-static int fresh(struct kube *k, int64_t now)
-{
-    return now - k->lease.renewed_ms < k->opts.renew_deadline_ms;
-}
-
-int kube__may_write(struct kube *k)
-{
-    if (!k->opts.leader_elect)
-        return 1;
-    pthread_mutex_lock(&k->mu);
-    int ok = k->lease.role == KUBE_LEADING && fresh(k, clock_mono_ms()) &&
-             (!k->scheduler_name || k->lease.writeback_term == k->lease.term);
-    pthread_mutex_unlock(&k->mu);
-    return ok;
-}
-
-int kube__authoritative(struct kube *k)
-{
-    if (!k->opts.leader_elect)
-        return 0;
-    pthread_mutex_lock(&k->mu);
-    int yes = k->lease.role != KUBE_LEADING;
-    pthread_mutex_unlock(&k->mu);
-    return yes;
-}
-
-int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from)
-{
-    if (!k->opts.leader_elect)
-        return 1;
-    pthread_mutex_lock(&k->mu);
-    int turn = k->lease.role == KUBE_LEADING;
-    if (turn && *my_term != k->lease.term) {
-        *my_term = k->lease.term;
-        *from = k->lease.abandon_seq;
-        if (k->c.ack_seq < *from)
-            k->c.ack_seq = *from;
-        k->lease.writeback_term = *my_term;
-        turn = 2;
-    }
-    pthread_mutex_unlock(&k->mu);
-    return turn;
-}
-
-int kube_leader(struct kube *k, char *holder, size_t n)
-{
-    if (holder && n)
-        holder[0] = '\0';
-    if (!k->opts.leader_elect)
-        return 1;
-    pthread_mutex_lock(&k->mu);
-    int lead = k->lease.role == KUBE_LEADING;
-    if (holder && n)
-        snprintf(holder, n, "%s", k->lease.holder);
-    pthread_mutex_unlock(&k->mu);
-    return lead;
-}
-
-int kube_cycle_begin(struct kube *k)
-{
-    if (!k->opts.leader_elect)
-        return 1;
-    pthread_mutex_lock(&k->mu);
-    int ok = k->lease.role == KUBE_LEADING && fresh(k, clock_mono_ms());
-    if (ok)
-        k->lease.cycling = 1;
-    pthread_mutex_unlock(&k->mu);
-    return ok;
-}
-
-void kube_cycle_end(struct kube *k)
-{
-    if (!k->opts.leader_elect)
-        return;
-    pthread_mutex_lock(&k->mu);
-    k->lease.cycling = 0;
-    pthread_cond_broadcast(&k->cond);
-    pthread_mutex_unlock(&k->mu);
-}
-
-json_t *kube_leader_json(struct kube *k)
-{
-    static const char *const states[] = {"following", "syncing", "leading"};
-    if (!k || !k->opts.leader_elect)
-        return NULL;
-    pthread_mutex_lock(&k->mu);
-    struct kube_lease l = k->lease;
-    pthread_mutex_unlock(&k->mu);
-    char ts[40] = "", lease[260];
-    if (l.renewed_wall_ms)
-        clock_format_rfc3339_ms(l.renewed_wall_ms, ts, sizeof(ts));
-    snprintf(lease, sizeof(lease), "%s/%s", l.ns, l.name);
-    return json_pack("{s:s,s:s,s:s,s:s?,s:s,s:f,s:f,s:f,s:I,s:s?,s:I,s:I,s:I,s:I,s:s?}", "role",
-                     l.role == KUBE_LEADING ? "leader" : "follower", "state", states[l.role],
-                     "identity", l.identity, "leader", l.holder[0] ? l.holder : NULL, "lease",
-                     lease, "leaseDurationSeconds", (double)k->opts.lease_duration_ms / 1000.0,
-                     "renewDeadlineSeconds", (double)k->opts.renew_deadline_ms / 1000.0,
-                     "retryPeriodSeconds", (double)k->opts.retry_period_ms / 1000.0,
-                     "leaseTransitions", (json_int_t)l.transitions, "lastRenew", ts[0] ? ts : NULL,
-                     "term", (json_int_t)l.term, "acquisitions", (json_int_t)l.acquisitions,
-                     "losses", (json_int_t)l.losses, "renewFailures", (json_int_t)l.renew_failures,
-                     "lastLoss", l.last_loss[0] ? l.last_loss : NULL);
-}
-
-/* ---- the lease thread ---- */
 
 struct elector {
     struct kube *k;
@@ -517,7 +412,7 @@ static void tick(struct elector *e)
     if (ok) {
         k->lease.renewed_ms = sent;
         k->lease.renewed_wall_ms = wall;
-    } else if (role != KUBE_FOLLOWING && (other || !fresh(k, clock_mono_ms()))) {
+    } else if (role != KUBE_FOLLOWING && (other || !kube__lease_fresh(k, clock_mono_ms()))) {
         if (other)
             snprintf(why, sizeof(why), "the lease is held by '%s'", k->lease.holder);
         else
@@ -549,7 +444,8 @@ void *kube__lease_main(void *arg)
             next = clock_mono_ms() + (follower ? p + random() % (p / 5 + 1) : p);
         }
         pthread_mutex_lock(&k->mu);
-        int start = k->lease.role == KUBE_SYNCING && synced(k) && fresh(k, clock_mono_ms());
+        int start =
+            k->lease.role == KUBE_SYNCING && synced(k) && kube__lease_fresh(k, clock_mono_ms());
         pthread_mutex_unlock(&k->mu);
         if (start) {
             start_leading(k);
