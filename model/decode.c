@@ -223,6 +223,33 @@ void model_node_release(struct model_node *n)
     memset(n, 0, sizeof(*n));
 }
 
+static int same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+int model_node_same(const struct model_node *a, const struct model_node *b)
+{
+    if (a->unschedulable != b->unschedulable || a->nlabels != b->nlabels ||
+        a->nallocatable != b->nallocatable || a->ntaints != b->ntaints ||
+        !same_str(a->name, b->name))
+        return 0;
+    for (size_t i = 0; i < a->nlabels; i++)
+        if (!same_str(a->labels[i].key, b->labels[i].key) ||
+            !same_str(a->labels[i].value, b->labels[i].value))
+            return 0;
+    for (size_t i = 0; i < a->nallocatable; i++)
+        if (a->allocatable[i].value != b->allocatable[i].value ||
+            !same_str(a->allocatable[i].name, b->allocatable[i].name))
+            return 0;
+    for (size_t i = 0; i < a->ntaints; i++)
+        if (!same_str(a->taints[i].key, b->taints[i].key) ||
+            !same_str(a->taints[i].value, b->taints[i].value) ||
+            !same_str(a->taints[i].effect, b->taints[i].effect))
+            return 0;
+    return 1;
+}
+
 /* Adds every quantity of b into a (a += b). */
 static void res_merge(struct res_acc *a, const struct res_acc *b, int mode)
 {

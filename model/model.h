@@ -550,6 +550,9 @@ int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, str
 int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err);
 int model_pdb_decode(json_t *obj, struct model_pdb *out, struct err *err);
 void model_node_release(struct model_node *n);
+/* 1 when a and b are the same for scheduling: name, labels, allocatable, cordon and taints,
+ * each in the same order (a node's heartbeat changes none of them). */
+int model_node_same(const struct model_node *a, const struct model_node *b);
 void model_pod_release(struct model_pod *p);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);

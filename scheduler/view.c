@@ -211,6 +211,10 @@ void sched__view_put_node(struct sched_view *v, struct model_node *m)
     struct sv_node *n;
     if (ni >= 0) {
         n = &v->nodes[ni];
+        if (model_node_same(&n->m, m)) { /* a heartbeat: nothing the scheduler reads */
+            model_node_release(m);
+            return;
+        }
         model_node_release(&n->m);
     } else {
         ni = sched__slot_pop(&v->fnodes);

@@ -120,6 +120,28 @@ START_TEST(test_requeue_node_added)
 }
 END_TEST
 
+/* A node's heartbeat (its status conditions, annotations) changes nothing the scheduler
+ * reads: no waiting job is retried; its allocatable growing is a change. */
+START_TEST(test_requeue_node_heartbeat_is_not_an_event)
+{
+    struct sched_util u;
+    open_u(&u, 0);
+    apply(&u, NODE("n1", "2", ""));
+    apply(&u, POD("w", "4", "", ""));
+    park(&u);
+    apply(&u, NODE("n1", "2", ",\"annotations\":{\"heartbeat\":\"1\"}"));
+    apply(&u, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+              "\"status\":{\"allocatable\":{\"cpu\":\"2\",\"pods\":\"10\"},\"conditions\":[{"
+              "\"type\":\"Ready\",\"status\":\"True\",\"lastHeartbeatTime\":"
+              "\"2026-11-23T10:00:00Z\"}]}}");
+    ck_assert_int_eq(cycle_attempted(&u), 0);
+    apply(&u, NODE("n1", "4", ""));
+    ck_assert_int_eq(cycle_attempted(&u), 1);
+    assert_on(&u, "default/w", "n1");
+    sched_util_close(&u);
+}
+END_TEST
+
 START_TEST(test_requeue_pod_deleted)
 {
     struct sched_util u;
@@ -447,6 +469,7 @@ static Suite *requeue_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_requeue_node_added);
+    tcase_add_test(tc, test_requeue_node_heartbeat_is_not_an_event);
     tcase_add_test(tc, test_requeue_pod_deleted);
     tcase_add_test(tc, test_requeue_pod_finished);
     tcase_add_test(tc, test_requeue_node_uncordoned);
