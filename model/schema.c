@@ -1,5 +1,5 @@
 /*
- * schema.c - walks a document against the field schema (schema.h, schema_k8s.c).
+ * schema.c - walks a document against the field schema (schema.h, schema_k8s.h).
  *
  * One walk serves both uses: checking an object sent to muster (unknown fields refused,
  * warned about or dropped; unsupported fields refused; shapes checked) and finding the
