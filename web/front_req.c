@@ -1,0 +1,492 @@
+/* front_req.c - the front end reads one request: http-parser frames it, the limits and
+ * the framing rules are checked once, here, and the request is written again for civetweb
+ * (front.h). No sockets: fuzz/fuzz_front.c drives it. docs/security.md ("The HTTP edge")
+ * lists what is refused where. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "front.h"
+#include "internal.h"
+
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
+    XGROW(*buf, *len + n + 1, *cap);
+    memcpy(*buf + *len, data, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+}
+
+static void refuse(struct api__fr *fr, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void refuse(struct api__fr *fr, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (fr->status)
+        return; /* the first reason stands */
+    fr->status = status;
+    va_start(ap, fmt);
+    vsnprintf(fr->msg, sizeof(fr->msg), fmt, ap);
+    va_end(ap);
+    api__utf8_scrub(fr->msg);
+}
+
+static int count(const struct api__fr *fr, const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < fr->nh; i++)
+        n += !strcasecmp(fr->h[i].name, name);
+    return n;
+}
+
+static const char *value_of(const struct api__fr *fr, const char *name)
+{
+    for (int i = 0; i < fr->nh; i++)
+        if (!strcasecmp(fr->h[i].name, name))
+            return fr->h[i].value;
+    return NULL;
+}
+
+static int on_begin(http_parser *p)
+{
+    ((struct api__fr *)p->data)->started = 1;
+    return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t n)
+{
+    struct api__fr *fr = p->data;
+    append(&fr->url, &fr->url_len, &fr->url_cap, at, n);
+    return 0;
+}
+
+static void piece(char **s, const char *at, size_t n)
+{
+    size_t len = *s ? strlen(*s) : 0;
+    *s = xrealloc(*s, len + n + 1);
+    memcpy(*s + len, at, n);
+    (*s)[len + n] = '\0';
+}
+
+static int on_field(http_parser *p, const char *at, size_t n)
+{
+    struct api__fr *fr = p->data;
+
+    if (fr->in_value || !fr->nh) {
+        if (fr->nh >= fr->lim.headers_max) {
+            refuse(fr, 431, "a request may carry at most %d headers", fr->lim.headers_max);
+            return -1;
+        }
+        XGROW(fr->h, (size_t)fr->nh + 1, fr->h_cap);
+        fr->h[fr->nh++] = (struct api__fr_header){xstrdup(""), xstrdup("")};
+        fr->in_value = 0;
+    }
+    piece(&fr->h[fr->nh - 1].name, at, n);
+    return 0;
+}
+
+static int on_value(http_parser *p, const char *at, size_t n)
+{
+    struct api__fr *fr = p->data;
+    fr->in_value = 1;
+    piece(&fr->h[fr->nh - 1].value, at, n);
+    return 0;
+}
+
+/* 1 when a header line of the head in raw begins with a space or tab: an obs-fold
+ * continuation, which http-parser joins to the line before and RFC 9112 5.2 lets a
+ * server refuse. */
+static int folded(const char *raw, size_t n)
+{
+    const char *p = memchr(raw, '\n', n);
+
+    while (p && (size_t)(p + 1 - raw) < n) {
+        char c = p[1];
+        if (c == '\r' || c == '\n')
+            return 0; /* the blank line: the end of the head */
+        if (c == ' ' || c == '\t')
+            return 1;
+        p = memchr(p + 1, '\n', n - (size_t)(p + 1 - raw));
+    }
+    return 0;
+}
+
+/* What is wrong with a header name (static text) or NULL. http-parser lets a space
+ * before the colon into the name. */
+static const char *name_problem(const char *name)
+{
+    static const char tchar[] = "!#$%&'*+-.^_`|~";
+    size_t n = strlen(name);
+
+    if (!n)
+        return "is empty";
+    if (name[n - 1] == ' ' || name[n - 1] == '\t')
+        return "has a space before its colon";
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr(tchar, *p))
+            return "is not a token";
+    return NULL;
+}
+
+static int method_ok(enum http_method m)
+{
+    return m == HTTP_GET || m == HTTP_HEAD || m == HTTP_POST || m == HTTP_PUT || m == HTTP_DELETE ||
+           m == HTTP_OPTIONS || m == HTTP_PATCH;
+}
+
+#define REQUEST_LINE "a request line that is not 'METHOD /path HTTP/1.1'"
+#define UNKNOWN_METHOD "an unknown method (the API uses GET, HEAD, POST and DELETE)"
+
+/* The request line's checks. 0 or -1 after refuse. */
+static int line_ok(struct api__fr *fr)
+{
+    http_parser *p = &fr->p;
+
+    if (!method_ok((enum http_method)p->method))
+        return refuse(fr, 400, "bad request: %s", UNKNOWN_METHOD), -1;
+    if (p->http_major == 0)
+        return refuse(fr, 400, "bad request: %s (it has no HTTP version)", REQUEST_LINE), -1;
+    if (p->http_major != 1 || p->http_minor > 1)
+        return refuse(fr, 505, "only HTTP/1.0 and HTTP/1.1 are supported"), -1;
+    if (!fr->url || fr->url[0] != '/')
+        return refuse(fr, 400,
+                      "request target '%.200s' is not a path: musterd is not a proxy; send the "
+                      "path ('GET /api/v1/nodes HTTP/1.1' with a Host header)",
+                      fr->url ? fr->url : ""),
+               -1;
+    return 0;
+}
+
+/* The header block's checks: names, folding, the front end's own header, framing. */
+static int headers_ok(struct api__fr *fr)
+{
+    for (int i = 0; i < fr->nh; i++) {
+        const char *why = name_problem(fr->h[i].name);
+        if (why)
+            return refuse(fr, 400, "header '%.100s' %s", fr->h[i].name, why), -1;
+        if (!strcasecmp(fr->h[i].name, API_FRONT_HEADER))
+            return refuse(fr, 400, "header '%s' is set only by musterd's front end",
+                          API_FRONT_HEADER),
+                   -1;
+    }
+    if (folded(fr->raw, fr->raw_len))
+        return refuse(fr, 400,
+                      "a header is followed by a line that is not a header (a folded "
+                      "continuation line)"),
+               -1;
+    int cl = count(fr, "Content-Length"), te = count(fr, "Transfer-Encoding");
+    if (cl > 1)
+        return refuse(fr, 400,
+                      "ambiguous body length: the request has more than one "
+                      "Content-Length"),
+               -1;
+    if (cl && te)
+        return refuse(fr, 400,
+                      "ambiguous body length: the request has both Content-Length and "
+                      "Transfer-Encoding"),
+               -1;
+    if (te > 1)
+        return refuse(fr, 400,
+                      "ambiguous body length: the request has more than one "
+                      "Transfer-Encoding"),
+               -1;
+    const char *tev = value_of(fr, "Transfer-Encoding");
+    if (tev && strcasecmp(tev, "chunked"))
+        return refuse(fr, 400, "unsupported Transfer-Encoding '%.60s': only chunked is accepted",
+                      tev),
+               -1;
+    return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct api__fr *fr = p->data;
+
+    if (line_ok(fr) < 0 || headers_ok(fr) < 0)
+        return -1;
+    fr->chunked = (p->flags & F_CHUNKED) != 0;
+    fr->has_length = fr->chunked || count(fr, "Content-Length") > 0;
+    if (!fr->chunked && fr->has_length && p->content_length > fr->lim.body_max) {
+        refuse(fr, 413, "request body of %llu bytes exceeds the limit of %zu bytes",
+               (unsigned long long)p->content_length, fr->lim.body_max);
+        return -1;
+    }
+    const char *expect = value_of(fr, "Expect");
+    fr->expect_continue = expect && !strcasecmp(expect, "100-continue") && p->http_minor == 1 &&
+                          (fr->chunked || (fr->has_length && p->content_length > 0));
+    fr->is_head = p->method == HTTP_HEAD;
+    fr->head_done = 1;
+    return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t n)
+{
+    struct api__fr *fr = p->data;
+
+    if (fr->body_len + n > fr->lim.body_max) {
+        refuse(fr, 413, "request body exceeds the limit of %zu bytes", fr->lim.body_max);
+        return -1;
+    }
+    append(&fr->body, &fr->body_len, &fr->body_cap, at, n);
+    return 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct api__fr *fr = p->data;
+
+    fr->done = 1;
+    fr->keep_alive = http_should_keep_alive(p);
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings settings = {
+    .on_message_begin = on_begin,
+    .on_url = on_url,
+    .on_header_field = on_field,
+    .on_header_value = on_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_message_complete,
+};
+
+/* The value of the last Content-Length line in the raw head, for a message. */
+static void raw_length(const struct api__fr *fr, char *out, size_t n)
+{
+    const char *p = fr->raw, *end = fr->raw + fr->raw_len, *found = NULL;
+
+    for (; p && p < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL)
+        if ((size_t)(end - p) > 15 && !strncasecmp(p, "Content-Length:", 15))
+            found = p + 15;
+    out[0] = '\0';
+    if (!found)
+        return;
+    found += strspn(found, " \t");
+    size_t len = strcspn(found, "\r\n");
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), found);
+}
+
+/* A parser error as the client's fault, in the edge's words. */
+static void parser_error(struct api__fr *fr)
+{
+    enum http_errno e = HTTP_PARSER_ERRNO(&fr->p);
+    char v[48];
+
+    switch (e) {
+    case HPE_UNEXPECTED_CONTENT_LENGTH:
+        refuse(fr, 400, "ambiguous body length: the request has %s",
+               count(fr, "Content-Length") > 1 ? "more than one Content-Length"
+                                               : "both Content-Length and Transfer-Encoding");
+        break;
+    case HPE_INVALID_CONTENT_LENGTH:
+        raw_length(fr, v, sizeof(v));
+        refuse(fr, 400, "Content-Length '%s' is not a single decimal number", v);
+        break;
+    case HPE_INVALID_METHOD:
+        refuse(fr, 400, "bad request: %s", UNKNOWN_METHOD);
+        break;
+    case HPE_INVALID_URL:
+    case HPE_INVALID_VERSION:
+    case HPE_INVALID_CONSTANT:
+        refuse(fr, 400, "bad request: %s", REQUEST_LINE);
+        break;
+    case HPE_INVALID_TRANSFER_ENCODING:
+        refuse(fr, 400, "unsupported Transfer-Encoding: only chunked is accepted");
+        break;
+    case HPE_HEADER_OVERFLOW:
+        refuse(fr, 431, "the request line and headers are over %zu bytes", fr->lim.head_max);
+        break;
+    case HPE_INVALID_CHUNK_SIZE:
+    case HPE_CLOSED_CONNECTION:
+        refuse(fr, 400, "malformed chunked body: %s", http_errno_description(e));
+        break;
+    default:
+        refuse(fr, 400, "malformed request: %s (a request line or header that does not parse)",
+               http_errno_description(e));
+    }
+}
+
+void api__fr_init(struct api__fr *fr, const struct api__fr_limits *lim)
+{
+    memset(fr, 0, sizeof(*fr));
+    fr->lim = *lim;
+    http_parser_init(&fr->p, HTTP_REQUEST);
+    fr->p.data = fr;
+}
+
+void api__fr_release(struct api__fr *fr)
+{
+    free(fr->raw);
+    free(fr->url);
+    for (int i = 0; i < fr->nh; i++) {
+        free(fr->h[i].name);
+        free(fr->h[i].value);
+    }
+    free(fr->h);
+    free(fr->body);
+    memset(fr, 0, sizeof(*fr));
+}
+
+size_t api__fr_feed(struct api__fr *fr, const char *data, size_t n)
+{
+    if (fr->status || fr->done || !n)
+        return 0;
+    if (!fr->head_done) {
+        /* the parser is given no more than the head may still take: a head not done
+         * within head_max bytes is refused however it arrives */
+        if (n > fr->lim.head_max - fr->raw_len)
+            n = fr->lim.head_max - fr->raw_len;
+        if (!n) {
+            refuse(fr, 431, "the request line and headers are over %zu bytes", fr->lim.head_max);
+            return 0;
+        }
+        append(&fr->raw, &fr->raw_len, &fr->raw_cap, data, n);
+    }
+    size_t used = http_parser_execute(&fr->p, &settings, data, n);
+    enum http_errno e = HTTP_PARSER_ERRNO(&fr->p);
+    if (e != HPE_OK && e != HPE_PAUSED)
+        parser_error(fr);
+    else if (!fr->head_done && fr->raw_len >= fr->lim.head_max)
+        refuse(fr, 431, "the request line and headers are over %zu bytes", fr->lim.head_max);
+    return used;
+}
+
+char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t *len)
+{
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+
+    fprintf(f, "%s %s HTTP/%u.%u\r\n%s\r\n", http_method_str((enum http_method)fr->p.method),
+            fr->url, fr->p.http_major, fr->p.http_minor, front_header);
+    for (int i = 0; i < fr->nh; i++) {
+        const char *name = fr->h[i].name;
+        if (!strcasecmp(name, "Content-Length") || !strcasecmp(name, "Transfer-Encoding") ||
+            !strcasecmp(name, "Expect"))
+            continue;
+        fprintf(f, "%s: %s\r\n", name, fr->h[i].value);
+    }
+    if (fr->has_length)
+        fprintf(f, "Content-Length: %zu\r\n", fr->body_len);
+    fputs("\r\n", f);
+    if (fr->body_len)
+        fwrite(fr->body, 1, fr->body_len, f);
+    fclose(f);
+    *len = n;
+    return out;
+}
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 400:
+        return "Bad Request";
+    case 403:
+        return "Forbidden";
+    case 408:
+        return "Request Timeout";
+    case 413:
+        return "Payload Too Large";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Error";
+    }
+}
+
+static int code_of(int status)
+{
+    switch (status) {
+    case 408:
+        return ERR_TIMEOUT;
+    case 413:
+        return ERR_TOO_LARGE;
+    case 431:
+        return ERR_HEADERS_TOO_LARGE;
+    case 502:
+        return ERR_NETWORK;
+    case 503:
+        return ERR_UNAVAILABLE;
+    case 505:
+        return ERR_VERSION;
+    default:
+        return ERR_INVALID;
+    }
+}
+
+char *api__front_error(int status, const char *msg, size_t *len)
+{
+    json_t *body =
+        json_pack("{s:{s:s, s:s}}", "error", "code", err_name(code_of(status)), "message", msg);
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *out = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                          "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\n"
+                          "Connection: close\r\n\r\n%s\n",
+                          status, reason(status), (text ? strlen(text) : 2) + 1,
+                          api__security_headers, text ? text : "{}");
+    json_decref(body);
+    free(text);
+    *len = strlen(out);
+    return out;
+}
+
+/* The subject travels percent-encoded: it may hold any byte but CR and LF. */
+char *api__front_header_value(const char *secret, const struct api__front_info *info)
+{
+    char enc[3 * sizeof(info->subject) + 1];
+    size_t k = 0;
+
+    for (const unsigned char *p = (const unsigned char *)info->subject; *p; p++) {
+        if (isalnum(*p) || strchr("=.-_ ,", *p))
+            enc[k++] = (char)*p;
+        else
+            k += (size_t)snprintf(enc + k, 4, "%%%02X", *p);
+    }
+    enc[k] = '\0';
+    return xasprintf("%s: %s;addr=%s;tls=%d;cert=%s", API_FRONT_HEADER, secret, info->address,
+                     info->tls, enc);
+}
+
+int api__front_header_parse(const char *value, const char *secret, struct api__front_info *out)
+{
+    char dec[sizeof(out->subject)];
+    size_t k = 0;
+    int tls = -1, used = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!value || strlen(value) < API_FRONT_SECRET_HEX ||
+        CRYPTO_memcmp(value, secret, API_FRONT_SECRET_HEX) != 0)
+        return -1;
+    const char *p = value + API_FRONT_SECRET_HEX;
+    if (sscanf(p, ";addr=%63[^;];tls=%d;cert=%n", out->address, &tls, &used) != 2 || !used)
+        return -1;
+    out->tls = tls == 1;
+    for (p += used; *p && k + 1 < sizeof(dec); p++) {
+        unsigned hex;
+        if (*p == '%' && sscanf(p + 1, "%2x", &hex) == 1) {
+            dec[k++] = (char)hex;
+            p += 2;
+        } else {
+            dec[k++] = *p;
+        }
+    }
+    dec[k] = '\0';
+    memcpy(out->subject, dec, k + 1);
+    return 0;
+}
