@@ -344,6 +344,8 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     if ((rc = start_front(api, opts, listen, err)) < 0)
         goto out;
     api->port = api__front_port(api->front);
+    log_info("front end on port %d; civetweb behind it on 127.0.0.1:%d", api->port,
+             api->backend_port);
 out:
     if (rc < 0) {
         api_stop(api);
