@@ -102,7 +102,7 @@ int api_rate_parse(const char *s, struct api_rate *out, struct err *err);
 struct api_identity {
     char name[256];
     enum api_role role; /* API_ROLE_NONE: known, but may do nothing */
-    char source[32];    /* "tokens-file", "token", "kubernetes", "anonymous" */
+    char source[32];    /* "tokens-file", "client-cert", "token", "kubernetes", "anonymous" */
 };
 
 /* An external authenticator: 0 with *out filled (role NONE when it may do nothing),

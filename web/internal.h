@@ -286,7 +286,7 @@ void api__auth_metrics(struct api *api, char *buf, size_t n);
 int api__auth_init(struct api *api, const struct api_options *opts, struct err *err);
 
 /* ---- tokens.c: the tokens file ---- */
-/* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256"}]}. Returns 0 or
+/* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256" | "subject"}]}. Returns 0 or
  * ERR_IO / ERR_INVALID ("tokens file 'f': line 4: 'role' must be one of viewer, operator,
  * admin, not 'root'"). *out new. */
 int api__tokens_open(const char *path, struct api_tokens **out, struct err *err);
@@ -295,6 +295,9 @@ void api__tokens_free(struct api_tokens *t);
  * ERR_UNAUTHORIZED. First reloads the file when it changed (looked at no more than once a
  * second); a file that does not load is logged and the entries before it stay. */
 int api__tokens_find(struct api_tokens *t, const char *token, struct api_identity *out);
+/* Finds the entry whose subject is subject (a verified client certificate's, RFC 2253): 0
+ * with *out set (source "client-cert"), or ERR_UNAUTHORIZED. Reloads as api__tokens_find. */
+int api__tokens_find_subject(struct api_tokens *t, const char *subject, struct api_identity *out);
 
 /* ---- limits.c: token buckets by key ---- */
 /* A fixed number of buckets; when full, the one touched least recently is reused. */
