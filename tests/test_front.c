@@ -267,6 +267,46 @@ START_TEST(test_front_chunked_body_and_keep_alive)
 }
 END_TEST
 
+/* Found by fuzz/fuzz_front.c: a chunked body's trailer fields were forwarded as headers,
+ * after the Content-Length the front end writes. */
+START_TEST(test_front_trailers_are_not_forwarded)
+{
+    const char *post = "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                       "application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                       "3b\r\n" NODE("t-1") "\r\n0\r\nHost: evil.example\r\n"
+                                            "X-Muster-Front: forged\r\n\r\n";
+    int fd = connect_from(md.port, NULL), closed = 0;
+
+    send_all(fd, post, strlen(post));
+    char *resp = read_until(fd, NULL, &closed);
+    ck_assert_msg(status_of(resp) == 201, "%.600s", resp);
+    free(resp);
+    close(fd);
+}
+END_TEST
+
+/* Header bytes http-parser reads differently by where they are cut, or lets through. */
+START_TEST(test_front_bare_cr_and_nul_are_refused)
+{
+    const char *reqs[] = {
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\rb\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: \0b\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-EncodingX: a\r\n\r\n",
+    };
+    const size_t lens[] = {strlen(reqs[0]), 51, strlen(reqs[2])};
+    const char *why[] = {"CR that does not end a line", "NUL byte", "begins like a framing"};
+
+    for (size_t i = 0; i < 3; i++) {
+        int fd = connect_from(md.port, NULL), closed = 0;
+        send_all(fd, reqs[i], lens[i]);
+        char *resp = read_until(fd, NULL, &closed);
+        ck_assert_msg(status_of(resp) == 400 && strstr(resp, why[i]), "%zu: %.600s", i, resp);
+        free(resp);
+        close(fd);
+    }
+}
+END_TEST
+
 START_TEST(test_front_expect_100_continue)
 {
     const char *head = "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
@@ -440,6 +480,8 @@ static Suite *front_suite(void)
     tcase_add_test(tc, test_front_trickled_body_is_cut_at_its_total_limit);
     tcase_add_test(tc, test_front_pipelined_requests_answer_in_order);
     tcase_add_test(tc, test_front_chunked_body_and_keep_alive);
+    tcase_add_test(tc, test_front_trailers_are_not_forwarded);
+    tcase_add_test(tc, test_front_bare_cr_and_nul_are_refused);
     tcase_add_test(tc, test_front_expect_100_continue);
     tcase_add_test(tc, test_front_forged_header_and_backend_port_are_refused);
     tcase_add_test(tc, test_front_audit_names_the_real_client_address);

@@ -62,9 +62,21 @@ static int on_begin(http_parser *p)
     return 0;
 }
 
+/* http-parser lets a NUL byte through in header values: it would cut what is forwarded */
+static int nul_refused(struct api__fr *fr, const char *at, size_t n, const char *what)
+{
+    if (!memchr(at, '\0', n))
+        return 0;
+    refuse(fr, 400, "the %s holds a NUL byte", what);
+    return -1;
+}
+
 static int on_url(http_parser *p, const char *at, size_t n)
 {
     struct api__fr *fr = p->data;
+
+    if (nul_refused(fr, at, n, "request target") < 0)
+        return -1;
     append(&fr->url, &fr->url_len, &fr->url_cap, at, n);
     return 0;
 }
@@ -81,6 +93,10 @@ static int on_field(http_parser *p, const char *at, size_t n)
 {
     struct api__fr *fr = p->data;
 
+    if (fr->head_done)
+        return 0; /* a chunked body's trailer: dropped, never forwarded as a header */
+    if (nul_refused(fr, at, n, "header name") < 0)
+        return -1;
     if (fr->in_value || !fr->nh) {
         if (fr->nh >= fr->lim.headers_max) {
             refuse(fr, 431, "a request may carry at most %d headers", fr->lim.headers_max);
@@ -97,6 +113,11 @@ static int on_field(http_parser *p, const char *at, size_t n)
 static int on_value(http_parser *p, const char *at, size_t n)
 {
     struct api__fr *fr = p->data;
+
+    if (fr->head_done)
+        return 0;
+    if (nul_refused(fr, at, n, "header value") < 0)
+        return -1;
     fr->in_value = 1;
     piece(&fr->h[fr->nh - 1].value, at, n);
     return 0;
@@ -120,6 +141,20 @@ static int folded(const char *raw, size_t n)
     return 0;
 }
 
+/* 1 when the head in raw holds a CR not followed by LF: http-parser takes one as a line's
+ * end or not depending on where the bytes were cut (RFC 9112 2.2 lets a server refuse it). */
+static int bare_cr(const char *raw, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (raw[i] == '\n' &&
+            (raw[i + 1] == '\n' || (raw[i + 1] == '\r' && i + 2 < n && raw[i + 2] == '\n')))
+            return 0; /* the blank line: the end of the head */
+        if (raw[i] == '\r' && raw[i + 1] != '\n')
+            return 1;
+    }
+    return 0;
+}
+
 /* What is wrong with a header name (static text) or NULL. http-parser lets a space
  * before the colon into the name. */
 static const char *name_problem(const char *name)
@@ -134,6 +169,10 @@ static const char *name_problem(const char *name)
     for (const char *p = name; *p; p++)
         if (!isalnum((unsigned char)*p) && !strchr(tchar, *p))
             return "is not a token";
+    /* http-parser takes "Transfer-EncodingX" for Transfer-Encoding, civetweb does not */
+    if ((n > 14 && !strncasecmp(name, "Content-Length", 14)) ||
+        (n > 17 && !strncasecmp(name, "Transfer-Encoding", 17)))
+        return "begins like a framing header (Content-Length, Transfer-Encoding)";
     return NULL;
 }
 
@@ -169,6 +208,8 @@ static int line_ok(struct api__fr *fr)
 /* The header block's checks: names, folding, the front end's own header, framing. */
 static int headers_ok(struct api__fr *fr)
 {
+    if (bare_cr(fr->raw, fr->raw_len))
+        return refuse(fr, 400, "the request head holds a CR that does not end a line"), -1;
     for (int i = 0; i < fr->nh; i++) {
         const char *why = name_problem(fr->h[i].name);
         if (why)
@@ -299,6 +340,9 @@ static void parser_error(struct api__fr *fr)
     case HPE_INVALID_VERSION:
     case HPE_INVALID_CONSTANT:
         refuse(fr, 400, "bad request: %s", REQUEST_LINE);
+        break;
+    case HPE_LF_EXPECTED:
+        refuse(fr, 400, "the request head holds a CR that does not end a line");
         break;
     case HPE_INVALID_TRANSFER_ENCODING:
         refuse(fr, 400, "unsupported Transfer-Encoding: only chunked is accepted");
