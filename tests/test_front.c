@@ -469,6 +469,52 @@ START_TEST(test_front_silent_tls_client_holds_no_worker)
 }
 END_TEST
 
+/* One GET /healthz on fd, kept alive: 1 when answered 200. */
+static int healthz_on(int fd)
+{
+    const char *get = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    int closed = 0;
+    if (send(fd, get, strlen(get), MSG_NOSIGNAL) != (ssize_t)strlen(get))
+        return 0;
+    char *resp = read_until(fd, "}\n", &closed);
+    int ok = status_of(resp) == 200;
+    free(resp);
+    return ok;
+}
+
+START_TEST(test_front_connection_cap)
+{
+    enum { CAP = 4 };
+    int fds[CAP], closed = 0;
+
+    musterd_stop(&md);
+    musterd_cleanup(&md);
+    start_with("http_head_timeout: 30s\nhttp_idle_timeout: 30s\nhttp_max_connections: 4\n");
+    for (int i = 0; i < CAP; i++) {
+        fds[i] = connect_from(md.port, NULL);
+        ck_assert_msg(healthz_on(fds[i]), "connection %d", i);
+    }
+    /* one more is closed at once, without an answer */
+    int extra = connect_from(md.port, NULL);
+    char *rest = read_until(extra, NULL, &closed);
+    ck_assert_msg(closed && !*rest, "a connection over the cap got: %.200s", rest);
+    free(rest);
+    close(extra);
+    ck_assert_int_ge(log_shows("connections open (config http_max_connections)"), 1);
+    /* one closed: room for a new one */
+    close(fds[0]);
+    int ok = 0;
+    for (long end = now_ms() + DEADLINE_MS; !ok && now_ms() < end; nap_ms(50)) {
+        int fd = connect_from(md.port, NULL);
+        ok = healthz_on(fd);
+        close(fd);
+    }
+    ck_assert_msg(ok, "no connection was accepted after one closed");
+    for (int i = 1; i < CAP; i++)
+        close(fds[i]);
+}
+END_TEST
+
 static Suite *front_suite(void)
 {
     Suite *s = suite_create("front");
@@ -487,6 +533,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, test_front_audit_names_the_real_client_address);
     tcase_add_test(tc, test_front_client_that_does_not_read_is_cut);
     tcase_add_test(tc, test_front_silent_tls_client_holds_no_worker);
+    tcase_add_test(tc, test_front_connection_cap);
     suite_add_tcase(s, tc);
     return s;
 }
