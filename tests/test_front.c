@@ -485,7 +485,7 @@ static int healthz_on(int fd)
 START_TEST(test_front_connection_cap)
 {
     enum { CAP = 4 };
-    int fds[CAP], closed = 0;
+    int fds[CAP];
 
     musterd_stop(&md);
     musterd_cleanup(&md);
@@ -494,11 +494,9 @@ START_TEST(test_front_connection_cap)
         fds[i] = connect_from(md.port, NULL);
         ck_assert_msg(healthz_on(fds[i]), "connection %d", i);
     }
-    /* one more is closed at once, without an answer */
+    /* one more is closed at accept: its request gets no answer */
     int extra = connect_from(md.port, NULL);
-    char *rest = read_until(extra, NULL, &closed);
-    ck_assert_msg(closed && !*rest, "a connection over the cap got: %.200s", rest);
-    free(rest);
+    ck_assert_msg(!healthz_on(extra), "a connection over the cap was answered");
     close(extra);
     ck_assert_int_ge(log_shows("connections open (config http_max_connections)"), 1);
     /* one closed: room for a new one */
