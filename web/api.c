@@ -259,6 +259,7 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .listen = listen,
         .ssl = api->ssl_ctx,
         .backend_port = api->backend_port,
+        .backend_workers = opts->threads > 0 ? opts->threads : 32,
         .secret = api->front_secret,
         .lim = {API_MAX_REQUEST_HEAD, API_MAX_HEADERS, api->body_limit},
         .head_timeout_ms =

@@ -366,6 +366,7 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->idle_tv = tv_of(o->idle_timeout_ms);
     f->write_tv = tv_of(o->write_timeout_ms);
     f->max_conns = o->max_connections;
+    f->workers = o->backend_workers;
     f->backend = (struct sockaddr_in){.sin_family = AF_INET,
                                       .sin_port = htons((uint16_t)o->backend_port),
                                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};

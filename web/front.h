@@ -106,6 +106,7 @@ struct api__front_options {
     const char *listen;     /* "ADDR:PORT", ":PORT" or "PORT"; port 0 picks one */
     struct ssl_ctx_st *ssl; /* TLS; NULL: plain HTTP. Borrowed, must outlive the front */
     int backend_port;       /* civetweb's port on 127.0.0.1 */
+    int backend_workers;    /* civetweb's worker threads */
     const char *secret;     /* API_FRONT_SECRET_HEX hex digits */
     struct api__fr_limits lim;
     int head_timeout_ms;  /* head (and TLS handshake) from its first byte */

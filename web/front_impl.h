@@ -19,7 +19,8 @@
 /* Bytes of answer waiting for a client before civetweb's side is read no more. */
 #define FRONT_RELAY_CAP (256 * 1024)
 /* Idle loopback connections kept for the next request, and for how long. Each holds a
- * civetweb worker while it is idle, so few and short. */
+ * civetweb worker while it is idle, so few, short, and only while there are no more
+ * loopback connections than workers (else one may wait in civetweb's queue behind it). */
 #define FRONT_POOL_MAX 4
 #define FRONT_POOL_IDLE_MS 1000
 
@@ -56,6 +57,8 @@ struct api__front {
     struct conn *conns;
     struct backend *idle; /* pooled loopback connections */
     int nidle;
+    int nbackend; /* loopback connections open, pooled or answering */
+    int workers;  /* civetweb's worker threads */
 };
 
 /* ---- front_relay.c ---- */

@@ -3,8 +3,11 @@
  * where each answer ends: Content-Length, chunked, or the close).
  *
  * Pooling: civetweb holds a worker for every connection it has, idle in keep-alive too,
- * so the pool is small (FRONT_POOL_MAX) and short-lived (FRONT_POOL_IDLE_MS, well under
- * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does).
+ * so the pool is small (FRONT_POOL_MAX), short-lived (FRONT_POOL_IDLE_MS, well under
+ * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
+ * and a connection is pooled only while there are no more loopback connections than
+ * workers: past that a new one may wait in civetweb's queue for the worker an idle one
+ * holds, so the finished one is closed to free it.
  * A pooled connection that closes before a byte of the answer came back is tried again
  * once on a new one: civetweb closed it without reading the request. */
 #include <event2/buffer.h>
@@ -36,6 +39,7 @@ static void be_free(struct backend *be)
 {
     if (!be)
         return;
+    be->f->nbackend--;
     bufferevent_free(be->bev);
     free(be->req);
     free(be);
@@ -86,7 +90,7 @@ static void finish(struct backend *be)
     size_t sent = be->sent;
 
     be->c = NULL;
-    if (keep && f->nidle < FRONT_POOL_MAX &&
+    if (keep && f->nidle < FRONT_POOL_MAX && f->nbackend <= f->workers &&
         evbuffer_get_length(bufferevent_get_input(be->bev)) == 0) {
         struct timeval idle = {FRONT_POOL_IDLE_MS / 1000, (FRONT_POOL_IDLE_MS % 1000) * 1000};
         free(be->req);
@@ -162,6 +166,7 @@ static struct backend *be_new(struct api__front *f)
     struct backend *be = xcalloc(1, sizeof(*be));
 
     be->f = f;
+    f->nbackend++;
     be->bev = bufferevent_socket_new(f->base, -1, BEV_OPT_CLOSE_ON_FREE);
     if (!be->bev || bufferevent_socket_connect(be->bev, (struct sockaddr *)&f->backend,
                                                sizeof(f->backend)) < 0) {
