@@ -433,6 +433,14 @@ START_TEST(test_front_client_that_does_not_read_is_cut)
     ck_assert_msg(log_shows("does not read its answer"), "the slow reader was never cut");
     ck_assert_int_eq(get_status("/api/v1/nodes/big-0001"), 200);
     close(fd);
+    /* the same big list, streamed chunked through the relay, arrives whole to a reader */
+    struct http_resp all;
+    http_request("GET", md.base, "/api/v1/nodes", NULL, NULL, &all);
+    ck_assert_int_eq(all.status, 200);
+    ck_assert_ptr_nonnull(all.json);
+    ck_assert_int_eq(json_array_size(json_object_get(all.json, "items")), 1000);
+    ck_assert_int_gt(all.len, 65536);
+    http_resp_free(&all);
 }
 END_TEST
 

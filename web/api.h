@@ -1,7 +1,9 @@
 /*
  * api.h - musterd's HTTP server: the REST API, /metrics, /healthz and the web UI files.
  *
- * One civetweb context serves every route from one table (routes.c); each
+ * The listen port belongs to a front end (front.h: libevent, its own thread) that
+ * terminates TLS and reads each request whole under time and size limits before one
+ * civetweb context on 127.0.0.1 serves it from one route table (routes.c); each
  * resource has its own file. Handlers read stored objects in short store read
  * transactions (copy out, end the transaction, then reply) and change state
  * only through the scheduler (sched_apply, sched_delete, sched_cycle).
