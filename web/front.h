@@ -15,6 +15,9 @@
  * the per-process secret (api__front_trust): the client's address, TLS, and the verified
  * client certificate's subject. A client that sends X-Muster-Front itself is refused.
  *
+ * Files: front.c (listener, client connections, timers), front_req.c (reading one
+ * request), front_relay.c (civetweb's side), front_msg.c (error answers, X-Muster-Front).
+ *
  * Calling sequence (front_req.c, no sockets; fuzz/fuzz_front.c drives it):
  *
  *     struct api__fr fr;
@@ -83,6 +86,7 @@ size_t api__fr_feed(struct api__fr *fr, const char *data, size_t n);
  * Transfer-Encoding and Expect, a Content-Length when there is a body, and the body. */
 char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t *len);
 
+/* ---- front_msg.c ---- */
 /* A whole error answer (new, *len bytes): status, the API's JSON error body with msg,
  * the security headers and "Connection: close". */
 char *api__front_error(int status, const char *msg, size_t *len);
