@@ -144,7 +144,8 @@ static int http_error(struct mg_connection *conn, int status, const char *errmsg
     mg_printf(conn,
               "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n%s\n",
-              status, mg_get_response_code_text(conn, status), n + 1, api__security_headers, text);
+              status, mg_get_response_code_text(conn, status), n + 1,
+              api__headers(mg_get_user_data(mg_get_context(conn))), text);
     free(text);
     log_info("rejected by the HTTP layer: %d %s", status, msg);
     return 0;
@@ -236,6 +237,7 @@ void api_stop(struct api *api)
     free(api->ui_dir);
     free(api->allowed_hosts);
     free(api->cors_origins);
+    free(api->headers);
     free(api->read_only);
     pthread_mutex_destroy(&api->ro_mu);
     api__readcache_free(api->readcache);
@@ -261,6 +263,7 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .backend_port = api->backend_port,
         .backend_workers = opts->threads > 0 ? opts->threads : 32,
         .secret = api->front_secret,
+        .headers = api->headers,
         .lim = {API_MAX_REQUEST_HEAD, API_MAX_HEADERS, api->body_limit},
         .head_timeout_ms =
             opts->head_timeout_ms > 0 ? opts->head_timeout_ms : API_DEFAULT_HEAD_TIMEOUT_MS,
@@ -308,6 +311,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->audit_key = opts->audit_key;
     if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
         goto out;
+    api->headers = api__headers_make(api->tls != NULL);
     const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 32);
 
@@ -326,7 +330,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
                              /* without it a kept-alive connection's small replies wait for
                               * the client's delayed ACK (Nagle): about 40 ms each */
                              "tcp_nodelay", "1", "decode_url", "no", "additional_header",
-                             api__security_headers, "max_request_size", API_BACKEND_HEAD, NULL};
+                             api->headers, "max_request_size", API_BACKEND_HEAD, NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;

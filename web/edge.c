@@ -28,6 +28,21 @@ const char api__security_headers[] =
     "X-Frame-Options: DENY\r\n"
     "Referrer-Policy: no-referrer";
 
+/* HSTS over HTTPS only (a browser ignores it over HTTP, RFC 6797 8.1): a year, the usual
+ * value; no includeSubDomains, since musterd cannot speak for the names beside its own. */
+#define HSTS "Strict-Transport-Security: max-age=31536000"
+
+const char *api__headers(const struct api *api)
+{
+    return api->headers ? api->headers : api__security_headers;
+}
+
+char *api__headers_make(int tls)
+{
+    return tls ? xasprintf("%s\r\n%s", api__security_headers, HSTS)
+               : xstrdup(api__security_headers);
+}
+
 /* 1 when the comma- or space-separated list holds s[0..n) (without case), or "*" when
  * star says so. */
 static int list_has(const char *list, const char *s, size_t n, int star)

@@ -90,7 +90,7 @@ static void closing(struct conn *c)
 static void fail(struct conn *c, int status, const char *msg)
 {
     size_t len = 0;
-    char *text = api__front_error(status, msg, &len);
+    char *text = api__front_error(status, msg, c->f->headers, &len);
 
     bufferevent_write(c->bev, text, len);
     free(text);
@@ -367,6 +367,7 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->write_tv = tv_of(o->write_timeout_ms);
     f->max_conns = o->max_connections;
     f->workers = o->backend_workers;
+    f->headers = o->headers;
     f->backend = (struct sockaddr_in){.sin_family = AF_INET,
                                       .sin_port = htons((uint16_t)o->backend_port),
                                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};

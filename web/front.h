@@ -88,8 +88,8 @@ char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t
 
 /* ---- front_msg.c ---- */
 /* A whole error answer (new, *len bytes): status, the API's JSON error body with msg,
- * the security headers and "Connection: close". */
-char *api__front_error(int status, const char *msg, size_t *len);
+ * headers (the security header lines, api__headers) and "Connection: close". */
+char *api__front_error(int status, const char *msg, const char *headers, size_t *len);
 
 /* What the front end tells civetweb's side about a request. */
 struct api__front_info {
@@ -112,6 +112,7 @@ struct api__front_options {
     int backend_port;       /* civetweb's port on 127.0.0.1 */
     int backend_workers;    /* civetweb's worker threads */
     const char *secret;     /* API_FRONT_SECRET_HEX hex digits */
+    const char *headers;    /* security header lines for its own answers; borrowed */
     struct api__fr_limits lim;
     int head_timeout_ms;  /* head (and TLS handshake) from its first byte */
     int body_timeout_ms;  /* the whole body, however steadily it arrives */

@@ -48,6 +48,7 @@ struct api__front {
     struct ssl_ctx_st *ssl;
     struct sockaddr_in backend;
     char secret[API_FRONT_SECRET_HEX + 1];
+    const char *headers; /* borrowed from the api */
     struct api__fr_limits lim;
     struct timeval head_tv, body_tv, idle_tv, write_tv;
     int head_ms, body_ms;

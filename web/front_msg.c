@@ -56,7 +56,7 @@ static int code_of(int status)
     }
 }
 
-char *api__front_error(int status, const char *msg, size_t *len)
+char *api__front_error(int status, const char *msg, const char *headers, size_t *len)
 {
     json_t *body =
         json_pack("{s:{s:s, s:s}}", "error", "code", err_name(code_of(status)), "message", msg);
@@ -64,8 +64,8 @@ char *api__front_error(int status, const char *msg, size_t *len)
     char *out = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
                           "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\n"
                           "Connection: close\r\n\r\n%s\n",
-                          status, reason(status), (text ? strlen(text) : 2) + 1,
-                          api__security_headers, text ? text : "{}");
+                          status, reason(status), (text ? strlen(text) : 2) + 1, headers,
+                          text ? text : "{}");
     json_decref(body);
     free(text);
     *len = strlen(out);

@@ -34,7 +34,7 @@ static void send_head(struct req *r, int status, const char *ctype, long long le
         mg_response_header_add(r->conn, "Transfer-Encoding", "chunked", -1);
     }
     mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
-    mg_response_header_add_lines(r->conn, api__security_headers);
+    mg_response_header_add_lines(r->conn, api__headers(r->api));
     const char *origin = api__cors_origin(r);
     if (origin) {
         mg_response_header_add(r->conn, "Access-Control-Allow-Origin", origin, -1);
