@@ -490,6 +490,40 @@ START_TEST(test_front_silent_tls_client_holds_no_worker)
 }
 END_TEST
 
+/* A client that stops reading a big answer for longer than civetweb's own 10 s write
+ * limit, and well inside http_write_timeout, still gets all of it. */
+START_TEST(test_front_slow_but_alive_reader_gets_the_whole_answer)
+{
+    char *body = NULL;
+    size_t n = 0;
+    int closed = 0;
+    FILE *f = open_memstream(&body, &n);
+
+    for (int i = 0; i < 5000; i++)
+        fprintf(f,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"big-%04d\","
+                "\"annotations\":{\"pad\":\"%02000d\"}}}\n",
+                i, i);
+    fclose(f);
+    const char *hdr[] = {"Content-Type: application/x-ndjson", NULL};
+    struct http_resp r;
+    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+    ck_assert_msg(r.status == 201 || r.status == 200, "%ld %.300s", r.status, r.body);
+    http_resp_free(&r);
+    free(body);
+    int fd = connect_buf(md.port, NULL, 4096);
+    const char *get = "GET /api/v1/nodes HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    send_all(fd, get, strlen(get));
+    nap_ms(12000); /* the stall itself is what is tested */
+    char *resp = read_until(fd, NULL, &closed);
+    ck_assert_msg(status_of(resp) == 200, "%.300s", resp);
+    ck_assert_msg(strstr(resp, "big-4999") && strstr(resp, "\r\n0\r\n\r\n"),
+                  "the answer was cut after %zu bytes", strlen(resp));
+    free(resp);
+    close(fd);
+}
+END_TEST
+
 /* One GET /healthz on fd, kept alive: 1 when answered 200. */
 static int healthz_on(int fd)
 {
@@ -553,6 +587,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, test_front_client_that_does_not_read_is_cut);
     tcase_add_test(tc, test_front_silent_tls_client_holds_no_worker);
     tcase_add_test(tc, test_front_connection_cap);
+    tcase_add_test(tc, test_front_slow_but_alive_reader_gets_the_whole_answer);
     suite_add_tcase(s, tc);
     return s;
 }

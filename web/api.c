@@ -30,7 +30,6 @@
 /* civetweb reads only what the front end wrote, whole: its limits are not the client's.
  * Its head buffer has room for the front end's header beside the client's 16 KiB. */
 #define API_BACKEND_HEAD "24576"
-#define API_REQUEST_TIMEOUT_MS "10000"
 /* well above the front end's pool idle time (front_impl.h), so musterd closes first */
 #define API_KEEP_ALIVE_TIMEOUT_MS "5000"
 
@@ -284,7 +283,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
 {
     struct api *api = xcalloc(1, sizeof(*api));
     struct mg_callbacks cb;
-    char threads[16];
+    char threads[16], request_timeout[16];
     int rc = 0;
 
     *out = NULL;
@@ -314,6 +313,12 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->headers = api__headers_make(api->tls != NULL);
     const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 32);
+    /* civetweb gives up a write to the front end after request_timeout_ms; the front end
+     * stops reading while its client does not (backpressure), so civetweb waits as long
+     * as http_write_timeout lets that client stall, and a little more */
+    int write_ms =
+        opts->write_timeout_ms > 0 ? opts->write_timeout_ms : API_DEFAULT_WRITE_TIMEOUT_MS;
+    snprintf(request_timeout, sizeof(request_timeout), "%d", write_ms + 10000);
 
     api->cors_origins =
         opts->cors_origins && opts->cors_origins[0] ? xstrdup(opts->cors_origins) : NULL;
@@ -325,7 +330,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     /* civetweb serves plain HTTP on loopback, to the front end only; the front end reads
      * whole requests under its limits first, so these bound nothing a client controls */
     const char *mg_opts[] = {"listening_ports", "127.0.0.1:0", "num_threads", threads,
-                             "request_timeout_ms", API_REQUEST_TIMEOUT_MS, "keep_alive_timeout_ms",
+                             "request_timeout_ms", request_timeout, "keep_alive_timeout_ms",
                              API_KEEP_ALIVE_TIMEOUT_MS, "enable_keep_alive", "yes",
                              /* without it a kept-alive connection's small replies wait for
                               * the client's delayed ACK (Nagle): about 40 ms each */
