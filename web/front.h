@@ -12,8 +12,9 @@
  *
  * Framing is decided here, once: the forwarded request carries the body de-chunked with a
  * Content-Length, and an X-Muster-Front header first that civetweb's side trusts only with
- * the per-process secret (api__front_trust): the client's address, TLS, and the verified
- * client certificate's subject. A client that sends X-Muster-Front itself is refused.
+ * the per-process secret (api__front_header_parse, checked in api.c): the client's address, TLS,
+ * and the verified client certificate's subject. A client that sends X-Muster-Front itself is
+ * refused.
  *
  * Files: front.c (listener, client connections, timers), front_req.c (reading one
  * request), front_relay.c (civetweb's side), front_msg.c (error answers, X-Muster-Front).
