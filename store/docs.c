@@ -108,6 +108,10 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
             rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", key, jerr.text);
             break;
         }
+        if (dbi == st->dbi[DBI_PODS] && (rc = store__pod_overlay(txn, key, obj, err)) < 0) {
+            json_decref(obj);
+            break;
+        }
         rc = fn(ctx, key, obj);
         json_decref(obj);
         if (rc != 0) {
