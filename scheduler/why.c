@@ -246,6 +246,9 @@ int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
                 doc = untried(s, ji, state, s->cycle);
             } else {
                 /* The state may have moved on (e.g. Running) since the document was stored. */
+                json_t *full = sched__why_expand(s->v, ji, doc, state);
+                json_decref(doc);
+                doc = full;
                 json_object_set_new(doc, "state", json_string(state));
                 refresh(s, doc);
             }

@@ -4,7 +4,9 @@
  * A why document is stored only when its content changes (its signature:
  * state, primary, blockers, gang numbers, node-filter summary), and the
  * "unschedulable" audit record is written only when the primary reason
- * changes, so a job stuck for a thousand cycles costs one record.
+ * changes, so a job stuck for a thousand cycles costs one record. A placed
+ * job's document is stored small and completed when read (record_placed,
+ * sched__why_expand).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,72 @@ static json_t *timeout_json(const struct sv_job *j)
     return o;
 }
 
+/* A placed job's document is stored small (PLACED_MARK): what only the attempt knew (its
+ * cycle, gang counts, topology, preemption, jobs ahead, placement, the queue's shares then)
+ * and the history; the parts every placed job shares or the view knows (primary, blockers,
+ * the defaults, the gang timeout) are filled in when it is read (sched__why_expand). */
+#define PLACED_MARK "placedRecord"
+
+static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sched_why_input *in,
+                         json_t *topology, uint64_t seq, const char *ts, struct err *err)
+{
+    json_t *doc = json_pack("{s:s,s:I,s:I,s:b}", "job", j->id, "cycle", (json_int_t)c->cycle,
+                            "auditSeq", (json_int_t)seq, PLACED_MARK, 1);
+    if (in->gang)
+        json_object_set(doc, "gang", in->gang);
+    if (in->nf)
+        json_object_set(doc, "nodeFilter", in->nf);
+    if (topology)
+        json_object_set(doc, "topology", topology);
+    if (in->preemption)
+        json_object_set(doc, "preemption", in->preemption);
+    if (json_array_size(in->ahead))
+        json_object_set(doc, "ahead", in->ahead);
+    json_object_set(doc, "history", j->history);
+    json_object_set_new(doc, "placement",
+                        json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
+                                  in->placement));
+    /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
+    json_t *queue = sched__queue_why(c->v, j->queue);
+    json_object_set_new(doc, "queue", queue ? queue : json_null());
+    int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+/* The member of the small document, or a new `dflt` (stolen) when it has none. */
+static json_t *part(json_t *doc, const char *key, json_t *dflt)
+{
+    json_t *v = json_object_get(doc, key);
+    if (!v)
+        return dflt;
+    json_decref(dflt);
+    return json_incref(v);
+}
+
+json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state)
+{
+    if (!json_is_true(json_object_get(doc, PLACED_MARK)))
+        return json_incref(doc);
+    const struct sv_job *j = &v->jobs[ji];
+    json_t *out = json_pack(
+        "{s:O,s:s,s:O,s:O,s:n,s:[],s:o,s:o,s:o,s:o,s:o,s:O,s:O}", "job",
+        json_object_get(doc, "job"), "state", state, "cycle", json_object_get(doc, "cycle"),
+        "auditSeq", json_object_get(doc, "auditSeq"), "primary", "blockers", "gang",
+        part(doc, "gang", json_null()), "nodeFilter", part(doc, "nodeFilter", json_null()),
+        "topology", part(doc, "topology", json_null()), "preemption",
+        part(doc, "preemption",
+             json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                       "not needed: the job was placed")),
+        "ahead", part(doc, "ahead", json_array()), "history", json_object_get(doc, "history"),
+        "placement", json_object_get(doc, "placement"));
+    json_t *gt = timeout_json(j);
+    if (gt)
+        json_object_set_new(out, "gangTimeout", gt);
+    json_object_set(out, "queue", json_object_get(doc, "queue"));
+    return out;
+}
+
 int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
                       struct err *err)
 {
@@ -139,6 +207,10 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     } else if (in->placement) {
         json_decref(j->plan_topology);
         j->plan_topology = NULL;
+    }
+    if (in->placement && !in->primary && !json_array_size(in->blockers)) {
+        rc = record_placed(c, j, in, topology, seq, ts, err);
+        return rc;
     }
     json_t *primary_doc = json_null();
     if (in->primary)
