@@ -36,24 +36,6 @@ int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
     }
 }
 
-size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
-{
-    size_t n;
-
-    if (!st->buf) {
-        st->buf_cap = 4096;
-        st->buf = xmalloc(st->buf_cap);
-    }
-    for (;;) {
-        n = json_dumpb(v, st->buf + off, st->buf_cap - off, flags);
-        if (n <= st->buf_cap - off)
-            return n;
-        while (st->buf_cap - off < n)
-            st->buf_cap *= 2;
-        st->buf = xrealloc(st->buf, st->buf_cap);
-    }
-}
-
 void store__be64_put(unsigned char out[8], uint64_t v)
 {
     for (int i = 7; i >= 0; i--, v >>= 8)

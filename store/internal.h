@@ -77,8 +77,10 @@ struct store *store__of(MDB_txn *txn);
  * message is "<what>: <lmdb message>". Returns the ERR_* code. */
 int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
 
-/* Serializes v with jansson flags into st->buf at offset off (bytes before off are kept).
- * Returns the length written after off; the bytes are not NUL-terminated. */
+/* Serializes v into st->buf at offset off (bytes before off are kept) exactly as
+ * json_dumpb(v, flags) would, for flags JSON_COMPACT with or without JSON_SORT_KEYS (other
+ * flags are ignored) (jsonw.c). Returns the length written after off; the bytes are not
+ * NUL-terminated. */
 size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
 
 /* Iterates a plain JSON database from the first key with prefix (NULL: all), decoding
