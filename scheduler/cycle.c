@@ -174,6 +174,7 @@ out:
     sched__memo_free(&c);
     free(c.by_node_off);
     free(c.by_node);
+    json_decref(c.why_queue);
     return rc;
 }
 

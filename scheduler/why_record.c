@@ -18,6 +18,20 @@
 
 #define HISTORY_MAX 50
 
+/* The queue part of the documents (new reference); see sched_cyc.why_queue. */
+static json_t *queue_part(struct sched_cyc *c, int q)
+{
+    if (!c->why_queue || c->why_queue_q != q || c->why_queue_epoch != c->plan_epoch) {
+        json_decref(c->why_queue);
+        c->why_queue = sched__queue_why(c->v, q);
+        if (!c->why_queue)
+            c->why_queue = json_null();
+        c->why_queue_q = q;
+        c->why_queue_epoch = c->plan_epoch;
+    }
+    return json_incref(c->why_queue);
+}
+
 static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
@@ -27,7 +41,7 @@ static char *signature(const struct sched_why_input *in)
                   "primary", in->primary ? why_code_name(in->primary->code) : "", "blockers",
                   in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo, "placed",
                   in->placement != NULL, "preemption", in->preemption);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    char *s = store_json_text(o, JSON_SORT_KEYS);
     json_decref(o);
     return s;
 }
@@ -103,8 +117,7 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
                         json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
                                   in->placement));
     /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
-    json_t *queue = sched__queue_why(c->v, j->queue);
-    json_object_set_new(doc, "queue", queue ? queue : json_null());
+    json_object_set_new(doc, "queue", queue_part(c, j->queue));
     int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;
@@ -236,8 +249,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *gt = timeout_json(j);
     if (gt)
         json_object_set_new(doc, "gangTimeout", gt);
-    json_t *queue = sched__queue_why(c->v, j->queue);
-    json_object_set_new(doc, "queue", queue ? queue : json_null());
+    json_object_set_new(doc, "queue", queue_part(c, j->queue));
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;

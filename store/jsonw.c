@@ -20,19 +20,19 @@
 #include "alloc.h"
 
 struct out {
-    struct store *st;
-    size_t len; /* bytes written at st->buf */
+    char **buf; /* grown as needed */
+    size_t *cap;
+    size_t len; /* bytes written at *buf */
 };
 
 static char *room(struct out *o, size_t n)
 {
-    struct store *st = o->st;
-    if (o->len + n > st->buf_cap) {
-        while (o->len + n > st->buf_cap)
-            st->buf_cap *= 2;
-        st->buf = xrealloc(st->buf, st->buf_cap);
+    if (o->len + n > *o->cap) {
+        while (o->len + n > *o->cap)
+            *o->cap *= 2;
+        *o->buf = xrealloc(*o->buf, *o->cap);
     }
-    char *p = st->buf + o->len;
+    char *p = *o->buf + o->len;
     o->len += n;
     return p;
 }
@@ -159,7 +159,7 @@ static void put_object(struct out *o, json_t *v, int sort)
             put_value(o, val, sort);
         }
     } else {
-        struct member *m = xcalloc(n, sizeof(*m));
+        struct member few[16], *m = n <= 16 ? few : xcalloc(n, sizeof(*m));
         json_object_foreach(v, key, val) m[i++] = (struct member){key, strlen(key), val};
         qsort(m, n, sizeof(*m), cmp_member);
         for (i = 0; i < n; i++) {
@@ -169,7 +169,8 @@ static void put_object(struct out *o, json_t *v, int sort)
             *room(o, 1) = ':';
             put_value(o, m[i].value, sort);
         }
-        free(m);
+        if (m != few)
+            free(m);
     }
     *room(o, 1) = '}';
 }
@@ -219,8 +220,18 @@ size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
         st->buf_cap = 4096;
         st->buf = xmalloc(st->buf_cap);
     }
-    struct out o = {st, 0};
+    struct out o = {&st->buf, &st->buf_cap, 0};
     room(&o, off); /* keeps the bytes before off */
     put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
     return o.len - off;
+}
+
+char *store_json_text(json_t *v, size_t flags)
+{
+    size_t cap = 256;
+    char *buf = xmalloc(cap);
+    struct out o = {&buf, &cap, 0};
+    put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
+    *room(&o, 1) = '\0';
+    return buf;
 }

@@ -31,6 +31,9 @@ static void assert_as_jansson(json_t *v, size_t flags)
     size_t n = store__dump(st, v, flags, 3); /* after 3 bytes the caller keeps */
     ck_assert_msg(n == strlen(want) && memcmp(st->buf + 3, want, n) == 0, "got %.*s\nwant %s",
                   (int)n, st->buf + 3, want);
+    char *text = store_json_text(v, flags & JSON_SORT_KEYS);
+    ck_assert_str_eq(text, want);
+    free(text);
     free(want);
 }
 
