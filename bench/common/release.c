@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -82,6 +83,14 @@ static int report_quality(struct store *st, struct err *err)
     return rc;
 }
 
+/* This thread's CPU time in ns: on a shared machine, steadier than the wall clock. */
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int release_run(struct sched *s, struct store *st, struct workload *w, size_t batch,
                 struct err *err)
 {
@@ -104,15 +113,16 @@ int release_run(struct sched *s, struct store *st, struct workload *w, size_t ba
     for (; n < 100; n++) {
         json_t *sum = NULL;
         t0 = clock_mono_ns();
+        int64_t c0 = cpu_ns();
         if (sched_cycle(s, clock_now_ms(), &sum, err) < 0)
             return -1;
-        double ms = (clock_mono_ns() - t0) / 1e6;
+        double ms = (clock_mono_ns() - t0) / 1e6, cpu_ms = (cpu_ns() - c0) / 1e6;
         size_t p = (size_t)json_integer_value(json_object_get(sum, "placed"));
         json_decref(sum);
         total_ms += ms;
         if (n == 0) {
             first_ms = ms;
-            printf("first cycle     %.2f ms, %zu pods placed\n", ms, p);
+            printf("first cycle     %.2f ms (CPU %.2f ms), %zu pods placed\n", ms, cpu_ms, p);
         }
         placed += p;
         if (!p)
