@@ -175,6 +175,8 @@ out:
     free(c.by_node_off);
     free(c.by_node);
     json_decref(c.why_queue);
+    json_decref(c.why_ahead);
+    free(c.why_ahead_text);
     return rc;
 }
 

@@ -54,6 +54,8 @@ struct sched_cyc {
     json_t *why_queue;
     int why_queue_q;
     uint64_t why_queue_epoch;
+    json_t *why_ahead; /* the last "ahead" part written and its text (why_record.c) */
+    char *why_ahead_text;
 };
 /* Frees the cycle's remembered preemption failures (preempt_memo.c). */
 void sched__memo_free(struct sched_cyc *c);

@@ -32,6 +32,46 @@ static json_t *queue_part(struct sched_cyc *c, int q)
     return json_incref(c->why_queue);
 }
 
+/* The text of the "ahead" part (borrowed, valid until the next call): the jobs that fail in
+ * a row share one array (cycle_attempt.c caches it per shape), so it is written once. */
+static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
+{
+    if (!ahead)
+        return "[]";
+    if (ahead != c->why_ahead) {
+        json_decref(c->why_ahead); /* held, so its address is not reused while cached */
+        free(c->why_ahead_text);
+        c->why_ahead = json_incref(ahead);
+        c->why_ahead_text = store_json_text(ahead, 0);
+    }
+    return c->why_ahead_text;
+}
+
+/* Stores the document {head..., "ahead": ahead, tail...}: the text a dump of the whole
+ * would be, with the ahead part's text reused (ahead_text). */
+static int put_document(struct sched_cyc *c, const char *job, json_t *head, json_t *ahead,
+                        json_t *tail, struct err *err)
+{
+    char *h = store_json_text(head, 0), *t = store_json_text(tail, 0);
+    const char *a = ahead_text(c, ahead);
+    size_t hl = strlen(h), al = strlen(a), tl = strlen(t);
+    char *doc = xmalloc(hl + al + tl + 16), *p = doc;
+    memcpy(p, h, hl - 1); /* without its '}' */
+    p += hl - 1;
+    memcpy(p, ",\"ahead\":", 9);
+    p += 9;
+    memcpy(p, a, al);
+    p += al;
+    *p++ = ',';
+    memcpy(p, t + 1, tl - 1); /* without its '{' */
+    p += tl - 1;
+    int rc = store_doc_put_text(c->txn, STORE_DB_WHY, job, doc, (size_t)(p - doc), err);
+    free(doc);
+    free(h);
+    free(t);
+    return rc;
+}
+
 static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
@@ -230,28 +270,27 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         primary_doc =
             json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
                       why_class_name(why_code_class(primary)), "message", in->primary->message);
-    json_t *doc = json_pack(
-        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state",
+    json_t *head = json_pack(
+        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o}", "job", j->id, "state",
         sched_job_state_name(in->state), "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
         "primary", primary_doc, "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(),
         "nodeFilter", in->nf ? in->nf : json_null(), "topology", topology ? topology : json_null(),
         "preemption",
         in->preemption ? json_incref(in->preemption)
                        : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                                   in->placement ? "not needed: the job was placed" : "not tried"),
-        "ahead", in->ahead ? in->ahead : json_null(), "history", j->history);
-    if (!in->ahead)
-        json_object_set_new(doc, "ahead", json_array());
+                                   in->placement ? "not needed: the job was placed" : "not tried"));
+    json_t *tail = json_pack("{s:O}", "history", j->history);
     if (in->placement)
-        json_object_set_new(doc, "placement",
+        json_object_set_new(tail, "placement",
                             json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
                                       "nodes", in->placement));
     json_t *gt = timeout_json(j);
     if (gt)
-        json_object_set_new(doc, "gangTimeout", gt);
-    json_object_set_new(doc, "queue", queue_part(c, j->queue));
-    rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
-    json_decref(doc);
+        json_object_set_new(tail, "gangTimeout", gt);
+    json_object_set_new(tail, "queue", queue_part(c, j->queue));
+    rc = put_document(c, j->id, head, in->ahead, tail, err);
+    json_decref(head);
+    json_decref(tail);
     return rc;
 }
 

@@ -114,22 +114,34 @@ static int check_db(enum store_db db, struct err *err)
     return 0;
 }
 
-int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
+static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void *data, size_t len,
+                     struct err *err)
 {
     struct store *st = store__of(txn);
-    MDB_val k = {strlen(key), (void *)key}, v;
-    int rc;
-
-    if ((rc = check_db(db, err)) < 0)
-        return rc;
-    v.mv_size = store__dump(st, doc, JSON_COMPACT, 0);
-    v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
+    MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)data};
+    int rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         err_prefix(err, "%s '%s'", doc_name[db], key);
     }
     return rc;
+}
+
+int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
+{
+    struct store *st = store__of(txn);
+    int rc = check_db(db, err);
+    if (rc < 0)
+        return rc;
+    size_t len = store__dump(st, doc, JSON_COMPACT, 0);
+    return put_bytes(txn, db, key, st->buf, len, err);
+}
+
+int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, struct err *err)
+{
+    int rc = check_db(db, err);
+    return rc < 0 ? rc : put_bytes(txn, db, key, text, len, err);
 }
 
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err)

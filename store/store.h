@@ -163,6 +163,10 @@ enum store_db { STORE_DB_WHY, STORE_DB_PREEMPTIONS, STORE_DB_MIRROR, STORE_DB_CO
 
 /* doc borrowed. Replaces any existing value. */
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err);
+/* Like store_doc_put for a document already written as text (len bytes, compact JSON of
+ * one object, as store_json_text writes it; not checked). */
+int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, struct err *err);
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);

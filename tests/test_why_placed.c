@@ -152,12 +152,55 @@ START_TEST(test_why_placed_note_keeps_answer)
 }
 END_TEST
 
+/* A failing job's document is written in parts (its "ahead" text shared by the jobs that
+ * fail in a row): what is stored decodes to the full document, members in order. */
+START_TEST(test_why_placed_failing_document_in_parts)
+{
+    static const char *const FAILED[] = {
+        "job",        "state",    "cycle",      "auditSeq", "primary", "blockers", "gang",
+        "nodeFilter", "topology", "preemption", "ahead",    "history", "queue",    NULL};
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, CLUSTER, 1000));
+    char big[1024];
+    for (int i = 0; i < 3; i++) {
+        snprintf(big, sizeof(big),
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"big%d\","
+                 "\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:0%dZ\"},"
+                 "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{"
+                 "\"requests\":{\"cpu\":\"2\"}}}]}}",
+                 i, i + 1);
+        json_decref(sched_util_apply(&u, big, 1000));
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+    for (int i = 1; i < 3; i++) {
+        snprintf(big, sizeof(big), "default/big%d", i);
+        json_t *raw = stored(&u, big), *v;
+        const char *key;
+        size_t k = 0;
+        json_object_foreach(raw, key, v)
+        {
+            ck_assert_msg(FAILED[k] && !strcmp(key, FAILED[k]), "%s: member %zu is '%s'", big, k,
+                          key);
+            k++;
+        }
+        ck_assert_ptr_null(FAILED[k]);
+        ck_assert_str_eq(sched_util_str2(raw, "primary", "code"), "TakenByEarlierJobs");
+        json_t *a = json_array_get(json_object_get(raw, "ahead"), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(a, "job")), "default/g");
+        json_decref(raw);
+    }
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *why_placed_suite(void)
 {
     Suite *s = suite_create("why_placed");
     TCase *tc = tcase_create("why_placed");
     tcase_add_test(tc, test_why_placed_full_answer_small_record);
     tcase_add_test(tc, test_why_placed_note_keeps_answer);
+    tcase_add_test(tc, test_why_placed_failing_document_in_parts);
     suite_add_tcase(s, tc);
     return s;
 }
