@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--bind"))
             bind = atoi(argv[i + 1]);
     }
-    log_set_level(LOG_WARN);
+    log_set_level(getenv("BENCH_DEBUG") ? LOG_DEBUG : LOG_WARN);
     char dir[] = "/tmp/bench-kube-XXXXXX";
     if (!mkdtemp(dir))
         return 1;

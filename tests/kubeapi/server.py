@@ -1120,6 +1120,11 @@ def churn(st, rate, seconds):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog is 5: the mirror opens ten sources' connections at once,
+    # the SYNs past the fifth were dropped and retried by the kernel a second later, which
+    # added a second to every initial sync. A real API server listens with the system's
+    # backlog (Go: somaxconn).
+    request_queue_size = 1024
 
     def handle_error(self, request, client_address):
         # Clients that hang up (the mirror stopping, a test dropping) are normal here.
