@@ -81,7 +81,9 @@ static char *signature(const struct sched_why_input *in)
                   "primary", in->primary ? why_code_name(in->primary->code) : "", "blockers",
                   in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo, "placed",
                   in->placement != NULL, "preemption", in->preemption);
-    char *s = store_json_text(o, JSON_SORT_KEYS);
+    /* members in the order they were built, which is the same for the same content: the
+     * signature is only compared with the last one this process made (j->last_sig) */
+    char *s = store_json_text(o, 0);
     json_decref(o);
     return s;
 }
