@@ -228,6 +228,14 @@ int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
 int sched_queues(struct sched *s, json_t **out, struct err *err);
 int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err);
 
+/* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
+ * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
+ * every entry point that takes the lock waits until then. New; never NULL. */
+struct sched_hold;
+struct sched_hold *sched_hold(struct sched *s);
+/* Gives the lock back and frees h. NULL-safe. */
+void sched_hold_release(struct sched_hold *h);
+
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 

@@ -23,24 +23,15 @@ static int quantity_or_reply(struct req *r, const char *name, int milli, int64_t
 
 void api__topology_tree(struct req *r)
 {
-    struct sched_topo_query q = {0};
-    struct err err = ERR_INIT;
-    char *like = NULL;
-    json_t *tree = NULL;
-    uint64_t txn = api__readcache_txn(r->api);
+    struct api_read q = {.kind = API_READ_TOPOLOGY};
 
-    if (api__readcache_reply(r, txn))
-        return;
-    if (quantity_or_reply(r, "pod_cpu", 1, &q.cpu) < 0 ||
-        quantity_or_reply(r, "pod_memory", 0, &q.memory) < 0 ||
-        quantity_or_reply(r, "pod_gpu", 0, &q.gpu) < 0 ||
-        api__query_str_or_reply(r, "like", &like) < 0)
+    if (quantity_or_reply(r, "pod_cpu", 1, &q.topo.cpu) < 0 ||
+        quantity_or_reply(r, "pod_memory", 0, &q.topo.memory) < 0 ||
+        quantity_or_reply(r, "pod_gpu", 0, &q.topo.gpu) < 0 ||
+        api__query_str_or_reply(r, "like", &q.like) < 0)
         goto out;
-    q.like = like;
-    if (sched_topology(r->api->sched, &q, &tree, &err) < 0)
-        api__reply_error(r, &err);
-    else
-        api__readcache_put_reply(r, txn, tree);
+    q.topo.like = q.like;
+    api__read_reply(r, &q); /* reads.c */
 out:
-    free(like);
+    free(q.like);
 }
