@@ -10,10 +10,13 @@
  * between makes the id an underestimate, never the answer older than it). reads.c decides
  * which stored answer a request may take (api__readcache_get's min_txn).
  *
- * One slot per hash of the key (the path and query without resourceVersion), replaced on
- * collision; the text is shared by reference count, so a hit copies nothing under the
- * mutex, and its gzip form is made once, by the first request that asks for it. A miss
- * claims its slot until its answer is stored (or the request ends,
+ * A key (the path and query without resourceVersion) lives in one of WAYS slots from its
+ * hash on; a new key takes an empty one or the one used least recently (hundreds of why
+ * documents read in turn must not evict each other, or each read waits for the lock
+ * again). The text is shared by reference count, so a hit copies nothing under the
+ * mutex, and its gzip form is made once, by the first request that asks for it (or by
+ * the remaker, when the answer it replaces had been asked gzipped). A miss claims its
+ * slot (with its key) until its answer is stored (or the request ends,
  * api__readcache_release): other requests for that slot wait for it instead of all making
  * the same answer under the scheduler's lock at once after every commit.
  *
@@ -33,7 +36,8 @@
 #include "clock.h"
 #include "internal.h"
 
-#define SLOTS 256
+#define SLOTS 1024
+#define WAYS 4 /* a key lives in one of the WAYS slots from its hash on */
 #define MAX_BYTES                                                                                  \
     ((size_t)64 << 20)  /* all texts together: a viewer varying the query                          \
                            must not make musterd keep 256 topology trees */
@@ -41,6 +45,7 @@
 
 struct api_text {
     atomic_int refs;
+    atomic_int gz_asked;   /* api__text_gzip was called */
     pthread_mutex_t gz_mu; /* guards gz, made once */
     char *gz;
     size_t gz_len;
@@ -56,6 +61,7 @@ struct slot {
     int claimed;        /* a request (or the remaker) is making the answer for this slot */
     int queued;         /* in the remake queue */
     int64_t stale_ns;   /* when a request first found it stale */
+    uint64_t used;      /* the cache's clock at its last use */
 };
 
 struct api_readcache {
@@ -68,6 +74,7 @@ struct api_readcache {
     struct api *api;                  /* set when the remaker starts */
     pthread_t remaker;
     int running, stop;
+    uint64_t clock;                             /* counts lookups, for least recently used */
     uint64_t hits, stale_hits, misses, remakes; /* for /metrics */
     double remake_cpu, stale_max;               /* seconds */
 };
@@ -149,6 +156,7 @@ static struct api_text *text_new(json_t *body, uint64_t txn)
     size_t len = strlen(text);
     struct api_text *t = xmalloc(sizeof(*t) + len + 2);
     atomic_init(&t->refs, 1);
+    atomic_init(&t->gz_asked, 0);
     pthread_mutex_init(&t->gz_mu, NULL);
     t->gz = NULL;
     t->gz_len = 0;
@@ -171,12 +179,13 @@ const char *api__text_data(const struct api_text *t, size_t *len, uint64_t *txn)
 
 const char *api__text_gzip(struct api_text *t, size_t *len)
 {
+    atomic_store(&t->gz_asked, 1);
     pthread_mutex_lock(&t->gz_mu);
     if (!t->gz) {
         z_stream z = {0};
-        /* windowBits 15 + 16: a gzip header and trailer, not zlib's */
-        if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-            Z_OK)
+        /* windowBits 15 + 16: a gzip header and trailer, not zlib's. The fastest level: on a
+         * topology tree of 5,000 nodes it is 2.4 times faster than the default and 1% larger */
+        if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
             abort(); /* only out of memory fails here */
         size_t cap = deflateBound(&z, t->len);
         t->gz = xmalloc(cap);
@@ -213,29 +222,73 @@ static void queue_remake(struct api_readcache *c, struct api *api, size_t i)
     pthread_cond_signal(&c->work);
 }
 
+/* The slot holding key (under c->mu), or -1. */
+static long find(struct api_readcache *c, const char *key, size_t h)
+{
+    for (size_t w = 0; w < WAYS; w++) {
+        struct slot *s = &c->slot[(h + w) % SLOTS];
+        if (s->key && !strcmp(s->key, key))
+            return (long)((h + w) % SLOTS);
+    }
+    return -1;
+}
+
+/* A slot for a new key (under c->mu): an empty one, else the least recently used one no
+ * request is making; its answer is dropped. -1 when every one is being made. */
+static long evict(struct api_readcache *c, size_t h)
+{
+    long best = -1;
+    for (size_t w = 0; w < WAYS; w++) {
+        size_t i = (h + w) % SLOTS;
+        struct slot *s = &c->slot[i];
+        if (s->claimed)
+            continue;
+        if (!s->key)
+            return (long)i;
+        if (best < 0 || s->used < c->slot[best].used)
+            best = (long)i;
+    }
+    if (best >= 0) {
+        struct slot *s = &c->slot[best];
+        c->bytes -= s->t ? s->t->len : 0;
+        free(s->key);
+        api__text_put(s->t);
+        api__read_free(s->q);
+        *s = (struct slot){.queued = s->queued}; /* the remaker skips it: no q */
+    }
+    return best;
+}
+
 struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min_txn,
                                     uint64_t now_txn)
 {
     struct api_readcache *c = r->api->readcache;
-    size_t i = hash(key);
-    struct slot *s = &c->slot[i];
+    size_t h = hash(key);
     struct api_text *t = NULL;
 
     pthread_mutex_lock(&c->mu);
     for (;;) {
-        if (s->t && s->t->txn >= min_txn && !strcmp(s->key, key)) {
+        long i = find(c, key, h);
+        struct slot *s = i >= 0 ? &c->slot[i] : NULL;
+        if (s && s->t && s->t->txn >= min_txn) {
             t = s->t;
             atomic_fetch_add(&t->refs, 1);
+            s->used = ++c->clock;
             c->hits++;
             if (t->txn < now_txn) {
                 c->stale_hits++;
-                queue_remake(c, r->api, i);
+                queue_remake(c, r->api, (size_t)i);
             }
             break;
         }
-        if (!s->claimed) {
+        if (!s && (i = evict(c, h)) >= 0) {
+            s = &c->slot[i];
+            s->key = xstrdup(key);
+        }
+        if (s && !s->claimed) {
             s->claimed = 1;
-            r->cache_slot = i + 1;
+            s->used = ++c->clock;
+            r->cache_slot = (size_t)i + 1;
             c->misses++;
             break;
         }
@@ -245,28 +298,23 @@ struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min
     return t;
 }
 
-/* Stores t (one reference taken) for key in slot i with q (copied) unless the slot holds
- * a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
+/* Stores t (one reference taken) with q (copied) in slot i if it still holds key, unless
+ * it holds a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
 static void store(struct api_readcache *c, size_t i, const char *key, struct api_text *t,
                   const struct api_read *q)
 {
     struct slot *s = &c->slot[i];
-    int same = s->key && !strcmp(s->key, key);
     size_t freed = s->t ? s->t->len : 0;
     /* an answer made from an older state never replaces a newer one */
-    if ((same && s->t && s->t->txn > t->txn) || c->bytes - freed + t->len > MAX_BYTES)
+    if (!s->key || strcmp(s->key, key) != 0 || (s->t && s->t->txn > t->txn) ||
+        c->bytes - freed + t->len > MAX_BYTES)
         return;
     c->bytes = c->bytes - freed + t->len;
     api__text_put(s->t);
     atomic_fetch_add(&t->refs, 1);
     s->t = t;
-    if (!same) {
-        s->stale_ns = 0; /* the staleness was the other key's */
-        free(s->key);
-        s->key = xstrdup(key);
-        api__read_free(s->q);
+    if (!s->q)
         s->q = api__read_copy(q);
-    }
     if (s->stale_ns) {
         double age = (double)(clock_mono_ns() - s->stale_ns) / 1e9;
         if (age > c->stale_max)
@@ -283,8 +331,8 @@ struct api_text *api__readcache_put(struct req *r, const char *key, uint64_t txn
     if (!t)
         return NULL;
     pthread_mutex_lock(&c->mu);
-    if (txn)
-        store(c, hash(key), key, t, q);
+    if (txn && r->cache_slot)
+        store(c, r->cache_slot - 1, key, t, q);
     pthread_mutex_unlock(&c->mu);
     api__readcache_release(r); /* before replying: the waiters need not wait for the client */
     return t;
@@ -309,9 +357,10 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Remakes the answer of slot i, claimed by the caller; key and q are copies. Returns the
- * CPU seconds it took. */
-static double remake(struct api_readcache *c, size_t i, const char *key, const struct api_read *q)
+/* Remakes the answer of slot i, claimed by the caller; key and q are copies; gz: compress
+ * it too (its readers ask for gzip). Returns the CPU seconds it took. */
+static double remake(struct api_readcache *c, size_t i, const char *key, const struct api_read *q,
+                     int gz)
 {
     struct err err = ERR_INIT;
     json_t *body = NULL;
@@ -319,6 +368,9 @@ static double remake(struct api_readcache *c, size_t i, const char *key, const s
     uint64_t txn = api__readcache_txn(c->api);
     int rc = api__read_make(c->api, q, &body, &err);
     struct api_text *t = rc == 0 ? text_new(body, txn) : NULL;
+    size_t len;
+    if (t && gz)
+        api__text_gzip(t, &len); /* here, not on the first request that asks for it */
     double cpu = thread_cpu() - cpu0;
 
     pthread_mutex_lock(&c->mu);
@@ -371,8 +423,9 @@ static void *remake_main(void *arg)
         s->claimed = 1;
         char *key = xstrdup(s->key);
         struct api_read *q = api__read_copy(s->q);
+        int gz = s->t && atomic_load(&s->t->gz_asked);
         pthread_mutex_unlock(&c->mu);
-        double cpu = remake(c, i, key, q);
+        double cpu = remake(c, i, key, q, gz);
         free(key);
         api__read_free(q);
         next_ns = clock_mono_ns() + (int64_t)(cpu * 1e9 * (100.0 / REMAKE_SHARE - 1));
