@@ -258,6 +258,8 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
+    double remakes = metric(c, "muster_read_remakes_total");
+    double remake_cpu = metric(c, "muster_read_remake_cpu_seconds_total");
     atomic_store(&l.stop, 1);
     double *all = NULL;
     size_t n = 0, cap = 0;
@@ -277,7 +279,8 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
            pct(all, n, 0.99), n ? all[n - 1] : 0.0, tput);
     if (idle > 0)
         printf(" (%.2f of idle)", tput / idle);
-    printf("  stale max %.0f ms  [%.1f s]\n", stale * 1e3, window);
+    printf("  stale max %.0f ms (%.0f remakes, %.2f s CPU)  [%.1f s]\n", stale * 1e3, remakes,
+           remake_cpu, window);
     fflush(stdout);
     free(all);
     for (size_t i = 0; i < l.nwhy; i++)
