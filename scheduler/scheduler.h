@@ -154,6 +154,10 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
 /* The why document of a job (docs/why.md), also of a retained victim (above), with
  * "preemptedBy" and "retention" when it is a victim. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
+/* The why documents of n ids as sched_why makes them, taking the lock twice in all
+ * (the background remaker of the API's answers, web/readcache.c): out[i] new, or NULL
+ * where sched_why would fail. */
+void sched_whys(struct sched *s, size_t n, const char *const *ids, json_t **out);
 /* Appends entry (borrowed; {"code", ...}, completed with "ts" of now_ms and "cycle") to the
  * history of job's why document, as an event outside a cycle (bind mode's
  * WritebackAbandoned, docs/why.md). Returns 0, ERR_NOT_FOUND (the job has no document). */

@@ -193,7 +193,8 @@ static char *with_rv(const char *path, uint64_t rv)
 
 START_TEST(test_api_rv_stale_answer_is_remade)
 {
-    const char *paths[] = {"/api/v1/jobs", "/api/v1/jobs/t/w", "/api/v1/topology?pod_cpu=1"};
+    const char *paths[] = {"/api/v1/jobs", "/api/v1/jobs/t/w", "/api/v1/jobs/t/w/why",
+                           "/api/v1/topology?pod_cpu=1"};
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
             char *zero = with_rv(paths[i], 0);
@@ -316,6 +317,41 @@ START_TEST(test_api_rv_malformed_or_too_large)
 }
 END_TEST
 
+/* The remaker makes why documents in one sched_whys: each the document sched_why makes. */
+START_TEST(test_api_rv_whys_in_one_go_equal_each)
+{
+    json_decref(sched_util_apply(&u,
+                                 "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: t}\n"
+                                 "spec: {containers: [{name: c, image: x, resources: {requests: "
+                                 "{cpu: '100'}}}]}\n",
+                                 3000));
+    json_decref(sched_util_cycle(&u, 4000));
+    apply_pod("fresh", 5000); /* never tried */
+    const char *ids[] = {"t/w", "t/big", "t/fresh", "t/ghost"};
+    json_t *many[4];
+    sched_whys(u.s, 4, ids, many);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *one = NULL;
+        struct err err = ERR_INIT;
+        int rc = sched_why(u.s, ids[i], &one, &err);
+        if (rc < 0) {
+            ck_assert_int_eq(rc, ERR_NOT_FOUND);
+            ck_assert_ptr_null(many[i]);
+            continue;
+        }
+        ck_assert_msg(many[i] && json_equal(one, many[i]), "%s differs", ids[i]);
+        json_decref(one);
+        json_decref(many[i]);
+    }
+    /* the documents compared are real ones: big can never fit, fresh was never tried */
+    json_t *big = sched_util_why(&u, "t/big"), *fresh = sched_util_why(&u, "t/fresh");
+    ck_assert_str_eq(sched_util_str2(big, "primary", "class"), "NEVER");
+    ck_assert_str_eq(sched_util_str2(fresh, "primary", "code"), "NotTried");
+    json_decref(big);
+    json_decref(fresh);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("api_rv");
@@ -325,6 +361,7 @@ int main(void)
     tcase_add_test(tc, test_api_rv_stale_answer_is_remade);
     tcase_add_test(tc, test_api_rv_gzip_is_the_plain_answer);
     tcase_add_test(tc, test_api_rv_malformed_or_too_large);
+    tcase_add_test(tc, test_api_rv_whys_in_one_go_equal_each);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -224,6 +224,9 @@ struct api_read {
 /* Makes q's answer from the scheduler's view (takes its lock): 0 with *out new, or the
  * scheduler's ERR_* with err. */
 int api__read_make(struct api *api, const struct api_read *q, json_t **out, struct err *err);
+/* The answers of n reads (out[i] new, or NULL where api__read_make fails), the why
+ * documents among them in one sched_whys. */
+void api__read_make_many(struct api *api, size_t n, const struct api_read *const *q, json_t **out);
 /* A deep copy of q (new) / frees one (NULL-safe). */
 struct api_read *api__read_copy(const struct api_read *q);
 void api__read_free(struct api_read *q);

@@ -21,8 +21,8 @@
  * the same answer under the scheduler's lock at once after every commit.
  *
  * A stale answer served (older than the store) queues its slot for the remaker, a thread
- * started at the first such request, which remakes queued answers in turn, each from its
- * own copy of the request (struct api_read). It takes the scheduler's lock like any read,
+ * started at the first such request, which remakes every queued answer in one go, each
+ * from its own copy of the request (struct api_read). It takes the scheduler's lock like any read,
  * so it is paced: after a remake that took d of CPU time it waits d * (100 / REMAKE_SHARE
  * - 1), so remaking uses at most REMAKE_SHARE percent of one core.
  */
@@ -357,45 +357,84 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Remakes the answer of slot i, claimed by the caller; key and q are copies; gz: compress
- * it too (its readers ask for gzip). Returns the CPU seconds it took. */
-static double remake(struct api_readcache *c, size_t i, const char *key, const struct api_read *q,
-                     int gz)
+/* One answer the remaker makes again: slot i, claimed by it; key and q are copies; gz:
+ * compress it too (its readers ask for gzip). */
+struct remake {
+    size_t i;
+    char *key;
+    struct api_read *q;
+    int gz;
+};
+
+/* Remakes n answers in one go (why documents take the scheduler's lock twice in all, not
+ * twice each: the lock is rarely free while Basic-5k is applied, and one remake per free
+ * moment left why documents seconds stale). Returns the CPU seconds it took. */
+static double remake(struct api_readcache *c, struct remake *rm, size_t n)
 {
-    struct err err = ERR_INIT;
-    json_t *body = NULL;
+    const struct api_read **q = xcalloc(n, sizeof(*q));
+    json_t **body = xcalloc(n, sizeof(*body));
+    struct api_text **t = xcalloc(n, sizeof(*t));
     double cpu0 = thread_cpu();
     uint64_t txn = api__readcache_txn(c->api);
-    int rc = api__read_make(c->api, q, &body, &err);
-    struct api_text *t = rc == 0 ? text_new(body, txn) : NULL;
     size_t len;
-    if (t && gz)
-        api__text_gzip(t, &len); /* here, not on the first request that asks for it */
+    for (size_t k = 0; k < n; k++)
+        q[k] = rm[k].q;
+    api__read_make_many(c->api, n, q, body);
+    for (size_t k = 0; k < n; k++)
+        if (body[k] && (t[k] = text_new(body[k], txn)) && rm[k].gz)
+            api__text_gzip(t[k], &len); /* here, not on the first request that asks for it */
     double cpu = thread_cpu() - cpu0;
 
     pthread_mutex_lock(&c->mu);
-    struct slot *s = &c->slot[i];
-    if (t && txn)
-        store(c, i, key, t, q);
-    else if (s->key && !strcmp(s->key, key) && s->t) {
-        /* the answer is now an error (a job gone): the next request makes it itself */
-        c->bytes -= s->t->len;
-        api__text_put(s->t);
-        s->t = NULL;
-        s->stale_ns = 0;
+    for (size_t k = 0; k < n; k++) {
+        struct slot *s = &c->slot[rm[k].i];
+        if (t[k] && txn)
+            store(c, rm[k].i, rm[k].key, t[k], rm[k].q);
+        else if (s->key && !strcmp(s->key, rm[k].key) && s->t) {
+            /* the answer is now an error (a job gone): the next request makes it itself */
+            c->bytes -= s->t->len;
+            api__text_put(s->t);
+            s->t = NULL;
+            s->stale_ns = 0;
+        }
+        s->claimed = 0;
     }
-    s->claimed = 0;
-    c->remakes++;
+    c->remakes += n;
     c->remake_cpu += cpu;
     pthread_cond_broadcast(&c->done);
     pthread_mutex_unlock(&c->mu);
-    api__text_put(t);
+    for (size_t k = 0; k < n; k++)
+        api__text_put(t[k]);
+    free(q);
+    free(body);
+    free(t);
     return cpu;
+}
+
+/* Takes every queued slot that no request is making (under c->mu), claimed, into rm;
+ * returns how many. */
+static size_t take_queue(struct api_readcache *c, struct remake *rm)
+{
+    size_t n = 0;
+    while (c->qlen) {
+        size_t i = c->queue[c->qhead];
+        c->qhead = (c->qhead + 1) % SLOTS;
+        c->qlen--;
+        struct slot *s = &c->slot[i];
+        s->queued = 0;
+        if (s->claimed || !s->q || !s->key)
+            continue; /* a request makes it now, or it was replaced */
+        s->claimed = 1;
+        rm[n++] = (struct remake){i, xstrdup(s->key), api__read_copy(s->q),
+                                  s->t && atomic_load(&s->t->gz_asked)};
+    }
+    return n;
 }
 
 static void *remake_main(void *arg)
 {
     struct api_readcache *c = arg;
+    struct remake *rm = xcalloc(SLOTS, sizeof(*rm));
     int64_t next_ns = 0; /* the pacing: no remake starts before this */
 
     pthread_mutex_lock(&c->mu);
@@ -413,25 +452,18 @@ static void *remake_main(void *arg)
             pthread_cond_timedwait(&c->work, &c->mu, &ts);
             continue;
         }
-        size_t i = c->queue[c->qhead];
-        c->qhead = (c->qhead + 1) % SLOTS;
-        c->qlen--;
-        struct slot *s = &c->slot[i];
-        s->queued = 0;
-        if (s->claimed || !s->q || !s->key)
-            continue; /* a request makes it now, or it was replaced */
-        s->claimed = 1;
-        char *key = xstrdup(s->key);
-        struct api_read *q = api__read_copy(s->q);
-        int gz = s->t && atomic_load(&s->t->gz_asked);
+        size_t n = take_queue(c, rm);
         pthread_mutex_unlock(&c->mu);
-        double cpu = remake(c, i, key, q, gz);
-        free(key);
-        api__read_free(q);
+        double cpu = n ? remake(c, rm, n) : 0;
+        for (size_t k = 0; k < n; k++) {
+            free(rm[k].key);
+            api__read_free(rm[k].q);
+        }
         next_ns = clock_mono_ns() + (int64_t)(cpu * 1e9 * (100.0 / REMAKE_SHARE - 1));
         pthread_mutex_lock(&c->mu);
     }
     pthread_mutex_unlock(&c->mu);
+    free(rm);
     return NULL;
 }
 

@@ -85,6 +85,29 @@ int api__read_make(struct api *api, const struct api_read *q, json_t **out, stru
     return err_set(err, ERR_INTERNAL, "unknown read");
 }
 
+void api__read_make_many(struct api *api, size_t n, const struct api_read *const *q, json_t **out)
+{
+    const char **ids = xcalloc(n + 1, sizeof(*ids));
+    size_t *at = xcalloc(n + 1, sizeof(*at)), m = 0;
+    json_t **docs = xcalloc(n + 1, sizeof(*docs));
+    for (size_t i = 0; i < n; i++) {
+        struct err err = ERR_INIT;
+        out[i] = NULL;
+        if (q[i]->kind == API_READ_WHY) {
+            ids[m] = q[i]->id;
+            at[m++] = i;
+        } else if (api__read_make(api, q[i], &out[i], &err) < 0) {
+            out[i] = NULL;
+        }
+    }
+    sched_whys(api->sched, m, ids, docs);
+    for (size_t k = 0; k < m; k++)
+        out[at[k]] = docs[k];
+    free(ids);
+    free(at);
+    free(docs);
+}
+
 /* The cache key: "path?query" with resourceVersion left out (new). */
 static char *key_of(struct req *r)
 {
