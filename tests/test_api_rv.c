@@ -317,6 +317,45 @@ START_TEST(test_api_rv_malformed_or_too_large)
 }
 END_TEST
 
+/* Reads of KEPT different answers, each once; then with resourceVersion=0 (answered without
+ * the lock only when it is still kept). */
+#define KEPT 500
+
+static void *read_many(void *arg)
+{
+    struct bg_get *g = arg;
+    for (int k = 1; k <= KEPT; k++) {
+        char path[96];
+        snprintf(path, sizeof(path), "/api/v1/topology?pod_cpu=%dm%s", k, g->path);
+        struct http_resp r;
+        http_request("GET", base, path, NULL, NULL, &r);
+        if (r.status != 200)
+            g->r.status = r.status;
+        http_resp_free(&r);
+    }
+    atomic_store(&g->done, 1);
+    return NULL;
+}
+
+START_TEST(test_api_rv_many_answers_are_kept)
+{
+    struct bg_get made = {.path = "", .r.status = 200},
+                  zero = {.path = "&resourceVersion=0", .r.status = 200};
+    atomic_init(&made.done, 0);
+    atomic_init(&zero.done, 0);
+    read_many(&made);
+    ck_assert_int_eq(made.r.status, 200);
+    /* none of them evicted another: every one answers while the lock is held */
+    struct sched_hold *h = sched_hold(u.s);
+    ck_assert_int_eq(pthread_create(&zero.t, NULL, read_many, &zero), 0);
+    int answered = bg_wait(&zero);
+    sched_hold_release(h);
+    pthread_join(zero.t, NULL);
+    ck_assert_msg(answered, "a kept answer was evicted: its read waited for the lock");
+    ck_assert_int_eq(zero.r.status, 200);
+}
+END_TEST
+
 /* The remaker makes why documents in one sched_whys: each the document sched_why makes. */
 START_TEST(test_api_rv_whys_in_one_go_equal_each)
 {
@@ -362,6 +401,7 @@ int main(void)
     tcase_add_test(tc, test_api_rv_gzip_is_the_plain_answer);
     tcase_add_test(tc, test_api_rv_malformed_or_too_large);
     tcase_add_test(tc, test_api_rv_whys_in_one_go_equal_each);
+    tcase_add_test(tc, test_api_rv_many_answers_are_kept);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -36,8 +36,8 @@
 #include "clock.h"
 #include "internal.h"
 
-#define SLOTS 1024
-#define WAYS 4 /* a key lives in one of the WAYS slots from its hash on */
+#define SLOTS 4096
+#define WAYS 8 /* a key lives in one of the WAYS slots from its hash on */
 #define MAX_BYTES                                                                                  \
     ((size_t)64 << 20)  /* all texts together: a viewer varying the query                          \
                            must not make musterd keep 256 topology trees */
