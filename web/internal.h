@@ -77,6 +77,7 @@ struct api {
     char *allowed_hosts;   /* Host names answered, comma separated; "*": any */
     char *cors_origins;    /* origins allowed to call cross-origin, comma separated; NULL: none */
     struct api__tls *tls;  /* NULL: plain HTTP */
+    char *headers;         /* api__security_headers, with HSTS over HTTPS */
     pthread_mutex_t ro_mu; /* guards read_only */
     char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
     json_t *(*audit_health)(void *ctx);
@@ -113,8 +114,12 @@ struct req {
 typedef void (*api__handler)(struct req *r);
 
 /* ---- edge.c: checks before routing (docs/security.md, "The HTTP edge") ---- */
-/* The header lines every response carries ("Name: value" joined by "\r\n"). */
+/* The header lines every response carries ("Name: value" joined by "\r\n"), without
+ * HSTS; api__headers adds it when musterd serves HTTPS. */
 extern const char api__security_headers[];
+const char *api__headers(const struct api *api);
+/* The headers for a context serving HTTPS (tls) or HTTP; new. */
+char *api__headers_make(int tls);
 /* The default allowed_hosts for a listen address (new): the loopback names, and the
  * listen address unless it is a wildcard. */
 char *api__default_hosts(const char *listen_host);

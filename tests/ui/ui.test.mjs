@@ -281,6 +281,23 @@ test('a follower says so in the header, naming the leader', async () => {
   await page.close();
 });
 
+test('a read-only musterd says so in the header, with its reason as text', async () => {
+  const page = await open('#/jobs');
+  assert.equal(await page.locator('#readonly').isHidden(), true, 'writable: no read-only badge');
+  const reason = 'read-only: audit chain broken at record 55: <img src=x onerror=alert(1)>';
+  await page.route('**/healthz', (r) => r.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ status: 'ok', role: 'standalone', leader: null, readOnly: reason }) }));
+  await page.click('#refresh');
+  await page.waitForSelector('#readonly:not([hidden])');
+  assert.equal(await page.locator('#readonly').textContent(), 'read-only');
+  assert.equal(await page.getAttribute('#readonly', 'title'), reason);
+  assert.equal(await page.locator('#readonly img').count(), 0, 'the reason stays text');
+  await page.unroute('**/healthz');
+  await page.click('#refresh');
+  await page.waitForSelector('#readonly[hidden]', { state: 'attached' });
+  await page.close();
+});
+
 test('keyboard: skip link focuses the content, nav is real links with a visible focus ring', async () => {
   const page = await open('#/jobs');
   await page.keyboard.press('Tab');

@@ -1,4 +1,4 @@
-// app.js - hash router, polling, the "last updated" badge and the follower badge.
+// app.js - hash router, polling, the "last updated" badge, the follower and read-only badges.
 //
 // Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
 // #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
@@ -62,6 +62,14 @@ async function role() {
   el.hidden = !follower;
   el.textContent = follower ? `follower, leader is ${doc.leader || 'not known yet'}` : '';
   el.dataset.role = doc ? doc.role : '';
+  // A broken audit chain leaves musterd read-only (docs/security.md): it still serves every
+  // page, so the header says that nothing changes and why.
+  const ro = document.getElementById('readonly');
+  const why = doc && typeof doc.readOnly === 'string' ? doc.readOnly : '';
+  ro.hidden = !why;
+  ro.textContent = why ? 'read-only' : '';
+  ro.title = why;
+  ro.dataset.reason = why;
 }
 
 // poll: called by the timer (reads may be served from musterd's cache); otherwise (a new
