@@ -21,9 +21,9 @@
  * inflating 2.5 MB topology trees a thousand times a second would measure them instead.
  *
  * Printed per rate: requests sent and their rate, non-200 answers, latency p50 / p99 /
- * max, and the cycle throughput (pods placed / cycle seconds, from /metrics) over the
- * reading window, with its ratio to the idle run, and the longest a stale answer was
- * served before it was remade (muster_read_stale_seconds_max).
+ * max (and the p99 of each path of the mix on a second line), and the cycle throughput (pods placed
+ * / cycle seconds, from /metrics) over the reading window, with its ratio to the idle run, and the
+ * longest a stale answer was served before it was remade (muster_read_stale_seconds_max).
  *
  *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 16]
  *                 [--rates 0,500,1000,2000,5000] [--mix PATH,PATH,...] [--keep]
@@ -66,7 +66,8 @@ struct reader {
     struct load *load;
     int index;
     double *lat_ms; /* latencies of the answered requests */
-    size_t n, cap;
+    int *path;      /* the mix index of each */
+    size_t n, cap, pcap;
     long bad; /* non-200 answers and transport failures */
 };
 
@@ -162,6 +163,8 @@ static int read_main(void *arg)
             rd->bad++;
         } else {
             XGROW(rd->lat_ms, rd->n + 1, rd->cap);
+            XGROW(rd->path, rd->n + 1, rd->pcap);
+            rd->path[rd->n] = (int)((size_t)k % l->npaths);
             rd->lat_ms[rd->n++] = ms;
         }
         client_response_release(&r);
@@ -264,12 +267,20 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
     double *all = NULL;
     size_t n = 0, cap = 0;
     long bad = 0;
+    double *by[64] = {0};
+    size_t nby[64] = {0}, capby[64] = {0};
     for (int i = 0; rate > 0 && i < threads; i++) {
         thrd_join(t[i], NULL);
         XGROW(all, n + rd[i].n + 1, cap);
         memcpy(all + n, rd[i].lat_ms, rd[i].n * sizeof(double));
+        for (size_t k = 0; k < rd[i].n; k++) {
+            int p = rd[i].path[k] < 64 ? rd[i].path[k] : 63;
+            XGROW(by[p], nby[p] + 1, capby[p]);
+            by[p][nby[p]++] = rd[i].lat_ms[k];
+        }
         n += rd[i].n, bad += rd[i].bad;
         free(rd[i].lat_ms);
+        free(rd[i].path);
     }
     qsort(all, n, sizeof(double), cmp_double);
     double window = (double)(end_ns - l.start_ns) / 1e9, tput = secs > 0 ? placed / secs : 0;
@@ -281,6 +292,14 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
         printf(" (%.2f of idle)", tput / idle);
     printf("  stale max %.0f ms (%.0f remakes, %.2f s CPU)  [%.1f s]\n", stale * 1e3, remakes,
            remake_cpu, window);
+    for (size_t p = 0; p < l.npaths && p < 64 && rate > 0; p++) {
+        qsort(by[p], nby[p], sizeof(double), cmp_double);
+        printf("%s%s p99 %.2f ms", p ? "," : "        by path:", l.paths[p],
+               pct(by[p], nby[p], 0.99));
+        free(by[p]);
+    }
+    if (rate > 0)
+        printf("\n");
     fflush(stdout);
     free(all);
     for (size_t i = 0; i < l.nwhy; i++)
