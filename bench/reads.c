@@ -12,7 +12,8 @@
  * measures latency from the time a request was due, so a server that stalls shows as
  * latency (and a client that falls behind as well), never as a lower rate. Requests go
  * round-robin over the paths of --mix (default GET /api/v1/jobs?limit=100,
- * /api/v1/jobs/{why}/why, /api/v1/topology, /api/v1/audit?tail=20; {why} is each job of
+ * /api/v1/jobs/{why}/why, /api/v1/topology?jobs=4 (four jobs per domain, as the UI asks),
+ * /api/v1/audit?tail=20; {why} is each job of
  * the first batch in turn; each path is read once before the clock starts). --resource-version 0
  * (the default, as the UI polls) adds resourceVersion=0 to the paths of jobs and topology: answered
  * from musterd's cache without waiting for its lock (docs/api.md); --resource-version none reads
@@ -322,8 +323,8 @@ int main(int argc, char **argv)
     int threads = 16, keep = 0;
     size_t cap = 0;
     const char *rates = "0,500,1000,2000,5000", *rv = "0", *encoding = "gzip";
-    const char *mix_arg =
-        "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology,/api/v1/audit?tail=20";
+    const char *mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology?jobs=4,"
+                          "/api/v1/audit?tail=20";
     struct load mix = {0};
     struct workload w;
     struct err err = ERR_INIT;

@@ -189,11 +189,14 @@ int sched_view_dump_store(struct sched *s, json_t **out, struct err *err);
 struct sched_topo_query {
     int64_t cpu, memory, gpu;
     const char *like;
+    int jobs_capped; /* each domain's "jobs" lists at most jobs_max ids (0: every one) */
+    size_t jobs_max;
 };
 /* The topology tree as documented in docs/api.md: {"topology", "layers", "shape", "root":
- * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "largestGang",
- * "children", "nodes"}}. Without a ClusterNetworkTopology 'default' the root holds every
- * node. *out new. ERR_NOT_FOUND when like names no job. */
+ * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "jobCount",
+ * "largestGang", "children", "nodes"}}; "jobs" sorted, the first jobs_max of them when
+ * q->jobs_capped, "jobCount" how many there are. Without a ClusterNetworkTopology 'default' the
+ * root holds every node. *out new. ERR_NOT_FOUND when like names no job. */
 int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out,
                    struct err *err);
 

@@ -391,6 +391,41 @@ START_TEST(test_api_rv_whys_in_one_go_equal_each)
 }
 END_TEST
 
+/* ?jobs=N: each domain lists the first N of its jobs; jobCount says how many it has. */
+START_TEST(test_api_rv_topology_jobs_capped)
+{
+    apply_pod("x", 3000);
+    apply_pod("y", 3000);
+    json_decref(sched_util_cycle(&u, 4000));
+    struct http_resp all, one, none, bad;
+    http_request("GET", base, "/api/v1/topology", NULL, NULL, &all);
+    http_request("GET", base, "/api/v1/topology?jobs=1", NULL, NULL, &one);
+    http_request("GET", base, "/api/v1/topology?jobs=0&resourceVersion=0", NULL, NULL, &none);
+    http_request("GET", base, "/api/v1/topology?jobs=-1", NULL, NULL, &bad);
+    ck_assert_int_eq(all.status, 200);
+    ck_assert_int_eq(one.status, 200);
+    ck_assert_int_eq(none.status, 200);
+    json_t *jobs = json_object_get(json_object_get(all.json, "root"), "jobs");
+    ck_assert_int_eq(json_array_size(jobs), 3); /* t/w, t/x, t/y */
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(all.json, "root"), "jobCount")), 3);
+    json_t *root1 = json_object_get(one.json, "root"), *root0 = json_object_get(none.json, "root");
+    ck_assert_int_eq(json_array_size(json_object_get(root1, "jobs")), 1);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(root1, "jobs"), 0)),
+                     json_string_value(json_array_get(jobs, 0)));
+    ck_assert_int_eq(json_integer_value(json_object_get(root1, "jobCount")), 3);
+    ck_assert_int_eq(json_array_size(json_object_get(root0, "jobs")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(root0, "jobCount")), 3);
+    ck_assert_int_eq(bad.status, 400);
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(bad.json, "error"), "field")), "jobs");
+    http_resp_free(&all);
+    http_resp_free(&one);
+    http_resp_free(&none);
+    http_resp_free(&bad);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("api_rv");
@@ -402,6 +437,7 @@ int main(void)
     tcase_add_test(tc, test_api_rv_malformed_or_too_large);
     tcase_add_test(tc, test_api_rv_whys_in_one_go_equal_each);
     tcase_add_test(tc, test_api_rv_many_answers_are_kept);
+    tcase_add_test(tc, test_api_rv_topology_jobs_capped);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

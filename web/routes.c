@@ -59,7 +59,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_get, "", VIEW, 0},
     {"DELETE", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_delete, "", OPER, 0},
     {"GET", "/api/v1/topology", api__topology_tree,
-     "pod_cpu,pod_memory,pod_gpu,like,resourceVersion", VIEW, 0},
+     "pod_cpu,pod_memory,pod_gpu,like,jobs,resourceVersion", VIEW, 0},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0},
     {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0},
