@@ -22,9 +22,9 @@
  *
  * A stale answer served (older than the store) queues its slot for the remaker, a thread
  * started at the first such request, which remakes every queued answer in one go, each
- * from its own copy of the request (struct api_read). It takes the scheduler's lock like any read,
- * so it is paced: after a remake that took d of CPU time it waits d * (100 / REMAKE_SHARE
- * - 1), so remaking uses at most REMAKE_SHARE percent of one core.
+ * from its own copy of the request (struct api_read). It takes the scheduler's lock like
+ * any read, so it is paced: after remakes that took d of CPU time it waits
+ * d * (100 / REMAKE_SHARE - 1), so remaking uses at most REMAKE_SHARE percent of one core.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
