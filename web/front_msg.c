@@ -40,7 +40,7 @@ static int code_of(int status)
 {
     switch (status) {
     case 408:
-        return ERR_TIMEOUT;
+        return ERR_REQUEST_TIMEOUT;
     case 413:
         return ERR_TOO_LARGE;
     case 431:

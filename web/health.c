@@ -158,6 +158,9 @@ void api__metrics(struct req *r)
     char refused[1024];
     api__auth_metrics(r->api, refused, sizeof(refused));
     append(&buf, &len, &cap, refused);
+    char reads[1536];
+    api__readcache_metrics(r->api, reads, sizeof(reads));
+    append(&buf, &len, &cap, reads);
     if (store_stats(r->api->st, &st, NULL) == 0) {
         snprintf(line, sizeof(line),
                  "# HELP muster_store_map_bytes LMDB map size.\n"

@@ -5,7 +5,7 @@
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
-import { getJSON, setToken, token } from './api.js';
+import { getJSON, setPolling, setToken, token } from './api.js';
 import * as overview from './overview.js';
 import * as topology from './topology.js';
 import * as jobs from './jobs.js';
@@ -72,10 +72,14 @@ async function role() {
   ro.dataset.reason = why;
 }
 
-async function refresh() {
+// poll: called by the timer (reads may be served from musterd's cache); otherwise (a new
+// page, the Refresh button) the newest state. Refreshes never overlap (state.busy), so the
+// polling flag of api.js belongs to this one.
+async function refresh(poll) {
   if (!state.page || state.busy) return;
   state.busy = true;
   const page = state.page;
+  setPolling(poll === true);
   try {
     await Promise.all([page.refresh(), role()]);
     if (page === state.page) {
@@ -87,6 +91,7 @@ async function refresh() {
     if (page === state.page) state.error = e;
     console.warn('refresh failed:', e.message);
   } finally {
+    setPolling(false);
     state.busy = false;
     badge();
   }
@@ -164,13 +169,13 @@ function route() {
 
 function start() {
   window.addEventListener('hashchange', route);
-  document.getElementById('refresh').addEventListener('click', refresh);
+  document.getElementById('refresh').addEventListener('click', () => refresh());
   // The skip link must not change the hash (that is the router's): focus the content instead.
   document.querySelector('.skip').addEventListener('click', (e) => {
     e.preventDefault();
     document.getElementById('view').focus();
   });
-  setInterval(refresh, POLL_MS);
+  setInterval(() => refresh(true), POLL_MS);
   setInterval(badge, 1000);
   route();
 }
