@@ -12,7 +12,7 @@ out=${1:-$root/build-fuzz}
 CC=${CC:-clang}
 mkdir -p "$out/obj"
 
-pkgs="jansson yaml-0.1 lmdb libssl libcrypto libevent libevent_openssl libevent_pthreads"
+pkgs="jansson yaml-0.1 lmdb libssl libcrypto zlib libevent libevent_openssl libevent_pthreads"
 cflags="-std=c11 -D_GNU_SOURCE -DMUSTER_SOURCE_DIR=\"$root\" -DMUSTER_VERSION=\"fuzz\"
   -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror
