@@ -18,10 +18,12 @@
 
 /* Bytes of answer waiting for a client before civetweb's side is read no more. */
 #define FRONT_RELAY_CAP (256 * 1024)
-/* Idle loopback connections kept for the next request, and for how long. Each holds a
- * civetweb worker while it is idle, so few, short, and only while there are no more
- * loopback connections than workers (else one may wait in civetweb's queue behind it). */
-#define FRONT_POOL_MAX 4
+/* Idle loopback connections kept for the next request: at most one per FRONT_POOL_SHARE
+ * civetweb workers, for FRONT_POOL_IDLE_MS. Each holds a worker while it is idle, so they
+ * are short-lived and kept only while there are no more loopback connections than workers
+ * (else one may wait in civetweb's queue behind it); a new connection per request costs
+ * about half the throughput (bench/README.md), and busy readers keep several in flight. */
+#define FRONT_POOL_SHARE 2
 #define FRONT_POOL_IDLE_MS 1000
 
 struct backend;

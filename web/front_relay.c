@@ -3,7 +3,7 @@
  * where each answer ends: Content-Length, chunked, or the close).
  *
  * Pooling: civetweb holds a worker for every connection it has, idle in keep-alive too,
- * so the pool is small (FRONT_POOL_MAX), short-lived (FRONT_POOL_IDLE_MS, well under
+ * so the pool is bounded (half the workers, FRONT_POOL_SHARE), short-lived (FRONT_POOL_IDLE_MS, well under
  * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
  * and a connection is pooled only while there are no more loopback connections than
  * workers: past that a new one may wait in civetweb's queue for the worker an idle one
@@ -13,7 +13,10 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -90,7 +93,7 @@ static void finish(struct backend *be)
     size_t sent = be->sent;
 
     be->c = NULL;
-    if (keep && f->nidle < FRONT_POOL_MAX && f->nbackend <= f->workers &&
+    if (keep && f->nidle < f->workers / FRONT_POOL_SHARE && f->nbackend <= f->workers &&
         evbuffer_get_length(bufferevent_get_input(be->bev)) == 0) {
         struct timeval idle = {FRONT_POOL_IDLE_MS / 1000, (FRONT_POOL_IDLE_MS % 1000) * 1000};
         free(be->req);
@@ -173,6 +176,10 @@ static struct backend *be_new(struct api__front *f)
         be_free(be);
         return NULL;
     }
+    /* requests go out in one write, answers come back in several: neither side may wait
+     * for the other's delayed ACK */
+    int one = 1;
+    setsockopt(bufferevent_getfd(be->bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     bufferevent_setcb(be->bev, be_read, NULL, be_event, be);
     return be;
 }
