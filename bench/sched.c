@@ -103,6 +103,7 @@ static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods)
            n ? ns[n / 2] / 1e6 : 0, n ? ns[(n * 99) / 100] / 1e6 : 0, n ? ns[n - 1] / 1e6 : 0);
     printf("throughput      %.0f pods/s (placed pods over cycle time, durable commits)\n",
            total ? placed / (total / 1e9) : 0);
+    printf("per 1,000 pods  %.2f ms of cycle time\n", placed ? total / 1e3 / (double)placed : 0);
 }
 
 static int cmp_double(const void *a, const void *b)
