@@ -3,6 +3,7 @@
  *
  *   bench_sched WORKLOAD [--nodes N] [--batch PODS] [--sync full|meta|none] [--keep DIR]
  *               [--rules] [--queues N] [--cluster NODES] [--idle N]
+ *   bench_sched --reopen DIR [--rounds N]
  *
  * Applies the workload's nodes, then feeds its jobs to sched_apply in batches of about
  * --batch pods, running one scheduling cycle (one durable commit) after each batch, as pods
@@ -16,6 +17,8 @@
  * N more cycles after the last batch with nothing changed (with --cluster, the jobs that did
  * not fit wait) and reports their median against the first cycle, then one cycle past every
  * waiting job's backoff (all of them retried: what every cycle cost before jobs waited).
+ * --reopen times only the restart of a store kept with --keep, --rounds times (default 3):
+ * each round and the median, to profile or compare restarts without the workload.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,8 @@ struct opts {
     size_t queues;
     size_t cluster;
     size_t idle;
+    const char *reopen;
+    size_t rounds;
 };
 
 static int cmp_i64(const void *a, const void *b)
@@ -83,12 +88,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->queues = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             o->keep = argv[++i];
+        else if (strcmp(argv[i], "--reopen") == 0 && i + 1 < argc)
+            o->reopen = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            o->rounds = strtoul(argv[++i], NULL, 10);
         else if (argv[i][0] != '-' && !o->workload)
             o->workload = argv[i];
         else
             return -1;
     }
-    return o->workload ? 0 : -1;
+    if (!o->rounds)
+        o->rounds = 3;
+    return o->workload || o->reopen ? 0 : -1;
 }
 
 static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods)
@@ -233,6 +244,32 @@ static int report_queues(struct sched *s, struct err *err)
     return 0;
 }
 
+/* --reopen: the restart of a kept store, rounds times; each round and the median. */
+static int reopen_rounds(const struct opts *o, struct err *err)
+{
+    struct store_options so = {.dir = o->reopen, .sync = o->sync};
+    double *ms = calloc(o->rounds, sizeof(double));
+    for (size_t k = 0; k < o->rounds; k++) {
+        struct store *st = NULL;
+        struct sched *s = NULL;
+        int64_t t0 = clock_mono_ns();
+        if (store_open(&so, &st, err) < 0 || sched_open(st, NULL, &s, err) < 0) {
+            store_close(st);
+            free(ms);
+            return -1;
+        }
+        ms[k] = (clock_mono_ns() - t0) / 1e6;
+        sched_close(s);
+        store_close(st);
+        printf("restart         %.1f ms (round %zu)\n", ms[k], k + 1);
+    }
+    qsort(ms, o->rounds, sizeof(double), cmp_double);
+    printf("restart median  %.1f ms over %zu rounds; peak RSS %.1f MiB\n", ms[o->rounds / 2],
+           o->rounds, workload_peak_rss_kib() / 1024.0);
+    free(ms);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {0};
@@ -248,8 +285,15 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: bench_sched basic|gang|gang-topology|biggang [--nodes N] "
                         "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules] "
-                        "[--queues N] [--cluster NODES] [--idle N]\n");
+                        "[--queues N] [--cluster NODES] [--idle N]\n"
+                        "       bench_sched --reopen DIR [--rounds N]\n");
         return 2;
+    }
+    if (o.reopen) {
+        if (reopen_rounds(&o, &err) == 0)
+            return 0;
+        fprintf(stderr, "bench_sched: %s\n", err.msg);
+        return 1;
     }
     if (workload_make(o.workload, o.nodes, &w, &err) < 0 || !mkdtemp(dir))
         goto fail;
