@@ -3,9 +3,9 @@
  * placers that put an attempt's pending pods on nodes.
  *
  * Files: place_fit.c (static filters, free capacity with reservations, the score, the
- * incremental best-node pick), place_gather.c (topology gather: the spec, offer slots,
- * candidate domains), place_nodeset.c (filling a candidate, node-set tries, the why's
- * topology part). The default binpack placer and the choice of placer are in
+ * best-node pick), place_heap.c (the binpack pick's per-shape heap), place_gather.c (topology
+ * gather: the spec, offer slots, candidate domains), place_nodeset.c (filling a candidate, node-set
+ * tries, the why's topology part). The default binpack placer and the choice of placer are in
  * cycle_attempt.c. A placer allocates through the open statement (cycle.h).
  */
 #ifndef MUSTER_SCHED_PLACE_H
@@ -62,6 +62,11 @@ long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const
 double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
 /* The best node for pod pi now, or -1. */
 int sched__pick_node(struct sched_view *v, int pi);
+/* The binpack pick (place_heap.c) of pod pi of shape sh, whose candidates are current and
+ * do not differ in preferences: the candidate with the highest sched__score that fits,
+ * the first name on ties, as a scan of sh->cand would choose; -1 (and sh->fail_epoch set)
+ * when none fits. */
+int sched__pick_heap(struct sched_view *v, struct sv_shape *sh, int pi);
 
 /* ---- pod rules (place_rules.c) ---- */
 

@@ -182,9 +182,16 @@ struct sv_shape {
     int *cand; /* statically feasible nodes still worth trying, name order */
     size_t ncand, capcand;
     uint64_t fail_epoch; /* the shape fits nowhere at this epoch */
-    int last;            /* node chosen last at last_epoch (see place_fit.c) */
-    size_t logpos;       /* view.binds position when last was chosen */
-    uint64_t last_epoch;
+    /* the binpack pick's heap of candidates (place_heap.c), valid at heap_epoch, with
+     * view.binds read up to heap_logpos */
+    struct sv_hent {
+        double score;
+        int rank; /* view.node_rank */
+        int node;
+    } * heap;
+    size_t nheap, capheap;
+    uint64_t heap_epoch;
+    size_t heap_logpos;
     json_t *nf; /* cached node filter (why) for nf_epoch / nf_cycle */
     int nf_code;
     json_t *nf_ahead;
@@ -299,6 +306,7 @@ struct sched_view {
     size_t nnodes, capnodes;
     struct sched_strmap node_ix;
     int *node_order; /* live node indexes sorted by name (rebuilt lazily) */
+    int *node_rank;  /* [nnodes]: a live node's position in node_order, rebuilt with it */
     size_t norder;
     int order_dirty;
 
@@ -351,7 +359,7 @@ struct sched_view {
     int rules_busy;
     struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
     size_t capscan;
-    int *binds; /* nodes that took a pod since log_epoch, in order */
+    int *binds; /* nodes whose usage grew since log_epoch, in order (sched__view_usage) */
     size_t nbinds, capbinds;
     uint64_t log_epoch;
     uint64_t epoch;
@@ -399,7 +407,8 @@ int sched__view_res(struct sched_view *v, const char *name);
 /* Job by id: the PodGroup job first, then the lone-pod job. -1 when unknown. */
 int sched__view_job(const struct sched_view *v, const char *id);
 int sched__view_gang_job(const struct sched_view *v, const char *id);
-/* Live node indexes in name order (borrowed until the next node change). */
+/* Live node indexes in name order (borrowed until the next node change); v->node_rank is
+ * valid with it. */
 const int *sched__view_node_order(struct sched_view *v, size_t *n);
 
 /* Statement primitives: account a pending pod on a node and back. */

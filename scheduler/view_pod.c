@@ -335,12 +335,6 @@ void sched__view_bind(struct sched_view *v, int pi, int ni)
     p->m.node_name = xstrdup(v->nodes[ni].name);
     p->counted = 1;
     sched__view_usage(v, p, 1);
-    if (v->log_epoch != v->epoch) {
-        v->nbinds = 0;
-        v->log_epoch = v->epoch;
-    }
-    XGROW(v->binds, v->nbinds + 1, v->capbinds);
-    v->binds[v->nbinds++] = ni;
 }
 
 void sched__view_unbind(struct sched_view *v, int pi)
