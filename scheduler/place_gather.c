@@ -19,7 +19,9 @@
  * Speed: for a job whose pods share one shape, a domain's offer slots are
  * cached under (shape, size, need, job, domain version, view epoch, multiples
  * generation); the job is in the key because its own nominations are not
- * reservations against it (place_fit.c), the generation because the multiples
+ * reservations against it (place_fit.c), so only while a node below has
+ * nominations: without them the next job of the shape (a stream of like gangs)
+ * reuses every domain it did not touch; the generation because the multiples
  * round it (it grows when a gather's multiples differ from the last's). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
@@ -188,22 +190,25 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
 {
     struct tp_dom *d = &g->t->doms[di];
     if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
-        d->c_job == g->a->jobs[0] && d->c_ver == d->ver && d->c_epoch == g->v->epoch &&
-        d->c_mgen == g->t->mult_gen) {
+        (d->c_job == g->a->jobs[0] || !d->c_nom) && d->c_ver == d->ver &&
+        d->c_epoch == g->v->epoch && d->c_mgen == g->t->mult_gen) {
         *hold = d->c_hold;
         return d->c_offer;
     }
     long sum = 0, h = 0;
+    int nom = 0; /* the offer depends on the job (a nomination below); a bound of 0 never */
     if (g->shape < 0 || upper_bound(g, d) > 0) {
         for (size_t i = 0; i < d->nkids; i++) {
             long kh = 0;
             sum += sched__gather_dom_offer(g, d->kids[i], &kh);
             h += kh;
+            nom |= g->t->doms[d->kids[i]].c_nom;
         }
         for (size_t i = 0; i < d->nnodes; i++) {
             long o = sched__gather_node_offer(g, d->nodes[i]);
             sum += o;
             h += sched__gather_holds(g, (int)g->t->nlayers, o) >= g->need;
+            nom |= g->v->nodes[d->nodes[i]].nnom != 0;
         }
     }
     d = &g->t->doms[di];
@@ -213,6 +218,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         d->c_size = g->size;
         d->c_need = g->need;
         d->c_job = g->a->jobs[0];
+        d->c_nom = nom;
         d->c_ver = d->ver;
         d->c_epoch = g->v->epoch;
         d->c_mgen = g->t->mult_gen;
