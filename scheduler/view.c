@@ -102,6 +102,8 @@ void sched__view_free(struct sched_view *v)
     free(v->nodes);
     free(v->node_order);
     free(v->node_rank);
+    free(v->todo);
+    free(v->in_todo);
     for (size_t i = 0; i < v->npods; i++) {
         free(v->pods[i].key);
         model_pod_release(&v->pods[i].m);

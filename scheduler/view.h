@@ -368,7 +368,14 @@ struct sched_view {
         int node;
     } * freed; /* room freed on a node since the last sched__wait_sync */
     size_t nfreed, capfreed;
-    uint64_t freed_any;           /* ev_clock of the last of them */
+    uint64_t freed_any; /* ev_clock of the last of them */
+    /* The jobs a cycle looks at (view_wait.c, cycle.c pending_jobs): every job that may have
+     * pending pods or miss members. A cycle drops a job that has neither; any change that
+     * could give it either puts it back (sched__view_todo). in_todo is by job slot. */
+    int *todo;
+    size_t ntodo, captodo;
+    unsigned char *in_todo;
+    size_t capin_todo;
     uint64_t ev_clock;            /* grows with every event (view_wait.c) */
     uint64_t ev_gen[SV_EV_COUNT]; /* ev_clock when each kind last happened */
 };
@@ -510,8 +517,12 @@ void sched__wait_freed(struct sched_view *v, int ni);
  * the clock of that entry, and empties the log. */
 typedef int (*sv_static_fit)(const struct sv_node *n, const struct sv_shape *sh);
 void sched__wait_sync(struct sched_view *v, sv_static_fit fit);
-/* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays). */
+/* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays),
+ * and in the cycle's todo. */
 void sched__wait_wake(struct sched_view *v, int ji);
+/* Puts job ji into the jobs the next cycle looks at (v->todo), once: its pods or
+ * nominations changed, a pod of it was unbound, its victim record came or went. */
+void sched__view_todo(struct sched_view *v, int ji);
 /* 1 when job j is to be attempted at now_ms: not parked, woken, or its retry time came. */
 int sched__wait_due(const struct sched_view *v, const struct sv_job *j, int64_t now_ms);
 /* Parks job ji after an attempt that left it unplaced at now_ms, waiting on the kinds in

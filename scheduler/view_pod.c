@@ -89,6 +89,7 @@ void sched__view_nominate_clear(struct sched_view *v, int pi)
     if (p->nominated < 0)
         return;
     struct sv_node *n = &v->nodes[p->nominated];
+    sched__view_todo(v, p->job); /* a gang may miss a member it held */
     for (size_t i = 0; i < n->nnom; i++) {
         if (n->nominated[i] == pi) {
             n->nominated[i] = n->nominated[--n->nnom];
@@ -347,4 +348,5 @@ void sched__view_unbind(struct sched_view *v, int pi)
     p->node = -1;
     p->counted = 0;
     v->epoch++;
+    sched__view_todo(v, p->job);
 }
