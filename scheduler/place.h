@@ -185,7 +185,10 @@ long sched__gather_dom_offer_raw(struct gather *g, int di);
  * min(offer, job size) rounded down to the depth's podCountMultiple. It holds the job
  * when this reaches g->need. */
 long sched__gather_holds(const struct gather *g, int depth, long offer);
-/* Fills g->cands in try order (DESIGN.md section 3, steps 2-3). */
+/* Candidates an attempt tries at most (place_nodeset.c). */
+#define SCHED_GATHER_TRIES 16
+/* Fills g->cands: every candidate, the first SCHED_GATHER_TRIES of them in try order
+ * (DESIGN.md section 3, steps 2-3), the rest after them in no order. */
 void sched__gather_candidates(struct gather *g);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */
 const char *sched__gather_limit(struct gather *g, int di);

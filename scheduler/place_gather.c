@@ -287,6 +287,29 @@ static int cmp_cand(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* Puts the k first of c[0..n) by cmp_cand, in order, at the front: only they are tried,
+ * and sorting every block of a large cluster for each gang made the cost per pod grow with
+ * the cluster. The same k as a full sort (cmp_cand is a total order: names differ). */
+static void first_in_order(struct gather_cand *c, size_t n, size_t k)
+{
+    if (n < 2) /* qsort(NULL, 0) is undefined */
+        return;
+    size_t m = n < k ? n : k;
+    qsort(c, m, sizeof(*c), cmp_cand);
+    for (size_t i = m; i < n; i++) {
+        if (cmp_cand(&c[i], &c[m - 1]) >= 0)
+            continue;
+        struct gather_cand x = c[i];
+        size_t at = m - 1;
+        c[i] = c[m - 1]; /* the one pushed out goes where x was */
+        while (at > 0 && cmp_cand(&x, &c[at - 1]) < 0) {
+            c[at] = c[at - 1];
+            at--;
+        }
+        c[at] = x;
+    }
+}
+
 static long offer_of(struct gather *g, int di)
 {
     long h;
@@ -349,6 +372,5 @@ void sched__gather_candidates(struct gather *g)
     }
     if (hold > 0)
         node_cands(g, &cap);
-    if (g->ncands > 1) /* qsort(NULL, 0) is undefined */
-        qsort(g->cands, g->ncands, sizeof(*g->cands), cmp_cand);
+    first_in_order(g->cands, g->ncands, SCHED_GATHER_TRIES);
 }
