@@ -41,7 +41,8 @@
     X(FORBIDDEN, -16, 403, "Forbidden")                                                            \
     X(RATE_LIMITED, -17, 429, "TooManyRequests")                                                   \
     X(MISDIRECTED, -18, 421, "MisdirectedRequest")                                                 \
-    X(HEADERS_TOO_LARGE, -19, 431, "HeadersTooLarge")
+    X(HEADERS_TOO_LARGE, -19, 431, "HeadersTooLarge")                                              \
+    X(TIMEOUT, -20, 504, "Timeout")
 
 enum err_code {
     ERR_OK = 0,

@@ -11,6 +11,7 @@
  *
  *     bench_kube_sync [--nodes 5000] [--pods 50000] [--rates 1000,2000,4000]
  *                     [--seconds 10] [--sync none|meta|full] [--batch 500]
+ *                     [--bind N [--bind-delay MS]]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -115,6 +116,9 @@ static void bind_phase(struct kube *k, struct sched *s, int n)
     while (counter(k, "bindings") - b0 < n && clock_mono_ms() - t1 < 600000)
         usleep(5000);
     int64_t t2 = clock_mono_ms();
+    /* each pod's Scheduled Event follows its binding: read the count once all are written */
+    if (kube_wait_writeback(k, 600000, &err) < 0)
+        fprintf(stderr, "write-back: %s\n", err.msg);
     json_int_t bound = counter(k, "bindings") - b0, events = counter(k, "eventsWritten") - e0;
     printf("bind %d pending pods: placed %ld in %.0f ms of cycles; %lld bindings acknowledged "
            "%.2f s after the first cycle (%.0f bindings/s), %lld Events written\n",
@@ -125,7 +129,7 @@ static void bind_phase(struct kube *k, struct sched *s, int n)
 
 int main(int argc, char **argv)
 {
-    int nodes = 5000, pods = 50000, seconds = 10, batch = 500, bind = 0;
+    int nodes = 5000, pods = 50000, seconds = 10, batch = 500, bind = 0, bind_delay = 0;
     const char *rates = "1000,2000,4000", *sync = "none";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--nodes"))
@@ -142,8 +146,10 @@ int main(int argc, char **argv)
             batch = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--bind"))
             bind = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--bind-delay"))
+            bind_delay = atoi(argv[i + 1]);
     }
-    log_set_level(LOG_WARN);
+    log_set_level(getenv("BENCH_DEBUG") ? LOG_DEBUG : LOG_WARN);
     char dir[] = "/tmp/bench-kube-XXXXXX";
     if (!mkdtemp(dir))
         return 1;
@@ -161,6 +167,8 @@ int main(int argc, char **argv)
                         json_pack("{s:i,s:i,s:i}", "nodes", nodes, "pods", pods, "pending", bind)));
     printf("server filled: %d nodes, %d pods in %.1f s\n", nodes, pods,
            (clock_mono_ms() - t) / 1000.0);
+    if (bind_delay) /* each binding answered that much later: an API server's latency */
+        json_decref(control(h, "binding-delay", json_pack("{s:i}", "ms", bind_delay)));
     char *kc = xasprintf("%s/kubeconfig", dir);
     FILE *f = fopen(kc, "w");
     fprintf(f,

@@ -25,9 +25,10 @@ static int audit_export(struct cli *cli)
     static const char *const flags[] = {"since", "until", "from", "to", "job", "kind", "limit"};
     char *path = NULL;
     int rc = CLI_EXIT_OK;
-    if (cli__flag(cli, "key") || cli__flag(cli, "witness") || cli__flag(cli, "filename") ||
-        cli__flag(cli, "before"))
-        return cli__usage_error("audit export does not take --key, --witness, -f or --before");
+    if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
+        cli__flag(cli, "filename") || cli__flag(cli, "before"))
+        return cli__usage_error(
+            "audit export does not take --key, --retired-keys, --witness, -f or --before");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
@@ -114,8 +115,11 @@ static int audit_verify_offline(struct cli *cli)
 
     if (cli__flag(cli, "from") || cli__flag(cli, "to"))
         return cli__usage_error("audit verify --key checks a whole export: no --from or --to");
-    if (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0)
+    if (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0 ||
+        store_audit_key_retire_list(key, cli__flag(cli, "retired-keys"), &err) < 0) {
+        store_audit_key_free(key);
         return cli__fail(cli, &err);
+    }
     if (path && strcmp(path, "-") && !(in = fopen(path, "rb"))) {
         err_set(&err, ERR_IO, "cannot open '%s': %s", path, strerror(errno));
         store_audit_key_free(key);
@@ -190,11 +194,11 @@ static int audit_verify(struct cli *cli)
         free(path);
         return audit_verify_offline(cli);
     }
-    if (cli__flag(cli, "filename") || cli__flag(cli, "witness")) {
+    if (cli__flag(cli, "filename") || cli__flag(cli, "witness") || cli__flag(cli, "retired-keys")) {
         free(path);
-        return cli__usage_error(
-            "audit verify -f FILE and --witness need --key (the public key to check the "
-            "checkpoints with)");
+        return cli__usage_error("audit verify -f FILE, --witness and --retired-keys need --key "
+                                "(the public key to check the "
+                                "checkpoints with)");
     }
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0) {
         free(path);

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "      [--limit N]                      the audit log as NDJSON\n"
     "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
     "                                       musterd has an audit_key)\n"
-    "  audit verify --key PUB.pem [-f FILE|-] [--witness FILE]\n"
+    "  audit verify --key PUB.pem [--retired-keys OLD.pem,...] [-f FILE|-] [--witness FILE]\n"
     "                                       verify an export offline: chain and signed\n"
     "                                       checkpoints (Ed25519 public or private key);\n"
     "                                       with the witness file, also that it is not cut\n"
@@ -62,14 +62,14 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},   {"token", 0, 1},   {"output", 'o', 1},   {"namespace", 'n', 1},
-    {"node", 0, 1},     {"phase", 0, 1},   {"state", 0, 1},      {"all-namespaces", 'A', 0},
-    {"since", 0, 1},    {"until", 0, 1},   {"from", 0, 1},       {"to", 0, 1},
-    {"job", 0, 1},      {"kind", 0, 1},    {"limit", 0, 1},      {"filename", 'f', 1},
-    {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},     {"victim", 0, 1},
-    {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1}, {"pod-gpu", 0, 1},
-    {"validate", 0, 1}, {"ca", 0, 1},      {"cert", 0, 1},       {"key", 0, 1},
-    {"before", 0, 1},   {"witness", 0, 1},
+    {"server", 0, 1},   {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},     {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},    {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},      {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1}, {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},   {"witness", 0, 1}, {"retired-keys", 0, 1},
 };
 
 struct command {
@@ -96,7 +96,8 @@ static const struct command commands[] = {
     {"delete", cli__cmd_delete, ",namespace,"},
     {"describe", cli__cmd_describe, ",namespace,"},
     {"why", cli__cmd_why, ",namespace,"},
-    {"audit", cli__cmd_audit, ",since,until,from,to,job,kind,limit,key,filename,before,witness,"},
+    {"audit", cli__cmd_audit,
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,"},
     {"cycle", cli__cmd_cycle, ","},
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},

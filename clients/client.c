@@ -21,7 +21,9 @@ struct client {
     char *ca;   /* NULL: the system's CAs */
     char *cert; /* client certificate or NULL */
     char *key;
-    long connects; /* new connections so far */
+    long connects;   /* new connections so far */
+    char *encodings; /* Accept-Encoding or NULL */
+    int decode;      /* decompress what comes back */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -93,7 +95,15 @@ void client_close(struct client *c)
     free(c->ca);
     free(c->cert);
     free(c->key);
+    free(c->encodings);
     free(c);
+}
+
+void client_set_encoding(struct client *c, const char *encodings, int decode)
+{
+    free(c->encodings);
+    c->encodings = encodings ? xstrdup(encodings) : NULL;
+    c->decode = decode;
 }
 
 long client_connects(struct client *c)
@@ -226,6 +236,10 @@ static int perform(struct client *c, const char *method, const char *path, const
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, sink);
     set_tls(c);
+    if (c->encodings) {
+        curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, c->encodings);
+        curl_easy_setopt(curl, CURLOPT_HTTP_CONTENT_DECODING, (long)c->decode);
+    }
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     if (body) {

@@ -58,6 +58,10 @@ struct client_tls {
  * transport error (ERR_NETWORK naming the server and what failed). Returns 0 or ERR_IO
  * naming a file that cannot be read, ERR_INVALID for a key without a certificate. */
 int client_set_tls(struct client *c, const struct client_tls *tls, struct err *err);
+/* Asks for compressed answers on every later request of c: "Accept-Encoding: encodings"
+ * ("gzip"; NULL: none, the default). decode 1: bodies are decompressed as they arrive;
+ * 0: kept as sent (a load generator measuring the server rather than its own inflating). */
+void client_set_encoding(struct client *c, const char *encodings, int decode);
 /* NULL-safe. */
 void client_close(struct client *c);
 /* How many new connections (TCP, and TLS for https://) the client's requests have opened

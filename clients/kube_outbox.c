@@ -24,7 +24,15 @@
  * Besides, records tell which PodGroups to bring up to date (kube_pgstatus.c) and
  * which Events to write: FailedScheduling / GangUnschedulable ("unschedulable"),
  * GangScheduled (a "placed" record whose pods were all bound).
+ *
+ * Calls for different pods go out in parallel, up to WORKERS at once, each worker with
+ * its own connection (kube-scheduler binds each pod in its own goroutine): a pass takes
+ * the first unfinished item of every pod whose turn it is, makes those calls, then settles
+ * their outcomes one by one in record order on this thread, and goes round again while a
+ * call finished (a pod's next item may now be due).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +46,13 @@
 
 #define MAX_ITEMS 4096 /* pods in flight: scanning pauses beyond */
 #define SCAN_BATCH 256
+#define WORKERS 16 /* write-back calls in flight at once */
 
 struct item {
     char *pod, *node;
     int done, ok;
     int64_t first_fail, next_ms, backoff;
+    uint64_t tried; /* the pass that last tried it */
 };
 
 struct orec {
@@ -56,6 +66,8 @@ struct orec {
 struct outbox {
     struct kube *k;
     struct kube_http *h;
+    struct kube_http *hw[WORKERS]; /* the workers' connections, made when first needed */
+    uint64_t passes;
     struct orec *recs;
     size_t nrecs, caprecs;
     size_t inflight; /* items not done */
@@ -271,38 +283,99 @@ static void finish(struct outbox *o, struct orec *r, struct item *it, int ok)
     }
 }
 
-/* One attempt at an item whose turn it is. */
-static void attempt(struct outbox *o, struct orec *r, struct item *it, int64_t now)
+/* One call of a pass: made on a worker, settled on the write-back thread. */
+struct call {
+    struct orec *r;
+    struct item *it;
+    json_t *outcomes; /* what kube__bind_pod added */
+    struct err err;
+    int rc;
+};
+
+struct crew {
+    struct outbox *o;
+    struct call *calls;
+    size_t n;
+    atomic_size_t next; /* the next call to take */
+};
+
+struct worker {
+    struct crew *c;
+    struct kube_http *h;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct crew *c = w->c;
+    struct kube *k = c->o->k;
+    size_t i;
+    while ((i = atomic_fetch_add(&c->next, 1)) < c->n && !k->stop) {
+        struct call *x = &c->calls[i];
+        err_clear(&x->err);
+        x->rc = kube__bind_pod(k, w->h, x->r->seq, x->r->rec, x->r->kind, x->it->pod, x->it->node,
+                               x->outcomes, &x->err);
+    }
+    return NULL;
+}
+
+/* Makes the calls, up to WORKERS at once (this thread is one of them). A call not made
+ * (stopping, or no connection for a worker) keeps its rc of ERR_UNAVAILABLE. */
+static void make_calls(struct outbox *o, struct call *calls, size_t n)
+{
+    struct crew c = {.o = o, .calls = calls, .n = n};
+    struct worker w[WORKERS];
+    pthread_t tid[WORKERS];
+    int started[WORKERS] = {0};
+    size_t nw = n < WORKERS ? n : WORKERS;
+
+    atomic_init(&c.next, 0);
+    for (size_t i = 1; i < nw; i++) {
+        if (!o->hw[i])
+            o->hw[i] = kube__http_new(o->k->conn, &o->k->stop);
+        w[i] = (struct worker){&c, o->hw[i]};
+        started[i] = o->hw[i] && pthread_create(&tid[i], NULL, worker_main, &w[i]) == 0;
+    }
+    w[0] = (struct worker){&c, o->h};
+    worker_main(&w[0]);
+    for (size_t i = 1; i < nw; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+}
+
+/* The outcome of a call: finished, or retried later with backoff, or given up. */
+static void settle(struct outbox *o, struct call *x, int64_t now)
 {
     struct kube *k = o->k;
-    struct err err = ERR_INIT;
-    size_t before = json_array_size(o->outcomes);
-    int rc = kube__bind_pod(k, o->h, r->seq, r->rec, r->kind, it->pod, it->node, o->outcomes, &err);
-    if (rc == 0) {
+    struct orec *r = x->r;
+    struct item *it = x->it;
+    if (x->rc == 0) {
         int ok = 0;
-        for (size_t i = before; i < json_array_size(o->outcomes); i++) {
-            const char *kind =
-                json_string_value(json_object_get(json_array_get(o->outcomes, i), "kind"));
-            ok = ok || !strcmp(kind, store_audit_kind_name(STORE_AUDIT_BOUND));
+        size_t i;
+        json_t *e;
+        json_array_foreach(x->outcomes, i, e)
+        {
+            ok = ok || !strcmp(json_string_value(json_object_get(e, "kind")),
+                               store_audit_kind_name(STORE_AUDIT_BOUND));
+            json_array_append(o->outcomes, e);
         }
         finish(o, r, it, ok);
         return;
     }
-    while (json_array_size(o->outcomes) > before) /* a half-done attempt is redone whole */
-        json_array_remove(o->outcomes, json_array_size(o->outcomes) - 1);
+    /* a half-done attempt is redone whole: its outcomes are dropped */
     if (k->stop)
         return;
-    if (err.code == ERR_UNAVAILABLE) { /* not ours to write now: no give-up clock */
+    if (x->err.code == ERR_UNAVAILABLE) { /* not ours to write now: no give-up clock */
         it->next_ms = now + k->opts.backoff_min_ms;
         return;
     }
     if (!it->first_fail) {
         it->first_fail = now;
         log_warn("kube: write-back of pod '%s' (audit record %llu): %s; retrying", it->pod,
-                 (unsigned long long)r->seq, err.msg);
+                 (unsigned long long)r->seq, x->err.msg);
     }
     if (now - it->first_fail >= k->opts.writeback_giveup_ms) {
-        give_up(o, r, it, err.msg);
+        give_up(o, r, it, x->err.msg);
         finish(o, r, it, 0);
         return;
     }
@@ -311,28 +384,60 @@ static void attempt(struct outbox *o, struct orec *r, struct item *it, int64_t n
         it->backoff * 2 > k->opts.backoff_max_ms ? k->opts.backoff_max_ms : it->backoff * 2;
 }
 
-/* One pass over the items in record order; a pod with an unfinished item blocks its
- * later ones. Returns the earliest retry time (0: none). */
-static int64_t pass(struct outbox *o)
+/* The calls due now: the first unfinished item of each pod (a pod's later items wait
+ * behind it), not yet tried in this pass, whose retry time has come. *next: the earliest
+ * retry time of the items left waiting (0: none). */
+static size_t due(struct outbox *o, int64_t now, struct call **calls, int64_t *next)
 {
     json_t *blocked = json_object();
-    int64_t now = clock_mono_ms(), next = 0;
-    for (size_t i = 0; i < o->nrecs && !o->k->stop; i++) {
+    size_t n = 0, cap = 0;
+    *next = 0;
+    for (size_t i = 0; i < o->nrecs; i++) {
         struct orec *r = &o->recs[i];
-        for (size_t j = 0; j < r->nitems && !o->k->stop; j++) {
+        for (size_t j = 0; j < r->nitems; j++) {
             struct item *it = &r->items[j];
             if (it->done || json_object_get(blocked, it->pod))
                 continue;
-            if (it->next_ms <= now)
-                attempt(o, r, it, now);
-            if (!it->done) {
-                json_object_set_new(blocked, it->pod, json_true());
-                if (!next || it->next_ms < next)
-                    next = it->next_ms;
+            json_object_set_new(blocked, it->pod, json_true());
+            if (it->next_ms <= now && it->tried != o->passes) {
+                it->tried = o->passes;
+                XGROW(*calls, n + 1, cap);
+                (*calls)[n++] = (struct call){.r = r, .it = it, .rc = ERR_UNAVAILABLE};
+            } else if (!*next || it->next_ms < *next) {
+                *next = it->next_ms > now ? it->next_ms : now;
             }
         }
     }
     json_decref(blocked);
+    return n;
+}
+
+/* Rounds of calls in record order until none is due. Returns the earliest retry time
+ * (0: none). */
+static int64_t pass(struct outbox *o)
+{
+    int64_t next = 0;
+    o->passes++;
+    while (!o->k->stop) {
+        struct call *calls = NULL;
+        int64_t now = clock_mono_ms();
+        size_t n = due(o, now, &calls, &next);
+        if (!n) {
+            free(calls);
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            calls[i].outcomes = json_array();
+            err_set(&calls[i].err, ERR_UNAVAILABLE, "not attempted");
+        }
+        make_calls(o, calls, n);
+        now = clock_mono_ms();
+        for (size_t i = 0; i < n; i++) {
+            settle(o, &calls[i], now);
+            json_decref(calls[i].outcomes);
+        }
+        free(calls);
+    }
     return next;
 }
 
@@ -489,6 +594,8 @@ void *kube__bind_main(void *arg)
     json_decref(o.outcomes);
     json_decref(o.dirty);
     json_decref(o.written);
+    for (size_t i = 1; i < WORKERS; i++)
+        kube__http_free(o.hw[i]);
     kube__http_free(o.h);
     return NULL;
 }

@@ -154,6 +154,10 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err);
 /* The why document of a job (docs/why.md), also of a retained victim (above), with
  * "preemptedBy" and "retention" when it is a victim. ERR_NOT_FOUND when unknown. *out new. */
 int sched_why(struct sched *s, const char *id, json_t **out, struct err *err);
+/* The why documents of n ids as sched_why makes them, taking the lock twice in all
+ * (the background remaker of the API's answers, web/readcache.c): out[i] new, or NULL
+ * where sched_why would fail. */
+void sched_whys(struct sched *s, size_t n, const char *const *ids, json_t **out);
 /* Appends entry (borrowed; {"code", ...}, completed with "ts" of now_ms and "cycle") to the
  * history of job's why document, as an event outside a cycle (bind mode's
  * WritebackAbandoned, docs/why.md). Returns 0, ERR_NOT_FOUND (the job has no document). */
@@ -185,11 +189,14 @@ int sched_view_dump_store(struct sched *s, json_t **out, struct err *err);
 struct sched_topo_query {
     int64_t cpu, memory, gpu;
     const char *like;
+    int jobs_capped; /* each domain's "jobs" lists at most jobs_max ids (0: every one) */
+    size_t jobs_max;
 };
 /* The topology tree as documented in docs/api.md: {"topology", "layers", "shape", "root":
- * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "largestGang",
- * "children", "nodes"}}. Without a ClusterNetworkTopology 'default' the root holds every
- * node. *out new. ERR_NOT_FOUND when like names no job. */
+ * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "jobCount",
+ * "largestGang", "children", "nodes"}}; "jobs" sorted, the first jobs_max of them when
+ * q->jobs_capped, "jobCount" how many there are. Without a ClusterNetworkTopology 'default' the
+ * root holds every node. *out new. ERR_NOT_FOUND when like names no job. */
 int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out,
                    struct err *err);
 
@@ -227,6 +234,14 @@ int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
  * Returns 0 or ERR_NOT_FOUND. */
 int sched_queues(struct sched *s, json_t **out, struct err *err);
 int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err);
+
+/* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
+ * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
+ * every entry point that takes the lock waits until then. New; never NULL. */
+struct sched_hold;
+struct sched_hold *sched_hold(struct sched *s);
+/* Gives the lock back and frees h. NULL-safe. */
+void sched_hold_release(struct sched_hold *h);
 
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);

@@ -29,6 +29,7 @@ struct tq {
     int *members;              /* like=job: the job and its GangGroup's PodGroups */
     size_t nmembers;
     json_t **jobs; /* [ndoms] set of job ids */
+    const struct sched_topo_query *q;
 };
 
 static json_t *res_json(const struct sched_view *v, const int64_t *vec, size_t nres)
@@ -72,12 +73,18 @@ static json_t *dom_json(struct tq *q, int di, long *gang)
     }
     const char *id;
     json_t *x;
-    json_object_foreach(q->jobs[di], id, x) json_array_append_new(jobs, json_string(id));
+    size_t njobs = 0;
+    json_object_foreach(q->jobs[di], id, x)
+    {
+        if (!q->q->jobs_capped || njobs < q->q->jobs_max)
+            json_array_append_new(jobs, json_string(id));
+        njobs++;
+    }
     json_t *o = json_pack(
-        "{s:s,s:s,s:o,s:o,s:o,s:i,s:o,s:o}", "name", d->name, "layer",
+        "{s:s,s:s,s:o,s:o,s:o,s:i,s:o,s:I,s:o}", "name", d->name, "layer",
         sched__topo_layer_name(q->t, d->depth), "capacity", res_json(q->v, d->alloc, q->t->nres),
         "used", res_json(q->v, used, q->t->nres), "free", res_json(q->v, d->free, q->t->nres),
-        "nodeNum", d->nodenum, "jobs", jobs, "children", kids);
+        "nodeNum", d->nodenum, "jobs", jobs, "jobCount", (json_int_t)njobs, "children", kids);
     if (d->nnodes)
         json_object_set_new(o, "nodes", nodes);
     else
@@ -213,7 +220,7 @@ static struct sched_topo *flat_tree(struct sched_view *v)
 int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out, struct err *err)
 {
     pthread_mutex_lock(&s->mu);
-    struct tq t = {.v = s->v};
+    struct tq t = {.v = s->v, .q = q};
     struct sched_topo *flat = NULL;
     int rc = shape_of_query(s, q, &t, err);
     if (rc < 0)

@@ -204,78 +204,142 @@ static int job_of_id(struct sched_view *v, const char *id, int *pod)
     return v->pods[pi].job;
 }
 
-int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
+/* One why read in its three steps: where the id is in the view (under the lock), the
+ * stored document and victim record (a store read, outside the lock), what the view says
+ * now (under the lock again). sched_whys runs each step for many ids at once, so that
+ * they take the lock twice in all. */
+struct why_read {
+    const char *id;
+    int pod, rc;
+    char *jid;
+    json_t *doc, *rec;
+    struct err err;
+};
+
+static void why_locate(struct sched *s, struct why_read *w)
 {
-    MDB_txn *txn = NULL;
-    json_t *doc = NULL;
-    int pod = 0, victim = 0;
     int32_t prio;
-    pthread_mutex_lock(&s->mu);
-    int ji = job_of_id(s->v, id, &pod);
+    int ji = job_of_id(s->v, w->id, &w->pod);
     /* a victim whose job left the view is answered from its stored document */
-    victim = ji < 0 && sched__view_victim(s->v, id, &prio);
-    char *jid = ji >= 0 ? xstrdup(s->v->jobs[ji].id) : victim ? xstrdup(id) : NULL;
-    int64_t retention_ms = s->opts.retention_ms;
-    pthread_mutex_unlock(&s->mu);
-    if (!jid)
-        return err_set(err, ERR_NOT_FOUND, "job '%s' not found (nor a pod of a job)", id);
-    /* The stored document and the victim record are read in a transaction that ends
-     * before the view's lock is taken: holding a read transaction while waiting for the
-     * lock deadlocks with an apply that grows the map under the lock (store.h). */
-    json_t *rec = NULL;
-    int rc = store_txn_begin(s->st, STORE_READ, &txn, err);
-    if (rc < 0)
-        goto out;
-    rc = store_doc_get(txn, STORE_DB_WHY, jid, &doc, err);
-    if (rc == ERR_NOT_FOUND)
-        err_clear(err);
-    if (rc == 0 || rc == ERR_NOT_FOUND)
-        rec = sched__ledger_victim_get(txn, jid);
-    store_txn_abort(&txn);
-    if (rc == 0 || rc == ERR_NOT_FOUND) {
-        pthread_mutex_lock(&s->mu);
-        ji = sched__view_job(s->v, jid); /* the view may have changed meanwhile */
-        if (ji < 0 && rc == 0 && sched__view_victim(s->v, jid, &prio)) {
-            json_object_set_new(doc, "state",
-                                json_string(sched_job_state_name(SCHED_JOB_PREEMPTED)));
-        } else if (ji < 0) {
-            rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", jid);
+    int victim = ji < 0 && sched__view_victim(s->v, w->id, &prio);
+    w->jid = ji >= 0 ? xstrdup(s->v->jobs[ji].id) : victim ? xstrdup(w->id) : NULL;
+    if (!w->jid)
+        w->rc = err_set(&w->err, ERR_NOT_FOUND, "job '%s' not found (nor a pod of a job)", w->id);
+}
+
+/* The stored document and the victim record, in txn; ERR_NOT_FOUND (no document) is kept
+ * in w->rc for why_now. */
+static void why_stored(MDB_txn *txn, struct why_read *w)
+{
+    w->rc = store_doc_get(txn, STORE_DB_WHY, w->jid, &w->doc, &w->err);
+    if (w->rc == ERR_NOT_FOUND)
+        err_clear(&w->err);
+    if (w->rc == 0 || w->rc == ERR_NOT_FOUND)
+        w->rec = sched__ledger_victim_get(txn, w->jid);
+}
+
+static void why_now(struct sched *s, struct why_read *w)
+{
+    int32_t prio;
+    int ji = sched__view_job(s->v, w->jid); /* the view may have changed meanwhile */
+    if (ji < 0 && w->rc == 0 && sched__view_victim(s->v, w->jid, &prio)) {
+        json_object_set_new(w->doc, "state",
+                            json_string(sched_job_state_name(SCHED_JOB_PREEMPTED)));
+    } else if (ji < 0) {
+        w->rc = err_set(&w->err, ERR_NOT_FOUND, "job '%s' not found", w->jid);
+    } else {
+        const char *state = sched_job_state_name(sched__job_state(s, &s->v->jobs[ji]));
+        if (w->rc == ERR_NOT_FOUND) {
+            w->doc = untried(s, ji, state, s->cycle);
         } else {
-            const char *state = sched_job_state_name(sched__job_state(s, &s->v->jobs[ji]));
-            if (rc == ERR_NOT_FOUND) {
-                doc = untried(s, ji, state, s->cycle);
-            } else {
-                /* The state may have moved on (e.g. Running) since the document was stored. */
-                json_object_set_new(doc, "state", json_string(state));
-                refresh(s, doc);
-            }
-            /* parked (view_wait.c): what retries it, computed here, never stored */
-            json_t *wait = sched__wait_json(s->v, &s->v->jobs[ji]);
-            if (wait)
-                json_object_set_new(doc, "waiting", wait);
-            rc = 0;
+            /* The state may have moved on (e.g. Running) since the document was stored. */
+            json_object_set_new(w->doc, "state", json_string(state));
+            refresh(s, w->doc);
         }
-        pthread_mutex_unlock(&s->mu);
+        /* parked (view_wait.c): what retries it, computed here, never stored */
+        json_t *wait = sched__wait_json(s->v, &s->v->jobs[ji]);
+        if (wait)
+            json_object_set_new(w->doc, "waiting", wait);
+        w->rc = 0;
     }
-    if (rec && rc == 0) {
-        json_object_set(doc, "preemptedBy", json_object_get(rec, "preemptors"));
-        json_t *gone = json_object_get(rec, "goneAt"),
-               *until = json_object_get(rec, "retainedUntil");
-        json_object_set_new(doc, "retention",
+}
+
+/* The document of w (new) or NULL; releases what w holds. */
+static json_t *why_finish(struct why_read *w, int64_t retention_ms)
+{
+    if (w->rec && w->rc == 0) {
+        json_object_set(w->doc, "preemptedBy", json_object_get(w->rec, "preemptors"));
+        json_t *gone = json_object_get(w->rec, "goneAt"),
+               *until = json_object_get(w->rec, "retainedUntil");
+        json_object_set_new(w->doc, "retention",
                             json_pack("{s:O,s:O,s:f}", "goneAt", gone ? gone : json_null(),
                                       "retainedUntil", until ? until : json_null(),
                                       "retentionSeconds", (double)retention_ms / 1000.0));
     }
-    json_decref(rec);
-    if (rc == 0 && pod)
-        json_object_set_new(doc, "pod", json_pack("{s:s,s:s}", "name", id, "job", jid));
-    if (rc == 0) {
-        *out = doc;
-        doc = NULL;
-    }
-out:
+    if (w->rc == 0 && w->pod)
+        json_object_set_new(w->doc, "pod", json_pack("{s:s,s:s}", "name", w->id, "job", w->jid));
+    json_t *doc = w->rc == 0 ? w->doc : NULL;
+    if (w->rc < 0)
+        json_decref(w->doc);
+    json_decref(w->rec);
+    free(w->jid);
+    w->doc = w->rec = NULL;
+    w->jid = NULL;
+    return doc;
+}
+
+/* The steps of n reads: the lock, one store read transaction (ended before the lock is
+ * taken again: holding one while waiting for the lock deadlocks with an apply that grows
+ * the map under the lock, store.h), the lock. */
+static void why_run(struct sched *s, struct why_read *w, size_t n, int64_t *retention_ms)
+{
+    MDB_txn *txn = NULL;
+    struct err err = ERR_INIT;
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < n; i++)
+        why_locate(s, &w[i]);
+    *retention_ms = s->opts.retention_ms;
+    pthread_mutex_unlock(&s->mu);
+    int rc = store_txn_begin(s->st, STORE_READ, &txn, &err);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].jid) {
+            if (rc < 0) {
+                w[i].rc = rc;
+                w[i].err = err;
+            } else {
+                why_stored(txn, &w[i]);
+            }
+        }
     store_txn_abort(&txn);
-    json_decref(doc);
-    free(jid);
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].jid && (w[i].rc == 0 || w[i].rc == ERR_NOT_FOUND))
+            why_now(s, &w[i]);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int sched_why(struct sched *s, const char *id, json_t **out, struct err *err)
+{
+    struct why_read w = {.id = id, .err = ERR_INIT};
+    int64_t retention_ms;
+    why_run(s, &w, 1, &retention_ms);
+    int rc = w.rc;
+    if (rc < 0)
+        *err = w.err;
+    json_t *doc = why_finish(&w, retention_ms);
+    if (rc == 0)
+        *out = doc;
     return rc;
+}
+
+void sched_whys(struct sched *s, size_t n, const char *const *ids, json_t **out)
+{
+    struct why_read *w = xcalloc(n ? n : 1, sizeof(*w));
+    int64_t retention_ms;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (struct why_read){.id = ids[i], .err = ERR_INIT};
+    why_run(s, w, n, &retention_ms);
+    for (size_t i = 0; i < n; i++)
+        out[i] = why_finish(&w[i], retention_ms);
+    free(w);
 }

@@ -15,7 +15,8 @@ static const char usage[] =
     "               [--kubeconfig FILE|in-cluster] [--context NAME] [--scheduler-name NAME]\n"
     "               [--field-validation Strict|Warn|Ignore] [--retention DURATION]\n"
     "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
-    "               [--audit-key FILE] [--audit-witness FILE]\n"
+    "               [--audit-key FILE] [--audit-key-retired FILE,...]\n"
+    "               [--audit-witness FILE]\n"
     "               [--leader-elect[=true|false]] [--leader-elect-lease-duration D]\n"
     "               [--leader-elect-renew-deadline D] [--leader-elect-retry-period D]\n"
     "               [--leader-elect-namespace NS] [--leader-elect-name NAME]\n"
@@ -27,7 +28,8 @@ static const char usage[] =
     "auth_reads, rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
     "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
-    "tls_cert, tls_key, tls_client_ca, audit_key, audit_witness, audit_witness_configmap,\n"
+    "tls_cert, tls_key, tls_client_ca, audit_key, audit_key_retired, audit_witness,\n"
+    "audit_witness_configmap,\n"
     "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive,\n"
     "allowed_hosts, cors_origins, writeback_giveup, leader_elect,\n"
     "leader_elect_lease_duration, leader_elect_renew_deadline, leader_elect_retry_period,\n"
@@ -53,6 +55,8 @@ static const char usage[] =
     "checkpoints of the audit chain with it. --audit-witness: a file outside the data\n"
     "directory that receives every checkpoint. On start the chain since the last checkpoint\n"
     "is verified; a broken chain makes musterd read-only (docs/security.md).\n"
+    "--audit-key-retired: the earlier keys after a rotation (PEM files, oldest first); they\n"
+    "verify the checkpoints signed before it, and musterd signs again with the new key.\n"
     "\n"
     "With --kubeconfig, musterd mirrors a Kubernetes cluster (Nodes, Pods, PodGroups,\n"
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n"
@@ -78,6 +82,7 @@ static const char *const value_flags[] = {"--config",
                                           "--tls-key",
                                           "--tls-client-ca",
                                           "--audit-key",
+                                          "--audit-key-retired",
                                           "--audit-witness",
                                           "--leader-elect-lease-duration",
                                           "--leader-elect-renew-deadline",
@@ -147,6 +152,8 @@ static int apply_flag(struct server_config *c, const char *flag, const char *val
         replace(&c->kubeconfig, value);
     else if (!strcmp(flag, "--audit-key"))
         replace(&c->audit_key, value);
+    else if (!strcmp(flag, "--audit-key-retired"))
+        replace(&c->audit_key_retired, value);
     else if (!strcmp(flag, "--audit-witness"))
         replace(&c->audit_witness, value);
     else if (!strcmp(flag, "--context"))

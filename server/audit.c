@@ -36,6 +36,7 @@ struct server__audit {
     char cm_name[300];
     uint64_t every_records;
     double every_seconds;
+    int rotate; /* retired keys configured: the first tick signs with the current key */
     struct store *st;
     struct api *api;
 
@@ -104,6 +105,9 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
                        "audit_key '%s' holds a public key: musterd needs the private key to sign "
                        "checkpoints",
                        c->audit_key);
+    if ((rc = store_audit_key_retire_list(g->key, c->audit_key_retired, err)) < 0)
+        return err_prefix(err, "audit_key_retired");
+    g->rotate = c->audit_key_retired != NULL;
     if (inside(c->data_dir, c->audit_key))
         return err_set(err, ERR_INVALID,
                        "audit_key '%s' is inside the data directory '%s': "
@@ -226,8 +230,15 @@ json_t *server__audit_health(void *ctx)
     doc = json_pack("{s:b, s:b, s:s?, s:s?, s:s?}", "checkpoints", g->key != NULL, "ok",
                     !g->read_only, "reason", g->read_only, "witness", g->witness,
                     "witnessConfigMap", g->cm ? g->cm_name : NULL);
-    if (g->key)
+    if (g->key) {
+        const char *ids[16];
+        size_t n = store_audit_key_retired(g->key, ids, 16);
+        json_t *old = json_array();
+        for (size_t i = 0; i < n && i < 16; i++)
+            json_array_append_new(old, json_string(ids[i]));
         json_object_set_new(doc, "key", json_string(store_audit_key_id(g->key)));
+        json_object_set_new(doc, "retiredKeys", old);
+    }
     if (g->checked)
         json_object_set_new(
             doc, "startCheck",
@@ -267,9 +278,9 @@ static void tick(struct server__audit *g, int force)
         return;
     if ((rc = store_txn_begin(g->st, STORE_READ, &txn, &err)) == 0)
         rc = store_audit_ckpt_state(txn, &ckpt, &head, &err);
-    if (rc == 0 && head > ckpt &&
-        (force || head - ckpt >= g->every_records ||
-         (double)(now - g->last_ms) >= g->every_seconds * 1000.0))
+    if (rc == 0 &&
+        (g->rotate || (head > ckpt && (force || head - ckpt >= g->every_records ||
+                                       (double)(now - g->last_ms) >= g->every_seconds * 1000.0))))
         rc = store_audit_verify_signed(txn, ckpt, 0, g->key, &v, &err) < 0 ? -1 : 1;
     store_txn_abort(&txn);
     if (rc <= 0) {
@@ -282,7 +293,10 @@ static void tick(struct server__audit *g, int force)
         return;
     }
     void *ctx[2] = {g, &cp};
-    if ((rc = store_write(g->st, checkpoint_txn, ctx, &err)) != 0) {
+    rc = store_write(g->st, checkpoint_txn, ctx, &err);
+    if (rc >= 0)
+        g->rotate = 0; /* signed, or the head is already signed by this key */
+    if (rc != 0) {
         if (rc < 0)
             log_warn("audit: cannot write a checkpoint: %s", err.msg);
         return;

@@ -54,6 +54,7 @@ void server_config_release(struct server_config *c)
     free(c->tls_key);
     free(c->tls_client_ca);
     free(c->audit_key);
+    free(c->audit_key_retired);
     free(c->audit_witness);
     free(c->audit_witness_configmap);
     free(c->audit_archive);
@@ -133,6 +134,7 @@ static char **string_slot(struct server_config *c, const char *key)
         {"tls_key", offsetof(struct server_config, tls_key)},
         {"tls_client_ca", offsetof(struct server_config, tls_client_ca)},
         {"audit_key", offsetof(struct server_config, audit_key)},
+        {"audit_key_retired", offsetof(struct server_config, audit_key_retired)},
         {"audit_witness", offsetof(struct server_config, audit_witness)},
         {"audit_witness_configmap", offsetof(struct server_config, audit_witness_configmap)},
         {"audit_archive", offsetof(struct server_config, audit_archive)},
@@ -296,7 +298,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
                        "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
                        "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
-                       "audit_key, audit_witness, audit_witness_configmap, "
+                       "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "
                        "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
                        "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
                        "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "

@@ -93,6 +93,9 @@ struct server_config {
      * A checkpoint is signed every audit_checkpoint_records records and every
      * audit_checkpoint_interval seconds (when there is something new), and at shutdown. */
     char *audit_key;
+    /* Key rotation: the earlier keys' files (PEM; the public half is enough), separated by
+     * commas, oldest first. They verify the checkpoints they signed before the rotation. */
+    char *audit_key_retired;
     char *audit_witness;
     /* mirror mode: the ConfigMap ("NAME" or "NS/NAME") that also witnesses checkpoints;
      * NULL: "muster-audit-witness" when kubeconfig and audit_key are set; "-": none */

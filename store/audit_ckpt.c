@@ -135,7 +135,8 @@ int store_audit_checkpoint(MDB_txn *txn, const struct store_audit_key *key, stru
     rc = mdb_get(txn, st->dbi[DBI_AUDIT], &k, &v);
     if (rc && rc != MDB_NOTFOUND)
         return store__mdb_err(st, rc, err, "cannot read the audit log");
-    if (rc == 0 && parse_ckpt(&v, out))
+    /* a head checkpoint signed by a retired key is signed again: the rotation is recorded */
+    if (rc == 0 && parse_ckpt(&v, out) && !strcmp(out->key, store_audit_key_id(key)))
         return 1;
     memset(out, 0, sizeof(*out));
     out->seq = h.seq;

@@ -25,10 +25,18 @@
 #include "clock.h"
 #include "err.h"
 
+/* A retired key: its public half only. */
+struct retired {
+    EVP_PKEY *pkey;
+    char id[17];
+};
+
 struct store_audit_key {
     EVP_PKEY *pkey;
     int can_sign;
     char id[17];
+    struct retired *old; /* oldest first */
+    size_t nold;
 };
 
 int store_audit_key_load(const char *path, struct store_audit_key **out, struct err *err)
@@ -70,8 +78,67 @@ void store_audit_key_free(struct store_audit_key *key)
 {
     if (!key)
         return;
+    for (size_t i = 0; i < key->nold; i++)
+        EVP_PKEY_free(key->old[i].pkey);
+    free(key->old);
     EVP_PKEY_free(key->pkey);
     free(key);
+}
+
+int store_audit_key_retire(struct store_audit_key *key, const char *path, struct err *err)
+{
+    struct store_audit_key *k = NULL;
+    int rc = store_audit_key_load(path, &k, err);
+
+    if (rc < 0)
+        return err_prefix(err, "retired audit key");
+    if (store_audit_key_rank(key, k->id) >= 0) {
+        rc = err_set(err, ERR_INVALID, "retired audit key '%s' (key '%s') is %s", path, k->id,
+                     strcmp(k->id, key->id) ? "listed twice" : "the audit key itself");
+        store_audit_key_free(k);
+        return rc;
+    }
+    key->old = xrealloc(key->old, (key->nold + 1) * sizeof(*key->old));
+    key->old[key->nold].pkey = k->pkey;
+    memcpy(key->old[key->nold].id, k->id, sizeof(k->id));
+    key->nold++;
+    k->pkey = NULL;
+    store_audit_key_free(k);
+    return 0;
+}
+
+int store_audit_key_retire_list(struct store_audit_key *key, const char *list, struct err *err)
+{
+    for (const char *p = list ? list : ""; *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ",");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (!n)
+            break;
+        char *path = xstrndup(p, n);
+        int rc = store_audit_key_retire(key, path, err);
+        free(path);
+        if (rc < 0)
+            return rc;
+        p += n;
+    }
+    return 0;
+}
+
+int store_audit_key_rank(const struct store_audit_key *key, const char *id)
+{
+    for (size_t i = 0; i < key->nold; i++)
+        if (!strcmp(key->old[i].id, id))
+            return (int)i;
+    return strcmp(key->id, id) ? -1 : (int)key->nold;
+}
+
+size_t store_audit_key_retired(const struct store_audit_key *key, const char **ids, size_t n)
+{
+    for (size_t i = 0; i < key->nold && i < n; i++)
+        ids[i] = key->old[i].id;
+    return key->nold;
 }
 
 int store_audit_key_can_sign(const struct store_audit_key *key)
@@ -120,23 +187,24 @@ int store_ckpt_verify(const struct store_audit_key *key, const struct store_ckpt
 {
     char msg[256];
     EVP_MD_CTX *ctx;
-    int ok, len;
+    int ok, len, rank = store_audit_key_rank(key, cp->key);
 
-    if (strcmp(cp->key, key->id) != 0)
+    if (rank < 0)
         return err_set(err, ERR_INVALID,
                        "checkpoint of record %" PRIu64 " is signed by key '%s', not by the "
-                       "audit key '%s'",
-                       cp->seq, cp->key, key->id);
+                       "audit key '%s'%s",
+                       cp->seq, cp->key, key->id, key->nold ? " or a retired one" : "");
+    EVP_PKEY *pkey = (size_t)rank < key->nold ? key->old[rank].pkey : key->pkey;
     len = message(cp, msg, sizeof(msg));
     ctx = EVP_MD_CTX_new();
-    ok = ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key->pkey) == 1 &&
+    ok = ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pkey) == 1 &&
          EVP_DigestVerify(ctx, cp->sig, STORE_CKPT_SIG_LEN, (unsigned char *)msg, (size_t)len) == 1;
     EVP_MD_CTX_free(ctx);
     return ok ? 0
               : err_set(err, ERR_INVALID,
                         "checkpoint of record %" PRIu64 ": the signature does not verify with "
                         "key '%s' (forged or altered)",
-                        cp->seq, key->id);
+                        cp->seq, cp->key);
 }
 
 json_t *store_ckpt_json(const struct store_ckpt *cp)

@@ -58,12 +58,29 @@ int store_audit_key_can_sign(const struct store_audit_key *key);
 /* 16 hex digits of SHA-256 over the raw public key. Borrowed, valid while key lives. */
 const char *store_audit_key_id(const struct store_audit_key *key);
 
+/* Key rotation. A retired key (PEM, private or public: only its public half is kept) still
+ * verifies the checkpoints it signed before the rotation; retire keys oldest first. Along
+ * the chain the signing keys may only move forward (retired 0, 1, ..., then the key
+ * itself): a checkpoint signed by an older key after one signed by a newer key is refused,
+ * so a leaked retired key cannot sign new history. Returns 0, ERR_IO / ERR_INVALID as
+ * store_audit_key_load (prefixed "retired audit key"), or ERR_INVALID when the key is the
+ * audit key itself or already retired. Not thread-safe: retire before sharing the key. */
+int store_audit_key_retire(struct store_audit_key *key, const char *path, struct err *err);
+/* store_audit_key_retire for each path of a list separated by commas (oldest first);
+ * NULL or "" retires nothing. */
+int store_audit_key_retire_list(struct store_audit_key *key, const char *list, struct err *err);
+/* Where the key with this id stands in the rotation: its index among the retired keys, the
+ * number of retired keys for the key itself, -1 when unknown. */
+int store_audit_key_rank(const struct store_audit_key *key, const char *id);
+/* The retired keys' ids, oldest first: fills up to n of ids (borrowed), returns how many. */
+size_t store_audit_key_retired(const struct store_audit_key *key, const char **ids, size_t n);
+
 /* Fills cp->key, cp->time (now) and cp->sig for cp->seq and cp->hash. Returns 0 or
  * ERR_INVALID (a public-only key cannot sign). */
 int store_ckpt_sign(const struct store_audit_key *key, struct store_ckpt *cp, struct err *err);
-/* 0 when cp is signed by key, else ERR_INVALID naming the record and why ("checkpoint of
- * record 42 is signed by key 'ab..' but the key given is 'cd..'", "... signature does not
- * verify"). */
+/* 0 when cp is signed by key or one of its retired keys, else ERR_INVALID naming the record
+ * and why ("checkpoint of record 42 is signed by key 'ab..', not by the audit key 'cd..'",
+ * "... signature does not verify"). */
 int store_ckpt_verify(const struct store_audit_key *key, const struct store_ckpt *cp,
                       struct err *err);
 /* {"seq","hash","time","key","sig"}; new. */
@@ -76,7 +93,8 @@ int store_ckpt_parse(json_t *doc, struct store_ckpt *cp, struct err *err);
 /* In a write transaction: when the chain head is not already a checkpoint record, signs
  * {head seq, head hash, now} and appends it as a "checkpoint" record (kind checkpoint,
  * field "checkpoint"). *out receives the checkpoint. Returns 0, 1 when there was nothing
- * new to sign (empty log, or the head is a checkpoint), or ERR_* as store_audit_append. */
+ * new to sign (empty log, or the head is a checkpoint signed by this key; one signed by a
+ * retired key is signed again, which records the rotation), or ERR_* as store_audit_append. */
 int store_audit_checkpoint(MDB_txn *txn, const struct store_audit_key *key, struct store_ckpt *out,
                            struct err *err);
 /* Sequence number of the newest checkpoint record (0: none) and of the last record. */

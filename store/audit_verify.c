@@ -26,8 +26,10 @@ struct walk {
     struct store_audit_verdict *out;
     const struct store_audit_key *key;
     unsigned char prev[HASH_LEN];
-    int have_prev; /* 0: the first record anchors the walk (offline) */
-    uint64_t next; /* the seq expected next; 0: any (offline, first record) */
+    int have_prev;    /* 0: the first record anchors the walk (offline) */
+    uint64_t next;    /* the seq expected next; 0: any (offline, first record) */
+    int rank;         /* the newest signing key met so far (store_audit_key_rank), -1: none */
+    uint64_t rank_at; /* the checkpoint record that showed it */
     char *buf;
     size_t cap;
 };
@@ -64,6 +66,19 @@ static int check_ckpt(struct walk *w, uint64_t seq, json_t *rec)
                     seq, cp.seq);
     if (w->key && store_ckpt_verify(w->key, &cp, &err) < 0)
         return fail(w, seq, "record %" PRIu64 ": %s", seq, err.msg);
+    if (w->key) {
+        int rank = store_audit_key_rank(w->key, cp.key);
+        if (rank < w->rank)
+            return fail(w, seq,
+                        "record %" PRIu64 ": checkpoint signed by the retired key '%s' after "
+                        "record %" PRIu64 " was signed by a newer key (a retired key signs "
+                        "nothing after the rotation)",
+                        seq, cp.key, w->rank_at);
+        if (rank > w->rank) {
+            w->rank = rank;
+            w->rank_at = seq;
+        }
+    }
     if (w->have_prev && memcmp(cp.hash, w->prev, HASH_LEN) != 0) {
         store__hex(w->prev, 8, got);
         store__hex(cp.hash, 8, want);
@@ -248,7 +263,7 @@ int store_audit_verify_signed(MDB_txn *txn, uint64_t from, uint64_t to,
                               const struct store_audit_key *key, struct store_audit_verdict *out,
                               struct err *err)
 {
-    struct walk w = {.out = out, .key = key, .cap = 4096};
+    struct walk w = {.out = out, .key = key, .rank = -1, .cap = 4096};
     struct store__head h, base;
     uint64_t end;
     int rc, reaches_end;
@@ -405,6 +420,7 @@ struct store_audit_offline *store_audit_offline_new(const struct store_audit_key
     o->v.ok = 1;
     o->w.out = &o->v;
     o->w.key = key;
+    o->w.rank = -1;
     o->w.cap = 4096;
     o->w.buf = xmalloc(o->w.cap);
     return o;

@@ -207,6 +207,215 @@ START_TEST(test_audit_sig_forged_checkpoint_is_refused)
 }
 END_TEST
 
+/* Starts musterd signing with key, the earlier keys retired (NULL: none). */
+static void start_with_key(struct audit_env *e, const char *key, const char *retired)
+{
+    const char *args[] = {"--config",
+                          e->config,
+                          "--audit-key",
+                          key,
+                          "--audit-witness",
+                          e->witness,
+                          retired ? "--audit-key-retired" : NULL,
+                          retired,
+                          NULL};
+    ck_assert_int_eq(musterd_start(&e->m, e->m.root, args), 0);
+}
+
+/* The key id the witness's newest checkpoint names. */
+static void witness_key(struct audit_env *e, char id[17])
+{
+    struct store_ckpt cp;
+    int found = 0;
+
+    ck_assert_int_eq(store_witness_last(e->witness, &cp, &found, NULL), 0);
+    ck_assert_int_eq(found, 1);
+    memcpy(id, cp.key, 17);
+}
+
+static void key_id(const char *path, char id[17])
+{
+    struct store_audit_key *k = NULL;
+
+    ck_assert_int_eq(store_audit_key_load(path, &k, NULL), 0);
+    memcpy(id, store_audit_key_id(k), 17);
+    store_audit_key_free(k);
+}
+
+/* Rotation: the old key retired, musterd starts on the old checkpoints, signs with the new
+ * key at once, and the whole export verifies offline with both; not with the new key alone;
+ * and a checkpoint signed with the retired key after the rotation is refused. */
+START_TEST(test_audit_sig_key_rotation)
+{
+    struct audit_env e;
+    char old_id[17], new_id[17], got[17];
+
+    audit_env_init(&e);
+    key_id(e.key, old_id);
+    key_id(e.other, new_id);
+    audit_env_run_and_stop(&e, 5);
+    witness_key(&e, got);
+    ck_assert_str_eq(got, old_id);
+
+    /* the new key alone: the witness's checkpoint is not its own */
+    start_with_key(&e, e.other, NULL);
+    json_t *a = audit_env_health(&e);
+    ck_assert(json_is_false(json_object_get(a, "ok")));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(a, "reason")), "not by the audit key"));
+    json_decref(a);
+    ck_assert_int_eq(musterd_stop(&e.m), 0);
+    /* that refused start signed nothing: the witness still ends with the old key */
+    witness_key(&e, got);
+    ck_assert_str_eq(got, old_id);
+
+    start_with_key(&e, e.other, e.pub);
+    a = audit_env_health(&e);
+    ck_assert_msg(json_is_true(json_object_get(a, "ok")), "%s",
+                  json_string_value(json_object_get(a, "reason")));
+    ck_assert_str_eq(json_string_value(json_object_get(a, "key")), new_id);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(a, "retiredKeys"), 0)),
+                     old_id);
+    json_decref(a);
+    /* the rotation is signed at once, with nothing new written */
+    for (int i = 0; i < 3000; i++) {
+        witness_key(&e, got);
+        if (!strcmp(got, new_id))
+            break;
+        usleep(10000);
+    }
+    ck_assert_str_eq(got, new_id);
+    audit_env_activity(&e, 50, 3);
+    char *text = audit_env_export(&e);
+    ck_assert_int_eq(musterd_stop(&e.m), 0);
+    struct store_audit_verdict v = audit_offline_rotated(text, e.other, e.pub);
+    ck_assert_msg(v.ok, "%s", v.reason);
+    ck_assert_uint_eq(v.from, 1);
+    v = audit_offline(text, e.other);
+    ck_assert(!v.ok);
+    ck_assert_ptr_nonnull(strstr(v.reason, "not by the audit key"));
+    free(text);
+
+    /* the leaked old key signs a checkpoint after the rotation */
+    struct store *st = audit_env_open_store(&e);
+    struct store_audit_key *old = NULL;
+    struct store_ckpt cp;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(store_audit_key_load(e.key, &old, NULL), 0);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_audit_checkpoint(txn, old, &cp, &err), 0);
+    ck_assert_int_eq(store_txn_commit(&txn, &err), 0);
+    store_audit_key_free(old);
+    store_close(st);
+    start_with_key(&e, e.other, e.pub);
+    a = audit_env_health(&e);
+    ck_assert(json_is_false(json_object_get(a, "ok")));
+    ck_assert_msg(strstr(json_string_value(json_object_get(a, "reason")), "retired key"), "%s",
+                  json_string_value(json_object_get(a, "reason")));
+    json_decref(a);
+    text = audit_env_export(&e);
+    v = audit_offline_rotated(text, e.other, e.pub);
+    ck_assert(!v.ok);
+    ck_assert_ptr_nonnull(strstr(v.reason, "retired key"));
+    free(text);
+    /* the CLI takes the retired keys too */
+    char path[400];
+    snprintf(path, sizeof(path), "%s/export.ndjson", e.m.root);
+    text = audit_env_export(&e);
+    test_write_file(path, text);
+    free(text);
+    struct cli_result cr;
+    cli_run(NULL, NULL,
+            (const char *const[]){"audit", "verify", "--key", e.other, "--retired-keys", e.pub,
+                                  "-f", path, NULL},
+            &cr);
+    ck_assert_int_ne(cr.status, 0);
+    ck_assert_msg(strstr(cr.out, "retired key"), "%s%s", cr.out, cr.err);
+    cli_result_release(&cr);
+    musterd_cleanup(&e.m);
+}
+END_TEST
+
+/* Rewrites record seq in place (a field added, its hash kept), through raw LMDB. */
+static void edit_record_raw(const char *dir, uint64_t seq)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn = NULL;
+    MDB_dbi dbi;
+    unsigned char kb[8];
+    MDB_val k = {8, kb}, v;
+
+    for (int i = 0; i < 8; i++)
+        kb[i] = (unsigned char)(seq >> (56 - 8 * i));
+    ck_assert_int_eq(mdb_env_create(&env), 0);
+    ck_assert_int_eq(mdb_env_set_maxdbs(env, 64), 0);
+    ck_assert_int_eq(mdb_env_open(env, dir, 0, 0644), 0);
+    ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+    ck_assert_int_eq(mdb_dbi_open(txn, "audit", 0, &dbi), 0);
+    ck_assert_int_eq(mdb_get(txn, dbi, &k, &v), 0);
+    json_t *rec = json_loadb(v.mv_data, v.mv_size, 0, NULL);
+    ck_assert_ptr_nonnull(rec);
+    json_object_set_new(rec, "forged", json_true());
+    char *canon = json_dumps(rec, STORE__CANON);
+    v.mv_data = canon;
+    v.mv_size = strlen(canon);
+    ck_assert_int_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
+    ck_assert_int_eq(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+    free(canon);
+    json_decref(rec);
+}
+
+/* A record edited under a running musterd: the next checkpoint verifies first, finds it,
+ * signs nothing and turns musterd read-only. */
+START_TEST(test_audit_sig_break_while_running)
+{
+    struct audit_env e;
+
+    audit_env_init(&e);
+    ck_assert_int_eq(test_write_file(e.config, "audit_checkpoint_records: 12\n"
+                                               "audit_checkpoint_interval: 3600\n"
+                                               "cycle_interval: 0\n"),
+                     0);
+    audit_env_start(&e);
+    audit_env_activity(&e, 1, 2);
+    ck_assert_int_eq(audit_env_witness_lines(&e), 0);
+    /* the edit, with LMDB itself beside the running musterd (muster's own store refuses a
+     * second opener; an attacker does not ask it) */
+    edit_record_raw(e.m.data_dir, 2);
+    /* more records until a checkpoint is due */
+    json_t *a = NULL;
+    for (int i = 10; i < 200; i++) {
+        char yaml[160];
+        snprintf(yaml, sizeof(yaml), "apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\n", i);
+        long status = audit_env_post(&e, "/api/v1/manifests", yaml, NULL);
+        ck_assert_msg(status == 201 || status == 503, "%ld", status);
+        json_decref(a);
+        a = audit_env_health(&e);
+        if (json_is_false(json_object_get(a, "ok")))
+            break;
+        usleep(20000);
+    }
+    ck_assert(json_is_false(json_object_get(a, "ok")));
+    ck_assert_msg(strstr(json_string_value(json_object_get(a, "reason")), "record 2"), "%s",
+                  json_string_value(json_object_get(a, "reason")));
+    json_decref(a);
+    ck_assert_int_eq(audit_env_witness_lines(&e), 0); /* nothing signed over it */
+    char *reply = NULL;
+    ck_assert_int_eq(audit_env_post(&e, "/api/v1/manifests",
+                                    "apiVersion: v1\nkind: Node\nmetadata: {name: late}\n", &reply),
+                     503);
+    ck_assert_ptr_nonnull(strstr(reply, "read-only"));
+    free(reply);
+    /* the liveness probe stays up and says why (the UI's read-only badge reads it) */
+    json_t *hz = audit_env_get(&e, "/healthz");
+    ck_assert_str_eq(json_string_value(json_object_get(hz, "status")), "ok");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(hz, "readOnly")), "record 2"));
+    json_decref(hz);
+    musterd_cleanup(&e.m);
+}
+END_TEST
+
 /* Prune behind a checkpoint: the log starts at it, and verifies from it, on the API,
  * offline and on start. */
 START_TEST(test_audit_sig_prune_keeps_verification)
@@ -398,6 +607,18 @@ START_TEST(test_audit_sig_bad_key_refused)
     ck_assert_int_ne(musterd_run(a3, &err), 0);
     ck_assert_msg(strstr(err, "needs audit_key") != NULL, "%s", err);
     free(err);
+    /* a retired key that is the audit key itself, or not a key */
+    const char *a4[] = {"--data-dir",          e.m.root, "--audit-key", e.key,
+                        "--audit-key-retired", pubk,     NULL};
+    ck_assert_int_ne(musterd_run(a4, &err), 0);
+    ck_assert_msg(strstr(err, "audit_key_retired") && strstr(err, "the audit key itself"), "%s",
+                  err);
+    free(err);
+    const char *a5[] = {"--data-dir",          e.m.root, "--audit-key", e.key,
+                        "--audit-key-retired", e.config, NULL};
+    ck_assert_int_ne(musterd_run(a5, &err), 0);
+    ck_assert_msg(strstr(err, "retired audit key") && strstr(err, "is not an Ed25519"), "%s", err);
+    free(err);
     musterd_cleanup(&e.m);
 }
 END_TEST
@@ -454,6 +675,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_audit_sig_witness_file_lines);
     tcase_add_test(tc, test_audit_sig_retention_archives_and_prunes);
     tcase_add_test(tc, test_audit_sig_configmap_witness_catches_deleted_tail);
+    tcase_add_test(tc, test_audit_sig_key_rotation);
+    tcase_add_test(tc, test_audit_sig_break_while_running);
     suite_add_tcase(s, tc);
     return s;
 }

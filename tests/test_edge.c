@@ -442,6 +442,7 @@ START_TEST(test_edge_no_cross_site_writes)
     resp = exchange(read, strlen(read), 12, &closed);
     ck_assert_msg(status_of(resp) == 403, "%.300s", resp);
     ck_assert_ptr_null(strstr(resp, "Access-Control-Allow-Origin"));
+    ck_assert_ptr_null(strstr(resp, "Strict-Transport-Security")); /* HTTP: no HSTS */
     free(resp);
     /* its own origin and a JSON type: created */
     snprintf(own, sizeof(own), "Origin: http://127.0.0.1:%d\r\n" JSON_CT, md.port);

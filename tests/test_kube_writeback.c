@@ -1,8 +1,8 @@
 /*
  * test_kube_writeback.c - write-back that never wedges: one pod's binding failing (500,
- * dropped connections) while the others bind, abandonment after writeback_giveup (the
- * audit record, the why history, the counter), and a crash between the API call and the
- * acknowledgement.
+ * dropped connections) while the others bind, bindings in parallel, abandonment after
+ * writeback_giveup (the audit record, the why history, the counter), and a crash between the API
+ * call and the acknowledgement.
  */
 #include <check.h>
 #include <regex.h>
@@ -96,6 +96,34 @@ START_TEST(test_kube_writeback_one_pod_failing_others_flow)
     ck_assert_int_eq(kube_fx_counter(&f, "writebackAbandoned"), 0);
     ck_assert_int_eq(kube_testapi_stat(&f.api, "bound"), 3);
     ck_assert_int_eq(kube_testapi_stat(&f.api, "binding_failed:default/c"), 2);
+    kube_fx_close(&f);
+}
+END_TEST
+
+/* Bindings of different pods go out in parallel (each held 150 ms by the server, as an
+ * API server's latency would): several are in flight at once, every pod is bound exactly
+ * once, and each has its one "bound" record. */
+START_TEST(test_kube_writeback_parallel)
+{
+    struct kube_fx f;
+    char name[16];
+    kube_fx_open(&f);
+    for (int i = 0; i < 24; i++) {
+        snprintf(name, sizeof(name), "p%02d", i);
+        kube_fx_put(&f, "pods", kube_test_pod(name, "muster", NULL, NULL, "100m"));
+    }
+    json_t *d = json_pack("{s:i}", "ms", 150);
+    json_decref(kube_testapi_control(&f.api, "binding-delay", d));
+    json_decref(d);
+    kube_fx_start(&f, 600000);
+    json_decref(sched_util_cycle(&f.u, 1000));
+    struct err err = ERR_INIT;
+    ck_assert_msg(kube_wait_writeback(f.k, 60000, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(kube_testapi_stat(&f.api, "bound"), 24);
+    ck_assert_int_eq(kube_testapi_stat(&f.api, "binding"), 24); /* none twice */
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "bound", NULL), 24);
+    long most = kube_testapi_stat(&f.api, "binding_max_inflight");
+    ck_assert_msg(most >= 4, "at most %ld bindings were in flight at once", most);
     kube_fx_close(&f);
 }
 END_TEST
@@ -257,6 +285,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("kube_writeback");
     tcase_set_timeout(tc, 90);
     tcase_add_test(tc, test_kube_writeback_one_pod_failing_others_flow);
+    tcase_add_test(tc, test_kube_writeback_parallel);
     tcase_add_test(tc, test_kube_writeback_abandoned);
     tcase_add_test(tc, test_kube_writeback_crash_between_call_and_ack);
     suite_add_tcase(s, tc);

@@ -155,6 +155,14 @@ START_TEST(test_tls_https_with_the_right_ca)
     ck_assert_str_eq(tls_version(&c), "TLSv1.3");
     ck_assert_int_eq(tls_get(&c, "/healthz"), 200);
     tls_close(&c);
+    /* over HTTPS, and only there, answers carry HSTS (test_edge: none over HTTP) */
+    char head[4096];
+    ck_assert_msg(tls_connect(md.port, &o, &c) == 0, "%s", c.error);
+    ck_assert_int_gt(tls_get_head(&c, "/api/v1/nodes", head, sizeof(head)), 0);
+    ck_assert_msg(strstr(head, "Strict-Transport-Security: max-age=31536000\r\n"), "%s", head);
+    ck_assert_int_gt(tls_get_head(&c, "/index.html", head, sizeof(head)), 0);
+    ck_assert_msg(strstr(head, "Strict-Transport-Security: max-age="), "%s", head);
+    tls_close(&c);
     ck_assert_int_ge(log_count("listening on https://127.0.0.1:"), 1);
 }
 END_TEST

@@ -120,7 +120,8 @@ static int http_error(struct mg_connection *conn, int status, const char *errmsg
     mg_printf(conn,
               "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
               "Cache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n%s\n",
-              status, mg_get_response_code_text(conn, status), n + 1, api__security_headers, text);
+              status, mg_get_response_code_text(conn, status), n + 1,
+              api__headers(mg_get_user_data(mg_get_context(conn))), text);
     free(text);
     log_info("rejected by the HTTP layer: %d %s", status, msg);
     return 0;
@@ -217,6 +218,7 @@ void api_stop(struct api *api)
     free(api->ui_dir);
     free(api->allowed_hosts);
     free(api->cors_origins);
+    free(api->headers);
     free(api->read_only);
     pthread_mutex_destroy(&api->ro_mu);
     api__readcache_free(api->readcache);
@@ -255,6 +257,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     api->audit_key = opts->audit_key;
     if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
         goto out;
+    api->headers = api__headers_make(api->tls != NULL);
     if (api->tls && !(mg_check_feature(MG_FEATURES_SSL) & MG_FEATURES_SSL)) {
         rc = err_set(err, ERR_INTERNAL, "this civetweb was built without TLS support");
         goto out;
@@ -282,7 +285,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
                              /* without it a kept-alive connection's small replies wait for
                               * the client's delayed ACK (Nagle): about 40 ms each */
                              "tcp_nodelay", "1", "decode_url", "no", "additional_header",
-                             api__security_headers, "max_request_size", "16384", NULL};
+                             api->headers, "max_request_size", "16384", NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;

@@ -29,6 +29,21 @@ const char api__security_headers[] =
     "X-Frame-Options: DENY\r\n"
     "Referrer-Policy: no-referrer";
 
+/* HSTS over HTTPS only (a browser ignores it over HTTP, RFC 6797 8.1): a year, the usual
+ * value; no includeSubDomains, since musterd cannot speak for the names beside its own. */
+#define HSTS "Strict-Transport-Security: max-age=31536000"
+
+const char *api__headers(const struct api *api)
+{
+    return api->headers ? api->headers : api__security_headers;
+}
+
+char *api__headers_make(int tls)
+{
+    return tls ? xasprintf("%s\r\n%s", api__security_headers, HSTS)
+               : xstrdup(api__security_headers);
+}
+
 /* 1 when the comma- or space-separated list holds s[0..n) (without case), or "*" when
  * star says so. */
 static int list_has(const char *list, const char *s, size_t n, int star)
@@ -394,7 +409,7 @@ void api__connection_closing(const struct mg_connection *conn)
               "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
               "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n"
               "%s\n",
-              strlen(text) + 1, api__security_headers, text);
+              strlen(text) + 1, api__headers(mg_get_user_data(mg_get_context(conn))), text);
     log_info("rejected by the HTTP layer: 400 %s", msg);
     free(text);
 }

@@ -22,11 +22,16 @@ static json_t *with_role(struct api *api, json_t *doc)
     return doc;
 }
 
+/* Alive, whatever the state: a read-only musterd (a broken audit chain) still serves the
+ * evidence, so it says why it changes nothing ("readOnly") rather than failing the probe. */
 void api__healthz(struct req *r)
 {
-    api__reply_json(
-        r, 200,
-        with_role(r->api, json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION)));
+    json_t *doc = json_pack("{s:s, s:s}", "status", "ok", "version", MUSTER_VERSION);
+    pthread_mutex_lock(&r->api->ro_mu);
+    if (r->api->read_only)
+        json_object_set_new(doc, "readOnly", json_string(r->api->read_only));
+    pthread_mutex_unlock(&r->api->ro_mu);
+    api__reply_json(r, 200, with_role(r->api, doc));
 }
 
 /* Ready once every mirrored source has synced (or is not served): a follower is ready
@@ -153,6 +158,9 @@ void api__metrics(struct req *r)
     char refused[1024];
     api__auth_metrics(r->api, refused, sizeof(refused));
     append(&buf, &len, &cap, refused);
+    char reads[1536];
+    api__readcache_metrics(r->api, reads, sizeof(reads));
+    append(&buf, &len, &cap, reads);
     if (store_stats(r->api->st, &st, NULL) == 0) {
         snprintf(line, sizeof(line),
                  "# HELP muster_store_map_bytes LMDB map size.\n"

@@ -77,6 +77,7 @@ struct api {
     char *allowed_hosts;   /* Host names answered, comma separated; "*": any */
     char *cors_origins;    /* origins allowed to call cross-origin, comma separated; NULL: none */
     struct api__tls *tls;  /* NULL: plain HTTP */
+    char *headers;         /* api__security_headers, with HSTS over HTTPS */
     pthread_mutex_t ro_mu; /* guards read_only */
     char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
     json_t *(*audit_health)(void *ctx);
@@ -113,8 +114,12 @@ struct req {
 typedef void (*api__handler)(struct req *r);
 
 /* ---- edge.c: checks before routing (docs/security.md, "The HTTP edge") ---- */
-/* The header lines every response carries ("Name: value" joined by "\r\n"). */
+/* The header lines every response carries ("Name: value" joined by "\r\n"), without
+ * HSTS; api__headers adds it when musterd serves HTTPS. */
 extern const char api__security_headers[];
+const char *api__headers(const struct api *api);
+/* The headers for a context serving HTTPS (tls) or HTTP; new. */
+char *api__headers_make(int tls);
 /* The default allowed_hosts for a listen address (new): the loopback names, and the
  * listen address unless it is a wildcard. */
 char *api__default_hosts(const char *listen_host);
@@ -207,21 +212,63 @@ void api__utf8_scrub(char *s);
 /* The header value or NULL (borrowed, valid during the request). */
 const char *api__header(struct req *r, const char *name);
 
-/* ---- readcache.c: scheduler answers served again while the store is unchanged ---- */
+/* ---- reads.c: the answers of the scheduler's read routes, by resourceVersion ---- */
+enum api_read_kind { API_READ_JOBS, API_READ_JOB, API_READ_WHY, API_READ_TOPOLOGY };
+/* One read of the scheduler's view, as parsed from its request: enough to make its answer
+ * again without the request (the background remaker keeps a copy). */
+struct api_read {
+    enum api_read_kind kind;
+    char *id;                     /* JOB, WHY: "ns/name" */
+    char *state;                  /* JOBS: a state name or NULL */
+    char *after;                  /* JOBS: the page starts after this id, or NULL */
+    size_t limit;                 /* JOBS: 0: no limit */
+    int paged;                    /* JOBS: limit or continue given: metadata.continue */
+    char *like;                   /* TOPOLOGY: topo.like points here */
+    struct sched_topo_query topo; /* TOPOLOGY */
+};
+/* Makes q's answer from the scheduler's view (takes its lock): 0 with *out new, or the
+ * scheduler's ERR_* with err. */
+int api__read_make(struct api *api, const struct api_read *q, json_t **out, struct err *err);
+/* The answers of n reads (out[i] new, or NULL where api__read_make fails), the why
+ * documents among them in one sched_whys. */
+void api__read_make_many(struct api *api, size_t n, const struct api_read *const *q, json_t **out);
+/* A deep copy of q (new) / frees one (NULL-safe). */
+struct api_read *api__read_copy(const struct api_read *q);
+void api__read_free(struct api_read *q);
+/* Replies q's answer (q borrowed) as its ?resourceVersion= asks (reads.c's opening
+ * comment), or 400 (a malformed resourceVersion), 504 (one beyond the store's last commit)
+ * or the scheduler's error. */
+void api__read_reply(struct req *r, const struct api_read *q);
+
+/* ---- readcache.c: the answers of reads.c kept, shared and remade ---- */
+/* An encoded answer, shared by reference count. */
+struct api_text;
+void api__text_put(struct api_text *t); /* drops a reference; NULL-safe */
+/* The text (borrowed, valid while the reference is held), its length and the store's
+ * transaction id it was made at (txn may be NULL). */
+const char *api__text_data(const struct api_text *t, size_t *len, uint64_t *txn);
+/* The text gzipped (borrowed likewise), compressed by the first caller only. */
+const char *api__text_gzip(struct api_text *t, size_t *len);
 struct api_readcache *api__readcache_new(void);
-void api__readcache_free(struct api_readcache *c); /* NULL-safe */
+void api__readcache_free(struct api_readcache *c); /* NULL-safe; stops the remaker */
 /* The store's last committed transaction id (0 when it cannot be read: nothing cached).
  * Read it before making the answer that is to be cached with it. */
 uint64_t api__readcache_txn(struct api *api);
-/* 1 after replying the answer cached for r's path and query made at txn; 0 when there is
- * none (nothing sent): r then holds its slot (other requests for it wait) until
- * api__readcache_put_reply or api__readcache_release (api__dispatch calls it after every
- * handler). */
-int api__readcache_reply(struct req *r, uint64_t txn);
+/* The answer stored for key made at min_txn or later (a new reference); one older than
+ * now_txn is queued to be remade. NULL when there is none: r then holds key's slot (other
+ * requests for it wait) until api__readcache_put or api__readcache_release (api__dispatch
+ * calls it after every handler). */
+struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min_txn,
+                                    uint64_t now_txn);
+/* body (stolen) encoded with metadata.resourceVersion = txn: stored for key with q
+ * (copied, to remake it) unless a newer answer is stored, and returned (a new reference;
+ * NULL when body cannot be encoded). Releases r's slot. */
+struct api_text *api__readcache_put(struct req *r, const char *key, uint64_t txn,
+                                    const struct api_read *q, json_t *body);
 /* Gives up r's slot, if it holds one, waking the requests waiting for it. */
 void api__readcache_release(struct req *r);
-/* Replies 200 with body (stolen) and caches its text for r's path and query at txn. */
-void api__readcache_put_reply(struct req *r, uint64_t txn, json_t *body);
+/* The cache's counters in the Prometheus text format into buf. */
+void api__readcache_metrics(struct api *api, char *buf, size_t n);
 
 /* ---- list.c: a list answer encoded item by item, sent chunked when big ---- */
 struct api_list {

@@ -29,7 +29,7 @@ static void send_head_after_continue(struct req *r, int status, const char *ctyp
         fprintf(f, "Content-Length: %lld\r\n", len);
     else
         fputs("Transfer-Encoding: chunked\r\n", f);
-    fprintf(f, "Cache-Control: no-store\r\n%s\r\n", api__security_headers);
+    fprintf(f, "Cache-Control: no-store\r\n%s\r\n", api__headers(r->api));
     if (origin)
         fprintf(f, "Access-Control-Allow-Origin: %s\r\nVary: Origin\r\n", origin);
     if (extra_header)
@@ -65,7 +65,7 @@ static void send_head(struct req *r, int status, const char *ctype, long long le
         mg_response_header_add(r->conn, "Transfer-Encoding", "chunked", -1);
     }
     mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
-    mg_response_header_add_lines(r->conn, api__security_headers);
+    mg_response_header_add_lines(r->conn, api__headers(r->api));
     const char *origin = api__cors_origin(r);
     if (origin) {
         mg_response_header_add(r->conn, "Access-Control-Allow-Origin", origin, -1);

@@ -1,5 +1,6 @@
-/* topology.c - GET /api/v1/topology?pod_cpu=&pod_memory=&pod_gpu= | ?like=ns/job: the domain
- * tree with capacity, usage, jobs and the largest gang of a pod shape per domain. */
+/* topology.c - GET /api/v1/topology?pod_cpu=&pod_memory=&pod_gpu= | ?like=ns/job, &jobs=N:
+ * the domain tree with capacity, usage, jobs (at most N per domain) and the largest gang of
+ * a pod shape per domain. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -21,26 +22,30 @@ static int quantity_or_reply(struct req *r, const char *name, int milli, int64_t
     return rc;
 }
 
+/* ?jobs=N: each domain lists at most N of its jobs; -1 after a 400. */
+static int jobs_or_reply(struct req *r, struct sched_topo_query *q)
+{
+    uint64_t n = UINT64_MAX;
+    if (api__query_u64_or_reply(r, "jobs", &n) < 0)
+        return -1;
+    if (n != UINT64_MAX) {
+        q->jobs_capped = 1;
+        q->jobs_max = (size_t)n;
+    }
+    return 0;
+}
+
 void api__topology_tree(struct req *r)
 {
-    struct sched_topo_query q = {0};
-    struct err err = ERR_INIT;
-    char *like = NULL;
-    json_t *tree = NULL;
-    uint64_t txn = api__readcache_txn(r->api);
+    struct api_read q = {.kind = API_READ_TOPOLOGY};
 
-    if (api__readcache_reply(r, txn))
-        return;
-    if (quantity_or_reply(r, "pod_cpu", 1, &q.cpu) < 0 ||
-        quantity_or_reply(r, "pod_memory", 0, &q.memory) < 0 ||
-        quantity_or_reply(r, "pod_gpu", 0, &q.gpu) < 0 ||
-        api__query_str_or_reply(r, "like", &like) < 0)
+    if (quantity_or_reply(r, "pod_cpu", 1, &q.topo.cpu) < 0 ||
+        quantity_or_reply(r, "pod_memory", 0, &q.topo.memory) < 0 ||
+        quantity_or_reply(r, "pod_gpu", 0, &q.topo.gpu) < 0 ||
+        api__query_str_or_reply(r, "like", &q.like) < 0 || jobs_or_reply(r, &q.topo) < 0)
         goto out;
-    q.like = like;
-    if (sched_topology(r->api->sched, &q, &tree, &err) < 0)
-        api__reply_error(r, &err);
-    else
-        api__readcache_put_reply(r, txn, tree);
+    q.topo.like = q.like;
+    api__read_reply(r, &q); /* reads.c */
 out:
-    free(like);
+    free(q.like);
 }

@@ -33,7 +33,9 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped) and PodDisruptionBudgets
     (/control/lease-fault: 409, 429, 5xx or a dropped connection),
   * control endpoints under /control/ for the tests (no auth): apply, delete, drop,
     compact, fail-binding (all bindings, or one pod's: {"pod", "count" | "seconds",
-    "code", "drop"}), fail-events, evict-429, slow, malformed, crd, object, stats,
+    "code", "drop"}), fail-events, evict-429, slow, binding-delay ({"ms": n}: each binding
+    held that long; stats "binding_max_inflight" counts how many were in flight at once),
+    malformed, crd, object, stats,
     generate, churn, identities, lease-fault, writes.
 
 The listening port is written to --port-file once the server is ready.
@@ -173,6 +175,8 @@ class State:
         self.fail_events_code = 500
         self.evict_429 = 0
         self.slow_ms = 0
+        self.binding_delay_ms = 0
+        self.binding_inflight = 0
         self.malformed = 0
         self.stats = collections.Counter()
         # TokenReview / SubjectAccessReview: token -> {"username", "uid", "groups"}, and
@@ -650,6 +654,23 @@ class Handler(BaseHTTPRequestHandler):
         self.send_json(201, out)
 
     def binding(self, ns, name, body):
+        # bindings in flight at once (the write-back's parallelism), each held for
+        # binding_delay_ms first (an API server's latency)
+        st = self.st
+        with st.lock:
+            delay = st.binding_delay_ms
+            st.binding_inflight += 1
+            st.stats["binding_max_inflight"] = max(st.stats["binding_max_inflight"],
+                                                   st.binding_inflight)
+        try:
+            if delay:
+                time.sleep(delay / 1000.0)
+            return self.binding_now(ns, name, body)
+        finally:
+            with st.lock:
+                st.binding_inflight -= 1
+
+    def binding_now(self, ns, name, body):
         st = self.st
         k = "%s/%s" % (ns, name)
         target = (body.get("target") or {}).get("name")
@@ -855,6 +876,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.evict_429 = int(body.get("count", 1))
             elif p == "/control/slow":
                 st.slow_ms = int(body.get("ms", 0))
+            elif p == "/control/binding-delay":
+                st.binding_delay_ms = int(body.get("ms", 0))
             elif p == "/control/malformed":
                 st.malformed = int(body.get("count", 1))
             elif p == "/control/crd":
@@ -1120,6 +1143,11 @@ def churn(st, rate, seconds):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog is 5: the mirror opens ten sources' connections at once,
+    # the SYNs past the fifth were dropped and retried by the kernel a second later, which
+    # added a second to every initial sync. A real API server listens with the system's
+    # backlog (Go: somaxconn).
+    request_queue_size = 1024
 
     def handle_error(self, request, client_address):
         # Clients that hang up (the mirror stopping, a test dropping) are normal here.

@@ -189,11 +189,18 @@ void audit_rewrite_recompute(struct store *st, uint64_t k)
 
 struct store_audit_verdict audit_offline(const char *export_text, const char *key_path)
 {
+    return audit_offline_rotated(export_text, key_path, NULL);
+}
+
+struct store_audit_verdict audit_offline_rotated(const char *export_text, const char *key_path,
+                                                 const char *retired)
+{
     struct store_audit_key *key = NULL;
     struct store_audit_verdict v;
     struct err err = ERR_INIT;
 
     ck_assert_msg(store_audit_key_load(key_path, &key, &err) == 0, "%s", err.msg);
+    ck_assert_msg(store_audit_key_retire_list(key, retired, &err) == 0, "%s", err.msg);
     struct store_audit_offline *o = store_audit_offline_new(key);
     for (const char *p = export_text; *p;) {
         size_t n = strcspn(p, "\n");

@@ -53,6 +53,10 @@ int audit_collect_raw(void *ctx, uint64_t seq, const char *json, size_t len);
 void audit_rewrite_recompute(struct store *st, uint64_t k);
 /* Verifies NDJSON text as `muster audit verify --key key_path` does. */
 struct store_audit_verdict audit_offline(const char *export_text, const char *key_path);
+/* The same with retired keys (paths separated by commas, oldest first), as
+ * `muster audit verify --key key_path --retired-keys retired` does. */
+struct store_audit_verdict audit_offline_rotated(const char *export_text, const char *key_path,
+                                                 const char *retired);
 /* GET /api/v1/audit: the whole log as NDJSON (new). */
 char *audit_env_export(struct audit_env *e);
 /* The "audit" member of GET /api/v1/health (new). */

@@ -272,6 +272,32 @@ int tls_get(struct tls_conn *c, const char *path)
     return status;
 }
 
+int tls_get_head(struct tls_conn *c, const char *path, char *head, size_t n)
+{
+    char req[512];
+    int r;
+    size_t got = 0;
+
+    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path);
+    if (SSL_write(c->ssl, req, (int)strlen(req)) <= 0) {
+        set_error(c, "write");
+        return -1;
+    }
+    head[0] = '\0';
+    while (got + 1 < n && !strstr(head, "\r\n\r\n") &&
+           (r = SSL_read(c->ssl, head + got, (int)(n - 1 - got))) > 0) {
+        got += (size_t)r;
+        head[got] = '\0';
+    }
+    char *end = strstr(head, "\r\n\r\n");
+    if (!end) {
+        set_error(c, "read");
+        return -1;
+    }
+    end[2] = '\0';
+    return (int)(end + 2 - head);
+}
+
 void tls_close(struct tls_conn *c)
 {
     if (c->ssl)

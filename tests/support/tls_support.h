@@ -16,6 +16,8 @@
 #ifndef MUSTER_TEST_TLS_SUPPORT_H
 #define MUSTER_TEST_TLS_SUPPORT_H
 
+#include <stddef.h>
+
 /* Validity relative to now, in seconds; purpose: 0 server (SAN 127.0.0.1 and localhost,
  * serverAuth), 1 client (clientAuth). */
 struct tls_validity {
@@ -62,6 +64,9 @@ const char *tls_peer_cn(struct tls_conn *c);
 const char *tls_version(struct tls_conn *c);
 /* Sends "GET path HTTP/1.1" and returns the response's status, or -1 (c->error says why). */
 int tls_get(struct tls_conn *c, const char *path);
+/* Sends "GET path HTTP/1.1" and reads the response head (status line and headers) into
+ * head; returns its length or -1 (c->error says why). */
+int tls_get_head(struct tls_conn *c, const char *path, char *head, size_t n);
 void tls_close(struct tls_conn *c);
 
 /* Sends a raw ClientHello of record and hello version `version` (0x0300 SSLv3, 0x0301

@@ -5,7 +5,8 @@
 // nodes in the topology tree, whose numbers are musterd's; the real preemption ledger links
 // preemptors and victims both ways; the audit export downloads NDJSON whose hash chain
 // verifies; the badge says when musterd is unreachable; a follower's header names the leader
-// (its /healthz answer stubbed); the queues page shows the demo's
+// (its /healthz answer stubbed); polls read jobs with resourceVersion=0 and gzip, a first
+// load and Refresh without; the queues page shows the demo's
 // queues as a tree. No console error is allowed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -246,6 +247,29 @@ test('the badge says when musterd is unreachable and recovers', async () => {
   await page.close();
 });
 
+test('polls read the scheduler answers with resourceVersion=0, gzipped; a load or Refresh the newest', async () => {
+  const page = await newPage(b.browser);
+  const jobsReads = [];
+  page.on('request', (r) => { if (new globalThis.URL(r.url()).pathname === '/api/v1/jobs') jobsReads.push(r.url()); });
+  await page.goto(URL + '/#/jobs');
+  await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 });
+  assert.ok(jobsReads.length > 0, 'the page read the jobs');
+  assert.ok(jobsReads.every((u) => !u.includes('resourceVersion')), `first load: ${jobsReads}`);
+  const loaded = await page.evaluate(() => document.body.dataset.updated);
+  const polled = await page.waitForResponse((r) => new globalThis.URL(r.url()).pathname === '/api/v1/jobs' &&
+    new globalThis.URL(r.url()).searchParams.get('resourceVersion') === '0', { timeout: 15000 });
+  assert.equal(polled.status(), 200);
+  assert.equal(polled.headers()['content-encoding'], 'gzip');
+  assert.match((await polled.json()).metadata.resourceVersion, /^[0-9]+$/);
+  // the poll is over (a click during one is ignored): its refresh stamped the page
+  await page.waitForFunction((t) => document.body.dataset.updated !== t, loaded);
+  const clicked = page.waitForRequest((r) => new globalThis.URL(r.url()).pathname === '/api/v1/jobs');
+  await page.click('#refresh');
+  assert.ok(!(await clicked).url().includes('resourceVersion'), 'Refresh reads the newest state');
+  await page.waitForSelector('#status[data-state="ok"]');
+  await page.close();
+});
+
 test('a follower says so in the header, naming the leader', async () => {
   const page = await open('#/jobs');
   assert.equal(await page.locator('#role').isHidden(), true, 'standalone: no role badge');
@@ -254,6 +278,23 @@ test('a follower says so in the header, naming the leader', async () => {
   await page.click('#refresh');
   await page.waitForSelector('#role[data-role="follower"]');
   assert.equal(await page.locator('#role').textContent(), 'follower, leader is muster-0_42');
+  await page.close();
+});
+
+test('a read-only musterd says so in the header, with its reason as text', async () => {
+  const page = await open('#/jobs');
+  assert.equal(await page.locator('#readonly').isHidden(), true, 'writable: no read-only badge');
+  const reason = 'read-only: audit chain broken at record 55: <img src=x onerror=alert(1)>';
+  await page.route('**/healthz', (r) => r.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify({ status: 'ok', role: 'standalone', leader: null, readOnly: reason }) }));
+  await page.click('#refresh');
+  await page.waitForSelector('#readonly:not([hidden])');
+  assert.equal(await page.locator('#readonly').textContent(), 'read-only');
+  assert.equal(await page.getAttribute('#readonly', 'title'), reason);
+  assert.equal(await page.locator('#readonly img').count(), 0, 'the reason stays text');
+  await page.unroute('**/healthz');
+  await page.click('#refresh');
+  await page.waitForSelector('#readonly[hidden]', { state: 'attached' });
   await page.close();
 });
 

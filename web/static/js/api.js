@@ -22,7 +22,19 @@ export function setToken(t) {
   } catch (e) { /* storage disabled: the token lasts until the page is left */ }
 }
 
+// While the UI polls (app.js), the scheduler's answers (jobs, a job, its why, the topology
+// tree) are read with resourceVersion=0: whatever musterd made last, at once, never waiting
+// for a cycle (docs/api.md "resourceVersion"). A page's first load and the Refresh button
+// read the newest state.
+let polling = false;
+const FROM_CACHE = /^\/api\/v1\/(jobs($|\/)|topology$)/;
+
+export function setPolling(on) {
+  polling = on;
+}
+
 async function get(path, query) {
+  if (polling && FROM_CACHE.test(path)) query = { ...query, resourceVersion: '0' };
   const url = path + qs(query);
   const headers = { Accept: 'application/json' };
   const t = token();

@@ -1,11 +1,11 @@
-// app.js - hash router, polling, the "last updated" badge and the follower badge.
+// app.js - hash router, polling, the "last updated" badge, the follower and read-only badges.
 //
 // Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
 // #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
-import { getJSON, setToken, token } from './api.js';
+import { getJSON, setPolling, setToken, token } from './api.js';
 import * as overview from './overview.js';
 import * as topology from './topology.js';
 import * as jobs from './jobs.js';
@@ -62,12 +62,24 @@ async function role() {
   el.hidden = !follower;
   el.textContent = follower ? `follower, leader is ${doc.leader || 'not known yet'}` : '';
   el.dataset.role = doc ? doc.role : '';
+  // A broken audit chain leaves musterd read-only (docs/security.md): it still serves every
+  // page, so the header says that nothing changes and why.
+  const ro = document.getElementById('readonly');
+  const why = doc && typeof doc.readOnly === 'string' ? doc.readOnly : '';
+  ro.hidden = !why;
+  ro.textContent = why ? 'read-only' : '';
+  ro.title = why;
+  ro.dataset.reason = why;
 }
 
-async function refresh() {
+// poll: called by the timer (reads may be served from musterd's cache); otherwise (a new
+// page, the Refresh button) the newest state. Refreshes never overlap (state.busy), so the
+// polling flag of api.js belongs to this one.
+async function refresh(poll) {
   if (!state.page || state.busy) return;
   state.busy = true;
   const page = state.page;
+  setPolling(poll === true);
   try {
     await Promise.all([page.refresh(), role()]);
     if (page === state.page) {
@@ -79,6 +91,7 @@ async function refresh() {
     if (page === state.page) state.error = e;
     console.warn('refresh failed:', e.message);
   } finally {
+    setPolling(false);
     state.busy = false;
     badge();
   }
@@ -156,13 +169,13 @@ function route() {
 
 function start() {
   window.addEventListener('hashchange', route);
-  document.getElementById('refresh').addEventListener('click', refresh);
+  document.getElementById('refresh').addEventListener('click', () => refresh());
   // The skip link must not change the hash (that is the router's): focus the content instead.
   document.querySelector('.skip').addEventListener('click', (e) => {
     e.preventDefault();
     document.getElementById('view').focus();
   });
-  setInterval(refresh, POLL_MS);
+  setInterval(() => refresh(true), POLL_MS);
   setInterval(badge, 1000);
   route();
 }

@@ -19,6 +19,7 @@ export function indexTree(body) {
   const walk = (d, id, parent) => {
     const dom = { id, parent, name: d.name, layer: d.layer, nodeCount: d.nodeNum || 0,
       cap: quantities(d.capacity), used: quantities(d.used), jobs: d.jobs || [],
+      jobCount: d.jobCount ?? (d.jobs || []).length,
       gang: d.largestGang, nodes: [...(d.nodes || [])].sort(byName), children: [], hl: 0 };
     index.set(id, dom);
     for (const n of dom.nodes) nodeDomain.set(n, dom);

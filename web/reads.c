@@ -1,0 +1,212 @@
+/*
+ * reads.c - the scheduler's read routes (jobs, a job, its why document, the topology tree):
+ * making their answers, and which answer a request gets by its resourceVersion, as the
+ * Kubernetes API defines it for a get or a list (docs/api.md "resourceVersion"):
+ *
+ *   absent   the newest state: an answer made at the store's last commit, made now if
+ *            there is none (it waits for the scheduler's lock)
+ *   0        any state: the answer already made, whatever its age, at once and without
+ *            the lock; a stale one is queued to be remade in the background
+ *            (readcache.c). Only when no answer was ever made is one made now.
+ *   N > 0    not older than N: an answer made at N or later, made now if there is none;
+ *            N beyond the store's last commit waits up to RV_WAIT_MS for that commit,
+ *            then 504 ("too large resource version", as kube-apiserver answers)
+ *
+ * Every answer says the state it shows in metadata.resourceVersion: the store's
+ * transaction id read before it was made (so a lower bound). Answers go out gzipped when
+ * the request accepts gzip (the compressed text is made once per answer), with
+ * "Vary: Accept-Encoding" either way.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "internal.h"
+
+#define RV_ABSENT UINT64_MAX
+#define RV_WAIT_MS 3000
+
+struct api_read *api__read_copy(const struct api_read *q)
+{
+    struct api_read *c = xmalloc(sizeof(*c));
+    *c = *q;
+    c->id = q->id ? xstrdup(q->id) : NULL;
+    c->state = q->state ? xstrdup(q->state) : NULL;
+    c->after = q->after ? xstrdup(q->after) : NULL;
+    c->like = q->like ? xstrdup(q->like) : NULL;
+    c->topo.like = c->like;
+    return c;
+}
+
+void api__read_free(struct api_read *q)
+{
+    if (!q)
+        return;
+    free(q->id);
+    free(q->state);
+    free(q->after);
+    free(q->like);
+    free(q);
+}
+
+static int make_jobs(struct api *api, const struct api_read *q, json_t **out, struct err *err)
+{
+    json_t *jobs = NULL;
+    int more = 0;
+    int rc = sched_jobs_page(api->sched, q->state, q->after, q->limit, &jobs, &more, err);
+    if (rc < 0)
+        return rc;
+    json_t *list = json_pack("{s:s, s:o}", "kind", "JobList", "items", jobs);
+    if (q->paged) {
+        struct api_page page = {.list = "Job", .limit = q->limit, .more = more};
+        json_t *last = json_array_get(jobs, json_array_size(jobs) - 1);
+        if (last)
+            page.last = (char *)json_string_value(json_object_get(last, "id"));
+        json_object_set_new(list, "metadata", api__page_meta(&page));
+    }
+    *out = list;
+    return 0;
+}
+
+int api__read_make(struct api *api, const struct api_read *q, json_t **out, struct err *err)
+{
+    switch (q->kind) {
+    case API_READ_JOBS:
+        return make_jobs(api, q, out, err);
+    case API_READ_JOB:
+        return sched_job(api->sched, q->id, out, err);
+    case API_READ_WHY:
+        return sched_why(api->sched, q->id, out, err);
+    case API_READ_TOPOLOGY:
+        return sched_topology(api->sched, &q->topo, out, err);
+    }
+    return err_set(err, ERR_INTERNAL, "unknown read");
+}
+
+void api__read_make_many(struct api *api, size_t n, const struct api_read *const *q, json_t **out)
+{
+    const char **ids = xcalloc(n + 1, sizeof(*ids));
+    size_t *at = xcalloc(n + 1, sizeof(*at)), m = 0;
+    json_t **docs = xcalloc(n + 1, sizeof(*docs));
+    for (size_t i = 0; i < n; i++) {
+        struct err err = ERR_INIT;
+        out[i] = NULL;
+        if (q[i]->kind == API_READ_WHY) {
+            ids[m] = q[i]->id;
+            at[m++] = i;
+        } else if (api__read_make(api, q[i], &out[i], &err) < 0) {
+            out[i] = NULL;
+        }
+    }
+    sched_whys(api->sched, m, ids, docs);
+    for (size_t k = 0; k < m; k++)
+        out[at[k]] = docs[k];
+    free(ids);
+    free(at);
+    free(docs);
+}
+
+/* The cache key: "path?query" with resourceVersion left out (new). */
+static char *key_of(struct req *r)
+{
+    const char *q = r->query ? r->query : "";
+    char *key = xasprintf("%s?", r->raw_path);
+    size_t len = strlen(key);
+    while (*q) {
+        size_t n = strcspn(q, "&");
+        if (strncmp(q, "resourceVersion=", 16) != 0 && n) {
+            key = xrealloc(key, len + n + 2);
+            if (key[len - 1] != '?')
+                key[len++] = '&';
+            memcpy(key + len, q, n);
+            len += n;
+            key[len] = '\0';
+        }
+        q += n + (q[n] == '&');
+    }
+    return key;
+}
+
+/* 1 when the request's Accept-Encoding accepts gzip (a "gzip" token without q=0). */
+static int accepts_gzip(struct req *r)
+{
+    const char *h = api__header(r, "Accept-Encoding");
+    while (h && *h) {
+        h += strspn(h, " \t,");
+        size_t n = strcspn(h, ",");
+        size_t name = strcspn(h, " \t;,");
+        if (name == 4 && !strncasecmp(h, "gzip", 4)) {
+            const char *qv = memchr(h, ';', n);
+            if (!qv)
+                return 1;
+            qv += 1 + strspn(qv + 1, " \t");
+            /* q=0, q=0.0, q=0.000: refused; any other weight accepts */
+            if (strncasecmp(qv, "q=", 2) != 0)
+                return 1;
+            for (qv += 2; qv < h + n && (*qv == '0' || *qv == '.'); qv++)
+                ;
+            return qv < h + n && *qv >= '1' && *qv <= '9';
+        }
+        h += n;
+    }
+    return 0;
+}
+
+static void reply_text(struct req *r, struct api_text *t)
+{
+    size_t len;
+    const char *body;
+    if (accepts_gzip(r)) {
+        body = api__text_gzip(t, &len);
+        api__reply_raw(r, 200, "application/json", body, len,
+                       "Content-Encoding: gzip\r\nVary: Accept-Encoding");
+    } else {
+        body = api__text_data(t, &len, NULL);
+        api__reply_raw(r, 200, "application/json", body, len, "Vary: Accept-Encoding");
+    }
+}
+
+/* The store's last commit once it reaches rv, waiting up to RV_WAIT_MS (a follower
+ * catching up with its leader); below rv when it did not. */
+static uint64_t wait_for(struct api *api, uint64_t rv)
+{
+    uint64_t now = api__readcache_txn(api);
+    for (int64_t end = clock_mono_ms() + RV_WAIT_MS; now < rv && clock_mono_ms() < end;) {
+        usleep(10000);
+        now = api__readcache_txn(api);
+    }
+    return now;
+}
+
+void api__read_reply(struct req *r, const struct api_read *q)
+{
+    struct err err = ERR_INIT;
+    uint64_t rv = RV_ABSENT, now;
+    json_t *body = NULL;
+
+    if (api__query_u64_or_reply(r, "resourceVersion", &rv) < 0)
+        return;
+    now = api__readcache_txn(r->api);
+    if (rv != RV_ABSENT && rv > now && (now = wait_for(r->api, rv)) < rv) {
+        err_setf(&err, ERR_TIMEOUT, "resourceVersion",
+                 "too large resource version: %llu, the store's last is %llu",
+                 (unsigned long long)rv, (unsigned long long)now);
+        api__reply_error(r, &err);
+        return;
+    }
+    char *key = key_of(r);
+    struct api_text *t = now ? api__readcache_get(r, key, rv == RV_ABSENT ? now : rv, now) : NULL;
+    if (!t) {
+        uint64_t txn = api__readcache_txn(r->api); /* the state the answer is made from */
+        if (api__read_make(r->api, q, &body, &err) < 0)
+            api__reply_error(r, &err);
+        else if (!(t = api__readcache_put(r, key, txn, q, body)))
+            api__reply_errorf(r, ERR_INTERNAL, "the answer cannot be encoded as JSON");
+    }
+    if (t)
+        reply_text(r, t);
+    api__text_put(t);
+    free(key);
+}
