@@ -187,6 +187,9 @@ out:
     sched__memo_free(&c);
     free(c.by_node_off);
     free(c.by_node);
+    json_decref(c.why_queue);
+    json_decref(c.why_ahead);
+    free(c.why_ahead_text);
     return rc;
 }
 

@@ -48,6 +48,14 @@ struct sched_cyc {
     uint64_t plan_epoch;         /* grows with every committed statement and executed preemption */
     struct sched_memo *memo;     /* failed preemptions of this epoch (preempt_memo.c) */
     size_t nmemo, capmemo;
+    /* The why documents' queue part of queue why_queue_q at plan_epoch why_queue_epoch
+     * (why_record.c): allocations move only when plan_epoch does, so the hundreds of jobs
+     * that fail in a row share one. NULL until asked; freed with the cycle. */
+    json_t *why_queue;
+    int why_queue_q;
+    uint64_t why_queue_epoch;
+    json_t *why_ahead; /* the last "ahead" part written and its text (why_record.c) */
+    char *why_ahead_text;
 };
 /* Frees the cycle's remembered preemption failures (preempt_memo.c). */
 void sched__memo_free(struct sched_cyc *c);

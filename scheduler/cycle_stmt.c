@@ -69,23 +69,10 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
 {
     struct sched_view *v = c->v;
     struct sv_pod *p = &v->pods[op->pod];
-    json_t *old = NULL;
-    int rc = store_get(c->txn, MODEL_POD, p->key, &old, err);
-    if (rc < 0)
-        return rc;
-    /* The bound pod shares every unchanged subtree with the stored one (shallow copies of
-     * the three objects on the path), so the store can update its indexes from the old
-     * value without reading and decoding it a second time. */
-    json_t *pod = json_copy(old);
-    json_t *spec = json_object_get(old, "spec"), *status = json_object_get(old, "status");
-    json_object_set_new(pod, "spec", spec ? json_copy(spec) : json_object());
-    json_object_set_new(pod, "status", status ? json_copy(status) : json_object());
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
-    model_pod_set_bound(pod, v->nodes[op->node].name, ts);
-    rc = store_replace(c->txn, MODEL_POD, pod, old, err);
-    json_decref(pod);
-    json_decref(old);
+    /* a record of a few bytes: the pod's JSON is neither read nor written (store.h) */
+    int rc = store_pod_bind(c->txn, p->key, v->nodes[op->node].name, ts, err);
     if (rc < 0)
         return rc;
     sched__view_set_nominated(v, op->pod, -1);

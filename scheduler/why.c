@@ -252,7 +252,11 @@ static void why_now(struct sched *s, struct why_read *w)
         if (w->rc == ERR_NOT_FOUND) {
             w->doc = untried(s, ji, state, s->cycle);
         } else {
-            /* The state may have moved on (e.g. Running) since the document was stored. */
+            /* The state may have moved on (e.g. Running) since the document was stored; a
+             * placed job's small record is completed (why_record.c). */
+            json_t *full = sched__why_expand(s->v, ji, w->doc, state);
+            json_decref(w->doc);
+            w->doc = full;
             json_object_set_new(w->doc, "state", json_string(state));
             refresh(s, w->doc);
         }

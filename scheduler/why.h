@@ -142,6 +142,11 @@ void sched__why_load(struct sched_cyc *c, int job);
  * of reason. */
 int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,
                       struct err *err);
+/* The document a reader serves from stored `doc` (borrowed) of job ji: a placed job's small
+ * record (why_record.c) completed with what every placed job says and what the view knows
+ * now (the gang timeout), members in the order of a full document, `state` as
+ * given; any other document as it is. New. Under the scheduler's lock. */
+json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state);
 /* Job ji was preempted: stores its why document, state Preempted, primary PreemptedBy
  * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
  * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */

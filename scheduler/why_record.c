@@ -4,7 +4,9 @@
  * A why document is stored only when its content changes (its signature:
  * state, primary, blockers, gang numbers, node-filter summary), and the
  * "unschedulable" audit record is written only when the primary reason
- * changes, so a job stuck for a thousand cycles costs one record.
+ * changes, so a job stuck for a thousand cycles costs one record. A placed
+ * job's document is stored small and completed when read (record_placed,
+ * sched__why_expand).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,60 @@
 
 #define HISTORY_MAX 50
 
+/* The queue part of the documents (new reference); see sched_cyc.why_queue. */
+static json_t *queue_part(struct sched_cyc *c, int q)
+{
+    if (!c->why_queue || c->why_queue_q != q || c->why_queue_epoch != c->plan_epoch) {
+        json_decref(c->why_queue);
+        c->why_queue = sched__queue_why(c->v, q);
+        if (!c->why_queue)
+            c->why_queue = json_null();
+        c->why_queue_q = q;
+        c->why_queue_epoch = c->plan_epoch;
+    }
+    return json_incref(c->why_queue);
+}
+
+/* The text of the "ahead" part (borrowed, valid until the next call): the jobs that fail in
+ * a row share one array (cycle_attempt.c caches it per shape), so it is written once. */
+static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
+{
+    if (!ahead)
+        return "[]";
+    if (ahead != c->why_ahead) {
+        json_decref(c->why_ahead); /* held, so its address is not reused while cached */
+        free(c->why_ahead_text);
+        c->why_ahead = json_incref(ahead);
+        c->why_ahead_text = store_json_text(ahead, 0);
+    }
+    return c->why_ahead_text;
+}
+
+/* Stores the document {head..., "ahead": ahead, tail...}: the text a dump of the whole
+ * would be, with the ahead part's text reused (ahead_text). */
+static int put_document(struct sched_cyc *c, const char *job, json_t *head, json_t *ahead,
+                        json_t *tail, struct err *err)
+{
+    char *h = store_json_text(head, 0), *t = store_json_text(tail, 0);
+    const char *a = ahead_text(c, ahead);
+    size_t hl = strlen(h), al = strlen(a), tl = strlen(t);
+    char *doc = xmalloc(hl + al + tl + 16), *p = doc;
+    memcpy(p, h, hl - 1); /* without its '}' */
+    p += hl - 1;
+    memcpy(p, ",\"ahead\":", 9);
+    p += 9;
+    memcpy(p, a, al);
+    p += al;
+    *p++ = ',';
+    memcpy(p, t + 1, tl - 1); /* without its '{' */
+    p += tl - 1;
+    int rc = store_doc_put_text(c->txn, STORE_DB_WHY, job, doc, (size_t)(p - doc), err);
+    free(doc);
+    free(h);
+    free(t);
+    return rc;
+}
+
 static char *signature(const struct sched_why_input *in)
 {
     json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
@@ -25,7 +81,9 @@ static char *signature(const struct sched_why_input *in)
                   "primary", in->primary ? why_code_name(in->primary->code) : "", "blockers",
                   in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo, "placed",
                   in->placement != NULL, "preemption", in->preemption);
-    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    /* members in the order they were built, which is the same for the same content: the
+     * signature is only compared with the last one this process made (j->last_sig) */
+    char *s = store_json_text(o, 0);
     json_decref(o);
     return s;
 }
@@ -73,6 +131,71 @@ static json_t *timeout_json(const struct sv_job *j)
         json_object_set_new(o, "deadline", json_null());
     }
     return o;
+}
+
+/* A placed job's document is stored small (PLACED_MARK): what only the attempt knew (its
+ * cycle, gang counts, topology, preemption, jobs ahead, placement, the queue's shares then)
+ * and the history; the parts every placed job shares or the view knows (primary, blockers,
+ * the defaults, the gang timeout) are filled in when it is read (sched__why_expand). */
+#define PLACED_MARK "placedRecord"
+
+static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sched_why_input *in,
+                         json_t *topology, uint64_t seq, const char *ts, struct err *err)
+{
+    json_t *doc = json_pack("{s:s,s:I,s:I,s:b}", "job", j->id, "cycle", (json_int_t)c->cycle,
+                            "auditSeq", (json_int_t)seq, PLACED_MARK, 1);
+    if (in->gang)
+        json_object_set(doc, "gang", in->gang);
+    if (in->nf)
+        json_object_set(doc, "nodeFilter", in->nf);
+    if (topology)
+        json_object_set(doc, "topology", topology);
+    if (in->preemption)
+        json_object_set(doc, "preemption", in->preemption);
+    if (json_array_size(in->ahead))
+        json_object_set(doc, "ahead", in->ahead);
+    json_object_set(doc, "history", j->history);
+    json_object_set_new(doc, "placement",
+                        json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
+                                  in->placement));
+    /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
+    json_object_set_new(doc, "queue", queue_part(c, j->queue));
+    int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+/* The member of the small document, or a new `dflt` (stolen) when it has none. */
+static json_t *part(json_t *doc, const char *key, json_t *dflt)
+{
+    json_t *v = json_object_get(doc, key);
+    if (!v)
+        return dflt;
+    json_decref(dflt);
+    return json_incref(v);
+}
+
+json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state)
+{
+    if (!json_is_true(json_object_get(doc, PLACED_MARK)))
+        return json_incref(doc);
+    const struct sv_job *j = &v->jobs[ji];
+    json_t *out = json_pack(
+        "{s:O,s:s,s:O,s:O,s:n,s:[],s:o,s:o,s:o,s:o,s:o,s:O,s:O}", "job",
+        json_object_get(doc, "job"), "state", state, "cycle", json_object_get(doc, "cycle"),
+        "auditSeq", json_object_get(doc, "auditSeq"), "primary", "blockers", "gang",
+        part(doc, "gang", json_null()), "nodeFilter", part(doc, "nodeFilter", json_null()),
+        "topology", part(doc, "topology", json_null()), "preemption",
+        part(doc, "preemption",
+             json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                       "not needed: the job was placed")),
+        "ahead", part(doc, "ahead", json_array()), "history", json_object_get(doc, "history"),
+        "placement", json_object_get(doc, "placement"));
+    json_t *gt = timeout_json(j);
+    if (gt)
+        json_object_set_new(out, "gangTimeout", gt);
+    json_object_set(out, "queue", json_object_get(doc, "queue"));
+    return out;
 }
 
 int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
@@ -140,34 +263,36 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         json_decref(j->plan_topology);
         j->plan_topology = NULL;
     }
+    if (in->placement && !in->primary && !json_array_size(in->blockers)) {
+        rc = record_placed(c, j, in, topology, seq, ts, err);
+        return rc;
+    }
     json_t *primary_doc = json_null();
     if (in->primary)
         primary_doc =
             json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
                       why_class_name(why_code_class(primary)), "message", in->primary->message);
-    json_t *doc = json_pack(
-        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o,s:O,s:O}", "job", j->id, "state",
+    json_t *head = json_pack(
+        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o}", "job", j->id, "state",
         sched_job_state_name(in->state), "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
         "primary", primary_doc, "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(),
         "nodeFilter", in->nf ? in->nf : json_null(), "topology", topology ? topology : json_null(),
         "preemption",
         in->preemption ? json_incref(in->preemption)
                        : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                                   in->placement ? "not needed: the job was placed" : "not tried"),
-        "ahead", in->ahead ? in->ahead : json_null(), "history", j->history);
-    if (!in->ahead)
-        json_object_set_new(doc, "ahead", json_array());
+                                   in->placement ? "not needed: the job was placed" : "not tried"));
+    json_t *tail = json_pack("{s:O}", "history", j->history);
     if (in->placement)
-        json_object_set_new(doc, "placement",
+        json_object_set_new(tail, "placement",
                             json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
                                       "nodes", in->placement));
     json_t *gt = timeout_json(j);
     if (gt)
-        json_object_set_new(doc, "gangTimeout", gt);
-    json_t *queue = sched__queue_why(c->v, j->queue);
-    json_object_set_new(doc, "queue", queue ? queue : json_null());
-    rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
-    json_decref(doc);
+        json_object_set_new(tail, "gangTimeout", gt);
+    json_object_set_new(tail, "queue", queue_part(c, j->queue));
+    rc = put_document(c, j->id, head, in->ahead, tail, err);
+    json_decref(head);
+    json_decref(tail);
     return rc;
 }
 

@@ -36,24 +36,6 @@ int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
     }
 }
 
-size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
-{
-    size_t n;
-
-    if (!st->buf) {
-        st->buf_cap = 4096;
-        st->buf = xmalloc(st->buf_cap);
-    }
-    for (;;) {
-        n = json_dumpb(v, st->buf + off, st->buf_cap - off, flags);
-        if (n <= st->buf_cap - off)
-            return n;
-        while (st->buf_cap - off < n)
-            st->buf_cap *= 2;
-        st->buf = xrealloc(st->buf, st->buf_cap);
-    }
-}
-
 void store__be64_put(unsigned char out[8], uint64_t v)
 {
     for (int i = 7; i >= 0; i--, v >>= 8)
@@ -108,6 +90,10 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
             rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", key, jerr.text);
             break;
         }
+        if (dbi == st->dbi[DBI_PODS] && (rc = store__pod_overlay(txn, key, obj, err)) < 0) {
+            json_decref(obj);
+            break;
+        }
         rc = fn(ctx, key, obj);
         json_decref(obj);
         if (rc != 0) {
@@ -128,22 +114,34 @@ static int check_db(enum store_db db, struct err *err)
     return 0;
 }
 
-int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
+static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void *data, size_t len,
+                     struct err *err)
 {
     struct store *st = store__of(txn);
-    MDB_val k = {strlen(key), (void *)key}, v;
-    int rc;
-
-    if ((rc = check_db(db, err)) < 0)
-        return rc;
-    v.mv_size = store__dump(st, doc, JSON_COMPACT, 0);
-    v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
+    MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)data};
+    int rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         err_prefix(err, "%s '%s'", doc_name[db], key);
     }
     return rc;
+}
+
+int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
+{
+    struct store *st = store__of(txn);
+    int rc = check_db(db, err);
+    if (rc < 0)
+        return rc;
+    size_t len = store__dump(st, doc, JSON_COMPACT, 0);
+    return put_bytes(txn, db, key, st->buf, len, err);
+}
+
+int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, struct err *err)
+{
+    int rc = check_db(db, err);
+    return rc < 0 ? rc : put_bytes(txn, db, key, text, len, err);
 }
 
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err)

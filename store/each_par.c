@@ -24,6 +24,8 @@
 struct item {
     const char *data; /* in the map */
     size_t len;
+    const char *bind; /* a pod's binding record (pod_bind.c), in the map; NULL none */
+    size_t bindlen;
     size_t key; /* offset into the chunk's keys */
     void *res;  /* decode's result */
     int bad;    /* not JSON: the store is corrupt */
@@ -58,6 +60,13 @@ static void decode_item(struct par *p, struct chunk *c, struct item *it)
     if (!obj) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);
+        return;
+    }
+    struct err e = ERR_INIT;
+    if (it->bind && store__pod_overlay_apply(c->keys + it->key, obj, it->bind, it->bindlen, &e)) {
+        it->bad = 1;
+        snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
+        json_decref(obj);
         return;
     }
     it->res = p->decode(p->ctx, c->keys + it->key, obj);
@@ -99,11 +108,13 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Fills chunk c from the cursor: up to CHUNK values of keys starting with prefix. Returns
- * 0 (c->n 0 at the end) or ERR_STORE. */
-static int fill(struct store *st, MDB_cursor *cur, int *op, const char *prefix, struct chunk *c,
-                struct err *err)
+/* Fills chunk c from the cursor: up to CHUNK values of keys starting with prefix, and for
+ * pods (bind) each one's binding record, read here since workers never call LMDB.
+ * Returns 0 (c->n 0 at the end) or ERR_STORE. */
+static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, int bind,
+                struct chunk *c, struct err *err)
 {
+    struct store *st = store__of(txn);
     size_t plen = prefix ? strlen(prefix) : 0;
     MDB_val k = {plen, (void *)prefix}, v;
     c->n = c->next = c->done = 0;
@@ -122,8 +133,16 @@ static int fill(struct store *st, MDB_cursor *cur, int *op, const char *prefix, 
         XGROW(c->keys, c->nkeys + k.mv_size + 1, c->capkeys);
         memcpy(c->keys + c->nkeys, k.mv_data, k.mv_size);
         c->keys[c->nkeys + k.mv_size] = '\0';
-        c->it[c->n++] = (struct item){.data = v.mv_data, .len = v.mv_size, .key = c->nkeys};
+        struct item *it = &c->it[c->n++];
+        *it = (struct item){.data = v.mv_data, .len = v.mv_size, .key = c->nkeys};
         c->nkeys += k.mv_size + 1;
+        MDB_val b;
+        if (bind && (rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &b)) == 0) {
+            it->bind = b.mv_data;
+            it->bindlen = b.mv_size;
+        } else if (bind && rc != MDB_NOTFOUND) {
+            return store__mdb_err(st, rc, err, "cannot read a binding");
+        }
     }
     return 0;
 }
@@ -147,7 +166,7 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     struct par *p = xcalloc(1, sizeof(*p));
     pthread_t th[MAX_THREADS];
-    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
+    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST, bind = kind == MODEL_POD;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->more, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -157,12 +176,12 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
         if (pthread_create(&th[nth], NULL, worker, p) == 0)
             nth++;
     /* chunk k is published once filled; the thread fills k + 1 before consuming k */
-    if (op >= 0 && (rc = fill(st, cur, &op, prefix, &p->ch[0], err)) < 0)
+    if (op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, &p->ch[0], err)) < 0)
         p->ch[0].n = 0;
     for (size_t k = 0; p->ch[k % 2].n; k++) {
         struct chunk *c = &p->ch[k % 2], *nx = &p->ch[(k + 1) % 2];
         nx->n = 0;
-        if (rc == 0 && op >= 0 && (rc = fill(st, cur, &op, prefix, nx, err)) < 0)
+        if (rc == 0 && op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, nx, err)) < 0)
             nx->n = 0;
         pthread_mutex_lock(&p->mu);
         p->tail = k + 2;

@@ -32,6 +32,7 @@ static const struct {
     [DBI_IDX_POD_NODE] = {"idx_pod_node", MDB_DUPSORT},
     [DBI_IDX_POD_GROUP] = {"idx_pod_group", MDB_DUPSORT},
     [DBI_IDX_PENDING] = {"idx_pending", 0},
+    [DBI_POD_BIND] = {"pod_bind", 0},
     [DBI_WHY] = {"why", 0},
     [DBI_PREEMPTIONS] = {"preemptions", 0},
     [DBI_MIRROR] = {"mirror", 0},
@@ -93,7 +94,8 @@ static int check_schema(struct store *st, MDB_txn *txn, struct err *err)
 
     if (rc < 0)
         return rc;
-    if (version == 0)
+    /* 0: a new store; 1: no binding records yet, which schema 2 reads as it is */
+    if (version < STORE_SCHEMA_VERSION)
         return store_meta_put_u64(txn, "schema_version", STORE_SCHEMA_VERSION, err);
     if (version > STORE_SCHEMA_VERSION)
         return err_set(err, ERR_STORE,

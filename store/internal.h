@@ -17,7 +17,9 @@
 #include "audit_sig.h"
 #include "store.h"
 
-#define STORE_SCHEMA_VERSION 1
+/* 2: pods may have a binding record (DBI_POD_BIND, pod_bind.c) that readers merge; a
+ * musterd of schema 1 would not, so it refuses such a store. */
+#define STORE_SCHEMA_VERSION 2
 #define STORE_MAX_CHILDREN 32
 
 enum store_dbi {
@@ -31,6 +33,7 @@ enum store_dbi {
     DBI_IDX_POD_NODE,
     DBI_IDX_POD_GROUP,
     DBI_IDX_PENDING,
+    DBI_POD_BIND,
     DBI_WHY,
     DBI_PREEMPTIONS,
     DBI_MIRROR,
@@ -74,14 +77,30 @@ struct store *store__of(MDB_txn *txn);
  * message is "<what>: <lmdb message>". Returns the ERR_* code. */
 int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
 
-/* Serializes v with jansson flags into st->buf at offset off (bytes before off are kept).
- * Returns the length written after off; the bytes are not NUL-terminated. */
+/* Serializes v into st->buf at offset off (bytes before off are kept) exactly as
+ * json_dumpb(v, flags) would, for flags JSON_COMPACT with or without JSON_SORT_KEYS (other
+ * flags are ignored) (jsonw.c). Returns the length written after off; the bytes are not
+ * NUL-terminated. */
 size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
 
 /* Iterates a plain JSON database from the first key with prefix (NULL: all), decoding
  * each value once. Returns 0, fn's negative code, ERR_STORE. */
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err);
+
+/* ---- bindings kept apart from the pod (pod_bind.c) ---- */
+
+/* Applies key's binding record, if any, to pod (decoded from the pods database). */
+int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err);
+/* Applies a binding record already read (rec, len: its bytes) to pod; no LMDB call, so a
+ * worker of store_each_par may apply it. Returns 0 or ERR_STORE (a corrupt record). */
+int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
+                             struct err *err);
+/* Drops key's binding record (none is fine): a full write of the pod carries it. */
+int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
+/* Index entries of a pending pod bound to node: out of the pending index, into the node
+ * index (objects.c, where the index rules live). */
+int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err);
 
 /* 8-byte big-endian encoding, so LMDB's byte order is numeric order. */
 void store__be64_put(unsigned char out[8], uint64_t v);

@@ -3,7 +3,9 @@
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
  * model_pod_group_name, the pending predicate), so they can always be recomputed
- * from the old and new values; store_put touches only the entries that change.
+ * from the old and new values; store_put touches only the entries that change. A pod
+ * is read with its binding record applied (pod_bind.c), so "the stored value" of a pod
+ * everywhere below means that merged document.
  */
 #include "internal.h"
 
@@ -144,14 +146,21 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
     return 0;
 }
 
-static int decode(const MDB_val *v, enum model_kind kind, const char *key, json_t **out,
-                  struct err *err)
+/* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */
+static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const char *key,
+                  json_t **out, struct err *err)
 {
     json_error_t jerr;
+    int rc;
 
     *out = json_loadb(v->mv_data, v->mv_size, 0, &jerr);
     if (!*out)
         return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kind_word[kind], key, jerr.text);
+    if (kind == MODEL_POD && (rc = store__pod_overlay(txn, key, *out, err)) < 0) {
+        json_decref(*out);
+        *out = NULL;
+        return rc;
+    }
     return 0;
 }
 
@@ -169,7 +178,7 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
-    return decode(&v, kind, key, out, err);
+    return decode(txn, &v, kind, key, out, err);
 }
 
 /* Writes obj under key over old (the stored value, NULL when none) and updates the pod
@@ -193,8 +202,18 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
         return 0;
     if (old)
         pod_index(old, &oi);
+    /* obj carries the binding now; only a bound pod has a record */
+    if (old && oi.node && (rc = store__pod_overlay_drop(txn, key, err)) < 0)
+        return rc;
     pod_index(obj, &ni);
     return update_index(txn, key, old ? &oi : NULL, &ni, err);
+}
+
+int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err)
+{
+    struct pod_idx o = {.node = NULL, .pending = 1}, n = {.node = node, .pending = 0};
+    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding */
+    return update_index(txn, key, &o, &n, err);
 }
 
 int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err)
@@ -215,7 +234,7 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
         rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot read");
-        if (rc == 0 && (rc = decode(&v, kind, key, &old, err)) < 0)
+        if (rc == 0 && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
             return rc;
     }
     rc = put_over(txn, kind, key, obj, old, err);
@@ -255,7 +274,7 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
-    if ((kind == MODEL_POD || old_out) && (rc = decode(&v, kind, key, &old, err)) < 0)
+    if ((kind == MODEL_POD || old_out) && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
         return rc;
     rc = mdb_del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {
@@ -264,7 +283,8 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
     }
     if (kind == MODEL_POD) {
         pod_index(old, &oi);
-        if ((rc = update_index(txn, key, &oi, NULL, err)) < 0)
+        if ((rc = update_index(txn, key, &oi, NULL, err)) < 0 ||
+            (oi.node && (rc = store__pod_overlay_drop(txn, key, err)) < 0))
             goto out;
     }
     if (old_out) {

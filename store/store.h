@@ -4,9 +4,10 @@
  * Databases: one per object kind (nodes, pods, podgroups, topologies, priorityclasses,
  * queues, poddisruptionbudgets; values are compact JSON in Kubernetes shape, keys "name"
  * or "namespace/name"), secondary indexes maintained by store_put/store_delete (pods by node, pods
- * by PodGroup, pending pods), generic document databases (why documents, preemption ledger, mirror
- * state), a metadata database (schema version, counters, audit chain head) and the append-only
- * audit log keyed by a 64-bit big-endian sequence number.
+ * by PodGroup, pending pods), pods' bindings (store_pod_bind: a small record per bound pod
+ * that every read of the pod merges, so callers never see it), generic document databases (why
+ * documents, preemption ledger, mirror state), a metadata database (schema version, counters, audit
+ * chain head) and the append-only audit log keyed by a 64-bit big-endian sequence number.
  *
  * Calling sequence:
  *
@@ -123,6 +124,16 @@ int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, 
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,
                  struct err *err);
 
+/* Binds pod `key` to node at ts (RFC 3339): afterwards every read of the pod shows what
+ * model_pod_set_bound(pod, node, ts) makes of it (spec.nodeName, phase Pending when it had
+ * none, no nomination, PodScheduled True at ts) and the indexes agree. A pending pod's
+ * binding is a record of a few bytes, whatever the pod's size; a pod that is not pending
+ * (already bound, deleting) is read, bound and written whole. Returns 0, ERR_NOT_FOUND
+ * ("pod 'ns/x' not found"), ERR_INVALID (empty or over-long node name), ERR_STORE or
+ * ERR_MAP_FULL. */
+int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *ts,
+                   struct err *err);
+
 /* Callback for iteration. obj is borrowed for the call only. Return 0 to go on, 1 to stop
  * early (not an error), or a negative ERR_* to stop and have the iterator return it. */
 typedef int (*store_obj_fn)(void *ctx, const char *key, json_t *obj);
@@ -166,11 +177,20 @@ enum store_db { STORE_DB_WHY, STORE_DB_PREEMPTIONS, STORE_DB_MIRROR, STORE_DB_CO
 
 /* doc borrowed. Replaces any existing value. */
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err);
+/* Like store_doc_put for a document already written as text (len bytes, compact JSON of
+ * one object, as store_json_text writes it; not checked). */
+int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, struct err *err);
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
+
+/* v as JSON text, exactly as json_dumps(v, JSON_COMPACT | flags) writes it, for flags 0 or
+ * JSON_SORT_KEYS (the writer the store keeps every value with, store/jsonw.c), several
+ * times faster. New (free). */
+char *store_json_text(json_t *v, size_t flags);
 
 /* ---- metadata counters ---- */
 

@@ -362,7 +362,7 @@ START_TEST(test_store_meta_counters)
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
     ck_assert_uint_eq(v, 1ull << 40);
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, &err), 0);
-    ck_assert_uint_eq(v, 1);
+    ck_assert_uint_eq(v, 2);
     store_txn_abort(&txn);
 }
 END_TEST
@@ -489,13 +489,13 @@ START_TEST(test_store_newer_schema_refused)
     struct store *again = NULL;
     MDB_txn *txn = begin(STORE_WRITE);
 
-    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 2, NULL), 0);
+    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 3, NULL), 0);
     commit(&txn);
     store_close(st);
     st = NULL;
     ck_assert_int_eq(store_open(&opts, &again, &err), ERR_STORE);
     ck_assert_ptr_null(again);
-    ck_assert_msg(strstr(err.msg, "schema version 2, newer than this musterd supports (1)"), "%s",
+    ck_assert_msg(strstr(err.msg, "schema version 3, newer than this musterd supports (2)"), "%s",
                   err.msg);
 }
 END_TEST

@@ -1,7 +1,8 @@
 /*
  * test_store_par.c - store_each_par (store/each_par.c) against store_each: the same
- * objects in the same order, whatever the thread count and however the objects fall into
- * chunks; a consume error stops it and every decoded result is released.
+ * objects in the same order (pods with their binding records merged), whatever the thread
+ * count and however the objects fall into chunks; a consume error stops it and every
+ * decoded result is released.
  */
 #include <check.h>
 #include <stdio.h>
@@ -38,6 +39,22 @@ static void put_pods(int from, int to)
         json_t *p = store_util_pod(i % 3 ? "a" : "b", name, i % 2 ? "node-1" : NULL, NULL, NULL);
         ck_assert_msg(store_put(txn, MODEL_POD, p, NULL, &err) == 0, "%s", err.msg);
         json_decref(p);
+    }
+    store_util_commit(&txn);
+}
+
+/* Binds every fifth pending pod of from..to the cheap way: a binding record the readers
+ * merge (store/pod_bind.c). */
+static void bind_some(int from, int to)
+{
+    MDB_txn *txn = store_util_begin(st, 1);
+    struct err err = ERR_INIT;
+    for (int i = from; i < to; i++) {
+        char key[48];
+        snprintf(key, sizeof(key), "%s/pod-%05d", i % 3 ? "a" : "b", i);
+        if (i % 2 == 0 && i % 5 == 0)
+            ck_assert_msg(store_pod_bind(txn, key, "node-2", "2026-11-01T00:00:00Z", &err) == 0,
+                          "%s", err.msg);
     }
     store_util_commit(&txn);
 }
@@ -104,6 +121,7 @@ START_TEST(test_store_par_equals_store_each)
     int done = 0;
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         put_pods(done, sizes[k]);
+        bind_some(done, sizes[k]);
         done = sizes[k];
         int threads[] = {1, 2, 4, 0};
         for (size_t t = 0; t < 4; t++) {

@@ -11,7 +11,7 @@
 #define SPINE_LABEL "network.topology.nvidia.com/spine"
 #define ZONE_LABEL "topology.kubernetes.io/zone"
 
-static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, int gpu)
+static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, int whole)
 {
     char name[64], block[32], spine[32];
     size_t b = i / block_size;
@@ -19,9 +19,10 @@ static json_t *make_node(size_t i, size_t block_size, size_t blocks_per_spine, i
     snprintf(name, sizeof(name), "node-%05zu", i);
     snprintf(block, sizeof(block), "block-%zu", b);
     snprintf(spine, sizeof(spine), "spine-%zu", b / blocks_per_spine);
-    json_t *alloc = json_pack("{s:s, s:s, s:s}", "cpu", "4", "memory", "32Gi", "pods", "110");
-    if (gpu)
-        json_object_set_new(alloc, "nvidia.com/gpu", json_string("8"));
+    json_t *alloc = whole
+                        ? json_pack("{s:s, s:s, s:s, s:s}", "cpu", "64", "memory", "512Gi", "pods",
+                                    "110", "nvidia.com/gpu", "8")
+                        : json_pack("{s:s, s:s, s:s}", "cpu", "4", "memory", "32Gi", "pods", "110");
     char zone[32];
     snprintf(zone, sizeof(zone), "zone-%zu", i % WORKLOAD_ZONES);
     return json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}}, s:{s:o}}", "apiVersion", "v1", "kind",
@@ -57,6 +58,18 @@ static json_t *make_pod(const char *name, const char *group, const char *cpu, co
         json_object_set_new(meta, "annotations", json_pack("{s:s}", MODEL_ANN_TOPOLOGY_INDEX, idx));
     }
     return pod;
+}
+
+/* Sets every document's creationTimestamp to the epoch of the workloads plus `second`. */
+static void stamp(json_t *docs, int64_t second)
+{
+    char ts[32];
+    json_t *doc;
+    size_t i;
+    snprintf(ts, sizeof(ts), "2026-11-01T%02d:%02d:%02dZ", (int)(second / 3600 % 24),
+             (int)(second / 60 % 60), (int)(second % 60));
+    json_array_foreach(docs, i, doc)
+        json_object_set_new(json_object_get(doc, "metadata"), "creationTimestamp", json_string(ts));
 }
 
 static json_t *make_group(const char *name, int min_member, const char *must_layer)
@@ -147,6 +160,59 @@ static void reclaim_workload(struct workload *w, size_t nodes)
     json_array_append_new(w->infra, make_queue("claim", 1));
 }
 
+/* A pod asking for a whole node of the Slurm shape: 64 cpu, 500Gi and 8 GPUs. */
+static json_t *whole_pod(const char *name, const char *group, long index)
+{
+    json_t *pod = make_pod(name, group, "64", "500Gi", index);
+    json_t *c = json_array_get(json_object_get(json_object_get(pod, "spec"), "containers"), 0);
+    json_object_set_new(json_object_get(json_object_get(c, "resources"), "requests"),
+                        "nvidia.com/gpu", json_string("8"));
+    return pod;
+}
+
+/* The Slurm side-by-side (issue #16): gangs of `size` whole-node pods (64 cpu, 8 GPUs),
+ * PreferGather on the leaf layer, named gang-NNNNN; every job created one second after the
+ * one before, so jobs of equal priority are tried in submission order as Slurm's are. */
+static json_t *whole_gang(size_t g, size_t size, int64_t *created)
+{
+    char gname[64], pname[128];
+    json_t *docs = json_array(), *pg;
+    snprintf(gname, sizeof(gname), "gang-%05zu", g);
+    pg = make_group(gname, (int)size, NULL);
+    json_object_set_new(json_object_get(pg, "metadata"), "annotations",
+                        json_pack("{s:s}", MODEL_ANN_TOPOLOGY_SPEC,
+                                  "{\"gatherStrategy\":[{\"layer\":\"BlockLayer\","
+                                  "\"strategy\":\"PreferGather\"}]}"));
+    json_array_append_new(docs, pg);
+    for (size_t p = 0; p < size; p++) {
+        snprintf(pname, sizeof(pname), "%s-%04zu", gname, p);
+        json_array_append_new(docs, whole_pod(pname, gname, (long)p));
+    }
+    stamp(docs, (*created)++);
+    return docs;
+}
+
+/* slurm-gangs: 1,000 gangs of 8; slurm-mixed: 4,000 one-node jobs and 100 gangs of 32,
+ * forty single jobs then one gang. */
+static void slurm_workload(struct workload *w, int mixed)
+{
+    int64_t created = 0;
+    size_t singles = 0, gangs = 0, size = mixed ? 32 : 8, total = mixed ? 100 : 1000;
+    char pname[64];
+    while (gangs < total) {
+        for (int k = 0; mixed && k < 40; k++) {
+            json_t *docs = json_array();
+            snprintf(pname, sizeof(pname), "job-%05zu", singles++);
+            json_array_append_new(docs, whole_pod(pname, NULL, -1));
+            stamp(docs, created++);
+            json_array_append_new(w->jobs, docs);
+            w->pods++;
+        }
+        json_array_append_new(w->jobs, whole_gang(gangs++, size, &created));
+        w->pods += size;
+    }
+}
+
 void workload_add_queues(struct workload *w, size_t n)
 {
     char name[32];
@@ -174,7 +240,7 @@ void workload_trim_nodes(struct workload *w, size_t n)
 
 int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err)
 {
-    int gpu = 0;
+    int whole = 0;
     size_t block = 32, per_spine = 8;
 
     memset(out, 0, sizeof(*out));
@@ -220,6 +286,11 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
         }
     } else if (strcmp(name, "reclaim") == 0) {
         reclaim_workload(out, nodes);
+    } else if (strcmp(name, "slurm-gangs") == 0 || strcmp(name, "slurm-mixed") == 0) {
+        slurm_workload(out, name[6] == 'm');
+        whole = 1;
+        block = WORKLOAD_SLURM_LEAF;
+        per_spine = 4;
     } else if (strcmp(name, "biggang") == 0) {
         /* 9 gangs of 1,000 pods per 6,250 nodes (1,000 at 5k, 3,000 at 20k, 8,000 at 50k);
          * a spine of 8 blocks per 1,000 pods (256 nodes, 1,024 one-cpu pods, at 5k; 64
@@ -232,7 +303,7 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
         return err_set(err, ERR_INVALID, "unknown workload '%s'", name);
     }
     for (size_t i = 0; i < nodes; i++)
-        json_array_append_new(out->infra, make_node(i, block, per_spine, gpu));
+        json_array_append_new(out->infra, make_node(i, block, per_spine, whole));
     json_array_append_new(out->infra, make_topology());
     return 0;
 }

@@ -32,9 +32,17 @@ struct workload {
  * "gang-preempt" and
  * "reclaim" (bench/preempt.c: low-priority gangs, or gangs of queue "lend", filling the
  * cluster, then 100 MustGather gangs of 32, of high priority, or in queue "claim").
+ * "slurm-gangs" and "slurm-mixed" (the Slurm side-by-side of issue #16, on nodes of 64 cpu,
+ * 512Gi and 8 GPUs in leaves (BlockLayer) of WORKLOAD_SLURM_LEAF nodes, 4 leaves a spine:
+ * 1,000 gangs of 8 whole-node pods, PreferGather on the leaf layer; or 4,000 one-node jobs
+ * and 100 such gangs of 32, forty single jobs then one gang; each job created one second
+ * after the one before, so they are tried in submission order; use 1,024 nodes).
  * nodes: cluster size. Returns 0 or ERR_INVALID for an unknown name. */
 int workload_make(const char *name, size_t nodes, struct workload *out, struct err *err);
 void workload_release(struct workload *w);
+
+/* Nodes of the slurm-* workloads per leaf: node-NNNNN is in leaf NNNNN / 64. */
+#define WORKLOAD_SLURM_LEAF 64
 
 /* Nodes carry topology.kubernetes.io/zone: zone-(index % WORKLOAD_ZONES). */
 #define WORKLOAD_ZONES 10

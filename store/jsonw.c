@@ -1,0 +1,237 @@
+/*
+ * jsonw.c - the store's JSON writer: what json_dumpb(v, JSON_COMPACT [| JSON_SORT_KEYS])
+ * writes, byte for byte, written straight into the store's scratch buffer.
+ *
+ * Every object, binding, why document and audit record the store keeps is serialised
+ * here; jansson's dumper spent most of a cycle's time in its per-piece callbacks and
+ * printf calls (bench/README.md). The output rules are jansson 2.14's (dump.c, strconv.c):
+ * members in insertion order (JSON_SORT_KEYS: by memcmp of the keys, shorter first), no
+ * spaces, '"', '\\' and control characters escaped (\b \f \n \r \t, else \u00XX in upper
+ * case hex), everything else (UTF-8 included, '/' and DEL) verbatim, integers as %lld,
+ * reals as %.17g with ".0" added when neither '.' nor 'e' appears and the exponent's '+'
+ * and leading zeros dropped. tests/test_store_jsonw.c compares it with jansson.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+struct out {
+    char **buf; /* grown as needed */
+    size_t *cap;
+    size_t len; /* bytes written at *buf */
+};
+
+static char *room(struct out *o, size_t n)
+{
+    if (o->len + n > *o->cap) {
+        while (o->len + n > *o->cap)
+            *o->cap *= 2;
+        *o->buf = xrealloc(*o->buf, *o->cap);
+    }
+    char *p = *o->buf + o->len;
+    o->len += n;
+    return p;
+}
+
+static void put(struct out *o, const char *s, size_t n)
+{
+    memcpy(room(o, n), s, n);
+}
+
+static void put_string(struct out *o, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t i = 0, run = 0;
+    *room(o, 1) = '"';
+    for (; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\')
+            continue;
+        put(o, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 0};
+        size_t k = 2;
+        switch (ch) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[ch >> 4];
+            esc[5] = hex[ch & 15];
+            k = 6;
+        }
+        put(o, esc, k);
+    }
+    put(o, s + run, n - run);
+    *room(o, 1) = '"';
+}
+
+static void put_integer(struct out *o, json_int_t v)
+{
+    char buf[24], *p = buf + sizeof(buf);
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    put(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* jansson's jsonp_dtostr with precision 17 (the "C" locale: '.' is the decimal point) */
+static void put_real(struct out *o, double v)
+{
+    char buf[48];
+    int n = snprintf(buf, sizeof(buf) - 3, "%.17g", v);
+    size_t len = n > 0 ? (size_t)n : 0;
+    if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+        memcpy(buf + len, ".0", 3);
+        len += 2;
+    }
+    char *start = strchr(buf, 'e');
+    if (start) {
+        start++;
+        char *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t)(end - buf));
+            len -= (size_t)(end - start);
+        }
+    }
+    put(o, buf, len);
+}
+
+struct member {
+    const char *key;
+    size_t len;
+    json_t *value;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->len > y->len) - (x->len < y->len);
+}
+
+static void put_value(struct out *o, json_t *v, int sort);
+
+static void put_object(struct out *o, json_t *v, int sort)
+{
+    size_t n = json_object_size(v), i = 0;
+    const char *key;
+    json_t *val;
+    *room(o, 1) = '{';
+    if (!sort || n < 2) {
+        json_object_foreach(v, key, val)
+        {
+            if (i++)
+                *room(o, 1) = ',';
+            put_string(o, key, strlen(key));
+            *room(o, 1) = ':';
+            put_value(o, val, sort);
+        }
+    } else {
+        struct member few[16], *m = n <= 16 ? few : xcalloc(n, sizeof(*m));
+        json_object_foreach(v, key, val) m[i++] = (struct member){key, strlen(key), val};
+        qsort(m, n, sizeof(*m), cmp_member);
+        for (i = 0; i < n; i++) {
+            if (i)
+                *room(o, 1) = ',';
+            put_string(o, m[i].key, m[i].len);
+            *room(o, 1) = ':';
+            put_value(o, m[i].value, sort);
+        }
+        if (m != few)
+            free(m);
+    }
+    *room(o, 1) = '}';
+}
+
+static void put_value(struct out *o, json_t *v, int sort)
+{
+    size_t i;
+    json_t *x;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        put_object(o, v, sort);
+        break;
+    case JSON_ARRAY:
+        *room(o, 1) = '[';
+        json_array_foreach(v, i, x)
+        {
+            if (i)
+                *room(o, 1) = ',';
+            put_value(o, x, sort);
+        }
+        *room(o, 1) = ']';
+        break;
+    case JSON_STRING:
+        put_string(o, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        put_integer(o, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        put_real(o, json_real_value(v));
+        break;
+    case JSON_TRUE:
+        put(o, "true", 4);
+        break;
+    case JSON_FALSE:
+        put(o, "false", 5);
+        break;
+    case JSON_NULL:
+        put(o, "null", 4);
+        break;
+    }
+}
+
+size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
+{
+    if (!st->buf) {
+        st->buf_cap = 4096;
+        st->buf = xmalloc(st->buf_cap);
+    }
+    struct out o = {&st->buf, &st->buf_cap, 0};
+    room(&o, off); /* keeps the bytes before off */
+    put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
+    return o.len - off;
+}
+
+char *store_json_text(json_t *v, size_t flags)
+{
+    size_t cap = 256;
+    char *buf = xmalloc(cap);
+    struct out o = {&buf, &cap, 0};
+    put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
+    *room(&o, 1) = '\0';
+    return buf;
+}

@@ -1,0 +1,91 @@
+/*
+ * pod_bind.c - bindings written cheaply: a pod's binding kept in its own small record.
+ *
+ * Binding a pending pod used to read its stored JSON, decode it, set spec.nodeName, the
+ * phase, the PodScheduled condition, drop the nomination and dump it all again, so its
+ * cost grew with the pod's size. store_pod_bind writes instead one record of a few bytes
+ * in DBI_POD_BIND ("<node>\0<ts>") and moves the pod's index entries; every read of a pod
+ * (store_get, store_each, store_delete's and store_put's old value) applies it with
+ * model_pod_set_bound, the very edit the cycle made before, so readers see the same
+ * document, byte for byte. Any full write of the pod (store_put, store_replace) carries
+ * the merged fields and drops the record; store_delete drops it with the pod. The record
+ * exists only for a bound pod, so a pod in the pending index never has one.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#include "err.h"
+
+int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
+                             struct err *err)
+{
+    const char *node = rec, *end = (const char *)rec + len;
+    const char *nul = len ? memchr(node, '\0', len) : NULL;
+    if (!nul || nul == node || end[-1] != '\0')
+        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
+    model_pod_set_bound(pod, node, nul + 1);
+    return 0;
+}
+
+int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read a binding");
+    return store__pod_overlay_apply(key, pod, v.mv_data, v.mv_size, err);
+}
+
+int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key};
+    int rc = mdb_del(txn, st->dbi[DBI_POD_BIND], &k, NULL);
+    if (rc && rc != MDB_NOTFOUND)
+        return store__mdb_err(st, rc, err, "cannot drop a binding");
+    return 0;
+}
+
+/* The slow way, for a pod that is not pending: read it whole, bind it, write it whole. */
+static int bind_whole(MDB_txn *txn, const char *key, const char *node, const char *ts,
+                      struct err *err)
+{
+    json_t *pod = NULL;
+    int rc = store_get(txn, MODEL_POD, key, &pod, err);
+    if (rc < 0)
+        return rc;
+    model_pod_set_bound(pod, node, ts);
+    rc = store_put(txn, MODEL_POD, pod, NULL, err);
+    json_decref(pod);
+    return rc;
+}
+
+int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *ts, struct err *err)
+{
+    struct store *st = store__of(txn);
+    size_t nlen = strlen(node), tlen = strlen(ts);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    char buf[512];
+    int rc;
+
+    if (!nlen || nlen + tlen + 2 > sizeof(buf))
+        return err_set(err, ERR_INVALID, "cannot bind pod '%s' to node '%s'", key, node);
+    rc = mdb_get(txn, st->dbi[DBI_IDX_PENDING], &k, &v);
+    if (rc == MDB_NOTFOUND) /* bound, deleting or past Pending: rare, done in full */
+        return bind_whole(txn, key, node, ts, err);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read the pending index");
+    memcpy(buf, node, nlen + 1);
+    memcpy(buf + nlen + 1, ts, tlen + 1);
+    v = (MDB_val){nlen + tlen + 2, buf};
+    rc = mdb_put(txn, st->dbi[DBI_POD_BIND], &k, &v, 0);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write a binding");
+        return err_prefix(err, "pod '%s'", key);
+    }
+    return store__index_bind(txn, key, node, err);
+}

@@ -1,0 +1,286 @@
+/* test_store_bind.c - bindings kept in their own record (store_pod_bind): every reader sees
+ * the bound pod, the indexes agree, and a full write, a delete, an abort and a restart
+ * each leave the pod right. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "err.h"
+#include "store.h"
+#include "store_util.h"
+
+#define TS "2026-01-01T00:00:05Z"
+
+static char *dir;
+static struct store *st;
+
+static void setup(void)
+{
+    store_util_fixture_open(&dir, &st);
+}
+
+static void teardown(void)
+{
+    store_util_fixture_close(&dir, &st);
+}
+
+/* A pending pod with a nomination and a condition, so the binding has to edit both. */
+static json_t *pending_pod(const char *name)
+{
+    json_t *p = store_util_pod("ns", name, NULL, "g", NULL);
+    json_object_set_new(p, "status",
+                        json_pack("{s:s,s:s,s:[{s:s,s:s,s:s}]}", "phase", "Pending",
+                                  "nominatedNodeName", "n9", "conditions", "type", "PodScheduled",
+                                  "status", "False", "reason", "Unschedulable"));
+    return p;
+}
+
+/* Stores pod (stolen). */
+static void put_pod(json_t *pod)
+{
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    struct err err = ERR_INIT;
+    ck_assert_msg(store_put(txn, MODEL_POD, pod, NULL, &err) == 0, "%s", err.msg);
+    store_util_commit(&txn);
+    json_decref(pod);
+}
+
+static void bind(const char *key, const char *node)
+{
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    struct err err = ERR_INIT;
+    ck_assert_msg(store_pod_bind(txn, key, node, TS, &err) == 0, "%s", err.msg);
+    store_util_commit(&txn);
+}
+
+static json_t *get_pod(const char *key)
+{
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
+    json_t *pod = NULL;
+    ck_assert_int_eq(store_get(txn, MODEL_POD, key, &pod, NULL), 0);
+    store_txn_abort(&txn);
+    return pod;
+}
+
+/* The keys of an index scan, as one string "a,b". */
+static char *scan(int which, const char *arg)
+{
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
+    json_t *keys = json_array();
+    int rc = which == 0   ? store_pods_pending(txn, store_util_collect_key, keys, NULL)
+             : which == 1 ? store_pods_on_node(txn, arg, store_util_collect_key, keys, NULL)
+                          : store_pods_of_group(txn, arg, store_util_collect_key, keys, NULL);
+    ck_assert_int_eq(rc, 0);
+    store_txn_abort(&txn);
+    char *out = calloc(1, 1024);
+    size_t i;
+    json_t *k;
+    json_array_foreach(keys, i, k)
+    {
+        strcat(out, i ? "," : "");
+        strcat(out, json_string_value(k));
+    }
+    json_decref(keys);
+    return out;
+}
+
+static void assert_scan(int which, const char *arg, const char *want)
+{
+    char *got = scan(which, arg);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+static void assert_same_text(json_t *got, json_t *want)
+{
+    char *g = json_dumps(got, JSON_COMPACT), *w = json_dumps(want, JSON_COMPACT);
+    ck_assert_str_eq(g, w);
+    free(g);
+    free(w);
+}
+
+static int collect(void *ctx, const char *key, json_t *obj)
+{
+    json_object_set(ctx, key, obj);
+    return 0;
+}
+
+START_TEST(test_store_bind_reads_as_set_bound)
+{
+    json_t *pod = pending_pod("p1"), *want = json_deep_copy(pod);
+    put_pod(json_incref(pod));
+    put_pod(pending_pod("p2"));
+    bind("ns/p1", "n1");
+    model_pod_set_bound(want, "n1", TS);
+
+    json_t *got = get_pod("ns/p1");
+    assert_same_text(got, want); /* byte for byte what a whole rewrite stored */
+    ck_assert_ptr_null(json_object_get(json_object_get(got, "status"), "nominatedNodeName"));
+    json_t *all = json_object();
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
+    ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, collect, all, NULL), 0);
+    store_txn_abort(&txn);
+    assert_same_text(json_object_get(all, "ns/p1"), want);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_object_get(all, "ns/p2"), "status"), "phase")),
+                     "Pending");
+    ck_assert_ptr_null(
+        json_object_get(json_object_get(json_object_get(all, "ns/p2"), "spec"), "nodeName"));
+    assert_scan(0, NULL, "ns/p2");
+    assert_scan(1, "n1", "ns/p1");
+    assert_scan(2, "ns/g", "ns/p1,ns/p2");
+    json_decref(all);
+    json_decref(got);
+    json_decref(pod);
+    json_decref(want);
+}
+END_TEST
+
+/* A full write of the bound pod carries the binding; after a delete, a new pod of the same
+ * name is pending again (the record went with the pod). */
+START_TEST(test_store_bind_then_put_and_delete)
+{
+    put_pod(pending_pod("p1"));
+    bind("ns/p1", "n1");
+    json_t *pod = get_pod("ns/p1");
+    json_object_set_new(json_object_get(pod, "status"), "phase", json_string("Running"));
+    put_pod(json_incref(pod));
+    json_t *got = get_pod("ns/p1");
+    ck_assert(json_equal(got, pod));
+    assert_scan(1, "n1", "ns/p1");
+    json_decref(got);
+
+    /* put back a pending version: the binding must not come back with it */
+    json_t *fresh = pending_pod("p1");
+    put_pod(json_incref(fresh));
+    got = get_pod("ns/p1");
+    ck_assert(json_equal(got, fresh));
+    assert_scan(0, NULL, "ns/p1");
+    assert_scan(1, "n1", "");
+    json_decref(got);
+
+    bind("ns/p1", "n2");
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    json_t *old = NULL;
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p1", &old, NULL), 0);
+    store_util_commit(&txn);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName")),
+                     "n2");
+    assert_scan(1, "n2", "");
+    put_pod(json_incref(fresh));
+    got = get_pod("ns/p1");
+    ck_assert(json_equal(got, fresh));
+    assert_scan(0, NULL, "ns/p1");
+    json_decref(got);
+    json_decref(old);
+    json_decref(fresh);
+    json_decref(pod);
+}
+END_TEST
+
+/* store_replace with the value store_get read (merged) drops the record too. */
+START_TEST(test_store_bind_then_replace)
+{
+    put_pod(pending_pod("p1"));
+    bind("ns/p1", "n1");
+    json_t *old = get_pod("ns/p1"), *fresh = pending_pod("p1");
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_replace(txn, MODEL_POD, fresh, old, NULL), 0);
+    store_util_commit(&txn);
+    json_t *got = get_pod("ns/p1");
+    ck_assert(json_equal(got, fresh));
+    assert_scan(0, NULL, "ns/p1");
+    assert_scan(1, "n1", "");
+    json_decref(got);
+    json_decref(old);
+    json_decref(fresh);
+}
+END_TEST
+
+/* A pod that is not pending is bound in full; errors change nothing. */
+START_TEST(test_store_bind_not_pending_and_errors)
+{
+    put_pod(pending_pod("p1"));
+    bind("ns/p1", "n1");
+    bind("ns/p1", "n2"); /* rebinding a bound pod: read, bound and written whole */
+    json_t *got = get_pod("ns/p1");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "spec"), "nodeName")),
+                     "n2");
+    assert_scan(1, "n1", "");
+    assert_scan(1, "n2", "ns/p1");
+    json_decref(got);
+
+    struct err err = ERR_INIT;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_pod_bind(txn, "ns/nope", "n1", TS, &err), ERR_NOT_FOUND);
+    ck_assert_msg(strstr(err.msg, "pod 'ns/nope' not found"), "%s", err.msg);
+    err_clear(&err);
+    ck_assert_int_eq(store_pod_bind(txn, "ns/p1", "", TS, &err), ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, "ns/p1"), "%s", err.msg);
+    store_util_commit(&txn);
+    assert_scan(1, "n2", "ns/p1");
+}
+END_TEST
+
+/* Aborted, the binding is gone with the transaction; committed, it survives a restart. */
+START_TEST(test_store_bind_abort_and_restart)
+{
+    put_pod(pending_pod("p1"));
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_pod_bind(txn, "ns/p1", "n1", TS, NULL), 0);
+    store_txn_abort(&txn);
+    json_t *got = get_pod("ns/p1");
+    ck_assert_ptr_null(json_object_get(json_object_get(got, "spec"), "nodeName"));
+    assert_scan(0, NULL, "ns/p1");
+    json_decref(got);
+
+    bind("ns/p1", "n1");
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_FULL);
+    got = get_pod("ns/p1");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "spec"), "nodeName")),
+                     "n1");
+    assert_scan(1, "n1", "ns/p1");
+    assert_scan(0, NULL, "");
+    json_decref(got);
+}
+END_TEST
+
+/* A store of schema 1 (no binding records) opens as it is and is marked schema 2. */
+START_TEST(test_store_bind_schema_one_upgraded)
+{
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 1, NULL), 0);
+    store_util_commit(&txn);
+    put_pod(pending_pod("p1"));
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_FULL);
+    uint64_t v = 0;
+    txn = store_util_begin(st, STORE_READ);
+    ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, NULL), 0);
+    store_txn_abort(&txn);
+    ck_assert_uint_eq(v, 2);
+    assert_scan(0, NULL, "ns/p1");
+}
+END_TEST
+
+static Suite *store_bind_suite(void)
+{
+    Suite *s = suite_create("store_bind");
+    TCase *tc = tcase_create("store_bind");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_store_bind_reads_as_set_bound);
+    tcase_add_test(tc, test_store_bind_then_put_and_delete);
+    tcase_add_test(tc, test_store_bind_then_replace);
+    tcase_add_test(tc, test_store_bind_not_pending_and_errors);
+    tcase_add_test(tc, test_store_bind_abort_and_restart);
+    tcase_add_test(tc, test_store_bind_schema_one_upgraded);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(store_bind_suite());
+}

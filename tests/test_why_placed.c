@@ -1,0 +1,211 @@
+/* test_why_placed.c - a placed job's why document is stored small and completed when it
+ * is read (why_record.c): the answer has every member of a full document, in order, with
+ * the values a placed job's document always had, across a note and a restart. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "err.h"
+#include "scheduler.h"
+#include "sched_util.h"
+#include "store.h"
+
+static const char *CLUSTER =
+    "---\n"
+    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"status\":{"
+    "\"allocatable\":{\"cpu\":\"4\"}}}\n---\n"
+    "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":{"
+    "\"name\":\"g\",\"namespace\":\"default\"},\"spec\":{\"minMember\":2}}\n---\n"
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"g-0\",\"namespace\":"
+    "\"default\",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"g\"}},\"spec\":{"
+    "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":"
+    "\"1\"}}}]}}\n---\n"
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"g-1\",\"namespace\":"
+    "\"default\",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"g\"}},\"spec\":{"
+    "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":"
+    "\"1\"}}}]}}\n---\n"
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":"
+    "\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{"
+    "\"requests\":{\"cpu\":\"1\"}}}]}}\n";
+
+/* The members of a full why document, in order (why_record.c). */
+static const char *const FULL[] = {"job",       "state",       "cycle", "auditSeq",
+                                   "primary",   "blockers",    "gang",  "nodeFilter",
+                                   "topology",  "preemption",  "ahead", "history",
+                                   "placement", "gangTimeout", "queue", NULL};
+
+static void assert_members(json_t *w, int gang)
+{
+    const char *key;
+    json_t *v;
+    size_t k = 0;
+    json_object_foreach(w, key, v)
+    {
+        if (!gang && FULL[k] && !strcmp(FULL[k], "gangTimeout"))
+            k++;
+        ck_assert_msg(FULL[k] && !strcmp(key, FULL[k]), "member %zu is '%s', want '%s'", k, key,
+                      FULL[k] ? FULL[k] : "(end)");
+        k++;
+    }
+    if (!gang && FULL[k] && !strcmp(FULL[k], "gangTimeout"))
+        k++;
+    ck_assert_msg(!FULL[k], "member '%s' missing", FULL[k] ? FULL[k] : "");
+}
+
+static void assert_placed_doc(json_t *w, const char *job, const char *pod, int gang)
+{
+    assert_members(w, gang);
+    ck_assert_str_eq(json_string_value(json_object_get(w, "job")), job);
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Scheduled");
+    ck_assert(json_is_null(json_object_get(w, "primary")));
+    ck_assert_int_eq(json_array_size(json_object_get(w, "blockers")), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(w, "ahead")), 0);
+    ck_assert(json_is_null(json_object_get(w, "nodeFilter")));
+    ck_assert_str_eq(sched_util_str2(w, "preemption", "reason"), "not needed: the job was placed");
+    ck_assert(json_is_false(json_object_get(json_object_get(w, "preemption"), "attempted")));
+    json_t *nodes = json_object_get(json_object_get(w, "placement"), "nodes");
+    ck_assert_str_eq(json_string_value(json_object_get(nodes, pod)), "n1");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(w, "placement"), "cycle")),
+                     json_integer_value(json_object_get(w, "cycle")));
+    json_t *h = json_object_get(w, "history");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(h, json_array_size(h) - 1), "code")),
+        "Placed");
+    ck_assert_str_eq(sched_util_str2(w, "queue", "name"), "default");
+    if (gang) {
+        json_t *g = json_array_get(json_object_get(w, "gang"), 0);
+        ck_assert_int_eq(json_integer_value(json_object_get(g, "minMember")), 2);
+        ck_assert_int_eq(json_integer_value(json_object_get(g, "bound")), 2);
+        ck_assert(json_is_null(json_object_get(json_object_get(w, "gangTimeout"), "deadline")));
+    } else {
+        ck_assert_int_eq(json_array_size(json_object_get(w, "gang")), 0); /* a lone pod */
+    }
+}
+
+/* What the store holds for a placed job: the small record, without the shared parts. */
+static json_t *stored(struct sched_util *u, const char *job)
+{
+    MDB_txn *txn = NULL;
+    json_t *doc = NULL;
+    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
+    ck_assert_int_eq(store_doc_get(txn, STORE_DB_WHY, job, &doc, NULL), 0);
+    store_txn_abort(&txn);
+    return doc;
+}
+
+START_TEST(test_why_placed_full_answer_small_record)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, CLUSTER, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *g = sched_util_why(&u, "default/g"), *p = sched_util_why(&u, "default/p");
+    assert_placed_doc(g, "default/g", "g-0", 1);
+    assert_placed_doc(p, "default/p", "p", 0);
+
+    json_t *raw = stored(&u, "default/g");
+    ck_assert_ptr_null(json_object_get(raw, "primary"));
+    ck_assert_ptr_null(json_object_get(raw, "blockers"));
+    ck_assert_ptr_null(json_object_get(raw, "gangTimeout"));
+    ck_assert_ptr_nonnull(json_object_get(raw, "placement"));
+    json_decref(raw);
+
+    /* the same answer from a scheduler rebuilt from the store */
+    sched_util_reopen(&u);
+    json_t *g2 = sched_util_why(&u, "default/g"), *p2 = sched_util_why(&u, "default/p");
+    char *d1 = json_dumps(g, JSON_COMPACT), *d2 = json_dumps(g2, JSON_COMPACT);
+    ck_assert_msg(json_equal(g, g2), "before %s\nafter  %s", d1, d2);
+    free(d1);
+    free(d2);
+    ck_assert(json_equal(p, p2));
+    json_decref(g);
+    json_decref(p);
+    json_decref(g2);
+    json_decref(p2);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* A note (bind mode's write-back) adds to the history and keeps the rest of the answer. */
+START_TEST(test_why_placed_note_keeps_answer)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, CLUSTER, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *entry = json_pack("{s:s,s:s}", "code", "WritebackAbandoned", "message", "test");
+    ck_assert_msg(sched_why_note(u.s, "default/p", entry, 3000, &err) == 0, "%s", err.msg);
+    json_decref(entry);
+    json_t *p = sched_util_why(&u, "default/p"), *h = json_object_get(p, "history");
+    assert_members(p, 0);
+    ck_assert_int_eq(json_array_size(h), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 1), "code")),
+                     "WritebackAbandoned");
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_object_get(p, "placement"), "nodes"), "p")),
+                     "n1");
+    json_decref(p);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* A failing job's document is written in parts (its "ahead" text shared by the jobs that
+ * fail in a row): what is stored decodes to the full document, members in order. */
+START_TEST(test_why_placed_failing_document_in_parts)
+{
+    static const char *const FAILED[] = {
+        "job",        "state",    "cycle",      "auditSeq", "primary", "blockers", "gang",
+        "nodeFilter", "topology", "preemption", "ahead",    "history", "queue",    NULL};
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, CLUSTER, 1000));
+    char big[1024];
+    for (int i = 0; i < 3; i++) {
+        snprintf(big, sizeof(big),
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"big%d\","
+                 "\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:00:0%dZ\"},"
+                 "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{"
+                 "\"requests\":{\"cpu\":\"2\"}}}]}}",
+                 i, i + 1);
+        json_decref(sched_util_apply(&u, big, 1000));
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+    for (int i = 1; i < 3; i++) {
+        snprintf(big, sizeof(big), "default/big%d", i);
+        json_t *raw = stored(&u, big), *v;
+        const char *key;
+        size_t k = 0;
+        json_object_foreach(raw, key, v)
+        {
+            ck_assert_msg(FAILED[k] && !strcmp(key, FAILED[k]), "%s: member %zu is '%s'", big, k,
+                          key);
+            k++;
+        }
+        ck_assert_ptr_null(FAILED[k]);
+        ck_assert_str_eq(sched_util_str2(raw, "primary", "code"), "TakenByEarlierJobs");
+        json_t *a = json_array_get(json_object_get(raw, "ahead"), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(a, "job")), "default/g");
+        json_decref(raw);
+    }
+    sched_util_close(&u);
+}
+END_TEST
+
+static Suite *why_placed_suite(void)
+{
+    Suite *s = suite_create("why_placed");
+    TCase *tc = tcase_create("why_placed");
+    tcase_add_test(tc, test_why_placed_full_answer_small_record);
+    tcase_add_test(tc, test_why_placed_note_keeps_answer);
+    tcase_add_test(tc, test_why_placed_failing_document_in_parts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(why_placed_suite());
+}
