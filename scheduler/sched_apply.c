@@ -42,6 +42,7 @@ struct apply_ctx {
     struct model_manifest *m;
     int64_t now_ms;
     json_t *by; /* "by" of every audit record, or NULL */
+    int status; /* sched_apply_status: each document's status replaces the stored pod's */
     json_t *results;
     struct staged *staged;
     size_t nstaged, capstaged;
@@ -189,10 +190,58 @@ static json_t *writable_copy(json_t *doc)
     return obj;
 }
 
+/* The status subresource: *out (new) is the stored pod with the document's status, validated
+ * whole. Everything else in the document is ignored, as Kubernetes' pods/status does. */
+static int status_merge(MDB_txn *txn, const struct model_doc *doc, json_t **out, struct err *err)
+{
+    json_t *status = json_object_get(doc->obj, "status"), *old = NULL, *errors = NULL;
+    const char *kind = json_string_value(json_object_get(doc->obj, "kind"));
+    char *key = NULL;
+    int rc = 0;
+
+    *out = NULL;
+    if (!kind || strcmp(kind, model_kind_name(MODEL_POD)))
+        return err_setf(err, ERR_INVALID, "kind",
+                        "document %d: a status update is a Pod's, not a%s '%s'", doc->index,
+                        kind && strchr("AEIOU", kind[0]) ? "n" : "", kind ? kind : "");
+    key = model_object_key(MODEL_POD, doc->obj);
+    if (!json_is_object(status)) {
+        rc = err_setf(err, ERR_INVALID, "status", "document %d (Pod %s): no 'status' object",
+                      doc->index, key);
+        goto out;
+    }
+    if ((rc = store_get(txn, MODEL_POD, key, &old, err)) == ERR_NOT_FOUND)
+        rc = err_set(err, ERR_NOT_FOUND, "document %d: pod '%s' not found", doc->index, key);
+    if (rc < 0)
+        goto out;
+    struct model_doc merged = {.index = doc->index, .obj = json_copy(old)};
+    json_object_set(merged.obj, "status", status);
+    errors = json_array();
+    if (model_validate(&merged, errors) > 0) {
+        const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
+        rc = err_set(err, ERR_INVALID, "%s", msg ? msg : "invalid status");
+        json_decref(merged.obj);
+        goto out;
+    }
+    *out = merged.obj;
+out:
+    json_decref(errors);
+    json_decref(old);
+    free(key);
+    return rc;
+}
+
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
-    json_t *obj = writable_copy(doc->obj), *old = NULL;
+    json_t *merged = NULL;
+    if (c->status) {
+        int rc = status_merge(txn, doc, &merged, err);
+        if (rc < 0)
+            return rc;
+    }
+    json_t *obj = writable_copy(merged ? merged : doc->obj), *old = NULL;
+    json_decref(merged);
     char *key = NULL;
     const char *action = "created";
     struct staged st = {0};
@@ -243,6 +292,8 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
     if (c->by)
         json_object_set(extra, "by", c->by);
+    if (c->status)
+        json_object_set_new(extra, "subresource", json_string("status"));
     rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, st.kind, key, obj, extra, err);
     json_decref(extra);
     if (rc < 0)
@@ -333,14 +384,19 @@ int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_
     return sched_apply_by(s, m, now_ms, NULL, results, err);
 }
 
-int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
-                   const struct sched_caller *by, json_t **results, struct err *err)
+static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                 const struct sched_caller *by, int status, json_t **results, struct err *err)
 {
-    struct apply_ctx c = {
-        .s = s, .m = m, .now_ms = now_ms, .by = sched__caller_json(by), .results = json_array()};
+    struct apply_ctx c = {.s = s,
+                          .m = m,
+                          .now_ms = now_ms,
+                          .by = sched__caller_json(by),
+                          .status = status,
+                          .results = json_array()};
     json_t *errors = json_array();
     int rc = 0;
-    for (size_t i = 0; !m->validated && i < m->n; i++) { /* the API validated them already */
+    /* the API validated them already; a status update is validated merged (status_merge) */
+    for (size_t i = 0; !m->validated && !status && i < m->n; i++) {
         if (model_validate(&m->docs[i], errors) > 0) {
             const char *msg =
                 json_string_value(json_object_get(json_array_get(errors, 0), "message"));
@@ -359,7 +415,7 @@ int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
             sched__strmap_put(&c.node_keys, k, 1);
     }
     pthread_mutex_lock(&s->mu);
-    rc = s->opts.mirrored ? 0 : sched__admit_queues(s->v, m, err);
+    rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
         rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0)
@@ -379,6 +435,18 @@ out:
     json_decref(c.results);
     json_decref(errors);
     return rc;
+}
+
+int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                   const struct sched_caller *by, json_t **results, struct err *err)
+{
+    return apply(s, m, now_ms, by, 0, results, err);
+}
+
+int sched_apply_status_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                          const struct sched_caller *by, json_t **results, struct err *err)
+{
+    return apply(s, m, now_ms, by, 1, results, err);
 }
 
 /* ---- delete ---- */

@@ -87,6 +87,14 @@ int sched_apply_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
                    const struct sched_caller *by, json_t **results, struct err *err);
 int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
                     const struct sched_caller *by, struct err *err);
+/* The status subresource of many pods at once (POST /api/v1/pods/status): each document is
+ * a Pod (metadata.namespace/name) whose status replaces the stored pod's; nothing else of
+ * the document is read, as Kubernetes' pods/status ignores the rest. Atomic as sched_apply,
+ * with the same results and "applied" records (with "subresource": "status"). Errors
+ * name the document: ERR_INVALID (not a Pod, no status object, the merged pod invalid),
+ * ERR_NOT_FOUND (no such pod). */
+int sched_apply_status_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                          const struct sched_caller *by, json_t **results, struct err *err);
 int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *by, json_t **summary,
                    struct err *err);
 

@@ -1,6 +1,7 @@
 /* test_api_batch.c - batch input to POST /api/v1/manifests on a real musterd: NDJSON (one
  * object a line) and a JSON array of objects, their errors naming the line or item and
- * changing nothing, and "Expect: 100-continue" answered before the body is sent. */
+ * changing nothing, "Expect: 100-continue" answered before the body is sent, and many
+ * pods' status at once (POST /api/v1/pods/status). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,90 @@ END_TEST
 
 /* curl sends "Expect: 100-continue" with bodies over 1 MiB and waits for the interim reply
  * before sending them; libcurl hands the interim head to the header callback too. */
+#define BIG_POD(name)                                                                              \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name "\","                 \
+    "\"namespace\":\"batch\"},\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"x\","       \
+    "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}"
+#define STATUS(name, phase)                                                                        \
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" name "\","                 \
+    "\"namespace\":\"batch\"},\"status\":{\"phase\":\"" phase "\"}}"
+
+static const char *pod_field(const char *name, const char *part, const char *field)
+{
+    static char buf[64];
+    char path[128];
+    snprintf(path, sizeof(path), "/api/v1/pods/batch/%s", name);
+    json_t *pod = call("GET", path, NULL, NULL, 200);
+    const char *v = json_string_value(json_object_get(json_object_get(pod, part), field));
+    snprintf(buf, sizeof(buf), "%s", v ? v : "");
+    json_decref(pod);
+    return buf;
+}
+
+/* Two bound pods fill a node; a bulk status update finishes one (and says the other runs):
+ * the binding stays, the audit says it was the status subresource, and the freed room
+ * places the third pod in the next cycle. */
+START_TEST(test_api_batch_pod_status_updates_many)
+{
+    const char *body = NODE("st-node") "\n" BIG_POD("st-1") "\n" BIG_POD("st-2") "\n";
+    json_decref(call("POST", "/api/v1/manifests", body, ndjson, 201));
+    json_decref(call("POST", "/api/v1/cycles", NULL, api_util_json, 200));
+    json_decref(call("POST", "/api/v1/manifests", BIG_POD("st-3"), api_util_json, 201));
+    json_decref(call("POST", "/api/v1/cycles", NULL, api_util_json, 200));
+    ck_assert_str_eq(pod_field("st-3", "spec", "nodeName"), ""); /* no room */
+
+    const char *update = STATUS("st-1", "Succeeded") "\n" STATUS("st-2", "Running") "\n";
+    json_t *j = call("POST", "/api/v1/pods/status", update, ndjson, 200);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "results")), 2);
+    ck_assert_str_eq(action_of(j, 0), "configured");
+    json_decref(j);
+    ck_assert_str_eq(pod_field("st-1", "status", "phase"), "Succeeded");
+    ck_assert_str_eq(pod_field("st-1", "spec", "nodeName"), "st-node");
+    ck_assert_str_eq(pod_field("st-2", "status", "phase"), "Running");
+    json_decref(call("POST", "/api/v1/cycles", NULL, api_util_json, 200));
+    ck_assert_str_eq(pod_field("st-3", "spec", "nodeName"), "st-node");
+    /* the same update again changes nothing */
+    j = call("POST", "/api/v1/pods/status", update, ndjson, 200);
+    ck_assert_str_eq(action_of(j, 1), "unchanged");
+    json_decref(j);
+    struct http_resp r;
+    http_request("GET", md.base, "/api/v1/audit?kind=applied", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"subresource\":\"status\""));
+    http_resp_free(&r);
+}
+END_TEST
+
+/* A bad document anywhere refuses the whole body, naming it, and changes nothing. */
+START_TEST(test_api_batch_pod_status_errors_change_nothing)
+{
+    json_decref(call("POST", "/api/v1/manifests", BIG_POD("se-1"), api_util_json, 201));
+    char *before = strdup(pod_field("se-1", "status", "phase"));
+    struct {
+        const char *body, *code, *says;
+        long status;
+    } bad[] = {
+        {STATUS("se-1", "Failed") "\n" STATUS("se-none", "Failed"), "NotFound",
+         "document 2: pod 'batch/se-none' not found", 404},
+        {STATUS("se-1", "Failed") "\n" NODE("se-node"), "Invalid",
+         "document 2: a status update is a Pod's, not a 'Node'", 400},
+        {POD("se-1"), "Invalid", "document 1 (Pod batch/se-1): no 'status' object", 400},
+        {"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"se-1\",\"namespace\":"
+         "\"batch\"},\"status\":{\"phase\":5}}",
+         "Invalid", "status.phase", 400},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *j = call("POST", "/api/v1/pods/status", bad[i].body, ndjson, bad[i].status);
+        ck_assert_str_eq(api_util_err_code(j), bad[i].code);
+        ck_assert_msg(strstr(api_util_err_msg(j), bad[i].says), "case %zu: %s", i,
+                      api_util_err_msg(j));
+        json_decref(j);
+        ck_assert_str_eq(pod_field("se-1", "status", "phase"), before);
+    }
+    free(before);
+}
+END_TEST
+
 START_TEST(test_api_batch_expect_100_continue_is_answered)
 {
     const char *const headers[] = {"Content-Type: application/x-ndjson", "Expect: 100-continue",
@@ -188,6 +273,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_batch_ndjson_syntax_errors_name_the_line);
     tcase_add_test(tc, test_api_batch_json_array_invalid_item_names_it_and_writes_nothing);
     tcase_add_test(tc, test_api_batch_expect_100_continue_is_answered);
+    tcase_add_test(tc, test_api_batch_pod_status_updates_many);
+    tcase_add_test(tc, test_api_batch_pod_status_errors_change_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

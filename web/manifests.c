@@ -131,17 +131,20 @@ static int any_created(json_t *results)
     return 0;
 }
 
-void api__manifests_apply(struct req *r)
+/* POST /api/v1/manifests, and with status set POST /api/v1/pods/status: the same bodies,
+ * but each document's status replaces a stored pod's (sched_apply_status_by validates the
+ * pods merged, so the documents are not validated alone). */
+static void apply(struct req *r, int status)
 {
     struct model_manifest m = {0};
     struct err err = ERR_INIT;
     enum model_format fmt;
-    enum model_fields mode;
+    enum model_fields mode = MODEL_FIELDS_STRICT;
     json_t *errors = NULL, *results = NULL, *warnings = NULL;
     char *body = NULL, *headers = NULL;
     size_t len = 0;
 
-    if (format_or_reply(r, &fmt) < 0 || fields_or_reply(r, &mode) < 0)
+    if (format_or_reply(r, &fmt) < 0 || (!status && fields_or_reply(r, &mode) < 0))
         return;
     body = api__body_or_reply(r, &len);
     if (!body)
@@ -169,28 +172,39 @@ void api__manifests_apply(struct req *r)
         goto out;
     errors = json_array();
     warnings = json_array();
-    if (model_validate_all(&m, body, len, mode, errors, warnings) > 0) {
+    if (!status && model_validate_all(&m, body, len, mode, errors, warnings) > 0) {
         size_t n = json_array_size(errors);
         err_set(&err, ERR_INVALID, "%zu error%s", n, n == 1 ? "" : "s");
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
         goto out;
     }
     struct sched_caller by = api__caller(r);
-    if (sched_apply_by(r->api->sched, &m, clock_now_ms(), &by, &results, &err) < 0) {
+    if ((status ? sched_apply_status_by : sched_apply_by)(r->api->sched, &m, clock_now_ms(), &by,
+                                                          &results, &err) < 0) {
         api__reply_error(r, &err);
         goto out;
     }
     api__changed(r->api);
-    int status = any_created(results) ? 201 : 200;
+    int code = any_created(results) ? 201 : 200;
     json_t *reply = json_pack("{s:o}", "results", results);
     if (json_array_size(warnings))
         json_object_set(reply, "warnings", warnings);
     headers = warning_headers(warnings);
-    api__reply_json_extra(r, status, reply, headers);
+    api__reply_json_extra(r, code, reply, headers);
 out:
     free(headers);
     json_decref(warnings);
     json_decref(errors);
     model_manifest_free(&m);
     free(body);
+}
+
+void api__manifests_apply(struct req *r)
+{
+    apply(r, 0);
+}
+
+void api__pods_status(struct req *r)
+{
+    apply(r, 1);
 }

@@ -41,6 +41,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0},
     {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase,limit,continue", VIEW, 0},
+    {"POST", "/api/v1/pods/status", api__pods_status, "", OPER, ROUTE_DEEP},
     {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", VIEW, 0},
     {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", OPER, 0},
     {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace,limit,continue", VIEW, 0},
