@@ -13,11 +13,10 @@
  * event makes the job due at once, so a change is answered by the next cycle.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "alloc.h"
 #include "clock.h"
-#include <string.h>
-
 #include "view.h"
 
 static const char *const ev_names[] = {
