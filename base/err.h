@@ -42,7 +42,9 @@
     X(RATE_LIMITED, -17, 429, "TooManyRequests")                                                   \
     X(MISDIRECTED, -18, 421, "MisdirectedRequest")                                                 \
     X(HEADERS_TOO_LARGE, -19, 431, "HeadersTooLarge")                                              \
-    X(TIMEOUT, -20, 504, "Timeout")
+    X(TIMEOUT, -20, 504, "Timeout")                                                                \
+    X(REQUEST_TIMEOUT, -21, 408, "RequestTimeout")                                                 \
+    X(VERSION, -22, 505, "HTTPVersionNotSupported")
 
 enum err_code {
     ERR_OK = 0,

@@ -12,13 +12,13 @@ out=${1:-$root/build-fuzz}
 CC=${CC:-clang}
 mkdir -p "$out/obj"
 
-pkgs="jansson yaml-0.1 lmdb libssl libcrypto"
+pkgs="jansson yaml-0.1 lmdb libssl libcrypto zlib libevent libevent_openssl libevent_pthreads"
 cflags="-std=c11 -D_GNU_SOURCE -DMUSTER_SOURCE_DIR=\"$root\" -DMUSTER_VERSION=\"fuzz\"
   -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror
   -I$root/base -I$root/model -I$root/store -I$root/scheduler -I$root/server -I$root/web
   $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lcivetweb -lpthread -lm"
+libs="$(pkg-config --libs $pkgs) -lcivetweb -lhttp_parser -lpthread -lm"
 
 objs=""
 for src in "$root"/base/*.c "$root"/model/*.c "$root"/store/*.c "$root"/scheduler/*.c \

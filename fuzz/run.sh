@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_BUILD:-$root/build-fuzz}
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-names=${*:-manifest quantity yaml_dump rfc3339 config router}
+names=${*:-manifest quantity yaml_dump rfc3339 config router front}
 
 "$root/fuzz/build.sh" "$out" >/dev/null
 mkdir -p "$out/artifacts"
@@ -26,6 +26,7 @@ for name in $names; do
     yaml_dump) extra="$root/tests/data/manifests/valid"; opts="-max_len=8192" ;;
     config) extra=""; opts="-max_len=4096" ;;
     router) extra=""; opts="-max_len=1024" ;;
+    front) extra=""; opts="-max_len=4096" ;;
     *) extra=""; opts="-max_len=256" ;;
     esac
     log="$out/fuzz_$name.log"

@@ -17,6 +17,8 @@ static const char usage[] =
     "               [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]\n"
     "               [--audit-key FILE] [--audit-key-retired FILE,...]\n"
     "               [--audit-witness FILE]\n"
+    "               [--http-head-timeout D] [--http-body-timeout D] [--http-idle-timeout D]\n"
+    "               [--http-write-timeout D] [--http-max-connections N]\n"
     "               [--leader-elect[=true|false]] [--leader-elect-lease-duration D]\n"
     "               [--leader-elect-renew-deadline D] [--leader-elect-retry-period D]\n"
     "               [--leader-elect-namespace NS] [--leader-elect-name NAME]\n"
@@ -27,7 +29,9 @@ static const char usage[] =
     "the --port-file). The config file is YAML: listen, data_dir, token, tokens_file,\n"
     "auth_reads, rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures,\n"
     "body_limit, cycle_interval, sync, mark_running, grace_period, retention, log_level,\n"
-    "map_size, ui_dir, threads, kubeconfig, kube_context, scheduler_name, field_validation,\n"
+    "map_size, ui_dir, threads, http_head_timeout, http_body_timeout, http_idle_timeout,\n"
+    "http_write_timeout, http_max_connections, kubeconfig, kube_context, scheduler_name,\n"
+    "field_validation,\n"
     "tls_cert, tls_key, tls_client_ca, audit_key, audit_key_retired, audit_witness,\n"
     "audit_witness_configmap,\n"
     "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, audit_archive,\n"
@@ -40,6 +44,10 @@ static const char usage[] =
     "after the leaf) and unencrypted key; SIGHUP or a change to the files reloads them\n"
     "without closing the port. --tls-client-ca: also require client certificates signed\n"
     "by this CA (mTLS).\n"
+    "\n"
+    "--http-*: the front end's limits (docs/security.md \"Slow clients\"): a request's head\n"
+    "within 10s of its first byte, its whole body within 60s, 5s idle between kept-alive\n"
+    "requests, 30s for a client to take its answer, 1000 open connections.\n"
     "\n"
     "--tokens-file: named credentials with a role (viewer, operator, admin), each stored as\n"
     "the SHA-256 of its token; reloaded when the file changes (docs/security.md).\n"
@@ -89,7 +97,12 @@ static const char *const value_flags[] = {"--config",
                                           "--leader-elect-retry-period",
                                           "--leader-elect-namespace",
                                           "--leader-elect-name",
-                                          "--leader-elect-identity"};
+                                          "--leader-elect-identity",
+                                          "--http-head-timeout",
+                                          "--http-body-timeout",
+                                          "--http-idle-timeout",
+                                          "--http-write-timeout",
+                                          "--http-max-connections"};
 
 /* Splits argv[*i] into a known flag and its value ("--x=v" or "--x v"). */
 static int flag_value(int argc, char **argv, int *i, const char **flag, const char **value,
@@ -120,9 +133,8 @@ static void replace(char **slot, const char *value)
     *slot = *value ? xstrdup(value) : NULL;
 }
 
-/* --leader-elect-X VALUE is the config key leader_elect_X. */
-static int leader_flag(struct server_config *c, const char *flag, const char *value,
-                       struct err *err)
+/* --leader-elect-X and --http-X VALUE are the config keys leader_elect_X and http_X. */
+static int key_flag(struct server_config *c, const char *flag, const char *value, struct err *err)
 {
     char key[64];
     snprintf(key, sizeof(key), "%s", flag + 2);
@@ -136,8 +148,8 @@ static int leader_flag(struct server_config *c, const char *flag, const char *va
 
 static int apply_flag(struct server_config *c, const char *flag, const char *value, struct err *err)
 {
-    if (!strncmp(flag, "--leader-elect-", 15))
-        return leader_flag(c, flag, value, err);
+    if (!strncmp(flag, "--leader-elect-", 15) || !strncmp(flag, "--http-", 7))
+        return key_flag(c, flag, value, err);
     if (!strcmp(flag, "--data-dir"))
         replace(&c->data_dir, value);
     else if (!strcmp(flag, "--listen"))

@@ -198,6 +198,20 @@ static int64_t *le_duration_slot(struct server_config *c, const char *key)
     return NULL;
 }
 
+/* The front end's duration a key names, or NULL. */
+static int *http_duration_slot(struct server_config *c, const char *key)
+{
+    if (!strcmp(key, "http_head_timeout"))
+        return &c->http_head_ms;
+    if (!strcmp(key, "http_body_timeout"))
+        return &c->http_body_ms;
+    if (!strcmp(key, "http_idle_timeout"))
+        return &c->http_idle_ms;
+    if (!strcmp(key, "http_write_timeout"))
+        return &c->http_write_ms;
+    return NULL;
+}
+
 /* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
 static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
 {
@@ -286,6 +300,21 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         if (log_parse_level(v, &c->log_level) < 0)
             return err_set(err, ERR_INVALID,
                            "'log_level' must be debug, info, warn, error or off, not '%s'", v);
+    } else if (http_duration_slot(c, key)) {
+        int64_t ms = 0;
+        if (server_parse_duration(v, &ms) < 0 || ms < 10 || ms > 3600 * 1000)
+            return err_set(err, ERR_INVALID,
+                           "'%s' must be a duration from 10ms to 1h (\"10s\", \"500ms\" or "
+                           "seconds), not '%s'",
+                           key, v);
+        *http_duration_slot(c, key) = (int)ms;
+    } else if (!strcmp(key, "http_max_connections")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 1000000 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID,
+                           "'http_max_connections' must be an integer from 1 to 1000000, not "
+                           "'%s'",
+                           v);
+        c->http_max_connections = (int)n;
     } else if (!strcmp(key, "threads")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 256 || strchr(v, '.'))
             return err_set(err, ERR_INVALID, "'threads' must be an integer from 1 to 256, not '%s'",
@@ -296,7 +325,9 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                        "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
                        "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                        "body_limit, cycle_interval, sync, mark_running, grace_period, "
-                       "retention, log_level, map_size, ui_dir, threads, kubeconfig, kube_context, "
+                       "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
+                       "http_body_timeout, http_idle_timeout, http_write_timeout, "
+                       "http_max_connections, kubeconfig, kube_context, "
                        "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                        "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "
                        "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "

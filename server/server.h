@@ -58,6 +58,11 @@ struct server_config {
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
     char *ui_dir;    /* NULL: the compiled-in web/static */
     int threads;     /* HTTP worker threads, default 32 (see docs/security.md) */
+    /* The front end's limits (docs/api.md "Configuration", docs/security.md "Slow
+     * clients"): http_head_timeout, http_body_timeout, http_idle_timeout and
+     * http_write_timeout in ms, http_max_connections; 0: the api's defaults. */
+    int http_head_ms, http_body_ms, http_idle_ms, http_write_ms;
+    int http_max_connections;
     /* allowed_hosts: Host names answered (comma separated or a YAML list; "*": any);
      * NULL: the loopback names and the listen address. cors_origins: origins allowed to
      * call cross-origin; NULL: none. */

@@ -320,7 +320,7 @@ START_TEST(test_api_bad_deep_documents_are_400_not_a_crash)
 }
 END_TEST
 
-START_TEST(test_api_bad_oversized_request_head_is_json_400)
+START_TEST(test_api_bad_oversized_request_head_is_json_431)
 {
     char *path = repeat("a", 20000, "", "");
     char *req = NULL;
@@ -329,7 +329,7 @@ START_TEST(test_api_bad_oversized_request_head_is_json_400)
     /* a 20,000-byte URL */
     ck_assert_int_ge(asprintf(&req, "GET /api/v1/nodes/%s HTTP/1.1\r\nHost: m\r\n\r\n", path), 0);
     raw_request(req, strlen(req), &r);
-    ck_assert_int_eq(r.status, 400);
+    ck_assert_int_eq(r.status, 431); /* the front end's: Request Header Fields Too Large */
     assert_json_error("long url", &r);
     ck_assert_ptr_nonnull(strstr(r.body, "over 16384 bytes"));
     raw_free(&r);
@@ -338,7 +338,7 @@ START_TEST(test_api_bad_oversized_request_head_is_json_400)
     ck_assert_int_ge(
         asprintf(&req, "GET /api/v1/nodes HTTP/1.1\r\nHost: m\r\nX-Big: %s\r\n\r\n", path), 0);
     raw_request(req, strlen(req), &r);
-    ck_assert_int_eq(r.status, 400);
+    ck_assert_int_eq(r.status, 431);
     assert_json_error("long header", &r);
     raw_free(&r);
     free(req);
@@ -483,7 +483,7 @@ static Suite *api_bad_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_api_bad_cases_from_folders);
     tcase_add_test(tc, test_api_bad_deep_documents_are_400_not_a_crash);
-    tcase_add_test(tc, test_api_bad_oversized_request_head_is_json_400);
+    tcase_add_test(tc, test_api_bad_oversized_request_head_is_json_431);
     tcase_add_test(tc, test_api_bad_disconnects_mid_body_and_mid_stream);
     tcase_add_test(tc, test_api_bad_lenient_forms_that_must_work);
     tcase_add_test(tc, test_api_bad_input_while_cycles_run);

@@ -283,6 +283,57 @@ START_TEST(test_tls_client_certificates)
 }
 END_TEST
 
+/* One request over a new connection as the client o: the status, the answer in out. */
+static int tls_call(const struct tls_client *o, const char *req, char *out, size_t n)
+{
+    struct tls_conn c;
+    ck_assert_msg(tls_connect(md.port, o, &c) == 0, "%s", c.error);
+    int status = tls_exchange(&c, req, out, n);
+    tls_close(&c);
+    return status;
+}
+
+#define CYCLE(auth)                                                                                \
+    "POST /api/v1/cycles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"        \
+    "Content-Length: 0\r\n" auth "Connection: close\r\n\r\n"
+#define LAST_CYCLE                                                                                 \
+    "GET /api/v1/audit?kind=cycle&tail=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+START_TEST(test_tls_client_certificate_is_an_identity)
+{
+    char tokens[200], text[512], out[8192];
+
+    ck_assert_int_eq(tls_make_cert(dir, "alice", "ca", &TLS_CLIENT), 0);
+    ck_assert_int_eq(tls_make_cert(dir, "bob", "ca", &TLS_CLIENT), 0);
+    snprintf(tokens, sizeof(tokens), "%s", path("tokens", "yaml"));
+    snprintf(text, sizeof(text),
+             "tokens:\n  - {name: alice-robot, role: operator, subject: CN=alice}\n"
+             "  - {name: ada, role: admin, sha256: "
+             "fd31e09e2f8a2d8b4a0abc727de9e123352c6839ac4ae08577223addfe7cc132}\n");
+    ck_assert_int_eq(test_write_file(tokens, text), 0);
+    start((const char *[]){"--tls-client-ca", p_ca, "--tokens-file", tokens, NULL});
+    struct tls_client alice = {
+        .ca = p_ca, .cert = path("alice", "pem"), .key = path("alice", "key")};
+    struct tls_client bob = {.ca = p_ca, .cert = path("bob", "pem"), .key = path("bob", "key")};
+    /* alice's certificate is listed: she may run a cycle, and the audit names her by it */
+    ck_assert_int_eq(tls_call(&alice, CYCLE(""), out, sizeof(out)), 200);
+    ck_assert_int_eq(tls_call(&alice, LAST_CYCLE, out, sizeof(out)), 200);
+    ck_assert_msg(strstr(out, "\"name\":\"alice-robot\"") &&
+                      strstr(out, "\"source\":\"client-cert\""),
+                  "%s", out);
+    /* bob's is valid but not listed: no identity */
+    ck_assert_int_eq(tls_call(&bob, CYCLE(""), out, sizeof(out)), 401);
+    /* a bearer token wins over the certificate */
+    ck_assert_int_eq(
+        tls_call(&alice, CYCLE("Authorization: Bearer admin-tok\r\n"), out, sizeof(out)), 200);
+    ck_assert_int_eq(tls_call(&alice, LAST_CYCLE, out, sizeof(out)), 200);
+    ck_assert_msg(strstr(out, "\"name\":\"ada\"") && strstr(out, "\"source\":\"tokens-file\""),
+                  "%s", out);
+    ck_assert_int_eq(tls_call(&alice, CYCLE("Authorization: Bearer wrong\r\n"), out, sizeof(out)),
+                     401);
+}
+END_TEST
+
 /* The certificate swapped under a running musterd: a connection opened before the swap
  * keeps working, new ones get the new certificate, on the same listening port. */
 static void check_swap(int by_signal)
@@ -424,6 +475,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_tls_expired_certificate_refused);
     tcase_add_test(tc, test_tls_old_versions_and_weak_ciphers_refused);
     tcase_add_test(tc, test_tls_client_certificates);
+    tcase_add_test(tc, test_tls_client_certificate_is_an_identity);
     tcase_add_test(tc, test_tls_reload_on_sighup);
     tcase_add_test(tc, test_tls_reload_on_file_change);
     tcase_add_test(tc, test_tls_bad_reload_keeps_the_old_certificate);

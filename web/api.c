@@ -1,4 +1,5 @@
-/* api.c - the civetweb context: start, stop, and one log line per request. */
+/* api.c - the front end and the civetweb context behind it: start, stop, and one log line
+ * per request. */
 #include <arpa/inet.h>
 #include <civetweb.h>
 #include <ctype.h>
@@ -13,14 +14,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+
 #include "alloc.h"
 #include "clock.h"
+#include "front.h"
 #include "internal.h"
 #include "log.h"
 
-/* civetweb's default max_request_size: the request line and all headers together */
+/* The request line and all headers together, as the front end takes them (431 past). */
 #define API_MAX_REQUEST_HEAD 16384
-#define API_REQUEST_TIMEOUT_MS "10000"
+/* Header lines a client may send: civetweb keeps 64 and the front end adds one. */
+#define API_MAX_HEADERS 63
+/* civetweb reads only what the front end wrote, whole: its limits are not the client's.
+ * Its head buffer has room for the front end's header beside the client's 16 KiB. */
+#define API_BACKEND_HEAD "24576"
+/* well above the front end's pool idle time (front_impl.h), so musterd closes first */
 #define API_KEEP_ALIVE_TIMEOUT_MS "5000"
 
 #ifndef MUSTER_STATIC_DIR
@@ -34,6 +44,7 @@ static int begin_request(struct mg_connection *conn)
     int64_t start = clock_mono_ns();
 
     char *decoded = NULL;
+    struct api__front_info front;
 
     /* decode_url is off: civetweb hands over the path as sent, routes match it, and names
      * are decoded segment by segment (a %2F inside a name is not a separator) */
@@ -44,8 +55,20 @@ static int begin_request(struct mg_connection *conn)
         r.path = r.raw_path;
     else
         r.path = decoded;
-    r.address = ri->remote_addr;
-    api__dispatch(&r);
+    /* only the front end reaches this port with the secret; what it says is trusted */
+    if (api__front_header_parse(mg_get_header(conn, API_FRONT_HEADER), r.api->front_secret,
+                                &front) < 0) {
+        r.address = ri->remote_addr;
+        api__force_close(conn);
+        api__reply_errorf(&r, ERR_FORBIDDEN,
+                          "connect through musterd's listener: this port takes requests from "
+                          "musterd's front end only");
+    } else {
+        r.address = front.address;
+        r.tls = front.tls;
+        r.subject = front.subject[0] ? front.subject : NULL;
+        api__dispatch(&r);
+    }
     if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
         api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
 
@@ -133,24 +156,17 @@ static int log_message(const struct mg_connection *conn, const char *message)
     return 1;
 }
 
-/* civetweb wants "127.0.0.1:8080" ("127.0.0.1:8443s" for HTTPS); accept "ADDR:PORT",
- * ":PORT" and "PORT". */
-static int listen_spec(const char *listen, int tls, char *buf, size_t n, struct err *err)
+/* The host part of a listen address as configured ("0.0.0.0" for ":PORT" and "PORT"). */
+static void listen_host(const char *listen, char *buf, size_t n)
 {
     const char *colon = strrchr(listen, ':');
-    const char *port = colon ? colon + 1 : listen;
-    char *end = NULL;
 
-    long v = strtol(port, &end, 10);
-    if (!*port || *end || v < 0 || v > 65535)
-        return err_set(err, ERR_INVALID, "listen address '%s' needs ADDR:PORT", listen);
     if (!colon || colon == listen)
-        snprintf(buf, n, "0.0.0.0:%ld%s", v, tls ? "s" : "");
+        snprintf(buf, n, "0.0.0.0");
     else if (!strncmp(listen, "localhost:", 10))
-        snprintf(buf, n, "127.0.0.1:%ld%s", v, tls ? "s" : "");
+        snprintf(buf, n, "127.0.0.1");
     else
-        snprintf(buf, n, "%s%s", listen, tls ? "s" : "");
-    return 0;
+        snprintf(buf, n, "%.*s", (int)(colon - listen), listen);
 }
 
 struct waker {
@@ -179,16 +195,14 @@ static int wake_main(void *arg)
 
 static void stop_promptly(struct api *api)
 {
-    struct waker w = {.addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)api->port)}};
+    struct waker w = {.addr = {.sin_family = AF_INET,
+                               .sin_port = htons((uint16_t)api->backend_port),
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}};
     thrd_t t;
     int have = 0;
 
-    if (api->host[0] && inet_pton(AF_INET, api->host, &w.addr.sin_addr) == 1) {
-        if (w.addr.sin_addr.s_addr == htonl(INADDR_ANY))
-            w.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        atomic_init(&w.done, 0);
-        have = thrd_create(&t, wake_main, &w) == thrd_success;
-    }
+    atomic_init(&w.done, 0);
+    have = thrd_create(&t, wake_main, &w) == thrd_success;
     mg_stop(api->ctx);
     if (have) {
         atomic_store(&w.done, 1);
@@ -210,9 +224,13 @@ void api_stop(struct api *api)
 {
     if (!api)
         return;
+    /* the front end first: no new request reaches civetweb, and the connections of
+     * requests still running close, so its workers finish */
+    api__front_stop(api->front);
     if (api->ctx)
         stop_promptly(api);
     mg_exit_library();
+    SSL_CTX_free(api->ssl_ctx);
     api__tls_close(api->tls);
     api__auth_free(api);
     free(api->ui_dir);
@@ -225,12 +243,47 @@ void api_stop(struct api *api)
     free(api);
 }
 
+/* A fresh random secret for the X-Muster-Front header, and the front end on listen. */
+static int start_front(struct api *api, const struct api_options *opts, const char *listen,
+                       struct err *err)
+{
+    unsigned char raw[API_FRONT_SECRET_HEX / 2];
+    int rc;
+
+    if (RAND_bytes(raw, sizeof(raw)) != 1)
+        return err_set(err, ERR_INTERNAL, "cannot draw the front end's secret");
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(api->front_secret + 2 * i, 3, "%02x", raw[i]);
+    if (api->tls && (rc = api__tls_ctx(api->tls, &api->ssl_ctx, err)) < 0)
+        return rc;
+    struct api__front_options fo = {
+        .listen = listen,
+        .ssl = api->ssl_ctx,
+        .backend_port = api->backend_port,
+        .backend_workers = opts->threads > 0 ? opts->threads : 32,
+        .secret = api->front_secret,
+        .headers = api->headers,
+        .lim = {API_MAX_REQUEST_HEAD, API_MAX_HEADERS, api->body_limit},
+        .head_timeout_ms =
+            opts->head_timeout_ms > 0 ? opts->head_timeout_ms : API_DEFAULT_HEAD_TIMEOUT_MS,
+        .body_timeout_ms =
+            opts->body_timeout_ms > 0 ? opts->body_timeout_ms : API_DEFAULT_BODY_TIMEOUT_MS,
+        .idle_timeout_ms =
+            opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : API_DEFAULT_IDLE_TIMEOUT_MS,
+        .write_timeout_ms =
+            opts->write_timeout_ms > 0 ? opts->write_timeout_ms : API_DEFAULT_WRITE_TIMEOUT_MS,
+        .max_connections =
+            opts->max_connections > 0 ? opts->max_connections : API_DEFAULT_MAX_CONNECTIONS,
+    };
+    return api__front_start(&fo, &api->front, err);
+}
+
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err)
 {
     struct api *api = xcalloc(1, sizeof(*api));
     struct mg_callbacks cb;
-    char listen[256], threads[16];
+    char threads[16], request_timeout[16];
     int rc = 0;
 
     *out = NULL;
@@ -258,56 +311,51 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
     if ((rc = api__tls_open(opts, &api->tls, err)) < 0)
         goto out;
     api->headers = api__headers_make(api->tls != NULL);
-    if (api->tls && !(mg_check_feature(MG_FEATURES_SSL) & MG_FEATURES_SSL)) {
-        rc = err_set(err, ERR_INTERNAL, "this civetweb was built without TLS support");
-        goto out;
-    }
-    rc = listen_spec(opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080",
-                     api->tls != NULL, listen, sizeof(listen), err);
-    if (rc < 0)
-        goto out;
+    const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
     snprintf(threads, sizeof(threads), "%d", opts->threads > 0 ? opts->threads : 32);
+    /* civetweb gives up a write to the front end after request_timeout_ms; the front end
+     * stops reading while its client does not (backpressure), so civetweb waits as long
+     * as http_write_timeout lets that client stall, and a little more */
+    int write_ms =
+        opts->write_timeout_ms > 0 ? opts->write_timeout_ms : API_DEFAULT_WRITE_TIMEOUT_MS;
+    snprintf(request_timeout, sizeof(request_timeout), "%d", write_ms + 10000);
 
     api->cors_origins =
         opts->cors_origins && opts->cors_origins[0] ? xstrdup(opts->cors_origins) : NULL;
-    snprintf(api->host, sizeof(api->host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
+    listen_host(listen, api->host, sizeof(api->host));
     api->allowed_hosts = opts->allowed_hosts && opts->allowed_hosts[0]
                              ? xstrdup(opts->allowed_hosts)
                              : api__default_hosts(api->host);
 
-    /* request_timeout_ms bounds the whole request head (a slowloris client sending a byte
-     * every few seconds is cut off after it) and each wait for body bytes; an idle
-     * keep-alive connection holds its worker for at most keep_alive_timeout_ms. The
-     * numbers are measured in tests/test_edge.c and docs/security.md. */
-    const char *mg_opts[] = {"listening_ports", listen, "num_threads", threads,
-                             "request_timeout_ms", API_REQUEST_TIMEOUT_MS, "keep_alive_timeout_ms",
+    /* civetweb serves plain HTTP on loopback, to the front end only; the front end reads
+     * whole requests under its limits first, so these bound nothing a client controls */
+    const char *mg_opts[] = {"listening_ports", "127.0.0.1:0", "num_threads", threads,
+                             "request_timeout_ms", request_timeout, "keep_alive_timeout_ms",
                              API_KEEP_ALIVE_TIMEOUT_MS, "enable_keep_alive", "yes",
                              /* without it a kept-alive connection's small replies wait for
                               * the client's delayed ACK (Nagle): about 40 ms each */
                              "tcp_nodelay", "1", "decode_url", "no", "additional_header",
-                             api->headers, "max_request_size", "16384", NULL};
+                             api->headers, "max_request_size", API_BACKEND_HEAD, NULL};
     memset(&cb, 0, sizeof(cb));
     cb.begin_request = begin_request;
     cb.log_message = log_message;
     cb.http_error = http_error;
-    cb.init_connection = api__connection_opened;
-    cb.connection_close = api__connection_closing;
-    if (api->tls)
-        cb.init_ssl = api__tls_init_ctx;
     api->ctx = mg_start(&cb, api, mg_opts);
     if (!api->ctx) {
-        rc = err_set(err, ERR_IO, "cannot listen on '%s'%s", listen,
-                     api->tls ? " with TLS (civetweb loads libssl.so at run time: is "
-                                "libssl-dev installed?)"
-                              : "");
+        rc = err_set(err, ERR_IO, "cannot start civetweb on 127.0.0.1");
         goto out;
     }
     struct mg_server_port ports[4];
     if (mg_get_server_ports(api->ctx, 4, ports) < 1) {
-        rc = err_set(err, ERR_IO, "cannot find the port listened on for '%s'", listen);
+        rc = err_set(err, ERR_IO, "cannot find the port civetweb listens on");
         goto out;
     }
-    api->port = ports[0].port;
+    api->backend_port = ports[0].port;
+    if ((rc = start_front(api, opts, listen, err)) < 0)
+        goto out;
+    api->port = api__front_port(api->front);
+    log_info("front end on port %d; civetweb behind it on 127.0.0.1:%d", api->port,
+             api->backend_port);
 out:
     if (rc < 0) {
         api_stop(api);

@@ -1,7 +1,9 @@
 /*
  * api.h - musterd's HTTP server: the REST API, /metrics, /healthz and the web UI files.
  *
- * One civetweb context serves every route from one table (routes.c); each
+ * The listen port belongs to a front end (front.h: libevent, its own thread) that
+ * terminates TLS and reads each request whole under time and size limits before one
+ * civetweb context on 127.0.0.1 serves it from one route table (routes.c); each
  * resource has its own file. Handlers read stored objects in short store read
  * transactions (copy out, end the transaction, then reply) and change state
  * only through the scheduler (sched_apply, sched_delete, sched_cycle).
@@ -102,7 +104,7 @@ int api_rate_parse(const char *s, struct api_rate *out, struct err *err);
 struct api_identity {
     char name[256];
     enum api_role role; /* API_ROLE_NONE: known, but may do nothing */
-    char source[32];    /* "tokens-file", "token", "kubernetes", "anonymous" */
+    char source[32];    /* "tokens-file", "client-cert", "token", "kubernetes", "anonymous" */
 };
 
 /* An external authenticator: 0 with *out filled (role NONE when it may do nothing),
@@ -134,8 +136,18 @@ struct api_options {
     /* Origins allowed to call cross-origin (CORS), comma separated; NULL: none. A request
      * whose Origin is neither its own nor listed gets 403. */
     const char *cors_origins;
-    int threads; /* worker threads; 0: 32. Each open connection holds one while it
-                  * is read or kept alive (docs/security.md) */
+    int threads; /* civetweb's worker threads; 0: 32. One runs each request once the
+                  * front end has read it whole (docs/security.md "Slow clients") */
+    /* The front end's limits; 0: the API_DEFAULT_* below. head: the request line and
+     * headers (and a TLS handshake), from the request's first byte; body: the whole body,
+     * however steadily it arrives; both answer 408. idle: a kept-alive connection between
+     * requests. write: an answer the client does not read. max_connections: open client
+     * connections; more are closed at accept. */
+    int head_timeout_ms;
+    int body_timeout_ms;
+    int idle_timeout_ms;
+    int write_timeout_ms;
+    int max_connections;
     /* Called after every successful apply or delete (the cycle thread's wake-up). */
     void (*on_change)(void *ctx);
     void *on_change_ctx;
@@ -168,6 +180,12 @@ struct api_options {
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
 };
+
+#define API_DEFAULT_HEAD_TIMEOUT_MS 10000
+#define API_DEFAULT_BODY_TIMEOUT_MS 60000
+#define API_DEFAULT_IDLE_TIMEOUT_MS 5000
+#define API_DEFAULT_WRITE_TIMEOUT_MS 30000
+#define API_DEFAULT_MAX_CONNECTIONS 1000
 
 /* 1 bad credential a second, 10 at once: the 11th wrong token in a row gets 429 */
 #define API_AUTH_FAILURES_DEFAULT ((struct api_rate){1.0, 10.0})

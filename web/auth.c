@@ -261,7 +261,7 @@ int api__auth_or_reply(struct req *r, enum api_role role)
     struct api *api = r->api;
     struct err err = ERR_INIT;
     char buf[1024];
-    const char *why = NULL, *token;
+    const char *why = NULL, *token = NULL;
     int wait, rc;
 
     r->who =
@@ -277,11 +277,17 @@ int api__auth_or_reply(struct req *r, enum api_role role)
                "too many bad credentials from %s; try again in %d s", r->address, wait);
         return -1;
     }
-    if (!(token = bearer(r, buf, sizeof(buf), &why))) {
+    /* a bearer token, when sent, wins over a client certificate: it is the credential
+     * chosen for this request (with tls_client_ca every client has a certificate) */
+    if (!api__header(r, "Authorization") && r->subject && api->tokens &&
+        api__tokens_find_subject(api->tokens, r->subject, &r->who) == 0) {
+        rc = 0;
+    } else if (!(token = bearer(r, buf, sizeof(buf), &why))) {
         refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "%s", why);
         return -1;
+    } else {
+        rc = *token ? identify(api, token, &r->who, &err) : ERR_UNAUTHORIZED;
     }
-    rc = *token ? identify(api, token, &r->who, &err) : ERR_UNAUTHORIZED;
     if (rc == ERR_UNAUTHORIZED) {
         api__limits_take(api->per_address, r->address, api->auth_failures, now);
         refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "the bearer token does not match any credential");

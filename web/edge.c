@@ -1,11 +1,10 @@
-/* edge.c - the checks every request passes before routing: framing, Host, Origin,
- * Content-Type, the path's encoding; the security headers; requests civetweb drops.
+/* edge.c - the checks every request passes before routing: Host, Origin, Content-Type,
+ * the path's encoding; the security headers.
  *
- * civetweb parses the request line and headers first and rejects what it cannot parse
- * (http_error in api.c). What it accepts but should not (two Content-Lengths, a
- * Content-Length beside Transfer-Encoding, a 65th header silently dropped, a foreign
- * Host) is refused here, before any handler reads a body. docs/security.md ("The HTTP
- * edge") lists which layer rejects what. */
+ * The front end (front_req.c) decides framing, the request line and the header count
+ * before civetweb sees a request, and writes the head again cleanly; the framing checks
+ * here stay as a second line behind it (they refuse nothing the front end lets through).
+ * docs/security.md ("The HTTP edge") lists which layer rejects what. */
 #include <civetweb.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -171,8 +170,6 @@ static int framing_ok(struct req *r, const struct mg_request_info *ri)
     int cl = count_header(ri, "Content-Length"), te = count_header(ri, "Transfer-Encoding");
     const char *name = NULL, *bad = header_problem(ri, &name);
 
-    if (ri->num_headers >= MG_MAX_HEADERS)
-        return refuse(r, ERR_HEADERS_TOO_LARGE, "a request may carry at most %s headers", "63");
     if (bad) {
         char *shown = xasprintf("header '%.100s' %s", name, bad);
         api__utf8_scrub(shown);
@@ -356,60 +353,4 @@ int api__path_decode(const char *raw, size_t n, char **out, const char **why)
     }
     *out = s;
     return 0;
-}
-
-/* The absolute-form targets civetweb would drop without a word (RFC 9112 3.2.2 lets a
- * server that is no proxy refuse them): "*" and "scheme://host/...". */
-static int dropped_target(const char *uri)
-{
-    if (!strcmp(uri, "*"))
-        return 1;
-    if (uri[0] == '/')
-        return 0;
-    for (const char *p = uri; *p; p++)
-        if ((unsigned char)*p < 33)
-            return 0; /* civetweb answered 400 "Invalid URI" itself */
-    return strstr(uri, "://") != NULL && strchr(strstr(uri, "://") + 3, '/') != NULL;
-}
-
-/* civetweb calls init_connection once a connection is established (after the TLS
- * handshake) and resets the data after connection_close; a connection that never got
- * there (a failed handshake) has no request of its own, only its worker's stale one. */
-static char established;
-
-int api__connection_opened(const struct mg_connection *conn, void **data)
-{
-    (void)conn;
-    *data = &established;
-    return 0;
-}
-
-void api__connection_closing(const struct mg_connection *conn)
-{
-    const struct mg_request_info *ri = mg_get_request_info(conn);
-
-    if (mg_get_user_connection_data(conn) != &established || !ri->request_uri || ri->local_uri ||
-        !ri->request_method || !ri->http_version ||
-        (strcmp(ri->http_version, "1.0") && strcmp(ri->http_version, "1.1")) ||
-        !dropped_target(ri->request_uri))
-        return;
-    char msg[512], *text = NULL;
-    snprintf(msg, sizeof(msg),
-             "request target '%.200s' is not a path: musterd is not a proxy; send the path "
-             "('GET /api/v1/nodes HTTP/1.1' with a Host header)",
-             ri->request_uri);
-    api__utf8_scrub(msg);
-    json_t *body =
-        json_pack("{s:{s:s, s:s}}", "error", "code", err_name(ERR_INVALID), "message", msg);
-    text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    json_decref(body);
-    if (!text)
-        return;
-    mg_printf((struct mg_connection *)conn,
-              "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
-              "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\nConnection: close\r\n\r\n"
-              "%s\n",
-              strlen(text) + 1, api__headers(mg_get_user_data(mg_get_context(conn))), text);
-    log_info("rejected by the HTTP layer: 400 %s", msg);
-    free(text);
 }

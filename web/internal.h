@@ -29,6 +29,8 @@
 struct mg_connection;
 struct mg_context;
 struct api__tls;
+struct api__front;
+struct ssl_ctx_st;
 struct api_tokens;
 struct api_limits;
 struct api_authcache;
@@ -83,10 +85,14 @@ struct api {
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
-    int port;
-    char host[64];        /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
-    uint64_t by_class[6]; /* requests by status class (index status / 100), atomic */
-    uint64_t requests;    /* atomic */
+    struct api__front *front;   /* the public listener (front.h) */
+    struct ssl_ctx_st *ssl_ctx; /* the front end's TLS, NULL: plain HTTP */
+    char front_secret[65];      /* X-Muster-Front's proof, hex, fresh each start */
+    int backend_port;           /* civetweb's, on 127.0.0.1 */
+    int port;                   /* the front end's */
+    char host[64];              /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
+    uint64_t by_class[6];       /* requests by status class (index status / 100), atomic */
+    uint64_t requests;          /* atomic */
 };
 
 #define API_MAX_PARAMS 4
@@ -104,11 +110,12 @@ struct req {
     size_t nparams;
     int status;              /* status sent, 0 until a reply started */
     size_t bytes;            /* body bytes sent */
-    const char *address;     /* the client's IP address (civetweb's remote_addr) */
+    const char *address;     /* the client's IP address (from the front end) */
+    int tls;                 /* the client came over TLS */
+    const char *subject;     /* its verified client certificate's subject, or NULL */
     struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
     int identified;          /* who names a checked credential */
     size_t cache_slot;       /* 1 + the read-cache slot this request makes, 0: none */
-    int continued;           /* "100 Continue" went out: the reply's head is written by hand */
 };
 
 typedef void (*api__handler)(struct req *r);
@@ -123,9 +130,10 @@ char *api__headers_make(int tls);
 /* The default allowed_hosts for a listen address (new): the loopback names, and the
  * listen address unless it is a wildcard. */
 char *api__default_hosts(const char *listen_host);
-/* 0, or replies 400 / 421 / 431 and returns -1: more than one Content-Length or
- * Transfer-Encoding, both, a Content-Length that is not one number, too many headers, no
- * Host or two, a Host not in allowed_hosts. The connection is closed after a refusal. */
+/* 0, or replies 400 / 421 and returns -1: no Host or two, a Host not in allowed_hosts;
+ * and, as a second line behind the front end (front_req.c decides framing), more than
+ * one Content-Length or Transfer-Encoding, both, a Content-Length that is not one number,
+ * a header line civetweb could not read. The connection is closed after a refusal. */
 int api__edge_ok(struct req *r);
 /* 0 when the request has no Origin, its own origin or one of cors_origins; else replies
  * 403 and returns -1. */
@@ -142,21 +150,18 @@ int api__content_format(const char *ctype, enum model_format *fmt);
 int api__path_decode(const char *raw, size_t n, char **out, const char **why);
 /* Makes civetweb close the connection after this reply instead of keeping it alive. */
 void api__force_close(struct mg_connection *conn);
-/* civetweb's init_connection callback: marks the connection established. */
-int api__connection_opened(const struct mg_connection *conn, void **data);
-/* civetweb's connection_close callback: on an established connection, answers 400 to an
- * absolute-form or "*" request target, which civetweb drops without a reply. */
-void api__connection_closing(const struct mg_connection *conn);
 /* ---- tls.c ---- */
 /* Loads the TLS files of o into *out (new; NULL when o asks for plain HTTP). Returns 0,
  * ERR_INVALID (only one of cert and key, a file that is not PEM, a key that does not
  * match) or ERR_IO (a file that cannot be read). */
 int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err);
-/* NULL-safe. Only after the civetweb context has stopped. */
+/* NULL-safe. Only after the front end has stopped. */
 void api__tls_close(struct api__tls *t);
-/* civetweb's init_ssl callback (user_data is the api): configures the SSL_CTX entirely.
- * Returns 1 (configured) or -1. */
-int api__tls_init_ctx(void *ssl_ctx, void *user_data);
+/* The front end's SSL_CTX (*out new, SSL_CTX_free it after the front end stopped): TLS 1.2
+ * and 1.3, the ciphers above, each handshake given the files loaded last, client
+ * certificates required with tls_client_ca. Returns 0 or ERR_INTERNAL. */
+struct ssl_ctx_st;
+int api__tls_ctx(struct api__tls *t, struct ssl_ctx_st **out, struct err *err);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);
@@ -196,7 +201,7 @@ int api__stream_chunk(struct req *r, const char *buf, size_t len);
 void api__stream_end(struct req *r);
 /* Reads the whole request body (new, NUL-terminated), enforcing the body limit:
  * 413 from Content-Length before reading, or while counting a chunked body. Answers
- * "Expect: 100-continue" (HTTP/1.1) with "100 Continue" once the length is accepted. */
+ * (the front end answered "Expect: 100-continue" and has read the whole body already). */
 char *api__body_or_reply(struct req *r, size_t *len);
 /* Query parameters. Each returns 0 with *out set (or left at its default when the
  * parameter is absent), or replies 400 naming the parameter and returns -1.
@@ -328,7 +333,7 @@ void api__auth_metrics(struct api *api, char *buf, size_t n);
 int api__auth_init(struct api *api, const struct api_options *opts, struct err *err);
 
 /* ---- tokens.c: the tokens file ---- */
-/* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256"}]}. Returns 0 or
+/* Loads path: YAML or JSON, {"tokens": [{"name", "role", "sha256" | "subject"}]}. Returns 0 or
  * ERR_IO / ERR_INVALID ("tokens file 'f': line 4: 'role' must be one of viewer, operator,
  * admin, not 'root'"). *out new. */
 int api__tokens_open(const char *path, struct api_tokens **out, struct err *err);
@@ -337,6 +342,9 @@ void api__tokens_free(struct api_tokens *t);
  * ERR_UNAUTHORIZED. First reloads the file when it changed (looked at no more than once a
  * second); a file that does not load is logged and the entries before it stay. */
 int api__tokens_find(struct api_tokens *t, const char *token, struct api_identity *out);
+/* Finds the entry whose subject is subject (a verified client certificate's, RFC 2253): 0
+ * with *out set (source "client-cert"), or ERR_UNAUTHORIZED. Reloads as api__tokens_find. */
+int api__tokens_find_subject(struct api_tokens *t, const char *subject, struct api_identity *out);
 
 /* ---- limits.c: token buckets by key ---- */
 /* A fixed number of buckets; when full, the one touched least recently is reused. */

@@ -14,32 +14,6 @@
 #include "clock.h"
 #include "internal.h"
 
-/* civetweb's response-header calls refuse to start once any byte went out, and the
- * interim "100 Continue" did: the same head, written by hand. */
-static void send_head_after_continue(struct req *r, int status, const char *ctype, long long len,
-                                     const char *extra_header)
-{
-    const char *origin = api__cors_origin(r);
-    char *head = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&head, &n);
-    fprintf(f, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status,
-            mg_get_response_code_text(r->conn, status), ctype);
-    if (len >= 0)
-        fprintf(f, "Content-Length: %lld\r\n", len);
-    else
-        fputs("Transfer-Encoding: chunked\r\n", f);
-    fprintf(f, "Cache-Control: no-store\r\n%s\r\n", api__headers(r->api));
-    if (origin)
-        fprintf(f, "Access-Control-Allow-Origin: %s\r\nVary: Origin\r\n", origin);
-    if (extra_header)
-        fprintf(f, "%s\r\n", extra_header);
-    fputs("\r\n", f);
-    fclose(f);
-    mg_write(r->conn, head, n);
-    free(head);
-}
-
 static void send_head(struct req *r, int status, const char *ctype, long long len,
                       const char *extra_header)
 {
@@ -51,11 +25,6 @@ static void send_head(struct req *r, int status, const char *ctype, long long le
     __atomic_add_fetch(&r->api->requests, 1, __ATOMIC_RELAXED);
     if (cls >= 1 && cls <= 5)
         __atomic_add_fetch(&r->api->by_class[cls], 1, __ATOMIC_RELAXED);
-    if (r->continued) {
-        send_head_after_continue(r, status, ctype, len, extra_header);
-        r->status = status;
-        return;
-    }
     mg_response_header_start(r->conn, status);
     mg_response_header_add(r->conn, "Content-Type", ctype, -1);
     if (len >= 0) {
@@ -252,12 +221,6 @@ char *api__body_or_reply(struct req *r, size_t *len)
                           ri->content_length, limit);
         return NULL;
     }
-    /* civetweb answers "Expect: 100-continue" only for its own file uploads: without the
-     * interim reply curl waits a second before sending any body over 1 MiB */
-    const char *expect = api__header(r, "Expect");
-    if (expect && !strcasecmp(expect, "100-continue") && ri->http_version &&
-        !strcmp(ri->http_version, "1.1"))
-        r->continued = mg_write(r->conn, "HTTP/1.1 100 Continue\r\n\r\n", 25) > 0;
     for (;;) {
         XGROW(buf, n + 65536 + 1, cap);
         int got = mg_read(r->conn, buf + n, 65536);

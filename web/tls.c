@@ -1,9 +1,10 @@
 /*
- * tls.c - HTTPS for the civetweb context: TLS 1.2 and 1.3 only, modern ciphers, and a
+ * tls.c - HTTPS for the front end (front.c): TLS 1.2 and 1.3 only, modern ciphers, and a
  * certificate, key and client CA that are replaced while musterd keeps listening.
  *
- * civetweb creates the SSL_CTX and then calls our init_ssl callback, which configures it
- * completely (civetweb then adds nothing). The context never holds a certificate: its
+ * api__tls_ctx builds the one SSL_CTX the front end's connections share (civetweb serves
+ * plain HTTP on loopback behind it and has no TLS of its own). The context never holds a
+ * certificate: its
  * cert callback hands each new handshake the bundle loaded last, under a mutex. A reload
  * builds a whole new bundle first and swaps it in only when it loaded and the key matches
  * the certificate, so a bad or half-written file never replaces a working one; handshakes
@@ -11,8 +12,6 @@
  *
  * The ciphers, and why, are in docs/security.md "## TLS".
  */
-#include <dlfcn.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -235,37 +234,8 @@ static int describe(struct api__tls *t, char *buf, size_t n)
                     t->path[TLS_CA] ? ", client certificates required" : "");
 }
 
-#ifndef MUSTER_SSL_COMPAT
-#define MUSTER_SSL_COMPAT "libmuster-sslcompat.so"
-#endif
-
-/* The compiled-in build path first, then lib/ beside the executable's bin/ (an installed
- * or moved tree). */
-static void load_ssl_compat(void)
-{
-    char exe[4096], alt[4200];
-    ssize_t n;
-
-    if (dlopen(MUSTER_SSL_COMPAT, RTLD_NOW | RTLD_LOCAL))
-        return;
-    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(alt, sizeof(alt), "%s/../lib/%s", exe,
-                     strrchr(MUSTER_SSL_COMPAT, '/') ? strrchr(MUSTER_SSL_COMPAT, '/') + 1
-                                                     : MUSTER_SSL_COMPAT);
-            if (dlopen(alt, RTLD_NOW | RTLD_LOCAL))
-                return;
-        }
-    }
-    log_warn("cannot load the OpenSSL 3 shim for civetweb '%s': %s", MUSTER_SSL_COMPAT, dlerror());
-}
-
 int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err)
 {
-    static once_flag compat_once = ONCE_FLAG_INIT;
     struct api__tls *t = NULL;
     int rc = 0;
 
@@ -279,8 +249,6 @@ int api__tls_open(const struct api_options *o, struct api__tls **out, struct err
     t->path[TLS_KEY] = xstrdup(o->tls_key);
     t->path[TLS_CA] = o->tls_client_ca ? xstrdup(o->tls_client_ca) : NULL;
     mtx_init(&t->mu, mtx_plain);
-    /* before civetweb loads OpenSSL: see sslcompat/ssl_compat.c; kept loaded for good */
-    call_once(&compat_once, load_ssl_compat);
     stamp_files(t, t->tried);
     if ((rc = bundle_load(t, &t->live, err)) < 0) {
         api__tls_close(t);
@@ -308,22 +276,21 @@ void api__tls_close(struct api__tls *t)
     free(t);
 }
 
-int api__tls_init_ctx(void *ssl_ctx, void *user_data)
+int api__tls_ctx(struct api__tls *t, SSL_CTX **out, struct err *err)
 {
-    struct api *api = user_data;
-    struct api__tls *t = api->tls;
-    SSL_CTX *ctx = ssl_ctx;
     static const unsigned char sid_ctx[] = "musterd";
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     char why[256];
 
-    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+    *out = NULL;
+    if (!ctx || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
         SSL_CTX_set_max_proto_version(ctx, 0) != 1 ||
         SSL_CTX_set_cipher_list(ctx, TLS12_CIPHERS) != 1 ||
         SSL_CTX_set_ciphersuites(ctx, TLS13_SUITES) != 1 ||
         SSL_CTX_set1_groups_list(ctx, TLS_GROUPS) != 1 ||
         SSL_CTX_set_session_id_context(ctx, sid_ctx, sizeof(sid_ctx) - 1) != 1) {
-        log_error("cannot configure TLS%s", ssl_reason(why, sizeof(why)));
-        return -1;
+        SSL_CTX_free(ctx);
+        return err_set(err, ERR_INTERNAL, "cannot configure TLS%s", ssl_reason(why, sizeof(why)));
     }
     /* all offered suites are strong; let the client pick (ChaCha20 where AES is slow) */
     SSL_CTX_clear_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
@@ -331,7 +298,8 @@ int api__tls_init_ctx(void *ssl_ctx, void *user_data)
     if (t->path[TLS_CA])
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     SSL_CTX_set_cert_cb(ctx, cert_cb, t);
-    return 1; /* configured: civetweb adds no certificate of its own */
+    *out = ctx;
+    return 0;
 }
 
 int api_tls_reload(struct api *api, int force, struct err *err)

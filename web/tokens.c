@@ -5,11 +5,17 @@
  *       - name: alice
  *         role: admin
  *         sha256: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+ *       - name: batch-robot
+ *         role: operator
+ *         subject: CN=batch-robot,O=ml-platform
  *
- * YAML or the same in JSON. The clear token never touches the disk: a presented token is
- * hashed and compared with every entry (no early exit). The file is reloaded when its
- * inode, size or modification time changes, looked at no more than once a second; a file
- * that does not load is logged with its line and the last good entries stay in force.
+ * An entry names either a token's sha256 or, with mTLS (tls_client_ca), a verified client
+ * certificate's subject as RFC 2253 prints it (the front end checked the certificate
+ * against tls_client_ca; the subject is compared whole). YAML or the same in JSON. The clear token
+ * never touches the disk: a presented token is hashed and compared with every entry (no early
+ * exit). The file is reloaded when its inode, size or modification time changes, looked at no more
+ * than once a second; a file that does not load is logged with its line and the last good entries
+ * stay in force.
  */
 #include <errno.h>
 #include <openssl/crypto.h>
@@ -27,10 +33,13 @@
 
 #define NAME_MAX_LEN 200
 
+#define SUBJECT_MAX_LEN 500
+
 struct token_entry {
     char name[NAME_MAX_LEN + 1];
     enum api_role role;
     unsigned char sha[32];
+    char subject[SUBJECT_MAX_LEN + 1]; /* "" for a token entry */
 };
 
 struct stamp {
@@ -102,36 +111,43 @@ static void where(json_t *pos, const char *path, size_t index, char *buf, size_t
 static int entry_decode(json_t *item, json_t *pos, size_t i, struct token_entry *e, struct err *err)
 {
     char at[64], path[64];
-    const char *name = NULL, *role = NULL, *sha = NULL, *key;
+    const char *name = NULL, *role = NULL, *sha = NULL, *subject = NULL, *key;
     json_t *v;
 
     snprintf(path, sizeof(path), "tokens[%zu]", i);
     where(pos, path, i, at, sizeof(at));
     if (!json_is_object(item))
-        return err_set(err, ERR_INVALID, "%s: an entry must be a mapping of name, role, sha256",
-                       at);
+        return err_set(err, ERR_INVALID,
+                       "%s: an entry must be a mapping of name, role and sha256 or subject", at);
     json_object_foreach(item, key, v)
     {
         snprintf(path, sizeof(path), "tokens[%zu].%s", i, key);
         where(pos, path, i, at, sizeof(at));
-        if (strcmp(key, "name") && strcmp(key, "role") && strcmp(key, "sha256"))
+        if (strcmp(key, "name") && strcmp(key, "role") && strcmp(key, "sha256") &&
+            strcmp(key, "subject"))
             return err_set(err, ERR_INVALID,
-                           "%s: unknown key '%.64s' (an entry has name, role, sha256; the token "
-                           "itself is never stored, only its SHA-256)",
+                           "%s: unknown key '%.64s' (an entry has name, role and sha256 or "
+                           "subject; the token itself is never stored, only its SHA-256)",
                            at, key);
         if (!json_is_string(v))
             return err_set(err, ERR_INVALID, "%s: '%s' must be a string", at, key);
-        *(!strcmp(key, "name")   ? &name
-          : !strcmp(key, "role") ? &role
-                                 : &sha) = json_string_value(v);
+        *(!strcmp(key, "name")     ? &name
+          : !strcmp(key, "role")   ? &role
+          : !strcmp(key, "sha256") ? &sha
+                                   : &subject) = json_string_value(v);
     }
     snprintf(path, sizeof(path), "tokens[%zu]", i);
     where(pos, path, i, at, sizeof(at));
-    if (!name || !role || !sha)
+    if (!name || !role || (!sha && !subject))
         return err_set(err, ERR_INVALID, "%s: the entry needs '%s'", at,
                        !name   ? "name"
                        : !role ? "role"
-                               : "sha256");
+                               : "sha256' or 'subject");
+    if (sha && subject)
+        return err_set(err, ERR_INVALID,
+                       "%s: an entry names a token (sha256) or a client certificate (subject), "
+                       "not both",
+                       at);
     snprintf(path, sizeof(path), "tokens[%zu].name", i);
     where(pos, path, i, at, sizeof(at));
     if (!*name || strlen(name) > NAME_MAX_LEN || strpbrk(name, "\"\\\r\n\t"))
@@ -144,6 +160,17 @@ static int entry_decode(json_t *item, json_t *pos, size_t i, struct token_entry 
     where(pos, path, i, at, sizeof(at));
     if (api_role_parse(role, &e->role, err) < 0)
         return err_prefix(err, "%s", at);
+    if (subject) {
+        snprintf(path, sizeof(path), "tokens[%zu].subject", i);
+        where(pos, path, i, at, sizeof(at));
+        if (!*subject || strlen(subject) > SUBJECT_MAX_LEN || strpbrk(subject, "\r\n"))
+            return err_set(err, ERR_INVALID,
+                           "%s: 'subject' must be a certificate subject as RFC 2253 prints it "
+                           "(\"CN=alice,O=team\"), 1 to %d characters on one line",
+                           at, SUBJECT_MAX_LEN);
+        snprintf(e->subject, sizeof(e->subject), "%s", subject);
+        return 0;
+    }
     snprintf(path, sizeof(path), "tokens[%zu].sha256", i);
     where(pos, path, i, at, sizeof(at));
     if (hex_digest(sha, e->sha) < 0)
@@ -171,9 +198,11 @@ static int entries_decode(json_t *doc, json_t *pos, struct token_entry **out, si
     for (size_t i = 0; i < json_array_size(list); i++) {
         int rc = entry_decode(json_array_get(list, i), pos, i, &e[i], err);
         for (size_t k = 0; rc == 0 && k < i; k++) {
-            const char *what = !strcmp(e[k].name, e[i].name)     ? "name"
-                               : !memcmp(e[k].sha, e[i].sha, 32) ? "sha256"
-                                                                 : NULL;
+            const char *what = !strcmp(e[k].name, e[i].name) ? "name"
+                               : e[i].subject[0]
+                                   ? (!strcmp(e[k].subject, e[i].subject) ? "subject" : NULL)
+                               : !e[k].subject[0] && !memcmp(e[k].sha, e[i].sha, 32) ? "sha256"
+                                                                                     : NULL;
             if (what) {
                 char path[64];
                 snprintf(path, sizeof(path), "tokens[%zu]", i);
@@ -287,12 +316,30 @@ int api__tokens_find(struct api_tokens *t, const char *token, struct api_identit
     pthread_mutex_lock(&t->mu);
     maybe_reload(t);
     for (size_t i = 0; i < t->n; i++)
-        if (CRYPTO_memcmp(sha, t->e[i].sha, sizeof(sha)) == 0)
+        if (CRYPTO_memcmp(sha, t->e[i].sha, sizeof(sha)) == 0 && !t->e[i].subject[0])
             found = (int)i;
     if (found >= 0) {
         snprintf(out->name, sizeof(out->name), "%s", t->e[found].name);
         out->role = t->e[found].role;
         snprintf(out->source, sizeof(out->source), "tokens-file");
+    }
+    pthread_mutex_unlock(&t->mu);
+    return found >= 0 ? 0 : ERR_UNAUTHORIZED;
+}
+
+int api__tokens_find_subject(struct api_tokens *t, const char *subject, struct api_identity *out)
+{
+    int found = -1;
+
+    pthread_mutex_lock(&t->mu);
+    maybe_reload(t);
+    for (size_t i = 0; i < t->n && found < 0; i++)
+        if (t->e[i].subject[0] && !strcmp(t->e[i].subject, subject))
+            found = (int)i;
+    if (found >= 0) {
+        snprintf(out->name, sizeof(out->name), "%s", t->e[found].name);
+        out->role = t->e[found].role;
+        snprintf(out->source, sizeof(out->source), "client-cert");
     }
     pthread_mutex_unlock(&t->mu);
     return found >= 0 ? 0 : ERR_UNAUTHORIZED;

@@ -298,6 +298,25 @@ int tls_get_head(struct tls_conn *c, const char *path, char *head, size_t n)
     return (int)(end + 2 - head);
 }
 
+int tls_exchange(struct tls_conn *c, const char *req, char *out, size_t n)
+{
+    size_t got = 0;
+    int k, status = -1;
+
+    if (SSL_write(c->ssl, req, (int)strlen(req)) <= 0) {
+        set_error(c, "write");
+        return -1;
+    }
+    while (got + 1 < n && (k = SSL_read(c->ssl, out + got, (int)(n - 1 - got))) > 0)
+        got += (size_t)k;
+    out[got] = '\0';
+    if (sscanf(out, "HTTP/1.%*d %d", &status) != 1) {
+        set_error(c, "read");
+        return -1;
+    }
+    return status;
+}
+
 void tls_close(struct tls_conn *c)
 {
     if (c->ssl)

@@ -64,6 +64,9 @@ const char *tls_peer_cn(struct tls_conn *c);
 const char *tls_version(struct tls_conn *c);
 /* Sends "GET path HTTP/1.1" and returns the response's status, or -1 (c->error says why). */
 int tls_get(struct tls_conn *c, const char *path);
+/* Sends req (a whole request, best with "Connection: close") and reads the answer until the
+ * server closes or n - 1 bytes, into out (NUL-terminated). Returns the status or -1. */
+int tls_exchange(struct tls_conn *c, const char *req, char *out, size_t n);
 /* Sends "GET path HTTP/1.1" and reads the response head (status line and headers) into
  * head; returns its length or -1 (c->error says why). */
 int tls_get_head(struct tls_conn *c, const char *path, char *head, size_t n);

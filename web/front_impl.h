@@ -1,0 +1,81 @@
+/*
+ * front_impl.h - what front.c (client connections) and front_relay.c (civetweb's side)
+ * share. Everything here runs on the front end's one event thread.
+ *
+ * A client connection goes HANDSHAKE (TLS) -> IDLE -> READING -> WAITING (its request is
+ * with civetweb, reading from the client is off) -> IDLE again (kept alive) or CLOSING
+ * (answer flushed, then a lingering close that reads and drops what the client still
+ * sends, so the answer is not lost to a reset).
+ */
+#ifndef MUSTER_WEB_FRONT_IMPL_H
+#define MUSTER_WEB_FRONT_IMPL_H
+
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <threads.h>
+
+#include "front.h"
+
+/* Bytes of answer waiting for a client before civetweb's side is read no more. */
+#define FRONT_RELAY_CAP (256 * 1024)
+/* Idle loopback connections kept for the next request, and for how long. Each holds a
+ * civetweb worker while it is idle, so few, short, and only while there are no more
+ * loopback connections than workers (else one may wait in civetweb's queue behind it). */
+#define FRONT_POOL_MAX 4
+#define FRONT_POOL_IDLE_MS 1000
+
+struct backend;
+
+enum front_state { C_HANDSHAKE, C_IDLE, C_READING, C_WAITING, C_CLOSING, C_LINGER };
+
+struct conn {
+    struct api__front *f;
+    struct conn *prev, *next; /* f->conns */
+    struct bufferevent *bev;
+    struct event *timer;
+    enum front_state st;
+    struct api__fr fr;
+    int head_seen; /* fr's head was handled (100 Continue, body timer) */
+    struct api__front_info info;
+    struct backend *be; /* answering this connection's request, or NULL */
+    int keep_alive;     /* the request in flight lets the connection live on */
+    int is_head;
+};
+
+struct api__front {
+    struct event_base *base;
+    struct evconnlistener *lis;
+    struct ssl_ctx_st *ssl;
+    struct sockaddr_in backend;
+    char secret[API_FRONT_SECRET_HEX + 1];
+    const char *headers; /* borrowed from the api */
+    struct api__fr_limits lim;
+    struct timeval head_tv, body_tv, idle_tv, write_tv;
+    int head_ms, body_ms;
+    int max_conns, nconns;
+    int port;
+    thrd_t thread;
+    struct conn *conns;
+    struct backend *idle; /* pooled loopback connections */
+    int nidle;
+    int nbackend; /* loopback connections open, pooled or answering */
+    int workers;  /* civetweb's worker threads */
+};
+
+/* ---- front_relay.c ---- */
+/* Sends text (taken) to civetweb for c, over a pooled connection or a new one; the answer
+ * is relayed to c as it comes, then front__answered is called. */
+void front__relay_start(struct conn *c, char *text, size_t len);
+/* The client took some of its answer: read on from civetweb if the relay had stopped. */
+void front__relay_resume(struct backend *be);
+/* Drops be (the client is gone): closes the loopback connection. */
+void front__relay_abort(struct backend *be);
+/* Closes every pooled connection. */
+void front__pool_free(struct api__front *f);
+
+/* ---- front.c ---- */
+/* c's answer is relayed whole (ok) or civetweb's side failed (!ok: c is closed, with a 502
+ * when nothing of the answer was sent). keep_alive: the answer lets the connection live. */
+void front__answered(struct conn *c, int ok, int keep_alive, int sent);
+
+#endif

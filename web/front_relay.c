@@ -1,0 +1,260 @@
+/* front_relay.c - the front end's side towards civetweb: loopback connections, a small
+ * pool of idle ones, and answers relayed to the client as they come (http-parser finds
+ * where each answer ends: Content-Length, chunked, or the close).
+ *
+ * Pooling: civetweb holds a worker for every connection it has, idle in keep-alive too,
+ * so the pool is small (FRONT_POOL_MAX), short-lived (FRONT_POOL_IDLE_MS, well under
+ * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
+ * and a connection is pooled only while there are no more loopback connections than
+ * workers: past that a new one may wait in civetweb's queue for the worker an idle one
+ * holds, so the finished one is closed to free it.
+ * A pooled connection that closes before a byte of the answer came back is tried again
+ * once on a new one: civetweb closed it without reading the request. */
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "front_impl.h"
+#include "log.h"
+
+struct backend {
+    struct api__front *f;
+    struct bufferevent *bev;
+    struct backend *next; /* f->idle */
+    struct conn *c;       /* the client answered, NULL while pooled */
+    http_parser rp;
+    int done;       /* the answer is complete */
+    int keep_alive; /* civetweb keeps the connection after it */
+    int is_head;
+    size_t sent; /* answer bytes relayed */
+    int reused;  /* came from the pool */
+    char *req;   /* the request, kept until the answer starts (for the one retry) */
+    size_t req_len;
+};
+
+static void be_free(struct backend *be)
+{
+    if (!be)
+        return;
+    be->f->nbackend--;
+    bufferevent_free(be->bev);
+    free(be->req);
+    free(be);
+}
+
+static void pool_remove(struct backend *be)
+{
+    struct api__front *f = be->f;
+
+    for (struct backend **p = &f->idle; *p; p = &(*p)->next) {
+        if (*p == be) {
+            *p = be->next;
+            f->nidle--;
+            return;
+        }
+    }
+}
+
+static int on_headers(http_parser *p)
+{
+    struct backend *be = p->data;
+    return be->is_head ? 1 : 0; /* a HEAD answer has no body, whatever its length says */
+}
+
+static int on_complete(http_parser *p)
+{
+    struct backend *be = p->data;
+    be->done = 1;
+    be->keep_alive = http_should_keep_alive(p);
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings resp_settings = {
+    .on_headers_complete = on_headers,
+    .on_message_complete = on_complete,
+};
+
+static void be_read(struct bufferevent *bev, void *arg);
+static void be_event(struct bufferevent *bev, short what, void *arg);
+
+/* The answer is whole: pool or close the connection, then tell the client's side. */
+static void finish(struct backend *be)
+{
+    struct api__front *f = be->f;
+    struct conn *c = be->c;
+    int keep = be->keep_alive;
+    size_t sent = be->sent;
+
+    be->c = NULL;
+    if (keep && f->nidle < FRONT_POOL_MAX && f->nbackend <= f->workers &&
+        evbuffer_get_length(bufferevent_get_input(be->bev)) == 0) {
+        struct timeval idle = {FRONT_POOL_IDLE_MS / 1000, (FRONT_POOL_IDLE_MS % 1000) * 1000};
+        free(be->req);
+        be->req = NULL;
+        be->next = f->idle;
+        f->idle = be;
+        f->nidle++;
+        bufferevent_set_timeouts(be->bev, &idle, NULL);
+        bufferevent_enable(be->bev, EV_READ);
+    } else {
+        be_free(be);
+    }
+    front__answered(c, 1, keep, (int)sent);
+}
+
+static void be_read(struct bufferevent *bev, void *arg)
+{
+    struct backend *be = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    if (!be->c) { /* pooled: civetweb says nothing unasked */
+        pool_remove(be);
+        be_free(be);
+        return;
+    }
+    struct evbuffer *out = bufferevent_get_output(be->c->bev);
+    while (!be->done && evbuffer_get_length(in) > 0) {
+        if (evbuffer_get_length(out) >= FRONT_RELAY_CAP) {
+            bufferevent_disable(bev, EV_READ); /* front__relay_resume reads on */
+            return;
+        }
+        struct evbuffer_iovec v;
+        evbuffer_peek(in, -1, NULL, &v, 1);
+        size_t used = http_parser_execute(&be->rp, &resp_settings, v.iov_base, v.iov_len);
+        enum http_errno e = HTTP_PARSER_ERRNO(&be->rp);
+        if (e != HPE_OK && e != HPE_PAUSED) {
+            struct conn *c = be->c;
+            log_error("front end: civetweb's answer does not parse: %s", http_errno_name(e));
+            c->be = NULL;
+            be_free(be);
+            front__answered(c, 0, 0, 1);
+            return;
+        }
+        if (used) {
+            free(be->req); /* the answer has started: no retry any more */
+            be->req = NULL;
+        }
+        evbuffer_remove_buffer(in, out, used);
+        be->sent += used;
+        if (!used && !be->done)
+            break;
+    }
+    if (be->done)
+        finish(be);
+}
+
+static void start_on(struct backend *be, struct conn *c)
+{
+    be->c = c;
+    c->be = be;
+    http_parser_init(&be->rp, HTTP_RESPONSE);
+    be->rp.data = be;
+    be->done = be->keep_alive = 0;
+    be->sent = 0;
+    be->is_head = c->is_head;
+    bufferevent_set_timeouts(be->bev, NULL, NULL);
+    bufferevent_write(be->bev, be->req, be->req_len);
+    bufferevent_enable(be->bev, EV_READ | EV_WRITE);
+}
+
+static struct backend *be_new(struct api__front *f)
+{
+    struct backend *be = xcalloc(1, sizeof(*be));
+
+    be->f = f;
+    f->nbackend++;
+    be->bev = bufferevent_socket_new(f->base, -1, BEV_OPT_CLOSE_ON_FREE);
+    if (!be->bev || bufferevent_socket_connect(be->bev, (struct sockaddr *)&f->backend,
+                                               sizeof(f->backend)) < 0) {
+        be_free(be);
+        return NULL;
+    }
+    bufferevent_setcb(be->bev, be_read, NULL, be_event, be);
+    return be;
+}
+
+static void be_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct backend *be = arg;
+    struct conn *c = be->c;
+
+    if (what & BEV_EVENT_CONNECTED)
+        return;
+    if (!c) { /* pooled: idle too long, or civetweb closed it */
+        pool_remove(be);
+        be_free(be);
+        return;
+    }
+    if ((what & BEV_EVENT_EOF) && !be->done) {
+        /* an answer that ends with the close */
+        http_parser_execute(&be->rp, &resp_settings, NULL, 0);
+        if (be->done) {
+            be->keep_alive = 0;
+            finish(be);
+            return;
+        }
+    }
+    if (be->reused && be->req && !be->sent) {
+        /* civetweb closed the pooled connection as the request went out: once more */
+        struct backend *fresh = be_new(be->f);
+        if (fresh) {
+            fresh->req = be->req;
+            fresh->req_len = be->req_len;
+            be->req = NULL;
+            be_free(be);
+            start_on(fresh, c);
+            return;
+        }
+    }
+    c->be = NULL;
+    size_t sent = be->sent;
+    be_free(be);
+    front__answered(c, 0, 0, sent > 0);
+}
+
+void front__relay_start(struct conn *c, char *text, size_t len)
+{
+    struct api__front *f = c->f;
+    struct backend *be = f->idle;
+
+    if (be) {
+        f->idle = be->next;
+        f->nidle--;
+        be->reused = 1;
+    } else if (!(be = be_new(f))) {
+        free(text);
+        front__answered(c, 0, 0, 0);
+        return;
+    }
+    be->req = text;
+    be->req_len = len;
+    start_on(be, c);
+}
+
+void front__relay_resume(struct backend *be)
+{
+    if (!(bufferevent_get_enabled(be->bev) & EV_READ)) {
+        bufferevent_enable(be->bev, EV_READ);
+        be_read(be->bev, be);
+    }
+}
+
+void front__relay_abort(struct backend *be)
+{
+    be->c = NULL;
+    be_free(be);
+}
+
+void front__pool_free(struct api__front *f)
+{
+    while (f->idle) {
+        struct backend *be = f->idle;
+        f->idle = be->next;
+        be_free(be);
+    }
+    f->nidle = 0;
+}
