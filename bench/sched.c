@@ -3,14 +3,15 @@
  *
  *   bench_sched WORKLOAD [--nodes N] [--batch PODS] [--sync full|meta|none] [--keep DIR]
  *               [--rules] [--queues N] [--cluster NODES] [--idle N]
+ *   bench_sched --reopen DIR [--rounds N]
  *
  * Applies the workload's nodes, then feeds its jobs to sched_apply in batches of about
  * --batch pods, running one scheduling cycle (one durable commit) after each batch, as pods
  * arriving at a live musterd would. Reports pods/s over cycle time (end to end, including
- * the commit), cycle latency median and p99, apply throughput, peak RSS, store size, and the
- * time to reopen the store with the view rebuilt. With --queues N the jobs are spread over
- * N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends with more
- * cycles, past the grace period, until the reclaims settle (not counted above), then each
+ * the commit), cycle latency median and p99, the cycles' CPU time, apply throughput, peak
+ * RSS, store size, and the time to reopen the store with the view rebuilt. With --queues N the jobs
+ * are spread over N queues of weights 1, 2, 3, 4, 1, ... (workload_add_queues), and the run ends
+ * with more cycles, past the grace period, until the reclaims settle (not counted above), then each
  * queue's allocation against its deserved share, in jobs (report_queues). --cluster keeps
  * only that many of the workload's nodes: the same jobs contend for less room. --idle N runs
  * N more cycles after the last batch with nothing changed (with --cluster, the jobs that did
@@ -18,10 +19,13 @@
  * waiting job's backoff (all of them retried: what every cycle cost before jobs waited).
  * slurm-gangs and slurm-mixed (1,024 nodes unless --nodes) are applied whole, then released
  * (release.h): apply time, first cycle, cycles until nothing more fits, gang placement.
+ * --reopen times only the restart of a store kept with --keep, --rounds times (default 3):
+ * each round and the median, to profile or compare restarts without the workload.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -42,12 +46,23 @@ struct opts {
     size_t queues;
     size_t cluster;
     size_t idle;
+    const char *reopen;
+    size_t rounds;
 };
 
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* This thread's CPU time: what a cycle cost without waiting for a core or the disk (the
+ * project's machine is shared, so wall-clock figures swing with the other work on it). */
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static int apply_docs(struct sched *s, json_t *docs, struct err *err)
@@ -77,6 +92,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->queues = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc)
             o->keep = argv[++i];
+        else if (strcmp(argv[i], "--reopen") == 0 && i + 1 < argc)
+            o->reopen = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            o->rounds = strtoul(argv[++i], NULL, 10);
         else if (argv[i][0] != '-' && !o->workload)
             o->workload = argv[i];
         else
@@ -84,10 +103,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (!o->nodes) /* the Slurm side-by-side is a cluster of 1,024 nodes */
         o->nodes = o->workload && !strncmp(o->workload, "slurm-", 6) ? 1024 : 5000;
-    return o->workload ? 0 : -1;
+    if (!o->rounds)
+        o->rounds = 3;
+    return o->workload || o->reopen ? 0 : -1;
 }
 
-static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods)
+static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods, int64_t cpu)
 {
     int64_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -99,6 +120,9 @@ static void report_cycles(int64_t *ns, size_t n, size_t placed, size_t pods)
            n ? ns[n / 2] / 1e6 : 0, n ? ns[(n * 99) / 100] / 1e6 : 0, n ? ns[n - 1] / 1e6 : 0);
     printf("throughput      %.0f pods/s (placed pods over cycle time, durable commits)\n",
            total ? placed / (total / 1e9) : 0);
+    printf("per 1,000 pods  %.2f ms of cycle time\n", placed ? total / 1e3 / (double)placed : 0);
+    printf("cycle cpu       %.1f ms total, %.2f ms per 1,000 pods, %.0f pods/s over CPU time\n",
+           cpu / 1e6, placed ? cpu / 1e3 / (double)placed : 0, cpu ? placed / (cpu / 1e9) : 0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -228,6 +252,33 @@ static int report_queues(struct sched *s, struct err *err)
     return 0;
 }
 
+/* --reopen: the restart of a kept store, rounds times; each round and the median. */
+static int reopen_rounds(const struct opts *o, struct err *err)
+{
+    struct store_options so = {.dir = o->reopen, .sync = o->sync};
+    double *ms = calloc(o->rounds, sizeof(double));
+    for (size_t k = 0; k < o->rounds; k++) {
+        struct store *st = NULL;
+        struct sched *s = NULL;
+        int64_t t0 = clock_mono_ns(), c0 = cpu_ns();
+        if (store_open(&so, &st, err) < 0 || sched_open(st, NULL, &s, err) < 0) {
+            store_close(st);
+            free(ms);
+            return -1;
+        }
+        ms[k] = (clock_mono_ns() - t0) / 1e6;
+        double cpu = (cpu_ns() - c0) / 1e6;
+        sched_close(s);
+        store_close(st);
+        printf("restart         %.1f ms, %.1f ms CPU (round %zu)\n", ms[k], cpu, k + 1);
+    }
+    qsort(ms, o->rounds, sizeof(double), cmp_double);
+    printf("restart median  %.1f ms over %zu rounds; peak RSS %.1f MiB\n", ms[o->rounds / 2],
+           o->rounds, workload_peak_rss_kib() / 1024.0);
+    free(ms);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {0};
@@ -236,7 +287,7 @@ int main(int argc, char **argv)
     struct store *st = NULL;
     struct sched *s = NULL;
     char dir[] = "/tmp/muster-bench-XXXXXX";
-    int64_t *cycle_ns = NULL, t0, apply_ns = 0;
+    int64_t *cycle_ns = NULL, t0, apply_ns = 0, cycle_cpu = 0, c0;
     size_t ncycles = 0, cap = 0, placed = 0, i = 0, njobs;
     double first_ms = 0;
 
@@ -244,8 +295,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_sched "
                         "basic|gang|gang-topology|biggang|slurm-gangs|slurm-mixed [--nodes N] "
                         "[--batch PODS] [--sync full|meta|none] [--keep DIR] [--rules] "
-                        "[--queues N] [--cluster NODES] [--idle N]\n");
+                        "[--queues N] [--cluster NODES] [--idle N]\n"
+                        "       bench_sched --reopen DIR [--rounds N]\n");
         return 2;
+    }
+    if (o.reopen) {
+        if (reopen_rounds(&o, &err) == 0)
+            return 0;
+        fprintf(stderr, "bench_sched: %s\n", err.msg);
+        return 1;
     }
     if (workload_make(o.workload, o.nodes, &w, &err) < 0 || !mkdtemp(dir))
         goto fail;
@@ -287,8 +345,10 @@ int main(int argc, char **argv)
         if (rc < 0)
             goto fail;
         t0 = clock_mono_ns();
+        c0 = cpu_ns();
         if (sched_cycle(s, clock_now_ms(), &summary, &err) < 0)
             goto fail;
+        cycle_cpu += cpu_ns() - c0;
         XGROW(cycle_ns, ncycles + 1, cap);
         cycle_ns[ncycles++] = clock_mono_ns() - t0;
         if (ncycles == 1)
@@ -299,7 +359,7 @@ int main(int argc, char **argv)
     if (ncycles) {
         printf("apply jobs      %.1f ms (%.0f pods/s through sched_apply)\n", apply_ns / 1e6,
                apply_ns ? w.pods / (apply_ns / 1e9) : 0);
-        report_cycles(cycle_ns, ncycles, placed, w.pods);
+        report_cycles(cycle_ns, ncycles, placed, w.pods, cycle_cpu);
     }
     if (o.idle && report_idle(s, o.idle, first_ms, &err) < 0)
         goto fail;
@@ -317,10 +377,11 @@ int main(int argc, char **argv)
     store_close(st);
     st = NULL;
     t0 = clock_mono_ns();
+    c0 = cpu_ns();
     if (store_open(&so, &st, &err) < 0 || sched_open(st, NULL, &s, &err) < 0)
         goto fail;
-    printf("restart         %.1f ms (store reopened, view rebuilt)\n",
-           (clock_mono_ns() - t0) / 1e6);
+    printf("restart         %.1f ms (store reopened, view rebuilt), %.1f ms CPU\n",
+           (clock_mono_ns() - t0) / 1e6, (cpu_ns() - c0) / 1e6);
     sched_close(s);
     store_close(st);
     workload_release(&w);

@@ -47,34 +47,47 @@ static int waits_for_members(const struct sched_view *v, const struct sv_job *j)
     return alive == 0 || (terminal > 0 && alive < need);
 }
 
+int sched__job_has_work(const struct sched_view *v, const struct sv_job *j)
+{
+    size_t p = 0;
+    if (!j->alive)
+        return 0;
+    while (p < j->npods && !sched__pod_pending(&v->pods[j->pods[p]]))
+        p++;
+    /* a victim's members are not missing: its why says who preempted it */
+    return p < j->npods || (waits_for_members(v, j) && !sched__job_preempted(v, j));
+}
+
 static int passes_static(const struct sv_node *n, const struct sv_shape *sh)
 {
     return sched__fit_static(n, sh) == SCHED_FIT_OK;
 }
 
 /* The jobs a cycle attempts (unordered: queue_order.c orders them), parked jobs that are
- * not due at now_ms left out and counted in *waiting. New. */
+ * not due at now_ms left out and counted in *waiting. New. Only the jobs in v->todo are
+ * looked at, and those with nothing to do leave it: a cycle costs what changed, not every
+ * job the cluster ever ran (sched__view_todo puts a job back when that may change). */
 static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *waiting)
 {
     sched__wait_sync(v, passes_static); /* room freed since the last cycle, onto shapes */
-    int *k = xcalloc(v->njobs + 1, sizeof(*k));
+    int *k = xcalloc(v->ntodo + 1, sizeof(*k));
+    size_t keep = 0;
     *n = 0;
-    for (size_t i = 0; i < v->njobs; i++) {
+    for (size_t t = 0; t < v->ntodo; t++) {
+        int i = v->todo[t];
         const struct sv_job *j = &v->jobs[i];
-        if (!j->alive)
+        if (!sched__job_has_work(v, j)) {
+            v->in_todo[i] = 0;
             continue;
-        size_t p = 0;
-        while (p < j->npods && !sched__pod_pending(&v->pods[j->pods[p]]))
-            p++;
-        /* a victim's members are not missing: its why says who preempted it */
-        if (p == j->npods && (!waits_for_members(v, j) || sched__job_preempted(v, j)))
-            continue;
+        }
+        v->todo[keep++] = i;
         if (!sched__wait_due(v, j, now_ms)) {
             (*waiting)++;
             continue;
         }
-        k[(*n)++] = (int)i;
+        k[(*n)++] = i;
     }
+    v->ntodo = keep;
     return k;
 }
 

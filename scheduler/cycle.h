@@ -65,6 +65,9 @@ void sched__qcache_free(struct sched_qcache *k);
 /* The allocatable of every schedulable node summed per resource (c->cluster_alloc,
  * [v->rescap]), computed on first use. */
 const int64_t *sched__cyc_cluster(struct sched_cyc *c);
+/* 1 when a cycle has something to do for job j: a pending pod, or members missing (and it
+ * is not a preemption victim). A job without work leaves the view's todo (view.h). */
+int sched__job_has_work(const struct sched_view *v, const struct sv_job *j);
 /* The cycle's bound-pods-by-node index (see struct sched_cyc), built on first use. */
 void sched__cyc_pods_by_node(struct sched_cyc *c);
 

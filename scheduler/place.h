@@ -3,9 +3,9 @@
  * placers that put an attempt's pending pods on nodes.
  *
  * Files: place_fit.c (static filters, free capacity with reservations, the score, the
- * incremental best-node pick), place_gather.c (topology gather: the spec, offer slots,
- * candidate domains), place_nodeset.c (filling a candidate, node-set tries, the why's
- * topology part). The default binpack placer and the choice of placer are in
+ * best-node pick), place_heap.c (the binpack pick's per-shape heap), place_gather.c (topology
+ * gather: the spec, offer slots, candidate domains), place_nodeset.c (filling a candidate, node-set
+ * tries, the why's topology part). The default binpack placer and the choice of placer are in
  * cycle_attempt.c. A placer allocates through the open statement (cycle.h).
  */
 #ifndef MUSTER_SCHED_PLACE_H
@@ -62,6 +62,11 @@ long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const
 double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
 /* The best node for pod pi now, or -1. */
 int sched__pick_node(struct sched_view *v, int pi);
+/* The binpack pick (place_heap.c) of pod pi of shape sh, whose candidates are current and
+ * do not differ in preferences: the candidate with the highest sched__score that fits,
+ * the first name on ties, as a scan of sh->cand would choose; -1 (and sh->fail_epoch set)
+ * when none fits. */
+int sched__pick_heap(struct sched_view *v, struct sv_shape *sh, int pi);
 
 /* ---- pod rules (place_rules.c) ---- */
 
@@ -180,7 +185,10 @@ long sched__gather_dom_offer_raw(struct gather *g, int di);
  * min(offer, job size) rounded down to the depth's podCountMultiple. It holds the job
  * when this reaches g->need. */
 long sched__gather_holds(const struct gather *g, int depth, long offer);
-/* Fills g->cands in try order (DESIGN.md section 3, steps 2-3). */
+/* Candidates an attempt tries at most (place_nodeset.c). */
+#define SCHED_GATHER_TRIES 16
+/* Fills g->cands: every candidate, the first SCHED_GATHER_TRIES of them in try order
+ * (DESIGN.md section 3, steps 2-3), the rest after them in no order. */
 void sched__gather_candidates(struct gather *g);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */
 const char *sched__gather_limit(struct gather *g, int di);

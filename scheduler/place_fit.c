@@ -8,8 +8,8 @@
  * rules (place_rules.c) hold.
  *
  * Choice: binpack alone while the candidates do not differ in preferences and no pod
- * rule applies (the fast path below); otherwise a scan with kube-scheduler's weighted,
- * normalized scores (pick_scan).
+ * rule applies (the fast path: the shape's heap, place_heap.c); otherwise a scan with
+ * kube-scheduler's weighted, normalized scores (pick_scan).
  *
  * Speed: each shape keeps the list of statically feasible nodes that still had
  * room at the current view epoch. Within one epoch usage only grows, so a node
@@ -274,7 +274,6 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
     sh->ncand = keep;
     if (keep == 0)
         sh->fail_epoch = v->epoch;
-    sh->last = -1;
     int best = -1;
     double best_score = -1;
     for (size_t i = 0; i < ns; i++) {
@@ -296,36 +295,6 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
     return best;
 }
 
-/* Incremental pick: within one epoch, a node's score only changes when it takes a
- * pod. The node chosen last for this shape beat every node then; it still beats every
- * node that has not changed since (its own score only grew), so only nodes that took a
- * pod since then (view.binds) can beat it. Exact, and O(binds since) instead of O(nodes). */
-static int pick_incremental(struct sched_view *v, struct sv_shape *sh, int pi)
-{
-    int best = sh->last;
-    const struct sv_node *bn = &v->nodes[best];
-    if (bn->nnom || sched__fit_res(v, bn, sh, pi) >= 0)
-        return -1;
-    double best_score = sched__score(v, bn, sh);
-    size_t end = v->log_epoch == v->epoch ? v->nbinds : 0;
-    for (size_t k = sh->logpos; k < end; k++) {
-        int ni = v->binds[k];
-        const struct sv_node *n = &v->nodes[ni];
-        if (ni == best || n->nnom || sched__fit_static(n, sh) != SCHED_FIT_OK ||
-            sched__fit_res(v, n, sh, pi) >= 0)
-            continue;
-        double sc = sched__score(v, n, sh);
-        if (sc > best_score || (sc == best_score && strcmp(n->name, bn->name) < 0)) {
-            best = ni;
-            bn = n;
-            best_score = sc;
-        }
-    }
-    sh->logpos = end;
-    sh->last = best;
-    return best;
-}
-
 int sched__pick_node(struct sched_view *v, int pi)
 {
     struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
@@ -340,38 +309,9 @@ int sched__pick_node(struct sched_view *v, int pi)
         return ni;
     }
     sched__rules_release(&r);
-    if (sh->last_epoch == v->epoch && sh->last >= 0 && sh->logpos <= v->nbinds &&
-        v->log_epoch == v->epoch) {
-        int ni = pick_incremental(v, sh, pi);
-        if (ni >= 0)
-            return ni;
-    }
     if (sh->cand_epoch != v->epoch)
         cand_rebuild(v, sh, pi);
     if (sh->soft)
         return pick_scan(v, sh, pi, NULL);
-    int best = -1;
-    double best_score = -1;
-    size_t keep = 0;
-    /* Candidates are in name order, so strict > keeps the first name on ties. */
-    for (size_t i = 0; i < sh->ncand; i++) {
-        int ni = sh->cand[i];
-        const struct sv_node *n = &v->nodes[ni];
-        if (sched__fit_res(v, n, sh, pi) >= 0)
-            continue;
-        sh->cand[keep++] = ni;
-        double sc = sched__score(v, n, sh);
-        if (sc > best_score) {
-            best_score = sc;
-            best = ni;
-        }
-    }
-    sh->ncand = keep;
-    if (best < 0)
-        sh->fail_epoch = v->epoch;
-    /* Nodes with nominations are left to the full scan (reservations depend on the pod). */
-    sh->last = best >= 0 && !v->nodes[best].nnom ? best : -1;
-    sh->last_epoch = v->epoch;
-    sh->logpos = v->log_epoch == v->epoch ? v->nbinds : 0;
-    return best;
+    return sched__pick_heap(v, sh, pi);
 }

@@ -19,7 +19,9 @@
  * Speed: for a job whose pods share one shape, a domain's offer slots are
  * cached under (shape, size, need, job, domain version, view epoch, multiples
  * generation); the job is in the key because its own nominations are not
- * reservations against it (place_fit.c), the generation because the multiples
+ * reservations against it (place_fit.c), so only while a node below has
+ * nominations: without them the next job of the shape (a stream of like gangs)
+ * reuses every domain it did not touch; the generation because the multiples
  * round it (it grows when a gather's multiples differ from the last's). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
@@ -188,22 +190,25 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
 {
     struct tp_dom *d = &g->t->doms[di];
     if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
-        d->c_job == g->a->jobs[0] && d->c_ver == d->ver && d->c_epoch == g->v->epoch &&
-        d->c_mgen == g->t->mult_gen) {
+        (d->c_job == g->a->jobs[0] || !d->c_nom) && d->c_ver == d->ver &&
+        d->c_epoch == g->v->epoch && d->c_mgen == g->t->mult_gen) {
         *hold = d->c_hold;
         return d->c_offer;
     }
     long sum = 0, h = 0;
+    int nom = 0; /* the offer depends on the job (a nomination below); a bound of 0 never */
     if (g->shape < 0 || upper_bound(g, d) > 0) {
         for (size_t i = 0; i < d->nkids; i++) {
             long kh = 0;
             sum += sched__gather_dom_offer(g, d->kids[i], &kh);
             h += kh;
+            nom |= g->t->doms[d->kids[i]].c_nom;
         }
         for (size_t i = 0; i < d->nnodes; i++) {
             long o = sched__gather_node_offer(g, d->nodes[i]);
             sum += o;
             h += sched__gather_holds(g, (int)g->t->nlayers, o) >= g->need;
+            nom |= g->v->nodes[d->nodes[i]].nnom != 0;
         }
     }
     d = &g->t->doms[di];
@@ -213,6 +218,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         d->c_size = g->size;
         d->c_need = g->need;
         d->c_job = g->a->jobs[0];
+        d->c_nom = nom;
         d->c_ver = d->ver;
         d->c_epoch = g->v->epoch;
         d->c_mgen = g->t->mult_gen;
@@ -281,6 +287,29 @@ static int cmp_cand(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* Puts the k first of c[0..n) by cmp_cand, in order, at the front: only they are tried,
+ * and sorting every block of a large cluster for each gang made the cost per pod grow with
+ * the cluster. The same k as a full sort (cmp_cand is a total order: names differ). */
+static void first_in_order(struct gather_cand *c, size_t n, size_t k)
+{
+    if (n < 2) /* qsort(NULL, 0) is undefined */
+        return;
+    size_t m = n < k ? n : k;
+    qsort(c, m, sizeof(*c), cmp_cand);
+    for (size_t i = m; i < n; i++) {
+        if (cmp_cand(&c[i], &c[m - 1]) >= 0)
+            continue;
+        struct gather_cand x = c[i];
+        size_t at = m - 1;
+        c[i] = c[m - 1]; /* the one pushed out goes where x was */
+        while (at > 0 && cmp_cand(&x, &c[at - 1]) < 0) {
+            c[at] = c[at - 1];
+            at--;
+        }
+        c[at] = x;
+    }
+}
+
 static long offer_of(struct gather *g, int di)
 {
     long h;
@@ -343,6 +372,5 @@ void sched__gather_candidates(struct gather *g)
     }
     if (hold > 0)
         node_cands(g, &cap);
-    if (g->ncands > 1) /* qsort(NULL, 0) is undefined */
-        qsort(g->cands, g->ncands, sizeof(*g->cands), cmp_cand);
+    first_in_order(g->cands, g->ncands, SCHED_GATHER_TRIES);
 }

@@ -21,7 +21,7 @@
 #include "place.h"
 #include "why.h"
 
-#define MAX_TRIES 16
+#define MAX_TRIES SCHED_GATHER_TRIES
 #define BEST_MAX 3
 
 /* Places pending pods on node ni in order, at most budget; returns how many. */

@@ -76,6 +76,7 @@ static void shape_clear(struct sv_shape *sh)
     }
     free(sh->tol);
     free(sh->cand);
+    free(sh->heap);
     model_affinity_unref(sh->aff);
     json_decref(sh->nf);
     json_decref(sh->nf_ahead);
@@ -100,6 +101,9 @@ void sched__view_free(struct sched_view *v)
     }
     free(v->nodes);
     free(v->node_order);
+    free(v->node_rank);
+    free(v->todo);
+    free(v->in_todo);
     for (size_t i = 0; i < v->npods; i++) {
         free(v->pods[i].key);
         model_pod_release(&v->pods[i].m);
@@ -180,6 +184,14 @@ void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
     struct sv_node *n = &v->nodes[p->node];
     for (int i = 0; i < p->nreq; i++)
         n->used[p->req[i].res] += sign * p->req[i].v;
+    if (sign > 0) { /* the picks re-score nodes whose usage grew (place_heap.c) */
+        if (v->log_epoch != v->epoch) {
+            v->nbinds = 0;
+            v->log_epoch = v->epoch;
+        }
+        XGROW(v->binds, v->nbinds + 1, v->capbinds);
+        v->binds[v->nbinds++] = p->node;
+    }
     sched__queue_usage(v, p, sign);
     if (v->tp && !v->tp_dirty)
         sched__topo_usage(v, p->node, p, sign);
@@ -293,6 +305,10 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n)
             if (v->nodes[i].alive)
                 v->node_order[v->norder++] = (int)i;
         qsort_r(v->node_order, v->norder, sizeof(int), cmp_node_name, v);
+        free(v->node_rank);
+        v->node_rank = xcalloc(v->nnodes + 1, sizeof(int));
+        for (size_t i = 0; i < v->norder; i++)
+            v->node_rank[v->node_order[i]] = (int)i;
         v->order_dirty = 0;
     }
     *n = v->norder;

@@ -182,9 +182,16 @@ struct sv_shape {
     int *cand; /* statically feasible nodes still worth trying, name order */
     size_t ncand, capcand;
     uint64_t fail_epoch; /* the shape fits nowhere at this epoch */
-    int last;            /* node chosen last at last_epoch (see place_fit.c) */
-    size_t logpos;       /* view.binds position when last was chosen */
-    uint64_t last_epoch;
+    /* the binpack pick's heap of candidates (place_heap.c), valid at heap_epoch, with
+     * view.binds read up to heap_logpos */
+    struct sv_hent {
+        double score;
+        int rank; /* view.node_rank */
+        int node;
+    } * heap;
+    size_t nheap, capheap;
+    uint64_t heap_epoch;
+    size_t heap_logpos;
     json_t *nf; /* cached node filter (why) for nf_epoch / nf_cycle */
     int nf_code;
     json_t *nf_ahead;
@@ -299,6 +306,7 @@ struct sched_view {
     size_t nnodes, capnodes;
     struct sched_strmap node_ix;
     int *node_order; /* live node indexes sorted by name (rebuilt lazily) */
+    int *node_rank;  /* [nnodes]: a live node's position in node_order, rebuilt with it */
     size_t norder;
     int order_dirty;
 
@@ -351,7 +359,7 @@ struct sched_view {
     int rules_busy;
     struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
     size_t capscan;
-    int *binds; /* nodes that took a pod since log_epoch, in order */
+    int *binds; /* nodes whose usage grew since log_epoch, in order (sched__view_usage) */
     size_t nbinds, capbinds;
     uint64_t log_epoch;
     uint64_t epoch;
@@ -360,7 +368,14 @@ struct sched_view {
         int node;
     } * freed; /* room freed on a node since the last sched__wait_sync */
     size_t nfreed, capfreed;
-    uint64_t freed_any;           /* ev_clock of the last of them */
+    uint64_t freed_any; /* ev_clock of the last of them */
+    /* The jobs a cycle looks at (view_wait.c, cycle.c pending_jobs): every job that may have
+     * pending pods or miss members. A cycle drops a job that has neither; any change that
+     * could give it either puts it back (sched__view_todo). in_todo is by job slot. */
+    int *todo;
+    size_t ntodo, captodo;
+    unsigned char *in_todo;
+    size_t capin_todo;
     uint64_t ev_clock;            /* grows with every event (view_wait.c) */
     uint64_t ev_gen[SV_EV_COUNT]; /* ev_clock when each kind last happened */
 };
@@ -399,7 +414,8 @@ int sched__view_res(struct sched_view *v, const char *name);
 /* Job by id: the PodGroup job first, then the lone-pod job. -1 when unknown. */
 int sched__view_job(const struct sched_view *v, const char *id);
 int sched__view_gang_job(const struct sched_view *v, const char *id);
-/* Live node indexes in name order (borrowed until the next node change). */
+/* Live node indexes in name order (borrowed until the next node change); v->node_rank is
+ * valid with it. */
 const int *sched__view_node_order(struct sched_view *v, size_t *n);
 
 /* Statement primitives: account a pending pod on a node and back. */
@@ -501,8 +517,12 @@ void sched__wait_freed(struct sched_view *v, int ni);
  * the clock of that entry, and empties the log. */
 typedef int (*sv_static_fit)(const struct sv_node *n, const struct sv_shape *sh);
 void sched__wait_sync(struct sched_view *v, sv_static_fit fit);
-/* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays). */
+/* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays),
+ * and in the cycle's todo. */
 void sched__wait_wake(struct sched_view *v, int ji);
+/* Puts job ji into the jobs the next cycle looks at (v->todo), once: its pods or
+ * nominations changed, a pod of it was unbound, its victim record came or went. */
+void sched__view_todo(struct sched_view *v, int ji);
 /* 1 when job j is to be attempted at now_ms: not parked, woken, or its retry time came. */
 int sched__wait_due(const struct sched_view *v, const struct sv_job *j, int64_t now_ms);
 /* Parks job ji after an attempt that left it unplaced at now_ms, waiting on the kinds in

@@ -139,11 +139,13 @@ void sched__view_victim_put(struct sched_view *v, const char *id, int32_t prio)
         sched__strmap_put(&v->victims, id, k);
     }
     v->victim_prio[k] = prio;
+    sched__view_todo(v, sched__view_job(v, id));
 }
 
 void sched__view_victim_del(struct sched_view *v, const char *id)
 {
-    sched__strmap_del(&v->victims, id); /* its victim_prio slot is dropped with the view */
+    sched__strmap_del(&v->victims, id);          /* its victim_prio slot is dropped with the view */
+    sched__view_todo(v, sched__view_job(v, id)); /* Preempted no more: it may miss members */
 }
 
 int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio)

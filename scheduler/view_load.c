@@ -19,10 +19,6 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
         struct model_node n = {0};
         if ((rc = model_node_decode(obj, &n, &err)) == 0)
             sched__view_put_node(v, &n);
-    } else if (kind == MODEL_POD) {
-        struct model_pod p = {0};
-        if ((rc = model_pod_decode(obj, &p, &err)) == 0)
-            sched__view_put_pod(v, &p);
     } else if (kind == MODEL_PODGROUP) {
         struct model_podgroup g = {0};
         if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
@@ -52,13 +48,39 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
     return 0;
 }
 
+/* Pods, the bulk of a store, are parsed and decoded on several threads (store_each_par)
+ * and put into the view in key order on this one, as load_obj would. */
+struct decoded_pod {
+    int rc;
+    struct model_pod p;
+    char msg[ERR_MSG_MAX];
+};
+
+static void *decode_pod(void *ctx, const char *key, json_t *obj)
+{
+    struct decoded_pod *d = xcalloc(1, sizeof(*d));
+    struct err err = ERR_INIT;
+    if ((d->rc = model_pod_decode(obj, &d->p, &err)) < 0)
+        snprintf(d->msg, sizeof(d->msg), "%s", err.msg);
+    return d;
+}
+
+static int put_pod(void *ctx, const char *key, void *res)
+{
+    struct decoded_pod *d = res;
+    if (d && d->rc == 0 && key)
+        sched__view_put_pod(ctx, &d->p);
+    else if (d && d->rc == 0)
+        model_pod_release(&d->p);
+    else if (d && key) /* as load_obj: skipped, not fatal */
+        fprintf(stderr, "muster: skipping stored Pod '%s': %s\n", key, d->msg);
+    free(d);
+    return 0;
+}
+
 static int load_node(void *c, const char *k, json_t *o)
 {
     return load_obj(c, k, o, MODEL_NODE);
-}
-static int load_pod(void *c, const char *k, json_t *o)
-{
-    return load_obj(c, k, o, MODEL_POD);
 }
 static int load_pg(void *c, const char *k, json_t *o)
 {
@@ -105,7 +127,7 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
-    if ((rc = store_each(txn, MODEL_POD, NULL, load_pod, v, err)) < 0)
+    if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
         return rc;

@@ -89,6 +89,7 @@ void sched__view_nominate_clear(struct sched_view *v, int pi)
     if (p->nominated < 0)
         return;
     struct sv_node *n = &v->nodes[p->nominated];
+    sched__view_todo(v, p->job); /* a gang may miss a member it held */
     for (size_t i = 0; i < n->nnom; i++) {
         if (n->nominated[i] == pi) {
             n->nominated[i] = n->nominated[--n->nnom];
@@ -335,12 +336,6 @@ void sched__view_bind(struct sched_view *v, int pi, int ni)
     p->m.node_name = xstrdup(v->nodes[ni].name);
     p->counted = 1;
     sched__view_usage(v, p, 1);
-    if (v->log_epoch != v->epoch) {
-        v->nbinds = 0;
-        v->log_epoch = v->epoch;
-    }
-    XGROW(v->binds, v->nbinds + 1, v->capbinds);
-    v->binds[v->nbinds++] = ni;
 }
 
 void sched__view_unbind(struct sched_view *v, int pi)
@@ -353,4 +348,5 @@ void sched__view_unbind(struct sched_view *v, int pi)
     p->node = -1;
     p->counted = 0;
     v->epoch++;
+    sched__view_todo(v, p->job);
 }

@@ -13,6 +13,7 @@
  * event makes the job due at once, so a change is answered by the next cycle.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "alloc.h"
 #include "clock.h"
@@ -33,6 +34,23 @@ void sched__wait_wake(struct sched_view *v, int ji)
 {
     if (ji >= 0 && (size_t)ji < v->njobs)
         v->jobs[ji].wait.parked = 0;
+    sched__view_todo(v, ji);
+}
+
+void sched__view_todo(struct sched_view *v, int ji)
+{
+    if (ji < 0 || (size_t)ji >= v->njobs)
+        return;
+    if ((size_t)ji >= v->capin_todo) {
+        size_t old = v->capin_todo;
+        XGROW(v->in_todo, (size_t)ji + 1, v->capin_todo);
+        memset(v->in_todo + old, 0, v->capin_todo - old);
+    }
+    if (v->in_todo[ji])
+        return;
+    v->in_todo[ji] = 1;
+    XGROW(v->todo, v->ntodo + 1, v->captodo);
+    v->todo[v->ntodo++] = ji;
 }
 
 /* The log is bounded: past this many entries a freed node wakes every capacity waiter. */

@@ -92,6 +92,10 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
 
 /* Applies key's binding record, if any, to pod (decoded from the pods database). */
 int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err);
+/* Applies a binding record already read (rec, len: its bytes) to pod; no LMDB call, so a
+ * worker of store_each_par may apply it. Returns 0 or ERR_STORE (a corrupt record). */
+int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
+                             struct err *err);
 /* Drops key's binding record (none is fine): a full write of the pod carries it. */
 int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
 /* Index entries of a pending pod bound to node: out of the pending index, into the node

@@ -17,6 +17,17 @@
 
 #include "err.h"
 
+int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
+                             struct err *err)
+{
+    const char *node = rec, *end = (const char *)rec + len;
+    const char *nul = len ? memchr(node, '\0', len) : NULL;
+    if (!nul || nul == node || end[-1] != '\0')
+        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
+    model_pod_set_bound(pod, node, nul + 1);
+    return 0;
+}
+
 int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err)
 {
     struct store *st = store__of(txn);
@@ -26,12 +37,7 @@ int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *e
         return 0;
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read a binding");
-    const char *node = v.mv_data, *end = (const char *)v.mv_data + v.mv_size;
-    const char *nul = memchr(node, '\0', v.mv_size);
-    if (!nul || nul == node || end[-1] != '\0')
-        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
-    model_pod_set_bound(pod, node, nul + 1);
-    return 0;
+    return store__pod_overlay_apply(key, pod, v.mv_data, v.mv_size, err);
 }
 
 int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err)

@@ -142,6 +142,20 @@ typedef int (*store_key_fn)(void *ctx, const char *key);
 /* Iterates objects of a kind in key order, only keys starting with prefix (NULL: all). */
 int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj_fn fn, void *ctx,
                struct err *err);
+/* Iteration for a bulk load (store_each_par, each_par.c): decode(ctx, key, obj) runs on up
+ * to nthreads threads (the caller's among them; 0: one per CPU, at most 4), in no order, on
+ * each object of kind whose key starts with prefix (NULL: all); obj is borrowed for the
+ * call, and decode must touch nothing shared (a model_*_decode into a new struct). Its
+ * result goes to consume(ctx, key, res) on the calling thread, in key order, which takes
+ * ownership of res and returns 0 or a negative ERR_* (which stops the iteration and is
+ * returned). After a stop, and for a value that is not JSON (ERR_STORE), the results
+ * already decoded are handed to consume with key NULL, to be released only. The
+ * transaction must be a read transaction, used by no other thread meanwhile. Returns 0,
+ * ERR_STORE, or consume's error. */
+typedef void *(*store_decode_fn)(void *ctx, const char *key, json_t *obj);
+typedef int (*store_consume_fn)(void *ctx, const char *key, void *res);
+int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
+                   store_decode_fn decode, store_consume_fn consume, void *ctx, struct err *err);
 /* Like store_each, only keys that sort strictly after `after` (NULL: from the first): a
  * list page that continues where the last one ended seeks there instead of scanning. */
 int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, const char *after,

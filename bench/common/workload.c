@@ -292,7 +292,12 @@ int workload_make(const char *name, size_t nodes, struct workload *out, struct e
         block = WORKLOAD_SLURM_LEAF;
         per_spine = 4;
     } else if (strcmp(name, "biggang") == 0) {
-        add_gangs(out, 9, 1000, "1", "4Gi", "SpineLayer");
+        /* 9 gangs of 1,000 pods per 6,250 nodes (1,000 at 5k, 3,000 at 20k, 8,000 at 50k);
+         * a spine of 8 blocks per 1,000 pods (256 nodes, 1,024 one-cpu pods, at 5k; 64
+         * blocks, 2,048 nodes, 8,192 pods, at 50k) holds one gang */
+        size_t k = nodes / 6250 > 1 ? nodes / 6250 : 1;
+        per_spine = 8 * k;
+        add_gangs(out, 9, 1000 * k, "1", "4Gi", "SpineLayer");
     } else {
         workload_release(out);
         return err_set(err, ERR_INVALID, "unknown workload '%s'", name);

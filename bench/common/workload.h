@@ -27,7 +27,9 @@ struct workload {
 
 /* Names: "basic" (single pods, 100m/500Mi), "gang" (gangs of 8, minMember 8),
  * "gang-topology" (1,250 MustGather BlockLayer gangs of 8 on blocks of 32 nodes),
- * "biggang" (9 gangs of 1,000 pods, MustGather SpineLayer), "gang-preempt" and
+ * "biggang" (9 gangs of 1,000 pods per 6,250 nodes, MustGather SpineLayer, spines of 8
+ * blocks of 32 nodes per 1,000 pods: 8,000-pod gangs in spines of 2,048 nodes at 50k),
+ * "gang-preempt" and
  * "reclaim" (bench/preempt.c: low-priority gangs, or gangs of queue "lend", filling the
  * cluster, then 100 MustGather gangs of 32, of high priority, or in queue "claim").
  * "slurm-gangs" and "slurm-mixed" (the Slurm side-by-side of issue #16, on nodes of 64 cpu,

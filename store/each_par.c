@@ -1,0 +1,224 @@
+/*
+ * each_par.c - store_each_par: iteration with the JSON parse and the caller's decode spread
+ * over threads (store.h).
+ *
+ * The calling thread walks the cursor and cuts the objects into chunks (each value a
+ * pointer into the map: a read transaction keeps its pages mapped and unchanged until it
+ * ends, and the workers only read those bytes, never call LMDB). Workers parse and decode
+ * the items of the oldest chunk that has some left, claiming them one by one; the calling
+ * thread fills the next chunk, helps with the current one, then hands its results to
+ * consume in key order. So the parse of one chunk overlaps the consume of the one before.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "err.h"
+#include "internal.h"
+
+#define CHUNK 2048
+#define MAX_THREADS 4
+
+struct item {
+    const char *data; /* in the map */
+    size_t len;
+    const char *bind; /* a pod's binding record (pod_bind.c), in the map; NULL none */
+    size_t bindlen;
+    size_t key; /* offset into the chunk's keys */
+    void *res;  /* decode's result */
+    int bad;    /* not JSON: the store is corrupt */
+    char jerr[160];
+};
+
+struct chunk {
+    struct item it[CHUNK];
+    size_t n;
+    size_t next; /* items claimed (under mu) */
+    size_t done; /* items decoded (under mu) */
+    char *keys;
+    size_t nkeys, capkeys;
+};
+
+struct par {
+    pthread_mutex_t mu;
+    pthread_cond_t more; /* a chunk was published, or the end */
+    pthread_cond_t done; /* an item was decoded */
+    struct chunk ch[2];
+    size_t head, tail; /* chunks published: [head, tail), chunk k in ch[k % 2] */
+    int stop;
+    store_decode_fn decode;
+    void *ctx;
+};
+
+/* Decodes one claimed item; called without the lock. */
+static void decode_item(struct par *p, struct chunk *c, struct item *it)
+{
+    json_error_t jerr;
+    json_t *obj = json_loadb(it->data, it->len, 0, &jerr);
+    if (!obj) {
+        it->bad = 1;
+        snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);
+        return;
+    }
+    struct err e = ERR_INIT;
+    if (it->bind && store__pod_overlay_apply(c->keys + it->key, obj, it->bind, it->bindlen, &e)) {
+        it->bad = 1;
+        snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
+        json_decref(obj);
+        return;
+    }
+    it->res = p->decode(p->ctx, c->keys + it->key, obj);
+    json_decref(obj);
+}
+
+/* Claims and decodes items of chunk k until none is left; with the lock held on entry and
+ * on return. */
+static void work_on(struct par *p, size_t k)
+{
+    struct chunk *c = &p->ch[k % 2];
+    while (c->next < c->n) {
+        struct item *it = &c->it[c->next++];
+        pthread_mutex_unlock(&p->mu);
+        decode_item(p, c, it);
+        pthread_mutex_lock(&p->mu);
+        if (++c->done == c->n)
+            pthread_cond_broadcast(&p->done);
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct par *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        size_t k = p->head;
+        while (k < p->tail && p->ch[k % 2].next >= p->ch[k % 2].n)
+            k++;
+        if (k < p->tail) {
+            work_on(p, k);
+            continue;
+        }
+        if (p->stop)
+            break;
+        pthread_cond_wait(&p->more, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Fills chunk c from the cursor: up to CHUNK values of keys starting with prefix, and for
+ * pods (bind) each one's binding record, read here since workers never call LMDB.
+ * Returns 0 (c->n 0 at the end) or ERR_STORE. */
+static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, int bind,
+                struct chunk *c, struct err *err)
+{
+    struct store *st = store__of(txn);
+    size_t plen = prefix ? strlen(prefix) : 0;
+    MDB_val k = {plen, (void *)prefix}, v;
+    c->n = c->next = c->done = 0;
+    c->nkeys = 0;
+    while (c->n < CHUNK) {
+        int rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)*op);
+        *op = MDB_NEXT;
+        if (rc == MDB_NOTFOUND)
+            break;
+        if (rc)
+            return store__mdb_err(st, rc, err, "cannot iterate");
+        if (plen && (k.mv_size < plen || memcmp(k.mv_data, prefix, plen) != 0)) {
+            *op = -1; /* past the prefix: the end */
+            break;
+        }
+        XGROW(c->keys, c->nkeys + k.mv_size + 1, c->capkeys);
+        memcpy(c->keys + c->nkeys, k.mv_data, k.mv_size);
+        c->keys[c->nkeys + k.mv_size] = '\0';
+        struct item *it = &c->it[c->n++];
+        *it = (struct item){.data = v.mv_data, .len = v.mv_size, .key = c->nkeys};
+        c->nkeys += k.mv_size + 1;
+        MDB_val b;
+        if (bind && (rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &b)) == 0) {
+            it->bind = b.mv_data;
+            it->bindlen = b.mv_size;
+        } else if (bind && rc != MDB_NOTFOUND) {
+            return store__mdb_err(st, rc, err, "cannot read a binding");
+        }
+    }
+    return 0;
+}
+
+static int threads_for(int asked)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = asked > 0 ? asked : (int)(cpus > 0 ? cpus : 1);
+    return n > MAX_THREADS ? MAX_THREADS : n;
+}
+
+int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
+                   store_decode_fn decode, store_consume_fn consume, void *ctx, struct err *err)
+{
+    struct store *st = store__of(txn);
+    if (kind < 0 || kind >= MODEL_KIND_COUNT)
+        return err_set(err, ERR_INVALID, "unknown kind %d", (int)kind);
+    MDB_cursor *cur = NULL;
+    int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &cur);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    struct par *p = xcalloc(1, sizeof(*p));
+    pthread_t th[MAX_THREADS];
+    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST, bind = kind == MODEL_POD;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->more, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->decode = decode;
+    p->ctx = ctx;
+    for (int i = threads_for(nthreads) - 1; i > 0; i--)
+        if (pthread_create(&th[nth], NULL, worker, p) == 0)
+            nth++;
+    /* chunk k is published once filled; the thread fills k + 1 before consuming k */
+    if (op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, &p->ch[0], err)) < 0)
+        p->ch[0].n = 0;
+    for (size_t k = 0; p->ch[k % 2].n; k++) {
+        struct chunk *c = &p->ch[k % 2], *nx = &p->ch[(k + 1) % 2];
+        nx->n = 0;
+        if (rc == 0 && op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, nx, err)) < 0)
+            nx->n = 0;
+        pthread_mutex_lock(&p->mu);
+        p->tail = k + 2;
+        pthread_cond_broadcast(&p->more);
+        work_on(p, k);
+        while (c->done < c->n)
+            pthread_cond_wait(&p->done, &p->mu);
+        p->head = k + 1;
+        pthread_mutex_unlock(&p->mu);
+        for (size_t i = 0; i < c->n; i++) {
+            struct item *it = &c->it[i];
+            if (rc == 0 && it->bad)
+                rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", c->keys + it->key,
+                             it->jerr);
+            if (rc == 0) {
+                rc = consume(ctx, c->keys + it->key, it->res);
+                rc = rc > 0 ? 0 : rc;
+            } else {
+                consume(ctx, NULL, it->res); /* released, not used */
+            }
+            it->res = NULL;
+        }
+        if (rc < 0) /* the next chunk is released on the next turn, then the loop ends */
+            op = -1;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->more);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < nth; i++)
+        pthread_join(th[i], NULL);
+    mdb_cursor_close(cur);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->more);
+    pthread_cond_destroy(&p->done);
+    free(p->ch[0].keys);
+    free(p->ch[1].keys);
+    free(p);
+    return rc;
+}

@@ -1,0 +1,258 @@
+/*
+ * test_place.c - the placement caches against a full recomputation: the binpack pick's
+ * per-shape heap (place_heap.c) against a scan of every node, and the gather placer's
+ * domain offer cache (place_gather.c) against the offers computed afresh, after random
+ * changes to a view built directly (pods bound by the pick and beside it, pods applied
+ * bound, pods unbound, nodes added, nominations).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "cycle.h"
+#include "place.h"
+#include "view.h"
+
+#define NODE_LABEL_BLOCK "b"
+#define NODE_LABEL_SPINE "s"
+
+static void put_node(struct sched_view *v, int i, const char *cpu, const char *mem)
+{
+    char name[32], block[16], spine[16];
+    snprintf(name, sizeof(name), "n-%03d", i);
+    snprintf(block, sizeof(block), "b%d", i / 4);
+    snprintf(spine, sizeof(spine), "s%d", i / 16);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:{s:s,s:s,s:s}}}", "apiVersion", "v1",
+                          "kind", "Node", "metadata", "name", name, "labels", NODE_LABEL_BLOCK,
+                          block, NODE_LABEL_SPINE, spine, "status", "allocatable", "cpu", cpu,
+                          "memory", mem, "pods", "110");
+    struct model_node n = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_node_decode(o, &n, &err) == 0, "%s", err.msg);
+    sched__view_put_node(v, &n);
+    json_decref(o);
+}
+
+/* A pod of job "job-<job>" (a PodGroup label when group), bound to node when not NULL,
+ * nominated to nominated when not NULL. Returns its index. */
+static int put_pod(struct sched_view *v, int i, const char *cpu, const char *mem, int job,
+                   int group, const char *node, const char *nominated)
+{
+    char name[32], jname[32];
+    snprintf(name, sizeof(name), "p-%05d", i);
+    snprintf(jname, sizeof(jname), "job-%d", job);
+    json_t *o =
+        json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:[{s:s,s:s,s:{s:{s:s,s:s}}}]}}", "apiVersion", "v1",
+                  "kind", "Pod", "metadata", "name", name, "namespace", "t", "spec", "containers",
+                  "name", "c", "image", "x", "resources", "requests", "cpu", cpu, "memory", mem);
+    if (group)
+        json_object_set_new(json_object_get(o, "metadata"), "labels",
+                            json_pack("{s:s}", MODEL_LABEL_POD_GROUP, jname));
+    if (node)
+        json_object_set_new(json_object_get(o, "spec"), "nodeName", json_string(node));
+    if (nominated)
+        json_object_set_new(o, "status", json_pack("{s:s}", "nominatedNodeName", nominated));
+    struct model_pod p = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_pod_decode(o, &p, &err) == 0, "%s", err.msg);
+    json_decref(o);
+    sched__view_put_pod(v, &p);
+    char key[48];
+    snprintf(key, sizeof(key), "t/%s", name);
+    int pi = sched__view_pod(v, key);
+    ck_assert_int_ge(pi, 0);
+    return pi;
+}
+
+/* What a scan of every live node in name order chooses for pod pi: the highest binpack
+ * score among the nodes that pass the static filters and have room, the first name on
+ * ties; -1 when none. */
+static int full_scan(struct sched_view *v, int pi)
+{
+    const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
+    size_t n;
+    const int *order = sched__view_node_order(v, &n);
+    int best = -1;
+    double best_score = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_node *nd = &v->nodes[order[i]];
+        if (sched__fit_static(nd, sh) != SCHED_FIT_OK || sched__fit_res(v, nd, sh, pi) >= 0)
+            continue;
+        double s = sched__score(v, nd, sh);
+        if (s > best_score) {
+            best_score = s;
+            best = order[i];
+        }
+    }
+    return best;
+}
+
+static const char *const CPUS[] = {"100m", "250m", "500m", "1", "2"};
+static const char *const MEMS[] = {"256Mi", "1Gi", "2Gi"};
+
+static int pending_pod(struct sched_view *v, unsigned *seed)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        int pi = (int)(rand_r(seed) % v->npods);
+        if (v->pods[pi].alive && sched__pod_pending(&v->pods[pi]))
+            return pi;
+    }
+    return -1;
+}
+
+START_TEST(test_place_pick_equals_full_scan)
+{
+    unsigned seed = 7;
+    struct sched_view *v = sched__view_new();
+    int nnodes = 0, npods = 0;
+    for (; nnodes < 40; nnodes++) /* two sizes: equal scores (ties) and unequal ones */
+        put_node(v, nnodes, nnodes % 3 ? "4" : "8", nnodes % 3 ? "16Gi" : "32Gi");
+    for (; npods < 300; npods++)
+        put_pod(v, npods, CPUS[npods % 5], MEMS[npods % 3], npods, 0, NULL, NULL);
+    int picks = 0, fails = 0;
+    for (int step = 0; step < 4000; step++) {
+        int op = (int)(rand_r(&seed) % 100), pi;
+        if (op < 70 && (pi = pending_pod(v, &seed)) >= 0) { /* the cycle's pick, then bind */
+            int want = full_scan(v, pi), got = sched__pick_node(v, pi);
+            ck_assert_msg(got == want, "step %d: pick %d, the full scan %d", step, got, want);
+            if (got >= 0)
+                sched__view_bind(v, pi, got);
+            picks++;
+            fails += got < 0;
+        } else if (op < 80 && (pi = pending_pod(v, &seed)) >= 0) { /* bound beside the pick */
+            int ni = full_scan(v, pi);
+            size_t n;
+            const int *order = sched__view_node_order(v, &n);
+            for (size_t k = rand_r(&seed) % n, t = 0; ni >= 0 && t < n; t++, k = (k + 1) % n)
+                if (sched__fit_res(v, &v->nodes[order[k]], &v->shapes[v->pods[pi].shape], pi) < 0) {
+                    ni = order[k];
+                    break;
+                }
+            if (ni >= 0)
+                sched__view_bind(v, pi, ni);
+        } else if (op < 88) { /* applied already bound: usage grows outside the cycle */
+            char node[32];
+            snprintf(node, sizeof(node), "n-%03d", (int)(rand_r(&seed) % (unsigned)nnodes));
+            put_pod(v, npods, CPUS[npods % 5], MEMS[npods % 3], npods, 0, node, NULL);
+            npods++;
+        } else if (op < 93) { /* a new pending pod */
+            put_pod(v, npods, CPUS[npods % 5], MEMS[npods % 3], npods, 0, NULL, NULL);
+            npods++;
+        } else if (op < 98) { /* room freed: a new epoch */
+            int k = (int)(rand_r(&seed) % v->npods);
+            if (v->pods[k].alive && v->pods[k].node >= 0)
+                sched__view_unbind(v, k);
+        } else if (nnodes < 60) { /* a node added */
+            put_node(v, nnodes, nnodes % 2 ? "4" : "6", "24Gi");
+            nnodes++;
+        }
+    }
+    ck_assert_int_gt(picks, 1000);
+    ck_assert_int_gt(fails, 0); /* the cluster filled up at times */
+    ck_assert_int_lt(fails, picks);
+    sched__view_free(v);
+}
+END_TEST
+
+/* The offers of every domain from the cache, against the same with the cache emptied. */
+static void offers_equal(struct gather *g, int step)
+{
+    size_t nd = g->t->ndoms;
+    long *cached = calloc(nd, sizeof(long)), *hcached = calloc(nd, sizeof(long));
+    for (size_t d = 0; d < nd; d++)
+        cached[d] = sched__gather_dom_offer(g, (int)d, &hcached[d]);
+    for (size_t d = 0; d < nd; d++)
+        g->t->doms[d].c_shape = -1;
+    for (size_t d = 0; d < nd; d++) {
+        long h, o = sched__gather_dom_offer(g, (int)d, &h);
+        ck_assert_msg(o == cached[d] && h == hcached[d],
+                      "step %d, domain %s: cached offer %ld hold %ld, recomputed %ld %ld", step,
+                      g->t->doms[d].name, cached[d], hcached[d], o, h);
+    }
+    free(cached);
+    free(hcached);
+}
+
+START_TEST(test_place_gather_offers_equal_recomputed)
+{
+    unsigned seed = 11;
+    struct sched_view *v = sched__view_new();
+    for (int i = 0; i < 64; i++)
+        put_node(v, i, "4", "16Gi");
+    json_t *tj =
+        json_pack("{s:s,s:s,s:{s:s},s:{s:[{s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s}]}}", "apiVersion",
+                  "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology",
+                  "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer",
+                  "SpineLayer", "labelKey", NODE_LABEL_SPINE, "topologyLayer", "BlockLayer",
+                  "parentTopologyLayer", "SpineLayer", "labelKey", NODE_LABEL_BLOCK,
+                  "topologyLayer", "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
+    struct model_topology topo = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_topology_decode(tj, &topo, &err) == 0, "%s", err.msg);
+    json_decref(tj);
+    sched__view_put_topo(v, &topo);
+    /* 12 gangs of 8 one-cpu pods (one shape); a gang's pods are its job's */
+    int pods[12][8], npods = 0;
+    for (int j = 0; j < 12; j++)
+        for (int k = 0; k < 8; k++)
+            pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
+    int noms = 0;
+    for (int step = 0; step < 300; step++) {
+        int j = (int)(rand_r(&seed) % 12), op = (int)(rand_r(&seed) % 10);
+        char node[32];
+        snprintf(node, sizeof(node), "n-%03d", (int)(rand_r(&seed) % 64));
+        if (op < 5) { /* a pod of the gang placed somewhere */
+            int pi = pods[j][rand_r(&seed) % 8], ni = sched__view_node(v, node);
+            if (sched__pod_pending(&v->pods[pi]) && v->pods[pi].nominated < 0 &&
+                sched__fit_res(v, &v->nodes[ni], &v->shapes[v->pods[pi].shape], pi) < 0)
+                sched__view_bind(v, pi, ni);
+        } else if (op < 7 && noms < 10) { /* another job's reservation */
+            int pi = pods[j][rand_r(&seed) % 8];
+            if (sched__pod_pending(&v->pods[pi])) {
+                sched__view_set_nominated(v, pi, sched__view_node(v, node));
+                noms++;
+            }
+        } else if (op < 8) { /* room freed */
+            int pi = pods[j][rand_r(&seed) % 8];
+            if (v->pods[pi].node >= 0)
+                sched__view_unbind(v, pi);
+        }
+        /* the offers of two gangs in turn, as consecutive attempts ask for them */
+        for (int turn = 0; turn < 2; turn++) {
+            int gj = (j + turn * 5) % 12, a_pods[8], n = 0;
+            for (int k = 0; k < 8; k++)
+                if (sched__pod_pending(&v->pods[pods[gj][k]]))
+                    a_pods[n++] = pods[gj][k];
+            if (n == 0)
+                continue;
+            int job = v->pods[a_pods[0]].job;
+            struct sched_attempt a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
+            struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
+            g.mult = sched__gather_multiples(g.t, NULL);
+            g.shape = v->pods[a_pods[0]].shape;
+            g.size = g.need = n;
+            offers_equal(&g, step);
+            free(g.mult);
+        }
+    }
+    ck_assert_int_gt(noms, 0);
+    sched__view_free(v);
+}
+END_TEST
+
+static Suite *place_suite(void)
+{
+    Suite *s = suite_create("place");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_place_pick_equals_full_scan);
+    tcase_add_test(tc, test_place_gather_offers_equal_recomputed);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(place_suite());
+}
