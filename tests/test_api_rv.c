@@ -391,6 +391,20 @@ START_TEST(test_api_rv_whys_in_one_go_equal_each)
 }
 END_TEST
 
+/* The API stops however soon after it starts: the front end's loop may not have started
+ * yet, and a stop then must not be lost (a loopbreak before the loop is; this hung). */
+START_TEST(test_api_rv_stops_at_once_after_start)
+{
+    for (int i = 0; i < 100; i++) {
+        struct api_options o = {.listen = "127.0.0.1:0"};
+        struct api *a = NULL;
+        struct err err = ERR_INIT;
+        ck_assert_msg(api_start(&o, u.s, u.st, &a, &err) == 0, "%s", err.msg);
+        api_stop(a);
+    }
+}
+END_TEST
+
 /* ?jobs=N: each domain lists the first N of its jobs; jobCount says how many it has. */
 START_TEST(test_api_rv_topology_jobs_capped)
 {
@@ -438,6 +452,7 @@ int main(void)
     tcase_add_test(tc, test_api_rv_whys_in_one_go_equal_each);
     tcase_add_test(tc, test_api_rv_many_answers_are_kept);
     tcase_add_test(tc, test_api_rv_topology_jobs_capped);
+    tcase_add_test(tc, test_api_rv_stops_at_once_after_start);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -305,6 +305,17 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct soc
     arm(c, &f->head_tv);
 }
 
+/* On the loop's thread. A loopbreak from another thread before the loop has started is
+ * lost (event_base_loop clears the flag when it starts), so stopping activates this event,
+ * which waits for the loop if need be. */
+static void on_stop(evutil_socket_t fd, short what, void *arg)
+{
+    struct api__front *f = arg;
+    (void)fd;
+    (void)what;
+    event_base_loopbreak(f->base);
+}
+
 static int loop_main(void *arg)
 {
     struct api__front *f = arg;
@@ -380,6 +391,10 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
         rc = err_set(err, ERR_IO, "cannot listen on '%s': %s", o->listen, strerror(errno));
         goto out;
     }
+    if (!(f->stop_ev = event_new(f->base, -1, 0, on_stop, f))) {
+        rc = err_set(err, ERR_IO, "cannot make the front end's stop event");
+        goto out;
+    }
     ss = (struct sockaddr_storage){0};
     socklen_t got = sizeof(ss);
     getsockname(evconnlistener_get_fd(f->lis), (struct sockaddr *)&ss, &got);
@@ -391,6 +406,8 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     }
 out:
     if (rc < 0) {
+        if (f->stop_ev)
+            event_free(f->stop_ev);
         if (f->lis)
             evconnlistener_free(f->lis);
         if (f->base)
@@ -411,8 +428,9 @@ void api__front_stop(struct api__front *f)
 {
     if (!f)
         return;
-    event_base_loopbreak(f->base);
+    event_active(f->stop_ev, 0, 0);
     thrd_join(f->thread, NULL);
+    event_free(f->stop_ev);
     evconnlistener_free(f->lis);
     while (f->conns)
         conn_free(f->conns);

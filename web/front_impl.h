@@ -47,6 +47,7 @@ struct conn {
 struct api__front {
     struct event_base *base;
     struct evconnlistener *lis;
+    struct event *stop_ev; /* made active by api__front_stop: the loop breaks itself */
     struct ssl_ctx_st *ssl;
     struct sockaddr_in backend;
     char secret[API_FRONT_SECRET_HEX + 1];
