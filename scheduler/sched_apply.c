@@ -190,70 +190,60 @@ static json_t *writable_copy(json_t *doc)
     return obj;
 }
 
-/* The status subresource: *out (new) is the stored pod with the document's status, validated
- * whole. Everything else in the document is ignored, as Kubernetes' pods/status does. */
-static int status_merge(MDB_txn *txn, const struct model_doc *doc, json_t **out, struct err *err)
+/* The status subresource: *out (new, writable as writable_copy's) is the stored pod old
+ * with the document's status, validated whole. Everything else in the document is ignored,
+ * as Kubernetes' pods/status does. */
+static int status_merge(const struct model_doc *doc, enum model_kind kind, const char *key,
+                        json_t *old, json_t **out, struct err *err)
 {
-    json_t *status = json_object_get(doc->obj, "status"), *old = NULL, *errors = NULL;
-    const char *kind = json_string_value(json_object_get(doc->obj, "kind"));
-    char *key = NULL;
-    int rc = 0;
+    json_t *status = json_object_get(doc->obj, "status");
+    const char *name = json_string_value(json_object_get(doc->obj, "kind"));
 
     *out = NULL;
-    if (!kind || strcmp(kind, model_kind_name(MODEL_POD)))
+    if (kind != MODEL_POD)
         return err_setf(err, ERR_INVALID, "kind",
                         "document %d: a status update is a Pod's, not a%s '%s'", doc->index,
-                        kind && strchr("AEIOU", kind[0]) ? "n" : "", kind ? kind : "");
-    key = model_object_key(MODEL_POD, doc->obj);
-    if (!json_is_object(status)) {
-        rc = err_setf(err, ERR_INVALID, "status", "document %d (Pod %s): no 'status' object",
-                      doc->index, key);
-        goto out;
-    }
-    if ((rc = store_get(txn, MODEL_POD, key, &old, err)) == ERR_NOT_FOUND)
-        rc = err_set(err, ERR_NOT_FOUND, "document %d: pod '%s' not found", doc->index, key);
-    if (rc < 0)
-        goto out;
-    struct model_doc merged = {.index = doc->index, .obj = json_copy(old)};
+                        strchr("AEIOU", name[0]) ? "n" : "", name);
+    if (!json_is_object(status))
+        return err_setf(err, ERR_INVALID, "status", "document %d (Pod %s): no 'status' object",
+                        doc->index, key);
+    if (!old)
+        return err_set(err, ERR_NOT_FOUND, "document %d: pod '%s' not found", doc->index, key);
+    struct model_doc merged = {.index = doc->index, .obj = writable_copy(old)};
     json_object_set(merged.obj, "status", status);
-    errors = json_array();
+    json_t *errors = json_array();
+    int rc = 0;
     if (model_validate(&merged, errors) > 0) {
         const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));
         rc = err_set(err, ERR_INVALID, "%s", msg ? msg : "invalid status");
         json_decref(merged.obj);
-        goto out;
+    } else {
+        *out = merged.obj;
     }
-    *out = merged.obj;
-out:
     json_decref(errors);
-    json_decref(old);
-    free(key);
     return rc;
 }
 
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
-    json_t *merged = NULL;
-    if (c->status) {
-        int rc = status_merge(txn, doc, &merged, err);
-        if (rc < 0)
-            return rc;
-    }
-    json_t *obj = writable_copy(merged ? merged : doc->obj), *old = NULL;
-    json_decref(merged);
+    json_t *obj = NULL, *old = NULL;
     char *key = NULL;
     const char *action = "created";
     struct staged st = {0};
-    int rc =
-        model_kind_from_doc(json_string_value(json_object_get(obj, "kind")),
-                            json_string_value(json_object_get(obj, "apiVersion")), &st.kind, err);
+    int rc = model_kind_from_doc(json_string_value(json_object_get(doc->obj, "kind")),
+                                 json_string_value(json_object_get(doc->obj, "apiVersion")),
+                                 &st.kind, err);
     if (rc < 0)
         goto out;
-    key = model_object_key(st.kind, obj);
+    key = model_object_key(st.kind, doc->obj);
     rc = store_get(txn, st.kind, key, &old, err);
     if (rc < 0 && rc != ERR_NOT_FOUND)
         goto out;
+    if (c->status && (rc = status_merge(doc, st.kind, key, old, &obj, err)) < 0)
+        goto out;
+    if (!obj)
+        obj = writable_copy(doc->obj);
     fill_server_fields(st.kind, obj, old, c->now_ms);
     rc = sched__admit(&c->classes, st.kind, obj, old, c->s->opts.mirrored, err);
     if (rc == 0 && st.kind == MODEL_POD && !c->s->opts.mirrored)
