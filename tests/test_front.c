@@ -415,26 +415,32 @@ static int log_shows(const char *needle)
     return 0;
 }
 
-START_TEST(test_front_client_that_does_not_read_is_cut)
+/* Applies n nodes (big-0000, ...), each padded with an annotation of pad digits, as NDJSON:
+ * answers that take many writes to send. */
+static void apply_big_nodes(int n, int pad)
 {
     char *body = NULL;
-    size_t n = 0;
+    size_t len = 0;
+    FILE *f = open_memstream(&body, &len);
 
-    restart_with("http_write_timeout: 1s\n");
-    FILE *f = open_memstream(&body, &n);
-
-    for (int i = 0; i < 1000; i++)
+    for (int i = 0; i < n; i++)
         fprintf(f,
                 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"big-%04d\","
-                "\"labels\":{\"pad\":\"%060d\"}}}\n",
-                i, i);
+                "\"annotations\":{\"pad\":\"%0*d\"}}}\n",
+                i, pad, i);
     fclose(f);
     const char *hdr[] = {"Content-Type: application/x-ndjson", NULL};
     struct http_resp r;
-    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+    http_request_len("POST", md.base, "/api/v1/manifests", body, len, hdr, &r);
     ck_assert_msg(r.status == 201 || r.status == 200, "%ld %.300s", r.status, r.body);
     http_resp_free(&r);
     free(body);
+}
+
+START_TEST(test_front_client_that_does_not_read_is_cut)
+{
+    restart_with("http_write_timeout: 1s\n");
+    apply_big_nodes(1000, 60);
     /* many big answers asked for, none read, a small receive buffer */
     int fd = connect_buf(md.port, NULL, 4096);
     const char *get = "GET /api/v1/nodes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
@@ -494,23 +500,9 @@ END_TEST
  * limit, and well inside http_write_timeout, still gets all of it. */
 START_TEST(test_front_slow_but_alive_reader_gets_the_whole_answer)
 {
-    char *body = NULL;
-    size_t n = 0;
     int closed = 0;
-    FILE *f = open_memstream(&body, &n);
 
-    for (int i = 0; i < 5000; i++)
-        fprintf(f,
-                "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"big-%04d\","
-                "\"annotations\":{\"pad\":\"%02000d\"}}}\n",
-                i, i);
-    fclose(f);
-    const char *hdr[] = {"Content-Type: application/x-ndjson", NULL};
-    struct http_resp r;
-    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
-    ck_assert_msg(r.status == 201 || r.status == 200, "%ld %.300s", r.status, r.body);
-    http_resp_free(&r);
-    free(body);
+    apply_big_nodes(5000, 2000);
     int fd = connect_buf(md.port, NULL, 4096);
     const char *get = "GET /api/v1/nodes HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     send_all(fd, get, strlen(get));
