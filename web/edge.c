@@ -1,10 +1,9 @@
 /* edge.c - the checks every request passes before routing: Host, Origin, Content-Type,
  * the path's encoding; the security headers.
  *
- * The front end (front_req.c) decides framing, the request line and the header count
- * before civetweb sees a request, and writes the head again cleanly; the framing checks
- * here stay as a second line behind it (they refuse nothing the front end lets through).
- * docs/security.md ("The HTTP edge") lists which layer rejects what. */
+ * The front end (front_req.c) decides framing, the request line, the header names and
+ * count before civetweb sees a request, and writes the head again cleanly: those rules
+ * live there alone. docs/security.md ("The HTTP edge") lists which layer rejects what. */
 #include <civetweb.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -126,76 +125,6 @@ static int count_header(const struct mg_request_info *ri, const char *name)
     return n;
 }
 
-/* What is wrong with the header block civetweb parsed, or NULL. civetweb 1.15 drops the
- * spaces between a name and its colon, and ends the header block silently at a line it
- * cannot read (a folded continuation, a name byte outside 33-126), so headers after it
- * vanish. Both are seen in its buffer: civetweb NUL-terminates each name at its first
- * space or colon and each value at its CR or LF, in place. */
-static const char *header_problem(const struct mg_request_info *ri, const char **name)
-{
-    static const char tchar[] = "!#$%&'*+-.^_`|~";
-
-    for (int i = 0; i < ri->num_headers; i++) {
-        const char *n = ri->http_headers[i].name;
-        *name = n;
-        for (const char *p = n; *p; p++)
-            if (!isalnum((unsigned char)*p) && !strchr(tchar, *p))
-                return "is not a token";
-        /* right after the name's NUL comes its value, a space after the colon, or (when
-         * spaces stood before the colon) more NULs */
-        const char *after = n + strlen(n) + 1;
-        if (*after == '\0' && after != ri->http_headers[i].value)
-            return "has a space before its colon";
-    }
-    if (ri->num_headers > 0) {
-        /* the request line ended in CRLF when both bytes before the first name are NUL
-         * or CR; then the last value's CR and LF are NULs and the blank line's CR follows.
-         * With bare LFs the value's LF and the blank line's (civetweb ends the block with
-         * a NUL) are NULs. Anything else is a line civetweb stopped at. */
-        const char *first = ri->http_headers[0].name;
-        int crlf = first[-2] == '\0' || first[-2] == '\r';
-        const char *v = ri->http_headers[ri->num_headers - 1].value;
-        const char *end = v + strlen(v) + 1;
-        *name = ri->http_headers[ri->num_headers - 1].name;
-        if (crlf ? (end[0] != '\0' || end[1] != '\r') : end[0] != '\0')
-            return "is followed by a line that is not a header (a folded continuation line, "
-                   "a name with a space or a byte outside ASCII, or mixed line endings)";
-    }
-    return NULL;
-}
-
-/* Request smuggling: a body's length must have exactly one reading (RFC 9112 6.3). */
-static int framing_ok(struct req *r, const struct mg_request_info *ri)
-{
-    int cl = count_header(ri, "Content-Length"), te = count_header(ri, "Transfer-Encoding");
-    const char *name = NULL, *bad = header_problem(ri, &name);
-
-    if (bad) {
-        char *shown = xasprintf("header '%.100s' %s", name, bad);
-        api__utf8_scrub(shown);
-        refuse(r, ERR_INVALID, "%s", shown);
-        free(shown);
-        return -1;
-    }
-    if (cl > 1)
-        return refuse(r, ERR_INVALID, "%s: the request has more than one Content-Length",
-                      "ambiguous body length");
-    if (cl && te)
-        return refuse(r, ERR_INVALID,
-                      "%s: the request has both Content-Length and Transfer-Encoding",
-                      "ambiguous body length");
-    if (te > 1)
-        return refuse(r, ERR_INVALID, "%s: the request has more than one Transfer-Encoding",
-                      "ambiguous body length");
-    const char *v = cl ? mg_get_header(r->conn, "Content-Length") : NULL;
-    if (v && (!*v || strspn(v, "0123456789") != strlen(v)))
-        return refuse(r, ERR_INVALID, "Content-Length '%.40s' is not a single decimal number", v);
-    if (count_header(ri, "Host") > 1)
-        return refuse(r, ERR_INVALID, "%s: the request has more than one Host header",
-                      "ambiguous target");
-    return 0;
-}
-
 /* DNS rebinding: a page of evil.example that resolves to 127.0.0.1 reaches musterd with
  * "Host: evil.example"; only names musterd serves are answered. */
 static int host_ok(struct req *r)
@@ -203,6 +132,9 @@ static int host_ok(struct req *r)
     const char *host = mg_get_header(r->conn, "Host");
     char name[256];
 
+    if (count_header(mg_get_request_info(r->conn), "Host") > 1)
+        return refuse(r, ERR_INVALID, "%s: the request has more than one Host header",
+                      "ambiguous target");
     if (!host || !*host)
         return refuse(r, ERR_INVALID, "the request has no Host header%s", "");
     if (host_name(host, name, sizeof(name)) < 0)
@@ -225,11 +157,7 @@ static int host_ok(struct req *r)
 
 int api__edge_ok(struct req *r)
 {
-    const struct mg_request_info *ri = mg_get_request_info(r->conn);
-
-    if (framing_ok(r, ri) < 0 || host_ok(r) < 0)
-        return -1;
-    return 0;
+    return host_ok(r);
 }
 
 const char *api__cors_origin(struct req *r)
