@@ -317,10 +317,20 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n)
 
 /* ---- jobs ---- */
 
+/* "g:<id>" or "p:<id>" into buf (512 bytes), cut as snprintf would. */
+static void job_key(char buf[512], const char *id, int gang)
+{
+    size_t n = strnlen(id, 509);
+    buf[0] = gang ? 'g' : 'p';
+    buf[1] = ':';
+    memcpy(buf + 2, id, n);
+    buf[2 + n] = '\0';
+}
+
 int sched__view_gang_job(const struct sched_view *v, const char *id)
 {
     char buf[512];
-    snprintf(buf, sizeof(buf), "g:%s", id);
+    job_key(buf, id, 1);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
@@ -330,14 +340,14 @@ int sched__view_job(const struct sched_view *v, const char *id)
     if (j >= 0)
         return j;
     char buf[512];
-    snprintf(buf, sizeof(buf), "p:%s", id);
+    job_key(buf, id, 0);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
 int sched__view_job_get(struct sched_view *v, const char *id, int gang)
 {
     char buf[512];
-    snprintf(buf, sizeof(buf), "%s:%s", gang ? "g" : "p", id);
+    job_key(buf, id, gang);
     int ji = sched__strmap_get(&v->job_ix, buf);
     if (ji >= 0)
         return ji;
@@ -363,7 +373,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
     if (j->has_pg || j->npods)
         return;
     char buf[512];
-    snprintf(buf, sizeof(buf), "%s:%s", j->gang ? "g" : "p", j->id);
+    job_key(buf, j->id, j->gang);
     sched__strmap_del(&v->job_ix, buf);
     job_clear(j);
     sched__slot_push(&v->fjobs, ji);

@@ -127,6 +127,14 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
+    uint64_t npods = 0, npgs = 0;
+    if ((rc = store_count(txn, MODEL_POD, &npods, err)) < 0 ||
+        (rc = store_count(txn, MODEL_PODGROUP, &npgs, err)) < 0)
+        return rc;
+    /* sized once from the store's counts: no rehash or copy while the pods arrive */
+    sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + npods);
+    sched__strmap_reserve(&v->job_ix, v->job_ix.count + npods + npgs);
+    XGROW(v->pods, v->npods + npods, v->cappods);
     if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
