@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "clock.h"
 #include "core.h"
@@ -70,22 +69,6 @@ static void staged_release(struct staged *st, size_t n)
     }
 }
 
-static void uuid_v4(char out[37])
-{
-    unsigned char b[16];
-    size_t got = 0;
-    while (got < sizeof(b)) {
-        ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-        if (n > 0)
-            got += (size_t)n;
-    }
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
-}
-
 static void keep_field(json_t *dst, json_t *src, const char *name)
 {
     json_t *v = json_object_get(src, name);
@@ -107,7 +90,7 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
     }
     if (!json_object_get(meta, "uid")) {
         char uid[37];
-        uuid_v4(uid);
+        sched__uuid_v4(uid);
         json_object_set_new(meta, "uid", json_string(uid));
     }
     if (!json_object_get(meta, "creationTimestamp")) {
