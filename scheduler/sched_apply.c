@@ -243,9 +243,13 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
                       same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0) {
-        char buf[32];
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)++*rv);
-        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(buf));
+        char buf[24], *p = buf + sizeof(buf) - 1; /* ++*rv in decimal */
+        unsigned long long n = ++*rv;
+        *p = '\0';
+        do
+            *--p = (char)('0' + n % 10);
+        while (n /= 10);
+        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(p));
     }
     if (strcmp(action, "unchanged") != 0 && !status_only) {
         if ((rc = stage_decode(obj, &st, err)) < 0) {

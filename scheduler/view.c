@@ -317,14 +317,10 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n)
 
 /* ---- jobs ---- */
 
-/* "g:<id>" or "p:<id>" into buf (512 bytes), cut as snprintf would. */
+/* "g:<id>" or "p:<id>" into buf (512 bytes). */
 static void job_key(char buf[512], const char *id, int gang)
 {
-    size_t n = strnlen(id, 509);
-    buf[0] = gang ? 'g' : 'p';
-    buf[1] = ':';
-    memcpy(buf + 2, id, n);
-    buf[2 + n] = '\0';
+    sched__str_join_to(buf, 512, gang ? "g" : "p", ':', id);
 }
 
 int sched__view_gang_job(const struct sched_view *v, const char *id)
@@ -381,7 +377,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
 
 void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
 {
-    char *id = xasprintf("%s/%s", g->ns, g->name);
+    char *id = sched__str_join(g->ns, '/', g->name);
     int ji = sched__view_job_get(v, id, 1);
     free(id);
     struct sv_job *j = &v->jobs[ji];

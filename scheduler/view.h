@@ -48,6 +48,10 @@ void sched__strmap_reserve(struct sched_strmap *m, size_t n);
 /* The first occupied slot at or after i (m->cap when none): for (i = next(m, 0); i < m->cap;
  * i = next(m, i + 1)) visits keys[i] / vals[i] of every entry. */
 size_t sched__strmap_next(const struct sched_strmap *m, size_t i);
+/* "<a><sep><b>" into buf of n bytes, cut and terminated as snprintf would. */
+void sched__str_join_to(char *buf, size_t n, const char *a, char sep, const char *b);
+/* "<a><sep><b>", new. */
+char *sched__str_join(const char *a, char sep, const char *b);
 
 /* ---- view ---- */
 

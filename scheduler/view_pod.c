@@ -215,7 +215,7 @@ static void put_events(struct sched_view *v, const struct sv_pod *old, const str
 
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
-    char *key = xasprintf("%s/%s", m->ns, m->name);
+    char *key = sched__str_join(m->ns, '/', m->name);
     int old = sched__view_pod(v, key);
     put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
     if (old >= 0) {
@@ -251,7 +251,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 
     int ji;
     if (p->m.group) {
-        char *id = xasprintf("%s/%s", p->m.ns, p->m.group);
+        char *id = sched__str_join(p->m.ns, '/', p->m.group);
         ji = sched__view_job_get(v, id, 1);
         free(id);
     } else {

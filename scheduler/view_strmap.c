@@ -7,7 +7,8 @@
  * that differ only in their last characters ("bench/pod-000123") land far apart in the low
  * bits that pick the slot. The table stays at most half full (a miss then probes about
  * 2.5 slots). Deletion uses tombstones so probe chains stay intact; a rehash (on growth)
- * drops them.
+ * drops them. Also the view's key joins ("ns/name", "p:id", "key=value"), made per pod
+ * without stdio.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -154,4 +155,32 @@ size_t sched__strmap_next(const struct sched_strmap *m, size_t i)
     while (i < m->cap && (!m->keys[i] || m->keys[i] == TOMB))
         i++;
     return i < m->cap ? i : m->cap;
+}
+
+void sched__str_join_to(char *buf, size_t n, const char *a, char sep, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (!n)
+        return;
+    if (la > n - 1)
+        la = n - 1;
+    memcpy(buf, a, la);
+    if (la < n - 1) {
+        buf[la++] = sep;
+        if (lb > n - 1 - la)
+            lb = n - 1 - la;
+        memcpy(buf + la, b, lb);
+        la += lb;
+    }
+    buf[la] = '\0';
+}
+
+char *sched__str_join(const char *a, char sep, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = xmalloc(la + lb + 2);
+    memcpy(s, a, la);
+    s[la] = sep;
+    memcpy(s + la + 1, b, lb + 1);
+    return s;
 }

@@ -167,11 +167,19 @@ static size_t with_hash(struct store *st, size_t off, size_t len, const char *he
     char *s = st->buf + off;
     size_t at = hash_slot(s, len);
     int last = s[at] == '}';
-    int m = snprintf(member, sizeof(member), "%s\"hash\":\"%s\"%s", last && at > 1 ? "," : "",
-                     hexhash, last ? "" : ",");
+    size_t m = 0; /* [,]"hash":"<hex>"[,] */
+    if (last && at > 1)
+        member[m++] = ',';
+    memcpy(member + m, "\"hash\":\"", 8);
+    m += 8;
+    memcpy(member + m, hexhash, 2 * HASH_LEN);
+    m += 2 * HASH_LEN;
+    member[m++] = '"';
+    if (!last)
+        member[m++] = ',';
     memmove(s + at + m, s + at, len - at);
-    memcpy(s + at, member, (size_t)m);
-    return len + (size_t)m;
+    memcpy(s + at, member, m);
+    return len + m;
 }
 
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)
