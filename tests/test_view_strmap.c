@@ -2,7 +2,7 @@
  * test_view_strmap.c - the view's string map (view_strmap.c) against a reference: random
  * puts, gets, deletes and reserves over keys that differ only in their last characters (as
  * pod and job keys do), then every key's value, the count, and one visit of each entry by
- * sched__strmap_next.
+ * sched__strmap_next; and the view's key joins against snprintf.
  */
 #include <check.h>
 #include <stdio.h>
@@ -125,12 +125,35 @@ START_TEST(test_strmap_reserve_holds)
 }
 END_TEST
 
+/* The key joins cut and terminate exactly as snprintf("%s<sep>%s") does. */
+START_TEST(test_str_join_as_snprintf)
+{
+    const char *parts[] = {"", "a", "bench", "pod-000123", "a-much-longer-namespace-name"};
+    size_t np = sizeof(parts) / sizeof(parts[0]);
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < np; j++) {
+            char want[64], got[64];
+            snprintf(want, sizeof(want), "%s/%s", parts[i], parts[j]);
+            char *whole = sched__str_join(parts[i], '/', parts[j]);
+            ck_assert_str_eq(whole, want);
+            free(whole);
+            for (size_t n = 1; n <= sizeof(got); n++) {
+                memset(got, 'x', sizeof(got));
+                snprintf(want, n, "%s/%s", parts[i], parts[j]);
+                sched__str_join_to(got, n, parts[i], '/', parts[j]);
+                ck_assert_msg(!strcmp(got, want), "n %zu: '%s', want '%s'", n, got, want);
+            }
+        }
+}
+END_TEST
+
 static Suite *view_strmap_suite(void)
 {
     Suite *s = suite_create("view_strmap");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_strmap_random_against_reference);
     tcase_add_test(tc, test_strmap_reserve_holds);
+    tcase_add_test(tc, test_str_join_as_snprintf);
     suite_add_tcase(s, tc);
     return s;
 }
