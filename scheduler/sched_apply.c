@@ -137,14 +137,16 @@ static int same_ignoring(json_t *a, json_t *b, int without_status)
     return same_but(a, b, without_status ? "status" : NULL, 1);
 }
 
-static int stage_decode(json_t *obj, struct staged *st, struct err *err)
+/* refused: the document's unsupported fields were refused by validation (model.h). */
+static int stage_decode(json_t *obj, struct staged *st, int refused, struct err *err)
 {
     memset(&st->u, 0, sizeof(st->u));
     switch (st->kind) {
     case MODEL_NODE:
         return model_node_decode(obj, &st->u.node, err);
     case MODEL_POD:
-        return model_pod_decode(obj, &st->u.pod, err);
+        return refused ? model_pod_decode_refused(obj, &st->u.pod, err)
+                       : model_pod_decode(obj, &st->u.pod, err);
     case MODEL_PODGROUP:
         return model_podgroup_decode(obj, &st->u.pg, err);
     case MODEL_PRIORITYCLASS:
@@ -252,7 +254,12 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(p));
     }
     if (strcmp(action, "unchanged") != 0 && !status_only) {
-        if ((rc = stage_decode(obj, &st, err)) < 0) {
+        /* A new object of a manifest whose fields were checked (model_validate_all, the
+         * API's, refuses unsupported ones; neither sched_apply's own model_validate nor
+         * the mirror's looks) holds none: what apply adds (uid, creationTimestamp,
+         * priority) is supported. A replaced one may keep a stored status: walked. */
+        int refused = c->m->fields_checked && !c->status && !old;
+        if ((rc = stage_decode(obj, &st, refused, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
         }
@@ -301,7 +308,12 @@ static int cmp_result(const void *a, const void *b)
 /* Results in document order (classes were applied first). */
 static void sort_results(json_t *results)
 {
-    size_t n = json_array_size(results);
+    size_t n = json_array_size(results), k = 1;
+    while (k < n && cmp_result(&(json_t *){json_array_get(results, k - 1)},
+                               &(json_t *){json_array_get(results, k)}) <= 0)
+        k++;
+    if (k >= n) /* in order already: a manifest without classes */
+        return;
     json_t **r = xcalloc(n + 1, sizeof(*r));
     for (size_t i = 0; i < n; i++)
         r[i] = json_incref(json_array_get(results, i));
@@ -463,7 +475,7 @@ static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed,
         }
         model_pod_set_phase(pod, "Failed", "NodeLost", "muster: the node of this pod was deleted");
         struct staged st = {.kind = MODEL_POD};
-        rc = stage_decode(pod, &st, err);
+        rc = stage_decode(pod, &st, 0, err);
         if (rc == 0) {
             XGROW(c->staged, c->nstaged + 1, c->capstaged);
             c->staged[c->nstaged++] = st;
