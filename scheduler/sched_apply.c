@@ -273,7 +273,9 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     }
     if (strcmp(action, "unchanged") != 0 && (rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
         goto out;
-    json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "action", json_string(action));
+    json_object_set_new(extra, "document", json_integer(doc->index));
     if (c->by)
         json_object_set(extra, "by", c->by);
     if (c->status)
@@ -282,9 +284,12 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     json_decref(extra);
     if (rc < 0)
         goto out;
-    json_array_append_new(c->results,
-                          json_pack("{s:i,s:s,s:s,s:s}", "document", doc->index, "kind",
-                                    model_kind_name(st.kind), "name", key, "action", action));
+    json_t *res = json_object(); /* the reply's member order */
+    json_object_set_new(res, "document", json_integer(doc->index));
+    json_object_set_new(res, "kind", json_string(model_kind_name(st.kind)));
+    json_object_set_new(res, "name", json_string(key));
+    json_object_set_new(res, "action", json_string(action));
+    json_array_append_new(c->results, res);
 out:
     free(key);
     json_decref(old);

@@ -135,6 +135,8 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + npods);
     sched__strmap_reserve(&v->job_ix, v->job_ix.count + npods + npgs);
     XGROW(v->pods, v->npods + npods, v->cappods);
+    /* at most one job a pod: address space only, pages are touched as jobs arrive */
+    XGROW(v->jobs, v->njobs + npods + npgs, v->capjobs);
     if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
