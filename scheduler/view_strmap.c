@@ -1,11 +1,11 @@
 /*
  * view_strmap.c - open-addressing string -> int map (linear probing).
  *
- * Keys are owned copies. Each slot keeps its key's 32-bit hash beside it, so a probe
- * compares hashes in one array and dereferences a key only when the hashes match, and a
- * rehash never hashes a key again. The hash is FNV-1a finished with a 64-bit mixer: keys
- * that differ only in their last characters ("bench/pod-000123") land far apart in the low
- * bits that pick the slot. The table stays at most half full (a miss then probes about
+ * Keys are owned copies. Each slot keeps its key's 32-bit hash beside it (never 0: 0 marks
+ * an empty slot), so a probe reads the hash array alone and dereferences a key only when
+ * the hashes match, and a rehash never hashes a key again. The hash is FNV-1a finished with a
+ * 64-bit mixer: keys that differ only in their last characters ("bench/pod-000123") land far apart
+ * in the low bits that pick the slot. The table stays at most half full (a miss then probes about
  * 2.5 slots). Deletion uses tombstones so probe chains stay intact; a rehash (on growth)
  * drops them. Also the view's key joins ("ns/name", "p:id", "key=value"), made per pod
  * without stdio.
@@ -30,7 +30,7 @@ static uint32_t hash_str(const char *s)
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
-    return (uint32_t)h;
+    return (uint32_t)h ? (uint32_t)h : 1; /* 0: empty */
 }
 
 void sched__strmap_init(struct sched_strmap *m)
@@ -68,7 +68,7 @@ static void strmap_rehash(struct sched_strmap *m, size_t cap)
         if (!okeys[i] || okeys[i] == TOMB)
             continue;
         size_t j = ohashes[i] & (m->cap - 1);
-        while (m->keys[j])
+        while (m->hashes[j])
             j = (j + 1) & (m->cap - 1);
         m->keys[j] = okeys[i];
         m->vals[j] = ovals[i];
@@ -95,11 +95,9 @@ int sched__strmap_get(const struct sched_strmap *m, const char *key)
         return -1;
     uint32_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
-    while (m->keys[j]) {
-        if (m->hashes[j] == h && m->keys[j] != TOMB && strcmp(m->keys[j], key) == 0)
+    for (uint32_t hj; (hj = m->hashes[j]) != 0; j = (j + 1) & (m->cap - 1))
+        if (hj == h && m->keys[j] != TOMB && strcmp(m->keys[j], key) == 0)
             return m->vals[j];
-        j = (j + 1) & (m->cap - 1);
-    }
     return -1;
 }
 
@@ -112,8 +110,9 @@ void sched__strmap_put(struct sched_strmap *m, const char *key, int val)
     uint32_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
     size_t tomb = (size_t)-1;
-    while (m->keys[j]) {
-        if (m->keys[j] == TOMB) {
+    int tombs = m->used > m->count; /* else no slot need be looked at for one */
+    while (m->hashes[j]) {
+        if (tombs && m->keys[j] == TOMB) {
             if (tomb == (size_t)-1)
                 tomb = j;
         } else if (m->hashes[j] == h && strcmp(m->keys[j], key) == 0) {
@@ -139,7 +138,7 @@ void sched__strmap_del(struct sched_strmap *m, const char *key)
         return;
     uint32_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
-    while (m->keys[j]) {
+    while (m->hashes[j]) {
         if (m->hashes[j] == h && m->keys[j] != TOMB && strcmp(m->keys[j], key) == 0) {
             free(m->keys[j]);
             m->keys[j] = TOMB;
