@@ -53,15 +53,16 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
 struct decoded_pod {
     int rc;
     struct model_pod p;
-    char msg[ERR_MSG_MAX];
+    char *msg; /* the error's, when rc < 0 (not a buffer in each of half a million results) */
 };
 
 static void *decode_pod(void *ctx, const char *key, json_t *obj)
 {
-    struct decoded_pod *d = xcalloc(1, sizeof(*d));
+    struct decoded_pod *d = xmalloc(sizeof(*d));
     struct err err = ERR_INIT;
+    d->msg = NULL;
     if ((d->rc = model_pod_decode(obj, &d->p, &err)) < 0)
-        snprintf(d->msg, sizeof(d->msg), "%s", err.msg);
+        d->msg = xstrdup(err.msg);
     return d;
 }
 
@@ -74,6 +75,8 @@ static int put_pod(void *ctx, const char *key, void *res)
         model_pod_release(&d->p);
     else if (d && key) /* as load_obj: skipped, not fatal */
         fprintf(stderr, "muster: skipping stored Pod '%s': %s\n", key, d->msg);
+    if (d)
+        free(d->msg);
     free(d);
     return 0;
 }
