@@ -56,7 +56,7 @@ struct par {
 static void decode_item(struct par *p, struct chunk *c, struct item *it)
 {
     json_error_t jerr;
-    json_t *obj = json_loadb(it->data, it->len, 0, &jerr);
+    json_t *obj = store__json_load(it->data, it->len, &jerr);
     if (!obj) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);

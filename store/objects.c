@@ -153,7 +153,7 @@ static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const ch
     json_error_t jerr;
     int rc;
 
-    *out = json_loadb(v->mv_data, v->mv_size, 0, &jerr);
+    *out = store__json_load(v->mv_data, v->mv_size, &jerr);
     if (!*out)
         return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kind_word[kind], key, jerr.text);
     if (kind == MODEL_POD && (rc = store__pod_overlay(txn, key, *out, err)) < 0) {
