@@ -185,6 +185,12 @@ int model_too_deep(json_t *v, char **path);
 /* Emits a JSON value as YAML (block style, kubectl-like) into a new string. */
 char *model_yaml_dump(json_t *value);
 
+/* JSON read as json_loadb(s, n, flags) reads it, with flags 0 or (reject_dups)
+ * JSON_REJECT_DUPLICATES, without jansson's lexer (json_read.c): the same value, member
+ * order included, or NULL where the reader gives up (a rarer form, or bytes that are not
+ * JSON): then json_loadb answers, errors and all. New. */
+json_t *model_json_read(const char *s, size_t n, int reject_dups);
+
 /* ---- typed views (decoded from validated documents) ---- */
 
 /* A pod joins a PodGroup of its namespace through this label (scheduler-plugins,

@@ -1,5 +1,6 @@
-/* test_store_jsonr.c - the store's JSON reader (store/jsonr.c) reads what json_loadb(s, n, 0)
- * reads, member order included, or gives up (NULL) where the caller falls back to jansson:
+/* test_json_read.c - the JSON reader (model/json_read.c) reads what json_loadb(s, n, 0) and
+ * json_loadb(s, n, JSON_REJECT_DUPLICATES) read, member order included, or gives up (NULL)
+ * where the caller falls back to jansson; the store's store__json_load answers as jansson:
  * hand-picked inputs, seeded random trees as the store writes them (compact, sorted or
  * not, and pretty-printed), and those bytes mutated, where it must never accept what
  * jansson refuses nor read anything differently. */
@@ -24,21 +25,32 @@ static void assert_same(json_t *a, json_t *b, const char *in, size_t n)
 
 /* The reader on s[0..n): when it reads something, jansson reads the same; when jansson
  * refuses, so does the reader. Returns 1 when the reader read it. */
-static int check_bytes(const char *s, size_t n)
+static int check_mode(const char *s, size_t n, int dups)
 {
     json_error_t e;
-    json_t *want = json_loadb(s, n, 0, &e), *got = store__json_read(s, n);
+    json_t *want = json_loadb(s, n, dups ? JSON_REJECT_DUPLICATES : 0, &e);
+    json_t *got = model_json_read(s, n, dups);
     int read = got != NULL;
     if (got) {
         ck_assert_msg(want != NULL, "read what jansson refuses (%s): %.*s", e.text, (int)n, s);
         assert_same(got, want, s, n);
     }
+    json_decref(got);
+    json_decref(want);
+    return read;
+}
+
+static int check_bytes(const char *s, size_t n)
+{
+    json_error_t e;
+    int read = check_mode(s, n, 0);
+    check_mode(s, n, 1);
+    json_t *want = json_loadb(s, n, 0, &e);
     json_t *loaded = store__json_load(s, n, &e); /* the fallback answers as jansson */
     ck_assert_int_eq(loaded != NULL, want != NULL);
     if (loaded)
         assert_same(loaded, want, s, n);
     json_decref(loaded);
-    json_decref(got);
     json_decref(want);
     return read;
 }
@@ -48,7 +60,7 @@ static int check_str(const char *s)
     return check_bytes(s, strlen(s));
 }
 
-START_TEST(test_store_jsonr_inputs)
+START_TEST(test_json_read_inputs)
 {
     /* read by the reader itself */
     const char *fast[] = {"{}",
@@ -100,6 +112,8 @@ START_TEST(test_store_jsonr_inputs)
                           "[-01]"};
     for (size_t i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
         ck_assert_msg(!check_str(slow[i]), "read %s", slow[i]);
+    ck_assert(!check_mode("{\"a\":1,\"b\":{\"a\":2,\"a\":3}}", 25, 1)); /* a repeat */
+    ck_assert(check_mode("{\"a\":1,\"b\":{\"a\":2,\"c\":3}}", 25, 1));
     ck_assert(!check_bytes("[1,\0]", 5));
     ck_assert(!check_bytes("{\"a\":\"b\0c\"}", 11));
     /* deeper than the reader goes: jansson's */
@@ -146,7 +160,7 @@ static json_t *random_tree(unsigned *seed, int depth)
     }
 }
 
-START_TEST(test_store_jsonr_random_trees_and_mutations)
+START_TEST(test_json_read_random_trees_and_mutations)
 {
     static const char mut[] = "{}[],:\"\\ 0-.eE+x\x01\xff";
     unsigned seed = 7341;
@@ -179,17 +193,17 @@ START_TEST(test_store_jsonr_random_trees_and_mutations)
 }
 END_TEST
 
-static Suite *store_jsonr_suite(void)
+static Suite *json_read_suite(void)
 {
-    Suite *s = suite_create("store_jsonr");
+    Suite *s = suite_create("json_read");
     TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_store_jsonr_inputs);
-    tcase_add_test(tc, test_store_jsonr_random_trees_and_mutations);
+    tcase_add_test(tc, test_json_read_inputs);
+    tcase_add_test(tc, test_json_read_random_trees_and_mutations);
     suite_add_tcase(s, tc);
     return s;
 }
 
 int main(void)
 {
-    return check_run(store_jsonr_suite());
+    return check_run(json_read_suite());
 }
