@@ -5,6 +5,7 @@
  * not, and pretty-printed), and those bytes mutated, where it must never accept what
  * jansson refuses nor read anything differently. */
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,7 +136,9 @@ static json_t *random_tree(unsigned *seed, int depth)
     case 0:
         return json_string(words[rand_r(seed) % 12]);
     case 1:
-        return json_integer(((json_int_t)rand_r(seed) << 33) - ((json_int_t)rand_r(seed) << 2));
+        return json_integer(/* the whole int64 range, both signs */
+                            (json_int_t)(((uint64_t)rand_r(seed) << 33) -
+                                         ((uint64_t)rand_r(seed) << 2)));
     case 2:
         return json_real((rand_r(seed) - RAND_MAX / 2) / (double)(1 + rand_r(seed) % 1000) *
                          (rand_r(seed) % 3 ? 1 : 1e-12));
