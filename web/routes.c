@@ -8,7 +8,8 @@
 #include "internal.h"
 
 enum {
-    ROUTE_DEEP = 1, /* runs on a thread with a big stack (see run_deep) */
+    ROUTE_DEEP = 1,   /* runs on a thread with a big stack (see run_deep) */
+    ROUTE_CACHED = 2, /* answers from the read cache (reads.c): the front end may answer it */
 };
 
 /* The role each route needs (auth.c decides when it is asked for: always for a mutation
@@ -60,16 +61,17 @@ static const struct route routes[] = {
     {"GET", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_get, "", VIEW, 0},
     {"DELETE", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_delete, "", OPER, 0},
     {"GET", "/api/v1/topology", api__topology_tree,
-     "pod_cpu,pod_memory,pod_gpu,like,jobs,resourceVersion", VIEW, 0},
+     "pod_cpu,pod_memory,pod_gpu,like,jobs,resourceVersion", VIEW, ROUTE_CACHED},
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0},
     {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0},
     {"GET", "/api/v1/health", api__health, "", VIEW, 0},
     {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP},
     {"GET", "/api/v1/sources", api__sources, "", VIEW, 0},
-    {"GET", "/api/v1/jobs", api__jobs_list, "state,limit,continue,resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, 0},
+    {"GET", "/api/v1/jobs", api__jobs_list, "state,limit,continue,resourceVersion", VIEW,
+     ROUTE_CACHED},
+    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, ROUTE_CACHED},
+    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, ROUTE_CACHED},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0},
 };
@@ -338,6 +340,11 @@ int api__route_lookup(struct req *r, char *allow, size_t allow_size)
         api__params_free(r);
     }
     return -1;
+}
+
+int api__route_cached(int i)
+{
+    return i >= 0 && (size_t)i < NROUTES && (routes[i].flags & ROUTE_CACHED);
 }
 
 const char *api__route_pattern(int i)
