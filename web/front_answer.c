@@ -3,8 +3,8 @@
  *
  * Relaying a request costs a loopback write and read each way and a civetweb worker's
  * wakeup; for a read whose answer is already in the read cache (jobs, a job, why, the
- * topology tree: reads.c) that hop was most of its time (bench/README.md "Reads under
- * load"). Such a request is served here by the same code civetweb's worker runs
+ * topology tree: reads.c) or a short audit tail, that hop was most of its time (bench/README.md
+ * "Reads under load"). Such a request is served here by the same code civetweb's worker runs
  * (api__serve: Host, path, route, Origin, identity, role and rate limit, query
  * parameters, the handler, the request metrics and the log line), with a request view
  * whose conn is NULL (internal.h's struct req) and r->direct set: whatever would have to
@@ -12,9 +12,12 @@
  * authenticator) sets r->relay before anything is replied, and the request goes to
  * civetweb as before.
  *
- * A quick look first (api__read_cached) keeps requests that will be relayed anyway from
- * taking a token of their rate limit here and another on civetweb's side: only a request
- * whose answer is stored, new enough and gzipped when asked so is served here.
+ * The route table says which routes may be answered here and checks each request first
+ * (routes.c's front column): api__read_cached, a request whose answer is stored, new
+ * enough and gzipped when asked so; api__audit_small, a short tail of the audit log (one
+ * short read transaction of the store, which never waits for a writer). That look comes
+ * before anything is counted, so a request relayed anyway does not take a token of its
+ * rate limit here and another on civetweb's side.
  */
 #include <http_parser.h>
 #include <stdatomic.h>
@@ -57,7 +60,7 @@ char *api__front_answer(void *ctx, const struct api__fr *fr, const struct api__f
     int i = api__route_lookup(&r, allow, sizeof(allow));
     api__params_free(&r);
     char *out = NULL;
-    if (api__route_cached(i) && api__read_cached(&r)) {
+    if (api__route_front(i, &r)) {
         api__serve(&r);
         if (!r.relay) {
             out = r.out;

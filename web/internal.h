@@ -208,8 +208,9 @@ int api__route_lookup(struct req *r, char *allow, size_t allow_size);
 const char *api__route_pattern(int i);
 /* Frees r's captured path parameters. */
 void api__params_free(struct req *r);
-/* 1 when route i answers from the read cache (reads.c): the front end may answer it. */
-int api__route_cached(int i);
+/* 1 when the front end may answer r, a request for route i, on its own thread: the route's
+ * check (api__read_cached, api__audit_small) says it needs no waiting and little work. */
+int api__route_front(int i, struct req *r);
 
 /* ---- reply.c ---- */
 /* Sends body (stolen) as JSON with status. */
@@ -449,6 +450,9 @@ void api__pdbs_list(struct req *r);
 void api__pdb_get(struct req *r);
 void api__pdb_delete(struct req *r);
 void api__audit_export(struct req *r);
+/* 1 when r asks only for a short tail of the audit log (tail=N, N <= 100, nothing else):
+ * one short read transaction, which the front end may run on its own thread. */
+int api__audit_small(struct req *r);
 void api__audit_verify(struct req *r);
 void api__audit_prune(struct req *r);
 void api__health(struct req *r);
