@@ -16,6 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -314,6 +318,52 @@ START_TEST(test_api_front_identity_and_rate)
 }
 END_TEST
 
+/* Pipelined cached reads from a client that reads nothing until it has sent them all: the
+ * front end answers in order and stops reading while FRONT_RELAY_CAP bytes of answers
+ * wait (front.c), then reads on as the client takes them; every answer arrives. */
+START_TEST(test_api_front_pipelined_answers_wait_for_the_reader)
+{
+    const char *path = "/api/v1/jobs/t/w/why?resourceVersion=0";
+    enum { N = 1500 };
+    ck_assert_int_eq(get(path, NULL), 200);
+    long n0 = front_answers();
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)api_port(api)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096;
+    /* a small receive buffer: the answers back up into the front end's output at once */
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char req[256];
+    int len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path);
+    for (int i = 0; i < N; i++) /* 90 KB: the kernel's buffers take what is not read yet */
+        ck_assert_int_eq(write(fd, req, (size_t)len), len);
+    size_t cap = (size_t)N * 4096, got = 0, seen = 0, scanned = 0;
+    char *all = malloc(cap + 1);
+    for (int64_t end = clock_mono_ms() + 30000; got < cap && clock_mono_ms() < end;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 1000) <= 0)
+            continue;
+        ssize_t n = recv(fd, all + got, cap - got, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        all[got] = '\0';
+        /* count the status lines that are whole now, from where the last count stopped */
+        const char *at = all + scanned;
+        for (; (at = strstr(at, "HTTP/1.1 200 OK\r\n")); at += 17)
+            seen++;
+        scanned = got > 16 ? got - 16 : 0;
+        if (seen == N)
+            break;
+    }
+    close(fd);
+    free(all);
+    ck_assert_uint_eq(seen, N);
+    ck_assert_int_eq(front_answers(), n0 + N);
+}
+END_TEST
+
 START_TEST(test_api_front_external_authenticator_relays)
 {
     const char *path = "/api/v1/jobs?resourceVersion=0";
@@ -332,6 +382,7 @@ int main(void)
     tcase_add_test(tc, test_api_front_answers_while_the_lock_is_held);
     tcase_add_test(tc, test_api_front_miss_is_relayed);
     tcase_add_test(tc, test_api_front_host_and_origin_refused);
+    tcase_add_test(tc, test_api_front_pipelined_answers_wait_for_the_reader);
     suite_add_tcase(s, tc);
     TCase *auth = tcase_create("auth");
     tcase_set_timeout(auth, 120);
