@@ -364,6 +364,65 @@ START_TEST(test_api_front_pipelined_answers_wait_for_the_reader)
 }
 END_TEST
 
+/* Sends request on a new connection and returns all that comes back until the server
+ * closes it (new), with the Date line taken out. */
+static char *raw_exchange(const char *request)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)api_port(api)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    ck_assert_int_eq(write(fd, request, strlen(request)), (ssize_t)strlen(request));
+    size_t cap = 1 << 20, got = 0;
+    char *all = calloc(1, cap + 1);
+    for (int64_t end = clock_mono_ms() + 30000; got < cap && clock_mono_ms() < end;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 1000) <= 0)
+            continue;
+        ssize_t n = recv(fd, all + got, cap - got, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    char *date = strstr(all, "\r\nDate: ");
+    if (date) {
+        char *eol = strstr(date + 2, "\r\n");
+        memmove(date, eol, strlen(eol) + 1);
+    }
+    return all;
+}
+
+/* HTTP/1.0, without and with keep-alive: the same bytes both ways, and the connection
+ * closes after the answer (the Connection header says so) unless kept alive. */
+START_TEST(test_api_front_http10_same_both_ways)
+{
+    const char *reqs[] = {
+        "GET /api/v1/jobs?resourceVersion=0 HTTP/1.0\r\nHost: localhost\r\n\r\n",
+        "GET /api/v1/jobs?resourceVersion=0 HTTP/1.1\r\nHost: localhost\r\n"
+        "Connection: close\r\n\r\n",
+        "GET /api/v1/jobs?resourceVersion=0 HTTP/1.0\r\nHost: evil.example\r\n\r\n",
+    };
+    ck_assert_int_eq(get("/api/v1/jobs?resourceVersion=0", NULL), 200);
+    for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+        api_front_answers(api, 0);
+        long n0 = front_answers();
+        char *relayed = raw_exchange(reqs[i]);
+        api_front_answers(api, 1);
+        long n1 = front_answers();
+        char *direct = raw_exchange(reqs[i]);
+        ck_assert_int_eq(front_answers(), n1 + 1);
+        ck_assert_int_eq(n1, n0);
+        ck_assert_msg(!strcmp(relayed, direct), "%s: relayed\n%s\n---\nfront end\n%s", reqs[i],
+                      relayed, direct);
+        ck_assert_ptr_nonnull(strstr(direct, "Connection: close\r\n"));
+        free(relayed);
+        free(direct);
+    }
+}
+END_TEST
+
 START_TEST(test_api_front_external_authenticator_relays)
 {
     const char *path = "/api/v1/jobs?resourceVersion=0";
@@ -383,6 +442,7 @@ int main(void)
     tcase_add_test(tc, test_api_front_miss_is_relayed);
     tcase_add_test(tc, test_api_front_host_and_origin_refused);
     tcase_add_test(tc, test_api_front_pipelined_answers_wait_for_the_reader);
+    tcase_add_test(tc, test_api_front_http10_same_both_ways);
     suite_add_tcase(s, tc);
     TCase *auth = tcase_create("auth");
     tcase_set_timeout(auth, 120);

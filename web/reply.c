@@ -64,7 +64,9 @@ static void out_lines(struct req *r, const char *lines)
 
 static void out_head_start(struct req *r, int status)
 {
-    out_printf(r, "HTTP/1.1 %d %s\r\n", status, mg_get_response_code_text(NULL, status));
+    /* the request's version, as civetweb answers (the front end takes 1.0 and 1.1 only) */
+    out_printf(r, "HTTP/1.%u %d %s\r\n", r->fr->p.http_minor ? 1u : 0u, status,
+               mg_get_response_code_text(NULL, status));
 }
 
 static void out_head_end(struct req *r)
