@@ -3,8 +3,8 @@
  * where each answer ends: Content-Length, chunked, or the close).
  *
  * Pooling: civetweb holds a worker for every connection it has, idle in keep-alive too,
- * so the pool is bounded (half the workers, FRONT_POOL_SHARE), short-lived (FRONT_POOL_IDLE_MS,
- * well under civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
+ * so the pool is bounded (half the workers, FRONT_POOL_SHARE), short-lived (FRONT_POOL_IDLE_MS, well under
+ * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
  * and a connection is pooled only while there are no more loopback connections than
  * workers: past that a new one may wait in civetweb's queue for the worker an idle one
  * holds, so the finished one is closed to free it.
