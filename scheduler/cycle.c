@@ -158,7 +158,9 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
                   (int)c.attempted, "waiting", (int)c.waiting, "durationMs", ms);
     if (by)
         json_object_set_new(rec, "by", sched__caller_json(by));
-    rc = store_audit_append(c.txn, rec, &seq, err);
+    rc = sched__why_class_flush(&c, err);
+    if (rc == 0)
+        rc = store_audit_append(c.txn, rec, &seq, err);
     json_decref(rec);
     if (rc == 0)
         rc = store_meta_put_u64(c.txn, "cycle", c.cycle, err);
@@ -190,6 +192,8 @@ out:
     json_decref(c.why_queue);
     json_decref(c.why_ahead);
     free(c.why_ahead_text);
+    free(c.why_queue_text);
+    sched__why_class_free(&c);
     return rc;
 }
 

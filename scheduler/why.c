@@ -234,6 +234,8 @@ static void why_stored(MDB_txn *txn, struct why_read *w)
     w->rc = store_doc_get(txn, STORE_DB_WHY, w->jid, &w->doc, &w->err);
     if (w->rc == ERR_NOT_FOUND)
         err_clear(&w->err);
+    if (w->rc == 0) /* a record of a class of failures: the job's whole document */
+        w->rc = sched__why_class_complete(txn, &w->doc, &w->err);
     if (w->rc == 0 || w->rc == ERR_NOT_FOUND)
         w->rec = sched__ledger_victim_get(txn, w->jid);
 }

@@ -15,6 +15,7 @@
 #define MUSTER_SCHED_WHY_H
 
 #include <jansson.h>
+#include "store.h"
 
 struct err;
 struct sched_cyc;
@@ -166,5 +167,41 @@ json_t *sched__ahead(struct sched_cyc *c, int pi);
  * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
  * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);
+
+/* ---- failing jobs that share one stored document (why_class.c) ---- */
+
+struct sv_job;
+struct sched_why_classes;
+/* A document as text, in parts (compact JSON objects as store_json_text writes them, the
+ * tail with at least one member). Borrowed. */
+struct sched_why_text {
+    char *idh;         /* {"job","state","cycle","auditSeq"} */
+    char *mid;         /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
+    const char *ahead; /* the "ahead" value */
+    char *tail;        /* {"history"[,"placement"][,"gangTimeout"]} */
+    const char *queue; /* the "queue" value */
+    const char *primary_code; /* the primary's code name (shareable documents) */
+    int shareable;            /* Unschedulable, a primary, not placed */
+};
+/* Stores job j's document {idh..., mid..., "ahead", tail..., "queue"}: whole, or, when it
+ * is shareable and an earlier job of this cycle's has the same text up to the job's own
+ * id, as a record naming their class. Takes one off the class j's stored record named.
+ * Returns 0 or ERR_*. */
+int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sched_why_text *t,
+                         struct err *err);
+/* j's stored document is about to be replaced: one record fewer names its class. */
+void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j);
+/* Writes this cycle's class documents and counts (before the commit). Returns 0 or ERR_*. */
+int sched__why_class_flush(struct sched_cyc *c, struct err *err);
+void sched__why_class_free(struct sched_cyc *c);
+/* The class a stored document is a record of (borrowed), or NULL for a whole document. */
+const char *sched__why_class_of(json_t *doc);
+/* *doc (stored, replaced) completed when it is a class record: the document the job had,
+ * member for member. Returns 0, or ERR_STORE when its class document is missing or bad. */
+int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct err *err);
+/* Deletes job's stored why document (absent: 0); a record's class loses a member, counted
+ * in cycle c, or at once when c is NULL. v's job of that id forgets its class. */
+int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
+                        struct err *err);
 
 #endif
