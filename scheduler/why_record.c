@@ -233,6 +233,20 @@ static json_t *topology_part(struct sv_job *j, const struct sched_why_input *in,
     return topology;
 }
 
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it: printed when the strings
+ * need no escaping (job ids are DNS names), else through the writer. New. */
+static char *id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq)
+{
+    for (const char *p = job; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\') {
+            json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "job", job, "state", state, "cycle",
+                                  (json_int_t)cycle, "auditSeq", (json_int_t)seq);
+            return store_json_text_new(o);
+        }
+    return xasprintf("{\"job\":\"%s\",\"state\":\"%s\",\"cycle\":%llu,\"auditSeq\":%llu}", job,
+                     state, (unsigned long long)cycle, (unsigned long long)seq);
+}
+
 /* Appends the history entry of code when it is not the last one. */
 static void history_add(struct sv_job *j, uint64_t cycle, const char *ts, const char *code)
 {
@@ -302,9 +316,6 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         rc = record_placed(c, j, in, topology, seq, ts, err);
         goto out;
     }
-    json_t *idh =
-        json_pack("{s:s,s:s,s:I,s:I}", "job", j->id, "state", sched_job_state_name(in->state),
-                  "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq);
     json_t *tail = json_pack("{s:O}", "history", j->history);
     if (in->placement)
         json_object_set_new(tail, "placement",
@@ -314,7 +325,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     if (gt)
         json_object_set_new(tail, "gangTimeout", gt);
     struct sched_why_text t = {
-        .idh = store_json_text(idh, 0),
+        .idh = id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
         .mid = mid,
         .ahead = ahead_text(c, in->ahead),
         .tail = store_json_text(tail, 0),
@@ -325,7 +336,6 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     rc = sched__why_class_put(c, j, &t, err);
     free(t.idh);
     free(t.tail);
-    json_decref(idh);
     json_decref(tail);
 out:
     free(mid);
