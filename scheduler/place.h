@@ -187,9 +187,13 @@ long sched__gather_dom_offer_raw(struct gather *g, int di);
 long sched__gather_holds(const struct gather *g, int depth, long offer);
 /* Candidates an attempt tries at most (place_nodeset.c). */
 #define SCHED_GATHER_TRIES 16
-/* Fills g->cands: every candidate, the first SCHED_GATHER_TRIES of them in try order
- * (DESIGN.md section 3, steps 2-3), the rest after them in no order. */
+/* Fills g->cands with the first SCHED_GATHER_TRIES candidates in try order (DESIGN.md
+ * section 3, steps 2-3; fewer when there are fewer) and g->ncands with how many there are
+ * in all. */
 void sched__gather_candidates(struct gather *g);
+/* The try order of candidates (<0: a first): deeper, fewer offer slots, the parent's and
+ * the grandparent's fewer, higher score, name. */
+int sched__gather_cand_cmp(const struct gather_cand *a, const struct gather_cand *b);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */
 const char *sched__gather_limit(struct gather *g, int di);
 

@@ -1,7 +1,8 @@
 /*
  * test_place.c - the placement caches against a full recomputation: the binpack pick's
  * per-shape heap (place_heap.c) against a scan of every node, and the gather placer's
- * domain offer cache (place_gather.c) against the offers computed afresh, after random
+ * domain offer cache (place_gather.c) against the offers computed afresh, and its first
+ * candidates against every candidate built and sorted afresh, after random
  * changes to a view built directly (pods bound by the pick and beside it, pods applied
  * bound, pods unbound, nodes added, nominations).
  */
@@ -175,6 +176,57 @@ static void offers_equal(struct gather *g, int step)
     free(hcached);
 }
 
+/* The gather candidates against every candidate built and sorted afresh: the same count and
+ * the same first SCHED_GATHER_TRIES in order (no podCountMultiple here: every ancestor of a
+ * domain that holds the job holds it). */
+static void cands_equal(struct gather *g, int step, int *many)
+{
+    const struct sched_topo *t = g->t;
+    size_t n = 0, cap = t->ndoms + g->v->nnodes + 1;
+    struct gather_cand *all = calloc(cap, sizeof(*all));
+    long h, root = 0;
+    sched__gather_dom_offer(g, 0, &root);
+    const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
+    for (size_t di = 0; di < t->ndoms; di++) {
+        const struct tp_dom *d = &t->doms[di];
+        long o = sched__gather_dom_offer(g, (int)di, &h);
+        long po = d->parent >= 0 ? sched__gather_dom_offer(g, d->parent, &h) : 0;
+        long gpo = d->parent >= 0 && t->doms[d->parent].parent >= 0
+                       ? sched__gather_dom_offer(g, t->doms[d->parent].parent, &h)
+                       : 0;
+        if (d->depth >= g->lo && sched__gather_holds(g, d->depth, o) >= g->need) {
+            double sc = 0;
+            int cnt = 0;
+            for (int i = 0; i < sh->nreq; i++) {
+                int r = sh->req[i].res;
+                if ((size_t)r >= t->nres || d->alloc[r] <= 0)
+                    continue;
+                sc += (double)(d->alloc[r] - d->free[r] + sh->req[i].v) / (double)d->alloc[r];
+                cnt++;
+            }
+            all[n++] = (struct gather_cand){(int)di, -1,  d->depth,           o,
+                                            po,      gpo, cnt ? sc / cnt : 0, d->name};
+        }
+        for (size_t i = 0; root > 0 && i < d->nnodes; i++) {
+            long no = sched__gather_node_offer(g, d->nodes[i]);
+            if (sched__gather_holds(g, (int)t->nlayers, no) < g->need)
+                continue;
+            const struct sv_node *nd = &g->v->nodes[d->nodes[i]];
+            all[n++] = (struct gather_cand){
+                -1, d->nodes[i], (int)t->nlayers, no, o, po, sched__score(g->v, nd, sh), nd->name};
+        }
+    }
+    qsort(all, n, sizeof(*all), (int (*)(const void *, const void *))sched__gather_cand_cmp);
+    sched__gather_candidates(g);
+    ck_assert_msg(g->ncands == n, "step %d: %zu candidates, recomputed %zu", step, g->ncands, n);
+    for (size_t i = 0; i < n && i < SCHED_GATHER_TRIES; i++)
+        ck_assert_msg(g->cands[i].dom == all[i].dom && g->cands[i].node == all[i].node,
+                      "step %d: candidate %zu is %s, recomputed %s", step, i, g->cands[i].name,
+                      all[i].name);
+    *many += n > SCHED_GATHER_TRIES;
+    free(all);
+}
+
 START_TEST(test_place_gather_offers_equal_recomputed)
 {
     unsigned seed = 11;
@@ -198,7 +250,7 @@ START_TEST(test_place_gather_offers_equal_recomputed)
     for (int j = 0; j < 12; j++)
         for (int k = 0; k < 8; k++)
             pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
-    int noms = 0;
+    int noms = 0, many = 0;
     for (int step = 0; step < 300; step++) {
         int j = (int)(rand_r(&seed) % 12), op = (int)(rand_r(&seed) % 10);
         char node[32];
@@ -234,10 +286,13 @@ START_TEST(test_place_gather_offers_equal_recomputed)
             g.shape = v->pods[a_pods[0]].shape;
             g.size = g.need = n;
             offers_equal(&g, step);
+            cands_equal(&g, step, &many);
+            free(g.cands);
             free(g.mult);
         }
     }
     ck_assert_int_gt(noms, 0);
+    ck_assert_int_gt(many, 0); /* more candidates than are kept: the selection was exercised */
     sched__view_free(v);
 }
 END_TEST
