@@ -197,6 +197,13 @@ out:
     return rc;
 }
 
+const char *sched__cyc_ts(struct sched_cyc *c)
+{
+    if (!c->ts[0])
+        clock_format_rfc3339(c->now_ms, c->ts, sizeof(c->ts));
+    return c->ts;
+}
+
 const int64_t *sched__cyc_cluster(struct sched_cyc *c)
 {
     struct sched_view *v = c->v;

@@ -299,8 +299,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     }
     free(j->last_sig);
     j->last_sig = sig;
-    char ts[64];
-    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    const char *ts = sched__cyc_ts(c);
     history_add(j, c->cycle, ts,
                 in->placement  ? "Placed"
                 : primary >= 0 ? why_code_name(primary)
