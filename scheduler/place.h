@@ -194,6 +194,16 @@ void sched__gather_candidates(struct gather *g);
 /* The try order of candidates (<0: a first): deeper, fewer offer slots, the parent's and
  * the grandparent's fewer, higher score, name. */
 int sched__gather_cand_cmp(const struct gather_cand *a, const struct gather_cand *b);
+/* The score of domain d for the gang's shape (its usage after one more pod, averaged over
+ * the shape's resources): higher is tried first among equal offers. */
+double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d);
+/* The candidates from the index of holding domains (place_index.c): fills g->cands and
+ * g->ncands as sched__gather_candidates and returns 1, or returns 0 when the index does
+ * not apply (hold: nodes that hold the gang alone; podCountMultiple; mixed shapes; a
+ * nomination in the cluster). */
+int sched__gather_indexed(struct gather *g, long hold);
+/* Times the index was brought up to date without a rebuild (tests). */
+uint64_t sched__gather_index_updates(const struct sched_topo *t);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */
 const char *sched__gather_limit(struct gather *g, int di);
 

@@ -250,7 +250,7 @@ const char *sched__gather_limit(struct gather *g, int di)
 
 /* ---- candidates ---- */
 
-static double dom_score(const struct gather *g, const struct tp_dom *d)
+double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d)
 {
     const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
     double sum = 0;
@@ -315,7 +315,7 @@ static void cand_offer(struct gather *g, size_t *kept, struct gather_cand x,
 
 static double dom_score_of(const struct gather *g, const void *d)
 {
-    return dom_score(g, d);
+    return sched__gather_dom_score(g, d);
 }
 
 static double node_score_of(const struct gather *g, const void *n)
@@ -373,6 +373,8 @@ void sched__gather_candidates(struct gather *g)
     if (!g->cands)
         g->cands = xcalloc(SCHED_GATHER_TRIES, sizeof(*g->cands));
     sched__gather_dom_offer(g, 0, &hold);
+    if (sched__gather_indexed(g, hold))
+        return;
     for (size_t di = 0; di < t->ndoms; di++) {
         const struct tp_dom *d = &t->doms[di];
         long h;

@@ -18,17 +18,19 @@
 
 #define NODE_LABEL_BLOCK "b"
 #define NODE_LABEL_SPINE "s"
+#define NODE_LABEL_ZONE "z"
 
 static void put_node(struct sched_view *v, int i, const char *cpu, const char *mem)
 {
-    char name[32], block[16], spine[16];
+    char name[32], block[16], spine[16], zone[16];
     snprintf(name, sizeof(name), "n-%03d", i);
     snprintf(block, sizeof(block), "b%d", i / 4);
     snprintf(spine, sizeof(spine), "s%d", i / 16);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:{s:s,s:s,s:s}}}", "apiVersion", "v1",
-                          "kind", "Node", "metadata", "name", name, "labels", NODE_LABEL_BLOCK,
-                          block, NODE_LABEL_SPINE, spine, "status", "allocatable", "cpu", cpu,
-                          "memory", mem, "pods", "110");
+    snprintf(zone, sizeof(zone), "z%d", i / 32);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s}},s:{s:{s:s,s:s,s:s}}}", "apiVersion",
+                          "v1", "kind", "Node", "metadata", "name", name, "labels",
+                          NODE_LABEL_BLOCK, block, NODE_LABEL_SPINE, spine, NODE_LABEL_ZONE, zone,
+                          "status", "allocatable", "cpu", cpu, "memory", mem, "pods", "110");
     struct model_node n = {0};
     struct err err = ERR_INIT;
     ck_assert_msg(model_node_decode(o, &n, &err) == 0, "%s", err.msg);
@@ -297,12 +299,85 @@ START_TEST(test_place_gather_offers_equal_recomputed)
 }
 END_TEST
 
+/* The index of holding domains (place_index.c) against every candidate built and sorted
+ * afresh, on four layers (zones of spines of blocks: blocks of one gang compare by their
+ * spines' and zones' offers), as gangs of different sizes are placed, freed and placed
+ * again, with no nomination (the index is used only then). */
+START_TEST(test_place_gather_index_equals_recomputed)
+{
+    unsigned seed = 5;
+    struct sched_view *v = sched__view_new();
+    for (int i = 0; i < 64; i++)
+        put_node(v, i, i % 5 ? "4" : "3", "16Gi");
+    json_t *tj = json_pack(
+        "{s:s,s:s,s:{s:s},s:{s:[{s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s}]}}",
+        "apiVersion", "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology",
+        "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer", "ZoneLayer",
+        "labelKey", NODE_LABEL_ZONE, "topologyLayer", "SpineLayer", "parentTopologyLayer",
+        "ZoneLayer", "labelKey", NODE_LABEL_SPINE, "topologyLayer", "BlockLayer",
+        "parentTopologyLayer", "SpineLayer", "labelKey", NODE_LABEL_BLOCK, "topologyLayer",
+        "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
+    struct model_topology topo = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_topology_decode(tj, &topo, &err) == 0, "%s", err.msg);
+    json_decref(tj);
+    sched__view_put_topo(v, &topo);
+    /* 24 gangs of 5 to 8 one-cpu pods: no 4-cpu node holds one alone */
+    int pods[24][8], size[24], npods = 0;
+    for (int j = 0; j < 24; j++) {
+        size[j] = 5 + j % 4;
+        for (int k = 0; k < size[j]; k++)
+            pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
+    }
+    int many = 0;
+    for (int step = 0; step < 400; step++) {
+        int j = (int)(rand_r(&seed) % 24), op = (int)(rand_r(&seed) % 10);
+        char node[32];
+        snprintf(node, sizeof(node), "n-%03d", (int)(rand_r(&seed) % 64));
+        if (op < 6) { /* a pod of the gang placed somewhere */
+            int pi = pods[j][rand_r(&seed) % (unsigned)size[j]], ni = sched__view_node(v, node);
+            if (sched__pod_pending(&v->pods[pi]) &&
+                sched__fit_res(v, &v->nodes[ni], &v->shapes[v->pods[pi].shape], pi) < 0)
+                sched__view_bind(v, pi, ni);
+        } else if (op < 9) { /* room freed */
+            int pi = pods[j][rand_r(&seed) % (unsigned)size[j]];
+            if (v->pods[pi].node >= 0)
+                sched__view_unbind(v, pi);
+        }
+        /* consecutive attempts: like gangs (the index is reused), then another size */
+        for (int turn = 0; turn < 3; turn++) {
+            int gj = (j + turn * (turn == 2 ? 5 : 4)) % 24, a_pods[8], n = 0;
+            for (int k = 0; k < size[gj]; k++)
+                if (sched__pod_pending(&v->pods[pods[gj][k]]))
+                    a_pods[n++] = pods[gj][k];
+            if (n < 5)
+                continue;
+            int job = v->pods[a_pods[0]].job;
+            struct sched_attempt a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
+            struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
+            g.mult = sched__gather_multiples(g.t, NULL);
+            g.shape = v->pods[a_pods[0]].shape;
+            g.size = g.need = n;
+            g.lo = (int)(rand_r(&seed) % 3); /* MustGather at zone, spine or none */
+            cands_equal(&g, step, &many);
+            free(g.cands);
+            free(g.mult);
+        }
+    }
+    ck_assert_int_gt(many, 0);
+    /* the index was kept up to date, not only rebuilt */
+    ck_assert_uint_gt(sched__gather_index_updates(sched__topo_get(v)), 100);
+    sched__view_free(v);
+}
+END_TEST
+
 static Suite *place_suite(void)
 {
     Suite *s = suite_create("place");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_place_pick_equals_full_scan);
     tcase_add_test(tc, test_place_gather_offers_equal_recomputed);
+    tcase_add_test(tc, test_place_gather_index_equals_recomputed);
     suite_add_tcase(s, tc);
     return s;
 }
