@@ -168,7 +168,8 @@ struct gather {
     int mult_broken; /* the current try left a domain with a count off its multiple */
     struct gather_cand *cands;
     size_t ncands;
-    char *done; /* [a->npods] placed in the current try */
+    int indexed; /* the candidates came from the index (place_index.c) */
+    char *done;  /* [a->npods] placed in the current try */
     size_t next, nplaced;
     int ruled;        /* the current sweep turned a pod away for its pod rules */
     int64_t *scratch; /* [v->nres] for heterogeneous offers */
@@ -202,6 +203,12 @@ double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d);
  * not apply (hold: nodes that hold the gang alone; podCountMultiple; mixed shapes; a
  * nomination in the cluster). */
 int sched__gather_indexed(struct gather *g, long hold);
+/* The why's layer statistics from the index, when the candidates came from it and at least
+ * max domains of depth hold the gang: *ndoms domains at depth, *hold of them hold it, and
+ * the max with the most offer slots (most first, then lowest index) in ix[] and offer[].
+ * Returns 1, or 0 when the caller must scan. */
+int sched__gather_index_best(const struct gather *g, int depth, size_t max, int *ix, long *offer,
+                             size_t *ndoms, size_t *hold);
 /* Times the index was brought up to date without a rebuild (tests). */
 uint64_t sched__gather_index_updates(const struct sched_topo *t);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */

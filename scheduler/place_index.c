@@ -38,6 +38,7 @@ struct sched_gidx {
     struct gidx_ent **at; /* [depth]: the holding domains of the depth, in try order */
     size_t *n, *cap;
     int *many_p, *many_gp;   /* [depth]: domains of the depth have more than one (grand)parent */
+    size_t *ndoms;           /* [depth]: domains of the depth */
     struct gidx_ent *stored; /* [domain]: the keys it is in its array with */
     char *in;                /* [domain]: it is in its array */
     int *redo;               /* [domain]: scratch, the domains a query re-keys */
@@ -151,6 +152,7 @@ static struct sched_gidx *gidx_new(const struct sched_topo *t)
     x->cap = xcalloc(nd, sizeof(*x->cap));
     x->many_p = xcalloc(nd, sizeof(int));
     x->many_gp = xcalloc(nd, sizeof(int));
+    x->ndoms = xcalloc(nd, sizeof(size_t));
     x->stored = xcalloc(t->ndoms + 1, sizeof(*x->stored));
     x->in = xcalloc(t->ndoms + 1, 1);
     x->redo = xcalloc(2 * t->ndoms + 1, sizeof(int)); /* a domain at most twice */
@@ -163,6 +165,7 @@ static struct sched_gidx *gidx_new(const struct sched_topo *t)
         x->many_gp[d] |= gp[d] != -2 && gp[d] != gg;
         p[d] = pp;
         gp[d] = gg;
+        x->ndoms[d]++;
     }
     free(p);
     free(gp);
@@ -181,6 +184,7 @@ void sched__gidx_free(struct sched_gidx *x, size_t ndepths)
     free(x->cap);
     free(x->many_p);
     free(x->many_gp);
+    free(x->ndoms);
     free(x->stored);
     free(x->in);
     free(x->redo);
@@ -231,6 +235,7 @@ static void dirty_clear(struct sched_topo *t)
 int sched__gather_indexed(struct gather *g, long hold)
 {
     struct sched_topo *t = g->t;
+    g->indexed = 0;
     if (hold > 0 || g->has_mult || g->shape < 0 || t->doms[0].c_nom)
         return 0;
     if (!t->gidx)
@@ -252,6 +257,42 @@ int sched__gather_indexed(struct gather *g, long hold)
                 e->di, -1, d, e->offer, e->poffer, e->gpoffer, e->score, t->doms[e->di].name};
         }
     }
+    g->indexed = 1;
+    return 1;
+}
+
+int sched__gather_index_best(const struct gather *g, int depth, size_t max, int *ix, long *offer,
+                             size_t *ndoms, size_t *hold)
+{
+    const struct sched_gidx *x = g->t->gidx;
+    if (!g->indexed || max == 0 || depth < 0 || (size_t)depth >= g->t->nlayers || x->n[depth] < max)
+        return 0;
+    /* The holders are sorted by offer, fewest first: the most are at the end. The why lists
+     * them most first, then by lowest index: each group of one offer, from the end, gives
+     * its lowest indexes until max are kept. */
+    const struct gidx_ent *a = x->at[depth];
+    size_t kept = 0, end = x->n[depth];
+    while (kept < max && end > 0) {
+        long o = a[end - 1].offer;
+        size_t from = end, first = kept;
+        while (from > 0 && a[from - 1].offer == o)
+            from--;
+        for (size_t i = from; i < end; i++) {
+            int di = a[i].di;
+            if (kept == max && di >= ix[max - 1])
+                continue;
+            size_t at = kept < max ? kept++ : max - 1;
+            for (; at > first && ix[at - 1] > di; at--) {
+                ix[at] = ix[at - 1];
+                offer[at] = offer[at - 1];
+            }
+            ix[at] = di;
+            offer[at] = o;
+        }
+        end = from;
+    }
+    *ndoms = x->ndoms[depth];
+    *hold = x->n[depth];
     return 1;
 }
 

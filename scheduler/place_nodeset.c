@@ -192,6 +192,13 @@ static void layer_stats(struct gather *g, struct layer_stats *st)
     st->depth = g->spec->must >= 0 ? g->spec->must : g->spec->prefer >= 0 ? g->spec->prefer : 0;
     st->s = xcalloc(BEST_MAX, sizeof(*st->s));
     st->n = st->hold = 0;
+    int ix[BEST_MAX];
+    long offer[BEST_MAX];
+    if (sched__gather_index_best(g, st->depth, BEST_MAX, ix, offer, &st->n, &st->hold)) {
+        for (size_t i = 0; i < BEST_MAX; i++)
+            st->s[i] = (struct slot){ix[i], offer[i]};
+        return;
+    }
     for (size_t di = 0; di < t->ndoms; di++) {
         if (t->doms[di].depth != st->depth)
             continue;

@@ -299,6 +299,49 @@ START_TEST(test_place_gather_offers_equal_recomputed)
 }
 END_TEST
 
+/* The why's best domains of each depth from the index, against every domain of the depth
+ * sorted afresh (most offer slots first, then lowest index). Returns how many depths the
+ * index answered. */
+static int best_equal(struct gather *g, int step)
+{
+    const struct sched_topo *t = g->t;
+    int answered = 0;
+    for (int depth = 0; depth < (int)t->nlayers; depth++) {
+        int ix[3];
+        long offer[3], h;
+        size_t nd = 0, hold = 0, n = 0, want_hold = 0;
+        if (!sched__gather_index_best(g, depth, 3, ix, offer, &nd, &hold))
+            continue;
+        answered++;
+        int *all = calloc(t->ndoms, sizeof(int));
+        for (size_t di = 0; di < t->ndoms; di++)
+            if (t->doms[di].depth == depth) {
+                all[n++] = (int)di;
+                long o = sched__gather_dom_offer(g, (int)di, &h);
+                want_hold += sched__gather_holds(g, depth, o) >= g->need;
+            }
+        ck_assert_int_eq(nd, n);
+        ck_assert_int_eq(hold, want_hold);
+        for (size_t i = 0; i < 3; i++) { /* selection of the 3 best, the scan's way */
+            size_t b = i;
+            for (size_t k = i + 1; k < n; k++) {
+                long ok = sched__gather_dom_offer(g, all[k], &h),
+                     ob = sched__gather_dom_offer(g, all[b], &h);
+                if (ok > ob || (ok == ob && all[k] < all[b]))
+                    b = k;
+            }
+            int x = all[i];
+            all[i] = all[b];
+            all[b] = x;
+            ck_assert_msg(ix[i] == all[i] && offer[i] == sched__gather_dom_offer(g, all[i], &h),
+                          "step %d, depth %d: best %zu is %s (%ld), the scan's %s", step, depth, i,
+                          t->doms[ix[i]].name, offer[i], t->doms[all[i]].name);
+        }
+        free(all);
+    }
+    return answered;
+}
+
 /* The index of holding domains (place_index.c) against every candidate built and sorted
  * afresh, on four layers (zones of spines of blocks: blocks of one gang compare by their
  * spines' and zones' offers), as gangs of different sizes are placed, freed and placed
@@ -329,7 +372,7 @@ START_TEST(test_place_gather_index_equals_recomputed)
         for (int k = 0; k < size[j]; k++)
             pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
     }
-    int many = 0;
+    int many = 0, bests = 0;
     for (int step = 0; step < 400; step++) {
         int j = (int)(rand_r(&seed) % 24), op = (int)(rand_r(&seed) % 10);
         char node[32];
@@ -360,6 +403,7 @@ START_TEST(test_place_gather_index_equals_recomputed)
             g.size = g.need = n;
             g.lo = (int)(rand_r(&seed) % 3); /* MustGather at zone, spine or none */
             cands_equal(&g, step, &many);
+            bests += best_equal(&g, step);
             free(g.cands);
             free(g.mult);
         }
@@ -367,6 +411,7 @@ START_TEST(test_place_gather_index_equals_recomputed)
     ck_assert_int_gt(many, 0);
     /* the index was kept up to date, not only rebuilt */
     ck_assert_uint_gt(sched__gather_index_updates(sched__topo_get(v)), 100);
+    ck_assert_int_gt(bests, 100); /* the why's best domains came from the index too */
     sched__view_free(v);
 }
 END_TEST
