@@ -37,46 +37,57 @@
 #define MUSTER_STATIC_DIR "web/static"
 #endif
 
+void api__serve(struct req *r)
+{
+    int64_t start = clock_mono_ns();
+    char *decoded = NULL;
+
+    /* decode_url is off: civetweb hands over the path as sent, routes match it, and names
+     * are decoded segment by segment (a %2F inside a name is not a separator) */
+    if (api__path_decode(r->raw_path, strlen(r->raw_path), &decoded, &r->path_error) < 0)
+        r->path = r->raw_path;
+    else
+        r->path = decoded;
+    api__dispatch(r);
+    if (r->direct && r->relay) {
+        free(decoded);
+        return; /* civetweb's worker serves it, and logs it */
+    }
+    if (!r->status) /* a handler that forgot to reply is a bug; never leave the client hanging */
+        api__reply_errorf(r, ERR_INTERNAL, "no reply for '%s %s'", r->method, r->path);
+
+    /* the path as sent: civetweb let no byte below 33 through, where the decoded one may
+     * hold control characters that would forge log lines */
+    log_info("%s %s %d %zu bytes %.1f ms", r->method, r->raw_path, r->status, r->bytes,
+             (double)(clock_mono_ns() - start) / 1e6);
+    free(decoded);
+}
+
 static int begin_request(struct mg_connection *conn)
 {
     const struct mg_request_info *ri = mg_get_request_info(conn);
     struct req r = {.conn = conn, .api = mg_get_user_data(mg_get_context(conn))};
-    int64_t start = clock_mono_ns();
-
-    char *decoded = NULL;
     struct api__front_info front;
 
-    /* decode_url is off: civetweb hands over the path as sent, routes match it, and names
-     * are decoded segment by segment (a %2F inside a name is not a separator) */
     r.method = ri->request_method;
     r.raw_path = ri->local_uri_raw ? ri->local_uri_raw : "/";
     r.query = ri->query_string;
-    if (api__path_decode(r.raw_path, strlen(r.raw_path), &decoded, &r.path_error) < 0)
-        r.path = r.raw_path;
-    else
-        r.path = decoded;
     /* only the front end reaches this port with the secret; what it says is trusted */
     if (api__front_header_parse(mg_get_header(conn, API_FRONT_HEADER), r.api->front_secret,
                                 &front) < 0) {
         r.address = ri->remote_addr;
-        api__force_close(conn);
+        r.path = r.raw_path;
+        api__force_close(&r);
         api__reply_errorf(&r, ERR_FORBIDDEN,
                           "connect through musterd's listener: this port takes requests from "
                           "musterd's front end only");
-    } else {
-        r.address = front.address;
-        r.tls = front.tls;
-        r.subject = front.subject[0] ? front.subject : NULL;
-        api__dispatch(&r);
+        log_info("%s %s %d %zu bytes", r.method, r.raw_path, r.status, r.bytes);
+        return r.status;
     }
-    if (!r.status) /* a handler that forgot to reply is a bug; never leave the client hanging */
-        api__reply_errorf(&r, ERR_INTERNAL, "no reply for '%s %s'", r.method, r.path);
-
-    /* the path as sent: civetweb let no byte below 33 through, where the decoded one may
-     * hold control characters that would forge log lines */
-    log_info("%s %s %d %zu bytes %.1f ms", r.method, r.raw_path, r.status, r.bytes,
-             (double)(clock_mono_ns() - start) / 1e6);
-    free(decoded);
+    r.address = front.address;
+    r.tls = front.tls;
+    r.subject = front.subject[0] ? front.subject : NULL;
+    api__serve(&r);
     return r.status;
 }
 
@@ -274,6 +285,8 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
             opts->write_timeout_ms > 0 ? opts->write_timeout_ms : API_DEFAULT_WRITE_TIMEOUT_MS,
         .max_connections =
             opts->max_connections > 0 ? opts->max_connections : API_DEFAULT_MAX_CONNECTIONS,
+        .answer = api__front_answer,
+        .answer_ctx = api,
     };
     return api__front_start(&fo, &api->front, err);
 }

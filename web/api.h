@@ -210,6 +210,9 @@ const char *api_scheme(const struct api *api);
 int api_tls_reload(struct api *api, int force, struct err *err);
 /* Makes the API read-only with reason (copied), or writable again with NULL. Thread-safe. */
 void api_set_read_only(struct api *api, const char *reason);
+/* on (the default): the front end answers cached reads itself (docs/api.md "Answers from
+ * the front end"); 0: it hands every request to civetweb's workers (tests compare both). */
+void api_front_answers(struct api *api, int on);
 /* Stops accepting, waits for running requests to finish and frees the api. NULL-safe. */
 void api_stop(struct api *api);
 

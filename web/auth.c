@@ -271,6 +271,11 @@ int api__auth_or_reply(struct req *r, enum api_role role)
     if (!api->auth_on || role == API_ROLE_NONE ||
         (!api__mutating(r->method) && !api->auth_reads && role <= API_ROLE_VIEWER))
         return 0;
+    /* the external authenticator may wait on the network: not on the front end's thread */
+    if (r->direct && api->authenticate) {
+        r->relay = 1;
+        return -1;
+    }
     int64_t now = clock_mono_ns();
     if ((wait = api__limits_peek(api->per_address, r->address, api->auth_failures, now)) > 0) {
         refuse(r, API_REFUSED_AUTH_FAILURES, wait,

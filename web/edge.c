@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "front.h"
 #include "internal.h"
 #include "log.h"
 
@@ -90,13 +91,17 @@ static int host_name(const char *host, char *out, size_t n)
     return 0;
 }
 
-void api__force_close(struct mg_connection *conn)
+void api__force_close(struct req *r)
 {
+    if (!r->conn) {
+        r->close = 1; /* the front end's answer says "Connection: close" and closes */
+        return;
+    }
     /* civetweb 1.15 offers no call to end a keep-alive connection from a handler; it
      * decides after the reply from the request's Connection header (should_keep_alive),
      * so a refused request's framing is never trusted for a next request on the same
      * connection. */
-    struct mg_request_info *ri = (struct mg_request_info *)mg_get_request_info(conn);
+    struct mg_request_info *ri = (struct mg_request_info *)mg_get_request_info(r->conn);
     int i;
 
     for (i = 0; i < ri->num_headers; i++)
@@ -112,27 +117,19 @@ void api__force_close(struct mg_connection *conn)
 
 static int refuse(struct req *r, int code, const char *fmt, const char *arg)
 {
-    api__force_close(r->conn);
+    api__force_close(r);
     api__reply_errorf(r, code, fmt, arg);
     return -1;
-}
-
-static int count_header(const struct mg_request_info *ri, const char *name)
-{
-    int n = 0;
-    for (int i = 0; i < ri->num_headers; i++)
-        n += !strcasecmp(ri->http_headers[i].name, name);
-    return n;
 }
 
 /* DNS rebinding: a page of evil.example that resolves to 127.0.0.1 reaches musterd with
  * "Host: evil.example"; only names musterd serves are answered. */
 static int host_ok(struct req *r)
 {
-    const char *host = mg_get_header(r->conn, "Host");
+    const char *host = api__header(r, "Host");
     char name[256];
 
-    if (count_header(mg_get_request_info(r->conn), "Host") > 1)
+    if (api__header_count(r, "Host") > 1)
         return refuse(r, ERR_INVALID, "%s: the request has more than one Host header",
                       "ambiguous target");
     if (!host || !*host)
@@ -219,10 +216,11 @@ int api__content_format(const char *ctype, enum model_format *fmt)
 
 int api__content_type_ok(struct req *r)
 {
-    const struct mg_request_info *ri = mg_get_request_info(r->conn);
     const char *ct = api__header(r, "Content-Type");
     enum model_format fmt;
-    int body = ri->content_length > 0 || api__header(r, "Transfer-Encoding");
+    int body = r->conn ? mg_get_request_info(r->conn)->content_length > 0 ||
+                             api__header(r, "Transfer-Encoding")
+                       : r->fr->body_len > 0;
 
     /* a browser can send a cross-site POST with a "simple" type (text/plain, a form) or
      * none without asking first; JSON and YAML need a CORS preflight, which fails */

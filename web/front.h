@@ -16,6 +16,9 @@
  * and the verified client certificate's subject. A client that sends X-Muster-Front itself is
  * refused.
  *
+ * A request the owner can answer at once (api__front_answer_fn: musterd's cached reads,
+ * front_answer.c) is answered on this thread instead, with no hop to civetweb.
+ *
  * Files: front.c (listener, client connections, timers), front_req.c (reading one
  * request), front_relay.c (civetweb's side), front_msg.c (error answers, X-Muster-Front).
  *
@@ -107,6 +110,14 @@ int api__front_header_parse(const char *value, const char *secret, struct api__f
 struct ssl_ctx_st;
 struct api__front;
 
+/* The owner's answer to a whole request read (fr, info borrowed): the answer text (new,
+ * *len bytes; *keep_alive: the connection lives on after it) when it can be given at once
+ * on the front end's thread, without waiting for anything; NULL to hand the request to
+ * civetweb. */
+typedef char *(*api__front_answer_fn)(void *ctx, const struct api__fr *fr,
+                                      const struct api__front_info *info, size_t *len,
+                                      int *keep_alive);
+
 struct api__front_options {
     const char *listen;     /* "ADDR:PORT", ":PORT" or "PORT"; port 0 picks one */
     struct ssl_ctx_st *ssl; /* TLS; NULL: plain HTTP. Borrowed, must outlive the front */
@@ -115,11 +126,13 @@ struct api__front_options {
     const char *secret;     /* API_FRONT_SECRET_HEX hex digits */
     const char *headers;    /* security header lines for its own answers; borrowed */
     struct api__fr_limits lim;
-    int head_timeout_ms;  /* head (and TLS handshake) from its first byte */
-    int body_timeout_ms;  /* the whole body, however steadily it arrives */
-    int idle_timeout_ms;  /* a kept-alive connection between requests */
-    int write_timeout_ms; /* an answer the client does not read */
-    int max_connections;  /* open client connections; more are closed at once */
+    int head_timeout_ms;         /* head (and TLS handshake) from its first byte */
+    int body_timeout_ms;         /* the whole body, however steadily it arrives */
+    int idle_timeout_ms;         /* a kept-alive connection between requests */
+    int write_timeout_ms;        /* an answer the client does not read */
+    int max_connections;         /* open client connections; more are closed at once */
+    api__front_answer_fn answer; /* may be NULL: every request is relayed */
+    void *answer_ctx;
 };
 
 /* Listens and starts the front end's thread. Returns 0, ERR_INVALID (a listen address

@@ -42,6 +42,7 @@ struct conn {
     struct backend *be; /* answering this connection's request, or NULL */
     int keep_alive;     /* the request in flight lets the connection live on */
     int is_head;
+    int held; /* reading stopped: answers given here wait for the client to read them */
 };
 
 struct api__front {
@@ -63,6 +64,8 @@ struct api__front {
     int nidle;
     int nbackend; /* loopback connections open, pooled or answering */
     int workers;  /* civetweb's worker threads */
+    api__front_answer_fn answer;
+    void *answer_ctx;
 };
 
 /* ---- front_relay.c ---- */

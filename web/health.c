@@ -155,6 +155,13 @@ void api__metrics(struct req *r)
                  (unsigned long long)__atomic_load_n(&r->api->by_class[c], __ATOMIC_RELAXED));
         append(&buf, &len, &cap, line);
     }
+    snprintf(line, sizeof(line),
+             "# HELP muster_http_front_answers_total Requests the front end answered itself, "
+             "from the read cache, without civetweb's workers.\n"
+             "# TYPE muster_http_front_answers_total counter\n"
+             "muster_http_front_answers_total %llu\n",
+             (unsigned long long)__atomic_load_n(&r->api->front_answers, __ATOMIC_RELAXED));
+    append(&buf, &len, &cap, line);
     char refused[1024];
     api__auth_metrics(r->api, refused, sizeof(refused));
     append(&buf, &len, &cap, refused);

@@ -30,6 +30,7 @@ struct mg_connection;
 struct mg_context;
 struct api__tls;
 struct api__front;
+struct api__front_info;
 struct ssl_ctx_st;
 struct api_tokens;
 struct api_limits;
@@ -93,12 +94,21 @@ struct api {
     char host[64];              /* address listened on, as configured ("0.0.0.0", "127.0.0.1") */
     uint64_t by_class[6];       /* requests by status class (index status / 100), atomic */
     uint64_t requests;          /* atomic */
+    uint64_t front_answers; /* requests the front end answered itself (front_answer.c), atomic */
+    int front_answers_off;  /* api_front_answers(api, 0): relay every request, atomic */
 };
 
 #define API_MAX_PARAMS 4
 
+struct api__fr;
+
+/* One request, as civetweb's worker sees it (conn set) or as the front end's thread sees
+ * it (conn NULL: front_answer.c). Every rule reads the request through this view
+ * (api__header, api__header_count, the fields below), never through conn, so the two
+ * paths share one copy of each rule. */
 struct req {
-    struct mg_connection *conn;
+    struct mg_connection *conn; /* NULL on the front end's thread */
+    const struct api__fr *fr;   /* the front end's: the request read (headers) */
     struct api *api;
     const char *method;
     const char *path;             /* percent-decoded, without the query; the raw path when
@@ -116,6 +126,12 @@ struct req {
     struct api_identity who; /* set by api__auth_or_reply; "anonymous" when auth is off */
     int identified;          /* who names a checked credential */
     size_t cache_slot;       /* 1 + the read-cache slot this request makes, 0: none */
+    /* the front end's thread (conn NULL) */
+    int direct; /* answer only what needs no waiting, else set relay */
+    int relay;  /* nothing was replied: hand the request to civetweb */
+    int close;  /* the answer ends the connection (api__force_close) */
+    char *out;  /* the whole answer, head and body (new) */
+    size_t out_len, out_cap;
 };
 
 typedef void (*api__handler)(struct req *r);
@@ -148,8 +164,8 @@ int api__content_format(const char *ctype, enum model_format *fmt);
 /* Percent-decodes raw[0..n) into *out (new). -1 with *why (static text) on a '%' not
  * followed by two hex digits or an encoded NUL. */
 int api__path_decode(const char *raw, size_t n, char **out, const char **why);
-/* Makes civetweb close the connection after this reply instead of keeping it alive. */
-void api__force_close(struct mg_connection *conn);
+/* Makes the connection close after this reply instead of being kept alive. */
+void api__force_close(struct req *r);
 /* ---- tls.c ---- */
 /* Loads the TLS files of o into *out (new; NULL when o asks for plain HTTP). Returns 0,
  * ERR_INVALID (only one of cert and key, a file that is not PEM, a key that does not
@@ -162,6 +178,21 @@ void api__tls_close(struct api__tls *t);
  * certificates required with tls_client_ca. Returns 0 or ERR_INTERNAL. */
 struct ssl_ctx_st;
 int api__tls_ctx(struct api__tls *t, struct ssl_ctx_st **out, struct err *err);
+
+/* ---- api.c ---- */
+/* Serves r, whose method, raw_path, query, address, tls, subject (and conn or fr) are
+ * set: decodes the path, runs api__dispatch, replies 500 when no handler did, and logs the
+ * request. With r->direct a request that would have to wait comes back with r->relay set,
+ * nothing replied and nothing logged. */
+void api__serve(struct req *r);
+
+/* ---- front_answer.c ---- */
+/* The front end's answer to a whole request it read (front.h's api__front_answer_fn): the
+ * answer text (new) when the request is a read whose answer is in the read cache and may
+ * be given without waiting, under every rule a relayed request goes through (api__serve
+ * with r->direct); NULL to relay it. */
+char *api__front_answer(void *api, const struct api__fr *fr, const struct api__front_info *info,
+                        size_t *len, int *keep_alive);
 
 /* ---- routes.c ---- */
 void api__dispatch(struct req *r);
@@ -177,6 +208,9 @@ int api__route_lookup(struct req *r, char *allow, size_t allow_size);
 const char *api__route_pattern(int i);
 /* Frees r's captured path parameters. */
 void api__params_free(struct req *r);
+/* 1 when the front end may answer r, a request for route i, on its own thread: the route's
+ * check (api__read_cached, api__audit_small) says it needs no waiting and little work. */
+int api__route_front(int i, struct req *r);
 
 /* ---- reply.c ---- */
 /* Sends body (stolen) as JSON with status. */
@@ -214,8 +248,10 @@ int api__utf8_valid(const char *s, size_t n);
 /* Replaces each byte of s that is not part of well-formed UTF-8 with '?', in place, so
  * that a message quoting client input can always be sent as JSON. */
 void api__utf8_scrub(char *s);
-/* The header value or NULL (borrowed, valid during the request). */
+/* The header value or NULL (borrowed, valid during the request): the first of that name. */
 const char *api__header(struct req *r, const char *name);
+/* How many header lines of that name the request has. */
+int api__header_count(struct req *r, const char *name);
 
 /* ---- reads.c: the answers of the scheduler's read routes, by resourceVersion ---- */
 enum api_read_kind { API_READ_JOBS, API_READ_JOB, API_READ_WHY, API_READ_TOPOLOGY };
@@ -244,6 +280,10 @@ void api__read_free(struct api_read *q);
  * comment), or 400 (a malformed resourceVersion), 504 (one beyond the store's last commit)
  * or the scheduler's error. */
 void api__read_reply(struct req *r, const struct api_read *q);
+/* 1 when r (a GET or HEAD on a cached read route) would be answered from the read cache
+ * now, without waiting: its answer is stored, new enough for its resourceVersion, and
+ * gzipped already when r accepts gzip. Changes nothing, replies nothing. */
+int api__read_cached(struct req *r);
 
 /* ---- readcache.c: the answers of reads.c kept, shared and remade ---- */
 /* An encoded answer, shared by reference count. */
@@ -265,6 +305,10 @@ uint64_t api__readcache_txn(struct api *api);
  * calls it after every handler). */
 struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min_txn,
                                     uint64_t now_txn);
+/* 1 when api__readcache_get(key, min_txn) would return an answer now (with its gzip form
+ * made, when gz), without waiting; changes nothing. With r->direct api__readcache_get
+ * never waits or claims: NULL then means "not stored" (r->cache_slot stays 0). */
+int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int gz);
 /* body (stolen) encoded with metadata.resourceVersion = txn: stored for key with q
  * (copied, to remake it) unless a newer answer is stored, and returned (a new reference;
  * NULL when body cannot be encoded). Releases r's slot. */
@@ -406,6 +450,9 @@ void api__pdbs_list(struct req *r);
 void api__pdb_get(struct req *r);
 void api__pdb_delete(struct req *r);
 void api__audit_export(struct req *r);
+/* 1 when r asks only for a short tail of the audit log (tail=N, N <= 100, nothing else):
+ * one short read transaction, which the front end may run on its own thread. */
+int api__audit_small(struct req *r);
 void api__audit_verify(struct req *r);
 void api__audit_prune(struct req *r);
 void api__health(struct req *r);

@@ -281,6 +281,8 @@ struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min
             }
             break;
         }
+        if (r->direct)
+            break; /* the front end's thread never waits, claims or makes: it relays */
         if (!s && (i = evict(c, h)) >= 0) {
             s = &c->slot[i];
             s->key = xstrdup(key);
@@ -296,6 +298,30 @@ struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min
     }
     pthread_mutex_unlock(&c->mu);
     return t;
+}
+
+int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int gz)
+{
+    struct api_readcache *c = api->readcache;
+    struct api_text *t = NULL;
+
+    pthread_mutex_lock(&c->mu);
+    long i = find(c, key, hash(key));
+    if (i >= 0 && c->slot[i].t && c->slot[i].t->txn >= min_txn) {
+        t = c->slot[i].t;
+        atomic_fetch_add(&t->refs, 1);
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!t)
+        return 0;
+    int ok = 1;
+    if (gz) {
+        pthread_mutex_lock(&t->gz_mu);
+        ok = t->gz != NULL;
+        pthread_mutex_unlock(&t->gz_mu);
+    }
+    api__text_put(t);
+    return ok;
 }
 
 /* Stores t (one reference taken) with q (copied) in slot i if it still holds key, unless

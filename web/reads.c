@@ -17,6 +17,7 @@
  * the request accepts gzip (the compressed text is made once per answer), with
  * "Vary: Accept-Encoding" either way.
  */
+#include <civetweb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,6 +181,36 @@ static uint64_t wait_for(struct api *api, uint64_t rv)
     return now;
 }
 
+/* The oldest state an answer for rv may show, given the store's last commit now. */
+static uint64_t min_txn(uint64_t rv, uint64_t now)
+{
+    return rv == RV_ABSENT ? now : rv;
+}
+
+int api__read_cached(struct req *r)
+{
+    char buf[64], *end = NULL;
+    uint64_t rv = RV_ABSENT;
+
+    /* a malformed resourceVersion is answered by the handler, on civetweb's side */
+    int got =
+        r->query ? mg_get_var(r->query, strlen(r->query), "resourceVersion", buf, sizeof(buf)) : -1;
+    if (got >= 0) {
+        rv = strtoull(buf, &end, 10);
+        if (!buf[0] || *end || buf[0] < '0' || buf[0] > '9' || rv > INT64_MAX)
+            return 0;
+    } else if (got != -1) {
+        return 0;
+    }
+    uint64_t now = api__readcache_txn(r->api);
+    if (!now || (rv != RV_ABSENT && rv > now))
+        return 0; /* nothing cached, or a wait for a later commit */
+    char *key = key_of(r);
+    int ok = api__readcache_ready(r->api, key, min_txn(rv, now), accepts_gzip(r));
+    free(key);
+    return ok;
+}
+
 void api__read_reply(struct req *r, const struct api_read *q)
 {
     struct err err = ERR_INIT;
@@ -189,6 +220,10 @@ void api__read_reply(struct req *r, const struct api_read *q)
     if (api__query_u64_or_reply(r, "resourceVersion", &rv) < 0)
         return;
     now = api__readcache_txn(r->api);
+    if (rv != RV_ABSENT && rv > now && r->direct) {
+        r->relay = 1; /* waiting for a commit is for civetweb's workers */
+        return;
+    }
     if (rv != RV_ABSENT && rv > now && (now = wait_for(r->api, rv)) < rv) {
         err_setf(&err, ERR_TIMEOUT, "resourceVersion",
                  "too large resource version: %llu, the store's last is %llu",
@@ -197,8 +232,10 @@ void api__read_reply(struct req *r, const struct api_read *q)
         return;
     }
     char *key = key_of(r);
-    struct api_text *t = now ? api__readcache_get(r, key, rv == RV_ABSENT ? now : rv, now) : NULL;
-    if (!t) {
+    struct api_text *t = now ? api__readcache_get(r, key, min_txn(rv, now), now) : NULL;
+    if (!t && r->direct) {
+        r->relay = 1; /* making the answer takes the scheduler's lock */
+    } else if (!t) {
         uint64_t txn = api__readcache_txn(r->api); /* the state the answer is made from */
         if (api__read_make(r->api, q, &body, &err) < 0)
             api__reply_error(r, &err);

@@ -9,10 +9,92 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "clock.h"
+#include "front.h"
 #include "internal.h"
+
+/* On the front end's thread (no civetweb connection): the answer is written into r->out,
+ * as civetweb writes it (the same lines in the same order, then Date and Connection). */
+static void out_add(struct req *r, const char *s, size_t n)
+{
+    XGROW(r->out, r->out_len + n + 1, r->out_cap);
+    memcpy(r->out + r->out_len, s, n);
+    r->out_len += n;
+    r->out[r->out_len] = '\0';
+}
+
+static void out_printf(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct req *r, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof(buf)) {
+        char *big = xmalloc((size_t)n + 1);
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        out_add(r, big, (size_t)n);
+        free(big);
+        return;
+    }
+    if (n > 0)
+        out_add(r, buf, (size_t)n);
+}
+
+/* "Name: value" lines joined by "\r\n", each ended with CRLF, as mg_response_header_add_lines. */
+static void out_lines(struct req *r, const char *lines)
+{
+    while (lines && *lines) {
+        size_t n = strcspn(lines, "\r\n");
+        if (n) {
+            out_add(r, lines, n);
+            out_add(r, "\r\n", 2);
+        }
+        lines += n;
+        lines += strspn(lines, "\r\n");
+    }
+}
+
+static void out_head_start(struct req *r, int status)
+{
+    /* the request's version, as civetweb answers (the front end takes 1.0 and 1.1 only) */
+    out_printf(r, "HTTP/1.%u %d %s\r\n", r->fr->p.http_minor ? 1u : 0u, status,
+               mg_get_response_code_text(NULL, status));
+}
+
+static void out_head_end(struct req *r)
+{
+    char date[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    int keep = !r->close && r->fr && r->fr->keep_alive;
+    out_printf(r, "Date: %s\r\nConnection: %s\r\n\r\n", date, keep ? "keep-alive" : "close");
+}
+
+static void head_add(struct req *r, const char *name, const char *value)
+{
+    if (r->conn)
+        mg_response_header_add(r->conn, name, value, -1);
+    else
+        out_printf(r, "%s: %s\r\n", name, value);
+}
+
+static void head_lines(struct req *r, const char *lines)
+{
+    if (r->conn)
+        mg_response_header_add_lines(r->conn, lines);
+    else
+        out_lines(r, lines);
+}
 
 static void send_head(struct req *r, int status, const char *ctype, long long len,
                       const char *extra_header)
@@ -25,24 +107,30 @@ static void send_head(struct req *r, int status, const char *ctype, long long le
     __atomic_add_fetch(&r->api->requests, 1, __ATOMIC_RELAXED);
     if (cls >= 1 && cls <= 5)
         __atomic_add_fetch(&r->api->by_class[cls], 1, __ATOMIC_RELAXED);
-    mg_response_header_start(r->conn, status);
-    mg_response_header_add(r->conn, "Content-Type", ctype, -1);
+    if (r->conn)
+        mg_response_header_start(r->conn, status);
+    else
+        out_head_start(r, status);
+    head_add(r, "Content-Type", ctype);
     if (len >= 0) {
         snprintf(num, sizeof(num), "%lld", len);
-        mg_response_header_add(r->conn, "Content-Length", num, -1);
+        head_add(r, "Content-Length", num);
     } else {
-        mg_response_header_add(r->conn, "Transfer-Encoding", "chunked", -1);
+        head_add(r, "Transfer-Encoding", "chunked");
     }
-    mg_response_header_add(r->conn, "Cache-Control", "no-store", -1);
-    mg_response_header_add_lines(r->conn, api__headers(r->api));
+    head_add(r, "Cache-Control", "no-store");
+    head_lines(r, api__headers(r->api));
     const char *origin = api__cors_origin(r);
     if (origin) {
-        mg_response_header_add(r->conn, "Access-Control-Allow-Origin", origin, -1);
-        mg_response_header_add(r->conn, "Vary", "Origin", -1);
+        head_add(r, "Access-Control-Allow-Origin", origin);
+        head_add(r, "Vary", "Origin");
     }
     if (extra_header)
-        mg_response_header_add_lines(r->conn, extra_header);
-    mg_response_header_send(r->conn);
+        head_lines(r, extra_header);
+    if (r->conn)
+        mg_response_header_send(r->conn);
+    else
+        out_head_end(r);
     r->status = status;
 }
 
@@ -50,8 +138,14 @@ void api__reply_raw(struct req *r, int status, const char *ctype, const char *bo
                     const char *extra_header)
 {
     send_head(r, status, ctype, (long long)len, extra_header);
-    if (len && strcmp(r->method, "HEAD") != 0 && mg_write(r->conn, body, len) > 0)
+    if (!len || !strcmp(r->method, "HEAD"))
+        return;
+    if (!r->conn) {
+        out_add(r, body, len);
         r->bytes += len;
+    } else if (mg_write(r->conn, body, len) > 0) {
+        r->bytes += len;
+    }
 }
 
 /* Length of the well-formed UTF-8 sequence at p (1-4), or 0 when it is not one. */
@@ -178,8 +272,13 @@ int api__stream_chunk(struct req *r, const char *buf, size_t len)
 {
     if (!len || !strcmp(r->method, "HEAD"))
         return 0;
-    if (mg_send_chunk(r->conn, buf, (unsigned)len) < 0)
+    if (!r->conn) {
+        out_printf(r, "%zx\r\n", len);
+        out_add(r, buf, len);
+        out_add(r, "\r\n", 2);
+    } else if (mg_send_chunk(r->conn, buf, (unsigned)len) < 0) {
         return -1;
+    }
     r->bytes += len;
     return 0;
 }
@@ -188,12 +287,34 @@ void api__stream_end(struct req *r)
 {
     if (!strcmp(r->method, "HEAD"))
         return;
-    mg_send_chunk(r->conn, "", 0);
+    if (!r->conn)
+        out_add(r, "0\r\n\r\n", 5);
+    else
+        mg_send_chunk(r->conn, "", 0);
 }
 
 const char *api__header(struct req *r, const char *name)
 {
-    return mg_get_header(r->conn, name);
+    if (r->conn)
+        return mg_get_header(r->conn, name);
+    for (int i = 0; r->fr && i < r->fr->nh; i++)
+        if (!strcasecmp(r->fr->h[i].name, name))
+            return r->fr->h[i].value;
+    return NULL;
+}
+
+int api__header_count(struct req *r, const char *name)
+{
+    int n = 0;
+    if (r->conn) {
+        const struct mg_request_info *ri = mg_get_request_info(r->conn);
+        for (int i = 0; i < ri->num_headers; i++)
+            n += !strcasecmp(ri->http_headers[i].name, name);
+    } else {
+        for (int i = 0; r->fr && i < r->fr->nh; i++)
+            n += !strcasecmp(r->fr->h[i].name, name);
+    }
+    return n;
 }
 
 /* An error reply whose status has no ERR_* code (411). */

@@ -30,48 +30,56 @@ struct route {
     const char *params; /* accepted query parameters, comma separated */
     enum api_role role; /* the least role that may call it */
     int flags;
+    /* 1 when the front end may answer r on its own thread (front_answer.c): the answer
+     * needs no waiting and little work; NULL: always relayed to civetweb */
+    int (*front)(struct req *r);
 };
 
 static const struct route routes[] = {
-    {"GET", "/healthz", api__healthz, "", OPEN, 0},
-    {"GET", "/readyz", api__readyz, "", OPEN, 0},
-    {"GET", "/metrics", api__metrics, "", VIEW, 0},
-    {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP},
-    {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0},
-    {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0},
-    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase,limit,continue", VIEW, 0},
-    {"POST", "/api/v1/pods/status", api__pods_status, "", OPER, ROUTE_DEEP},
-    {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", OPER, 0},
-    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace,limit,continue", VIEW, 0},
-    {"GET", "/api/v1/podgroups/{ns}/{name}", api__podgroup_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/podgroups/{ns}/{name}", api__podgroup_delete, "", OPER, 0},
-    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "limit,continue", VIEW, 0},
-    {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", OPER, 0},
-    {"GET", "/api/v1/priorityclasses", api__priorityclasses_list, "", VIEW, 0},
-    {"GET", "/api/v1/priorityclasses/{name}", api__priorityclass_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/priorityclasses/{name}", api__priorityclass_delete, "", OPER, 0},
-    {"GET", "/api/v1/queues", api__queues_list, "", VIEW, 0},
-    {"GET", "/api/v1/queues/{name}", api__queue_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/queues/{name}", api__queue_delete, "", OPER, 0},
-    {"GET", "/api/v1/poddisruptionbudgets", api__pdbs_list, "namespace,limit,continue", VIEW, 0},
-    {"GET", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_get, "", VIEW, 0},
-    {"DELETE", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_delete, "", OPER, 0},
+    {"GET", "/healthz", api__healthz, "", OPEN, 0, NULL},
+    {"GET", "/readyz", api__readyz, "", OPEN, 0, NULL},
+    {"GET", "/metrics", api__metrics, "", VIEW, 0, NULL},
+    {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
+    {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
+    {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase,limit,continue", VIEW, 0, NULL},
+    {"POST", "/api/v1/pods/status", api__pods_status, "", OPER, ROUTE_DEEP, NULL},
+    {"GET", "/api/v1/pods/{ns}/{name}", api__pod_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/pods/{ns}/{name}", api__pod_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/podgroups", api__podgroups_list, "namespace,limit,continue", VIEW, 0, NULL},
+    {"GET", "/api/v1/podgroups/{ns}/{name}", api__podgroup_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/podgroups/{ns}/{name}", api__podgroup_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/clusternetworktopologies", api__topologies_list, "limit,continue", VIEW, 0,
+     NULL},
+    {"GET", "/api/v1/clusternetworktopologies/{name}", api__topology_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/clusternetworktopologies/{name}", api__topology_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/priorityclasses", api__priorityclasses_list, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/priorityclasses/{name}", api__priorityclass_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/priorityclasses/{name}", api__priorityclass_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/queues", api__queues_list, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/queues/{name}", api__queue_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/queues/{name}", api__queue_delete, "", OPER, 0, NULL},
+    {"GET", "/api/v1/poddisruptionbudgets", api__pdbs_list, "namespace,limit,continue", VIEW, 0,
+     NULL},
+    {"GET", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_get, "", VIEW, 0, NULL},
+    {"DELETE", "/api/v1/poddisruptionbudgets/{ns}/{name}", api__pdb_delete, "", OPER, 0, NULL},
     {"GET", "/api/v1/topology", api__topology_tree,
-     "pod_cpu,pod_memory,pod_gpu,like,jobs,resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0},
-    {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0},
-    {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0},
-    {"GET", "/api/v1/health", api__health, "", VIEW, 0},
-    {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP},
-    {"GET", "/api/v1/sources", api__sources, "", VIEW, 0},
-    {"GET", "/api/v1/jobs", api__jobs_list, "state,limit,continue,resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, 0},
-    {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0},
-    {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0},
+     "pod_cpu,pod_memory,pod_gpu,like,jobs,resourceVersion", VIEW, 0, api__read_cached},
+    {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0,
+     api__audit_small},
+    {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0, NULL},
+    {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0, NULL},
+    {"GET", "/api/v1/health", api__health, "", VIEW, 0, NULL},
+    {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP, NULL},
+    {"GET", "/api/v1/sources", api__sources, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/jobs", api__jobs_list, "state,limit,continue,resourceVersion", VIEW, 0,
+     api__read_cached},
+    {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, 0, api__read_cached},
+    {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, 0,
+     api__read_cached},
+    {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
+    {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -338,6 +346,11 @@ int api__route_lookup(struct req *r, char *allow, size_t allow_size)
         api__params_free(r);
     }
     return -1;
+}
+
+int api__route_front(int i, struct req *r)
+{
+    return i >= 0 && (size_t)i < NROUTES && routes[i].front && routes[i].front(r);
 }
 
 const char *api__route_pattern(int i)
