@@ -196,9 +196,17 @@ int sched__why_class_flush(struct sched_cyc *c, struct err *err);
 void sched__why_class_free(struct sched_cyc *c);
 /* The class a stored document is a record of (borrowed), or NULL for a whole document. */
 const char *sched__why_class_of(json_t *doc);
+/* The last class document a reader used (a batch of reads in one transaction reads each
+ * class once); zero-initialised, released with sched__why_class_cache_release. */
+struct sched_why_class_cache {
+    char *key, *tmpl;
+};
+void sched__why_class_cache_release(struct sched_why_class_cache *k);
 /* *doc (stored, replaced) completed when it is a class record: the document the job had,
- * member for member. Returns 0, or ERR_STORE when its class document is missing or bad. */
-int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct err *err);
+ * member for member. k: valid for one read transaction. Returns 0, or ERR_STORE when its
+ * class document is missing or bad. */
+int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
+                              struct err *err);
 /* Deletes job's stored why document (absent: 0); a record's class loses a member, counted
  * in cycle c, or at once when c is NULL. v's job of that id forgets its class. */
 int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,

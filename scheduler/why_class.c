@@ -329,13 +329,20 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
     return rc;
 }
 
-int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct err *err)
+void sched__why_class_cache_release(struct sched_why_class_cache *k)
 {
-    const char *key = sched__why_class_of(*doc);
-    if (!key)
+    free(k->key);
+    free(k->tmpl);
+    k->key = k->tmpl = NULL;
+}
+
+/* The template of class key (borrowed from k), read once per cache. */
+static int template_of(MDB_txn *txn, const char *job, const char *key,
+                       struct sched_why_class_cache *k, struct err *err)
+{
+    if (k->key && !strcmp(k->key, key))
         return 0;
-    const char *job = json_string_value(json_object_get(*doc, "job"));
-    json_t *cls = NULL, *t = NULL;
+    json_t *cls = NULL;
     int rc = store_doc_get(txn, STORE_DB_WHY, key, &cls, err);
     if (rc == ERR_NOT_FOUND)
         return err_set(err, ERR_STORE, "why of job '%s': class document '%s' is missing",
@@ -343,11 +350,32 @@ int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct err *err)
     if (rc < 0)
         return rc;
     const char *tmpl = json_string_value(json_object_get(cls, "template"));
-    char *text = tmpl && job ? unmark_id(tmpl, job) : NULL;
-    json_error_t jerr;
-    t = text ? json_loads(text, 0, &jerr) : NULL;
-    free(text);
+    if (!tmpl) {
+        json_decref(cls);
+        return err_set(err, ERR_STORE, "why of job '%s': class document '%s' is not a template",
+                       job ? job : "?", key);
+    }
+    sched__why_class_cache_release(k);
+    k->key = xstrdup(key);
+    k->tmpl = xstrdup(tmpl);
     json_decref(cls);
+    return 0;
+}
+
+int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
+                              struct err *err)
+{
+    const char *key = sched__why_class_of(*doc);
+    if (!key)
+        return 0;
+    const char *job = json_string_value(json_object_get(*doc, "job"));
+    int rc = template_of(txn, job, key, k, err);
+    if (rc < 0)
+        return rc;
+    char *text = job ? unmark_id(k->tmpl, job) : NULL;
+    json_error_t jerr;
+    json_t *t = text ? json_loads(text, 0, &jerr) : NULL;
+    free(text);
     if (!json_is_object(t)) {
         json_decref(t);
         return err_set(err, ERR_STORE, "why of job '%s': class document '%s' is not a template",
@@ -358,16 +386,16 @@ int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct err *err)
     for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
         if ((x = json_object_get(*doc, head[i])) != NULL)
             json_object_set(out, head[i], x);
-    const char *k;
-    json_object_foreach(t, k, x)
+    const char *m;
+    json_object_foreach(t, m, x)
     {
-        if (!strcmp(k, "queue")) { /* the record's own members come before the queue */
+        if (!strcmp(m, "queue")) { /* the record's own members come before the queue */
             json_object_set(out, "history", json_object_get(*doc, "history"));
             json_t *gt = json_object_get(*doc, "gangTimeout");
             if (gt)
                 json_object_set(out, "gangTimeout", gt);
         }
-        json_object_set(out, k, x);
+        json_object_set(out, m, x);
     }
     json_decref(t);
     json_decref(*doc);

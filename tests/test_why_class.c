@@ -205,6 +205,28 @@ START_TEST(test_why_class_cases_same_answers)
 }
 END_TEST
 
+/* The answers of many ids read in one batch (sched_whys: one transaction, each class
+ * document read once) are the ones read one by one. */
+static void assert_batch_same(struct sched_util *u, json_t *one_by_one)
+{
+    size_t n = json_object_size(one_by_one), i = 0;
+    const char **ids = calloc(n + 1, sizeof(*ids));
+    json_t **out = calloc(n + 1, sizeof(*out)), *v;
+    const char *k;
+    json_object_foreach(one_by_one, k, v) ids[i++] = k;
+    sched_whys(u->s, n, ids, out);
+    for (i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(out[i]);
+        char *d = json_dumps(out[i], JSON_COMPACT);
+        const char *want = json_string_value(json_object_get(one_by_one, ids[i]));
+        ck_assert_msg(!strcmp(d, want), "batch: job '%s'\nbatch %s\nalone %s", ids[i], d, want);
+        free(d);
+        json_decref(out[i]);
+    }
+    free(out);
+    free(ids);
+}
+
 /* Many jobs of one class: the first whole, the others records of one class; each answer
  * names its own job and pod, and is what the whole document says. */
 START_TEST(test_why_class_members_own_answers)
@@ -220,6 +242,7 @@ START_TEST(test_why_class_members_own_answers)
     json_decref(sched_util_cycle(&w, 2000));
     json_t *a = answers(&u), *b = answers(&w);
     assert_same_answers(b, a, "one cycle");
+    assert_batch_same(&u, a);
     json_t *all = stored_all(&u);
     ck_assert_ptr_null(json_object_get(json_object_get(all, "default/job-00"), "classRecord"));
     const char *key =
