@@ -193,6 +193,8 @@ out:
     json_decref(c.why_ahead);
     free(c.why_ahead_text);
     free(c.why_queue_text);
+    json_decref(c.why_nf);
+    free(c.why_nf_text);
     sched__why_class_free(&c);
     return rc;
 }

@@ -56,6 +56,8 @@ struct sched_cyc {
     uint64_t why_queue_epoch;
     json_t *why_ahead; /* the last "ahead" part written and its text (why_record.c) */
     char *why_ahead_text;
+    json_t *why_nf; /* the last node-filter part written and its text (why_record.c) */
+    char *why_nf_text;
     json_t *why_queue_src; /* the queue part why_queue_text is the text of (borrowed) */
     char *why_queue_text;
     struct sched_why_classes *why_classes; /* this cycle's shared documents (why_class.c) */

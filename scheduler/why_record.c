@@ -182,21 +182,69 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
     return out;
 }
 
-/* The document's members from "primary" to "preemption" (new); *topology: the part it has. */
-static json_t *mid_part(const struct sched_why_input *in, int primary, json_t *topology)
+/* The text of the node-filter part (borrowed, valid until the next call): the jobs of one
+ * shape that fail in a row share one (cycle_attempt.c caches it per shape). */
+static const char *nf_text(struct sched_cyc *c, json_t *nf)
 {
-    json_t *primary_doc = json_null();
+    if (nf != c->why_nf) {
+        json_decref(c->why_nf); /* held, so its address is not reused while cached */
+        free(c->why_nf_text);
+        c->why_nf = json_incref(nf);
+        c->why_nf_text = store_json_text(nf, 0);
+    }
+    return c->why_nf_text;
+}
+
+/* The n strings one after another (new): no printf, whose %s is slow on kilobytes. */
+static char *concat(const char *const *part, size_t n)
+{
+    size_t len = 0, l;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(part[i]);
+    char *out = xmalloc(len + 1), *o = out;
+    for (size_t i = 0; i < n; i++) {
+        l = strlen(part[i]);
+        memcpy(o, part[i], l);
+        o += l;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* v's text, "null" for NULL or null (new). */
+static char *text_or_null(json_t *v)
+{
+    return v && !json_is_null(v) ? store_json_text(v, 0) : xstrdup("null");
+}
+
+/* The document's members from "primary" to "preemption" as the text of one object (new),
+ * written in parts so that the node filter's is reused. */
+static char *mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
+                      json_t *topology)
+{
+    json_t *pd = NULL;
     if (in->primary)
-        primary_doc =
-            json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
-                      why_class_name(why_code_class(primary)), "message", in->primary->message);
-    return json_pack(
-        "{s:o,s:O,s:O,s:O,s:O,s:o}", "primary", primary_doc, "blockers", in->blockers, "gang",
-        in->gang ? in->gang : json_null(), "nodeFilter", in->nf ? in->nf : json_null(), "topology",
-        topology ? topology : json_null(), "preemption",
-        in->preemption ? json_incref(in->preemption)
-                       : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                                   in->placement ? "not needed: the job was placed" : "not tried"));
+        pd = json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
+                       why_class_name(why_code_class(primary)), "message", in->primary->message);
+    json_t *pre = in->preemption
+                      ? json_incref(in->preemption)
+                      : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                                  in->placement ? "not needed: the job was placed" : "not tried");
+    char *p = text_or_null(pd), *b = text_or_null(in->blockers), *g = text_or_null(in->gang),
+         *t = text_or_null(topology), *e = text_or_null(pre);
+    const char *nf = in->nf && !json_is_null(in->nf) ? nf_text(c, in->nf) : "null";
+    const char *part[] = {
+        "{\"primary\":",  p, ",\"blockers\":",   b, ",\"gang\":", g, ",\"nodeFilter\":", nf,
+        ",\"topology\":", t, ",\"preemption\":", e, "}"};
+    char *out = concat(part, sizeof(part) / sizeof(part[0]));
+    free(p);
+    free(b);
+    free(g);
+    free(t);
+    free(e);
+    json_decref(pd);
+    json_decref(pre);
+    return out;
 }
 
 /* "state|unsatisfiedSince|placement cycle|mid": what a stored document says apart from its
@@ -289,7 +337,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *topology = topology_part(j, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
-    char *mid = small ? NULL : store_json_text_new(mid_part(in, primary, topology));
+    char *mid = small ? NULL : mid_text(c, in, primary, topology);
     char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
                       : signature(in, c->cycle, j->unsat_since, mid);
     if (j->last_sig && !strcmp(j->last_sig, sig)) {
