@@ -9,7 +9,9 @@
  * Inside the scheduler reasons travel typed (struct sched_blocker); they become
  * JSON once per attempt, where the why documents are written (cycle_attempt.c ->
  * why_record.c). Files: why.c (codes, blockers, sched_why), why_record.c (the
- * document and its history), why_filter.c (node-filter histogram, jobs ahead).
+ * document and its history), why_text.c (its parts as text), why_class.c (failing jobs
+ * that differ only by their name share one stored document), why_filter.c (node-filter
+ * histogram, jobs ahead).
  */
 #ifndef MUSTER_SCHED_WHY_H
 #define MUSTER_SCHED_WHY_H
@@ -167,6 +169,17 @@ json_t *sched__ahead(struct sched_cyc *c, int pi);
  * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
  * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);
+
+/* ---- the document as text (why_text.c) ---- */
+
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it. New. */
+char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq);
+/* {"primary","blockers","gang","nodeFilter","topology","preemption"} of the input as
+ * store_json_text writes it (topology: the part the document has; the node filter's text is
+ * kept in c for the next job of its shape). New. */
+struct sched_why_input;
+char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
+                          json_t *topology);
 
 /* ---- failing jobs that share one stored document (why_class.c) ---- */
 
