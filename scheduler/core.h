@@ -35,6 +35,13 @@ struct sched {
      * rebuild: look; preempt_ledger.c keeps it at the earliest retainedUntil) */
     int64_t retain_scan_ms;
     struct sched_metrics met;
+    /* the schedulable nodes' allocatable summed per resource, and the node counts, as of view
+     * epoch cl_epoch with cl_nres resources (cycle.c: nodes change only with the epoch);
+     * cl_epoch 0 after a rebuild */
+    int64_t *cl_alloc;
+    size_t cl_nres;
+    uint64_t cl_epoch;
+    long cl_nodes, cl_cordoned;
 };
 
 /* A random (version 4) UUID, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx" (uuid.c). */

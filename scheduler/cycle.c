@@ -158,7 +158,9 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
                   (int)c.attempted, "waiting", (int)c.waiting, "durationMs", ms);
     if (by)
         json_object_set_new(rec, "by", sched__caller_json(by));
-    rc = store_audit_append(c.txn, rec, &seq, err);
+    rc = sched__why_class_flush(&c, err);
+    if (rc == 0)
+        rc = store_audit_append(c.txn, rec, &seq, err);
     json_decref(rec);
     if (rc == 0)
         rc = store_meta_put_u64(c.txn, "cycle", c.cycle, err);
@@ -190,24 +192,48 @@ out:
     json_decref(c.why_queue);
     json_decref(c.why_ahead);
     free(c.why_ahead_text);
+    free(c.why_queue_text);
+    json_decref(c.why_nf);
+    free(c.why_nf_text);
+    sched__why_class_free(&c);
     return rc;
+}
+
+const char *sched__cyc_ts(struct sched_cyc *c)
+{
+    if (!c->ts[0])
+        clock_format_rfc3339(c->now_ms, c->ts, sizeof(c->ts));
+    return c->ts;
 }
 
 const int64_t *sched__cyc_cluster(struct sched_cyc *c)
 {
     struct sched_view *v = c->v;
+    struct sched *s = c->s;
     if (c->cluster_alloc)
         return c->cluster_alloc;
-    size_t nn;
-    const int *order = sched__view_node_order(v, &nn);
-    c->cluster_alloc = xcalloc(v->rescap + 1, sizeof(int64_t));
-    c->cluster_nodes = (long)nn;
-    for (size_t i = 0; i < nn; i++) {
-        const struct sv_node *n = &v->nodes[order[i]];
-        c->cluster_cordoned += n->m.unschedulable != 0;
-        for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
-            c->cluster_alloc[r] += n->alloc[r];
+    /* summing 50,000 nodes in every cycle grew the cost per pod with the cluster: the sums
+     * are kept until a node changes (the epoch grows) */
+    if (s->cl_epoch != v->epoch || s->cl_nres != v->nres) {
+        size_t nn;
+        const int *order = sched__view_node_order(v, &nn);
+        free(s->cl_alloc);
+        s->cl_alloc = xcalloc(v->nres + 1, sizeof(int64_t));
+        s->cl_nodes = (long)nn;
+        s->cl_cordoned = 0;
+        for (size_t i = 0; i < nn; i++) {
+            const struct sv_node *n = &v->nodes[order[i]];
+            s->cl_cordoned += n->m.unschedulable != 0;
+            for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
+                s->cl_alloc[r] += n->alloc[r];
+        }
+        s->cl_epoch = v->epoch;
+        s->cl_nres = v->nres;
     }
+    c->cluster_alloc = xcalloc(v->rescap + 1, sizeof(int64_t));
+    memcpy(c->cluster_alloc, s->cl_alloc, v->nres * sizeof(int64_t));
+    c->cluster_nodes = s->cl_nodes;
+    c->cluster_cordoned = s->cl_cordoned;
     return c->cluster_alloc;
 }
 

@@ -56,6 +56,12 @@ struct sched_cyc {
     uint64_t why_queue_epoch;
     json_t *why_ahead; /* the last "ahead" part written and its text (why_record.c) */
     char *why_ahead_text;
+    json_t *why_nf; /* the last node-filter part written and its text (why_record.c) */
+    char *why_nf_text;
+    json_t *why_queue_src; /* the queue part why_queue_text is the text of (borrowed) */
+    char *why_queue_text;
+    struct sched_why_classes *why_classes; /* this cycle's shared documents (why_class.c) */
+    char ts[64];                           /* sched__cyc_ts, "" until asked */
 };
 /* Frees the cycle's remembered preemption failures (preempt_memo.c). */
 void sched__memo_free(struct sched_cyc *c);
@@ -65,6 +71,9 @@ void sched__qcache_free(struct sched_qcache *k);
 /* The allocatable of every schedulable node summed per resource (c->cluster_alloc,
  * [v->rescap]), computed on first use. */
 const int64_t *sched__cyc_cluster(struct sched_cyc *c);
+/* The cycle's time (now_ms) in RFC 3339, formatted once per cycle. Borrowed, valid for the
+ * cycle. */
+const char *sched__cyc_ts(struct sched_cyc *c);
 /* 1 when a cycle has something to do for job j: a pending pod, or members missing (and it
  * is not a preemption victim). A job without work leaves the view's todo (view.h). */
 int sched__job_has_work(const struct sched_view *v, const struct sv_job *j);

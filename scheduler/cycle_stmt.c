@@ -69,8 +69,7 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
 {
     struct sched_view *v = c->v;
     struct sv_pod *p = &v->pods[op->pod];
-    char ts[64];
-    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    const char *ts = sched__cyc_ts(c);
     /* a record of a few bytes: the pod's JSON is neither read nor written (store.h) */
     int rc = store_pod_bind(c->txn, p->key, v->nodes[op->node].name, ts, err);
     if (rc < 0)

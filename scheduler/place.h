@@ -168,7 +168,8 @@ struct gather {
     int mult_broken; /* the current try left a domain with a count off its multiple */
     struct gather_cand *cands;
     size_t ncands;
-    char *done; /* [a->npods] placed in the current try */
+    int indexed; /* the candidates came from the index (place_index.c) */
+    char *done;  /* [a->npods] placed in the current try */
     size_t next, nplaced;
     int ruled;        /* the current sweep turned a pod away for its pod rules */
     int64_t *scratch; /* [v->nres] for heterogeneous offers */
@@ -187,9 +188,29 @@ long sched__gather_dom_offer_raw(struct gather *g, int di);
 long sched__gather_holds(const struct gather *g, int depth, long offer);
 /* Candidates an attempt tries at most (place_nodeset.c). */
 #define SCHED_GATHER_TRIES 16
-/* Fills g->cands: every candidate, the first SCHED_GATHER_TRIES of them in try order
- * (DESIGN.md section 3, steps 2-3), the rest after them in no order. */
+/* Fills g->cands with the first SCHED_GATHER_TRIES candidates in try order (DESIGN.md
+ * section 3, steps 2-3; fewer when there are fewer) and g->ncands with how many there are
+ * in all. */
 void sched__gather_candidates(struct gather *g);
+/* The try order of candidates (<0: a first): deeper, fewer offer slots, the parent's and
+ * the grandparent's fewer, higher score, name. */
+int sched__gather_cand_cmp(const struct gather_cand *a, const struct gather_cand *b);
+/* The score of domain d for the gang's shape (its usage after one more pod, averaged over
+ * the shape's resources): higher is tried first among equal offers. */
+double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d);
+/* The candidates from the index of holding domains (place_index.c): fills g->cands and
+ * g->ncands as sched__gather_candidates and returns 1, or returns 0 when the index does
+ * not apply (hold: nodes that hold the gang alone; podCountMultiple; mixed shapes; a
+ * nomination in the cluster). */
+int sched__gather_indexed(struct gather *g, long hold);
+/* The why's layer statistics from the index, when the candidates came from it and at least
+ * max domains of depth hold the gang: *ndoms domains at depth, *hold of them hold it, and
+ * the max with the most offer slots (most first, then lowest index) in ix[] and offer[].
+ * Returns 1, or 0 when the caller must scan. */
+int sched__gather_index_best(const struct gather *g, int depth, size_t max, int *ix, long *offer,
+                             size_t *ndoms, size_t *hold);
+/* Times the index was brought up to date without a rebuild (tests). */
+uint64_t sched__gather_index_updates(const struct sched_topo *t);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */
 const char *sched__gather_limit(struct gather *g, int di);
 

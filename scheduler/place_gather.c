@@ -250,7 +250,7 @@ const char *sched__gather_limit(struct gather *g, int di)
 
 /* ---- candidates ---- */
 
-static double dom_score(const struct gather *g, const struct tp_dom *d)
+double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d)
 {
     const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
     double sum = 0;
@@ -265,15 +265,10 @@ static double dom_score(const struct gather *g, const struct tp_dom *d)
     return cnt ? sum / cnt : 0;
 }
 
-static void cand_add(struct gather *g, size_t *cap, struct gather_cand x)
+/* The try order's keys before the score: deeper first, then fewest offer slots (binpack),
+ * then the parent's and the grandparent's. */
+static int cmp_prefix(const struct gather_cand *a, const struct gather_cand *b)
 {
-    XGROW(g->cands, g->ncands + 1, *cap);
-    g->cands[g->ncands++] = x;
-}
-
-static int cmp_cand(const void *x, const void *y)
-{
-    const struct gather_cand *a = x, *b = y;
     if (a->depth != b->depth)
         return a->depth > b->depth ? -1 : 1;
     if (a->offer != b->offer)
@@ -282,32 +277,50 @@ static int cmp_cand(const void *x, const void *y)
         return a->poffer < b->poffer ? -1 : 1;
     if (a->gpoffer != b->gpoffer)
         return a->gpoffer < b->gpoffer ? -1 : 1;
+    return 0;
+}
+
+int sched__gather_cand_cmp(const struct gather_cand *a, const struct gather_cand *b)
+{
+    int c = cmp_prefix(a, b);
+    if (c)
+        return c;
     if (a->score != b->score)
         return a->score > b->score ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 
-/* Puts the k first of c[0..n) by cmp_cand, in order, at the front: only they are tried,
- * and sorting every block of a large cluster for each gang made the cost per pod grow with
- * the cluster. The same k as a full sort (cmp_cand is a total order: names differ). */
-static void first_in_order(struct gather_cand *c, size_t n, size_t k)
+/* Counts candidate x and keeps it when it is among the first SCHED_GATHER_TRIES in try order
+ * (g->cands, in order): only they are tried, and building and sorting every block of a
+ * large cluster for each gang made the cost per pod grow with the cluster. The score is
+ * computed (score(g, ctx)) only when the keys before it do not already put x behind the
+ * last kept candidate. The same candidates as a full sort (the order is total: names
+ * differ). */
+static void cand_offer(struct gather *g, size_t *kept, struct gather_cand x,
+                       double (*score)(const struct gather *, const void *), const void *ctx)
 {
-    if (n < 2) /* qsort(NULL, 0) is undefined */
+    g->ncands++;
+    if (*kept == SCHED_GATHER_TRIES && cmp_prefix(&x, &g->cands[*kept - 1]) > 0)
         return;
-    size_t m = n < k ? n : k;
-    qsort(c, m, sizeof(*c), cmp_cand);
-    for (size_t i = m; i < n; i++) {
-        if (cmp_cand(&c[i], &c[m - 1]) >= 0)
-            continue;
-        struct gather_cand x = c[i];
-        size_t at = m - 1;
-        c[i] = c[m - 1]; /* the one pushed out goes where x was */
-        while (at > 0 && cmp_cand(&x, &c[at - 1]) < 0) {
-            c[at] = c[at - 1];
-            at--;
-        }
-        c[at] = x;
+    x.score = score(g, ctx);
+    if (*kept == SCHED_GATHER_TRIES && sched__gather_cand_cmp(&x, &g->cands[*kept - 1]) >= 0)
+        return;
+    size_t at = *kept < SCHED_GATHER_TRIES ? (*kept)++ : *kept - 1;
+    while (at > 0 && sched__gather_cand_cmp(&x, &g->cands[at - 1]) < 0) {
+        g->cands[at] = g->cands[at - 1];
+        at--;
     }
+    g->cands[at] = x;
+}
+
+static double dom_score_of(const struct gather *g, const void *d)
+{
+    return sched__gather_dom_score(g, d);
+}
+
+static double node_score_of(const struct gather *g, const void *n)
+{
+    return sched__score(g->v, n, &g->v->shapes[g->v->pods[g->a->pods[0]].shape]);
 }
 
 static long offer_of(struct gather *g, int di)
@@ -330,10 +343,9 @@ static int path_holds(struct gather *g, int di)
 }
 
 /* Single nodes that hold the job: only looked for when some node does. */
-static void node_cands(struct gather *g, size_t *cap)
+static void node_cands(struct gather *g, size_t *kept)
 {
     const struct sched_topo *t = g->t;
-    const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
     for (size_t di = 0; di < t->ndoms; di++) {
         const struct tp_dom *d = &t->doms[di];
         if (d->depth < g->lo && g->lo < (int)t->nlayers)
@@ -343,10 +355,11 @@ static void node_cands(struct gather *g, size_t *cap)
             if (sched__gather_holds(g, (int)t->nlayers, o) < g->need || !path_holds(g, (int)di))
                 continue;
             const struct sv_node *n = &g->v->nodes[d->nodes[i]];
-            cand_add(g, cap,
-                     (struct gather_cand){-1, d->nodes[i], (int)t->nlayers, o, offer_of(g, (int)di),
-                                          offer_of(g, d->parent), sched__score(g->v, n, sh),
-                                          n->name});
+            cand_offer(g, kept,
+                       (struct gather_cand){-1, d->nodes[i], (int)t->nlayers, o,
+                                            offer_of(g, (int)di), offer_of(g, d->parent), 0,
+                                            n->name},
+                       node_score_of, n);
         }
     }
 }
@@ -354,10 +367,14 @@ static void node_cands(struct gather *g, size_t *cap)
 void sched__gather_candidates(struct gather *g)
 {
     const struct sched_topo *t = g->t;
-    size_t cap = 0;
+    size_t kept = 0;
     long hold = 0;
     g->ncands = 0;
+    if (!g->cands)
+        g->cands = xcalloc(SCHED_GATHER_TRIES, sizeof(*g->cands));
     sched__gather_dom_offer(g, 0, &hold);
+    if (sched__gather_indexed(g, hold))
+        return;
     for (size_t di = 0; di < t->ndoms; di++) {
         const struct tp_dom *d = &t->doms[di];
         long h;
@@ -367,10 +384,9 @@ void sched__gather_candidates(struct gather *g)
             continue;
         long po = offer_of(g, d->parent);
         long gpo = d->parent >= 0 ? offer_of(g, t->doms[d->parent].parent) : 0;
-        cand_add(g, &cap,
-                 (struct gather_cand){(int)di, -1, d->depth, o, po, gpo, dom_score(g, d), d->name});
+        cand_offer(g, &kept, (struct gather_cand){(int)di, -1, d->depth, o, po, gpo, 0, d->name},
+                   dom_score_of, d);
     }
     if (hold > 0)
-        node_cands(g, &cap);
-    first_in_order(g->cands, g->ncands, SCHED_GATHER_TRIES);
+        node_cands(g, &kept);
 }

@@ -176,8 +176,9 @@ static int cmp_best(const void *x, const void *y)
     return a->ix - b->ix;
 }
 
-/* Domains of the why's layer with their offer slots, most first, taken before the
- * tries so the numbers describe the cluster the job saw. */
+/* The why's layer: how many domains and how many hold the job, and the BEST_MAX with the
+ * most offer slots, most first, taken before the tries so the numbers describe the cluster
+ * the job saw. */
 struct layer_stats {
     int depth;
     struct slot *s;
@@ -187,17 +188,32 @@ struct layer_stats {
 static void layer_stats(struct gather *g, struct layer_stats *st)
 {
     const struct sched_topo *t = g->t;
+    size_t kept = 0;
     st->depth = g->spec->must >= 0 ? g->spec->must : g->spec->prefer >= 0 ? g->spec->prefer : 0;
-    st->s = xcalloc(t->ndoms + 1, sizeof(*st->s));
+    st->s = xcalloc(BEST_MAX, sizeof(*st->s));
     st->n = st->hold = 0;
+    int ix[BEST_MAX];
+    long offer[BEST_MAX];
+    if (sched__gather_index_best(g, st->depth, BEST_MAX, ix, offer, &st->n, &st->hold)) {
+        for (size_t i = 0; i < BEST_MAX; i++)
+            st->s[i] = (struct slot){ix[i], offer[i]};
+        return;
+    }
     for (size_t di = 0; di < t->ndoms; di++) {
         if (t->doms[di].depth != st->depth)
             continue;
         long h;
-        st->s[st->n] = (struct slot){(int)di, sched__gather_dom_offer(g, (int)di, &h)};
-        st->hold += sched__gather_holds(g, st->depth, st->s[st->n++].offer) >= g->need;
+        struct slot x = {(int)di, sched__gather_dom_offer(g, (int)di, &h)};
+        st->n++;
+        st->hold += sched__gather_holds(g, st->depth, x.offer) >= g->need;
+        /* only the BEST_MAX first are shown: kept in order, not every domain sorted */
+        if (kept == BEST_MAX && cmp_best(&x, &st->s[kept - 1]) >= 0)
+            continue;
+        size_t at = kept < BEST_MAX ? kept++ : kept - 1;
+        for (; at > 0 && cmp_best(&x, &st->s[at - 1]) < 0; at--)
+            st->s[at] = st->s[at - 1];
+        st->s[at] = x;
     }
-    qsort(st->s, st->n, sizeof(*st->s), cmp_best);
 }
 
 /* What limits how many of the job's pods domain di holds: "podCountMultiple" when its

@@ -463,8 +463,7 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err)
         int ji = sched__view_job(c->v, job);
         /* A job that has pods again keeps its why document; one that is gone loses it. */
         if (rc == 0 && (ji < 0 || c->v->jobs[ji].npods == 0)) {
-            rc = store_doc_delete(c->txn, STORE_DB_WHY, job, err);
-            rc = rc == ERR_NOT_FOUND ? 0 : rc;
+            rc = sched__why_doc_drop(c->txn, c, c->v, job, err);
             if (ji >= 0) {
                 json_decref(c->v->jobs[ji].history);
                 c->v->jobs[ji].history = NULL;

@@ -27,6 +27,7 @@ int sched__rebuild(struct sched *s, struct err *err)
     sched__view_free(s->v);
     s->v = v;
     v = NULL;
+    s->cl_epoch = 0; /* a new view: its epochs start again */
     s->cycle = cycle;
     s->retain_scan_ms = 0;
 out:
@@ -61,6 +62,7 @@ void sched_close(struct sched *s)
     if (!s)
         return;
     sched__view_free(s->v);
+    free(s->cl_alloc);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }

@@ -20,6 +20,7 @@
 #include "preempt.h"
 #include "topo.h"
 #include "view.h"
+#include "why.h"
 
 /* ---- apply ---- */
 
@@ -524,10 +525,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         json_t *victim_rec = sched__ledger_victim_get(txn, job);
         /* a lone pod's job goes with it, unless it is a preemption victim: then its why
          * stays answerable until its retention ends (preempt_ledger.c) */
-        if (!strcmp(job, c->key) && !victim_rec) {
-            rc = store_doc_delete(txn, STORE_DB_WHY, job, err);
-            rc = rc == ERR_NOT_FOUND ? 0 : rc;
-        }
+        if (!strcmp(job, c->key) && !victim_rec)
+            rc = sched__why_doc_drop(txn, NULL, c->s->v, job, err);
         json_decref(victim_rec);
         free(job);
         /* A victim deleted before its grace period ended is no victim of a later pod

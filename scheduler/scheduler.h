@@ -46,6 +46,9 @@ struct sched_options {
     /* a preempted job's record (its job, why and preemptors) stays answerable this long
      * after its pods are gone; 0 means the default, 7 days (SCHED_RETENTION_DEFAULT_MS) */
     int64_t retention_ms;
+    /* every why document stored whole: failing jobs of one cycle that differ only by their
+     * name share none (why_class.c; tests compare the two forms) */
+    int why_whole;
 };
 
 #define SCHED_RETENTION_DEFAULT_MS (7LL * 24 * 3600 * 1000)

@@ -32,6 +32,9 @@ void sched__topo_free(struct sched_topo *t)
         free(d->alloc);
         free(d->free);
     }
+    sched__gidx_free(t->gidx, t->nlayers + 1);
+    free(t->dirty);
+    free(t->is_dirty);
     free(t->doms);
     free(t->mult_last);
     for (size_t l = 0; l < t->nlayers; l++)
@@ -208,6 +211,14 @@ void sched__topo_usage(struct sched_view *v, int ni, const struct sv_pod *p, int
         for (int i = 0; i < p->nreq; i++)
             d->free[p->req[i].res] -= sign * p->req[i].v;
         d->ver++;
+        if (!t->is_dirty) {
+            t->is_dirty = xcalloc(t->ndoms + 1, 1);
+            t->dirty = xcalloc(t->ndoms + 1, sizeof(int));
+        }
+        if (!t->is_dirty[di]) { /* logged once until the index looks */
+            t->is_dirty[di] = 1;
+            t->dirty[t->ndirty++] = di;
+        }
     }
 }
 

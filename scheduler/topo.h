@@ -11,6 +11,8 @@
 
 #include "view.h"
 
+struct sched_gidx;
+
 struct tp_dom {
     char *name;
     int depth;  /* 0 = the cluster root, 1 = first layer of the spec, ... */
@@ -45,7 +47,17 @@ struct sched_topo {
      * a gather's differ, and is part of the offer-slot cache key */
     int32_t *mult_last;
     uint64_t mult_gen;
+    /* domains whose usage changed since the gather index last looked (place_index.c),
+     * each once (is_dirty); NULL until the first change */
+    int *dirty;
+    char *is_dirty;
+    size_t ndirty;
+    int dirty_all;
+    struct sched_gidx *gidx; /* the gather placer's index (place_index.c), NULL until asked */
 };
+
+/* Frees the gather placer's index (place_index.c); NULL is fine. */
+void sched__gidx_free(struct sched_gidx *x, size_t ndepths);
 
 /* The tree for the view's ClusterNetworkTopology 'default' (rebuilt when nodes or the
  * topology changed), or NULL when there is none. Borrowed until the next view change. */

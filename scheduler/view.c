@@ -53,6 +53,7 @@ static void job_clear(struct sv_job *j)
     model_podgroup_release(&j->pg);
     free(j->pods);
     free(j->last_sig);
+    free(j->why_class);
     free(j->last_discard);
     free(j->cleared_by);
     json_decref(j->plan_topology);

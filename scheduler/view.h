@@ -151,6 +151,7 @@ struct sv_job {
     int result;      /* SV_RESULT_* of the last attempt */
     int last_code;   /* primary reason reported last (-1 none) */
     char *last_sig;  /* signature of the last stored why document */
+    char *why_class; /* the class document its stored why record names (why_class.c), or NULL */
     json_t *history; /* reason history, loaded lazily from the why document */
     int why_loaded;
     uint64_t cycle_seen; /* cycle in which the job was last handled */

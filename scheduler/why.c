@@ -229,11 +229,13 @@ static void why_locate(struct sched *s, struct why_read *w)
 
 /* The stored document and the victim record, in txn; ERR_NOT_FOUND (no document) is kept
  * in w->rc for why_now. */
-static void why_stored(MDB_txn *txn, struct why_read *w)
+static void why_stored(MDB_txn *txn, struct why_read *w, struct sched_why_class_cache *k)
 {
     w->rc = store_doc_get(txn, STORE_DB_WHY, w->jid, &w->doc, &w->err);
     if (w->rc == ERR_NOT_FOUND)
         err_clear(&w->err);
+    if (w->rc == 0) /* a record of a class of failures: the job's whole document */
+        w->rc = sched__why_class_complete(txn, &w->doc, k, &w->err);
     if (w->rc == 0 || w->rc == ERR_NOT_FOUND)
         w->rec = sched__ledger_victim_get(txn, w->jid);
 }
@@ -304,6 +306,7 @@ static void why_run(struct sched *s, struct why_read *w, size_t n, int64_t *rete
         why_locate(s, &w[i]);
     *retention_ms = s->opts.retention_ms;
     pthread_mutex_unlock(&s->mu);
+    struct sched_why_class_cache k = {0}; /* the ids' class documents, each read once */
     int rc = store_txn_begin(s->st, STORE_READ, &txn, &err);
     for (size_t i = 0; i < n; i++)
         if (w[i].jid) {
@@ -311,9 +314,10 @@ static void why_run(struct sched *s, struct why_read *w, size_t n, int64_t *rete
                 w[i].rc = rc;
                 w[i].err = err;
             } else {
-                why_stored(txn, &w[i]);
+                why_stored(txn, &w[i], &k);
             }
         }
+    sched__why_class_cache_release(&k);
     store_txn_abort(&txn);
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < n; i++)

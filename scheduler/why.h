@@ -9,12 +9,15 @@
  * Inside the scheduler reasons travel typed (struct sched_blocker); they become
  * JSON once per attempt, where the why documents are written (cycle_attempt.c ->
  * why_record.c). Files: why.c (codes, blockers, sched_why), why_record.c (the
- * document and its history), why_filter.c (node-filter histogram, jobs ahead).
+ * document and its history), why_text.c (its parts as text), why_class.c (failing jobs
+ * that differ only by their name share one stored document), why_filter.c (node-filter
+ * histogram, jobs ahead).
  */
 #ifndef MUSTER_SCHED_WHY_H
 #define MUSTER_SCHED_WHY_H
 
 #include <jansson.h>
+#include "store.h"
 
 struct err;
 struct sched_cyc;
@@ -166,5 +169,60 @@ json_t *sched__ahead(struct sched_cyc *c, int pi);
  * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
  * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);
+
+/* ---- the document as text (why_text.c) ---- */
+
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it. New. */
+char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq);
+/* {"primary","blockers","gang","nodeFilter","topology","preemption"} of the input as
+ * store_json_text writes it (topology: the part the document has; the node filter's text is
+ * kept in c for the next job of its shape). New. */
+struct sched_why_input;
+char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
+                          json_t *topology);
+
+/* ---- failing jobs that share one stored document (why_class.c) ---- */
+
+struct sv_job;
+struct sched_why_classes;
+/* A document as text, in parts (compact JSON objects as store_json_text writes them, the
+ * tail with at least one member). Borrowed. */
+struct sched_why_text {
+    char *idh;         /* {"job","state","cycle","auditSeq"} */
+    char *mid;         /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
+    const char *ahead; /* the "ahead" value */
+    char *tail;        /* {"history"[,"placement"][,"gangTimeout"]} */
+    const char *queue; /* the "queue" value */
+    const char *primary_code; /* the primary's code name (shareable documents) */
+    int shareable;            /* Unschedulable, a primary, not placed */
+};
+/* Stores job j's document {idh..., mid..., "ahead", tail..., "queue"}: whole, or, when it
+ * is shareable and an earlier job of this cycle's has the same text up to the job's own
+ * id, as a record naming their class. Takes one off the class j's stored record named.
+ * Returns 0 or ERR_*. */
+int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sched_why_text *t,
+                         struct err *err);
+/* j's stored document is about to be replaced: one record fewer names its class. */
+void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j);
+/* Writes this cycle's class documents and counts (before the commit). Returns 0 or ERR_*. */
+int sched__why_class_flush(struct sched_cyc *c, struct err *err);
+void sched__why_class_free(struct sched_cyc *c);
+/* The class a stored document is a record of (borrowed), or NULL for a whole document. */
+const char *sched__why_class_of(json_t *doc);
+/* The last class document a reader used (a batch of reads in one transaction reads each
+ * class once); zero-initialised, released with sched__why_class_cache_release. */
+struct sched_why_class_cache {
+    char *key, *tmpl;
+};
+void sched__why_class_cache_release(struct sched_why_class_cache *k);
+/* *doc (stored, replaced) completed when it is a class record: the document the job had,
+ * member for member. k: valid for one read transaction. Returns 0, or ERR_STORE when its
+ * class document is missing or bad. */
+int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
+                              struct err *err);
+/* Deletes job's stored why document (absent: 0); a record's class loses a member, counted
+ * in cycle c, or at once when c is NULL. v's job of that id forgets its class. */
+int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
+                        struct err *err);
 
 #endif

@@ -1,12 +1,13 @@
 /*
  * why_record.c - the why document written by the cycle.
  *
- * A why document is stored only when its content changes (its signature:
- * state, primary, blockers, gang numbers, node-filter summary), and the
- * "unschedulable" audit record is written only when the primary reason
- * changes, so a job stuck for a thousand cycles costs one record. A placed
- * job's document is stored small and completed when read (record_placed,
- * sched__why_expand).
+ * A why document is stored only when its content changes (its signature: the
+ * state, the gang timeout window and the text from "primary" to "preemption",
+ * which is also what is stored), and the "unschedulable" audit record is
+ * written only when the primary reason changes, so a job stuck for a thousand
+ * cycles costs one record. A placed job's document is stored small and
+ * completed when read (record_placed, sched__why_expand); failing jobs of one
+ * cycle that differ only by their own name share one (why_class.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,19 @@ static json_t *queue_part(struct sched_cyc *c, int q)
     return json_incref(c->why_queue);
 }
 
+/* The text of queue_part (borrowed, valid until the queue part changes). */
+static const char *queue_text(struct sched_cyc *c, int q)
+{
+    json_t *part = queue_part(c, q);
+    if (part != c->why_queue_src) {
+        free(c->why_queue_text);
+        c->why_queue_text = store_json_text(part, 0);
+        c->why_queue_src = part; /* c->why_queue holds it */
+    }
+    json_decref(part);
+    return c->why_queue_text;
+}
+
 /* The text of the "ahead" part (borrowed, valid until the next call): the jobs that fail in
  * a row share one array (cycle_attempt.c caches it per shape), so it is written once. */
 static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
@@ -45,47 +59,6 @@ static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
         c->why_ahead_text = store_json_text(ahead, 0);
     }
     return c->why_ahead_text;
-}
-
-/* Stores the document {head..., "ahead": ahead, tail...}: the text a dump of the whole
- * would be, with the ahead part's text reused (ahead_text). */
-static int put_document(struct sched_cyc *c, const char *job, json_t *head, json_t *ahead,
-                        json_t *tail, struct err *err)
-{
-    char *h = store_json_text(head, 0), *t = store_json_text(tail, 0);
-    const char *a = ahead_text(c, ahead);
-    size_t hl = strlen(h), al = strlen(a), tl = strlen(t);
-    char *doc = xmalloc(hl + al + tl + 16), *p = doc;
-    memcpy(p, h, hl - 1); /* without its '}' */
-    p += hl - 1;
-    memcpy(p, ",\"ahead\":", 9);
-    p += 9;
-    memcpy(p, a, al);
-    p += al;
-    *p++ = ',';
-    memcpy(p, t + 1, tl - 1); /* without its '{' */
-    p += tl - 1;
-    int rc = store_doc_put_text(c->txn, STORE_DB_WHY, job, doc, (size_t)(p - doc), err);
-    free(doc);
-    free(h);
-    free(t);
-    return rc;
-}
-
-static char *signature(const struct sched_why_input *in)
-{
-    json_t *nf_summary = in->nf ? json_object_get(in->nf, "summary") : NULL;
-    json_t *topo = in->topology ? json_object_get(in->topology, "summary") : NULL;
-    json_t *o =
-        json_pack("{s:s,s:s,s:O,s:O?,s:O?,s:O?,s:i,s:O?}", "state", sched_job_state_name(in->state),
-                  "primary", in->primary ? why_code_name(in->primary->code) : "", "blockers",
-                  in->blockers, "gang", in->gang, "nf", nf_summary, "topology", topo, "placed",
-                  in->placement != NULL, "preemption", in->preemption);
-    /* members in the order they were built, which is the same for the same content: the
-     * signature is only compared with the last one this process made (j->last_sig) */
-    char *s = store_json_text(o, 0);
-    json_decref(o);
-    return s;
 }
 
 static void load_previous(struct sched_cyc *c, struct sv_job *j)
@@ -104,6 +77,8 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j)
         json_string_value(json_object_get(json_object_get(old, "primary"), "code")));
     if (code >= 0)
         j->last_code = code;
+    const char *cls = sched__why_class_of(old);
+    j->why_class = cls ? xstrdup(cls) : NULL;
     json_decref(old);
 }
 
@@ -160,6 +135,7 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
                                   in->placement));
     /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
     json_object_set_new(doc, "queue", queue_part(c, j->queue));
+    sched__why_class_leave(c, j);
     int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;
@@ -198,61 +174,27 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
     return out;
 }
 
-int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
-                      struct err *err)
+/* "state|unsatisfiedSince|placement cycle|mid": what a stored document says apart from its
+ * history, cycle and audit sequence (the timeout window is durable only if a change of it
+ * rewrites the document; a placement always changes it). New. */
+static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t unsat_since,
+                       const char *mid)
 {
-    struct sv_job *j = &c->v->jobs[ji];
-    int rc = 0;
-    sched__why_load(c, ji);
-    /* A placement always changes the document; skip the signature's serialization. */
-    char *base =
-        in->placement ? xasprintf("placed@%llu", (unsigned long long)c->cycle) : signature(in);
-    /* the timeout window is durable only if a change of it rewrites the document */
-    char *sig = xasprintf("%s|%lld", base, (long long)j->unsat_since);
-    free(base);
-    if (j->last_sig && !strcmp(j->last_sig, sig)) {
-        free(sig);
-        return 0;
-    }
-    free(j->last_sig);
-    j->last_sig = sig;
-    char ts[64];
-    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
-    int primary = in->primary ? (int)in->primary->code : -1;
-    const char *code = in->placement  ? "Placed"
-                       : primary >= 0 ? why_code_name(primary)
-                                      : sched_job_state_name(in->state);
-    if (!j->history)
-        j->history = json_array();
-    size_t nh = json_array_size(j->history);
-    const char *last =
-        nh ? json_string_value(json_object_get(json_array_get(j->history, nh - 1), "code")) : NULL;
-    if (!last || strcmp(last, code)) {
-        json_array_append_new(j->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)c->cycle,
-                                                    "ts", ts, "code", code));
-        if (json_array_size(j->history) > HISTORY_MAX)
-            json_array_remove(j->history, 0);
-    }
-    int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
-    if (failed && primary != j->last_code) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind",
-                                store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE), "job", j->id,
-                                "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
-                                "blockers", in->blockers);
-        /* the primary message: bind mode's FailedScheduling Events say it */
-        if (in->primary && in->primary->message)
-            json_object_set_new(rec, "message", json_string(in->primary->message));
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
-        if (rc < 0)
-            return rc;
-    }
-    j->last_code = failed ? primary : -1;
-    uint64_t seq = 0;
-    if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
-        return rc;
-    /* A preemptor waiting for its victims is placed on its nominated nodes, which has no
-     * topology part: the why keeps the one of the attempt that chose them. */
+    char head[96];
+    int hl = snprintf(head, sizeof(head), "%s|%lld|%llu|", sched_job_state_name(in->state),
+                      (long long)unsat_since, in->placement ? (unsigned long long)cycle : 0ULL);
+    size_t ml = strlen(mid);
+    char *s = xmalloc((size_t)hl + ml + 1);
+    memcpy(s, head, (size_t)hl);
+    memcpy(s + hl, mid, ml + 1);
+    return s;
+}
+
+/* The topology part of the document: a preemptor waiting for its victims is placed on its
+ * nominated nodes, which has no topology part: the why keeps the one of the attempt that
+ * chose them. Borrowed. */
+static json_t *topology_part(struct sv_job *j, const struct sched_why_input *in, int primary)
+{
     json_t *topology = in->topology;
     if (topology && (primary == WHY_PREEMPTING || primary == WHY_RECLAIMING)) {
         json_decref(j->plan_topology);
@@ -263,24 +205,77 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         json_decref(j->plan_topology);
         j->plan_topology = NULL;
     }
-    if (in->placement && !in->primary && !json_array_size(in->blockers)) {
-        rc = record_placed(c, j, in, topology, seq, ts, err);
-        return rc;
+    return topology;
+}
+
+/* Appends the history entry of code when it is not the last one. */
+static void history_add(struct sv_job *j, uint64_t cycle, const char *ts, const char *code)
+{
+    if (!j->history)
+        j->history = json_array();
+    size_t nh = json_array_size(j->history);
+    const char *last =
+        nh ? json_string_value(json_object_get(json_array_get(j->history, nh - 1), "code")) : NULL;
+    if (!last || strcmp(last, code)) {
+        json_array_append_new(j->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)cycle,
+                                                    "ts", ts, "code", code));
+        if (json_array_size(j->history) > HISTORY_MAX)
+            json_array_remove(j->history, 0);
     }
-    json_t *primary_doc = json_null();
-    if (in->primary)
-        primary_doc =
-            json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
-                      why_class_name(why_code_class(primary)), "message", in->primary->message);
-    json_t *head = json_pack(
-        "{s:s,s:s,s:I,s:I,s:o,s:O,s:O,s:O,s:O,s:o}", "job", j->id, "state",
-        sched_job_state_name(in->state), "cycle", (json_int_t)c->cycle, "auditSeq", (json_int_t)seq,
-        "primary", primary_doc, "blockers", in->blockers, "gang", in->gang ? in->gang : json_null(),
-        "nodeFilter", in->nf ? in->nf : json_null(), "topology", topology ? topology : json_null(),
-        "preemption",
-        in->preemption ? json_incref(in->preemption)
-                       : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                                   in->placement ? "not needed: the job was placed" : "not tried"));
+}
+
+/* The "unschedulable" audit record of a change of primary reason. */
+static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
+                               const struct sched_why_input *in, int primary, struct err *err)
+{
+    json_t *rec =
+        json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE),
+                  "job", j->id, "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
+                  "blockers", in->blockers);
+    /* the primary message: bind mode's FailedScheduling Events say it */
+    if (in->primary && in->primary->message)
+        json_object_set_new(rec, "message", json_string(in->primary->message));
+    int rc = store_audit_append(c->txn, rec, NULL, err);
+    json_decref(rec);
+    return rc;
+}
+
+int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
+                      struct err *err)
+{
+    struct sv_job *j = &c->v->jobs[ji];
+    int rc = 0;
+    sched__why_load(c, ji);
+    int primary = in->primary ? (int)in->primary->code : -1;
+    json_t *topology = topology_part(j, in, primary);
+    /* A placed job's small record: a placement always changes the document */
+    int small = in->placement && !in->primary && !json_array_size(in->blockers);
+    char *mid = small ? NULL : sched__why_mid_text(c, in, primary, topology);
+    char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
+                      : signature(in, c->cycle, j->unsat_since, mid);
+    if (j->last_sig && !strcmp(j->last_sig, sig)) {
+        free(sig);
+        free(mid);
+        return 0;
+    }
+    free(j->last_sig);
+    j->last_sig = sig;
+    const char *ts = sched__cyc_ts(c);
+    history_add(j, c->cycle, ts,
+                in->placement  ? "Placed"
+                : primary >= 0 ? why_code_name(primary)
+                               : sched_job_state_name(in->state));
+    int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
+    if (failed && primary != j->last_code && (rc = audit_unschedulable(c, j, in, primary, err)) < 0)
+        goto out;
+    j->last_code = failed ? primary : -1;
+    uint64_t seq = 0;
+    if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
+        goto out;
+    if (small) {
+        rc = record_placed(c, j, in, topology, seq, ts, err);
+        goto out;
+    }
     json_t *tail = json_pack("{s:O}", "history", j->history);
     if (in->placement)
         json_object_set_new(tail, "placement",
@@ -289,10 +284,21 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *gt = timeout_json(j);
     if (gt)
         json_object_set_new(tail, "gangTimeout", gt);
-    json_object_set_new(tail, "queue", queue_part(c, j->queue));
-    rc = put_document(c, j->id, head, in->ahead, tail, err);
-    json_decref(head);
+    struct sched_why_text t = {
+        .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
+        .mid = mid,
+        .ahead = ahead_text(c, in->ahead),
+        .tail = store_json_text(tail, 0),
+        .queue = queue_text(c, j->queue),
+        .primary_code = why_code_name(primary),
+        .shareable = failed && primary >= 0 && !in->placement,
+    };
+    rc = sched__why_class_put(c, j, &t, err);
+    free(t.idh);
+    free(t.tail);
     json_decref(tail);
+out:
+    free(mid);
     return rc;
 }
 
@@ -340,6 +346,7 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
                                     json_object_get(rec, "id")));
     if (json_array_size(j->history) > HISTORY_MAX)
         json_array_remove(j->history, 0);
+    sched__why_class_leave(c, j);
     /* the next attempt (new pods of the job) writes its document whatever it says */
     free(j->last_sig);
     j->last_sig = NULL;

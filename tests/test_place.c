@@ -1,7 +1,8 @@
 /*
  * test_place.c - the placement caches against a full recomputation: the binpack pick's
  * per-shape heap (place_heap.c) against a scan of every node, and the gather placer's
- * domain offer cache (place_gather.c) against the offers computed afresh, after random
+ * domain offer cache (place_gather.c) against the offers computed afresh, and its first
+ * candidates against every candidate built and sorted afresh, after random
  * changes to a view built directly (pods bound by the pick and beside it, pods applied
  * bound, pods unbound, nodes added, nominations).
  */
@@ -17,17 +18,19 @@
 
 #define NODE_LABEL_BLOCK "b"
 #define NODE_LABEL_SPINE "s"
+#define NODE_LABEL_ZONE "z"
 
 static void put_node(struct sched_view *v, int i, const char *cpu, const char *mem)
 {
-    char name[32], block[16], spine[16];
+    char name[32], block[16], spine[16], zone[16];
     snprintf(name, sizeof(name), "n-%03d", i);
     snprintf(block, sizeof(block), "b%d", i / 4);
     snprintf(spine, sizeof(spine), "s%d", i / 16);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s}},s:{s:{s:s,s:s,s:s}}}", "apiVersion", "v1",
-                          "kind", "Node", "metadata", "name", name, "labels", NODE_LABEL_BLOCK,
-                          block, NODE_LABEL_SPINE, spine, "status", "allocatable", "cpu", cpu,
-                          "memory", mem, "pods", "110");
+    snprintf(zone, sizeof(zone), "z%d", i / 32);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s}},s:{s:{s:s,s:s,s:s}}}", "apiVersion",
+                          "v1", "kind", "Node", "metadata", "name", name, "labels",
+                          NODE_LABEL_BLOCK, block, NODE_LABEL_SPINE, spine, NODE_LABEL_ZONE, zone,
+                          "status", "allocatable", "cpu", cpu, "memory", mem, "pods", "110");
     struct model_node n = {0};
     struct err err = ERR_INIT;
     ck_assert_msg(model_node_decode(o, &n, &err) == 0, "%s", err.msg);
@@ -175,6 +178,57 @@ static void offers_equal(struct gather *g, int step)
     free(hcached);
 }
 
+/* The gather candidates against every candidate built and sorted afresh: the same count and
+ * the same first SCHED_GATHER_TRIES in order (no podCountMultiple here: every ancestor of a
+ * domain that holds the job holds it). */
+static void cands_equal(struct gather *g, int step, int *many)
+{
+    const struct sched_topo *t = g->t;
+    size_t n = 0, cap = t->ndoms + g->v->nnodes + 1;
+    struct gather_cand *all = calloc(cap, sizeof(*all));
+    long h, root = 0;
+    sched__gather_dom_offer(g, 0, &root);
+    const struct sv_shape *sh = &g->v->shapes[g->v->pods[g->a->pods[0]].shape];
+    for (size_t di = 0; di < t->ndoms; di++) {
+        const struct tp_dom *d = &t->doms[di];
+        long o = sched__gather_dom_offer(g, (int)di, &h);
+        long po = d->parent >= 0 ? sched__gather_dom_offer(g, d->parent, &h) : 0;
+        long gpo = d->parent >= 0 && t->doms[d->parent].parent >= 0
+                       ? sched__gather_dom_offer(g, t->doms[d->parent].parent, &h)
+                       : 0;
+        if (d->depth >= g->lo && sched__gather_holds(g, d->depth, o) >= g->need) {
+            double sc = 0;
+            int cnt = 0;
+            for (int i = 0; i < sh->nreq; i++) {
+                int r = sh->req[i].res;
+                if ((size_t)r >= t->nres || d->alloc[r] <= 0)
+                    continue;
+                sc += (double)(d->alloc[r] - d->free[r] + sh->req[i].v) / (double)d->alloc[r];
+                cnt++;
+            }
+            all[n++] = (struct gather_cand){(int)di, -1,  d->depth,           o,
+                                            po,      gpo, cnt ? sc / cnt : 0, d->name};
+        }
+        for (size_t i = 0; root > 0 && i < d->nnodes; i++) {
+            long no = sched__gather_node_offer(g, d->nodes[i]);
+            if (sched__gather_holds(g, (int)t->nlayers, no) < g->need)
+                continue;
+            const struct sv_node *nd = &g->v->nodes[d->nodes[i]];
+            all[n++] = (struct gather_cand){
+                -1, d->nodes[i], (int)t->nlayers, no, o, po, sched__score(g->v, nd, sh), nd->name};
+        }
+    }
+    qsort(all, n, sizeof(*all), (int (*)(const void *, const void *))sched__gather_cand_cmp);
+    sched__gather_candidates(g);
+    ck_assert_msg(g->ncands == n, "step %d: %zu candidates, recomputed %zu", step, g->ncands, n);
+    for (size_t i = 0; i < n && i < SCHED_GATHER_TRIES; i++)
+        ck_assert_msg(g->cands[i].dom == all[i].dom && g->cands[i].node == all[i].node,
+                      "step %d: candidate %zu is %s, recomputed %s", step, i, g->cands[i].name,
+                      all[i].name);
+    *many += n > SCHED_GATHER_TRIES;
+    free(all);
+}
+
 START_TEST(test_place_gather_offers_equal_recomputed)
 {
     unsigned seed = 11;
@@ -198,7 +252,7 @@ START_TEST(test_place_gather_offers_equal_recomputed)
     for (int j = 0; j < 12; j++)
         for (int k = 0; k < 8; k++)
             pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
-    int noms = 0;
+    int noms = 0, many = 0;
     for (int step = 0; step < 300; step++) {
         int j = (int)(rand_r(&seed) % 12), op = (int)(rand_r(&seed) % 10);
         char node[32];
@@ -234,10 +288,130 @@ START_TEST(test_place_gather_offers_equal_recomputed)
             g.shape = v->pods[a_pods[0]].shape;
             g.size = g.need = n;
             offers_equal(&g, step);
+            cands_equal(&g, step, &many);
+            free(g.cands);
             free(g.mult);
         }
     }
     ck_assert_int_gt(noms, 0);
+    ck_assert_int_gt(many, 0); /* more candidates than are kept: the selection was exercised */
+    sched__view_free(v);
+}
+END_TEST
+
+/* The why's best domains of each depth from the index, against every domain of the depth
+ * sorted afresh (most offer slots first, then lowest index). Returns how many depths the
+ * index answered. */
+static int best_equal(struct gather *g, int step)
+{
+    const struct sched_topo *t = g->t;
+    int answered = 0;
+    for (int depth = 0; depth < (int)t->nlayers; depth++) {
+        int ix[3];
+        long offer[3], h;
+        size_t nd = 0, hold = 0, n = 0, want_hold = 0;
+        if (!sched__gather_index_best(g, depth, 3, ix, offer, &nd, &hold))
+            continue;
+        answered++;
+        int *all = calloc(t->ndoms, sizeof(int));
+        for (size_t di = 0; di < t->ndoms; di++)
+            if (t->doms[di].depth == depth) {
+                all[n++] = (int)di;
+                long o = sched__gather_dom_offer(g, (int)di, &h);
+                want_hold += sched__gather_holds(g, depth, o) >= g->need;
+            }
+        ck_assert_int_eq(nd, n);
+        ck_assert_int_eq(hold, want_hold);
+        for (size_t i = 0; i < 3; i++) { /* selection of the 3 best, the scan's way */
+            size_t b = i;
+            for (size_t k = i + 1; k < n; k++) {
+                long ok = sched__gather_dom_offer(g, all[k], &h),
+                     ob = sched__gather_dom_offer(g, all[b], &h);
+                if (ok > ob || (ok == ob && all[k] < all[b]))
+                    b = k;
+            }
+            int x = all[i];
+            all[i] = all[b];
+            all[b] = x;
+            ck_assert_msg(ix[i] == all[i] && offer[i] == sched__gather_dom_offer(g, all[i], &h),
+                          "step %d, depth %d: best %zu is %s (%ld), the scan's %s", step, depth, i,
+                          t->doms[ix[i]].name, offer[i], t->doms[all[i]].name);
+        }
+        free(all);
+    }
+    return answered;
+}
+
+/* The index of holding domains (place_index.c) against every candidate built and sorted
+ * afresh, on four layers (zones of spines of blocks: blocks of one gang compare by their
+ * spines' and zones' offers), as gangs of different sizes are placed, freed and placed
+ * again, with no nomination (the index is used only then). */
+START_TEST(test_place_gather_index_equals_recomputed)
+{
+    unsigned seed = 5;
+    struct sched_view *v = sched__view_new();
+    for (int i = 0; i < 64; i++)
+        put_node(v, i, i % 5 ? "4" : "3", "16Gi");
+    json_t *tj = json_pack(
+        "{s:s,s:s,s:{s:s},s:{s:[{s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s}]}}",
+        "apiVersion", "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology",
+        "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer", "ZoneLayer",
+        "labelKey", NODE_LABEL_ZONE, "topologyLayer", "SpineLayer", "parentTopologyLayer",
+        "ZoneLayer", "labelKey", NODE_LABEL_SPINE, "topologyLayer", "BlockLayer",
+        "parentTopologyLayer", "SpineLayer", "labelKey", NODE_LABEL_BLOCK, "topologyLayer",
+        "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
+    struct model_topology topo = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_topology_decode(tj, &topo, &err) == 0, "%s", err.msg);
+    json_decref(tj);
+    sched__view_put_topo(v, &topo);
+    /* 24 gangs of 5 to 8 one-cpu pods: no 4-cpu node holds one alone */
+    int pods[24][8], size[24], npods = 0;
+    for (int j = 0; j < 24; j++) {
+        size[j] = 5 + j % 4;
+        for (int k = 0; k < size[j]; k++)
+            pods[j][k] = put_pod(v, npods++, "1", "1Gi", j, 1, NULL, NULL);
+    }
+    int many = 0, bests = 0;
+    for (int step = 0; step < 400; step++) {
+        int j = (int)(rand_r(&seed) % 24), op = (int)(rand_r(&seed) % 10);
+        char node[32];
+        snprintf(node, sizeof(node), "n-%03d", (int)(rand_r(&seed) % 64));
+        if (op < 6) { /* a pod of the gang placed somewhere */
+            int pi = pods[j][rand_r(&seed) % (unsigned)size[j]], ni = sched__view_node(v, node);
+            if (sched__pod_pending(&v->pods[pi]) &&
+                sched__fit_res(v, &v->nodes[ni], &v->shapes[v->pods[pi].shape], pi) < 0)
+                sched__view_bind(v, pi, ni);
+        } else if (op < 9) { /* room freed */
+            int pi = pods[j][rand_r(&seed) % (unsigned)size[j]];
+            if (v->pods[pi].node >= 0)
+                sched__view_unbind(v, pi);
+        }
+        /* consecutive attempts: like gangs (the index is reused), then another size */
+        for (int turn = 0; turn < 3; turn++) {
+            int gj = (j + turn * (turn == 2 ? 5 : 4)) % 24, a_pods[8], n = 0;
+            for (int k = 0; k < size[gj]; k++)
+                if (sched__pod_pending(&v->pods[pods[gj][k]]))
+                    a_pods[n++] = pods[gj][k];
+            if (n < 5)
+                continue;
+            int job = v->pods[a_pods[0]].job;
+            struct sched_attempt a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
+            struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
+            g.mult = sched__gather_multiples(g.t, NULL);
+            g.shape = v->pods[a_pods[0]].shape;
+            g.size = g.need = n;
+            g.lo = (int)(rand_r(&seed) % 3); /* MustGather at zone, spine or none */
+            cands_equal(&g, step, &many);
+            bests += best_equal(&g, step);
+            free(g.cands);
+            free(g.mult);
+        }
+    }
+    ck_assert_int_gt(many, 0);
+    /* the index was kept up to date, not only rebuilt */
+    ck_assert_uint_gt(sched__gather_index_updates(sched__topo_get(v)), 100);
+    ck_assert_int_gt(bests, 100); /* the why's best domains came from the index too */
     sched__view_free(v);
 }
 END_TEST
@@ -248,6 +422,7 @@ static Suite *place_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_place_pick_equals_full_scan);
     tcase_add_test(tc, test_place_gather_offers_equal_recomputed);
+    tcase_add_test(tc, test_place_gather_index_equals_recomputed);
     suite_add_tcase(s, tc);
     return s;
 }

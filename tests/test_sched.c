@@ -365,6 +365,40 @@ START_TEST(test_sched_why_gang_shortfall)
 }
 END_TEST
 
+/* The cluster's capacity behind ExceedsClusterCapacity follows the nodes from one cycle to
+ * the next (the sums are kept until a node changes, cycle.c): a node added, then the other
+ * one cordoned, change the answer. */
+START_TEST(test_sched_cluster_capacity_follows_nodes)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    apply_node(&u, "a", "cpu", 4, 0);
+    apply_pod(&u, "wide", NULL, 0, 6);
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *w = sched_util_why(&u, "default/wide");
+    ck_assert_str_eq(sched_util_str2(w, "primary", "code"), "ExceedsClusterCapacity");
+    ck_assert_str_eq(sched_util_str2(w, "primary", "message"), "needs 6 cpu, the cluster has 4");
+    json_decref(w);
+    apply_node(&u, "b", "cpu", 4, 0);
+    json_decref(sched_util_cycle(&u, 3000));
+    w = sched_util_why(&u, "default/wide");
+    ck_assert_str_eq(sched_util_str2(w, "primary", "code"), "ExceedsAllocatable");
+    json_decref(w);
+    char node[512];
+    snprintf(node, sizeof(node),
+             "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":{"
+             "\"pool\":\"cpu\"}},\"spec\":{\"unschedulable\":true},\"status\":{\"allocatable\":{"
+             "\"cpu\":\"4\"}}}");
+    json_decref(sched_util_apply(&u, node, 4000));
+    json_decref(sched_util_cycle(&u, 5000));
+    w = sched_util_why(&u, "default/wide");
+    ck_assert_str_eq(sched_util_str2(w, "primary", "message"),
+                     "needs 6 cpu, the cluster has 4 on its 1 schedulable nodes");
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
 START_TEST(test_sched_why_node_filter)
 {
     struct sched_util u;
@@ -764,6 +798,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_cycle_small_map_grows);
     tcase_add_test(tc, test_sched_why_gang_shortfall);
     tcase_add_test(tc, test_sched_why_node_filter);
+    tcase_add_test(tc, test_sched_cluster_capacity_follows_nodes);
     tcase_add_test(tc, test_sched_why_history);
     tcase_add_test(tc, test_sched_gang_timeout_marks_and_retries);
     tcase_add_test(tc, test_sched_gang_timeout_drops_nominations);

@@ -173,8 +173,14 @@ START_TEST(test_why_placed_failing_document_in_parts)
         json_decref(sched_util_apply(&u, big, 1000));
     }
     json_decref(sched_util_cycle(&u, 2000));
-    for (int i = 1; i < 3; i++) {
+    for (int i = 0; i < 3; i++) {
         snprintf(big, sizeof(big), "default/big%d", i);
+        if (i > 0) { /* big1 and big2 differ from big0 only by name: records of its class */
+            json_t *raw = stored(&u, big);
+            ck_assert_ptr_nonnull(json_object_get(raw, "classRecord"));
+            json_decref(raw);
+            continue;
+        }
         json_t *raw = stored(&u, big), *v;
         const char *key;
         size_t k = 0;

@@ -1,0 +1,395 @@
+/* test_why_class.c - failing jobs that differ only by their name share one stored why
+ * document (why_class.c): each job's answer is byte for byte the one a whole document gives
+ * (why_whole), over every case folder and a cluster of many jobs of one class; a job that
+ * leaves its class gets its own answer; a restart reads class documents back; the class
+ * documents go when no record names them. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "err.h"
+#include "scheduler.h"
+#include "sched_util.h"
+#include "store.h"
+
+/* One 4-cpu node, a 3-cpu pod placed first, then n lone 2-cpu pods (job-00 ...) and two
+ * gangs of two 2-cpu pods, in creation order: most cannot fit. */
+static char *cluster(int n)
+{
+    char *y = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&y, &len);
+    fputs(
+        "---\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"status\":{"
+        "\"allocatable\":{\"cpu\":\"4\"}}}\n---\n",
+        f);
+    fputs("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"first\",\"namespace\":"
+          "\"default\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},\"spec\":{\"containers\":[{"
+          "\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"3\"}}}]}}\n",
+          f);
+    for (int i = 0; i < n; i++)
+        fprintf(f,
+                "---\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"job-%02d\","
+                "\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T00:%02d:00Z\"},"
+                "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{"
+                "\"requests\":{\"cpu\":\"2\"}}}]}}\n",
+                i, i + 1);
+    for (int g = 0; g < 3; g++) {
+        fprintf(f,
+                "---\n{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\","
+                "\"metadata\":{\"name\":\"gang-%d\",\"namespace\":\"default\"},\"spec\":{"
+                "\"minMember\":2}}\n",
+                g);
+        for (int p = 0; p < 2; p++)
+            fprintf(f,
+                    "---\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                    "\"gang-%d-%d\",\"namespace\":\"default\",\"creationTimestamp\":"
+                    "\"2026-01-01T01:%02d:00Z\",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":"
+                    "\"gang-%d\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\","
+                    "\"resources\":{\"requests\":{\"cpu\":\"2\"}}}]}}\n",
+                    g, p, g, g);
+    }
+    fclose(f);
+    return y;
+}
+
+/* Every job's why answer, compact, in an object by job id (new). */
+static json_t *answers(struct sched_util *u)
+{
+    struct err err = ERR_INIT;
+    json_t *jobs = NULL, *out = json_object(), *j;
+    size_t i;
+    ck_assert_msg(sched_jobs(u->s, NULL, &jobs, &err) == 0, "%s", err.msg);
+    json_array_foreach(jobs, i, j)
+    {
+        const char *id = json_string_value(json_object_get(j, "id"));
+        json_t *w = sched_util_why(u, id);
+        char *d = json_dumps(w, JSON_COMPACT);
+        json_object_set_new(out, id, json_string(d));
+        free(d);
+        json_decref(w);
+    }
+    json_decref(jobs);
+    return out;
+}
+
+static void free_answers(json_t *a)
+{
+    json_decref(a);
+}
+
+/* The stored why documents by key (new): job records and class documents. */
+static int collect(void *ctx, const char *key, json_t *obj)
+{
+    json_object_set(ctx, key, obj);
+    return 0;
+}
+
+static json_t *stored_all(struct sched_util *u)
+{
+    MDB_txn *txn = NULL;
+    json_t *all = json_object();
+    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
+    ck_assert_int_eq(store_doc_each(txn, STORE_DB_WHY, "", collect, all, NULL), 0);
+    store_txn_abort(&txn);
+    return all;
+}
+
+/* Number of stored job records naming a class, and of class documents. */
+static void count_classes(struct sched_util *u, int *records, int *classes)
+{
+    json_t *all = stored_all(u), *v;
+    const char *k;
+    *records = *classes = 0;
+    json_object_foreach(all, k, v)
+    {
+        if (json_object_get(v, "classRecord"))
+            (*records)++;
+        if (!strncmp(k, "~class/", 7) && !strstr(k, "/members"))
+            (*classes)++;
+    }
+    json_decref(all);
+}
+
+/* Every class document is named by as many stored records as its count says, and every
+ * record's class is stored. */
+static void assert_counts(struct sched_util *u)
+{
+    json_t *all = stored_all(u), *named = json_object(), *v;
+    const char *k;
+    json_object_foreach(all, k, v)
+    {
+        const char *c = json_string_value(json_object_get(v, "classRecord"));
+        if (c)
+            json_object_set_new(named, c,
+                                json_integer(json_integer_value(json_object_get(named, c)) + 1));
+    }
+    json_object_foreach(named, k, v)
+    {
+        ck_assert_msg(json_object_get(all, k), "class '%s' of a record is missing", k);
+        char *mk = NULL;
+        ck_assert_int_gt(asprintf(&mk, "%s/members", k), 0);
+        ck_assert_msg(
+            json_integer_value(json_object_get(json_object_get(all, mk), "members")) ==
+                json_integer_value(v),
+            "class '%s': %lld records, count %lld", k, (long long)json_integer_value(v),
+            (long long)json_integer_value(json_object_get(json_object_get(all, mk), "members")));
+        free(mk);
+    }
+    json_object_foreach(all, k, v)
+    {
+        if (strncmp(k, "~class/", 7) || strstr(k, "/members"))
+            continue;
+        ck_assert_msg(json_object_get(named, k), "class document '%s' named by no record", k);
+    }
+    json_decref(named);
+    json_decref(all);
+}
+
+static void assert_same_answers(json_t *whole, json_t *shared, const char *where)
+{
+    const char *k;
+    json_t *v;
+    ck_assert_int_eq(json_object_size(whole), json_object_size(shared));
+    json_object_foreach(whole, k, v)
+    {
+        const char *a = json_string_value(v), *b = json_string_value(json_object_get(shared, k));
+        ck_assert_msg(b && !strcmp(a, b), "%s: job '%s'\nwhole  %s\nshared %s", where, k, a,
+                      b ? b : "(none)");
+    }
+}
+
+/* Each case folder run twice, with whole documents and with shared ones: every job's
+ * answer is the same bytes. */
+static void cases_same(const char *area, int *records)
+{
+    json_t *names = sched_util_cases(area), *name;
+    size_t i;
+    json_array_foreach(names, i, name)
+    {
+        const char *n = json_string_value(name);
+        struct sched_util u;
+        json_t *exp = sched_util_case_run(&u, area, n, NULL);
+        struct sched_options o = u.opts;
+        json_t *shared = answers(&u);
+        int r, c;
+        count_classes(&u, &r, &c);
+        *records += r;
+        sched_util_close(&u);
+        json_decref(exp);
+        o.why_whole = 1;
+        exp = sched_util_case_run(&u, area, n, &o);
+        json_t *whole = answers(&u);
+        count_classes(&u, &r, &c);
+        ck_assert_msg(r == 0 && c == 0, "%s/%s: why_whole stored %d records", area, n, r);
+        sched_util_close(&u);
+        json_decref(exp);
+        char where[256];
+        snprintf(where, sizeof(where), "%s/%s", area, n);
+        assert_same_answers(whole, shared, where);
+        free_answers(whole);
+        free_answers(shared);
+    }
+    json_decref(names);
+}
+
+START_TEST(test_why_class_cases_same_answers)
+{
+    int records = 0;
+    cases_same("sched", &records);
+    cases_same("topology", &records);
+    cases_same("preempt", &records);
+    ck_assert_msg(records > 0, "no case shared a document: the comparison shows nothing");
+}
+END_TEST
+
+/* The answers of many ids read in one batch (sched_whys: one transaction, each class
+ * document read once) are the ones read one by one. */
+static void assert_batch_same(struct sched_util *u, json_t *one_by_one)
+{
+    size_t n = json_object_size(one_by_one), i = 0;
+    const char **ids = calloc(n + 1, sizeof(*ids));
+    json_t **out = calloc(n + 1, sizeof(*out)), *v;
+    const char *k;
+    json_object_foreach(one_by_one, k, v) ids[i++] = k;
+    sched_whys(u->s, n, ids, out);
+    for (i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(out[i]);
+        char *d = json_dumps(out[i], JSON_COMPACT);
+        const char *want = json_string_value(json_object_get(one_by_one, ids[i]));
+        ck_assert_msg(!strcmp(d, want), "batch: job '%s'\nbatch %s\nalone %s", ids[i], d, want);
+        free(d);
+        json_decref(out[i]);
+    }
+    free(out);
+    free(ids);
+}
+
+/* Many jobs of one class: the first whole, the others records of one class; each answer
+ * names its own job and pod, and is what the whole document says. */
+START_TEST(test_why_class_members_own_answers)
+{
+    char *y = cluster(6);
+    struct sched_util u, w;
+    struct sched_options whole = {.why_whole = 1};
+    sched_util_open(&u, NULL);
+    sched_util_open(&w, &whole);
+    json_decref(sched_util_apply(&u, y, 1000));
+    json_decref(sched_util_apply(&w, y, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_decref(sched_util_cycle(&w, 2000));
+    json_t *a = answers(&u), *b = answers(&w);
+    assert_same_answers(b, a, "one cycle");
+    assert_batch_same(&u, a);
+    json_t *all = stored_all(&u);
+    ck_assert_ptr_null(json_object_get(json_object_get(all, "default/job-00"), "classRecord"));
+    const char *key =
+        json_string_value(json_object_get(json_object_get(all, "default/job-01"), "classRecord"));
+    ck_assert_ptr_nonnull(key);
+    for (int i = 1; i < 6; i++) {
+        char id[64];
+        snprintf(id, sizeof(id), "default/job-%02d", i);
+        json_t *rec = json_object_get(all, id);
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "classRecord")), key);
+        ck_assert_str_eq(sched_util_str2(rec, "primary", "code"), "TakenByEarlierJobs");
+        json_t *why = sched_util_why(&u, id);
+        ck_assert_str_eq(json_string_value(json_object_get(why, "job")), id);
+        char want[128];
+        snprintf(want, sizeof(want), "pod '%s' ", id);
+        ck_assert_msg(strstr(sched_util_str2(why, "primary", "message"), want), "%s: %s", id,
+                      sched_util_str2(why, "primary", "message"));
+        json_decref(why);
+    }
+    /* the second gang shares the first's class: its pods' names differ only by the gang's */
+    /* gangs of one shape that fail after the first share a class too: their pods' names
+     * differ only by the gang's */
+    int gangs = 0;
+    for (int g = 0; g < 3; g++) {
+        char id[64];
+        snprintf(id, sizeof(id), "default/gang-%d", g);
+        gangs += json_object_get(json_object_get(all, id), "classRecord") != NULL;
+    }
+    ck_assert_int_ge(gangs, 1);
+    json_decref(all);
+    free_answers(a);
+    free_answers(b);
+    assert_counts(&u);
+
+    /* a restart reads the class documents back (both rebuilt: a restarted view says
+     * Pending until a cycle tries the job again) */
+    sched_util_reopen(&u);
+    sched_util_reopen(&w);
+    a = answers(&u);
+    b = answers(&w);
+    assert_same_answers(b, a, "restart");
+    free_answers(a);
+    free_answers(b);
+    sched_util_close(&u);
+    sched_util_close(&w);
+    free(y);
+}
+END_TEST
+
+/* Deletes every job whose state is `state`. */
+static void delete_jobs(struct sched_util *u, const char *state, int64_t now_ms)
+{
+    struct err err = ERR_INIT;
+    json_t *jobs = NULL, *j;
+    size_t i;
+    ck_assert_msg(sched_jobs(u->s, state, &jobs, &err) == 0, "%s", err.msg);
+    json_array_foreach(jobs, i, j)
+    {
+        const char *id = json_string_value(json_object_get(j, "id"));
+        if (!strncmp(id, "default/gang-", 13)) {
+            for (int p = 0; p < 2; p++) {
+                char pod[64];
+                snprintf(pod, sizeof(pod), "%s-%d", id, p);
+                ck_assert_msg(sched_delete(u->s, MODEL_POD, pod, now_ms, &err) == 0, "%s", err.msg);
+            }
+            ck_assert_msg(sched_delete(u->s, MODEL_PODGROUP, id, now_ms, &err) == 0, "%s", err.msg);
+        } else {
+            ck_assert_msg(sched_delete(u->s, MODEL_POD, id, now_ms, &err) == 0, "%s", err.msg);
+        }
+    }
+    json_decref(jobs);
+}
+
+/* job-03 asks for 1 cpu (still too much), then the placed jobs go and more fit. */
+static void edit_and_free(struct sched_util *u)
+{
+    json_decref(sched_util_apply(
+        u,
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"job-03\",\"namespace\":"
+        "\"default\",\"creationTimestamp\":\"2026-01-01T00:04:00Z\"},\"spec\":{\"containers\":[{"
+        "\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+        3000));
+    json_decref(sched_util_cycle(u, 4000));
+    delete_jobs(u, "Scheduled", 5000);
+    json_decref(sched_util_cycle(u, 6000));
+    json_decref(sched_util_cycle(u, 7000));
+}
+
+/* A job whose class changes (its spec edited, room freed) gets its own answer, the same as a
+ * whole document gives; the others keep theirs; class documents go with their last record. */
+START_TEST(test_why_class_leaving_and_gone)
+{
+    char *y = cluster(6);
+    struct sched_util u, w;
+    struct sched_options whole = {.why_whole = 1};
+    sched_util_open(&u, NULL);
+    sched_util_open(&w, &whole);
+    json_decref(sched_util_apply(&u, y, 1000));
+    json_decref(sched_util_apply(&w, y, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    json_decref(sched_util_cycle(&w, 2000));
+    edit_and_free(&u);
+    edit_and_free(&w);
+    json_t *a = answers(&u), *b = answers(&w);
+    assert_same_answers(b, a, "after the edit and the frees");
+    json_t *why = sched_util_why(&u, "default/job-03");
+    ck_assert_msg(strstr(sched_util_str2(why, "nodeFilter", "summary"), "need 1"), "%s",
+                  sched_util_str2(why, "nodeFilter", "summary"));
+    json_decref(why);
+    free_answers(a);
+    free_answers(b);
+    int r, c;
+    count_classes(&u, &r, &c);
+    ck_assert_int_gt(c, 0);
+    assert_counts(&u);
+
+    /* every job goes: no record is left, so no class document either */
+    delete_jobs(&u, NULL, 8000);
+    json_decref(sched_util_cycle(&u, 9000));
+    json_t *all = stored_all(&u), *v;
+    const char *k;
+    json_object_foreach(all, k, v)
+    {
+        ck_assert_msg(strncmp(k, "default/job-", 12) && strncmp(k, "default/first", 13),
+                      "why of '%s' left", k);
+    }
+    json_decref(all);
+    assert_counts(&u);
+    sched_util_close(&u);
+    sched_util_close(&w);
+    free(y);
+}
+END_TEST
+
+static Suite *why_class_suite(void)
+{
+    Suite *s = suite_create("why_class");
+    TCase *tc = tcase_create("why_class");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_why_class_cases_same_answers);
+    tcase_add_test(tc, test_why_class_members_own_answers);
+    tcase_add_test(tc, test_why_class_leaving_and_gone);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(why_class_suite());
+}
