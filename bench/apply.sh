@@ -71,7 +71,7 @@ for k in range(0, len(docs), per):
 PY
 printf 'cycle_interval: 0\nsync: %s\nlog_level: warn\n' "$sync" > "$tmp/config.yml"
 wrap=()
-[ -n "$perf" ] && wrap=(perf record -F 300 --call-graph dwarf,16384 -o "$perf" --)
+[ -n "$perf" ] && wrap=(perf record -F "${PERF_FREQ:-300}" --call-graph dwarf,16384 -o "$perf" --)
 "${wrap[@]}" "$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
   --listen 127.0.0.1:0 --port-file "$tmp/port" &
 pid=$!
@@ -84,8 +84,16 @@ for f in "$tmp"/m*.body; do
     "$url/api/v1/manifests" || { head -c 600 "$tmp/out"; echo; exit 1; }
 done
 end=$(date +%s.%N)
+# musterd's CPU time (user + system, all threads) over its life: steadier than the wall time
+# on a shared machine. Not with --perf (then $pid is perf's).
+cpu=
+if [ -z "$perf" ]; then
+  read -r -a st < <(sed 's/.*) //' "/proc/$pid/stat")
+  cpu=$(echo "scale=2; (${st[11]} + ${st[12]}) / $(getconf CLK_TCK)" | bc)
+fi
 kill -INT $pid; wait $pid || true
 secs=$(echo "$end - $start" | bc)
 echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of $format) in ${secs}s"
 echo "rate            $(echo "($nodes + $pods) / $secs" | bc) objects/s (parse, validate, store, audit; sync $sync)"
+[ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread)"
 echo "store           $(du -sm "$tmp/data" | cut -f1) MiB on disk ($(du -sm "$tmp/data/data.mdb" | cut -f1) MiB data.mdb)"

@@ -340,7 +340,7 @@ static void pod_tolerations(json_t *spec, struct model_pod *out)
     }
 }
 
-int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
+static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
     json_t *status = json_object_get(obj, "status");
@@ -397,11 +397,22 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
     out->creation_ms = timestamp(meta, "creationTimestamp");
     out->deletion_ms = timestamp(meta, "deletionTimestamp");
     out->preempted = pod_preempted(status);
-    out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);
+    if (walk)
+        out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);
 out:
     if (rc < 0)
         model_pod_release(out);
     return rc;
+}
+
+int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err)
+{
+    return pod_decode(obj, out, 1, err);
+}
+
+int model_pod_decode_refused(json_t *obj, struct model_pod *out, struct err *err)
+{
+    return pod_decode(obj, out, 0, err);
 }
 
 void model_pod_release(struct model_pod *p)

@@ -395,6 +395,7 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
     out->docs = NULL;
     out->n = 0;
     out->validated = 0;
+    out->fields_checked = 0;
     if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
         buf += 3, len -= 3;
     while (i < len && strchr(" \t\r\n", buf[i]))
@@ -430,7 +431,7 @@ int model_validate_all(struct model_manifest *m, const char *src, size_t len,
     int n = 0;
     for (size_t i = 0; i < m->n; i++)
         n += model_validate_fields(&m->docs[i], mode, errors, warnings);
-    m->validated = !n;
+    m->validated = m->fields_checked = !n;
     if (!n || !src || (m->n && m->docs[0].pos))
         return n;
     struct model_manifest placed;
@@ -464,7 +465,7 @@ void model_manifest_free(struct model_manifest *m)
     free(m->docs);
     m->docs = NULL;
     m->n = 0;
-    m->validated = 0;
+    m->validated = m->fields_checked = 0;
 }
 
 /* ---- depth ---- */

@@ -11,7 +11,10 @@
 int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
 {
     json_error_t jerr;
-    json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    /* the reader where it can (a scalar at the top is jansson's: JSON_DECODE_ANY) */
+    json_t *v = model_json_read(buf, len, 1);
+    if (!v)
+        v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!v)
         return err_set(err, ERR_INVALID, "document 1: %s at line %d col %d", jerr.text, jerr.line,
                        jerr.column);
@@ -33,7 +36,9 @@ int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out,
             i++;
         if (i < n) {
             json_error_t jerr;
-            json_t *v = json_loadb(p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+            json_t *v = model_json_read(p, n, 1);
+            if (!v)
+                v = json_loadb(p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
             if (!v)
                 return err_set(err, ERR_INVALID, "line %d: %s at col %d", line, jerr.text,
                                jerr.column);

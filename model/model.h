@@ -102,8 +102,11 @@ struct model_doc {
 struct model_manifest {
     struct model_doc *docs;
     size_t n;
-    int validated; /* set by model_validate_all when it found no problem: sched_apply does
-                      not validate the documents again */
+    int validated;      /* set by model_validate_all when it found no problem: sched_apply does
+                           not validate the documents again */
+    int fields_checked; /* set by model_validate_all only (not by the mirror, which sets
+                           validated): every field was checked against the schema, so no
+                           document holds an unsupported one */
 };
 
 /* Parses a YAML stream (documents separated by ---) or JSON (one object, an array of
@@ -181,6 +184,12 @@ int model_too_deep(json_t *v, char **path);
 
 /* Emits a JSON value as YAML (block style, kubectl-like) into a new string. */
 char *model_yaml_dump(json_t *value);
+
+/* JSON read as json_loadb(s, n, flags) reads it, with flags 0 or (reject_dups)
+ * JSON_REJECT_DUPLICATES, without jansson's lexer (json_read.c): the same value, member
+ * order included, or NULL where the reader gives up (a rarer form, or bytes that are not
+ * JSON): then json_loadb answers, errors and all. New. */
+json_t *model_json_read(const char *s, size_t n, int reject_dups);
 
 /* ---- typed views (decoded from validated documents) ---- */
 
@@ -544,6 +553,10 @@ int32_t model_pdb_allowed(const struct model_pdb *b, int32_t expected, int32_t h
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
 int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err);
+/* model_pod_decode of a document whose unsupported fields were refused (a manifest with
+ * fields_checked: model_validate_all names each one as an error). The schema walk that
+ * looks for one is skipped, a tenth of the decode; unsupported stays NULL. */
+int model_pod_decode_refused(json_t *obj, struct model_pod *out, struct err *err);
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err);
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
 int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);

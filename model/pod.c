@@ -102,7 +102,9 @@ void model_pod_set_condition(json_t *pod, const char *type, const char *status, 
         if (!is_type(cd, type))
             json_array_append(keep, cd);
     }
-    cd = json_pack("{s:s,s:s}", "type", type, "status", status);
+    cd = json_object(); /* members in this order: the stored bytes depend on it */
+    json_object_set_new(cd, "type", json_string(type));
+    json_object_set_new(cd, "status", json_string(status));
     if (reason)
         json_object_set_new(cd, "reason", json_string(reason));
     if (message)

@@ -44,6 +44,8 @@ struct sched {
     long cl_nodes, cl_cordoned;
 };
 
+/* A random (version 4) UUID, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx" (uuid.c). */
+void sched__uuid_v4(char out[37]);
 /* The job an object belongs to ("ns/group" or "ns/pod"); NULL for nodes. New. */
 char *sched__object_job(enum model_kind kind, json_t *obj);
 /* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus

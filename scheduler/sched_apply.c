@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "clock.h"
 #include "core.h"
@@ -71,22 +70,6 @@ static void staged_release(struct staged *st, size_t n)
     }
 }
 
-static void uuid_v4(char out[37])
-{
-    unsigned char b[16];
-    size_t got = 0;
-    while (got < sizeof(b)) {
-        ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-        if (n > 0)
-            got += (size_t)n;
-    }
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
-}
-
 static void keep_field(json_t *dst, json_t *src, const char *name)
 {
     json_t *v = json_object_get(src, name);
@@ -108,7 +91,7 @@ static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, i
     }
     if (!json_object_get(meta, "uid")) {
         char uid[37];
-        uuid_v4(uid);
+        sched__uuid_v4(uid);
         json_object_set_new(meta, "uid", json_string(uid));
     }
     if (!json_object_get(meta, "creationTimestamp")) {
@@ -155,14 +138,16 @@ static int same_ignoring(json_t *a, json_t *b, int without_status)
     return same_but(a, b, without_status ? "status" : NULL, 1);
 }
 
-static int stage_decode(json_t *obj, struct staged *st, struct err *err)
+/* refused: the document's unsupported fields were refused by validation (model.h). */
+static int stage_decode(json_t *obj, struct staged *st, int refused, struct err *err)
 {
     memset(&st->u, 0, sizeof(st->u));
     switch (st->kind) {
     case MODEL_NODE:
         return model_node_decode(obj, &st->u.node, err);
     case MODEL_POD:
-        return model_pod_decode(obj, &st->u.pod, err);
+        return refused ? model_pod_decode_refused(obj, &st->u.pod, err)
+                       : model_pod_decode(obj, &st->u.pod, err);
     case MODEL_PODGROUP:
         return model_podgroup_decode(obj, &st->u.pg, err);
     case MODEL_PRIORITYCLASS:
@@ -261,12 +246,21 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
                       same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0) {
-        char buf[32];
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)++*rv);
-        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(buf));
+        char buf[24], *p = buf + sizeof(buf) - 1; /* ++*rv in decimal */
+        unsigned long long n = ++*rv;
+        *p = '\0';
+        do
+            *--p = (char)('0' + n % 10);
+        while (n /= 10);
+        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(p));
     }
     if (strcmp(action, "unchanged") != 0 && !status_only) {
-        if ((rc = stage_decode(obj, &st, err)) < 0) {
+        /* A new object of a manifest whose fields were checked (model_validate_all, the
+         * API's, refuses unsupported ones; neither sched_apply's own model_validate nor
+         * the mirror's looks) holds none: what apply adds (uid, creationTimestamp,
+         * priority) is supported. A replaced one may keep a stored status: walked. */
+        int refused = c->m->fields_checked && !c->status && !old;
+        if ((rc = stage_decode(obj, &st, refused, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
         }
@@ -280,7 +274,9 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     }
     if (strcmp(action, "unchanged") != 0 && (rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
         goto out;
-    json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", doc->index);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "action", json_string(action));
+    json_object_set_new(extra, "document", json_integer(doc->index));
     if (c->by)
         json_object_set(extra, "by", c->by);
     if (c->status)
@@ -289,9 +285,12 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     json_decref(extra);
     if (rc < 0)
         goto out;
-    json_array_append_new(c->results,
-                          json_pack("{s:i,s:s,s:s,s:s}", "document", doc->index, "kind",
-                                    model_kind_name(st.kind), "name", key, "action", action));
+    json_t *res = json_object(); /* the reply's member order */
+    json_object_set_new(res, "document", json_integer(doc->index));
+    json_object_set_new(res, "kind", json_string(model_kind_name(st.kind)));
+    json_object_set_new(res, "name", json_string(key));
+    json_object_set_new(res, "action", json_string(action));
+    json_array_append_new(c->results, res);
 out:
     free(key);
     json_decref(old);
@@ -315,7 +314,12 @@ static int cmp_result(const void *a, const void *b)
 /* Results in document order (classes were applied first). */
 static void sort_results(json_t *results)
 {
-    size_t n = json_array_size(results);
+    size_t n = json_array_size(results), k = 1;
+    while (k < n && cmp_result(&(json_t *){json_array_get(results, k - 1)},
+                               &(json_t *){json_array_get(results, k)}) <= 0)
+        k++;
+    if (k >= n) /* in order already: a manifest without classes */
+        return;
     json_t **r = xcalloc(n + 1, sizeof(*r));
     for (size_t i = 0; i < n; i++)
         r[i] = json_incref(json_array_get(results, i));
@@ -477,7 +481,7 @@ static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed,
         }
         model_pod_set_phase(pod, "Failed", "NodeLost", "muster: the node of this pod was deleted");
         struct staged st = {.kind = MODEL_POD};
-        rc = stage_decode(pod, &st, err);
+        rc = stage_decode(pod, &st, 0, err);
         if (rc == 0) {
             XGROW(c->staged, c->nstaged + 1, c->capstaged);
             c->staged[c->nstaged++] = st;

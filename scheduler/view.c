@@ -318,10 +318,16 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n)
 
 /* ---- jobs ---- */
 
+/* "g:<id>" or "p:<id>" into buf (512 bytes). */
+static void job_key(char buf[512], const char *id, int gang)
+{
+    sched__str_join_to(buf, 512, gang ? "g" : "p", ':', id);
+}
+
 int sched__view_gang_job(const struct sched_view *v, const char *id)
 {
     char buf[512];
-    snprintf(buf, sizeof(buf), "g:%s", id);
+    job_key(buf, id, 1);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
@@ -331,14 +337,14 @@ int sched__view_job(const struct sched_view *v, const char *id)
     if (j >= 0)
         return j;
     char buf[512];
-    snprintf(buf, sizeof(buf), "p:%s", id);
+    job_key(buf, id, 0);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
 int sched__view_job_get(struct sched_view *v, const char *id, int gang)
 {
     char buf[512];
-    snprintf(buf, sizeof(buf), "%s:%s", gang ? "g" : "p", id);
+    job_key(buf, id, gang);
     int ji = sched__strmap_get(&v->job_ix, buf);
     if (ji >= 0)
         return ji;
@@ -364,7 +370,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
     if (j->has_pg || j->npods)
         return;
     char buf[512];
-    snprintf(buf, sizeof(buf), "%s:%s", j->gang ? "g" : "p", j->id);
+    job_key(buf, j->id, j->gang);
     sched__strmap_del(&v->job_ix, buf);
     job_clear(j);
     sched__slot_push(&v->fjobs, ji);
@@ -372,7 +378,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
 
 void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
 {
-    char *id = xasprintf("%s/%s", g->ns, g->name);
+    char *id = sched__str_join(g->ns, '/', g->name);
     int ji = sched__view_job_get(v, id, 1);
     free(id);
     struct sv_job *j = &v->jobs[ji];

@@ -34,7 +34,7 @@ static void list_add(struct sched_view *v, struct sched_strmap *ix, const char *
 
 static void pair_key(char *buf, size_t n, const char *key, const char *value)
 {
-    snprintf(buf, n, "%s=%s", key, value);
+    sched__str_join_to(buf, n, key, '=', value);
 }
 
 /* The pair a term is listed under: its selector's first single-valued In. */

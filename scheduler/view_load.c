@@ -53,15 +53,16 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
 struct decoded_pod {
     int rc;
     struct model_pod p;
-    char msg[ERR_MSG_MAX];
+    char *msg; /* the error's, when rc < 0 (not a buffer in each of half a million results) */
 };
 
 static void *decode_pod(void *ctx, const char *key, json_t *obj)
 {
-    struct decoded_pod *d = xcalloc(1, sizeof(*d));
+    struct decoded_pod *d = xmalloc(sizeof(*d));
     struct err err = ERR_INIT;
+    d->msg = NULL;
     if ((d->rc = model_pod_decode(obj, &d->p, &err)) < 0)
-        snprintf(d->msg, sizeof(d->msg), "%s", err.msg);
+        d->msg = xstrdup(err.msg);
     return d;
 }
 
@@ -74,6 +75,8 @@ static int put_pod(void *ctx, const char *key, void *res)
         model_pod_release(&d->p);
     else if (d && key) /* as load_obj: skipped, not fatal */
         fprintf(stderr, "muster: skipping stored Pod '%s': %s\n", key, d->msg);
+    if (d)
+        free(d->msg);
     free(d);
     return 0;
 }
@@ -127,6 +130,16 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
+    uint64_t npods = 0, npgs = 0;
+    if ((rc = store_count(txn, MODEL_POD, &npods, err)) < 0 ||
+        (rc = store_count(txn, MODEL_PODGROUP, &npgs, err)) < 0)
+        return rc;
+    /* sized once from the store's counts: no rehash or copy while the pods arrive */
+    sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + npods);
+    sched__strmap_reserve(&v->job_ix, v->job_ix.count + npods + npgs);
+    XGROW(v->pods, v->npods + npods, v->cappods);
+    /* at most one job a pod: address space only, pages are touched as jobs arrive */
+    XGROW(v->jobs, v->njobs + npods + npgs, v->capjobs);
     if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)

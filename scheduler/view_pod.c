@@ -23,25 +23,75 @@ static char *dupn(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-static int shape_of(struct sched_view *v, struct sv_pod *p)
+/* A growing string for shape keys: a restart builds one for each of half a million pods, and
+ * stdio's memory streams cost more than the rest of the key's work. */
+struct sbuf {
+    char *s;
+    size_t n, cap;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "p%d|", (int)p->prio);
-    for (int i = 0; i < p->nreq; i++)
-        fprintf(f, "%d=%lld,", p->req[i].res, (long long)p->req[i].v);
-    fputc('|', f);
-    for (size_t i = 0; i < p->m.nnode_selector; i++)
-        fprintf(f, "%s\x1f%s\x1e", p->m.node_selector[i].key, p->m.node_selector[i].value);
-    fputc('|', f);
+    XGROW(b->s, b->n + n + 1, b->cap);
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+static void sb_int(struct sbuf *b, long long v)
+{
+    char d[24], *e = d + sizeof(d), *q = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    sb_put(b, q, (size_t)(e - q));
+}
+
+/* The shape key: "p<prio>|<res>=<v>,...|<key>\x1f<value>\x1e...|<tolerations>|<aff key>". */
+static char *shape_key(const struct sv_pod *p)
+{
+    struct sbuf b = {0};
+    sb_put(&b, "p", 1);
+    sb_int(&b, p->prio);
+    sb_put(&b, "|", 1);
+    for (int i = 0; i < p->nreq; i++) {
+        sb_int(&b, p->req[i].res);
+        sb_put(&b, "=", 1);
+        sb_int(&b, (long long)p->req[i].v);
+        sb_put(&b, ",", 1);
+    }
+    sb_put(&b, "|", 1);
+    for (size_t i = 0; i < p->m.nnode_selector; i++) {
+        sb_str(&b, p->m.node_selector[i].key);
+        sb_put(&b, "\x1f", 1);
+        sb_str(&b, p->m.node_selector[i].value);
+        sb_put(&b, "\x1e", 1);
+    }
+    sb_put(&b, "|", 1);
     for (size_t i = 0; i < p->m.ntolerations; i++) {
         const struct model_toleration *t = &p->m.tolerations[i];
-        fprintf(f, "%s\x1f%s\x1f%s\x1f%s\x1e", t->key ? t->key : "", t->op ? t->op : "",
-                t->value ? t->value : "", t->effect ? t->effect : "");
+        const char *f[] = {t->key, t->op, t->value, t->effect};
+        for (int k = 0; k < 4; k++) {
+            sb_str(&b, f[k] ? f[k] : "");
+            sb_put(&b, k < 3 ? "\x1f" : "\x1e", 1);
+        }
     }
-    fprintf(f, "|%s", p->m.aff ? p->m.aff->node_key : "");
-    fclose(f);
+    sb_put(&b, "|", 1);
+    sb_str(&b, p->m.aff ? p->m.aff->node_key : "");
+    return b.s;
+}
+
+static int shape_of(struct sched_view *v, struct sv_pod *p)
+{
+    char *buf = shape_key(p);
     int si = sched__strmap_get(&v->shape_ix, buf);
     if (si >= 0) {
         free(buf);
@@ -165,7 +215,7 @@ static void put_events(struct sched_view *v, const struct sv_pod *old, const str
 
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
-    char *key = xasprintf("%s/%s", m->ns, m->name);
+    char *key = sched__str_join(m->ns, '/', m->name);
     int old = sched__view_pod(v, key);
     put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
     if (old >= 0) {
@@ -201,7 +251,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 
     int ji;
     if (p->m.group) {
-        char *id = xasprintf("%s/%s", p->m.ns, p->m.group);
+        char *id = sched__str_join(p->m.ns, '/', p->m.group);
         ji = sched__view_job_get(v, id, 1);
         free(id);
     } else {

@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <openssl/evp.h>
@@ -66,25 +67,28 @@ int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err)
     return 0;
 }
 
+/* SHA-256, fetched once: OpenSSL 3 looks EVP_sha256() up again on every EVP_Digest, a
+ * tenth of each record's hashing. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void sha256_fetch(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 /* SHA-256 over buf, which holds the previous raw hash followed by the canonical record. */
 static void digest(const char *buf, size_t len, unsigned char out[HASH_LEN])
 {
     unsigned int n = HASH_LEN;
 
-    EVP_Digest(buf, len, out, &n, EVP_sha256(), NULL);
+    pthread_once(&sha256_once, sha256_fetch);
+    EVP_Digest(buf, len, out, &n, sha256_md ? sha256_md : EVP_sha256(), NULL);
 }
 
 void store__now_rfc3339(char *buf, size_t n)
 {
-    int64_t ms = clock_now_ms();
-    time_t secs = (time_t)(ms / 1000);
-    struct tm tm;
-
-    size_t len;
-
-    gmtime_r(&secs, &tm);
-    len = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf + len, n - len, ".%03uZ", (unsigned)(ms % 1000));
+    clock_format_rfc3339_ms(clock_now_ms(), buf, n);
 }
 
 static const char *const kind_names[] = {
@@ -163,11 +167,19 @@ static size_t with_hash(struct store *st, size_t off, size_t len, const char *he
     char *s = st->buf + off;
     size_t at = hash_slot(s, len);
     int last = s[at] == '}';
-    int m = snprintf(member, sizeof(member), "%s\"hash\":\"%s\"%s", last && at > 1 ? "," : "",
-                     hexhash, last ? "" : ",");
+    size_t m = 0; /* [,]"hash":"<hex>"[,] */
+    if (last && at > 1)
+        member[m++] = ',';
+    memcpy(member + m, "\"hash\":\"", 8);
+    m += 8;
+    memcpy(member + m, hexhash, 2 * HASH_LEN);
+    m += 2 * HASH_LEN;
+    member[m++] = '"';
+    if (!last)
+        member[m++] = ',';
     memmove(s + at + m, s + at, len - at);
-    memcpy(s + at, member, (size_t)m);
-    return len + (size_t)m;
+    memcpy(s + at, member, m);
+    return len + m;
 }
 
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)

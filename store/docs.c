@@ -85,7 +85,7 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
         key[k.mv_size] = '\0';
         if (after && strcmp(key, after) <= 0)
             continue;
-        json_t *obj = json_loadb(v.mv_data, v.mv_size, 0, &jerr);
+        json_t *obj = store__json_load(v.mv_data, v.mv_size, &jerr);
         if (!obj) {
             rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", key, jerr.text);
             break;
@@ -159,7 +159,7 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot read");
-    *out = json_loadb(v.mv_data, v.mv_size, 0, &jerr);
+    *out = store__json_load(v.mv_data, v.mv_size, &jerr);
     if (!*out)
         return err_set(err, ERR_STORE, "corrupt %s '%s': %s", doc_name[db], key, jerr.text);
     return 0;

@@ -56,7 +56,7 @@ struct par {
 static void decode_item(struct par *p, struct chunk *c, struct item *it)
 {
     json_error_t jerr;
-    json_t *obj = json_loadb(it->data, it->len, 0, &jerr);
+    json_t *obj = store__json_load(it->data, it->len, &jerr);
     if (!obj) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);
@@ -108,10 +108,46 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* The binding records, walked beside the pods: both are keyed by the pod's key, so one
+ * cursor moving forward finds each pod's record (or its absence) without a lookup from the
+ * root per pod. */
+struct binds {
+    MDB_cursor *cur; /* NULL: not pods */
+    MDB_val k, v;    /* the record at the cursor, when at */
+    int at;          /* positioned on a record */
+    int started;
+};
+
+/* The binding record of pod key k into *it, advancing b past the records before k.
+ * Returns 0 or ERR_STORE. */
+static int bind_find(MDB_txn *txn, struct binds *b, MDB_val *k, struct item *it, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_dbi dbi = st->dbi[DBI_POD_BIND];
+    int rc = 0;
+    if (!b->started) {
+        b->started = 1;
+        b->k = *k;
+        rc = mdb_cursor_get(b->cur, &b->k, &b->v, MDB_SET_RANGE);
+        b->at = rc == 0;
+    }
+    while (rc == 0 && b->at && mdb_cmp(txn, dbi, &b->k, k) < 0) {
+        rc = mdb_cursor_get(b->cur, &b->k, &b->v, MDB_NEXT);
+        b->at = rc == 0;
+    }
+    if (rc && rc != MDB_NOTFOUND)
+        return store__mdb_err(st, rc, err, "cannot read a binding");
+    if (b->at && mdb_cmp(txn, dbi, &b->k, k) == 0) {
+        it->bind = b->v.mv_data;
+        it->bindlen = b->v.mv_size;
+    }
+    return 0;
+}
+
 /* Fills chunk c from the cursor: up to CHUNK values of keys starting with prefix, and for
- * pods (bind) each one's binding record, read here since workers never call LMDB.
+ * pods (b->cur set) each one's binding record, read here since workers never call LMDB.
  * Returns 0 (c->n 0 at the end) or ERR_STORE. */
-static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, int bind,
+static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, struct binds *b,
                 struct chunk *c, struct err *err)
 {
     struct store *st = store__of(txn);
@@ -136,13 +172,8 @@ static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, int 
         struct item *it = &c->it[c->n++];
         *it = (struct item){.data = v.mv_data, .len = v.mv_size, .key = c->nkeys};
         c->nkeys += k.mv_size + 1;
-        MDB_val b;
-        if (bind && (rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &b)) == 0) {
-            it->bind = b.mv_data;
-            it->bindlen = b.mv_size;
-        } else if (bind && rc != MDB_NOTFOUND) {
-            return store__mdb_err(st, rc, err, "cannot read a binding");
-        }
+        if (b->cur && (rc = bind_find(txn, b, &k, it, err)) < 0)
+            return rc;
     }
     return 0;
 }
@@ -164,9 +195,14 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
     int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
+    struct binds binds = {0};
+    if (kind == MODEL_POD && (rc = mdb_cursor_open(txn, st->dbi[DBI_POD_BIND], &binds.cur))) {
+        mdb_cursor_close(cur);
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    }
     struct par *p = xcalloc(1, sizeof(*p));
     pthread_t th[MAX_THREADS];
-    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST, bind = kind == MODEL_POD;
+    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->more, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -176,12 +212,12 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
         if (pthread_create(&th[nth], NULL, worker, p) == 0)
             nth++;
     /* chunk k is published once filled; the thread fills k + 1 before consuming k */
-    if (op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, &p->ch[0], err)) < 0)
+    if (op >= 0 && (rc = fill(txn, cur, &op, prefix, &binds, &p->ch[0], err)) < 0)
         p->ch[0].n = 0;
     for (size_t k = 0; p->ch[k % 2].n; k++) {
         struct chunk *c = &p->ch[k % 2], *nx = &p->ch[(k + 1) % 2];
         nx->n = 0;
-        if (rc == 0 && op >= 0 && (rc = fill(txn, cur, &op, prefix, bind, nx, err)) < 0)
+        if (rc == 0 && op >= 0 && (rc = fill(txn, cur, &op, prefix, &binds, nx, err)) < 0)
             nx->n = 0;
         pthread_mutex_lock(&p->mu);
         p->tail = k + 2;
@@ -214,6 +250,8 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
     for (int i = 0; i < nth; i++)
         pthread_join(th[i], NULL);
     mdb_cursor_close(cur);
+    if (binds.cur)
+        mdb_cursor_close(binds.cur);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->more);
     pthread_cond_destroy(&p->done);

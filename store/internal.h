@@ -82,6 +82,9 @@ int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
  * flags are ignored) (jsonw.c). Returns the length written after off; the bytes are not
  * NUL-terminated. */
 size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
+/* A stored value parsed (objects, lists, documents): model_json_read, and json_loadb(s, n,
+ * 0) where it gives up (NULL with *jerr set when the bytes are not JSON). New. */
+json_t *store__json_load(const char *s, size_t n, json_error_t *jerr);
 
 /* Iterates a plain JSON database from the first key with prefix (NULL: all), decoding
  * each value once. Returns 0, fn's negative code, ERR_STORE. */

@@ -13,6 +13,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,13 @@ static void put_integer(struct out *o, json_int_t v)
 /* jansson's jsonp_dtostr with precision 17 (the "C" locale: '.' is the decimal point) */
 static void put_real(struct out *o, double v)
 {
+    /* A whole number below 10^15 in magnitude (not -0): %.17g writes its digits without an
+     * exponent, then ".0" is added; the records' durations and shares mostly are. */
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
+        put_integer(o, (json_int_t)v);
+        put(o, ".0", 2);
+        return;
+    }
     char buf[48];
     int n = snprintf(buf, sizeof(buf) - 3, "%.17g", v);
     size_t len = n > 0 ? (size_t)n : 0;

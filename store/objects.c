@@ -146,6 +146,12 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
     return 0;
 }
 
+json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
+{
+    json_t *v = model_json_read(s, n, 0);
+    return v ? v : json_loadb(s, n, 0, jerr);
+}
+
 /* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */
 static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const char *key,
                   json_t **out, struct err *err)
@@ -153,7 +159,7 @@ static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const ch
     json_error_t jerr;
     int rc;
 
-    *out = json_loadb(v->mv_data, v->mv_size, 0, &jerr);
+    *out = store__json_load(v->mv_data, v->mv_size, &jerr);
     if (!*out)
         return err_set(err, ERR_STORE, "corrupt %s '%s': %s", kind_word[kind], key, jerr.text);
     if (kind == MODEL_POD && (rc = store__pod_overlay(txn, key, *out, err)) < 0) {

@@ -259,6 +259,35 @@ START_TEST(test_api_batch_expect_100_continue_is_answered)
 }
 END_TEST
 
+/* Results come in document order: a PriorityClass is applied before the pods that name it
+ * (here after them in the manifest), and without one nothing is reordered. */
+START_TEST(test_api_batch_results_in_document_order)
+{
+    const char *klass = "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+                        "\"metadata\":{\"name\":\"ord\"},\"value\":3}";
+    char body[2048];
+    snprintf(body, sizeof(body), "%s\n%s\n%s\n%s\n", POD("ord-1"), NODE("ord-n"), klass,
+             POD("ord-2"));
+    json_t *j = call("POST", "/api/v1/manifests", body, ndjson, 201);
+    json_t *r = json_object_get(j, "results");
+    const char *kinds[] = {"Pod", "Node", "PriorityClass", "Pod"};
+    ck_assert_int_eq(json_array_size(r), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *e = json_array_get(r, i);
+        ck_assert_int_eq(json_integer_value(json_object_get(e, "document")), (json_int_t)i + 1);
+        ck_assert_str_eq(json_string_value(json_object_get(e, "kind")), kinds[i]);
+    }
+    json_decref(j);
+    snprintf(body, sizeof(body), "%s\n%s\n", POD("ord-3"), POD("ord-1"));
+    j = call("POST", "/api/v1/manifests", body, ndjson, 201);
+    r = json_object_get(j, "results");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "name")),
+                     "batch/ord-3");
+    ck_assert_str_eq(action_of(j, 1), "unchanged");
+    json_decref(j);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("api_batch");
@@ -268,6 +297,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_api_batch_ndjson_applies_every_line);
     tcase_add_test(tc, test_api_batch_json_array_applies_every_item);
+    tcase_add_test(tc, test_api_batch_results_in_document_order);
     tcase_add_test(tc, test_api_batch_ndjson_invalid_object_names_its_line_and_writes_nothing);
     tcase_add_test(tc, test_api_batch_ndjson_list_line_names_its_line);
     tcase_add_test(tc, test_api_batch_ndjson_syntax_errors_name_the_line);

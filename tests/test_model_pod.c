@@ -1,6 +1,7 @@
 /*
  * test_model_pod.c - the Pod fields muster writes (model/pod.c): terminal phases, status
- * phase and nomination, conditions, binding on a copy that leaves the stored pod intact.
+ * phase and nomination, conditions, binding on a copy that leaves the stored pod intact; a
+ * pod decoded without the unsupported-field walk (after validation refused them) the same.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -211,6 +212,81 @@ START_TEST(test_model_pod_set_bound_leaves_the_stored_pod)
 }
 END_TEST
 
+/* ---- decoding a pod whose unsupported fields were refused ---- */
+
+static struct model_manifest parse_validated(const char *yaml, int *problems)
+{
+    struct model_manifest m = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_manifest_parse(yaml, strlen(yaml), MODEL_FMT_AUTO, &m, &err) == 0, "%s",
+                  err.msg);
+    json_t *errors = json_array(), *warnings = json_array();
+    *problems = model_validate_all(&m, yaml, strlen(yaml), MODEL_FIELDS_IGNORE, errors, warnings);
+    json_decref(errors);
+    json_decref(warnings);
+    return m;
+}
+
+/* model_pod_decode_refused decodes what model_pod_decode does, but for the walk: and
+ * model_validate_all refuses every document the walk would find something in, in every
+ * field validation mode (here the most lenient). */
+START_TEST(test_model_pod_decode_refused_same_as_decode)
+{
+    const char *ok =
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: t, labels: {app: x, "
+        "pod-group.scheduling.sigs.k8s.io: g}}\n"
+        "spec:\n  priority: 5\n  nodeSelector: {zone: z1}\n"
+        "  tolerations: [{key: k, operator: Exists, effect: NoSchedule}]\n"
+        "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        "{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [z1]}]}]}}}\n"
+        "  containers: [{name: c, image: i, resources: {requests: {cpu: 250m, memory: 1Gi}}}]\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+        "spec: {containers: [{name: c, image: i}]}\n";
+    int problems = -1;
+    struct model_manifest m = parse_validated(ok, &problems);
+    ck_assert_int_eq(problems, 0);
+    ck_assert_int_eq(m.validated, 1);
+    ck_assert_int_eq(m.fields_checked, 1);
+    for (size_t i = 0; i < m.n; i++) {
+        struct model_pod a, b;
+        struct err err = ERR_INIT;
+        ck_assert_int_eq(model_pod_decode(m.docs[i].obj, &a, &err), 0);
+        ck_assert_int_eq(model_pod_decode_refused(m.docs[i].obj, &b, &err), 0);
+        ck_assert_ptr_null(a.unsupported);
+        ck_assert_ptr_null(b.unsupported);
+        ck_assert_str_eq(a.ns, b.ns);
+        ck_assert_str_eq(a.name, b.name);
+        ck_assert_uint_eq(a.nrequests, b.nrequests);
+        for (size_t r = 0; r < a.nrequests; r++) {
+            ck_assert_str_eq(a.requests[r].name, b.requests[r].name);
+            ck_assert(a.requests[r].value == b.requests[r].value);
+        }
+        ck_assert_uint_eq(a.nlabels, b.nlabels);
+        ck_assert_uint_eq(a.nnode_selector, b.nnode_selector);
+        ck_assert_uint_eq(a.ntolerations, b.ntolerations);
+        ck_assert_int_eq(a.priority, b.priority);
+        ck_assert_int_eq(a.aff != NULL, b.aff != NULL);
+        ck_assert_int_eq(a.group != NULL, b.group != NULL);
+        model_pod_release(&a);
+        model_pod_release(&b);
+    }
+    model_manifest_free(&m);
+
+    const char *bad = "apiVersion: v1\nkind: Pod\nmetadata: {name: c}\n"
+                      "spec: {runtimeClassName: gvisor, containers: [{name: c, image: i}]}\n";
+    m = parse_validated(bad, &problems);
+    ck_assert_int_gt(problems, 0); /* refused: the refused decode never sees it */
+    ck_assert_int_eq(m.validated, 0);
+    ck_assert_int_eq(m.fields_checked, 0);
+    struct model_pod a;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_pod_decode(m.docs[0].obj, &a, &err), 0);
+    ck_assert_str_eq(a.unsupported, "spec.runtimeClassName");
+    model_pod_release(&a);
+    model_manifest_free(&m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("model_pod");
@@ -220,6 +296,7 @@ int main(void)
     tcase_add_test(tc, test_model_pod_set_condition_replaces_at_end);
     tcase_add_test(tc, test_model_pod_condition_time);
     tcase_add_test(tc, test_model_pod_set_bound_leaves_the_stored_pod);
+    tcase_add_test(tc, test_model_pod_decode_refused_same_as_decode);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

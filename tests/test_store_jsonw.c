@@ -76,6 +76,18 @@ START_TEST(test_store_jsonw_values)
                       2.5e-7};
     for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
         assert_both(json_real(reals[i]));
+    /* whole numbers, written without printf below 10^15 (jsonw.c put_real) */
+    double whole[] = {999999999999999.0,  -999999999999999.0, 1e15, -1e15, 1e14, -7.0, 123.0,
+                      4503599627370496.0, 9007199254740993.0};
+    for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+        assert_both(json_real(whole[i]));
+    unsigned wseed = 7;
+    for (int i = 0; i < 20000; i++) {
+        double w = (double)(rand_r(&wseed) % 2000001 - 1000000);
+        for (int k = rand_r(&wseed) % 10; k > 0; k--)
+            w *= 10;
+        assert_both(json_real(w));
+    }
     assert_both(json_true());
     assert_both(json_false());
     assert_both(json_null());

@@ -1,0 +1,36 @@
+/*
+ * fuzz_json_read.c - model_json_read (model/json_read.c) against jansson's json_loadb on
+ * arbitrary bytes; the first byte chooses JSON_REJECT_DUPLICATES.
+ *
+ * Invariant: when the reader reads a value, json_loadb with the same flags reads the same
+ * value, member order included (compared as jansson's compact dumps); the reader never
+ * reads what jansson refuses.
+ */
+#include "fuzz.h"
+
+#include <jansson.h>
+
+#include "model.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    int dups = data[0] & 1;
+    const char *s = (const char *)data + 1;
+    size_t n = size - 1;
+    json_error_t e;
+    json_t *got = model_json_read(s, n, dups);
+    json_t *want = json_loadb(s, n, dups ? JSON_REJECT_DUPLICATES : 0, &e);
+    if (got) {
+        FUZZ_CHECK(want != NULL, "read what jansson refuses: %s", e.text);
+        char *a = json_dumps(got, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *b = json_dumps(want, JSON_COMPACT | JSON_ENCODE_ANY);
+        FUZZ_CHECK(json_equal(got, want) && !strcmp(a, b), "read %s, jansson %s", a, b);
+        free(a);
+        free(b);
+    }
+    json_decref(got);
+    json_decref(want);
+    return 0;
+}

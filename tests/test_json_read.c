@@ -1,0 +1,212 @@
+/* test_json_read.c - the JSON reader (model/json_read.c) reads what json_loadb(s, n, 0) and
+ * json_loadb(s, n, JSON_REJECT_DUPLICATES) read, member order included, or gives up (NULL)
+ * where the caller falls back to jansson; the store's store__json_load answers as jansson:
+ * hand-picked inputs, seeded random trees as the store writes them (compact, sorted or
+ * not, and pretty-printed), and those bytes mutated, where it must never accept what
+ * jansson refuses nor read anything differently. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../store/internal.h"
+#include "alloc.h"
+#include "check_run.h"
+
+/* Same value and the same member order (dumped unsorted: insertion order). */
+static void assert_same(json_t *a, json_t *b, const char *in, size_t n)
+{
+    char *da = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *db = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
+    ck_assert_msg(json_equal(a, b) && !strcmp(da, db), "input %.*s\nread   %s\njansson %s", (int)n,
+                  in, da, db);
+    free(da);
+    free(db);
+}
+
+/* The reader on s[0..n): when it reads something, jansson reads the same; when jansson
+ * refuses, so does the reader. Returns 1 when the reader read it. */
+static int check_mode(const char *s, size_t n, int dups)
+{
+    json_error_t e;
+    json_t *want = json_loadb(s, n, dups ? JSON_REJECT_DUPLICATES : 0, &e);
+    json_t *got = model_json_read(s, n, dups);
+    int read = got != NULL;
+    if (got) {
+        ck_assert_msg(want != NULL, "read what jansson refuses (%s): %.*s", e.text, (int)n, s);
+        assert_same(got, want, s, n);
+    }
+    json_decref(got);
+    json_decref(want);
+    return read;
+}
+
+static int check_bytes(const char *s, size_t n)
+{
+    json_error_t e;
+    int read = check_mode(s, n, 0);
+    check_mode(s, n, 1);
+    json_t *want = json_loadb(s, n, 0, &e);
+    json_t *loaded = store__json_load(s, n, &e); /* the fallback answers as jansson */
+    ck_assert_int_eq(loaded != NULL, want != NULL);
+    if (loaded)
+        assert_same(loaded, want, s, n);
+    json_decref(loaded);
+    json_decref(want);
+    return read;
+}
+
+static int check_str(const char *s)
+{
+    return check_bytes(s, strlen(s));
+}
+
+START_TEST(test_json_read_inputs)
+{
+    /* read by the reader itself */
+    const char *fast[] = {"{}",
+                          "[]",
+                          " { \"a\" : 1 , \"b\":[true,false,null] }\n",
+                          "{\"a\":1,\"a\":2,\"b\":3}",
+                          "{\"k\":\"\xc3\xa9\\n\\t\\\"\\\\\\/\"}",
+                          "[-0,0,-1,9223372036854775807,-9223372036854775808]",
+                          "[1.5,-0.25,1e10,1E-5,2.5e+3,0.1,1e-320]",
+                          "{\"\":\"\"}",
+                          "{\"x\":{\"y\":{\"z\":[[[]]]}}}",
+                          "[\"\x7f\"]"};
+    for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++)
+        ck_assert_msg(check_str(fast[i]), "gave up on %s", fast[i]);
+    /* left to jansson (read or refused there) */
+    const char *slow[] = {"\"top\"",
+                          "1",
+                          "true",
+                          "{\"a\":\"\\u00e9\"}",
+                          "{\"a\":\"\\u0000\"}",
+                          "[9223372036854775808]",
+                          "[-9223372036854775809]",
+                          "[1e999]",
+                          "[01]",
+                          "[1.]",
+                          "[.5]",
+                          "[-]",
+                          "[1e]",
+                          "{\"a\":1,}",
+                          "[1,]",
+                          "{\"a\"}",
+                          "[1 2]",
+                          "[1]x",
+                          "[\"\xff\"]",
+                          "{\"\xc3\":1}",
+                          "[\"a\tb\"]",
+                          "{\"a\":tru}",
+                          "[nul]",
+                          "",
+                          "   ",
+                          "[",
+                          "{\"a\":[1,2}",
+                          "{'a':1}",
+                          "[\"\\x\"]",
+                          "[+1]",
+                          "[1e5.5]",
+                          "[Infinity]",
+                          "[NaN]",
+                          "[-01]"};
+    for (size_t i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
+        ck_assert_msg(!check_str(slow[i]), "read %s", slow[i]);
+    ck_assert(!check_mode("{\"a\":1,\"b\":{\"a\":2,\"a\":3}}", 25, 1)); /* a repeat */
+    ck_assert(check_mode("{\"a\":1,\"b\":{\"a\":2,\"c\":3}}", 25, 1));
+    ck_assert(!check_bytes("[1,\0]", 5));
+    ck_assert(!check_bytes("{\"a\":\"b\0c\"}", 11));
+    /* deeper than the reader goes: jansson's */
+    char deep[2 * 300 + 1];
+    memset(deep, '[', 300);
+    memset(deep + 300, ']', 300);
+    deep[600] = '\0';
+    ck_assert(!check_str(deep));
+}
+END_TEST
+
+static json_t *random_tree(unsigned *seed, int depth)
+{
+    static const char *const words[] = {
+        "a",          "ab",          "b", "spec", "x\"y",     "n\\m",
+        "t\tab\r\n/", "caf\xc3\xa9", "",  "Z",    "\x01\x1f", "\xe2\x82\xac\xf0\x9f\x98\x80"};
+    int kind = rand_r(seed) % (depth > 4 ? 6 : 8);
+    switch (kind) {
+    case 0:
+        return json_string(words[rand_r(seed) % 12]);
+    case 1:
+        return json_integer(/* the whole int64 range, both signs */
+                            (json_int_t)(((uint64_t)rand_r(seed) << 33) -
+                                         ((uint64_t)rand_r(seed) << 2)));
+    case 2:
+        return json_real((rand_r(seed) - RAND_MAX / 2) / (double)(1 + rand_r(seed) % 1000) *
+                         (rand_r(seed) % 3 ? 1 : 1e-12));
+    case 3:
+        return rand_r(seed) % 2 ? json_true() : json_false();
+    case 4:
+        return json_null();
+    case 5:
+        return json_string("plain");
+    case 6: {
+        json_t *a = json_array();
+        for (int i = rand_r(seed) % 5; i > 0; i--)
+            json_array_append_new(a, random_tree(seed, depth + 1));
+        return a;
+    }
+    default: {
+        json_t *o = json_object();
+        for (int i = rand_r(seed) % 6; i > 0; i--)
+            json_object_set_new(o, words[rand_r(seed) % 12], random_tree(seed, depth + 1));
+        return o;
+    }
+    }
+}
+
+START_TEST(test_json_read_random_trees_and_mutations)
+{
+    static const char mut[] = "{}[],:\"\\ 0-.eE+x\x01\xff";
+    unsigned seed = 7341;
+    size_t flags[] = {JSON_COMPACT, JSON_COMPACT | JSON_SORT_KEYS, JSON_INDENT(2)};
+    int read = 0;
+    for (int i = 0; i < 3000; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "root", random_tree(&seed, 0));
+        char *text = json_dumps(o, flags[i % 3]);
+        size_t n = strlen(text);
+        read += check_bytes(text, n);
+        for (int m = 0; m < 8 && n; m++) { /* one byte changed, dropped or cut */
+            char *b = xmalloc(n + 1);
+            memcpy(b, text, n + 1);
+            size_t at = (size_t)rand_r(&seed) % n, len = n;
+            int how = rand_r(&seed) % 3;
+            if (how == 0)
+                b[at] = mut[rand_r(&seed) % (sizeof(mut) - 1)];
+            else if (how == 1)
+                memmove(b + at, b + at + 1, n - at), len--;
+            else
+                len = at;
+            check_bytes(b, len);
+            free(b);
+        }
+        free(text);
+        json_decref(o);
+    }
+    ck_assert_int_gt(read, 1000); /* the common case is the reader's */
+}
+END_TEST
+
+static Suite *json_read_suite(void)
+{
+    Suite *s = suite_create("json_read");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_json_read_inputs);
+    tcase_add_test(tc, test_json_read_random_trees_and_mutations);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(json_read_suite());
+}

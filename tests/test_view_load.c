@@ -1,0 +1,77 @@
+/*
+ * test_view_load.c - the view rebuilt from the store (scheduler/view_load.c): a stored pod
+ * that no longer decodes is skipped and the rest load, bound ones on their nodes; the
+ * rebuilt view equals the live one of the same applies.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_run.h"
+#include "err.h"
+#include "scheduler.h"
+#include "model.h"
+#include "sched_util.h"
+#include "store_util.h"
+
+#define NODE                                                                                       \
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"                                           \
+    "status: {allocatable: {cpu: \"8\", pods: \"20\"}}\n"
+#define POD                                                                                        \
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t}\n"                             \
+    "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n"
+
+START_TEST(test_view_load_skips_what_no_longer_decodes)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    char buf[512];
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, NODE, 1000));
+    for (int i = 0; i < 6; i++) {
+        snprintf(buf, sizeof(buf), POD, i);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    json_decref(sched_util_cycle(&u, 2000)); /* binds them: binding records */
+    json_t *live = sched_view_dump(u.s);
+    /* a pod the store holds but the decoder refuses (a topology index that is not a
+     * number), written beside the others as an older muster might have */
+    MDB_txn *txn = store_util_begin(u.st, 1);
+    json_t *bad = store_util_pod("t", "p3x", NULL, NULL, NULL);
+    json_object_set_new(json_object_get(bad, "metadata"), "annotations",
+                        json_pack("{s:s}", MODEL_ANN_TOPOLOGY_INDEX, "abc"));
+    ck_assert_msg(store_put(txn, MODEL_POD, bad, NULL, &err) == 0, "%s", err.msg);
+    store_util_commit(&txn);
+    json_decref(bad);
+
+    sched_util_reopen(&u);
+    json_t *rebuilt = sched_view_dump(u.s);
+    ck_assert_ptr_null(json_object_get(json_object_get(rebuilt, "pods"), "t/p3x"));
+    if (!json_equal(live, rebuilt)) {
+        char *a = json_dumps(live, JSON_SORT_KEYS), *b = json_dumps(rebuilt, JSON_SORT_KEYS);
+        ck_abort_msg("rebuilt view differs:\nlive:    %s\nrebuilt: %s", a, b);
+    }
+    ck_assert_int_eq(json_object_size(json_object_get(rebuilt, "pods")), 6);
+    const char *node = json_string_value(
+        json_object_get(json_object_get(json_object_get(rebuilt, "pods"), "t/p5"), "node"));
+    ck_assert_str_eq(node, "n1");
+    json_decref(live);
+    json_decref(rebuilt);
+    sched_util_close(&u);
+}
+END_TEST
+
+static Suite *view_load_suite(void)
+{
+    Suite *s = suite_create("view_load");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_view_load_skips_what_no_longer_decodes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run(view_load_suite());
+}
