@@ -48,7 +48,9 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
     for (size_t i = 0; rc == 0 && c->s->opts.mark_running && i < v->njobs; i++)
         if (v->jobs[i].alive)
             rc = mark_running(c, &v->jobs[i], err);
-    for (size_t i = 0; rc == 0 && !c->s->opts.mirrored && i < v->npods; i++) {
+    /* terminating pods past their grace period: a scan of every pod, so only while some
+     * are terminating (v->ndeleting) */
+    for (size_t i = 0; rc == 0 && !c->s->opts.mirrored && v->ndeleting && i < v->npods; i++) {
         struct sv_pod *p = &v->pods[i];
         if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->s->opts.grace_ms)
             continue;

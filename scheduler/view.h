@@ -340,6 +340,8 @@ struct sched_view {
     struct sv_reflist *lists;
     size_t nlists, caplists;
     size_t nterm_pods; /* live pods with inter-pod terms */
+    size_t ndeleting;  /* live pods with m.deletion_ms set: the housekeeping's pod scan
+                          (cycle_housekeeping.c) runs only while there are some */
     uint32_t gen;
     /* node label index (view_labels.c), rebuilt lazily when nl_dirty */
     struct sched_strmap nl_ix, nk_ix; /* "key\x1fvalue" -> nls, "key" -> nks */

@@ -233,6 +233,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     p->m = *m;
     memset(m, 0, sizeof(*m));
     p->alive = 1;
+    v->ndeleting += p->m.deletion_ms != 0;
     p->node = -1;
     p->nominated = -1;
     p->req = xcalloc(p->m.nrequests + 1, sizeof(*p->req));
@@ -327,6 +328,7 @@ static void pod_remove(struct sched_view *v, int pi)
     sched__view_job_maybe_free(v, p->job);
     if (sched__pod_has_terms(p))
         v->nterm_pods--;
+    v->ndeleting -= p->m.deletion_ms != 0;
     sched__strmap_del(&v->pod_ix, p->key);
     free(p->key);
     model_pod_release(&p->m);

@@ -1,7 +1,9 @@
 /*
  * test_sched_todo.c - the jobs a cycle looks at (view.h todo, cycle.c pending_jobs) against
  * all jobs: after random applies, deletes, finished pods, node changes and cycles, every
- * job a full scan finds work for (sched__job_has_work) is in the todo, once.
+ * job a full scan finds work for (sched__job_has_work) is in the todo, once; and the
+ * count of terminating pods that gates the housekeeping's scan (view.h ndeleting) matches a
+ * count of every pod.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -32,6 +34,10 @@ static void apply_f(struct sched_util *u, int64_t now, const char *fmt, ...)
 #define POD_YAML                                                                                   \
     "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t%s}\n"                           \
     "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n"
+#define TERMINATING_POD_YAML                                                                       \
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t, deletionTimestamp: "           \
+    "\"1970-01-01T00:00:01Z\"}\n"                                                                  \
+    "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n"
 #define GANG_POD_YAML                                                                              \
     "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t, labels: "                      \
     "{pod-group.scheduling.sigs.k8s.io: g%d}}\n"                                                   \
@@ -53,6 +59,11 @@ static void check_todo(struct sched_util *u, int step)
                       "step %d: job '%s' has work but the cycle would not look at it", step, j->id);
     }
     ck_assert_int_eq(marked, v->ntodo);
+    size_t deleting = 0;
+    for (size_t i = 0; i < v->npods; i++)
+        deleting += v->pods[i].alive && v->pods[i].m.deletion_ms;
+    ck_assert_msg(deleting == v->ndeleting, "step %d: %zu terminating pods, the view counts %zu",
+                  step, deleting, v->ndeleting);
 }
 
 START_TEST(test_sched_todo_holds_every_job_with_work)
@@ -61,14 +72,18 @@ START_TEST(test_sched_todo_holds_every_job_with_work)
     sched_util_open(&u, NULL);
     unsigned seed = 3;
     int64_t now = 1000;
-    int nodes = 0, pods = 0, groups = 0, cycles = 0, deleted = 0, finished = 0;
+    int nodes = 0, pods = 0, groups = 0, cycles = 0, deleted = 0, finished = 0, terminating = 0;
     for (; nodes < 3; nodes++)
         apply_f(&u, now, NODE_YAML, nodes);
     for (int step = 0; step < 400; step++) {
         int op = (int)(rand_r(&seed) % 100);
         now += 100;
-        if (op < 25) { /* a lone pod */
+        if (op < 22) { /* a lone pod */
             apply_f(&u, now, POD_YAML, pods++, "");
+        } else if (op < 25) { /* a pod already terminating: housekeeping removes it after
+                                 the grace period */
+            apply_f(&u, now, TERMINATING_POD_YAML, pods++);
+            terminating++;
         } else if (op < 35) { /* a gang of 2 or 3 */
             int size = 2 + (int)(rand_r(&seed) % 2);
             apply_f(&u, now, GROUP_YAML, groups, size);
@@ -113,10 +128,13 @@ START_TEST(test_sched_todo_holds_every_job_with_work)
     ck_assert_int_gt(cycles, 50);
     ck_assert_int_gt(deleted, 10);
     ck_assert_int_gt(finished, 10);
+    ck_assert_int_gt(terminating, 5);
     /* the todo shrinks: a cycle drops the jobs it has nothing to do for */
     json_decref(sched_util_cycle(&u, now + 200000));
     check_todo(&u, 400);
     ck_assert_int_lt(u.s->v->ntodo, u.s->v->njobs);
+    /* every terminating pod is past its grace period by now, and gone */
+    ck_assert_uint_eq(u.s->v->ndeleting, 0);
     sched_util_close(&u);
 }
 END_TEST
