@@ -178,10 +178,14 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
     atomic_init(&st->grow_pending, 0);
     atomic_init(&st->nchildren, 0);
     atomic_init(&st->write_txn, NULL);
+    atomic_init(&st->last_txn, 0);
 
     if ((rc = mkdir_p(st->dir, err)) < 0 || (rc = take_lock(st, err)) < 0 ||
         (rc = open_env(st, opts->map_size, err)) < 0)
         goto out;
+    MDB_envinfo info;
+    mdb_env_info(st->env, &info); /* no transaction can be active yet */
+    atomic_store(&st->last_txn, (uint64_t)info.me_last_txnid);
     *out = st;
 out:
     if (rc < 0)

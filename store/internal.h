@@ -60,6 +60,7 @@ struct store {
     /* Classifies a txn at commit/abort: the top-level write txn, one of its children
      * (a stack, innermost last), or else a read txn. */
     _Atomic(MDB_txn *) write_txn;
+    _Atomic uint64_t last_txn; /* store_last_txn: set at open and by each top-level commit */
     atomic_int nchildren;
     pthread_mutex_t child_mu;
     MDB_txn *children[STORE_MAX_CHILDREN];

@@ -85,15 +85,21 @@ int store_stats(struct store *st, struct store_stats *out, struct err *err);
 
 /* ---- transactions ---- */
 
-enum { STORE_READ = 0, STORE_WRITE = 1 };
+enum { STORE_READ = 0, STORE_WRITE = 1, STORE_READ_NOWAIT = 2 };
 
-/* Begins a transaction. Returns 0, ERR_STORE. */
+/* Begins a transaction. STORE_READ_NOWAIT: a read transaction, or ERR_BUSY at once where
+ * STORE_READ would wait (the map is being grown or about to be: an event loop's read).
+ * Returns 0, ERR_BUSY, ERR_STORE. */
 int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err);
 /* Begins a nested write transaction under parent (for statements). */
 int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err);
 /* The id of txn's snapshot: the number of write transactions committed before it began
  * (a write transaction: the one it will commit as). Equal ids mean the same contents. */
 uint64_t store_txn_id(MDB_txn *txn);
+/* The id a read transaction begun now would have (the last committed write transaction
+ * of this process, or the store's when opened), without beginning one: it never waits,
+ * not even for the map's growth, so an event loop may ask. */
+uint64_t store_last_txn(struct store *st);
 /* Commits and sets *txn to NULL, even on failure. Returns 0, ERR_MAP_FULL (map grown;
  * retry the whole transaction) or ERR_STORE. */
 int store_txn_commit(MDB_txn **txn, struct err *err);

@@ -62,6 +62,18 @@ static void lock_shared(struct store *st)
         (*c)++;
 }
 
+/* lock_shared, or 0 at once when the lock would have to be waited for. 1 when taken. */
+static int try_lock_shared(struct store *st)
+{
+    int *c = held_count(st);
+
+    if ((!c || *c == 0) && pthread_rwlock_tryrdlock(&st->grow_lock) != 0)
+        return 0;
+    if (c)
+        (*c)++;
+    return 1;
+}
+
 static void unlock_shared(struct store *st)
 {
     int *c = held_count(st);
@@ -129,14 +141,25 @@ uint64_t store_txn_id(MDB_txn *txn)
     return txn ? (uint64_t)mdb_txn_id(txn) : 0;
 }
 
+uint64_t store_last_txn(struct store *st)
+{
+    return atomic_load(&st->last_txn);
+}
+
 int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err)
 {
     int rc;
 
     *txn = NULL;
-    if (write)
-        maybe_grow(st);
-    lock_shared(st);
+    if (write == STORE_READ_NOWAIT) {
+        if (!try_lock_shared(st))
+            return err_set(err, ERR_BUSY, "the store is busy growing its map");
+        write = 0;
+    } else {
+        if (write)
+            maybe_grow(st);
+        lock_shared(st);
+    }
     rc = mdb_txn_begin(st->env, NULL, write ? 0 : MDB_RDONLY, txn);
     if (rc) {
         unlock_shared(st);
@@ -220,6 +243,13 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
     *txn = NULL;
     if (rc)
         rc = store__mdb_err(st, rc, err, "cannot commit");
+    else if (cls == TXN_WRITE) {
+        /* the map cannot move yet (grow_lock is still held shared); a commit that changed
+         * nothing leaves the id as it was */
+        MDB_envinfo info;
+        mdb_env_info(st->env, &info);
+        atomic_store(&st->last_txn, (uint64_t)info.me_last_txnid);
+    }
     finish(st, cls);
     return rc;
 }

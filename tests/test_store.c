@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "../store/internal.h" /* grow_lock: a growth pending, as a resize takes it */
 #include "store.h"
 #include "store_util.h"
 #include "check_run.h"
@@ -120,6 +121,66 @@ START_TEST(test_store_roundtrip)
     ck_assert_str_eq(err.msg, "pod 'default/x' not found");
     store_txn_abort(&txn);
     ck_assert_ptr_null(txn);
+}
+END_TEST
+
+/* store_last_txn, read with no transaction, is the id a read transaction begun then has:
+ * after opening, after a commit that changed something, after one that changed nothing,
+ * after an abort, and after a nested transaction's commit (its parent's commit counts). */
+static void assert_last_txn_is_a_readers(void)
+{
+    MDB_txn *r = begin(STORE_READ);
+    ck_assert_uint_eq(store_last_txn(st), store_txn_id(r));
+    store_txn_abort(&r);
+}
+
+START_TEST(test_store_last_txn_without_a_transaction)
+{
+    struct err err = ERR_INIT;
+    assert_last_txn_is_a_readers();
+    uint64_t at_open = store_last_txn(st);
+    MDB_txn *txn = begin(STORE_WRITE);
+    put(txn, MODEL_NODE, store_util_node("n1"));
+    commit(&txn);
+    assert_last_txn_is_a_readers();
+    ck_assert_uint_eq(store_last_txn(st), at_open + 1);
+    txn = begin(STORE_WRITE); /* nothing written */
+    commit(&txn);
+    assert_last_txn_is_a_readers();
+    txn = begin(STORE_WRITE);
+    put(txn, MODEL_NODE, store_util_node("n2"));
+    store_txn_abort(&txn);
+    assert_last_txn_is_a_readers();
+    ck_assert_uint_eq(store_last_txn(st), at_open + 1);
+    txn = begin(STORE_WRITE);
+    MDB_txn *child = NULL;
+    ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
+    put(child, MODEL_NODE, store_util_node("n3"));
+    ck_assert_int_eq(store_txn_commit(&child, &err), 0);
+    ck_assert_uint_eq(store_last_txn(st), at_open + 1); /* the parent has not committed */
+    commit(&txn);
+    assert_last_txn_is_a_readers();
+    ck_assert_uint_eq(store_last_txn(st), at_open + 2);
+}
+END_TEST
+
+/* STORE_READ_NOWAIT never waits: while the map's growth holds (or waits for) the grow
+ * lock it answers ERR_BUSY at once, and begins as STORE_READ does otherwise. */
+START_TEST(test_store_read_nowait_is_busy_while_growing)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+    ck_assert_int_eq(pthread_rwlock_wrlock(&st->grow_lock), 0); /* as grow() does */
+    ck_assert_int_eq(store_txn_begin(st, STORE_READ_NOWAIT, &txn, &err), ERR_BUSY);
+    ck_assert_ptr_null(txn);
+    ck_assert_int_eq(pthread_rwlock_unlock(&st->grow_lock), 0);
+    err_clear(&err);
+    ck_assert_int_eq(store_txn_begin(st, STORE_READ_NOWAIT, &txn, &err), 0);
+    ck_assert_uint_eq(store_txn_id(txn), store_last_txn(st));
+    store_txn_abort(&txn);
+    /* the lock is free again: a growth can take it */
+    ck_assert_int_eq(pthread_rwlock_trywrlock(&st->grow_lock), 0);
+    ck_assert_int_eq(pthread_rwlock_unlock(&st->grow_lock), 0);
 }
 END_TEST
 
@@ -678,6 +739,8 @@ static Suite *store_suite(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_store_roundtrip);
+    tcase_add_test(tc, test_store_last_txn_without_a_transaction);
+    tcase_add_test(tc, test_store_read_nowait_is_busy_while_growing);
     tcase_add_test(tc, test_store_put_returns_old_and_delete);
     tcase_add_test(tc, test_store_pod_index_transitions);
     tcase_add_test(tc, test_store_pod_index_volcano_group_annotation);

@@ -153,7 +153,9 @@ static int read_tail(struct req *r, struct export *x, struct err *err)
     size_t acc_len = 0;
     uint64_t acc_n = 0;
     uint64_t first = 0;
-    int rc = store_txn_begin(r->api->st, STORE_READ, &txn, err);
+    /* the front end's thread must not wait, not even for the map's growth: relay then */
+    int mode = r->direct ? STORE_READ_NOWAIT : STORE_READ;
+    int rc = store_txn_begin(r->api->st, mode, &txn, err);
 
     if (rc == 0)
         rc = store_audit_last_seq(txn, &last, err);
@@ -165,7 +167,7 @@ static int read_tail(struct req *r, struct export *x, struct err *err)
     while (rc == 0 && hi >= 1 && hi >= first && acc_n < x->tail) {
         uint64_t lo = hi > window ? hi - window + 1 : 1;
         x->len = x->sent = 0;
-        rc = store_txn_begin(r->api->st, STORE_READ, &txn, err);
+        rc = store_txn_begin(r->api->st, mode, &txn, err);
         /* collect() stops after AUDIT_BATCH records; scan the window batch by batch */
         x->next = lo;
         do {
@@ -210,7 +212,10 @@ void api__audit_export(struct req *r)
     x.next = x.from ? x.from : 1;
     /* the first batch is read before the header so a store error can still be a 500 */
     if ((x.tail ? read_tail(r, &x, &err) : read_batch(r, &x, 1, &err)) < 0) {
-        api__reply_error(r, &err);
+        if (r->direct && err.code == ERR_BUSY)
+            r->relay = 1; /* nothing replied yet: civetweb's worker may wait */
+        else
+            api__reply_error(r, &err);
         goto out;
     }
     api__stream_start(r, 200, "application/x-ndjson");

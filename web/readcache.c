@@ -128,13 +128,7 @@ static size_t hash(const char *s)
 
 uint64_t api__readcache_txn(struct api *api)
 {
-    MDB_txn *txn = NULL;
-    struct err err = ERR_INIT;
-    uint64_t id = 0;
-    if (store_txn_begin(api->st, STORE_READ, &txn, &err) == 0)
-        id = store_txn_id(txn);
-    store_txn_abort(&txn);
-    return id;
+    return store_last_txn(api->st);
 }
 
 /* body (stolen) with metadata.resourceVersion set to txn, encoded. New, or NULL when it
