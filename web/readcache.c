@@ -46,8 +46,8 @@
 struct api_text {
     atomic_int refs;
     atomic_int gz_asked;   /* api__text_gzip was called */
-    pthread_mutex_t gz_mu; /* guards gz, made once */
-    char *gz;
+    pthread_mutex_t gz_mu; /* serialises making gz, once */
+    _Atomic(char *) gz;    /* published (release) only once whole; gz_len is set before */
     size_t gz_len;
     uint64_t txn;
     size_t len;
@@ -83,7 +83,7 @@ void api__text_put(struct api_text *t)
 {
     if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
         pthread_mutex_destroy(&t->gz_mu);
-        free(t->gz);
+        free(atomic_load(&t->gz));
         free(t);
     }
 }
@@ -152,7 +152,7 @@ static struct api_text *text_new(json_t *body, uint64_t txn)
     atomic_init(&t->refs, 1);
     atomic_init(&t->gz_asked, 0);
     pthread_mutex_init(&t->gz_mu, NULL);
-    t->gz = NULL;
+    atomic_init(&t->gz, NULL);
     t->gz_len = 0;
     t->txn = txn;
     memcpy(t->data, text, len);
@@ -171,30 +171,41 @@ const char *api__text_data(const struct api_text *t, size_t *len, uint64_t *txn)
     return t->data;
 }
 
-const char *api__text_gzip(struct api_text *t, size_t *len)
+const char *api__text_gzip_ready(struct api_text *t, size_t *len)
 {
     atomic_store(&t->gz_asked, 1);
+    char *gz = atomic_load_explicit(&t->gz, memory_order_acquire);
+    *len = gz ? t->gz_len : 0;
+    return gz;
+}
+
+const char *api__text_gzip(struct api_text *t, size_t *len)
+{
+    const char *ready = api__text_gzip_ready(t, len);
+    if (ready)
+        return ready;
     pthread_mutex_lock(&t->gz_mu);
-    if (!t->gz) {
+    if (!atomic_load_explicit(&t->gz, memory_order_relaxed)) {
         z_stream z = {0};
         /* windowBits 15 + 16: a gzip header and trailer, not zlib's. The fastest level: on a
          * topology tree of 5,000 nodes it is 2.4 times faster than the default and 1% larger */
         if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
             abort(); /* only out of memory fails here */
         size_t cap = deflateBound(&z, t->len);
-        t->gz = xmalloc(cap);
+        char *gz = xmalloc(cap);
         z.next_in = (Bytef *)t->data;
         z.avail_in = (uInt)t->len;
-        z.next_out = (Bytef *)t->gz;
+        z.next_out = (Bytef *)gz;
         z.avail_out = (uInt)cap;
         if (deflate(&z, Z_FINISH) != Z_STREAM_END)
             abort(); /* cannot happen with deflateBound's room */
         t->gz_len = z.total_out;
         deflateEnd(&z);
+        atomic_store_explicit(&t->gz, gz, memory_order_release);
     }
     pthread_mutex_unlock(&t->gz_mu);
     *len = t->gz_len;
-    return t->gz;
+    return atomic_load_explicit(&t->gz, memory_order_relaxed);
 }
 
 static void *remake_main(void *arg);
@@ -309,11 +320,8 @@ int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int
     if (!t)
         return 0;
     int ok = 1;
-    if (gz) {
-        pthread_mutex_lock(&t->gz_mu);
-        ok = t->gz != NULL;
-        pthread_mutex_unlock(&t->gz_mu);
-    }
+    if (gz) /* never the lock of a deflate in progress: the front end's thread asks */
+        ok = atomic_load_explicit(&t->gz, memory_order_acquire) != NULL;
     api__text_put(t);
     return ok;
 }

@@ -159,7 +159,11 @@ static void reply_text(struct req *r, struct api_text *t)
 {
     size_t len;
     const char *body;
-    if (accepts_gzip(r)) {
+    if (accepts_gzip(r) && r->direct && !api__text_gzip_ready(t, &len)) {
+        /* replaced by an answer not compressed yet since api__read_cached looked: the
+         * front end's thread does not compress; civetweb's worker does */
+        r->relay = 1;
+    } else if (accepts_gzip(r)) {
         body = api__text_gzip(t, &len);
         api__reply_raw(r, 200, "application/json", body, len,
                        "Content-Encoding: gzip\r\nVary: Accept-Encoding");
