@@ -221,7 +221,8 @@ void sched__why_class_cache_release(struct sched_why_class_cache *k);
 int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
                               struct err *err);
 /* Deletes job's stored why document (absent: 0); a record's class loses a member, counted
- * in cycle c, or at once when c is NULL. v's job of that id forgets its class. */
+ * in cycle c, or at once when c is NULL. In a cycle (c), v's job of that id forgets its
+ * class; without one the view is left as it is (an apply changes it after its commit). */
 int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
                         struct err *err);
 

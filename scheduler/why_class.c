@@ -313,8 +313,12 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
     if (rc < 0)
         return rc;
     const char *key = sched__why_class_of(doc);
-    int ji = sched__view_job(v, job);
-    if (ji >= 0) { /* the view forgets it too: the next document starts afresh */
+    /* In a cycle the view forgets the class too (the next document starts afresh; a cycle
+     * that fails rebuilds the view). An apply changes the view only after its commit, and
+     * the lone pod's job it drops leaves the view then: if the delete failed, the view must
+     * still name the class the stored record names, or its count would never come down. */
+    int ji = c ? sched__view_job(v, job) : -1;
+    if (ji >= 0) {
         free(v->jobs[ji].why_class);
         v->jobs[ji].why_class = NULL;
     }
