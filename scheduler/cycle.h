@@ -68,8 +68,9 @@ void sched__memo_free(struct sched_cyc *c);
 /* Frees the cycle's reclaim cache (queue_reclaim.c); NULL-safe. */
 void sched__qcache_free(struct sched_qcache *k);
 
-/* The allocatable of every schedulable node summed per resource (c->cluster_alloc,
- * [v->rescap]), computed on first use. */
+/* The allocatable of every schedulable node summed per resource ([v->rescap]), kept by
+ * the scheduler from one cycle to the next (s->cl_*) and summed again only when the view's
+ * epoch or resource count moved since (the epoch grows with changes to the view). */
 const int64_t *sched__cyc_cluster(struct sched_cyc *c);
 /* The cycle's time (now_ms) in RFC 3339, formatted once per cycle. Borrowed, valid for the
  * cycle. */

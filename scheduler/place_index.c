@@ -229,7 +229,6 @@ static void dirty_clear(struct sched_topo *t)
     for (size_t k = 0; k < t->ndirty; k++)
         t->is_dirty[t->dirty[k]] = 0;
     t->ndirty = 0;
-    t->dirty_all = 0;
 }
 
 int sched__gather_indexed(struct gather *g, long hold)
@@ -241,7 +240,7 @@ int sched__gather_indexed(struct gather *g, long hold)
     if (!t->gidx)
         t->gidx = gidx_new(t);
     struct sched_gidx *x = t->gidx;
-    if (t->dirty_all || x->shape != g->shape || x->size != g->size || x->need != g->need ||
+    if (x->shape != g->shape || x->size != g->size || x->need != g->need ||
         x->epoch != g->v->epoch || x->mgen != t->mult_gen)
         rebuild(g);
     else

@@ -52,7 +52,6 @@ struct sched_topo {
     int *dirty;
     char *is_dirty;
     size_t ndirty;
-    int dirty_all;
     struct sched_gidx *gidx; /* the gather placer's index (place_index.c), NULL until asked */
 };
 

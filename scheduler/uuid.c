@@ -1,14 +1,18 @@
 /*
  * uuid.c - metadata.uid of new objects: version 4 UUIDs from getrandom.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "core.h"
+#include "log.h"
 
 /* Random bytes from getrandom, taken 4 KiB at a time: one system call per 256 uids instead of
- * one per object. Per thread: applies run on several API workers; a forked child drops what
+ * one per object. Per thread, no lock: an apply of many objects runs on one thread (a
+ * manifests request on its own), a mirror batch on the mirror's; a forked child drops what
  * its parent had left, so the two never hand out the same bytes. */
 static __thread unsigned char pool[4096];
 static __thread size_t left;
@@ -34,6 +38,10 @@ static void random_bytes(unsigned char *out, size_t n)
                 ssize_t r = getrandom(pool + got, sizeof(pool) - got, 0);
                 if (r > 0)
                     got += (size_t)r;
+                else if (errno != EINTR) { /* ENOSYS, or a seccomp filter: no uid is safe */
+                    log_error("getrandom: %s", strerror(errno));
+                    abort();
+                }
             }
             left = sizeof(pool);
         }

@@ -85,7 +85,8 @@ static void write_tokens(void)
 }
 
 /* auth: 0 open reads; 1 the tokens file with auth_reads and a rate of 2 reads per identity
- * (refilled once in 1,000 s); 2 an external authenticator with auth_reads. */
+ * (refilled once in 1,000 s); 2 an external authenticator with auth_reads, and the tokens
+ * file too. */
 static void start_with(int auth)
 {
     struct api_options o = {.listen = "127.0.0.1:0", .cors_origins = "https://ok.example"};
@@ -98,6 +99,8 @@ static void start_with(int auth)
         o.auth_reads = 1;
         o.rate[API_ROLE_VIEWER] = (struct api_rate){0.001, 2};
     } else if (auth == 2) {
+        write_tokens();
+        o.tokens_file = tokens_path;
         o.authenticate = external;
         o.auth_reads = 1;
     }
@@ -428,6 +431,11 @@ START_TEST(test_api_front_external_authenticator_relays)
     const char *path = "/api/v1/jobs?resourceVersion=0";
     ck_assert_int_eq(get(path, ext_viewer), 200);
     ck_assert_int_eq(both_ways("GET", path, ext_viewer, 0), 200);
+    /* a token the tokens file knows needs no authenticator: answered on the front end */
+    ck_assert_int_eq(both_ways("GET", path, viewer, 1), 200);
+    /* one nobody knows is the authenticator's to refuse, on civetweb's side */
+    static const char *const unknown[] = {"Authorization: Bearer nobody-tok", NULL};
+    ck_assert_int_eq(both_ways("GET", path, unknown, 0), 401);
 }
 END_TEST
 

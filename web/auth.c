@@ -207,8 +207,11 @@ static const char *bearer(struct req *r, char *buf, size_t n, const char **why)
     return buf;
 }
 
-/* Who token is: 0, ERR_UNAUTHORIZED, or another error from the authenticator. */
-static int identify(struct api *api, const char *token, struct api_identity *who, struct err *err)
+/* Who token is: 0, ERR_UNAUTHORIZED, or another error from the authenticator; 1 when only
+ * the external authenticator could say and direct is set (it may wait on the network: not
+ * on the front end's thread). */
+static int identify(struct api *api, const char *token, int direct, struct api_identity *who,
+                    struct err *err)
 {
     if (api->token && token_equal(api->token, token)) {
         *who = (struct api_identity){.name = "token", .role = API_ROLE_ADMIN, .source = "token"};
@@ -217,7 +220,7 @@ static int identify(struct api *api, const char *token, struct api_identity *who
     if (api->tokens && api__tokens_find(api->tokens, token, who) == 0)
         return 0;
     if (api->authenticate)
-        return external(api, token, who, err);
+        return direct ? 1 : external(api, token, who, err);
     return ERR_UNAUTHORIZED;
 }
 
@@ -271,11 +274,6 @@ int api__auth_or_reply(struct req *r, enum api_role role)
     if (!api->auth_on || role == API_ROLE_NONE ||
         (!api__mutating(r->method) && !api->auth_reads && role <= API_ROLE_VIEWER))
         return 0;
-    /* the external authenticator may wait on the network: not on the front end's thread */
-    if (r->direct && api->authenticate) {
-        r->relay = 1;
-        return -1;
-    }
     int64_t now = clock_mono_ns();
     if ((wait = api__limits_peek(api->per_address, r->address, api->auth_failures, now)) > 0) {
         refuse(r, API_REFUSED_AUTH_FAILURES, wait,
@@ -291,7 +289,11 @@ int api__auth_or_reply(struct req *r, enum api_role role)
         refuse(r, API_REFUSED_UNAUTHENTICATED, 0, "%s", why);
         return -1;
     } else {
-        rc = *token ? identify(api, token, &r->who, &err) : ERR_UNAUTHORIZED;
+        rc = *token ? identify(api, token, r->direct, &r->who, &err) : ERR_UNAUTHORIZED;
+    }
+    if (rc == 1) { /* nothing counted or answered yet: civetweb's worker asks */
+        r->relay = 1;
+        return -1;
     }
     if (rc == ERR_UNAUTHORIZED) {
         api__limits_take(api->per_address, r->address, api->auth_failures, now);

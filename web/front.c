@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <threads.h>
@@ -371,7 +370,8 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
  * machine the front end, woken by a request, runs ahead of the CPU-bound cycle and apply
  * threads instead of waiting for their slices to end (bench/README.md "Reads under
  * load"). Older kernels ignore the runtime of a SCHED_OTHER thread; failing changes
- * nothing. */
+ * nothing. Only a SCHED_OTHER thread asks, keeping its nice value and flags: a policy the
+ * operator chose (chrt, systemd's CPUSchedulingPolicy) stays as it is. */
 static void short_slice(void)
 {
     struct {
@@ -380,8 +380,15 @@ static void short_slice(void)
         int32_t nice;
         uint32_t priority;
         uint64_t runtime, deadline, period;
-    } attr = {.size = 48, .policy = SCHED_OTHER, .runtime = FRONT_SLICE_NS};
-    attr.nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    } attr = {0};
+    if (syscall(SYS_sched_getattr, 0, &attr, (unsigned)sizeof(attr), 0) != 0) {
+        log_debug("front end: no short time slice: %s", strerror(errno));
+        return;
+    }
+    if (attr.policy != SCHED_OTHER)
+        return;
+    attr.size = (uint32_t)sizeof(attr);
+    attr.runtime = FRONT_SLICE_NS;
     if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
         log_debug("front end: no short time slice: %s", strerror(errno));
 }
