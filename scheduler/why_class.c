@@ -366,6 +366,17 @@ static int template_of(MDB_txn *txn, const char *job, const char *key,
     return 0;
 }
 
+/* The members a record and its whole document open with, in order. */
+static const char *const record_head[] = {"job", "state", "cycle", "auditSeq"};
+
+static int is_head(const char *m)
+{
+    for (size_t i = 0; i < sizeof(record_head) / sizeof(record_head[0]); i++)
+        if (!strcmp(m, record_head[i]))
+            return 1;
+    return 0;
+}
+
 int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
                               struct err *err)
 {
@@ -386,19 +397,21 @@ int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class
                        job ? job : "?", key);
     }
     json_t *out = json_object(), *x;
-    static const char *const head[] = {"job", "state", "cycle", "auditSeq"};
-    for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-        if ((x = json_object_get(*doc, head[i])) != NULL)
-            json_object_set(out, head[i], x);
-    const char *m;
+    for (size_t i = 0; i < sizeof(record_head) / sizeof(record_head[0]); i++)
+        if ((x = json_object_get(*doc, record_head[i])) != NULL)
+            json_object_set(out, record_head[i], x);
+    const char *m, *rm;
+    json_t *rx;
     json_object_foreach(t, m, x)
     {
-        if (!strcmp(m, "queue")) { /* the record's own members come before the queue */
-            json_object_set(out, "history", json_object_get(*doc, "history"));
-            json_t *gt = json_object_get(*doc, "gangTimeout");
-            if (gt)
-                json_object_set(out, "gangTimeout", gt);
-        }
+        if (!strcmp(m, "queue")) /* the record's own tail (history, gangTimeout, whatever
+                                    the writer copied) comes before the queue, in order */
+            json_object_foreach(*doc, rm, rx)
+            {
+                if (!is_head(rm) && strcmp(rm, "primary") && strcmp(rm, CLASS_MEMBER) &&
+                    !json_object_get(t, rm))
+                    json_object_set(out, rm, rx);
+            }
         json_object_set(out, m, x);
     }
     json_decref(t);
