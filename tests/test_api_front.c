@@ -235,20 +235,6 @@ START_TEST(test_api_front_same_answer_both_ways)
 END_TEST
 
 /* A GET on a thread of its own, to wait for with a deadline. */
-struct bg_get {
-    const char *path;
-    pthread_t t;
-    atomic_int done;
-    struct http_resp r;
-};
-
-static void *bg_main(void *arg)
-{
-    struct bg_get *g = arg;
-    http_request("GET", base, g->path, NULL, NULL, &g->r);
-    atomic_store(&g->done, 1);
-    return NULL;
-}
 
 START_TEST(test_api_front_answers_while_the_lock_is_held)
 {
@@ -256,18 +242,16 @@ START_TEST(test_api_front_answers_while_the_lock_is_held)
     ck_assert_int_eq(get(path, NULL), 200);
     long n0 = front_answers();
     struct sched_hold *h = sched_hold(u.s);
-    struct bg_get g = {.path = path};
-    atomic_init(&g.done, 0);
-    ck_assert_int_eq(pthread_create(&g.t, NULL, bg_main, &g), 0);
-    for (int64_t end = clock_mono_ms() + 30000; !atomic_load(&g.done) && clock_mono_ms() < end;)
-        usleep(2000);
-    int answered = atomic_load(&g.done);
+    struct http_bg g;
+    http_bg_start(&g, base, path);
+    int answered = http_bg_wait(&g, 30000);
     sched_hold_release(h);
-    pthread_join(g.t, NULL);
+    http_bg_wait(&g, 30000);
+    long status = g.r.status;
+    http_bg_join(&g);
     ck_assert_msg(answered, "a cached read waited for the scheduler's lock");
-    ck_assert_int_eq(g.r.status, 200);
+    ck_assert_int_eq(status, 200);
     ck_assert_int_eq(front_answers(), n0 + 1);
-    http_resp_free(&g.r);
 }
 END_TEST
 

@@ -90,38 +90,6 @@ static void apply_pod(const char *name, int64_t now)
 }
 
 /* A GET on a thread of its own, to wait for with a deadline. */
-struct bg_get {
-    const char *path;
-    pthread_t t;
-    atomic_int done;
-    struct http_resp r;
-};
-
-static void *bg_main(void *arg)
-{
-    struct bg_get *g = arg;
-    http_request("GET", base, g->path, NULL, NULL, &g->r);
-    atomic_store(&g->done, 1);
-    return NULL;
-}
-
-static void bg_start(struct bg_get *g, const char *path)
-{
-    g->path = path;
-    atomic_init(&g->done, 0);
-    ck_assert_int_eq(pthread_create(&g->t, NULL, bg_main, g), 0);
-}
-
-/* 1 once g answered, 0 when 30 s passed first. */
-static int bg_wait(struct bg_get *g)
-{
-    for (int64_t end = clock_mono_ms() + 30000; !atomic_load(&g->done);) {
-        if (clock_mono_ms() > end)
-            return 0;
-        usleep(2000);
-    }
-    return 1;
-}
 
 static uint64_t resp_rv(const struct http_resp *r)
 {
@@ -141,11 +109,11 @@ START_TEST(test_api_rv_zero_answers_while_the_lock_is_held)
     ck_assert_uint_gt(newest, made);
 
     struct sched_hold *h = sched_hold(u.s);
-    struct bg_get dflt = {0}, zero = {0}, topo = {0};
-    bg_start(&dflt, why);
-    bg_start(&zero, why0);
-    bg_start(&topo, "/api/v1/topology?resourceVersion=0");
-    int answered = bg_wait(&zero) && bg_wait(&topo);
+    struct http_bg dflt, zero, topo;
+    http_bg_start(&dflt, base, why);
+    http_bg_start(&zero, base, why0);
+    http_bg_start(&topo, base, "/api/v1/topology?resourceVersion=0");
+    int answered = http_bg_wait(&zero, 30000) && http_bg_wait(&topo, 30000);
     /* the default read needs the lock: it cannot have answered while it is held */
     int dflt_done = atomic_load(&dflt.done);
     sched_hold_release(h);
@@ -156,15 +124,12 @@ START_TEST(test_api_rv_zero_answers_while_the_lock_is_held)
     ck_assert_int_eq(topo.r.status, 200);
     ck_assert_uint_eq(resp_rv(&topo.r), made);
 
-    ck_assert(bg_wait(&dflt));
+    ck_assert(http_bg_wait(&dflt, 30000));
     ck_assert_int_eq(dflt.r.status, 200);
     ck_assert_uint_ge(resp_rv(&dflt.r), newest); /* the newest state, made after the release */
-    pthread_join(dflt.t, NULL);
-    pthread_join(zero.t, NULL);
-    pthread_join(topo.t, NULL);
-    http_resp_free(&dflt.r);
-    http_resp_free(&zero.r);
-    http_resp_free(&topo.r);
+    http_bg_join(&dflt);
+    http_bg_join(&zero);
+    http_bg_join(&topo);
 }
 END_TEST
 
@@ -323,7 +288,7 @@ END_TEST
 
 static void *read_many(void *arg)
 {
-    struct bg_get *g = arg;
+    struct http_bg *g = arg;
     for (int k = 1; k <= KEPT; k++) {
         char path[96];
         snprintf(path, sizeof(path), "/api/v1/topology?pod_cpu=%dm%s", k, g->path);
@@ -339,8 +304,8 @@ static void *read_many(void *arg)
 
 START_TEST(test_api_rv_many_answers_are_kept)
 {
-    struct bg_get made = {.path = "", .r.status = 200},
-                  zero = {.path = "&resourceVersion=0", .r.status = 200};
+    struct http_bg made = {.path = "", .r.status = 200},
+                   zero = {.path = "&resourceVersion=0", .r.status = 200};
     atomic_init(&made.done, 0);
     atomic_init(&zero.done, 0);
     read_many(&made);
@@ -348,7 +313,7 @@ START_TEST(test_api_rv_many_answers_are_kept)
     /* none of them evicted another: every one answers while the lock is held */
     struct sched_hold *h = sched_hold(u.s);
     ck_assert_int_eq(pthread_create(&zero.t, NULL, read_many, &zero), 0);
-    int answered = bg_wait(&zero);
+    int answered = http_bg_wait(&zero, 30000);
     sched_hold_release(h);
     pthread_join(zero.t, NULL);
     ck_assert_msg(answered, "a kept answer was evicted: its read waited for the lock");

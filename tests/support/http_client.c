@@ -1,6 +1,7 @@
 /* http_client.c - libcurl requests for the API tests. */
 #include <curl/curl.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <strings.h>
 
@@ -112,4 +113,39 @@ char *http_resp_header(const struct http_resp *r, const char *name)
         line += len + (end ? 2 : 0);
     }
     return NULL;
+}
+
+static void *bg_main(void *arg)
+{
+    struct http_bg *g = arg;
+    http_request("GET", g->base, g->path, NULL, NULL, &g->r);
+    atomic_store(&g->done, 1);
+    return NULL;
+}
+
+void http_bg_start(struct http_bg *g, const char *base, const char *path)
+{
+    memset(g, 0, sizeof(*g));
+    g->base = base;
+    g->path = path;
+    atomic_init(&g->done, 0);
+    if (pthread_create(&g->t, NULL, bg_main, g) != 0)
+        abort(); /* a test that cannot start a thread cannot say anything */
+}
+
+int http_bg_wait(struct http_bg *g, int timeout_ms)
+{
+    struct timespec nap = {0, 2000000};
+    for (int waited = 0; !atomic_load(&g->done); waited += 2) {
+        if (waited >= timeout_ms)
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
+
+void http_bg_join(struct http_bg *g)
+{
+    pthread_join(g->t, NULL);
+    http_resp_free(&g->r);
 }

@@ -17,6 +17,8 @@
 #define MUSTER_TEST_HTTP_CLIENT_H
 
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -38,6 +40,25 @@ int http_request_len(const char *method, const char *base, const char *path, con
 void http_resp_free(struct http_resp *r);
 /* The value of a response header (case-insensitive), new string or NULL. */
 char *http_resp_header(const struct http_resp *r, const char *name);
+
+/* A GET on a thread of its own, for a test that holds a lock while a read runs:
+ *
+ *     struct http_bg g;
+ *     http_bg_start(&g, base, "/api/v1/jobs");   zeroes g, starts the thread
+ *     http_bg_wait(&g, 30000)                     1 once answered (g.r), 0 at the deadline
+ *     http_bg_join(&g);                           joins and frees g.r
+ *
+ * A test may also run a thread function of its own on one (path as its argument, done set
+ * when it ends). */
+struct http_bg {
+    const char *base, *path;
+    pthread_t t;
+    atomic_int done;
+    struct http_resp r;
+};
+void http_bg_start(struct http_bg *g, const char *base, const char *path);
+int http_bg_wait(struct http_bg *g, int timeout_ms);
+void http_bg_join(struct http_bg *g);
 
 struct musterd {
     pid_t pid;
