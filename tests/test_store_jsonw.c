@@ -10,6 +10,7 @@
 #include "../store/internal.h"
 #include "check_run.h"
 #include "store_util.h"
+#include "json_random.h"
 
 static char *dir;
 static struct store *st;
@@ -98,45 +99,12 @@ START_TEST(test_store_jsonw_values)
 }
 END_TEST
 
-static json_t *random_tree(unsigned *seed, int depth)
-{
-    static const char *const words[] = {"a",     "ab",          "b", "spec", "x\"y", "n\\m",
-                                        "t\tab", "caf\xc3\xa9", "",  "Z",    "a/b",  "\x01"};
-    int kind = rand_r(seed) % (depth > 4 ? 6 : 8);
-    switch (kind) {
-    case 0:
-        return json_string(words[rand_r(seed) % 12]);
-    case 1:
-        return json_integer((json_int_t)rand_r(seed) - RAND_MAX / 2);
-    case 2:
-        return json_real((rand_r(seed) - RAND_MAX / 2) / (double)(1 + rand_r(seed) % 1000));
-    case 3:
-        return rand_r(seed) % 2 ? json_true() : json_false();
-    case 4:
-        return json_null();
-    case 5:
-        return json_string_nocheck("plain");
-    case 6: {
-        json_t *a = json_array();
-        for (int i = rand_r(seed) % 5; i > 0; i--)
-            json_array_append_new(a, random_tree(seed, depth + 1));
-        return a;
-    }
-    default: {
-        json_t *o = json_object();
-        for (int i = rand_r(seed) % 6; i > 0; i--)
-            json_object_set_new(o, words[rand_r(seed) % 12], random_tree(seed, depth + 1));
-        return o;
-    }
-    }
-}
-
 START_TEST(test_store_jsonw_random_trees)
 {
     unsigned seed = 20261123;
     for (int i = 0; i < 3000; i++) {
         json_t *o = json_object();
-        json_object_set_new(o, "root", random_tree(&seed, 0));
+        json_object_set_new(o, "root", json_random_tree(&seed, 0));
         assert_both(o);
     }
 }
@@ -149,7 +117,8 @@ START_TEST(test_store_jsonw_audit_verifies)
     unsigned seed = 7;
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     for (int i = 0; i < 200; i++) {
-        json_t *rec = json_pack("{s:s,s:o}", "kind", "applied", "object", random_tree(&seed, 0));
+        json_t *rec =
+            json_pack("{s:s,s:o}", "kind", "applied", "object", json_random_tree(&seed, 0));
         ck_assert_int_eq(store_audit_append(txn, rec, NULL, NULL), 0);
         json_decref(rec);
     }

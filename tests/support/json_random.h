@@ -1,0 +1,19 @@
+/*
+ * json_random.h - random JSON trees for differential tests (test_store_jsonw against
+ * jansson's dumper, test_json_read against jansson's parser).
+ *
+ *     unsigned seed = 1;
+ *     json_t *t = json_random_tree(&seed, 0);   new reference
+ *
+ * Strings with quotes, backslashes, control characters, multi-byte UTF-8 and empty keys;
+ * integers over the whole int64 range; reals large and tiny; true, false, null; arrays and
+ * objects nested up to 6 deep.
+ */
+#ifndef MUSTER_TEST_JSON_RANDOM_H
+#define MUSTER_TEST_JSON_RANDOM_H
+
+#include <jansson.h>
+
+json_t *json_random_tree(unsigned *seed, int depth);
+
+#endif
