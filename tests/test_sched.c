@@ -1,6 +1,7 @@
 /*
  * test_sched.c - the scheduler: case folders (tests/data/sched/<case>/cluster.yaml +
- * expected.json), apply/delete, statements, view rebuild, why documents, invariants.
+ * expected.json), apply/delete, statements, view rebuild, why documents, invariants. The
+ * gang timeout has its own suite (test_sched_timeout.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -10,83 +11,9 @@
 #include "err.h"
 #include "scheduler.h"
 #include "sched_invariants.h"
+#include "sched_objs.h"
 #include "sched_util.h"
 #include "store_util.h"
-
-static const char *NODE_FMT = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
-                              "\"%s\",\"labels\":{\"pool\":\"%s\"}},\"status\":{\"allocatable\":{"
-                              "\"cpu\":\"%d\",\"nvidia.com/gpu\":\"%d\"}}}";
-static const char *POD_FMT =
-    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":"
-    "\"default\",\"labels\":{%s}},\"spec\":{\"priority\":%d,\"containers\":[{\"name\":\"c\","
-    "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"%d\"}}}]}}";
-static const char *PG_FMT = "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":"
-                            "\"PodGroup\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\"},"
-                            "\"spec\":{\"minMember\":%d}}";
-
-static void apply_node(struct sched_util *u, const char *name, const char *pool, int cpu, int gpu)
-{
-    char buf[1024];
-    snprintf(buf, sizeof(buf), NODE_FMT, name, pool, cpu, gpu);
-    json_decref(sched_util_apply(u, buf, 1000));
-}
-
-static void apply_pod(struct sched_util *u, const char *name, const char *group, int prio, int cpu)
-{
-    char buf[1024], labels[256] = "";
-    if (group)
-        snprintf(labels, sizeof(labels), "\"pod-group.scheduling.sigs.k8s.io\":\"%s\"", group);
-    snprintf(buf, sizeof(buf), POD_FMT, name, labels, prio, cpu);
-    json_decref(sched_util_apply(u, buf, 1000));
-}
-
-/* A node of cpu cpus held whole by a bound pod of priority 1000: the cluster's capacity
- * counts it (no ExceedsClusterCapacity), yet nothing lower can use or preempt it. */
-static void apply_busy_node(struct sched_util *u, const char *name, int cpu)
-{
-    char buf[1024];
-    apply_node(u, name, "busy", cpu, 0);
-    snprintf(buf, sizeof(buf),
-             "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"hog-%s\","
-             "\"namespace\":\"default\"},\"spec\":{\"priority\":1000,\"nodeName\":\"%s\","
-             "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{"
-             "\"cpu\":\"%d\"}}}]},\"status\":{\"phase\":\"Running\"}}",
-             name, name, cpu);
-    json_decref(sched_util_apply(u, buf, 1000));
-}
-
-static void apply_pg(struct sched_util *u, const char *name, int min)
-{
-    char buf[1024];
-    snprintf(buf, sizeof(buf), PG_FMT, name, min);
-    json_decref(sched_util_apply(u, buf, 1000));
-}
-
-/* exempt (borrowed, may be NULL): gangs the case's own input leaves partly bound. */
-static void assert_consistent_ex(struct sched_util *u, json_t *exempt)
-{
-    char why[512];
-    struct err err = ERR_INIT;
-    json_t *live = sched_view_dump(u->s), *stored = NULL;
-    ck_assert_msg(sched_view_dump_store(u->s, &stored, &err) == 0, "%s", err.msg);
-    if (!json_equal(live, stored)) {
-        char *a = json_dumps(live, JSON_SORT_KEYS), *b = json_dumps(stored, JSON_SORT_KEYS);
-        ck_abort_msg("live view differs from the store:\nlive:   %s\nstored: %s", a, b);
-    }
-    json_decref(live);
-    json_decref(stored);
-    ck_assert_msg(sched_invariants_check_ex(u->st, 0, exempt, why, sizeof(why)) == 0, "%s", why);
-}
-
-static void assert_consistent(struct sched_util *u)
-{
-    assert_consistent_ex(u, NULL);
-}
-
-static const char *primary_code(json_t *why)
-{
-    return json_string_value(json_object_get(json_object_get(why, "primary"), "code"));
-}
 
 /* ---- case folders ---- */
 
@@ -100,7 +27,7 @@ static void run_case(const char *name)
     json_object_foreach(json_object_get(exp, "primary"), key, val)
     {
         json_t *w = sched_util_why(&u, key);
-        const char *code = primary_code(w);
+        const char *code = sched_objs_primary(w);
         ck_assert_msg(code && !strcmp(code, json_string_value(val)),
                       "case '%s': job '%s' primary %s, expected %s", name, key,
                       code ? code : "(none)", json_string_value(val));
@@ -118,7 +45,7 @@ static void run_case(const char *name)
         json_decref(w);
     }
     sched_util_expect_why(&u, name, exp);
-    assert_consistent_ex(&u, json_object_get(exp, "invariantsExempt"));
+    sched_objs_assert_consistent_ex(&u, json_object_get(exp, "invariantsExempt"));
     sched_util_close(&u);
     json_decref(exp);
 }
@@ -141,7 +68,7 @@ START_TEST(test_sched_apply_actions)
     struct sched_util u;
     sched_util_open(&u, NULL);
     char buf[1024];
-    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 0, 1);
+    sched_objs_pod_json(buf, sizeof(buf), "p", NULL, 0, 1);
     json_t *r = sched_util_apply(&u, buf, 1000);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")), "created");
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "name")), "default/p");
@@ -159,7 +86,7 @@ START_TEST(test_sched_apply_actions)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
                      "unchanged");
     json_decref(r);
-    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 5, 1);
+    sched_objs_pod_json(buf, sizeof(buf), "p", NULL, 5, 1);
     r = sched_util_apply(&u, buf, 3000);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
                      "configured");
@@ -171,7 +98,7 @@ START_TEST(test_sched_apply_actions)
     json_decref(pod);
     free(uid1);
     ck_assert_int_eq(sched_util_audit_count(&u, "applied", "default/p"), 3);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -180,11 +107,11 @@ START_TEST(test_sched_apply_keeps_binding)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_pod(&u, "p", NULL, 0, 1);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_pod(&u, "p", NULL, 0, 1);
     json_decref(sched_util_cycle(&u, 2000));
     char buf[1024];
-    snprintf(buf, sizeof(buf), POD_FMT, "p", "", 0, 1);
+    sched_objs_pod_json(buf, sizeof(buf), "p", NULL, 0, 1);
     json_t *r = sched_util_apply(&u, buf, 3000);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "action")),
                      "unchanged");
@@ -192,7 +119,7 @@ START_TEST(test_sched_apply_keeps_binding)
     char *node = sched_util_node_of(&u, "default/p");
     ck_assert_str_eq(node, "n1");
     free(node);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -202,8 +129,8 @@ START_TEST(test_sched_delete_node_fails_pods)
     struct sched_util u;
     struct err err = ERR_INIT;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_pod(&u, "p", NULL, 0, 1);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_pod(&u, "p", NULL, 0, 1);
     json_decref(sched_util_cycle(&u, 2000));
     ck_assert_int_eq(sched_delete(u.s, MODEL_NODE, "n1", 3000, &err), 0);
     json_t *pod = sched_util_pod(&u, "default/p");
@@ -214,7 +141,7 @@ START_TEST(test_sched_delete_node_fails_pods)
     ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/p", 3000, &err), 0);
     ck_assert_int_eq(sched_job(u.s, "default/p", &pod, &err), ERR_NOT_FOUND);
     ck_assert_int_eq(sched_util_audit_count(&u, "deleted", NULL), 2);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -225,13 +152,13 @@ START_TEST(test_sched_discard_restores_view)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_node(&u, "n2", "a", 4, 0);
-    apply_busy_node(&u, "n0", 4); /* not larger than the cluster: placed, then discarded */
-    apply_pg(&u, "g", 3);
-    apply_pod(&u, "g-0", "g", 0, 3);
-    apply_pod(&u, "g-1", "g", 0, 3);
-    apply_pod(&u, "g-2", "g", 0, 3);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_node(&u, "n2", "a", 4, 0);
+    sched_objs_busy_node(&u, "n0", 4); /* not larger than the cluster: placed, then discarded */
+    sched_objs_pg(&u, "g", 3);
+    sched_objs_pod(&u, "g-0", "g", 0, 3);
+    sched_objs_pod(&u, "g-1", "g", 0, 3);
+    sched_objs_pod(&u, "g-2", "g", 0, 3);
     json_t *before = sched_view_dump(u.s);
     json_t *sum = sched_util_cycle(&u, 2000);
     ck_assert_int_eq(json_integer_value(json_object_get(sum, "discarded")), 1);
@@ -254,7 +181,7 @@ START_TEST(test_sched_discard_restores_view)
     json_decref(all);
     json_decref(before);
     json_decref(after);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -269,13 +196,13 @@ START_TEST(test_sched_rebuild_equals_live)
     for (int round = 0; round < 25; round++) {
         snprintf(name, sizeof(name), "n%d", round % 7);
         /* a node keeps its size: shrinking a used node would over-commit it by hand */
-        apply_node(&u, name, round % 7 % 2 ? "a" : "b", 2 + round % 7 % 5, round % 7 % 3);
+        sched_objs_node(&u, name, round % 7 % 2 ? "a" : "b", 2 + round % 7 % 5, round % 7 % 3);
         for (int k = 0; k < 3; k++) {
             snprintf(group, sizeof(group), "g%d", (round + k) % 5);
             snprintf(name, sizeof(name), "p%d-%d", round, k);
             if (k == 0) /* a fixed minMember per group: raising it would break gangs */
-                apply_pg(&u, group, 1 + (round + k) % 5 % 3);
-            apply_pod(&u, name, k == 2 ? NULL : group, rand() % 3, 1 + rand() % 2);
+                sched_objs_pg(&u, group, 1 + (round + k) % 5 % 3);
+            sched_objs_pod(&u, name, k == 2 ? NULL : group, rand() % 3, 1 + rand() % 2);
         }
         if (round % 4 == 3) {
             snprintf(name, sizeof(name), "n%d", rand() % 7);
@@ -286,7 +213,7 @@ START_TEST(test_sched_rebuild_equals_live)
             ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
         }
         json_decref(sched_util_cycle(&u, 2000 + round));
-        assert_consistent(&u);
+        sched_objs_assert_consistent(&u);
     }
     json_t *live = sched_view_dump(u.s);
     sched_util_reopen(&u);
@@ -311,18 +238,18 @@ START_TEST(test_sched_cycle_small_map_grows)
     for (int i = 0; i < 40; i++) {
         char name[32];
         snprintf(name, sizeof(name), "n%02d", i);
-        apply_node(&u, name, "a", 110, 0);
+        sched_objs_node(&u, name, "a", 110, 0);
     }
     for (int i = 0; i < 4000; i++) {
         char name[32];
         snprintf(name, sizeof(name), "p%04d", i);
-        apply_pod(&u, name, NULL, 0, 1);
+        sched_objs_pod(&u, name, NULL, 0, 1);
     }
     json_t *sum = sched_util_cycle(&u, 2000);
     ck_assert_int_eq(json_integer_value(json_object_get(sum, "placed")), 4000);
     json_decref(sum);
     ck_assert_int_eq(sched_util_audit_count(&u, "placed", NULL), 4000);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -333,17 +260,17 @@ START_TEST(test_sched_why_gang_shortfall)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_busy_node(&u, "n0", 4); /* the cluster has the 8 cpus the gang needs, in use */
-    apply_pg(&u, "g", 4);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_busy_node(&u, "n0", 4); /* the cluster has the 8 cpus the gang needs, in use */
+    sched_objs_pg(&u, "g", 4);
     for (int i = 0; i < 5; i++) {
         char name[32];
         snprintf(name, sizeof(name), "g-%d", i);
-        apply_pod(&u, name, "g", 0, 2);
+        sched_objs_pod(&u, name, "g", 0, 2);
     }
     json_decref(sched_util_cycle(&u, 2000));
     json_t *w = sched_util_why(&u, "default/g");
-    ck_assert_str_eq(primary_code(w), "GangShortfall");
+    ck_assert_str_eq(sched_objs_primary(w), "GangShortfall");
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "primary"), "class")),
                      "GANG");
     json_t *g = json_array_get(json_object_get(w, "gang"), 0);
@@ -372,14 +299,14 @@ START_TEST(test_sched_cluster_capacity_follows_nodes)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "a", "cpu", 4, 0);
-    apply_pod(&u, "wide", NULL, 0, 6);
+    sched_objs_node(&u, "a", "cpu", 4, 0);
+    sched_objs_pod(&u, "wide", NULL, 0, 6);
     json_decref(sched_util_cycle(&u, 2000));
     json_t *w = sched_util_why(&u, "default/wide");
     ck_assert_str_eq(sched_util_str2(w, "primary", "code"), "ExceedsClusterCapacity");
     ck_assert_str_eq(sched_util_str2(w, "primary", "message"), "needs 6 cpu, the cluster has 4");
     json_decref(w);
-    apply_node(&u, "b", "cpu", 4, 0);
+    sched_objs_node(&u, "b", "cpu", 4, 0);
     json_decref(sched_util_cycle(&u, 3000));
     w = sched_util_why(&u, "default/wide");
     ck_assert_str_eq(sched_util_str2(w, "primary", "code"), "ExceedsAllocatable");
@@ -403,11 +330,11 @@ START_TEST(test_sched_why_node_filter)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "g1", "gpu", 8, 4);
-    apply_node(&u, "g2", "gpu", 8, 4);
-    apply_node(&u, "g3", "gpu", 8, 8);
-    apply_node(&u, "c1", "cpu", 8, 0);
-    apply_node(&u, "c2", "cpu", 8, 0);
+    sched_objs_node(&u, "g1", "gpu", 8, 4);
+    sched_objs_node(&u, "g2", "gpu", 8, 4);
+    sched_objs_node(&u, "g3", "gpu", 8, 8);
+    sched_objs_node(&u, "c1", "cpu", 8, 0);
+    sched_objs_node(&u, "c2", "cpu", 8, 0);
     /* a job that takes 6 GPUs of g3 first, leaving at most 4 free anywhere */
     const char *first = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"first\","
                         "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},\"spec\":{\"containers\":"
@@ -436,7 +363,7 @@ START_TEST(test_sched_why_node_filter)
     ck_assert_int_eq(json_integer_value(json_object_get(r0, "need")), 8);
     ck_assert_int_eq(json_integer_value(json_object_get(r0, "maxFree")), 4);
     /* g3 could hold it but for "first", placed ahead of it in the same cycle */
-    ck_assert_str_eq(primary_code(w), "TakenByEarlierJobs");
+    ck_assert_str_eq(sched_objs_primary(w), "TakenByEarlierJobs");
     json_t *ahead = json_array_get(json_object_get(w, "ahead"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(ahead, "job")), "default/first");
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(ahead, "nodes"), 0)), "g3");
@@ -449,18 +376,18 @@ START_TEST(test_sched_why_history)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 1, 0);
-    apply_node(&u, "n0", "a", 1, 0); /* 2 cpus in all: not larger than the cluster */
-    apply_pod(&u, "p", NULL, 0, 2);
+    sched_objs_node(&u, "n1", "a", 1, 0);
+    sched_objs_node(&u, "n0", "a", 1, 0); /* 2 cpus in all: not larger than the cluster */
+    sched_objs_pod(&u, "p", NULL, 0, 2);
     for (int i = 0; i < 3; i++) /* the 2nd and 3rd have nothing to do: p waits for a change */
         json_decref(sched_util_cycle(&u, 2000 + i));
     ck_assert_int_eq(sched_util_audit_count(&u, "unschedulable", "default/p"), 1);
     ck_assert_int_eq(sched_util_audit_count(&u, "cycle", NULL), 1);
     json_t *w = sched_util_why(&u, "default/p");
-    ck_assert_str_eq(primary_code(w), "ExceedsAllocatable");
+    ck_assert_str_eq(sched_objs_primary(w), "ExceedsAllocatable");
     ck_assert_int_eq(json_array_size(json_object_get(w, "history")), 1);
     json_decref(w);
-    apply_node(&u, "n2", "a", 4, 0);
+    sched_objs_node(&u, "n2", "a", 4, 0);
     json_decref(sched_util_cycle(&u, 3000));
     w = sched_util_why(&u, "default/p");
     json_t *h = json_object_get(w, "history");
@@ -480,138 +407,6 @@ START_TEST(test_sched_why_history)
 }
 END_TEST
 
-/* ---- the gang timeout (cycle_timeout.c, docs/why.md "Gang timeout") ---- */
-
-static const char *PG_TIMEOUT_FMT =
-    "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":{"
-    "\"name\":\"%s\",\"namespace\":\"default\"%s},\"spec\":{\"minMember\":%d%s}}";
-
-static void apply_pg_timeout(struct sched_util *u, const char *name, int min, const char *ann,
-                             const char *spec)
-{
-    char buf[1024];
-    snprintf(buf, sizeof(buf), PG_TIMEOUT_FMT, name, ann, min, spec);
-    json_decref(sched_util_apply(u, buf, 1000));
-}
-
-static const char *job_state(struct sched_util *u, const char *id, char *buf, size_t n)
-{
-    json_t *j = NULL;
-    struct err err = ERR_INIT;
-    ck_assert_msg(sched_job(u->s, id, &j, &err) == 0, "%s", err.msg);
-    snprintf(buf, n, "%s", json_string_value(json_object_get(j, "state")));
-    json_decref(j);
-    return buf;
-}
-
-static json_t *why_timeout_since(struct sched_util *u, const char *id)
-{
-    json_t *w = sched_util_why(u, id);
-    json_t *s = json_incref(json_object_get(json_object_get(w, "gangTimeout"), "unsatisfiedSince"));
-    json_decref(w);
-    return s;
-}
-
-/* Koordinator core_test.go TestPermit: a gang short of minMember waits at most its
- * scheduleTimeoutSeconds (10 s there too); then it is rejected and tried again. The window
- * survives a restart (the why document keeps it). */
-START_TEST(test_sched_gang_timeout_marks_and_retries)
-{
-    struct sched_util u;
-    char st[64];
-    sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_busy_node(&u, "n0", 4);
-    apply_pg_timeout(&u, "g", 3, "", ",\"scheduleTimeoutSeconds\":10");
-    for (int i = 0; i < 3; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "g-%d", i);
-        apply_pod(&u, name, "g", 0, 2); /* only two fit */
-    }
-    json_decref(sched_util_cycle(&u, 2000));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Unschedulable");
-    json_t *since = why_timeout_since(&u, "default/g");
-    ck_assert_str_eq(json_string_value(since), "1970-01-01T00:00:02Z");
-    json_decref(since);
-    sched_util_reopen(&u); /* a restart keeps the window */
-    json_decref(sched_util_cycle(&u, 11000));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Unschedulable");
-    ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", NULL), 0);
-    json_decref(sched_util_cycle(&u, 12000)); /* 10 s after the first failed attempt */
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
-    ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", "default/g"), 1);
-    json_t *w = sched_util_why(&u, "default/g");
-    ck_assert_str_eq(primary_code(w), "GangTimedOut");
-    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "TimedOut");
-    ck_assert(json_is_null(json_object_get(json_object_get(w, "gangTimeout"), "unsatisfiedSince")));
-    json_decref(w);
-    /* retried at the next attempt, in a new window */
-    json_decref(sched_util_cycle(&u, 13000));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Unschedulable");
-    since = why_timeout_since(&u, "default/g");
-    ck_assert_str_eq(json_string_value(since), "1970-01-01T00:00:13Z");
-    json_decref(since);
-    ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", NULL), 1);
-    /* placed once capacity comes: the window closes */
-    apply_node(&u, "n2", "a", 4, 0);
-    json_decref(sched_util_cycle(&u, 14000));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Scheduled");
-    since = why_timeout_since(&u, "default/g");
-    ck_assert(json_is_null(since));
-    json_decref(since);
-    assert_consistent(&u);
-    sched_util_close(&u);
-}
-END_TEST
-
-/* The waiting-time annotation (a Go duration) when scheduleTimeoutSeconds is not set; a
- * preemptor whose victims never go (mirror mode) stops holding its nominations. */
-START_TEST(test_sched_gang_timeout_drops_nominations)
-{
-    struct sched_util u;
-    struct sched_options opts = {.mirrored = 1};
-    char st[64];
-    sched_util_open(&u, &opts);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_pod(&u, "low", NULL, 0, 4);
-    json_decref(sched_util_cycle(&u, 1500));
-    apply_pg_timeout(&u, "g", 2,
-                     ",\"annotations\":{\"gang.scheduling.koordinator.sh/waiting-time\":\"5s\"}",
-                     "");
-    apply_pod(&u, "g-0", "g", 10, 2);
-    apply_pod(&u, "g-1", "g", 10, 2);
-    json_decref(sched_util_cycle(&u, 3000)); /* preempts low, nominates g-0 and g-1 */
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Pipelined");
-    json_decref(sched_util_cycle(&u, 7900));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Pipelined");
-    json_decref(sched_util_cycle(&u, 8000));
-    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
-    for (int i = 0; i < 2; i++) {
-        json_t *pod = sched_util_pod(&u, i ? "default/g-1" : "default/g-0");
-        ck_assert_ptr_null(json_object_get(json_object_get(pod, "status"), "nominatedNodeName"));
-        json_decref(pod);
-    }
-    json_t *all = sched_util_audit(&u), *rec;
-    size_t i;
-    int found = 0;
-    json_array_foreach(all, i, rec)
-    {
-        if (strcmp(json_string_value(json_object_get(rec, "kind")), "gang-timed-out"))
-            continue;
-        found++;
-        ck_assert_int_eq(json_array_size(json_object_get(rec, "pods")), 2);
-        ck_assert(json_real_value(json_object_get(rec, "timeoutSeconds")) == 5.0);
-        ck_assert_str_eq(json_string_value(json_object_get(rec, "unsatisfiedSince")),
-                         "1970-01-01T00:00:03Z");
-    }
-    ck_assert_int_eq(found, 1);
-    json_decref(all);
-    json_decref(sched_util_cycle(&u, 9000));
-    ck_assert_str_ne(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
-    sched_util_close(&u);
-}
-END_TEST
-
 /* ---- jobs, metrics ---- */
 
 START_TEST(test_sched_jobs_api)
@@ -619,11 +414,11 @@ START_TEST(test_sched_jobs_api)
     struct sched_util u;
     struct err err = ERR_INIT;
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 4, 0);
-    apply_pg(&u, "g", 2);
-    apply_pod(&u, "g-0", "g", 7, 1);
-    apply_pod(&u, "g-1", "g", 7, 1);
-    apply_pod(&u, "lone", NULL, 0, 9);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_pg(&u, "g", 2);
+    sched_objs_pod(&u, "g-0", "g", 7, 1);
+    sched_objs_pod(&u, "g-1", "g", 7, 1);
+    sched_objs_pod(&u, "lone", NULL, 0, 9);
     json_t *jobs = NULL;
     ck_assert_int_eq(sched_jobs(u.s, "Pending", &jobs, &err), 0);
     ck_assert_int_eq(json_array_size(jobs), 2);
@@ -674,10 +469,10 @@ START_TEST(test_sched_invariants_detect_corruption)
     struct sched_util u;
     char why[512];
     sched_util_open(&u, NULL);
-    apply_node(&u, "n1", "a", 2, 0);
-    apply_pg(&u, "g", 2);
-    apply_pod(&u, "g-0", "g", 0, 1);
-    apply_pod(&u, "g-1", "g", 0, 1);
+    sched_objs_node(&u, "n1", "a", 2, 0);
+    sched_objs_pg(&u, "g", 2);
+    sched_objs_pod(&u, "g-0", "g", 0, 1);
+    sched_objs_pod(&u, "g-1", "g", 0, 1);
     json_decref(sched_util_cycle(&u, 2000));
     ck_assert_msg(sched_invariants_check(u.st, why, sizeof(why)) == 0, "%s", why);
 
@@ -691,7 +486,7 @@ START_TEST(test_sched_invariants_detect_corruption)
     ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/x", 3000, NULL), 0);
 
     /* a gang of 3 with one member bound */
-    apply_pg(&u, "h", 3);
+    sched_objs_pg(&u, "h", 3);
     for (int i = 0; i < 3; i++) {
         char buf[1024];
         snprintf(buf, sizeof(buf),
@@ -725,14 +520,14 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
     struct sched_util u;
     struct sched_options opts = {.mirrored = 1};
     sched_util_open(&u, &opts);
-    apply_node(&u, "n1", "a", 4, 0);
+    sched_objs_node(&u, "n1", "a", 4, 0);
     json_decref(sched_util_apply(
         &u,
         "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\",\"metadata\":{"
         "\"name\":\"g\",\"namespace\":\"default\"},\"spec\":{\"minMember\":1,"
         "\"priorityClassName\":\"later\"}}",
         1000));
-    apply_pod(&u, "g-0", "g", 0, 1);
+    sched_objs_pod(&u, "g-0", "g", 0, 1);
     json_decref(sched_util_apply(
         &u,
         "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"k\",\"namespace\":"
@@ -741,7 +536,7 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
         1000));
     json_decref(sched_util_cycle(&u, 2000));
     json_t *w = sched_util_why(&u, "default/g");
-    ck_assert_str_eq(primary_code(w), "PriorityClassMissing");
+    ck_assert_str_eq(sched_objs_primary(w), "PriorityClassMissing");
     json_t *b = json_array_get(json_object_get(w, "blockers"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(b, "priorityClass")), "later");
     json_decref(w);
@@ -755,7 +550,7 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(pod, "spec"), "priority")),
                      7);
     json_decref(pod);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
 
     json_decref(
         sched_util_apply(&u,
@@ -767,7 +562,7 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
     ck_assert_int_eq(sched_job(u.s, "default/g", &job, &err), 0);
     ck_assert_int_eq(json_integer_value(json_object_get(job, "priority")), 55);
     json_decref(job);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     json_decref(sched_util_cycle(&u, 4000));
     node = sched_util_node_of(&u, "default/g-0");
     ck_assert_str_eq(node, "n1");
@@ -779,7 +574,7 @@ START_TEST(test_sched_podgroup_class_missing_waits_in_mirror_mode)
     json_decref(job);
     ck_assert_int_eq(sched_delete(u.s, MODEL_PRIORITYCLASS, "system-node-critical", 5000, &err),
                      ERR_CONFLICT);
-    assert_consistent(&u);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -800,8 +595,6 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_why_node_filter);
     tcase_add_test(tc, test_sched_cluster_capacity_follows_nodes);
     tcase_add_test(tc, test_sched_why_history);
-    tcase_add_test(tc, test_sched_gang_timeout_marks_and_retries);
-    tcase_add_test(tc, test_sched_gang_timeout_drops_nominations);
     tcase_add_test(tc, test_sched_jobs_api);
     tcase_add_test(tc, test_sched_podgroup_class_missing_waits_in_mirror_mode);
     tcase_add_test(tc, test_sched_invariants_detect_corruption);
