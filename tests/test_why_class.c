@@ -227,19 +227,27 @@ static void assert_batch_same(struct sched_util *u, json_t *one_by_one)
     free(ids);
 }
 
+/* The same cluster of n failing jobs in u (documents shared) and w (every document
+ * stored whole), after one cycle each. */
+static void open_pair(struct sched_util *u, struct sched_util *w, int n)
+{
+    char *y = cluster(n);
+    struct sched_options whole = {.why_whole = 1};
+    sched_util_open(u, NULL);
+    sched_util_open(w, &whole);
+    json_decref(sched_util_apply(u, y, 1000));
+    json_decref(sched_util_apply(w, y, 1000));
+    json_decref(sched_util_cycle(u, 2000));
+    json_decref(sched_util_cycle(w, 2000));
+    free(y);
+}
+
 /* Many jobs of one class: the first whole, the others records of one class; each answer
  * names its own job and pod, and is what the whole document says. */
 START_TEST(test_why_class_members_own_answers)
 {
-    char *y = cluster(6);
     struct sched_util u, w;
-    struct sched_options whole = {.why_whole = 1};
-    sched_util_open(&u, NULL);
-    sched_util_open(&w, &whole);
-    json_decref(sched_util_apply(&u, y, 1000));
-    json_decref(sched_util_apply(&w, y, 1000));
-    json_decref(sched_util_cycle(&u, 2000));
-    json_decref(sched_util_cycle(&w, 2000));
+    open_pair(&u, &w, 6);
     json_t *a = answers(&u), *b = answers(&w);
     assert_same_answers(b, a, "one cycle");
     assert_batch_same(&u, a);
@@ -288,7 +296,6 @@ START_TEST(test_why_class_members_own_answers)
     free_answers(b);
     sched_util_close(&u);
     sched_util_close(&w);
-    free(y);
 }
 END_TEST
 
@@ -335,15 +342,8 @@ static void edit_and_free(struct sched_util *u)
  * whole document gives; the others keep theirs; class documents go with their last record. */
 START_TEST(test_why_class_leaving_and_gone)
 {
-    char *y = cluster(6);
     struct sched_util u, w;
-    struct sched_options whole = {.why_whole = 1};
-    sched_util_open(&u, NULL);
-    sched_util_open(&w, &whole);
-    json_decref(sched_util_apply(&u, y, 1000));
-    json_decref(sched_util_apply(&w, y, 1000));
-    json_decref(sched_util_cycle(&u, 2000));
-    json_decref(sched_util_cycle(&w, 2000));
+    open_pair(&u, &w, 6);
     edit_and_free(&u);
     edit_and_free(&w);
     json_t *a = answers(&u), *b = answers(&w);
@@ -373,7 +373,6 @@ START_TEST(test_why_class_leaving_and_gone)
     assert_counts(&u);
     sched_util_close(&u);
     sched_util_close(&w);
-    free(y);
 }
 END_TEST
 
