@@ -304,3 +304,9 @@ json_t *model_json_read(const char *s, size_t n, int reject_dups)
     free(r.buf);
     return v;
 }
+
+json_t *model_json_load(const char *s, size_t n, json_error_t *jerr)
+{
+    json_t *v = model_json_read(s, n, 0);
+    return v ? v : json_loadb(s, n, 0, jerr);
+}

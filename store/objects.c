@@ -148,8 +148,7 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
 
 json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
 {
-    json_t *v = model_json_read(s, n, 0);
-    return v ? v : json_loadb(s, n, 0, jerr);
+    return model_json_load(s, n, jerr);
 }
 
 /* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */

@@ -56,6 +56,14 @@ static int check_bytes(const char *s, size_t n)
     if (loaded)
         assert_same(loaded, want, s, n);
     json_decref(loaded);
+    json_error_t e2;
+    loaded = model_json_load(s, n, &e2); /* the mirror's list pages and watch events */
+    ck_assert_int_eq(loaded != NULL, want != NULL);
+    if (loaded)
+        assert_same(loaded, want, s, n);
+    else
+        ck_assert_str_eq(e2.text, e.text);
+    json_decref(loaded);
     json_decref(want);
     return read;
 }
