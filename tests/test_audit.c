@@ -15,16 +15,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
 static MDB_txn *begin(int write)
 {
     return store_util_begin(st, write);
@@ -401,29 +391,20 @@ START_TEST(test_audit_sequence_continues_after_reopen)
 }
 END_TEST
 
-static Suite *audit_suite(void)
-{
-    Suite *s = suite_create("audit");
-    TCase *tc = tcase_create("audit");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_audit_append_verify_ok);
-    tcase_add_test(tc, test_audit_hash_formula);
-    tcase_add_test(tc, test_audit_tamper_detected);
-    tcase_add_test(tc, test_audit_seq_differs_from_key);
-    tcase_add_test(tc, test_audit_gap_detected);
-    tcase_add_test(tc, test_audit_truncation_detected);
-    tcase_add_test(tc, test_audit_record_past_head_detected);
-    tcase_add_test(tc, test_audit_range_verify);
-    tcase_add_test(tc, test_audit_kind_table);
-    tcase_add_test(tc, test_audit_append_refuses_unknown_kind);
-    tcase_add_test(tc, test_audit_scan_range);
-    tcase_add_test(tc, test_audit_sequence_continues_after_reopen);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(audit_suite());
+    const TTest *tests[] = {test_audit_append_verify_ok,
+                            test_audit_hash_formula,
+                            test_audit_tamper_detected,
+                            test_audit_seq_differs_from_key,
+                            test_audit_gap_detected,
+                            test_audit_truncation_detected,
+                            test_audit_record_past_head_detected,
+                            test_audit_range_verify,
+                            test_audit_kind_table,
+                            test_audit_append_refuses_unknown_kind,
+                            test_audit_scan_range,
+                            test_audit_sequence_continues_after_reopen,
+                            NULL};
+    return check_run(store_util_suite("audit", &dir, &st, tests));
 }

@@ -17,16 +17,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
 static MDB_txn *begin(int write)
 {
     return store_util_begin(st, write);
@@ -732,36 +722,27 @@ START_TEST(test_store_write_while_holding_read)
 }
 END_TEST
 
-static Suite *store_suite(void)
-{
-    Suite *s = suite_create("store");
-    TCase *tc = tcase_create("store");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_store_roundtrip);
-    tcase_add_test(tc, test_store_last_txn_without_a_transaction);
-    tcase_add_test(tc, test_store_read_nowait_is_busy_while_growing);
-    tcase_add_test(tc, test_store_put_returns_old_and_delete);
-    tcase_add_test(tc, test_store_pod_index_transitions);
-    tcase_add_test(tc, test_store_pod_index_volcano_group_annotation);
-    tcase_add_test(tc, test_store_replace_uses_callers_old_value);
-    tcase_add_test(tc, test_store_each_prefix);
-    tcase_add_test(tc, test_store_docs);
-    tcase_add_test(tc, test_store_meta_counters);
-    tcase_add_test(tc, test_store_nested_abort_discards_only_child);
-    tcase_add_test(tc, test_store_abort_leaves_nothing);
-    tcase_add_test(tc, test_store_restart_persists);
-    tcase_add_test(tc, test_store_second_opener_busy);
-    tcase_add_test(tc, test_store_newer_schema_refused);
-    tcase_add_test(tc, test_store_sync_modes);
-    tcase_add_test(tc, test_store_map_growth);
-    tcase_add_test(tc, test_store_growth_with_concurrent_readers);
-    tcase_add_test(tc, test_store_write_while_holding_read);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(store_suite());
+    const TTest *tests[] = {test_store_roundtrip,
+                            test_store_last_txn_without_a_transaction,
+                            test_store_read_nowait_is_busy_while_growing,
+                            test_store_put_returns_old_and_delete,
+                            test_store_pod_index_transitions,
+                            test_store_pod_index_volcano_group_annotation,
+                            test_store_replace_uses_callers_old_value,
+                            test_store_each_prefix,
+                            test_store_docs,
+                            test_store_meta_counters,
+                            test_store_nested_abort_discards_only_child,
+                            test_store_abort_leaves_nothing,
+                            test_store_restart_persists,
+                            test_store_second_opener_busy,
+                            test_store_newer_schema_refused,
+                            test_store_sync_modes,
+                            test_store_map_growth,
+                            test_store_growth_with_concurrent_readers,
+                            test_store_write_while_holding_read,
+                            NULL};
+    return check_run(store_util_suite("store", &dir, &st, tests));
 }

@@ -102,6 +102,34 @@ void store_util_fixture_close(char **dir, struct store **st)
     *dir = NULL;
 }
 
+/* Where store_util_suite's fixture puts the store of the test that runs: set in the parent
+ * before the tests are forked, read in each child. */
+static char **fixture_dir;
+static struct store **fixture_st;
+
+static void fixture_setup(void)
+{
+    store_util_fixture_open(fixture_dir, fixture_st);
+}
+
+static void fixture_teardown(void)
+{
+    store_util_fixture_close(fixture_dir, fixture_st);
+}
+
+Suite *store_util_suite(const char *name, char **dir, struct store **st, const TTest *tests[])
+{
+    fixture_dir = dir;
+    fixture_st = st;
+    Suite *s = suite_create(name);
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+    for (size_t i = 0; tests[i]; i++)
+        tcase_add_test(tc, tests[i]);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
 MDB_txn *store_util_begin(struct store *st, int write)
 {
     struct err err = ERR_INIT;
