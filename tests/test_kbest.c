@@ -92,17 +92,9 @@ START_TEST(test_kbest_worse_costs_one_compare)
 }
 END_TEST
 
-static Suite *kbest_suite(void)
-{
-    Suite *s = suite_create("kbest");
-    TCase *tc = tcase_create("kbest");
-    tcase_add_test(tc, test_kbest_equals_stable_sort);
-    tcase_add_test(tc, test_kbest_worse_costs_one_compare);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(kbest_suite());
+    const TTest *tests[] = {test_kbest_equals_stable_sort, test_kbest_worse_costs_one_compare,
+                            NULL};
+    return check_run(check_suite("kbest", NULL, NULL, tests));
 }

@@ -118,18 +118,8 @@ START_TEST(test_numfmt_pad_widths)
 }
 END_TEST
 
-static Suite *numfmt_suite(void)
-{
-    Suite *s = suite_create("numfmt");
-    TCase *tc = tcase_create("numfmt");
-    tcase_add_test(tc, test_numfmt_edges);
-    tcase_add_test(tc, test_numfmt_random);
-    tcase_add_test(tc, test_numfmt_pad_widths);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(numfmt_suite());
+    const TTest *tests[] = {test_numfmt_edges, test_numfmt_random, test_numfmt_pad_widths, NULL};
+    return check_run(check_suite("numfmt", NULL, NULL, tests));
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "err.h"
 
 char *store_util_tmpdir(void)
@@ -121,13 +122,7 @@ Suite *store_util_suite(const char *name, char **dir, struct store **st, const T
 {
     fixture_dir = dir;
     fixture_st = st;
-    Suite *s = suite_create(name);
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
-    for (size_t i = 0; tests[i]; i++)
-        tcase_add_test(tc, tests[i]);
-    suite_add_tcase(s, tc);
-    return s;
+    return check_suite(name, fixture_setup, fixture_teardown, tests);
 }
 
 MDB_txn *store_util_begin(struct store *st, int write)

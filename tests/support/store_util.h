@@ -26,9 +26,8 @@ struct store *store_util_open(const char *dir, size_t map_size, enum store_sync 
  * store_util_fixture_close, which also removes the directory). */
 void store_util_fixture_open(char **dir, struct store **st);
 void store_util_fixture_close(char **dir, struct store **st);
-/* A suite (new) of one test case, both named name, of tests (NULL-terminated), each run
- * with the fixture above: *dir and *st are a fresh store before each test and released
- * after it. A suite's whole boilerplate:
+/* check_suite (check_run.h) with the fixture above: *dir and *st are a fresh store before
+ * each test and released after it. A store suite's whole boilerplate:
  *
  *     static char *dir;
  *     static struct store *st;
