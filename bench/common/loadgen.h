@@ -1,5 +1,5 @@
 /*
- * loadgen.h - an open-loop HTTP/1.1 load generator on one thread (epoll, a timerfd, kept-alive
+ * loadgen.h - an open-loop HTTP/1.1 load generator on one thread (epoll, kept-alive
  * connections; answers framed by http_parser).
  *
  * Request k is due at start + k / rate, whatever happened before; it is sent when due on
