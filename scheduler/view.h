@@ -435,7 +435,8 @@ void sched__view_bind(struct sched_view *v, int pod, int node);
 void sched__view_unbind(struct sched_view *v, int pod);
 /* A live pod's fields the cycle itself changes, the view's counts kept in step:
  * terminating sets m.deletion_ms to ms (> 0), counting the pod in ndeleting unless it
- * already was; phase replaces m.phase (copied, NULL for none). */
+ * already was; phase replaces m.phase (copied, NULL for none), and a bound pod that becomes
+ * terminal stops counting on its node and queue (or counts again), as a put would have it. */
 void sched__view_pod_terminating(struct sched_view *v, int pod, int64_t ms);
 void sched__view_pod_phase(struct sched_view *v, int pod, const char *phase);
 /* Drops a pod's nomination (reservation) if any. */

@@ -421,5 +421,13 @@ void sched__view_pod_phase(struct sched_view *v, int pi, const char *phase)
     sched__queue_pend(v, p, -1);
     free(p->m.phase);
     p->m.phase = phase ? xstrdup(phase) : NULL;
+    /* a bound pod counts while it is not terminal, as sched__view_put_pod has it */
+    int counted = p->node >= 0 && !model_pod_terminal(&p->m);
+    if (counted != p->counted) {
+        if (!counted)
+            sched__wait_freed(v, p->node);
+        sched__view_usage(v, p, counted ? 1 : -1);
+        p->counted = counted;
+    }
     sched__queue_pend(v, p, 1);
 }

@@ -11,8 +11,8 @@
  *     not exist) and deleted, the default restored;
  *   - nodes deleted under bound pods and put back (their pods adopted).
  * Every so often the view is rebuilt from the objects as they now are (the order a
- * restart puts them in) and its sums equal the live ones; the cycle's request is alloc +
- * pend. A sum changed by hand is caught.
+ * restart puts them in) and its sums, pending and allocated, equal the live ones; the
+ * cycle's request is alloc + pend. A sum changed by hand is caught.
  */
 #include <check.h>
 #include <stdio.h>
@@ -307,6 +307,10 @@ static void rebuilt_equal(struct world *w)
             ck_assert_msg(got == q->pend[res], "step %d: queue %s %s: live %lld, rebuilt %lld",
                           w->step, q->m.name, w->v->res[res], (long long)q->pend[res],
                           (long long)got);
+            got = rr >= 0 ? r->queues[ri].alloc[rr] : 0;
+            ck_assert_msg(got == q->alloc[res],
+                          "step %d: queue %s %s allocated: live %lld, rebuilt %lld", w->step,
+                          q->m.name, w->v->res[res], (long long)q->alloc[res], (long long)got);
         }
     }
     sched__view_free(r);
