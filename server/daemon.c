@@ -1,7 +1,5 @@
 /* daemon.c - musterd's life: open, serve, run cycles, stop cleanly on SIGTERM / SIGINT. */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +16,7 @@
 #include "scheduler.h"
 #include "server.h"
 #include "store.h"
+#include "thread.h"
 
 struct cycler {
     struct sched *sched;
@@ -67,31 +66,15 @@ static void run_cycle(struct cycler *cy)
     server__audit_kick(cy->guard);
 }
 
-/* The cycle thread is CPU-bound work that no one waits on by the millisecond, so it runs
- * as SCHED_BATCH, which tells the kernel just that (sched(7)): it keeps its share of the
- * CPU, and is disturbed less by the threads that serve reads, which wake thousands of times
- * a second. Reading at 5,000 req/s on two cores (Linux 6.18), cycles kept about 0.9 of
- * their idle throughput instead of 0.8 (bench/README.md "Session 8: reads at 5,000 req/s").
- * An operator's policy (chrt) is kept, and so is the thread's nice value. */
-static void batch_policy(void)
-{
-    struct sched_param sp;
-    int policy;
-    pthread_setname_np(pthread_self(), "musterd-cycle");
-    if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0 || policy != SCHED_OTHER)
-        return;
-    sp.sched_priority = 0;
-    int rc = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-    if (rc != 0)
-        log_debug("cycle thread: no SCHED_BATCH: %s", strerror(rc));
-}
-
 static int cycle_main(void *arg)
 {
     struct cycler *cy = arg;
     struct timespec deadline;
 
-    batch_policy();
+    /* Reading at 5,000 req/s on two cores (Linux 6.18), cycles kept about 0.9 of their idle
+     * throughput as SCHED_BATCH, 0.8 without (bench/README.md "Session 8: reads at 5,000
+     * req/s") */
+    thread_batch("musterd-cycle");
 
     mtx_lock(&cy->mu);
     while (!cy->stop) {

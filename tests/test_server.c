@@ -282,12 +282,17 @@ static int policy_of(pid_t pid, const char *comm, int want)
     return got;
 }
 
-START_TEST(test_server_cycle_thread_runs_as_batch)
+START_TEST(test_server_background_threads_run_as_batch)
 {
     ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
     /* the cycle thread is not preempted by every read's wake-up; the front end is normal */
     ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_BATCH), SCHED_BATCH);
     ck_assert_int_eq(policy_of(md.pid, "musterd-front", SCHED_OTHER), SCHED_OTHER);
+    /* the read cache's remaker starts with the first stale answer served */
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    apply(cluster);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
     musterd_cleanup(&md);
 
     /* an operator's policy (here SCHED_IDLE, inherited from the starting process) is kept */
@@ -314,7 +319,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_retention_parse);
     tcase_add_test(tc, test_server_flags_override_config);
     tcase_add_test(tc, test_server_cycle_runs_soon_after_apply);
-    tcase_add_test(tc, test_server_cycle_thread_runs_as_batch);
+    tcase_add_test(tc, test_server_background_threads_run_as_batch);
     suite_add_tcase(s, tc);
     return s;
 }
