@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "view.h"
 
 int sched__view_pod(const struct sched_view *v, const char *key)
@@ -45,13 +46,7 @@ static void sb_str(struct sbuf *b, const char *s)
 
 static void sb_int(struct sbuf *b, long long v)
 {
-    char d[24], *e = d + sizeof(d), *q = e;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--q = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--q = '-';
+    char d[NUMFMT_INT64_LEN], *e = d + sizeof(d), *q = numfmt_i64(e, v);
     sb_put(b, q, (size_t)(e - q));
 }
 
