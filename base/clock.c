@@ -1,5 +1,6 @@
 #include "clock.h"
 #include "err.h"
+#include "numfmt.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -89,8 +90,7 @@ static void format_head(int64_t ms, char *buf, size_t n, int64_t *frac)
     for (int i = 0; i < 7; i++) {
         if (sep[i])
             *q++ = sep[i];
-        *q++ = (char)('0' + f[i] / 10);
-        *q++ = (char)('0' + f[i] % 10);
+        q = numfmt_pad(q, (unsigned)f[i], 2);
     }
     *q = '\0';
 }
@@ -123,9 +123,7 @@ void clock_format_rfc3339_ms(int64_t ms, char *buf, size_t n)
     format_head(ms, head, 64, &frac);
     char *q = head + strlen(head);
     *q++ = '.';
-    *q++ = (char)('0' + frac / 100);
-    *q++ = (char)('0' + frac / 10 % 10);
-    *q++ = (char)('0' + frac % 10);
+    q = numfmt_pad(q, (unsigned)frac, 3);
     *q++ = 'Z';
     *q = '\0';
     put_cut(buf, n, head, (size_t)(q - head));

@@ -3,14 +3,14 @@
  *
  * For each rate of --rates (requests/s; 0 is the idle baseline) it starts a fresh musterd
  * (build/bin/musterd, or MUSTER_BIN_DIR) on a new store, applies the nodes of Basic-5k (or
- * --nodes) and the first batch of pods, then, while --threads client threads read at that
+ * --nodes) and the first batch of pods, then, while the load generator reads at that
  * rate, applies the rest of the pods in batches of --batch through POST /api/v1/manifests
  * (musterd runs a cycle after each) and waits until every pod is placed.
  *
- * Open loop: request k is due at start + k / rate whatever happened before; each thread
- * sends the requests k = thread (mod threads) in order on one kept-alive connection and
- * measures latency from the time a request was due, so a server that stalls shows as
- * latency (and a client that falls behind as well), never as a lower rate. Requests go
+ * Open loop (common/loadgen.h): request k is due at start + k / rate whatever happened
+ * before, and is sent then, from one thread, on any of at most --conns kept-alive
+ * connections that is free; latency runs from the time it was due, so a server that stalls
+ * shows as latency (and a client that falls behind as well), never as a lower rate. Requests go
  * round-robin over the paths of --mix (default GET /api/v1/jobs?limit=100,
  * /api/v1/jobs/{why}/why, /api/v1/topology?jobs=4 (four jobs per domain, as the UI asks),
  * /api/v1/audit?tail=20; {why} is each job of
@@ -24,19 +24,22 @@
  * Printed per rate: requests sent and their rate, non-200 answers, latency p50 / p99 /
  * max (and the p99 of each path of the mix on a second line), and the cycle throughput (pods placed
  * / cycle seconds, from /metrics) over the reading window, with its ratio to the idle run, and the
- * longest a stale answer was served before it was remade (muster_read_stale_seconds_max).
+ * longest a stale answer was served before it was remade (muster_read_stale_seconds_max);
+ * then the CPU time musterd and the generator used over the window, per 1,000 requests (from
+ * /proc and the generator thread's clock), and how many requests were sent over 1 ms late.
+ * --repeat N runs the rates N times in turn and ends with the medians (the machine is shared
+ * and a run's window is short): each rate's cycle throughput, its ratio to the idle run of
+ * the same round, and its p99.
  *
- *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 16]
- *                 [--rates 0,500,1000,2000,5000] [--mix PATH,PATH,...] [--keep]
+ *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--conns 16]
+ *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity]
  */
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,31 +48,19 @@
 #include "client.h"
 #include "clock.h"
 #include "err.h"
+#include "loadgen.h"
 #include "workload.h"
 
-#define MAX_THREADS 64
+#define MAX_PATHS 64
 #define WHY_IDS 200
 
 struct load {
-    const char *url;
-    double rate;
-    int threads;
-    int64_t start_ns;
-    atomic_int stop;
+    int conns;
     char *why[WHY_IDS];
     size_t nwhy;
     char **paths; /* the mix */
     size_t npaths;
     const char *encoding; /* Accept-Encoding, NULL: none */
-};
-
-struct reader {
-    struct load *load;
-    int index;
-    double *lat_ms; /* latencies of the answered requests */
-    int *path;      /* the mix index of each */
-    size_t n, cap, pcap;
-    long bad; /* non-200 answers and transport failures */
 };
 
 static void die(const char *what)
@@ -124,9 +115,11 @@ static double metric(struct client *c, const char *name)
     return v;
 }
 
-/* The path of request k: the mix's paths in turn, "{why}" replaced by a job id. */
-static const char *path_of(struct load *l, long k, char *buf, size_t n)
+/* The path of request k: the mix's paths in turn, "{why}" replaced by a job id
+ * (loadgen_path_fn). */
+static const char *path_of(void *ctx, long k, char *buf, size_t n)
 {
+    const struct load *l = ctx;
     const char *p = l->paths[(size_t)k % l->npaths];
     const char *at = strstr(p, "{why}");
     if (!at)
@@ -134,44 +127,6 @@ static const char *path_of(struct load *l, long k, char *buf, size_t n)
     snprintf(buf, n, "%.*s%s%s", (int)(at - p), p, l->why[(size_t)(k / (long)l->npaths) % l->nwhy],
              at + 5);
     return buf;
-}
-
-static int read_main(void *arg)
-{
-    struct reader *rd = arg;
-    struct load *l = rd->load;
-    struct client *c = NULL;
-    struct err err = ERR_INIT;
-    char buf[256];
-
-    if (client_open(l->url, NULL, &c, &err) < 0)
-        die(err.msg);
-    client_set_encoding(c, l->encoding, 0);
-    for (long k = rd->index; !atomic_load(&l->stop); k += l->threads) {
-        int64_t due = l->start_ns + (int64_t)((double)k * 1e9 / l->rate);
-        int64_t now = clock_mono_ns();
-        if (due > now) {
-            struct timespec ts = {(time_t)((due - now) / 1000000000),
-                                  (long)((due - now) % 1000000000)};
-            nanosleep(&ts, NULL);
-        }
-        if (atomic_load(&l->stop))
-            break;
-        struct client_response r = CLIENT_RESPONSE_INIT;
-        int rc = client_request(c, "GET", path_of(l, k, buf, sizeof(buf)), NULL, 0, NULL, &r, &err);
-        double ms = (double)(clock_mono_ns() - due) / 1e6;
-        if (rc < 0 || r.status != 200) {
-            rd->bad++;
-        } else {
-            XGROW(rd->lat_ms, rd->n + 1, rd->cap);
-            XGROW(rd->path, rd->n + 1, rd->pcap);
-            rd->path[rd->n] = (int)((size_t)k % l->npaths);
-            rd->lat_ms[rd->n++] = ms;
-        }
-        client_response_release(&r);
-    }
-    client_close(c);
-    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -201,20 +156,71 @@ static void prime(struct client *c, struct load *l)
     }
 }
 
-/* One run at rate (0: no reads). Returns the cycle throughput in pods/s. */
-static double run_rate(const struct workload *w, struct load *mix, double rate, size_t batch,
-                       size_t pods, double idle, int keep)
+/* The CPU time process pid has used, in seconds (utime + stime of /proc/pid/stat). */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[1024];
+    unsigned long ut = 0, st = 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the command may hold spaces */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        die("cannot read /proc/PID/stat");
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Prints the latencies of r: all, and the p99 of each path of the mix. */
+static void print_latency(const struct load *l, struct loadgen_result *r, double window)
+{
+    double *by[MAX_PATHS] = {0};
+    size_t nby[MAX_PATHS] = {0}, capby[MAX_PATHS] = {0};
+    for (size_t i = 0; i < r->n; i++) {
+        size_t p = (size_t)r->k[i] % l->npaths;
+        XGROW(by[p], nby[p] + 1, capby[p]);
+        by[p][nby[p]++] = r->lat_ms[i];
+    }
+    qsort(r->lat_ms, r->n, sizeof(double), cmp_double);
+    printf("sent %7zu (%6.0f/s)  non-200 %ld  p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms",
+           r->n + (size_t)r->bad, (double)(r->n + (size_t)r->bad) / window, r->bad,
+           pct(r->lat_ms, r->n, 0.5), pct(r->lat_ms, r->n, 0.99), r->n ? r->lat_ms[r->n - 1] : 0.0);
+    for (size_t p = 0; p < l->npaths; p++) {
+        qsort(by[p], nby[p], sizeof(double), cmp_double);
+        printf("%s%s p99 %.2f ms", p ? "," : "\n        by path:", l->paths[p],
+               pct(by[p], nby[p], 0.99));
+        free(by[p]);
+    }
+}
+
+/* The median of v[0], v[stride], ... (n of them); sorts a copy. */
+static double median_of(const double *v, size_t n, size_t stride)
+{
+    double *c = xcalloc(n, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        c[i] = v[i * stride];
+    qsort(c, n, sizeof(double), cmp_double);
+    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    free(c);
+    return m;
+}
+
+/* What a run measured. */
+struct run {
+    double tput; /* cycle throughput, pods/s */
+    double cpu;  /* musterd's CPU seconds over the window */
+    double p99;  /* ms */
+};
+
+/* One run at rate (0: no reads); idle is the run without reads (all zero: none yet). */
+static struct run run_rate(const struct workload *w, struct load *mix, double rate, size_t batch,
+                           size_t pods, struct run idle, int keep)
 {
     char dir[] = "/tmp/muster-bench-reads-XXXXXX", url[64];
-    struct load l = {.url = url,
-                     .rate = rate,
-                     .threads = mix->threads,
-                     .paths = mix->paths,
-                     .npaths = mix->npaths,
-                     .encoding = mix->encoding};
-    int threads = mix->threads;
-    struct reader rd[MAX_THREADS];
-    thrd_t t[MAX_THREADS];
+    struct load l = {.paths = mix->paths, .npaths = mix->npaths, .encoding = mix->encoding};
+    struct loadgen *gen = NULL;
     struct client *c = NULL;
     struct err err = ERR_INIT;
 
@@ -226,7 +232,8 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
     post(c, w->infra);
     /* the jobs in batches of about `batch` pods; the first before reading starts */
     size_t j = 0, njobs = json_array_size(w->jobs), sent = 0, first = 1;
-    double placed0 = 0, secs0 = 0;
+    double placed0 = 0, secs0 = 0, cpu0 = 0;
+    int64_t start_ns = 0;
     while (j < njobs && sent < pods) {
         json_t *docs = json_array();
         for (size_t in_batch = 0; j < njobs && in_batch < batch && sent < pods; j++) {
@@ -248,61 +255,53 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
                 prime(c, &l);
             placed0 = metric(c, "muster_pods_placed_total");
             secs0 = metric(c, "muster_cycle_duration_seconds_sum");
-            l.start_ns = clock_mono_ns();
-            for (int i = 0; rate > 0 && i < threads; i++) {
-                rd[i] = (struct reader){.load = &l, .index = i};
-                thrd_create(&t[i], read_main, &rd[i]);
-            }
+            cpu0 = proc_cpu(pid);
+            start_ns = clock_mono_ns();
+            if (rate > 0)
+                gen = loadgen_start(&(struct loadgen_options){.url = url,
+                                                              .rate = rate,
+                                                              .conns = mix->conns,
+                                                              .encoding = l.encoding,
+                                                              .path = path_of,
+                                                              .ctx = &l});
             first = 0;
         }
     }
     while (metric(c, "muster_pods_placed_total") < (double)sent)
         usleep(10000);
-    int64_t end_ns = clock_mono_ns();
+    struct loadgen_result r = {0};
+    if (gen)
+        loadgen_stop(gen, &r);
+    double *sorted = xcalloc(r.n + 1, sizeof(double));
+    memcpy(sorted, r.lat_ms, r.n * sizeof(double));
+    qsort(sorted, r.n, sizeof(double), cmp_double);
+    double p99 = pct(sorted, r.n, 0.99);
+    free(sorted);
+    double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
     double remakes = metric(c, "muster_read_remakes_total");
     double remake_cpu = metric(c, "muster_read_remake_cpu_seconds_total");
-    atomic_store(&l.stop, 1);
-    double *all = NULL;
-    size_t n = 0, cap = 0;
-    long bad = 0;
-    double *by[64] = {0};
-    size_t nby[64] = {0}, capby[64] = {0};
-    for (int i = 0; rate > 0 && i < threads; i++) {
-        thrd_join(t[i], NULL);
-        XGROW(all, n + rd[i].n + 1, cap);
-        memcpy(all + n, rd[i].lat_ms, rd[i].n * sizeof(double));
-        for (size_t k = 0; k < rd[i].n; k++) {
-            int p = rd[i].path[k] < 64 ? rd[i].path[k] : 63;
-            XGROW(by[p], nby[p] + 1, capby[p]);
-            by[p][nby[p]++] = rd[i].lat_ms[k];
-        }
-        n += rd[i].n, bad += rd[i].bad;
-        free(rd[i].lat_ms);
-        free(rd[i].path);
+    double tput = secs > 0 ? placed / secs : 0;
+    printf("%6.0f req/s  cycles %6.0f pods/s", rate, tput);
+    if (idle.tput > 0)
+        printf(" (%.2f of idle)", tput / idle.tput);
+    printf("  musterd CPU %.2f s  [%.1f s]", cpu, window);
+    if (rate > 0) {
+        size_t asked = r.n + (size_t)r.bad;
+        double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
+        printf("  generator CPU %.2f s\n        per 1,000 requests:", r.cpu_s);
+        if (idle.tput > 0)
+            printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
+        printf(" generator %.0f ms; %ld sent over 1 ms late\n        ", r.cpu_s * per, r.late);
+        print_latency(&l, &r, window);
+        printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)", stale * 1e3, remakes,
+               remake_cpu);
     }
-    qsort(all, n, sizeof(double), cmp_double);
-    double window = (double)(end_ns - l.start_ns) / 1e9, tput = secs > 0 ? placed / secs : 0;
-    printf("%6.0f req/s  sent %7zu (%6.0f/s)  non-200 %ld  p50 %7.2f ms  p99 %7.2f ms  max %8.2f "
-           "ms  cycles %6.0f pods/s",
-           rate, n + (size_t)bad, (double)(n + (size_t)bad) / window, bad, pct(all, n, 0.5),
-           pct(all, n, 0.99), n ? all[n - 1] : 0.0, tput);
-    if (idle > 0)
-        printf(" (%.2f of idle)", tput / idle);
-    printf("  stale max %.0f ms (%.0f remakes, %.2f s CPU)  [%.1f s]\n", stale * 1e3, remakes,
-           remake_cpu, window);
-    for (size_t p = 0; p < l.npaths && p < 64 && rate > 0; p++) {
-        qsort(by[p], nby[p], sizeof(double), cmp_double);
-        printf("%s%s p99 %.2f ms", p ? "," : "        by path:", l.paths[p],
-               pct(by[p], nby[p], 0.99));
-        free(by[p]);
-    }
-    if (rate > 0)
-        printf("\n");
+    printf("\n");
     fflush(stdout);
-    free(all);
+    loadgen_result_release(&r);
     for (size_t i = 0; i < l.nwhy; i++)
         free(l.why[i]);
     client_close(c);
@@ -314,13 +313,37 @@ static double run_rate(const struct workload *w, struct load *mix, double rate, 
             fprintf(stderr, "bench_reads: could not remove %s\n", dir);
         free(cmd);
     }
-    return tput;
+    return (struct run){tput, cpu, p99};
+}
+
+/* One line per rate over the rounds: the medians, and each round's ratio to its own idle run. */
+static void summarise(const double *rate_of, size_t nrates, const struct run *runs,
+                      const double *ratio, int repeat)
+{
+    printf("medians over %d rounds (each ratio is to the idle run of its own round):\n", repeat);
+    for (size_t i = 0; i < nrates; i++) {
+        double tput[99], p99[99];
+        for (int r = 0; r < repeat; r++) {
+            tput[r] = runs[(size_t)r * nrates + i].tput;
+            p99[r] = runs[(size_t)r * nrates + i].p99;
+        }
+        printf("%6.0f req/s  cycles %6.0f pods/s", rate_of[i], median_of(tput, (size_t)repeat, 1));
+        if (ratio[i] > 0) {
+            printf("  of idle %.2f (", median_of(ratio + i, (size_t)repeat, nrates));
+            for (int r = 0; r < repeat; r++)
+                printf("%s%.2f", r ? " " : "", ratio[(size_t)r * nrates + i]);
+            printf(")");
+        }
+        if (rate_of[i] > 0)
+            printf("  p99 %.2f ms", median_of(p99, (size_t)repeat, 1));
+        printf("\n");
+    }
 }
 
 int main(int argc, char **argv)
 {
     size_t nodes = 5000, pods = 50000, batch = 1000;
-    int threads = 16, keep = 0;
+    int conns = 16, keep = 0, repeat = 1;
     size_t cap = 0;
     const char *rates = "0,500,1000,2000,5000", *rv = "0", *encoding = "gzip";
     const char *mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology?jobs=4,"
@@ -336,8 +359,9 @@ int main(int argc, char **argv)
             continue;
         }
         if (!v)
-            die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] "
-                "[--rates R,R,...] [--mix PATH,...] [--keep] [--resource-version 0|none] "
+            die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--conns N] "
+                "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
+                "0|none] "
                 "[--encoding gzip|identity]");
         if (!strcmp(a, "--nodes"))
             nodes = strtoul(v, NULL, 10);
@@ -345,8 +369,10 @@ int main(int argc, char **argv)
             pods = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--batch"))
             batch = strtoul(v, NULL, 10);
-        else if (!strcmp(a, "--threads"))
-            threads = atoi(v);
+        else if (!strcmp(a, "--repeat"))
+            repeat = atoi(v);
+        else if (!strcmp(a, "--conns"))
+            conns = atoi(v);
         else if (!strcmp(a, "--rates"))
             rates = v;
         else if (!strcmp(a, "--mix"))
@@ -359,14 +385,14 @@ int main(int argc, char **argv)
             die("unknown option");
         i++;
     }
-    if (threads < 1 || threads > MAX_THREADS || !nodes || !batch)
-        die("--threads must be 1..64, --nodes and --batch above 0");
+    if (conns < 1 || conns > 1024 || repeat < 1 || repeat > 99 || !nodes || !batch)
+        die("--conns must be 1..1024, --repeat 1..99, --nodes and --batch above 0");
     if (strcmp(rv, "none") != 0 && strspn(rv, "0123456789") != strlen(rv))
         die("--resource-version must be a number or none");
     if (strcmp(encoding, "gzip") != 0 && strcmp(encoding, "identity") != 0)
         die("--encoding must be gzip or identity");
     signal(SIGPIPE, SIG_IGN);
-    mix.threads = threads;
+    mix.conns = conns;
     mix.encoding = strcmp(encoding, "identity") ? encoding : NULL;
     for (const char *p = mix_arg; *p;) {
         size_t len = strcspn(p, ",");
@@ -383,22 +409,40 @@ int main(int argc, char **argv)
         mix.paths[mix.npaths++] = path;
         p += len + (p[len] == ',');
     }
-    if (!mix.npaths)
-        die("--mix names no path");
+    if (!mix.npaths || mix.npaths > MAX_PATHS)
+        die("--mix names no path, or more than 64");
     if (workload_make("basic", nodes, &w, &err) < 0)
         die(err.msg);
-    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d reader threads; resourceVersion %s, "
-           "encoding %s\n",
-           nodes, pods < w.pods ? pods : w.pods, batch, threads, rv, encoding);
-    double idle = 0;
-    for (const char *p = rates; *p;) {
-        double rate = strtod(p, NULL);
-        double tput = run_rate(&w, &mix, rate, batch, pods, idle, keep);
-        if (rate == 0 && idle == 0)
-            idle = tput;
+    printf(
+        "Basic: %zu nodes, %zu pods in batches of %zu; at most %d connections; resourceVersion %s, "
+        "encoding %s\n",
+        nodes, pods < w.pods ? pods : w.pods, batch, conns, rv, encoding);
+    size_t nrates = 0;
+    double rate_of[32];
+    for (const char *p = rates; *p && nrates < 32; nrates++) {
+        rate_of[nrates] = strtod(p, NULL);
         p += strcspn(p, ",");
         p += *p == ',';
     }
+    /* runs[round * nrates + i]; each round's idle run is the first rate of 0 in it */
+    struct run *runs = xcalloc((size_t)repeat * nrates, sizeof(*runs));
+    double *ratio = xcalloc((size_t)repeat * nrates, sizeof(double));
+    for (int round = 0; round < repeat; round++) {
+        struct run idle = {0};
+        if (repeat > 1)
+            printf("round %d of %d\n", round + 1, repeat);
+        for (size_t i = 0; i < nrates; i++) {
+            struct run *run = &runs[(size_t)round * nrates + i];
+            *run = run_rate(&w, &mix, rate_of[i], batch, pods, idle, keep);
+            if (rate_of[i] == 0 && idle.tput == 0)
+                idle = *run;
+            ratio[(size_t)round * nrates + i] = idle.tput > 0 ? run->tput / idle.tput : 0;
+        }
+    }
+    if (repeat > 1)
+        summarise(rate_of, nrates, runs, ratio, repeat);
+    free(runs);
+    free(ratio);
     workload_release(&w);
     for (size_t i = 0; i < mix.npaths; i++)
         free(mix.paths[i]);

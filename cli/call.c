@@ -149,6 +149,11 @@ void cli__age(struct cli *cli, json_t *obj, char *buf, size_t n)
     cli_format_age(cli->now_ms - ms < 0 ? 0 : cli->now_ms - ms, buf, n);
 }
 
+void cli__int(char *buf, size_t n, json_t *v)
+{
+    snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+}
+
 int cli__split_id(const char *id, const char *default_ns, char **ns, char **name, struct err *err)
 {
     *ns = *name = NULL;

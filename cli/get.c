@@ -96,9 +96,7 @@ static void pod_row(struct cli *cli, struct cli_table *t, json_t *pod, int all_n
 static void podgroup_row(struct cli *cli, struct cli_table *t, json_t *pg, int all_ns)
 {
     char age[32], min[32];
-    snprintf(
-        min, sizeof(min), "%lld",
-        (long long)json_integer_value(json_object_get(json_object_get(pg, "spec"), "minMember")));
+    cli__int(min, sizeof(min), json_object_get(json_object_get(pg, "spec"), "minMember"));
     cli__age(cli, pg, age, sizeof(age));
     const char *row[] = {str_at(pg, "metadata", "namespace"), str_at(pg, "metadata", "name"), min,
                          age};
@@ -119,8 +117,7 @@ static void priorityclass_row(struct cli *cli, struct cli_table *t, json_t *pc)
 {
     char age[32], value[32];
     const char *policy = str_at(pc, "preemptionPolicy", NULL);
-    snprintf(value, sizeof(value), "%lld",
-             (long long)json_integer_value(json_object_get(pc, "value")));
+    cli__int(value, sizeof(value), json_object_get(pc, "value"));
     cli__age(cli, pc, age, sizeof(age));
     const char *row[] = {str_at(pc, "metadata", "name"), value,
                          json_is_true(json_object_get(pc, "globalDefault")) ? "true" : "false",
@@ -138,14 +135,14 @@ static void pdb_row(struct cli *cli, struct cli_table *t, json_t *b, int all_ns)
     for (int i = 0; i < 2; i++) {
         json_t *x = json_object_get(spec, keys[i]);
         if (json_is_integer(x))
-            snprintf(cell[i], sizeof(cell[i]), "%lld", (long long)json_integer_value(x));
+            cli__int(cell[i], sizeof(cell[i]), x);
         else
             snprintf(cell[i], sizeof(cell[i]), "%s",
                      json_is_string(x) ? json_string_value(x) : "N/A");
     }
     json_t *a = json_object_get(json_object_get(b, "status"), "disruptionsAllowed");
     if (json_is_integer(a))
-        snprintf(allowed, sizeof(allowed), "%lld", (long long)json_integer_value(a));
+        cli__int(allowed, sizeof(allowed), a);
     cli__age(cli, b, age, sizeof(age));
     const char *row[] = {str_at(b, "metadata", "namespace"),
                          str_at(b, "metadata", "name"),
@@ -159,14 +156,10 @@ static void pdb_row(struct cli *cli, struct cli_table *t, json_t *b, int all_ns)
 static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
 {
     char age[32], prio[32], min[32], placed[32], pending[32];
-    snprintf(prio, sizeof(prio), "%lld",
-             (long long)json_integer_value(json_object_get(job, "priority")));
-    snprintf(min, sizeof(min), "%lld",
-             (long long)json_integer_value(json_object_get(job, "minMember")));
-    snprintf(placed, sizeof(placed), "%lld",
-             (long long)json_integer_value(json_object_get(job, "placed")));
-    snprintf(pending, sizeof(pending), "%lld",
-             (long long)json_integer_value(json_object_get(job, "pending")));
+    cli__int(prio, sizeof(prio), json_object_get(job, "priority"));
+    cli__int(min, sizeof(min), json_object_get(job, "minMember"));
+    cli__int(placed, sizeof(placed), json_object_get(job, "placed"));
+    cli__int(pending, sizeof(pending), json_object_get(job, "pending"));
     cli__age(cli, job, age, sizeof(age));
     const char *reason = str_at(job, "reason", NULL);
     const char *row[] = {str_at(job, "namespace", NULL),

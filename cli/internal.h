@@ -74,6 +74,9 @@ json_t *cli__items(json_t *doc);
 /* Age column for an object with metadata.creationTimestamp (or a top-level
  * creationTimestamp); "<unknown>" when absent. */
 void cli__age(struct cli *cli, json_t *obj, char *buf, size_t n);
+/* A table cell of JSON integer v (borrowed; 0 when v is not an integer) in decimal into buf
+ * of n bytes. */
+void cli__int(char *buf, size_t n, json_t *v);
 /* Splits "ns/name" (or "name" with default_ns) into new strings. ERR_INVALID when empty. */
 int cli__split_id(const char *id, const char *default_ns, char **ns, char **name, struct err *err);
 

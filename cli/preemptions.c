@@ -12,15 +12,12 @@
 static void row(struct cli_table *t, json_t *e)
 {
     char id[32], cyc[32], victims[32], gangs[32], pdbs[32], lat[32], nodes[256];
-    snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(json_object_get(e, "id")));
-    snprintf(cyc, sizeof(cyc), "%lld", (long long)json_integer_value(json_object_get(e, "cycle")));
+    cli__int(id, sizeof(id), json_object_get(e, "id"));
+    cli__int(cyc, sizeof(cyc), json_object_get(e, "cycle"));
     json_t *cost = json_object_get(e, "cost");
-    snprintf(victims, sizeof(victims), "%lld",
-             (long long)json_integer_value(json_object_get(cost, "pods")));
-    snprintf(gangs, sizeof(gangs), "%lld",
-             (long long)json_integer_value(json_object_get(cost, "gangsBroken")));
-    snprintf(pdbs, sizeof(pdbs), "%lld",
-             (long long)json_integer_value(json_object_get(e, "pdbViolations")));
+    cli__int(victims, sizeof(victims), json_object_get(cost, "pods"));
+    cli__int(gangs, sizeof(gangs), json_object_get(cost, "gangsBroken"));
+    cli__int(pdbs, sizeof(pdbs), json_object_get(e, "pdbViolations"));
     json_t *l = json_object_get(e, "latencyMs");
     if (json_is_integer(l))
         snprintf(lat, sizeof(lat), "%.1fs", (double)json_integer_value(l) / 1000.0);

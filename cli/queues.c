@@ -68,13 +68,10 @@ void cli__print_queues(json_t *queues)
     {
         char weight[32], share[32], pending[32], running[32], cells[3][80];
         json_t *jobs = json_object_get(q, "jobs");
-        snprintf(weight, sizeof(weight), "%lld",
-                 (long long)json_integer_value(json_object_get(q, "weight")));
+        cli__int(weight, sizeof(weight), json_object_get(q, "weight"));
         snprintf(share, sizeof(share), "%.2f", json_number_value(json_object_get(q, "share")));
-        snprintf(pending, sizeof(pending), "%lld",
-                 (long long)json_integer_value(json_object_get(jobs, "pending")));
-        snprintf(running, sizeof(running), "%lld",
-                 (long long)json_integer_value(json_object_get(jobs, "running")));
+        cli__int(pending, sizeof(pending), json_object_get(jobs, "pending"));
+        cli__int(running, sizeof(running), json_object_get(jobs, "running"));
         const char *row[9] = {s_of(q, "name"), s_of(q, "parent") ? s_of(q, "parent") : "root",
                               weight,          share,
                               pending,         running};
@@ -188,9 +185,8 @@ static void print_reclaims(const char *title, json_t *entries)
     json_array_foreach(entries, i, e)
     {
         char id[32], cycle[32], pods[32], queue[160], queues[512] = "";
-        snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(json_object_get(e, "id")));
-        snprintf(cycle, sizeof(cycle), "%lld",
-                 (long long)json_integer_value(json_object_get(e, "cycle")));
+        cli__int(id, sizeof(id), json_object_get(e, "id"));
+        cli__int(cycle, sizeof(cycle), json_object_get(e, "cycle"));
         snprintf(pods, sizeof(pods), "%zu", json_array_size(json_object_get(e, "victims")));
         size_t o = 0;
         json_array_foreach(json_object_get(e, "victimQueues"), k, vq)

@@ -29,7 +29,7 @@ static void print_dom(json_t *d, int depth, int gpu)
     use_cell(d, "nvidia.com/gpu", g, sizeof(g));
     json_t *lg = json_object_get(d, "largestGang");
     if (lg)
-        snprintf(gang, sizeof(gang), "%lld", (long long)json_integer_value(lg));
+        cli__int(gang, sizeof(gang), lg);
     printf("%-28s %-20s %6lld %-14s", name, json_string_value(json_object_get(d, "layer")),
            (long long)json_integer_value(json_object_get(d, "nodeNum")), cpu);
     if (gpu)

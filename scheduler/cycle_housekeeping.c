@@ -25,8 +25,7 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
         model_pod_set_phase(obj, "Running", NULL, NULL);
         rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
         json_decref(obj);
-        free(p->m.phase);
-        p->m.phase = xstrdup("Running");
+        sched__view_pod_phase(c->v, j->pods[i], "Running");
         json_array_append_new(pods, json_string(p->key));
     }
     c->changes += (long)json_array_size(pods);

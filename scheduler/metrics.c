@@ -38,8 +38,10 @@ static void put_label(FILE *f, const char *v)
 static void put_value(FILE *f, const char *res, json_t *v)
 {
     json_int_t x = json_integer_value(v);
+    json_int_t a = x < 0 ? -x : x; /* "-1.500", not "-1.-500" */
     if (model_resource_is_milli(res))
-        fprintf(f, "%" JSON_INTEGER_FORMAT ".%03d\n", x / 1000, (int)(x % 1000));
+        fprintf(f, "%s%" JSON_INTEGER_FORMAT ".%03d\n", x < 0 ? "-" : "", a / 1000,
+                (int)(a % 1000));
     else
         fprintf(f, "%" JSON_INTEGER_FORMAT "\n", x);
 }

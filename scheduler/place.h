@@ -203,12 +203,20 @@ double sched__gather_dom_score(const struct gather *g, const struct tp_dom *d);
  * not apply (hold: nodes that hold the gang alone; podCountMultiple; mixed shapes; a
  * nomination in the cluster). */
 int sched__gather_indexed(struct gather *g, long hold);
+/* A domain (or a child, or a node: ix) and its offer slots. */
+struct gather_slot {
+    int ix;
+    long offer;
+};
+/* The order slots are filled and shown in (qsort, sched__kbest_offer): most offer slots
+ * first, then lowest ix (the input is in name order). place_nodeset.c. */
+int sched__gather_slot_cmp(const void *a, const void *b);
 /* The why's layer statistics from the index, when the candidates came from it and at least
  * max domains of depth hold the gang: *ndoms domains at depth, *hold of them hold it, and
- * the max with the most offer slots (most first, then lowest index) in ix[] and offer[].
+ * the max with the most offer slots in best[0..max), in sched__gather_slot_cmp's order.
  * Returns 1, or 0 when the caller must scan. */
-int sched__gather_index_best(const struct gather *g, int depth, size_t max, int *ix, long *offer,
-                             size_t *ndoms, size_t *hold);
+int sched__gather_index_best(const struct gather *g, int depth, size_t max,
+                             struct gather_slot *best, size_t *ndoms, size_t *hold);
 /* Times the index was brought up to date without a rebuild (tests). */
 uint64_t sched__gather_index_updates(const struct sched_topo *t);
 /* The resource that limits how many of the job's pods domain di holds, or NULL. */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cycle.h"
+#include "kbest.h"
 #include "place.h"
 #include "why.h"
 
@@ -290,6 +291,11 @@ int sched__gather_cand_cmp(const struct gather_cand *a, const struct gather_cand
     return strcmp(a->name, b->name);
 }
 
+static int cand_cmp(const void *a, const void *b)
+{
+    return sched__gather_cand_cmp(a, b);
+}
+
 /* Counts candidate x and keeps it when it is among the first SCHED_GATHER_TRIES in try order
  * (g->cands, in order): only they are tried, and building and sorting every block of a
  * large cluster for each gang made the cost per pod grow with the cluster. The score is
@@ -303,14 +309,7 @@ static void cand_offer(struct gather *g, size_t *kept, struct gather_cand x,
     if (*kept == SCHED_GATHER_TRIES && cmp_prefix(&x, &g->cands[*kept - 1]) > 0)
         return;
     x.score = score(g, ctx);
-    if (*kept == SCHED_GATHER_TRIES && sched__gather_cand_cmp(&x, &g->cands[*kept - 1]) >= 0)
-        return;
-    size_t at = *kept < SCHED_GATHER_TRIES ? (*kept)++ : *kept - 1;
-    while (at > 0 && sched__gather_cand_cmp(&x, &g->cands[at - 1]) < 0) {
-        g->cands[at] = g->cands[at - 1];
-        at--;
-    }
-    g->cands[at] = x;
+    sched__kbest_offer(g->cands, kept, SCHED_GATHER_TRIES, sizeof(x), &x, cand_cmp);
 }
 
 static double dom_score_of(const struct gather *g, const void *d)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kbest.h"
 #include "place.h"
 
 struct gidx_ent {
@@ -260,35 +261,22 @@ int sched__gather_indexed(struct gather *g, long hold)
     return 1;
 }
 
-int sched__gather_index_best(const struct gather *g, int depth, size_t max, int *ix, long *offer,
-                             size_t *ndoms, size_t *hold)
+int sched__gather_index_best(const struct gather *g, int depth, size_t max,
+                             struct gather_slot *best, size_t *ndoms, size_t *hold)
 {
     const struct sched_gidx *x = g->t->gidx;
     if (!g->indexed || max == 0 || depth < 0 || (size_t)depth >= g->t->nlayers || x->n[depth] < max)
         return 0;
-    /* The holders are sorted by offer, fewest first: the most are at the end. The why lists
-     * them most first, then by lowest index: each group of one offer, from the end, gives
-     * its lowest indexes until max are kept. */
+    /* The holders are sorted by offer, fewest first: the most are at the end. From the end,
+     * until max are kept and the offers fall below the last kept one's (the lower indexes
+     * of a tie with it may still come). */
     const struct gidx_ent *a = x->at[depth];
-    size_t kept = 0, end = x->n[depth];
-    while (kept < max && end > 0) {
-        long o = a[end - 1].offer;
-        size_t from = end, first = kept;
-        while (from > 0 && a[from - 1].offer == o)
-            from--;
-        for (size_t i = from; i < end; i++) {
-            int di = a[i].di;
-            if (kept == max && di >= ix[max - 1])
-                continue;
-            size_t at = kept < max ? kept++ : max - 1;
-            for (; at > first && ix[at - 1] > di; at--) {
-                ix[at] = ix[at - 1];
-                offer[at] = offer[at - 1];
-            }
-            ix[at] = di;
-            offer[at] = o;
-        }
-        end = from;
+    size_t kept = 0;
+    for (size_t i = x->n[depth]; i-- > 0;) {
+        if (kept == max && a[i].offer < best[max - 1].offer)
+            break;
+        struct gather_slot s = {a[i].di, a[i].offer};
+        sched__kbest_offer(best, &kept, max, sizeof(s), &s, sched__gather_slot_cmp);
     }
     *ndoms = x->ndoms[depth];
     *hold = x->n[depth];

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "cycle.h"
+#include "kbest.h"
 #include "place.h"
 #include "why.h"
 
@@ -65,17 +66,12 @@ static long fill_node(struct gather *g, int ni, long budget)
     return placed;
 }
 
-struct slot {
-    int ix;
-    long offer;
-};
-
-static int cmp_slot(const void *x, const void *y)
+int sched__gather_slot_cmp(const void *x, const void *y)
 {
-    const struct slot *a = x, *b = y;
+    const struct gather_slot *a = x, *b = y;
     if (a->offer != b->offer)
         return a->offer > b->offer ? -1 : 1;
-    return a->ix < b->ix ? -1 : a->ix > b->ix; /* input is in name order */
+    return a->ix < b->ix ? -1 : a->ix > b->ix;
 }
 
 /* Fills domain di children-first with at most budget pods; returns how many it placed.
@@ -93,17 +89,17 @@ static long fill_dom(struct gather *g, int di, long budget)
         d = &g->t->doms[di];
     }
     size_t n = d->nkids > d->nnodes ? d->nkids : d->nnodes;
-    struct slot *s = xcalloc(n + 1, sizeof(*s));
+    struct gather_slot *s = xcalloc(n + 1, sizeof(*s));
     for (size_t i = 0; i < d->nkids; i++)
-        s[i] = (struct slot){(int)i, sched__gather_dom_offer(g, d->kids[i], &h)};
-    qsort(s, d->nkids, sizeof(*s), cmp_slot);
+        s[i] = (struct gather_slot){(int)i, sched__gather_dom_offer(g, d->kids[i], &h)};
+    qsort(s, d->nkids, sizeof(*s), sched__gather_slot_cmp);
     for (size_t i = 0; i < d->nkids && g->nplaced < g->a->npods && placed < budget; i++)
         if (s[i].offer > 0)
             placed += fill_dom(g, g->t->doms[di].kids[s[i].ix], budget - placed);
     d = &g->t->doms[di];
     for (size_t i = 0; i < d->nnodes; i++)
-        s[i] = (struct slot){(int)i, sched__gather_node_offer(g, d->nodes[i])};
-    qsort(s, d->nnodes, sizeof(*s), cmp_slot);
+        s[i] = (struct gather_slot){(int)i, sched__gather_node_offer(g, d->nodes[i])};
+    qsort(s, d->nnodes, sizeof(*s), sched__gather_slot_cmp);
     for (size_t i = 0; i < d->nnodes && g->nplaced < g->a->npods && placed < budget; i++)
         if (s[i].offer > 0)
             placed += fill_node(g, d->nodes[s[i].ix], budget - placed);
@@ -168,20 +164,12 @@ static void plural(const char *layer, char *out, size_t n)
     out[k] = 0;
 }
 
-static int cmp_best(const void *x, const void *y)
-{
-    const struct slot *a = x, *b = y;
-    if (a->offer != b->offer)
-        return a->offer > b->offer ? -1 : 1;
-    return a->ix - b->ix;
-}
-
 /* The why's layer: how many domains and how many hold the job, and the BEST_MAX with the
  * most offer slots, most first, taken before the tries so the numbers describe the cluster
  * the job saw. */
 struct layer_stats {
     int depth;
-    struct slot *s;
+    struct gather_slot *s;
     size_t n, hold;
 };
 
@@ -192,27 +180,17 @@ static void layer_stats(struct gather *g, struct layer_stats *st)
     st->depth = g->spec->must >= 0 ? g->spec->must : g->spec->prefer >= 0 ? g->spec->prefer : 0;
     st->s = xcalloc(BEST_MAX, sizeof(*st->s));
     st->n = st->hold = 0;
-    int ix[BEST_MAX];
-    long offer[BEST_MAX];
-    if (sched__gather_index_best(g, st->depth, BEST_MAX, ix, offer, &st->n, &st->hold)) {
-        for (size_t i = 0; i < BEST_MAX; i++)
-            st->s[i] = (struct slot){ix[i], offer[i]};
+    if (sched__gather_index_best(g, st->depth, BEST_MAX, st->s, &st->n, &st->hold))
         return;
-    }
     for (size_t di = 0; di < t->ndoms; di++) {
         if (t->doms[di].depth != st->depth)
             continue;
         long h;
-        struct slot x = {(int)di, sched__gather_dom_offer(g, (int)di, &h)};
+        struct gather_slot x = {(int)di, sched__gather_dom_offer(g, (int)di, &h)};
         st->n++;
         st->hold += sched__gather_holds(g, st->depth, x.offer) >= g->need;
         /* only the BEST_MAX first are shown: kept in order, not every domain sorted */
-        if (kept == BEST_MAX && cmp_best(&x, &st->s[kept - 1]) >= 0)
-            continue;
-        size_t at = kept < BEST_MAX ? kept++ : kept - 1;
-        for (; at > 0 && cmp_best(&x, &st->s[at - 1]) < 0; at--)
-            st->s[at] = st->s[at - 1];
-        st->s[at] = x;
+        sched__kbest_offer(st->s, &kept, BEST_MAX, sizeof(x), &x, sched__gather_slot_cmp);
     }
 }
 

@@ -36,8 +36,10 @@
 static void pv_remove(struct preempt *pr, struct pv *x)
 {
     struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__queue_pend(pr->c->v, p, -1);
     sched__view_usage(pr->c->v, p, -1);
     p->counted = 0;
+    sched__queue_pend(pr->c->v, p, 1);
     x->removed = 1;
     pr->c->v->epoch++;
 }
@@ -45,8 +47,10 @@ static void pv_remove(struct preempt *pr, struct pv *x)
 static void pv_restore(struct preempt *pr, struct pv *x)
 {
     struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__queue_pend(pr->c->v, p, -1);
     sched__view_usage(pr->c->v, p, 1);
     p->counted = 1;
+    sched__queue_pend(pr->c->v, p, 1);
     x->removed = 0;
     pr->c->v->epoch++;
 }

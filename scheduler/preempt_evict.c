@@ -53,8 +53,7 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     json_decref(pod);
     /* The exact time, as stored (0 means "not deleting"). */
     if (rc == 0) {
-        c->v->ndeleting += !p->m.deletion_ms;
-        p->m.deletion_ms = c->now_ms > 0 ? c->now_ms : 1;
+        sched__view_pod_terminating(c->v, x->pod, c->now_ms > 0 ? c->now_ms : 1);
         p->m.preempted = 1;
     }
     return rc;

@@ -8,8 +8,9 @@
  * preempt.h), queue_api.c
  * (the queue documents of the API, metrics and why).
  *
- * The view keeps each queue's allocation exact at all times (view_queue.c); request,
- * deserved and realcap are the cycle's, computed by sched__queue_shares at its start.
+ * The view keeps each queue's allocation and pending sum exact at all times
+ * (view_queue.c); request (their sum), deserved and realcap are the cycle's, computed by
+ * sched__queue_shares at its start.
  * A queue's dominant share is allocated / deserved of its largest ratio over the resources
  * it has or deserves ("pods" left out), with Volcano's rule for a resource it deserves none
  * of: 0 when it has none, else 1.
@@ -29,6 +30,10 @@
  * what it leaves going to the others. realcap: the capability, lowered to the parent's and
  * to the level's amount less the other queues' guarantees. */
 void sched__queue_shares(struct sched_view *v, const int64_t *total, uint64_t cycle);
+/* The queues' pending sums (view.h, sched__queue_pend; a cycle's request is alloc + pend)
+ * against a scan of every pod: 0 when every live queue's equal the scan in every resource,
+ * else -1 with the first difference in msg. A scan of the whole view: tests only. */
+int sched__queue_pend_check(const struct sched_view *v, char *msg, size_t n);
 /* The dominant share of queue q; *dom (may be NULL) the resource, -1 when none. */
 double sched__queue_share(const struct sched_view *v, int q, int *dom);
 /* Queues on q's chain (q, its parent, ...) that asked would take over their realcap:

@@ -10,6 +10,7 @@
  * a target hands out the rest and ends. Integer arithmetic (128-bit products), so the
  * shares are exact up to a unit per queue.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "queue.h"
@@ -97,17 +98,10 @@ void sched__queue_shares(struct sched_view *v, const int64_t *total, uint64_t cy
         struct sv_queue *q = &v->queues[i];
         if (!q->alive)
             continue;
-        memcpy(q->request, q->alloc, v->rescap * sizeof(int64_t));
+        for (size_t r = 0; r < v->rescap; r++)
+            q->request[r] = q->alloc[r] + q->pend[r];
         memset(q->deserved, 0, v->rescap * sizeof(int64_t));
         q->rank = 0;
-    }
-    for (size_t i = 0; i < v->npods; i++) {
-        const struct sv_pod *p = &v->pods[i];
-        if (!p->alive || p->counted || !sched__pod_pending(p))
-            continue;
-        for (int q = v->jobs[p->job].queue; q >= 0; q = v->queues[q].parent)
-            for (int k = 0; k < p->nreq; k++)
-                v->queues[q].request[p->req[k].res] += p->req[k].v;
     }
     /* scratch: a level's children and targets, and below them the next level's */
     int *kids = xcalloc(2 * v->nqueues + 1, sizeof(int));
@@ -117,6 +111,30 @@ void sched__queue_shares(struct sched_view *v, const int64_t *total, uint64_t cy
     free(kids);
     free(target);
     v->share_cycle = cycle;
+}
+
+int sched__queue_pend_check(const struct sched_view *v, char *msg, size_t n)
+{
+    int64_t *scan = xcalloc(v->nqueues * v->rescap + 1, sizeof(int64_t));
+    for (size_t i = 0; i < v->npods; i++) { /* the scan the kept sums replace */
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive || p->counted || !sched__pod_pending(p))
+            continue;
+        for (int q = v->jobs[p->job].queue; q >= 0; q = v->queues[q].parent)
+            for (int k = 0; k < p->nreq; k++)
+                scan[(size_t)q * v->rescap + (size_t)p->req[k].res] += p->req[k].v;
+    }
+    int rc = 0;
+    for (size_t q = 0; rc == 0 && q < v->nqueues; q++)
+        for (size_t r = 0; rc == 0 && v->queues[q].alive && r < v->rescap; r++)
+            if (v->queues[q].pend[r] != scan[q * v->rescap + r]) {
+                snprintf(msg, n, "queue '%s' pending %s: kept %lld, scan %lld", v->queues[q].m.name,
+                         r < v->nres ? v->res[r] : "(unused slot)", (long long)v->queues[q].pend[r],
+                         (long long)scan[q * v->rescap + r]);
+                rc = -1;
+            }
+    free(scan);
+    return rc;
 }
 
 double sched__queue_share(const struct sched_view *v, int qi, int *dom)

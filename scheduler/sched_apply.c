@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "core.h"
+#include "numfmt.h"
 #include "preempt.h"
 #include "topo.h"
 #include "view.h"
@@ -256,13 +257,10 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
                       same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0) {
-        char buf[24], *p = buf + sizeof(buf) - 1; /* ++*rv in decimal */
-        unsigned long long n = ++*rv;
-        *p = '\0';
-        do
-            *--p = (char)('0' + n % 10);
-        while (n /= 10);
-        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(p));
+        char buf[NUMFMT_INT64_LEN + 1], *end = buf + NUMFMT_INT64_LEN;
+        *end = '\0';
+        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion",
+                            json_string(numfmt_u64(end, ++*rv)));
     }
     if (strcmp(action, "unchanged") != 0 && !status_only) {
         /* A new object of a manifest whose fields were checked (model_validate_all, the

@@ -188,7 +188,8 @@ int sched_preemptions(struct sched *s, const char *job, const char *victim, cons
 int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *err);
 
 /* The cluster view as deterministic JSON (nodes with allocatable / requested, pods with
- * node, nomination and requests, jobs with members), for tests and debugging: equal
+ * node, nomination and requests, jobs with members, queues with allocated / pending
+ * requests), for tests and debugging: equal
  * (json_equal) views mean equal scheduling state. *out new. sched_view_dump_store dumps a
  * view rebuilt from the store right now instead of the live one. */
 json_t *sched_view_dump(struct sched *s);

@@ -270,8 +270,12 @@ void sched__view_del_node(struct sched_view *v, const char *name)
         }
         if (!p->alive || p->node != ni)
             continue;
+        sched__queue_pend(v, p, -1);
+        if (p->counted) /* off its queue's allocation, as a rebuilt view has it */
+            sched__queue_usage(v, p, -1);
         p->node = -1;
         p->counted = 0;
+        sched__queue_pend(v, p, 1);
         v->orphans++;
     }
     struct sv_node *n = &v->nodes[ni];

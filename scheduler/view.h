@@ -250,6 +250,8 @@ struct sv_queue {
     int64_t *guar;  /* guarantee */
     int64_t *alloc; /* requests of the counted pods (sched__view_usage) of its jobs and of
                        its descendants' jobs */
+    int64_t *pend;  /* requests of the pending pods (sched__queue_pend) of its jobs and of
+                       its descendants' jobs, kept exact like alloc */
     /* the last cycle's fair share (queue_share.c) */
     int64_t *request;  /* alloc + pending requests, descendants included */
     int64_t *deserved; /* water-filled share of its parent's deserved (the cluster's) */
@@ -431,6 +433,12 @@ const int *sched__view_node_order(struct sched_view *v, size_t *n);
 /* Statement primitives: account a pending pod on a node and back. */
 void sched__view_bind(struct sched_view *v, int pod, int node);
 void sched__view_unbind(struct sched_view *v, int pod);
+/* A live pod's fields the cycle itself changes, the view's counts kept in step:
+ * terminating sets m.deletion_ms to ms (> 0), counting the pod in ndeleting unless it
+ * already was; phase replaces m.phase (copied, NULL for none), and a bound pod that becomes
+ * terminal stops counting on its node and queue (or counts again), as a put would have it. */
+void sched__view_pod_terminating(struct sched_view *v, int pod, int64_t ms);
+void sched__view_pod_phase(struct sched_view *v, int pod, const char *phase);
 /* Drops a pod's nomination (reservation) if any. */
 void sched__view_nominate_clear(struct sched_view *v, int pod);
 /* Nominates pod to node (-1 clears): the node's reservations and the pod's
@@ -498,6 +506,14 @@ void sched__view_job_requeue(struct sched_view *v, int ji);
 /* Adds (sign 1) or removes (-1) pod p's requests to its job's queue and its ancestors
  * (sched__view_usage calls it). */
 void sched__queue_usage(struct sched_view *v, const struct sv_pod *p, int sign);
+/* The one rule of the queues' pending sums: a live pod that is not counted and is pending
+ * (sched__pod_pending) adds its requests to its job's queue's pend and every ancestor's.
+ * pend(-1) takes a pod's part off and pend(1) puts it back; every change of a pod's
+ * alive, counted, node_name, deletion_ms, phase or requests (and of its job's queue, which
+ * sched__view_job_requeue moves) is made between the two, so each sum stays exact.
+ * Queues added, removed or re-parented recount every sum (as alloc). */
+int sched__queue_pends(const struct sv_pod *p);
+void sched__queue_pend(struct sched_view *v, const struct sv_pod *p, int sign);
 /* The queues' vectors grown to rescap (sched__view_res). */
 void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap);
 void sched__view_queues_free(struct sched_view *v);

@@ -235,10 +235,11 @@ json_t *sched__view_dump(struct sched_view *v)
         const struct sv_queue *q = &v->queues[i];
         if (q->alive)
             json_object_set_new(queues, q->m.name,
-                                json_pack("{s:s?,s:i,s:b,s:o}", "parent",
+                                json_pack("{s:s?,s:i,s:b,s:o,s:o}", "parent",
                                           q->parent >= 0 ? v->queues[q->parent].m.name : NULL,
                                           "weight", (int)q->m.weight, "stored", q->stored,
-                                          "allocated", res_obj(v, q->alloc)));
+                                          "allocated", res_obj(v, q->alloc), "pending",
+                                          res_obj(v, q->pend)));
     }
     json_t *victims = json_object();
     for (size_t i = sched__strmap_next(&v->victims, 0); i < v->victims.cap;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "view.h"
 
 int sched__view_pod(const struct sched_view *v, const char *key)
@@ -45,13 +46,7 @@ static void sb_str(struct sbuf *b, const char *s)
 
 static void sb_int(struct sbuf *b, long long v)
 {
-    char d[24], *e = d + sizeof(d), *q = e;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--q = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--q = '-';
+    char d[NUMFMT_INT64_LEN], *e = d + sizeof(d), *q = numfmt_i64(e, v);
     sb_put(b, q, (size_t)(e - q));
 }
 
@@ -284,6 +279,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
             v->orphans++;
         }
     }
+    sched__queue_pend(v, p, 1); /* in the job's queue as it was: the requeue moves it */
     sched__view_job_requeue(v, ji);
     sched__wait_wake(v, ji);
 }
@@ -309,6 +305,7 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
 static void pod_remove(struct sched_view *v, int pi)
 {
     struct sv_pod *p = &v->pods[pi];
+    sched__queue_pend(v, p, -1);
     if (p->counted)
         sched__view_usage(v, p, -1);
     if ((p->m.node_name && p->node < 0) ||
@@ -368,8 +365,10 @@ void sched__view_adopt(struct sched_view *v, int ni)
             p->node = ni;
             v->orphans--;
             if (!model_pod_terminal(&p->m)) {
+                sched__queue_pend(v, p, -1);
                 p->counted = 1;
                 sched__view_usage(v, p, 1);
+                sched__queue_pend(v, p, 1);
             }
         } else if (!p->m.node_name && p->m.nominated_node && p->nominated < 0 &&
                    !strcmp(p->m.nominated_node, name)) {
@@ -384,21 +383,51 @@ void sched__view_adopt(struct sched_view *v, int ni)
 void sched__view_bind(struct sched_view *v, int pi, int ni)
 {
     struct sv_pod *p = &v->pods[pi];
+    sched__queue_pend(v, p, -1);
     p->node = ni;
     p->m.node_name = xstrdup(v->nodes[ni].name);
     p->counted = 1;
     sched__view_usage(v, p, 1);
+    sched__queue_pend(v, p, 1);
 }
 
 void sched__view_unbind(struct sched_view *v, int pi)
 {
     struct sv_pod *p = &v->pods[pi];
+    sched__queue_pend(v, p, -1);
     if (p->counted)
         sched__view_usage(v, p, -1);
     free(p->m.node_name);
     p->m.node_name = NULL;
     p->node = -1;
     p->counted = 0;
+    sched__queue_pend(v, p, 1);
     v->epoch++;
     sched__view_todo(v, p->job);
+}
+
+void sched__view_pod_terminating(struct sched_view *v, int pi, int64_t ms)
+{
+    struct sv_pod *p = &v->pods[pi];
+    sched__queue_pend(v, p, -1);
+    v->ndeleting += !p->m.deletion_ms;
+    p->m.deletion_ms = ms;
+    sched__queue_pend(v, p, 1);
+}
+
+void sched__view_pod_phase(struct sched_view *v, int pi, const char *phase)
+{
+    struct sv_pod *p = &v->pods[pi];
+    sched__queue_pend(v, p, -1);
+    free(p->m.phase);
+    p->m.phase = phase ? xstrdup(phase) : NULL;
+    /* a bound pod counts while it is not terminal, as sched__view_put_pod has it */
+    int counted = p->node >= 0 && !model_pod_terminal(&p->m);
+    if (counted != p->counted) {
+        if (!counted)
+            sched__wait_freed(v, p->node);
+        sched__view_usage(v, p, counted ? 1 : -1);
+        p->counted = counted;
+    }
+    sched__queue_pend(v, p, 1);
 }

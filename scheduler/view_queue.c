@@ -4,9 +4,12 @@
  *
  * A queue's allocation is kept exact at every moment, statements and preemption dry runs
  * included: sched__view_usage, the one place a pod's requests are added to or taken off
- * a node, adds them to its job's queue and every ancestor too. A job's queue is resolved
- * by name (sched__job_queue_name) whenever its PodGroup or pods change; queues change
- * rarely, so any change of a queue re-resolves the whole tree and recounts.
+ * a node, adds them to its job's queue and every ancestor too. The pending sums likewise:
+ * sched__queue_pend is the one place a pending pod's requests are added or taken off, and
+ * every change of a pod that can move them calls it before and after (view.h). A job's
+ * queue is resolved by name (sched__job_queue_name) whenever its PodGroup or pods change,
+ * moving both sums; queues change rarely, so any change of a queue re-resolves the whole
+ * tree and recounts.
  */
 #include <string.h>
 
@@ -27,26 +30,42 @@ int sched__view_queue(const struct sched_view *v, const char *name)
     return sched__strmap_get(&v->queue_ix, name);
 }
 
-static void chain_add(struct sched_view *v, int q, const struct sv_req *req, int nreq, int sign)
+/* Adds pod p's requests (sign -1: takes them off) to queue q's alloc (pend: its pend) and
+ * every ancestor's. */
+static void chain_add(struct sched_view *v, int q, const struct sv_pod *p, int pend, int sign)
 {
-    for (; q >= 0; q = v->queues[q].parent)
-        for (int i = 0; i < nreq; i++)
-            v->queues[q].alloc[req[i].res] += sign * req[i].v;
+    for (; q >= 0; q = v->queues[q].parent) {
+        int64_t *sum = pend ? v->queues[q].pend : v->queues[q].alloc;
+        for (int i = 0; i < p->nreq; i++)
+            sum[p->req[i].res] += sign * p->req[i].v;
+    }
 }
 
 void sched__queue_usage(struct sched_view *v, const struct sv_pod *p, int sign)
 {
-    int q = v->jobs[p->job].queue;
-    if (q >= 0)
-        chain_add(v, q, p->req, p->nreq, sign);
+    chain_add(v, v->jobs[p->job].queue, p, 0, sign);
 }
 
-static void job_usage(struct sched_view *v, const struct sv_job *j, int q, int sign)
+int sched__queue_pends(const struct sv_pod *p)
+{
+    return p->alive && !p->counted && sched__pod_pending(p);
+}
+
+void sched__queue_pend(struct sched_view *v, const struct sv_pod *p, int sign)
+{
+    if (sched__queue_pends(p))
+        chain_add(v, v->jobs[p->job].queue, p, 1, sign);
+}
+
+/* Job j's counted pods in queue q's allocation, its pending pods in its pending sum. */
+static void job_sums(struct sched_view *v, const struct sv_job *j, int q, int sign)
 {
     for (size_t i = 0; q >= 0 && i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
         if (p->counted)
-            chain_add(v, q, p->req, p->nreq, sign);
+            chain_add(v, q, p, 0, sign);
+        if (sched__queue_pends(p))
+            chain_add(v, q, p, 1, sign);
     }
 }
 
@@ -56,8 +75,8 @@ void sched__view_job_requeue(struct sched_view *v, int ji)
     int q = sched__view_queue(v, sched__job_queue_name(v, j));
     if (q == j->queue)
         return;
-    job_usage(v, j, j->queue, -1);
-    job_usage(v, j, q, 1);
+    job_sums(v, j, j->queue, -1);
+    job_sums(v, j, q, 1);
     j->queue = q;
 }
 
@@ -68,7 +87,8 @@ static int64_t *vec(const struct sched_view *v)
 
 static void queue_vectors(struct sched_view *v, struct sv_queue *q)
 {
-    int64_t **all[] = {&q->cap, &q->guar, &q->alloc, &q->request, &q->deserved, &q->realcap};
+    int64_t **all[] = {&q->cap,     &q->guar,     &q->alloc,  &q->pend,
+                       &q->request, &q->deserved, &q->realcap};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         free(*all[i]);
         *all[i] = vec(v);
@@ -79,7 +99,8 @@ void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap)
 {
     for (size_t i = 0; i < v->nqueues; i++) {
         struct sv_queue *q = &v->queues[i];
-        int64_t **all[] = {&q->cap, &q->guar, &q->alloc, &q->request, &q->deserved, &q->realcap};
+        int64_t **all[] = {&q->cap,     &q->guar,     &q->alloc,  &q->pend,
+                           &q->request, &q->deserved, &q->realcap};
         for (size_t k = 0; q->alive && k < sizeof(all) / sizeof(all[0]); k++) {
             *all[k] = xrealloc(*all[k], newcap * sizeof(int64_t));
             int64_t fill = all[k] == &q->cap || all[k] == &q->realcap ? -1 : 0;
@@ -95,6 +116,7 @@ static void queue_clear(struct sv_queue *q)
     free(q->cap);
     free(q->guar);
     free(q->alloc);
+    free(q->pend);
     free(q->request);
     free(q->deserved);
     free(q->realcap);
@@ -137,19 +159,21 @@ static void resolve_tree(struct sched_view *v)
     }
 }
 
-/* The tree, every job's queue and every allocation, from scratch. */
+/* The tree, every job's queue, every allocation and pending sum, from scratch. */
 static void recount(struct sched_view *v)
 {
     resolve_tree(v);
     for (size_t i = 0; i < v->nqueues; i++)
-        if (v->queues[i].alive)
+        if (v->queues[i].alive) {
             memset(v->queues[i].alloc, 0, v->rescap * sizeof(int64_t));
+            memset(v->queues[i].pend, 0, v->rescap * sizeof(int64_t));
+        }
     for (size_t ji = 0; ji < v->njobs; ji++) {
         struct sv_job *j = &v->jobs[ji];
         if (!j->alive)
             continue;
         j->queue = sched__view_queue(v, sched__job_queue_name(v, j));
-        job_usage(v, j, j->queue, 1);
+        job_sums(v, j, j->queue, 1);
     }
 }
 

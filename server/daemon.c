@@ -16,6 +16,7 @@
 #include "scheduler.h"
 #include "server.h"
 #include "store.h"
+#include "thread.h"
 
 struct cycler {
     struct sched *sched;
@@ -69,6 +70,11 @@ static int cycle_main(void *arg)
 {
     struct cycler *cy = arg;
     struct timespec deadline;
+
+    /* Reading at 5,000 req/s on two cores (Linux 6.18), cycles kept about 0.9 of their idle
+     * throughput as SCHED_BATCH, 0.8 without (bench/README.md "Session 8: reads at 5,000
+     * req/s") */
+    thread_batch("musterd-cycle");
 
     mtx_lock(&cy->mu);
     while (!cy->stop) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "numfmt.h"
 
 struct out {
     char **buf; /* grown as needed */
@@ -92,14 +93,8 @@ static void put_string(struct out *o, const char *s, size_t n)
 
 static void put_integer(struct out *o, json_int_t v)
 {
-    char buf[24], *p = buf + sizeof(buf);
-    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        *--p = '-';
-    put(o, p, (size_t)(buf + sizeof(buf) - p));
+    char buf[NUMFMT_INT64_LEN], *end = buf + sizeof(buf), *p = numfmt_i64(end, v);
+    put(o, p, (size_t)(end - p));
 }
 
 /* jansson's jsonp_dtostr with precision 17 (the "C" locale: '.' is the decimal point) */

@@ -169,20 +169,30 @@ static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const ch
     return 0;
 }
 
-int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err)
+/* The stored value of kind and key into *v (borrowed, valid in txn): 0, ERR_NOT_FOUND
+ * naming the object, or the store's error. */
+static int get_raw(MDB_txn *txn, enum model_kind kind, const char *key, MDB_val *v, struct err *err)
 {
     struct store *st = store__of(txn);
-    MDB_val k = {strlen(key), (void *)key}, v;
+    MDB_val k = {strlen(key), (void *)key};
+    int rc;
+
+    if ((rc = check_kind(kind, err)) < 0)
+        return rc;
+    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, v);
+    if (rc == MDB_NOTFOUND)
+        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
+    return rc ? store__mdb_err(st, rc, err, "cannot read") : 0;
+}
+
+int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err)
+{
+    MDB_val v;
     int rc;
 
     *out = NULL;
-    if ((rc = check_kind(kind, err)) < 0)
+    if ((rc = get_raw(txn, kind, key, &v, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot read");
     return decode(txn, &v, kind, key, out, err);
 }
 
@@ -272,13 +282,8 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
 
     if (old_out)
         *old_out = NULL;
-    if ((rc = check_kind(kind, err)) < 0)
+    if ((rc = get_raw(txn, kind, key, &v, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot read");
     if ((kind == MODEL_POD || old_out) && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
         return rc;
     rc = mdb_del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);

@@ -15,31 +15,11 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
-static MDB_txn *begin(int write)
-{
-    return store_util_begin(st, write);
-}
-
-static void commit(MDB_txn **txn)
-{
-    store_util_commit(txn);
-}
-
 /* Appends records first..last in one transaction; checks the returned sequence numbers. */
 static void append_range(int first, int last)
 {
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     uint64_t seq = 0;
 
     for (int i = first; i <= last; i++) {
@@ -51,14 +31,14 @@ static void append_range(int first, int last)
         ck_assert_int_eq(json_integer_value(json_object_get(rec, "seq")), i);
         json_decref(rec);
     }
-    commit(&txn);
+    store_util_commit(&txn);
 }
 
 static struct store_audit_verdict verify(uint64_t from, uint64_t to)
 {
     struct store_audit_verdict v;
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_READ);
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
 
     ck_assert_msg(store_audit_verify(txn, from, to, &v, &err) == 0, "%s", err.msg);
     store_txn_abort(&txn);
@@ -78,7 +58,7 @@ static int collect(void *ctx, uint64_t seq, const char *json, size_t len)
 /* The stored record seq, new. */
 static json_t *record(uint64_t seq)
 {
-    MDB_txn *txn = begin(STORE_READ);
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
     json_t *recs = json_array(), *rec;
 
     ck_assert_int_eq(store_audit_scan(txn, seq, seq, collect, recs, NULL), 0);
@@ -92,19 +72,19 @@ static json_t *record(uint64_t seq)
 static void put_raw(uint64_t seq, json_t *rec)
 {
     char *s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
     ck_assert_int_eq(store__audit_put_raw(txn, seq, s, strlen(s), NULL), 0);
-    commit(&txn);
+    store_util_commit(&txn);
     free(s);
 }
 
 static void del_raw(uint64_t seq)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
     ck_assert_int_eq(store__audit_del_raw(txn, seq, NULL), 0);
-    commit(&txn);
+    store_util_commit(&txn);
 }
 
 /* Every row of the table round-trips; unknown and missing kinds are refused. */
@@ -139,7 +119,7 @@ END_TEST
  * and nothing is appended. */
 START_TEST(test_audit_append_refuses_unknown_kind)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     struct err err = ERR_INIT;
     uint64_t seq = 0;
     json_t *bad = json_pack("{s:s}", "kind", "config"), *none = json_object();
@@ -150,7 +130,7 @@ START_TEST(test_audit_append_refuses_unknown_kind)
     ck_assert_uint_eq(seq, 0);
     json_decref(bad);
     json_decref(none);
-    commit(&txn);
+    store_util_commit(&txn);
 }
 END_TEST
 
@@ -183,7 +163,7 @@ START_TEST(test_audit_append_verify_ok)
     json_decref(rec);
 
     uint64_t last = 0;
-    MDB_txn *txn = begin(STORE_READ);
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_audit_last_seq(txn, &last, NULL), 0);
     store_txn_abort(&txn);
     ck_assert_uint_eq(last, 20);
@@ -209,14 +189,14 @@ START_TEST(test_audit_hash_formula)
 {
     unsigned char zero[32] = {0}, prev[32];
     char want[65];
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *r1 = json_pack("{s:s, s:s, s:s}", "kind", "applied", "ts", "2026-11-22T03:50:04.123Z",
                            "hash", "bogus");
     json_t *r2 = json_pack("{s:s, s:s}", "kind", "cycle", "ts", "2026-11-22T03:50:05.000Z");
 
     ck_assert_int_eq(store_audit_append(txn, r1, NULL, NULL), 0);
     ck_assert_int_eq(store_audit_append(txn, r2, NULL, NULL), 0);
-    commit(&txn);
+    store_util_commit(&txn);
 
     sha256_hex(zero, "{\"kind\":\"applied\",\"seq\":1,\"ts\":\"2026-11-22T03:50:04.123Z\"}", want);
     ck_assert_str_eq(json_string_value(json_object_get(r1, "hash")), want);
@@ -306,7 +286,7 @@ START_TEST(test_audit_record_past_head_detected)
     ck_assert_uint_eq(v.first_bad, 4);
     ck_assert_msg(strstr(v.reason, "past the metadata head 3"), "%s", v.reason);
     /* and appending refuses to overwrite it */
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *r = json_pack("{s:s}", "kind", "cycle");
     ck_assert_int_eq(store_audit_append(txn, r, NULL, NULL), ERR_STORE);
     json_decref(r);
@@ -350,7 +330,7 @@ static int stop_at_two(void *ctx, uint64_t seq, const char *json, size_t len)
 
 static json_t *scan(uint64_t from, uint64_t to, store_audit_fn fn)
 {
-    MDB_txn *txn = begin(STORE_READ);
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
     json_t *recs = json_array();
 
     ck_assert_int_eq(store_audit_scan(txn, from, to, fn, recs, NULL), 0);
@@ -386,7 +366,7 @@ START_TEST(test_audit_sequence_continues_after_reopen)
     append_range(6, 8);
 
     /* an aborted append leaves no gap: the next commit reuses the number */
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *rec = json_pack("{s:s}", "kind", "cycle");
     uint64_t seq = 0;
     ck_assert_int_eq(store_audit_append(txn, rec, &seq, NULL), 0);
@@ -401,29 +381,20 @@ START_TEST(test_audit_sequence_continues_after_reopen)
 }
 END_TEST
 
-static Suite *audit_suite(void)
-{
-    Suite *s = suite_create("audit");
-    TCase *tc = tcase_create("audit");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_audit_append_verify_ok);
-    tcase_add_test(tc, test_audit_hash_formula);
-    tcase_add_test(tc, test_audit_tamper_detected);
-    tcase_add_test(tc, test_audit_seq_differs_from_key);
-    tcase_add_test(tc, test_audit_gap_detected);
-    tcase_add_test(tc, test_audit_truncation_detected);
-    tcase_add_test(tc, test_audit_record_past_head_detected);
-    tcase_add_test(tc, test_audit_range_verify);
-    tcase_add_test(tc, test_audit_kind_table);
-    tcase_add_test(tc, test_audit_append_refuses_unknown_kind);
-    tcase_add_test(tc, test_audit_scan_range);
-    tcase_add_test(tc, test_audit_sequence_continues_after_reopen);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(audit_suite());
+    const TTest *tests[] = {test_audit_append_verify_ok,
+                            test_audit_hash_formula,
+                            test_audit_tamper_detected,
+                            test_audit_seq_differs_from_key,
+                            test_audit_gap_detected,
+                            test_audit_truncation_detected,
+                            test_audit_record_past_head_detected,
+                            test_audit_range_verify,
+                            test_audit_kind_table,
+                            test_audit_append_refuses_unknown_kind,
+                            test_audit_scan_range,
+                            test_audit_sequence_continues_after_reopen,
+                            NULL};
+    return check_run(store_util_suite("audit", &dir, &st, tests));
 }

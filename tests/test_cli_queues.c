@@ -24,23 +24,9 @@
 static struct cli_musterd d;
 static const char *env[2];
 
-static void setup(void)
-{
-    cli_musterd_start(NULL, &d);
-    env[0] = d.server_env;
-    env[1] = NULL;
-}
-
-static void teardown(void)
-{
-    cli_musterd_stop(&d);
-}
-
 static void run_ok(struct cli_result *r, const char *const *args)
 {
-    cli_run(env, NULL, args, r);
-    ck_assert_msg(r->status == 0, "muster %s %s: exit %d\nstdout:\n%s\nstderr:\n%s", args[0],
-                  args[1] ? args[1] : "", r->status, r->out, r->err);
+    cli_run_ok(env, NULL, args, r);
 }
 
 static json_t *run_json(const char *const *args)
@@ -347,7 +333,8 @@ int main(void)
     Suite *s = suite_create("cli_queues");
     TCase *tc = tcase_create("musterd");
     tcase_set_timeout(tc, 60);
-    tcase_add_checked_fixture(tc, setup, teardown);
+    cli_fixture_use(&d, env);
+    tcase_add_checked_fixture(tc, cli_fixture_setup, cli_fixture_teardown);
     tcase_add_test(tc, test_cli_queues_get_table_and_one);
     tcase_add_test(tc, test_cli_queues_describe_every_number);
     tcase_add_test(tc, test_cli_queues_delete);

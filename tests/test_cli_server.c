@@ -22,24 +22,10 @@
 static struct cli_musterd d;
 static const char *env[2];
 
-static void setup(void)
-{
-    cli_musterd_start(NULL, &d);
-    env[0] = d.server_env;
-    env[1] = NULL;
-}
-
-static void teardown(void)
-{
-    cli_musterd_stop(&d);
-}
-
 /* Runs muster against d and checks the exit code; caller releases r. */
 static void run_ok(struct cli_result *r, const char *stdin_data, const char *const *args)
 {
-    cli_run(env, stdin_data, args, r);
-    ck_assert_msg(r->status == 0, "muster %s %s: exit %d\nstdout:\n%s\nstderr:\n%s", args[0],
-                  args[1] ? args[1] : "", r->status, r->out, r->err);
+    cli_run_ok(env, stdin_data, args, r);
 }
 
 static void apply_cluster(void)
@@ -717,7 +703,8 @@ int main(void)
     Suite *s = suite_create("cli_server");
     TCase *tc = tcase_create("musterd");
     tcase_set_timeout(tc, 120);
-    tcase_add_checked_fixture(tc, setup, teardown);
+    cli_fixture_use(&d, env);
+    tcase_add_checked_fixture(tc, cli_fixture_setup, cli_fixture_teardown);
     tcase_add_test(tc, test_cli_apply_file_and_stdin);
     tcase_add_test(tc, test_cli_apply_ndjson_file);
     tcase_add_test(tc, test_cli_apply_validate);

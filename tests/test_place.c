@@ -307,10 +307,10 @@ static int best_equal(struct gather *g, int step)
     const struct sched_topo *t = g->t;
     int answered = 0;
     for (int depth = 0; depth < (int)t->nlayers; depth++) {
-        int ix[3];
-        long offer[3], h;
+        struct gather_slot best[3];
+        long h;
         size_t nd = 0, hold = 0, n = 0, want_hold = 0;
-        if (!sched__gather_index_best(g, depth, 3, ix, offer, &nd, &hold))
+        if (!sched__gather_index_best(g, depth, 3, best, &nd, &hold))
             continue;
         answered++;
         int *all = calloc(t->ndoms, sizeof(int));
@@ -333,9 +333,10 @@ static int best_equal(struct gather *g, int step)
             int x = all[i];
             all[i] = all[b];
             all[b] = x;
-            ck_assert_msg(ix[i] == all[i] && offer[i] == sched__gather_dom_offer(g, all[i], &h),
+            ck_assert_msg(best[i].ix == all[i] &&
+                              best[i].offer == sched__gather_dom_offer(g, all[i], &h),
                           "step %d, depth %d: best %zu is %s (%ld), the scan's %s", step, depth, i,
-                          t->doms[ix[i]].name, offer[i], t->doms[all[i]].name);
+                          t->doms[best[i].ix].name, best[i].offer, t->doms[all[i]].name);
         }
         free(all);
     }

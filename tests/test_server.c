@@ -1,5 +1,8 @@
 /* test_server.c - musterd as a process: config file and flags, restart, locking, signals. */
 #include <check.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +237,74 @@ START_TEST(test_server_cycle_runs_soon_after_apply)
 }
 END_TEST
 
+/* The scheduling policy of musterd's thread named comm (/proc/PID/task/TID/stat, field 41),
+ * or -1 when it has none of that name. */
+static int thread_policy(pid_t pid, const char *comm)
+{
+    char path[320], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    int policy = -1;
+    for (struct dirent *e; policy < 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = 0;
+        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+        if (!open || !close || (size_t)(close - open - 1) != strlen(comm) ||
+            strncmp(open + 1, comm, strlen(comm)))
+            continue;
+        /* after the command: fields 3.. ; the policy is field 41 */
+        char *p = close + 2;
+        for (int field = 3; field < 41 && p; field++)
+            p = strchr(p, ' '), p = p ? p + 1 : NULL;
+        ck_assert_ptr_nonnull(p);
+        policy = atoi(p);
+    }
+    closedir(d);
+    return policy;
+}
+
+/* thread_policy once the thread has named itself and set its policy (it may not have yet
+ * when the port file appears), waiting up to 30 s for want. */
+static int policy_of(pid_t pid, const char *comm, int want)
+{
+    int got = -1;
+    for (int i = 0; i < 3000 && (got = thread_policy(pid, comm)) != want; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return got;
+}
+
+START_TEST(test_server_background_threads_run_as_batch)
+{
+    ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
+    /* the cycle thread is not preempted by every read's wake-up; the front end is normal */
+    ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_BATCH), SCHED_BATCH);
+    ck_assert_int_eq(policy_of(md.pid, "musterd-front", SCHED_OTHER), SCHED_OTHER);
+    /* the read cache's remaker starts with the first stale answer served */
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    apply(cluster);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
+    musterd_cleanup(&md);
+
+    /* an operator's policy (here SCHED_IDLE, inherited from the starting process) is kept */
+    struct sched_param sp = {0};
+    ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp), 0);
+    int rc = musterd_start(&md, NULL, NULL);
+    ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp), 0);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_IDLE), SCHED_IDLE);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("server");
@@ -248,6 +319,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_retention_parse);
     tcase_add_test(tc, test_server_flags_override_config);
     tcase_add_test(tc, test_server_cycle_runs_soon_after_apply);
+    tcase_add_test(tc, test_server_background_threads_run_as_batch);
     suite_add_tcase(s, tc);
     return s;
 }

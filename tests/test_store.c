@@ -17,26 +17,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
-static MDB_txn *begin(int write)
-{
-    return store_util_begin(st, write);
-}
-
-static void commit(MDB_txn **txn)
-{
-    store_util_commit(txn);
-}
-
 static void put(MDB_txn *txn, enum model_kind kind, json_t *obj)
 {
     struct err err = ERR_INIT;
@@ -100,14 +80,14 @@ START_TEST(test_store_roundtrip)
     const char *keys[MODEL_KIND_COUNT] = {"n1",   "team-a/w-0", "team-a/train", "default",
                                           "high", "team-a",     "team-a/db"};
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *got = NULL;
     uint64_t n;
 
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         ck_assert_int_eq(store_put(txn, (enum model_kind)k, objs[k], NULL, &err), 0);
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         ck_assert_msg(store_get(txn, (enum model_kind)k, keys[k], &got, &err) == 0, "%s", err.msg);
         ck_assert(json_equal(got, objs[k]));
@@ -129,7 +109,7 @@ END_TEST
  * after an abort, and after a nested transaction's commit (its parent's commit counts). */
 static void assert_last_txn_is_a_readers(void)
 {
-    MDB_txn *r = begin(STORE_READ);
+    MDB_txn *r = store_util_begin(st, STORE_READ);
     ck_assert_uint_eq(store_last_txn(st), store_txn_id(r));
     store_txn_abort(&r);
 }
@@ -139,26 +119,26 @@ START_TEST(test_store_last_txn_without_a_transaction)
     struct err err = ERR_INIT;
     assert_last_txn_is_a_readers();
     uint64_t at_open = store_last_txn(st);
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     put(txn, MODEL_NODE, store_util_node("n1"));
-    commit(&txn);
+    store_util_commit(&txn);
     assert_last_txn_is_a_readers();
     ck_assert_uint_eq(store_last_txn(st), at_open + 1);
-    txn = begin(STORE_WRITE); /* nothing written */
-    commit(&txn);
+    txn = store_util_begin(st, STORE_WRITE); /* nothing written */
+    store_util_commit(&txn);
     assert_last_txn_is_a_readers();
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     put(txn, MODEL_NODE, store_util_node("n2"));
     store_txn_abort(&txn);
     assert_last_txn_is_a_readers();
     ck_assert_uint_eq(store_last_txn(st), at_open + 1);
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     MDB_txn *child = NULL;
     ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
     put(child, MODEL_NODE, store_util_node("n3"));
     ck_assert_int_eq(store_txn_commit(&child, &err), 0);
     ck_assert_uint_eq(store_last_txn(st), at_open + 1); /* the parent has not committed */
-    commit(&txn);
+    store_util_commit(&txn);
     assert_last_txn_is_a_readers();
     ck_assert_uint_eq(store_last_txn(st), at_open + 2);
 }
@@ -187,7 +167,7 @@ END_TEST
 START_TEST(test_store_put_returns_old_and_delete)
 {
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *a = store_util_node("n1"), *b = store_util_node("n1"), *old = NULL;
 
     json_object_set_new(json_object_get(b, "metadata"), "uid", json_string("u2"));
@@ -202,7 +182,7 @@ START_TEST(test_store_put_returns_old_and_delete)
     ck_assert_int_eq(store_delete(txn, MODEL_NODE, "n1", &old, &err), ERR_NOT_FOUND);
     ck_assert_ptr_null(old);
     ck_assert_str_eq(err.msg, "node 'n1' not found");
-    commit(&txn);
+    store_util_commit(&txn);
     json_decref(a);
     json_decref(b);
 }
@@ -212,7 +192,7 @@ END_TEST
  * scheduling.k8s.io/group-name annotation (model_pod_group_name): the index follows it. */
 START_TEST(test_store_pod_index_volcano_group_annotation)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *a = store_util_pod("ns", "v1", NULL, NULL, NULL);
     json_t *b = store_util_pod("ns", "v2", NULL, "label", NULL); /* the label wins */
     for (int i = 0; i < 2; i++)
@@ -220,8 +200,8 @@ START_TEST(test_store_pod_index_volcano_group_annotation)
                             json_pack("{s:s}", "scheduling.k8s.io/group-name", "job"));
     put(txn, MODEL_POD, a);
     put(txn, MODEL_POD, b);
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(of_group(txn, "ns/job"), store_util_strings("ns/v1", NULL));
     assert_keys(of_group(txn, "ns/label"), store_util_strings("ns/v2", NULL));
     store_txn_abort(&txn);
@@ -230,14 +210,14 @@ END_TEST
 
 START_TEST(test_store_pod_index_transitions)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
     put(txn, MODEL_POD, store_util_pod("ns", "p1", NULL, "g", NULL));
     put(txn, MODEL_POD, store_util_pod("ns", "p2", NULL, "g", "Pending"));
     put(txn, MODEL_POD, store_util_pod("other", "p3", NULL, "g", NULL));
-    commit(&txn);
+    store_util_commit(&txn);
 
-    txn = begin(STORE_READ);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings("ns/p1", "ns/p2", "other/p3", NULL));
     assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", "ns/p2", NULL));
     assert_keys(of_group(txn, "other/g"), store_util_strings("other/p3", NULL));
@@ -245,25 +225,25 @@ START_TEST(test_store_pod_index_transitions)
     store_txn_abort(&txn);
 
     /* pending -> bound */
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     put(txn, MODEL_POD, store_util_pod("ns", "p1", "n1", "g", "Running"));
     put(txn, MODEL_POD, store_util_pod("ns", "p2", "n1", "g", NULL));
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings("other/p3", NULL));
     assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", "ns/p2", NULL));
     store_txn_abort(&txn);
 
     /* moved to another node, group changed; p3 terminating and failed */
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     put(txn, MODEL_POD, store_util_pod("ns", "p2", "n2", "h", NULL));
     json_t *p3 = store_util_pod("other", "p3", NULL, "g", NULL);
     json_object_set_new(json_object_get(p3, "metadata"), "deletionTimestamp",
                         json_string("2026-01-01T00:00:00Z"));
     put(txn, MODEL_POD, p3);
     put(txn, MODEL_POD, store_util_pod("ns", "p4", NULL, NULL, "Failed"));
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings(NULL));
     assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
     assert_keys(on_node(txn, "n2"), store_util_strings("ns/p2", NULL));
@@ -272,13 +252,13 @@ START_TEST(test_store_pod_index_transitions)
     store_txn_abort(&txn);
 
     /* deleted: every index entry goes */
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p1", NULL, NULL), 0);
     ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p2", NULL, NULL), 0);
     ck_assert_int_eq(store_delete(txn, MODEL_POD, "other/p3", NULL, NULL), 0);
     put(txn, MODEL_POD, store_util_pod("ns", "p5", NULL, NULL, NULL));
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings("ns/p5", NULL));
     assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
     assert_keys(on_node(txn, "n2"), store_util_strings(NULL));
@@ -292,16 +272,16 @@ END_TEST
 /* store_replace takes the caller's copy of the stored value and keeps the indexes right */
 START_TEST(test_store_replace_uses_callers_old_value)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *old = store_util_pod("ns", "p1", NULL, "g", NULL), *got = NULL;
     put(txn, MODEL_POD, json_incref(old));
-    commit(&txn);
+    store_util_commit(&txn);
 
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     json_t *bound = store_util_pod("ns", "p1", "n1", "g", NULL);
     ck_assert_int_eq(store_replace(txn, MODEL_POD, bound, old, NULL), 0);
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings(NULL));
     assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
     assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
@@ -310,11 +290,11 @@ START_TEST(test_store_replace_uses_callers_old_value)
     store_txn_abort(&txn);
 
     /* a new object (old NULL) is indexed too */
-    txn = begin(STORE_WRITE);
+    txn = store_util_begin(st, STORE_WRITE);
     json_t *fresh = store_util_pod("ns", "p2", NULL, "h", NULL);
     ck_assert_int_eq(store_replace(txn, MODEL_POD, fresh, NULL, NULL), 0);
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     assert_keys(pending(txn), store_util_strings("ns/p2", NULL));
     assert_keys(of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
     store_txn_abort(&txn);
@@ -345,15 +325,15 @@ static int fail_cb(void *ctx, const char *key, json_t *obj)
 
 START_TEST(test_store_each_prefix)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *keys;
 
     put(txn, MODEL_POD, store_util_pod("a", "x", NULL, NULL, NULL));
     put(txn, MODEL_POD, store_util_pod("ab", "y", NULL, NULL, NULL));
     put(txn, MODEL_POD, store_util_pod("b", "z", NULL, NULL, NULL));
     put(txn, MODEL_POD, store_util_pod("a", "w", NULL, NULL, NULL));
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     keys = json_array();
     ck_assert_int_eq(store_each(txn, MODEL_POD, "a/", collect_obj, keys, NULL), 0);
     assert_keys(keys, store_util_strings("a/w", "a/x", NULL));
@@ -381,7 +361,7 @@ static int collect_doc(void *ctx, const char *key, json_t *doc)
 START_TEST(test_store_docs)
 {
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *got = NULL, *keys;
 
     for (int db = 0; db < STORE_DB_COUNT; db++) {
@@ -391,8 +371,8 @@ START_TEST(test_store_docs)
         ck_assert_int_eq(store_doc_put(txn, (enum store_db)db, "other/j", doc, &err), 0);
         json_decref(doc);
     }
-    commit(&txn);
-    txn = begin(STORE_WRITE);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_WRITE);
     for (int db = 0; db < STORE_DB_COUNT; db++) {
         ck_assert_int_eq(store_doc_get(txn, (enum store_db)db, "ns/j1", &got, &err), 0);
         ck_assert_int_eq(json_integer_value(json_object_get(got, "db")), db);
@@ -404,22 +384,22 @@ START_TEST(test_store_docs)
         ck_assert_int_eq(store_doc_each(txn, (enum store_db)db, "ns/", collect_doc, keys, &err), 0);
         assert_keys(keys, store_util_strings("ns/j2", NULL));
     }
-    commit(&txn);
+    store_util_commit(&txn);
 }
 END_TEST
 
 START_TEST(test_store_meta_counters)
 {
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     uint64_t v = 99;
 
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
     ck_assert_uint_eq(v, 0);
     ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 1ull << 40, &err), 0);
     ck_assert_int_eq(store_meta_put_u64(txn, "other", 7, &err), 0);
-    commit(&txn);
-    txn = begin(STORE_READ);
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
     ck_assert_uint_eq(v, 1ull << 40);
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, &err), 0);
@@ -441,7 +421,7 @@ static int exists(MDB_txn *txn, const char *name)
 START_TEST(test_store_nested_abort_discards_only_child)
 {
     struct err err = ERR_INIT;
-    MDB_txn *txn = begin(STORE_WRITE), *child = NULL, *grandchild = NULL;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE), *child = NULL, *grandchild = NULL;
 
     put(txn, MODEL_NODE, store_util_node("parent"));
     ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
@@ -456,11 +436,11 @@ START_TEST(test_store_nested_abort_discards_only_child)
     ck_assert_int_eq(store_txn_child(child, &grandchild, &err), 0);
     put(grandchild, MODEL_NODE, store_util_node("inner"));
     store_txn_abort(&grandchild);
-    commit(&child);
+    store_util_commit(&child);
     ck_assert(exists(txn, "kept"));
-    commit(&txn);
+    store_util_commit(&txn);
 
-    txn = begin(STORE_READ);
+    txn = store_util_begin(st, STORE_READ);
     ck_assert(exists(txn, "parent"));
     ck_assert(exists(txn, "kept"));
     ck_assert(!exists(txn, "aborted"));
@@ -471,7 +451,7 @@ END_TEST
 
 START_TEST(test_store_abort_leaves_nothing)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     uint64_t n = 1;
 
     put(txn, MODEL_NODE, store_util_node("n1"));
@@ -479,7 +459,7 @@ START_TEST(test_store_abort_leaves_nothing)
     ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 5, NULL), 0);
     store_txn_abort(&txn);
 
-    txn = begin(STORE_READ);
+    txn = store_util_begin(st, STORE_READ);
     ck_assert(!exists(txn, "n1"));
     ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, 0);
@@ -493,17 +473,17 @@ END_TEST
 
 START_TEST(test_store_restart_persists)
 {
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
     put(txn, MODEL_NODE, store_util_node("n1"));
     put(txn, MODEL_POD, store_util_pod("ns", "p", NULL, "g", NULL));
     ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 3, NULL), 0);
-    commit(&txn);
+    store_util_commit(&txn);
     store_close(st);
     st = store_util_open(dir, 0, STORE_SYNC_FULL);
 
     uint64_t v = 0;
-    txn = begin(STORE_READ);
+    txn = store_util_begin(st, STORE_READ);
     ck_assert(exists(txn, "n1"));
     assert_keys(pending(txn), store_util_strings("ns/p", NULL));
     assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p", NULL));
@@ -548,10 +528,10 @@ START_TEST(test_store_newer_schema_refused)
     struct store_options opts = {.dir = dir};
     struct err err = ERR_INIT;
     struct store *again = NULL;
-    MDB_txn *txn = begin(STORE_WRITE);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
     ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 3, NULL), 0);
-    commit(&txn);
+    store_util_commit(&txn);
     store_close(st);
     st = NULL;
     ck_assert_int_eq(store_open(&opts, &again, &err), ERR_STORE);
@@ -635,7 +615,7 @@ START_TEST(test_store_map_growth)
 
     store_close(st);
     st = store_util_open(dir, 1 << 20, STORE_SYNC_NONE);
-    MDB_txn *txn = begin(STORE_READ);
+    MDB_txn *txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, total);
     json_t *keys = of_group(txn, "ns/g");
@@ -718,50 +698,41 @@ START_TEST(test_store_write_while_holding_read)
 {
     struct batch b = {.pad = 10, .n = 10};
     struct err err = ERR_INIT;
-    MDB_txn *rtxn = begin(STORE_READ);
+    MDB_txn *rtxn = store_util_begin(st, STORE_READ);
     uint64_t n = 0;
 
     ck_assert_msg(store_write(st, write_batch, &b, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(store_count(rtxn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, 0); /* the snapshot predates the write */
     store_txn_abort(&rtxn);
-    rtxn = begin(STORE_READ);
+    rtxn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_count(rtxn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, 10);
     store_txn_abort(&rtxn);
 }
 END_TEST
 
-static Suite *store_suite(void)
-{
-    Suite *s = suite_create("store");
-    TCase *tc = tcase_create("store");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_store_roundtrip);
-    tcase_add_test(tc, test_store_last_txn_without_a_transaction);
-    tcase_add_test(tc, test_store_read_nowait_is_busy_while_growing);
-    tcase_add_test(tc, test_store_put_returns_old_and_delete);
-    tcase_add_test(tc, test_store_pod_index_transitions);
-    tcase_add_test(tc, test_store_pod_index_volcano_group_annotation);
-    tcase_add_test(tc, test_store_replace_uses_callers_old_value);
-    tcase_add_test(tc, test_store_each_prefix);
-    tcase_add_test(tc, test_store_docs);
-    tcase_add_test(tc, test_store_meta_counters);
-    tcase_add_test(tc, test_store_nested_abort_discards_only_child);
-    tcase_add_test(tc, test_store_abort_leaves_nothing);
-    tcase_add_test(tc, test_store_restart_persists);
-    tcase_add_test(tc, test_store_second_opener_busy);
-    tcase_add_test(tc, test_store_newer_schema_refused);
-    tcase_add_test(tc, test_store_sync_modes);
-    tcase_add_test(tc, test_store_map_growth);
-    tcase_add_test(tc, test_store_growth_with_concurrent_readers);
-    tcase_add_test(tc, test_store_write_while_holding_read);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(store_suite());
+    const TTest *tests[] = {test_store_roundtrip,
+                            test_store_last_txn_without_a_transaction,
+                            test_store_read_nowait_is_busy_while_growing,
+                            test_store_put_returns_old_and_delete,
+                            test_store_pod_index_transitions,
+                            test_store_pod_index_volcano_group_annotation,
+                            test_store_replace_uses_callers_old_value,
+                            test_store_each_prefix,
+                            test_store_docs,
+                            test_store_meta_counters,
+                            test_store_nested_abort_discards_only_child,
+                            test_store_abort_leaves_nothing,
+                            test_store_restart_persists,
+                            test_store_second_opener_busy,
+                            test_store_newer_schema_refused,
+                            test_store_sync_modes,
+                            test_store_map_growth,
+                            test_store_growth_with_concurrent_readers,
+                            test_store_write_while_holding_read,
+                            NULL};
+    return check_run(store_util_suite("store", &dir, &st, tests));
 }

@@ -15,16 +15,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
 /* A pending pod with a nomination and a condition, so the binding has to edit both. */
 static json_t *pending_pod(const char *name)
 {
@@ -265,22 +255,14 @@ START_TEST(test_store_bind_schema_one_upgraded)
 }
 END_TEST
 
-static Suite *store_bind_suite(void)
-{
-    Suite *s = suite_create("store_bind");
-    TCase *tc = tcase_create("store_bind");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_store_bind_reads_as_set_bound);
-    tcase_add_test(tc, test_store_bind_then_put_and_delete);
-    tcase_add_test(tc, test_store_bind_then_replace);
-    tcase_add_test(tc, test_store_bind_not_pending_and_errors);
-    tcase_add_test(tc, test_store_bind_abort_and_restart);
-    tcase_add_test(tc, test_store_bind_schema_one_upgraded);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(store_bind_suite());
+    const TTest *tests[] = {test_store_bind_reads_as_set_bound,
+                            test_store_bind_then_put_and_delete,
+                            test_store_bind_then_replace,
+                            test_store_bind_not_pending_and_errors,
+                            test_store_bind_abort_and_restart,
+                            test_store_bind_schema_one_upgraded,
+                            NULL};
+    return check_run(store_util_suite("store_bind", &dir, &st, tests));
 }

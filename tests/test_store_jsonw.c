@@ -15,16 +15,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
 static void assert_as_jansson(json_t *v, size_t flags)
 {
     char *want = json_dumps(v, flags | JSON_ENCODE_ANY);
@@ -132,19 +122,9 @@ START_TEST(test_store_jsonw_audit_verifies)
 }
 END_TEST
 
-static Suite *store_jsonw_suite(void)
-{
-    Suite *s = suite_create("store_jsonw");
-    TCase *tc = tcase_create("store_jsonw");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_store_jsonw_values);
-    tcase_add_test(tc, test_store_jsonw_random_trees);
-    tcase_add_test(tc, test_store_jsonw_audit_verifies);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(store_jsonw_suite());
+    const TTest *tests[] = {test_store_jsonw_values, test_store_jsonw_random_trees,
+                            test_store_jsonw_audit_verifies, NULL};
+    return check_run(store_util_suite("store_jsonw", &dir, &st, tests));
 }

@@ -17,16 +17,6 @@
 static char *dir;
 static struct store *st;
 
-static void setup(void)
-{
-    store_util_fixture_open(&dir, &st);
-}
-
-static void teardown(void)
-{
-    store_util_fixture_close(&dir, &st);
-}
-
 /* Pods "ns/pod-%05d" numbered from to to across two namespaces, so a prefix selects part
  * of them. */
 static void put_pods(int from, int to)
@@ -150,18 +140,9 @@ START_TEST(test_store_par_consume_error_stops_and_releases)
 }
 END_TEST
 
-static Suite *store_par_suite(void)
-{
-    Suite *s = suite_create("store_par");
-    TCase *tc = tcase_create("core");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, test_store_par_equals_store_each);
-    tcase_add_test(tc, test_store_par_consume_error_stops_and_releases);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run(store_par_suite());
+    const TTest *tests[] = {test_store_par_equals_store_each,
+                            test_store_par_consume_error_stops_and_releases, NULL};
+    return check_run(store_util_suite("store_par", &dir, &st, tests));
 }

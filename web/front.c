@@ -84,6 +84,24 @@ static void linger(struct conn *c)
     bufferevent_enable(c->bev, EV_READ);
 }
 
+/* Writes text to c's client. On plain TCP with nothing queued before it, it is sent at once:
+ * a bufferevent would add the socket's write interest, wait for the loop to report it
+ * writable, write, and drop the interest again (two epoll changes and a wake-up more for
+ * each cached answer, bench/README.md "Reads at 5,000 req/s"). What the socket does not
+ * take, and anything on TLS, goes through the bufferevent, in order. */
+static void put(struct conn *c, const char *text, size_t len)
+{
+    size_t sent = 0;
+
+    if (!c->info.tls && evbuffer_get_length(bufferevent_get_output(c->bev)) == 0) {
+        ssize_t n = send(bufferevent_getfd(c->bev), text, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0)
+            sent = (size_t)n;
+    }
+    if (sent < len)
+        bufferevent_write(c->bev, text + sent, len - sent);
+}
+
 /* Ends c once its output is written. */
 static void closing(struct conn *c)
 {
@@ -99,7 +117,7 @@ static void fail(struct conn *c, int status, const char *msg)
     size_t len = 0;
     char *text = api__front_error(status, msg, c->f->headers, &len);
 
-    bufferevent_write(c->bev, text, len);
+    put(c, text, len);
     free(text);
     log_info("rejected by the front end: %d %s (from %s)", status, msg, c->info.address);
     closing(c);
@@ -138,7 +156,7 @@ static int answer_here(struct conn *c)
 
     if (!text)
         return 0;
-    bufferevent_write(c->bev, text, len);
+    put(c, text, len);
     free(text);
     keep = keep && c->fr.keep_alive;
     api__fr_release(&c->fr);
@@ -183,7 +201,7 @@ static void process(struct conn *c)
         if (c->fr.head_done && !c->head_seen) {
             c->head_seen = 1;
             if (c->fr.expect_continue && !c->fr.done)
-                bufferevent_write(c->bev, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+                put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
             evtimer_del(c->timer);
             arm(c, &c->f->body_tv);
         }

@@ -35,6 +35,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "internal.h"
+#include "thread.h"
 
 #define SLOTS 4096
 #define WAYS 8 /* a key lives in one of the WAYS slots from its hash on */
@@ -465,6 +466,7 @@ static void *remake_main(void *arg)
     struct remake *rm = xcalloc(SLOTS, sizeof(*rm));
     int64_t next_ns = 0; /* the pacing: no remake starts before this */
 
+    thread_batch("musterd-remake"); /* background work, paced: not worth a preemption */
     pthread_mutex_lock(&c->mu);
     while (!c->stop) {
         if (!c->qlen) {

@@ -211,6 +211,37 @@ void cli_musterd_stop(struct cli_musterd *d)
     }
 }
 
+/* Where cli_fixture_setup starts its musterd: set in the parent before the tests are forked,
+ * read in each child. */
+static struct cli_musterd *fixture_d;
+static const char **fixture_env;
+
+void cli_fixture_use(struct cli_musterd *d, const char **env)
+{
+    fixture_d = d;
+    fixture_env = env;
+}
+
+void cli_fixture_setup(void)
+{
+    cli_musterd_start(NULL, fixture_d);
+    fixture_env[0] = fixture_d->server_env;
+    fixture_env[1] = NULL;
+}
+
+void cli_fixture_teardown(void)
+{
+    cli_musterd_stop(fixture_d);
+}
+
+void cli_run_ok(const char *const *env, const char *stdin_data, const char *const *args,
+                struct cli_result *r)
+{
+    cli_run(env, stdin_data, args, r);
+    ck_assert_msg(r->status == 0, "muster %s %s: exit %d\nstdout:\n%s\nstderr:\n%s", args[0],
+                  args[1] ? args[1] : "", r->status, r->out, r->err);
+}
+
 int cli_musterd_tamper(struct cli_musterd *d, const char *from, const char *to)
 {
     char *path = xasprintf("%s/data/data.mdb", d->dir);

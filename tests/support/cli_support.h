@@ -55,6 +55,18 @@ int cli_musterd_tamper(struct cli_musterd *d, const char *from, const char *to);
 /* SIGTERM, wait, remove the directory. */
 void cli_musterd_stop(struct cli_musterd *d);
 
+/* A checked fixture of one musterd a test (tcase_add_checked_fixture(tc, cli_fixture_setup,
+ * cli_fixture_teardown)): setup starts it into *d and points env (2 entries) at it, as
+ * {d->server_env, NULL}; teardown stops it. cli_fixture_use names d and env, in main()
+ * before the tests are forked. */
+void cli_fixture_use(struct cli_musterd *d, const char **env);
+void cli_fixture_setup(void);
+void cli_fixture_teardown(void);
+/* cli_run, failing the test unless muster exits 0 (its arguments, exit code, stdout and
+ * stderr in the message). The caller releases r. */
+void cli_run_ok(const char *const *env, const char *stdin_data, const char *const *args,
+                struct cli_result *r);
+
 /* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
 int cli_free_port(void);
 

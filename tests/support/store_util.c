@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "err.h"
 
 char *store_util_tmpdir(void)
@@ -100,6 +101,28 @@ void store_util_fixture_close(char **dir, struct store **st)
     *st = NULL;
     store_util_rmrf(*dir);
     *dir = NULL;
+}
+
+/* Where store_util_suite's fixture puts the store of the test that runs: set in the parent
+ * before the tests are forked, read in each child. */
+static char **fixture_dir;
+static struct store **fixture_st;
+
+static void fixture_setup(void)
+{
+    store_util_fixture_open(fixture_dir, fixture_st);
+}
+
+static void fixture_teardown(void)
+{
+    store_util_fixture_close(fixture_dir, fixture_st);
+}
+
+Suite *store_util_suite(const char *name, char **dir, struct store **st, const TTest *tests[])
+{
+    fixture_dir = dir;
+    fixture_st = st;
+    return check_suite(name, fixture_setup, fixture_teardown, tests);
 }
 
 MDB_txn *store_util_begin(struct store *st, int write)

@@ -13,6 +13,7 @@
 #ifndef MUSTER_TESTS_STORE_UTIL_H
 #define MUSTER_TESTS_STORE_UTIL_H
 
+#include <check.h>
 #include <jansson.h>
 #include <stddef.h>
 
@@ -25,6 +26,19 @@ struct store *store_util_open(const char *dir, size_t map_size, enum store_sync 
  * store_util_fixture_close, which also removes the directory). */
 void store_util_fixture_open(char **dir, struct store **st);
 void store_util_fixture_close(char **dir, struct store **st);
+/* check_suite (check_run.h) with the fixture above: *dir and *st are a fresh store before
+ * each test and released after it. A store suite's whole boilerplate:
+ *
+ *     static char *dir;
+ *     static struct store *st;
+ *     ...
+ *     int main(void)
+ *     {
+ *         const TTest *tests[] = {test_x_one, test_x_two, NULL};
+ *         return check_run(store_util_suite("x", &dir, &st, tests));
+ *     }
+ */
+Suite *store_util_suite(const char *name, char **dir, struct store **st, const TTest *tests[]);
 /* Begins a transaction or fails the test. */
 MDB_txn *store_util_begin(struct store *st, int write);
 /* Commits or fails the test; *txn is NULL afterwards. */
