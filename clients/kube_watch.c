@@ -142,7 +142,7 @@ static int do_list(struct kube_source *src, struct kube_http *h, struct err *err
         }
         json_decref(doc);
         json_error_t je;
-        doc = json_loadb(r.body, r.len, 0, &je);
+        doc = model_json_load(r.body, r.len, &je); /* a page of 500 objects */
         json_t *items = json_object_get(doc, "items");
         json_t *md = json_object_get(doc, "metadata");
         const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
@@ -235,7 +235,7 @@ static int line_cb(void *ctx, const char *line, size_t len)
     struct watch_ctx *w = ctx;
     json_error_t je;
     w->lines++;
-    json_t *doc = json_loadb(line, len, 0, &je);
+    json_t *doc = model_json_load(line, len, &je);
     if (!doc) {
         w->malformed = 1;
         snprintf(w->error, sizeof(w->error), "watch '%s': malformed event: %s", w->src->resource,

@@ -15,7 +15,9 @@
 #include <jansson.h>
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,8 +109,20 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* The "C" locale's numbers, made once: strtod follows LC_NUMERIC (a program that calls
+ * setlocale, or a thread's uselocale, may have a comma for a decimal point), jansson does
+ * not (jsonp_strtod swaps the '.' for the locale's point), so neither does this reader. */
+static locale_t c_numeric;
+static pthread_once_t c_numeric_once = PTHREAD_ONCE_INIT;
+
+static void c_numeric_init(void)
+{
+    c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
 /* A number as jansson's lexer takes it: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?;
- * an integer through strtoll, a real through strtod. NULL to give up. */
+ * an integer through strtoll, a real through strtod_l in the "C" locale. NULL to give up
+ * (also when that locale cannot be made: jansson then reads it). */
 static json_t *number(struct rd *r)
 {
     const char *start = r->p, *q = r->p;
@@ -149,7 +163,10 @@ static json_t *number(struct rd *r)
         long long v = strtoll(tmp, NULL, 10);
         return errno ? NULL : json_integer((json_int_t)v);
     }
-    double d = strtod(tmp, NULL);
+    pthread_once(&c_numeric_once, c_numeric_init);
+    if (c_numeric == (locale_t)0)
+        return NULL;
+    double d = strtod_l(tmp, NULL, c_numeric);
     return isinf(d) ? NULL : json_real(d);
 }
 
@@ -286,4 +303,10 @@ json_t *model_json_read(const char *s, size_t n, int reject_dups)
     }
     free(r.buf);
     return v;
+}
+
+json_t *model_json_load(const char *s, size_t n, json_error_t *jerr)
+{
+    json_t *v = model_json_read(s, n, 0);
+    return v ? v : json_loadb(s, n, 0, jerr);
 }

@@ -190,6 +190,9 @@ char *model_yaml_dump(json_t *value);
  * order included, or NULL where the reader gives up (a rarer form, or bytes that are not
  * JSON): then json_loadb answers, errors and all. New. */
 json_t *model_json_read(const char *s, size_t n, int reject_dups);
+/* json_loadb(s, n, 0, jerr) as it answers, value and errors (*jerr set only on error),
+ * read by model_json_read where it can. New, or NULL. */
+json_t *model_json_load(const char *s, size_t n, json_error_t *jerr);
 
 /* ---- typed views (decoded from validated documents) ---- */
 

@@ -64,6 +64,10 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
             json_decref(extra);
             if (rc == 0)
                 rc = sched__evict_removed(c, key, old, err);
+            char *job = sched__object_job(MODEL_POD, old);
+            if (rc == 0) /* after evict_removed: a victim's retention has started */
+                rc = sched__why_job_gone(c->txn, c, v, job, err);
+            free(job);
             sched__view_del_pod(v, key);
         }
         json_decref(old);

@@ -211,6 +211,16 @@ static int status_merge(const struct model_doc *doc, enum model_kind kind, const
     return rc;
 }
 
+/* A pod applied into another gang (or out of its gang) may have been its old job's last. */
+static int left_job(MDB_txn *txn, struct apply_ctx *c, json_t *old, json_t *obj, struct err *err)
+{
+    char *was = sched__object_job(MODEL_POD, old), *is = sched__object_job(MODEL_POD, obj);
+    int rc = strcmp(was, is) ? sched__why_job_gone(txn, NULL, c->s->v, was, err) : 0;
+    free(was);
+    free(is);
+    return rc;
+}
+
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
@@ -271,6 +281,8 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         c->staged[c->nstaged++] = st;
     }
     if (strcmp(action, "unchanged") != 0 && (rc = store_put(txn, st.kind, obj, NULL, err)) < 0)
+        goto out;
+    if (old && st.kind == MODEL_POD && (rc = left_job(txn, c, old, obj, err)) < 0)
         goto out;
     json_t *extra = json_object();
     json_object_set_new(extra, "action", json_string(action));
@@ -518,21 +530,20 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         if ((rc = fail_pods_on_node(txn, c, failed, err)) < 0)
             goto out;
     }
+    if (c->kind == MODEL_PODGROUP) /* its pods, if any are left, are still its job */
+        rc = sched__why_job_gone(txn, NULL, c->s->v, c->key, err);
     if (c->kind == MODEL_POD) {
-        char *job = sched__object_job(MODEL_POD, old);
-        json_t *victim_rec = sched__ledger_victim_get(txn, job);
-        /* a lone pod's job goes with it, unless it is a preemption victim: then its why
-         * stays answerable until its retention ends (preempt_ledger.c) */
-        if (!strcmp(job, c->key) && !victim_rec)
-            rc = sched__why_doc_drop(txn, NULL, c->s->v, job, err);
-        json_decref(victim_rec);
-        free(job);
         /* A victim deleted before its grace period ended is no victim of a later pod
          * of that name. */
         char *preemptor = NULL;
         int victim = 0;
+        rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
+        /* the job goes with its last pod (a victim's record stays until its retention
+         * ends, preempt_ledger.c) */
+        char *job = sched__object_job(MODEL_POD, old);
         if (rc == 0)
-            rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
+            rc = sched__why_job_gone(txn, NULL, c->s->v, job, err);
+        free(job);
         /* A mirror's DELETE of a pending victim is the eviction done: audited as one
          * ("observed": write-back has nothing left to call) */
         if (rc == 0 && victim && c->s->opts.mirrored) {

@@ -130,16 +130,21 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
         return rc;
-    uint64_t npods = 0, npgs = 0;
+    uint64_t npods = 0, npgs = 0, ngroups = 0, ngrouped = 0;
     if ((rc = store_count(txn, MODEL_POD, &npods, err)) < 0 ||
-        (rc = store_count(txn, MODEL_PODGROUP, &npgs, err)) < 0)
+        (rc = store_count(txn, MODEL_PODGROUP, &npgs, err)) < 0 ||
+        (rc = store_pod_groups_count(txn, &ngroups, &ngrouped, err)) < 0)
         return rc;
-    /* sized once from the store's counts: no rehash or copy while the pods arrive */
+    /* sized once from the store's counts: no rehash or copy while the pods arrive. A job is
+     * a lone pod or a group (named by pods, or a PodGroup with none): at most this many,
+     * where a gang's PodGroup and its pods' group count twice (not one slot a pod: a gang
+     * workload's job map was eight times the size it needed, and a hash map's pages are all
+     * touched) */
+    uint64_t njobs = (npods > ngrouped ? npods - ngrouped : 0) + ngroups + npgs;
     sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + npods);
-    sched__strmap_reserve(&v->job_ix, v->job_ix.count + npods + npgs);
+    sched__strmap_reserve(&v->job_ix, v->job_ix.count + njobs);
     XGROW(v->pods, v->npods + npods, v->cappods);
-    /* at most one job a pod: address space only, pages are touched as jobs arrive */
-    XGROW(v->jobs, v->njobs + npods + npgs, v->capjobs);
+    XGROW(v->jobs, v->njobs + njobs, v->capjobs);
     if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)

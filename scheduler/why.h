@@ -225,5 +225,11 @@ int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class
  * class; without one the view is left as it is (an apply changes it after its commit). */
 int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
                         struct err *err);
+/* job's last stored object was just removed or moved in txn, perhaps (why_gone.c): when
+ * the store holds nothing of it (no PodGroup, no pod of its group, no lone pod of that key)
+ * and it is no retained preemption victim, its why document is dropped as
+ * sched__why_doc_drop does (c: in a cycle, or NULL). Returns 0 or ERR_*. */
+int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
+                        struct err *err);
 
 #endif

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages muster needs to build, test and run, if any are missing.
 # Usage: scripts/install-deps.sh [--ui]   (--ui adds Chromium and Node for the browser tests)
+# (locales: test_json_read builds a locale with a comma decimal point with its localedef)
 set -euo pipefail
 
 pkgs=(gcc make cmake pkg-config liblmdb-dev lmdb-utils libcivetweb-dev libjansson-dev
       libcurl4-openssl-dev libyaml-dev libssl-dev zlib1g-dev libjemalloc-dev libevent-dev
-      libhttp-parser-dev check curl python3 openssl)
+      libhttp-parser-dev check curl python3 openssl locales)
 if [ "${1:-}" = "--ui" ]; then
   pkgs+=(chromium nodejs npm)
 fi

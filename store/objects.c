@@ -148,8 +148,7 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
 
 json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
 {
-    json_t *v = model_json_read(s, n, 0);
-    return v ? v : json_loadb(s, n, 0, jerr);
+    return model_json_load(s, n, jerr);
 }
 
 /* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */
@@ -384,6 +383,26 @@ int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, vo
 int store_pods_pending(MDB_txn *txn, store_key_fn fn, void *ctx, struct err *err)
 {
     return each_key(txn, DBI_IDX_PENDING, NULL, fn, ctx, err);
+}
+
+int store_pod_groups_count(MDB_txn *txn, uint64_t *groups, uint64_t *grouped, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_cursor *cur = NULL;
+    MDB_stat ms;
+    MDB_val k, v;
+    *groups = *grouped = 0;
+    int rc = mdb_stat(txn, st->dbi[DBI_IDX_POD_GROUP], &ms);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot count");
+    *grouped = ms.ms_entries;
+    if ((rc = mdb_cursor_open(txn, st->dbi[DBI_IDX_POD_GROUP], &cur)) != 0)
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    for (MDB_cursor_op op = MDB_FIRST; (rc = mdb_cursor_get(cur, &k, &v, op)) == 0;
+         op = MDB_NEXT_NODUP)
+        ++*groups;
+    mdb_cursor_close(cur);
+    return rc == MDB_NOTFOUND ? 0 : store__mdb_err(st, rc, err, "cannot scan an index");
 }
 
 int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *err)

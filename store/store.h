@@ -174,6 +174,9 @@ int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ct
 int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
                         struct err *err);
 int store_pods_pending(MDB_txn *txn, store_key_fn fn, void *ctx, struct err *err);
+/* Number of PodGroup keys pods name (*groups: each once, whether the PodGroup exists or not)
+ * and of pods that name one (*grouped). Walks the group index's keys, not its pods. */
+int store_pod_groups_count(MDB_txn *txn, uint64_t *groups, uint64_t *grouped, struct err *err);
 /* Number of objects of a kind. */
 int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *err);
 

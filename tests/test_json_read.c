@@ -5,6 +5,8 @@
  * not, and pretty-printed), and those bytes mutated, where it must never accept what
  * jansson refuses nor read anything differently. */
 #include <check.h>
+#include <locale.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,11 @@
 #include "alloc.h"
 #include "check_run.h"
 #include "json_random.h"
+#include "store_util.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 /* Same value and the same member order (dumped unsorted: insertion order). */
 static void assert_same(json_t *a, json_t *b, const char *in, size_t n)
@@ -52,6 +59,14 @@ static int check_bytes(const char *s, size_t n)
     ck_assert_int_eq(loaded != NULL, want != NULL);
     if (loaded)
         assert_same(loaded, want, s, n);
+    json_decref(loaded);
+    json_error_t e2;
+    loaded = model_json_load(s, n, &e2); /* the mirror's list pages and watch events */
+    ck_assert_int_eq(loaded != NULL, want != NULL);
+    if (loaded)
+        assert_same(loaded, want, s, n);
+    else
+        ck_assert_str_eq(e2.text, e.text);
     json_decref(loaded);
     json_decref(want);
     return read;
@@ -160,12 +175,68 @@ START_TEST(test_json_read_random_trees_and_mutations)
 }
 END_TEST
 
+/* A locale whose decimal point is a comma, for this thread (uselocale): an installed one,
+ * else de_DE built by localedef (the "locales" package's sources) into dir, found through
+ * LOCPATH. (locale_t)0 when neither can be had. */
+static locale_t comma_locale(const char *dir)
+{
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "nl_NL.UTF-8"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        locale_t l = newlocale(LC_ALL_MASK, names[i], (locale_t)0);
+        if (l)
+            return l;
+    }
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir);
+    if (system(cmd) != 0)
+        return (locale_t)0;
+    setenv("LOCPATH", dir, 1);
+#ifdef __SANITIZE_ADDRESS__
+    __lsan_disable(); /* glibc 2.36's newlocale never frees its parse of LOCPATH */
+#endif
+    locale_t l = newlocale(LC_ALL_MASK, "de_DE.UTF-8", (locale_t)0);
+#ifdef __SANITIZE_ADDRESS__
+    __lsan_enable();
+#endif
+    return l;
+}
+
+/* The reader's numbers do not depend on LC_NUMERIC: 1.5 is 1.5 where the locale's decimal
+ * point is a comma (strtod would stop at the '.' and read 1), as jansson reads it. */
+START_TEST(test_json_read_numbers_ignore_the_locale)
+{
+    char *dir = store_util_tmpdir();
+    locale_t l = comma_locale(dir);
+    ck_assert_msg(l != (locale_t)0, "no locale with a comma decimal point (install 'locales')");
+    locale_t was = uselocale(l);
+    ck_assert_str_eq(localeconv()->decimal_point, ",");
+    ck_assert_double_eq(strtod("1.5", NULL), 1.0); /* the trap the reader must avoid */
+    static const char *const in[] = {"[1.5]", "{\"a\":-2.25e3,\"b\":[0.125,1E-2,7]}",
+                                     "{\"cpu\":0.5}"};
+    static const double want[] = {1.5, -2250.0, 0.5};
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+        json_t *got = model_json_read(in[i], strlen(in[i]), 0);
+        ck_assert_msg(got != NULL, "%s: the reader gave up", in[i]);
+        json_t *x = json_is_array(got) ? json_array_get(got, 0)
+                                       : json_object_get(got, i == 1 ? "a" : "cpu");
+        ck_assert_msg(json_is_real(x) && json_real_value(x) == want[i], "%s: read %g", in[i],
+                      json_real_value(x));
+        json_decref(got);
+        check_str(in[i]); /* and the same as jansson, member for member */
+    }
+    uselocale(was);
+    freelocale(l);
+    store_util_rmrf(dir);
+}
+END_TEST
+
 static Suite *json_read_suite(void)
 {
     Suite *s = suite_create("json_read");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_json_read_inputs);
     tcase_add_test(tc, test_json_read_random_trees_and_mutations);
+    tcase_add_test(tc, test_json_read_numbers_ignore_the_locale);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,6 +16,8 @@
 #include "kube_support.h"
 #include "sched_util.h"
 #include "check_run.h"
+#include "store.h"
+#include "why_store.h"
 
 static void mirror_start(struct kube_fx *f, const char *scheduler_name)
 {
@@ -279,6 +281,57 @@ START_TEST(test_kube_restart_after_compaction_relists)
     /* the DELETED event is gone from history: the relist finds p1 missing */
     expect_pod(&f, "default/p1", "-");
     ck_assert_int_ge(counter(&f, "relists"), 1);
+    fx_close(&f);
+}
+END_TEST
+
+struct whys {
+    struct kube_fx *f;
+    const char *ids[2];
+    int want; /* 1: both stored; 0: both gone */
+};
+
+static int whys_are(void *ctx)
+{
+    struct whys *w = ctx;
+    MDB_txn *txn = NULL;
+    int n = 0;
+    if (store_txn_begin(w->f->u.st, STORE_READ, &txn, NULL) < 0)
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        json_t *doc = NULL;
+        n += store_doc_get(txn, STORE_DB_WHY, w->ids[i], &doc, NULL) == 0;
+        json_decref(doc);
+    }
+    store_txn_abort(&txn);
+    return n == (w->want ? 2 : 0);
+}
+
+/* Jobs the API server deletes (a gang: its pods, then its PodGroup; a lone pod) take their
+ * why documents with them in the mirror's store. */
+START_TEST(test_kube_deleted_jobs_drop_their_why)
+{
+    struct kube_fx f;
+    fx_open(&f, 0, NULL);
+    kube_fx_gang(&f, "podgroups", "g", 2, 2, "64");
+    json_t *big = kube_test_pod("big", NULL, NULL, NULL, "64");
+    kube_testapi_apply(&f.api, "pods", big);
+    json_decref(big);
+    mirror_start(&f, NULL);
+    expect_pod(&f, "default/g-1", "");
+    expect_pod(&f, "default/big", "");
+    struct whys w = {&f, {"default/g", "default/big"}, 1};
+    for (int i = 0; i < 100 && !whys_are(&w); i++) /* the PodGroup may come after its pods */
+        json_decref(sched_util_cycle(&f.u, 1000 + i * 61000LL));
+    ck_assert_msg(whys_are(&w), "no why documents of the failing jobs");
+    kube_testapi_delete(&f.api, "pods", "default/g-0");
+    kube_testapi_delete(&f.api, "pods", "default/g-1");
+    kube_testapi_delete(&f.api, "podgroups", "default/g");
+    kube_testapi_delete(&f.api, "pods", "default/big");
+    w.want = 0;
+    ck_assert_msg(kube_test_wait(whys_are, &w, 30000), "why documents of deleted jobs left");
+    char why[512];
+    ck_assert_msg(why_store_check(f.u.s, f.u.st, why, sizeof(why)) == 0, "%s", why);
     fx_close(&f);
 }
 END_TEST
@@ -656,6 +709,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_kube_initial_sync);
     tcase_add_test(tc, test_kube_unsupported_field_blocks_the_job);
     tcase_add_test(tc, test_kube_live_changes);
+    tcase_add_test(tc, test_kube_deleted_jobs_drop_their_why);
     tcase_add_test(tc, test_kube_priorityclasses_mirrored);
     tcase_add_test(tc, test_kube_reconnect_resume);
     tcase_add_test(tc, test_kube_relist_after_410);

@@ -1,7 +1,8 @@
 /*
  * test_view_load.c - the view rebuilt from the store (scheduler/view_load.c): a stored pod
  * that no longer decodes is skipped and the rest load, bound ones on their nodes; the
- * rebuilt view equals the live one of the same applies.
+ * rebuilt view equals the live one of the same applies; its job slots are sized by the
+ * jobs, not the pods.
  */
 #include <check.h>
 #include <stdio.h>
@@ -9,11 +10,13 @@
 #include <string.h>
 
 #include "check_run.h"
+#include "core.h"
 #include "err.h"
 #include "scheduler.h"
 #include "model.h"
 #include "sched_util.h"
 #include "store_util.h"
+#include "view.h"
 
 #define NODE                                                                                       \
     "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"                                           \
@@ -62,11 +65,64 @@ START_TEST(test_view_load_skips_what_no_longer_decodes)
 }
 END_TEST
 
+#define GROUP                                                                                      \
+    "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"                                \
+    "metadata: {name: g%d, namespace: t}\nspec: {minMember: 8}\n"
+#define GANG_POD                                                                                   \
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: g%d-%d, namespace: t, labels: "                   \
+    "{pod-group.scheduling.sigs.k8s.io: g%d}}\n"                                                   \
+    "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n"
+
+/* Jobs, not pods, size the rebuilt view's job slots: 4 gangs of 8 with PodGroups, 2
+ * groups of 8 named by pods alone, a PodGroup without pods and 3 lone pods are 10 jobs
+ * in 51 pods. The store counts the groups its pods name (store_pod_groups_count). */
+START_TEST(test_view_load_sizes_jobs_by_jobs)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    char buf[512];
+    sched_util_open(&u, NULL);
+    for (int g = 0; g < 7; g++) {
+        if (g < 4 || g == 6) {
+            snprintf(buf, sizeof(buf), GROUP, g);
+            json_decref(sched_util_apply(&u, buf, 1000));
+        }
+        for (int k = 0; g < 6 && k < 8; k++) {
+            snprintf(buf, sizeof(buf), GANG_POD, g, k, g);
+            json_decref(sched_util_apply(&u, buf, 1000));
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(buf, sizeof(buf), POD, i);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    MDB_txn *txn = store_util_begin(u.st, 0);
+    uint64_t groups = 0, grouped = 0;
+    ck_assert_msg(store_pod_groups_count(txn, &groups, &grouped, &err) == 0, "%s", err.msg);
+    store_txn_abort(&txn);
+    ck_assert_uint_eq(groups, 6);
+    ck_assert_uint_eq(grouped, 48);
+    json_t *live = sched_view_dump(u.s);
+    sched_util_reopen(&u);
+    json_t *rebuilt = sched_view_dump(u.s);
+    ck_assert(json_equal(live, rebuilt));
+    ck_assert_int_eq(json_object_size(json_object_get(rebuilt, "jobs")), 10);
+    /* at most 3 + 6 + 5 = 14 slots asked for (a PodGroup and its pods' group count twice),
+     * not one a pod */
+    ck_assert_msg(u.s->v->capjobs <= 16, "%zu job slots for 10 jobs in 51 pods", u.s->v->capjobs);
+    ck_assert_msg(u.s->v->job_ix.cap <= 64, "a job map of %zu slots", u.s->v->job_ix.cap);
+    json_decref(live);
+    json_decref(rebuilt);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *view_load_suite(void)
 {
     Suite *s = suite_create("view_load");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_view_load_skips_what_no_longer_decodes);
+    tcase_add_test(tc, test_view_load_sizes_jobs_by_jobs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,8 +2,10 @@
  * document (why_class.c): each job's answer is byte for byte the one a whole document gives
  * (why_whole), over every case folder and a cluster of many jobs of one class; a job that
  * leaves its class gets its own answer; a restart reads class documents back; the class
- * documents go when no record names them. */
+ * documents go when no record names them; after random creates, placements, edits and
+ * deletes of every kind the why DB holds the documents of live jobs only (why_store.h). */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "scheduler.h"
 #include "sched_util.h"
 #include "store.h"
+#include "why_store.h"
 
 /* One 4-cpu node, a 3-cpu pod placed first, then n lone 2-cpu pods (job-00 ...) and two
  * gangs of two 2-cpu pods, in creation order: most cannot fit. */
@@ -113,39 +116,12 @@ static void count_classes(struct sched_util *u, int *records, int *classes)
     json_decref(all);
 }
 
-/* Every class document is named by as many stored records as its count says, and every
- * record's class is stored. */
+/* The why DB holds the documents of live jobs and retained victims only, and class
+ * documents with their records' counts (why_store.h). */
 static void assert_counts(struct sched_util *u)
 {
-    json_t *all = stored_all(u), *named = json_object(), *v;
-    const char *k;
-    json_object_foreach(all, k, v)
-    {
-        const char *c = json_string_value(json_object_get(v, "classRecord"));
-        if (c)
-            json_object_set_new(named, c,
-                                json_integer(json_integer_value(json_object_get(named, c)) + 1));
-    }
-    json_object_foreach(named, k, v)
-    {
-        ck_assert_msg(json_object_get(all, k), "class '%s' of a record is missing", k);
-        char *mk = NULL;
-        ck_assert_int_gt(asprintf(&mk, "%s/members", k), 0);
-        ck_assert_msg(
-            json_integer_value(json_object_get(json_object_get(all, mk), "members")) ==
-                json_integer_value(v),
-            "class '%s': %lld records, count %lld", k, (long long)json_integer_value(v),
-            (long long)json_integer_value(json_object_get(json_object_get(all, mk), "members")));
-        free(mk);
-    }
-    json_object_foreach(all, k, v)
-    {
-        if (strncmp(k, "~class/", 7) || strstr(k, "/members"))
-            continue;
-        ck_assert_msg(json_object_get(named, k), "class document '%s' named by no record", k);
-    }
-    json_decref(named);
-    json_decref(all);
+    char why[512];
+    ck_assert_msg(why_store_check(u->s, u->st, why, sizeof(why)) == 0, "%s", why);
 }
 
 static void assert_same_answers(json_t *whole, json_t *shared, const char *where)
@@ -359,20 +335,190 @@ START_TEST(test_why_class_leaving_and_gone)
     ck_assert_int_gt(c, 0);
     assert_counts(&u);
 
-    /* every job goes: no record is left, so no class document either */
+    /* every job goes: no record is left, so no class document either, nor a document of
+     * a gang whose PodGroup went after its pods */
     delete_jobs(&u, NULL, 8000);
     json_decref(sched_util_cycle(&u, 9000));
-    json_t *all = stored_all(&u), *v;
-    const char *k;
-    json_object_foreach(all, k, v)
-    {
-        ck_assert_msg(strncmp(k, "default/job-", 12) && strncmp(k, "default/first", 13),
-                      "why of '%s' left", k);
-    }
+    json_t *all = stored_all(&u);
+    char *left = json_dumps(all, JSON_COMPACT);
+    ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
+    free(left);
     json_decref(all);
     assert_counts(&u);
+
+    /* the same jobs made again are new: no cycle has tried them, whatever the old ones said */
+    char *y = cluster(6);
+    json_decref(sched_util_apply(&u, y, 10000));
+    free(y);
+    struct err err = ERR_INIT;
+    json_t *jobs = NULL, *j;
+    size_t i;
+    ck_assert_msg(sched_jobs(u.s, NULL, &jobs, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(json_array_size(jobs), 10);
+    json_array_foreach(jobs, i, j)
+    {
+        ck_assert_msg(!strcmp(json_string_value(json_object_get(j, "reason")), "NotTried"),
+                      "job '%s' made again says '%s'", json_string_value(json_object_get(j, "id")),
+                      json_string_value(json_object_get(j, "reason")));
+    }
+    json_decref(jobs);
     sched_util_close(&u);
     sched_util_close(&w);
+}
+END_TEST
+
+/* ---- random lifecycles ---- */
+
+static void apply_f(struct sched_util *u, int64_t now, const char *fmt, ...)
+{
+    char yaml[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(yaml, sizeof(yaml), fmt, ap);
+    va_end(ap);
+    json_decref(sched_util_apply(u, yaml, now));
+}
+
+#define RND_NODE                                                                                   \
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\nstatus: {allocatable: {cpu: \"4\"}}\n"
+#define RND_POD                                                                                    \
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t}\n"                             \
+    "spec: {priority: %d, containers: [{name: c, image: x, resources: {requests: {cpu: "           \
+    "\"%d\"}}}]}\n"
+#define RND_GANG_POD                                                                               \
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, namespace: t, labels: "                      \
+    "{pod-group.scheduling.sigs.k8s.io: %s}}\n"                                                    \
+    "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"%d\"}}}]}\n"
+#define RND_GROUP                                                                                  \
+    "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"                                \
+    "metadata: {name: g%d, namespace: t}\nspec: {minMember: %d}\n"
+
+static void delete_key(struct sched_util *u, enum model_kind kind, const char *fmt, int i,
+                       int64_t now, int *deleted)
+{
+    char key[32];
+    struct err err = ERR_INIT;
+    snprintf(key, sizeof(key), fmt, i);
+    int rc = sched_delete(u->s, kind, key, now, &err);
+    ck_assert_msg(rc == 0 || rc == ERR_NOT_FOUND, "%s", err.msg);
+    *deleted += rc == 0;
+}
+
+/* Stored pod t/p<i> applied again with edit done to it (none when it is gone). */
+static void edit_pod(struct sched_util *u, int i, int64_t now, void (*edit)(json_t *, int64_t))
+{
+    char key[32];
+    snprintf(key, sizeof(key), "t/p%d", i);
+    json_t *pod = sched_util_pod(u, key);
+    if (!pod)
+        return;
+    json_object_del(json_object_get(pod, "metadata"), "resourceVersion");
+    edit(pod, now);
+    char *text = json_dumps(pod, JSON_COMPACT);
+    json_decref(sched_util_apply(u, text, now));
+    free(text);
+    json_decref(pod);
+}
+
+static void make_terminating(json_t *pod, int64_t now)
+{
+    (void)now;
+    json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp",
+                        json_string("1970-01-01T00:00:01Z"));
+}
+
+/* Moves the pod to group t/g<now % 7>, or out of its group. */
+static void relabel(json_t *pod, int64_t now)
+{
+    json_t *meta = json_object_get(pod, "metadata");
+    char g[16];
+    snprintf(g, sizeof(g), "g%d", (int)(now / 100 % 7));
+    if (now / 100 % 3 == 0)
+        json_object_del(meta, "labels");
+    else
+        json_object_set_new(meta, "labels",
+                            json_pack("{s:s}", "pod-group.scheduling.sigs.k8s.io", g));
+}
+
+/* Jobs come and go every way they can: lone pods and gangs created (many fail and share a
+ * class), placed, preempted (victims removed after their grace period, their records
+ * retained), moved to another gang, deleted pod by pod, PodGroup first or last, removed
+ * by the housekeeping. After every step the why DB holds only live jobs' documents and
+ * counted classes; a restart (the view rebuilt from the store) agrees; once everything is
+ * gone and retention has ended, the why DB is empty. */
+START_TEST(test_why_class_random_lifecycles)
+{
+    struct sched_util u;
+    struct sched_options o = {.grace_ms = 500, .retention_ms = 3000};
+    sched_util_open(&u, &o);
+    unsigned seed = 8;
+    int64_t now = 1000;
+    int nodes = 0, pods = 0, groups = 0, deleted = 0, gdeleted = 0, cycles = 0, restarts = 0;
+    for (; nodes < 2; nodes++)
+        apply_f(&u, now, RND_NODE, nodes);
+    for (int step = 0; step < 600; step++) {
+        int op = (int)(rand_r(&seed) % 100), i;
+        now += 100;
+        if (op < 20) { /* a lone pod: most wait, several of one shape share a class */
+            apply_f(&u, now, RND_POD, pods++, 0, 1 + (int)(rand_r(&seed) % 3));
+        } else if (op < 24 && pods) { /* terminating: housekeeping removes it */
+            edit_pod(&u, (int)(rand_r(&seed) % (unsigned)pods), now, make_terminating);
+        } else if (op < 32) { /* a gang */
+            int size = 2 + (int)(rand_r(&seed) % 2);
+            apply_f(&u, now, RND_GROUP, groups, size);
+            char g[16];
+            snprintf(g, sizeof(g), "g%d", groups++);
+            for (int k = 0; k < size; k++)
+                apply_f(&u, now, RND_GANG_POD, pods++, g, 1 + (int)(rand_r(&seed) % 2));
+        } else if (op < 35) { /* pods naming a PodGroup nobody made */
+            apply_f(&u, now, RND_GANG_POD, pods++, "ghost", 1);
+        } else if (op < 47 && pods) {
+            delete_key(&u, MODEL_POD, "t/p%d", (int)(rand_r(&seed) % (unsigned)pods), now,
+                       &deleted);
+        } else if (op < 53 && groups) {
+            delete_key(&u, MODEL_PODGROUP, "t/g%d", (int)(rand_r(&seed) % (unsigned)groups), now,
+                       &gdeleted);
+        } else if (op < 57 && pods) { /* a pod moves to another gang, or out of its gang */
+            i = (int)(rand_r(&seed) % (unsigned)pods);
+            edit_pod(&u, i, now + (int64_t)(rand_r(&seed) % 21) * 100, relabel);
+        } else if (op < 60) { /* a high-priority pod: preempts */
+            apply_f(&u, now, RND_POD, pods++, 100, 4);
+        } else if (op < 62) {
+            apply_f(&u, now, RND_NODE, nodes++);
+        } else { /* a cycle, sometimes past every grace period, backoff and retention */
+            json_decref(sched_util_cycle(&u, op < 72 ? now + 61000 : now));
+            cycles++;
+        }
+        assert_counts(&u);
+        if (step % 75 == 74) {
+            sched_util_reopen(&u);
+            assert_counts(&u);
+            restarts++;
+        }
+    }
+    ck_assert_int_gt(cycles, 100);
+    ck_assert_int_gt(deleted, 20);
+    ck_assert_int_gt(gdeleted, 5);
+    ck_assert_int_eq(restarts, 8);
+    ck_assert_int_gt(sched_util_audit_count(&u, "evicted", NULL), 0);
+    int r, c;
+    count_classes(&u, &r, &c);
+    ck_assert_msg(r > 0 && c > 0, "no class at the end (%d records, %d classes)", r, c);
+
+    /* everything goes; after the grace periods and the retention, nothing is left */
+    for (int k = 0; k < pods; k++)
+        delete_key(&u, MODEL_POD, "t/p%d", k, now, &deleted);
+    for (int k = 0; k < groups; k++)
+        delete_key(&u, MODEL_PODGROUP, "t/g%d", k, now, &gdeleted);
+    assert_counts(&u);
+    json_decref(sched_util_cycle(&u, now + 100000));
+    assert_counts(&u);
+    json_t *all = stored_all(&u);
+    char *left = json_dumps(all, JSON_COMPACT);
+    ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
+    free(left);
+    json_decref(all);
+    sched_util_close(&u);
 }
 END_TEST
 
@@ -384,6 +530,7 @@ static Suite *why_class_suite(void)
     tcase_add_test(tc, test_why_class_cases_same_answers);
     tcase_add_test(tc, test_why_class_members_own_answers);
     tcase_add_test(tc, test_why_class_leaving_and_gone);
+    tcase_add_test(tc, test_why_class_random_lifecycles);
     suite_add_tcase(s, tc);
     return s;
 }
