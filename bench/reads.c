@@ -8,10 +8,10 @@
  * (musterd runs a cycle after each) and waits until every pod is placed.
  *
  * Open loop (common/loadgen.h): request k is due at start + k / rate whatever happened
- * before, and is sent then, from one thread, on any of at most --conns kept-alive
- * connections that is free; latency runs from the time it was due, so a server that stalls
- * shows as latency (and a client that falls behind as well), never as a lower rate. Requests go
- * round-robin over the paths of --mix (default GET /api/v1/jobs?limit=100,
+ * before, and is sent then by one of --threads event loops on any free connection of its
+ * share of --conns kept-alive ones; latency runs from the time it was due, so a server that
+ * stalls shows as latency (and a client that falls behind as well), never as a lower rate.
+ * Requests go round-robin over the paths of --mix (default GET /api/v1/jobs?limit=100,
  * /api/v1/jobs/{why}/why, /api/v1/topology?jobs=4 (four jobs per domain, as the UI asks),
  * /api/v1/audit?tail=20; {why} is each job of
  * the first batch in turn; each path is read once before the clock starts). --resource-version 0
@@ -31,7 +31,7 @@
  * and a run's window is short): each rate's cycle throughput, its ratio to the idle run of
  * the same round, and its p99.
  *
- *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--conns 16]
+ *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 2] [--conns 16]
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity]
  */
@@ -55,7 +55,7 @@
 #define WHY_IDS 200
 
 struct load {
-    int conns;
+    int conns, threads;
     char *why[WHY_IDS];
     size_t nwhy;
     char **paths; /* the mix */
@@ -261,6 +261,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
                 gen = loadgen_start(&(struct loadgen_options){.url = url,
                                                               .rate = rate,
                                                               .conns = mix->conns,
+                                                              .threads = mix->threads,
                                                               .encoding = l.encoding,
                                                               .path = path_of,
                                                               .ctx = &l});
@@ -343,7 +344,7 @@ static void summarise(const double *rate_of, size_t nrates, const struct run *ru
 int main(int argc, char **argv)
 {
     size_t nodes = 5000, pods = 50000, batch = 1000;
-    int conns = 16, keep = 0, repeat = 1;
+    int conns = 16, threads = 2, keep = 0, repeat = 1;
     size_t cap = 0;
     const char *rates = "0,500,1000,2000,5000", *rv = "0", *encoding = "gzip";
     const char *mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology?jobs=4,"
@@ -359,7 +360,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (!v)
-            die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--conns N] "
+            die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] [--conns N] "
                 "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
                 "0|none] "
                 "[--encoding gzip|identity]");
@@ -371,6 +372,8 @@ int main(int argc, char **argv)
             batch = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--repeat"))
             repeat = atoi(v);
+        else if (!strcmp(a, "--threads"))
+            threads = atoi(v);
         else if (!strcmp(a, "--conns"))
             conns = atoi(v);
         else if (!strcmp(a, "--rates"))
@@ -385,14 +388,17 @@ int main(int argc, char **argv)
             die("unknown option");
         i++;
     }
-    if (conns < 1 || conns > 1024 || repeat < 1 || repeat > 99 || !nodes || !batch)
-        die("--conns must be 1..1024, --repeat 1..99, --nodes and --batch above 0");
+    if (threads < 1 || threads > 64 || conns < threads || conns > 1024 || repeat < 1 ||
+        repeat > 99 || !nodes || !batch)
+        die("--threads must be 1..64, --conns threads..1024, --repeat 1..99, --nodes and --batch "
+            "above 0");
     if (strcmp(rv, "none") != 0 && strspn(rv, "0123456789") != strlen(rv))
         die("--resource-version must be a number or none");
     if (strcmp(encoding, "gzip") != 0 && strcmp(encoding, "identity") != 0)
         die("--encoding must be gzip or identity");
     signal(SIGPIPE, SIG_IGN);
     mix.conns = conns;
+    mix.threads = threads;
     mix.encoding = strcmp(encoding, "identity") ? encoding : NULL;
     for (const char *p = mix_arg; *p;) {
         size_t len = strcspn(p, ",");
@@ -413,10 +419,10 @@ int main(int argc, char **argv)
         die("--mix names no path, or more than 64");
     if (workload_make("basic", nodes, &w, &err) < 0)
         die(err.msg);
-    printf(
-        "Basic: %zu nodes, %zu pods in batches of %zu; at most %d connections; resourceVersion %s, "
-        "encoding %s\n",
-        nodes, pods < w.pods ? pods : w.pods, batch, conns, rv, encoding);
+    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads, at most %d "
+           "connections; resourceVersion %s, "
+           "encoding %s\n",
+           nodes, pods < w.pods ? pods : w.pods, batch, threads, conns, rv, encoding);
     size_t nrates = 0;
     double rate_of[32];
     for (const char *p = rates; *p && nrates < 32; nrates++) {

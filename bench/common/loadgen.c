@@ -1,7 +1,7 @@
 /*
  * loadgen.c - the open-loop load generator (loadgen.h).
  *
- * One thread waits in epoll_pwait2 until the next request is due (a timeout in nanoseconds),
+ * Each thread waits in epoll_pwait2 until its next request is due (a timeout in nanoseconds),
  * for answers on its connections, or for the stop eventfd. Each connection is registered for
  * reading once, when it is opened; a request is one send(2) of a GET written here, and an answer is
  * read with recv(2) and framed by http_parser (Content-Length, chunked or the close), the parser
@@ -36,7 +36,7 @@
 #define LATE_NS 1000000 /* a request sent later than this after it was due counts as late */
 
 struct conn {
-    struct loadgen *g;
+    struct gen *g;
     int fd;
     int at;   /* its index in g->all */
     int busy; /* a request is out */
@@ -46,16 +46,18 @@ struct conn {
     http_parser p;
 };
 
-struct loadgen {
-    struct loadgen_options o;
+/* One generator thread: the requests k = its first, first + stride, first + 2 stride ... */
+struct gen {
+    struct loadgen_options o; /* conns: its own share */
     struct sockaddr_in addr;
     char host[64]; /* host:port, for the Host header */
     int ep, stop_fd;
     thrd_t thread;
+    long stride;        /* the generator's threads */
     struct conn **all;  /* the open connections */
     struct conn **idle; /* those with no request out */
     int nidle, nopen;
-    long next; /* the next request to send */
+    long next; /* the next request to send (its k) */
     int64_t start_ns;
     struct loadgen_result r;
     size_t cap, kcap;
@@ -69,7 +71,7 @@ static void die(const char *what)
     exit(1);
 }
 
-static int64_t due_of(const struct loadgen *g, long k)
+static int64_t due_of(const struct gen *g, long k)
 {
     return g->start_ns + (int64_t)((double)k * 1e9 / g->o.rate);
 }
@@ -81,7 +83,7 @@ static int on_complete(http_parser *p)
     return 0;
 }
 
-static struct conn *conn_open(struct loadgen *g)
+static struct conn *conn_open(struct gen *g)
 {
     struct conn *c = xcalloc(1, sizeof(*c));
     int one = 1;
@@ -100,7 +102,7 @@ static struct conn *conn_open(struct loadgen *g)
 
 static void conn_close(struct conn *c)
 {
-    struct loadgen *g = c->g;
+    struct gen *g = c->g;
     close(c->fd); /* leaves the epoll set */
     g->all[c->at] = g->all[--g->nopen];
     g->all[c->at]->at = c->at;
@@ -110,7 +112,7 @@ static void conn_close(struct conn *c)
 /* The request ended: counted as answered (200) or bad, and c is free again or closed. */
 static void finish(struct conn *c, int ok)
 {
-    struct loadgen *g = c->g;
+    struct gen *g = c->g;
     int64_t now = clock_mono_ns();
 
     if (ok && c->p.status_code == 200) {
@@ -155,14 +157,15 @@ static void conn_read(struct conn *c)
 /* Sends every request that is due while a connection is free (or may be opened). Returns
  * how long until the next one is due, in ns (0: it is due now), or -1 when it must wait
  * for a connection to be free: an answer ending wakes the loop then. */
-static int64_t send_due(struct loadgen *g)
+static int64_t send_due(struct gen *g)
 {
     int64_t now = clock_mono_ns();
     char buf[256], req[512];
 
     while (due_of(g, g->next) <= now && (g->nidle > 0 || g->nopen < g->o.conns)) {
         struct conn *c = g->nidle > 0 ? g->idle[--g->nidle] : conn_open(g);
-        c->k = g->next++;
+        c->k = g->next;
+        g->next += g->stride;
         c->due = due_of(g, c->k);
         if (now - c->due > LATE_NS)
             g->r.late++;
@@ -186,7 +189,7 @@ static int64_t send_due(struct loadgen *g)
 
 static int run(void *arg)
 {
-    struct loadgen *g = arg;
+    struct gen *g = arg;
     struct epoll_event ev[64];
 
     for (;;) {
@@ -211,22 +214,27 @@ out:;
     return 0;
 }
 
-static void watch(struct loadgen *g, int *fd)
+static void watch(struct gen *g, int *fd)
 {
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = fd};
     if (*fd < 0 || epoll_ctl(g->ep, EPOLL_CTL_ADD, *fd, &ev) < 0)
         die("epoll_ctl");
 }
 
-struct loadgen *loadgen_start(const struct loadgen_options *o)
+struct loadgen {
+    int n;
+    struct gen **g;
+};
+
+/* Starts thread t of n: the requests k = t (mod n), on its share of the connections. */
+static struct gen *gen_start(const struct loadgen_options *o, int t, int n, int64_t start_ns)
 {
-    struct loadgen *g = xcalloc(1, sizeof(*g));
+    struct gen *g = xcalloc(1, sizeof(*g));
     char ip[32];
     int port = 0;
 
     g->o = *o;
-    if (o->rate <= 0 || o->conns < 1 || o->conns > 1024)
-        die("rate must be above 0 and conns 1..1024");
+    g->o.conns = o->conns / n + (t < o->conns % n);
     if (sscanf(o->url, "http://%31[0-9.]:%d", ip, &port) != 2 || port <= 0 || port > 65535)
         die("the url must be http://IPv4:port");
     g->addr.sin_family = AF_INET;
@@ -234,26 +242,38 @@ struct loadgen *loadgen_start(const struct loadgen_options *o)
     if (inet_pton(AF_INET, ip, &g->addr.sin_addr) != 1)
         die("the url must be http://IPv4:port");
     snprintf(g->host, sizeof(g->host), "%s:%d", ip, port);
-    settings.on_message_complete = on_complete;
     if ((g->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
         die("epoll_create1");
     g->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     watch(g, &g->stop_fd);
-    g->all = xcalloc((size_t)o->conns, sizeof(*g->all));
-    g->idle = xcalloc((size_t)o->conns, sizeof(*g->idle));
-    g->start_ns = clock_mono_ns();
+    g->all = xcalloc((size_t)g->o.conns, sizeof(*g->all));
+    g->idle = xcalloc((size_t)g->o.conns, sizeof(*g->idle));
+    g->stride = n;
+    g->next = t;
+    g->start_ns = start_ns;
     if (thrd_create(&g->thread, run, g) != thrd_success)
         die("thrd_create");
     return g;
 }
 
-void loadgen_stop(struct loadgen *g, struct loadgen_result *r)
+/* Stops g and adds what it measured to r. */
+static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_t *kcap)
 {
     uint64_t one = 1;
     if (write(g->stop_fd, &one, sizeof(one)) != sizeof(one))
         die("write eventfd");
     thrd_join(g->thread, NULL);
-    *r = g->r;
+    XGROW(r->lat_ms, r->n + g->r.n + 1, *cap);
+    XGROW(r->k, r->n + g->r.n + 1, *kcap);
+    memcpy(r->lat_ms + r->n, g->r.lat_ms, g->r.n * sizeof(double));
+    memcpy(r->k + r->n, g->r.k, g->r.n * sizeof(long));
+    r->n += g->r.n;
+    r->bad += g->r.bad;
+    r->late += g->r.late;
+    r->cpu_s += g->r.cpu_s;
+    if (g->r.seconds > r->seconds)
+        r->seconds = g->r.seconds;
+    loadgen_result_release(&g->r);
     while (g->nopen > 0) /* requests in flight are dropped uncounted */
         conn_close(g->all[0]);
     close(g->stop_fd);
@@ -261,6 +281,30 @@ void loadgen_stop(struct loadgen *g, struct loadgen_result *r)
     free(g->all);
     free(g->idle);
     free(g);
+}
+
+struct loadgen *loadgen_start(const struct loadgen_options *o)
+{
+    struct loadgen *l = xcalloc(1, sizeof(*l));
+    l->n = o->threads;
+    if (o->rate <= 0 || l->n < 1 || l->n > 64 || o->conns < l->n || o->conns > 1024)
+        die("rate must be above 0, threads 1..64 and conns threads..1024");
+    settings.on_message_complete = on_complete;
+    l->g = xcalloc((size_t)l->n, sizeof(*l->g));
+    int64_t start_ns = clock_mono_ns();
+    for (int t = 0; t < l->n; t++)
+        l->g[t] = gen_start(o, t, l->n, start_ns);
+    return l;
+}
+
+void loadgen_stop(struct loadgen *l, struct loadgen_result *r)
+{
+    size_t cap = 0, kcap = 0;
+    memset(r, 0, sizeof(*r));
+    for (int t = 0; t < l->n; t++)
+        gen_stop(l->g[t], r, &cap, &kcap);
+    free(l->g);
+    free(l);
 }
 
 void loadgen_result_release(struct loadgen_result *r)

@@ -1,13 +1,15 @@
 /*
- * loadgen.h - an open-loop HTTP/1.1 load generator on one thread (epoll, kept-alive
+ * loadgen.h - an open-loop HTTP/1.1 load generator on a few threads (epoll, kept-alive
  * connections; answers framed by http_parser).
  *
  * Request k is due at start + k / rate, whatever happened before; it is sent when due on
  * any kept-alive connection that is free (at most conns are opened), or as soon as one is,
  * and its latency runs from the time it was due: a server that stalls, or a generator that
- * falls behind, shows as latency, never as a lower rate (no coordinated omission). One
- * thread sends them all, so the generator itself costs little of the cores it shares with
- * the server it measures (loadgen.c says why it does not use libcurl).
+ * falls behind, shows as latency, never as a lower rate (no coordinated omission). Thread t
+ * of threads sends the requests k = t (mod threads) on its share of the connections, each
+ * from an event loop, so the generator itself costs little of the cores it shares with the
+ * server it measures (loadgen.c says why it does not use libcurl), and one thread waiting
+ * for a core does not hold up every request.
  */
 #ifndef MUSTER_BENCH_LOADGEN_H
 #define MUSTER_BENCH_LOADGEN_H
@@ -21,7 +23,8 @@ typedef const char *(*loadgen_path_fn)(void *ctx, long k, char *buf, size_t n);
 struct loadgen_options {
     const char *url;      /* "http://IPv4:port"; the paths are asked of it */
     double rate;          /* requests per second, > 0 */
-    int conns;            /* connections at most, 1..1024 */
+    int conns;            /* connections at most, threads..1024 */
+    int threads;          /* 1..64 */
     const char *encoding; /* sent as Accept-Encoding and kept as it comes, NULL: none */
     loadgen_path_fn path;
     void *ctx;
@@ -39,7 +42,7 @@ struct loadgen_result {
 
 struct loadgen;
 
-/* Starts the generator's thread; request 0 is due at once. Exits the process on failure. */
+/* Starts the generator's threads; request 0 is due at once. Exits the process on failure. */
 struct loadgen *loadgen_start(const struct loadgen_options *o);
 /* Stops sending, waits for the thread, and fills r (its arrays to free with
  * loadgen_result_release). Requests still in flight are not counted. */
