@@ -71,9 +71,9 @@ static int cycle_main(void *arg)
     struct cycler *cy = arg;
     struct timespec deadline;
 
-    /* Reading at 5,000 req/s on two cores (Linux 6.18), cycles kept about 0.9 of their idle
-     * throughput as SCHED_BATCH, 0.8 without (bench/README.md "Session 8: reads at 5,000
-     * req/s") */
+    /* with other work on the two cores and reads at 5,000 req/s, cycles kept 0.92 of their
+     * idle throughput as SCHED_BATCH, 0.82 without; on a quiet machine the same either way
+     * (bench/README.md "Session 8: reads at 5,000 req/s") */
     thread_batch("musterd-cycle");
 
     mtx_lock(&cy->mu);
