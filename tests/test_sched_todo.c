@@ -6,7 +6,6 @@
  * count of every pod.
  */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +16,6 @@
 #include "err.h"
 #include "sched_util.h"
 #include "view.h"
-
-static void apply_f(struct sched_util *u, int64_t now, const char *fmt, ...)
-{
-    char yaml[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(yaml, sizeof(yaml), fmt, ap);
-    va_end(ap);
-    json_decref(sched_util_apply(u, yaml, now));
-}
 
 #define NODE_YAML                                                                                  \
     "apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\n"                                          \
@@ -74,21 +63,21 @@ START_TEST(test_sched_todo_holds_every_job_with_work)
     int64_t now = 1000;
     int nodes = 0, pods = 0, groups = 0, cycles = 0, deleted = 0, finished = 0, terminating = 0;
     for (; nodes < 3; nodes++)
-        apply_f(&u, now, NODE_YAML, nodes);
+        sched_util_applyf(&u, now, NODE_YAML, nodes);
     for (int step = 0; step < 400; step++) {
         int op = (int)(rand_r(&seed) % 100);
         now += 100;
         if (op < 22) { /* a lone pod */
-            apply_f(&u, now, POD_YAML, pods++, "");
+            sched_util_applyf(&u, now, POD_YAML, pods++, "");
         } else if (op < 25) { /* a pod already terminating: housekeeping removes it after
                                  the grace period */
-            apply_f(&u, now, TERMINATING_POD_YAML, pods++);
+            sched_util_applyf(&u, now, TERMINATING_POD_YAML, pods++);
             terminating++;
         } else if (op < 35) { /* a gang of 2 or 3 */
             int size = 2 + (int)(rand_r(&seed) % 2);
-            apply_f(&u, now, GROUP_YAML, groups, size);
+            sched_util_applyf(&u, now, GROUP_YAML, groups, size);
             for (int k = 0; k < size; k++)
-                apply_f(&u, now, GANG_POD_YAML, pods++, groups);
+                sched_util_applyf(&u, now, GANG_POD_YAML, pods++, groups);
             groups++;
         } else if (op < 50 && pods) { /* a pod deleted, placed or not */
             char key[32];
@@ -112,7 +101,7 @@ START_TEST(test_sched_todo_holds_every_job_with_work)
             }
             json_decref(pod);
         } else if (op < 65) { /* room added */
-            apply_f(&u, now, NODE_YAML, nodes++);
+            sched_util_applyf(&u, now, NODE_YAML, nodes++);
         } else if (op < 68 && nodes > 1) { /* a node deleted: its pods fail */
             char key[16];
             struct err err = ERR_INIT;

@@ -5,7 +5,6 @@
  * documents go when no record names them; after random creates, placements, edits and
  * deletes of every kind the why DB holds the documents of live jobs only (why_store.h). */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,16 +368,6 @@ END_TEST
 
 /* ---- random lifecycles ---- */
 
-static void apply_f(struct sched_util *u, int64_t now, const char *fmt, ...)
-{
-    char yaml[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(yaml, sizeof(yaml), fmt, ap);
-    va_end(ap);
-    json_decref(sched_util_apply(u, yaml, now));
-}
-
 #define RND_NODE                                                                                   \
     "apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\nstatus: {allocatable: {cpu: \"4\"}}\n"
 #define RND_POD                                                                                    \
@@ -455,23 +444,23 @@ START_TEST(test_why_class_random_lifecycles)
     int64_t now = 1000;
     int nodes = 0, pods = 0, groups = 0, deleted = 0, gdeleted = 0, cycles = 0, restarts = 0;
     for (; nodes < 2; nodes++)
-        apply_f(&u, now, RND_NODE, nodes);
+        sched_util_applyf(&u, now, RND_NODE, nodes);
     for (int step = 0; step < 600; step++) {
         int op = (int)(rand_r(&seed) % 100), i;
         now += 100;
         if (op < 20) { /* a lone pod: most wait, several of one shape share a class */
-            apply_f(&u, now, RND_POD, pods++, 0, 1 + (int)(rand_r(&seed) % 3));
+            sched_util_applyf(&u, now, RND_POD, pods++, 0, 1 + (int)(rand_r(&seed) % 3));
         } else if (op < 24 && pods) { /* terminating: housekeeping removes it */
             edit_pod(&u, (int)(rand_r(&seed) % (unsigned)pods), now, make_terminating);
         } else if (op < 32) { /* a gang */
             int size = 2 + (int)(rand_r(&seed) % 2);
-            apply_f(&u, now, RND_GROUP, groups, size);
+            sched_util_applyf(&u, now, RND_GROUP, groups, size);
             char g[16];
             snprintf(g, sizeof(g), "g%d", groups++);
             for (int k = 0; k < size; k++)
-                apply_f(&u, now, RND_GANG_POD, pods++, g, 1 + (int)(rand_r(&seed) % 2));
+                sched_util_applyf(&u, now, RND_GANG_POD, pods++, g, 1 + (int)(rand_r(&seed) % 2));
         } else if (op < 35) { /* pods naming a PodGroup nobody made */
-            apply_f(&u, now, RND_GANG_POD, pods++, "ghost", 1);
+            sched_util_applyf(&u, now, RND_GANG_POD, pods++, "ghost", 1);
         } else if (op < 47 && pods) {
             delete_key(&u, MODEL_POD, "t/p%d", (int)(rand_r(&seed) % (unsigned)pods), now,
                        &deleted);
@@ -482,9 +471,9 @@ START_TEST(test_why_class_random_lifecycles)
             i = (int)(rand_r(&seed) % (unsigned)pods);
             edit_pod(&u, i, now + (int64_t)(rand_r(&seed) % 21) * 100, relabel);
         } else if (op < 60) { /* a high-priority pod: preempts */
-            apply_f(&u, now, RND_POD, pods++, 100, 4);
+            sched_util_applyf(&u, now, RND_POD, pods++, 100, 4);
         } else if (op < 62) {
-            apply_f(&u, now, RND_NODE, nodes++);
+            sched_util_applyf(&u, now, RND_NODE, nodes++);
         } else { /* a cycle, sometimes past every grace period, backoff and retention */
             json_decref(sched_util_cycle(&u, op < 72 ? now + 61000 : now));
             cycles++;

@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,17 @@ json_t *sched_util_apply(struct sched_util *u, const char *yaml, int64_t now_ms)
     ck_assert_msg(sched_apply(u->s, &m, now_ms, &results, &err) == 0, "apply: %s", err.msg);
     model_manifest_free(&m);
     return results;
+}
+
+void sched_util_applyf(struct sched_util *u, int64_t now_ms, const char *fmt, ...)
+{
+    char yaml[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(yaml, sizeof(yaml), fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0 && (size_t)n < sizeof(yaml), "sched_util_applyf: YAML over 1 KiB");
+    json_decref(sched_util_apply(u, yaml, now_ms));
 }
 
 json_t *sched_util_cycle(struct sched_util *u, int64_t now_ms)
