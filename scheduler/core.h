@@ -1,6 +1,7 @@
 /*
  * core.h - struct sched, the object every part of the scheduler hangs off, and the
- * helpers the entry points share (sched.c, sched_apply.c, jobs.c, nodes.c, metrics.c).
+ * helpers the entry points share (sched.c, sched_apply.c, sched_delete.c, jobs.c, nodes.c,
+ * metrics.c).
  *
  * The parts, each with its header: view.h (the cluster view), topo.h (the topology
  * tree), place.h (fit and placers), cycle.h (the cycle, statements, attempts),

@@ -1,6 +1,6 @@
 /*
  * sched.c - open/close, rebuilding the view from the store, the view dumps, and
- * the audit helpers the writers share. The writers are in sched_apply.c.
+ * the audit helpers the writers share. The writers are in sched_apply.c and sched_delete.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,15 +1,14 @@
 /*
- * sched_apply.c - the two user-facing writers: apply and delete.
+ * sched_apply.c - the user-facing apply (sched_apply; delete is sched_delete.c).
  *
- * Both write LMDB in one transaction (store_write, which retries after map
- * growth), and only after the commit succeeded hand the decoded objects to the
- * view, so the view never holds what the store does not.
+ * It writes LMDB in one transaction (store_write, which retries after map growth), and
+ * only after the commit succeeded hands the decoded objects to the view (staged.h), so the
+ * view never holds what the store does not.
  *
  * Apply admits each object (admit.c) against the PriorityClasses as they will be:
  * the view's, updated by the manifest's own classes, which are applied first so that
  * one manifest can hold a class and the pods that name it; and the manifest's Queues
- * against the queue tree as it will be (admit_queue.c). Delete refuses a queue that
- * still holds jobs or child queues (admit_queue.c).
+ * against the queue tree as it will be (admit_queue.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,25 +17,10 @@
 #include "clock.h"
 #include "core.h"
 #include "numfmt.h"
-#include "preempt.h"
+#include "staged.h"
 #include "topo.h"
 #include "view.h"
 #include "why.h"
-
-/* ---- apply ---- */
-
-struct staged {
-    enum model_kind kind;
-    union {
-        struct model_node node;
-        struct model_pod pod;
-        struct model_podgroup pg;
-        struct model_topology topo;
-        struct model_priorityclass pc;
-        struct model_queue queue;
-        struct model_pdb pdb;
-    } u;
-};
 
 struct apply_ctx {
     struct sched *s;
@@ -45,31 +29,11 @@ struct apply_ctx {
     json_t *by; /* "by" of every audit record, or NULL */
     int status; /* sched_apply_status: each document's status replaces the stored pod's */
     json_t *results;
-    struct staged *staged;
+    struct sched_staged *staged;
     size_t nstaged, capstaged;
     struct sv_classes classes;     /* the view's, with the manifest's applied so far */
     struct sched_strmap node_keys; /* label keys of the manifest's nodes */
 };
-
-static void staged_release(struct staged *st, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (st[i].kind == MODEL_NODE)
-            model_node_release(&st[i].u.node);
-        else if (st[i].kind == MODEL_POD)
-            model_pod_release(&st[i].u.pod);
-        else if (st[i].kind == MODEL_PODGROUP)
-            model_podgroup_release(&st[i].u.pg);
-        else if (st[i].kind == MODEL_PRIORITYCLASS)
-            model_priorityclass_release(&st[i].u.pc);
-        else if (st[i].kind == MODEL_QUEUE)
-            model_queue_release(&st[i].u.queue);
-        else if (st[i].kind == MODEL_PDB)
-            model_pdb_release(&st[i].u.pdb);
-        else
-            model_topology_release(&st[i].u.topo);
-    }
-}
 
 static void keep_field(json_t *dst, json_t *src, const char *name)
 {
@@ -139,29 +103,6 @@ static int same_ignoring(json_t *a, json_t *b, int without_status)
     return same_but(a, b, without_status ? "status" : NULL, 1);
 }
 
-/* refused: the document's unsupported fields were refused by validation (model.h). */
-static int stage_decode(json_t *obj, struct staged *st, int refused, struct err *err)
-{
-    memset(&st->u, 0, sizeof(st->u));
-    switch (st->kind) {
-    case MODEL_NODE:
-        return model_node_decode(obj, &st->u.node, err);
-    case MODEL_POD:
-        return refused ? model_pod_decode_refused(obj, &st->u.pod, err)
-                       : model_pod_decode(obj, &st->u.pod, err);
-    case MODEL_PODGROUP:
-        return model_podgroup_decode(obj, &st->u.pg, err);
-    case MODEL_PRIORITYCLASS:
-        return model_priorityclass_decode(obj, &st->u.pc, err);
-    case MODEL_QUEUE:
-        return model_queue_decode(obj, &st->u.queue, err);
-    case MODEL_PDB:
-        return model_pdb_decode(obj, &st->u.pdb, err);
-    default:
-        return model_topology_decode(obj, &st->u.topo, err);
-    }
-}
-
 /* A copy of a document that apply may change (new). What apply writes is all direct members
  * of the object, its metadata and its spec (fill_server_fields, sched__admit): those three
  * are copied and every other subtree is shared, which a deep copy of every document cost. */
@@ -227,7 +168,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     json_t *obj = NULL, *old = NULL;
     char *key = NULL;
     const char *action = "created";
-    struct staged st = {0};
+    struct sched_staged st = {0};
     int rc = model_kind_from_doc(json_string_value(json_object_get(doc->obj, "kind")),
                                  json_string_value(json_object_get(doc->obj, "apiVersion")),
                                  &st.kind, err);
@@ -268,7 +209,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
          * the mirror's looks) holds none: what apply adds (uid, creationTimestamp,
          * priority) is supported. A replaced one may keep a stored status: walked. */
         int refused = c->m->fields_checked && !c->status && !old;
-        if ((rc = stage_decode(obj, &st, refused, err)) < 0) {
+        if ((rc = sched__stage_decode(obj, &st, refused, err)) < 0) {
             err_prefix(err, "document %d", doc->index);
             goto out;
         }
@@ -344,7 +285,7 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct apply_ctx *c = ctx;
     uint64_t rv = 0;
-    staged_release(c->staged, c->nstaged);
+    sched__staged_release(c->staged, c->nstaged);
     c->nstaged = 0;
     json_array_clear(c->results);
     sched__classes_free(&c->classes);
@@ -363,24 +304,6 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
     if (rc == 0)
         rc = store_meta_put_u64(txn, "resource_version", rv, err);
     return rc;
-}
-
-static void view_take(struct sched_view *v, struct staged *st)
-{
-    if (st->kind == MODEL_NODE)
-        sched__view_put_node(v, &st->u.node);
-    else if (st->kind == MODEL_POD)
-        sched__view_put_pod(v, &st->u.pod);
-    else if (st->kind == MODEL_PODGROUP)
-        sched__view_put_pg(v, &st->u.pg);
-    else if (st->kind == MODEL_PRIORITYCLASS)
-        sched__view_put_class(v, &st->u.pc);
-    else if (st->kind == MODEL_QUEUE)
-        sched__view_put_queue(v, &st->u.queue);
-    else if (st->kind == MODEL_PDB)
-        sched__view_put_pdb(v, &st->u.pdb);
-    else
-        sched__view_put_topo(v, &st->u.topo);
 }
 
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
@@ -425,14 +348,14 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
         rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0)
         for (size_t i = 0; i < c.nstaged; i++)
-            view_take(s->v, &c.staged[i]);
+            sched__staged_take(s->v, &c.staged[i]);
     pthread_mutex_unlock(&s->mu);
     if (rc == 0 && results) {
         *results = c.results;
         c.results = NULL;
     }
 out:
-    staged_release(c.staged, c.nstaged);
+    sched__staged_release(c.staged, c.nstaged);
     free(c.staged);
     sched__classes_free(&c.classes);
     sched__strmap_free(&c.node_keys);
@@ -452,160 +375,4 @@ int sched_apply_status_by(struct sched *s, struct model_manifest *m, int64_t now
                           const struct sched_caller *by, json_t **results, struct err *err)
 {
     return apply(s, m, now_ms, by, 1, results, err);
-}
-
-/* ---- delete ---- */
-
-struct delete_ctx {
-    struct sched *s;
-    enum model_kind kind;
-    const char *key;
-    int64_t now_ms;
-    json_t *by;  /* "by" of the audit record, or NULL */
-    char **keys; /* pods on a deleted node */
-    size_t nkeys, capkeys;
-    struct staged *staged;
-    size_t nstaged, capstaged;
-};
-
-static int collect_key(void *ctx, const char *key)
-{
-    struct delete_ctx *c = ctx;
-    XGROW(c->keys, c->nkeys + 1, c->capkeys);
-    c->keys[c->nkeys++] = xstrdup(key);
-    return 0;
-}
-
-/* Pods bound to a deleted node fail (as the Kubernetes pod GC would have them)
- * instead of pointing at nothing. */
-static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed, struct err *err)
-{
-    int rc = store_pods_on_node(txn, c->key, collect_key, c, err);
-    for (size_t i = 0; rc == 0 && i < c->nkeys; i++) {
-        json_t *pod = NULL;
-        if ((rc = store_get(txn, MODEL_POD, c->keys[i], &pod, err)) < 0)
-            break;
-        if (model_pod_phase_terminal(model_pod_phase(pod))) {
-            json_decref(pod);
-            continue;
-        }
-        model_pod_set_phase(pod, "Failed", "NodeLost", "muster: the node of this pod was deleted");
-        struct staged st = {.kind = MODEL_POD};
-        rc = stage_decode(pod, &st, 0, err);
-        if (rc == 0) {
-            XGROW(c->staged, c->nstaged + 1, c->capstaged);
-            c->staged[c->nstaged++] = st;
-            rc = store_put(txn, MODEL_POD, pod, NULL, err);
-            json_array_append_new(failed, json_string(c->keys[i]));
-        }
-        json_decref(pod);
-    }
-    return rc;
-}
-
-static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
-{
-    struct delete_ctx *c = ctx;
-    json_t *old = NULL, *extra = json_object();
-    enum store_audit_kind what = STORE_AUDIT_DELETED;
-    for (size_t i = 0; i < c->nkeys; i++)
-        free(c->keys[i]);
-    c->nkeys = 0;
-    staged_release(c->staged, c->nstaged);
-    c->nstaged = 0;
-    int rc = 0;
-    if (c->kind == MODEL_PRIORITYCLASS && model_priorityclass_builtin(c->key)) {
-        rc = err_set(err, ERR_CONFLICT,
-                     "priorityclass '%s' is a system priority class and cannot be deleted", c->key);
-        goto out;
-    }
-    rc = store_delete(txn, c->kind, c->key, &old, err);
-    if (rc == 0 && c->kind == MODEL_QUEUE) /* the view is as before the delete */
-        rc = sched__queue_deletable(c->s, c->key, err);
-    if (rc < 0)
-        goto out;
-    if (c->kind == MODEL_NODE) {
-        json_t *failed = json_array();
-        json_object_set_new(extra, "failedPods", failed);
-        if ((rc = fail_pods_on_node(txn, c, failed, err)) < 0)
-            goto out;
-    }
-    if (c->kind == MODEL_PODGROUP) /* its pods, if any are left, are still its job */
-        rc = sched__why_job_gone(txn, NULL, c->s->v, c->key, err);
-    if (c->kind == MODEL_POD) {
-        /* A victim deleted before its grace period ended is no victim of a later pod
-         * of that name. */
-        char *preemptor = NULL;
-        int victim = 0;
-        rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
-        /* the job goes with its last pod (a victim's record stays until its retention
-         * ends, preempt_ledger.c) */
-        char *job = sched__object_job(MODEL_POD, old);
-        if (rc == 0)
-            rc = sched__why_job_gone(txn, NULL, c->s->v, job, err);
-        free(job);
-        /* A mirror's DELETE of a pending victim is the eviction done: audited as one
-         * ("observed": write-back has nothing left to call) */
-        if (rc == 0 && victim && c->s->opts.mirrored) {
-            what = STORE_AUDIT_EVICTED;
-            const char *node =
-                json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
-            json_object_update_new(extra, json_pack("{s:[s],s:[s?],s:s?,s:s,s:b}", "pods", c->key,
-                                                    "nodes", node, "preemptor", preemptor, "reason",
-                                                    "removed by the API server", "observed", 1));
-        }
-        free(preemptor);
-        if (rc < 0)
-            goto out;
-    }
-    if (c->by)
-        json_object_set(extra, "by", c->by);
-    rc = sched__audit_object(txn, c->s->cycle, what, c->kind, c->key, old, extra, err);
-    if (rc == 0 && c->kind == MODEL_NODE) /* detailStatus changes in the same transaction */
-        rc = sched__topo_status_sync(txn, err);
-out:
-    json_decref(old);
-    json_decref(extra);
-    return rc;
-}
-
-int sched_delete(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
-                 struct err *err)
-{
-    return sched_delete_by(s, kind, key, now_ms, NULL, err);
-}
-
-int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int64_t now_ms,
-                    const struct sched_caller *by, struct err *err)
-{
-    struct delete_ctx c = {
-        .s = s, .kind = kind, .key = key, .now_ms = now_ms, .by = sched__caller_json(by)};
-    pthread_mutex_lock(&s->mu);
-    int rc = store_write(s->st, delete_fn, &c, err);
-    if (rc == 0) {
-        for (size_t i = 0; i < c.nstaged; i++)
-            view_take(s->v, &c.staged[i]);
-        if (kind == MODEL_NODE)
-            sched__view_del_node(s->v, key);
-        else if (kind == MODEL_POD)
-            sched__view_del_pod(s->v, key);
-        else if (kind == MODEL_PODGROUP)
-            sched__view_del_pg(s->v, key);
-        else if (kind == MODEL_PRIORITYCLASS)
-            sched__view_del_class(s->v, key);
-        else if (kind == MODEL_QUEUE)
-            sched__view_del_queue(s->v, key);
-        else if (kind == MODEL_PDB)
-            sched__view_del_pdb(s->v, key);
-        else
-            sched__view_del_topo(s->v);
-    }
-    pthread_mutex_unlock(&s->mu);
-    for (size_t i = 0; i < c.nkeys; i++)
-        free(c.keys[i]);
-    free(c.keys);
-    staged_release(c.staged, c.nstaged);
-    free(c.staged);
-    json_decref(c.by);
-    return rc;
 }

@@ -14,7 +14,7 @@
  * PriorityClasses and the priority of pods and jobs), view_load.c (rebuild from the
  * store, the deterministic dump).
  *
- * Rules: the view is changed only by sched_apply.c (apply/delete, after the commit),
+ * Rules: the view is changed only by sched_apply.c and sched_delete.c (after the commit),
  * by the cycle's statements (with an undo log, see cycle_stmt.c) and by a rebuild.
  * view.epoch grows whenever capacity may have been freed or node properties changed,
  * which invalidates the per-shape caches of the placement code (place.h).

@@ -4,7 +4,7 @@
  * A job is a PodGroup with its member pods, or a lone pod (view.c). Its why document (and
  * its share of a class, why_class.c) is dropped in the transaction that removes or moves
  * the job's last stored object: an API or mirror delete of a pod or a PodGroup
- * (sched_apply.c), a pod applied into another gang (sched_apply.c), a terminating pod
+ * (sched_delete.c), a pod applied into another gang (sched_apply.c), a terminating pod
  * removed by the housekeeping (cycle_housekeeping.c). Whether anything of the job is left
  * is read from the store in that transaction, not from the view, which an apply changes
  * only after its commit. A preemption victim's document stays until its retention ends

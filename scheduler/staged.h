@@ -1,0 +1,37 @@
+/*
+ * staged.h - objects decoded for the view while a writer's transaction is open, and
+ * handed to the view only after it committed (sched_apply.c, sched_delete.c), so the view
+ * never holds what the store does not.
+ */
+#ifndef MUSTER_SCHED_STAGED_H
+#define MUSTER_SCHED_STAGED_H
+
+#include <jansson.h>
+
+#include "err.h"
+#include "model.h"
+#include "view.h"
+
+/* One decoded object of kind (its union member by kind). */
+struct sched_staged {
+    enum model_kind kind;
+    union {
+        struct model_node node;
+        struct model_pod pod;
+        struct model_podgroup pg;
+        struct model_topology topo;
+        struct model_priorityclass pc;
+        struct model_queue queue;
+        struct model_pdb pdb;
+    } u;
+};
+
+/* Decodes obj into st (st->kind set by the caller). refused: the document's unsupported
+ * fields were refused by validation (model.h), so the decoder need not look for them. */
+int sched__stage_decode(json_t *obj, struct sched_staged *st, int refused, struct err *err);
+/* Releases n staged objects' contents (not the array). */
+void sched__staged_release(struct sched_staged *st, size_t n);
+/* Puts st into the view (after the commit), replacing what it held of that name. */
+void sched__staged_take(struct sched_view *v, struct sched_staged *st);
+
+#endif
