@@ -16,7 +16,8 @@
  * takes its jobs and children back.
  *
  * Mirror mode: the API server admitted the change; nothing is refused (the view reads a
- * parent that does not exist, or a cycle, as top-level: view_queue.c).
+ * parent that does not exist as top-level, and cuts a cycle at the member whose name sorts
+ * first: view_queue.c).
  */
 #include <stdio.h>
 #include <string.h>

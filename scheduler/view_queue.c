@@ -11,6 +11,7 @@
  * moving both sums; queues change rarely, so any change of a queue re-resolves the whole
  * tree and recounts.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "view.h"
@@ -133,6 +134,35 @@ void sched__view_queues_free(struct sched_view *v)
 
 /* Parents, depths, children counts; a parent that is unknown, itself, or on a cycle makes
  * a queue top-level. */
+/* Cuts each cycle of parents (the API refuses them, admit_queue.c; the mirror may bring
+ * one) at the member whose name sorts first, which becomes top-level: the same tree
+ * whatever order the queues' slots are in, so a view rebuilt from the store agrees with
+ * the live one. Queues whose parents lead into a cycle keep their parents. */
+static void break_cycles(struct sched_view *v)
+{
+    /* 0 not seen, 1 on the walk being made, 2 done */
+    unsigned char *state = xcalloc(v->nqueues + 1, 1);
+    for (size_t i = 0; i < v->nqueues; i++) {
+        int p = (int)i;
+        while (p >= 0 && state[p] == 0) {
+            state[p] = 1;
+            p = v->queues[p].parent;
+        }
+        int cut = -1;
+        if (p >= 0 && state[p] == 1) { /* the walk came back to p: p's cycle */
+            cut = p;
+            for (int q = v->queues[p].parent; q != p; q = v->queues[q].parent)
+                if (strcmp(v->queues[q].m.name, v->queues[cut].m.name) < 0)
+                    cut = q;
+        }
+        for (int q = (int)i; q >= 0 && state[q] == 1; q = v->queues[q].parent)
+            state[q] = 2; /* the whole walk, the cycle still whole */
+        if (cut >= 0)
+            v->queues[cut].parent = -1;
+    }
+    free(state);
+}
+
 static void resolve_tree(struct sched_view *v)
 {
     for (size_t i = 0; i < v->nqueues; i++) {
@@ -141,13 +171,7 @@ static void resolve_tree(struct sched_view *v)
         q->nchildren = 0;
         q->depth = 0;
     }
-    for (size_t i = 0; i < v->nqueues; i++) {
-        size_t steps = 0;
-        for (int p = v->queues[i].parent; p >= 0 && steps <= v->nqueues; p = v->queues[p].parent)
-            steps++;
-        if (steps > v->nqueues) /* on a cycle */
-            v->queues[i].parent = -1;
-    }
+    break_cycles(v);
     for (size_t i = 0; i < v->nqueues; i++) {
         struct sv_queue *q = &v->queues[i];
         if (!q->alive)
