@@ -99,6 +99,16 @@ static json_t *stored_all(struct sched_util *u)
     return all;
 }
 
+/* The why DB is empty: every job, and with them every class, is gone. */
+static void assert_none_stored(struct sched_util *u)
+{
+    json_t *all = stored_all(u);
+    char *left = json_dumps(all, JSON_COMPACT);
+    ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
+    free(left);
+    json_decref(all);
+}
+
 /* Number of stored job records naming a class, and of class documents. */
 static void count_classes(struct sched_util *u, int *records, int *classes)
 {
@@ -338,11 +348,7 @@ START_TEST(test_why_class_leaving_and_gone)
      * a gang whose PodGroup went after its pods */
     delete_jobs(&u, NULL, 8000);
     json_decref(sched_util_cycle(&u, 9000));
-    json_t *all = stored_all(&u);
-    char *left = json_dumps(all, JSON_COMPACT);
-    ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
-    free(left);
-    json_decref(all);
+    assert_none_stored(&u);
     assert_counts(&u);
 
     /* the same jobs made again are new: no cycle has tried them, whatever the old ones said */
@@ -502,11 +508,7 @@ START_TEST(test_why_class_random_lifecycles)
     assert_counts(&u);
     json_decref(sched_util_cycle(&u, now + 100000));
     assert_counts(&u);
-    json_t *all = stored_all(&u);
-    char *left = json_dumps(all, JSON_COMPACT);
-    ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
-    free(left);
-    json_decref(all);
+    assert_none_stored(&u);
     sched_util_close(&u);
 }
 END_TEST
