@@ -173,8 +173,9 @@ static double proc_cpu(pid_t pid)
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* Prints the latencies of r: all, and the p99 of each path of the mix. */
-static void print_latency(const struct load *l, struct loadgen_result *r, double window)
+/* Prints the latencies of r: all, and the p99 of each path of the mix. Returns the p99 of
+ * all (r's latencies end up sorted, no longer beside r->k). */
+static double print_latency(const struct load *l, struct loadgen_result *r, double window)
 {
     double *by[MAX_PATHS] = {0};
     size_t nby[MAX_PATHS] = {0}, capby[MAX_PATHS] = {0};
@@ -193,6 +194,7 @@ static void print_latency(const struct load *l, struct loadgen_result *r, double
                pct(by[p], nby[p], 0.99));
         free(by[p]);
     }
+    return pct(r->lat_ms, r->n, 0.99);
 }
 
 /* The median of v[0], v[stride], ... (n of them); sorts a copy. */
@@ -273,18 +275,13 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     struct loadgen_result r = {0};
     if (gen)
         loadgen_stop(gen, &r);
-    double *sorted = xcalloc(r.n + 1, sizeof(double));
-    memcpy(sorted, r.lat_ms, r.n * sizeof(double));
-    qsort(sorted, r.n, sizeof(double), cmp_double);
-    double p99 = pct(sorted, r.n, 0.99);
-    free(sorted);
     double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
     double remakes = metric(c, "muster_read_remakes_total");
     double remake_cpu = metric(c, "muster_read_remake_cpu_seconds_total");
-    double tput = secs > 0 ? placed / secs : 0;
+    double tput = secs > 0 ? placed / secs : 0, p99 = 0;
     printf("%6.0f req/s  cycles %6.0f pods/s", rate, tput);
     if (idle.tput > 0)
         printf(" (%.2f of idle)", tput / idle.tput);
@@ -296,7 +293,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         if (idle.tput > 0)
             printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
         printf(" generator %.0f ms; %ld sent over 1 ms late\n        ", r.cpu_s * per, r.late);
-        print_latency(&l, &r, window);
+        p99 = print_latency(&l, &r, window);
         printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)", stale * 1e3, remakes,
                remake_cpu);
     }
