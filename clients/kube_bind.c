@@ -24,6 +24,7 @@
 #include "err.h"
 #include "kube_internal.h"
 #include "log.h"
+#include "outbox.h"
 #include "scheduler.h"
 #include "store.h"
 
@@ -115,13 +116,13 @@ out:
     return rc;
 }
 
-static void add_outcome(json_t *outcomes, enum store_audit_kind kind, json_t *rec, uint64_t seq,
-                        const char *pod, const char *node, const char *reason)
+static void add_outcome(json_t *outcomes, enum store_audit_kind kind,
+                        const struct sched_outbox_rec *rec, uint64_t seq, const char *pod,
+                        const char *node, const char *reason)
 {
-    const char *job = json_string_value(json_object_get(rec, "job"));
     json_t *out =
-        json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", store_audit_kind_name(kind), "job", job,
-                  "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
+        json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", store_audit_kind_name(kind), "job",
+                  rec->job, "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
     if (node)
         json_object_set_new(out, "nodes", json_pack("[s]", node));
     json_array_append_new(outcomes, out);
@@ -129,22 +130,22 @@ static void add_outcome(json_t *outcomes, enum store_audit_kind kind, json_t *re
 
 /* An Event on a pod about an audit record (its cycle and seq appended to the note). */
 static void pod_event(struct kube *k, struct kube_http *h, const char *pod, const char *reason,
-                      const char *action, json_t *rec, uint64_t seq, const char *fmt, const char *a,
-                      const char *b)
+                      const char *action, const struct sched_outbox_rec *rec, uint64_t seq,
+                      const char *fmt, const char *a, const char *b)
 {
     char note[900];
     snprintf(note, sizeof(note), fmt, a ? a : "", b ? b : "");
-    json_t *cycle = json_object_get(rec, "cycle");
-    char *full = cycle ? xasprintf("%s (muster cycle %lld, audit seq %llu)", note,
-                                   (long long)json_integer_value(cycle), (unsigned long long)seq)
-                       : xasprintf("%s (muster audit seq %llu)", note, (unsigned long long)seq);
+    char *full = rec->cycle >= 0
+                     ? xasprintf("%s (muster cycle %lld, audit seq %llu)", note,
+                                 (long long)rec->cycle, (unsigned long long)seq)
+                     : xasprintf("%s (muster audit seq %llu)", note, (unsigned long long)seq);
     struct kube_event ev = {MODEL_POD, pod, reason, action, 0, full};
     kube__event(k, h, &ev);
     free(full);
 }
 
-static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq, const char *pod,
-                    const char *node, json_t *o, struct err *err)
+static int bind_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                    uint64_t seq, const char *pod, const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     const char *slash = strchr(pod, '/');
@@ -198,8 +199,8 @@ out:
     return rc;
 }
 
-static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                        const char *pod, const char *node, json_t *o, struct err *err)
+static int nominate_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                        uint64_t seq, const char *pod, const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     char *path = pod_path(pod, "status");
@@ -223,15 +224,13 @@ static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64
     return rc;
 }
 
-static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                     const char *pod, json_t *o, struct err *err)
+static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                     uint64_t seq, const char *pod, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
-    /* "preempted" records name the victim's job in "job" and the preemptor apart */
-    const char *job = json_string_value(json_object_get(rec, "preemptor"));
-    if (!job)
-        job = json_string_value(json_object_get(rec, "job"));
-    const char *trig = json_string_value(json_object_get(rec, "triggerPod"));
+    /* "preempted" records name the victim's job in job and the preemptor apart */
+    const char *job = rec->preemptor ? rec->preemptor : rec->job;
+    const char *trig = rec->trigger_pod;
     char *path = pod_path(pod, "status"),
          *m = xasprintf(DISRUPTION_MSG, job ? job : "", trig ? trig : (job ? job : ""));
     char ts[40], msg[512];
@@ -293,38 +292,32 @@ static int ours(struct kube *k, const char *pod)
     return yes;
 }
 
-json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind)
+int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i)
 {
-    json_t *out = json_array();
-    json_t *pods = json_object_get(rec, "pods"), *nodes = json_object_get(rec, "nodes");
-    int evicting = kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
-    if (kind == STORE_AUDIT_EVICTED && json_is_true(json_object_get(rec, "observed")))
-        return out; /* the API server removed the pod: nothing to evict */
-    if (evicting && json_is_array(json_object_get(rec, "victims")))
-        pods = json_object_get(rec, "victims");
-    if (!evicting && kind != STORE_AUDIT_PLACED && kind != STORE_AUDIT_NOMINATED)
-        return out;
-    for (size_t i = 0; i < json_array_size(pods); i++) {
-        const char *pod = json_string_value(json_array_get(pods, i));
-        const char *node = json_string_value(json_array_get(nodes, i));
-        /* muster binds and nominates only its own pods, but a victim may belong to any
-         * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
-        if (!pod || (!evicting && (!node || !ours(k, pod))))
-            continue;
-        json_array_append_new(out, json_pack("[s,s?]", pod, evicting ? NULL : node));
+    switch (rec->kind) {
+    case STORE_AUDIT_EVICTED: /* observed: the API server removed the pod, nothing to evict */
+        return !rec->observed;
+    case STORE_AUDIT_PREEMPTED:
+        /* a victim may belong to any scheduler: like kube-scheduler's preemption, any
+         * lower-priority pod can be one */
+        return 1;
+    case STORE_AUDIT_PLACED:
+    case STORE_AUDIT_NOMINATED: /* muster binds and nominates only its own pods */
+        return ours(k, rec->pods[i].pod);
+    default:
+        return 0;
     }
-    return out;
 }
 
-int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
-                   struct err *err)
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
+                   const struct sched_outbox_rec *rec, const struct sched_outbox_pod *pod,
+                   json_t *outcomes, struct err *err)
 {
-    if (kind == STORE_AUDIT_PLACED)
-        return bind_pod(k, h, rec, seq, pod, node, outcomes, err);
-    if (kind == STORE_AUDIT_NOMINATED)
-        return nominate_pod(k, h, rec, seq, pod, node, outcomes, err);
-    return evict_pod(k, h, rec, seq, pod, outcomes, err);
+    if (rec->kind == STORE_AUDIT_PLACED)
+        return bind_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
+    if (rec->kind == STORE_AUDIT_NOMINATED)
+        return nominate_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
+    return evict_pod(k, h, rec, seq, pod->pod, outcomes, err);
 }
 
 int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
@@ -372,20 +365,15 @@ static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
 int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
                       struct err *err)
 {
-    enum store_audit_kind kind;
-    if (store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) < 0)
-        return 0;
-    json_t *pods = kube__record_pods(k, rec, kind), *e;
+    struct sched_outbox_rec r;
+    int rc = sched_outbox_decode(rec, &r, err); /* 0: a kind with nothing to do, acked */
+    if (rc < 0)
+        return rc;
     json_t *outcomes = json_array();
-    size_t i;
-    int rc = 0;
-    json_array_foreach(pods, i, e)
-    {
-        rc = kube__bind_pod(k, h, seq, rec, kind, json_string_value(json_array_get(e, 0)),
-                            json_string_value(json_array_get(e, 1)), outcomes, err);
-        if (rc < 0)
-            break;
-    }
+    rc = 0;
+    for (size_t i = 0; rc == 0 && i < r.npods; i++)
+        if (kube__pod_acted(k, &r, i))
+            rc = kube__bind_pod(k, h, seq, &r, &r.pods[i], outcomes, err);
     if (rc == 0) {
         struct ack_ctx a = {outcomes, seq};
         rc = store_write(k->store, ack_fn, &a, err);
@@ -395,7 +383,7 @@ int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t 
             pthread_mutex_unlock(&k->mu);
         }
     }
-    json_decref(pods);
+    sched_outbox_rec_release(&r);
     json_decref(outcomes);
     return rc;
 }

@@ -29,6 +29,7 @@
 
 #include "kube.h"
 #include "model.h"
+#include "outbox.h"
 #include "store.h"
 
 /* ---- connection ---- */
@@ -248,18 +249,18 @@ int kube__call(struct kube *k, struct kube_http *h, const char *method, const ch
 /* "HTTP 409: message" of an answer, into buf. */
 const char *kube__status_message(struct kube_resp *r, char *buf, size_t n);
 
-/* One pod's part of an audit record ("placed": binding, "nominated": nominatedNodeName,
- * "preempted"/"evicted": DisruptionTarget and eviction), one attempt. Outcome records
- * ("bound", "bind-refused", ...) are appended to outcomes (array, borrowed). Returns 0
- * when the API server decided (accepted or refused), ERR_NETWORK / ERR_UNAVAILABLE when
- * it must be retried. */
-int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
-                   struct err *err);
-/* The pods of rec that write-back acts on ("pods", or "victims" of an eviction; only
- * pods of this scheduler for bindings and nominations; none for an "evicted" record the
- * mirror wrote for a pod the API server removed). New array of [pod, node|null]. */
-json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind);
+/* One pod (of rec->pods) of an outbox entry (scheduler/outbox.h; "placed": binding,
+ * "nominated": nominatedNodeName, "preempted"/"evicted": DisruptionTarget and eviction),
+ * one attempt. Outcome records ("bound", "bind-refused", ...) are appended to outcomes
+ * (array, borrowed). Returns 0 when the API server decided (accepted or refused),
+ * ERR_NETWORK / ERR_UNAVAILABLE when it must be retried. */
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
+                   const struct sched_outbox_rec *rec, const struct sched_outbox_pod *pod,
+                   json_t *outcomes, struct err *err);
+/* 1 when write-back calls the API server for rec->pods[i]: every victim of "preempted",
+ * of "evicted" unless observed (the API server removed the pod), and of "placed" and
+ * "nominated" only pods of this scheduler (a store read). */
+int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i);
 /* A binding given up: the store's pod loses its spec.nodeName (the API server never had
  * it), so the next cycle places it again. */
 int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
@@ -293,9 +294,11 @@ void kube__event_instance(char *buf, size_t n);
 int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev);
 /* FailedScheduling on the pending pods of an "unschedulable" record's job and
  * GangUnschedulable on its PodGroup. */
-void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
+void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq,
+                                const struct sched_outbox_rec *rec);
 /* GangScheduled on the PodGroup of a "placed" record whose pods were all bound. */
-void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
+void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq,
+                                const struct sched_outbox_rec *rec);
 
 /* ---- PodGroup status (kube_pgstatus.c) ---- */
 
