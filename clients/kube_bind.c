@@ -13,8 +13,9 @@
  * claims what the API server refused. Transport errors and 5xx return ERR_NETWORK:
  * the outbox retries that pod with backoff while other pods go on.
  *
- * Every request goes through kube__call, which asks kube__may_write first: the one
- * gate of API writes (bindings, patches, evictions, Events, PodGroup status).
+ * Every request goes through kube__call (kube_call.c), which asks kube__may_write first:
+ * the one gate of API writes (bindings, patches, evictions, Events, PodGroup status).
+ * Below the outbox: nothing here calls back into kube_outbox.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,33 +47,6 @@ static char *pod_path(const char *key, const char *sub)
                          sub ? sub : "");
     return xasprintf("/api/v1/namespaces/%.*s/pods/%s%s%s", (int)(slash - key), key, slash + 1,
                      sub ? "/" : "", sub ? sub : "");
-}
-
-const char *kube__status_message(struct kube_resp *r, char *buf, size_t n)
-{
-    json_t *doc = json_loadb(r->body ? r->body : "", r->len, 0, NULL);
-    const char *m = json_string_value(json_object_get(doc, "message"));
-    snprintf(buf, n, "HTTP %ld%s%s", r->status, m ? ": " : "", m ? m : "");
-    json_decref(doc);
-    return buf;
-}
-
-int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
-               const char *ctype, json_t *body, struct kube_resp *r, struct err *err)
-{
-    if (!kube__may_write(k))
-        return err_set(err, ERR_UNAVAILABLE, "%s '%s': this replica may not write now", method,
-                       path);
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    char msg[512];
-    kube__resp_release(r);
-    int rc = kube__http_request(h, method, path, ctype, text, 30000, r, err);
-    if (rc == 0 && r->status >= 500)
-        rc = err_set(err, ERR_NETWORK, "%s '%s': %s", method, path,
-                     kube__status_message(r, msg, sizeof(msg)));
-    count(k, rc == 0 ? &k->c.writebacks : &k->c.writeback_failures);
-    free(text);
-    return rc;
 }
 
 /* Puts the pod back in the store as the API server has it. */
@@ -345,45 +319,5 @@ int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
         rc = sched_apply(k->sched, &m, clock_now_ms(), &res, err);
     json_decref(res);
     model_manifest_free(&m);
-    return rc;
-}
-
-struct ack_ctx {
-    json_t *recs;
-    uint64_t seq;
-};
-
-static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
-{
-    struct ack_ctx *a = ctx;
-    json_t *none = json_object();
-    int rc = kube__writeback_commit(txn, a->recs, a->seq, none, err);
-    json_decref(none);
-    return rc;
-}
-
-int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                      struct err *err)
-{
-    struct sched_outbox_rec r;
-    int rc = sched_outbox_decode(rec, &r, err); /* 0: a kind with nothing to do, acked */
-    if (rc < 0)
-        return rc;
-    json_t *outcomes = json_array();
-    rc = 0;
-    for (size_t i = 0; rc == 0 && i < r.npods; i++)
-        if (kube__pod_acted(k, &r, i))
-            rc = kube__bind_pod(k, h, seq, &r, &r.pods[i], outcomes, err);
-    if (rc == 0) {
-        struct ack_ctx a = {outcomes, seq};
-        rc = store_write(k->store, ack_fn, &a, err);
-        if (rc == 0) {
-            pthread_mutex_lock(&k->mu);
-            k->c.ack_seq = seq;
-            pthread_mutex_unlock(&k->mu);
-        }
-    }
-    sched_outbox_rec_release(&r);
-    json_decref(outcomes);
     return rc;
 }

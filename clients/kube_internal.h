@@ -6,8 +6,8 @@
  * kube_mirror.c the event queue and the batching writer
  * kube.c        open/start/close, waiting, status
  * kube_http.c   libcurl
- * kube_bind.c   write-back of one pod's decision (binding, nomination, eviction) and
- *               kube__call, the one funnel of every API write
+ * kube_call.c   kube__call, the one funnel of every API write
+ * kube_bind.c   write-back of one pod's decision (binding, nomination, eviction)
  * kube_outbox.c the write-back thread: the audit log as outbox, per-pod retry and
  *               give-up, the crash-safe acknowledged sequence
  * kube_events.c Events (events.k8s.io/v1, core v1 fallback)
@@ -201,7 +201,7 @@ void kube__enqueue(struct kube *k, struct kube_ev *ev);
 void kube__ev_free(struct kube_ev *ev);
 /* 1 when this replica may write to the API server now (bindings, patches, evictions,
  * Events, PodGroup status): leader election is off, or this replica holds the Lease and
- * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
+ * its renew deadline has not passed (kube_lease.c). Every write goes through kube_call.c's
  * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
 /* 1 when the last successful renewal (sent at k->lease.renewed_ms) is younger than the
@@ -238,7 +238,8 @@ int kube__authoritative(struct kube *k);
  * after *from (the last audit record when the term started). */
 int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from);
 
-/* ---- write-back (kube_bind.c, kube_outbox.c) ---- */
+/* ---- write-back: kube_call.c, then kube_events.c, kube_pgstatus.c, kube_bind.c, and
+ * kube_outbox.c on top; each calls only the ones before it ---- */
 
 /* Every request write-back makes (writes, and the reads that decide them): asks
  * kube__may_write first (ERR_UNAVAILABLE when it says no), then makes one attempt.
@@ -269,8 +270,8 @@ int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
  * write-back document {"ackSeq": ack, "done": done} (kube_outbox.c). */
 int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
                            struct err *err);
-/* Write-back of one audit record, each pod once, outcomes and ackSeq committed
- * together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
+/* kube_outbox.c: write-back of one audit record, each pod once, outcomes and ackSeq
+ * committed together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
  * must be retried (nothing is committed then). */
 int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
                       struct err *err);

@@ -4,11 +4,11 @@
  * The thread reads audit records after the ones it has read (in memory), each through
  * sched_outbox_decode (scheduler/outbox.h: the typed contract with the scheduler's
  * writers), and turns each pod of a "placed", "nominated", "preempted" or "evicted"
- * record into an item that kube_bind.c tries once per pass. A pod whose call fails (transport error, 5xx) is
- * retried with capped exponential backoff and jitter while every other pod goes on;
- * the records of that pod wait behind it, so each pod's decisions reach the API
- * server in order. A pod failing for writeback_giveup_ms is given up: a
- * "writeback-abandoned" record, a history entry in its job's why
+ * record into an item that kube_bind.c tries once per pass. A pod whose call fails
+ * (transport error, 5xx) is retried with capped exponential backoff and jitter while
+ * every other pod goes on; the records of that pod wait behind it, so each pod's
+ * decisions reach the API server in order. A pod failing for writeback_giveup_ms is
+ * given up: a "writeback-abandoned" record, a history entry in its job's why
  * ("WritebackAbandoned"), the counter writebackAbandoned, and for a binding the
  * store's pod loses its node so the next cycle places it again.
  *
@@ -31,6 +31,9 @@
  * the first unfinished item of every pod whose turn it is, makes those calls, then settles
  * their outcomes one by one in record order on this thread, and goes round again while a
  * call finished (a pod's next item may now be due).
+ *
+ * Layering: this file is the top of write-back. It drives kube_bind.c, kube_events.c and
+ * kube_pgstatus.c, which share kube_call.c below them and never call back here.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -465,6 +468,43 @@ int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t 
     json_t *doc = json_pack("{s:I,s:O}", "ackSeq", (json_int_t)ack, "done", done);
     int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
     json_decref(doc);
+    return rc;
+}
+
+struct ack_ctx {
+    json_t *recs;
+    uint64_t seq;
+};
+
+static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct ack_ctx *a = ctx;
+    json_t *none = json_object();
+    int rc = kube__writeback_commit(txn, a->recs, a->seq, none, err);
+    json_decref(none);
+    return rc;
+}
+
+int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                      struct err *err)
+{
+    struct sched_outbox_rec r;
+    int rc = sched_outbox_decode(rec, &r, err); /* 0: a kind with nothing to do, acked */
+    if (rc < 0)
+        return rc;
+    json_t *outcomes = json_array();
+    rc = 0;
+    for (size_t i = 0; rc == 0 && i < r.npods; i++)
+        if (kube__pod_acted(k, &r, i))
+            rc = kube__bind_pod(k, h, seq, &r, &r.pods[i], outcomes, err);
+    if (rc == 0) {
+        struct ack_ctx a = {outcomes, seq};
+        rc = store_write(k->store, ack_fn, &a, err);
+        if (rc == 0)
+            set_ack_counter(k, seq);
+    }
+    sched_outbox_rec_release(&r);
+    json_decref(outcomes);
     return rc;
 }
 
