@@ -32,13 +32,6 @@
 #define DISRUPTION_MSG                                                                             \
     "muster: preempting to accommodate higher priority pods, preemptor: %s, triggerpod: %s"
 
-static void count(struct kube *k, uint64_t *field)
-{
-    pthread_mutex_lock(&k->mu);
-    (*field)++;
-    pthread_mutex_unlock(&k->mu);
-}
-
 static char *pod_path(const char *key, const char *sub)
 {
     const char *slash = strchr(key, '/');
@@ -137,7 +130,7 @@ static int bind_pod(struct kube *k, struct kube_http *h, const struct sched_outb
     if (rc < 0)
         goto out;
     if (r.status == 200 || r.status == 201) {
-        count(k, &k->c.bindings);
+        kube__count(k, &k->c.bindings);
         add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node,
                     "binding accepted by the API server");
         pod_event(k, h, pod, "Scheduled", "Binding", rec, seq, "Successfully assigned %s to %s",
@@ -159,12 +152,12 @@ static int bind_pod(struct kube *k, struct kube_http *h, const struct sched_outb
         if (rc < 0)
             goto out;
         if (same) {
-            count(k, &k->c.bindings);
+            kube__count(k, &k->c.bindings);
             add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node, "already bound to this node");
             goto out;
         }
     }
-    count(k, &k->c.bind_refused);
+    kube__count(k, &k->c.bind_refused);
     log_warn("kube: binding of pod '%s' to node '%s' refused: %s", pod, node, msg);
     add_outcome(o, STORE_AUDIT_BIND_REFUSED, rec, seq, pod, node, msg);
     rc = resync_pod(k, h, pod, err);
@@ -184,7 +177,7 @@ static int nominate_pod(struct kube *k, struct kube_http *h, const struct sched_
     free(path);
     json_decref(body);
     if (rc == 0) {
-        count(k, &k->c.patches);
+        kube__count(k, &k->c.patches);
         int ok = r.status < 300;
         add_outcome(o, ok ? STORE_AUDIT_NOMINATE_ACKED : STORE_AUDIT_NOMINATE_REFUSED, rec, seq,
                     pod, node,
@@ -220,7 +213,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_out
     json_decref(body);
     if (rc < 0)
         goto out;
-    count(k, &k->c.patches);
+    kube__count(k, &k->c.patches);
     path = pod_path(pod, "eviction");
     body = json_pack("{s:s,s:s,s:{s:s,s:s#}}", "apiVersion", "policy/v1", "kind", "Eviction",
                      "metadata", "name", slash ? slash + 1 : pod, "namespace",
@@ -231,7 +224,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_out
     if (rc < 0)
         goto out;
     if (r.status < 300 || r.status == 404) {
-        count(k, &k->c.evictions);
+        kube__count(k, &k->c.evictions);
         add_outcome(o, STORE_AUDIT_EVICT_ACKED, rec, seq, pod, NULL,
                     r.status == 404 ? "pod already gone" : "eviction accepted by the API server");
         if (r.status < 300)
@@ -239,7 +232,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_out
                       "Preempted by %s (trigger pod %s)", job, trig ? trig : job);
         goto out;
     }
-    count(k, &k->c.evict_refused);
+    kube__count(k, &k->c.evict_refused);
     kube__status_message(&r, msg, sizeof(msg));
     log_warn("kube: eviction of pod '%s' refused: %s", pod, msg);
     add_outcome(o, STORE_AUDIT_EVICT_REFUSED, rec, seq, pod, NULL, msg);

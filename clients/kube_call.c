@@ -13,6 +13,13 @@
 #include "err.h"
 #include "kube_internal.h"
 
+void kube__count(struct kube *k, uint64_t *field)
+{
+    pthread_mutex_lock(&k->mu);
+    (*field)++;
+    pthread_mutex_unlock(&k->mu);
+}
+
 const char *kube__status_message(struct kube_resp *r, char *buf, size_t n)
 {
     json_t *doc = json_loadb(r->body ? r->body : "", r->len, 0, NULL);
@@ -35,12 +42,7 @@ int kube__call(struct kube *k, struct kube_http *h, const char *method, const ch
     if (rc == 0 && r->status >= 500)
         rc = err_set(err, ERR_NETWORK, "%s '%s': %s", method, path,
                      kube__status_message(r, msg, sizeof(msg)));
-    pthread_mutex_lock(&k->mu);
-    if (rc == 0)
-        k->c.writebacks++;
-    else
-        k->c.writeback_failures++;
-    pthread_mutex_unlock(&k->mu);
+    kube__count(k, rc == 0 ? &k->c.writebacks : &k->c.writeback_failures);
     free(text);
     return rc;
 }

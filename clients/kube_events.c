@@ -173,9 +173,7 @@ int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev
         failed(k, ev, kube__status_message(&r, msg, sizeof(msg)));
         rc = ERR_INVALID;
     } else {
-        pthread_mutex_lock(&k->mu);
-        k->c.events_written++;
-        pthread_mutex_unlock(&k->mu);
+        kube__count(k, &k->c.events_written);
     }
     kube__resp_release(&r);
     json_decref(ref);

@@ -247,6 +247,8 @@ int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from);
  * (counted in writebackFailures; r may hold the 5xx). Release r in every case. */
 int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
                const char *ctype, json_t *body, struct kube_resp *r, struct err *err);
+/* Adds one to a counter of k->c (field points into it) under k->mu. */
+void kube__count(struct kube *k, uint64_t *field);
 /* "HTTP 409: message" of an answer, into buf. */
 const char *kube__status_message(struct kube_resp *r, char *buf, size_t n);
 

@@ -331,12 +331,7 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
         rc =
             err_set(err, r.status == 404 ? ERR_NOT_FOUND : ERR_INVALID,
                     "status of podgroup '%s': %s", key, kube__status_message(&r, msg, sizeof(msg)));
-    pthread_mutex_lock(&k->mu);
-    if (rc == 0)
-        k->c.pg_status_patches++;
-    else
-        k->c.pg_status_failures++;
-    pthread_mutex_unlock(&k->mu);
+    kube__count(k, rc == 0 ? &k->c.pg_status_patches : &k->c.pg_status_failures);
     if (rc == 0)
         json_object_set_new(
             written, key,
