@@ -261,15 +261,7 @@ START_TEST(test_outbox_roundtrips_what_the_scheduler_writes)
     ck_assert_int_ge(seen[STORE_AUDIT_UNSCHEDULABLE], 1);
 
     sched_util_open(&u, &opts);
-    char doc[1024], pod[1024];
-    json_decref(sched_util_apply(&u, sched_util_two_preemptions, 1000));
-    snprintf(doc, sizeof(doc), "# hi\n%s", sched_util_hi_pod);
-    snprintf(pod, sizeof(pod), doc, "hi-1");
-    json_decref(sched_util_apply(&u, pod, 1500));
-    json_decref(sched_util_cycle(&u, 2000));
-    snprintf(pod, sizeof(pod), doc, "hi-2");
-    json_decref(sched_util_apply(&u, pod, 5000));
-    json_decref(sched_util_cycle(&u, 6000));
+    sched_util_two_rounds(&u);
     json_decref(sched_util_cycle(&u, 13000)); /* lo-1 gone: evicted; hi-1 placed */
     roundtrip_log(&u, seen);
     sched_util_close(&u);
@@ -290,23 +282,7 @@ START_TEST(test_outbox_roundtrips_cleared_and_observed)
     struct sched_options opts = {.grace_ms = 10000};
     struct err err = ERR_INIT;
     char doc[1024];
-    sched_util_open(&u, &opts);
-    json_decref(sched_util_apply(
-        &u,
-        "# one node, lo on it, mid pending\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
-        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo\", "
-        "\"namespace\": \"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, "
-        "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": {\"requests\": "
-        "{\"cpu\": \"4\"}}}]}}\n---\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"mid\", "
-        "\"namespace\": \"default\"}, \"spec\": {\"priority\": 50, \"containers\": [{\"name\": "
-        "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n",
-        1000));
-    json_decref(sched_util_cycle(&u, 2000)); /* mid preempts lo, nominated to n1 */
-    snprintf(doc, sizeof(doc), sched_util_hi_pod, "hi");
-    json_decref(sched_util_apply(&u, doc, 2500));
+    sched_util_mid_nominated_then_hi(&u);     /* mid preempts lo, nominated to n1 */
     json_decref(sched_util_cycle(&u, 13000)); /* lo gone: hi takes n1, mid's plan cleared */
     roundtrip_log(&u, seen);
     sched_util_close(&u);
