@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 
 void kube__count(struct kube *k, uint64_t *field)
 {

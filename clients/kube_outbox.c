@@ -43,7 +43,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "log.h"
 #include "outbox.h"
 #include "scheduler.h"
