@@ -18,6 +18,8 @@
 #include "kube_internal.h"
 #include "outbox.h"
 
+/* ---- the funnel (kube_call.c) ---- */
+
 /* Every request write-back makes (writes, and the reads that decide them): asks
  * kube__may_write first (ERR_UNAVAILABLE when it says no), then makes one attempt.
  * Returns 0 with an answer below 500 in r, ERR_NETWORK for a transport error or a 5xx
@@ -28,32 +30,6 @@ int kube__call(struct kube *k, struct kube_http *h, const char *method, const ch
 void kube__count(struct kube *k, uint64_t *field);
 /* "HTTP 409: message" of an answer, into buf. */
 const char *kube__status_message(struct kube_resp *r, char *buf, size_t n);
-
-/* One pod (of rec->pods) of an outbox entry (scheduler/outbox.h; "placed": binding,
- * "nominated": nominatedNodeName, "preempted"/"evicted": DisruptionTarget and eviction),
- * one attempt. Outcome records ("bound", "bind-refused", ...) are appended to outcomes
- * (array, borrowed). Returns 0 when the API server decided (accepted or refused),
- * ERR_NETWORK / ERR_UNAVAILABLE when it must be retried. */
-int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
-                   const struct sched_outbox_rec *rec, const struct sched_outbox_pod *pod,
-                   json_t *outcomes, struct err *err);
-/* 1 when write-back calls the API server for rec->pods[i]: every victim of "preempted",
- * of "evicted" unless observed (the API server removed the pod), and of "placed" and
- * "nominated" only pods of this scheduler (a store read). */
-int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i);
-/* A binding given up: the store's pod loses its spec.nodeName (the API server never had
- * it), so the next cycle places it again. */
-int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
-
-/* In txn: appends outcomes (audit records, borrowed, appended as copies) and writes the
- * write-back document {"ackSeq": ack, "done": done} (kube_outbox.c). */
-int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
-                           struct err *err);
-/* kube_outbox.c: write-back of one audit record, each pod once, outcomes and ackSeq
- * committed together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
- * must be retried (nothing is committed then). */
-int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                      struct err *err);
 
 /* ---- Events (kube_events.c) ---- */
 
@@ -91,5 +67,35 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
                          struct err *err);
 /* Two PodGroup conditions equal but for lastTransitionTime and transitionID. */
 int kube__pg_condition_same(json_t *a, json_t *b);
+
+/* ---- one pod of a decision (kube_bind.c) ---- */
+
+/* One pod (of rec->pods) of an outbox entry (scheduler/outbox.h; "placed": binding,
+ * "nominated": nominatedNodeName, "preempted"/"evicted": DisruptionTarget and eviction),
+ * one attempt. Outcome records ("bound", "bind-refused", ...) are appended to outcomes
+ * (array, borrowed). Returns 0 when the API server decided (accepted or refused),
+ * ERR_NETWORK / ERR_UNAVAILABLE when it must be retried. */
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
+                   const struct sched_outbox_rec *rec, const struct sched_outbox_pod *pod,
+                   json_t *outcomes, struct err *err);
+/* 1 when write-back calls the API server for rec->pods[i]: every victim of "preempted",
+ * of "evicted" unless observed (the API server removed the pod), and of "placed" and
+ * "nominated" only pods of this scheduler (a store read). */
+int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i);
+/* A binding given up: the store's pod loses its spec.nodeName (the API server never had
+ * it), so the next cycle places it again. */
+int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
+
+/* ---- the outbox (kube_outbox.c; its thread is kube__bind_main) ---- */
+
+/* In txn: appends outcomes (audit records, borrowed, appended as copies) and writes the
+ * write-back document {"ackSeq": ack, "done": done}. */
+int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
+                           struct err *err);
+/* Write-back of one audit record, each pod once, outcomes and ackSeq committed together
+ * (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one must be
+ * retried (nothing is committed then) or rec is malformed (sched_outbox_decode). */
+int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                      struct err *err);
 
 #endif
