@@ -198,7 +198,7 @@ static int scan_fn(void *ctx, uint64_t seq, const char *json, size_t len)
     if (rc == 1) {
         add_record(s->o, seq, &r); /* takes r */
         s->n++;
-    } else if (rc < 0) { /* nothing write-back could act on: skipped, as before */
+    } else if (rc < 0) { /* malformed: nothing write-back could act on */
         log_warn("kube: write-back skips audit record %llu: %s", (unsigned long long)seq, err.msg);
         sched_outbox_rec_release(&r);
     }
@@ -231,13 +231,12 @@ static void give_up(struct outbox *o, struct orec *r, struct item *it, const cha
                             store_audit_kind_name(STORE_AUDIT_WRITEBACK_ABANDONED), "job", job,
                             "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)r->seq,
                             "of", store_audit_kind_name(r->rec.kind));
-    if (it->p->node)
+    /* the node of a binding or nomination; an eviction's record names none */
+    if (it->p->node && (r->rec.kind == STORE_AUDIT_PLACED || r->rec.kind == STORE_AUDIT_NOMINATED))
         json_object_set_new(rec, "nodes", json_pack("[s]", it->p->node));
     json_array_append_new(o->outcomes, rec);
     log_warn("kube: %s (pod '%s')", reason, pod);
-    pthread_mutex_lock(&k->mu);
-    k->c.writeback_abandoned++;
-    pthread_mutex_unlock(&k->mu);
+    kube__count(k, &k->c.writeback_abandoned);
     /* the store claims a binding the API server never got: place the pod again */
     if (r->rec.kind == STORE_AUDIT_PLACED && kube__unbind_local(k, pod, &err) < 0)
         log_warn("kube: pod '%s' after an abandoned binding: %s", pod, err.msg);
