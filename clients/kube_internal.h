@@ -11,7 +11,8 @@
  * kube.c        open/start/close, waiting, status
  * kube_lease.c  leader election: the lease thread (acquire, renew, lose, start a term)
  * kube_term.c   what the replica may do now: kube__may_write, cycles, the write-back's term
- * kube_review.c, kube_witness.c  checks of the mirror against the API server
+ * kube_review.c TokenReview / SubjectAccessReview for musterd's own API
+ * kube_witness.c a ConfigMap as second witness of the audit log's checkpoints
  * write-back    kube_call.c, kube_events.c, kube_pgstatus.c, kube_bind.c, kube_outbox.c
  *               (kube_writeback.h)
  *
