@@ -16,84 +16,63 @@
 # and scheduler/'s own files (the entry points) may include every one of them. Two
 # subfolders that include each other, or a subfolder including an entry point's
 # header (core.h, staged.h), fail too: both are an include pointing up.
+# A quoted include is the header beside the file when there is one (each folder has its
+# own internal.h), else the header of that name in the tree.
 # Prints each offending include as FILE:LINE: and exits 1; exits 0 when none.
 set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 
-allowed_top() { # the folders a top-level folder may include from
-    case $1 in
-    base) echo "base" ;;
-    model) echo "base model" ;;
-    store) echo "base model store" ;;
-    scheduler) echo "base model store scheduler" ;;
-    web | clients) echo "base model store scheduler $1" ;;
-    server | cli) echo "base model store scheduler web clients server cli" ;;
-    *) echo "" ;;
-    esac
-}
-allowed_sub() { # the scheduler subfolders a subfolder may include from ("top": scheduler/)
-    case $1 in
-    reason) echo "reason" ;;
-    view) echo "view reason" ;;
-    queue) echo "queue view reason" ;;
-    place) echo "place view reason" ;;
-    record) echo "record place queue view reason" ;;
-    preempt) echo "preempt record place queue view reason" ;;
-    cycle) echo "cycle preempt record place queue view reason" ;;
-    top) echo "top cycle preempt record place queue view reason" ;;
-    *) echo "" ;;
-    esac
-}
-
-# Where each header of the product lives: "name folder [subfolder]".
-index=$(mktemp)
-trap 'rm -f "$index"' EXIT
-for top in base model store scheduler web clients server cli; do
-    find "$top" -name '*.h' | while read -r h; do
-        sub=top
-        case $h in scheduler/*/*) sub=$(echo "$h" | cut -d/ -f2) ;; esac
-        echo "$(basename "$h") $top $sub"
-    done
-done >"$index"
-
-for top in base model store scheduler web clients server cli; do
-    ok_top=$(allowed_top "$top")
-    for f in $(find "$top" -name '*.c' -o -name '*.h' | sort); do
-        sub=top
-        case $f in scheduler/*/*) sub=$(echo "$f" | cut -d/ -f2) ;; esac
-        ok_sub=$(allowed_sub "$sub")
-        grep -n '^#include "' "$f" | while IFS= read -r line; do
-            n=${line%%:*}
-            inc=$(echo "$line" | sed 's/^[0-9]*:#include "\([^"]*\)".*/\1/')
-            where=$(awk -v h="$(basename "$inc")" '$1 == h { print $2 " " $3; exit }' "$index")
-            [ -n "$where" ] || continue # a system or generated header
-            itop=${where% *}
-            isub=${where#* }
-            case " $ok_top " in
-            *" $itop "*) ;;
-            *)
-                echo "$f:$n: $top/ includes $itop/'s $inc (points up)"
-                echo x >>"$index.bad"
-                continue
-                ;;
-            esac
-            if [ "$top" = scheduler ] && [ "$itop" = scheduler ]; then
-                [ "$inc" = scheduler.h ] && continue
-                case " $ok_sub " in
-                *" $isub "*) ;;
-                *)
-                    echo "$f:$n: scheduler/$sub includes scheduler/$isub's $inc (points up)"
-                    echo x >>"$index.bad"
-                    ;;
-                esac
-            fi
-        done
-    done
-done
-if [ -s "$index.bad" ]; then
-    rm -f "$index.bad"
-    exit 1
-fi
-rm -f "$index.bad"
-echo "layers: every include points down"
+dirs="base model store scheduler web clients server cli"
+hdrs=$(mktemp)
+trap 'rm -f "$hdrs"' EXIT
+# shellcheck disable=SC2086
+find $dirs -name '*.h' >"$hdrs"
+# shellcheck disable=SC2086
+find $dirs \( -name '*.c' -o -name '*.h' \) | sort | xargs grep -Hn '^#include "' |
+    awk -v hdrs="$hdrs" '
+    function part(path, a, n) { # "top sub" of a path: sub is "top" outside scheduler/*/
+        n = split(path, a, "/")
+        return a[1] " " ((a[1] == "scheduler" && n > 2) ? a[2] : "top")
+    }
+    BEGIN {
+        top["base"] = "base"; top["model"] = "base model"; top["store"] = "base model store"
+        top["scheduler"] = "base model store scheduler"
+        top["web"] = "base model store scheduler web"
+        top["clients"] = "base model store scheduler clients"
+        top["server"] = top["cli"] = "base model store scheduler web clients server cli"
+        sub_["reason"] = "reason"; sub_["view"] = "view reason"
+        sub_["queue"] = "queue view reason"; sub_["place"] = "place view reason"
+        sub_["record"] = "record place queue view reason"
+        sub_["preempt"] = "preempt record place queue view reason"
+        sub_["cycle"] = "cycle preempt record place queue view reason"
+        sub_["top"] = "top cycle preempt record place queue view reason"
+        while ((getline h < hdrs) > 0) {
+            have[h] = 1
+            n = split(h, a, "/")
+            if (!(a[n] in where)) where[a[n]] = part(h)
+        }
+    }
+    {
+        file = $0; sub(/:.*/, "", file)
+        line = $0; sub(/^[^:]*:/, "", line); num = line; sub(/:.*/, "", num)
+        inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+        base = inc; sub(/.*\//, "", base)
+        dir = file; sub(/[^\/]*$/, "", dir)
+        if ((dir inc) in have) next # a header beside the file: its own folder
+        if (!(base in where)) next # a system or generated header
+        split(part(file), f, " "); split(where[base], i, " ")
+        if (index(" " top[f[1]] " ", " " i[1] " ") == 0) {
+            printf "%s:%s: %s/ includes %s/'"'"'s %s (points up)\n", file, num, f[1], i[1], inc
+            bad = 1
+        } else if (f[1] == "scheduler" && i[1] == "scheduler" && base != "scheduler.h" &&
+                   index(" " sub_[f[2]] " ", " " i[2] " ") == 0) {
+            printf "%s:%s: scheduler/%s includes scheduler/%s'"'"'s %s (points up)\n", file, num,
+                   f[2], i[2], inc
+            bad = 1
+        }
+    }
+    END {
+        if (bad) exit 1
+        print "layers: every include points down"
+    }'

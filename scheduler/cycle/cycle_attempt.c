@@ -450,6 +450,75 @@ static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp,
     return rc;
 }
 
+/* Whether every member that still needs its gang got it from the placement: GangShortfall
+ * (minMember, or a task short of its minimum) for each that did not, msg the first such
+ * message. *fp: the first pod the placer could not place, -1. Returns 1 when all did. */
+static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char *msg, size_t n)
+{
+    int ok = 1;
+    *fp = -1;
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
+        int need = sched__job_min(j), have = a->rq.m[m].base + a->res.placed[m];
+        if (*fp < 0)
+            *fp = a->res.fail_pod[m];
+        char task[256];
+        if (a->rq.m[m].satisfied)
+            continue;
+        if (have >= need && sched__job_tasks_short(c->v, j, 0, task, sizeof(task))) {
+            ok = 0;
+            sched__blocker_add(
+                &a->blockers, WHY_GANG_SHORTFALL,
+                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
+                "%s", task);
+            if (!*msg)
+                snprintf(msg, n, "%s", task);
+        }
+        if (have >= need)
+            continue;
+        ok = 0;
+        if (j->gang) {
+            sched__blocker_add(
+                &a->blockers, WHY_GANG_SHORTFALL,
+                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
+                "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+            if (!*msg)
+                snprintf(msg, n, "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+        }
+    }
+    return ok;
+}
+
+/* Commits the placed attempt (*placement: pod -> node by job, new), completes a preemptor's
+ * ledger entry and clears the nominations of lower preemptors whose room it took. */
+static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placement, struct err *err)
+{
+    int rc = 0, nominated = sched__preempt_nominated_ops(c);
+    if (c->nops && (rc = sched__stmt_commit(c, placement, err)) < 0)
+        return rc;
+    /* The ledger entry is the preemptor's, any member of its GangGroup: every
+     * member's placement goes to it, by pod key. */
+    json_t *all = json_object(), *map, *node;
+    const char *id, *name;
+    json_object_foreach(*placement, id, map)
+    {
+        int nslen = (int)strcspn(id, "/");
+        json_object_foreach(map, name, node)
+        {
+            char *key = xasprintf("%.*s/%s", nslen, id, name);
+            json_object_set(all, key, node);
+            free(key);
+        }
+    }
+    for (size_t m = 0; nominated && rc == 0 && m < a->rq.njobs; m++)
+        rc = sched__ledger_bound(c, a->rq.jobs[m], json_object_size(all) ? all : NULL, err);
+    json_decref(all);
+    if (rc == 0) /* a lower preemptor's nominated room this job took */
+        rc = sched__preempt_displaced(c, a->rq.jobs, a->rq.njobs, a->rq.pods, a->rq.npods,
+                                      &a->displaced, err);
+    return rc;
+}
+
 int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
 {
     struct sched_attempt a = {.preempt = {.code = -1}};
@@ -476,70 +545,18 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     char msg[256] = "";
     if (capq >= 0)
         ok = 0;
-    for (size_t m = 0; capq < 0 && m < a.rq.njobs; m++) {
-        const struct sv_job *j = &c->v->jobs[a.rq.jobs[m]];
-        int need = sched__job_min(j), have = a.rq.m[m].base + a.res.placed[m];
-        if (fp < 0)
-            fp = a.res.fail_pod[m];
-        char task[256];
-        if (a.rq.m[m].satisfied)
-            continue;
-        if (have >= need && sched__job_tasks_short(c->v, j, 0, task, sizeof(task))) {
-            ok = 0;
-            sched__blocker_add(
-                &a.blockers, WHY_GANG_SHORTFALL,
-                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
-                "%s", task);
-            if (!*msg)
-                snprintf(msg, sizeof(msg), "%s", task);
-        }
-        if (have >= need)
-            continue;
-        ok = 0;
-        if (j->gang) {
-            sched__blocker_add(
-                &a.blockers, WHY_GANG_SHORTFALL,
-                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
-                "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
-            if (!*msg)
-                snprintf(msg, sizeof(msg), "PodGroup '%s': minMember %d, placeable %d", j->id, need,
-                         have);
-        }
-    }
+    else
+        ok = gangs_met(c, &a, &fp, msg, sizeof(msg));
     /* The node filter is taken before a discard: it shows the cluster as this job's
      * unplaced pod saw it, with the job's own earlier pods already placed. */
     if (fp >= 0)
         capacity_blockers(c, &a, fp, &nf, &ahead);
-    if (ok) {
-        int nominated = sched__preempt_nominated_ops(c);
-        if (c->nops && (rc = sched__stmt_commit(c, &placement, err)) < 0)
-            goto out;
-        /* The ledger entry is the preemptor's, any member of its GangGroup: every
-         * member's placement goes to it, by pod key. */
-        json_t *all = json_object(), *map, *node;
-        const char *id, *name;
-        json_object_foreach(placement, id, map)
-        {
-            int nslen = (int)strcspn(id, "/");
-            json_object_foreach(map, name, node)
-            {
-                char *key = xasprintf("%.*s/%s", nslen, id, name);
-                json_object_set(all, key, node);
-                free(key);
-            }
-        }
-        for (size_t m = 0; nominated && rc == 0 && m < a.rq.njobs; m++)
-            rc = sched__ledger_bound(c, a.rq.jobs[m], json_object_size(all) ? all : NULL, err);
-        json_decref(all);
-        if (rc == 0) /* a lower preemptor's nominated room this job took */
-            rc = sched__preempt_displaced(c, a.rq.jobs, a.rq.njobs, a.rq.pods, a.rq.npods,
-                                          &a.displaced, err);
-        if (rc < 0)
-            goto out;
-    } else {
-        if ((rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err)) < 0)
-            goto out;
-    }
+    if (ok)
+        rc = commit(c, &a, &placement, err);
+    else
+        rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err);
+    if (rc < 0)
+        goto out;
     /* A gang that timed out is not preempted for: it is tried again at the next cycle. */
     if ((rc = sched__timeout(c, &a, ok, &timed_out, err)) < 0)
         goto out;

@@ -234,6 +234,96 @@ static int gangs_broken(struct preempt *pr, json_t *broken)
     return n;
 }
 
+/* The verdict of an executed plan (Preempting, or Reclaiming when a victim is of another
+ * queue): what was preempted, what it waits for, whose nominations it cleared (cj), the
+ * budgets it violates, with the ledger entry's id. */
+static void executed_verdict(struct preempt *pr, json_t *entry, size_t nv, size_t nwait,
+                             int nbroken, long nviol, json_t *nodes, json_t *cj, json_t *pdbs,
+                             struct sched_preempt_verdict *out)
+{
+    char n1[32], n2[32], text[256];
+    char n3[32];
+    sched__preempt_count((long)(nv + nwait), n3, sizeof(n3));
+    if (nv)
+        snprintf(text, sizeof(text),
+                 "preempted %s pods on %s nodes; waiting for %s victims to terminate",
+                 sched__preempt_count((long)nv, n1, sizeof(n1)),
+                 sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
+    else
+        snprintf(text, sizeof(text),
+                 "nominated to %s nodes that earlier preemptions free; waiting for %s victims "
+                 "to terminate",
+                 sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
+    if (json_array_size(cj)) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof(text) - len, "; cleared the nominations of %s",
+                 json_string_value(json_array_get(cj, 0)));
+        len = strlen(text);
+        if (json_array_size(cj) > 1)
+            snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
+                     json_array_size(cj) - 1);
+    }
+    if (nviol) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof(text) - len,
+                 "; %ld of them violating PodDisruptionBudget %s%s (no plan violated fewer)", nviol,
+                 json_string_value(json_array_get(pdbs, 0)),
+                 json_array_size(pdbs) > 1 ? " and others" : "");
+    }
+    if (pr->reclaim) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof(text) - len, "; reclaimed from %s",
+                 json_string_value(json_object_get(
+                     json_array_get(json_object_get(entry, "victimQueues"), 0), "name")));
+    }
+    /* later cycles wait: PreemptionWaiting */
+    out->code = pr->reclaim ? WHY_RECLAIMING : WHY_PREEMPTING;
+    out->attempted = out->blocks = 1;
+    snprintf(out->reason, sizeof(out->reason), "%s", text);
+    out->detail = json_pack(
+        "{s:O,s:i,s:i,s:O,s:O,s:O,s:i,s:O}", "ledger", json_object_get(entry, "id"), "victims",
+        (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes, "clearedJobs", cj, "kind",
+        json_object_get(entry, "kind"), "pdbViolations", (int)nviol, "pdbsViolated", pdbs);
+}
+
+/* The entry's "nominations" {pod: node} and "clearedJobs" [job] (returned, borrowed from
+ * entry). */
+static json_t *entry_nominations(json_t *entry, json_t *pods, json_t *pod_nodes,
+                                 json_t *cleared_jobs)
+{
+    json_t *noms = json_object(), *cj = json_array(), *t;
+    const char *cid;
+    for (size_t i = 0; i < json_array_size(pods); i++)
+        json_object_set(noms, json_string_value(json_array_get(pods, i)),
+                        json_array_get(pod_nodes, i));
+    json_object_set_new(entry, "nominations", noms);
+    json_object_foreach(cleared_jobs, cid, t) json_array_append_new(cj, json_string(cid));
+    json_object_set_new(entry, "clearedJobs", cj);
+    return cj;
+}
+
+/* A member of a preemptor with a plan: it starves (waits for its victims), on a plan of
+ * its own. */
+static void starving(struct sv_job *mj)
+{
+    mj->starving = 1;
+    free(mj->cleared_by);
+    mj->cleared_by = NULL;
+}
+
+/* The pods of the chosen victims (terminating: those of earlier preemptions whose room the
+ * plan reuses, else those it evicts) as indexes into pr->pv, in key order; new. */
+static int *chosen(struct preempt *pr, int terminating, size_t *n)
+{
+    int *ix = xcalloc(pr->npv + 1, sizeof(int));
+    *n = 0;
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed && !pr->pv[i].terminating == !terminating)
+            ix[(*n)++] = (int)i;
+    qsort_r(ix, *n, sizeof(int), cmp_pv_key, pr);
+    return ix;
+}
+
 int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err)
 {
     pr->c->plan_epoch++; /* victims marked: remembered preemption failures no longer hold */
@@ -242,18 +332,8 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     const char *job = v->jobs[pr->pj->job].id;
     int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
     char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
-    int *vix = xcalloc(pr->npv + 1, sizeof(int)), rc = 0;
-    size_t nv = 0, nwait = 0;
-    for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].removed && !pr->pv[i].terminating)
-            vix[nv++] = (int)i;
-    qsort_r(vix, nv, sizeof(int), cmp_pv_key, pr);
-    /* terminating pods of earlier preemptions whose room the plan reuses */
-    int *wix = xcalloc(pr->npv + 1, sizeof(int));
-    for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].removed && pr->pv[i].terminating)
-            wix[nwait++] = (int)i;
-    qsort_r(wix, nwait, sizeof(int), cmp_pv_key, pr);
+    size_t nv, nwait;
+    int rc = 0, *vix = chosen(pr, 0, &nv), *wix = chosen(pr, 1, &nwait);
     json_t *awaited = json_array();
     for (size_t i = 0; i < nwait; i++)
         json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
@@ -297,16 +377,9 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
     json_object_update(entry, rq);
     json_decref(rq);
     json_object_set(entry, "clearedNominations", cleared);
-    json_t *noms = json_object();
-    for (size_t i = 0; i < json_array_size(pods); i++)
-        json_object_set(noms, json_string_value(json_array_get(pods, i)),
-                        json_array_get(pod_nodes, i));
-    json_object_set_new(entry, "nominations", noms);
-    json_t *cj = json_array();
+    json_t *cj = entry_nominations(entry, pods, pod_nodes, cleared_jobs);
     const char *cid;
     json_t *t;
-    json_object_foreach(cleared_jobs, cid, t) json_array_append_new(cj, json_string(cid));
-    json_object_set_new(entry, "clearedJobs", cj);
     if (rc == 0)
         rc = sched__ledger_add(c, entry, err);
     json_object_foreach(cleared_jobs, cid, t)
@@ -324,57 +397,10 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
                              "nodes", pod_nodes, "cleared", cleared, "ledger",
                              json_object_get(entry, "id")),
                    err);
-    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++) {
-        struct sv_job *mj = &v->jobs[pr->pj->jobs[m]];
-        mj->starving = 1;
-        free(mj->cleared_by); /* a new plan of its own */
-        mj->cleared_by = NULL;
-    }
-    if (rc == 0) {
-        char n1[32], n2[32], text[256];
-        char n3[32];
-        sched__preempt_count((long)(nv + nwait), n3, sizeof(n3));
-        if (nv)
-            snprintf(text, sizeof(text),
-                     "preempted %s pods on %s nodes; waiting for %s victims to terminate",
-                     sched__preempt_count((long)nv, n1, sizeof(n1)),
-                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
-        else
-            snprintf(text, sizeof(text),
-                     "nominated to %s nodes that earlier preemptions free; waiting for %s victims "
-                     "to terminate",
-                     sched__preempt_count((long)json_array_size(nodes), n2, sizeof(n2)), n3);
-        if (json_array_size(cj)) {
-            size_t len = strlen(text);
-            snprintf(text + len, sizeof(text) - len, "; cleared the nominations of %s",
-                     json_string_value(json_array_get(cj, 0)));
-            len = strlen(text);
-            if (json_array_size(cj) > 1)
-                snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
-                         json_array_size(cj) - 1);
-        }
-        if (nviol) {
-            size_t len = strlen(text);
-            snprintf(text + len, sizeof(text) - len,
-                     "; %ld of them violating PodDisruptionBudget %s%s (no plan violated fewer)",
-                     nviol, json_string_value(json_array_get(pdbs, 0)),
-                     json_array_size(pdbs) > 1 ? " and others" : "");
-        }
-        if (pr->reclaim) {
-            size_t len = strlen(text);
-            snprintf(text + len, sizeof(text) - len, "; reclaimed from %s",
-                     json_string_value(json_object_get(
-                         json_array_get(json_object_get(entry, "victimQueues"), 0), "name")));
-        }
-        /* later cycles wait: PreemptionWaiting */
-        out->code = pr->reclaim ? WHY_RECLAIMING : WHY_PREEMPTING;
-        out->attempted = out->blocks = 1;
-        snprintf(out->reason, sizeof(out->reason), "%s", text);
-        out->detail = json_pack(
-            "{s:O,s:i,s:i,s:O,s:O,s:O,s:i,s:O}", "ledger", json_object_get(entry, "id"), "victims",
-            (int)nv, "gangsBroken", nbroken, "nominatedNodes", nodes, "clearedJobs", cj, "kind",
-            json_object_get(entry, "kind"), "pdbViolations", (int)nviol, "pdbsViolated", pdbs);
-    }
+    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
+        starving(&v->jobs[pr->pj->jobs[m]]);
+    if (rc == 0)
+        executed_verdict(pr, entry, nv, nwait, nbroken, nviol, nodes, cj, pdbs, out);
     json_decref(entry);
     json_decref(victims);
     json_decref(rs);
