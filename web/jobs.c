@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cached_reads.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "scheduler.h"
 
 void api__jobs_list(struct req *r)
 {
