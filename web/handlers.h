@@ -60,6 +60,9 @@ void api__health(struct req *r);
 void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);
+/* GET /api/v1/jobstates: {"kind": "JobStateList", "items": [{"name": "Pending"}, ...]}, every
+ * state of SCHED_JOB_STATE_MAP in its order (the UI's filter and legend read it). */
+void api__job_states(struct req *r);
 void api__preemptions_list(struct req *r);
 void api__preemption_get(struct req *r);
 void api__cycles_run(struct req *r);

@@ -84,6 +84,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, 0, api__read_cached},
     {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, 0,
      api__read_cached},
+    {"GET", "/api/v1/jobstates", api__job_states, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
 };
@@ -362,6 +363,11 @@ int api__route_front(int i, struct req *r)
 const char *api__route_pattern(int i)
 {
     return i >= 0 && (size_t)i < NROUTES ? routes[i].pattern : NULL;
+}
+
+const char *api__route_method(int i)
+{
+    return i >= 0 && (size_t)i < NROUTES ? routes[i].method : NULL;
 }
 
 void api__serve(struct req *r)

@@ -28,6 +28,8 @@ const char *api__path_problem(const char *raw, const char *decoded);
 int api__route_lookup(struct req *r, char *allow, size_t allow_size);
 /* The pattern of route i ("/api/v1/pods/{ns}/{name}"), NULL past the table. */
 const char *api__route_pattern(int i);
+/* The method of route i ("GET"), NULL past the table (tests check docs/api.md with it). */
+const char *api__route_method(int i);
 /* Frees r's captured path parameters. */
 void api__params_free(struct req *r);
 /* 1 when the front end may answer r, a request for route i, on its own thread: the route's
