@@ -3,12 +3,13 @@
  * which every part above the front end shares. Its parts, from the bottom up; each calls
  * only the parts below it, and each has its header:
  *
- *   utf8.c, tls.c (tls.h)               text and TLS files; no api handle
+ *   utf8.c (utf8.h), tls.c (tls.h)     text; the TLS files (tls.c reads only api->tls)
  *   front*.c (front.h, front_req.h,     the public listener: reads whole requests, relays
  *     front_msg.h, front_impl.h)          them to civetweb; knows no route, reply or handler
- *   roles.c, limits.c, tokens.c,        who may call (access.h; roles in api.h)
- *     auth.c
+ *   roles.c, limits.c, tokens.c         role names, rate buckets, the tokens file (access.h;
+ *                                         roles in api.h)
  *   headers.c, reply.c, edge.c (http.h) reading a request and replying; checks before routing
+ *   auth.c (access.h)                   who is calling and may they; refusals
  *   read_make.c, readcache.c, reads.c   the scheduler's read routes: made, cached, replied
  *     (cached_reads.h)
  *   page.c, list.c, objects.c (lists.h) lists and pagination, generic reads and deletes

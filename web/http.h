@@ -16,7 +16,8 @@
  *     if (api__query_str_or_reply(r, "namespace", &ns) < 0)
  *         return;
  *
- * They call only utf8.h and the front end's request (front_req.h).
+ * Inside, headers.c is below reply.c, which is below edge.c; below them they call only
+ * utf8.h and the front end's request (front_req.h).
  */
 #ifndef MUSTER_WEB_HTTP_H
 #define MUSTER_WEB_HTTP_H
