@@ -1,4 +1,4 @@
-/* front.c - the front end's listener and client connections (front.h): TLS, the time
+/* front_conn.c - the front end's listener and client connections (front.h): TLS, the time
  * limits, reading whole requests before civetweb sees them, closing politely. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -216,7 +216,8 @@ static void process(struct conn *c)
     }
 }
 
-void front__answered(struct conn *c, int ok, int keep_alive, int sent)
+/* The relay's report (front_impl.h's front__answered_fn). */
+static void answered(struct conn *c, int ok, int keep_alive, int sent)
 {
     c->be = NULL;
     if (!ok) {
@@ -478,6 +479,7 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->headers = o->headers;
     f->answer = o->answer;
     f->answer_ctx = o->answer_ctx;
+    f->answered = answered;
     f->backend = (struct sockaddr_in){.sin_family = AF_INET,
                                       .sin_port = htons((uint16_t)o->backend_port),
                                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
