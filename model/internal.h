@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -115,6 +116,22 @@ int model__res_list(json_t *map, const char *field, struct model_res **out, size
 void model__res_free(struct model_res *r, size_t n);
 /* spec.affinity and spec.topologySpreadConstraints of a pod (validate_affinity.c). */
 void model__validate_affinity(struct model__vctx *v, json_t *spec);
+
+/* ---- the pod fields the pod rules read (pod.c) ---- */
+
+/* metadata.<key> as an RFC 3339 time in ms since the epoch; 0 when absent, null, not a
+ * string or not RFC 3339 (so a time of exactly the epoch reads as none). */
+int64_t model__time_ms(json_t *meta, const char *key);
+
+/* What "pending" (model_pod_is_pending) reads of a pod document, read one way for
+ * model_pod_decode and model_pod_json_pending alike: spec.nodeName and status.phase,
+ * borrowed from the pod, NULL when absent, empty or not a string (a NULL phase is
+ * Pending); metadata.deletionTimestamp by model__time_ms. */
+struct model__pod_state {
+    const char *node_name, *phase;
+    int64_t deletion_ms;
+};
+void model__pod_state(json_t *pod, struct model__pod_state *out);
 
 /* ---- decoding the placement rules of a pod (decode_affinity.c) ---- */
 

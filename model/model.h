@@ -609,6 +609,17 @@ int model_pod_terminal(const struct model_pod *p);
  * gang (attempts, job states, tests/support/sched_invariants.c) asks this; the sched case
  * gang_succeeded_members_count pins it. */
 int model_pod_gang_bound(const struct model_pod *p);
+/* 1 when the pod has not started and is not going away: no metadata.deletionTimestamp and
+ * phase Pending (NULL reads as Pending), bound or not. The scheduler marks such a bound pod
+ * Running in standalone mode (mark_running). */
+int model_pod_unstarted(const struct model_pod *p);
+/* 1 when the pod waits for a node: unbound (no spec.nodeName) and model_pod_unstarted.
+ * The one "pending" rule: the scheduler's view, the jobs it attempts and the store's
+ * pending index all ask it. */
+int model_pod_is_pending(const struct model_pod *p);
+/* model_pod_is_pending of a pod document (borrowed), reading its fields as model_pod_decode
+ * does: the same answer as decoding it and asking the typed form. */
+int model_pod_json_pending(json_t *pod);
 /* status.phase, or "Pending" when absent. Borrowed, valid until the phase changes. */
 const char *model_pod_phase(json_t *pod);
 /* status (borrowed, valid while pod holds it), created as {} when missing. */
