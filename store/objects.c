@@ -2,7 +2,7 @@
  * objects.c - the objects of every kind (model_kind), and the pod indexes.
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
- * model_pod_group_name, the pending predicate), so they can always be recomputed
+ * model_pod_group_name, pending by model_pod_json_pending), so they can always be recomputed
  * from the old and new values; store_put touches only the entries that change. A pod
  * is read with its binding record applied (pod_bind.c), so "the stored value" of a pod
  * everywhere below means that merged document.
@@ -74,9 +74,8 @@ static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, st
 
 static void pod_index(json_t *pod, struct pod_idx *idx)
 {
-    json_t *meta = json_object_get(pod, "metadata");
     const char *ns = str_at(pod, "metadata", "namespace");
-    const char *group = model_pod_group_name(pod), *phase = str_at(pod, "status", "phase");
+    const char *group = model_pod_group_name(pod);
 
     idx->node = str_at(pod, "spec", "nodeName");
     if (idx->node && !*idx->node)
@@ -84,8 +83,7 @@ static void pod_index(json_t *pod, struct pod_idx *idx)
     idx->group[0] = '\0';
     if (group)
         snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);
-    idx->pending = !idx->node && !json_object_get(meta, "deletionTimestamp") &&
-                   (!phase || strcmp(phase, "Pending") == 0);
+    idx->pending = model_pod_json_pending(pod);
 }
 
 static int streq(const char *a, const char *b)
