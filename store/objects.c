@@ -51,22 +51,23 @@ static const char *str_at(json_t *obj, const char *a, const char *b)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* The store key: "name" or "namespace/name" (namespace defaults to "default"). The same
- * rule as model_object_key, kept here so store/ does not depend on model's decoders. */
+/* model_object_key into buf, refusing what the store cannot keep: no or an empty
+ * metadata.name, a key of n bytes or more. */
 static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, struct err *err)
 {
     const char *name = str_at(obj, "metadata", "name");
-    const char *ns = str_at(obj, "metadata", "namespace");
-    int len;
+    char *key;
+    size_t len;
 
     if (!name || !*name)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s without metadata.name",
                         kind_word[kind]);
-    if (model_kind_namespaced(kind))
-        len = snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
-    else
-        len = snprintf(buf, n, "%s", name);
-    if (len < 0 || (size_t)len >= n)
+    key = model_object_key(kind, obj);
+    len = strlen(key);
+    if (len < n)
+        memcpy(buf, key, len + 1);
+    free(key);
+    if (len >= n)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s key '%s' is too long",
                         kind_word[kind], name);
     return 0;

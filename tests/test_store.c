@@ -302,6 +302,39 @@ START_TEST(test_store_pending_index_is_the_model_rule)
 }
 END_TEST
 
+/* store_put keys an object by model_object_key (namespace "default" when absent or empty)
+ * and refuses a missing or empty name and a key that does not fit. */
+START_TEST(test_store_put_key_rule)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    json_t *pod = store_util_pod("", "p", NULL, NULL, NULL), *got = NULL;
+    char *key = model_object_key(MODEL_POD, pod);
+    ck_assert_str_eq(key, "default/p");
+    put(txn, MODEL_POD, pod);
+    ck_assert_int_eq(store_get(txn, MODEL_POD, key, &got, &err), 0);
+    json_decref(got);
+    free(key);
+
+    pod = store_util_pod("ns", "", NULL, NULL, NULL);
+    ck_assert_int_eq(store_put(txn, MODEL_POD, pod, NULL, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "pod without metadata.name");
+    json_object_del(json_object_get(pod, "metadata"), "name");
+    ck_assert_int_eq(store_put(txn, MODEL_POD, pod, NULL, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "pod without metadata.name");
+    json_decref(pod);
+
+    char name[520];
+    memset(name, 'a', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    json_t *node = store_util_node(name);
+    ck_assert_int_eq(store_put(txn, MODEL_NODE, node, NULL, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "' is too long"));
+    json_decref(node);
+    store_txn_abort(&txn);
+}
+END_TEST
+
 /* store_replace takes the caller's copy of the stored value and keeps the indexes right */
 START_TEST(test_store_replace_uses_callers_old_value)
 {
@@ -753,6 +786,7 @@ int main(void)
                             test_store_put_returns_old_and_delete,
                             test_store_pod_index_transitions,
                             test_store_pending_index_is_the_model_rule,
+                            test_store_put_key_rule,
                             test_store_pod_index_volcano_group_annotation,
                             test_store_replace_uses_callers_old_value,
                             test_store_each_prefix,
