@@ -135,7 +135,7 @@ void model__res_free(struct model_res *r, size_t n)
     free_res(r, n);
 }
 
-/* The DisruptionTarget condition the scheduler sets on a preemption victim
+/* The MODEL_COND_DISRUPTION_TARGET condition the scheduler sets on a preemption victim
  * (scheduler/preempt_evict.c), as the API server keeps it in bind mode. */
 static int pod_preempted(json_t *status)
 {
@@ -146,8 +146,8 @@ static int pod_preempted(json_t *status)
         const char *type = json_string_value(json_object_get(cd, "type"));
         const char *st = json_string_value(json_object_get(cd, "status"));
         const char *reason = json_string_value(json_object_get(cd, "reason"));
-        if (type && !strcmp(type, "DisruptionTarget") && st && !strcmp(st, "True") && reason &&
-            !strcmp(reason, "PreemptionByScheduler"))
+        if (type && !strcmp(type, MODEL_COND_DISRUPTION_TARGET) && st && !strcmp(st, "True") &&
+            reason && !strcmp(reason, MODEL_REASON_PREEMPTION_BY_SCHEDULER))
             return 1;
     }
     return 0;

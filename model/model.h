@@ -598,6 +598,12 @@ void model_pdb_release(struct model_pdb *b);
  *     model_pod_set_bound(pod, "n1", ts);                    old is unchanged
  */
 
+/* The condition the scheduler sets on a preemption victim (model_pod_set_condition with
+ * status "True"), as Kubernetes names them (v1.DisruptionTarget,
+ * v1.PodReasonPreemptionByScheduler); model_pod_decode reads it back as model_pod.preempted. */
+#define MODEL_COND_DISRUPTION_TARGET "DisruptionTarget"
+#define MODEL_REASON_PREEMPTION_BY_SCHEDULER "PreemptionByScheduler"
+
 /* 1 when phase is "Succeeded" or "Failed": the pod is done and holds no resources.
  * NULL (no phase, which means Pending) is not terminal. */
 int model_pod_phase_terminal(const char *phase);
