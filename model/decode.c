@@ -5,7 +5,13 @@
  * still defensive (a document may come from an older store), so they return
  * ERR_INVALID with the field instead of trusting the input blindly.
  */
-#include "internal.h"
+#include "model_kind.h"
+#include "model_quantity.h"
+#include "model_manifest.h"
+#include "model_select.h"
+#include "model_pod.h"
+#include "model_objects.h"
+#include "decode.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,7 @@
  * laughs" document is rejected instead of eating memory); merge keys (<<) are
  * applied; duplicate keys are rejected, as the Kubernetes API server does.
  */
+#include "model_manifest.h"
 #include "internal.h"
 
 #include <stdio.h>

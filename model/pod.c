@@ -11,7 +11,8 @@
 
 #include "clock.h"
 #include "err.h"
-#include "internal.h"
+#include "model_pod.h"
+#include "decode.h"
 
 int model_pod_phase_terminal(const char *phase)
 {

@@ -7,7 +7,11 @@
  * object and, for YAML input, the line and column of the offending value (or of
  * its nearest present ancestor when the value is missing).
  */
+#include "model_kind.h"
+#include "model_quantity.h"
+#include "model_manifest.h"
 #include "internal.h"
+#include "validate.h"
 
 #include <stdarg.h>
 #include <stdio.h>
