@@ -37,7 +37,7 @@ int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_ma
 int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 
-/* Appends a decoded top-level value to out: objects as one document, arrays and
+/* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);
 
