@@ -145,11 +145,6 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
     return 0;
 }
 
-json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
-{
-    return model_json_load(s, n, jerr);
-}
-
 /* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */
 static int decode(MDB_txn *txn, const MDB_val *v, enum model_kind kind, const char *key,
                   json_t **out, struct err *err)
