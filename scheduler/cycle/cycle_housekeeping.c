@@ -16,7 +16,7 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < j->npods; i++) {
         struct sv_pod *p = &c->v->pods[j->pods[i]];
-        if (!p->m.node_name || p->m.deletion_ms || (p->m.phase && strcmp(p->m.phase, "Pending")))
+        if (!p->m.node_name || !model_pod_unstarted(&p->m))
             continue;
         json_t *obj = NULL;
         if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)

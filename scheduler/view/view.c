@@ -177,7 +177,7 @@ int sched__view_res(struct sched_view *v, const char *name)
 
 int sched__pod_pending(const struct sv_pod *p)
 {
-    return !p->m.node_name && !p->m.deletion_ms && (!p->m.phase || !strcmp(p->m.phase, "Pending"));
+    return model_pod_is_pending(&p->m);
 }
 
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
