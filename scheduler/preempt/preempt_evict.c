@@ -39,7 +39,8 @@ static int mark_victim(struct preempt *pr, struct pv *x, const char *msg, json_t
     char ts[64];
     clock_format_rfc3339_ms(c->now_ms, ts, sizeof(ts));
     model_pod_set_deletion(pod, ts);
-    model_pod_set_condition(pod, "DisruptionTarget", "True", "PreemptionByScheduler", msg, ts);
+    model_pod_set_condition(pod, MODEL_COND_DISRUPTION_TARGET, "True",
+                            MODEL_REASON_PREEMPTION_BY_SCHEDULER, msg, ts);
     double secs = (double)(c->now_ms - started_ms(pod, p)) / 1000.0;
     for (int k = 0; k < p->nreq && secs > 0; k++) {
         const char *res = c->v->res[p->req[k].res];
@@ -186,7 +187,7 @@ static int audit_victims(struct preempt *pr, json_t *entry, json_t *victims, str
                             json_object_get(entry, "preemptor"), "triggerPod",
                             json_object_get(entry, "triggerPod"), "ledger",
                             json_object_get(entry, "id"), "pods", "nodes", "reason",
-                            "PreemptionByScheduler");
+                            MODEL_REASON_PREEMPTION_BY_SCHEDULER);
             json_object_set_new(by_job, job, rec);
         }
         json_array_append(json_object_get(rec, "pods"), json_object_get(x, "pod"));
@@ -432,7 +433,7 @@ int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, stru
     json_t *rec =
         json_pack("{s:s,s:s?,s:[s],s:[s?],s:s?,s:s}", "kind",
                   store_audit_kind_name(STORE_AUDIT_EVICTED), "job", job, "pods", key, "nodes",
-                  node, "preemptor", preemptor, "reason", "PreemptionByScheduler");
+                  node, "preemptor", preemptor, "reason", MODEL_REASON_PREEMPTION_BY_SCHEDULER);
     free(preemptor);
     free(job);
     return audit(c, rec, err);
