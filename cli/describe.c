@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "model.h"
+#include "why.h"
 
 static const char *s_of(json_t *o, const char *k)
 {
@@ -212,7 +213,7 @@ static void print_preemption(struct cli *cli, json_t *why, FILE *out)
         return;
     const char *code = s_of(p, "code");
     int attempted = json_is_true(json_object_get(p, "attempted"));
-    int waiting = code && !strcmp(code, "PreemptionWaiting");
+    int waiting = why_code_from_name(code) == WHY_PREEMPTION_WAITING;
     fprintf(out, "Preemption:  %s%s%s%s%s%s\n",
             attempted ? "preempting"
             : waiting ? "waiting"

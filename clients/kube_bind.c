@@ -13,8 +13,9 @@
  * claims what the API server refused. Transport errors and 5xx return ERR_NETWORK:
  * the outbox retries that pod with backoff while other pods go on.
  *
- * Every request goes through kube__call, which asks kube__may_write first: the one
- * gate of API writes (bindings, patches, evictions, Events, PodGroup status).
+ * Every request goes through kube__call (kube_call.c), which asks kube__may_write first:
+ * the one gate of API writes (bindings, patches, evictions, Events, PodGroup status).
+ * Below the outbox: nothing here calls back into kube_outbox.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +23,14 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "log.h"
+#include "outbox.h"
 #include "scheduler.h"
 #include "store.h"
 
 #define DISRUPTION_MSG                                                                             \
     "muster: preempting to accommodate higher priority pods, preemptor: %s, triggerpod: %s"
-
-static void count(struct kube *k, uint64_t *field)
-{
-    pthread_mutex_lock(&k->mu);
-    (*field)++;
-    pthread_mutex_unlock(&k->mu);
-}
 
 static char *pod_path(const char *key, const char *sub)
 {
@@ -45,33 +40,6 @@ static char *pod_path(const char *key, const char *sub)
                          sub ? sub : "");
     return xasprintf("/api/v1/namespaces/%.*s/pods/%s%s%s", (int)(slash - key), key, slash + 1,
                      sub ? "/" : "", sub ? sub : "");
-}
-
-const char *kube__status_message(struct kube_resp *r, char *buf, size_t n)
-{
-    json_t *doc = json_loadb(r->body ? r->body : "", r->len, 0, NULL);
-    const char *m = json_string_value(json_object_get(doc, "message"));
-    snprintf(buf, n, "HTTP %ld%s%s", r->status, m ? ": " : "", m ? m : "");
-    json_decref(doc);
-    return buf;
-}
-
-int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
-               const char *ctype, json_t *body, struct kube_resp *r, struct err *err)
-{
-    if (!kube__may_write(k))
-        return err_set(err, ERR_UNAVAILABLE, "%s '%s': this replica may not write now", method,
-                       path);
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    char msg[512];
-    kube__resp_release(r);
-    int rc = kube__http_request(h, method, path, ctype, text, 30000, r, err);
-    if (rc == 0 && r->status >= 500)
-        rc = err_set(err, ERR_NETWORK, "%s '%s': %s", method, path,
-                     kube__status_message(r, msg, sizeof(msg)));
-    count(k, rc == 0 ? &k->c.writebacks : &k->c.writeback_failures);
-    free(text);
-    return rc;
 }
 
 /* Puts the pod back in the store as the API server has it. */
@@ -115,13 +83,13 @@ out:
     return rc;
 }
 
-static void add_outcome(json_t *outcomes, enum store_audit_kind kind, json_t *rec, uint64_t seq,
-                        const char *pod, const char *node, const char *reason)
+static void add_outcome(json_t *outcomes, enum store_audit_kind kind,
+                        const struct sched_outbox_rec *rec, uint64_t seq, const char *pod,
+                        const char *node, const char *reason)
 {
-    const char *job = json_string_value(json_object_get(rec, "job"));
     json_t *out =
-        json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", store_audit_kind_name(kind), "job", job,
-                  "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
+        json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I}}", "kind", store_audit_kind_name(kind), "job",
+                  rec->job, "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)seq);
     if (node)
         json_object_set_new(out, "nodes", json_pack("[s]", node));
     json_array_append_new(outcomes, out);
@@ -129,22 +97,22 @@ static void add_outcome(json_t *outcomes, enum store_audit_kind kind, json_t *re
 
 /* An Event on a pod about an audit record (its cycle and seq appended to the note). */
 static void pod_event(struct kube *k, struct kube_http *h, const char *pod, const char *reason,
-                      const char *action, json_t *rec, uint64_t seq, const char *fmt, const char *a,
-                      const char *b)
+                      const char *action, const struct sched_outbox_rec *rec, uint64_t seq,
+                      const char *fmt, const char *a, const char *b)
 {
     char note[900];
     snprintf(note, sizeof(note), fmt, a ? a : "", b ? b : "");
-    json_t *cycle = json_object_get(rec, "cycle");
-    char *full = cycle ? xasprintf("%s (muster cycle %lld, audit seq %llu)", note,
-                                   (long long)json_integer_value(cycle), (unsigned long long)seq)
-                       : xasprintf("%s (muster audit seq %llu)", note, (unsigned long long)seq);
+    char *full = rec->cycle >= 0
+                     ? xasprintf("%s (muster cycle %lld, audit seq %llu)", note,
+                                 (long long)rec->cycle, (unsigned long long)seq)
+                     : xasprintf("%s (muster audit seq %llu)", note, (unsigned long long)seq);
     struct kube_event ev = {MODEL_POD, pod, reason, action, 0, full};
     kube__event(k, h, &ev);
     free(full);
 }
 
-static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq, const char *pod,
-                    const char *node, json_t *o, struct err *err)
+static int bind_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                    uint64_t seq, const char *pod, const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     const char *slash = strchr(pod, '/');
@@ -162,7 +130,7 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
     if (rc < 0)
         goto out;
     if (r.status == 200 || r.status == 201) {
-        count(k, &k->c.bindings);
+        kube__count(k, &k->c.bindings);
         add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node,
                     "binding accepted by the API server");
         pod_event(k, h, pod, "Scheduled", "Binding", rec, seq, "Successfully assigned %s to %s",
@@ -184,12 +152,12 @@ static int bind_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t s
         if (rc < 0)
             goto out;
         if (same) {
-            count(k, &k->c.bindings);
+            kube__count(k, &k->c.bindings);
             add_outcome(o, STORE_AUDIT_BOUND, rec, seq, pod, node, "already bound to this node");
             goto out;
         }
     }
-    count(k, &k->c.bind_refused);
+    kube__count(k, &k->c.bind_refused);
     log_warn("kube: binding of pod '%s' to node '%s' refused: %s", pod, node, msg);
     add_outcome(o, STORE_AUDIT_BIND_REFUSED, rec, seq, pod, node, msg);
     rc = resync_pod(k, h, pod, err);
@@ -198,8 +166,8 @@ out:
     return rc;
 }
 
-static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                        const char *pod, const char *node, json_t *o, struct err *err)
+static int nominate_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                        uint64_t seq, const char *pod, const char *node, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
     char *path = pod_path(pod, "status");
@@ -209,7 +177,7 @@ static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64
     free(path);
     json_decref(body);
     if (rc == 0) {
-        count(k, &k->c.patches);
+        kube__count(k, &k->c.patches);
         int ok = r.status < 300;
         add_outcome(o, ok ? STORE_AUDIT_NOMINATE_ACKED : STORE_AUDIT_NOMINATE_REFUSED, rec, seq,
                     pod, node,
@@ -223,15 +191,13 @@ static int nominate_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64
     return rc;
 }
 
-static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t seq,
-                     const char *pod, json_t *o, struct err *err)
+static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                     uint64_t seq, const char *pod, json_t *o, struct err *err)
 {
     struct kube_resp r = {0};
-    /* "preempted" records name the victim's job in "job" and the preemptor apart */
-    const char *job = json_string_value(json_object_get(rec, "preemptor"));
-    if (!job)
-        job = json_string_value(json_object_get(rec, "job"));
-    const char *trig = json_string_value(json_object_get(rec, "triggerPod"));
+    /* "preempted" records name the victim's job in job and the preemptor apart */
+    const char *job = rec->preemptor ? rec->preemptor : rec->job;
+    const char *trig = rec->trigger_pod;
     char *path = pod_path(pod, "status"),
          *m = xasprintf(DISRUPTION_MSG, job ? job : "", trig ? trig : (job ? job : ""));
     char ts[40], msg[512];
@@ -248,7 +214,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
     json_decref(body);
     if (rc < 0)
         goto out;
-    count(k, &k->c.patches);
+    kube__count(k, &k->c.patches);
     path = pod_path(pod, "eviction");
     body = json_pack("{s:s,s:s,s:{s:s,s:s#}}", "apiVersion", "policy/v1", "kind", "Eviction",
                      "metadata", "name", slash ? slash + 1 : pod, "namespace",
@@ -259,7 +225,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
     if (rc < 0)
         goto out;
     if (r.status < 300 || r.status == 404) {
-        count(k, &k->c.evictions);
+        kube__count(k, &k->c.evictions);
         add_outcome(o, STORE_AUDIT_EVICT_ACKED, rec, seq, pod, NULL,
                     r.status == 404 ? "pod already gone" : "eviction accepted by the API server");
         if (r.status < 300)
@@ -267,7 +233,7 @@ static int evict_pod(struct kube *k, struct kube_http *h, json_t *rec, uint64_t 
                       "Preempted by %s (trigger pod %s)", job, trig ? trig : job);
         goto out;
     }
-    count(k, &k->c.evict_refused);
+    kube__count(k, &k->c.evict_refused);
     kube__status_message(&r, msg, sizeof(msg));
     log_warn("kube: eviction of pod '%s' refused: %s", pod, msg);
     add_outcome(o, STORE_AUDIT_EVICT_REFUSED, rec, seq, pod, NULL, msg);
@@ -294,38 +260,32 @@ static int ours(struct kube *k, const char *pod)
     return yes;
 }
 
-json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind)
+int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i)
 {
-    json_t *out = json_array();
-    json_t *pods = json_object_get(rec, "pods"), *nodes = json_object_get(rec, "nodes");
-    int evicting = kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
-    if (kind == STORE_AUDIT_EVICTED && json_is_true(json_object_get(rec, "observed")))
-        return out; /* the API server removed the pod: nothing to evict */
-    if (evicting && json_is_array(json_object_get(rec, "victims")))
-        pods = json_object_get(rec, "victims");
-    if (!evicting && kind != STORE_AUDIT_PLACED && kind != STORE_AUDIT_NOMINATED)
-        return out;
-    for (size_t i = 0; i < json_array_size(pods); i++) {
-        const char *pod = json_string_value(json_array_get(pods, i));
-        const char *node = json_string_value(json_array_get(nodes, i));
-        /* muster binds and nominates only its own pods, but a victim may belong to any
-         * scheduler: like kube-scheduler's preemption, any lower-priority pod can be one */
-        if (!pod || (!evicting && (!node || !ours(k, pod))))
-            continue;
-        json_array_append_new(out, json_pack("[s,s?]", pod, evicting ? NULL : node));
+    switch (rec->kind) {
+    case STORE_AUDIT_EVICTED: /* observed: the API server removed the pod, nothing to evict */
+        return !rec->observed;
+    case STORE_AUDIT_PREEMPTED:
+        /* a victim may belong to any scheduler: like kube-scheduler's preemption, any
+         * lower-priority pod can be one */
+        return 1;
+    case STORE_AUDIT_PLACED:
+    case STORE_AUDIT_NOMINATED: /* muster binds and nominates only its own pods */
+        return ours(k, rec->pods[i].pod);
+    default:
+        return 0;
     }
-    return out;
 }
 
-int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
-                   struct err *err)
+int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
+                   const struct sched_outbox_rec *rec, const struct sched_outbox_pod *pod,
+                   json_t *outcomes, struct err *err)
 {
-    if (kind == STORE_AUDIT_PLACED)
-        return bind_pod(k, h, rec, seq, pod, node, outcomes, err);
-    if (kind == STORE_AUDIT_NOMINATED)
-        return nominate_pod(k, h, rec, seq, pod, node, outcomes, err);
-    return evict_pod(k, h, rec, seq, pod, outcomes, err);
+    if (rec->kind == STORE_AUDIT_PLACED)
+        return bind_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
+    if (rec->kind == STORE_AUDIT_NOMINATED)
+        return nominate_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
+    return evict_pod(k, h, rec, seq, pod->pod, outcomes, err);
 }
 
 int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
@@ -353,50 +313,5 @@ int kube__unbind_local(struct kube *k, const char *pod, struct err *err)
         rc = sched_apply(k->sched, &m, clock_now_ms(), &res, err);
     json_decref(res);
     model_manifest_free(&m);
-    return rc;
-}
-
-struct ack_ctx {
-    json_t *recs;
-    uint64_t seq;
-};
-
-static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
-{
-    struct ack_ctx *a = ctx;
-    json_t *none = json_object();
-    int rc = kube__writeback_commit(txn, a->recs, a->seq, none, err);
-    json_decref(none);
-    return rc;
-}
-
-int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                      struct err *err)
-{
-    enum store_audit_kind kind;
-    if (store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) < 0)
-        return 0;
-    json_t *pods = kube__record_pods(k, rec, kind), *e;
-    json_t *outcomes = json_array();
-    size_t i;
-    int rc = 0;
-    json_array_foreach(pods, i, e)
-    {
-        rc = kube__bind_pod(k, h, seq, rec, kind, json_string_value(json_array_get(e, 0)),
-                            json_string_value(json_array_get(e, 1)), outcomes, err);
-        if (rc < 0)
-            break;
-    }
-    if (rc == 0) {
-        struct ack_ctx a = {outcomes, seq};
-        rc = store_write(k->store, ack_fn, &a, err);
-        if (rc == 0) {
-            pthread_mutex_lock(&k->mu);
-            k->c.ack_seq = seq;
-            pthread_mutex_unlock(&k->mu);
-        }
-    }
-    json_decref(pods);
-    json_decref(outcomes);
     return rc;
 }

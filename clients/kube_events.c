@@ -21,8 +21,9 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "log.h"
+#include "outbox.h"
 #include "store.h"
 
 #define NOTE_MAX 1024 /* events.k8s.io/v1 rejects a longer note */
@@ -172,9 +173,7 @@ int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev
         failed(k, ev, kube__status_message(&r, msg, sizeof(msg)));
         rc = ERR_INVALID;
     } else {
-        pthread_mutex_lock(&k->mu);
-        k->c.events_written++;
-        pthread_mutex_unlock(&k->mu);
+        kube__count(k, &k->c.events_written);
     }
     kube__resp_release(&r);
     json_decref(ref);
@@ -225,19 +224,23 @@ static json_t *job_pending_pods(struct kube *k, const char *job, int *is_group)
     return p.pods;
 }
 
-void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec)
+/* The cycle of rec as its Events print it (0 when the record has none). */
+static long long cycle_of(const struct sched_outbox_rec *rec)
 {
-    const char *job = json_string_value(json_object_get(rec, "job"));
-    const char *code = json_string_value(json_object_get(rec, "reason"));
-    const char *msg = json_string_value(json_object_get(rec, "message"));
+    return rec->cycle >= 0 ? (long long)rec->cycle : 0;
+}
+
+void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq,
+                                const struct sched_outbox_rec *rec)
+{
+    const char *job = rec->job, *code = why_code_name(rec->code);
     if (!job)
         return;
     int group = 0;
     json_t *pods = job_pending_pods(k, job, &group);
-    char *note = xasprintf("%s (muster: %s, cycle %lld, audit seq %llu)", msg ? msg : code,
-                           code ? code : "Unschedulable",
-                           (long long)json_integer_value(json_object_get(rec, "cycle")),
-                           (unsigned long long)seq);
+    char *note =
+        xasprintf("%s (muster: %s, cycle %lld, audit seq %llu)", rec->message ? rec->message : code,
+                  code, cycle_of(rec), (unsigned long long)seq);
     size_t i;
     json_t *p;
     json_array_foreach(pods, i, p)
@@ -254,9 +257,10 @@ void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t se
     json_decref(pods);
 }
 
-void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec)
+void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq,
+                                const struct sched_outbox_rec *rec)
 {
-    const char *job = json_string_value(json_object_get(rec, "job"));
+    const char *job = rec->job;
     MDB_txn *txn = NULL;
     json_t *pg = NULL;
     int group = 0;
@@ -267,11 +271,9 @@ void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t se
     json_decref(pg);
     if (!group)
         return;
-    json_t *pods = json_object_get(rec, "pods");
-    char *note = xasprintf("%zu pod%s of gang %s bound (muster cycle %lld, audit seq %llu)",
-                           json_array_size(pods), json_array_size(pods) == 1 ? "" : "s", job,
-                           (long long)json_integer_value(json_object_get(rec, "cycle")),
-                           (unsigned long long)seq);
+    char *note =
+        xasprintf("%zu pod%s of gang %s bound (muster cycle %lld, audit seq %llu)", rec->npods,
+                  rec->npods == 1 ? "" : "s", job, cycle_of(rec), (unsigned long long)seq);
     struct kube_event ev = {MODEL_PODGROUP, job, "GangScheduled", "Scheduling", 0, note};
     kube__event(k, h, &ev);
     free(note);

@@ -1,19 +1,19 @@
 /*
- * kube_internal.h - internals of the Kubernetes mirror (clients/kube_*.c).
+ * kube_internal.h - internals of the Kubernetes mirror (clients/kube_*.c): the sources,
+ * the event queue, leader election and struct kube that every part shares. The parts
+ * have headers of their own: kube_conn.h (connection and HTTP, included here) and
+ * kube_writeback.h (bind mode's write-back).
  *
- * kube_conn.c   connection: kubeconfig, in-cluster credentials, HTTP through libcurl
+ * kube_conn.c   connection: kubeconfig, in-cluster credentials
+ * kube_http.c   HTTP through libcurl
  * kube_watch.c  one watcher thread per resource: paginated list, chunked watch
  * kube_mirror.c the event queue and the batching writer
  * kube.c        open/start/close, waiting, status
- * kube_http.c   libcurl
- * kube_bind.c   write-back of one pod's decision (binding, nomination, eviction) and
- *               kube__call, the one funnel of every API write
- * kube_outbox.c the write-back thread: the audit log as outbox, per-pod retry and
- *               give-up, the crash-safe acknowledged sequence
- * kube_events.c Events (events.k8s.io/v1, core v1 fallback)
- * kube_pgstatus.c PodGroup status (both API groups)
  * kube_lease.c  leader election: the lease thread (acquire, renew, lose, start a term)
  * kube_term.c   what the replica may do now: kube__may_write, cycles, the write-back's term
+ * kube_review.c, kube_witness.c  checks of the mirror against the API server
+ * write-back    kube_call.c, kube_events.c, kube_pgstatus.c, kube_bind.c, kube_outbox.c
+ *               (kube_writeback.h)
  *
  * Locking: k->mu guards the queue, every struct kube_source's state fields and the
  * counters; k->cond signals queue and sync changes. No lock is held across network
@@ -28,66 +28,9 @@
 #include <time.h>
 
 #include "kube.h"
+#include "kube_conn.h"
 #include "model.h"
 #include "store.h"
-
-/* ---- connection ---- */
-
-struct kube_conn {
-    char *server; /* "https://host:port", no trailing slash */
-    char *token;
-    char *ca_file, *ca_data; /* PEM file or PEM bytes (decoded) */
-    size_t ca_len;
-    char *cert_file, *cert_data, *key_file, *key_data;
-    size_t cert_len, key_len;
-    int insecure;
-    char *ns;         /* context namespace or NULL */
-    char *user_agent; /* NULL: "muster/VERSION"; with leader election it names the identity */
-};
-
-/* Loads a kubeconfig (YAML) and picks context (NULL: current-context). Relative file paths
- * are resolved against the kubeconfig's folder. *out new. */
-int kube__conn_from_kubeconfig(const char *path, const char *context, struct kube_conn **out,
-                               struct err *err);
-/* In-cluster credentials: $KUBERNETES_SERVICE_HOST/PORT and sa_dir/{token,ca.crt,namespace}
- * (sa_dir NULL: /var/run/secrets/kubernetes.io/serviceaccount). ERR_NOT_FOUND when not in a
- * pod. *out new. */
-int kube__conn_in_cluster(const char *sa_dir, struct kube_conn **out, struct err *err);
-/* Picks per kube_options rules (kubeconfig, in-cluster, $KUBECONFIG, ~/.kube/config). */
-int kube__conn_load(const char *kubeconfig, const char *context, struct kube_conn **out,
-                    struct err *err);
-void kube__conn_free(struct kube_conn *c);
-
-/* One libcurl easy handle bound to a connection, used by one thread (keeps the connection
- * alive between requests). stop, when not NULL, aborts transfers once *stop is non-zero. */
-struct kube_http;
-struct kube_http *kube__http_new(const struct kube_conn *c, volatile int *stop);
-/* Also aborts transfers once *flag is non-zero (a watcher's relist request). */
-void kube__http_abort_on(struct kube_http *h, volatile int *flag);
-void kube__http_free(struct kube_http *h);
-
-struct kube_resp {
-    long status;
-    char *body; /* new, NUL-terminated */
-    size_t len;
-};
-void kube__resp_release(struct kube_resp *r);
-
-/* One request to path (with query). body may be NULL; ctype NULL means application/json.
- * timeout_ms 0: none. Returns 0 when a response arrived (any status), ERR_NETWORK. */
-int kube__http_request(struct kube_http *h, const char *method, const char *path, const char *ctype,
-                       const char *body, long timeout_ms, struct kube_resp *resp, struct err *err);
-
-/* Streams a GET: each complete newline-terminated line of a 2xx body goes to line_fn
- * (return non-zero to abort the transfer). Non-2xx bodies are kept in resp. Returns 0 when
- * the stream ended (status in resp->status), ERR_NETWORK (dropped, aborted by stop or by
- * line_fn: *aborted set to 1 in that last case). */
-typedef int (*kube_line_fn)(void *ctx, const char *line, size_t len);
-int kube__http_stream(struct kube_http *h, const char *path, long timeout_ms, kube_line_fn line_fn,
-                      void *ctx, struct kube_resp *resp, int *aborted, struct err *err);
-
-/* Decodes base64 (kubeconfig *-data fields). New buffer, NUL-terminated. */
-int kube__base64_decode(const char *in, char **out, size_t *out_len, struct err *err);
 
 /* ---- sources and events ---- */
 
@@ -200,7 +143,7 @@ void kube__enqueue(struct kube *k, struct kube_ev *ev);
 void kube__ev_free(struct kube_ev *ev);
 /* 1 when this replica may write to the API server now (bindings, patches, evictions,
  * Events, PodGroup status): leader election is off, or this replica holds the Lease and
- * its renew deadline has not passed (kube_lease.c). Every write goes through kube_bind.c's
+ * its renew deadline has not passed (kube_lease.c). Every write goes through kube_call.c's
  * kube__call(), which asks this first; a 0 stops the write before it leaves. */
 int kube__may_write(struct kube *k);
 /* 1 when the last successful renewal (sent at k->lease.renewed_ms) is younger than the
@@ -236,77 +179,5 @@ int kube__authoritative(struct kube *k);
  * up, and must drop what it holds of earlier terms (those records are abandoned) and go on
  * after *from (the last audit record when the term started). */
 int kube__writeback_turn(struct kube *k, uint64_t *my_term, uint64_t *from);
-
-/* ---- write-back (kube_bind.c, kube_outbox.c) ---- */
-
-/* Every request write-back makes (writes, and the reads that decide them): asks
- * kube__may_write first (ERR_UNAVAILABLE when it says no), then makes one attempt.
- * Returns 0 with an answer below 500 in r, ERR_NETWORK for a transport error or a 5xx
- * (counted in writebackFailures; r may hold the 5xx). Release r in every case. */
-int kube__call(struct kube *k, struct kube_http *h, const char *method, const char *path,
-               const char *ctype, json_t *body, struct kube_resp *r, struct err *err);
-/* "HTTP 409: message" of an answer, into buf. */
-const char *kube__status_message(struct kube_resp *r, char *buf, size_t n);
-
-/* One pod's part of an audit record ("placed": binding, "nominated": nominatedNodeName,
- * "preempted"/"evicted": DisruptionTarget and eviction), one attempt. Outcome records
- * ("bound", "bind-refused", ...) are appended to outcomes (array, borrowed). Returns 0
- * when the API server decided (accepted or refused), ERR_NETWORK / ERR_UNAVAILABLE when
- * it must be retried. */
-int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                   enum store_audit_kind kind, const char *pod, const char *node, json_t *outcomes,
-                   struct err *err);
-/* The pods of rec that write-back acts on ("pods", or "victims" of an eviction; only
- * pods of this scheduler for bindings and nominations; none for an "evicted" record the
- * mirror wrote for a pod the API server removed). New array of [pod, node|null]. */
-json_t *kube__record_pods(struct kube *k, json_t *rec, enum store_audit_kind kind);
-/* A binding given up: the store's pod loses its spec.nodeName (the API server never had
- * it), so the next cycle places it again. */
-int kube__unbind_local(struct kube *k, const char *pod, struct err *err);
-
-/* In txn: appends outcomes (audit records, borrowed, appended as copies) and writes the
- * write-back document {"ackSeq": ack, "done": done} (kube_outbox.c). */
-int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t *done,
-                           struct err *err);
-/* Write-back of one audit record, each pod once, outcomes and ackSeq committed
- * together (exposed for tests). Returns 0 when every pod was decided, or ERR_* when one
- * must be retried (nothing is committed then). */
-int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
-                      struct err *err);
-
-/* ---- Events (kube_events.c) ---- */
-
-#define KUBE_EVENT_CONTROLLER "muster"
-
-struct kube_event {
-    enum model_kind kind; /* MODEL_POD or MODEL_PODGROUP */
-    const char *key;      /* "ns/name" */
-    const char *reason;   /* "Scheduled" */
-    const char *action;   /* "Binding" */
-    int warning;          /* type Warning, else Normal */
-    const char *note;     /* cut at 1 kB */
-};
-/* "<hostname>_<pid>": reportingInstance. */
-void kube__event_instance(char *buf, size_t n);
-/* Writes one Event, best effort: 0, or ERR_* after counting and (rate-limited) logging
- * the failure. Never retried. */
-int kube__event(struct kube *k, struct kube_http *h, const struct kube_event *ev);
-/* FailedScheduling on the pending pods of an "unschedulable" record's job and
- * GangUnschedulable on its PodGroup. */
-void kube__events_unschedulable(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
-/* GangScheduled on the PodGroup of a "placed" record whose pods were all bound. */
-void kube__event_gang_scheduled(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec);
-
-/* ---- PodGroup status (kube_pgstatus.c) ---- */
-
-/* Brings the status of PodGroup key to what muster knows when it differs from the
- * mirrored one and from what this process wrote last to that object (written[key]:
- * {"uid", "status"}; updated).
- * 0 when nothing was needed, the patch was accepted, or key is not a PodGroup;
- * ERR_NETWORK (retry) or ERR_INVALID / ERR_NOT_FOUND (refused). */
-int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, const char *key,
-                         struct err *err);
-/* Two PodGroup conditions equal but for lastTransitionTime and transitionID. */
-int kube__pg_condition_same(json_t *a, json_t *b);
 
 #endif

@@ -1,13 +1,14 @@
 /*
  * kube_outbox.c - the write-back thread: the audit log is the outbox.
  *
- * The thread reads audit records after the ones it has read (in memory) and turns each
- * pod of a "placed", "nominated", "preempted" or "evicted" record into an item that
- * kube_bind.c tries once per pass. A pod whose call fails (transport error, 5xx) is
- * retried with capped exponential backoff and jitter while every other pod goes on;
- * the records of that pod wait behind it, so each pod's decisions reach the API
- * server in order. A pod failing for writeback_giveup_ms is given up: a
- * "writeback-abandoned" record, a history entry in its job's why
+ * The thread reads audit records after the ones it has read (in memory), each through
+ * sched_outbox_decode (scheduler/outbox.h: the typed contract with the scheduler's
+ * writers), and turns each pod of a "placed", "nominated", "preempted" or "evicted"
+ * record into an item that kube_bind.c tries once per pass. A pod whose call fails
+ * (transport error, 5xx) is retried with capped exponential backoff and jitter while
+ * every other pod goes on; the records of that pod wait behind it, so each pod's
+ * decisions reach the API server in order. A pod failing for writeback_giveup_ms is
+ * given up: a "writeback-abandoned" record, a history entry in its job's why
  * ("WritebackAbandoned"), the counter writebackAbandoned, and for a binding the
  * store's pod loses its node so the next cycle places it again.
  *
@@ -30,6 +31,9 @@
  * the first unfinished item of every pod whose turn it is, makes those calls, then settles
  * their outcomes one by one in record order on this thread, and goes round again while a
  * call finished (a pod's next item may now be due).
+ *
+ * Layering: this file is the top of write-back. It drives kube_bind.c, kube_events.c and
+ * kube_pgstatus.c, which share kube_call.c below them and never call back here.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,8 +43,9 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "log.h"
+#include "outbox.h"
 #include "scheduler.h"
 #include "store.h"
 
@@ -49,7 +54,7 @@
 #define WORKERS 16 /* write-back calls in flight at once */
 
 struct item {
-    char *pod, *node;
+    const struct sched_outbox_pod *p; /* borrowed from its record */
     int done, ok;
     int64_t first_fail, next_ms, backoff;
     uint64_t tried; /* the pass that last tried it */
@@ -57,8 +62,7 @@ struct item {
 
 struct orec {
     uint64_t seq;
-    json_t *rec;
-    enum store_audit_kind kind;
+    struct sched_outbox_rec rec;
     struct item *items;
     size_t nitems, pending;
 };
@@ -127,76 +131,55 @@ static int listed(json_t *list, const char *pod)
     return 0;
 }
 
-static void mark_dirty(struct outbox *o, json_t *rec)
+static void mark_dirty(struct outbox *o, const struct sched_outbox_rec *rec)
 {
-    const char *job = json_string_value(json_object_get(rec, "job"));
-    if (job)
-        json_object_set_new(o->dirty, job, json_true());
-    const char *by = json_string_value(json_object_get(rec, "preemptor"));
-    if (by)
-        json_object_set_new(o->dirty, by, json_true());
+    if (rec->job)
+        json_object_set_new(o->dirty, rec->job, json_true());
+    if (rec->preemptor)
+        json_object_set_new(o->dirty, rec->preemptor, json_true());
 }
 
-/* The records write-back reads: those it acts on and those that change a PodGroup's
- * status or write Events. */
-static int wanted(enum store_audit_kind kind)
-{
-    switch (kind) {
-    case STORE_AUDIT_PLACED:
-    case STORE_AUDIT_NOMINATED:
-    case STORE_AUDIT_PREEMPTED:
-    case STORE_AUDIT_EVICTED:
-    case STORE_AUDIT_UNSCHEDULABLE:
-    case STORE_AUDIT_APPLIED:
-    case STORE_AUDIT_DELETED:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static void add_record(struct outbox *o, uint64_t seq, json_t *rec, enum store_audit_kind kind)
+/* Keeps a record write-back reads (sched_outbox_decode's kinds): its Events, its
+ * PodGroups to bring up to date, and an item for each pod it calls the API server for.
+ * Takes ownership of *rec. */
+static void add_record(struct outbox *o, uint64_t seq, struct sched_outbox_rec *rec)
 {
     json_t *done = done_list(o, seq, 0);
+    size_t n = 0;
     mark_dirty(o, rec);
-    if (kind == STORE_AUDIT_UNSCHEDULABLE) {
-        if (!done) { /* written once, also across a restart */
-            kube__events_unschedulable(o->k, o->h, seq, rec);
-            done_list(o, seq, 1);
-            o->changed = 1;
-        }
-        return;
+    if (rec->kind == STORE_AUDIT_UNSCHEDULABLE && !done) { /* once, also across a restart */
+        kube__events_unschedulable(o->k, o->h, seq, rec);
+        done_list(o, seq, 1);
+        o->changed = 1;
     }
-    json_t *pods = kube__record_pods(o->k, rec, kind);
-    if (json_array_size(pods) == 0) {
-        json_decref(pods);
+    char *acted = xcalloc(rec->npods + 1, 1);
+    for (size_t i = 0; i < rec->npods; i++)
+        n += acted[i] = (char)kube__pod_acted(o->k, rec, i);
+    if (n == 0) {
+        free(acted);
+        sched_outbox_rec_release(rec);
         return;
     }
     XGROW(o->recs, o->nrecs + 1, o->caprecs);
     struct orec *r = &o->recs[o->nrecs++];
     memset(r, 0, sizeof(*r));
     r->seq = seq;
-    r->rec = json_incref(rec);
-    r->kind = kind;
-    r->items = xcalloc(json_array_size(pods), sizeof(struct item));
-    size_t i;
-    json_t *e;
-    json_array_foreach(pods, i, e)
-    {
-        const char *pod = json_string_value(json_array_get(e, 0));
-        const char *node = json_string_value(json_array_get(e, 1));
+    r->rec = *rec;
+    r->items = xcalloc(n, sizeof(struct item));
+    for (size_t i = 0; i < r->rec.npods; i++) {
+        if (!acted[i])
+            continue;
         struct item *it = &r->items[r->nitems++];
-        it->pod = xstrdup(pod);
-        it->node = node ? xstrdup(node) : NULL;
+        it->p = &r->rec.pods[i];
         it->backoff = o->k->opts.backoff_min_ms;
-        if (done && listed(done, pod)) {
+        if (done && listed(done, it->p->pod)) {
             it->done = 1; /* committed before a restart */
             continue;
         }
         r->pending++;
         o->inflight++;
     }
-    json_decref(pods);
+    free(acted);
 }
 
 struct scan {
@@ -207,15 +190,19 @@ struct scan {
 static int scan_fn(void *ctx, uint64_t seq, const char *json, size_t len)
 {
     struct scan *s = ctx;
-    enum store_audit_kind kind;
-    json_t *rec = json_loadb(json, len, 0, NULL);
+    struct sched_outbox_rec r;
+    struct err err = ERR_INIT;
+    json_t *doc = json_loadb(json, len, 0, NULL);
     s->o->cursor = seq;
-    if (store_audit_kind_parse(json_string_value(json_object_get(rec, "kind")), &kind, NULL) == 0 &&
-        wanted(kind)) {
-        add_record(s->o, seq, rec, kind);
+    int rc = sched_outbox_decode(doc, &r, &err);
+    if (rc == 1) {
+        add_record(s->o, seq, &r); /* takes r */
         s->n++;
+    } else if (rc < 0) { /* malformed: nothing write-back could act on */
+        log_warn("kube: write-back skips audit record %llu: %s", (unsigned long long)seq, err.msg);
+        sched_outbox_rec_release(&r);
     }
-    json_decref(rec);
+    json_decref(doc);
     return s->n >= SCAN_BATCH || s->o->inflight >= MAX_ITEMS ? 1 : 0;
 }
 
@@ -237,25 +224,24 @@ static void give_up(struct outbox *o, struct orec *r, struct item *it, const cha
     struct kube *k = o->k;
     struct err err = ERR_INIT;
     int64_t secs = (clock_mono_ms() - it->first_fail) / 1000;
+    const char *job = r->rec.job, *pod = it->p->pod;
     char *reason = xasprintf("write-back of '%s' given up after %llds of failures: %s",
-                             store_audit_kind_name(r->kind), (long long)secs, why);
-    const char *job = json_string_value(json_object_get(r->rec, "job"));
+                             store_audit_kind_name(r->rec.kind), (long long)secs, why);
     json_t *rec = json_pack("{s:s,s:s?,s:[s],s:s,s:{s:I,s:s}}", "kind",
                             store_audit_kind_name(STORE_AUDIT_WRITEBACK_ABANDONED), "job", job,
-                            "pods", it->pod, "reason", reason, "details", "ackOf",
-                            (json_int_t)r->seq, "of", store_audit_kind_name(r->kind));
-    if (it->node)
-        json_object_set_new(rec, "nodes", json_pack("[s]", it->node));
+                            "pods", pod, "reason", reason, "details", "ackOf", (json_int_t)r->seq,
+                            "of", store_audit_kind_name(r->rec.kind));
+    /* the node of a binding or nomination; an eviction's record names none */
+    if (it->p->node && (r->rec.kind == STORE_AUDIT_PLACED || r->rec.kind == STORE_AUDIT_NOMINATED))
+        json_object_set_new(rec, "nodes", json_pack("[s]", it->p->node));
     json_array_append_new(o->outcomes, rec);
-    log_warn("kube: %s (pod '%s')", reason, it->pod);
-    pthread_mutex_lock(&k->mu);
-    k->c.writeback_abandoned++;
-    pthread_mutex_unlock(&k->mu);
+    log_warn("kube: %s (pod '%s')", reason, pod);
+    kube__count(k, &k->c.writeback_abandoned);
     /* the store claims a binding the API server never got: place the pod again */
-    if (r->kind == STORE_AUDIT_PLACED && kube__unbind_local(k, it->pod, &err) < 0)
-        log_warn("kube: pod '%s' after an abandoned binding: %s", it->pod, err.msg);
+    if (r->rec.kind == STORE_AUDIT_PLACED && kube__unbind_local(k, pod, &err) < 0)
+        log_warn("kube: pod '%s' after an abandoned binding: %s", pod, err.msg);
     if (job) {
-        json_t *entry = json_pack("{s:s,s:s,s:s,s:I}", "code", "WritebackAbandoned", "pod", it->pod,
+        json_t *entry = json_pack("{s:s,s:s,s:s,s:I}", "code", "WritebackAbandoned", "pod", pod,
                                   "message", reason, "auditSeq", (json_int_t)r->seq);
         err_clear(&err);
         if (sched_why_note(k->sched, job, entry, clock_now_ms(), &err) < 0 &&
@@ -272,14 +258,14 @@ static void finish(struct outbox *o, struct orec *r, struct item *it, int ok)
     it->ok = ok;
     r->pending--;
     o->inflight--;
-    json_array_append_new(done_list(o, r->seq, 1), json_string(it->pod));
+    json_array_append_new(done_list(o, r->seq, 1), json_string(it->p->pod));
     o->changed = 1;
     if (r->pending == 0) {
         int all = 1;
         for (size_t i = 0; i < r->nitems; i++)
             all = all && r->items[i].ok;
-        if (all && r->kind == STORE_AUDIT_PLACED)
-            kube__event_gang_scheduled(o->k, o->h, r->seq, r->rec);
+        if (all && r->rec.kind == STORE_AUDIT_PLACED)
+            kube__event_gang_scheduled(o->k, o->h, r->seq, &r->rec);
     }
 }
 
@@ -313,8 +299,7 @@ static void *worker_main(void *arg)
     while ((i = atomic_fetch_add(&c->next, 1)) < c->n && !k->stop) {
         struct call *x = &c->calls[i];
         err_clear(&x->err);
-        x->rc = kube__bind_pod(k, w->h, x->r->seq, x->r->rec, x->r->kind, x->it->pod, x->it->node,
-                               x->outcomes, &x->err);
+        x->rc = kube__bind_pod(k, w->h, x->r->seq, &x->r->rec, x->it->p, x->outcomes, &x->err);
     }
     return NULL;
 }
@@ -371,7 +356,7 @@ static void settle(struct outbox *o, struct call *x, int64_t now)
     }
     if (!it->first_fail) {
         it->first_fail = now;
-        log_warn("kube: write-back of pod '%s' (audit record %llu): %s; retrying", it->pod,
+        log_warn("kube: write-back of pod '%s' (audit record %llu): %s; retrying", it->p->pod,
                  (unsigned long long)r->seq, x->err.msg);
     }
     if (now - it->first_fail >= k->opts.writeback_giveup_ms) {
@@ -396,9 +381,9 @@ static size_t due(struct outbox *o, int64_t now, struct call **calls, int64_t *n
         struct orec *r = &o->recs[i];
         for (size_t j = 0; j < r->nitems; j++) {
             struct item *it = &r->items[j];
-            if (it->done || json_object_get(blocked, it->pod))
+            if (it->done || json_object_get(blocked, it->p->pod))
                 continue;
-            json_object_set_new(blocked, it->pod, json_true());
+            json_object_set_new(blocked, it->p->pod, json_true());
             if (it->next_ms <= now && it->tried != o->passes) {
                 it->tried = o->passes;
                 XGROW(*calls, n + 1, cap);
@@ -448,12 +433,8 @@ static void advance(struct outbox *o)
     size_t n = 0;
     while (n < o->nrecs && o->recs[n].pending == 0) {
         struct orec *r = &o->recs[n++];
-        for (size_t j = 0; j < r->nitems; j++) {
-            free(r->items[j].pod);
-            free(r->items[j].node);
-        }
         free(r->items);
-        json_decref(r->rec);
+        sched_outbox_rec_release(&r->rec);
     }
     if (n) {
         memmove(o->recs, o->recs + n, (o->nrecs - n) * sizeof(*o->recs));
@@ -486,6 +467,43 @@ int kube__writeback_commit(MDB_txn *txn, json_t *outcomes, uint64_t ack, json_t 
     json_t *doc = json_pack("{s:I,s:O}", "ackSeq", (json_int_t)ack, "done", done);
     int rc = store_doc_put(txn, STORE_DB_MIRROR, "writeback", doc, err);
     json_decref(doc);
+    return rc;
+}
+
+struct ack_ctx {
+    json_t *recs;
+    uint64_t seq;
+};
+
+static int ack_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct ack_ctx *a = ctx;
+    json_t *none = json_object();
+    int rc = kube__writeback_commit(txn, a->recs, a->seq, none, err);
+    json_decref(none);
+    return rc;
+}
+
+int kube__bind_record(struct kube *k, struct kube_http *h, uint64_t seq, json_t *rec,
+                      struct err *err)
+{
+    struct sched_outbox_rec r;
+    int rc = sched_outbox_decode(rec, &r, err); /* 0: a kind with nothing to do, acked */
+    if (rc < 0)
+        return rc;
+    json_t *outcomes = json_array();
+    rc = 0;
+    for (size_t i = 0; rc == 0 && i < r.npods; i++)
+        if (kube__pod_acted(k, &r, i))
+            rc = kube__bind_pod(k, h, seq, &r, &r.pods[i], outcomes, err);
+    if (rc == 0) {
+        struct ack_ctx a = {outcomes, seq};
+        rc = store_write(k->store, ack_fn, &a, err);
+        if (rc == 0)
+            set_ack_counter(k, seq);
+    }
+    sched_outbox_rec_release(&r);
+    json_decref(outcomes);
     return rc;
 }
 

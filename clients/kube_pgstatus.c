@@ -29,10 +29,11 @@
 #include "alloc.h"
 #include "clock.h"
 #include "err.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "log.h"
 #include "scheduler.h"
 #include "store.h"
+#include "why.h"
 
 struct facts {
     json_t *pg;  /* the mirrored PodGroup */
@@ -41,6 +42,7 @@ struct facts {
     int total, scheduled, running, succeeded, failed;
     char *occupied; /* occupiedBy of the first pod, or NULL */
     json_t *why;    /* the job's why document or NULL */
+    int primary;    /* enum why_code of the why's primary reason, -1 when none */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -119,6 +121,8 @@ static int facts_load(struct kube *k, const char *key, struct facts *f)
     store_txn_abort(&txn);
     if (rc == 0 && sched_why(k->sched, key, &f->why, NULL) < 0)
         f->why = NULL;
+    f->primary = why_code_from_name(
+        json_string_value(json_object_get(json_object_get(f->why, "primary"), "code")));
     return rc;
 }
 
@@ -127,29 +131,36 @@ static const char *why_state(const struct facts *f)
     return json_string_value(json_object_get(f->why, "state"));
 }
 
-static const char *why_code(const struct facts *f)
-{
-    return json_string_value(json_object_get(json_object_get(f->why, "primary"), "code"));
-}
-
 static int unschedulable(const struct facts *f)
 {
     const char *st = why_state(f);
     return st && !strcmp(st, sched_job_state_name(SCHED_JOB_UNSCHEDULABLE));
 }
 
-static int is_code(const struct facts *f, const char *const *codes)
+/* Placed on nominated nodes, waiting for victims to go. */
+static int preempting(const struct facts *f)
 {
-    const char *c = why_code(f);
-    for (; c && *codes; codes++)
-        if (!strcmp(c, *codes))
-            return 1;
-    return 0;
+    return f->primary == WHY_PREEMPTION_WAITING || f->primary == WHY_PREEMPTING ||
+           f->primary == WHY_RECLAIMING;
+}
+
+/* Not tried yet, or held back by its queue: not enqueued (Volcano's Inqueue). */
+static int held_back(const struct facts *f)
+{
+    switch (f->primary) {
+    case WHY_NOT_TRIED:
+    case WHY_QUEUE_OVER_CAPABILITY:
+    case WHY_WAITING_FOR_QUEUE_SHARE:
+    case WHY_QUEUE_NOT_FOUND:
+    case WHY_QUEUE_NOT_LEAF:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static const char *sigs_phase(const struct facts *f)
 {
-    static const char *const waiting[] = {"PreemptionWaiting", "Preempting", "Reclaiming", NULL};
     if (f->succeeded >= f->min)
         return "Finished";
     if (f->failed && f->failed + f->running + f->succeeded >= f->min)
@@ -160,7 +171,7 @@ static const char *sigs_phase(const struct facts *f)
         return "Scheduled";
     if (f->scheduled > 0)
         return "Scheduling";
-    if (is_code(f, waiting))
+    if (preempting(f))
         return "PreScheduling";
     return "Pending";
 }
@@ -183,16 +194,12 @@ static json_t *sigs_status(const struct facts *f, json_t *old, json_t *last)
 
 static const char *volcano_phase(const struct facts *f)
 {
-    /* not tried yet, or held back by its queue: not enqueued */
-    static const char *const held[] = {
-        "NotTried",      "QueueOverCapability", "WaitingForQueueShare",
-        "QueueNotFound", "QueueNotLeaf",        NULL};
     int completed = f->succeeded + f->failed;
     if (f->running && unschedulable(f))
         return "Unknown";
     if (f->scheduled >= f->min)
         return f->scheduled == completed ? "Completed" : "Running";
-    if (f->why && !is_code(f, held))
+    if (f->why && !held_back(f))
         return "Inqueue";
     return "Pending";
 }
@@ -241,9 +248,9 @@ static json_t *volcano_status(const struct facts *f, json_t *old)
             json_string_value(json_object_get(json_object_get(f->why, "primary"), "message"));
         char *msg =
             xasprintf("%d/%d tasks in gang unschedulable: %s", f->min - f->scheduled, f->total,
-                      why           ? why
-                      : why_code(f) ? why_code(f)
-                                    : "");
+                      why               ? why
+                      : f->primary >= 0 ? why_code_name(f->primary)
+                                        : "");
         cond = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "type", "Unschedulable", "status", "True",
                          "lastTransitionTime", ts, "transitionID", "", "reason",
                          "NotEnoughResources", "message", msg);
@@ -331,12 +338,7 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
         rc =
             err_set(err, r.status == 404 ? ERR_NOT_FOUND : ERR_INVALID,
                     "status of podgroup '%s': %s", key, kube__status_message(&r, msg, sizeof(msg)));
-    pthread_mutex_lock(&k->mu);
-    if (rc == 0)
-        k->c.pg_status_patches++;
-    else
-        k->c.pg_status_failures++;
-    pthread_mutex_unlock(&k->mu);
+    kube__count(k, rc == 0 ? &k->c.pg_status_patches : &k->c.pg_status_failures);
     if (rc == 0)
         json_object_set_new(
             written, key,

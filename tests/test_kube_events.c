@@ -15,7 +15,7 @@
 #include "err.h"
 #include "kube.h"
 #include "kube_fx.h"
-#include "kube_internal.h"
+#include "kube_writeback.h"
 #include "kube_support.h"
 #include "sched_util.h"
 #include "store.h"

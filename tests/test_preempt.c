@@ -280,26 +280,11 @@ START_TEST(test_preempt_cases)
 }
 END_TEST
 
-/* hi-1 preempts lo-1 at cycle 1, hi-2 preempts lo-2 at cycle 2. */
-static void two_rounds(struct sched_util *u)
-{
-    char doc[1024];
-    json_decref(sched_util_apply(u, sched_util_two_preemptions, 1000));
-    snprintf(doc, sizeof(doc), "# hi\n%s", sched_util_hi_pod);
-    char pod[1024];
-    snprintf(pod, sizeof(pod), doc, "hi-1");
-    json_decref(sched_util_apply(u, pod, 1500));
-    json_decref(sched_util_cycle(u, 2000));
-    snprintf(pod, sizeof(pod), doc, "hi-2");
-    json_decref(sched_util_apply(u, pod, 5000));
-    json_decref(sched_util_cycle(u, 6000));
-}
-
 START_TEST(test_preempt_ledger_filters)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    two_rounds(&u);
+    sched_util_two_rounds(&u);
     json_t *all = sched_util_ledger(&u, NULL, NULL, NULL);
     ck_assert_int_eq(json_array_size(all), 2);
     json_t *e = json_array_get(all, 0);
@@ -348,7 +333,7 @@ START_TEST(test_preempt_bound_latency_and_audit)
     struct sched_util u;
     struct sched_options opts = {.grace_ms = 10000};
     sched_util_open(&u, &opts);
-    two_rounds(&u);
+    sched_util_two_rounds(&u);
     json_decref(sched_util_cycle(&u, 13000)); /* lo-1 gone (deleted at 2 s), hi-1 binds */
     json_t *l = sched_util_ledger(&u, "default/hi-1", NULL, NULL), *e = json_array_get(l, 0);
     ck_assert(json_is_true(json_object_get(e, "bound")));
@@ -392,7 +377,7 @@ START_TEST(test_preempt_victim_deleted_by_hand_is_forgotten)
     struct sched_util u;
     struct sched_options opts = {.grace_ms = 10000};
     sched_util_open(&u, &opts);
-    two_rounds(&u); /* lo-1 marked at 2 s */
+    sched_util_two_rounds(&u); /* lo-1 marked at 2 s */
     struct err err = ERR_INIT;
     ck_assert_int_eq(sched_delete(u.s, MODEL_POD, "default/lo-1", 3000, &err), 0);
     json_decref(sched_util_apply(
@@ -476,31 +461,6 @@ START_TEST(test_preempt_mirrored_victims_wait_for_the_api_server)
 }
 END_TEST
 
-/* One 4-cpu node with lo (priority 1) on it; mid (50) preempts lo at t = 2 s and is
- * nominated to n1 (grace 10 s); hi (100, 4 cpu) is applied at 2.5 s. */
-static void mid_nominated_then_hi(struct sched_util *u)
-{
-    struct sched_options opts = {.grace_ms = 10000};
-    sched_util_open(u, &opts);
-    json_decref(sched_util_apply(
-        u,
-        "# one node, lo on it, mid pending\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}, "
-        "\"status\": {\"allocatable\": {\"cpu\": \"4\"}}}\n---\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"lo\", "
-        "\"namespace\": \"default\"}, \"spec\": {\"nodeName\": \"n1\", \"priority\": 1, "
-        "\"containers\": [{\"name\": \"c\", \"image\": \"x\", \"resources\": {\"requests\": "
-        "{\"cpu\": \"4\"}}}]}}\n---\n"
-        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"mid\", "
-        "\"namespace\": \"default\"}, \"spec\": {\"priority\": 50, \"containers\": [{\"name\": "
-        "\"c\", \"image\": \"x\", \"resources\": {\"requests\": {\"cpu\": \"4\"}}}]}}\n",
-        1000));
-    json_decref(sched_util_cycle(u, 2000));
-    char doc[1024];
-    snprintf(doc, sizeof(doc), sched_util_hi_pod, "hi");
-    json_decref(sched_util_apply(u, doc, 2500));
-}
-
 /* A higher-priority job that takes a lower preemptor's nominated room without preempting
  * (its victims are gone, and a nomination reserves only against lower priorities) clears the
  * lower one's plan too: the ledger (nominationsCleared by it, byLedger 0), an audit record
@@ -508,7 +468,7 @@ static void mid_nominated_then_hi(struct sched_util *u)
 START_TEST(test_preempt_nomination_displaced_by_placement)
 {
     struct sched_util u;
-    mid_nominated_then_hi(&u);
+    sched_util_mid_nominated_then_hi(&u);
     json_decref(sched_util_cycle(&u, 13000)); /* lo gone: hi (first by priority) takes n1 */
     char *node = sched_util_node_of(&u, "default/hi");
     ck_assert_str_eq(node, "n1");
@@ -546,7 +506,7 @@ END_TEST
 START_TEST(test_preempt_nomination_cleared)
 {
     struct sched_util u;
-    mid_nominated_then_hi(&u);
+    sched_util_mid_nominated_then_hi(&u);
     json_decref(sched_util_cycle(&u, 3000)); /* hi takes n1 over, lo still terminating */
     json_t *l = sched_util_ledger(&u, "default/hi", NULL, NULL), *e = json_array_get(l, 0);
     ck_assert_int_eq(json_array_size(l), 1);

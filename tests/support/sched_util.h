@@ -56,6 +56,12 @@ const char *sched_util_str2(json_t *o, const char *a, const char *b);
  * (lo-1, lo-2); a priority-100 4-cpu pod named by the %s. */
 extern const char sched_util_two_preemptions[];
 extern const char sched_util_hi_pod[];
+/* On sched_util_two_preemptions: hi-1 preempts lo-1 in the cycle at 2 s, hi-2 preempts lo-2
+ * in the cycle at 6 s. */
+void sched_util_two_rounds(struct sched_util *u);
+/* Opens u (grace 10 s) on one 4-cpu node with lo (priority 1) on it; mid (50) preempts lo
+ * at 2 s and is nominated to n1; hi (100, 4 cpu) is applied at 2.5 s. */
+void sched_util_mid_nominated_then_hi(struct sched_util *u);
 
 /* Reads a whole file into a new string; NULL when it cannot be read. */
 char *sched_util_read(const char *path);
