@@ -7,7 +7,9 @@
  * (blockers and verdict as JSON), why_text.c (the document's parts as text), why_class.c
  * (failing jobs that differ only by their name share one stored document), why_filter.c
  * (node-filter histogram, jobs ahead), why_gone.c (a document goes with its job),
- * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger).
+ * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger), audit.c
+ * (parts of audit records), outbox.c / outbox.h (the audit records Kubernetes write-back
+ * reads, typed: its public contract with clients/).
  *
  * Calls: place/ (the node filter asks fit and the pod rules), queue/, view/, reason/.
  * The why writer (struct sched_why_writer) is the cycle's memory of what it wrote; the

@@ -18,7 +18,7 @@
  *
  * Write-back also reads, with no call per pod:
  *   unschedulable  why_record.c: FailedScheduling / GangUnschedulable Events
- *   applied, deleted  sched__audit_object (sched.c) for sched_apply.c, sched_delete.c,
+ *   applied, deleted  sched__audit_object (record/audit.c) for sched_apply.c, sched_delete.c,
  *                  cycle_housekeeping.c: the status of the job's PodGroup is brought up
  *                  to date
  * Every other kind (cycle, bound, running, ...) is no business of write-back's.
