@@ -38,6 +38,7 @@
 #include "store.h"
 #include "strmap.h"
 #include "view_labels.h"
+#include "view_pod.h"
 #include "view_queue.h"
 #include "view_wait.h"
 
@@ -279,54 +280,8 @@ int sched__view_gang_job(const struct sched_view *v, const char *id);
  * valid with it. */
 const int *sched__view_node_order(struct sched_view *v, size_t *n);
 
-/* Statement primitives: account a pending pod on a node and back. */
-void sched__view_bind(struct sched_view *v, int pod, int node);
-void sched__view_unbind(struct sched_view *v, int pod);
-/* A live pod's fields the cycle itself changes, the view's counts kept in step:
- * terminating sets m.deletion_ms to ms (> 0), counting the pod in ndeleting unless it
- * already was; phase replaces m.phase (copied, NULL for none), and a bound pod that becomes
- * terminal stops counting on its node and queue (or counts again), as a put would have it. */
-void sched__view_pod_terminating(struct sched_view *v, int pod, int64_t ms);
-void sched__view_pod_phase(struct sched_view *v, int pod, const char *phase);
-/* Drops a pod's nomination (reservation) if any. */
-void sched__view_nominate_clear(struct sched_view *v, int pod);
-/* Nominates pod to node (-1 clears): the node's reservations and the pod's
- * status.nominatedNodeName as the view holds it. */
-void sched__view_set_nominated(struct sched_view *v, int pod, int node);
-/* A new node adopts bound pods and nominations that named it before it existed. */
-void sched__view_adopt(struct sched_view *v, int node);
-
 /* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
 json_t *sched__view_dump(struct sched_view *v);
 
 int sched__pod_pending(const struct sv_pod *p);
-/* The job's priority: its PodGroup's class value when the PodGroup names an existing
- * class, else the highest priority of its pods; without pods, the priority it had when
- * it was preempted (a retained victim), else 0. */
-int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
-/* The class a job's PodGroup names (the job's priority), NULL when it names none or the
- * class does not exist (sched__job_class_missing says which). Borrowed. */
-const struct model_priorityclass *sched__job_class(const struct sched_view *v,
-                                                   const struct sv_job *j);
-/* Preemption victims (view_class.c): a job the ledger keeps a record of, with the
- * priority it had when it was preempted (put replaces it). victim returns 1 and *prio
- * for such a job, else 0. */
-void sched__view_victim_put(struct sched_view *v, const char *id, int32_t prio);
-void sched__view_victim_del(struct sched_view *v, const char *id);
-int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio);
-/* 1 when the job's PodGroup names a class that does not exist. */
-int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
-int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
-/* ---- job states (view_state.c) ---- */
-
-/* The job's state (scheduler.h's table). */
-enum sched_job_state sched__job_state(const struct sched_view *v, const struct sv_job *j);
-/* 1 when the job is a preemption victim (state Preempted): a pod of it terminates
- * because of a preemption, or it is a recorded victim (sched__view_victim) with no
- * pending pods and fewer than minMember pods bound or nominated. The cycle tries such
- * a job only for its pending pods (never for MembersMissing). */
-int sched__job_preempted(const struct sched_view *v, const struct sv_job *j);
-/* The job an object belongs to ("ns/group" or "ns/pod"); NULL for nodes. New. */
-char *sched__object_job(enum model_kind kind, json_t *obj);
-
 #endif

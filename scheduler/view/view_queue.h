@@ -121,4 +121,24 @@ void sched__view_pdbs_free(struct sched_view *v);
  * until the job's PodGroup or pods change. */
 const char *sched__job_queue_name(const struct sched_view *v, const struct sv_job *j);
 
+/* ---- the priority of jobs (view_class.c) ---- */
+
+/* The job's priority: its PodGroup's class value when the PodGroup names an existing
+ * class, else the highest priority of its pods; without pods, the priority it had when
+ * it was preempted (a retained victim), else 0. */
+int32_t sched__job_priority(const struct sched_view *v, const struct sv_job *j);
+/* The class a job's PodGroup names (the job's priority), NULL when it names none or the
+ * class does not exist (sched__job_class_missing says which). Borrowed. */
+const struct model_priorityclass *sched__job_class(const struct sched_view *v,
+                                                   const struct sv_job *j);
+/* Preemption victims (view_class.c): a job the ledger keeps a record of, with the
+ * priority it had when it was preempted (put replaces it). victim returns 1 and *prio
+ * for such a job, else 0. */
+void sched__view_victim_put(struct sched_view *v, const char *id, int32_t prio);
+void sched__view_victim_del(struct sched_view *v, const char *id);
+int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio);
+/* 1 when the job's PodGroup names a class that does not exist. */
+int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
+int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
+
 #endif
