@@ -60,6 +60,8 @@ void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *e
 
 void sched__blockers_take(struct sched_blockers *dst, struct sched_blockers *src)
 {
+    if (!src->n)
+        return; /* src->b may be NULL, which memcpy may not be given */
     XGROW(dst->b, dst->n + src->n, dst->cap);
     memcpy(dst->b + dst->n, src->b, src->n * sizeof(*src->b));
     dst->n += src->n;
