@@ -43,7 +43,8 @@ static int is_evicted(json_t *pod)
     {
         const char *type = json_string_value(json_object_get(c, "type"));
         const char *status = json_string_value(json_object_get(c, "status"));
-        if (type && !strcmp(type, "DisruptionTarget") && status && !strcmp(status, "True"))
+        if (type && !strcmp(type, MODEL_COND_DISRUPTION_TARGET) && status &&
+            !strcmp(status, "True"))
             return 1;
     }
     return 0;

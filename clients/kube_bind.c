@@ -203,9 +203,10 @@ static int evict_pod(struct kube *k, struct kube_http *h, const struct sched_out
     char ts[40], msg[512];
     const char *slash = strchr(pod, '/');
     clock_format_rfc3339(clock_now_ms(), ts, sizeof(ts));
-    json_t *body = json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s}]}}", "status", "conditions", "type",
-                             "DisruptionTarget", "status", "True", "reason",
-                             "PreemptionByScheduler", "message", m, "lastTransitionTime", ts);
+    json_t *body =
+        json_pack("{s:{s:[{s:s,s:s,s:s,s:s,s:s}]}}", "status", "conditions", "type",
+                  MODEL_COND_DISRUPTION_TARGET, "status", "True", "reason",
+                  MODEL_REASON_PREEMPTION_BY_SCHEDULER, "message", m, "lastTransitionTime", ts);
     int rc =
         kube__call(k, h, "PATCH", path, "application/strategic-merge-patch+json", body, &r, err);
     free(path);

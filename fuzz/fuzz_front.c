@@ -15,8 +15,8 @@
 
 #include <ctype.h>
 
-#include "../web/front.h"
-#include "../web/internal.h"
+#include "../web/front_req.h"
+#include "../web/utf8.h"
 
 #define FRONT "X-Muster-Front: secret"
 

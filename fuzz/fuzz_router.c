@@ -12,7 +12,8 @@
  */
 #include "fuzz.h"
 
-#include "../web/internal.h"
+#include "../web/http.h"
+#include "../web/routes.h"
 
 static void check_rebuilt(int route, struct req *r, const char *raw)
 {

@@ -5,13 +5,18 @@
  * still defensive (a document may come from an older store), so they return
  * ERR_INVALID with the field instead of trusting the input blindly.
  */
-#include "internal.h"
+#include "model_kind.h"
+#include "model_quantity.h"
+#include "model_manifest.h"
+#include "model_select.h"
+#include "model_pod.h"
+#include "model_objects.h"
+#include "decode.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "clock.h"
 #include "err.h"
 
 static char *dup_or_null(json_t *v)
@@ -136,16 +141,7 @@ void model__res_free(struct model_res *r, size_t n)
     free_res(r, n);
 }
 
-static int64_t timestamp(json_t *meta, const char *key)
-{
-    int64_t ms = 0;
-    const char *s = json_string_value(json_object_get(meta, key));
-    if (!s || clock_parse_rfc3339(s, &ms, NULL) < 0)
-        return 0;
-    return ms;
-}
-
-/* The DisruptionTarget condition the scheduler sets on a preemption victim
+/* The MODEL_COND_DISRUPTION_TARGET condition the scheduler sets on a preemption victim
  * (scheduler/preempt_evict.c), as the API server keeps it in bind mode. */
 static int pod_preempted(json_t *status)
 {
@@ -156,8 +152,8 @@ static int pod_preempted(json_t *status)
         const char *type = json_string_value(json_object_get(cd, "type"));
         const char *st = json_string_value(json_object_get(cd, "status"));
         const char *reason = json_string_value(json_object_get(cd, "reason"));
-        if (type && !strcmp(type, "DisruptionTarget") && st && !strcmp(st, "True") && reason &&
-            !strcmp(reason, "PreemptionByScheduler"))
+        if (type && !strcmp(type, MODEL_COND_DISRUPTION_TARGET) && st && !strcmp(st, "True") &&
+            reason && !strcmp(reason, MODEL_REASON_PREEMPTION_BY_SCHEDULER))
             return 1;
     }
     return 0;
@@ -389,13 +385,13 @@ static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *
     if ((rc = model__pod_affinity_decode(spec, out, err)) < 0)
         goto out;
     out->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
-    out->node_name = dup_or_null(json_object_get(spec, "nodeName"));
-    out->phase = dup_or_null(json_object_get(status, "phase"));
-    if (!out->phase)
-        out->phase = xstrdup("Pending");
+    struct model__pod_state state;
+    model__pod_state(obj, &state);
+    out->node_name = state.node_name ? xstrdup(state.node_name) : NULL;
+    out->phase = xstrdup(state.phase ? state.phase : "Pending");
+    out->deletion_ms = state.deletion_ms;
     out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
-    out->creation_ms = timestamp(meta, "creationTimestamp");
-    out->deletion_ms = timestamp(meta, "deletionTimestamp");
+    out->creation_ms = model__time_ms(meta, "creationTimestamp");
     out->preempted = pod_preempted(status);
     if (walk)
         out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);

@@ -7,7 +7,9 @@
  * labels, as kube-apiserver does for pod affinity (a key the pod does not carry is
  * ignored): matchLabelKeys adds "key In (value)", mismatchLabelKeys "key NotIn (value)".
  */
-#include "internal.h"
+#include "model_select.h"
+#include "model_pod.h"
+#include "decode.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /*
  * decode_group.c - typed views of PodGroup and ClusterNetworkTopology documents.
  */
-#include "internal.h"
+#include "model_objects.h"
+#include "decode.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "model.h"
+#include "model_manifest.h"
 
 #define MAX_DEPTH 256
 

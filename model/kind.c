@@ -1,7 +1,7 @@
 /*
  * kind.c - the kinds muster knows, their API groups and resource names.
  */
-#include "model.h"
+#include "model_kind.h"
 
 #include <string.h>
 #include <strings.h>

@@ -7,6 +7,7 @@
  * laughs" document is rejected instead of eating memory); merge keys (<<) are
  * applied; duplicate keys are rejected, as the Kubernetes API server does.
  */
+#include "model_manifest.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -32,12 +33,6 @@ struct yp {
     int want_pos;
     struct err *err;
 };
-
-void model__pos_set(json_t *pos, const char *path, int line, int col)
-{
-    if (pos)
-        json_object_set_new(pos, path, json_pack("[ii]", line, col));
-}
 
 static int fail_at(struct yp *yp, yaml_mark_t mark, const char *fmt, const char *arg)
 {
@@ -321,72 +316,6 @@ out:
     return rc;
 }
 
-/* Splits pos into one map per item: the entries under "<head>[i]" go to maps[i] with
- * that prefix taken off. One pass over pos, so that flattening a List of n items is not
- * n passes over every field of the stream (a 2.7 MB List took minutes). New array of
- * new maps; NULL when pos is. */
-static json_t **pos_split(json_t *pos, const char *head, size_t n)
-{
-    if (!pos)
-        return NULL;
-    json_t **maps = xcalloc(n ? n : 1, sizeof(*maps)), *v;
-    size_t hl = strlen(head);
-    const char *k;
-    for (size_t i = 0; i < n; i++)
-        maps[i] = json_object();
-    json_object_foreach(pos, k, v)
-    {
-        const char *p = k + hl + 1;
-        size_t i = 0;
-        if (strncmp(k, head, hl) != 0 || k[hl] != '[' || *p < '0' || *p > '9')
-            continue;
-        for (; *p >= '0' && *p <= '9' && i < n; p++)
-            i = i * 10 + (size_t)(*p - '0');
-        if (i >= n || *p++ != ']')
-            continue;
-        if (*p == '.')
-            p++;
-        else if (*p && *p != '[')
-            continue;
-        json_object_set(maps[i], p, v);
-    }
-    return maps;
-}
-
-static int is_list(json_t *obj)
-{
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    return kind && !strcmp(kind, "List") && json_is_array(json_object_get(obj, "items"));
-}
-
-void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
-{
-    json_t *items = NULL, *item;
-    const char *head = NULL;
-    size_t i;
-    if (json_is_array(obj)) {
-        items = obj;
-        head = "";
-    } else if (json_is_object(obj) && is_list(obj)) {
-        items = json_object_get(obj, "items");
-        head = "items";
-    }
-    if (!items) {
-        /* capacity is the next power of two (implied by n): no copy per document */
-        if ((out->n & (out->n - 1)) == 0)
-            out->docs = xrealloc(out->docs, (out->n ? 2 * out->n : 1) * sizeof(*out->docs));
-        out->docs[out->n] = (struct model_doc){(int)out->n + 1, obj, pos};
-        out->n++;
-        return;
-    }
-    json_t **maps = pos_split(pos, head, json_array_size(items));
-    json_array_foreach(items, i, item)
-        model__manifest_add(out, json_incref(item), maps ? maps[i] : NULL);
-    free(maps);
-    json_decref(obj);
-    json_decref(pos);
-}
-
 static int parse(const char *buf, size_t len, enum model_format fmt, int want_pos,
                  struct model_manifest *out, struct err *err)
 {
@@ -452,20 +381,6 @@ int model_validate_all(struct model_manifest *m, const char *src, size_t len,
     }
     model_manifest_free(&placed);
     return n;
-}
-
-void model_manifest_free(struct model_manifest *m)
-{
-    if (!m)
-        return;
-    for (size_t i = 0; i < m->n; i++) {
-        json_decref(m->docs[i].obj);
-        json_decref(m->docs[i].pos);
-    }
-    free(m->docs);
-    m->docs = NULL;
-    m->n = 0;
-    m->validated = m->fields_checked = 0;
 }
 
 /* ---- depth ---- */

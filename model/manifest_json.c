@@ -2,6 +2,7 @@
  * manifest_json.c - JSON and NDJSON manifest bytes to jansson documents (manifest.c
  * dispatches here; YAML stays there).
  */
+#include "model_manifest.h"
 #include "internal.h"
 
 #include <string.h>

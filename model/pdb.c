@@ -10,7 +10,10 @@
  * two components read alike. A mirrored budget cannot be refused: it is stored as the API
  * server has it and decoded as kube-scheduler reads it.
  */
-#include "internal.h"
+#include "model_select.h"
+#include "model_objects.h"
+#include "validate.h"
+#include "decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * pod.c - the Pod fields muster writes, the one "pod is terminal" rule and the one "which
- * PodGroup a pod is in" rule.
+ * pod.c - the Pod fields muster writes, the one "pod is terminal" rule, the one "pod is
+ * pending" rule and the one "which PodGroup a pod is in" rule.
  *
  * Kubernetes keeps a pod's scheduling state in a handful of fields (spec.nodeName,
  * status.phase, status.nominatedNodeName, status.conditions, metadata.deletionTimestamp);
@@ -11,7 +11,8 @@
 
 #include "clock.h"
 #include "err.h"
-#include "model.h"
+#include "model_pod.h"
+#include "decode.h"
 
 int model_pod_phase_terminal(const char *phase)
 {
@@ -28,6 +29,52 @@ int model_pod_terminal(const struct model_pod *p)
 int model_pod_gang_bound(const struct model_pod *p)
 {
     return p->node_name && !model_pod_terminal(p);
+}
+
+/* Both forms of "pending" end here, so a decoded pod and its document cannot disagree. */
+static int unstarted(const char *phase, int64_t deletion_ms)
+{
+    return !deletion_ms && (!phase || !strcmp(phase, "Pending"));
+}
+
+int model_pod_unstarted(const struct model_pod *p)
+{
+    return unstarted(p->phase, p->deletion_ms);
+}
+
+int model_pod_is_pending(const struct model_pod *p)
+{
+    return !p->node_name && unstarted(p->phase, p->deletion_ms);
+}
+
+int model_pod_json_pending(json_t *pod)
+{
+    struct model__pod_state s;
+    model__pod_state(pod, &s);
+    return !s.node_name && unstarted(s.phase, s.deletion_ms);
+}
+
+int64_t model__time_ms(json_t *meta, const char *key)
+{
+    int64_t ms = 0;
+    const char *s = json_string_value(json_object_get(meta, key));
+    if (!s || clock_parse_rfc3339(s, &ms, NULL) < 0)
+        return 0;
+    return ms;
+}
+
+/* A non-empty string, or NULL. */
+static const char *nonempty(json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && *s ? s : NULL;
+}
+
+void model__pod_state(json_t *pod, struct model__pod_state *out)
+{
+    out->node_name = nonempty(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+    out->phase = nonempty(json_object_get(json_object_get(pod, "status"), "phase"));
+    out->deletion_ms = model__time_ms(json_object_get(pod, "metadata"), "deletionTimestamp");
 }
 
 /* A non-empty string member of pod.metadata.<where>, or NULL. */

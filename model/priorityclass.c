@@ -8,7 +8,9 @@
  * classes (one globalDefault, value and preemptionPolicy immutable) are the
  * scheduler's, at apply (scheduler/sched_apply.c).
  */
-#include "internal.h"
+#include "model_kind.h"
+#include "model_objects.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * computed without floating point; the result is rounded up to the unit asked for
  * (thousandths for cpu, whole units otherwise), as the kubelet and scheduler do.
  */
-#include "model.h"
+#include "model_quantity.h"
 
 #include <inttypes.h>
 #include <stdio.h>

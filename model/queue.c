@@ -7,7 +7,11 @@
  * Rules that need the other queues (the parent exists, no cycle, a queue with jobs is not
  * deleted) are the scheduler's, at apply (scheduler/admit_queue.c).
  */
-#include "internal.h"
+#include "model_kind.h"
+#include "model_quantity.h"
+#include "model_objects.h"
+#include "validate.h"
+#include "decode.h"
 
 #include <stdio.h>
 #include <string.h>

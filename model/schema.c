@@ -15,7 +15,9 @@
 
 #include "alloc.h"
 #include "err.h"
-#include "internal.h"
+#include "model_kind.h"
+#include "model_manifest.h"
+#include "validate.h"
 
 /* Deeper than any path of the schema: the walk only descends where the schema does. */
 #define WALK_MAX 48

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "model_kind.h"
 
 enum model__fclass { MODEL__KNOWN, MODEL__HONOURED, MODEL__UNSUPPORTED };
 

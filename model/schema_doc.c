@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_manifest.h"
 #include "schema.h"
 
 /* Far deeper than the schema nests; a guard should a recursive type ever be added. */

@@ -3,7 +3,8 @@
  * Kubernetes matches them (apimachinery/pkg/labels, component-helpers
  * nodeaffinity): the one place muster decides whether labels satisfy a rule.
  */
-#include "internal.h"
+#include "model_select.h"
+#include "decode.h"
 
 #include <errno.h>
 #include <stdlib.h>

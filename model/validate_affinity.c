@@ -8,7 +8,9 @@
  * Namespaces by their labels and muster does not model Namespace objects; `{}` (all
  * namespaces) and `namespaces` are supported.
  */
-#include "internal.h"
+#include "model_select.h"
+#include "validate.h"
+#include "decode.h"
 
 #include <stdarg.h>
 #include <stdio.h>

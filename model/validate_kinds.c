@@ -2,7 +2,10 @@
  * validate_kinds.c - the kind-specific checks of Node, Pod, PodGroup (scheduler-plugins' and
  * Volcano's) and ClusterNetworkTopology, built from the typed checks in validate.c.
  */
-#include "internal.h"
+#include "model_kind.h"
+#include "model_pod.h"
+#include "model_objects.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <string.h>

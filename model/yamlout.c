@@ -6,6 +6,7 @@
  * is double-quoted, using the same scalar rules as the reader, so that
  * dump -> parse gives back the same document.
  */
+#include "model_manifest.h"
 #include "internal.h"
 
 #include <stdio.h>

@@ -189,7 +189,7 @@ int sched__queue_deletable(struct sched *s, const char *name, struct err *err)
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
         if (!j->alive || strcmp(sched__job_queue_name(v, j), name) != 0 ||
-            sched__job_state(s, j) == SCHED_JOB_FINISHED)
+            sched__job_state(s->v, j) == SCHED_JOB_FINISHED)
             continue;
         jobs++;
         if (!first || strcmp(j->id, first) < 0)

@@ -15,50 +15,13 @@
 #include <stdint.h>
 
 #include "scheduler.h"
+#include "cycle.h"
 #include "view.h"
-
-struct sched_metrics {
-    uint64_t cycles;      /* cycles that wrote (numbered) */
-    uint64_t idle_cycles; /* cycles with nothing to do (not numbered, nothing written) */
-    uint64_t pods_placed;
-    uint64_t statements_committed, statements_discarded;
-    uint64_t hist[12]; /* cycle duration buckets, see metrics.c */
-    double duration_sum;
-};
-
-struct sched {
-    struct store *st;
-    struct sched_options opts;
-    pthread_mutex_t mu;
-    struct sched_view *v;
-    uint64_t cycle; /* last cycle number */
-    /* the housekeeping looks for expired victim records once now reaches this (0 after a
-     * rebuild: look; preempt_ledger.c keeps it at the earliest retainedUntil) */
-    int64_t retain_scan_ms;
-    struct sched_metrics met;
-    /* the schedulable nodes' allocatable summed per resource, and the node counts, as of view
-     * epoch cl_epoch with cl_nres resources (cycle.c: nodes change only with the epoch);
-     * cl_epoch 0 after a rebuild */
-    int64_t *cl_alloc;
-    size_t cl_nres;
-    uint64_t cl_epoch;
-    long cl_nodes, cl_cordoned;
-};
 
 /* A random (version 4) UUID, "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx" (uuid.c). */
 void sched__uuid_v4(char out[37]);
 /* The job an object belongs to ("ns/group" or "ns/pod"); NULL for nodes. New. */
 char *sched__object_job(enum model_kind kind, json_t *obj);
-/* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
- * the members of extra (borrowed; may be NULL). obj (borrowed) names the job; cycle is
- * the cycle the record belongs to (the last one for apply and delete). */
-int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
-                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
-                        struct err *err);
-/* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
- * by is NULL. */
-json_t *sched__caller_json(const struct sched_caller *by);
-void sched__metrics_cycle(struct sched *s, double seconds);
 
 /* Admits an applied object (admit.c: the Kubernetes Priority admission plugin's rules)
  * against the classes cs, editing obj (borrowed) in place: a pod gets spec.priority,
@@ -86,20 +49,18 @@ int sched__admit_queues(const struct sched_view *v, const struct model_manifest 
  * never refused. Under s->mu. */
 int sched__queue_deletable(struct sched *s, const char *name, struct err *err);
 
-/* Rebuilds s->v from the store (replacing the old view). */
-int sched__rebuild(struct sched *s, struct err *err);
-/* The job's state (jobs.c). */
-enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j);
-/* 1 when the job is a preemption victim (state Preempted): a pod of it terminates
- * because of a preemption, or it is a recorded victim (sched__view_victim) with no
- * pending pods and fewer than minMember pods bound or nominated. The cycle tries such
- * a job only for its pending pods (never for MembersMissing). */
-int sched__job_preempted(const struct sched_view *v, const struct sv_job *j);
 /* The queues as sched_queues documents them (queue_api.c), under s->mu, sorted by name,
  * new; "reclaims" are 0 (the ledger is not read under the lock). */
 json_t *sched__queues_json(struct sched *s);
 
 /* Job JSON as documented in scheduler.h (sched_job). New. */
 json_t *sched__job_json(struct sched *s, const struct sv_job *j);
+
+/* The primary code of a job without a why document (no cycle tried it): PodGroupMissing,
+ * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished). Under the
+ * scheduler's lock (why_api.c). */
+int sched__why_untried_code(struct sched *s, const struct sv_job *j);
+/* The ledger's victim record of job, read in its own transaction; new or NULL. */
+json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
 
 #endif

@@ -30,88 +30,6 @@
 #include "names.h"
 #include "preempt.h"
 
-static const char *const state_names[] = {
-#define SCHED__STATE_NAME(name, str, meaning) str,
-    SCHED_JOB_STATE_MAP(SCHED__STATE_NAME)
-#undef SCHED__STATE_NAME
-};
-
-const char *sched_job_state_name(enum sched_job_state state)
-{
-    return (unsigned)state < SCHED_JOB_STATE_COUNT ? state_names[state] : "Unknown";
-}
-
-int sched_job_state_parse(const char *name, enum sched_job_state *out, struct err *err)
-{
-    int k = names_parse(state_names, SCHED_JOB_STATE_COUNT, name, "job state", "state", err);
-    if (k < 0)
-        return k;
-    *out = (enum sched_job_state)k;
-    return 0;
-}
-
-int sched__job_preempted(const struct sched_view *v, const struct sv_job *j)
-{
-    int held = 0, pending = 0;
-    int32_t prio;
-    for (size_t i = 0; i < j->npods; i++) {
-        const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (model_pod_terminal(&p->m))
-            continue;
-        if (p->m.deletion_ms && p->m.preempted)
-            return 1;
-        if (p->m.node_name || p->m.nominated_node)
-            held++;
-        else
-            pending++;
-    }
-    /* a recorded victim stays Preempted until new pods of it come (a controller
-     * recreating them) or enough of it still runs */
-    return sched__view_victim(v, j->id, &prio) && pending == 0 && held < sched__job_min(j);
-}
-
-enum sched_job_state sched__job_state(struct sched *s, const struct sv_job *j)
-{
-    struct sched_view *v = s->v;
-    int bound = 0, running = 0, terminal = 0, nominated = 0;
-    for (size_t i = 0; i < j->npods; i++) {
-        const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (model_pod_terminal(&p->m)) {
-            terminal++;
-            continue;
-        }
-        if (p->m.node_name) {
-            bound++;
-            running += p->m.phase && !strcmp(p->m.phase, "Running");
-        } else if (p->m.nominated_node) {
-            nominated++;
-        }
-    }
-    int need = sched__job_min(j);
-    /* Members deleted after the gang was placed: what is left of it runs and is not
-     * pending (the gang rule of DESIGN.md section 3 counts min(minMember, members)). */
-    if (bound > 0 && (size_t)need > j->npods)
-        need = (int)j->npods;
-    if (j->npods && (size_t)terminal == j->npods)
-        return SCHED_JOB_FINISHED;
-    if (sched__job_preempted(v, j))
-        return SCHED_JOB_PREEMPTED;
-    /* Failed and Succeeded members never count toward minMember (model_pod_gang_bound) */
-    if (running >= need && running > 0 && bound == running)
-        return SCHED_JOB_RUNNING;
-    if (bound >= need && bound > 0)
-        return SCHED_JOB_SCHEDULED;
-    if (nominated)
-        return SCHED_JOB_PIPELINED;
-    if (j->result == SV_RESULT_TIMED_OUT)
-        return SCHED_JOB_TIMED_OUT;
-    if (j->starving && j->result == SV_RESULT_FAILED)
-        return SCHED_JOB_STARVING;
-    if (j->result == SV_RESULT_FAILED)
-        return SCHED_JOB_UNSCHEDULABLE;
-    return SCHED_JOB_PENDING;
-}
-
 json_t *sched__job_json(struct sched *s, const struct sv_job *j)
 {
     struct sched_view *v = s->v;
@@ -137,9 +55,9 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j)
     json_t *o = json_pack(
         "{s:s,s:s%,s:s,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:i}", "id", j->id, "namespace", j->id,
         slash ? (size_t)(slash - j->id) : strlen(j->id), "name", slash ? slash + 1 : j->id, "kind",
-        j->gang ? "gang" : "pod", "state", sched_job_state_name(sched__job_state(s, j)), "priority",
-        (int)sched__job_priority(v, j), "minMember", sched__job_min(j), "gangGroup", group,
-        "members", members, "placed", placed, "pending", pending);
+        j->gang ? "gang" : "pod", "state", sched_job_state_name(sched__job_state(s->v, j)),
+        "priority", (int)sched__job_priority(v, j), "minMember", sched__job_min(j), "gangGroup",
+        group, "members", members, "placed", placed, "pending", pending);
     json_object_set_new(o, "creationTimestamp", created ? json_string(ts) : json_null());
     /* the queue it asks for, even one that does not exist (its why says QueueNotFound) */
     json_object_set_new(o, "queue", json_string(sched__job_queue_name(v, j)));
@@ -291,7 +209,7 @@ int sched_jobs_page(struct sched *s, const char *state, const char *after, size_
     for (size_t i = 0; i < v->njobs; i++) {
         const struct sv_job *j = &v->jobs[i];
         if (!j->alive || (after && strcmp(j->id, after) <= 0) ||
-            (state && sched__job_state(s, j) != want))
+            (state && sched__job_state(s->v, j) != want))
             continue;
         heap_offer(c, &n, cap, (struct cand){j->id, (int)i});
     }

@@ -8,18 +8,6 @@
 
 #include "core.h"
 
-/* Upper bounds of the cycle duration histogram, seconds. */
-static const double bounds[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-
-void sched__metrics_cycle(struct sched *s, double seconds)
-{
-    s->met.cycles++;
-    s->met.duration_sum += seconds;
-    for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
-        if (seconds <= bounds[i])
-            s->met.hist[i]++;
-}
-
 /* A label value as the exposition format wants it: backslash, quote and newline escaped. */
 static void put_label(FILE *f, const char *v)
 {
@@ -119,8 +107,8 @@ char *sched_metrics(struct sched *s)
     const struct sched_metrics *m = &s->met;
     fprintf(f, "# HELP muster_cycle_duration_seconds Duration of scheduling cycles.\n"
                "# TYPE muster_cycle_duration_seconds histogram\n");
-    for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
-        fprintf(f, "muster_cycle_duration_seconds_bucket{le=\"%g\"} %llu\n", bounds[i],
+    for (size_t i = 0; i < SCHED_HIST_N; i++)
+        fprintf(f, "muster_cycle_duration_seconds_bucket{le=\"%g\"} %llu\n", sched__hist_bounds[i],
                 (unsigned long long)m->hist[i]);
     fprintf(f, "muster_cycle_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
             (unsigned long long)m->cycles);
@@ -149,7 +137,7 @@ char *sched_metrics(struct sched *s)
     uint64_t counts[SCHED_JOB_STATE_COUNT] = {0};
     for (size_t i = 0; i < s->v->njobs; i++)
         if (s->v->jobs[i].alive)
-            counts[sched__job_state(s, &s->v->jobs[i])]++;
+            counts[sched__job_state(s->v, &s->v->jobs[i])]++;
     /* retained victims whose job left the view are Preempted too, as the jobs API lists them */
     const struct sched_strmap *vm = &s->v->victims;
     for (size_t i = sched__strmap_next(vm, 0); i < vm->cap; i = sched__strmap_next(vm, i + 1))

@@ -10,34 +10,7 @@
 
 #include "core.h"
 #include "queue.h"
-
-json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited)
-{
-    json_t *o = json_object();
-    for (size_t r = 1; r < v->nres; r++) {
-        if (limited ? vec[r] < 0 : !vec[r])
-            continue;
-        char buf[32];
-        model_quantity_format(vec[r], model_resource_is_milli(v->res[r]), buf, sizeof(buf));
-        json_object_set_new(o, v->res[r], json_string(buf));
-    }
-    return o;
-}
-
-json_t *sched__queue_why(const struct sched_view *v, int qi)
-{
-    if (qi < 0)
-        return NULL;
-    const struct sv_queue *q = &v->queues[qi];
-    int dom;
-    double share = sched__queue_share(v, qi, &dom);
-    return json_pack("{s:s,s:f,s:s?,s:i,s:o,s:o,s:o,s:o}", "name", q->m.name, "share", share,
-                     "dominantResource", dom >= 0 ? v->res[dom] : NULL, "rank", q->rank,
-                     "allocated", sched__queue_quantities(v, q->alloc, 0), "deserved",
-                     sched__queue_quantities(v, q->deserved, 0), "capability",
-                     sched__queue_quantities(v, q->realcap, 1), "guarantee",
-                     sched__queue_quantities(v, q->guar, 0));
-}
+#include "why.h"
 
 /* Per resource: borrowed (allocated above deserved) and lent (deserved it leaves unused
  * that its siblings borrow), [nres] each. */
@@ -68,7 +41,7 @@ static long *count_jobs(struct sched *s, int only, json_t *pending, json_t *runn
         const struct sv_job *j = &v->jobs[ji];
         if (!j->alive || j->queue < 0 || (only >= 0 && j->queue != only))
             continue;
-        enum sched_job_state st = sched__job_state(s, j);
+        enum sched_job_state st = sched__job_state(s->v, j);
         int is_run = st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_RUNNING;
         int is_pend = st != SCHED_JOB_FINISHED && st != SCHED_JOB_PREEMPTED && !is_run;
         n[2 * j->queue] += is_pend;

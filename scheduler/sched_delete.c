@@ -95,7 +95,8 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
          * of that name. */
         char *preemptor = NULL;
         int victim = 0;
-        rc = sched__ledger_victim_take(txn, c->s, c->key, c->now_ms, &victim, &preemptor, err);
+        rc = sched__ledger_victim_take(txn, &c->s->opts, &c->s->retain_scan_ms, c->key, c->now_ms,
+                                       &victim, &preemptor, err);
         /* the job goes with its last pod (a victim's record stays until its retention
          * ends, preempt_ledger.c) */
         char *job = sched__object_job(MODEL_POD, old);

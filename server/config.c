@@ -212,14 +212,14 @@ static int *http_duration_slot(struct server_config *c, const char *key)
     return NULL;
 }
 
-/* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
-static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
-{
-    int64_t n = 0;
-    double d = 0;
-    int b = 0;
+/* What a set_* group below returns for a key that is not one of its own. */
+#define NOT_MINE 1
 
+/* Strings and flags: 0, ERR_INVALID, or NOT_MINE. */
+static int set_text(struct server_config *c, const char *key, const char *v, struct err *err)
+{
     char **slot = string_slot(c, key);
+    int b = 0;
 
     if (slot) {
         if (!*v && (!strcmp(key, "listen") || !strcmp(key, "data_dir")))
@@ -235,22 +235,23 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         *(!strcmp(key, "auth_reads")     ? &c->auth_reads
           : !strcmp(key, "mark_running") ? &c->mark_running
                                          : &c->leader_elect) = b;
-    } else if (le_duration_slot(c, key)) {
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+/* Durations and seconds: 0, ERR_INVALID, or NOT_MINE. */
+static int set_time(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    double d = 0;
+
+    if (le_duration_slot(c, key)) {
         if (server_parse_duration(v, le_duration_slot(c, key)) < 0)
             return err_set(err, ERR_INVALID,
                            "'%s' must be a duration above 0 (\"15s\", \"500ms\" or seconds), not "
                            "'%s'",
                            key, v);
-    } else if (!strcmp(key, "body_limit") || !strcmp(key, "map_size")) {
-        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n <= 0)
-            return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
-                           key, v);
-        *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
-    } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
-        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
-            return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
-        *(!strcmp(key, "audit_keep_records") ? &c->audit_keep_records
-                                             : &c->audit_checkpoint_records) = (uint64_t)n;
     } else if (!strcmp(key, "audit_checkpoint_interval")) {
         if (parse_seconds(v, &d) < 0 || d < 0.01)
             return err_set(err, ERR_INVALID,
@@ -277,7 +278,58 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                            "'retention' must be a duration above 0 (\"7d\", \"36h\", \"90m\" or "
                            "seconds), not '%s'",
                            v);
-    } else if (!strncmp(key, "rate_limit_", 11) || !strcmp(key, "auth_failures")) {
+    } else if (http_duration_slot(c, key)) {
+        int64_t ms = 0;
+        if (server_parse_duration(v, &ms) < 0 || ms < 10 || ms > 3600 * 1000)
+            return err_set(err, ERR_INVALID,
+                           "'%s' must be a duration from 10ms to 1h (\"10s\", \"500ms\" or "
+                           "seconds), not '%s'",
+                           key, v);
+        *http_duration_slot(c, key) = (int)ms;
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+/* Sizes and counts: 0, ERR_INVALID, or NOT_MINE. */
+static int set_count(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    int64_t n = 0;
+
+    if (!strcmp(key, "body_limit") || !strcmp(key, "map_size")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n <= 0)
+            return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
+                           key, v);
+        *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+    } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
+        *(!strcmp(key, "audit_keep_records") ? &c->audit_keep_records
+                                             : &c->audit_checkpoint_records) = (uint64_t)n;
+    } else if (!strcmp(key, "http_max_connections")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 1000000 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID,
+                           "'http_max_connections' must be an integer from 1 to 1000000, not "
+                           "'%s'",
+                           v);
+        c->http_max_connections = (int)n;
+    } else if (!strcmp(key, "threads")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 256 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID, "'threads' must be an integer from 1 to 256, not '%s'",
+                           v);
+        c->threads = (int)n;
+    } else {
+        return NOT_MINE;
+    }
+    return 0;
+}
+
+/* Rate limits and the named choices (sync, field_validation, log_level): 0, ERR_INVALID, or
+ * NOT_MINE. */
+static int set_choice(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    if (!strncmp(key, "rate_limit_", 11) || !strcmp(key, "auth_failures")) {
         enum api_role role = API_ROLE_NONE;
         if (strcmp(key, "auth_failures") && api_role_parse(key + 11, &role, NULL) < 0)
             return err_set(err, ERR_INVALID,
@@ -300,44 +352,40 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
         if (log_parse_level(v, &c->log_level) < 0)
             return err_set(err, ERR_INVALID,
                            "'log_level' must be debug, info, warn, error or off, not '%s'", v);
-    } else if (http_duration_slot(c, key)) {
-        int64_t ms = 0;
-        if (server_parse_duration(v, &ms) < 0 || ms < 10 || ms > 3600 * 1000)
-            return err_set(err, ERR_INVALID,
-                           "'%s' must be a duration from 10ms to 1h (\"10s\", \"500ms\" or "
-                           "seconds), not '%s'",
-                           key, v);
-        *http_duration_slot(c, key) = (int)ms;
-    } else if (!strcmp(key, "http_max_connections")) {
-        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 1000000 || strchr(v, '.'))
-            return err_set(err, ERR_INVALID,
-                           "'http_max_connections' must be an integer from 1 to 1000000, not "
-                           "'%s'",
-                           v);
-        c->http_max_connections = (int)n;
-    } else if (!strcmp(key, "threads")) {
-        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 256 || strchr(v, '.'))
-            return err_set(err, ERR_INVALID, "'threads' must be an integer from 1 to 256, not '%s'",
-                           v);
-        c->threads = (int)n;
     } else {
-        return err_set(err, ERR_INVALID,
-                       "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
-                       "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
-                       "body_limit, cycle_interval, sync, mark_running, grace_period, "
-                       "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
-                       "http_body_timeout, http_idle_timeout, http_write_timeout, "
-                       "http_max_connections, kubeconfig, kube_context, "
-                       "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
-                       "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "
-                       "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
-                       "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
-                       "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "
-                       "leader_elect_retry_period, leader_elect_namespace, leader_elect_name, "
-                       "leader_elect_identity)",
-                       key);
+        return NOT_MINE;
     }
     return 0;
+}
+
+/* Sets one key; 0 or ERR_INVALID with the problem (without the line) in err. */
+static int set_key(struct server_config *c, const char *key, const char *v, struct err *err)
+{
+    int rc = set_text(c, key, v, err);
+
+    if (rc == NOT_MINE)
+        rc = set_time(c, key, v, err);
+    if (rc == NOT_MINE)
+        rc = set_count(c, key, v, err);
+    if (rc == NOT_MINE)
+        rc = set_choice(c, key, v, err);
+    if (rc != NOT_MINE)
+        return rc;
+    return err_set(err, ERR_INVALID,
+                   "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
+                   "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
+                   "body_limit, cycle_interval, sync, mark_running, grace_period, "
+                   "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
+                   "http_body_timeout, http_idle_timeout, http_write_timeout, "
+                   "http_max_connections, kubeconfig, kube_context, "
+                   "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
+                   "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "
+                   "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "
+                   "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
+                   "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "
+                   "leader_elect_retry_period, leader_elect_namespace, leader_elect_name, "
+                   "leader_elect_identity)",
+                   key);
 }
 
 /* A YAML list of names for a comma-separated setting ("allowed_hosts: [a, b]"). */

@@ -196,7 +196,22 @@ static void serve_until_signal(struct api *api, const sigset_t *set)
     }
 }
 
-int server_run(const struct server_config *c, struct err *err)
+/* SIGTERM, SIGINT and SIGHUP into *set and blocked, before any thread starts, so every
+ * thread inherits the mask and only serve_until_signal sees them; SIGPIPE ignored. */
+static void block_signals(sigset_t *set)
+{
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+/* The store (*st new), the scheduler on it (cy->sched) and the audit guard (cy->guard)
+ * with its start-up check. On failure what was opened stays set for server_run to close. */
+static int open_state(const struct server_config *c, struct store **st, struct cycler *cy,
+                      struct err *err)
 {
     struct store_options so = {.dir = c->data_dir, .map_size = c->map_size, .sync = c->sync};
     /* in mirror mode pod status comes from the API server, never from muster */
@@ -206,45 +221,21 @@ int server_run(const struct server_config *c, struct err *err)
                                   .grace_ms = c->grace_ms > 0 ? c->grace_ms : 1,
                                   .mirrored = c->kubeconfig != NULL,
                                   .retention_ms = c->retention_ms};
-    struct cycler cy = {.interval = c->cycle_interval};
-    struct store *st = NULL;
-    struct api *api = NULL;
-    struct kube *kube = NULL;
-    thrd_t thread;
-    int have_thread = 0, rc;
-    const char *read_only = NULL;
-    sigset_t set;
-    char host[256];
+    int rc;
 
-    log_set_level(c->log_level);
-    signal(SIGPIPE, SIG_IGN);
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    /* before any thread starts, so every thread inherits the mask */
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    mtx_init(&cy.mu, mtx_plain);
-    cnd_init(&cy.cv);
+    if ((rc = store_open(&so, st, err)) < 0 || (rc = sched_open(*st, &sopts, &cy->sched, err)) < 0)
+        return rc;
+    if ((rc = server__audit_open(c, &cy->guard, err)) < 0 ||
+        (rc = server__audit_check(cy->guard, *st, err)) < 0)
+        return rc;
+    return 0;
+}
 
-    if ((rc = store_open(&so, &st, err)) < 0)
-        goto out;
-    if ((rc = sched_open(st, &sopts, &cy.sched, err)) < 0)
-        goto out;
-    if ((rc = server__audit_open(c, &cy.guard, err)) < 0 ||
-        (rc = server__audit_check(cy.guard, st, err)) < 0)
-        goto out;
-    read_only = server__audit_read_only(cy.guard);
-    if (c->kubeconfig && read_only)
-        log_warn("musterd: read-only, so the Kubernetes mirror is not started");
-    else if (c->kubeconfig && (rc = start_mirror(c, &cy, st, &kube, err)) < 0)
-        goto out;
-    cy.kube = kube;
-    if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
-        rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
-        goto out;
-    }
-    have_thread = 1;
+/* The API's options from the config (strings borrowed from c), wired to the cycle thread
+ * (on_change), the mirror (kube, may be NULL) and the audit guard. */
+static struct api_options api_options_of(const struct server_config *c, struct cycler *cy,
+                                         struct kube *kube, const char *read_only)
+{
     struct api_options ao = {
         .listen = c->listen,
         .token = c->token,
@@ -265,7 +256,7 @@ int server_run(const struct server_config *c, struct err *err)
         .allowed_hosts = c->allowed_hosts,
         .cors_origins = c->cors_origins,
         .on_change = kick,
-        .on_change_ctx = &cy,
+        .on_change_ctx = cy,
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
         .leader = kube && c->leader_elect ? leader_json : NULL,
@@ -275,29 +266,75 @@ int server_run(const struct server_config *c, struct err *err)
         .tls_client_ca = c->tls_client_ca,
         .read_only = read_only,
         .audit_health = server__audit_health,
-        .audit_health_ctx = cy.guard,
-        .audit_key = server__audit_key(cy.guard),
+        .audit_health_ctx = cy->guard,
+        .audit_key = server__audit_key(cy->guard),
     };
     memcpy(ao.rate, c->rate, sizeof(ao.rate));
-    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
-        (rc = server__audit_start(cy.guard, st, api, err)) < 0)
-        goto out;
+    return ao;
+}
+
+/* Says where musterd listens, and writes the port file when one is configured. */
+static int announce(const struct server_config *c, const struct api *api, struct err *err)
+{
+    char host[256];
+
     listen_host(c->listen, host, sizeof(host));
     log_info("musterd listening on %s://%s:%d (data dir '%s', sync %s)", api_scheme(api), host,
              api_port(api), c->data_dir, store_sync_name(c->sync));
-    if (c->port_file && (rc = write_port_file(c->port_file, api_port(api), err)) < 0)
+    if (c->port_file)
+        return write_port_file(c->port_file, api_port(api), err);
+    return 0;
+}
+
+/* Ends the cycle thread; a running cycle completes its commit first. */
+static void stop_cycles(struct cycler *cy, thrd_t thread)
+{
+    mtx_lock(&cy->mu);
+    cy->stop = 1;
+    cnd_signal(&cy->cv);
+    mtx_unlock(&cy->mu);
+    thrd_join(thread, NULL);
+}
+
+int server_run(const struct server_config *c, struct err *err)
+{
+    struct cycler cy = {.interval = c->cycle_interval};
+    struct store *st = NULL;
+    struct api *api = NULL;
+    struct kube *kube = NULL;
+    thrd_t thread;
+    int have_thread = 0, rc;
+    const char *read_only = NULL;
+    sigset_t set;
+
+    log_set_level(c->log_level);
+    block_signals(&set);
+    mtx_init(&cy.mu, mtx_plain);
+    cnd_init(&cy.cv);
+
+    if ((rc = open_state(c, &st, &cy, err)) < 0)
+        goto out;
+    read_only = server__audit_read_only(cy.guard);
+    if (c->kubeconfig && read_only)
+        log_warn("musterd: read-only, so the Kubernetes mirror is not started");
+    else if (c->kubeconfig && (rc = start_mirror(c, &cy, st, &kube, err)) < 0)
+        goto out;
+    cy.kube = kube;
+    if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
+        rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
+        goto out;
+    }
+    have_thread = 1;
+    struct api_options ao = api_options_of(c, &cy, kube, read_only);
+    if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
+        (rc = server__audit_start(cy.guard, st, api, err)) < 0 || (rc = announce(c, api, err)) < 0)
         goto out;
     serve_until_signal(api, &set);
 out:
     server__audit_stop(cy.guard); /* it may make the api read-only: stop it first */
     api_stop(api);                /* stop accepting; running requests finish first */
-    if (have_thread) {
-        mtx_lock(&cy.mu);
-        cy.stop = 1;
-        cnd_signal(&cy.cv);
-        mtx_unlock(&cy.mu);
-        thrd_join(thread, NULL); /* a running cycle completes its commit */
-    }
+    if (have_thread)
+        stop_cycles(&cy, thread);
     kube_close(kube);
     server__audit_close(cy.guard); /* signs the head after the last cycle */
     sched_close(cy.sched);

@@ -1,6 +1,7 @@
 /*
- * docs.c - shared helpers (error translation, serialization, iteration), the
- * generic document databases and the metadata counters.
+ * docs.c - iteration over a JSON database (pods with their bindings applied), the
+ * generic document databases and the metadata counters. The helpers below it (the
+ * store of a txn, error translation, big-endian keys, JSON loading) are in base.c.
  */
 #include "internal.h"
 
@@ -13,43 +14,6 @@
 static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR};
 static const char *const doc_name[STORE_DB_COUNT] = {"why document", "preemption record",
                                                      "mirror record"};
-
-struct store *store__of(MDB_txn *txn)
-{
-    return mdb_env_get_userctx(mdb_txn_env(txn));
-}
-
-int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
-{
-    switch (rc) {
-    case MDB_MAP_FULL:
-        if (st)
-            atomic_store(&st->grow_pending, 1);
-        return err_set(err, ERR_MAP_FULL, "%s: store map full (it grows when the transaction ends)",
-                       what);
-    case MDB_NOTFOUND:
-        return err_set(err, ERR_NOT_FOUND, "%s: not found", what);
-    case MDB_BAD_VALSIZE:
-        return err_set(err, ERR_INVALID, "%s: key too long or empty", what);
-    default:
-        return err_set(err, ERR_STORE, "%s: %s", what, mdb_strerror(rc));
-    }
-}
-
-void store__be64_put(unsigned char out[8], uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        out[i] = (unsigned char)(v & 0xff);
-}
-
-uint64_t store__be64_get(const unsigned char in[8])
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | in[i];
-    return v;
-}
 
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err)

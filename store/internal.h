@@ -92,7 +92,7 @@ json_t *store__json_load(const char *s, size_t n, json_error_t *jerr);
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err);
 
-/* ---- bindings kept apart from the pod (pod_bind.c) ---- */
+/* ---- bindings kept apart from the pod (pod_overlay.c, pod_bind.c) ---- */
 
 /* Applies key's binding record, if any, to pod (decoded from the pods database). */
 int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err);

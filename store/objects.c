@@ -2,7 +2,7 @@
  * objects.c - the objects of every kind (model_kind), and the pod indexes.
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
- * model_pod_group_name, the pending predicate), so they can always be recomputed
+ * model_pod_group_name, pending by model_pod_json_pending), so they can always be recomputed
  * from the old and new values; store_put touches only the entries that change. A pod
  * is read with its binding record applied (pod_bind.c), so "the stored value" of a pod
  * everywhere below means that merged document.
@@ -51,22 +51,23 @@ static const char *str_at(json_t *obj, const char *a, const char *b)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-/* The store key: "name" or "namespace/name" (namespace defaults to "default"). The same
- * rule as model_object_key, kept here so store/ does not depend on model's decoders. */
+/* model_object_key into buf, refusing what the store cannot keep: no or an empty
+ * metadata.name, a key of n bytes or more. */
 static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, struct err *err)
 {
     const char *name = str_at(obj, "metadata", "name");
-    const char *ns = str_at(obj, "metadata", "namespace");
-    int len;
+    char *key;
+    size_t len;
 
     if (!name || !*name)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s without metadata.name",
                         kind_word[kind]);
-    if (model_kind_namespaced(kind))
-        len = snprintf(buf, n, "%s/%s", ns && *ns ? ns : "default", name);
-    else
-        len = snprintf(buf, n, "%s", name);
-    if (len < 0 || (size_t)len >= n)
+    key = model_object_key(kind, obj);
+    len = strlen(key);
+    if (len < n)
+        memcpy(buf, key, len + 1);
+    free(key);
+    if (len >= n)
         return err_setf(err, ERR_INVALID, "metadata.name", "%s key '%s' is too long",
                         kind_word[kind], name);
     return 0;
@@ -74,9 +75,8 @@ static int object_key(enum model_kind kind, json_t *obj, char *buf, size_t n, st
 
 static void pod_index(json_t *pod, struct pod_idx *idx)
 {
-    json_t *meta = json_object_get(pod, "metadata");
     const char *ns = str_at(pod, "metadata", "namespace");
-    const char *group = model_pod_group_name(pod), *phase = str_at(pod, "status", "phase");
+    const char *group = model_pod_group_name(pod);
 
     idx->node = str_at(pod, "spec", "nodeName");
     if (idx->node && !*idx->node)
@@ -84,8 +84,7 @@ static void pod_index(json_t *pod, struct pod_idx *idx)
     idx->group[0] = '\0';
     if (group)
         snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);
-    idx->pending = !idx->node && !json_object_get(meta, "deletionTimestamp") &&
-                   (!phase || strcmp(phase, "Pending") == 0);
+    idx->pending = model_pod_json_pending(pod);
 }
 
 static int streq(const char *a, const char *b)
@@ -144,11 +143,6 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
     if (rc && rc != MDB_NOTFOUND)
         return store__mdb_err(st, rc, err, "cannot update the pending index");
     return 0;
-}
-
-json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
-{
-    return model_json_load(s, n, jerr);
 }
 
 /* Decodes a stored value; a pod with its binding record applied (pod_bind.c). */

@@ -17,39 +17,6 @@
 
 #include "err.h"
 
-int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
-                             struct err *err)
-{
-    const char *node = rec, *end = (const char *)rec + len;
-    const char *nul = len ? memchr(node, '\0', len) : NULL;
-    if (!nul || nul == node || end[-1] != '\0')
-        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
-    model_pod_set_bound(pod, node, nul + 1);
-    return 0;
-}
-
-int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err)
-{
-    struct store *st = store__of(txn);
-    MDB_val k = {strlen(key), (void *)key}, v;
-    int rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &v);
-    if (rc == MDB_NOTFOUND)
-        return 0;
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot read a binding");
-    return store__pod_overlay_apply(key, pod, v.mv_data, v.mv_size, err);
-}
-
-int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err)
-{
-    struct store *st = store__of(txn);
-    MDB_val k = {strlen(key), (void *)key};
-    int rc = mdb_del(txn, st->dbi[DBI_POD_BIND], &k, NULL);
-    if (rc && rc != MDB_NOTFOUND)
-        return store__mdb_err(st, rc, err, "cannot drop a binding");
-    return 0;
-}
-
 /* The slow way, for a pod that is not pending: read it whole, bind it, write it whole. */
 static int bind_whole(MDB_txn *txn, const char *key, const char *node, const char *ts,
                       struct err *err)

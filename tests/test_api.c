@@ -8,6 +8,9 @@
 
 #include "api_util.h"
 #include "check_run.h"
+#include "http_client.h"
+#include "routes.h"
+#include "scheduler.h"
 
 static struct musterd md;
 
@@ -479,6 +482,61 @@ START_TEST(test_api_cycles_run_and_place)
 }
 END_TEST
 
+/* The UI builds its state filter and legend from this answer: every state of the
+ * scheduler's table, in its order, and nothing else. */
+START_TEST(test_api_jobstates_lists_every_state_in_order)
+{
+    json_t *j = call("GET", "/api/v1/jobstates", NULL, NULL, 200);
+    json_t *list = json_object_get(j, "items");
+
+    ck_assert_str_eq(json_string_value(json_object_get(j, "kind")), "JobStateList");
+    ck_assert_int_eq(json_array_size(list), SCHED_JOB_STATE_COUNT);
+    for (int i = 0; i < SCHED_JOB_STATE_COUNT; i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(list, i), "name"));
+        ck_assert_msg(name != NULL, "item %d has no name", i);
+        ck_assert_str_eq(name, sched_job_state_name((enum sched_job_state)i));
+    }
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "name")),
+                     "Pending");
+    json_decref(j);
+}
+END_TEST
+
+/* docs/api.md's route table names every route of web/routes.c's table with its method. */
+START_TEST(test_api_docs_route_table_lists_every_route)
+{
+    char *path = NULL;
+    ck_assert_int_ge(asprintf(&path, "%s/docs/api.md", getenv("MUSTER_SOURCE_DIR")), 0);
+    char *doc = test_read_file(path, NULL);
+    ck_assert_msg(doc != NULL, "cannot read %s", path);
+    char *table = strstr(doc, "\n## Routes\n");
+    ck_assert_ptr_nonnull(table);
+    char *end = strstr(table + 1, "\n## ");
+    char *sub = strstr(table + 1, "\n### ");
+    if (sub && (!end || sub < end))
+        end = sub;
+    if (end)
+        *end = '\0';
+    int n = 0;
+    for (const char *pattern; (pattern = api__route_pattern(n)) != NULL; n++) {
+        const char *method = api__route_method(n);
+        char cell[256];
+        snprintf(cell, sizeof(cell), "| `%s` |", pattern);
+        int found = 0;
+        for (const char *at = table; !found && (at = strstr(at, cell)) != NULL; at++) {
+            const char *row = at;
+            while (row > table && row[-1] != '\n')
+                row--;
+            found = row[0] == '|' && memmem(row, (size_t)(at - row), method, strlen(method));
+        }
+        ck_assert_msg(found, "docs/api.md's route table has no '%s %s'", method, pattern);
+    }
+    ck_assert_int_gt(n, 30);
+    free(doc);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_api_metrics_and_ui)
 {
     json_decref(call("GET", "/api/v1/gadgets", NULL, NULL, 404));
@@ -723,6 +781,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_jobs_reason_and_pod_why);
     tcase_add_test(tc, test_api_cycles_run_and_place);
     tcase_add_test(tc, test_api_metrics_and_ui);
+    tcase_add_test(tc, test_api_jobstates_lists_every_state_in_order);
+    tcase_add_test(tc, test_api_docs_route_table_lists_every_route);
     tcase_add_test(tc, test_api_priorityclasses_built_in_apply_get_delete);
     tcase_add_test(tc, test_api_priority_admission_refusals_are_400_naming_the_field);
     suite_add_tcase(s, tc);

@@ -307,7 +307,7 @@ END_TEST
 
 /* Pipelined cached reads from a client that reads nothing until it has sent them all: the
  * front end answers in order and stops reading while FRONT_RELAY_CAP bytes of answers
- * wait (front.c), then reads on as the client takes them; every answer arrives. */
+ * wait (front_conn.c), then reads on as the client takes them; every answer arrives. */
 START_TEST(test_api_front_pipelined_answers_wait_for_the_reader)
 {
     const char *path = "/api/v1/jobs/t/w/why?resourceVersion=0";

@@ -66,6 +66,53 @@ START_TEST(test_model_pod_terminal_phases)
 }
 END_TEST
 
+/* "Pending" (model/pod.c): every field the rule reads flips it, and the document form, the
+ * decoded form and the store's pending index (test_store.c) give the same answer. */
+START_TEST(test_model_pod_pending_rule)
+{
+    static const struct {
+        const char *extra; /* appended to the Pod's spec line and document */
+        int pending, unstarted;
+    } cases[] = {
+        {"}\n", 1, 1}, /* no nodeName, no status: a new pod */
+        {"}\nstatus: {phase: Pending}\n", 1, 1},
+        {", nodeName: ''}\n", 1, 1}, /* an empty nodeName is unbound */
+        {", nodeName: n1}\n", 0, 1}, /* bound, not started yet */
+        {", nodeName: n1}\nstatus: {phase: Pending}\n", 0, 1},
+        {", nodeName: n1}\nstatus: {phase: Running}\n", 0, 0},
+        {"}\nstatus: {phase: Running}\n", 0, 0},
+        {"}\nstatus: {phase: Succeeded}\n", 0, 0},
+        {"}\nstatus: {phase: Failed}\n", 0, 0},
+        {"}\nstatus: {phase: Unknown}\n", 0, 0},
+        {"}\nmetadata: {name: p, deletionTimestamp: '2026-01-01T00:00:00Z'}\n", 0, 0},
+        {", nodeName: n1}\nmetadata: {name: p, deletionTimestamp: '2026-01-01T00:00:00Z'}\n", 0, 0},
+        /* a null deletionTimestamp is no deletion, as in Kubernetes (the store's index read
+         * the member's presence until issue #24) */
+        {"}\nmetadata: {name: p, deletionTimestamp: null}\n", 1, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *text = xasprintf("apiVersion: v1\nkind: Pod\nspec: {containers: [{name: c}]%s%s",
+                               cases[i].extra,
+                               strstr(cases[i].extra, "metadata") ? "" : "metadata: {name: p}\n");
+        json_t *obj = model_test_load_one(text);
+        struct model_pod p;
+        ck_assert_int_eq(model_pod_decode(obj, &p, NULL), 0);
+        ck_assert_msg(model_pod_json_pending(obj) == cases[i].pending, "json form, case %zu", i);
+        ck_assert_msg(model_pod_is_pending(&p) == cases[i].pending, "typed form, case %zu", i);
+        ck_assert_msg(model_pod_unstarted(&p) == cases[i].unstarted, "unstarted, case %zu", i);
+        model_pod_release(&p);
+        json_decref(obj);
+        free(text);
+    }
+    /* a typed pod whose phase is unset (the view may clear it) reads as Pending */
+    struct model_pod p = {0};
+    ck_assert_int_eq(model_pod_is_pending(&p), 1);
+    p.deletion_ms = 1;
+    ck_assert_int_eq(model_pod_is_pending(&p), 0);
+    ck_assert_int_eq(model_pod_unstarted(&p), 0);
+}
+END_TEST
+
 START_TEST(test_model_pod_status_phase_and_nomination)
 {
     json_t *pod = json_of("{\"metadata\": {\"name\": \"p\"}}");
@@ -292,6 +339,7 @@ int main(void)
     Suite *s = suite_create("model_pod");
     TCase *tc = tcase_create("pod");
     tcase_add_test(tc, test_model_pod_terminal_phases);
+    tcase_add_test(tc, test_model_pod_pending_rule);
     tcase_add_test(tc, test_model_pod_status_phase_and_nomination);
     tcase_add_test(tc, test_model_pod_set_condition_replaces_at_end);
     tcase_add_test(tc, test_model_pod_condition_time);

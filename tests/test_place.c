@@ -282,7 +282,7 @@ START_TEST(test_place_gather_offers_equal_recomputed)
             if (n == 0)
                 continue;
             int job = v->pods[a_pods[0]].job;
-            struct sched_attempt a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
+            struct place_req a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
             struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
             g.mult = sched__gather_multiples(g.t, NULL);
             g.shape = v->pods[a_pods[0]].shape;
@@ -397,7 +397,7 @@ START_TEST(test_place_gather_index_equals_recomputed)
             if (n < 5)
                 continue;
             int job = v->pods[a_pods[0]].job;
-            struct sched_attempt a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
+            struct place_req a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
             struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
             g.mult = sched__gather_multiples(g.t, NULL);
             g.shape = v->pods[a_pods[0]].shape;

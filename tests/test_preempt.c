@@ -551,7 +551,7 @@ START_TEST(test_preempt_nomination_cleared)
 }
 END_TEST
 
-/* docs/why.md's reason-code table is why.h's WHY_MAP: same codes, classes and order. */
+/* docs/why.md's reason-code table is reason.h's WHY_MAP: same codes, classes and order. */
 START_TEST(test_preempt_why_doc_table)
 {
     char path[1024];
@@ -573,14 +573,14 @@ START_TEST(test_preempt_why_doc_table)
         ck_assert_msg(prec == rows + 1, "docs/why.md: row '%s' has precedence %d, expected %d",
                       code, prec, rows + 1);
         ck_assert_msg(!strcmp(code, why_code_name(rows)),
-                      "docs/why.md: precedence %d is '%s', why.h has '%s'", prec, code,
+                      "docs/why.md: precedence %d is '%s', reason.h has '%s'", prec, code,
                       why_code_name(rows));
         ck_assert_msg(!strcmp(cls, why_class_name(why_code_class(rows))),
-                      "docs/why.md: '%s' has class %s, why.h has %s", code, cls,
+                      "docs/why.md: '%s' has class %s, reason.h has %s", code, cls,
                       why_class_name(why_code_class(rows)));
         rows++;
     }
-    ck_assert_msg(rows == WHY_CODE_COUNT, "docs/why.md lists %d codes, why.h has %d", rows,
+    ck_assert_msg(rows == WHY_CODE_COUNT, "docs/why.md lists %d codes, reason.h has %d", rows,
                   WHY_CODE_COUNT);
     free(doc);
 }

@@ -269,6 +269,72 @@ START_TEST(test_store_pod_index_transitions)
 }
 END_TEST
 
+/* The pending index holds exactly the pods model_pod_json_pending calls pending: a null
+ * deletionTimestamp is no deletion, an empty nodeName no binding. */
+START_TEST(test_store_pending_index_is_the_model_rule)
+{
+    /* in key order, as the index scan returns them */
+    json_t *pods[] = {
+        store_util_pod("ns", "bound", "n1", NULL, "Pending"),
+        store_util_pod("ns", "deleting", NULL, NULL, NULL),
+        store_util_pod("ns", "empty-node", "", NULL, "Pending"),
+        store_util_pod("ns", "new", NULL, NULL, NULL),
+        store_util_pod("ns", "null-deletion", NULL, NULL, NULL),
+        store_util_pod("ns", "running", NULL, NULL, "Running"),
+    };
+    json_object_set_new(json_object_get(pods[1], "metadata"), "deletionTimestamp",
+                        json_string("2026-01-01T00:00:00Z"));
+    json_object_set_new(json_object_get(pods[4], "metadata"), "deletionTimestamp", json_null());
+    json_t *want = json_array();
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++) {
+        json_t *name = json_object_get(json_object_get(pods[i], "metadata"), "name");
+        if (model_pod_json_pending(pods[i]))
+            json_array_append_new(want, json_sprintf("ns/%s", json_string_value(name)));
+        put(txn, MODEL_POD, pods[i]);
+    }
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
+    assert_keys(pending(txn),
+                store_util_strings("ns/empty-node", "ns/new", "ns/null-deletion", NULL));
+    assert_keys(pending(txn), want);
+    store_txn_abort(&txn);
+}
+END_TEST
+
+/* store_put keys an object by model_object_key (namespace "default" when absent or empty)
+ * and refuses a missing or empty name and a key that does not fit. */
+START_TEST(test_store_put_key_rule)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    json_t *pod = store_util_pod("", "p", NULL, NULL, NULL), *got = NULL;
+    char *key = model_object_key(MODEL_POD, pod);
+    ck_assert_str_eq(key, "default/p");
+    put(txn, MODEL_POD, pod);
+    ck_assert_int_eq(store_get(txn, MODEL_POD, key, &got, &err), 0);
+    json_decref(got);
+    free(key);
+
+    pod = store_util_pod("ns", "", NULL, NULL, NULL);
+    ck_assert_int_eq(store_put(txn, MODEL_POD, pod, NULL, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "pod without metadata.name");
+    json_object_del(json_object_get(pod, "metadata"), "name");
+    ck_assert_int_eq(store_put(txn, MODEL_POD, pod, NULL, &err), ERR_INVALID);
+    ck_assert_str_eq(err.msg, "pod without metadata.name");
+    json_decref(pod);
+
+    char name[520];
+    memset(name, 'a', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    json_t *node = store_util_node(name);
+    ck_assert_int_eq(store_put(txn, MODEL_NODE, node, NULL, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "' is too long"));
+    json_decref(node);
+    store_txn_abort(&txn);
+}
+END_TEST
+
 /* store_replace takes the caller's copy of the stored value and keeps the indexes right */
 START_TEST(test_store_replace_uses_callers_old_value)
 {
@@ -719,6 +785,8 @@ int main(void)
                             test_store_read_nowait_is_busy_while_growing,
                             test_store_put_returns_old_and_delete,
                             test_store_pod_index_transitions,
+                            test_store_pending_index_is_the_model_rule,
+                            test_store_put_key_rule,
                             test_store_pod_index_volcano_group_annotation,
                             test_store_replace_uses_callers_old_value,
                             test_store_each_prefix,

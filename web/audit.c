@@ -6,8 +6,10 @@
 #include "alloc.h"
 #include "audit_sig.h"
 #include "clock.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
 #include "log.h"
+#include "store.h"
 
 /* Records read per read transaction: the transaction ends before each chunk is sent, so a
  * slow client never pins an old snapshot. */

@@ -1,6 +1,9 @@
 /* cycles.c - POST /api/v1/cycles: run one scheduling cycle now and return its summary. */
+#include "access.h"
 #include "clock.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "scheduler.h"
 
 void api__cycles_run(struct req *r)
 {

@@ -1,5 +1,5 @@
 /* edge.c - the checks every request passes before routing: Host, Origin, Content-Type,
- * the path's encoding; the security headers.
+ * the path's encoding (the header lines every answer carries are headers.c's).
  *
  * The front end (front_req.c) decides framing, the request line, the header names and
  * count before civetweb sees a request, and writes the head again cleanly: those rules
@@ -12,50 +12,10 @@
 #include <strings.h>
 
 #include "alloc.h"
-#include "front.h"
-#include "internal.h"
+#include "front_req.h"
+#include "http.h"
 #include "log.h"
-
-/* Sent on every response: API replies (send_head), civetweb's own pages and files
- * (additional_header), and errors civetweb answers (http_error). The UI loads only its
- * own scripts and styles (no inline script or style), connects only to musterd, and may
- * not be framed. */
-const char api__security_headers[] =
-    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'\r\n"
-    "X-Content-Type-Options: nosniff\r\n"
-    "X-Frame-Options: DENY\r\n"
-    "Referrer-Policy: no-referrer";
-
-/* HSTS over HTTPS only (a browser ignores it over HTTP, RFC 6797 8.1): a year, the usual
- * value; no includeSubDomains, since musterd cannot speak for the names beside its own. */
-#define HSTS "Strict-Transport-Security: max-age=31536000"
-
-const char *api__headers(const struct api *api)
-{
-    return api->headers ? api->headers : api__security_headers;
-}
-
-char *api__headers_make(int tls)
-{
-    return tls ? xasprintf("%s\r\n%s", api__security_headers, HSTS)
-               : xstrdup(api__security_headers);
-}
-
-/* 1 when the comma- or space-separated list holds s[0..n) (without case), or "*" when
- * star says so. */
-static int list_has(const char *list, const char *s, size_t n, int star)
-{
-    for (const char *p = list; p && *p;) {
-        p += strspn(p, ", \t");
-        size_t len = strcspn(p, ", \t");
-        if (len && ((star && len == 1 && *p == '*') || (len == n && !strncasecmp(p, s, n))))
-            return 1;
-        p += len;
-    }
-    return 0;
-}
+#include "model.h"
 
 char *api__default_hosts(const char *listen_host)
 {
@@ -91,30 +51,6 @@ static int host_name(const char *host, char *out, size_t n)
     return 0;
 }
 
-void api__force_close(struct req *r)
-{
-    if (!r->conn) {
-        r->close = 1; /* the front end's answer says "Connection: close" and closes */
-        return;
-    }
-    /* civetweb 1.15 offers no call to end a keep-alive connection from a handler; it
-     * decides after the reply from the request's Connection header (should_keep_alive),
-     * so a refused request's framing is never trusted for a next request on the same
-     * connection. */
-    struct mg_request_info *ri = (struct mg_request_info *)mg_get_request_info(r->conn);
-    int i;
-
-    for (i = 0; i < ri->num_headers; i++)
-        if (!strcasecmp(ri->http_headers[i].name, "Connection"))
-            break;
-    if (i == ri->num_headers && i == MG_MAX_HEADERS)
-        i--; /* the request is refused anyway: its last header can go */
-    ri->http_headers[i].name = "Connection";
-    ri->http_headers[i].value = "close";
-    if (i == ri->num_headers)
-        ri->num_headers++;
-}
-
 static int refuse(struct req *r, int code, const char *fmt, const char *arg)
 {
     api__force_close(r);
@@ -139,7 +75,7 @@ static int host_ok(struct req *r)
     /* a liveness probe (kubelet's names the pod's IP) learns only that musterd is up */
     int probe = !strcmp(r->raw_path, "/healthz") &&
                 (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD"));
-    if (!probe && !list_has(r->api->allowed_hosts, name, strlen(name), 1)) {
+    if (!probe && !api__list_has(r->api->allowed_hosts, name, strlen(name), 1)) {
         char *shown = xstrdup(host);
         api__utf8_scrub(shown);
         refuse(r, ERR_MISDIRECTED,
@@ -155,15 +91,6 @@ static int host_ok(struct req *r)
 int api__edge_ok(struct req *r)
 {
     return host_ok(r);
-}
-
-const char *api__cors_origin(struct req *r)
-{
-    const char *origin = api__header(r, "Origin");
-
-    if (!origin || !r->api->cors_origins)
-        return NULL;
-    return list_has(r->api->cors_origins, origin, strlen(origin), 0) ? origin : NULL;
 }
 
 /* 1 when origin is "http://" or "https://" followed by the request's own Host. */

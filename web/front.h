@@ -2,7 +2,7 @@
  * front.h - musterd's front end (web/ internals): the public listener, ahead of civetweb.
  *
  * civetweb 1.15 gives each connection a worker thread from accept on and reads the request
- * on it, so a client that trickles bytes holds a worker. The front end (front.c, one
+ * on it, so a client that trickles bytes holds a worker. The front end (front_conn.c, one
  * libevent thread) owns the configured listener instead: it terminates TLS, reads each
  * request's head and whole body under time and size limits (front_req.c, http-parser), and
  * only then hands the complete request to civetweb, which listens on 127.0.0.1 on an
@@ -12,101 +12,30 @@
  *
  * Framing is decided here, once: the forwarded request carries the body de-chunked with a
  * Content-Length, and an X-Muster-Front header first that civetweb's side trusts only with
- * the per-process secret (api__front_header_parse, checked in api.c): the client's address, TLS,
- * and the verified client certificate's subject. A client that sends X-Muster-Front itself is
+ * the per-process secret (api__front_header_parse, checked in backend.c): the client's address,
+ * TLS, and the verified client certificate's subject. A client that sends X-Muster-Front itself is
  * refused.
  *
  * A request the owner can answer at once (api__front_answer_fn: musterd's cached reads,
  * front_answer.c) is answered on this thread instead, with no hop to civetweb.
  *
- * Files: front.c (listener, client connections, timers), front_req.c (reading one
- * request), front_relay.c (civetweb's side), front_msg.c (error answers, X-Muster-Front).
- *
- * Calling sequence (front_req.c, no sockets; fuzz/fuzz_front.c drives it):
- *
- *     struct api__fr fr;
- *     api__fr_init(&fr, &limits);
- *     used = api__fr_feed(&fr, data, n);   repeat as bytes come, until fr.done (the
- *                                          rest is the next request's) or a refusal
- *                                          (fr.status != 0, fr.msg)
- *     text = api__fr_forward(&fr, front_header, &len);
- *     api__fr_release(&fr);
+ * Files: front_conn.c (listener, client connections, timers), front_req.c (reading one
+ * request, front_req.h), front_relay.c (civetweb's side, front_impl.h), front_msg.c (error
+ * answers, X-Muster-Front, front_msg.h), tls.c (the TLS context). The front end calls
+ * nothing of the API's layers (routes, replies, handlers): what it knows of a request's
+ * answer comes through the owner's api__front_answer_fn.
  */
 #ifndef MUSTER_WEB_FRONT_H
 #define MUSTER_WEB_FRONT_H
 
-#include <http_parser.h>
 #include <stddef.h>
 
+#include "front_req.h"
+
 struct err;
+struct api__front_info;
 
-#define API_FRONT_HEADER "X-Muster-Front"
-#define API_FRONT_SECRET_HEX 64 /* 32 random bytes */
-
-struct api__fr_limits {
-    size_t head_max; /* request line and headers, bytes: 431 past it */
-    int headers_max; /* header lines: 431 past it */
-    size_t body_max; /* body bytes: 413 past it */
-};
-
-struct api__fr_header {
-    char *name, *value; /* new */
-};
-
-/* One request being read. Everything is owned by it. */
-struct api__fr {
-    http_parser p;
-    struct api__fr_limits lim;
-    char *raw; /* the bytes fed until the head was complete (may run into the body) */
-    size_t raw_len, raw_cap;
-    char *url;
-    size_t url_len, url_cap;
-    struct api__fr_header *h;
-    int nh, h_cap;
-    int in_value; /* the last header callback was a value */
-    char *body;
-    size_t body_len, body_cap;
-    int started;    /* a byte of this request arrived */
-    int head_done;  /* the head is read and accepted */
-    int done;       /* the whole request is read */
-    int status;     /* a refusal's HTTP status, 0 while the request is fine */
-    char msg[512];  /* the refusal's message */
-    int has_length; /* the client sent Content-Length or chunked: forward a length */
-    int chunked;
-    int expect_continue; /* HTTP/1.1 "Expect: 100-continue" with a body to come */
-    int keep_alive;      /* the client keeps the connection after this request (at done) */
-    int is_head;         /* HEAD: the answer has no body whatever it says */
-};
-
-void api__fr_init(struct api__fr *fr, const struct api__fr_limits *lim);
-void api__fr_release(struct api__fr *fr);
-/* Reads data[0..n). Returns the bytes consumed: all of them, or fewer when the request
- * is complete (fr->done: the bytes after it belong to the next request) or refused
- * (fr->status 400, 413, 431 or 505 with fr->msg). fr->head_done once the head is read
- * and accepted (the caller answers 100 Continue then and changes its timer). */
-size_t api__fr_feed(struct api__fr *fr, const char *data, size_t n);
-/* The request as civetweb gets it (new, *len bytes): the request line, front_header
- * ("X-Muster-Front: ..." without CRLF), the client's headers but Content-Length,
- * Transfer-Encoding and Expect, a Content-Length when there is a body, and the body. */
-char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t *len);
-
-/* ---- front_msg.c ---- */
-/* A whole error answer (new, *len bytes): status, the API's JSON error body with msg,
- * headers (the security header lines, api__headers) and "Connection: close". */
-char *api__front_error(int status, const char *msg, const char *headers, size_t *len);
-
-/* What the front end tells civetweb's side about a request. */
-struct api__front_info {
-    char address[64]; /* the client's IP address */
-    int tls;
-    char subject[512]; /* the verified client certificate's subject (RFC 2253), or "" */
-};
-/* The X-Muster-Front value for info with secret (new). */
-char *api__front_header_value(const char *secret, const struct api__front_info *info);
-/* 0 with *out filled when value carries secret (compared in constant time), else -1. */
-int api__front_header_parse(const char *value, const char *secret, struct api__front_info *out);
-
-/* ---- front.c: the listener and the client connections ---- */
+/* ---- front_conn.c: the listener and the client connections ---- */
 struct ssl_ctx_st;
 struct api__front;
 

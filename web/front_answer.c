@@ -7,7 +7,7 @@
  * "Reads under load"). Such a request is served here by the same code civetweb's worker runs
  * (api__serve: Host, path, route, Origin, identity, role and rate limit, query
  * parameters, the handler, the request metrics and the log line), with a request view
- * whose conn is NULL (internal.h's struct req) and r->direct set: whatever would have to
+ * whose conn is NULL (api_impl.h's struct req) and r->direct set: whatever would have to
  * wait (a miss, a resourceVersion beyond the store's last commit, the external
  * authenticator) sets r->relay before anything is replied, and the request goes to
  * civetweb as before.
@@ -26,8 +26,9 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "front.h"
-#include "internal.h"
+#include "front_msg.h"
+#include "routes.h"
+#include "serve.h"
 
 void api_front_answers(struct api *api, int on)
 {

@@ -1,5 +1,5 @@
 /*
- * front_impl.h - what front.c (client connections) and front_relay.c (civetweb's side)
+ * front_impl.h - what front_conn.c (client connections) and front_relay.c (civetweb's side)
  * share. Everything here runs on the front end's one event thread.
  *
  * A client connection goes HANDSHAKE (TLS) -> IDLE -> READING -> WAITING (its request is
@@ -15,6 +15,7 @@
 #include <threads.h>
 
 #include "front.h"
+#include "front_msg.h"
 
 /* Bytes of answer waiting for a client before civetweb's side is read no more. */
 #define FRONT_RELAY_CAP (256 * 1024)
@@ -27,6 +28,12 @@
 #define FRONT_POOL_IDLE_MS 1000
 
 struct backend;
+struct conn;
+
+/* c's answer is relayed whole (ok) or civetweb's side failed (!ok: c is closed, with a 502
+ * when nothing of the answer was sent). keep_alive: the answer lets the connection live. The
+ * relay reports through it; front_conn.c gives it (front_relay.c calls nothing of front_conn.c). */
+typedef void (*front__answered_fn)(struct conn *c, int ok, int keep_alive, int sent);
 
 enum front_state { C_HANDSHAKE, C_IDLE, C_READING, C_WAITING, C_CLOSING, C_LINGER };
 
@@ -66,11 +73,12 @@ struct api__front {
     int workers;  /* civetweb's worker threads */
     api__front_answer_fn answer;
     void *answer_ctx;
+    front__answered_fn answered; /* front_conn.c's, called by front_relay.c */
 };
 
 /* ---- front_relay.c ---- */
 /* Sends text (taken) to civetweb for c, over a pooled connection or a new one; the answer
- * is relayed to c as it comes, then front__answered is called. */
+ * is relayed to c as it comes, then c->f->answered is called. */
 void front__relay_start(struct conn *c, char *text, size_t len);
 /* The client took some of its answer: read on from civetweb if the relay had stopped. */
 void front__relay_resume(struct backend *be);
@@ -78,10 +86,5 @@ void front__relay_resume(struct backend *be);
 void front__relay_abort(struct backend *be);
 /* Closes every pooled connection. */
 void front__pool_free(struct api__front *f);
-
-/* ---- front.c ---- */
-/* c's answer is relayed whole (ok) or civetweb's side failed (!ok: c is closed, with a 502
- * when nothing of the answer was sent). keep_alive: the answer lets the connection live. */
-void front__answered(struct conn *c, int ok, int keep_alive, int sent);
 
 #endif

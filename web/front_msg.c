@@ -9,8 +9,7 @@
 
 #include "alloc.h"
 #include "err.h"
-#include "front.h"
-#include "internal.h"
+#include "front_msg.h"
 
 static const char *reason(int status)
 {

@@ -3,8 +3,8 @@
  * where each answer ends: Content-Length, chunked, or the close).
  *
  * Pooling: civetweb holds a worker for every connection it has, idle in keep-alive too,
- * so the pool is bounded (half the workers, FRONT_POOL_SHARE), short-lived (FRONT_POOL_IDLE_MS, well under
- * civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
+ * so the pool is bounded (half the workers, FRONT_POOL_SHARE), short-lived (FRONT_POOL_IDLE_MS,
+ * well under civetweb's keep_alive_timeout_ms, so musterd closes an idle one before civetweb does),
  * and a connection is pooled only while there are no more loopback connections than
  * workers: past that a new one may wait in civetweb's queue for the worker an idle one
  * holds, so the finished one is closed to free it.
@@ -106,7 +106,7 @@ static void finish(struct backend *be)
     } else {
         be_free(be);
     }
-    front__answered(c, 1, keep, (int)sent);
+    f->answered(c, 1, keep, (int)sent);
 }
 
 static void be_read(struct bufferevent *bev, void *arg)
@@ -134,7 +134,7 @@ static void be_read(struct bufferevent *bev, void *arg)
             log_error("front end: civetweb's answer does not parse: %s", http_errno_name(e));
             c->be = NULL;
             be_free(be);
-            front__answered(c, 0, 0, 1);
+            c->f->answered(c, 0, 0, 1);
             return;
         }
         if (used) {
@@ -220,7 +220,7 @@ static void be_event(struct bufferevent *bev, short what, void *arg)
     c->be = NULL;
     size_t sent = be->sent;
     be_free(be);
-    front__answered(c, 0, 0, sent > 0);
+    c->f->answered(c, 0, 0, sent > 0);
 }
 
 void front__relay_start(struct conn *c, char *text, size_t len)
@@ -234,7 +234,7 @@ void front__relay_start(struct conn *c, char *text, size_t len)
         be->reused = 1;
     } else if (!(be = be_new(f))) {
         free(text);
-        front__answered(c, 0, 0, 0);
+        f->answered(c, 0, 0, 0);
         return;
     }
     be->req = text;

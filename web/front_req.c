@@ -11,8 +11,9 @@
 
 #include "alloc.h"
 #include "err.h"
-#include "front.h"
-#include "internal.h"
+#include "front_msg.h"
+#include "front_req.h"
+#include "utf8.h"
 
 static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {

@@ -3,8 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "alloc.h"
-#include "internal.h"
+#include "cached_reads.h"
+#include "handlers.h"
+#include "http.h"
+#include "scheduler.h"
+#include "store.h"
 
 json_t *api__leader_state(struct api *api)
 {

@@ -1,9 +1,14 @@
 /* jobs.c - GET /api/v1/jobs?state=, /api/v1/jobs/{ns}/{name} and .../why: their parameters;
- * the answers are made and served by reads.c. */
+ * the answers are made and served by reads.c. GET /api/v1/jobstates: the states a job can
+ * be in, from the scheduler's one table (SCHED_JOB_STATE_MAP). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cached_reads.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "scheduler.h"
 
 void api__jobs_list(struct req *r)
 {
@@ -45,4 +50,14 @@ void api__job_get(struct req *r)
 void api__job_why(struct req *r)
 {
     reply_job(r, API_READ_WHY);
+}
+
+void api__job_states(struct req *r)
+{
+    json_t *items = json_array();
+
+    for (int i = 0; i < SCHED_JOB_STATE_COUNT; i++)
+        json_array_append_new(
+            items, json_pack("{s:s}", "name", sched_job_state_name((enum sched_job_state)i)));
+    api__reply_json(r, 200, json_pack("{s:s, s:o}", "kind", "JobStateList", "items", items));
 }

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "alloc.h"
-#include "internal.h"
 
 #define KEY_MAX 256
 

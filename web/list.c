@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "http.h"
+#include "lists.h"
 
 #define LIST_CHUNK ((size_t)64 << 10)
 

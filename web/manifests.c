@@ -9,9 +9,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "access.h"
 #include "alloc.h"
 #include "clock.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "model.h"
+#include "scheduler.h"
 
 /* 0 with *fmt set from Content-Type, or replies 415 and returns -1. The dispatcher has
  * already refused a POST without a JSON or YAML type (api__content_type_ok). */

@@ -5,7 +5,12 @@
  * created in between has no usage yet and is left out, one deleted in between is not in
  * the snapshot. A page reads its nodes first and each one's usage after: a node deleted in
  * between is left out (404 for a single node). */
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
+#include "scheduler.h"
+#include "store.h"
 
 /* Adds "usage" {allocatable, requested, free} and "pods" of u (a sched_node_usage
  * document, borrowed) to node. */

@@ -1,9 +1,14 @@
 /* objects.c - reads, lists and deletes shared by the per-resource handlers. */
 #include <stdlib.h>
 
+#include "access.h"
 #include "alloc.h"
 #include "clock.h"
-#include "internal.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
+#include "scheduler.h"
+#include "store.h"
 
 char *api__ns_key(struct req *r)
 {

@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "http.h"
+#include "lists.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 

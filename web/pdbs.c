@@ -3,7 +3,10 @@
 #include <stdlib.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
 
 void api__pdbs_list(struct req *r)
 {

@@ -2,7 +2,10 @@
 #include <stdlib.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
 
 void api__podgroups_list(struct req *r)
 {

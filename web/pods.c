@@ -3,7 +3,11 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
+#include "store.h"
 
 struct filter {
     const char *ns;

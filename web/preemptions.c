@@ -2,7 +2,9 @@
  * GET /api/v1/preemptions/{id}: one entry (the links of victims' whys). */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "scheduler.h"
 
 void api__preemptions_list(struct req *r)
 {

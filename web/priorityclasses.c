@@ -9,7 +9,11 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
+#include "store.h"
 
 static const char *name_of(json_t *obj)
 {

@@ -6,7 +6,11 @@
  * number a client wants is the scheduler's. Queues are created and changed by applying
  * manifests (POST /api/v1/manifests); DELETE goes through sched_delete, which refuses a
  * queue that has jobs or child queues (409). */
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
+#include "scheduler.h"
 
 void api__queues_list(struct req *r)
 {

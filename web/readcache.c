@@ -33,8 +33,9 @@
 #include <zlib.h>
 
 #include "alloc.h"
+#include "cached_reads.h"
 #include "clock.h"
-#include "internal.h"
+#include "store.h"
 #include "thread.h"
 
 #define SLOTS 4096

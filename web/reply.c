@@ -13,8 +13,8 @@
 
 #include "alloc.h"
 #include "clock.h"
-#include "front.h"
-#include "internal.h"
+#include "front_req.h"
+#include "http.h"
 
 /* On the front end's thread (no civetweb connection): the answer is written into r->out,
  * as civetweb writes it (the same lines in the same order, then Date and Connection). */
@@ -148,52 +148,6 @@ void api__reply_raw(struct req *r, int status, const char *ctype, const char *bo
     }
 }
 
-/* Length of the well-formed UTF-8 sequence at p (1-4), or 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *p, size_t avail)
-{
-    static const unsigned min[] = {0, 0x80, 0x800, 0x10000};
-    unsigned c = p[0], cp;
-    size_t k;
-
-    if (c < 0x80)
-        return 1;
-    k = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
-    if (!k || k >= avail)
-        return 0;
-    cp = c & (0x3fu >> k);
-    for (size_t i = 1; i <= k; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3fu);
-    }
-    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return k + 1;
-}
-
-int api__utf8_valid(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-
-    for (size_t i = 0, k; i < n; i += k)
-        if (!(k = utf8_seq(p + i, n - i)))
-            return 0;
-    return 1;
-}
-
-void api__utf8_scrub(char *s)
-{
-    unsigned char *p = (unsigned char *)s;
-    size_t n = strlen(s);
-
-    for (size_t i = 0, k; i < n; i += k) {
-        if (!(k = utf8_seq(p + i, n - i))) {
-            p[i] = '?';
-            k = 1;
-        }
-    }
-}
-
 void api__reply_json(struct req *r, int status, json_t *body)
 {
     api__reply_json_extra(r, status, body, NULL);
@@ -293,28 +247,28 @@ void api__stream_end(struct req *r)
         mg_send_chunk(r->conn, "", 0);
 }
 
-const char *api__header(struct req *r, const char *name)
+void api__force_close(struct req *r)
 {
-    if (r->conn)
-        return mg_get_header(r->conn, name);
-    for (int i = 0; r->fr && i < r->fr->nh; i++)
-        if (!strcasecmp(r->fr->h[i].name, name))
-            return r->fr->h[i].value;
-    return NULL;
-}
-
-int api__header_count(struct req *r, const char *name)
-{
-    int n = 0;
-    if (r->conn) {
-        const struct mg_request_info *ri = mg_get_request_info(r->conn);
-        for (int i = 0; i < ri->num_headers; i++)
-            n += !strcasecmp(ri->http_headers[i].name, name);
-    } else {
-        for (int i = 0; r->fr && i < r->fr->nh; i++)
-            n += !strcasecmp(r->fr->h[i].name, name);
+    if (!r->conn) {
+        r->close = 1; /* the front end's answer says "Connection: close" and closes */
+        return;
     }
-    return n;
+    /* civetweb 1.15 offers no call to end a keep-alive connection from a handler; it
+     * decides after the reply from the request's Connection header (should_keep_alive),
+     * so a refused request's framing is never trusted for a next request on the same
+     * connection. */
+    struct mg_request_info *ri = (struct mg_request_info *)mg_get_request_info(r->conn);
+    int i;
+
+    for (i = 0; i < ri->num_headers; i++)
+        if (!strcasecmp(ri->http_headers[i].name, "Connection"))
+            break;
+    if (i == ri->num_headers && i == MG_MAX_HEADERS)
+        i--; /* the request is refused anyway: its last header can go */
+    ri->http_headers[i].name = "Connection";
+    ri->http_headers[i].value = "close";
+    if (i == ri->num_headers)
+        ri->num_headers++;
 }
 
 /* An error reply whose status has no ERR_* code (411). */

@@ -4,8 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "alloc.h"
-#include "internal.h"
+#include "cached_reads.h"
+#include "clock.h"
+#include "handlers.h"
+#include "http.h"
+#include "log.h"
+#include "routes.h"
 
 enum {
     ROUTE_DEEP = 1, /* runs on a thread with a big stack (see run_deep) */
@@ -78,6 +84,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/jobs/{ns}/{name}", api__job_get, "resourceVersion", VIEW, 0, api__read_cached},
     {"GET", "/api/v1/jobs/{ns}/{name}/why", api__job_why, "resourceVersion", VIEW, 0,
      api__read_cached},
+    {"GET", "/api/v1/jobstates", api__job_states, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
 };
@@ -356,6 +363,37 @@ int api__route_front(int i, struct req *r)
 const char *api__route_pattern(int i)
 {
     return i >= 0 && (size_t)i < NROUTES ? routes[i].pattern : NULL;
+}
+
+const char *api__route_method(int i)
+{
+    return i >= 0 && (size_t)i < NROUTES ? routes[i].method : NULL;
+}
+
+void api__serve(struct req *r)
+{
+    int64_t start = clock_mono_ns();
+    char *decoded = NULL;
+
+    /* decode_url is off: civetweb hands over the path as sent, routes match it, and names
+     * are decoded segment by segment (a %2F inside a name is not a separator) */
+    if (api__path_decode(r->raw_path, strlen(r->raw_path), &decoded, &r->path_error) < 0)
+        r->path = r->raw_path;
+    else
+        r->path = decoded;
+    api__dispatch(r);
+    if (r->direct && r->relay) {
+        free(decoded);
+        return; /* civetweb's worker serves it, and logs it */
+    }
+    if (!r->status) /* a handler that forgot to reply is a bug; never leave the client hanging */
+        api__reply_errorf(r, ERR_INTERNAL, "no reply for '%s %s'", r->method, r->path);
+
+    /* the path as sent: civetweb let no byte below 33 through, where the decoded one may
+     * hold control characters that would forge log lines */
+    log_info("%s %s %d %zu bytes %.1f ms", r->method, r->raw_path, r->status, r->bytes,
+             (double)(clock_mono_ns() - start) / 1e6);
+    free(decoded);
 }
 
 void api__dispatch(struct req *r)

@@ -1,5 +1,6 @@
 /* sources.c - GET /api/v1/sources: the state of what musterd mirrors (Kubernetes). */
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
 
 void api__sources(struct req *r)
 {

@@ -5,7 +5,8 @@
 #include <sys/stat.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
 
 /* 1 when the path could leave the UI directory or names a hidden file. */
 static int unsafe(const char *path)

@@ -1,5 +1,5 @@
 /*
- * tls.c - HTTPS for the front end (front.c): TLS 1.2 and 1.3 only, modern ciphers, and a
+ * tls.c - HTTPS for the front end (front_conn.c): TLS 1.2 and 1.3 only, modern ciphers, and a
  * certificate, key and client CA that are replaced while musterd keeps listening.
  *
  * api__tls_ctx builds the one SSL_CTX the front end's connections share (civetweb serves
@@ -25,8 +25,10 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "api_impl.h"
+#include "err.h"
 #include "log.h"
+#include "tls.h"
 
 /* TLS 1.2: forward-secret AEAD suites only (ECDHE with AES-GCM or ChaCha20-Poly1305). */
 #define TLS12_CIPHERS                                                                              \

@@ -26,10 +26,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "access.h"
 #include "alloc.h"
 #include "clock.h"
-#include "internal.h"
+#include "err.h"
 #include "log.h"
+#include "model.h"
 
 #define NAME_MAX_LEN 200
 

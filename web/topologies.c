@@ -1,5 +1,8 @@
 /* topologies.c - GET /api/v1/clusternetworktopologies[/{name}] and DELETE by name. */
-#include "internal.h"
+#include "handlers.h"
+#include "http.h"
+#include "lists.h"
+#include "model.h"
 
 void api__topologies_list(struct req *r)
 {

@@ -3,7 +3,11 @@
  * a pod shape per domain. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "cached_reads.h"
+#include "handlers.h"
+#include "http.h"
+#include "model.h"
+#include "scheduler.h"
 
 /* Parses quantity parameter name into *out (unchanged when absent); -1 after a 400. */
 static int quantity_or_reply(struct req *r, const char *name, int milli, int64_t *out)

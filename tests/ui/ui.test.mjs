@@ -1,6 +1,7 @@
 // ui.test.mjs - the web UI in headless chromium against a musterd loaded with the demo
 // cluster (examples/demo): every page loads without console errors and shows the right
-// jobs and states; the why page shows the gang shortfall of training/giant and the topology
+// jobs and states, the state filter and tiles being the states GET /api/v1/jobstates lists
+// (a stubbed extra state shows up too); the why page shows the gang shortfall of training/giant and the topology
 // and preemption parts of prod/urgent-finetune; selecting a job highlights its (nominated)
 // nodes in the topology tree, whose numbers are musterd's; the real preemption ledger links
 // preemptors and victims both ways; the audit export downloads NDJSON whose hash chain
@@ -37,14 +38,16 @@ before(async () => {
 });
 after(async () => { if (b) await b.close(); });
 
-// Opens a page at a hash route and waits for the first successful poll.
-async function open(hash) {
+// Opens a page at a hash route and waits for the first successful poll; prepare(page), when
+// given, runs before the page loads (to stub a route).
+async function open(hash, prepare) {
   const page = await newPage(b.browser);
   page.unexpected = [];
   page.on('console', (m) => {
     if (m.type() === 'error') page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
   });
   page.on('pageerror', (e) => page.unexpected.push(String(e)));
+  if (prepare) await prepare(page);
   await page.goto(URL + '/' + hash);
   await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 });
   return page;
@@ -84,6 +87,36 @@ test('jobs table lists every job with its state and filters by state', async () 
   await page.click('table.jobs a[href="#/jobs/training/giant"]');
   await page.waitForSelector('.whydoc');
   await finish(page, 'jobs');
+});
+
+test('the state filter and the overview tiles are the states musterd lists', async () => {
+  const names = (await api('/api/v1/jobstates')).items.map((st) => st.name);
+  assert.ok(names.includes('Pending') && names.includes('Finished'), 'musterd lists states');
+  const options = async (page, n) => {
+    await page.waitForFunction((k) => document.querySelectorAll('#jobs-state option').length === k,
+      n + 1);
+    return page.locator('#jobs-state option').evaluateAll((os) => os.map((o) => o.value));
+  };
+  const tiles = async (page) => {
+    await page.waitForSelector('a.tile');
+    return page.locator('a.tile').evaluateAll((as) => as.map((a) => a.dataset.state));
+  };
+  let page = await open('#/jobs');
+  assert.deepEqual(await options(page, names.length), ['', ...names]);
+  await page.goto(URL + '/#/');
+  assert.deepEqual(await tiles(page), names);
+  await finish(page, 'jobstates');
+  // a state musterd adds reaches both without a change to the UI: the list is the API's
+  const more = [...names, 'Hibernating'];
+  const stub = (p) => p.route('**/api/v1/jobstates', (r) => r.fulfill({ status: 200,
+    contentType: 'application/json',
+    body: JSON.stringify({ kind: 'JobStateList', items: more.map((name) => ({ name })) }) }));
+  page = await open('#/jobs', stub);
+  assert.deepEqual(await options(page, more.length), ['', ...more]);
+  await page.goto(URL + '/#/');
+  assert.deepEqual(await tiles(page), more);
+  assert.equal(await page.locator('a.tile[data-state="Hibernating"] .n').textContent(), '0');
+  await finish(page, 'jobstates-stubbed');
 });
 
 test('why page of training/giant says first that it exceeds the cluster', async () => {

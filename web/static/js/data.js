@@ -32,6 +32,18 @@ export function podJobs(jobs) {
   return m;
 }
 
+// The states a job can be in, in the scheduler's order (GET /api/v1/jobstates: the one
+// table behind every job's state). Asked once per page load; a failed answer is asked again.
+let jobStates = null;
+export function loadJobStates() {
+  if (!jobStates) {
+    jobStates = getJSON('/api/v1/jobstates')
+      .then((body) => (body.items || []).map((s) => s.name))
+      .catch((e) => { jobStates = null; throw e; });
+  }
+  return jobStates;
+}
+
 export async function loadJobs(stateFilter) {
   const body = await getJSON('/api/v1/jobs', { state: stateFilter });
   return body.items || [];

@@ -1,10 +1,7 @@
 // jobs.js - the jobs table: gangs and GangGroups with state, minMember, placed / pending,
 // priority and age; filter by text and state, sort by any column; state kept in the URL.
-import { loadJobs } from './data.js';
+import { loadJobs, loadJobStates } from './data.js';
 import { age, clear, h, jobLink, stateBadge, table } from './dom.js';
-
-const STATES = ['', 'Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
-  'Preempted', 'Finished'];
 
 const COLS = [
   { key: 'id', label: 'job', get: (j) => jobLink(j.id), val: (j) => j.id },
@@ -35,9 +32,14 @@ export function mount(el, route, app) {
   const count = h('span', { class: 'muted', 'aria-live': 'polite' });
   const search = h('input', { type: 'search', id: 'jobs-q', value: st.q, placeholder: 'ns/name…',
     oninput: (e) => { st.q = e.target.value; save(); draw(); } });
+  // the states come from musterd (loadJobStates) with the first refresh
   const stateSel = h('select', { id: 'jobs-state', onchange: (e) => {
     st.state = e.target.value; save(); draw();
-  } }, STATES.map((s) => h('option', { value: s, selected: s === st.state }, s || 'any state')));
+  } }, stateOptions([]));
+  function stateOptions(names) {
+    return ['', ...names].map((s) => h('option', { value: s, selected: s === st.state },
+      s || 'any state'));
+  }
 
   el.append(h('h1', null, 'Jobs'),
     h('form', { class: 'filters', role: 'search', onsubmit: (e) => e.preventDefault() },
@@ -68,7 +70,9 @@ export function mount(el, route, app) {
       rowAttrs: (j) => ({ 'data-job': j.id, 'data-state': j.state }), empty: 'no jobs match' }));
   }
   async function refresh() {
-    st.jobs = await loadJobs();
+    const [jobs, states] = await Promise.all([loadJobs(), loadJobStates()]);
+    st.jobs = jobs;
+    if (stateSel.options.length !== states.length + 1) clear(stateSel, stateOptions(states));
     draw();
   }
   return { refresh };

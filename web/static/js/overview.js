@@ -1,14 +1,12 @@
 // overview.js - cluster capacity and use, jobs by state, recent decisions (the audit log's
 // newest records), the last hour's preemptions.
 import { fmtQty } from './api.js';
-import { auditRecent, auditSummary, DECISION_KINDS, loadJobs, loadLedger, loadNodes,
-  totals } from './data.js';
+import { auditRecent, auditSummary, DECISION_KINDS, loadJobs, loadJobStates, loadLedger,
+  loadNodes, totals } from './data.js';
 import { bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
 
 // Recent decisions: the newest audit records (GET /api/v1/audit?tail=N), repeats folded.
 const TAIL = 500;
-const STATES = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut', 'Scheduled', 'Running',
-  'Preempted', 'Finished'];
 
 export function mount(el) {
   const cap = h('section', { 'aria-labelledby': 'ov-cap' });
@@ -20,10 +18,10 @@ export function mount(el) {
 
   async function refresh() {
     const since = new Date(Date.now() - 3600e3).toISOString();
-    const [nodes, jobs, recs, ledger] = await Promise.all([loadNodes(), loadJobs(),
-      auditRecent(TAIL), loadLedger({ since })]);
+    const [nodes, jobs, names, recs, ledger] = await Promise.all([loadNodes(), loadJobs(),
+      loadJobStates(), auditRecent(TAIL), loadLedger({ since })]);
     drawCapacity(cap, nodes);
-    drawStates(states, jobs);
+    drawStates(states, jobs, names);
     drawDecisions(decisions, recs);
     drawPreemptions(pre, ledger);
   }
@@ -41,11 +39,12 @@ function drawCapacity(sec, nodes) {
         (t.cap[r] ? ` (${Math.round((100 * (t.used[r] || 0)) / t.cap[r])}%)` : ''))))));
 }
 
-function drawStates(sec, jobs) {
+// One tile per state, in the order musterd lists them (GET /api/v1/jobstates).
+function drawStates(sec, jobs, names) {
   const count = {};
   for (const j of jobs) count[j.state] = (count[j.state] || 0) + 1;
   clear(sec, h('h2', { id: 'ov-states' }, 'Jobs by state'),
-    h('ul', { class: 'tiles' }, STATES.map((s) => h('li', null,
+    h('ul', { class: 'tiles' }, names.map((s) => h('li', null,
       h('a', { href: '#/jobs?state=' + s, class: 'tile', 'data-state': s },
         h('span', { class: 'n' }, String(count[s] || 0)), stateBadge(s))))));
 }

@@ -1,0 +1,33 @@
+/*
+ * model_quantity.h - Kubernetes resource quantities ("100m", "4Gi") as exact integers.
+ *
+ * A quantity is parsed once, at decoding, into an int64: cpu in thousandths, everything
+ * else in whole units (struct model_res); nothing in muster does floating-point
+ * arithmetic on resources. The functions keep no state.
+ */
+#ifndef MUSTER_MODEL_QUANTITY_H
+#define MUSTER_MODEL_QUANTITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+
+/* Parses a Kubernetes quantity: decimal number with optional sign, fraction and
+ * exponent ("1.5", "1e3", "-2"), or with a suffix: binary Ki Mi Gi Ti Pi Ei, decimal
+ * n u m "" k M G T P E. With milli != 0 the result is in thousandths (cpu: "100m" ->
+ * 100, "1" -> 1000); otherwise whole units, rounded up ("500m" -> 1). Exact (no
+ * floating point). Returns 0, or ERR_INVALID for bad syntax, a negative value or a value
+ * that does not fit in int64. */
+int model_quantity_parse(const char *s, int milli, int64_t *out, struct err *err);
+/* 1 when the resource is measured in thousandths ("cpu"). */
+int model_resource_is_milli(const char *resource);
+/* Formats a value the way kubectl would ("100m", "4", "4Gi", "1500M"). */
+void model_quantity_format(int64_t value, int milli, char *buf, size_t n);
+
+struct model_res {
+    char *name;    /* "cpu", "memory", "pods", "nvidia.com/gpu", ... */
+    int64_t value; /* cpu in thousandths, everything else in whole units */
+};
+
+#endif

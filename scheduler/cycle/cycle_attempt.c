@@ -1,0 +1,582 @@
+/*
+ * cycle_attempt.c - one job attempt (a statement): gang rules, placement, outcome.
+ *
+ * Gang (DESIGN.md section 3): a PodGroup needs minMember pods placed (bound +
+ * placed this cycle); with fewer member pods than minMember it is not tried; a
+ * GangGroup (the groups annotation) succeeds only if every PodGroup in it
+ * satisfies its own minMember; a gang already satisfied places later pods one
+ * by one (partial placement is fine).
+ *
+ * Match policy (the PodGroup's match-policy annotation, model.h): which pods count toward
+ * minMember. once-satisfied (the default) and waiting-and-running count bound (alive) and
+ * placed pods, and a gang with minMember alive is satisfied; only-waiting counts only the
+ * pods placed by the attempt, so it is never satisfied by what is bound.
+ * Nominations are binding: a job whose pending pods are all nominated (a preemptor) is
+ * placed on its nominated nodes (place_nominated), waiting while victims terminate there.
+ * A pending pod that carries a field muster does not support (model_unsupported_field:
+ * only mirrored pods can) blocks its job.
+ *
+ * The why never misleads: a job whose demand (its bound pods plus the pending pods its
+ * gangs still need) is larger than the whole cluster's allocatable is answered with
+ * ExceedsClusterCapacity before any placement; preemption is tried only when it could help
+ * (not when a pod the job needs fits no node even empty: a nodeSelector nobody carries, a
+ * request larger than any node), and the why then says why it was not relevant.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycle.h"
+#include "place.h"
+#include "preempt.h"
+#include "why.h"
+
+static int cmp_job_id(const void *x, const void *y, void *ctx)
+{
+    const struct sched_view *v = ctx;
+    return strcmp(v->jobs[*(const int *)x].id, v->jobs[*(const int *)y].id);
+}
+
+/* The job and every existing PodGroup of its GangGroup, in id order. */
+static void collect_members(struct sched_cyc *c, int ji, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    const struct sv_job *j = &v->jobs[ji];
+    size_t cap = 1 + (j->has_pg ? j->pg.ngroups : 0);
+    a->rq.jobs = xcalloc(cap + 1, sizeof(int));
+    a->rq.m = xcalloc(cap + 1, sizeof(*a->rq.m));
+    a->rq.jobs[a->rq.njobs++] = ji;
+    for (size_t g = 0; j->has_pg && g < j->pg.ngroups; g++) {
+        int mj = sched__view_gang_job(v, j->pg.groups[g]);
+        if (mj < 0 || !v->jobs[mj].has_pg)
+            sched__blocker_add(&a->blockers, WHY_GROUP_MEMBER_MISSING,
+                               json_pack("{s:s}", "podGroup", j->pg.groups[g]),
+                               "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
+        else if (sched__place_member(&a->rq, mj) < 0)
+            a->rq.jobs[a->rq.njobs++] = mj;
+    }
+    qsort_r(a->rq.jobs, a->rq.njobs, sizeof(int), cmp_job_id, v);
+    sched__place_result_init(&a->res, a->rq.njobs);
+}
+
+/* Merges a member's usable spec: the narrowest MustGather wins, else the narrowest
+ * PreferGather; the winner's podCountMultiple entries come with it (Koordinator uses one
+ * gang's spec for the whole GangGroup). */
+static void merge_spec(struct sched_attempt *a, const struct gather_spec *s)
+{
+    if (!a->rq.has_spec || s->must > a->rq.spec.must ||
+        (a->rq.spec.must < 0 && s->prefer > a->rq.spec.prefer))
+        a->rq.spec = *s;
+    a->rq.has_spec = 1;
+}
+
+/* Members and the checks that need no placement: PodGroup present, GangGroup
+ * complete, enough member pods, a usable topology spec. */
+static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    collect_members(c, ji, a);
+    a->rq.spec.must = a->rq.spec.prefer = a->rq.spec.job = -1;
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        struct sv_job *mj = &v->jobs[a->rq.jobs[m]];
+        struct place_member *am = &a->rq.m[m];
+        mj->cycle_seen = c->cycle;
+        const struct sv_pod *gated = NULL, *unsupported = NULL;
+        char tmsg[256];
+        for (size_t i = 0; i < mj->npods; i++) {
+            const struct sv_pod *p = &v->pods[mj->pods[i]];
+            am->bound += model_pod_gang_bound(&p->m);
+            am->pending += sched__pod_pending(p);
+            if (sched__pod_pending(p) && p->m.gated && !gated)
+                gated = p;
+            if (!unsupported && p->m.unsupported && sched__pod_pending(p))
+                unsupported = p;
+        }
+        if (gated) /* as kube-scheduler, a gated pod waits; its gang waits with it */
+            sched__blocker_add(&a->blockers, WHY_SCHEDULING_GATED,
+                               json_pack("{s:s}", "pod", gated->key),
+                               "pod '%s' has schedulingGates", gated->key);
+        if (unsupported) /* mirrored: it could not be refused, so it is never placed */
+            sched__blocker_add(&a->blockers, WHY_UNSUPPORTED_FIELD,
+                               json_pack("{s:s,s:s}", "pod", unsupported->key, "field",
+                                         unsupported->m.unsupported),
+                               "pod '%s': %s: not supported by muster (%s)", unsupported->key,
+                               unsupported->m.unsupported, unsupported->m.unsupported_why);
+        int need = sched__job_min(mj);
+        int only_waiting = mj->has_pg && mj->pg.match_policy == MODEL_MATCH_ONLY_WAITING;
+        am->base = only_waiting ? 0 : am->bound;
+        am->satisfied = mj->has_pg && !only_waiting && am->bound >= need;
+        if (mj->gang && !mj->has_pg)
+            sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
+                               json_pack("{s:s}", "podGroup", mj->id),
+                               "PodGroup '%s' does not exist", mj->id);
+        else if (sched__job_class_missing(v, mj))
+            sched__blocker_add(
+                &a->blockers, WHY_PRIORITY_CLASS_MISSING,
+                json_pack("{s:s,s:s}", "podGroup", mj->id, "priorityClass", mj->pg.priority_class),
+                "PodGroup '%s' names PriorityClass '%s', which does not exist", mj->id,
+                mj->pg.priority_class);
+        else if (!am->satisfied && am->base + am->pending >= need &&
+                 sched__job_tasks_short(v, mj, 1, tmsg, sizeof(tmsg)))
+            sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
+                               json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
+                                         "members", am->base + am->pending),
+                               "%s", tmsg);
+        else if (am->base + am->pending < need)
+            sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
+                               json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
+                                         "members", am->base + am->pending),
+                               "PodGroup '%s' has %d member pods%s, minMember %d", mj->id,
+                               am->base + am->pending,
+                               only_waiting ? " pending (match policy only-waiting)" : "", need);
+        if (mj->has_pg && mj->pg.has_spec) {
+            struct gather_spec gs;
+            char msg[256];
+            int code = sched__gather_spec(sched__topo_get(v), &mj->pg, &gs, msg, sizeof(msg));
+            if (code >= 0)
+                sched__blocker_add(&a->blockers, code, json_pack("{s:s}", "podGroup", mj->id),
+                                   "PodGroup '%s': %s", mj->id, msg);
+            else {
+                gs.job = a->rq.jobs[m];
+                merge_spec(a, &gs);
+            }
+        }
+    }
+}
+
+/* Adds the demand of pod p to need[] (resources indexed as in the view). */
+static void demand_add(const struct sv_pod *p, int64_t *need)
+{
+    for (int r = 0; r < p->nreq; r++)
+        need[p->req[r].res] += p->req[r].v;
+}
+
+/* ExceedsClusterCapacity: the job's bound pods and the pending pods its unsatisfied gangs
+ * still need ask for more of a resource than every schedulable node has together. */
+static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+        long want = a->rq.m[m].satisfied ? 0 : sched__job_min(j) - a->rq.m[m].base;
+        for (size_t i = 0; i < j->npods; i++) {
+            const struct sv_pod *p = &v->pods[j->pods[i]];
+            if (p->counted)
+                demand_add(p, need);
+            else if (want > 0 && sched__pod_pending(p)) {
+                demand_add(p, need);
+                want--;
+            }
+        }
+    }
+    const int64_t *have = sched__cyc_cluster(c);
+    long nn = c->cluster_nodes, cordoned = c->cluster_cordoned;
+    for (size_t r = 0; nn && r < v->nres; r++) {
+        if (need[r] <= have[r])
+            continue;
+        char q_need[32], q_have[32];
+        int milli = model_resource_is_milli(v->res[r]);
+        model_quantity_format(need[r], milli, q_need, sizeof(q_need));
+        model_quantity_format(have[r], milli, q_have, sizeof(q_have));
+        char where[64] = "";
+        if (cordoned)
+            snprintf(where, sizeof(where), " on its %ld schedulable nodes", nn - cordoned);
+        sched__blocker_add(&a->blockers, WHY_EXCEEDS_CLUSTER,
+                           json_pack("{s:s,s:I,s:I}", "resource", v->res[r], "need",
+                                     (json_int_t)need[r], "capacity", (json_int_t)have[r]),
+                           "needs %s %s, the cluster has %s%s", q_need, v->res[r], q_have, where);
+        break; /* the first resource says it; the others add nothing a user can act on */
+    }
+    free(need);
+}
+
+/* 1 when some node that passes the shape's static filters could hold it empty. */
+static int shape_can_fit(struct sched_cyc *c, const struct sv_shape *sh)
+{
+    struct sched_view *v = c->v;
+    if (sh->nf && sh->nf_cycle == c->cycle) /* the node filter of this cycle knows: nodes
+                                               do not change within a cycle */
+        return sh->nf_code != WHY_NO_NODES && sh->nf_code != WHY_NO_MATCHING_NODE &&
+               sh->nf_code != WHY_EXCEEDS_ALLOCATABLE;
+    size_t nn;
+    const int *order = sched__view_node_order(v, &nn);
+    for (size_t i = 0; i < nn; i++) {
+        const struct sv_node *n = &v->nodes[order[i]];
+        int ok = sched__fit_static(n, sh) == SCHED_FIT_OK;
+        for (int k = 0; ok && k < sh->nreq; k++)
+            ok = sh->req[k].v <= n->alloc[sh->req[k].res];
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* Fills a->moot when preemption cannot help: a member still needs more pods than it has
+ * pods that fit some node even with every other pod removed. */
+static void moot_check(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    signed char *can = xcalloc(v->nshapes + 1, 1); /* 0 unknown, 1 fits, -1 never */
+    for (size_t m = 0; m < a->rq.njobs && !*a->moot; m++) {
+        const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+        if (a->rq.m[m].satisfied)
+            continue;
+        long usable = a->rq.m[m].base;
+        int never = -1;
+        for (size_t i = 0; i < a->rq.npods; i++) {
+            const struct sv_pod *p = &v->pods[a->rq.pods[i]];
+            if (p->job != a->rq.jobs[m])
+                continue;
+            if (!can[p->shape])
+                can[p->shape] = shape_can_fit(c, &v->shapes[p->shape]) ? 1 : -1;
+            if (can[p->shape] > 0)
+                usable++;
+            else if (never < 0)
+                never = a->rq.pods[i];
+        }
+        if (never >= 0 && usable < sched__job_min(j))
+            snprintf(a->moot, sizeof(a->moot),
+                     "not relevant: pod '%s' fits no node even with every other pod removed",
+                     v->pods[never].key);
+    }
+    free(can);
+}
+
+static int cmp_pod_order(const void *x, const void *y, void *ctx)
+{
+    const struct sched_view *v = ctx;
+    const struct sv_pod *a = &v->pods[*(const int *)x], *b = &v->pods[*(const int *)y];
+    if (a->job != b->job)
+        return strcmp(v->jobs[a->job].id, v->jobs[b->job].id);
+    int64_t ia = a->m.topo_index < 0 ? INT64_MAX : a->m.topo_index;
+    int64_t ib = b->m.topo_index < 0 ? INT64_MAX : b->m.topo_index;
+    if (ia != ib)
+        return ia < ib ? -1 : 1;
+    return strcmp(a->m.name, b->m.name);
+}
+
+static void collect_pods(struct sched_view *v, struct sched_attempt *a)
+{
+    size_t total = 0;
+    for (size_t m = 0; m < a->rq.njobs; m++)
+        total += v->jobs[a->rq.jobs[m]].npods;
+    a->rq.pods = xcalloc(total + 1, sizeof(int));
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+        for (size_t i = 0; i < j->npods; i++)
+            if (sched__pod_pending(&v->pods[j->pods[i]]))
+                a->rq.pods[a->rq.npods++] = j->pods[i];
+    }
+    qsort_r(a->rq.pods, a->rq.npods, sizeof(int), cmp_pod_order, v);
+}
+
+/* Places the attempt: on its nominated nodes when every pending pod has one. When they
+ * do not hold the job yet and victims still terminate there, the job waits for them
+ * (the attempt fails; preemption then says PreemptionWaiting); when nothing terminates
+ * there any more, the nominations are stale and the job's own placer runs. */
+static int place(struct sched_cyc *c, struct sched_attempt *a, struct err *err)
+{
+    if (!sched__place_nominated_all(c->v, &a->rq))
+        return sched__place(c, &a->rq, &a->res, err);
+    sched__place_nominated(c, &a->rq, &a->res);
+    if (sched__place_members_met(c->v, &a->rq, &a->res) ||
+        sched__preempt_terminating(c->v, a->rq.pods, a->rq.npods) > 0)
+        return 0;
+    sched__stmt_undo(c);
+    sched__place_result_release(&a->res);
+    sched__place_result_init(&a->res, a->rq.njobs);
+    return sched__place(c, &a->rq, &a->res, err);
+}
+
+/* Blockers from the node filter of an unplaced pod (cached per shape within an epoch
+ * and cycle, because thousands of jobs of one shape fail for the same reason). */
+static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int pi, json_t **nf,
+                              json_t **ahead)
+{
+    struct sv_shape *sh = &c->v->shapes[c->v->pods[pi].shape];
+    if (!sh->nf || sh->nf_epoch != c->v->epoch || sh->nf_cycle != c->cycle) {
+        int own;
+        json_decref(sh->nf);
+        json_decref(sh->nf_ahead);
+        sh->nf = sched__node_filter(c->v, pi, &sh->nf_code, &own);
+        sh->nf_ahead = sh->nf_code == WHY_INSUFFICIENT || sh->nf_code == WHY_CAPACITY_RESERVED ||
+                               sh->nf_code < 0
+                           ? sched__ahead(c, pi)
+                           : json_array();
+        sh->nf_epoch = own ? 0 : c->v->epoch; /* a pod's own rules: not for its shape */
+        sh->nf_cycle = c->cycle;
+    }
+    *nf = json_incref(sh->nf);
+    *ahead = json_incref(sh->nf_ahead);
+    const char *summary = json_string_value(json_object_get(sh->nf, "summary"));
+    if (sh->nf_code == WHY_NO_NODES)
+        sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, "the cluster has no nodes");
+    else if (sh->nf_code >= 0)
+        sched__blocker_add(&a->blockers, sh->nf_code,
+                           json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"), "fit",
+                                     json_object_get(sh->nf, "fit")),
+                           "pod '%s': %s", c->v->pods[pi].key, summary);
+    if (json_array_size(sh->nf_ahead))
+        sched__blocker_add(&a->blockers, WHY_TAKEN_BY_EARLIER,
+                           json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
+                           "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
+                           (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
+}
+
+static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
+{
+    json_t *g = json_array();
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
+        const struct place_member *am = &a->rq.m[m];
+        if (!j->gang)
+            continue;
+        json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
+                                           sched__job_min(j), "members", (int)j->npods, "bound",
+                                           am->bound, "placeable", am->base + a->res.placed[m]));
+    }
+    return g;
+}
+
+/* A member's place among the waiting jobs (view_wait.c): a gang that timed out is tried
+ * again next cycle; a member with pods still pending (unplaced, or a satisfied gang with
+ * pods left over) waits for an event or its backoff; one placed whole leaves the pool. */
+static void wait_after(struct sched_cyc *c, const struct sched_attempt *a, size_t m, int timed_out)
+{
+    struct sched_view *v = c->v;
+    int ji = a->rq.jobs[m];
+    const struct sv_job *j = &v->jobs[ji];
+    int pending = 0;
+    for (size_t i = 0; i < j->npods && !pending; i++)
+        pending = sched__pod_pending(&v->pods[j->pods[i]]);
+    if (timed_out)
+        sched__wait_wake(v, ji);
+    else if (!pending && j->result == SV_RESULT_PLACED)
+        sched__wait_clear(v, ji);
+    else
+        sched__wait_park(v, ji, sched__wait_kinds(v, ji, a->preempt.code >= 0), c->now_ms);
+}
+
+/* The outcome of every member: its result and its why document (the blockers and the
+ * preemption part serialised once for all members). */
+static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
+                  json_t *placement, json_t *nf, json_t *ahead, struct err *err)
+{
+    int rc = 0;
+    json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
+    json_t *preemption =
+        a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt)
+        : *a->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", a->moot)
+                   : NULL;
+    if (!preemption && a->displaced) { /* it took a lower preemptor's nominated room */
+        char *ids = NULL;
+        size_t len = 0, i;
+        json_t *x;
+        FILE *f = open_memstream(&ids, &len);
+        json_array_foreach(a->displaced, i, x)
+            fprintf(f, "%s%s", i ? ", " : "", json_string_value(x));
+        fclose(f);
+        char *reason = xasprintf("not needed: the job was placed, on nominated room of "
+                                 "lower-priority %s, whose nominations were cleared",
+                                 ids);
+        preemption = json_pack("{s:b,s:b,s:s,s:O}", "attempted", 0, "relevant", 0, "reason", reason,
+                               "nominationsCleared", a->displaced);
+        free(reason);
+        free(ids);
+    }
+    if (!ok)
+        c->unschedulable++;
+    for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
+        struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
+        j->result = ok ? SV_RESULT_PLACED : timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
+        if (ok) {
+            free(j->last_discard);
+            j->last_discard = NULL;
+        }
+        struct sched_why_input in = {
+            .state = sched__job_state(c->v, j),
+            .primary = sched__blockers_primary(&a->blockers),
+            .blockers = blockers,
+            .gang = gang,
+            .nf = nf,
+            .ahead = ahead,
+            .placement = json_object_get(placement, j->id),
+            .topology = a->res.topology,
+            .preemption = preemption,
+        };
+        rc = sched__why_record(c, a->rq.jobs[m], &in, err);
+        wait_after(c, a, m, timed_out);
+    }
+    json_decref(gang);
+    json_decref(blockers);
+    json_decref(preemption);
+    return rc;
+}
+
+/* The preemption dry run re-plans with the same placer (topology included), into a result
+ * of its own: the attempt's stays the placement that counts. */
+static int replan(struct sched_cyc *c, void *ctx, struct err *err)
+{
+    const struct place_req *rq = ctx;
+    struct place_result dry;
+    sched__place_result_init(&dry, rq->njobs);
+    int rc = sched__place(c, rq, &dry, err);
+    if (rc >= 0)
+        rc = sched__place_members_met(c->v, rq, &dry);
+    sched__place_result_release(&dry);
+    return rc;
+}
+
+static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp, int capq,
+                   struct err *err)
+{
+    const struct place_req *rq = &a->rq;
+    struct sched_preempt_job pj = {
+        .job = ji,
+        .jobs = rq->jobs,
+        .njobs = rq->njobs,
+        .pods = rq->pods,
+        .npods = rq->npods,
+        .trigger = fp,
+        .must_layer = rq->has_spec && rq->spec.must >= 0 ? rq->spec.layer : NULL,
+        .replan = replan,
+        .ctx = (void *)rq,
+        .cap_queue = capq,
+    };
+    int rc = sched__preempt(c, &pj, &a->preempt, err);
+    if (rc == 0 && a->preempt.blocks)
+        sched__blocker_add(&a->blockers, a->preempt.code, NULL, "%s", a->preempt.reason);
+    return rc;
+}
+
+/* Whether every member that still needs its gang got it from the placement: GangShortfall
+ * (minMember, or a task short of its minimum) for each that did not, msg the first such
+ * message. *fp: the first pod the placer could not place, -1. Returns 1 when all did. */
+static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char *msg, size_t n)
+{
+    int ok = 1;
+    *fp = -1;
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
+        int need = sched__job_min(j), have = a->rq.m[m].base + a->res.placed[m];
+        if (*fp < 0)
+            *fp = a->res.fail_pod[m];
+        char task[256];
+        if (a->rq.m[m].satisfied)
+            continue;
+        if (have >= need && sched__job_tasks_short(c->v, j, 0, task, sizeof(task))) {
+            ok = 0;
+            sched__blocker_add(
+                &a->blockers, WHY_GANG_SHORTFALL,
+                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
+                "%s", task);
+            if (!*msg)
+                snprintf(msg, n, "%s", task);
+        }
+        if (have >= need)
+            continue;
+        ok = 0;
+        if (j->gang) {
+            sched__blocker_add(
+                &a->blockers, WHY_GANG_SHORTFALL,
+                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
+                "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+            if (!*msg)
+                snprintf(msg, n, "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+        }
+    }
+    return ok;
+}
+
+/* Commits the placed attempt (*placement: pod -> node by job, new), completes a preemptor's
+ * ledger entry and clears the nominations of lower preemptors whose room it took. */
+static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placement, struct err *err)
+{
+    int rc = 0, nominated = sched__preempt_nominated_ops(c);
+    if (c->nops && (rc = sched__stmt_commit(c, placement, err)) < 0)
+        return rc;
+    /* The ledger entry is the preemptor's, any member of its GangGroup: every
+     * member's placement goes to it, by pod key. */
+    json_t *all = json_object(), *map, *node;
+    const char *id, *name;
+    json_object_foreach(*placement, id, map)
+    {
+        int nslen = (int)strcspn(id, "/");
+        json_object_foreach(map, name, node)
+        {
+            char *key = xasprintf("%.*s/%s", nslen, id, name);
+            json_object_set(all, key, node);
+            free(key);
+        }
+    }
+    for (size_t m = 0; nominated && rc == 0 && m < a->rq.njobs; m++)
+        rc = sched__ledger_bound(c, a->rq.jobs[m], json_object_size(all) ? all : NULL, err);
+    json_decref(all);
+    if (rc == 0) /* a lower preemptor's nominated room this job took */
+        rc = sched__preempt_displaced(c, a->rq.jobs, a->rq.njobs, a->rq.pods, a->rq.npods,
+                                      &a->displaced, err);
+    return rc;
+}
+
+int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
+{
+    struct sched_attempt a = {.preempt = {.code = -1}};
+    json_t *placement = NULL, *nf = NULL, *ahead = NULL;
+    int rc = 0, ok = 1, timed_out = 0;
+    members_and_checks(c, ji, &a);
+    sched__attempt_queue_checks(c, &a);
+    if (!a.blockers.n)
+        cluster_check(c, &a);
+    if (a.blockers.n) {
+        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
+        goto out;
+    }
+    collect_pods(c->v, &a);
+    /* Over a queue's capability: not placed, but preemption inside that queue's subtree may
+     * free what the queue needs (sched_preempt_job.cap_queue). */
+    int capq = sched__attempt_capability(c, &a);
+    if (capq < 0 && (rc = place(c, &a, err)) < 0)
+        goto out;
+    sched__blockers_take(&a.blockers, &a.res.blockers); /* what the placer found */
+    if (capq < 0)
+        sched__attempt_trim_to_cap(c, &a);
+    int fp = -1;
+    char msg[256] = "";
+    if (capq >= 0)
+        ok = 0;
+    else
+        ok = gangs_met(c, &a, &fp, msg, sizeof(msg));
+    /* The node filter is taken before a discard: it shows the cluster as this job's
+     * unplaced pod saw it, with the job's own earlier pods already placed. */
+    if (fp >= 0)
+        capacity_blockers(c, &a, fp, &nf, &ahead);
+    if (ok)
+        rc = commit(c, &a, &placement, err);
+    else
+        rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err);
+    if (rc < 0)
+        goto out;
+    /* A gang that timed out is not preempted for: it is tried again at the next cycle. */
+    if ((rc = sched__timeout(c, &a, ok, &timed_out, err)) < 0)
+        goto out;
+    if (!ok && !timed_out)
+        moot_check(c, &a);
+    if (!ok && !timed_out && !*a.moot && (rc = preempt(c, &a, ji, fp, capq, err)) < 0)
+        goto out;
+    if (!ok && !timed_out && !a.preempt.blocks)
+        sched__attempt_queue_share(c, &a, ji);
+    rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
+out:
+    sched__blockers_release(&a.blockers);
+    sched__preempt_verdict_release(&a.preempt);
+    sched__place_result_release(&a.res);
+    json_decref(a.displaced);
+    json_decref(placement);
+    json_decref(nf);
+    json_decref(ahead);
+    free(a.rq.pods);
+    free(a.rq.jobs);
+    free(a.rq.m);
+    return rc;
+}

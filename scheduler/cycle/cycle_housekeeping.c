@@ -1,0 +1,78 @@
+/*
+ * cycle_housekeeping.c - the start of a cycle: mark_running (standalone: bound pods
+ * are reported Running), removal of terminating pods after their grace period, and
+ * the end of the retention of preempted jobs' records (preempt_ledger.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cycle.h"
+#include "preempt.h"
+
+static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
+{
+    json_t *pods = json_array();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < j->npods; i++) {
+        struct sv_pod *p = &c->v->pods[j->pods[i]];
+        if (!p->m.node_name || !model_pod_unstarted(&p->m))
+            continue;
+        json_t *obj = NULL;
+        if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
+            break;
+        model_pod_set_phase(obj, "Running", NULL, NULL);
+        rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
+        json_decref(obj);
+        sched__view_pod_phase(c->v, j->pods[i], "Running");
+        json_array_append_new(pods, json_string(p->key));
+    }
+    c->changes += (long)json_array_size(pods);
+    if (rc == 0 && json_array_size(pods)) {
+        json_t *rec =
+            json_pack("{s:s,s:s,s:I,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
+                      "job", j->id, "cycle", (json_int_t)c->cycle, "pods", pods);
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    json_decref(pods);
+    return rc;
+}
+
+int sched__housekeeping(struct sched_cyc *c, struct err *err)
+{
+    struct sched_view *v = c->v;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && c->opts->mark_running && i < v->njobs; i++)
+        if (v->jobs[i].alive)
+            rc = mark_running(c, &v->jobs[i], err);
+    /* terminating pods past their grace period: a scan of every pod, so only while some
+     * are terminating (v->ndeleting) */
+    for (size_t i = 0; rc == 0 && !c->opts->mirrored && v->ndeleting && i < v->npods; i++) {
+        struct sv_pod *p = &v->pods[i];
+        if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->opts->grace_ms)
+            continue;
+        c->changes++;
+        char *key = xstrdup(p->key);
+        json_t *old = NULL;
+        rc = store_delete(c->txn, MODEL_POD, key, &old, err);
+        if (rc == 0) {
+            json_t *extra = json_pack("{s:s}", "reason", "terminated");
+            rc = sched__audit_object(c->txn, c->cycle, STORE_AUDIT_DELETED, MODEL_POD, key, old,
+                                     extra, err);
+            json_decref(extra);
+            if (rc == 0)
+                rc = sched__evict_removed(c, key, old, err);
+            char *job = sched__object_job(MODEL_POD, old);
+            if (rc == 0) /* after evict_removed: a victim's retention has started */
+                rc = sched__why_job_gone(c->txn, c, v, job, err);
+            free(job);
+            sched__view_del_pod(v, key);
+        }
+        json_decref(old);
+        free(key);
+    }
+    if (rc == 0)
+        rc = sched__ledger_expire(c, err);
+    return rc;
+}

@@ -1,0 +1,120 @@
+/*
+ * cycle_stmt.c - statements: a job attempt's allocations, applied to the view with an
+ * undo log; commit writes the bindings and "placed" records into the cycle's
+ * transaction, discard undoes them in reverse order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cycle.h"
+#include "why.h"
+
+static json_t *ops_field(struct sched_cyc *c, int pods)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        json_array_append_new(
+            a, json_string(pods ? c->v->pods[op->pod].key : c->v->nodes[op->node].name));
+    }
+    return a;
+}
+
+/* A gang that partly fits is placed and rolled back every cycle; the audit log gets a
+ * "discarded" record only when the job's discard reason changes (the metric counts all). */
+int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
+                        struct err *err)
+{
+    if (!c->nops)
+        return 0;
+    int rc = 0, ji = sched__view_job(c->v, job);
+    char *sig = xasprintf("%s|%s", why_code_name(code), msg);
+    struct sv_job *j = ji >= 0 ? &c->v->jobs[ji] : NULL;
+    if (!j || !j->last_discard || strcmp(j->last_discard, sig)) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind",
+                                store_audit_kind_name(STORE_AUDIT_DISCARDED), "job", job, "cycle",
+                                (json_int_t)c->cycle, "reason", why_code_name(code), "message", msg,
+                                "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    if (j) {
+        free(j->last_discard);
+        j->last_discard = sig;
+    } else {
+        free(sig);
+    }
+    sched__stmt_undo(c);
+    c->discarded++;
+    c->s->met.statements_discarded++;
+    return rc;
+}
+
+static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct err *err)
+{
+    struct sched_view *v = c->v;
+    struct sv_pod *p = &v->pods[op->pod];
+    const char *ts = sched__cyc_ts(c);
+    /* a record of a few bytes: the pod's JSON is neither read nor written (store.h) */
+    int rc = store_pod_bind(c->txn, p->key, v->nodes[op->node].name, ts, err);
+    if (rc < 0)
+        return rc;
+    sched__view_set_nominated(v, op->pod, -1);
+    struct sv_node *n = &v->nodes[op->node];
+    if (!n->ncyc) {
+        XGROW(c->touched, c->ntouched + 1, c->captouched);
+        c->touched[c->ntouched++] = op->node;
+    }
+    XGROW(n->cyc_pods, n->ncyc + 1, n->capcyc);
+    n->cyc_pods[n->ncyc++] = op->pod;
+    return 0;
+}
+
+/* Writes the statement's bindings and one "placed" record per job; *placement (new)
+ * maps pod -> node for the why documents, keyed by job id. */
+int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
+{
+    struct sched_view *v = c->v;
+    c->plan_epoch++; /* placed pods: remembered preemption failures no longer hold */
+    int rc = 0;
+    json_t *by_job = json_object();
+    for (size_t i = 0; rc == 0 && i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        rc = write_binding(c, op, err);
+        const char *job = v->jobs[v->pods[op->pod].job].id;
+        json_t *rec = json_object_get(by_job, job);
+        if (!rec) {
+            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind",
+                            store_audit_kind_name(STORE_AUDIT_PLACED), "job", job, "cycle",
+                            (json_int_t)c->cycle, "pods", "nodes", "map");
+            json_object_set_new(by_job, job, rec);
+        }
+        json_array_append_new(json_object_get(rec, "pods"), json_string(v->pods[op->pod].key));
+        json_array_append_new(json_object_get(rec, "nodes"), json_string(v->nodes[op->node].name));
+        json_object_set_new(json_object_get(rec, "map"), v->pods[op->pod].m.name,
+                            json_string(v->nodes[op->node].name));
+    }
+    const char *job;
+    json_t *rec;
+    *placement = json_object();
+    json_object_foreach(by_job, job, rec)
+    {
+        json_object_set(*placement, job, json_object_get(rec, "map"));
+        json_object_del(rec, "map");
+        if (rc == 0)
+            rc = store_audit_append(c->txn, rec, NULL, err);
+        c->jobs_placed++;
+    }
+    json_decref(by_job);
+    if (c->nops) { /* pod rules may pass now; with several queues, the shares moved */
+        sched__wait_event(v, SV_EV_PLACED);
+        if (v->nqueues > 1)
+            sched__wait_event(v, SV_EV_QUEUE);
+    }
+    c->placed += (long)c->nops;
+    c->s->met.pods_placed += c->nops;
+    c->s->met.statements_committed++;
+    c->nops = 0;
+    return rc;
+}

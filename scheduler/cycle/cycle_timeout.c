@@ -1,0 +1,96 @@
+/*
+ * cycle_timeout.c - the gang timeout: Koordinator's spec.scheduleTimeoutSeconds (and its
+ * waiting-time annotation, default 600 s; model_podgroup.timeout_ms).
+ *
+ * Koordinator holds a gang's assumed pods in Permit for at most its wait time; when it runs
+ * out the whole GangGroup is rejected and retried on its next schedule attempt with a new
+ * wait. muster holds nothing between cycles except nominations (a preemptor waiting for its
+ * victims), so the timeout is a window over failed attempts: it opens at the first attempt
+ * that leaves a gang unsatisfied, closes when the job is placed, and when an attempt finds it
+ * older than the timeout the gang times out: its pods stop holding nominations, the job is
+ * TimedOut with the primary GangTimedOut, one "gang-timed-out" audit record is written, and
+ * the window closes, so the next attempt (the next cycle) tries again with a new one. The
+ * window's start lives in the why document (durable: a restart does not reset it).
+ */
+#include <stdio.h>
+
+#include "clock.h"
+#include "cycle.h"
+
+/* A member whose gang the attempt left unsatisfied (a gang with a PodGroup only). */
+static int unsatisfied(const struct sched_view *v, const struct sched_attempt *a, size_t m)
+{
+    const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+    return j->has_pg && !a->rq.m[m].satisfied;
+}
+
+/* Drops the nominations of the members' pods; appends their keys to pods. */
+static int drop_nominations(struct sched_cyc *c, struct sched_attempt *a, json_t *pods,
+                            struct err *err)
+{
+    int rc = 0;
+    for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
+        const struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
+        for (size_t i = 0; rc == 0 && i < j->npods; i++) {
+            int pi = j->pods[i];
+            if (!c->v->pods[pi].m.nominated_node)
+                continue;
+            json_array_append_new(pods, json_string(c->v->pods[pi].key));
+            rc = sched__pod_nominate(c, pi, -1, err);
+        }
+    }
+    return rc;
+}
+
+int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *timed_out,
+                   struct err *err)
+{
+    struct sched_view *v = c->v;
+    int expired = -1; /* the first member whose window ran out */
+    *timed_out = 0;
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+        sched__why_load(c, a->rq.jobs[m]);
+        if (ok || !unsatisfied(v, a, m))
+            j->unsat_since = 0;
+        else if (!j->unsat_since)
+            j->unsat_since = c->now_ms;
+        else if (c->now_ms - j->unsat_since >= j->pg.timeout_ms && expired < 0)
+            expired = (int)m;
+    }
+    if (expired < 0)
+        return 0;
+    const struct sv_job *e = &v->jobs[a->rq.jobs[expired]];
+    char since[64];
+    clock_format_rfc3339(e->unsat_since, since, sizeof(since));
+    double secs = (double)e->pg.timeout_ms / 1000.0;
+    json_t *pods = json_array(), *groups = json_array();
+    int rc = drop_nominations(c, a, pods, err);
+    for (size_t m = 0; m < a->rq.njobs; m++) {
+        v->jobs[a->rq.jobs[m]].unsat_since = 0;
+        if (v->jobs[a->rq.jobs[m]].has_pg)
+            json_array_append_new(groups, json_string(v->jobs[a->rq.jobs[m]].id));
+    }
+    if (rc == 0) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O,s:O,s:f,s:s}", "kind",
+                                store_audit_kind_name(STORE_AUDIT_GANG_TIMED_OUT), "job",
+                                v->jobs[a->rq.jobs[0]].id, "cycle", (json_int_t)c->cycle, "reason",
+                                why_code_name(WHY_GANG_TIMED_OUT), "pods", pods, "podGroups",
+                                groups, "timeoutSeconds", secs, "unsatisfiedSince", since);
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    if (rc == 0) {
+        sched__blocker_add(&a->blockers, WHY_GANG_TIMED_OUT,
+                           json_pack("{s:s,s:f,s:s,s:i}", "podGroup", e->id, "timeoutSeconds", secs,
+                                     "unsatisfiedSince", since, "nominationsDropped",
+                                     (int)json_array_size(pods)),
+                           "PodGroup '%s' unsatisfied since %s, longer than its timeout of %gs: "
+                           "%d nominations dropped, tried again at the next cycle",
+                           e->id, since, secs, (int)json_array_size(pods));
+        *timed_out = 1;
+    }
+    json_decref(pods);
+    json_decref(groups);
+    return rc;
+}

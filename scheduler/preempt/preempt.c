@@ -1,0 +1,654 @@
+/*
+ * preempt.c - job-level preemption: eligibility, potential victims, the dry run and
+ * the minimal victim set (DESIGN.md section 3, "Job-level preemption", steps 1-3).
+ *
+ * Everything happens on the view inside the job's statement: potential victims are
+ * taken out of their nodes' usage (never out of the store), the job is re-planned with
+ * the cycle's own placer (topology included) and every allocation is undone again.
+ * Before sched__preempt returns the view is exactly as it was; only the chosen plan is
+ * then executed by preempt_evict.c. A failure anywhere aborts the cycle (its transaction), so
+ * a half-executed preemption never reaches the store.
+ *
+ * Minimal set: (a) a dry run that removes only victims whose eviction breaks no gang,
+ * then, if the job does not fit, all of them (gang-aware: a plan that breaks no gang
+ * wins); (b) whole nodes go back, the most expensive first (name breaks ties), while
+ * the job still fits, so the cheapest nodes are the ones freed; a node the current plan
+ * does not use goes back without a re-plan, so this costs one re-plan per node the job
+ * really uses; (c) on each freed node, cheapest first, victims go back highest
+ * priority first, then name, while the job still fits; (d) victims on nodes the final
+ * plan does not use go back (pods there are never evicted); (e) a victim gang left below
+ * minMember loses its remaining bound members too (complete_gangs): gangs go whole or not
+ * at all, and pods already terminating for an earlier preemption are reused at no cost, so
+ * a second preemption in a cycle does not break another gang when the first one's frees
+ * the room.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "place.h"
+#include "preempt.h"
+#include "queue.h"
+#include "why.h"
+
+static void pv_remove(struct preempt *pr, struct pv *x)
+{
+    struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__queue_pend(pr->c->v, p, -1);
+    sched__view_usage(pr->c->v, p, -1);
+    p->counted = 0;
+    sched__queue_pend(pr->c->v, p, 1);
+    x->removed = 1;
+    pr->c->v->epoch++;
+}
+
+static void pv_restore(struct preempt *pr, struct pv *x)
+{
+    struct sv_pod *p = &pr->c->v->pods[x->pod];
+    sched__queue_pend(pr->c->v, p, -1);
+    sched__view_usage(pr->c->v, p, 1);
+    p->counted = 1;
+    sched__queue_pend(pr->c->v, p, 1);
+    x->removed = 0;
+    pr->c->v->epoch++;
+}
+
+/* Re-plans on the view as it is. 1 fits (pr->plan updated), 0 not, or ERR_*. */
+static int try_plan(struct preempt *pr, struct err *err)
+{
+    struct sched_cyc *c = pr->c;
+    int rc = pr->pj->replan(c, pr->pj->ctx, err);
+    pr->replans++;
+    /* the plan's pods are allocated now: its queues must stay within their capabilities */
+    if (rc == 1 && pr->queue >= 0 && !sched__queue_within_cap(c->v, pr->queue, pr->asked))
+        rc = 0;
+    if (rc == 1) {
+        XGROW(pr->plan, c->nops + 1, pr->capplan);
+        memcpy(pr->plan, c->ops, c->nops * sizeof(*c->ops));
+        pr->nplan = c->nops;
+    }
+    for (size_t i = c->nops; i-- > 0;)
+        sched__view_unbind(c->v, c->ops[i].pod);
+    c->nops = 0;
+    return rc;
+}
+
+static int plan_uses(const struct preempt *pr, int node)
+{
+    for (size_t i = 0; i < pr->nplan; i++)
+        if (pr->plan[i].node == node)
+            return 1;
+    return 0;
+}
+
+/* The current plan still fits node pn with what is on it now (no re-plan needed). Free
+ * capacity is what the placer sees: nominations of equal or higher priority (other than
+ * the job's own) reserve theirs, for the lowest-priority pod the plan puts there. */
+static int plan_fits_node(struct preempt *pr, int node)
+{
+    struct sched_view *v = pr->c->v;
+    const struct sv_node *n = &v->nodes[node];
+    int32_t prio = INT32_MAX;
+    for (size_t i = 0; i < pr->nplan; i++) {
+        const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+        if (pr->plan[i].node == node && p->prio < prio)
+            prio = p->prio;
+    }
+    for (size_t r = 0; r < v->nres; r++) {
+        int64_t need = 0;
+        for (size_t i = 0; i < pr->nplan; i++) {
+            const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+            for (int k = 0; pr->plan[i].node == node && k < p->nreq; k++)
+                need += p->req[k].res == (int)r ? p->req[k].v : 0;
+        }
+        if (need && need > sched__free_for(v, n, (int)r, prio, pr->pj->jobs, pr->pj->njobs))
+            return 0;
+    }
+    return 1;
+}
+
+static int node_removed(const struct preempt *pr, const struct pnode *pn)
+{
+    for (size_t i = 0; i < pn->nv; i++)
+        if (pr->pv[pn->v[i]].removed)
+            return 1;
+    return 0;
+}
+
+static void node_set(struct preempt *pr, struct pnode *pn, int remove)
+{
+    for (size_t i = 0; i < pn->nv; i++) {
+        struct pv *x = &pr->pv[pn->v[i]];
+        if (remove && !x->removed)
+            pv_remove(pr, x);
+        else if (!remove && x->removed)
+            pv_restore(pr, x);
+    }
+}
+
+/* Budget violations, then the lexicographic cost (highest rank first), then name. */
+static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struct pnode *b)
+{
+    if (a->viol != b->viol)
+        return a->viol < b->viol ? -1 : 1;
+    for (int r = pr->nranks; r-- > 0;)
+        if (a->cost[r] != b->cost[r])
+            return a->cost[r] < b->cost[r] ? -1 : 1;
+    return strcmp(pr->c->v->nodes[a->node].name, pr->c->v->nodes[b->node].name);
+}
+
+static int cmp_pn_desc(const void *x, const void *y, void *ctx)
+{
+    const struct preempt *pr = ctx;
+    return -cmp_cost(pr, &pr->pn[*(const int *)x], &pr->pn[*(const int *)y]);
+}
+
+/* Removed nodes (indexes into pr->pn), most expensive first. New. */
+static int *removed_nodes(struct preempt *pr, size_t *n)
+{
+    int *ix = xcalloc(pr->npn + 1, sizeof(int));
+    *n = 0;
+    for (size_t i = 0; i < pr->npn; i++)
+        if (node_removed(pr, &pr->pn[i]))
+            ix[(*n)++] = (int)i;
+    qsort_r(ix, *n, sizeof(int), cmp_pn_desc, pr);
+    return ix;
+}
+
+/* (b) and the final check: victims on nodes the plan does not use go back. */
+static int drop_unused(struct preempt *pr, struct err *err)
+{
+    int changed = 0, rc = 0;
+    for (size_t i = 0; i < pr->npn; i++) {
+        struct pnode *pn = &pr->pn[i];
+        if (node_removed(pr, pn) && !plan_uses(pr, pn->node)) {
+            node_set(pr, pn, 0);
+            changed = 1;
+        }
+    }
+    if (changed && (rc = try_plan(pr, err)) == 0) {
+        /* The placer chose differently without them: free them one node at a time. */
+        for (size_t i = 0; i < pr->npn && rc == 0; i++) {
+            struct pnode *pn = &pr->pn[i];
+            if (plan_uses(pr, pn->node))
+                continue;
+            node_set(pr, pn, 1);
+            rc = try_plan(pr, err);
+        }
+        return rc < 0 ? rc : rc == 1 ? 0 : ERR_INTERNAL;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* (c) whole nodes back, most expensive first, while the job still fits. */
+static int drop_nodes(struct preempt *pr, struct err *err)
+{
+    size_t n;
+    int *ix = removed_nodes(pr, &n), rc = 0;
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        struct pnode *pn = &pr->pn[ix[i]];
+        node_set(pr, pn, 0);
+        if (!plan_uses(pr, pn->node))
+            continue;
+        if ((rc = try_plan(pr, err)) == 0)
+            node_set(pr, pn, 1);
+    }
+    free(ix);
+    return rc < 0 ? rc : 0;
+}
+
+static int cmp_victim_back(const void *x, const void *y, void *ctx)
+{
+    const struct preempt *pr = ctx;
+    const struct pv *vx = &pr->pv[*(const int *)x], *vy = &pr->pv[*(const int *)y];
+    const struct sv_pod *a = &pr->c->v->pods[vx->pod];
+    const struct sv_pod *b = &pr->c->v->pods[vy->pod];
+    if (vx->viol != vy->viol) /* SelectVictimsOnNode reprieves violating victims first */
+        return vx->viol ? -1 : 1;
+    if (a->prio != b->prio)
+        return a->prio > b->prio ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+/* (d) on each freed node, cheapest first, victims back while the job still fits: those that
+ * violate a budget first, then highest priority first, then name. */
+static int add_back(struct preempt *pr, struct err *err)
+{
+    size_t n;
+    int *ix = removed_nodes(pr, &n), rc = 0;
+    for (size_t i = n; rc >= 0 && i-- > 0;) {
+        struct pnode *pn = &pr->pn[ix[i]];
+        /* With one victim, (c) already showed it cannot go back (fewer pods were
+         * removed then than now). */
+        if (pn->nv < 2)
+            continue;
+        qsort_r(pn->v, pn->nv, sizeof(int), cmp_victim_back, pr);
+        for (size_t k = 0; rc >= 0 && k < pn->nv; k++) {
+            struct pv *x = &pr->pv[pn->v[k]];
+            pv_restore(pr, x);
+            if (plan_fits_node(pr, pn->node))
+                continue;
+            if ((rc = try_plan(pr, err)) == 0)
+                pv_remove(pr, x);
+        }
+    }
+    free(ix);
+    return rc < 0 ? rc : 0;
+}
+
+/* Dry-run tiers, tried in turn until the job fits: victims that break no gang and violate
+ * no budget, then every victim that breaks no gang, then all (a tier that adds nobody is
+ * skipped). */
+static int in_tier(const struct pv *x, int tier)
+{
+    return tier == 2 || (x->gang < 0 && (tier == 1 || !x->viol));
+}
+
+/* The minimal victim set; on return pr->pv[].removed marks the victims and pr->plan
+ * is a plan that fits once they are gone. *fits 0 when even all victims do not help. */
+static int choose(struct preempt *pr, int *fits, struct err *err)
+{
+    int rc = 0;
+    *fits = 0;
+    for (int tier = 0; tier < 3 && rc != 1; tier++) {
+        size_t added = 0;
+        for (size_t i = 0; i < pr->npv; i++)
+            if (!pr->pv[i].removed && in_tier(&pr->pv[i], tier)) {
+                pv_remove(pr, &pr->pv[i]);
+                added++;
+            }
+        if (added && (rc = try_plan(pr, err)) < 0)
+            return rc;
+        pr->nobreak_plan = rc == 1 && tier < 2;
+    }
+    if (rc != 1)
+        return rc;
+    *fits = 1;
+    if ((rc = drop_nodes(pr, err)) < 0 || (rc = add_back(pr, err)) < 0)
+        return rc;
+    return drop_unused(pr, err);
+}
+
+/* ---- potential victims ---- */
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int in_preemptor(const struct preempt *pr, int job)
+{
+    for (size_t m = 0; m < pr->pj->njobs; m++)
+        if (pr->pj->jobs[m] == job)
+            return 1;
+    return 0;
+}
+
+/* Bound, non-terminal pods of a job that are not terminating. */
+static int job_bound(const struct sched_view *v, const struct sv_job *j)
+{
+    int n = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m);
+    }
+    return n;
+}
+
+/* Nodes a pod of the job could use if resources allowed (static fit for some shape). */
+static int node_static_ok(struct preempt *pr, const struct sv_node *n)
+{
+    for (size_t s = 0; s < pr->nshapes; s++)
+        if (sched__fit_static(n, &pr->c->v->shapes[pr->shapes[s]]) == SCHED_FIT_OK)
+            return 1;
+    return 0;
+}
+
+static void collect_shapes(struct preempt *pr)
+{
+    const struct sched_view *v = pr->c->v;
+    pr->shapes = xcalloc(pr->pj->npods + 1, sizeof(int));
+    for (size_t i = 0; i < pr->pj->npods; i++) {
+        int sh = v->pods[pr->pj->pods[i]].shape;
+        size_t k = 0;
+        while (k < pr->nshapes && pr->shapes[k] != sh)
+            k++;
+        if (k == pr->nshapes)
+            pr->shapes[pr->nshapes++] = sh;
+    }
+}
+
+static void add_victim(struct preempt *pr, int pi, int ni, int terminating, int *node_pn)
+{
+    XGROW(pr->pv, pr->npv + 1, pr->cappv);
+    pr->pv[pr->npv] = (struct pv){pi, ni, 0, -1, 0, terminating, 0};
+    if (node_pn[ni] < 0) {
+        XGROW(pr->pn, pr->npn + 1, pr->cappn);
+        memset(&pr->pn[pr->npn], 0, sizeof(pr->pn[0]));
+        pr->pn[pr->npn].node = ni;
+        node_pn[ni] = (int)pr->npn++;
+    }
+    struct pnode *pn = &pr->pn[node_pn[ni]];
+    pn->v = xrealloc(pn->v, (pn->nv + 1) * sizeof(int));
+    pn->v[pn->nv++] = (int)pr->npv++;
+}
+
+/* Ranks, gang breaking and node costs. A victim whose eviction alone drops its gang
+ * below minMember costs every bound pod of that gang (once per node). */
+static void rank_and_cost(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    int32_t *pr_list = xcalloc(pr->npv + 1, sizeof(int32_t));
+    for (size_t i = 0; i < pr->npv; i++)
+        pr_list[i] = v->pods[pr->pv[i].pod].prio;
+    qsort(pr_list, pr->npv, sizeof(int32_t), cmp_i32);
+    size_t nr = 0;
+    for (size_t i = 0; i < pr->npv; i++)
+        if (!nr || pr_list[nr - 1] != pr_list[i])
+            pr_list[nr++] = pr_list[i];
+    pr->nranks = (int)nr;
+    for (size_t i = 0; i < pr->npv; i++) {
+        struct pv *x = &pr->pv[i];
+        const struct sv_pod *p = &v->pods[x->pod];
+        int32_t *at = bsearch(&p->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
+        x->rank = (int)(at - pr_list);
+        const struct sv_job *j = &v->jobs[p->job];
+        if (!x->terminating && j->gang && j->has_pg && job_bound(v, j) - 1 < sched__job_min(j))
+            x->gang = p->job;
+    }
+    for (size_t i = 0; i < pr->npn; i++) {
+        struct pnode *pn = &pr->pn[i];
+        sched__pdb_node_cost(pr, pn);
+        pn->cost = xcalloc(nr + 1, sizeof(long));
+        for (size_t k = 0; k < pn->nv; k++) {
+            const struct pv *x = &pr->pv[pn->v[k]];
+            int seen = 0;
+            for (size_t q = 0; x->gang >= 0 && q < k; q++)
+                seen |= pr->pv[pn->v[q]].gang == x->gang;
+            if (x->terminating) {
+                continue; /* evicted already: reusing its room costs nothing */
+            } else if (x->gang < 0) {
+                pn->cost[x->rank]++;
+            } else if (!seen) {
+                const struct sv_job *j = &v->jobs[x->gang];
+                for (size_t q = 0; q < j->npods; q++) {
+                    const struct sv_pod *gp = &v->pods[j->pods[q]];
+                    int32_t *at = bsearch(&gp->prio, pr_list, nr, sizeof(int32_t), cmp_i32);
+                    pn->cost[at ? at - pr_list : 0] += gp->node >= 0 && !gp->m.deletion_ms;
+                }
+            }
+        }
+    }
+    free(pr_list);
+}
+
+int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p)
+{
+    const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[p->job];
+    if (in_preemptor(pr, p->job))
+        return 0;
+    if (pr->pj->cap_queue >= 0 && !sched__queue_under(v, j->queue, pr->pj->cap_queue))
+        return 0;
+    if (pr->queue < 0 || j->queue < 0 || j->queue == pr->queue)
+        return p->prio < pr->prio;
+    return sched__reclaim_may_take(pr, p->job);
+}
+
+/* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
+ * non-terminating member could be evicted too (sched__preempt_victim_ok). */
+static int gang_evictable(struct preempt *pr, const struct sv_job *j)
+{
+    const struct sched_view *v = pr->c->v;
+    if (!j->gang || !j->has_pg)
+        return 1;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+            !sched__preempt_victim_ok(pr, p))
+            return 0;
+    }
+    return 1;
+}
+
+/* Potential victims: of its queue and strictly lower priority, or of another queue
+ * reclaim may take from (sched__preempt_victim_ok), bound, not terminating, not of the
+ * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
+ * that failed for resources; and every pod already terminating on such nodes, whoever's
+ * (reused at no cost, never evicted twice: a second preemption in a cycle uses the room of
+ * a gang the first one evicted instead of breaking another). Reusing that room takes
+ * nothing from the preemptors nominated there: their nominations still reserve it
+ * (sched__free_for), so the dry run sees exactly what is free once the terminating pods
+ * are gone. Only the pods of nodes the job could use are looked at (the cycle's
+ * pods-by-node index, which lacks the pods placed in this cycle before it was built: a job
+ * placed earlier in the cycle is a victim from the next cycle on), so a cycle with many
+ * unschedulable jobs does not scan every pod for each of them. */
+static void collect_victims(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    int *node_pn = xcalloc(v->nnodes + 1, sizeof(int));
+    collect_shapes(pr);
+    const struct sched_preempt_cache *pc = sched__pre_by_node(pr->c);
+    for (size_t n = 0; n < v->nnodes; n++) {
+        node_pn[n] = -1;
+        int lo = pc->by_node_off[n], hi = pc->by_node_off[n + 1];
+        if (lo == hi || !v->nodes[n].alive || !node_static_ok(pr, &v->nodes[n]))
+            continue;
+        for (int k = lo; k < hi; k++) {
+            int i = pc->by_node[k];
+            const struct sv_pod *p = &v->pods[i];
+            if (!p->alive || p->node != (int)n || !p->counted || model_pod_terminal(&p->m) ||
+                in_preemptor(pr, p->job))
+                continue;
+            if (p->m.deletion_ms)
+                add_victim(pr, i, (int)n, 1, node_pn);
+            else if (sched__preempt_victim_ok(pr, p) && gang_evictable(pr, &v->jobs[p->job]))
+                add_victim(pr, i, (int)n, 0, node_pn);
+        }
+    }
+    free(node_pn);
+    for (size_t i = 0; i < pr->npv; i++)
+        pr->npotential += !pr->pv[i].terminating;
+    rank_and_cost(pr);
+}
+
+/* ---- whole gangs ---- */
+
+/* Bound members of gang j that stay (not terminating, not chosen). */
+static int gang_left(struct preempt *pr, const struct sv_job *j, const char *chosen)
+{
+    const struct sched_view *v = pr->c->v;
+    int n = 0;
+    for (size_t i = 0; i < j->npods; i++) {
+        const struct sv_pod *p = &v->pods[j->pods[i]];
+        n += p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+             !chosen[j->pods[i]];
+    }
+    return n;
+}
+
+/* A victim gang left below minMember by the chosen set loses its remaining bound members
+ * in the same plan (added as chosen victims, wherever they run): gangs are evicted whole
+ * or not at all. collect_victims only offers pods of gangs that can go whole. */
+static void complete_gangs(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    char *chosen = xcalloc(v->npods + 1, 1);
+    for (size_t i = 0; i < pr->npv; i++)
+        chosen[pr->pv[i].pod] = pr->pv[i].removed && !pr->pv[i].terminating;
+    size_t n = pr->npv;
+    for (size_t i = 0; i < n; i++) {
+        if (!pr->pv[i].removed || pr->pv[i].terminating)
+            continue;
+        const struct sv_job *j = &v->jobs[v->pods[pr->pv[i].pod].job];
+        if (!j->gang || !j->has_pg || gang_left(pr, j, chosen) >= sched__job_min(j))
+            continue;
+        for (size_t q = 0; q < j->npods; q++) {
+            int pi = j->pods[q];
+            const struct sv_pod *p = &v->pods[pi];
+            if (chosen[pi] || p->node < 0 || !p->counted || p->m.deletion_ms ||
+                model_pod_terminal(&p->m))
+                continue;
+            size_t k = 0;
+            while (k < pr->npv && pr->pv[k].pod != pi)
+                k++;
+            if (k == pr->npv) {
+                XGROW(pr->pv, pr->npv + 1, pr->cappv);
+                pr->pv[pr->npv++] = (struct pv){pi, p->node, 0, p->job, 0, 0, 0};
+            }
+            pr->pv[k].removed = 1;
+            chosen[pi] = 1;
+        }
+    }
+    free(chosen);
+}
+
+/* ---- the entry point ---- */
+
+/* A job whose nominations a higher-priority preemptor cleared says so in its verdict until
+ * it binds or has a plan of its own again. */
+static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                         struct sched_preempt_verdict *out)
+{
+    const char *by = NULL;
+    for (size_t m = 0; m < pj->njobs && !by; m++)
+        by = c->v->jobs[pj->jobs[m]].cleared_by;
+    if (!by || out->code < 0)
+        return;
+    size_t len = strlen(out->reason);
+    snprintf(out->reason + len, sizeof(out->reason) - len,
+             "%sits nominations were cleared by higher-priority %s", len ? "; " : "", by);
+    if (!out->detail)
+        out->detail = json_object();
+    json_object_set_new(out->detail, "nominationsClearedBy", json_string(by));
+}
+
+long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods)
+{
+    char *mark = NULL;
+    for (size_t i = 0; i < npods; i++) {
+        int ni = v->pods[pods[i]].nominated;
+        if (ni < 0)
+            continue;
+        if (!mark)
+            mark = xcalloc(v->nnodes + 1, 1);
+        mark[ni] = 1;
+    }
+    long waiting = 0;
+    for (size_t i = 0; mark && i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        waiting += p->alive && p->node >= 0 && mark[p->node] && p->m.deletion_ms &&
+                   !model_pod_terminal(&p->m);
+    }
+    free(mark);
+    return waiting;
+}
+
+int sched__preempt_nominated_ops(struct sched_cyc *c)
+{
+    for (size_t i = 0; i < c->nops; i++)
+        if (c->v->pods[c->ops[i].pod].m.nominated_node)
+            return 1;
+    return 0;
+}
+
+static void preempt_free(struct preempt *pr)
+{
+    for (size_t i = 0; i < pr->npn; i++) {
+        free(pr->pn[i].v);
+        free(pr->pn[i].cost);
+    }
+    free(pr->pn);
+    free(pr->pv);
+    free(pr->plan);
+    free(pr->shapes);
+    free(pr->asked);
+    sched__reclaim_end(pr);
+    sched__pdb_end(pr);
+}
+
+/* The preemptor's queue and what its pending pods ask for. */
+static void preemptor_setup(struct preempt *pr)
+{
+    struct sched_view *v = pr->c->v;
+    pr->queue = v->jobs[pr->pj->job].queue;
+    pr->asked = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t i = 0; i < pr->pj->npods; i++) {
+        const struct sv_pod *p = &v->pods[pr->pj->pods[i]];
+        for (int k = 0; k < p->nreq; k++)
+            pr->asked[p->req[k].res] += p->req[k].v;
+    }
+}
+
+/* Back to no search: the next search starts afresh (decision time and re-plans count on). */
+static void preempt_reset(struct preempt *pr)
+{
+    preempt_free(pr);
+    struct preempt keep = {.c = pr->c, .pj = pr->pj, .prio = pr->prio, .replans = pr->replans};
+    *pr = keep;
+    preemptor_setup(pr);
+}
+
+/* One search: potential victims (reclaim's wide or narrow pool, queue_reclaim.c), the
+ * minimal set, whole gangs. Returns 1 when a plan fits, 0 when not (pr->npv 0: nobody to
+ * evict), or ERR_*. The view is as it was. */
+static int search(struct preempt *pr, int narrow, struct err *err)
+{
+    int fits = 0;
+    sched__reclaim_begin(pr, narrow);
+    sched__pdb_begin(pr);
+    collect_victims(pr);
+    if (!pr->npv)
+        return 0;
+    int rc = choose(pr, &fits, err);
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed) {
+            pv_restore(pr, &pr->pv[i]);
+            pr->pv[i].removed = 1; /* still marks the victim */
+        }
+    if (rc < 0)
+        return rc;
+    if (fits)
+        complete_gangs(pr);
+    return fits;
+}
+
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                   struct sched_preempt_verdict *out, struct err *err)
+{
+    struct preempt pr = {.c = c, .pj = pj};
+    int rc = 0;
+    pr.prio = sched__job_priority(c->v, &c->v->jobs[pj->job]);
+    if (sched__preempt_ineligible(c, pj, out))
+        goto out;
+    preemptor_setup(&pr);
+    if (sched__memo_find(&pr, out))
+        goto out;
+    int64_t t0 = clock_mono_ns(); /* the decision: victims, dry run, minimal set */
+    rc = search(&pr, 0, err);
+    /* The wide pool let the search take a queue under its deserved share: search again on
+     * the pool that cannot. */
+    if (rc == 1 && pr.rec && !sched__reclaim_within(&pr)) {
+        preempt_reset(&pr);
+        rc = search(&pr, 1, err);
+    }
+    pr.decision_ms = (double)(clock_mono_ns() - t0) / 1e6;
+    if (rc < 0)
+        goto out;
+    if (rc == 0 && !pr.npv)
+        sched__preempt_no_victims(&pr, out);
+    else if (rc == 0)
+        sched__preempt_not_helpful(&pr, out);
+    else
+        rc = sched__evict_execute(&pr, out, err);
+    if (rc == 0 && !out->attempted)
+        sched__memo_put(&pr, out);
+out:
+    if (rc == 0)
+        cleared_note(c, pj, out);
+    preempt_free(&pr);
+    return rc;
+}

@@ -1,0 +1,200 @@
+/*
+ * preempt.h - job-level preemption (DESIGN.md section 3): the entry point called by a
+ * failed attempt, and what its files share.
+ *
+ * Files: preempt.c (eligibility, potential victims, dry runs, the minimal victim set),
+ * preempt_pdb.c (PodDisruptionBudgets: which victims violate one, the first criterion of a
+ * node's cost), preempt_why.c (verdicts for the why document), preempt_evict.c (executing a
+ * plan: victims, nominations, audit records), preempt_ledger.c (the preemption ledger).
+ *
+ * A struct preempt lives for one sched__preempt call. pv[] are the potential victims,
+ * pn[] the nodes holding them; pv[].removed marks the chosen victims once the search is
+ * over (the view itself is back to its state before the search), plan[] the pod -> node
+ * plan that fits once they are gone.
+ */
+#ifndef MUSTER_SCHED_PREEMPT_H
+#define MUSTER_SCHED_PREEMPT_H
+
+#include "cyc.h"
+#include "reason.h"
+#include "view.h"
+
+/* What preemption remembers within one cycle (c->pre, created on first use, freed with
+ * sched__preempt_cache_free by the cycle): failed searches (preempt_memo.c), reclaim's
+ * view of the queues (preempt_reclaim.c), and the bound pods by node as of the first
+ * search (CSR: node n's pods are by_node[by_node_off[n] .. by_node_off[n + 1]]). Pods
+ * placed later in the cycle are not in it and need not be: jobs run in priority order, so
+ * they are never of lower priority than a later preemptor and never its victims. */
+struct sched_preempt_cache {
+    struct sched_memo *memo;
+    size_t nmemo, capmemo;
+    struct sched_qcache *qcache;
+    int *by_node_off, *by_node;
+};
+/* c->pre, created when NULL. */
+struct sched_preempt_cache *sched__pre_w(struct sched_cyc *c);
+void sched__preempt_cache_free(struct sched_cyc *c);
+/* c->pre with its bound-pods-by-node index built. */
+const struct sched_preempt_cache *sched__pre_by_node(struct sched_cyc *c);
+/* Frees reclaim's view of the cycle (preempt_reclaim.c); NULL-safe. */
+void sched__qcache_free(struct sched_qcache *k);
+
+/* ---- the entry points ---- */
+
+struct sched_preempt_job {
+    int job;         /* the job attempted (the preemptor) */
+    const int *jobs; /* its GangGroup members */
+    size_t njobs;
+    const int *pods; /* pending pods in placement order */
+    size_t npods;
+    int trigger;            /* first pod that could not be placed, -1 when unknown */
+    const char *must_layer; /* the narrowest MustGather layer of the job, or NULL */
+    /* Re-plans the whole job on the view as it is with the cycle's placer; allocations go
+     * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
+    int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
+    void *ctx;
+    /* The queue whose capability the job would pass, -1 when none: victims come only from
+     * that queue's subtree, and a plan fits only when it leaves the queue within its
+     * capability (every plan must keep the job's queues within theirs). */
+    int cap_queue;
+};
+/* Job-level preemption for a job whose attempt failed (called with an empty statement).
+ * On success victims are marked, the job's pods nominated, a ledger entry written.
+ * *out: the verdict for the why document (why.h; release it). Returns 0 or ERR_* (the
+ * cycle is then aborted). */
+int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                   struct sched_preempt_verdict *out, struct err *err);
+/* Pods still terminating (victims) on the nodes pods[0..npods) are nominated to. */
+long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods);
+/* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
+int sched__preempt_nominated_ops(struct sched_cyc *c);
+/* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
+ * victim. */
+int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
+
+/* Nominates pod to node (-1 clears) in the store and the view (preempt_evict.c). */
+int sched__pod_nominate(struct sched_cyc *c, int pod, int node, struct err *err);
+
+/* ---- shared by the files of preemption ---- */
+
+struct pv {
+    int pod, node;
+    int rank;    /* priority rank among potential victims, 0 = lowest */
+    int gang;    /* job index when evicting this pod alone breaks its gang, else -1 */
+    int removed; /* out of the view during the search; afterwards: a chosen victim */
+    /* already terminating, evicted by an earlier preemption for nodes nobody else is
+     * nominated to: its room is reused at no cost and it is not evicted again */
+    int terminating;
+    int viol; /* evicting its node's victims violates a budget through this one (preempt_pdb.c) */
+};
+
+struct pnode {
+    int node;
+    int *v; /* indexes into pv */
+    size_t nv;
+    long *cost; /* [nranks] pods costed per rank (gang-aware) */
+    long viol;  /* PodDisruptionBudget violations of evicting all of them: the cost's first
+                   criterion (pickOneNodeForPreemption's) */
+};
+
+struct preempt {
+    struct sched_cyc *c;
+    const struct sched_preempt_job *pj;
+    int32_t prio;
+    int *shapes; /* distinct shapes of the job's pending pods */
+    size_t nshapes;
+    struct pv *pv;
+    size_t npv, cappv;
+    size_t npotential; /* potential victims not terminating yet (the ledger's count) */
+    struct pnode *pn;
+    size_t npn, cappn;
+    int nranks;
+    struct sched_op *plan;
+    size_t nplan, capplan;
+    int nobreak_plan;    /* the dry run without gang-breaking victims was enough */
+    int queue;           /* the preemptor's queue (-1 none) */
+    int64_t *asked;      /* [nres] what its pending pods request */
+    struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
+    int reclaim;         /* a chosen victim is of another queue (preempt_evict.c) */
+    int replans;
+    double decision_ms;
+    struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
+};
+
+/* PodDisruptionBudgets (preempt_pdb.c). begin sets pr->pdb (NULL when the view has no
+ * budget: then node_cost sets 0 and violations returns 0 with an empty array); end frees it.
+ * node_cost sets pn->viol and the viol of each of its victims, counting a gang-breaking
+ * victim's whole gang; call it before any victim leaves the view. violations: the chosen
+ * victims' violations (kube-scheduler's NumPDBViolations), *budgets (new) the sorted keys
+ * "ns/name" of the budgets they violate and *by_pod (new) each violating victim's key ->
+ * its budget's key; call it while the chosen victims are marked and back in the view. */
+void sched__pdb_begin(struct preempt *pr);
+void sched__pdb_end(struct preempt *pr);
+void sched__pdb_node_cost(struct preempt *pr, struct pnode *pn);
+long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod);
+
+/* Verdicts for the why document (preempt_why.c). ineligible returns 0 when the job may
+ * preempt, else 1 with *out filled (PreemptionWaiting, a blocker, while victims of an
+ * earlier preemption still terminate). */
+int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_job *pj,
+                              struct sched_preempt_verdict *out);
+void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict *out);
+void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
+/* "4,800": n with thousands separators into buf. */
+const char *sched__preempt_count(long n, char *buf, size_t len);
+
+/* One preemption's reclaim (queue_reclaim.c). qok: the queues whose jobs it may take;
+ * top: the queue each shares with the preemptor's (-1 the root); budget: what each queue
+ * holds above its deserved share (live, terminating pods gone); hot: the contended
+ * resources; narrow: the narrow pool, NULL for the wide one. */
+struct reclaim {
+    char *qok;
+    int *top;
+    int64_t *budget; /* [nqueues * nres] */
+    char *hot;       /* [nres] */
+    char *narrow;    /* [njobs] */
+};
+/* Sets pr->rec for pr->queue asking pr->asked (the wide pool, or with narrow the narrow
+ * one, queue_reclaim.c's opening comment); returns 1, or 0 with pr->rec NULL when no
+ * queue may be reclaimed from. may_take: job (of another queue) is in the pool. end frees
+ * pr->rec. */
+int sched__reclaim_begin(struct preempt *pr, int narrow);
+int sched__reclaim_may_take(const struct preempt *pr, int job);
+void sched__reclaim_end(struct preempt *pr);
+
+/* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
+ * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */
+int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p);
+/* Failed preemptions remembered within a cycle (preempt_memo.c): find fills *out (release
+ * it) with the verdict of a failure recorded, in this plan epoch, for a job no easier
+ * than pr's and returns 1, else 0; put records pr's failure (out borrowed). */
+int sched__memo_find(const struct preempt *pr, struct sched_preempt_verdict *out);
+void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdict *out);
+
+/* 1 when the chosen victims of other queues leave each of those queues (and its ancestors
+ * below the one it shares with the preemptor's) at or above its deserved share in every
+ * resource they free (queue_reclaim.c). */
+int sched__reclaim_within(const struct preempt *pr);
+/* The ledger entry's reclaim part (queue_reclaim.c): "kind" ("reclaim" when a victim is of
+ * another queue, else "preemption"), and for a reclaim "queue" {name, shareBefore,
+ * shareAfter} of the preemptor's queue and "victimQueues" [{name, shareBefore,
+ * shareAfter}]; each victim object of entry's "victims" gets "queue". Called before the
+ * victims are marked. Sets pr->reclaim. */
+void sched__reclaim_entry(struct preempt *pr, json_t *entry);
+
+/* Executes the chosen plan (store + view): victims get DisruptionTarget and a
+ * deletionTimestamp, the job's pods status.nominatedNodeName, lower-priority nominations
+ * on those nodes are cleared; audit "preempted" / "nominated", a ledger entry. Fills
+ * *out (Preempting). Returns 0 or ERR_*. */
+int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err);
+
+/* After jobs (an attempt's members) were placed without preempting: a lower-priority
+ * preemptor's nominated pod on a node they took that no longer fits there loses its plan,
+ * as when a preemptor takes it (its job's nominations cleared, cleared_by = jobs[0], the
+ * ledger's nominationsCleared with byLedger 0, an audit "nominated" record listing what was
+ * cleared). pods: the attempt's pods. *displaced: the cleared jobs' ids (new array), NULL
+ * when none. Returns 0 or ERR_*. */
+int sched__preempt_displaced(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                             size_t npods, json_t **displaced, struct err *err);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * preempt_memo.c - failed preemptions remembered within a cycle (preempt.h).
+ *
+ * While nothing is placed, no plan executed and no nomination changed, a search that found nothing
+ * to do for a job fails the same way for every later job that is no easier: the same queue and
+ * capability queue, the same priority, all its pods of one shape, that same shape, and
+ * asking at least as much of every resource with at least as many pods. An overloaded
+ * cycle tries thousands of such jobs; each remembered failure saves a scan of every
+ * candidate node's pods and a dry run with every potential victim removed.
+ *
+ * PodDisruptionBudgets never make a search fail (they order victims, preempt_pdb.c), and they
+ * change only between cycles (an apply or a mirrored event waits for the cycle's lock), so a
+ * remembered failure holds whatever the budgets; an entry also records the budgets'
+ * generation (view.pdbs.gen) and holds only while it is unchanged, so that stays true if
+ * budgets ever change within a cycle.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "preempt.h"
+
+struct sched_memo {
+    int queue, cap_queue, shape;
+    int32_t prio;
+    size_t npods;
+    int64_t *asked;   /* [nres] */
+    uint64_t epoch;   /* c->plan_epoch when recorded */
+    uint64_t pdb_gen; /* v->pdbs.gen when recorded */
+    struct sched_preempt_verdict verdict;
+};
+
+/* The one shape of the job's pods, -1 when it has several (or is a GangGroup, or gathers:
+ * its verdict names its layer). */
+static int memo_shape(const struct preempt *pr)
+{
+    const struct sched_view *v = pr->c->v;
+    const struct sched_preempt_job *pj = pr->pj;
+    if (pj->njobs != 1 || pj->must_layer || !pj->npods)
+        return -1;
+    int sh = v->pods[pj->pods[0]].shape;
+    for (size_t i = 1; i < pj->npods; i++)
+        if (v->pods[pj->pods[i]].shape != sh)
+            return -1;
+    return sh;
+}
+
+static int no_easier(const struct preempt *pr, const struct sched_memo *m, int shape)
+{
+    const struct sched_view *v = pr->c->v;
+    if (m->epoch != pr->c->plan_epoch || m->pdb_gen != v->pdbs.gen || m->shape != shape ||
+        m->queue != pr->queue || m->cap_queue != pr->pj->cap_queue || m->prio != pr->prio ||
+        pr->pj->npods < m->npods)
+        return 0;
+    for (size_t r = 0; r < v->nres; r++)
+        if (pr->asked[r] < m->asked[r])
+            return 0;
+    return 1;
+}
+
+int sched__memo_find(const struct preempt *pr, struct sched_preempt_verdict *out)
+{
+    struct sched_preempt_cache *pc = sched__pre_w(pr->c);
+    int shape = memo_shape(pr);
+    for (size_t i = 0; shape >= 0 && i < pc->nmemo; i++) {
+        const struct sched_memo *m = &pc->memo[i];
+        if (!no_easier(pr, m, shape))
+            continue;
+        *out = m->verdict;
+        out->detail = m->verdict.detail ? json_deep_copy(m->verdict.detail) : NULL;
+        return 1;
+    }
+    return 0;
+}
+
+void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdict *verdict)
+{
+    struct sched_cyc *c = pr->c;
+    struct sched_preempt_cache *pc = sched__pre_w(c);
+    const struct sched_view *v = c->v;
+    int shape = memo_shape(pr);
+    if (shape < 0)
+        return;
+    size_t at = 0; /* replace an entry of an older epoch, else append */
+    while (at < pc->nmemo && pc->memo[at].epoch == c->plan_epoch)
+        at++;
+    if (at == pc->nmemo) {
+        XGROW(pc->memo, pc->nmemo + 1, pc->capmemo);
+        memset(&pc->memo[pc->nmemo++], 0, sizeof(pc->memo[0]));
+    }
+    struct sched_memo *m = &pc->memo[at];
+    free(m->asked);
+    json_decref(m->verdict.detail);
+    *m =
+        (struct sched_memo){pr->queue,     pr->pj->cap_queue, shape,
+                            pr->prio,      pr->pj->npods,     xcalloc(v->nres + 1, sizeof(int64_t)),
+                            c->plan_epoch, v->pdbs.gen,       *verdict};
+    memcpy(m->asked, pr->asked, v->nres * sizeof(int64_t));
+    m->verdict.detail = verdict->detail ? json_deep_copy(verdict->detail) : NULL;
+}
+
+static void memo_free(struct sched_preempt_cache *pc)
+{
+    for (size_t i = 0; i < pc->nmemo; i++) {
+        free(pc->memo[i].asked);
+        json_decref(pc->memo[i].verdict.detail);
+    }
+    free(pc->memo);
+}
+
+/* The bound pods by node as of the first search of the cycle (struct
+ * sched_preempt_cache), built on first use. */
+static void pods_by_node(struct sched_preempt_cache *pc, const struct sched_view *v)
+{
+    if (pc->by_node_off)
+        return;
+    pc->by_node_off = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->npods; i++)
+        if (v->pods[i].alive && v->pods[i].node >= 0)
+            pc->by_node_off[v->pods[i].node + 1]++;
+    for (size_t n = 0; n < v->nnodes; n++)
+        pc->by_node_off[n + 1] += pc->by_node_off[n];
+    pc->by_node = xcalloc((size_t)pc->by_node_off[v->nnodes] + 1, sizeof(int));
+    int *fill = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->npods; i++) {
+        int n = v->pods[i].node;
+        if (v->pods[i].alive && n >= 0)
+            pc->by_node[pc->by_node_off[n] + fill[n]++] = (int)i;
+    }
+    free(fill);
+}
+
+struct sched_preempt_cache *sched__pre_w(struct sched_cyc *c)
+{
+    if (!c->pre)
+        c->pre = xcalloc(1, sizeof(*c->pre));
+    return c->pre;
+}
+
+const struct sched_preempt_cache *sched__pre_by_node(struct sched_cyc *c)
+{
+    struct sched_preempt_cache *pc = sched__pre_w(c);
+    pods_by_node(pc, c->v);
+    return pc;
+}
+
+void sched__preempt_cache_free(struct sched_cyc *c)
+{
+    struct sched_preempt_cache *pc = c->pre;
+    if (!pc)
+        return;
+    memo_free(pc);
+    sched__qcache_free(pc->qcache);
+    free(pc->by_node_off);
+    free(pc->by_node);
+    free(pc);
+    c->pre = NULL;
+}

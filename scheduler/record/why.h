@@ -1,0 +1,206 @@
+/*
+ * why.h - the records of decisions: the why document, the preemption ledger and the audit
+ * records written from what the attempt and the search decided (typed: reason.h), once,
+ * here. record/ is the scheduler's only writer of those JSON documents.
+ *
+ * Files: why_record.c (the document, its history and the cycle's why writer), why_parts.c
+ * (blockers and verdict as JSON), why_text.c (the document's parts as text), why_class.c
+ * (failing jobs that differ only by their name share one stored document), why_filter.c
+ * (node-filter histogram, jobs ahead), why_gone.c (a document goes with its job),
+ * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger), audit.c
+ * (parts of audit records), outbox.c / outbox.h (the audit records Kubernetes write-back
+ * reads, typed: its public contract with clients/).
+ *
+ * Calls: place/ (the node filter asks fit and the pod rules), queue/, view/, reason/.
+ * The why writer (struct sched_why_writer) is the cycle's memory of what it wrote; the
+ * cycle holds it (c->why) and frees it with sched__why_writer_free.
+ */
+#ifndef MUSTER_SCHED_WHY_H
+#define MUSTER_SCHED_WHY_H
+
+#include <jansson.h>
+
+#include "cyc.h"
+#include "reason.h"
+#include "store.h"
+
+struct err;
+
+/* The cycle's why writer: the parts the last document written shares with the next one
+ * (hundreds of jobs fail in a row with the same parts), and the cycle's shared documents.
+ * The queue part of queue queue_q at plan_epoch queue_epoch: allocations move only when
+ * plan_epoch does. */
+struct sched_why_writer {
+    json_t *queue;
+    int queue_q;
+    uint64_t queue_epoch;
+    json_t *ahead; /* the last "ahead" part written and its text */
+    char *ahead_text;
+    json_t *nf; /* the last node-filter part written and its text */
+    char *nf_text;
+    json_t *queue_src; /* the queue part queue_text is the text of (borrowed) */
+    char *queue_text;
+    struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
+};
+/* c->why, created when NULL. */
+struct sched_why_writer *sched__why_w(struct sched_cyc *c);
+/* Frees c->why (NULL-safe). */
+void sched__why_writer_free(struct sched_cyc *c);
+
+/* The document's "blockers": [{"class", "code", "message", ...extra}]. New. */
+json_t *sched__blockers_json(const struct sched_blockers *bs);
+/* {"attempted", "code", "reason", ...detail}. New. */
+json_t *sched__preempt_verdict_json(const struct sched_preempt_verdict *v);
+
+/* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
+
+struct sched_why_input {
+    int state;                           /* enum sched_job_state */
+    const struct sched_blocker *primary; /* NULL when nothing blocks */
+    json_t *blockers;                    /* sched__blockers_json of the attempt (borrowed) */
+    json_t *gang;                        /* borrowed, may be NULL */
+    json_t *nf;                          /* node filter, borrowed, may be NULL */
+    json_t *ahead;                       /* borrowed, may be NULL */
+    json_t *placement;                   /* pod -> node of this cycle, borrowed, may be NULL */
+    json_t *topology;                    /* topology part, borrowed, may be NULL */
+    json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
+};
+/* Loads the job's scheduling memory from its stored why document once (history, last
+ * reason, the gang timeout window); the cycle's attempts call it before reading them. */
+void sched__why_load(struct sched_cyc *c, int job);
+/* Stores the job's why document when it changed; writes "unschedulable" on a change
+ * of reason. */
+int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input *in,
+                      struct err *err);
+/* The document a reader serves from stored `doc` (borrowed) of job ji: a placed job's small
+ * record (why_record.c) completed with what every placed job says and what the view knows
+ * now (the gang timeout), members in the order of a full document, `state` as
+ * given; any other document as it is. New. Under the scheduler's lock. */
+json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state);
+/* Job ji was preempted: stores its why document, state Preempted, primary PreemptedBy
+ * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
+ * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */
+int sched__why_preempted(struct sched_cyc *c, int job, json_t *rec, struct err *err);
+/* Appends entry (borrowed) to job's stored why history (sched_why_note), creating a small
+ * document for a job of v not tried since. ERR_NOT_FOUND when the job has none. */
+int sched__why_note_add(MDB_txn *txn, struct sched_view *v, const char *job, json_t *entry,
+                        struct err *err);
+/* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
+json_t *sched__ahead(struct sched_cyc *c, int pi);
+/* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
+ * *code: WHY_NO_NODES, WHY_NO_MATCHING_NODE, WHY_EXCEEDS_ALLOCATABLE, WHY_INSUFFICIENT,
+ * WHY_CAPACITY_RESERVED (every node short of room is short only because of another job's
+ * nomination),
+ * WHY_POD_AFFINITY, WHY_POD_ANTI_AFFINITY, WHY_TOPOLOGY_SPREAD, or -1 when the pod fits
+ * somewhere. *own: pod rules applied, so the histogram is the pod's, not its shape's. */
+json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own);
+
+/* ---- the document as text (why_text.c) ---- */
+
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it. New. */
+char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq);
+/* {"primary","blockers","gang","nodeFilter","topology","preemption"} of the input as
+ * store_json_text writes it (topology: the part the document has; the node filter's text is
+ * kept in c for the next job of its shape). New. */
+struct sched_why_input;
+char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
+                          json_t *topology);
+
+/* ---- failing jobs that share one stored document (why_class.c) ---- */
+
+struct sv_job;
+struct sched_why_classes;
+/* A document as text, in parts (compact JSON objects as store_json_text writes them, the
+ * tail with at least one member). Borrowed. */
+struct sched_why_text {
+    char *idh;         /* {"job","state","cycle","auditSeq"} */
+    char *mid;         /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
+    const char *ahead; /* the "ahead" value */
+    char *tail;        /* {"history"[,"placement"][,"gangTimeout"]} */
+    const char *queue; /* the "queue" value */
+    const char *primary_code; /* the primary's code name (shareable documents) */
+    int shareable;            /* Unschedulable, a primary, not placed */
+};
+/* Stores job j's document {idh..., mid..., "ahead", tail..., "queue"}: whole, or, when it
+ * is shareable and an earlier job of this cycle's has the same text up to the job's own
+ * id, as a record naming their class. Takes one off the class j's stored record named.
+ * Returns 0 or ERR_*. */
+int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sched_why_text *t,
+                         struct err *err);
+/* j's stored document is about to be replaced: one record fewer names its class. */
+void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j);
+/* Writes this cycle's class documents and counts (before the commit). Returns 0 or ERR_*. */
+int sched__why_class_flush(struct sched_cyc *c, struct err *err);
+void sched__why_class_free(struct sched_cyc *c);
+/* The class a stored document is a record of (borrowed), or NULL for a whole document. */
+const char *sched__why_class_of(json_t *doc);
+/* The last class document a reader used (a batch of reads in one transaction reads each
+ * class once); zero-initialised, released with sched__why_class_cache_release. */
+struct sched_why_class_cache {
+    char *key, *tmpl;
+};
+void sched__why_class_cache_release(struct sched_why_class_cache *k);
+/* *doc (stored, replaced) completed when it is a class record: the document the job had,
+ * member for member. k: valid for one read transaction. Returns 0, or ERR_STORE when its
+ * class document is missing or bad. */
+int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class_cache *k,
+                              struct err *err);
+/* Deletes job's stored why document (absent: 0); a record's class loses a member, counted
+ * in cycle c, or at once when c is NULL. In a cycle (c), v's job of that id forgets its
+ * class; without one the view is left as it is (an apply changes it after its commit). */
+int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
+                        struct err *err);
+/* job's last stored object was just removed or moved in txn, perhaps (why_gone.c): when
+ * the store holds nothing of it (no PodGroup, no pod of its group, no lone pod of that key)
+ * and it is no retained preemption victim, its why document is dropped as
+ * sched__why_doc_drop does (c: in a cycle, or NULL). Returns 0 or ERR_*. */
+int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
+                        struct err *err);
+
+/* ---- the preemption ledger (ledger.c) ---- */
+
+/* After a commit that placed job (borrowed map pod -> node): completes its open ledger
+ * entry (bound, boundAt, latencyMs). */
+int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* A victim pod is gone (at now_ms): *victim 1 when the ledger holds it (*preemptor new:
+ * the job that evicted it), and its entry is dropped; when it was its job's last
+ * terminating victim, the job's retention starts (s->opts.retention_ms, and
+ * s->retain_scan_ms moves up to its end). Returns 0 or ERR_*. */
+int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
+                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
+                              char **preemptor, struct err *err);
+/* The ledger's victim record of a job (ledger.c's opening comment), new, or NULL
+ * when the job is no (retained) victim. preempted_by uses its own read txn. */
+json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);
+/* Housekeeping: drops the victim records whose retention ended (and the why documents
+ * of their jobs when they have no pods), scanning only once s->retain_scan_ms is
+ * reached. Returns 0 or ERR_*. */
+int sched__ledger_expire(struct sched_cyc *c, struct err *err);
+/* Ledger (ledger.c). entry borrowed; fills "id". */
+int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
+/* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
+ * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err);
+
+/* The ledger's entries (GET /api/v1/preemptions, sched_preemptions's filters), new. */
+int sched__ledger_list(MDB_txn *txn, const char *job, const char *victim, const char *since,
+                       json_t **out, struct err *err);
+/* Entry id (decimal), new. ERR_INVALID, ERR_NOT_FOUND. */
+int sched__ledger_entry(MDB_txn *txn, const char *id, json_t **out, struct err *err);
+/* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
+ * the members of extra (borrowed; may be NULL). obj (borrowed) names the job; cycle is
+ * the cycle the record belongs to (the last one for apply and delete). */
+int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
+                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
+                        struct err *err);
+/* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
+ * by is NULL. */
+json_t *sched__caller_json(const struct sched_caller *by);
+/* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
+ * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */
+json_t *sched__queue_why(const struct sched_view *v, int q);
+/* {res: quantity} of vec's non-zero entries (limited: entries >= 0 of a capability). New. */
+json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited);
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * why_record.c - the why document written by the cycle.
+ *
+ * A why document is stored only when its content changes (its signature: the
+ * state, the gang timeout window and the text from "primary" to "preemption",
+ * which is also what is stored), and the "unschedulable" audit record is
+ * written only when the primary reason changes, so a job stuck for a thousand
+ * cycles costs one record. A placed job's document is stored small and
+ * completed when read (record_placed, sched__why_expand); failing jobs of one
+ * cycle that differ only by their own name share one (why_class.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "queue.h"
+#include "why.h"
+
+#define HISTORY_MAX 50
+
+/* The queue part of the documents (new reference); see sched_cyc.why_queue. */
+static json_t *queue_part(struct sched_cyc *c, int q)
+{
+    struct sched_why_writer *ww = sched__why_w(c);
+    if (!ww->queue || ww->queue_q != q || ww->queue_epoch != c->plan_epoch) {
+        json_decref(ww->queue);
+        ww->queue = sched__queue_why(c->v, q);
+        if (!ww->queue)
+            ww->queue = json_null();
+        ww->queue_q = q;
+        ww->queue_epoch = c->plan_epoch;
+    }
+    return json_incref(ww->queue);
+}
+
+/* The text of queue_part (borrowed, valid until the queue part changes). */
+static const char *queue_text(struct sched_cyc *c, int q)
+{
+    struct sched_why_writer *ww = sched__why_w(c);
+    json_t *part = queue_part(c, q);
+    if (part != ww->queue_src) {
+        free(ww->queue_text);
+        ww->queue_text = store_json_text(part, 0);
+        ww->queue_src = part; /* ww->queue holds it */
+    }
+    json_decref(part);
+    return ww->queue_text;
+}
+
+/* The text of the "ahead" part (borrowed, valid until the next call): the jobs that fail in
+ * a row share one array (cycle_attempt.c caches it per shape), so it is written once. */
+static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
+{
+    struct sched_why_writer *ww = sched__why_w(c);
+    if (!ahead)
+        return "[]";
+    if (ahead != ww->ahead) {
+        json_decref(ww->ahead); /* held, so its address is not reused while cached */
+        free(ww->ahead_text);
+        ww->ahead = json_incref(ahead);
+        ww->ahead_text = store_json_text(ahead, 0);
+    }
+    return ww->ahead_text;
+}
+
+static void load_previous(struct sched_cyc *c, struct sv_job *j)
+{
+    json_t *old = NULL;
+    j->why_loaded = 1;
+    if (store_doc_get(c->txn, STORE_DB_WHY, j->id, &old, NULL) < 0)
+        return;
+    json_t *h = json_object_get(old, "history");
+    j->history = json_is_array(h) ? json_incref(h) : NULL;
+    const char *since =
+        json_string_value(json_object_get(json_object_get(old, "gangTimeout"), "unsatisfiedSince"));
+    if (!since || clock_parse_rfc3339(since, &j->unsat_since, NULL) < 0)
+        j->unsat_since = 0;
+    int code = why_code_from_name(
+        json_string_value(json_object_get(json_object_get(old, "primary"), "code")));
+    if (code >= 0)
+        j->last_code = code;
+    const char *cls = sched__why_class_of(old);
+    j->why_class = cls ? xstrdup(cls) : NULL;
+    json_decref(old);
+}
+
+void sched__why_load(struct sched_cyc *c, int ji)
+{
+    if (!c->v->jobs[ji].why_loaded)
+        load_previous(c, &c->v->jobs[ji]);
+}
+
+/* The gang timeout part of the document: {"timeoutSeconds", "unsatisfiedSince",
+ * "deadline"} (times null outside a window), NULL for a job without a PodGroup. New. */
+static json_t *timeout_json(const struct sv_job *j)
+{
+    if (!j->has_pg)
+        return NULL;
+    json_t *o = json_pack("{s:f}", "timeoutSeconds", (double)j->pg.timeout_ms / 1000.0);
+    char ts[64];
+    if (j->unsat_since) {
+        clock_format_rfc3339(j->unsat_since, ts, sizeof(ts));
+        json_object_set_new(o, "unsatisfiedSince", json_string(ts));
+        clock_format_rfc3339(j->unsat_since + j->pg.timeout_ms, ts, sizeof(ts));
+        json_object_set_new(o, "deadline", json_string(ts));
+    } else {
+        json_object_set_new(o, "unsatisfiedSince", json_null());
+        json_object_set_new(o, "deadline", json_null());
+    }
+    return o;
+}
+
+/* A placed job's document is stored small (PLACED_MARK): what only the attempt knew (its
+ * cycle, gang counts, topology, preemption, jobs ahead, placement, the queue's shares then)
+ * and the history; the parts every placed job shares or the view knows (primary, blockers,
+ * the defaults, the gang timeout) are filled in when it is read (sched__why_expand). */
+#define PLACED_MARK "placedRecord"
+
+static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sched_why_input *in,
+                         json_t *topology, uint64_t seq, const char *ts, struct err *err)
+{
+    json_t *doc = json_pack("{s:s,s:I,s:I,s:b}", "job", j->id, "cycle", (json_int_t)c->cycle,
+                            "auditSeq", (json_int_t)seq, PLACED_MARK, 1);
+    if (in->gang)
+        json_object_set(doc, "gang", in->gang);
+    if (in->nf)
+        json_object_set(doc, "nodeFilter", in->nf);
+    if (topology)
+        json_object_set(doc, "topology", topology);
+    if (in->preemption)
+        json_object_set(doc, "preemption", in->preemption);
+    if (json_array_size(in->ahead))
+        json_object_set(doc, "ahead", in->ahead);
+    json_object_set(doc, "history", j->history);
+    json_object_set_new(doc, "placement",
+                        json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
+                                  in->placement));
+    /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
+    json_object_set_new(doc, "queue", queue_part(c, j->queue));
+    sched__why_class_leave(c, j);
+    int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+/* The member of the small document, or a new `dflt` (stolen) when it has none. */
+static json_t *part(json_t *doc, const char *key, json_t *dflt)
+{
+    json_t *v = json_object_get(doc, key);
+    if (!v)
+        return dflt;
+    json_decref(dflt);
+    return json_incref(v);
+}
+
+json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state)
+{
+    if (!json_is_true(json_object_get(doc, PLACED_MARK)))
+        return json_incref(doc);
+    const struct sv_job *j = &v->jobs[ji];
+    json_t *out = json_pack(
+        "{s:O,s:s,s:O,s:O,s:n,s:[],s:o,s:o,s:o,s:o,s:o,s:O,s:O}", "job",
+        json_object_get(doc, "job"), "state", state, "cycle", json_object_get(doc, "cycle"),
+        "auditSeq", json_object_get(doc, "auditSeq"), "primary", "blockers", "gang",
+        part(doc, "gang", json_null()), "nodeFilter", part(doc, "nodeFilter", json_null()),
+        "topology", part(doc, "topology", json_null()), "preemption",
+        part(doc, "preemption",
+             json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                       "not needed: the job was placed")),
+        "ahead", part(doc, "ahead", json_array()), "history", json_object_get(doc, "history"),
+        "placement", json_object_get(doc, "placement"));
+    json_t *gt = timeout_json(j);
+    if (gt)
+        json_object_set_new(out, "gangTimeout", gt);
+    json_object_set(out, "queue", json_object_get(doc, "queue"));
+    return out;
+}
+
+/* "state|unsatisfiedSince|placement cycle|mid": what a stored document says apart from its
+ * history, cycle and audit sequence (the timeout window is durable only if a change of it
+ * rewrites the document; a placement always changes it). New. */
+static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t unsat_since,
+                       const char *mid)
+{
+    char head[96];
+    int hl = snprintf(head, sizeof(head), "%s|%lld|%llu|", sched_job_state_name(in->state),
+                      (long long)unsat_since, in->placement ? (unsigned long long)cycle : 0ULL);
+    size_t ml = strlen(mid);
+    char *s = xmalloc((size_t)hl + ml + 1);
+    memcpy(s, head, (size_t)hl);
+    memcpy(s + hl, mid, ml + 1);
+    return s;
+}
+
+/* The topology part of the document: a preemptor waiting for its victims is placed on its
+ * nominated nodes, which has no topology part: the why keeps the one of the attempt that
+ * chose them. Borrowed. */
+static json_t *topology_part(struct sv_job *j, const struct sched_why_input *in, int primary)
+{
+    json_t *topology = in->topology;
+    if (topology && (primary == WHY_PREEMPTING || primary == WHY_RECLAIMING)) {
+        json_decref(j->plan_topology);
+        j->plan_topology = json_incref(topology);
+    } else if (!topology && primary == WHY_PREEMPTION_WAITING) {
+        topology = j->plan_topology;
+    } else if (in->placement) {
+        json_decref(j->plan_topology);
+        j->plan_topology = NULL;
+    }
+    return topology;
+}
+
+/* Appends the history entry of code when it is not the last one. */
+static void history_add(struct sv_job *j, uint64_t cycle, const char *ts, const char *code)
+{
+    if (!j->history)
+        j->history = json_array();
+    size_t nh = json_array_size(j->history);
+    const char *last =
+        nh ? json_string_value(json_object_get(json_array_get(j->history, nh - 1), "code")) : NULL;
+    if (!last || strcmp(last, code)) {
+        json_array_append_new(j->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)cycle,
+                                                    "ts", ts, "code", code));
+        if (json_array_size(j->history) > HISTORY_MAX)
+            json_array_remove(j->history, 0);
+    }
+}
+
+/* The "unschedulable" audit record of a change of primary reason. */
+static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
+                               const struct sched_why_input *in, int primary, struct err *err)
+{
+    json_t *rec =
+        json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE),
+                  "job", j->id, "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
+                  "blockers", in->blockers);
+    /* the primary message: bind mode's FailedScheduling Events say it */
+    if (in->primary && in->primary->message)
+        json_object_set_new(rec, "message", json_string(in->primary->message));
+    int rc = store_audit_append(c->txn, rec, NULL, err);
+    json_decref(rec);
+    return rc;
+}
+
+int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
+                      struct err *err)
+{
+    struct sv_job *j = &c->v->jobs[ji];
+    int rc = 0;
+    sched__why_load(c, ji);
+    int primary = in->primary ? (int)in->primary->code : -1;
+    json_t *topology = topology_part(j, in, primary);
+    /* A placed job's small record: a placement always changes the document */
+    int small = in->placement && !in->primary && !json_array_size(in->blockers);
+    char *mid = small ? NULL : sched__why_mid_text(c, in, primary, topology);
+    char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
+                      : signature(in, c->cycle, j->unsat_since, mid);
+    if (j->last_sig && !strcmp(j->last_sig, sig)) {
+        free(sig);
+        free(mid);
+        return 0;
+    }
+    free(j->last_sig);
+    j->last_sig = sig;
+    const char *ts = sched__cyc_ts(c);
+    history_add(j, c->cycle, ts,
+                in->placement  ? "Placed"
+                : primary >= 0 ? why_code_name(primary)
+                               : sched_job_state_name(in->state));
+    int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
+    if (failed && primary != j->last_code && (rc = audit_unschedulable(c, j, in, primary, err)) < 0)
+        goto out;
+    j->last_code = failed ? primary : -1;
+    uint64_t seq = 0;
+    if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
+        goto out;
+    if (small) {
+        rc = record_placed(c, j, in, topology, seq, ts, err);
+        goto out;
+    }
+    json_t *tail = json_pack("{s:O}", "history", j->history);
+    if (in->placement)
+        json_object_set_new(tail, "placement",
+                            json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
+                                      "nodes", in->placement));
+    json_t *gt = timeout_json(j);
+    if (gt)
+        json_object_set_new(tail, "gangTimeout", gt);
+    struct sched_why_text t = {
+        .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
+        .mid = mid,
+        .ahead = ahead_text(c, in->ahead),
+        .tail = store_json_text(tail, 0),
+        .queue = queue_text(c, j->queue),
+        .primary_code = why_code_name(primary),
+        .shareable = failed && primary >= 0 && !in->placement,
+    };
+    rc = sched__why_class_put(c, j, &t, err);
+    free(t.idh);
+    free(t.tail);
+    json_decref(tail);
+out:
+    free(mid);
+    return rc;
+}
+
+/* "preempted by prod/a (ledger entry 3) and prod/b (ledger entry 4); 8 pods evicted", and
+ * "; violating PodDisruptionBudget prod/db (no plan violated fewer)" when an eviction did. */
+static char *preempted_message(json_t *preemptors)
+{
+    size_t n = json_array_size(preemptors), i, pods = 0;
+    json_t *x;
+    const char *budget = NULL;
+    char *msg = xstrdup("preempted by");
+    json_array_foreach(preemptors, i, x)
+    {
+        const char *sep = i == 0 ? " " : i + 1 == n ? " and " : ", ";
+        char *next = xasprintf("%s%s%s (ledger entry %lld)", msg, sep,
+                               json_string_value(json_object_get(x, "preemptor")),
+                               (long long)json_integer_value(json_object_get(x, "ledger")));
+        free(msg);
+        msg = next;
+        pods += json_array_size(json_object_get(x, "pods"));
+        json_t *b = json_array_get(json_object_get(x, "pdbsViolated"), 0);
+        if (b && !budget)
+            budget = json_string_value(b);
+    }
+    char *out = xasprintf("%s; %zu pod%s evicted%s%s%s", msg, pods, pods == 1 ? "" : "s",
+                          budget ? "; violating PodDisruptionBudget " : "", budget ? budget : "",
+                          budget ? " (no plan violated fewer)" : "");
+    free(msg);
+    return out;
+}
+
+int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *err)
+{
+    struct sv_job *j = &c->v->jobs[ji];
+    sched__why_load(c, ji);
+    char ts[64];
+    clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
+    json_t *by = json_object_get(rec, "preemptors");
+    if (!j->history)
+        j->history = json_array();
+    json_array_append_new(j->history,
+                          json_pack("{s:I,s:s,s:s,s:O,s:O}", "cycle", (json_int_t)c->cycle, "ts",
+                                    ts, "code", why_code_name(WHY_PREEMPTED_BY), "preemptor",
+                                    json_object_get(rec, "preemptor"), "ledger",
+                                    json_object_get(rec, "id")));
+    if (json_array_size(j->history) > HISTORY_MAX)
+        json_array_remove(j->history, 0);
+    sched__why_class_leave(c, j);
+    /* the next attempt (new pods of the job) writes its document whatever it says */
+    free(j->last_sig);
+    j->last_sig = NULL;
+    j->last_code = -1;
+    uint64_t seq = 0;
+    int rc = store_audit_last_seq(c->txn, &seq, err);
+    if (rc < 0)
+        return rc;
+    char *msg = preempted_message(by);
+    const char *cls = why_class_name(why_code_class(WHY_PREEMPTED_BY));
+    const char *code = why_code_name(WHY_PREEMPTED_BY);
+    json_t *doc = json_pack(
+        "{s:s,s:s,s:I,s:I,s:{s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:O}],s:n,s:n,s:n,s:{s:b,s:s},s:[],"
+        "s:O,s:O}",
+        "job", j->id, "state", sched_job_state_name(SCHED_JOB_PREEMPTED), "cycle",
+        (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", "code", code, "class", cls,
+        "message", msg, "blockers", "class", cls, "code", code, "message", msg, "preemptors", by,
+        "gang", "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
+        "not tried: the job is a victim of preemption", "ahead", "preemptedBy", by, "history",
+        j->history);
+    free(msg);
+    rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+int sched__why_note_add(MDB_txn *txn, struct sched_view *v, const char *job, json_t *entry,
+                        struct err *err)
+{
+    json_t *doc = NULL;
+    int rc = store_doc_get(txn, STORE_DB_WHY, job, &doc, err);
+    if (rc == ERR_NOT_FOUND && sched__view_job(v, job) >= 0) {
+        /* a job not tried since (a lone pod put back): the next cycle's document keeps
+         * this history */
+        err_clear(err);
+        rc = 0;
+        doc = json_pack("{s:s,s:n,s:[],s:[]}", "job", job, "primary", "blockers", "history");
+    }
+    if (rc < 0)
+        return rc;
+    int ji = sched__view_job(v, job);
+    struct sv_job *j = ji >= 0 ? &v->jobs[ji] : NULL;
+    json_t *h = j && j->why_loaded ? j->history : json_object_get(doc, "history");
+    if (!json_is_array(h)) {
+        h = json_array();
+        if (j && j->why_loaded)
+            j->history = h;
+        json_object_set_new(doc, "history", h);
+    }
+    /* the cycle's next document carries the loaded history, this entry included */
+    json_array_append(h, entry);
+    if (json_array_size(h) > HISTORY_MAX)
+        json_array_remove(h, 0);
+    json_object_set(doc, "history", h);
+    rc = store_doc_put(txn, STORE_DB_WHY, job, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+struct sched_why_writer *sched__why_w(struct sched_cyc *c)
+{
+    if (!c->why)
+        c->why = xcalloc(1, sizeof(*c->why));
+    return c->why;
+}
+
+void sched__why_writer_free(struct sched_cyc *c)
+{
+    struct sched_why_writer *w = c->why;
+    if (!w)
+        return;
+    sched__why_class_free(c);
+    json_decref(w->queue);
+    json_decref(w->ahead);
+    free(w->ahead_text);
+    free(w->queue_text);
+    json_decref(w->nf);
+    free(w->nf_text);
+    free(w);
+    c->why = NULL;
+}

@@ -1,0 +1,98 @@
+/*
+ * why_text.c - the why document's parts written as text: the head, and the members from
+ * "primary" to "preemption" in parts, so that the parts the jobs failing in a row share (the
+ * node filter of their shape) are serialised once. The same bytes a dump of the whole
+ * document gives (store_json_text: jansson's compact output, members in insertion order).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "why.h"
+
+/* The text of v (stolen). New. */
+static char *store_json_text_new(json_t *v)
+{
+    char *s = store_json_text(v, 0);
+    json_decref(v);
+    return s;
+}
+
+/* The text of the node-filter part (borrowed, valid until the next call): the jobs of one
+ * shape that fail in a row share one (cycle_attempt.c caches it per shape). */
+static const char *nf_text(struct sched_cyc *c, json_t *nf)
+{
+    struct sched_why_writer *ww = sched__why_w(c);
+    if (nf != ww->nf) {
+        json_decref(ww->nf); /* held, so its address is not reused while cached */
+        free(ww->nf_text);
+        ww->nf = json_incref(nf);
+        ww->nf_text = store_json_text(nf, 0);
+    }
+    return ww->nf_text;
+}
+
+/* The n strings one after another (new): no printf, whose %s is slow on kilobytes. */
+static char *concat(const char *const *part, size_t n)
+{
+    size_t len = 0, l;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(part[i]);
+    char *out = xmalloc(len + 1), *o = out;
+    for (size_t i = 0; i < n; i++) {
+        l = strlen(part[i]);
+        memcpy(o, part[i], l);
+        o += l;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* v's text, "null" for NULL or null (new). */
+static char *text_or_null(json_t *v)
+{
+    return v && !json_is_null(v) ? store_json_text(v, 0) : xstrdup("null");
+}
+
+/* The document's members from "primary" to "preemption" as the text of one object (new),
+ * written in parts so that the node filter's is reused. */
+char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
+                          json_t *topology)
+{
+    json_t *pd = NULL;
+    if (in->primary)
+        pd = json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
+                       why_class_name(why_code_class(primary)), "message", in->primary->message);
+    json_t *pre = in->preemption
+                      ? json_incref(in->preemption)
+                      : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                                  in->placement ? "not needed: the job was placed" : "not tried");
+    char *p = text_or_null(pd), *b = text_or_null(in->blockers), *g = text_or_null(in->gang),
+         *t = text_or_null(topology), *e = text_or_null(pre);
+    const char *nf = in->nf && !json_is_null(in->nf) ? nf_text(c, in->nf) : "null";
+    const char *part[] = {
+        "{\"primary\":",  p, ",\"blockers\":",   b, ",\"gang\":", g, ",\"nodeFilter\":", nf,
+        ",\"topology\":", t, ",\"preemption\":", e, "}"};
+    char *out = concat(part, sizeof(part) / sizeof(part[0]));
+    free(p);
+    free(b);
+    free(g);
+    free(t);
+    free(e);
+    json_decref(pd);
+    json_decref(pre);
+    return out;
+}
+
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it: printed when the strings
+ * need no escaping (job ids are DNS names), else through the writer. New. */
+char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq)
+{
+    for (const char *p = job; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\') {
+            json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "job", job, "state", state, "cycle",
+                                  (json_int_t)cycle, "auditSeq", (json_int_t)seq);
+            return store_json_text_new(o);
+        }
+    return xasprintf("{\"job\":\"%s\",\"state\":\"%s\",\"cycle\":%llu,\"auditSeq\":%llu}", job,
+                     state, (unsigned long long)cycle, (unsigned long long)seq);
+}

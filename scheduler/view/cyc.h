@@ -1,0 +1,65 @@
+/*
+ * cyc.h - a scheduling cycle as the parts below cycle/ see it: the view it decides on,
+ * its write transaction and time, the open statement's undo log, and the per-cycle
+ * memory each part owns (the why writer's, record/why.h; preemption's, preempt/preempt.h),
+ * held by pointer and freed by its owner.
+ *
+ * Calling sequence (cycle/cycle.c): the cycle fills a struct sched_cyc, attempts jobs
+ * (each attempt a statement: sched__stmt_alloc puts a pod on a node in the view and
+ * remembers it; the cycle commits the statement into txn or discards it; a placer's
+ * node-set try is undone with sched__stmt_undo), then frees each part's memory.
+ *
+ * Owns: view/cyc.c. Everything here runs under the scheduler's lock; txn belongs to the
+ * cycle (nothing below it begins, commits or aborts it).
+ */
+#ifndef MUSTER_SCHED_CYC_H
+#define MUSTER_SCHED_CYC_H
+
+#include "scheduler.h"
+#include "view.h"
+
+struct sched;
+struct sched_why_writer;
+struct sched_preempt_cache;
+
+struct sched_op {
+    int pod, node; /* allocate pod -> node */
+};
+
+struct sched_cyc {
+    struct sched *s; /* the scheduler: cycle/ and above only */
+    const struct sched_options *opts;
+    int64_t *retain_scan_ms; /* the scheduler's: the ledger moves it (record/ledger.c) */
+    struct sched_view *v;
+    MDB_txn *txn;
+    int64_t now_ms;
+    uint64_t cycle;
+    struct sched_op *ops; /* the open statement's undo log */
+    size_t nops, capops;
+    int *touched; /* nodes with cyc_pods this cycle */
+    size_t ntouched, captouched;
+    long placed, jobs_placed, discarded, unschedulable;
+    long attempted; /* attempts (sched__attempt calls) */
+    long waiting;   /* parked jobs left out (view_wait.c) */
+    long changes;   /* what the housekeeping changed in the store (pods, victim records) */
+    /* The allocatable of every schedulable node summed per resource ([v->nres], NULL until
+     * the first attempt asks: cycle_attempt.c's ExceedsClusterCapacity), and the counts of
+     * live and of cordoned nodes. Nodes do not change within a cycle. */
+    int64_t *cluster_alloc;
+    long cluster_nodes, cluster_cordoned;
+    uint64_t plan_epoch;          /* grows with every committed statement and executed preemption */
+    struct sched_why_writer *why; /* record/'s memory of the cycle, NULL until asked */
+    struct sched_preempt_cache *pre; /* preempt/'s memory of the cycle, NULL until asked */
+    char ts[64];                     /* sched__cyc_ts, "" until asked */
+};
+
+/* The cycle's time (now_ms) in RFC 3339, formatted once per cycle. Borrowed, valid for the
+ * cycle. */
+const char *sched__cyc_ts(struct sched_cyc *c);
+/* Allocates pod -> node in the view and appends it to the open statement's undo log. */
+void sched__stmt_alloc(struct sched_cyc *c, int pod, int node);
+/* Undoes the open statement's operations in reverse, without a record (a node-set try, a
+ * dry run, a discard). */
+void sched__stmt_undo(struct sched_cyc *c);
+
+#endif

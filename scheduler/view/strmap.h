@@ -1,0 +1,34 @@
+/*
+ * strmap.h - the open-addressing string map every lookup by name in the view goes through
+ * (view_strmap.c). Calls nothing but base/.
+ */
+#ifndef MUSTER_SCHED_STRMAP_H
+#define MUSTER_SCHED_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- string map (view_strmap.c) ---- */
+struct sched_strmap {
+    char **keys;
+    int *vals;
+    uint32_t *hashes; /* each slot's key's hash */
+    size_t cap, used, count;
+};
+void sched__strmap_init(struct sched_strmap *m);
+void sched__strmap_free(struct sched_strmap *m);
+/* Value or -1 when absent. */
+int sched__strmap_get(const struct sched_strmap *m, const char *key);
+void sched__strmap_put(struct sched_strmap *m, const char *key, int val);
+void sched__strmap_del(struct sched_strmap *m, const char *key);
+/* Makes room for n entries in all, so that putting them does not rehash. */
+void sched__strmap_reserve(struct sched_strmap *m, size_t n);
+/* The first occupied slot at or after i (m->cap when none): for (i = next(m, 0); i < m->cap;
+ * i = next(m, i + 1)) visits keys[i] / vals[i] of every entry. */
+size_t sched__strmap_next(const struct sched_strmap *m, size_t i);
+/* "<a><sep><b>" into buf of n bytes, cut and terminated as snprintf would. */
+void sched__str_join_to(char *buf, size_t n, const char *a, char sep, const char *b);
+/* "<a><sep><b>", new. */
+char *sched__str_join(const char *a, char sep, const char *b);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * view_wait.h - waiting jobs: which jobs a cycle attempts again, and when (view_wait.c).
+ * Part of the view (view.h includes it).
+ */
+#ifndef MUSTER_SCHED_VIEW_WAIT_H
+#define MUSTER_SCHED_VIEW_WAIT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct sched_view;
+struct sv_job;
+struct sv_pod;
+struct sv_node;
+struct sv_shape;
+
+/* ---- waiting jobs (view_wait.c) ----
+ *
+ * A job whose attempt left it unplaced is parked: it is not attempted again until an event
+ * of a kind it waits on happens, its own PodGroup or pods change, or its backoff runs out
+ * (SV_WAIT_BACKOFF_MIN_MS doubling up to SV_WAIT_BACKOFF_MAX_MS; a gang with an open
+ * timeout window also at the window's end). Each kind of event has a generation in the
+ * view (the view's event clock when it last happened); a parked job records the clock when
+ * it was parked, so "woken" is one comparison per kind it waits on. The table below is the
+ * one list of kinds: the code, the name /why answers with, and what raises it. */
+#define SV_EVENT_MAP(X)                                                                            \
+    X(CAPACITY, "capacity",                                                                        \
+      "capacity freed or added: a bound or nominated pod deleted, finished or moved, a node "      \
+      "added, changed (labels, taints, cordon) or deleted, a nomination dropped")                  \
+    X(PLACED, "placement",                                                                         \
+      "a pod placed or relabelled: for jobs with pod affinity, anti-affinity or topology "         \
+      "spread")                                                                                    \
+    X(QUEUE, "queue",                                                                              \
+      "a Queue changed, or (with several queues) another job placed or a pending pod "             \
+      "deleted, which moves the queues' usage and shares")                                         \
+    X(TOPOLOGY, "topology", "the ClusterNetworkTopology changed")                                  \
+    X(PRIORITY, "priorityClass", "a PriorityClass changed")                                        \
+    X(PDB, "podDisruptionBudget",                                                                  \
+      "a PodDisruptionBudget changed: for a job that tried preemption")                            \
+    X(GROUP, "podGroup", "a PodGroup created or deleted: for a job in a GangGroup")
+
+enum sv_event {
+#define SV_EV_ENUM(id, name, doc) SV_EV_##id,
+    SV_EVENT_MAP(SV_EV_ENUM)
+#undef SV_EV_ENUM
+        SV_EV_COUNT
+};
+
+#define SV_WAIT_BACKOFF_MIN_MS 1000
+#define SV_WAIT_BACKOFF_MAX_MS 60000
+
+struct sv_wait {
+    int parked;
+    int narrow;         /* capacity: only room on nodes its pending pods' shapes pass the
+                           static filters of wakes it (a job without pod rules) */
+    unsigned on;        /* 1u << SV_EV_* the job waits on */
+    uint64_t since;     /* the view's event clock when it was parked */
+    int64_t retry_ms;   /* retried at this time without an event */
+    int64_t backoff_ms; /* the last backoff, 0 after a placement */
+};
+
+/* ---- waiting jobs (view_wait.c) ---- */
+/* An event of kind e happened: every job parked on e is due at the next cycle. */
+void sched__wait_event(struct sched_view *v, enum sv_event e);
+/* Room was freed or added on node ni (a pod gone, a nomination dropped, the node put): the
+ * jobs parked on capacity whose pending pods' shapes pass ni's static filters are due (every
+ * capacity waiter when ni < 0: a node that is unknown or gone). Logged; the cycle maps the
+ * log onto shapes (sched__wait_sync) before it looks for due jobs. */
+void sched__wait_freed(struct sched_view *v, int ni);
+/* Marks each shape that passes the static filters of a node in the log (fit, place.h) with
+ * the clock of that entry, and empties the log. */
+typedef int (*sv_static_fit)(const struct sv_node *n, const struct sv_shape *sh);
+void sched__wait_sync(struct sched_view *v, sv_static_fit fit);
+/* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays),
+ * and in the cycle's todo. */
+void sched__wait_wake(struct sched_view *v, int ji);
+/* Puts job ji into the jobs the next cycle looks at (v->todo), once: its pods or
+ * nominations changed, a pod of it was unbound, its victim record came or went. */
+void sched__view_todo(struct sched_view *v, int ji);
+/* 1 when job j is to be attempted at now_ms: not parked, woken, or its retry time came. */
+int sched__wait_due(const struct sched_view *v, const struct sv_job *j, int64_t now_ms);
+/* Parks job ji after an attempt that left it unplaced at now_ms, waiting on the kinds in
+ * on (sched__wait_kinds) and backing off (doubled from the last backoff). */
+void sched__wait_park(struct sched_view *v, int ji, unsigned on, int64_t now_ms);
+/* Job ji was placed whole: not parked, backoff reset. */
+void sched__wait_clear(struct sched_view *v, int ji);
+/* The kinds job ji waits on: capacity, queue, topology and priority always; placement
+ * when a pod of it has affinity or spread rules; podGroup when it is in a GangGroup;
+ * podDisruptionBudget when preempted says its attempt tried preemption. */
+unsigned sched__wait_kinds(const struct sched_view *v, int ji, int preempted);
+/* {"retriedOn": [kind names..., "job"], "nextRetry": RFC 3339, "backoffSeconds"} of a
+ * parked job that no event woke yet (new; a nextRetry in the past means the next cycle);
+ * NULL otherwise. */
+json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j);
+
+/* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
+int sched__job_min(const struct sv_job *j);
+
+#endif

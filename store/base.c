@@ -1,0 +1,50 @@
+/*
+ * base.c - the bottom of store/: the store a transaction belongs to, LMDB codes
+ * translated to ERR_*, big-endian keys and stored JSON parsed. Every other file of
+ * store/ may call these; they call nothing else in store/.
+ */
+#include "internal.h"
+
+#include "err.h"
+
+struct store *store__of(MDB_txn *txn)
+{
+    return mdb_env_get_userctx(mdb_txn_env(txn));
+}
+
+int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
+{
+    switch (rc) {
+    case MDB_MAP_FULL:
+        if (st)
+            atomic_store(&st->grow_pending, 1);
+        return err_set(err, ERR_MAP_FULL, "%s: store map full (it grows when the transaction ends)",
+                       what);
+    case MDB_NOTFOUND:
+        return err_set(err, ERR_NOT_FOUND, "%s: not found", what);
+    case MDB_BAD_VALSIZE:
+        return err_set(err, ERR_INVALID, "%s: key too long or empty", what);
+    default:
+        return err_set(err, ERR_STORE, "%s: %s", what, mdb_strerror(rc));
+    }
+}
+
+void store__be64_put(unsigned char out[8], uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        out[i] = (unsigned char)(v & 0xff);
+}
+
+uint64_t store__be64_get(const unsigned char in[8])
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | in[i];
+    return v;
+}
+
+json_t *store__json_load(const char *s, size_t n, json_error_t *jerr)
+{
+    return model_json_load(s, n, jerr);
+}
