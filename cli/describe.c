@@ -13,7 +13,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "model.h"
-#include "why.h"
+#include "reason.h"
 
 static const char *s_of(json_t *o, const char *k)
 {

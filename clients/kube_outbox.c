@@ -2,7 +2,7 @@
  * kube_outbox.c - the write-back thread: the audit log is the outbox.
  *
  * The thread reads audit records after the ones it has read (in memory), each through
- * sched_outbox_decode (scheduler/outbox.h: the typed contract with the scheduler's
+ * sched_outbox_decode (scheduler/record/outbox.h: the typed contract with the scheduler's
  * writers), and turns each pod of a "placed", "nominated", "preempted" or "evicted"
  * record into an item that kube_bind.c tries once per pass. A pod whose call fails
  * (transport error, 5xx) is retried with capped exponential backoff and jitter while

@@ -33,7 +33,7 @@
 #include "log.h"
 #include "scheduler.h"
 #include "store.h"
-#include "why.h"
+#include "reason.h"
 
 struct facts {
     json_t *pg;  /* the mirrored PodGroup */

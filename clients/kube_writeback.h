@@ -1,6 +1,6 @@
 /*
  * kube_writeback.h - bind mode's write-back: muster's decisions, read from the audit log
- * (the outbox, scheduler/outbox.h), written to the API server.
+ * (the outbox, scheduler/record/outbox.h), written to the API server.
  *
  * Layers, each calling only the ones above it in this list:
  *   kube_call.c     kube__call, the one funnel of every API request write-back makes
@@ -70,7 +70,7 @@ int kube__pg_condition_same(json_t *a, json_t *b);
 
 /* ---- one pod of a decision (kube_bind.c) ---- */
 
-/* One pod (of rec->pods) of an outbox entry (scheduler/outbox.h; "placed": binding,
+/* One pod (of rec->pods) of an outbox entry (scheduler/record/outbox.h; "placed": binding,
  * "nominated": nominatedNodeName, "preempted"/"evicted": DisruptionTarget and eviction),
  * one attempt. Outcome records ("bound", "bind-refused", ...) are appended to outcomes
  * (array, borrowed). Returns 0 when the API server decided (accepted or refused),

@@ -1,10 +1,10 @@
 /*
- * test_outbox.c - the typed outbox records (scheduler/outbox.h): each kind write-back reads
- * decodes to what it says, malformed records are refused naming the member (case folders
- * tests/data/outbox/<case>/ with record.json and expected.json {"member", "says"}), and
- * every record a real scheduler writes (placements, a gang, preemptions, nominations,
- * evictions, an observed eviction, unschedulable jobs) decodes and encodes back to the
- * members the contract names.
+ * test_outbox.c - the typed outbox records (scheduler/record/outbox.h): each kind
+ * write-back reads decodes to what it says, malformed records are refused naming the
+ * member (case folders tests/data/outbox/<case>/ with record.json and expected.json
+ * {"member", "says"}), and every record a real scheduler writes (placements, a gang,
+ * preemptions, nominations, evictions, an observed eviction, unschedulable jobs) decodes
+ * and encodes back to the members the contract names.
  */
 #include <check.h>
 #include <stdio.h>

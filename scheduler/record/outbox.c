@@ -94,7 +94,7 @@ static int decode_unschedulable(const json_t *rec, struct sched_outbox_rec *out,
     int code = why_code_from_name(json_string_value(v));
     if (code < 0)
         return bad(err, out->kind, SCHED_OUTBOX_M_REASON,
-                   v ? "is not a reason code (why.h)" : "is missing");
+                   v ? "is not a reason code (reason.h)" : "is missing");
     out->code = (enum why_code)code;
     return string_member(rec, out->kind, SCHED_OUTBOX_M_MESSAGE, 0, &out->message, err);
 }

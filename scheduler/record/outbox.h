@@ -3,24 +3,23 @@
  * between the scheduler, which writes them, and bind mode (clients/kube_outbox.c), which
  * turns them into API calls. The audit log is the write-back's outbox (docs/design-notes.md).
  *
- * Outbox entries: records whose pods write-back makes one API call each for.
+ * Outbox entries: records whose pods write-back makes one API call each for. Writers
+ * (paths under scheduler/) and what each pod (pods[i], nodes[i]) becomes:
  *
- *   kind       written by                          each pod (pods[i], nodes[i])
- *   placed     cycle_stmt.c (sched__stmt_commit)   a Binding to nodes[i]
- *   nominated  preempt_evict.c: a preemption's     status.nominatedNodeName = nodes[i]
- *              plan, and a placement that cleared
- *              lower nominations (no pods then)
- *   preempted  preempt_evict.c (audit_victims),    the DisruptionTarget condition and an
- *              one record per victim job           Eviction; nodes[i] is where it runs
- *   evicted    preempt_evict.c (grace period       as preempted, unless "observed": the
- *              over), sched_delete.c (the mirror's mirror saw the API server remove the pod
- *              DELETE of a victim, "observed")
+ *   placed     cycle/cycle_stmt.c (sched__stmt_commit): a Binding to nodes[i]
+ *   nominated  preempt/preempt_evict.c, a preemption's plan, and a placement that cleared
+ *              lower nominations (no pods then): status.nominatedNodeName = nodes[i]
+ *   preempted  preempt/preempt_evict.c (audit_victims), one record per victim job: the
+ *              DisruptionTarget condition and an Eviction; nodes[i] is where it runs
+ *   evicted    preempt/preempt_evict.c (grace period over), sched_delete.c (the mirror's
+ *              DELETE of a victim, "observed"): as preempted, unless observed (the API
+ *              server removed the pod itself)
  *
  * Write-back also reads, with no call per pod:
- *   unschedulable  why_record.c: FailedScheduling / GangUnschedulable Events
- *   applied, deleted  sched__audit_object (record/audit.c) for sched_apply.c, sched_delete.c,
- *                  cycle_housekeeping.c: the status of the job's PodGroup is brought up
- *                  to date
+ *   unschedulable     record/why_record.c: FailedScheduling / GangUnschedulable Events
+ *   applied, deleted  record/audit.c (sched__audit_object) for sched_apply.c,
+ *                     sched_delete.c, cycle/cycle_housekeeping.c: the status of the
+ *                     job's PodGroup is brought up to date
  * Every other kind (cycle, bound, running, ...) is no business of write-back's.
  *
  * Members (SCHED_OUTBOX_M_*; a writer may add others, the decoder ignores them):
@@ -35,7 +34,7 @@
  *   "preemptor"  preempted, evicted: the preempting job, optional
  *   "triggerPod" preempted: the preemptor's pod that asked, optional
  *   "reason"     preempted, evicted: why the victim goes, optional text;
- *                unschedulable: the primary reason's code (why.h), required
+ *                unschedulable: the primary reason's code (reason.h), required
  *   "message"    unschedulable: the primary reason's message, optional
  *   "observed"   evicted: true when the API server removed the pod itself, optional
  *
@@ -48,7 +47,9 @@
  *
  * Writers: build a record with sched_outbox_encode (then add members of their own) or with
  * the SCHED_OUTBOX_M_* names, so what is written and what is read are named once, here.
- * Pure functions of their arguments: no store, no locks; any thread.
+ * Pure functions of their arguments: no store, no locks; any thread. In record/ so that
+ * every writer (record/, preempt/, cycle/, scheduler/) may include it; it calls reason/
+ * and the store's audit-kind table only.
  */
 #ifndef MUSTER_SCHED_OUTBOX_H
 #define MUSTER_SCHED_OUTBOX_H
@@ -58,7 +59,7 @@
 #include <stdint.h>
 
 #include "store.h"
-#include "why.h"
+#include "reason.h"
 
 struct err;
 
