@@ -162,6 +162,31 @@ static int left_job(MDB_txn *txn, struct apply_ctx *c, json_t *old, json_t *obj,
     return rc;
 }
 
+/* The "applied" audit record of one document and its line of the reply. */
+static int record_applied(MDB_txn *txn, struct apply_ctx *c, const struct model_doc *doc,
+                          enum model_kind kind, const char *key, json_t *obj, const char *action,
+                          struct err *err)
+{
+    json_t *extra = json_object();
+    json_object_set_new(extra, "action", json_string(action));
+    json_object_set_new(extra, "document", json_integer(doc->index));
+    if (c->by)
+        json_object_set(extra, "by", c->by);
+    if (c->status)
+        json_object_set_new(extra, "subresource", json_string("status"));
+    int rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, kind, key, obj, extra, err);
+    json_decref(extra);
+    if (rc < 0)
+        return rc;
+    json_t *res = json_object(); /* the reply's member order */
+    json_object_set_new(res, "document", json_integer(doc->index));
+    json_object_set_new(res, "kind", json_string(model_kind_name(kind)));
+    json_object_set_new(res, "name", json_string(key));
+    json_object_set_new(res, "action", json_string(action));
+    json_array_append_new(c->results, res);
+    return 0;
+}
+
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
                      struct err *err)
 {
@@ -225,23 +250,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
         goto out;
     if (old && st.kind == MODEL_POD && (rc = left_job(txn, c, old, obj, err)) < 0)
         goto out;
-    json_t *extra = json_object();
-    json_object_set_new(extra, "action", json_string(action));
-    json_object_set_new(extra, "document", json_integer(doc->index));
-    if (c->by)
-        json_object_set(extra, "by", c->by);
-    if (c->status)
-        json_object_set_new(extra, "subresource", json_string("status"));
-    rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, st.kind, key, obj, extra, err);
-    json_decref(extra);
-    if (rc < 0)
-        goto out;
-    json_t *res = json_object(); /* the reply's member order */
-    json_object_set_new(res, "document", json_integer(doc->index));
-    json_object_set_new(res, "kind", json_string(model_kind_name(st.kind)));
-    json_object_set_new(res, "name", json_string(key));
-    json_object_set_new(res, "action", json_string(action));
-    json_array_append_new(c->results, res);
+    rc = record_applied(txn, c, doc, st.kind, key, obj, action, err);
 out:
     free(key);
     json_decref(old);

@@ -17,47 +17,6 @@
 static char *dir;
 static struct store *st;
 
-static void put(MDB_txn *txn, enum model_kind kind, json_t *obj)
-{
-    struct err err = ERR_INIT;
-
-    ck_assert_msg(store_put(txn, kind, obj, NULL, &err) == 0, "%s", err.msg);
-    json_decref(obj);
-}
-
-/* Asserts an index scan returns exactly the expected keys (expected is stolen). */
-static void assert_keys(json_t *got, json_t *expected)
-{
-    char *g = json_dumps(got, JSON_COMPACT), *e = json_dumps(expected, JSON_COMPACT);
-
-    ck_assert_msg(json_equal(got, expected), "got %s, want %s", g, e);
-    free(g);
-    free(e);
-    json_decref(got);
-    json_decref(expected);
-}
-
-static json_t *on_node(MDB_txn *txn, const char *node)
-{
-    json_t *keys = json_array();
-    ck_assert_int_eq(store_pods_on_node(txn, node, store_util_collect_key, keys, NULL), 0);
-    return keys;
-}
-
-static json_t *of_group(MDB_txn *txn, const char *group)
-{
-    json_t *keys = json_array();
-    ck_assert_int_eq(store_pods_of_group(txn, group, store_util_collect_key, keys, NULL), 0);
-    return keys;
-}
-
-static json_t *pending(MDB_txn *txn)
-{
-    json_t *keys = json_array();
-    ck_assert_int_eq(store_pods_pending(txn, store_util_collect_key, keys, NULL), 0);
-    return keys;
-}
-
 START_TEST(test_store_roundtrip)
 {
     json_t *objs[MODEL_KIND_COUNT] = {
@@ -120,7 +79,7 @@ START_TEST(test_store_last_txn_without_a_transaction)
     assert_last_txn_is_a_readers();
     uint64_t at_open = store_last_txn(st);
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
-    put(txn, MODEL_NODE, store_util_node("n1"));
+    store_util_put(txn, MODEL_NODE, store_util_node("n1"));
     store_util_commit(&txn);
     assert_last_txn_is_a_readers();
     ck_assert_uint_eq(store_last_txn(st), at_open + 1);
@@ -128,14 +87,14 @@ START_TEST(test_store_last_txn_without_a_transaction)
     store_util_commit(&txn);
     assert_last_txn_is_a_readers();
     txn = store_util_begin(st, STORE_WRITE);
-    put(txn, MODEL_NODE, store_util_node("n2"));
+    store_util_put(txn, MODEL_NODE, store_util_node("n2"));
     store_txn_abort(&txn);
     assert_last_txn_is_a_readers();
     ck_assert_uint_eq(store_last_txn(st), at_open + 1);
     txn = store_util_begin(st, STORE_WRITE);
     MDB_txn *child = NULL;
     ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
-    put(child, MODEL_NODE, store_util_node("n3"));
+    store_util_put(child, MODEL_NODE, store_util_node("n3"));
     ck_assert_int_eq(store_txn_commit(&child, &err), 0);
     ck_assert_uint_eq(store_last_txn(st), at_open + 1); /* the parent has not committed */
     store_util_commit(&txn);
@@ -188,120 +147,6 @@ START_TEST(test_store_put_returns_old_and_delete)
 }
 END_TEST
 
-/* A pod is in the PodGroup of its pod-group label or, without one, of Volcano's
- * scheduling.k8s.io/group-name annotation (model_pod_group_name): the index follows it. */
-START_TEST(test_store_pod_index_volcano_group_annotation)
-{
-    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
-    json_t *a = store_util_pod("ns", "v1", NULL, NULL, NULL);
-    json_t *b = store_util_pod("ns", "v2", NULL, "label", NULL); /* the label wins */
-    for (int i = 0; i < 2; i++)
-        json_object_set_new(json_object_get(i ? b : a, "metadata"), "annotations",
-                            json_pack("{s:s}", "scheduling.k8s.io/group-name", "job"));
-    put(txn, MODEL_POD, a);
-    put(txn, MODEL_POD, b);
-    store_util_commit(&txn);
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(of_group(txn, "ns/job"), store_util_strings("ns/v1", NULL));
-    assert_keys(of_group(txn, "ns/label"), store_util_strings("ns/v2", NULL));
-    store_txn_abort(&txn);
-}
-END_TEST
-
-START_TEST(test_store_pod_index_transitions)
-{
-    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
-
-    put(txn, MODEL_POD, store_util_pod("ns", "p1", NULL, "g", NULL));
-    put(txn, MODEL_POD, store_util_pod("ns", "p2", NULL, "g", "Pending"));
-    put(txn, MODEL_POD, store_util_pod("other", "p3", NULL, "g", NULL));
-    store_util_commit(&txn);
-
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings("ns/p1", "ns/p2", "other/p3", NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", "ns/p2", NULL));
-    assert_keys(of_group(txn, "other/g"), store_util_strings("other/p3", NULL));
-    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
-    store_txn_abort(&txn);
-
-    /* pending -> bound */
-    txn = store_util_begin(st, STORE_WRITE);
-    put(txn, MODEL_POD, store_util_pod("ns", "p1", "n1", "g", "Running"));
-    put(txn, MODEL_POD, store_util_pod("ns", "p2", "n1", "g", NULL));
-    store_util_commit(&txn);
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings("other/p3", NULL));
-    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", "ns/p2", NULL));
-    store_txn_abort(&txn);
-
-    /* moved to another node, group changed; p3 terminating and failed */
-    txn = store_util_begin(st, STORE_WRITE);
-    put(txn, MODEL_POD, store_util_pod("ns", "p2", "n2", "h", NULL));
-    json_t *p3 = store_util_pod("other", "p3", NULL, "g", NULL);
-    json_object_set_new(json_object_get(p3, "metadata"), "deletionTimestamp",
-                        json_string("2026-01-01T00:00:00Z"));
-    put(txn, MODEL_POD, p3);
-    put(txn, MODEL_POD, store_util_pod("ns", "p4", NULL, NULL, "Failed"));
-    store_util_commit(&txn);
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings(NULL));
-    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
-    assert_keys(on_node(txn, "n2"), store_util_strings("ns/p2", NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
-    assert_keys(of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
-    store_txn_abort(&txn);
-
-    /* deleted: every index entry goes */
-    txn = store_util_begin(st, STORE_WRITE);
-    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p1", NULL, NULL), 0);
-    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p2", NULL, NULL), 0);
-    ck_assert_int_eq(store_delete(txn, MODEL_POD, "other/p3", NULL, NULL), 0);
-    put(txn, MODEL_POD, store_util_pod("ns", "p5", NULL, NULL, NULL));
-    store_util_commit(&txn);
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings("ns/p5", NULL));
-    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
-    assert_keys(on_node(txn, "n2"), store_util_strings(NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings(NULL));
-    assert_keys(of_group(txn, "ns/h"), store_util_strings(NULL));
-    assert_keys(of_group(txn, "other/g"), store_util_strings(NULL));
-    store_txn_abort(&txn);
-}
-END_TEST
-
-/* The pending index holds exactly the pods model_pod_json_pending calls pending: a null
- * deletionTimestamp is no deletion, an empty nodeName no binding. */
-START_TEST(test_store_pending_index_is_the_model_rule)
-{
-    /* in key order, as the index scan returns them */
-    json_t *pods[] = {
-        store_util_pod("ns", "bound", "n1", NULL, "Pending"),
-        store_util_pod("ns", "deleting", NULL, NULL, NULL),
-        store_util_pod("ns", "empty-node", "", NULL, "Pending"),
-        store_util_pod("ns", "new", NULL, NULL, NULL),
-        store_util_pod("ns", "null-deletion", NULL, NULL, NULL),
-        store_util_pod("ns", "running", NULL, NULL, "Running"),
-    };
-    json_object_set_new(json_object_get(pods[1], "metadata"), "deletionTimestamp",
-                        json_string("2026-01-01T00:00:00Z"));
-    json_object_set_new(json_object_get(pods[4], "metadata"), "deletionTimestamp", json_null());
-    json_t *want = json_array();
-    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
-    for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++) {
-        json_t *name = json_object_get(json_object_get(pods[i], "metadata"), "name");
-        if (model_pod_json_pending(pods[i]))
-            json_array_append_new(want, json_sprintf("ns/%s", json_string_value(name)));
-        put(txn, MODEL_POD, pods[i]);
-    }
-    store_util_commit(&txn);
-    txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn),
-                store_util_strings("ns/empty-node", "ns/new", "ns/null-deletion", NULL));
-    assert_keys(pending(txn), want);
-    store_txn_abort(&txn);
-}
-END_TEST
-
 /* store_put keys an object by model_object_key (namespace "default" when absent or empty)
  * and refuses a missing or empty name and a key that does not fit. */
 START_TEST(test_store_put_key_rule)
@@ -311,7 +156,7 @@ START_TEST(test_store_put_key_rule)
     json_t *pod = store_util_pod("", "p", NULL, NULL, NULL), *got = NULL;
     char *key = model_object_key(MODEL_POD, pod);
     ck_assert_str_eq(key, "default/p");
-    put(txn, MODEL_POD, pod);
+    store_util_put(txn, MODEL_POD, pod);
     ck_assert_int_eq(store_get(txn, MODEL_POD, key, &got, &err), 0);
     json_decref(got);
     free(key);
@@ -340,7 +185,7 @@ START_TEST(test_store_replace_uses_callers_old_value)
 {
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *old = store_util_pod("ns", "p1", NULL, "g", NULL), *got = NULL;
-    put(txn, MODEL_POD, json_incref(old));
+    store_util_put(txn, MODEL_POD, json_incref(old));
     store_util_commit(&txn);
 
     txn = store_util_begin(st, STORE_WRITE);
@@ -348,9 +193,9 @@ START_TEST(test_store_replace_uses_callers_old_value)
     ck_assert_int_eq(store_replace(txn, MODEL_POD, bound, old, NULL), 0);
     store_util_commit(&txn);
     txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings(NULL));
-    assert_keys(on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
+    store_util_assert_keys(store_util_pending(txn), store_util_strings(NULL));
+    store_util_assert_keys(store_util_on_node(txn, "n1"), store_util_strings("ns/p1", NULL));
+    store_util_assert_keys(store_util_of_group(txn, "ns/g"), store_util_strings("ns/p1", NULL));
     ck_assert_int_eq(store_get(txn, MODEL_POD, "ns/p1", &got, NULL), 0);
     ck_assert(json_equal(got, bound));
     store_txn_abort(&txn);
@@ -361,8 +206,8 @@ START_TEST(test_store_replace_uses_callers_old_value)
     ck_assert_int_eq(store_replace(txn, MODEL_POD, fresh, NULL, NULL), 0);
     store_util_commit(&txn);
     txn = store_util_begin(st, STORE_READ);
-    assert_keys(pending(txn), store_util_strings("ns/p2", NULL));
-    assert_keys(of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
+    store_util_assert_keys(store_util_pending(txn), store_util_strings("ns/p2", NULL));
+    store_util_assert_keys(store_util_of_group(txn, "ns/h"), store_util_strings("ns/p2", NULL));
     store_txn_abort(&txn);
     json_decref(old);
     json_decref(bound);
@@ -394,24 +239,24 @@ START_TEST(test_store_each_prefix)
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     json_t *keys;
 
-    put(txn, MODEL_POD, store_util_pod("a", "x", NULL, NULL, NULL));
-    put(txn, MODEL_POD, store_util_pod("ab", "y", NULL, NULL, NULL));
-    put(txn, MODEL_POD, store_util_pod("b", "z", NULL, NULL, NULL));
-    put(txn, MODEL_POD, store_util_pod("a", "w", NULL, NULL, NULL));
+    store_util_put(txn, MODEL_POD, store_util_pod("a", "x", NULL, NULL, NULL));
+    store_util_put(txn, MODEL_POD, store_util_pod("ab", "y", NULL, NULL, NULL));
+    store_util_put(txn, MODEL_POD, store_util_pod("b", "z", NULL, NULL, NULL));
+    store_util_put(txn, MODEL_POD, store_util_pod("a", "w", NULL, NULL, NULL));
     store_util_commit(&txn);
     txn = store_util_begin(st, STORE_READ);
     keys = json_array();
     ck_assert_int_eq(store_each(txn, MODEL_POD, "a/", collect_obj, keys, NULL), 0);
-    assert_keys(keys, store_util_strings("a/w", "a/x", NULL));
+    store_util_assert_keys(keys, store_util_strings("a/w", "a/x", NULL));
     keys = json_array();
     ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, collect_obj, keys, NULL), 0);
-    assert_keys(keys, store_util_strings("a/w", "a/x", "ab/y", "b/z", NULL));
+    store_util_assert_keys(keys, store_util_strings("a/w", "a/x", "ab/y", "b/z", NULL));
     keys = json_array();
     ck_assert_int_eq(store_each(txn, MODEL_POD, "c", collect_obj, keys, NULL), 0);
-    assert_keys(keys, store_util_strings(NULL));
+    store_util_assert_keys(keys, store_util_strings(NULL));
     keys = json_array();
     ck_assert_int_eq(store_each(txn, MODEL_POD, "a", stop_after_one, keys, NULL), 0);
-    assert_keys(keys, store_util_strings("a/w", NULL));
+    store_util_assert_keys(keys, store_util_strings("a/w", NULL));
     ck_assert_int_eq(store_each(txn, MODEL_POD, NULL, fail_cb, NULL, NULL), ERR_CONFLICT);
     store_txn_abort(&txn);
 }
@@ -448,7 +293,7 @@ START_TEST(test_store_docs)
         ck_assert_int_eq(store_doc_delete(txn, (enum store_db)db, "ns/j1", &err), ERR_NOT_FOUND);
         keys = json_array();
         ck_assert_int_eq(store_doc_each(txn, (enum store_db)db, "ns/", collect_doc, keys, &err), 0);
-        assert_keys(keys, store_util_strings("ns/j2", NULL));
+        store_util_assert_keys(keys, store_util_strings("ns/j2", NULL));
     }
     store_util_commit(&txn);
 }
@@ -489,18 +334,18 @@ START_TEST(test_store_nested_abort_discards_only_child)
     struct err err = ERR_INIT;
     MDB_txn *txn = store_util_begin(st, STORE_WRITE), *child = NULL, *grandchild = NULL;
 
-    put(txn, MODEL_NODE, store_util_node("parent"));
+    store_util_put(txn, MODEL_NODE, store_util_node("parent"));
     ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
-    put(child, MODEL_NODE, store_util_node("aborted"));
+    store_util_put(child, MODEL_NODE, store_util_node("aborted"));
     ck_assert(exists(child, "parent"));
     store_txn_abort(&child);
     ck_assert_ptr_null(child);
     ck_assert(!exists(txn, "aborted"));
 
     ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
-    put(child, MODEL_NODE, store_util_node("kept"));
+    store_util_put(child, MODEL_NODE, store_util_node("kept"));
     ck_assert_int_eq(store_txn_child(child, &grandchild, &err), 0);
-    put(grandchild, MODEL_NODE, store_util_node("inner"));
+    store_util_put(grandchild, MODEL_NODE, store_util_node("inner"));
     store_txn_abort(&grandchild);
     store_util_commit(&child);
     ck_assert(exists(txn, "kept"));
@@ -520,8 +365,8 @@ START_TEST(test_store_abort_leaves_nothing)
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
     uint64_t n = 1;
 
-    put(txn, MODEL_NODE, store_util_node("n1"));
-    put(txn, MODEL_POD, store_util_pod("ns", "p", "n1", "g", NULL));
+    store_util_put(txn, MODEL_NODE, store_util_node("n1"));
+    store_util_put(txn, MODEL_POD, store_util_pod("ns", "p", "n1", "g", NULL));
     ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 5, NULL), 0);
     store_txn_abort(&txn);
 
@@ -529,8 +374,8 @@ START_TEST(test_store_abort_leaves_nothing)
     ck_assert(!exists(txn, "n1"));
     ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, 0);
-    assert_keys(on_node(txn, "n1"), store_util_strings(NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings(NULL));
+    store_util_assert_keys(store_util_on_node(txn, "n1"), store_util_strings(NULL));
+    store_util_assert_keys(store_util_of_group(txn, "ns/g"), store_util_strings(NULL));
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &n, NULL), 0);
     ck_assert_uint_eq(n, 0);
     store_txn_abort(&txn);
@@ -541,8 +386,8 @@ START_TEST(test_store_restart_persists)
 {
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
-    put(txn, MODEL_NODE, store_util_node("n1"));
-    put(txn, MODEL_POD, store_util_pod("ns", "p", NULL, "g", NULL));
+    store_util_put(txn, MODEL_NODE, store_util_node("n1"));
+    store_util_put(txn, MODEL_POD, store_util_pod("ns", "p", NULL, "g", NULL));
     ck_assert_int_eq(store_meta_put_u64(txn, "cycles", 3, NULL), 0);
     store_util_commit(&txn);
     store_close(st);
@@ -551,8 +396,8 @@ START_TEST(test_store_restart_persists)
     uint64_t v = 0;
     txn = store_util_begin(st, STORE_READ);
     ck_assert(exists(txn, "n1"));
-    assert_keys(pending(txn), store_util_strings("ns/p", NULL));
-    assert_keys(of_group(txn, "ns/g"), store_util_strings("ns/p", NULL));
+    store_util_assert_keys(store_util_pending(txn), store_util_strings("ns/p", NULL));
+    store_util_assert_keys(store_util_of_group(txn, "ns/g"), store_util_strings("ns/p", NULL));
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, NULL), 0);
     ck_assert_uint_eq(v, 3);
     store_txn_abort(&txn);
@@ -684,10 +529,10 @@ START_TEST(test_store_map_growth)
     MDB_txn *txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_count(txn, MODEL_POD, &n, NULL), 0);
     ck_assert_uint_eq(n, total);
-    json_t *keys = of_group(txn, "ns/g");
+    json_t *keys = store_util_of_group(txn, "ns/g");
     ck_assert_uint_eq(json_array_size(keys), total);
     json_decref(keys);
-    keys = on_node(txn, "n1");
+    keys = store_util_on_node(txn, "n1");
     ck_assert_uint_eq(json_array_size(keys), total / 2);
     json_decref(keys);
     json_t *pod = NULL;
@@ -784,10 +629,7 @@ int main(void)
                             test_store_last_txn_without_a_transaction,
                             test_store_read_nowait_is_busy_while_growing,
                             test_store_put_returns_old_and_delete,
-                            test_store_pod_index_transitions,
-                            test_store_pending_index_is_the_model_rule,
                             test_store_put_key_rule,
-                            test_store_pod_index_volcano_group_annotation,
                             test_store_replace_uses_callers_old_value,
                             test_store_each_prefix,
                             test_store_docs,

@@ -325,26 +325,24 @@ static int *chosen(struct preempt *pr, int terminating, size_t *n)
     return ix;
 }
 
-int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err)
+/* The ledger entry's "awaited": the terminating pods of earlier preemptions whose room
+ * the plan reuses (*n of them). New. */
+static json_t *awaited_json(struct preempt *pr, size_t *n)
 {
-    pr->c->plan_epoch++; /* victims marked: remembered preemption failures no longer hold */
-    struct sched_cyc *c = pr->c;
-    struct sched_view *v = c->v;
-    const char *job = v->jobs[pr->pj->job].id;
-    int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
-    char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
-    size_t nv, nwait;
-    int rc = 0, *vix = chosen(pr, 0, &nv), *wix = chosen(pr, 1, &nwait);
+    int *wix = chosen(pr, 1, n);
     json_t *awaited = json_array();
-    for (size_t i = 0; i < nwait; i++)
-        json_array_append_new(awaited, json_string(v->pods[pr->pv[wix[i]].pod].key));
+    for (size_t i = 0; i < *n; i++)
+        json_array_append_new(awaited, json_string(pr->c->v->pods[pr->pv[wix[i]].pod].key));
     free(wix);
-    json_t *broken = json_array(), *pdbs = NULL, *pdb_of = NULL;
-    int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
-    long nviol = sched__pdb_violations(pr, &pdbs, &pdb_of);
-    json_t *victims = json_array(), *rs = json_object(), *nodes = json_array(),
-           *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
-           *cleared_jobs = json_object();
+    return awaited;
+}
+
+/* The ledger entry's "victims": pod, job, node, priority and the budget its eviction
+ * violates (pdb_of: pod key -> budget). New. */
+static json_t *victims_json(struct preempt *pr, const int *vix, size_t nv, json_t *pdb_of)
+{
+    const struct sched_view *v = pr->c->v;
+    json_t *victims = json_array();
     for (size_t i = 0; i < nv; i++) {
         const struct pv *x = &pr->pv[vix[i]];
         const struct sv_pod *p = &v->pods[x->pod];
@@ -355,6 +353,26 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
             json_object_set(vo, "pdbViolated", budget);
         json_array_append_new(victims, vo);
     }
+    return victims;
+}
+
+int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err)
+{
+    pr->c->plan_epoch++; /* victims marked: remembered preemption failures no longer hold */
+    struct sched_cyc *c = pr->c;
+    struct sched_view *v = c->v;
+    const char *job = v->jobs[pr->pj->job].id;
+    int trig = pr->pj->trigger >= 0 ? pr->pj->trigger : pr->pj->pods[0];
+    char *msg = xasprintf(DISRUPTION_MSG ", preemptor: %s, triggerpod: %s", job, v->pods[trig].key);
+    size_t nv, nwait;
+    int rc = 0, *vix = chosen(pr, 0, &nv);
+    json_t *awaited = awaited_json(pr, &nwait);
+    json_t *broken = json_array(), *pdbs = NULL, *pdb_of = NULL;
+    int nbroken = gangs_broken(pr, broken); /* before the victims are marked */
+    long nviol = sched__pdb_violations(pr, &pdbs, &pdb_of);
+    json_t *victims = victims_json(pr, vix, nv, pdb_of), *rs = json_object(), *nodes = json_array(),
+           *pods = json_array(), *cleared = json_array(), *pod_nodes = json_array(),
+           *cleared_jobs = json_object();
     json_t *rq = json_pack("{s:O}", "victims", victims);
     sched__reclaim_entry(pr, rq); /* before the victims are marked: shares before and after */
     for (size_t i = 0; rc == 0 && i < nv; i++)

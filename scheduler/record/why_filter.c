@@ -145,6 +145,85 @@ static void quantity(const char *res, int64_t v, char *buf, size_t n)
     model_quantity_format(v, model_resource_is_milli(res), buf, n);
 }
 
+/* The bucket of a node short of a resource the pod requests (index bad of its shape's
+ * requests): reserved for a nominated job when the node has the room without the
+ * reservations (returns 1), else short of that resource (returns 0). */
+static int short_bucket(struct sched_view *v, const struct sv_node *nd, const struct sv_shape *sh,
+                        int pi, int bad, struct bucket *b, size_t *nbp)
+{
+    int rs = sh->req[bad].res;
+    char reason[160];
+    int holder = nd->nnom ? sched__reserver(v, nd, sh->priority, pi) : -1;
+    int room = holder >= 0; /* the node has the room without the reservations */
+    for (int k = 0; room && k < sh->nreq; k++)
+        room = sh->req[k].v <= nd->alloc[sh->req[k].res] - nd->used[sh->req[k].res];
+    if (room) {
+        snprintf(reason, sizeof(reason), "reserved for %s", v->jobs[holder].id);
+        struct bucket *x = bucket_get(b, nbp, reason);
+        x->nodes++;
+        x->reserver = v->jobs[holder].id;
+        return 1;
+    }
+    if (rs == SV_RES_PODS)
+        snprintf(reason, sizeof(reason), "Too many pods");
+    else
+        snprintf(reason, sizeof(reason), "Insufficient %s", v->res[rs]);
+    struct bucket *x = bucket_get(b, nbp, reason);
+    x->nodes++;
+    x->resource = v->res[rs];
+    x->need = sh->req[bad].v;
+    int64_t f = sched__free(v, nd, rs, sh->priority, pi);
+    if (f > x->max_free)
+        x->max_free = f;
+    return 0;
+}
+
+/* The histogram's "reasons" (new) and its one-line summary (*sum, new). */
+static json_t *reasons_json(struct sched_view *v, const struct sv_shape *sh, const int *order,
+                            size_t n, struct bucket *b, size_t nb, long fit, char **sum)
+{
+    json_t *reasons = json_array();
+    size_t sumlen = 0;
+    FILE *f = open_memstream(sum, &sumlen);
+    fprintf(f, "%ld/%zu nodes fit", fit, n);
+    char selex[200] = "";
+    json_t *sel = selector_counts(v, sh, order, n, selex, sizeof(selex));
+    for (size_t i = 0; i < nb; i++) {
+        json_t *rj = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
+        if (b[i].reserver)
+            fprintf(f, "%s%ld node%s %s", i ? ", " : ": ", b[i].nodes, b[i].nodes == 1 ? "" : "s",
+                    b[i].reason);
+        else
+            fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
+        if (b[i].resource) {
+            int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
+            char need[32], free_[32];
+            quantity(b[i].resource, b[i].need, need, sizeof(need));
+            quantity(b[i].resource, mf, free_, sizeof(free_));
+            json_object_set_new(rj, "resource", json_string(b[i].resource));
+            json_object_set_new(rj, "need", json_integer(b[i].need));
+            json_object_set_new(rj, "maxFree", json_integer(mf));
+            fprintf(f, " (need %s, max free %s)", need, free_);
+        }
+        if (b[i].taint)
+            json_object_set_new(rj, "taint", json_string(b[i].taint));
+        if (b[i].reserver)
+            json_object_set_new(rj, "reservedFor", json_string(b[i].reserver));
+        if (sel && !strcmp(b[i].reason, fit_reason(SCHED_FIT_SELECTOR))) {
+            json_object_set_new(rj, "selector", json_incref(sel));
+            snprintf(b[i].example, sizeof(b[i].example), "%s", selex);
+        }
+        if (*b[i].example) {
+            json_object_set_new(rj, "example", json_string(b[i].example));
+            fprintf(f, " (%s)", b[i].example);
+        }
+        json_array_append_new(reasons, rj);
+    }
+    fclose(f);
+    json_decref(sel);
+    return reasons;
+}
+
 json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
 {
     const struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
@@ -185,74 +264,12 @@ json_t *sched__node_filter(struct sched_view *v, int pi, int *code, int *own)
             continue;
         }
         res_short++;
-        int rs = sh->req[bad].res;
-        char reason[160];
-        int holder = nd->nnom ? sched__reserver(v, nd, sh->priority, pi) : -1;
-        int room = holder >= 0; /* the node has the room without the reservations */
-        for (int k = 0; room && k < sh->nreq; k++)
-            room = sh->req[k].v <= nd->alloc[sh->req[k].res] - nd->used[sh->req[k].res];
-        if (room) {
-            held++;
-            snprintf(reason, sizeof(reason), "reserved for %s", v->jobs[holder].id);
-            struct bucket *x = bucket_get(b, &nb, reason);
-            x->nodes++;
-            x->reserver = v->jobs[holder].id;
-            continue;
-        }
-        if (rs == SV_RES_PODS)
-            snprintf(reason, sizeof(reason), "Too many pods");
-        else
-            snprintf(reason, sizeof(reason), "Insufficient %s", v->res[rs]);
-        struct bucket *x = bucket_get(b, &nb, reason);
-        x->nodes++;
-        x->resource = v->res[rs];
-        x->need = sh->req[bad].v;
-        int64_t f = sched__free(v, nd, rs, sh->priority, pi);
-        if (f > x->max_free)
-            x->max_free = f;
+        held += short_bucket(v, nd, sh, pi, bad, b, &nb);
     }
     sched__rules_release(&r);
     qsort(b, nb, sizeof(*b), cmp_bucket);
-    json_t *reasons = json_array();
     char *sum = NULL;
-    size_t sumlen = 0;
-    FILE *f = open_memstream(&sum, &sumlen);
-    fprintf(f, "%ld/%zu nodes fit", fit, n);
-    char selex[200] = "";
-    json_t *sel = selector_counts(v, sh, order, n, selex, sizeof(selex));
-    for (size_t i = 0; i < nb; i++) {
-        json_t *rj = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
-        if (b[i].reserver)
-            fprintf(f, "%s%ld node%s %s", i ? ", " : ": ", b[i].nodes, b[i].nodes == 1 ? "" : "s",
-                    b[i].reason);
-        else
-            fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
-        if (b[i].resource) {
-            int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
-            char need[32], free_[32];
-            quantity(b[i].resource, b[i].need, need, sizeof(need));
-            quantity(b[i].resource, mf, free_, sizeof(free_));
-            json_object_set_new(rj, "resource", json_string(b[i].resource));
-            json_object_set_new(rj, "need", json_integer(b[i].need));
-            json_object_set_new(rj, "maxFree", json_integer(mf));
-            fprintf(f, " (need %s, max free %s)", need, free_);
-        }
-        if (b[i].taint)
-            json_object_set_new(rj, "taint", json_string(b[i].taint));
-        if (b[i].reserver)
-            json_object_set_new(rj, "reservedFor", json_string(b[i].reserver));
-        if (sel && !strcmp(b[i].reason, fit_reason(SCHED_FIT_SELECTOR))) {
-            json_object_set_new(rj, "selector", json_incref(sel));
-            snprintf(b[i].example, sizeof(b[i].example), "%s", selex);
-        }
-        if (*b[i].example) {
-            json_object_set_new(rj, "example", json_string(b[i].example));
-            fprintf(f, " (%s)", b[i].example);
-        }
-        json_array_append_new(reasons, rj);
-    }
-    fclose(f);
-    json_decref(sel);
+    json_t *reasons = reasons_json(v, sh, order, n, b, nb, fit, &sum);
     *code = n == 0                           ? WHY_NO_NODES
             : static_ok == 0                 ? WHY_NO_MATCHING_NODE
             : could_fit_empty == 0           ? WHY_EXCEEDS_ALLOCATABLE

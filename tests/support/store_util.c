@@ -141,3 +141,43 @@ void store_util_commit(MDB_txn **txn)
     ck_assert_msg(store_txn_commit(txn, &err) == 0, "%s", err.msg);
     ck_assert_ptr_null(*txn);
 }
+
+void store_util_put(MDB_txn *txn, enum model_kind kind, json_t *obj)
+{
+    struct err err = ERR_INIT;
+    ck_assert_msg(store_put(txn, kind, obj, NULL, &err) == 0, "%s", err.msg);
+    json_decref(obj);
+}
+
+/* Asserts an index scan returns exactly the expected keys (expected is stolen). */
+void store_util_assert_keys(json_t *got, json_t *expected)
+{
+    char *g = json_dumps(got, JSON_COMPACT), *e = json_dumps(expected, JSON_COMPACT);
+
+    ck_assert_msg(json_equal(got, expected), "got %s, want %s", g, e);
+    free(g);
+    free(e);
+    json_decref(got);
+    json_decref(expected);
+}
+
+json_t *store_util_on_node(MDB_txn *txn, const char *node)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_on_node(txn, node, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}
+
+json_t *store_util_of_group(MDB_txn *txn, const char *group)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_of_group(txn, group, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}
+
+json_t *store_util_pending(MDB_txn *txn)
+{
+    json_t *keys = json_array();
+    ck_assert_int_eq(store_pods_pending(txn, store_util_collect_key, keys, NULL), 0);
+    return keys;
+}

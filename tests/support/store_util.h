@@ -52,6 +52,14 @@ json_t *store_util_node(const char *name);
 
 /* Collects keys from an index scan into a JSON array of strings (ctx is the array). */
 int store_util_collect_key(void *ctx, const char *key);
+/* store_put of obj (stolen) into txn; fails the test on error. */
+void store_util_put(MDB_txn *txn, enum model_kind kind, json_t *obj);
+/* Asserts an index scan returns exactly the expected keys (both stolen). */
+void store_util_assert_keys(json_t *got, json_t *expected);
+/* The keys of the pods the index lists on a node, of a PodGroup, pending (new arrays). */
+json_t *store_util_on_node(MDB_txn *txn, const char *node);
+json_t *store_util_of_group(MDB_txn *txn, const char *group);
+json_t *store_util_pending(MDB_txn *txn);
 /* Builds a JSON array of strings from a NULL-terminated list. New. */
 json_t *store_util_strings(const char *first, ...);
 
