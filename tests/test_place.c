@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "check_run.h"
-#include "cycle.h"
 #include "place.h"
 #include "view.h"
 

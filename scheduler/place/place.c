@@ -13,16 +13,15 @@
 void sched__place_result_init(struct place_result *r, size_t njobs)
 {
     memset(r, 0, sizeof(*r));
-    r->placed = xcalloc(njobs + 1, sizeof(int));
-    r->fail_pod = xcalloc(njobs + 1, sizeof(int));
+    r->placed = xcalloc(2 * (njobs + 1), sizeof(int)); /* one allocation for both */
+    r->fail_pod = r->placed + njobs + 1;
     for (size_t m = 0; m < njobs; m++)
         r->fail_pod[m] = -1;
 }
 
 void sched__place_result_release(struct place_result *r)
 {
-    free(r->placed);
-    free(r->fail_pod);
+    free(r->placed); /* fail_pod with it */
     json_decref(r->topology);
     sched__blockers_release(&r->blockers);
     memset(r, 0, sizeof(*r));

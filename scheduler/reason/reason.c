@@ -68,18 +68,12 @@ void sched__blockers_take(struct sched_blockers *dst, struct sched_blockers *src
     src->n = 0;
 }
 
-void sched__blockers_truncate(struct sched_blockers *bs, size_t n)
-{
-    while (bs->n > n) {
-        struct sched_blocker *b = &bs->b[--bs->n];
-        free(b->message);
-        json_decref(b->extra);
-    }
-}
-
 void sched__blockers_release(struct sched_blockers *bs)
 {
-    sched__blockers_truncate(bs, 0);
+    for (size_t i = 0; i < bs->n; i++) {
+        free(bs->b[i].message);
+        json_decref(bs->b[i].extra);
+    }
     free(bs->b);
     memset(bs, 0, sizeof(*bs));
 }

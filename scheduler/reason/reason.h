@@ -96,8 +96,6 @@ void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *e
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Appends src's blockers to dst, leaving src empty. */
 void sched__blockers_take(struct sched_blockers *dst, struct sched_blockers *src);
-/* Drops the blockers added after the first n. */
-void sched__blockers_truncate(struct sched_blockers *bs, size_t n);
 void sched__blockers_release(struct sched_blockers *bs);
 /* The primary blocker: the first of the lowest code (the enum order is the precedence);
  * NULL when nothing blocks. Borrowed. */
