@@ -142,7 +142,7 @@ void model__res_free(struct model_res *r, size_t n)
 }
 
 /* The MODEL_COND_DISRUPTION_TARGET condition the scheduler sets on a preemption victim
- * (scheduler/preempt_evict.c), as the API server keeps it in bind mode. */
+ * (scheduler/preempt/preempt_evict.c), as the API server keeps it in bind mode. */
 static int pod_preempted(json_t *status)
 {
     size_t i;

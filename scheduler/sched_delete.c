@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "outbox.h"
 #include "preempt.h"
 #include "staged.h"
 #include "topo.h"
@@ -98,7 +99,7 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         rc = sched__ledger_victim_take(txn, &c->s->opts, &c->s->retain_scan_ms, c->key, c->now_ms,
                                        &victim, &preemptor, err);
         /* the job goes with its last pod (a victim's record stays until its retention
-         * ends, preempt_ledger.c) */
+         * ends, record/ledger.c) */
         char *job = sched__object_job(MODEL_POD, old);
         if (rc == 0)
             rc = sched__why_job_gone(txn, NULL, c->s->v, job, err);
@@ -109,9 +110,11 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
             what = STORE_AUDIT_EVICTED;
             const char *node =
                 json_string_value(json_object_get(json_object_get(old, "spec"), "nodeName"));
-            json_object_update_new(extra, json_pack("{s:[s],s:[s?],s:s?,s:s,s:b}", "pods", c->key,
-                                                    "nodes", node, "preemptor", preemptor, "reason",
-                                                    "removed by the API server", "observed", 1));
+            json_object_update_new(
+                extra, json_pack("{s:[s],s:[s?],s:s?,s:s,s:b}", SCHED_OUTBOX_M_PODS, c->key,
+                                 SCHED_OUTBOX_M_NODES, node, SCHED_OUTBOX_M_PREEMPTOR, preemptor,
+                                 SCHED_OUTBOX_M_REASON, "removed by the API server",
+                                 SCHED_OUTBOX_M_OBSERVED, 1));
         }
         free(preemptor);
         if (rc < 0)

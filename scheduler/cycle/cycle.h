@@ -18,6 +18,7 @@
 
 #include "cyc.h"
 #include "place.h"
+#include "plan.h"
 #include "preempt.h"
 #include "view.h"
 #include "why.h"
@@ -86,9 +87,10 @@ struct sched_attempt {
     struct place_result res;
     struct sched_blockers blockers;
     struct sched_preempt_verdict preempt; /* code -1 when preemption was not tried */
-    char moot[256];    /* why preemption cannot help (cycle_attempt.c), "" when it may */
-    json_t *displaced; /* jobs whose nominated room the placed job took (their nominations
-                          cleared, sched__preempt_displaced), NULL when none */
+    char moot[256]; /* why preemption cannot help (cycle_attempt.c), "" when it may */
+    /* lower preemptors whose nominated room the placed job took (their nominations
+     * cleared, sched__preempt_displaced) */
+    struct preempt_cleared displaced;
 };
 
 /* The gang timeout (cycle_timeout.c), after an attempt that placed the job (ok) or failed

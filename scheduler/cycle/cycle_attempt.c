@@ -28,6 +28,7 @@
 
 #include "cycle.h"
 #include "place.h"
+#include "plan.h"
 #include "preempt.h"
 #include "why.h"
 
@@ -369,22 +370,8 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt)
         : *a->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", a->moot)
                    : NULL;
-    if (!preemption && a->displaced) { /* it took a lower preemptor's nominated room */
-        char *ids = NULL;
-        size_t len = 0, i;
-        json_t *x;
-        FILE *f = open_memstream(&ids, &len);
-        json_array_foreach(a->displaced, i, x)
-            fprintf(f, "%s%s", i ? ", " : "", json_string_value(x));
-        fclose(f);
-        char *reason = xasprintf("not needed: the job was placed, on nominated room of "
-                                 "lower-priority %s, whose nominations were cleared",
-                                 ids);
-        preemption = json_pack("{s:b,s:b,s:s,s:O}", "attempted", 0, "relevant", 0, "reason", reason,
-                               "nominationsCleared", a->displaced);
-        free(reason);
-        free(ids);
-    }
+    if (!preemption) /* it took a lower preemptor's nominated room */
+        preemption = sched__displaced_json(c->v, &a->displaced);
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
@@ -571,7 +558,7 @@ out:
     sched__blockers_release(&a.blockers);
     sched__preempt_verdict_release(&a.preempt);
     sched__place_result_release(&a.res);
-    json_decref(a.displaced);
+    sched__cleared_release(&a.displaced);
     json_decref(placement);
     json_decref(nf);
     json_decref(ahead);

@@ -1,13 +1,14 @@
 /*
  * cycle_housekeeping.c - the start of a cycle: mark_running (standalone: bound pods
  * are reported Running), removal of terminating pods after their grace period, and
- * the end of the retention of preempted jobs' records (preempt_ledger.c).
+ * the end of the retention of preempted jobs' records (record/ledger.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "cycle.h"
+#include "plan.h"
 #include "preempt.h"
 
 static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
@@ -62,9 +63,9 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
                                      extra, err);
             json_decref(extra);
             if (rc == 0)
-                rc = sched__evict_removed(c, key, old, err);
+                rc = sched__record_evicted(c, key, old, err);
             char *job = sched__object_job(MODEL_POD, old);
-            if (rc == 0) /* after evict_removed: a victim's retention has started */
+            if (rc == 0) /* after record_evicted: a victim's retention has started */
                 rc = sched__why_job_gone(c->txn, c, v, job, err);
             free(job);
             sched__view_del_pod(v, key);

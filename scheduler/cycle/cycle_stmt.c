@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "cycle.h"
+#include "outbox.h"
 #include "why.h"
 
 static json_t *ops_field(struct sched_cyc *c, int pods)
@@ -85,13 +86,16 @@ int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
         const char *job = v->jobs[v->pods[op->pod].job].id;
         json_t *rec = json_object_get(by_job, job);
         if (!rec) {
-            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", "kind",
-                            store_audit_kind_name(STORE_AUDIT_PLACED), "job", job, "cycle",
-                            (json_int_t)c->cycle, "pods", "nodes", "map");
+            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", SCHED_OUTBOX_M_KIND,
+                            store_audit_kind_name(STORE_AUDIT_PLACED), SCHED_OUTBOX_M_JOB, job,
+                            SCHED_OUTBOX_M_CYCLE, (json_int_t)c->cycle, SCHED_OUTBOX_M_PODS,
+                            SCHED_OUTBOX_M_NODES, "map");
             json_object_set_new(by_job, job, rec);
         }
-        json_array_append_new(json_object_get(rec, "pods"), json_string(v->pods[op->pod].key));
-        json_array_append_new(json_object_get(rec, "nodes"), json_string(v->nodes[op->node].name));
+        json_array_append_new(json_object_get(rec, SCHED_OUTBOX_M_PODS),
+                              json_string(v->pods[op->pod].key));
+        json_array_append_new(json_object_get(rec, SCHED_OUTBOX_M_NODES),
+                              json_string(v->nodes[op->node].name));
         json_object_set_new(json_object_get(rec, "map"), v->pods[op->pod].m.name,
                             json_string(v->nodes[op->node].name));
     }

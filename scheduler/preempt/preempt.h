@@ -5,7 +5,7 @@
  * Files: preempt.c (eligibility, potential victims, dry runs, the minimal victim set),
  * preempt_pdb.c (PodDisruptionBudgets: which victims violate one, the first criterion of a
  * node's cost), preempt_why.c (verdicts for the why document), preempt_evict.c (executing a
- * plan: victims, nominations, audit records), preempt_ledger.c (the preemption ledger).
+ * plan: the store and the view; the plan's records are record/ledger_plan.c's).
  *
  * A struct preempt lives for one sched__preempt call. pv[] are the potential victims,
  * pn[] the nodes holding them; pv[].removed marks the chosen victims once the search is
@@ -68,9 +68,6 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
 long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods);
 /* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
 int sched__preempt_nominated_ops(struct sched_cyc *c);
-/* Housekeeping removed pod key (old: its stored object): "evicted" record if it was a
- * victim. */
-int sched__evict_removed(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
 
 /* Nominates pod to node (-1 clears) in the store and the view (preempt_evict.c). */
 int sched__pod_nominate(struct sched_cyc *c, int pod, int node, struct err *err);
@@ -115,23 +112,23 @@ struct preempt {
     int queue;           /* the preemptor's queue (-1 none) */
     int64_t *asked;      /* [nres] what its pending pods request */
     struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
-    int reclaim;         /* a chosen victim is of another queue (preempt_evict.c) */
     int replans;
     double decision_ms;
     struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
 };
 
 /* PodDisruptionBudgets (preempt_pdb.c). begin sets pr->pdb (NULL when the view has no
- * budget: then node_cost sets 0 and violations returns 0 with an empty array); end frees it.
- * node_cost sets pn->viol and the viol of each of its victims, counting a gang-breaking
- * victim's whole gang; call it before any victim leaves the view. violations: the chosen
- * victims' violations (kube-scheduler's NumPDBViolations), *budgets (new) the sorted keys
- * "ns/name" of the budgets they violate and *by_pod (new) each violating victim's key ->
- * its budget's key; call it while the chosen victims are marked and back in the view. */
+ * budget: then node_cost sets 0 and violations sets none); end frees it. node_cost sets
+ * pn->viol and the viol of each of its victims, counting a gang-breaking victim's whole
+ * gang; call it before any victim leaves the view. violations: the plan's victims'
+ * violations (kube-scheduler's NumPDBViolations) into p->pdb_violations, the budgets they
+ * violate (sorted keys "ns/name") into p->pdbs, and each violating victim's budget; call it
+ * while the chosen victims are marked and back in the view. */
 void sched__pdb_begin(struct preempt *pr);
 void sched__pdb_end(struct preempt *pr);
 void sched__pdb_node_cost(struct preempt *pr, struct pnode *pn);
-long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod);
+struct preempt_plan;
+void sched__pdb_violations(struct preempt *pr, struct preempt_plan *p);
 
 /* Verdicts for the why document (preempt_why.c). ineligible returns 0 when the job may
  * preempt, else 1 with *out filled (PreemptionWaiting, a blocker, while victims of an
@@ -140,8 +137,6 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
                               struct sched_preempt_verdict *out);
 void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict *out);
 void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
-/* "4,800": n with thousands separators into buf. */
-const char *sched__preempt_count(long n, char *buf, size_t len);
 
 /* One preemption's reclaim (queue_reclaim.c). qok: the queues whose jobs it may take;
  * top: the queue each shares with the preemptor's (-1 the root); budget: what each queue
@@ -175,26 +170,26 @@ void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdic
  * below the one it shares with the preemptor's) at or above its deserved share in every
  * resource they free (queue_reclaim.c). */
 int sched__reclaim_within(const struct preempt *pr);
-/* The ledger entry's reclaim part (queue_reclaim.c): "kind" ("reclaim" when a victim is of
- * another queue, else "preemption"), and for a reclaim "queue" {name, shareBefore,
- * shareAfter} of the preemptor's queue and "victimQueues" [{name, shareBefore,
- * shareAfter}]; each victim object of entry's "victims" gets "queue". Called before the
- * victims are marked. Sets pr->reclaim. */
-void sched__reclaim_entry(struct preempt *pr, json_t *entry);
+/* The plan's reclaim part (preempt_reclaim.c): p->reclaim when a victim is of another
+ * queue, and then the shares before and after of the preemptor's queue and of the victims'
+ * queues. Called before the victims are marked. */
+void sched__reclaim_plan(struct preempt *pr, struct preempt_plan *p);
 
 /* Executes the chosen plan (store + view): victims get DisruptionTarget and a
  * deletionTimestamp, the job's pods status.nominatedNodeName, lower-priority nominations
- * on those nodes are cleared; audit "preempted" / "nominated", a ledger entry. Fills
- * *out (Preempting). Returns 0 or ERR_*. */
+ * on those nodes are cleared; the typed plan (record/plan.h) goes to record/ for the
+ * ledger entry, the audit records and *out (Preempting). Returns 0 or ERR_*. */
 int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, struct err *err);
 
 /* After jobs (an attempt's members) were placed without preempting: a lower-priority
  * preemptor's nominated pod on a node they took that no longer fits there loses its plan,
  * as when a preemptor takes it (its job's nominations cleared, cleared_by = jobs[0], the
  * ledger's nominationsCleared with byLedger 0, an audit "nominated" record listing what was
- * cleared). pods: the attempt's pods. *displaced: the cleared jobs' ids (new array), NULL
- * when none. Returns 0 or ERR_*. */
+ * cleared: record/plan.h's sched__record_displaced). pods: the attempt's pods. cl: what was
+ * cleared (zeroed by the caller, released with sched__cleared_release). Returns 0 or
+ * ERR_*. */
+struct preempt_cleared;
 int sched__preempt_displaced(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
-                             size_t npods, json_t **displaced, struct err *err);
+                             size_t npods, struct preempt_cleared *cl, struct err *err);
 
 #endif

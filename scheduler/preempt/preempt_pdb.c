@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "preempt.h"
 
 struct preempt_pdb {
@@ -145,7 +146,7 @@ static int cmp_importance(const void *x, const void *y, void *ctx)
 /* filterPodsWithPDBViolation over pods[0..n) (reordered, most important first) with fresh
  * budgets: the number of pods whose eviction violates a budget; viol[i] (may be NULL) marks
  * pods[i]; names (may be NULL) maps each pod that violates to the key of the budget. */
-static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, json_t *names)
+static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, int *slot)
 {
     struct sched_view *v = pr->c->v;
     struct preempt_pdb *d = pr->pdb;
@@ -169,11 +170,9 @@ static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, json_t
         }
         if (viol)
             viol[i] = violated >= 0;
-        if (violated < 0)
-            continue;
-        count++;
-        if (names)
-            json_object_set_new(names, v->pods[pods[i]].key, json_string(v->pdbs.b[violated].key));
+        if (slot)
+            slot[i] = violated;
+        count += violated >= 0;
     }
     return count;
 }
@@ -232,34 +231,32 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-long sched__pdb_violations(struct preempt *pr, json_t **budgets, json_t **by_pod)
+void sched__pdb_violations(struct preempt *pr, struct preempt_plan *p)
 {
-    *budgets = json_array();
-    *by_pod = json_object();
+    p->pdb_violations = 0;
     if (!pr->pdb)
-        return 0;
-    int *pods = xcalloc(pr->npv + 1, sizeof(int));
-    size_t n = 0;
-    for (size_t i = 0; i < pr->npv; i++)
-        if (pr->pv[i].removed && !pr->pv[i].terminating)
-            pods[n++] = pr->pv[i].pod;
-    long count = simulate(pr, pods, n, NULL, *by_pod);
-    const char **keys = xcalloc(json_object_size(*by_pod) + 1, sizeof(char *));
-    size_t nk = 0;
-    const char *pod;
-    json_t *b;
-    json_object_foreach(*by_pod, pod, b)
-    {
+        return;
+    struct sched_view *v = pr->c->v;
+    int *pods = xcalloc(p->nvictims + 1, sizeof(int)),
+        *slot = xcalloc(p->nvictims + 1, sizeof(int));
+    for (size_t i = 0; i < p->nvictims; i++)
+        pods[i] = p->victims[i].pod;
+    p->pdb_violations = simulate(pr, pods, p->nvictims, NULL, slot);
+    p->pdbs = xcalloc(p->nvictims + 1, sizeof(char *));
+    for (size_t i = 0; i < p->nvictims; i++) {
+        if (slot[i] < 0)
+            continue;
+        const char *key = v->pdbs.b[slot[i]].key;
+        for (size_t k = 0; k < p->nvictims; k++)
+            if (p->victims[k].pod == pods[i])
+                p->victims[k].pdb = key;
         size_t k = 0;
-        while (k < nk && strcmp(keys[k], json_string_value(b)) != 0)
+        while (k < p->npdbs && strcmp(p->pdbs[k], key) != 0)
             k++;
-        if (k == nk)
-            keys[nk++] = json_string_value(b);
+        if (k == p->npdbs)
+            p->pdbs[p->npdbs++] = key;
     }
-    qsort(keys, nk, sizeof(char *), cmp_key);
-    for (size_t i = 0; i < nk; i++)
-        json_array_append_new(*budgets, json_string(keys[i]));
-    free(keys);
+    qsort(p->pdbs, p->npdbs, sizeof(char *), cmp_key);
+    free(slot);
     free(pods);
-    return count;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "preempt.h"
 #include "queue.h"
 
@@ -301,49 +302,35 @@ static double share_with(struct sched_view *v, int q, const int64_t *delta, int 
     return s;
 }
 
-void sched__reclaim_entry(struct preempt *pr, json_t *entry)
+void sched__reclaim_plan(struct preempt *pr, struct preempt_plan *p)
 {
     struct sched_view *v = pr->c->v;
     size_t nr = v->nres;
     int64_t *taken = xcalloc(v->nqueues * nr + 1, sizeof(int64_t));
     char *hit = xcalloc(v->nqueues + 1, 1);
-    json_t *victims = json_object_get(entry, "victims"), *x;
-    size_t i;
-    pr->reclaim = 0;
+    p->reclaim = 0;
     for (size_t k = 0; k < pr->npv; k++) {
         const struct pv *pv = &pr->pv[k];
         if (!pv->removed || pv->terminating)
             continue;
-        const struct sv_pod *p = &v->pods[pv->pod];
-        cache_mark(pr->c, p);
-        int q = v->jobs[p->job].queue;
+        const struct sv_pod *pod = &v->pods[pv->pod];
+        cache_mark(pr->c, pod);
+        int q = v->jobs[pod->job].queue;
         if (q < 0 || q == pr->queue)
             continue;
-        pr->reclaim = hit[q] = 1;
-        for (int r = 0; r < p->nreq; r++)
-            taken[(size_t)q * nr + p->req[r].res] += p->req[r].v;
+        p->reclaim = hit[q] = 1;
+        for (int r = 0; r < pod->nreq; r++)
+            taken[(size_t)q * nr + pod->req[r].res] += pod->req[r].v;
     }
-    json_array_foreach(victims, i, x)
-    {
-        int pi = sched__view_pod(v, json_string_value(json_object_get(x, "pod")));
-        int q = pi >= 0 ? v->jobs[v->pods[pi].job].queue : -1;
-        json_object_set_new(x, "queue", q >= 0 ? json_string(v->queues[q].m.name) : json_null());
-    }
-    json_object_set_new(entry, "kind", json_string(pr->reclaim ? "reclaim" : "preemption"));
-    if (pr->reclaim) {
-        const char *name = v->queues[pr->queue].m.name;
-        json_object_set_new(entry, "queue",
-                            json_pack("{s:s,s:f,s:f}", "name", name, "shareBefore",
-                                      sched__queue_share(v, pr->queue, NULL), "shareAfter",
-                                      share_with(v, pr->queue, pr->asked, 1)));
-        json_t *vq = json_array();
+    if (p->reclaim) {
+        p->queue = (struct preempt_share){pr->queue, sched__queue_share(v, pr->queue, NULL),
+                                          share_with(v, pr->queue, pr->asked, 1)};
+        p->victim_queues = xcalloc(v->nqueues + 1, sizeof(*p->victim_queues));
         for (size_t q = 0; q < v->nqueues; q++)
             if (hit[q])
-                json_array_append_new(
-                    vq, json_pack("{s:s,s:f,s:f}", "name", v->queues[q].m.name, "shareBefore",
-                                  sched__queue_share(v, (int)q, NULL), "shareAfter",
-                                  share_with(v, (int)q, taken + q * nr, -1)));
-        json_object_set_new(entry, "victimQueues", vq);
+                p->victim_queues[p->nvictim_queues++] =
+                    (struct preempt_share){(int)q, sched__queue_share(v, (int)q, NULL),
+                                           share_with(v, (int)q, taken + q * nr, -1)};
     }
     free(hit);
     free(taken);

@@ -11,22 +11,6 @@
 #include "preempt.h"
 #include "why.h"
 
-const char *sched__preempt_count(long n, char *buf, size_t len)
-{
-    char digits[32];
-    int nd = snprintf(digits, sizeof(digits), "%ld", n < 0 ? -n : n);
-    size_t o = 0;
-    if (n < 0 && o + 1 < len)
-        buf[o++] = '-';
-    for (int i = 0; i < nd && o + 2 < len; i++) {
-        if (i && (nd - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 static void verdict(struct sched_preempt_verdict *out, int code, const char *reason, json_t *detail)
 {
     out->code = code;

@@ -44,6 +44,22 @@ const char *why_class_name(enum why_class cls)
     return (unsigned)cls < sizeof(names) / sizeof(names[0]) ? names[cls] : "WAITING";
 }
 
+const char *sched__preempt_count(long n, char *buf, size_t len)
+{
+    char digits[32];
+    int nd = snprintf(digits, sizeof(digits), "%ld", n < 0 ? -n : n);
+    size_t o = 0;
+    if (n < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (int i = 0; i < nd && o + 2 < len; i++) {
+        if (i && (nd - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
 /* ---- blockers ---- */
 
 void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *extra,

@@ -77,6 +77,8 @@ int why_code_from_name(const char *name);
 enum why_class why_code_class(int code);
 /* "NEVER", "POLICY", ... Static storage. */
 const char *why_class_name(enum why_class cls);
+/* "4,800": n with thousands separators into buf (reason messages count so). Returns buf. */
+const char *sched__preempt_count(long n, char *buf, size_t len);
 
 /* ---- blockers: why a job is not placed, typed until the why document is written ---- */
 

@@ -1,5 +1,5 @@
 /*
- * preempt_ledger.c - the preemption ledger (DESIGN.md section 5), STORE_DB_PREEMPTIONS.
+ * ledger.c - the preemption ledger (DESIGN.md section 5), STORE_DB_PREEMPTIONS.
  *
  * Keys:
  *   e:<id, 16 digits>   one entry per preemption: preemptor, trigger pod, victims
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "plan.h"
 #include "view.h"
 #include "why.h"
 
@@ -86,57 +87,55 @@ static json_t *victim_record(struct sched_cyc *c, int ji)
     return rec;
 }
 
-/* Adds the preemption of entry to the record of every victim job (one "preemptors" item
- * per job and entry), restarts their retention, and writes their why documents. */
-static int victims_record(struct sched_cyc *c, json_t *entry, struct err *err)
+/* The victim record of job ji with this preemption (ledger id, at the cycle's time) added:
+ * one "preemptors" item per job and entry, its retention restarted. New. */
+static json_t *victim_record_add(struct sched_cyc *c, int ji, const char *pre, uint64_t id)
+{
+    json_t *rec = victim_record(c, ji);
+    char *link = xasprintf("/api/v1/preemptions/%llu", (unsigned long long)id);
+    json_array_append_new(json_object_get(rec, "preemptors"),
+                          json_pack("{s:s,s:I,s:s,s:I,s:s,s:[]}", "preemptor", pre, "ledger",
+                                    (json_int_t)id, "link", link, "cycle", (json_int_t)c->cycle,
+                                    "ts", sched__cyc_ts(c), "pods"));
+    free(link);
+    json_object_set_new(rec, "id", json_integer((json_int_t)id));
+    json_object_set_new(rec, "preemptor", json_string(pre));
+    json_object_set_new(rec, "cycle", json_integer((json_int_t)c->cycle));
+    json_object_set_new(rec, "ts", json_string(sched__cyc_ts(c)));
+    static const char *const clock[] = {"goneAt", "goneAtMs", "retainedUntil", "retainedUntilMs"};
+    for (size_t k = 0; k < 4; k++)
+        json_object_set_new(rec, clock[k], json_null());
+    return rec;
+}
+
+/* Adds preemption id of plan p to the record of every victim job, and writes their why
+ * documents. */
+static int victims_record(struct sched_cyc *c, const struct preempt_plan *p, uint64_t id,
+                          struct err *err)
 {
     struct sched_view *v = c->v;
     json_t *recs = json_object();
-    json_t *id = json_object_get(entry, "id");
-    const char *pre = json_string_value(json_object_get(entry, "preemptor"));
-    size_t i;
-    json_t *x;
+    const char *pre = v->jobs[p->job].id;
     int rc = 0;
-    json_array_foreach(json_object_get(entry, "victims"), i, x)
-    {
-        const char *pod = json_string_value(json_object_get(x, "pod"));
-        int pi = sched__view_pod(v, pod);
-        if (pi < 0)
-            continue;
-        const char *job = v->jobs[v->pods[pi].job].id;
+    for (size_t i = 0; i < p->nvictims; i++) {
+        const struct sv_pod *pod = &v->pods[p->victims[i].pod];
+        const char *job = v->jobs[pod->job].id;
         json_t *rec = json_object_get(recs, job);
-        if (!rec) {
-            rec = victim_record(c, v->pods[pi].job);
-            json_object_set_new(recs, job, rec);
-            char *link = xasprintf("/api/v1/preemptions/%lld", (long long)json_integer_value(id));
-            json_array_append_new(json_object_get(rec, "preemptors"),
-                                  json_pack("{s:s,s:O,s:s,s:O,s:O,s:[]}", "preemptor", pre,
-                                            "ledger", id, "link", link, "cycle",
-                                            json_object_get(entry, "cycle"), "ts",
-                                            json_object_get(entry, "ts"), "pods"));
-            free(link);
-            json_object_set(rec, "id", id);
-            json_object_set_new(rec, "preemptor", json_string(pre));
-            json_object_set(rec, "cycle", json_object_get(entry, "cycle"));
-            json_object_set(rec, "ts", json_object_get(entry, "ts"));
-            static const char *const clock[] = {"goneAt", "goneAtMs", "retainedUntil",
-                                                "retainedUntilMs"};
-            for (size_t k = 0; k < 4; k++)
-                json_object_set_new(rec, clock[k], json_null());
-        }
+        if (!rec)
+            json_object_set_new(recs, job, rec = victim_record_add(c, pod->job, pre, id));
         json_t *items = json_object_get(rec, "preemptors");
         json_t *item = json_array_get(items, json_array_size(items) - 1);
-        json_array_append(json_object_get(item, "pods"), json_object_get(x, "pod"));
-        json_t *budget = json_object_get(x, "pdbViolated");
+        json_array_append_new(json_object_get(item, "pods"), json_string(pod->key));
+        const char *budget = p->victims[i].pdb;
         if (budget) { /* the PodDisruptionBudgets its eviction violated */
             json_t *l = json_object_get(item, "pdbsViolated");
             if (!l)
                 json_object_set_new(item, "pdbsViolated", l = json_array());
-            if (!str_in(l, json_string_value(budget)))
-                json_array_append(l, budget);
+            if (!str_in(l, budget))
+                json_array_append_new(l, json_string(budget));
         }
-        if (!str_in(json_object_get(rec, "terminating"), pod))
-            json_array_append(json_object_get(rec, "terminating"), json_object_get(x, "pod"));
+        if (!str_in(json_object_get(rec, "terminating"), pod->key))
+            json_array_append_new(json_object_get(rec, "terminating"), json_string(pod->key));
     }
     const char *job;
     json_t *rec;
@@ -156,37 +155,31 @@ static int victims_record(struct sched_cyc *c, json_t *entry, struct err *err)
     return rc;
 }
 
-int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err)
+int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
+                      uint64_t *out_id, struct err *err)
 {
     uint64_t id = 0;
     int rc = store_meta_get_u64(c->txn, "preemption_seq", &id, err);
     if (rc < 0 || (rc = store_meta_put_u64(c->txn, "preemption_seq", ++id, err)) < 0)
         return rc;
+    *out_id = id;
     json_object_set_new(entry, "id", json_integer((json_int_t)id));
     char key[64];
     entry_key(id, key, sizeof(key));
     if ((rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, key, entry, err)) < 0)
         return rc;
-    const char *pre = json_string_value(json_object_get(entry, "preemptor"));
     json_t *idx = json_pack("{s:I}", "id", (json_int_t)id);
-    char *k = xasprintf("j:%s", pre);
+    char *k = xasprintf("j:%s", c->v->jobs[p->job].id);
     rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, idx, err);
     free(k);
-    json_decref(idx);
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(entry, "victims"), i, x)
-    {
-        if (rc < 0)
-            break;
-        json_t *pod = json_pack("{s:I}", "id", (json_int_t)id);
-        k = xasprintf("p:%s", json_string_value(json_object_get(x, "pod")));
-        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, pod, err);
+    for (size_t i = 0; rc == 0 && i < p->nvictims; i++) {
+        k = xasprintf("p:%s", c->v->pods[p->victims[i].pod].key);
+        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, idx, err);
         free(k);
-        json_decref(pod);
     }
+    json_decref(idx);
     if (rc == 0) /* v:<victim job>, once per job */
-        rc = victims_record(c, entry, err);
+        rc = victims_record(c, p, id, err);
     return rc;
 }
 

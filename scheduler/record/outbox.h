@@ -7,11 +7,11 @@
  * (paths under scheduler/) and what each pod (pods[i], nodes[i]) becomes:
  *
  *   placed     cycle/cycle_stmt.c (sched__stmt_commit): a Binding to nodes[i]
- *   nominated  preempt/preempt_evict.c, a preemption's plan, and a placement that cleared
+ *   nominated  record/ledger_plan.c, a preemption's plan, and a placement that cleared
  *              lower nominations (no pods then): status.nominatedNodeName = nodes[i]
- *   preempted  preempt/preempt_evict.c (audit_victims), one record per victim job: the
+ *   preempted  record/ledger_plan.c (audit_victims), one record per victim job: the
  *              DisruptionTarget condition and an Eviction; nodes[i] is where it runs
- *   evicted    preempt/preempt_evict.c (grace period over), sched_delete.c (the mirror's
+ *   evicted    record/ledger_plan.c (grace period over), sched_delete.c (the mirror's
  *              DELETE of a victim, "observed"): as preempted, unless observed (the API
  *              server removed the pod itself)
  *

@@ -176,8 +176,11 @@ json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);
  * of their jobs when they have no pods), scanning only once s->retain_scan_ms is
  * reached. Returns 0 or ERR_*. */
 int sched__ledger_expire(struct sched_cyc *c, struct err *err);
-/* Ledger (ledger.c). entry borrowed; fills "id". */
-int sched__ledger_add(struct sched_cyc *c, json_t *entry, struct err *err);
+/* Stores the ledger entry of plan p (entry borrowed, built by ledger_plan.c; gets "id",
+ * also into *id) with its indexes and the victims' records and why documents. */
+struct preempt_plan;
+int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
+                      uint64_t *id, struct err *err);
 /* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
  * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
 int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,

@@ -8,7 +8,7 @@
  * removed by the housekeeping (cycle_housekeeping.c). Whether anything of the job is left
  * is read from the store in that transaction, not from the view, which an apply changes
  * only after its commit. A preemption victim's document stays until its retention ends
- * (preempt_ledger.c drops it then).
+ * (record/ledger.c drops it then).
  */
 #include <string.h>
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "outbox.h"
 #include "queue.h"
 #include "why.h"
 
@@ -231,12 +232,13 @@ static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
                                const struct sched_why_input *in, int primary, struct err *err)
 {
     json_t *rec =
-        json_pack("{s:s,s:s,s:I,s:s,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE),
-                  "job", j->id, "cycle", (json_int_t)c->cycle, "reason", why_code_name(primary),
-                  "blockers", in->blockers);
+        json_pack("{s:s,s:s,s:I,s:s,s:O}", SCHED_OUTBOX_M_KIND,
+                  store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE), SCHED_OUTBOX_M_JOB, j->id,
+                  SCHED_OUTBOX_M_CYCLE, (json_int_t)c->cycle, SCHED_OUTBOX_M_REASON,
+                  why_code_name(primary), "blockers", in->blockers);
     /* the primary message: bind mode's FailedScheduling Events say it */
     if (in->primary && in->primary->message)
-        json_object_set_new(rec, "message", json_string(in->primary->message));
+        json_object_set_new(rec, SCHED_OUTBOX_M_MESSAGE, json_string(in->primary->message));
     int rc = store_audit_append(c->txn, rec, NULL, err);
     json_decref(rec);
     return rc;

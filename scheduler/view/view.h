@@ -99,7 +99,7 @@ struct sv_job {
     json_t *history; /* reason history, loaded lazily from the why document */
     int why_loaded;
     uint64_t cycle_seen; /* cycle in which the job was last handled */
-    int starving;        /* preempted for and not bound yet (jobs.c, preempt_ledger.c) */
+    int starving;        /* preempted for and not bound yet (jobs.c, record/ledger.c) */
     /* the higher-priority preemptor that cleared this job's nominations, until the job binds
      * or preempts again (preempt_evict.c; the ledger keeps it durably) */
     char *cleared_by;
@@ -202,7 +202,7 @@ struct sched_view {
     int nl_dirty;
     struct sv_classes classes;
     /* Preemption victims whose record the ledger keeps (its "v:<job>" records,
-     * preempt_ledger.c): job id -> index into victim_prio, the job's priority when it was
+     * record/ledger.c): job id -> index into victim_prio, the job's priority when it was
      * preempted. Loaded with the view; changed by the cycle (a preemption, an expiry). */
     struct sched_strmap victims;
     int32_t *victim_prio;

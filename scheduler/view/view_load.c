@@ -106,7 +106,7 @@ static int load_pdb(void *c, const char *k, json_t *o)
     return load_obj(c, k, o, MODEL_PDB);
 }
 
-/* The ledger's victim records (preempt_ledger.c, "v:<job>"). A record written before
+/* The ledger's victim records (record/ledger.c, "v:<job>"). A record written before
  * victims were kept ({"id", "preemptor", "cycle", "ts"} only) is history, not a victim. */
 static int load_victim(void *ctx, const char *key, json_t *rec)
 {
