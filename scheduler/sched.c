@@ -38,6 +38,7 @@ void sched_close(struct sched *s)
     if (!s)
         return;
     sched__view_free(s->v);
+    sched__why_memory_free(s->why_mem);
     free(s->cl_alloc);
     pthread_mutex_destroy(&s->mu);
     free(s);

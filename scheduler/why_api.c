@@ -256,7 +256,7 @@ struct note_ctx {
 static int note_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct note_ctx *n = ctx;
-    return sched__why_note_add(txn, n->s->v, n->job, n->entry, err);
+    return sched__why_note_add(txn, n->s->v, n->s->why_mem, n->job, n->entry, err);
 }
 
 int sched_why_note(struct sched *s, const char *job, json_t *entry, int64_t now_ms, struct err *err)

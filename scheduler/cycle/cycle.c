@@ -108,7 +108,10 @@ int sched__rebuild(struct sched *s, struct err *err)
     sched__view_free(s->v);
     s->v = v;
     v = NULL;
-    s->cl_epoch = 0; /* a new view: its epochs start again */
+    if (!s->why_mem)
+        s->why_mem = sched__why_memory_new();
+    sched__why_memory_reset(s->why_mem); /* indexed by the old view's jobs */
+    s->cl_epoch = 0;                     /* a new view: its epochs start again */
     s->cycle = cycle;
     s->retain_scan_ms = 0;
 out:
@@ -161,6 +164,7 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
                           .opts = &s->opts,
                           .retain_scan_ms = &s->retain_scan_ms,
                           .v = s->v,
+                          .why_mem = s->why_mem,
                           .now_ms = now_ms,
                           .cycle = s->cycle + 1};
     int64_t t0 = clock_mono_ns();

@@ -43,7 +43,8 @@ struct sched {
     struct sched_options opts;
     pthread_mutex_t mu;
     struct sched_view *v;
-    uint64_t cycle; /* last cycle number */
+    struct sched_why_memory *why_mem; /* record/'s memory of v's jobs (why.h), reset with v */
+    uint64_t cycle;                   /* last cycle number */
     /* the housekeeping looks for expired victim records once now reaches this (0 after a
      * rebuild: look; record/ledger.c keeps it at the earliest retainedUntil) */
     int64_t retain_scan_ms;

@@ -196,10 +196,10 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
 static int shape_can_fit(struct sched_cyc *c, const struct sv_shape *sh)
 {
     struct sched_view *v = c->v;
-    if (sh->nf && sh->nf_cycle == c->cycle) /* the node filter of this cycle knows: nodes
-                                               do not change within a cycle */
-        return sh->nf_code != WHY_NO_NODES && sh->nf_code != WHY_NO_MATCHING_NODE &&
-               sh->nf_code != WHY_EXCEEDS_ALLOCATABLE;
+    int code = sched__why_nf_code(c, (int)(sh - v->shapes));
+    if (code != -2) /* the node filter of this cycle knows: nodes do not change within a cycle */
+        return code != WHY_NO_NODES && code != WHY_NO_MATCHING_NODE &&
+               code != WHY_EXCEEDS_ALLOCATABLE;
     size_t nn;
     const int *order = sched__view_node_order(v, &nn);
     for (size_t i = 0; i < nn; i++) {
@@ -290,39 +290,27 @@ static int place(struct sched_cyc *c, struct sched_attempt *a, struct err *err)
     return sched__place(c, &a->rq, &a->res, err);
 }
 
-/* Blockers from the node filter of an unplaced pod (cached per shape within an epoch
- * and cycle, because thousands of jobs of one shape fail for the same reason). */
+/* Blockers from the node filter of an unplaced pod (record/'s, cached per shape within an
+ * epoch and cycle, because thousands of jobs of one shape fail for the same reason). */
 static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int pi, json_t **nf,
                               json_t **ahead)
 {
-    struct sv_shape *sh = &c->v->shapes[c->v->pods[pi].shape];
-    if (!sh->nf || sh->nf_epoch != c->v->epoch || sh->nf_cycle != c->cycle) {
-        int own;
-        json_decref(sh->nf);
-        json_decref(sh->nf_ahead);
-        sh->nf = sched__node_filter(c->v, pi, &sh->nf_code, &own);
-        sh->nf_ahead = sh->nf_code == WHY_INSUFFICIENT || sh->nf_code == WHY_CAPACITY_RESERVED ||
-                               sh->nf_code < 0
-                           ? sched__ahead(c, pi)
-                           : json_array();
-        sh->nf_epoch = own ? 0 : c->v->epoch; /* a pod's own rules: not for its shape */
-        sh->nf_cycle = c->cycle;
-    }
-    *nf = json_incref(sh->nf);
-    *ahead = json_incref(sh->nf_ahead);
-    const char *summary = json_string_value(json_object_get(sh->nf, "summary"));
-    if (sh->nf_code == WHY_NO_NODES)
+    const struct sched_nf *f = sched__why_nf(c, pi);
+    *nf = json_incref(f->nf);
+    *ahead = json_incref(f->ahead);
+    const char *summary = json_string_value(json_object_get(f->nf, "summary"));
+    if (f->code == WHY_NO_NODES)
         sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, "the cluster has no nodes");
-    else if (sh->nf_code >= 0)
-        sched__blocker_add(&a->blockers, sh->nf_code,
-                           json_pack("{s:O,s:O}", "nodes", json_object_get(sh->nf, "total"), "fit",
-                                     json_object_get(sh->nf, "fit")),
+    else if (f->code >= 0)
+        sched__blocker_add(&a->blockers, f->code,
+                           json_pack("{s:O,s:O}", "nodes", json_object_get(f->nf, "total"), "fit",
+                                     json_object_get(f->nf, "fit")),
                            "pod '%s': %s", c->v->pods[pi].key, summary);
-    if (json_array_size(sh->nf_ahead))
+    if (json_array_size(f->ahead))
         sched__blocker_add(&a->blockers, WHY_TAKEN_BY_EARLIER,
-                           json_pack("{s:i}", "jobs", (int)json_array_size(sh->nf_ahead)),
+                           json_pack("{s:i}", "jobs", (int)json_array_size(f->ahead)),
                            "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
-                           (int)json_array_size(sh->nf_ahead), c->v->pods[pi].key);
+                           (int)json_array_size(f->ahead), c->v->pods[pi].key);
 }
 
 static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
@@ -377,10 +365,8 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
     for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
         struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
         j->result = ok ? SV_RESULT_PLACED : timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
-        if (ok) {
-            free(j->last_discard);
-            j->last_discard = NULL;
-        }
+        if (ok)
+            sched__audit_discard_forget(c, a->rq.jobs[m]);
         struct sched_why_input in = {
             .state = sched__job_state(c->v, j),
             .primary = sched__blockers_primary(&a->blockers),

@@ -11,17 +11,6 @@
 #include "outbox.h"
 #include "why.h"
 
-static json_t *ops_field(struct sched_cyc *c, int pods)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < c->nops; i++) {
-        const struct sched_op *op = &c->ops[i];
-        json_array_append_new(
-            a, json_string(pods ? c->v->pods[op->pod].key : c->v->nodes[op->node].name));
-    }
-    return a;
-}
-
 /* A gang that partly fits is placed and rolled back every cycle; the audit log gets a
  * "discarded" record only when the job's discard reason changes (the metric counts all). */
 int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
@@ -29,23 +18,7 @@ int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const ch
 {
     if (!c->nops)
         return 0;
-    int rc = 0, ji = sched__view_job(c->v, job);
-    char *sig = xasprintf("%s|%s", why_code_name(code), msg);
-    struct sv_job *j = ji >= 0 ? &c->v->jobs[ji] : NULL;
-    if (!j || !j->last_discard || strcmp(j->last_discard, sig)) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind",
-                                store_audit_kind_name(STORE_AUDIT_DISCARDED), "job", job, "cycle",
-                                (json_int_t)c->cycle, "reason", why_code_name(code), "message", msg,
-                                "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
-    }
-    if (j) {
-        free(j->last_discard);
-        j->last_discard = sig;
-    } else {
-        free(sig);
-    }
+    int rc = sched__audit_discarded(c, job, code, msg, err);
     sched__stmt_undo(c);
     c->discarded++;
     c->s->met.statements_discarded++;

@@ -1,6 +1,10 @@
 /*
- * audit.c - parts of the audit records every writer shares.
+ * audit.c - parts of the audit records every writer shares, and the "discarded" record of a
+ * statement rolled back.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "why.h"
 
 json_t *sched__caller_json(const struct sched_caller *by)
@@ -37,4 +41,46 @@ int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what
     json_decref(rec);
     free(job);
     return rc;
+}
+
+/* The open statement's pods (pods 1) or nodes, in order. New. */
+static json_t *ops_field(const struct sched_cyc *c, int pods)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct sched_op *op = &c->ops[i];
+        json_array_append_new(
+            a, json_string(pods ? c->v->pods[op->pod].key : c->v->nodes[op->node].name));
+    }
+    return a;
+}
+
+int sched__audit_discarded(struct sched_cyc *c, const char *job, int code, const char *msg,
+                           struct err *err)
+{
+    int rc = 0, ji = sched__view_job(c->v, job);
+    char *sig = xasprintf("%s|%s", why_code_name(code), msg);
+    struct why_job *w = ji >= 0 ? sched__why_job(c->why_mem, c->v, ji) : NULL;
+    if (!w || !w->last_discard || strcmp(w->last_discard, sig)) {
+        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:s,s:o,s:o}", "kind",
+                                store_audit_kind_name(STORE_AUDIT_DISCARDED), "job", job, "cycle",
+                                (json_int_t)c->cycle, "reason", why_code_name(code), "message", msg,
+                                "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
+        rc = store_audit_append(c->txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    if (w) {
+        free(w->last_discard);
+        w->last_discard = sig;
+    } else {
+        free(sig);
+    }
+    return rc;
+}
+
+void sched__audit_discard_forget(struct sched_cyc *c, int ji)
+{
+    struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
+    free(w->last_discard);
+    w->last_discard = NULL;
 }

@@ -437,12 +437,13 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err)
         /* A job that has pods again keeps its why document; one that is gone loses it. */
         if (rc == 0 && (ji < 0 || c->v->jobs[ji].npods == 0)) {
             rc = sched__why_doc_drop(c->txn, c, c->v, job, err);
-            if (ji >= 0) {
-                json_decref(c->v->jobs[ji].history);
-                c->v->jobs[ji].history = NULL;
-                c->v->jobs[ji].why_loaded = 1;
-                free(c->v->jobs[ji].last_sig);
-                c->v->jobs[ji].last_sig = NULL;
+            if (ji >= 0) { /* nothing to remember: the document is gone */
+                struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
+                json_decref(w->history);
+                w->history = NULL;
+                w->loaded = 1;
+                free(w->last_sig);
+                w->last_sig = NULL;
             }
         }
         if (rc == 0)

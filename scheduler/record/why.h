@@ -5,7 +5,8 @@
  *
  * Files: why_record.c (the document, its history and the cycle's why writer), why_parts.c
  * (blockers and verdict as JSON), why_text.c (the document's parts as text), why_class.c
- * (failing jobs that differ only by their name share one stored document), why_filter.c
+ * (failing jobs that differ only by their name share one stored document), why_mem.c (what
+ * is remembered of each job between cycles; the cycle's node filters), why_filter.c
  * (node-filter histogram, jobs ahead), why_gone.c (a document goes with its job),
  * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger), audit.c
  * (parts of audit records), outbox.c / outbox.h (the audit records Kubernetes write-back
@@ -41,11 +42,57 @@ struct sched_why_writer {
     json_t *queue_src; /* the queue part queue_text is the text of (borrowed) */
     char *queue_text;
     struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
+    struct sched_nf *nf_shape;         /* the cycle's node filters by pod shape (why_mem.c) */
+    size_t nnf, capnf;
 };
 /* c->why, created when NULL. */
 struct sched_why_writer *sched__why_w(struct sched_cyc *c);
 /* Frees c->why (NULL-safe). */
 void sched__why_writer_free(struct sched_cyc *c);
+
+/* What the records remember of a job between cycles (why_mem.c), not durable but through
+ * its why document: the scheduler holds it beside the view (c->why_mem), indexed like the
+ * view's jobs; an entry whose serial is not its job's (sv_job.serial) is another job's. */
+struct why_job {
+    uint64_t serial;
+    int loaded;            /* the stored document was read (sched__why_load) */
+    int last_code;         /* primary reason reported last (-1 none) */
+    char *last_sig;        /* signature of the last stored document */
+    char *cls;             /* the class document its stored record names (why_class.c), or NULL */
+    json_t *history;       /* reason history, loaded lazily from the document */
+    char *last_discard;    /* reason + message of the last "discarded" record, NULL after a
+                              placement (cycle/cycle_stmt.c) */
+    json_t *plan_topology; /* the topology part of the attempt that preempted, kept while the
+                              job waits for its victims */
+};
+struct sched_why_memory {
+    struct why_job *jobs;
+    size_t n, cap;
+};
+struct sched_why_memory *sched__why_memory_new(void);
+/* Forgets every job (the view was rebuilt: its indexes and serials start again). */
+void sched__why_memory_reset(struct sched_why_memory *m);
+void sched__why_memory_free(struct sched_why_memory *m);
+/* Job ji's entry, created (or cleared, when its slot held another job) as needed. */
+struct why_job *sched__why_job(struct sched_why_memory *m, const struct sched_view *v, int ji);
+/* Job ji's entry, or NULL when there is none (m may be NULL). */
+const struct why_job *sched__why_job_peek(const struct sched_why_memory *m,
+                                          const struct sched_view *v, int ji);
+
+/* The node filter of pod pi's shape in this cycle (why_mem.c): computed once per shape while
+ * the view's epoch holds (a pod with rules of its own: every time), with the jobs placed
+ * earlier in the cycle that took its room. Borrowed, valid until the next call. */
+struct sched_nf {
+    json_t *nf;    /* sched__node_filter's histogram */
+    json_t *ahead; /* sched__ahead's jobs, [] when capacity is not the reason */
+    int code;      /* sched__node_filter's *code */
+    uint64_t epoch;
+};
+const struct sched_nf *sched__why_nf(struct sched_cyc *c, int pi);
+/* The code of shape's node filter computed in this cycle, -2 when none was (nodes do not
+ * change within a cycle, so any of the cycle's is good). */
+int sched__why_nf_code(const struct sched_cyc *c, int shape);
+void sched__why_nf_free(struct sched_why_writer *ww);
 
 /* The document's "blockers": [{"class", "code", "message", ...extra}]. New. */
 json_t *sched__blockers_json(const struct sched_blockers *bs);
@@ -81,10 +128,11 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
  * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
  * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */
 int sched__why_preempted(struct sched_cyc *c, int job, json_t *rec, struct err *err);
-/* Appends entry (borrowed) to job's stored why history (sched_why_note), creating a small
+/* Appends entry (borrowed) to job's stored why history (and to its memory in m, when
+ * loaded) (sched_why_note), creating a small
  * document for a job of v not tried since. ERR_NOT_FOUND when the job has none. */
-int sched__why_note_add(MDB_txn *txn, struct sched_view *v, const char *job, json_t *entry,
-                        struct err *err);
+int sched__why_note_add(MDB_txn *txn, struct sched_view *v, struct sched_why_memory *m,
+                        const char *job, json_t *entry, struct err *err);
 /* Jobs placed earlier in this cycle on nodes where pod pi would otherwise fit. New. */
 json_t *sched__ahead(struct sched_cyc *c, int pi);
 /* Node-filter histogram for pod pi (new): {"total","fit","reasons":[...],"summary"}.
@@ -197,6 +245,13 @@ int sched__ledger_entry(MDB_txn *txn, const char *id, json_t **out, struct err *
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err);
+/* A job's statement (c's open one) is rolled back (code, msg: why): a "discarded" audit
+ * record with its pods and nodes, written only when the job's reason changed since its
+ * last (a gang that partly fits is placed and rolled back every cycle). Returns 0 or ERR_*.
+ * forget: job ji was placed; its next discard is recorded whatever it says. */
+int sched__audit_discarded(struct sched_cyc *c, const char *job, int code, const char *msg,
+                           struct err *err);
+void sched__audit_discard_forget(struct sched_cyc *c, int ji);
 /* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
  * by is NULL. */
 json_t *sched__caller_json(const struct sched_caller *by);

@@ -145,11 +145,12 @@ static struct sched_why_classes *classes(struct sched_cyc *c)
 
 void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j)
 {
-    if (!j->why_class)
+    struct why_job *w = sched__why_job(c->why_mem, c->v, (int)(j - c->v->jobs));
+    if (!w->cls)
         return;
-    drop_add(classes(c), j->why_class);
-    free(j->why_class);
-    j->why_class = NULL;
+    drop_add(classes(c), w->cls);
+    free(w->cls);
+    w->cls = NULL;
 }
 
 /* The record's text: the id part without its '}', the primary code, the class, the tail
@@ -214,7 +215,7 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
         free(r);
         if (rc == 0) {
             e->members++;
-            j->why_class = xstrdup(e->key);
+            sched__why_job(c->why_mem, c->v, (int)(j - c->v->jobs))->cls = xstrdup(e->key);
         }
         return rc;
     }
@@ -321,8 +322,9 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
      * still name the class the stored record names, or its count would never come down. */
     int ji = c ? sched__view_job(v, job) : -1;
     if (ji >= 0) {
-        free(v->jobs[ji].why_class);
-        v->jobs[ji].why_class = NULL;
+        struct why_job *w = sched__why_job(c->why_mem, v, ji);
+        free(w->cls);
+        w->cls = NULL;
     }
     if (key && c) {
         drop_add(classes(c), key);

@@ -64,14 +64,20 @@ static const char *ahead_text(struct sched_cyc *c, json_t *ahead)
     return ww->ahead_text;
 }
 
-static void load_previous(struct sched_cyc *c, struct sv_job *j)
+/* Job j's memory (its why_job entry). */
+static struct why_job *mem(struct sched_cyc *c, const struct sv_job *j)
+{
+    return sched__why_job(c->why_mem, c->v, (int)(j - c->v->jobs));
+}
+
+static void load_previous(struct sched_cyc *c, struct sv_job *j, struct why_job *w)
 {
     json_t *old = NULL;
-    j->why_loaded = 1;
+    w->loaded = 1;
     if (store_doc_get(c->txn, STORE_DB_WHY, j->id, &old, NULL) < 0)
         return;
     json_t *h = json_object_get(old, "history");
-    j->history = json_is_array(h) ? json_incref(h) : NULL;
+    w->history = json_is_array(h) ? json_incref(h) : NULL;
     const char *since =
         json_string_value(json_object_get(json_object_get(old, "gangTimeout"), "unsatisfiedSince"));
     if (!since || clock_parse_rfc3339(since, &j->unsat_since, NULL) < 0)
@@ -79,16 +85,17 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j)
     int code = why_code_from_name(
         json_string_value(json_object_get(json_object_get(old, "primary"), "code")));
     if (code >= 0)
-        j->last_code = code;
+        w->last_code = code;
     const char *cls = sched__why_class_of(old);
-    j->why_class = cls ? xstrdup(cls) : NULL;
+    w->cls = cls ? xstrdup(cls) : NULL;
     json_decref(old);
 }
 
 void sched__why_load(struct sched_cyc *c, int ji)
 {
-    if (!c->v->jobs[ji].why_loaded)
-        load_previous(c, &c->v->jobs[ji]);
+    struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
+    if (!w->loaded)
+        load_previous(c, &c->v->jobs[ji], w);
 }
 
 /* The gang timeout part of the document: {"timeoutSeconds", "unsatisfiedSince",
@@ -132,7 +139,7 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
         json_object_set(doc, "preemption", in->preemption);
     if (json_array_size(in->ahead))
         json_object_set(doc, "ahead", in->ahead);
-    json_object_set(doc, "history", j->history);
+    json_object_set(doc, "history", mem(c, j)->history);
     json_object_set_new(doc, "placement",
                         json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
                                   in->placement));
@@ -196,34 +203,34 @@ static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t
 /* The topology part of the document: a preemptor waiting for its victims is placed on its
  * nominated nodes, which has no topology part: the why keeps the one of the attempt that
  * chose them. Borrowed. */
-static json_t *topology_part(struct sv_job *j, const struct sched_why_input *in, int primary)
+static json_t *topology_part(struct why_job *w, const struct sched_why_input *in, int primary)
 {
     json_t *topology = in->topology;
     if (topology && (primary == WHY_PREEMPTING || primary == WHY_RECLAIMING)) {
-        json_decref(j->plan_topology);
-        j->plan_topology = json_incref(topology);
+        json_decref(w->plan_topology);
+        w->plan_topology = json_incref(topology);
     } else if (!topology && primary == WHY_PREEMPTION_WAITING) {
-        topology = j->plan_topology;
+        topology = w->plan_topology;
     } else if (in->placement) {
-        json_decref(j->plan_topology);
-        j->plan_topology = NULL;
+        json_decref(w->plan_topology);
+        w->plan_topology = NULL;
     }
     return topology;
 }
 
 /* Appends the history entry of code when it is not the last one. */
-static void history_add(struct sv_job *j, uint64_t cycle, const char *ts, const char *code)
+static void history_add(struct why_job *w, uint64_t cycle, const char *ts, const char *code)
 {
-    if (!j->history)
-        j->history = json_array();
-    size_t nh = json_array_size(j->history);
+    if (!w->history)
+        w->history = json_array();
+    size_t nh = json_array_size(w->history);
     const char *last =
-        nh ? json_string_value(json_object_get(json_array_get(j->history, nh - 1), "code")) : NULL;
+        nh ? json_string_value(json_object_get(json_array_get(w->history, nh - 1), "code")) : NULL;
     if (!last || strcmp(last, code)) {
-        json_array_append_new(j->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)cycle,
+        json_array_append_new(w->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)cycle,
                                                     "ts", ts, "code", code));
-        if (json_array_size(j->history) > HISTORY_MAX)
-            json_array_remove(j->history, 0);
+        if (json_array_size(w->history) > HISTORY_MAX)
+            json_array_remove(w->history, 0);
     }
 }
 
@@ -250,29 +257,30 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     struct sv_job *j = &c->v->jobs[ji];
     int rc = 0;
     sched__why_load(c, ji);
+    struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
     int primary = in->primary ? (int)in->primary->code : -1;
-    json_t *topology = topology_part(j, in, primary);
+    json_t *topology = topology_part(w, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
     char *mid = small ? NULL : sched__why_mid_text(c, in, primary, topology);
     char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
                       : signature(in, c->cycle, j->unsat_since, mid);
-    if (j->last_sig && !strcmp(j->last_sig, sig)) {
+    if (w->last_sig && !strcmp(w->last_sig, sig)) {
         free(sig);
         free(mid);
         return 0;
     }
-    free(j->last_sig);
-    j->last_sig = sig;
+    free(w->last_sig);
+    w->last_sig = sig;
     const char *ts = sched__cyc_ts(c);
-    history_add(j, c->cycle, ts,
+    history_add(w, c->cycle, ts,
                 in->placement  ? "Placed"
                 : primary >= 0 ? why_code_name(primary)
                                : sched_job_state_name(in->state));
     int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
-    if (failed && primary != j->last_code && (rc = audit_unschedulable(c, j, in, primary, err)) < 0)
+    if (failed && primary != w->last_code && (rc = audit_unschedulable(c, j, in, primary, err)) < 0)
         goto out;
-    j->last_code = failed ? primary : -1;
+    w->last_code = failed ? primary : -1;
     uint64_t seq = 0;
     if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
         goto out;
@@ -280,7 +288,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         rc = record_placed(c, j, in, topology, seq, ts, err);
         goto out;
     }
-    json_t *tail = json_pack("{s:O}", "history", j->history);
+    json_t *tail = json_pack("{s:O}", "history", w->history);
     if (in->placement)
         json_object_set_new(tail, "placement",
                             json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
@@ -338,23 +346,24 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
 {
     struct sv_job *j = &c->v->jobs[ji];
     sched__why_load(c, ji);
+    struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     json_t *by = json_object_get(rec, "preemptors");
-    if (!j->history)
-        j->history = json_array();
-    json_array_append_new(j->history,
+    if (!w->history)
+        w->history = json_array();
+    json_array_append_new(w->history,
                           json_pack("{s:I,s:s,s:s,s:O,s:O}", "cycle", (json_int_t)c->cycle, "ts",
                                     ts, "code", why_code_name(WHY_PREEMPTED_BY), "preemptor",
                                     json_object_get(rec, "preemptor"), "ledger",
                                     json_object_get(rec, "id")));
-    if (json_array_size(j->history) > HISTORY_MAX)
-        json_array_remove(j->history, 0);
+    if (json_array_size(w->history) > HISTORY_MAX)
+        json_array_remove(w->history, 0);
     sched__why_class_leave(c, j);
     /* the next attempt (new pods of the job) writes its document whatever it says */
-    free(j->last_sig);
-    j->last_sig = NULL;
-    j->last_code = -1;
+    free(w->last_sig);
+    w->last_sig = NULL;
+    w->last_code = -1;
     uint64_t seq = 0;
     int rc = store_audit_last_seq(c->txn, &seq, err);
     if (rc < 0)
@@ -370,15 +379,15 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
         "message", msg, "blockers", "class", cls, "code", code, "message", msg, "preemptors", by,
         "gang", "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
         "not tried: the job is a victim of preemption", "ahead", "preemptedBy", by, "history",
-        j->history);
+        w->history);
     free(msg);
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);
     return rc;
 }
 
-int sched__why_note_add(MDB_txn *txn, struct sched_view *v, const char *job, json_t *entry,
-                        struct err *err)
+int sched__why_note_add(MDB_txn *txn, struct sched_view *v, struct sched_why_memory *m,
+                        const char *job, json_t *entry, struct err *err)
 {
     json_t *doc = NULL;
     int rc = store_doc_get(txn, STORE_DB_WHY, job, &doc, err);
@@ -392,12 +401,12 @@ int sched__why_note_add(MDB_txn *txn, struct sched_view *v, const char *job, jso
     if (rc < 0)
         return rc;
     int ji = sched__view_job(v, job);
-    struct sv_job *j = ji >= 0 ? &v->jobs[ji] : NULL;
-    json_t *h = j && j->why_loaded ? j->history : json_object_get(doc, "history");
+    struct why_job *w = ji >= 0 ? sched__why_job(m, v, ji) : NULL;
+    json_t *h = w && w->loaded ? w->history : json_object_get(doc, "history");
     if (!json_is_array(h)) {
         h = json_array();
-        if (j && j->why_loaded)
-            j->history = h;
+        if (w && w->loaded)
+            w->history = h;
         json_object_set_new(doc, "history", h);
     }
     /* the cycle's next document carries the loaded history, this entry included */
@@ -429,6 +438,7 @@ void sched__why_writer_free(struct sched_cyc *c)
     free(w->queue_text);
     json_decref(w->nf);
     free(w->nf_text);
+    sched__why_nf_free(w);
     free(w);
     c->why = NULL;
 }

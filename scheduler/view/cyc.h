@@ -20,6 +20,7 @@
 
 struct sched;
 struct sched_why_writer;
+struct sched_why_memory;
 struct sched_preempt_cache;
 
 struct sched_op {
@@ -49,8 +50,10 @@ struct sched_cyc {
     long cluster_nodes, cluster_cordoned;
     uint64_t plan_epoch;          /* grows with every committed statement and executed preemption */
     struct sched_why_writer *why; /* record/'s memory of the cycle, NULL until asked */
-    struct sched_preempt_cache *pre; /* preempt/'s memory of the cycle, NULL until asked */
-    char ts[64];                     /* sched__cyc_ts, "" until asked */
+    struct sched_why_memory *why_mem; /* record/'s memory of jobs across cycles (the
+                                         scheduler's, beside the view) */
+    struct sched_preempt_cache *pre;  /* preempt/'s memory of the cycle, NULL until asked */
+    char ts[64];                      /* sched__cyc_ts, "" until asked */
 };
 
 /* The cycle's time (now_ms) in RFC 3339, formatted once per cycle. Borrowed, valid for the

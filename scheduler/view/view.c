@@ -52,12 +52,7 @@ static void job_clear(struct sv_job *j)
     free(j->id);
     model_podgroup_release(&j->pg);
     free(j->pods);
-    free(j->last_sig);
-    free(j->why_class);
-    free(j->last_discard);
     free(j->cleared_by);
-    json_decref(j->plan_topology);
-    json_decref(j->history);
     memset(j, 0, sizeof(*j));
 }
 
@@ -79,8 +74,6 @@ static void shape_clear(struct sv_shape *sh)
     free(sh->cand);
     free(sh->heap);
     model_affinity_unref(sh->aff);
-    json_decref(sh->nf);
-    json_decref(sh->nf_ahead);
 }
 
 void sched__view_free(struct sched_view *v)
@@ -362,7 +355,7 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
     j->id = xstrdup(id);
     j->gang = gang;
     j->alive = 1;
-    j->last_code = -1;
+    j->serial = ++v->job_serial;
     j->queue = -1;
     sched__strmap_put(&v->job_ix, buf, ji);
     return ji;

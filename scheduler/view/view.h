@@ -91,22 +91,16 @@ struct sv_job {
     struct model_podgroup pg;
     int *pods;
     size_t npods, cappods;
+    /* a number no other job of this view had: what others keep of the job beside the view
+     * (record/'s why memory) is the job's while its serial matches */
+    uint64_t serial;
     /* scheduling memory (not durable except through the why document) */
-    int result;      /* SV_RESULT_* of the last attempt */
-    int last_code;   /* primary reason reported last (-1 none) */
-    char *last_sig;  /* signature of the last stored why document */
-    char *why_class; /* the class document its stored why record names (why_class.c), or NULL */
-    json_t *history; /* reason history, loaded lazily from the why document */
-    int why_loaded;
+    int result;          /* SV_RESULT_* of the last attempt */
     uint64_t cycle_seen; /* cycle in which the job was last handled */
     int starving;        /* preempted for and not bound yet (jobs.c, record/ledger.c) */
     /* the higher-priority preemptor that cleared this job's nominations, until the job binds
-     * or preempts again (preempt_evict.c; the ledger keeps it durably) */
+     * or preempts again (preempt/preempt_evict.c; the ledger keeps it durably) */
     char *cleared_by;
-    char
-        *last_discard; /* reason + message of the last "discarded" record, NULL after a placement */
-    json_t *plan_topology; /* the why's topology part of the attempt that preempted, kept
-                              while the job waits for its victims (why_record.c) */
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;
@@ -144,10 +138,6 @@ struct sv_shape {
     size_t nheap, capheap;
     uint64_t heap_epoch;
     size_t heap_logpos;
-    json_t *nf; /* cached node filter (why) for nf_epoch / nf_cycle */
-    int nf_code;
-    json_t *nf_ahead;
-    uint64_t nf_epoch, nf_cycle;
     uint64_t freed_at; /* the event clock when room was last freed on a node that passes the
                           shape's static filters (sched__wait_sync) */
 };
@@ -225,6 +215,7 @@ struct sched_view {
     size_t nbinds, capbinds;
     uint64_t log_epoch;
     uint64_t epoch;
+    uint64_t job_serial; /* the last sv_job.serial given */
     struct sv_freed {
         uint64_t at; /* event clock */
         int node;

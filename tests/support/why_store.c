@@ -74,11 +74,10 @@ static int check(struct sched *s, MDB_txn *txn, struct why_scan *w, char *msg, s
         if (cls)
             json_object_set_new(named, cls,
                                 json_integer(json_integer_value(json_object_get(named, cls)) + 1));
-        if (ji >= 0 && v->jobs[ji].why_loaded &&
-            strcmp(v->jobs[ji].why_class ? v->jobs[ji].why_class : "", cls ? cls : "")) {
-            rc = fail(msg, n, "job '%s': the view names class '%s', its record '%s'", id,
-                      v->jobs[ji].why_class ? v->jobs[ji].why_class : "(none)",
-                      cls ? cls : "(none)");
+        const struct why_job *wj = ji >= 0 ? sched__why_job_peek(s->why_mem, v, ji) : NULL;
+        if (wj && wj->loaded && strcmp(wj->cls ? wj->cls : "", cls ? cls : "")) {
+            rc = fail(msg, n, "job '%s': the why memory names class '%s', its record '%s'", id,
+                      wj->cls ? wj->cls : "(none)", cls ? cls : "(none)");
             goto out;
         }
     }
