@@ -16,6 +16,7 @@
 #include "core.h"
 #include "preempt.h"
 #include "why.h"
+#include "why_msg.h"
 
 /* The gang part as the view has it now: {"podGroup", "minMember", "members", "bound",
  * "placeable"} for job ji (a synthesized document's; bound is also its placeable). New. */
@@ -65,23 +66,23 @@ static json_t *untried(struct sched *s, int ji, const char *state, uint64_t cycl
     int code = sched__why_untried_code(s, j);
     json_t *primary;
     if (code == WHY_PODGROUP_MISSING) {
-        char *msg = xasprintf("PodGroup '%s' does not exist", j->id);
+        char *msg = xasprintf(WHY_MSG_PODGROUP_MISSING, j->id);
         primary = json_pack("{s:s,s:s,s:s}", "code", why_code_name(WHY_PODGROUP_MISSING), "class",
                             why_class_name(why_code_class(WHY_PODGROUP_MISSING)), "message", msg);
         free(msg);
     } else if (code < 0)
         primary = json_null();
     else
-        primary = json_pack("{s:s,s:s,s:s}", "code", why_code_name(WHY_NOT_TRIED), "class",
-                            why_class_name(why_code_class(WHY_NOT_TRIED)), "message",
-                            "the job has not been tried by a scheduling cycle yet");
+        primary =
+            json_pack("{s:s,s:s,s:s}", "code", why_code_name(WHY_NOT_TRIED), "class",
+                      why_class_name(why_code_class(WHY_NOT_TRIED)), "message", WHY_MSG_NOT_TRIED);
     json_t *gang = json_array();
     if (j->gang && j->has_pg)
         json_array_append_new(gang, gang_now(s->v, ji));
     return json_pack("{s:s,s:s,s:I,s:o,s:[],s:o,s:n,s:n,s:{s:b,s:b,s:s},s:[],s:[]}", "job", j->id,
                      "state", state, "cycle", (json_int_t)cycle, "primary", primary, "blockers",
                      "gang", gang, "nodeFilter", "topology", "preemption", "attempted", 0,
-                     "relevant", 0, "reason", "not tried yet", "ahead", "history");
+                     "relevant", 0, "reason", WHY_MSG_PREEMPT_UNTRIED, "ahead", "history");
 }
 
 /* The job id names (borrowed), or the job of the pod it names (*pod 1): a pod of a gang

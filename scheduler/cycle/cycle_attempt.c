@@ -31,6 +31,7 @@
 #include "plan.h"
 #include "preempt.h"
 #include "why.h"
+#include "why_msg.h"
 
 static int cmp_job_id(const void *x, const void *y, void *ctx)
 {
@@ -52,7 +53,7 @@ static void collect_members(struct sched_cyc *c, int ji, struct sched_attempt *a
         if (mj < 0 || !v->jobs[mj].has_pg)
             sched__blocker_add(&a->blockers, WHY_GROUP_MEMBER_MISSING,
                                json_pack("{s:s}", "podGroup", j->pg.groups[g]),
-                               "PodGroup '%s' of the GangGroup does not exist", j->pg.groups[g]);
+                               WHY_MSG_GROUP_MEMBER_MISSING, j->pg.groups[g]);
         else if (sched__place_member(&a->rq, mj) < 0)
             a->rq.jobs[a->rq.njobs++] = mj;
     }
@@ -95,13 +96,13 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         }
         if (gated) /* as kube-scheduler, a gated pod waits; its gang waits with it */
             sched__blocker_add(&a->blockers, WHY_SCHEDULING_GATED,
-                               json_pack("{s:s}", "pod", gated->key),
-                               "pod '%s' has schedulingGates", gated->key);
+                               json_pack("{s:s}", "pod", gated->key), WHY_MSG_SCHEDULING_GATED,
+                               gated->key);
         if (unsupported) /* mirrored: it could not be refused, so it is never placed */
             sched__blocker_add(&a->blockers, WHY_UNSUPPORTED_FIELD,
                                json_pack("{s:s,s:s}", "pod", unsupported->key, "field",
                                          unsupported->m.unsupported),
-                               "pod '%s': %s: not supported by muster (%s)", unsupported->key,
+                               WHY_MSG_UNSUPPORTED_FIELD, unsupported->key,
                                unsupported->m.unsupported, unsupported->m.unsupported_why);
         int need = sched__job_min(mj);
         int only_waiting = mj->has_pg && mj->pg.match_policy == MODEL_MATCH_ONLY_WAITING;
@@ -109,14 +110,13 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
         am->satisfied = mj->has_pg && !only_waiting && am->bound >= need;
         if (mj->gang && !mj->has_pg)
             sched__blocker_add(&a->blockers, WHY_PODGROUP_MISSING,
-                               json_pack("{s:s}", "podGroup", mj->id),
-                               "PodGroup '%s' does not exist", mj->id);
+                               json_pack("{s:s}", "podGroup", mj->id), WHY_MSG_PODGROUP_MISSING,
+                               mj->id);
         else if (sched__job_class_missing(v, mj))
             sched__blocker_add(
                 &a->blockers, WHY_PRIORITY_CLASS_MISSING,
                 json_pack("{s:s,s:s}", "podGroup", mj->id, "priorityClass", mj->pg.priority_class),
-                "PodGroup '%s' names PriorityClass '%s', which does not exist", mj->id,
-                mj->pg.priority_class);
+                WHY_MSG_PRIORITY_CLASS_MISSING, mj->id, mj->pg.priority_class);
         else if (!am->satisfied && am->base + am->pending >= need &&
                  sched__job_tasks_short(v, mj, 1, tmsg, sizeof(tmsg)))
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
@@ -127,16 +127,15 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             sched__blocker_add(&a->blockers, WHY_MEMBERS_MISSING,
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
                                          "members", am->base + am->pending),
-                               "PodGroup '%s' has %d member pods%s, minMember %d", mj->id,
-                               am->base + am->pending,
-                               only_waiting ? " pending (match policy only-waiting)" : "", need);
+                               WHY_MSG_MEMBERS_MISSING, mj->id, am->base + am->pending,
+                               only_waiting ? WHY_MSG_MEMBERS_ONLY_WAITING : "", need);
         if (mj->has_pg && mj->pg.has_spec) {
             struct gather_spec gs;
             char msg[256];
             int code = sched__gather_spec(sched__topo_get(v), &mj->pg, &gs, msg, sizeof(msg));
             if (code >= 0)
                 sched__blocker_add(&a->blockers, code, json_pack("{s:s}", "podGroup", mj->id),
-                                   "PodGroup '%s': %s", mj->id, msg);
+                                   WHY_MSG_PODGROUP_SPEC, mj->id, msg);
             else {
                 gs.job = a->rq.jobs[m];
                 merge_spec(a, &gs);
@@ -182,11 +181,11 @@ static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
         model_quantity_format(have[r], milli, q_have, sizeof(q_have));
         char where[64] = "";
         if (cordoned)
-            snprintf(where, sizeof(where), " on its %ld schedulable nodes", nn - cordoned);
+            snprintf(where, sizeof(where), WHY_MSG_EXCEEDS_CLUSTER_WHERE, nn - cordoned);
         sched__blocker_add(&a->blockers, WHY_EXCEEDS_CLUSTER,
                            json_pack("{s:s,s:I,s:I}", "resource", v->res[r], "need",
                                      (json_int_t)need[r], "capacity", (json_int_t)have[r]),
-                           "needs %s %s, the cluster has %s%s", q_need, v->res[r], q_have, where);
+                           WHY_MSG_EXCEEDS_CLUSTER, q_need, v->res[r], q_have, where);
         break; /* the first resource says it; the others add nothing a user can act on */
     }
     free(need);
@@ -237,9 +236,7 @@ static void moot_check(struct sched_cyc *c, struct sched_attempt *a)
                 never = a->rq.pods[i];
         }
         if (never >= 0 && usable < sched__job_min(j))
-            snprintf(a->moot, sizeof(a->moot),
-                     "not relevant: pod '%s' fits no node even with every other pod removed",
-                     v->pods[never].key);
+            snprintf(a->moot, sizeof(a->moot), WHY_MSG_PREEMPT_MOOT, v->pods[never].key);
     }
     free(can);
 }
@@ -300,17 +297,17 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
     *ahead = json_incref(f->ahead);
     const char *summary = json_string_value(json_object_get(f->nf, "summary"));
     if (f->code == WHY_NO_NODES)
-        sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, "the cluster has no nodes");
+        sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, WHY_MSG_NO_NODES);
     else if (f->code >= 0)
         sched__blocker_add(&a->blockers, f->code,
                            json_pack("{s:O,s:O}", "nodes", json_object_get(f->nf, "total"), "fit",
                                      json_object_get(f->nf, "fit")),
-                           "pod '%s': %s", c->v->pods[pi].key, summary);
+                           WHY_MSG_NODE_FILTER, c->v->pods[pi].key, summary);
     if (json_array_size(f->ahead))
         sched__blocker_add(&a->blockers, WHY_TAKEN_BY_EARLIER,
                            json_pack("{s:i}", "jobs", (int)json_array_size(f->ahead)),
-                           "%d jobs placed earlier in this cycle took nodes pod '%s' would fit on",
-                           (int)json_array_size(f->ahead), c->v->pods[pi].key);
+                           WHY_MSG_TAKEN_BY_EARLIER, (int)json_array_size(f->ahead),
+                           c->v->pods[pi].key);
 }
 
 static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
@@ -454,9 +451,9 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
             sched__blocker_add(
                 &a->blockers, WHY_GANG_SHORTFALL,
                 json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
-                "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+                WHY_MSG_GANG_SHORTFALL, j->id, need, have);
             if (!*msg)
-                snprintf(msg, n, "PodGroup '%s': minMember %d, placeable %d", j->id, need, have);
+                snprintf(msg, n, WHY_MSG_GANG_SHORTFALL, j->id, need, have);
         }
     }
     return ok;

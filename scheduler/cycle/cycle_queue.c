@@ -10,6 +10,7 @@
 
 #include "cycle.h"
 #include "queue.h"
+#include "why_msg.h"
 
 void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a)
 {
@@ -20,7 +21,7 @@ void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a)
         if (j->queue < 0) {
             sched__blocker_add(&a->blockers, WHY_QUEUE_NOT_FOUND,
                                json_pack("{s:s,s:s}", "job", j->id, "queue", name),
-                               "job '%s' names queue '%s', which does not exist", j->id, name);
+                               WHY_MSG_QUEUE_NOT_FOUND, j->id, name);
             continue;
         }
         const struct sv_queue *q = &v->queues[j->queue];
@@ -33,9 +34,7 @@ void sched__attempt_queue_checks(struct sched_cyc *c, struct sched_attempt *a)
         sched__blocker_add(
             &a->blockers, WHY_QUEUE_NOT_LEAF,
             json_pack("{s:s,s:s,s:o}", "job", j->id, "queue", name, "children", kids),
-            "job '%s' names queue '%s', which has %d child queues: jobs run only in "
-            "leaf queues",
-            j->id, name, q->nchildren);
+            WHY_MSG_QUEUE_NOT_LEAF, j->id, name, q->nchildren);
     }
 }
 
@@ -109,16 +108,15 @@ int sched__attempt_capability(struct sched_cyc *c, struct sched_attempt *a)
         fmt_q(v, r, sq->alloc[r], al, sizeof(al));
         fmt_q(v, r, asked[r], as, sizeof(as));
         fmt_q(v, r, sq->realcap[r], cp, sizeof(cp));
-        const char *why = sq->cap[r] >= 0 && sq->cap[r] == sq->realcap[r]
-                              ? "its capability"
-                              : "what its capability and the other queues' guarantees leave it";
+        const char *why = sq->cap[r] >= 0 && sq->cap[r] == sq->realcap[r] ? WHY_MSG_QUEUE_CAP_OWN
+                                                                          : WHY_MSG_QUEUE_CAP_LEFT;
         sched__blocker_add(&a->blockers, WHY_QUEUE_OVER_CAPABILITY,
                            json_pack("{s:s,s:s,s:s,s:I,s:I,s:I}", "job", j->id, "queue", sq->m.name,
                                      "resource", v->res[r], "allocated", (json_int_t)sq->alloc[r],
                                      "asked", (json_int_t)asked[r], "capability",
                                      (json_int_t)sq->realcap[r]),
-                           "queue %s: %s %s allocated + %s asked by '%s' > %s %s (%s)", sq->m.name,
-                           al, v->res[r], as, j->id, cp, v->res[r], why);
+                           WHY_MSG_QUEUE_OVER_CAPABILITY, sq->m.name, al, v->res[r], as, j->id, cp,
+                           v->res[r], why);
     }
     free(asked);
     return over;
@@ -151,9 +149,8 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
                            json_pack("{s:s,s:s,s:I,s:I,s:I}", "queue", sq->m.name, "resource",
                                      v->res[r], "allocated", (json_int_t)sq->alloc[r], "asked",
                                      (json_int_t)asked[r], "deserved", (json_int_t)sq->deserved[r]),
-                           "queue %s: %s %s allocated + %s asked > its deserved %s %s, so it "
-                           "cannot reclaim what other queues borrow; it waits for idle capacity",
-                           sq->m.name, al, v->res[r], as, de, v->res[r]);
+                           WHY_MSG_WAITING_FOR_QUEUE_SHARE, sq->m.name, al, v->res[r], as, de,
+                           v->res[r]);
         break;
     }
     free(asked);

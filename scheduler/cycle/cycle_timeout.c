@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "cycle.h"
+#include "why_msg.h"
 
 /* A member whose gang the attempt left unsatisfied (a gang with a PodGroup only). */
 static int unsatisfied(const struct sched_view *v, const struct sched_attempt *a, size_t m)
@@ -85,9 +86,7 @@ int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *ti
                            json_pack("{s:s,s:f,s:s,s:i}", "podGroup", e->id, "timeoutSeconds", secs,
                                      "unsatisfiedSince", since, "nominationsDropped",
                                      (int)json_array_size(pods)),
-                           "PodGroup '%s' unsatisfied since %s, longer than its timeout of %gs: "
-                           "%d nominations dropped, tried again at the next cycle",
-                           e->id, since, secs, (int)json_array_size(pods));
+                           WHY_MSG_GANG_TIMED_OUT, e->id, since, secs, (int)json_array_size(pods));
         *timed_out = 1;
     }
     json_decref(pods);

@@ -34,6 +34,7 @@
 
 #include "kbest.h"
 #include "place.h"
+#include "why_msg.h"
 
 /* ---- the spec ---- */
 
@@ -57,18 +58,14 @@ int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *
         if (!t) {
             if (!e->must)
                 continue;
-            snprintf(msg, n,
-                     "MustGather '%s' needs the ClusterNetworkTopology 'default', which does "
-                     "not exist",
-                     e->layer);
+            snprintf(msg, n, WHY_MSG_TOPOLOGY_MISSING, e->layer);
             return WHY_TOPOLOGY_MISSING;
         }
         int d = sched__topo_layer(t, e->layer);
         if (d < 0) {
             char known[256];
             layer_list(t, known, sizeof(known));
-            snprintf(msg, n, "network-topology-spec: unknown layer '%s' (layers: %s)", e->layer,
-                     known);
+            snprintf(msg, n, WHY_MSG_SPEC_UNKNOWN_LAYER, e->layer, known);
             return WHY_SPEC_INVALID;
         }
         if (e->must && d > out->must) {

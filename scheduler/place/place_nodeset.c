@@ -19,6 +19,7 @@
 
 #include "kbest.h"
 #include "place.h"
+#include "why_msg.h"
 
 #define MAX_TRIES SCHED_GATHER_TRIES
 #define BEST_MAX 3
@@ -241,29 +242,29 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
     }
     char what[80], sum[512];
     plural(layer, what, sizeof(what));
-    int len = snprintf(sum, sizeof(sum), "%s %s: %zu/%zu %s hold %d pods",
+    int len = snprintf(sum, sizeof(sum), WHY_MSG_GATHER_SUMMARY,
                        g->spec->must >= 0 ? "MustGather" : "PreferGather", layer, st->hold, st->n,
                        what, g->need);
     if (chosen) {
-        snprintf(sum + len, sizeof(sum) - (size_t)len, "; placed in %s %s (offer slots %ld)",
+        snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_PLACED,
                  sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
     } else if (st->n) {
         long holds = sched__gather_holds(g, st->depth, st->s[0].offer);
         const char *lim = limit_of(g, st->s[0].ix, holds);
         char why[256];
         if (lim && !strcmp(lim, "podCountMultiple")) {
-            int k = snprintf(why, sizeof(why), "podCountMultiple ");
+            int k = snprintf(why, sizeof(why), WHY_MSG_GATHER_LIMIT_MULT);
             mult_list(g, why + k, sizeof(why) - (size_t)k);
             lim = why;
         }
-        len += snprintf(sum + len, sizeof(sum) - (size_t)len, "; best %s holds %ld%s%s%s",
+        len += snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_BEST,
                         t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "",
                         lim ? ")" : "");
     }
     if (!chosen && g->has_mult && len < (int)sizeof(sum) && !strstr(sum, "podCountMultiple")) {
         char list[256];
         mult_list(g, list, sizeof(list));
-        snprintf(sum + len, sizeof(sum) - (size_t)len, "; podCountMultiple %s", list);
+        snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_MULT, list);
     }
     json_t *part =
         json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
@@ -327,9 +328,8 @@ static int run(struct gather *g)
         sched__blocker_add(&res->blockers, WHY_TOPOLOGY_NODESETS_FAILED,
                            json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",
                                      (int)json_array_size(tried)),
-                           "tried %d of %d domains that hold %d pods by offer slots; none "
-                           "placed the whole job: %s",
-                           (int)json_array_size(tried), (int)g->ncands, g->need, summary);
+                           WHY_MSG_NODESETS_FAILED, (int)json_array_size(tried), (int)g->ncands,
+                           g->need, summary);
         fill_cand(g, &g->cands[0]);
     } else if (!chosen) {
         if (g->spec->must >= 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "place.h"
+#include "why_msg.h"
 
 /* Pods of task t in job j: *placed those bound or placed (counted, not terminal), *alive
  * those too plus the pending ones. */
@@ -38,8 +39,8 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
         if (have >= tm->min)
             continue;
         if (msg)
-            snprintf(msg, n, "PodGroup '%s': task '%s' has %d %s pods, minTaskMember %d", j->id,
-                     tm->task, have, pending ? "member" : "placeable", (int)tm->min);
+            snprintf(msg, n, WHY_MSG_TASK_SHORT, j->id, tm->task, have,
+                     pending ? WHY_MSG_TASK_MEMBER : WHY_MSG_TASK_PLACEABLE, (int)tm->min);
         return 1;
     }
     return 0;

@@ -32,6 +32,7 @@
 #include "preempt.h"
 #include "queue.h"
 #include "why.h"
+#include "why_msg.h"
 
 static void pv_remove(struct preempt *pr, struct pv *x)
 {
@@ -519,8 +520,8 @@ static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj
     if (!by || out->code < 0)
         return;
     size_t len = strlen(out->reason);
-    snprintf(out->reason + len, sizeof(out->reason) - len,
-             "%sits nominations were cleared by higher-priority %s", len ? "; " : "", by);
+    snprintf(out->reason + len, sizeof(out->reason) - len, WHY_MSG_PREEMPT_CLEARED, len ? "; " : "",
+             by);
     if (!out->detail)
         out->detail = json_object();
     json_object_set_new(out->detail, "nominationsClearedBy", json_string(by));

@@ -10,6 +10,7 @@
 #include "place.h"
 #include "preempt.h"
 #include "why.h"
+#include "why_msg.h"
 
 static void verdict(struct sched_preempt_verdict *out, int code, const char *reason, json_t *detail)
 {
@@ -26,7 +27,7 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
     struct sched_view *v = c->v;
     for (size_t i = 0; i < pj->npods; i++)
         if (v->pods[pj->pods[i]].never) {
-            verdict(out, WHY_PREEMPTION_NEVER, "policy Never", NULL);
+            verdict(out, WHY_PREEMPTION_NEVER, WHY_MSG_PREEMPTION_NEVER, NULL);
             return 1;
         }
     /* No redundant preemption: victims evicted for this job's nominated nodes that are
@@ -35,7 +36,7 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
     if (!waiting)
         return 0;
     char n[32], msg[128];
-    snprintf(msg, sizeof(msg), "waiting for %s victim%s to terminate",
+    snprintf(msg, sizeof(msg), WHY_MSG_PREEMPTION_WAITING,
              sched__preempt_count(waiting, n, sizeof(n)), waiting == 1 ? "" : "s");
     verdict(out, WHY_PREEMPTION_WAITING, msg,
             json_pack("{s:I}", "terminating", (json_int_t)waiting));
@@ -57,16 +58,10 @@ void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict 
     char num[32], msg[256];
     sched__preempt_count(failed, num, sizeof(num));
     if (pr->queue >= 0 && v->nqueues > 1) /* queues: say what reclaim found too */
-        snprintf(
-            msg, sizeof(msg),
-            "no lower-priority pods of queue %s, and %s, on %s nodes that failed for resources",
-            v->queues[pr->queue].m.name,
-            pr->rec ? "no job of another queue that reclaim may take"
-                    : "no reclaimable queue above its deserved share to reclaim from",
-            num);
+        snprintf(msg, sizeof(msg), WHY_MSG_NO_VICTIMS_QUEUE, v->queues[pr->queue].m.name,
+                 pr->rec ? WHY_MSG_NO_VICTIMS_RECLAIM : WHY_MSG_NO_VICTIMS_NO_RECLAIM, num);
     else
-        snprintf(msg, sizeof(msg), "no lower-priority pods on %s nodes that failed for resources",
-                 num);
+        snprintf(msg, sizeof(msg), WHY_MSG_NO_VICTIMS, num);
     verdict(out, WHY_PREEMPTION_NO_VICTIMS, msg,
             json_pack("{s:I}", "nodesFailedForResources", (json_int_t)failed));
 }
@@ -78,15 +73,9 @@ void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict
     sched__preempt_count((long)pr->npv, num, sizeof(num));
     sched__preempt_count((long)pr->pj->npods, pods, sizeof(pods));
     if (layer)
-        snprintf(msg, sizeof(msg),
-                 "preemption would not help: even with all %s potential victims removed no %s "
-                 "domain holds %s pods",
-                 num, layer, pods);
+        snprintf(msg, sizeof(msg), WHY_MSG_NOT_HELPFUL_LAYER, num, layer, pods);
     else
-        snprintf(msg, sizeof(msg),
-                 "preemption would not help: even with all %s potential victims removed the job "
-                 "does not fit",
-                 num);
+        snprintf(msg, sizeof(msg), WHY_MSG_NOT_HELPFUL, num);
     verdict(out, WHY_PREEMPTION_NOT_HELPFUL, msg,
             json_pack("{s:I}", "potentialVictims", (json_int_t)pr->npv));
 }

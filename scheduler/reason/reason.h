@@ -5,7 +5,8 @@
  *
  * The enum order IS the precedence: a lower value wins. A job's primary reason
  * is its blocker with the lowest value. Each code has one class. Codes are
- * stable strings in the API ("MembersMissing"); docs/why.md lists them.
+ * stable strings in the API ("MembersMissing"); docs/why.md lists them. The text of every
+ * reason message is in why_msg.h, grouped by these codes.
  *
  * Owns: reason.c. Calls: base/ only.
  */

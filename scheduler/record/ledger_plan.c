@@ -10,6 +10,7 @@
 #include "outbox.h"
 #include "plan.h"
 #include "why.h"
+#include "why_msg.h"
 
 void sched__plan_init(struct preempt_plan *p, int job, int trigger, int32_t prio)
 {
@@ -284,32 +285,27 @@ static void verdict(const struct sched_view *v, const struct preempt_plan *p, co
     sched__preempt_count((long)(p->nvictims + p->nawaited), n3, sizeof(n3));
     sched__preempt_count((long)p->nnodes, n2, sizeof(n2));
     if (p->nvictims)
-        snprintf(text, sizeof(text),
-                 "preempted %s pods on %s nodes; waiting for %s victims to terminate",
+        snprintf(text, sizeof(text), WHY_MSG_PREEMPTED_PODS,
                  sched__preempt_count((long)p->nvictims, n1, sizeof(n1)), n2, n3);
     else
-        snprintf(text, sizeof(text),
-                 "nominated to %s nodes that earlier preemptions free; waiting for %s victims "
-                 "to terminate",
-                 n2, n3);
+        snprintf(text, sizeof(text), WHY_MSG_PREEMPT_REUSED, n2, n3);
     size_t len = strlen(text);
     if (p->cleared.njobs) {
-        snprintf(text + len, sizeof(text) - len, "; cleared the nominations of %s",
+        snprintf(text + len, sizeof(text) - len, WHY_MSG_PREEMPT_CLEARED_FIRST,
                  v->jobs[p->cleared.jobs[0]].id);
         len = strlen(text);
         if (p->cleared.njobs > 1)
-            snprintf(text + len, sizeof(text) - len, " and %zu more lower-priority jobs",
+            snprintf(text + len, sizeof(text) - len, WHY_MSG_PREEMPT_CLEARED_MORE,
                      p->cleared.njobs - 1);
         len = strlen(text);
     }
     if (p->pdb_violations) {
-        snprintf(text + len, sizeof(text) - len,
-                 "; %ld of them violating PodDisruptionBudget %s%s (no plan violated fewer)",
-                 p->pdb_violations, p->pdbs[0], p->npdbs > 1 ? " and others" : "");
+        snprintf(text + len, sizeof(text) - len, WHY_MSG_PREEMPT_PDB, p->pdb_violations, p->pdbs[0],
+                 p->npdbs > 1 ? " and others" : "");
         len = strlen(text);
     }
     if (p->reclaim)
-        snprintf(text + len, sizeof(text) - len, "; reclaimed from %s",
+        snprintf(text + len, sizeof(text) - len, WHY_MSG_RECLAIMED_FROM,
                  v->queues[p->victim_queues[0].queue].m.name);
     /* later cycles wait: PreemptionWaiting */
     out->code = p->reclaim ? WHY_RECLAIMING : WHY_PREEMPTING;

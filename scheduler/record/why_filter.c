@@ -15,6 +15,7 @@
 
 #include "place.h"
 #include "why.h"
+#include "why_msg.h"
 
 #define AHEAD_MAX 20
 
@@ -54,19 +55,19 @@ static const char *fit_reason(int why)
 {
     switch (why) {
     case SCHED_FIT_UNSCHEDULABLE:
-        return "node is unschedulable";
+        return WHY_MSG_NF_UNSCHEDULABLE;
     case SCHED_FIT_SELECTOR:
-        return "node selector mismatch";
+        return WHY_MSG_NF_SELECTOR;
     case SCHED_FIT_AFFINITY:
-        return "node affinity mismatch";
+        return WHY_MSG_NF_AFFINITY;
     case SCHED_FIT_TAINT:
-        return "untolerated taint";
+        return WHY_MSG_NF_TAINT;
     case SCHED_FIT_POD_AFFINITY:
-        return "pod affinity";
+        return WHY_MSG_NF_POD_AFFINITY;
     case SCHED_FIT_POD_ANTI_AFFINITY:
-        return "pod anti-affinity";
+        return WHY_MSG_NF_POD_ANTI_AFFINITY;
     default:
-        return "topology spread";
+        return WHY_MSG_NF_SPREAD;
     }
 }
 
@@ -85,13 +86,13 @@ static void rule_example(struct sched_view *v, const struct sched_rules *r, int 
     if (*x->example)
         return;
     if (why == SCHED_FIT_POD_ANTI_AFFINITY && by >= 0)
-        snprintf(x->example, sizeof(x->example), "%s on node %s", v->pods[by].key,
+        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_ANTI_AFFINITY, v->pods[by].key,
                  v->pods[by].node >= 0 ? v->nodes[v->pods[by].node].name : "?");
     else if (why == SCHED_FIT_SPREAD && by >= 0)
-        snprintf(x->example, sizeof(x->example), "maxSkew %d on %s, node %s",
-                 (int)r->sp[by].c->max_skew, r->sp[by].c->topology_key, nd->name);
+        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_SPREAD, (int)r->sp[by].c->max_skew,
+                 r->sp[by].c->topology_key, nd->name);
     else if (why == SCHED_FIT_POD_AFFINITY && r->p->m.aff && r->p->m.aff->naff_req)
-        snprintf(x->example, sizeof(x->example), "no matching pod in its %s",
+        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_POD_AFFINITY,
                  r->p->m.aff->aff_req[0].topology_key);
 }
 
@@ -104,7 +105,7 @@ static struct bucket *static_bucket(struct bucket *b, size_t *nb, int why, const
     const struct model_taint *t = sched__fit_untolerated(nd, sh);
     const char *key = t && t->key ? t->key : "";
     char reason[160];
-    snprintf(reason, sizeof(reason), "untolerated taint %s", key);
+    snprintf(reason, sizeof(reason), WHY_MSG_NF_TAINT_KEY, key);
     struct bucket *x = bucket_get(b, nb, reason);
     x->taint = key;
     if (!*x->example && t)
@@ -121,7 +122,7 @@ static json_t *selector_counts(struct sched_view *v, const struct sv_shape *sh, 
     if (!sh->nsel)
         return NULL;
     json_t *out = json_array();
-    size_t o = (size_t)snprintf(ex, exlen, "nodeSelector");
+    size_t o = (size_t)snprintf(ex, exlen, WHY_MSG_NF_EX_SELECTOR);
     for (size_t k = 0; k < sh->nsel; k++) {
         long carry = 0;
         for (size_t i = 0; i < n; i++) {
@@ -133,7 +134,7 @@ static json_t *selector_counts(struct sched_view *v, const struct sv_shape *sh, 
         json_array_append_new(out,
                               json_pack("{s:s,s:I}", "label", label, "nodes", (json_int_t)carry));
         if (o < exlen)
-            o += (size_t)snprintf(ex + o, exlen - o, "%s %s on %ld node%s", k ? "," : "", label,
+            o += (size_t)snprintf(ex + o, exlen - o, WHY_MSG_NF_EX_LABEL, k ? "," : "", label,
                                   carry, carry == 1 ? "" : "s");
         free(label);
     }
@@ -158,16 +159,16 @@ static int short_bucket(struct sched_view *v, const struct sv_node *nd, const st
     for (int k = 0; room && k < sh->nreq; k++)
         room = sh->req[k].v <= nd->alloc[sh->req[k].res] - nd->used[sh->req[k].res];
     if (room) {
-        snprintf(reason, sizeof(reason), "reserved for %s", v->jobs[holder].id);
+        snprintf(reason, sizeof(reason), WHY_MSG_NF_RESERVED, v->jobs[holder].id);
         struct bucket *x = bucket_get(b, nbp, reason);
         x->nodes++;
         x->reserver = v->jobs[holder].id;
         return 1;
     }
     if (rs == SV_RES_PODS)
-        snprintf(reason, sizeof(reason), "Too many pods");
+        snprintf(reason, sizeof(reason), WHY_MSG_NF_TOO_MANY_PODS);
     else
-        snprintf(reason, sizeof(reason), "Insufficient %s", v->res[rs]);
+        snprintf(reason, sizeof(reason), WHY_MSG_NF_INSUFFICIENT, v->res[rs]);
     struct bucket *x = bucket_get(b, nbp, reason);
     x->nodes++;
     x->resource = v->res[rs];
@@ -185,16 +186,16 @@ static json_t *reasons_json(struct sched_view *v, const struct sv_shape *sh, con
     json_t *reasons = json_array();
     size_t sumlen = 0;
     FILE *f = open_memstream(sum, &sumlen);
-    fprintf(f, "%ld/%zu nodes fit", fit, n);
+    fprintf(f, WHY_MSG_NF_FIT, fit, n);
     char selex[200] = "";
     json_t *sel = selector_counts(v, sh, order, n, selex, sizeof(selex));
     for (size_t i = 0; i < nb; i++) {
         json_t *rj = json_pack("{s:s,s:i}", "reason", b[i].reason, "nodes", (int)b[i].nodes);
         if (b[i].reserver)
-            fprintf(f, "%s%ld node%s %s", i ? ", " : ": ", b[i].nodes, b[i].nodes == 1 ? "" : "s",
-                    b[i].reason);
+            fprintf(f, WHY_MSG_NF_BUCKET_NODES, i ? ", " : ": ", b[i].nodes,
+                    b[i].nodes == 1 ? "" : "s", b[i].reason);
         else
-            fprintf(f, "%s%ld %s", i ? ", " : ": ", b[i].nodes, b[i].reason);
+            fprintf(f, WHY_MSG_NF_BUCKET, i ? ", " : ": ", b[i].nodes, b[i].reason);
         if (b[i].resource) {
             int64_t mf = b[i].max_free < 0 ? 0 : b[i].max_free;
             char need[32], free_[32];
@@ -203,7 +204,7 @@ static json_t *reasons_json(struct sched_view *v, const struct sv_shape *sh, con
             json_object_set_new(rj, "resource", json_string(b[i].resource));
             json_object_set_new(rj, "need", json_integer(b[i].need));
             json_object_set_new(rj, "maxFree", json_integer(mf));
-            fprintf(f, " (need %s, max free %s)", need, free_);
+            fprintf(f, WHY_MSG_NF_NEED, need, free_);
         }
         if (b[i].taint)
             json_object_set_new(rj, "taint", json_string(b[i].taint));
@@ -215,7 +216,7 @@ static json_t *reasons_json(struct sched_view *v, const struct sv_shape *sh, con
         }
         if (*b[i].example) {
             json_object_set_new(rj, "example", json_string(b[i].example));
-            fprintf(f, " (%s)", b[i].example);
+            fprintf(f, WHY_MSG_NF_EXAMPLE, b[i].example);
         }
         json_array_append_new(reasons, rj);
     }

@@ -8,6 +8,7 @@
 
 #include "plan.h"
 #include "why.h"
+#include "why_msg.h"
 
 json_t *sched__blockers_json(const struct sched_blockers *bs)
 {
@@ -47,9 +48,7 @@ json_t *sched__displaced_json(const struct sched_view *v, const struct preempt_c
         json_array_append_new(jobs, json_string(v->jobs[cl->jobs[i]].id));
     }
     fclose(f);
-    char *reason = xasprintf("not needed: the job was placed, on nominated room of "
-                             "lower-priority %s, whose nominations were cleared",
-                             ids);
+    char *reason = xasprintf(WHY_MSG_PREEMPT_DISPLACED, ids);
     json_t *o = json_pack("{s:b,s:b,s:s,s:o}", "attempted", 0, "relevant", 0, "reason", reason,
                           "nominationsCleared", jobs);
     free(reason);

@@ -16,6 +16,7 @@
 #include "outbox.h"
 #include "queue.h"
 #include "why.h"
+#include "why_msg.h"
 
 #define HISTORY_MAX 50
 
@@ -174,7 +175,7 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
         "topology", part(doc, "topology", json_null()), "preemption",
         part(doc, "preemption",
              json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                       "not needed: the job was placed")),
+                       WHY_MSG_PREEMPT_PLACED)),
         "ahead", part(doc, "ahead", json_array()), "history", json_object_get(doc, "history"),
         "placement", json_object_get(doc, "placement"));
     json_t *gt = timeout_json(j);
@@ -321,11 +322,11 @@ static char *preempted_message(json_t *preemptors)
     size_t n = json_array_size(preemptors), i, pods = 0;
     json_t *x;
     const char *budget = NULL;
-    char *msg = xstrdup("preempted by");
+    char *msg = xstrdup(WHY_MSG_PREEMPTED_BY);
     json_array_foreach(preemptors, i, x)
     {
         const char *sep = i == 0 ? " " : i + 1 == n ? " and " : ", ";
-        char *next = xasprintf("%s%s%s (ledger entry %lld)", msg, sep,
+        char *next = xasprintf(WHY_MSG_PREEMPTED_BY_ONE, msg, sep,
                                json_string_value(json_object_get(x, "preemptor")),
                                (long long)json_integer_value(json_object_get(x, "ledger")));
         free(msg);
@@ -335,9 +336,9 @@ static char *preempted_message(json_t *preemptors)
         if (b && !budget)
             budget = json_string_value(b);
     }
-    char *out = xasprintf("%s; %zu pod%s evicted%s%s%s", msg, pods, pods == 1 ? "" : "s",
-                          budget ? "; violating PodDisruptionBudget " : "", budget ? budget : "",
-                          budget ? " (no plan violated fewer)" : "");
+    char *out = xasprintf(WHY_MSG_PREEMPTED_EVICTED, msg, pods, pods == 1 ? "" : "s",
+                          budget ? WHY_MSG_PREEMPTED_PDB : "", budget ? budget : "",
+                          budget ? WHY_MSG_PREEMPTED_PDB_FEWEST : "");
     free(msg);
     return out;
 }
@@ -378,8 +379,7 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
         (json_int_t)c->cycle, "auditSeq", (json_int_t)seq, "primary", "code", code, "class", cls,
         "message", msg, "blockers", "class", cls, "code", code, "message", msg, "preemptors", by,
         "gang", "nodeFilter", "topology", "preemption", "attempted", 0, "reason",
-        "not tried: the job is a victim of preemption", "ahead", "preemptedBy", by, "history",
-        w->history);
+        WHY_MSG_PREEMPT_VICTIM, "ahead", "preemptedBy", by, "history", w->history);
     free(msg);
     rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
     json_decref(doc);

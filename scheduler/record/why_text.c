@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "why.h"
+#include "why_msg.h"
 
 /* The text of v (stolen). New. */
 static char *store_json_text_new(json_t *v)
@@ -62,10 +63,11 @@ char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in,
     if (in->primary)
         pd = json_pack("{s:s,s:s,s:s}", "code", why_code_name(primary), "class",
                        why_class_name(why_code_class(primary)), "message", in->primary->message);
-    json_t *pre = in->preemption
-                      ? json_incref(in->preemption)
-                      : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
-                                  in->placement ? "not needed: the job was placed" : "not tried");
+    json_t *pre =
+        in->preemption
+            ? json_incref(in->preemption)
+            : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
+                        in->placement ? WHY_MSG_PREEMPT_PLACED : WHY_MSG_PREEMPT_NOT_TRIED);
     char *p = text_or_null(pd), *b = text_or_null(in->blockers), *g = text_or_null(in->gang),
          *t = text_or_null(topology), *e = text_or_null(pre);
     const char *nf = in->nf && !json_is_null(in->nf) ? nf_text(c, in->nf) : "null";
