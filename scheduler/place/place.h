@@ -93,9 +93,11 @@ struct sched_rules_spread {
 /* What one pod's rules need, counted for one pick ("key\x1fvalue" = a topology pair). */
 struct sched_rules {
     const struct sv_pod *p;
-    int active;              /* some rule applies: the pick must filter and score per node */
-    struct sched_strmap aff; /* pair -> placed pods matching every required affinity term */
-    size_t aff_n;
+    int active; /* some rule applies: the pick must filter and score per node */
+    /* [naff] per required affinity term: the term's pairs -> placed pods matching every
+     * required affinity term (the pod's terms, each counted under its own topologyKey) */
+    struct sched_strmap *aff;
+    size_t naff, aff_n;
     int self_all;               /* the pod matches all its required affinity terms */
     struct sched_strmap forbid; /* pair -> a placed pod that keeps the pod out (anti-affinity) */
     struct sched_strmap score;  /* pair -> inter-pod preference (biased, see place_rules.c) */
