@@ -12,8 +12,9 @@
  * uses a result of its own.
  *
  * Files: place.c (the choice of placer, binpack, nominated, results), place_fit.c (static
- * filters, free capacity with reservations, the score, the best-node pick), place_heap.c (the
- * binpack pick's per-shape heap), place_rules.c (pod affinity, anti-affinity, topology spread),
+ * filters, free capacity with reservations, the score), place_heap.c (the binpack pick's
+ * per-shape heap), place_rules.c (pod affinity, anti-affinity, topology spread), place_pick.c
+ * (the best node for a pod: candidates, scan, heap), each with its own header,
  * place_gather.c (topology gather: the spec, offer slots, candidate domains), place_index.c
  * (the index of domains that hold a gang), place_nodeset.c (filling a candidate, node-set
  * tries, the why's topology part), place_tasks.c (Volcano's minTaskMember).
@@ -24,108 +25,13 @@
 #define MUSTER_SCHED_PLACE_H
 
 #include "cyc.h"
+#include "place_fit.h"
+#include "place_heap.h"
+#include "place_pick.h"
+#include "place_rules.h"
 #include "reason.h"
 #include "topo.h"
 #include "view.h"
-
-/* ---- fit (place_fit.c) ---- */
-enum {
-    SCHED_FIT_OK,
-    SCHED_FIT_UNSCHEDULABLE,
-    SCHED_FIT_SELECTOR,
-    SCHED_FIT_AFFINITY, /* required node affinity */
-    SCHED_FIT_TAINT,    /* an untolerated NoSchedule or NoExecute taint */
-    /* the pod rules (place_rules.c) */
-    SCHED_FIT_POD_AFFINITY,
-    SCHED_FIT_POD_ANTI_AFFINITY,
-    SCHED_FIT_SPREAD,
-};
-
-/* SCHED_FIT_OK or the first static reason the shape cannot use the node. */
-int sched__fit_static(const struct sv_node *n, const struct sv_shape *sh);
-/* 1 when the node matches the shape's nodeSelector and required node affinity. */
-int sched__fit_node_affinity(const struct sv_node *n, const struct sv_shape *sh);
-/* 1 when the shape tolerates every NoSchedule and NoExecute taint of the node. */
-int sched__fit_taints(const struct sv_node *n, const struct sv_shape *sh);
-/* The node's first NoSchedule or NoExecute taint the shape does not tolerate, or NULL. */
-const struct model_taint *sched__fit_untolerated(const struct sv_node *n,
-                                                 const struct sv_shape *sh);
-/* -1 when every request fits the free capacity, else the index (in sh->req) of the
- * first request that does not. self: the pod, whose own nomination is not a reservation. */
-int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh,
-                   int self);
-int64_t sched__free(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
-                    int self);
-/* The job of the first pod nominated to n whose reservation counts against pod self of
- * priority prio (the rule of sched__free), or -1: the why names whom capacity is held for. */
-int sched__reserver(const struct sched_view *v, const struct sv_node *n, int32_t prio, int self);
-/* Free amount of resource r on n for a pod of priority prio belonging to one of jobs: the
- * jobs' own nominations do not reserve against them. sched__free is this for self's job. */
-int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
-                        const int *jobs, size_t njobs);
-/* How many pods requesting req[0..nreq) fit on n one after another, at most cap, with
- * free capacity counted by sched__free_for (static filters are the caller's): the one
- * count behind the gather placer's offer slots and the topology API's largestGang. */
-long sched__fit_count(const struct sched_view *v, const struct sv_node *n, const struct sv_req *req,
-                      int nreq, int32_t prio, const int *jobs, size_t njobs, long cap);
-/* Node score for placing the shape (higher is better): the binpack score, mean over
- * requested resources of used/allocatable after placement. Replaceable. */
-double sched__score(const struct sched_view *v, const struct sv_node *n, const struct sv_shape *sh);
-/* The best node for pod pi now, or -1. */
-int sched__pick_node(struct sched_view *v, int pi);
-/* The binpack pick (place_heap.c) of pod pi of shape sh, whose candidates are current and
- * do not differ in preferences: the candidate with the highest sched__score that fits,
- * the first name on ties, as a scan of sh->cand would choose; -1 (and sh->fail_epoch set)
- * when none fits. */
-int sched__pick_heap(struct sched_view *v, struct sv_shape *sh, int pi);
-
-/* ---- pod rules (place_rules.c) ---- */
-
-struct sched_rules_spread {
-    const struct model_spread *c;
-    struct sched_strmap dom; /* "key\x1fvalue" -> matching pods, for every counted domain */
-    size_t ndom;
-    int64_t min;   /* the global minimum (0 below minDomains) */
-    int self;      /* the pod matches its own selector */
-    double weight; /* scoring: log(domains + 2) */
-};
-
-/* What one pod's rules need, counted for one pick ("key\x1fvalue" = a topology pair). */
-struct sched_rules {
-    const struct sv_pod *p;
-    int active; /* some rule applies: the pick must filter and score per node */
-    /* [naff] per required affinity term: the term's pairs -> placed pods matching every
-     * required affinity term (the pod's terms, each counted under its own topologyKey) */
-    struct sched_strmap *aff;
-    size_t naff, aff_n;
-    int self_all;               /* the pod matches all its required affinity terms */
-    struct sched_strmap forbid; /* pair -> a placed pod that keeps the pod out (anti-affinity) */
-    struct sched_strmap score;  /* pair -> inter-pod preference (biased, see place_rules.c) */
-    int has_score;
-    struct sched_rules_spread *sp;
-    size_t nsp;
-    /* per node (view.nnodes when prepared), in view memory: the verdict and the raw scores */
-    struct sched_view *v; /* set when the arrays are in use */
-    size_t nn;
-    signed char *fail;    /* SCHED_FIT_OK or the rule the node breaks */
-    int *by;              /* see sched__rules_filter */
-    long *ipa, *sps;      /* InterPodAffinity and PodTopologySpread raw scores */
-    unsigned char *sp_ok; /* the node carries every ScheduleAnyway key */
-};
-
-/* Counts what pod pi's rules and placed pods' terms need; returns r->active. Release
- * with sched__rules_release whatever it returns, before preparing another (one at a time
- * per view: the per-node arrays live in the view). */
-int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r);
-void sched__rules_release(struct sched_rules *r);
-/* SCHED_FIT_OK or the first rule node n breaks; *by: the placed pod that keeps the pod
- * out (anti-affinity) or the index of the spread constraint that fails, else -1. */
-int sched__rules_filter(const struct sched_rules *r, int ni, int *by);
-/* InterPodAffinity's raw score of n (before normalization). */
-long sched__rules_affinity_score(const struct sched_rules *r, int ni);
-/* PodTopologySpread's raw score of n for the ScheduleAnyway constraints; returns 0 when
- * the node is ignored (lacks a key) or there are none. */
-int sched__rules_spread_score(const struct sched_rules *r, int ni, long *raw);
 
 /* ---- topology gather (place_gather.c, place_nodeset.c) ---- */
 struct gather_spec {
