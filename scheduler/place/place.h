@@ -17,7 +17,8 @@
  * (the best node for a pod: candidates, scan, heap), each with its own header,
  * place_gather.c (topology gather: the spec, offer slots, candidate domains), place_index.c
  * (the index of domains that hold a gang), place_nodeset.c (filling a candidate, node-set
- * tries, the why's topology part), place_tasks.c (Volcano's minTaskMember).
+ * tries, the why's topology part), place_req.c (the request and result, when the members'
+ * gangs are met: minMember, Volcano's minTaskMember; place_req.h).
  *
  * Calls: view/ and reason/ only.
  */
@@ -28,19 +29,13 @@
 #include "place_fit.h"
 #include "place_heap.h"
 #include "place_pick.h"
+#include "place_req.h"
 #include "place_rules.h"
 #include "reason.h"
 #include "topo.h"
 #include "view.h"
 
 /* ---- topology gather (place_gather.c, place_nodeset.c) ---- */
-struct gather_spec {
-    int must;       /* depth of the narrowest MustGather layer, -1 none */
-    int prefer;     /* depth of the narrowest PreferGather layer, -1 none */
-    char layer[64]; /* the layer named in the why (MustGather first) */
-    int job;        /* the view's job whose PodGroup gave the spec (its podCountMultiple
-                       entries apply), -1 none; set by the caller of sched__gather_spec */
-};
 /* Resolves a PodGroup's decoded network-topology-spec against the tree (t may be NULL).
  * Returns -1 when usable, else the why code (WHY_SPEC_INVALID, WHY_TOPOLOGY_MISSING)
  * with msg set. */
@@ -53,43 +48,6 @@ int32_t *sched__gather_multiples(const struct sched_topo *t, const struct model_
 
 /* ---- placers (place.c): what they are asked, what they return ---- */
 
-/* One member of an attempt: the job, or one PodGroup of its GangGroup. */
-struct place_member {
-    int bound;     /* pods bound before the attempt (Failed and Succeeded ones not counted) */
-    int base;      /* of those, the ones that count toward minMember: bound, or 0 under the
-                      only-waiting match policy; the gang needs base + placed >= minMember */
-    int pending;   /* pending pods */
-    int satisfied; /* a gang satisfied before: its later pods are placed one by one */
-};
-
-/* What a placer is asked. Members are in id order; jobs[i] is the job of m[i], kept as an
- * int array because fit takes the member jobs in that form. */
-struct place_req {
-    int *jobs;
-    struct place_member *m;
-    size_t njobs;
-    int *pods; /* pending pods in placement order */
-    size_t npods;
-    int has_spec;            /* some member has a usable network-topology-spec */
-    struct gather_spec spec; /* the members' specs merged: the narrowest layers */
-};
-
-/* What a placer returns. */
-struct place_result {
-    int *placed;                    /* [njobs] pods placed per member */
-    int *fail_pod;                  /* [njobs] first pod of the member not placed, -1 */
-    json_t *topology;               /* the why's topology part (new), NULL without gather */
-    struct sched_blockers blockers; /* what the placer found in the way */
-};
-/* An empty result for njobs members; release frees what it holds (not the struct). */
-void sched__place_result_init(struct place_result *r, size_t njobs);
-void sched__place_result_release(struct place_result *r);
-
-/* The member index of job in rq, -1 when it is not a member. */
-int sched__place_member(const struct place_req *rq, int job);
-/* 1 when every member that still needs its gang has minMember pods bound + placed (res). */
-int sched__place_members_met(const struct sched_view *v, const struct place_req *rq,
-                             const struct place_result *res);
 /* Places rq's pods: gather when a member asks for a strategy and some member still needs
  * its gang (a satisfied gang places later pods one by one), else binpack (each pod, in
  * order, on the best node by score). Returns 0 or ERR_*; pods that do not fit stay
@@ -105,12 +63,6 @@ void sched__place_nominated(struct sched_cyc *c, const struct place_req *rq,
 /* The gather placer (place_nodeset.c). */
 int sched__place_gather(struct sched_cyc *c, const struct place_req *rq, struct place_result *out,
                         struct err *err);
-
-/* Volcano's minTaskMember (place_tasks.c): 1 when some task of job j's PodGroup has fewer
- * pods than its minimum: placed ones (bound or placed by the open statement), or with
- * pending != 0 every alive one (bound, placed or pending); msg (may be NULL) says which. */
-int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, int pending,
-                           char *msg, size_t n);
 
 /* Gather state of one attempt (place_gather.c computes offers and candidates,
  * place_nodeset.c fills and tries them and writes the why part). */
