@@ -8,6 +8,7 @@
  */
 
 #include "place.h"
+#include "place_nodeset.h"
 
 /* Counts pod pi of rq placed on ni (allocated), or the member's first failure. */
 static void outcome(struct sched_cyc *c, const struct place_req *rq, struct place_result *out,

@@ -1,7 +1,7 @@
 /*
- * place_nodeset.c - topology gather, part two: fill a candidate domain, try the next
+ * place_nodeset.c - topology gather, part three: fill a candidate domain, try the next
  * candidates when the full simulation fails (node sets), and the topology part
- * of the why document.
+ * of the why document (place_nodeset.h).
  *
  * Fill (DESIGN.md section 3, step 4): children first, the child with most offer
  * slots first (name on ties), each taking as many pods as it can; pods go in
@@ -18,7 +18,12 @@
 #include <strings.h>
 
 #include "kbest.h"
-#include "place.h"
+#include "place_cands.h"
+#include "place_fit.h"
+#include "place_gather.h"
+#include "place_index.h"
+#include "place_nodeset.h"
+#include "place_rules.h"
 
 #define MAX_TRIES SCHED_GATHER_TRIES
 #define BEST_MAX 3
@@ -62,14 +67,6 @@ static long fill_node(struct gather *g, int ni, long budget)
         g->next++;
     g->mult_broken |= m > 1 && placed % m;
     return placed;
-}
-
-int sched__gather_slot_cmp(const void *x, const void *y)
-{
-    const struct gather_slot *a = x, *b = y;
-    if (a->offer != b->offer)
-        return a->offer > b->offer ? -1 : 1;
-    return a->ix < b->ix ? -1 : a->ix > b->ix;
 }
 
 /* Fills domain di children-first with at most budget pods; returns how many it placed.
