@@ -13,20 +13,21 @@
  * the blockers it found. The request is never written; a dry run (preemption's re-plan)
  * uses a result of its own.
  *
- * Files, each with its header, lowest first; each calls only files above it in this list:
- *   place_fit     static filters, free capacity with reservations, fit count, the score
- *   place_req     the request and result, when the members' gangs are met (minMember,
- *                 Volcano's minTaskMember)
- *   place_heap    the binpack pick's per-shape heap                          (fit)
- *   place_rules   pod affinity, anti-affinity, topology spread               (fit)
- *   place_pick    the best node for a pod: candidates, scan, heap   (fit, heap, rules)
- *   place_gather  topology gather: the spec, the attempt's state, offer slots (fit, req)
- *   place_index   the index of domains that hold a gang                      (gather)
- *   place_cands   the gather candidates in try order          (index, gather, fit)
- *   place_nodeset filling candidates, node-set tries, the why's topology part
- *                                             (cands, index, gather, rules, fit, req)
- *   place         the choice of placer, binpack, nominated      (nodeset, pick, ...)
- * and kbest.h (the best k of n, for cands, index and nodeset).
+ * Files, each with its header, lowest first; each calls only files listed before it (in
+ * brackets: the ones it calls):
+ *   place_fit      static filters, free capacity with reservations, fit count, the score
+ *   place_req      the request and result, when the members' gangs are met (minMember,
+ *                  Volcano's minTaskMember)
+ *   place_heap     the binpack pick's per-shape heap (fit)
+ *   place_rules    pod affinity, anti-affinity, topology spread (fit)
+ *   place_pick     the best node for a pod: candidates, scan, heap (fit, heap, rules)
+ *   place_gather   topology gather: the spec, the attempt's state, offer slots (fit, req)
+ *   place_index    the index of domains that hold a gang (gather)
+ *   place_cands    the gather candidates in try order (index, gather, fit)
+ *   place_nodeset  filling candidates, node-set tries, the why's topology part (cands,
+ *                  index, gather, rules, fit, req)
+ *   place          the choice of placer, binpack, nominated (nodeset, pick, rules, fit, req)
+ * and kbest.h (the best k of n: cands, index, nodeset).
  *
  * Calls: view/ and reason/ only.
  */

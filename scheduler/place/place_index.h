@@ -4,7 +4,8 @@
  * (struct sched_gidx) hangs off the topology tree (sched_topo.gidx), which frees it with
  * the destructor this file hands it.
  *
- * Calls: place_gather.h (offer slots, holds, the domain score, the state) and view/.
+ * Calls: place_gather.h (offer slots, holds, the domain score, the state), kbest.h and
+ * view/.
  */
 #ifndef MUSTER_SCHED_PLACE_INDEX_H
 #define MUSTER_SCHED_PLACE_INDEX_H

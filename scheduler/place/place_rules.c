@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "place_fit.h"
 #include "place_rules.h"
 
 static void pair(char *buf, size_t n, const char *key, const char *value)
