@@ -1,6 +1,6 @@
 /*
  * kbest.h - keeping the best k of n candidates, in order, without sorting all n: the
- * gather placer's first SCHED_GATHER_TRIES candidates (place_gather.c) and the why's best
+ * gather placer's first SCHED_GATHER_TRIES candidates (place_cands.c) and the why's best
  * domains of a layer (place_nodeset.c, place_index.c). One insertion each: O(n k) at worst,
  * O(n) when most candidates are worse than the last kept one, as on a large cluster.
  *

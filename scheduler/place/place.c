@@ -1,51 +1,14 @@
 /*
  * place.c - the placers an attempt chooses between, and their results (place.h).
  *
- * Binpack, the default: each pod, in order, on the best node by score (place_fit.c).
- * Gather (place_gather.c, place_nodeset.c) when a member asks for a strategy and some member
- * still needs its gang. Nominated: a preemptor's pods on the nodes its preemption freed.
+ * Binpack, the default: each pod, in order, on the best node by score (place_pick.c).
+ * Gather (place_nodeset.c) when a member asks for a strategy and some member still needs
+ * its gang. Nominated: a preemptor's pods on the nodes its preemption freed. The result
+ * and the members' gang counts are place_req.c's.
  */
-#include <stdlib.h>
-#include <string.h>
 
 #include "place.h"
-
-void sched__place_result_init(struct place_result *r, size_t njobs)
-{
-    memset(r, 0, sizeof(*r));
-    r->placed = xcalloc(2 * (njobs + 1), sizeof(int)); /* one allocation for both */
-    r->fail_pod = r->placed + njobs + 1;
-    for (size_t m = 0; m < njobs; m++)
-        r->fail_pod[m] = -1;
-}
-
-void sched__place_result_release(struct place_result *r)
-{
-    free(r->placed); /* fail_pod with it */
-    json_decref(r->topology);
-    sched__blockers_release(&r->blockers);
-    memset(r, 0, sizeof(*r));
-}
-
-int sched__place_member(const struct place_req *rq, int ji)
-{
-    for (size_t i = 0; i < rq->njobs; i++)
-        if (rq->jobs[i] == ji)
-            return (int)i;
-    return -1;
-}
-
-int sched__place_members_met(const struct sched_view *v, const struct place_req *rq,
-                             const struct place_result *res)
-{
-    for (size_t m = 0; m < rq->njobs; m++) {
-        const struct sv_job *j = &v->jobs[rq->jobs[m]];
-        if (!rq->m[m].satisfied && (rq->m[m].base + res->placed[m] < sched__job_min(j) ||
-                                    sched__job_tasks_short(v, j, 0, NULL, 0)))
-            return 0;
-    }
-    return 1;
-}
+#include "place_nodeset.h"
 
 /* Counts pod pi of rq placed on ni (allocated), or the member's first failure. */
 static void outcome(struct sched_cyc *c, const struct place_req *rq, struct place_result *out,

@@ -1,7 +1,7 @@
 /*
  * place_heap.c - the binpack pick without a scan over the nodes.
  *
- * Each shape keeps its candidates (place_fit.c) in a max-heap of (score, name rank) for
+ * Each shape keeps its candidates (place_pick.c) in a max-heap of (score, name rank) for
  * one view epoch: the top is the node the full scan would choose (the highest binpack
  * score, the first name on ties) once it is checked. Within an epoch usage only grows,
  * so a node's score only grows and a node that no longer fits never fits again (the
@@ -12,7 +12,8 @@
  * there. A pick costs O(log nodes) per node that changed, where the scan cost O(nodes)
  * whenever the node chosen last filled up.
  */
-#include "place.h"
+#include "place_fit.h"
+#include "place_heap.h"
 
 static int above(const struct sv_hent *a, const struct sv_hent *b)
 {

@@ -6,7 +6,7 @@
  * again, and each placement changes the offer of a few domains only: the block it filled,
  * its ancestors. Scanning every domain for each gang made the cost per pod grow with the
  * cluster. The index keeps, per depth, the domains that hold the gang in try order
- * (place_gather.c: fewest offer slots, then the parent's and the grandparent's, then
+ * (place_cands.c: fewest offer slots, then the parent's and the grandparent's, then
  * score, then name), each with the keys it was sorted by. sched__topo_usage logs every
  * domain whose usage changed (t->dirty); a query re-keys those, the children of those
  * whose offer the children compare by (when a depth has more than one parent), and the
@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "kbest.h"
-#include "place.h"
+#include "place_gather.h"
+#include "place_index.h"
 
 struct gidx_ent {
     int di;
@@ -66,17 +67,11 @@ static int cmp_ent(const struct sched_topo *t, const struct gidx_ent *a, const s
     return strcmp(t->doms[a->di].name, t->doms[b->di].name);
 }
 
-static long offer_of(struct gather *g, int di)
-{
-    long h;
-    return di < 0 ? 0 : sched__gather_dom_offer(g, di, &h);
-}
-
 static struct gidx_ent key_of(struct gather *g, int di)
 {
     const struct tp_dom *d = &g->t->doms[di];
-    long o = offer_of(g, di), po = offer_of(g, g->t->doms[di].parent);
-    long gpo = offer_of(g, gparent(g->t, di));
+    long o = sched__gather_offer_of(g, di), po = sched__gather_offer_of(g, g->t->doms[di].parent);
+    long gpo = sched__gather_offer_of(g, gparent(g->t, di));
     return (struct gidx_ent){di, o, po, gpo, sched__gather_dom_score(g, d)};
 }
 

@@ -1,7 +1,7 @@
 /*
- * place_nodeset.c - topology gather, part two: fill a candidate domain, try the next
+ * place_nodeset.c - topology gather, part three: fill a candidate domain, try the next
  * candidates when the full simulation fails (node sets), and the topology part
- * of the why document.
+ * of the why document (place_nodeset.h).
  *
  * Fill (DESIGN.md section 3, step 4): children first, the child with most offer
  * slots first (name on ties), each taking as many pods as it can; pods go in
@@ -18,7 +18,12 @@
 #include <strings.h>
 
 #include "kbest.h"
-#include "place.h"
+#include "place_cands.h"
+#include "place_fit.h"
+#include "place_gather.h"
+#include "place_index.h"
+#include "place_nodeset.h"
+#include "place_rules.h"
 #include "why_msg.h"
 
 #define MAX_TRIES SCHED_GATHER_TRIES
@@ -63,14 +68,6 @@ static long fill_node(struct gather *g, int ni, long budget)
         g->next++;
     g->mult_broken |= m > 1 && placed % m;
     return placed;
-}
-
-int sched__gather_slot_cmp(const void *x, const void *y)
-{
-    const struct gather_slot *a = x, *b = y;
-    if (a->offer != b->offer)
-        return a->offer > b->offer ? -1 : 1;
-    return a->ix < b->ix ? -1 : a->ix > b->ix;
 }
 
 /* Fills domain di children-first with at most budget pods; returns how many it placed.
@@ -193,16 +190,21 @@ static void layer_stats(struct gather *g, struct layer_stats *st)
     }
 }
 
-/* What limits how many of the job's pods domain di holds: "podCountMultiple" when its
- * nodes would hold more without the rule, else the scarcest resource (NULL: none). */
-static const char *limit_of(struct gather *g, int di, long holds)
+/* 1 when podCountMultiple is what limits how many of the job's pods domain di holds: its
+ * nodes would hold more without the rule. */
+static int limited_by_mult(struct gather *g, int di, long holds)
 {
-    if (g->has_mult) {
-        long raw = sched__gather_dom_offer_raw(g, di);
-        if ((raw < g->size ? raw : g->size) > holds)
-            return "podCountMultiple";
-    }
-    return sched__gather_limit(g, di);
+    if (!g->has_mult)
+        return 0;
+    long raw = sched__gather_dom_offer_raw(g, di);
+    return (raw < g->size ? raw : g->size) > holds;
+}
+
+/* The why's name for what limits domain di: "podCountMultiple" (limited_by_mult), else the
+ * scarcest resource (NULL: none). */
+static const char *limit_of(struct gather *g, int di, int by_mult)
+{
+    return by_mult ? "podCountMultiple" : sched__gather_limit(g, di);
 }
 
 /* "BlockLayer=4, NodeTopologyLayer=2": the job's podCountMultiple entries, root first. */
@@ -226,45 +228,49 @@ static json_t *mult_json(const struct gather *g)
 }
 
 /* The why part: strategy, layer, domains and how many hold the job, the best domains
- * with how many pods each holds and what limits them, every try, a one-line summary. */
+ * with how many pods each holds and what limits them, every try, a one-line summary (also
+ * written to sum[0..n) for the blockers). */
 static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *tried,
-                        const struct gather_cand *chosen)
+                        const struct gather_cand *chosen, char *sum, size_t n)
 {
     const struct sched_topo *t = g->t;
     const char *layer = sched__topo_layer_name(t, st->depth);
     json_t *best = json_array();
     for (size_t i = 0; i < st->n && i < BEST_MAX; i++) {
         long holds = sched__gather_holds(g, st->depth, st->s[i].offer);
-        const char *lim = holds < g->size ? limit_of(g, st->s[i].ix, holds) : NULL;
+        const char *lim = holds < g->size
+                              ? limit_of(g, st->s[i].ix, limited_by_mult(g, st->s[i].ix, holds))
+                              : NULL;
         json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
                                               t->doms[st->s[i].ix].name, "holds", (int)holds,
                                               "limit", lim));
     }
-    char what[80], sum[512];
+    char what[80];
     plural(layer, what, sizeof(what));
-    int len = snprintf(sum, sizeof(sum), WHY_MSG_GATHER_SUMMARY,
-                       g->spec->must >= 0 ? "MustGather" : "PreferGather", layer, st->hold, st->n,
-                       what, g->need);
+    int len =
+        snprintf(sum, n, WHY_MSG_GATHER_SUMMARY, g->spec->must >= 0 ? "MustGather" : "PreferGather",
+                 layer, st->hold, st->n, what, g->need);
+    int mult_named = 0; /* the summary already lists the multiples */
     if (chosen) {
-        snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_PLACED,
+        snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_PLACED,
                  sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
     } else if (st->n) {
         long holds = sched__gather_holds(g, st->depth, st->s[0].offer);
-        const char *lim = limit_of(g, st->s[0].ix, holds);
+        mult_named = limited_by_mult(g, st->s[0].ix, holds);
+        const char *lim = limit_of(g, st->s[0].ix, mult_named);
         char why[256];
-        if (lim && !strcmp(lim, "podCountMultiple")) {
+        if (mult_named) {
             int k = snprintf(why, sizeof(why), WHY_MSG_GATHER_LIMIT_MULT);
             mult_list(g, why + k, sizeof(why) - (size_t)k);
             lim = why;
         }
-        len += snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_BEST,
-                        t->doms[st->s[0].ix].name, holds, lim ? " (" : "", lim ? lim : "",
-                        lim ? ")" : "");
+        len += snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_BEST, t->doms[st->s[0].ix].name,
+                        holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
     }
-    if (!chosen && g->has_mult && len < (int)sizeof(sum) && !strstr(sum, "podCountMultiple")) {
+    if (!chosen && g->has_mult && len < (int)n && !mult_named) {
         char list[256];
         mult_list(g, list, sizeof(list));
-        snprintf(sum + len, sizeof(sum) - (size_t)len, WHY_MSG_GATHER_MULT, list);
+        snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_MULT, list);
     }
     json_t *part =
         json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
@@ -321,9 +327,9 @@ static int run(struct gather *g)
     }
     const struct place_req *a = g->a;
     struct place_result *res = g->res;
-    res->topology = why_part(g, &st, tried, chosen);
+    char summary[512];
+    res->topology = why_part(g, &st, tried, chosen, summary, sizeof(summary));
     free(st.s);
-    const char *summary = json_string_value(json_object_get(res->topology, "summary"));
     if (!chosen && g->ncands) {
         sched__blocker_add(&res->blockers, WHY_TOPOLOGY_NODESETS_FAILED,
                            json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",

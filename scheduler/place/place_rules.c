@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place.h"
+#include "place_fit.h"
+#include "place_rules.h"
 
 static void pair(char *buf, size_t n, const char *key, const char *value)
 {
@@ -110,7 +111,7 @@ static int own_term_pod(struct sched_view *v, int qi, void *ctx)
         for (size_t i = 0; i < w->nterms; i++) {
             const char *val = node_label(n, w->terms[i].topology_key);
             if (val) {
-                map_add(&r->aff, w->terms[i].topology_key, val, 1);
+                map_add(&r->aff[i], w->terms[i].topology_key, val, 1);
                 r->aff_n++;
             }
         }
@@ -133,6 +134,10 @@ static void own_terms(struct sched_view *v, struct sched_rules *r, const struct 
     const struct model_affinity *a = p->m.aff;
     struct term_walk w = {r, p, a->aff_req, a->naff_req, SV_TERM_AFF_REQ, 0};
     if (a->naff_req) {
+        r->aff = xcalloc(a->naff_req, sizeof(*r->aff));
+        r->naff = a->naff_req;
+        for (size_t i = 0; i < r->naff; i++)
+            sched__strmap_init(&r->aff[i]);
         sched__view_pods_matching(v, &a->aff_req[0].sel, own_term_pod, &w);
         r->self_all = 1;
         for (size_t i = 0; i < a->naff_req; i++)
@@ -249,13 +254,6 @@ static void spread_prepare(struct sched_view *v, struct sched_rules *r, const st
 
 /* ---- per node: what the counts mean for each node ---- */
 
-/* "key\x1fvalue" starts with key. */
-static int pair_key_is(const char *pair, const char *key)
-{
-    size_t n = strlen(key);
-    return !strncmp(pair, key, n) && pair[n] == '\x1f';
-}
-
 #define FOREACH_ENTRY(m, q)                                                                        \
     for (size_t q = sched__strmap_next(m, 0); q < (m)->cap; q = sched__strmap_next(m, q + 1))
 
@@ -279,11 +277,11 @@ static void affinity_nodes(struct sched_view *v, struct sched_rules *r,
                 sat[l->ix[q]]++;
             continue;
         }
-        FOREACH_ENTRY(&r->aff, e)
+        FOREACH_ENTRY(&r->aff[t], e)
         {
-            if (r->aff.vals[e] <= 0 || !pair_key_is(r->aff.keys[e], key))
+            if (r->aff[t].vals[e] <= 0)
                 continue;
-            const struct sv_nodes *l = sched__view_nodes_pair(v, r->aff.keys[e]);
+            const struct sv_nodes *l = sched__view_nodes_pair(v, r->aff[t].keys[e]);
             for (size_t q = 0; l && q < l->n; q++)
                 sat[l->ix[q]]++;
         }
@@ -391,7 +389,6 @@ int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r)
     const struct model_affinity *a = p->m.aff;
     memset(r, 0, sizeof(*r));
     r->p = p;
-    sched__strmap_init(&r->aff);
     sched__strmap_init(&r->forbid);
     sched__strmap_init(&r->score);
     int own = a && (sched__pod_has_terms(p) || a->nspread);
@@ -408,7 +405,9 @@ int sched__rules_prepare(struct sched_view *v, int pi, struct sched_rules *r)
 
 void sched__rules_release(struct sched_rules *r)
 {
-    sched__strmap_free(&r->aff);
+    for (size_t i = 0; i < r->naff; i++)
+        sched__strmap_free(&r->aff[i]);
+    free(r->aff);
     sched__strmap_free(&r->forbid);
     sched__strmap_free(&r->score);
     for (size_t i = 0; i < r->nsp; i++)

@@ -122,7 +122,7 @@ struct sv_shape {
     struct model_affinity *aff; /* a reference: the node terms (equal for every pod of the
                                    shape, since node_key is part of the shape key) */
     int soft; /* preferences (preferred node affinity, PreferNoSchedule taints) differ
-                 between the candidates: the pick scans and normalizes (place_fit.c) */
+                 between the candidates: the pick scans and normalizes (place_pick.c) */
     /* placement caches, valid while epoch matches view.epoch */
     uint64_t cand_epoch;
     int *cand; /* statically feasible nodes still worth trying, name order */
@@ -209,7 +209,7 @@ struct sched_view {
     void *rules_mem; /* per-node arrays of the one prepared sched_rules (place_rules.c) */
     size_t rules_cap;
     int rules_busy;
-    struct sched_scan *scan; /* scratch of the scanning pick (place_fit.c), [capscan] */
+    struct sched_scan *scan; /* scratch of the scanning pick (place_pick.c), [capscan] */
     size_t capscan;
     int *binds; /* nodes whose usage grew since log_epoch, in order (sched__view_usage) */
     size_t nbinds, capbinds;
