@@ -527,27 +527,6 @@ static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj
     json_object_set_new(out->detail, "nominationsClearedBy", json_string(by));
 }
 
-long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods)
-{
-    char *mark = NULL;
-    for (size_t i = 0; i < npods; i++) {
-        int ni = v->pods[pods[i]].nominated;
-        if (ni < 0)
-            continue;
-        if (!mark)
-            mark = xcalloc(v->nnodes + 1, 1);
-        mark[ni] = 1;
-    }
-    long waiting = 0;
-    for (size_t i = 0; mark && i < v->npods; i++) {
-        const struct sv_pod *p = &v->pods[i];
-        waiting += p->alive && p->node >= 0 && mark[p->node] && p->m.deletion_ms &&
-                   !model_pod_terminal(&p->m);
-    }
-    free(mark);
-    return waiting;
-}
-
 int sched__preempt_nominated_ops(struct sched_cyc *c)
 {
     for (size_t i = 0; i < c->nops; i++)

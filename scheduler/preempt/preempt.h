@@ -2,7 +2,9 @@
  * preempt.h - job-level preemption (DESIGN.md section 3): the entry point called by a
  * failed attempt, and what its files share.
  *
- * Files: preempt.c (eligibility, potential victims, dry runs, the minimal victim set),
+ * Files: search.h (the search's types), preempt_cache.c (what preemption remembers within
+ * a cycle: the lowest file), preempt.c (eligibility, potential victims, dry runs, the
+ * minimal victim set), preempt_memo.c (failed searches), preempt_reclaim.c (reclaim),
  * preempt_pdb.c (PodDisruptionBudgets: which victims violate one, the first criterion of a
  * node's cost), preempt_why.c (verdicts for the why document), preempt_evict.c (executing a
  * plan: the store and the view; the plan's records are record/ledger_plan.c's).
@@ -16,55 +18,21 @@
 #define MUSTER_SCHED_PREEMPT_H
 
 #include "cyc.h"
+#include "preempt_cache.h"
 #include "reason.h"
+#include "search.h"
 #include "view.h"
-
-/* What preemption remembers within one cycle (c->pre, created on first use, freed with
- * sched__preempt_cache_free by the cycle): failed searches (preempt_memo.c), reclaim's
- * view of the queues (preempt_reclaim.c), and the bound pods by node as of the first
- * search (CSR: node n's pods are by_node[by_node_off[n] .. by_node_off[n + 1]]). Pods
- * placed later in the cycle are not in it and need not be: jobs run in priority order, so
- * they are never of lower priority than a later preemptor and never its victims. */
-struct sched_preempt_cache {
-    struct sched_memo *memo;
-    size_t nmemo, capmemo;
-    struct sched_qcache *qcache;
-    int *by_node_off, *by_node;
-};
-/* c->pre, created when NULL. */
-struct sched_preempt_cache *sched__pre_w(struct sched_cyc *c);
-void sched__preempt_cache_free(struct sched_cyc *c);
-/* c->pre with its bound-pods-by-node index built. */
-const struct sched_preempt_cache *sched__pre_by_node(struct sched_cyc *c);
-/* Frees reclaim's view of the cycle (preempt_reclaim.c); NULL-safe. */
-void sched__qcache_free(struct sched_qcache *k);
 
 /* ---- the entry points ---- */
 
-struct sched_preempt_job {
-    int job;         /* the job attempted (the preemptor) */
-    const int *jobs; /* its GangGroup members */
-    size_t njobs;
-    const int *pods; /* pending pods in placement order */
-    size_t npods;
-    int trigger;            /* first pod that could not be placed, -1 when unknown */
-    const char *must_layer; /* the narrowest MustGather layer of the job, or NULL */
-    /* Re-plans the whole job on the view as it is with the cycle's placer; allocations go
-     * into the open statement. Returns 1 when the job fits, 0 when not, or ERR_*. */
-    int (*replan)(struct sched_cyc *c, void *ctx, struct err *err);
-    void *ctx;
-    /* The queue whose capability the job would pass, -1 when none: victims come only from
-     * that queue's subtree, and a plan fits only when it leaves the queue within its
-     * capability (every plan must keep the job's queues within theirs). */
-    int cap_queue;
-};
 /* Job-level preemption for a job whose attempt failed (called with an empty statement).
  * On success victims are marked, the job's pods nominated, a ledger entry written.
  * *out: the verdict for the why document (why.h; release it). Returns 0 or ERR_* (the
  * cycle is then aborted). */
 int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
                    struct sched_preempt_verdict *out, struct err *err);
-/* Pods still terminating (victims) on the nodes pods[0..npods) are nominated to. */
+/* Pods still terminating (victims) on the nodes pods[0..npods) are nominated to
+ * (preempt_why.c). */
 long sched__preempt_terminating(const struct sched_view *v, const int *pods, size_t npods);
 /* 1 when a pod of the open statement was nominated (a preemptor may be binding). */
 int sched__preempt_nominated_ops(struct sched_cyc *c);
@@ -72,50 +40,7 @@ int sched__preempt_nominated_ops(struct sched_cyc *c);
 /* Nominates pod to node (-1 clears) in the store and the view (preempt_evict.c). */
 int sched__pod_nominate(struct sched_cyc *c, int pod, int node, struct err *err);
 
-/* ---- shared by the files of preemption ---- */
-
-struct pv {
-    int pod, node;
-    int rank;    /* priority rank among potential victims, 0 = lowest */
-    int gang;    /* job index when evicting this pod alone breaks its gang, else -1 */
-    int removed; /* out of the view during the search; afterwards: a chosen victim */
-    /* already terminating, evicted by an earlier preemption for nodes nobody else is
-     * nominated to: its room is reused at no cost and it is not evicted again */
-    int terminating;
-    int viol; /* evicting its node's victims violates a budget through this one (preempt_pdb.c) */
-};
-
-struct pnode {
-    int node;
-    int *v; /* indexes into pv */
-    size_t nv;
-    long *cost; /* [nranks] pods costed per rank (gang-aware) */
-    long viol;  /* PodDisruptionBudget violations of evicting all of them: the cost's first
-                   criterion (pickOneNodeForPreemption's) */
-};
-
-struct preempt {
-    struct sched_cyc *c;
-    const struct sched_preempt_job *pj;
-    int32_t prio;
-    int *shapes; /* distinct shapes of the job's pending pods */
-    size_t nshapes;
-    struct pv *pv;
-    size_t npv, cappv;
-    size_t npotential; /* potential victims not terminating yet (the ledger's count) */
-    struct pnode *pn;
-    size_t npn, cappn;
-    int nranks;
-    struct sched_op *plan;
-    size_t nplan, capplan;
-    int nobreak_plan;    /* the dry run without gang-breaking victims was enough */
-    int queue;           /* the preemptor's queue (-1 none) */
-    int64_t *asked;      /* [nres] what its pending pods request */
-    struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
-    int replans;
-    double decision_ms;
-    struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
-};
+/* ---- shared by the files of preemption (their types: search.h) ---- */
 
 /* PodDisruptionBudgets (preempt_pdb.c). begin sets pr->pdb (NULL when the view has no
  * budget: then node_cost sets 0 and violations sets none); end frees it. node_cost sets
@@ -138,17 +63,6 @@ int sched__preempt_ineligible(struct sched_cyc *c, const struct sched_preempt_jo
 void sched__preempt_no_victims(struct preempt *pr, struct sched_preempt_verdict *out);
 void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict *out);
 
-/* One preemption's reclaim (queue_reclaim.c). qok: the queues whose jobs it may take;
- * top: the queue each shares with the preemptor's (-1 the root); budget: what each queue
- * holds above its deserved share (live, terminating pods gone); hot: the contended
- * resources; narrow: the narrow pool, NULL for the wide one. */
-struct reclaim {
-    char *qok;
-    int *top;
-    int64_t *budget; /* [nqueues * nres] */
-    char *hot;       /* [nres] */
-    char *narrow;    /* [njobs] */
-};
 /* Sets pr->rec for pr->queue asking pr->asked (the wide pool, or with narrow the narrow
  * one, queue_reclaim.c's opening comment); returns 1, or 0 with pr->rec NULL when no
  * queue may be reclaimed from. may_take: job (of another queue) is in the pool. end frees

@@ -19,16 +19,6 @@
 
 #include "preempt.h"
 
-struct sched_memo {
-    int queue, cap_queue, shape;
-    int32_t prio;
-    size_t npods;
-    int64_t *asked;   /* [nres] */
-    uint64_t epoch;   /* c->plan_epoch when recorded */
-    uint64_t pdb_gen; /* v->pdbs.gen when recorded */
-    struct sched_preempt_verdict verdict;
-};
-
 /* The one shape of the job's pods, -1 when it has several (or is a GangGroup, or gathers:
  * its verdict names its layer). */
 static int memo_shape(const struct preempt *pr)
@@ -96,62 +86,4 @@ void sched__memo_put(const struct preempt *pr, const struct sched_preempt_verdic
                             c->plan_epoch, v->pdbs.gen,       *verdict};
     memcpy(m->asked, pr->asked, v->nres * sizeof(int64_t));
     m->verdict.detail = verdict->detail ? json_deep_copy(verdict->detail) : NULL;
-}
-
-static void memo_free(struct sched_preempt_cache *pc)
-{
-    for (size_t i = 0; i < pc->nmemo; i++) {
-        free(pc->memo[i].asked);
-        json_decref(pc->memo[i].verdict.detail);
-    }
-    free(pc->memo);
-}
-
-/* The bound pods by node as of the first search of the cycle (struct
- * sched_preempt_cache), built on first use. */
-static void pods_by_node(struct sched_preempt_cache *pc, const struct sched_view *v)
-{
-    if (pc->by_node_off)
-        return;
-    pc->by_node_off = xcalloc(v->nnodes + 1, sizeof(int));
-    for (size_t i = 0; i < v->npods; i++)
-        if (v->pods[i].alive && v->pods[i].node >= 0)
-            pc->by_node_off[v->pods[i].node + 1]++;
-    for (size_t n = 0; n < v->nnodes; n++)
-        pc->by_node_off[n + 1] += pc->by_node_off[n];
-    pc->by_node = xcalloc((size_t)pc->by_node_off[v->nnodes] + 1, sizeof(int));
-    int *fill = xcalloc(v->nnodes + 1, sizeof(int));
-    for (size_t i = 0; i < v->npods; i++) {
-        int n = v->pods[i].node;
-        if (v->pods[i].alive && n >= 0)
-            pc->by_node[pc->by_node_off[n] + fill[n]++] = (int)i;
-    }
-    free(fill);
-}
-
-struct sched_preempt_cache *sched__pre_w(struct sched_cyc *c)
-{
-    if (!c->pre)
-        c->pre = xcalloc(1, sizeof(*c->pre));
-    return c->pre;
-}
-
-const struct sched_preempt_cache *sched__pre_by_node(struct sched_cyc *c)
-{
-    struct sched_preempt_cache *pc = sched__pre_w(c);
-    pods_by_node(pc, c->v);
-    return pc;
-}
-
-void sched__preempt_cache_free(struct sched_cyc *c)
-{
-    struct sched_preempt_cache *pc = c->pre;
-    if (!pc)
-        return;
-    memo_free(pc);
-    sched__qcache_free(pc->qcache);
-    free(pc->by_node_off);
-    free(pc->by_node);
-    free(pc);
-    c->pre = NULL;
 }

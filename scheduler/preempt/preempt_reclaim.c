@@ -62,23 +62,6 @@ static int lca(const struct sched_view *v, int a, int b)
  * jobs and resources do not change within one): per queue, what its terminating pods hold
  * (its chain's, like alloc); per job, what its counted, non-terminating pods hold; and, on
  * first use by a narrow search, each queue's jobs in victim order. */
-struct sched_qcache {
-    size_t nq, nj, nr;
-    int64_t *term;    /* [nq * nr] */
-    int64_t *hold;    /* [nj * nr] */
-    int *off, *order; /* CSR by queue, built lazily */
-};
-
-void sched__qcache_free(struct sched_qcache *k)
-{
-    if (!k)
-        return;
-    free(k->term);
-    free(k->hold);
-    free(k->off);
-    free(k->order);
-    free(k);
-}
 
 static struct sched_qcache *cache_get(struct sched_cyc *c)
 {
