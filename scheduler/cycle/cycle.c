@@ -195,18 +195,9 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
     if (rc < 0)
         goto out;
     double ms = (double)(clock_mono_ns() - t0) / 1e6;
-    json_t *rec =
-        json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f}", "kind",
-                  store_audit_kind_name(STORE_AUDIT_CYCLE), "cycle", (json_int_t)c.cycle, "placed",
-                  (int)c.placed, "jobsPlaced", (int)c.jobs_placed, "discarded", (int)c.discarded,
-                  "unschedulable", (int)c.unschedulable, "pendingJobs", (int)n, "attempted",
-                  (int)c.attempted, "waiting", (int)c.waiting, "durationMs", ms);
-    if (by)
-        json_object_set_new(rec, "by", sched__caller_json(by));
     rc = sched__why_class_flush(&c, err);
     if (rc == 0)
-        rc = store_audit_append(c.txn, rec, &seq, err);
-    json_decref(rec);
+        rc = sched__audit_cycle(&c, n, ms, by, &seq, err);
     if (rc == 0)
         rc = store_meta_put_u64(c.txn, "cycle", c.cycle, err);
     if (rc == 0)

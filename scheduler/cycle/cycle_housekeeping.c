@@ -11,9 +11,11 @@
 #include "plan.h"
 #include "preempt.h"
 
-static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
+static int mark_running(struct sched_cyc *c, int ji, struct err *err)
 {
-    json_t *pods = json_array();
+    struct sv_job *j = &c->v->jobs[ji];
+    int *pods = xcalloc(j->npods + 1, sizeof(int));
+    size_t n = 0;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < j->npods; i++) {
         struct sv_pod *p = &c->v->pods[j->pods[i]];
@@ -26,17 +28,12 @@ static int mark_running(struct sched_cyc *c, struct sv_job *j, struct err *err)
         rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
         json_decref(obj);
         sched__view_pod_phase(c->v, j->pods[i], "Running");
-        json_array_append_new(pods, json_string(p->key));
+        pods[n++] = j->pods[i];
     }
-    c->changes += (long)json_array_size(pods);
-    if (rc == 0 && json_array_size(pods)) {
-        json_t *rec =
-            json_pack("{s:s,s:s,s:I,s:O}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
-                      "job", j->id, "cycle", (json_int_t)c->cycle, "pods", pods);
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
-    }
-    json_decref(pods);
+    c->changes += (long)n;
+    if (rc == 0 && n)
+        rc = sched__audit_running(c, ji, pods, n, err);
+    free(pods);
     return rc;
 }
 
@@ -46,7 +43,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
     int rc = 0;
     for (size_t i = 0; rc == 0 && c->opts->mark_running && i < v->njobs; i++)
         if (v->jobs[i].alive)
-            rc = mark_running(c, &v->jobs[i], err);
+            rc = mark_running(c, (int)i, err);
     /* terminating pods past their grace period: a scan of every pod, so only while some
      * are terminating (v->ndeleting) */
     for (size_t i = 0; rc == 0 && !c->opts->mirrored && v->ndeleting && i < v->npods; i++) {

@@ -8,7 +8,6 @@
 
 #include "clock.h"
 #include "cycle.h"
-#include "outbox.h"
 #include "why.h"
 
 /* A gang that partly fits is placed and rolled back every cycle; the audit log gets a
@@ -52,38 +51,13 @@ int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
     struct sched_view *v = c->v;
     c->plan_epoch++; /* placed pods: remembered preemption failures no longer hold */
     int rc = 0;
-    json_t *by_job = json_object();
-    for (size_t i = 0; rc == 0 && i < c->nops; i++) {
-        const struct sched_op *op = &c->ops[i];
-        rc = write_binding(c, op, err);
-        const char *job = v->jobs[v->pods[op->pod].job].id;
-        json_t *rec = json_object_get(by_job, job);
-        if (!rec) {
-            rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:{}}", SCHED_OUTBOX_M_KIND,
-                            store_audit_kind_name(STORE_AUDIT_PLACED), SCHED_OUTBOX_M_JOB, job,
-                            SCHED_OUTBOX_M_CYCLE, (json_int_t)c->cycle, SCHED_OUTBOX_M_PODS,
-                            SCHED_OUTBOX_M_NODES, "map");
-            json_object_set_new(by_job, job, rec);
-        }
-        json_array_append_new(json_object_get(rec, SCHED_OUTBOX_M_PODS),
-                              json_string(v->pods[op->pod].key));
-        json_array_append_new(json_object_get(rec, SCHED_OUTBOX_M_NODES),
-                              json_string(v->nodes[op->node].name));
-        json_object_set_new(json_object_get(rec, "map"), v->pods[op->pod].m.name,
-                            json_string(v->nodes[op->node].name));
-    }
-    const char *job;
-    json_t *rec;
-    *placement = json_object();
-    json_object_foreach(by_job, job, rec)
-    {
-        json_object_set(*placement, job, json_object_get(rec, "map"));
-        json_object_del(rec, "map");
-        if (rc == 0)
-            rc = store_audit_append(c->txn, rec, NULL, err);
-        c->jobs_placed++;
-    }
-    json_decref(by_job);
+    for (size_t i = 0; rc == 0 && i < c->nops; i++)
+        rc = write_binding(c, &c->ops[i], err);
+    size_t njobs = 0;
+    *placement = NULL;
+    if (rc == 0)
+        rc = sched__audit_placed(c, placement, &njobs, err);
+    c->jobs_placed += (long)njobs;
     if (c->nops) { /* pod rules may pass now; with several queues, the shares moved */
         sched__wait_event(v, SV_EV_PLACED);
         if (v->nqueues > 1)

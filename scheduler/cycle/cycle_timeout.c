@@ -13,6 +13,7 @@
  * window's start lives in the why document (durable: a restart does not reset it).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "clock.h"
 #include "cycle.h"
@@ -25,8 +26,9 @@ static int unsatisfied(const struct sched_view *v, const struct sched_attempt *a
     return j->has_pg && !a->rq.m[m].satisfied;
 }
 
-/* Drops the nominations of the members' pods; appends their keys to pods. */
-static int drop_nominations(struct sched_cyc *c, struct sched_attempt *a, json_t *pods,
+/* Drops the nominations of the members' pods; appends them to pods[*n] (room for every
+ * member's pods). */
+static int drop_nominations(struct sched_cyc *c, struct sched_attempt *a, int *pods, size_t *n,
                             struct err *err)
 {
     int rc = 0;
@@ -36,7 +38,7 @@ static int drop_nominations(struct sched_cyc *c, struct sched_attempt *a, json_t
             int pi = j->pods[i];
             if (!c->v->pods[pi].m.nominated_node)
                 continue;
-            json_array_append_new(pods, json_string(c->v->pods[pi].key));
+            pods[(*n)++] = pi;
             rc = sched__pod_nominate(c, pi, -1, err);
         }
     }
@@ -65,31 +67,22 @@ int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *ti
     char since[64];
     clock_format_rfc3339(e->unsat_since, since, sizeof(since));
     double secs = (double)e->pg.timeout_ms / 1000.0;
-    json_t *pods = json_array(), *groups = json_array();
-    int rc = drop_nominations(c, a, pods, err);
-    for (size_t m = 0; m < a->rq.njobs; m++) {
+    size_t room = 1, npods = 0;
+    for (size_t m = 0; m < a->rq.njobs; m++)
+        room += v->jobs[a->rq.jobs[m]].npods;
+    int *pods = xcalloc(room, sizeof(int));
+    int rc = drop_nominations(c, a, pods, &npods, err);
+    for (size_t m = 0; m < a->rq.njobs; m++)
         v->jobs[a->rq.jobs[m]].unsat_since = 0;
-        if (v->jobs[a->rq.jobs[m]].has_pg)
-            json_array_append_new(groups, json_string(v->jobs[a->rq.jobs[m]].id));
-    }
-    if (rc == 0) {
-        json_t *rec = json_pack("{s:s,s:s,s:I,s:s,s:O,s:O,s:f,s:s}", "kind",
-                                store_audit_kind_name(STORE_AUDIT_GANG_TIMED_OUT), "job",
-                                v->jobs[a->rq.jobs[0]].id, "cycle", (json_int_t)c->cycle, "reason",
-                                why_code_name(WHY_GANG_TIMED_OUT), "pods", pods, "podGroups",
-                                groups, "timeoutSeconds", secs, "unsatisfiedSince", since);
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
-    }
+    if (rc == 0)
+        rc = sched__audit_gang_timed_out(c, a->rq.jobs, a->rq.njobs, pods, npods, secs, since, err);
     if (rc == 0) {
         sched__blocker_add(&a->blockers, WHY_GANG_TIMED_OUT,
                            json_pack("{s:s,s:f,s:s,s:i}", "podGroup", e->id, "timeoutSeconds", secs,
-                                     "unsatisfiedSince", since, "nominationsDropped",
-                                     (int)json_array_size(pods)),
-                           WHY_MSG_GANG_TIMED_OUT, e->id, since, secs, (int)json_array_size(pods));
+                                     "unsatisfiedSince", since, "nominationsDropped", (int)npods),
+                           WHY_MSG_GANG_TIMED_OUT, e->id, since, secs, (int)npods);
         *timed_out = 1;
     }
-    json_decref(pods);
-    json_decref(groups);
+    free(pods);
     return rc;
 }

@@ -1,10 +1,12 @@
 /*
- * audit.c - parts of the audit records every writer shares, and the "discarded" record of a
- * statement rolled back.
+ * audit.c - the audit records of a cycle's decisions that are not preemptions (those are
+ * ledger_plan.c's): placed, running, discarded, gang-timed-out, the cycle's own, and the
+ * parts every writer shares (the caller, an object's record).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "outbox.h"
 #include "why.h"
 
 json_t *sched__caller_json(const struct sched_caller *by)
@@ -83,4 +85,94 @@ void sched__audit_discard_forget(struct sched_cyc *c, int ji)
     struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
     free(w->last_discard);
     w->last_discard = NULL;
+}
+
+/* ---- the cycle's records ---- */
+
+static int append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err)
+{
+    int rc = store_audit_append(c->txn, rec, seq, err);
+    json_decref(rec);
+    return rc;
+}
+
+int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err)
+{
+    const struct sched_view *v = c->v;
+    struct sched_outbox_pod *pods = xcalloc(c->nops + 1, sizeof(*pods));
+    char *done = xcalloc(c->nops + 1, 1);
+    int rc = 0;
+    *placement = json_object();
+    *njobs = 0;
+    for (size_t i = 0; i < c->nops; i++) { /* one record per job, first placed first */
+        int job = v->pods[c->ops[i].pod].job;
+        size_t n = 0;
+        if (done[i])
+            continue;
+        json_t *map = json_object();
+        for (size_t k = i; k < c->nops; k++) {
+            const struct sched_op *op = &c->ops[k];
+            if (done[k] || v->pods[op->pod].job != job)
+                continue;
+            done[k] = 1;
+            pods[n++] = (struct sched_outbox_pod){v->pods[op->pod].key, v->nodes[op->node].name};
+            json_object_set_new(map, v->pods[op->pod].m.name, json_string(v->nodes[op->node].name));
+        }
+        json_object_set_new(*placement, v->jobs[job].id, map);
+        (*njobs)++;
+        struct sched_outbox_rec r = {.kind = STORE_AUDIT_PLACED,
+                                     .job = v->jobs[job].id,
+                                     .cycle = (int64_t)c->cycle,
+                                     .pods = pods,
+                                     .npods = n};
+        if (rc == 0)
+            rc = append(c, sched_outbox_encode(&r), NULL, err);
+    }
+    free(done);
+    free(pods);
+    return rc;
+}
+
+int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(keys, json_string(c->v->pods[pods[i]].key));
+    return append(c,
+                  json_pack("{s:s,s:s,s:I,s:o}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
+                            "job", c->v->jobs[job].id, "cycle", (json_int_t)c->cycle, "pods", keys),
+                  NULL, err);
+}
+
+int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                                size_t npods, double secs, const char *since, struct err *err)
+{
+    const struct sched_view *v = c->v;
+    json_t *keys = json_array(), *groups = json_array();
+    for (size_t i = 0; i < npods; i++)
+        json_array_append_new(keys, json_string(v->pods[pods[i]].key));
+    for (size_t m = 0; m < njobs; m++)
+        if (v->jobs[jobs[m]].has_pg)
+            json_array_append_new(groups, json_string(v->jobs[jobs[m]].id));
+    return append(c,
+                  json_pack("{s:s,s:s,s:I,s:s,s:o,s:o,s:f,s:s}", "kind",
+                            store_audit_kind_name(STORE_AUDIT_GANG_TIMED_OUT), "job",
+                            v->jobs[jobs[0]].id, "cycle", (json_int_t)c->cycle, "reason",
+                            why_code_name(WHY_GANG_TIMED_OUT), "pods", keys, "podGroups", groups,
+                            "timeoutSeconds", secs, "unsatisfiedSince", since),
+                  NULL, err);
+}
+
+int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
+                       const struct sched_caller *by, uint64_t *seq, struct err *err)
+{
+    json_t *rec =
+        json_pack("{s:s,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:f}", "kind",
+                  store_audit_kind_name(STORE_AUDIT_CYCLE), "cycle", (json_int_t)c->cycle, "placed",
+                  (int)c->placed, "jobsPlaced", (int)c->jobs_placed, "discarded", (int)c->discarded,
+                  "unschedulable", (int)c->unschedulable, "pendingJobs", (int)pending, "attempted",
+                  (int)c->attempted, "waiting", (int)c->waiting, "durationMs", ms);
+    if (by)
+        json_object_set_new(rec, "by", sched__caller_json(by));
+    return append(c, rec, seq, err);
 }

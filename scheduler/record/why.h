@@ -9,8 +9,8 @@
  * is remembered of each job between cycles; the cycle's node filters), why_filter.c
  * (node-filter histogram, jobs ahead), why_gone.c (a document goes with its job),
  * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger), audit.c
- * (parts of audit records), outbox.c / outbox.h (the audit records Kubernetes write-back
- * reads, typed: its public contract with clients/).
+ * (the cycle's audit records but preemptions'), outbox.c / outbox.h (the audit records Kubernetes
+ * write-back reads, typed: its public contract with clients/).
  *
  * Calls: place/ (the node filter asks fit and the pod rules), queue/, view/, reason/.
  * The why writer (struct sched_why_writer) is the cycle's memory of what it wrote; the
@@ -245,6 +245,18 @@ int sched__ledger_entry(MDB_txn *txn, const char *id, json_t **out, struct err *
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err);
+/* The audit records of the cycle (audit.c). placed: one "placed" record per job of c's
+ * open statement (its pods and nodes), *placement (new) {job: {pod name: node}}, *njobs the
+ * jobs. running: pods[0..n) of job were reported Running. gang_timed_out: the attempt of
+ * jobs timed out (pods: whose nominations it dropped; secs: the timeout; since: when the
+ * window opened). cycle: the cycle's own record with its counters (by: who asked, or NULL;
+ * *seq: its sequence). Each returns 0 or ERR_*. */
+int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err);
+int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
+int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                                size_t npods, double secs, const char *since, struct err *err);
+int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
+                       const struct sched_caller *by, uint64_t *seq, struct err *err);
 /* A job's statement (c's open one) is rolled back (code, msg: why): a "discarded" audit
  * record with its pods and nodes, written only when the job's reason changed since its
  * last (a gang that partly fits is placed and rolled back every cycle). Returns 0 or ERR_*.
