@@ -310,21 +310,6 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
                            c->v->pods[pi].key);
 }
 
-static json_t *gang_json(struct sched_cyc *c, struct sched_attempt *a)
-{
-    json_t *g = json_array();
-    for (size_t m = 0; m < a->rq.njobs; m++) {
-        const struct sv_job *j = &c->v->jobs[a->rq.jobs[m]];
-        const struct place_member *am = &a->rq.m[m];
-        if (!j->gang)
-            continue;
-        json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
-                                           sched__job_min(j), "members", (int)j->npods, "bound",
-                                           am->bound, "placeable", am->base + a->res.placed[m]));
-    }
-    return g;
-}
-
 /* A member's place among the waiting jobs (view_wait.c): a gang that timed out is tried
  * again next cycle; a member with pods still pending (unplaced, or a satisfied gang with
  * pods left over) waits for an event or its backoff; one placed whole leaves the pool. */
@@ -350,13 +335,14 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
                   json_t *placement, json_t *nf, json_t *ahead, struct err *err)
 {
     int rc = 0;
-    json_t *gang = gang_json(c, a), *blockers = sched__blockers_json(&a->blockers);
-    json_t *preemption =
-        a->preempt.code >= 0 ? sched__preempt_verdict_json(&a->preempt)
-        : *a->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", a->moot)
-                   : NULL;
-    if (!preemption) /* it took a lower preemptor's nominated room */
-        preemption = sched__displaced_json(c->v, &a->displaced);
+    struct sched_why_outcome o = {.rq = &a->rq,
+                                  .res = &a->res,
+                                  .blockers = &a->blockers,
+                                  .preempt = &a->preempt,
+                                  .moot = a->moot,
+                                  .displaced = &a->displaced};
+    struct sched_why_shared sh;
+    sched__why_shared(c->v, &o, &sh);
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
@@ -367,20 +353,18 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         struct sched_why_input in = {
             .state = sched__job_state(c->v, j),
             .primary = sched__blockers_primary(&a->blockers),
-            .blockers = blockers,
-            .gang = gang,
+            .blockers = sh.blockers,
+            .gang = sh.gang,
             .nf = nf,
             .ahead = ahead,
             .placement = json_object_get(placement, j->id),
             .topology = a->res.topology,
-            .preemption = preemption,
+            .preemption = sh.preemption,
         };
         rc = sched__why_record(c, a->rq.jobs[m], &in, err);
         wait_after(c, a, m, timed_out);
     }
-    json_decref(gang);
-    json_decref(blockers);
-    json_decref(preemption);
+    sched__why_shared_release(&sh);
     return rc;
 }
 

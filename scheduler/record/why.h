@@ -26,6 +26,9 @@
 #include "store.h"
 
 struct err;
+struct place_req;
+struct place_result;
+struct preempt_cleared;
 
 /* The cycle's why writer: the parts the last document written shares with the next one
  * (hundreds of jobs fail in a row with the same parts), and the cycle's shared documents.
@@ -98,6 +101,27 @@ void sched__why_nf_free(struct sched_why_writer *ww);
 json_t *sched__blockers_json(const struct sched_blockers *bs);
 /* {"attempted", "code", "reason", ...detail}. New. */
 json_t *sched__preempt_verdict_json(const struct sched_preempt_verdict *v);
+
+/* An attempt's outcome, typed, as the why documents of its members read it (all borrowed):
+ * what it asked and placed, its blockers, the preemption verdict (code -1: not tried),
+ * why preemption could not help ("" when it could) and the lower preemptors whose room it
+ * took. */
+struct sched_why_outcome {
+    const struct place_req *rq;
+    const struct place_result *res;
+    const struct sched_blockers *blockers;
+    const struct sched_preempt_verdict *preempt;
+    const char *moot;
+    const struct preempt_cleared *displaced;
+};
+/* The parts every member's document shares, made once per attempt (why_parts.c): "gang",
+ * "blockers", "preemption" (NULL when there is nothing to say). Release them. */
+struct sched_why_shared {
+    json_t *gang, *blockers, *preemption;
+};
+void sched__why_shared(const struct sched_view *v, const struct sched_why_outcome *o,
+                       struct sched_why_shared *out);
+void sched__why_shared_release(struct sched_why_shared *sh);
 
 /* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
 

@@ -5,7 +5,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "place.h"
 #include "plan.h"
 #include "why.h"
 #include "why_msg.h"
@@ -54,4 +56,41 @@ json_t *sched__displaced_json(const struct sched_view *v, const struct preempt_c
     free(reason);
     free(ids);
     return o;
+}
+
+/* The document's "gang": each gang member's counts. */
+static json_t *gang_json(const struct sched_view *v, const struct sched_why_outcome *o)
+{
+    json_t *g = json_array();
+    for (size_t m = 0; m < o->rq->njobs; m++) {
+        const struct sv_job *j = &v->jobs[o->rq->jobs[m]];
+        const struct place_member *am = &o->rq->m[m];
+        if (!j->gang)
+            continue;
+        json_array_append_new(g, json_pack("{s:s,s:i,s:i,s:i,s:i}", "podGroup", j->id, "minMember",
+                                           sched__job_min(j), "members", (int)j->npods, "bound",
+                                           am->bound, "placeable", am->base + o->res->placed[m]));
+    }
+    return g;
+}
+
+void sched__why_shared(const struct sched_view *v, const struct sched_why_outcome *o,
+                       struct sched_why_shared *out)
+{
+    out->gang = gang_json(v, o);
+    out->blockers = sched__blockers_json(o->blockers);
+    out->preemption =
+        o->preempt->code >= 0 ? sched__preempt_verdict_json(o->preempt)
+        : *o->moot ? json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason", o->moot)
+                   : NULL;
+    if (!out->preemption) /* it took a lower preemptor's nominated room */
+        out->preemption = sched__displaced_json(v, o->displaced);
+}
+
+void sched__why_shared_release(struct sched_why_shared *sh)
+{
+    json_decref(sh->gang);
+    json_decref(sh->blockers);
+    json_decref(sh->preemption);
+    memset(sh, 0, sizeof(*sh));
 }
