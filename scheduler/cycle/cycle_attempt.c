@@ -358,7 +358,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
             .nf = nf,
             .ahead = ahead,
             .placement = json_object_get(placement, j->id),
-            .topology = a->res.topology,
+            .topology = sh.topology,
             .preemption = sh.preemption,
         };
         rc = sched__why_record(c, a->rq.jobs[m], &in, err);

@@ -1,7 +1,7 @@
 /*
  * place_nodeset.c - topology gather, part three: fill a candidate domain, try the next
- * candidates when the full simulation fails (node sets), and the topology part
- * of the why document (place_nodeset.h).
+ * candidates when the full simulation fails (node sets), and the account of what it did
+ * (struct place_topology, which record/ writes as the why's topology part; place_nodeset.h).
  *
  * Fill (DESIGN.md section 3, step 4): children first, the child with most offer
  * slots first (name on ties), each taking as many pods as it can; pods go in
@@ -218,34 +218,38 @@ static void mult_list(const struct gather *g, char *buf, size_t n)
                                     sched__topo_layer_name(g->t, (int)d), (int)g->mult[d]);
 }
 
-static json_t *mult_json(const struct gather *g)
-{
-    json_t *o = json_object();
-    for (size_t d = 0; d <= g->t->nlayers; d++)
-        if (g->mult[d] > 1)
-            json_object_set_new(o, sched__topo_layer_name(g->t, (int)d), json_integer(g->mult[d]));
-    return o;
-}
-
-/* The why part: strategy, layer, domains and how many hold the job, the best domains
- * with how many pods each holds and what limits them, every try, a one-line summary (also
- * written to sum[0..n) for the blockers). */
-static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *tried,
-                        const struct gather_cand *chosen, char *sum, size_t n)
+/* What gather did, for the why (also the summary, which the blockers say). tried[0..ntried)
+ * are the candidates tried (taken). New. */
+static struct place_topology *account(struct gather *g, const struct layer_stats *st,
+                                      struct place_topo_try *tried, size_t ntried,
+                                      const struct gather_cand *chosen)
 {
     const struct sched_topo *t = g->t;
     const char *layer = sched__topo_layer_name(t, st->depth);
-    json_t *best = json_array();
-    for (size_t i = 0; i < st->n && i < BEST_MAX; i++) {
+    struct place_topology *o = xcalloc(1, sizeof(*o));
+    *o = (struct place_topology){.tree = t,
+                                 .must = g->spec->must >= 0,
+                                 .depth = st->depth,
+                                 .job_pods = g->size,
+                                 .needed = g->need,
+                                 .candidates = (int)g->ncands,
+                                 .holding = st->hold,
+                                 .tried = tried,
+                                 .ntried = ntried};
+    for (size_t i = 0; i < st->n && i < PLACE_TOPO_BEST; i++) {
         long holds = sched__gather_holds(g, st->depth, st->s[i].offer);
-        const char *lim = holds < g->size
-                              ? limit_of(g, st->s[i].ix, limited_by_mult(g, st->s[i].ix, holds))
-                              : NULL;
-        json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
-                                              t->doms[st->s[i].ix].name, "holds", (int)holds,
-                                              "limit", lim));
+        o->best[o->nbest++] = (struct place_topo_best){
+            t->doms[st->s[i].ix].name, holds,
+            holds < g->size ? limit_of(g, st->s[i].ix, limited_by_mult(g, st->s[i].ix, holds))
+                            : NULL};
     }
-    char what[80];
+    if (g->has_mult) {
+        o->nmult = t->nlayers + 1;
+        o->mult = xcalloc(o->nmult, sizeof(int32_t));
+        memcpy(o->mult, g->mult, o->nmult * sizeof(int32_t));
+    }
+    char *sum = o->summary, what[80];
+    size_t n = sizeof(o->summary);
     plural(layer, what, sizeof(what));
     int len =
         snprintf(sum, n, WHY_MSG_GATHER_SUMMARY, g->spec->must >= 0 ? "MustGather" : "PreferGather",
@@ -272,22 +276,7 @@ static json_t *why_part(struct gather *g, const struct layer_stats *st, json_t *
         mult_list(g, list, sizeof(list));
         snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_MULT, list);
     }
-    json_t *part =
-        json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
-                  g->spec->must >= 0 ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
-                  g->size, "needed", g->need, "candidates", (int)g->ncands, "domainsTried",
-                  (int)json_array_size(tried), "domainsHolding", (int)st->hold, "best", best,
-                  "tried", json_incref(tried), "summary", sum);
-    if (g->has_mult)
-        json_object_set_new(part, "podCountMultiple", mult_json(g));
-    return part;
-}
-
-static json_t *try_json(const struct gather *g, const struct gather_cand *x, int ok)
-{
-    return json_pack("{s:s,s:s,s:i,s:i,s:s}", "layer", sched__topo_layer_name(g->t, x->depth),
-                     "name", x->name, "offerSlots", (int)x->offer, "placed", (int)g->nplaced,
-                     "result", ok ? "placed" : "incomplete");
+    return o;
 }
 
 /* Nothing holds the job: fill the best domain of the layer anyway (the cluster for
@@ -311,7 +300,8 @@ static void fill_best_effort(struct gather *g)
 
 static int run(struct gather *g)
 {
-    json_t *tried = json_array();
+    struct place_topo_try *tried = xcalloc(MAX_TRIES + 1, sizeof(*tried));
+    size_t ntried = 0;
     const struct gather_cand *chosen = NULL;
     struct layer_stats st;
     sched__gather_candidates(g);
@@ -319,7 +309,8 @@ static int run(struct gather *g)
     for (size_t i = 0; i < g->ncands && i < MAX_TRIES && !chosen; i++) {
         fill_cand(g, &g->cands[i]);
         int ok = sched__place_members_met(g->v, g->a, g->res) && !g->mult_broken;
-        json_array_append_new(tried, try_json(g, &g->cands[i], ok));
+        const struct gather_cand *x = &g->cands[i];
+        tried[ntried++] = (struct place_topo_try){x->depth, x->name, x->offer, (int)g->nplaced, ok};
         if (ok)
             chosen = &g->cands[i];
         else
@@ -327,15 +318,14 @@ static int run(struct gather *g)
     }
     const struct place_req *a = g->a;
     struct place_result *res = g->res;
-    char summary[512];
-    res->topology = why_part(g, &st, tried, chosen, summary, sizeof(summary));
+    res->topology = account(g, &st, tried, ntried, chosen);
+    const char *summary = res->topology->summary;
     free(st.s);
     if (!chosen && g->ncands) {
-        sched__blocker_add(&res->blockers, WHY_TOPOLOGY_NODESETS_FAILED,
-                           json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried",
-                                     (int)json_array_size(tried)),
-                           WHY_MSG_NODESETS_FAILED, (int)json_array_size(tried), (int)g->ncands,
-                           g->need, summary);
+        sched__blocker_add(
+            &res->blockers, WHY_TOPOLOGY_NODESETS_FAILED,
+            json_pack("{s:i,s:i}", "candidates", (int)g->ncands, "tried", (int)ntried),
+            WHY_MSG_NODESETS_FAILED, (int)ntried, (int)g->ncands, g->need, summary);
         fill_cand(g, &g->cands[0]);
     } else if (!chosen) {
         if (g->spec->must >= 0)
@@ -348,7 +338,6 @@ static int run(struct gather *g)
         if (!g->done[i] && res->fail_pod[m] < 0)
             res->fail_pod[m] = a->pods[i];
     }
-    json_decref(tried);
     return 0;
 }
 

@@ -28,7 +28,7 @@ void sched__place_result_init(struct place_result *r, size_t njobs)
 void sched__place_result_release(struct place_result *r)
 {
     free(r->placed); /* fail_pod with it */
-    json_decref(r->topology);
+    sched__place_topology_free(r->topology);
     sched__blockers_release(&r->blockers);
     memset(r, 0, sizeof(*r));
 }
@@ -85,4 +85,13 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
         return 1;
     }
     return 0;
+}
+
+void sched__place_topology_free(struct place_topology *t)
+{
+    if (!t)
+        return;
+    free(t->tried);
+    free(t->mult);
+    free(t);
 }

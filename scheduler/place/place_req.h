@@ -49,16 +49,49 @@ struct place_req {
     struct gather_spec spec; /* the members' specs merged: the narrowest layers */
 };
 
+/* What topology gather did (place_nodeset.c), for the why document's topology part
+ * (record/ writes it). Layers are depths of the view's topology tree (its layer names:
+ * sched__topo_layer_name); names are borrowed from the view, valid for the cycle. */
+#define PLACE_TOPO_BEST 3
+struct place_topology {
+    const struct sched_topo *tree; /* the tree the depths are of */
+    int must;                      /* MustGather, else PreferGather */
+    int depth;                     /* the layer it gathers in */
+    int job_pods;                  /* the job's pods */
+    int needed;                    /* pods a domain must hold */
+    int candidates;                /* candidate domains */
+    size_t holding;                /* domains of the layer that hold the job */
+    struct place_topo_best {
+        const char *name;
+        long holds;
+        const char *limit;   /* what limits it ("podCountMultiple", a resource), or NULL */
+    } best[PLACE_TOPO_BEST]; /* the layer's best domains */
+    size_t nbest;
+    struct place_topo_try {
+        int depth;
+        const char *name;
+        long offer; /* its offer slots */
+        int placed; /* pods placed when it was tried */
+        int ok;     /* the job was placed in it */
+    } * tried;      /* every candidate tried, in order */
+    size_t ntried;
+    int32_t *mult; /* [nlayers + 1] the job's podCountMultiple by depth, NULL when none */
+    size_t nmult;
+    char summary[512]; /* one line: the blockers' message too */
+};
+
 /* What a placer returns. */
 struct place_result {
-    int *placed;                    /* [njobs] pods placed per member */
-    int *fail_pod;                  /* [njobs] first pod of the member not placed, -1 */
-    json_t *topology;               /* the why's topology part (new), NULL without gather */
-    struct sched_blockers blockers; /* what the placer found in the way */
+    int *placed;                     /* [njobs] pods placed per member */
+    int *fail_pod;                   /* [njobs] first pod of the member not placed, -1 */
+    struct place_topology *topology; /* what gather did (new), NULL without gather */
+    struct sched_blockers blockers;  /* what the placer found in the way */
 };
 /* An empty result for njobs members; release frees what it holds (not the struct). */
 void sched__place_result_init(struct place_result *r, size_t njobs);
 void sched__place_result_release(struct place_result *r);
+/* Frees a topology account (NULL-safe). */
+void sched__place_topology_free(struct place_topology *t);
 
 /* The member index of job in rq, -1 when it is not a member. */
 int sched__place_member(const struct place_req *rq, int job);

@@ -115,10 +115,13 @@ struct sched_why_outcome {
     const struct preempt_cleared *displaced;
 };
 /* The parts every member's document shares, made once per attempt (why_parts.c): "gang",
- * "blockers", "preemption" (NULL when there is nothing to say). Release them. */
+ * "blockers", "preemption" and "topology" (NULL when there is nothing to say). Release
+ * them. topology_json: the topology part of what gather did (new; NULL for NULL). */
 struct sched_why_shared {
-    json_t *gang, *blockers, *preemption;
+    json_t *gang, *blockers, *preemption, *topology;
 };
+struct place_topology;
+json_t *sched__topology_json(const struct place_topology *t);
 void sched__why_shared(const struct sched_view *v, const struct sched_why_outcome *o,
                        struct sched_why_shared *out);
 void sched__why_shared_release(struct sched_why_shared *sh);

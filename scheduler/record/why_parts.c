@@ -85,6 +85,7 @@ void sched__why_shared(const struct sched_view *v, const struct sched_why_outcom
                    : NULL;
     if (!out->preemption) /* it took a lower preemptor's nominated room */
         out->preemption = sched__displaced_json(v, o->displaced);
+    out->topology = sched__topology_json(o->res->topology);
 }
 
 void sched__why_shared_release(struct sched_why_shared *sh)
@@ -92,5 +93,40 @@ void sched__why_shared_release(struct sched_why_shared *sh)
     json_decref(sh->gang);
     json_decref(sh->blockers);
     json_decref(sh->preemption);
+    json_decref(sh->topology);
     memset(sh, 0, sizeof(*sh));
+}
+
+json_t *sched__topology_json(const struct place_topology *t)
+{
+    if (!t)
+        return NULL;
+    const char *layer = sched__topo_layer_name(t->tree, t->depth);
+    json_t *best = json_array(), *tried = json_array();
+    for (size_t i = 0; i < t->nbest; i++)
+        json_array_append_new(best, json_pack("{s:s,s:s,s:i,s:s?}", "layer", layer, "name",
+                                              t->best[i].name, "holds", (int)t->best[i].holds,
+                                              "limit", t->best[i].limit));
+    for (size_t i = 0; i < t->ntried; i++) {
+        const struct place_topo_try *x = &t->tried[i];
+        json_array_append_new(tried,
+                              json_pack("{s:s,s:s,s:i,s:i,s:s}", "layer",
+                                        sched__topo_layer_name(t->tree, x->depth), "name", x->name,
+                                        "offerSlots", (int)x->offer, "placed", x->placed, "result",
+                                        x->ok ? "placed" : "incomplete"));
+    }
+    json_t *part = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:s}", "strategy",
+                             t->must ? "MustGather" : "PreferGather", "layer", layer, "jobPods",
+                             t->job_pods, "needed", t->needed, "candidates", t->candidates,
+                             "domainsTried", (int)t->ntried, "domainsHolding", (int)t->holding,
+                             "best", best, "tried", tried, "summary", t->summary);
+    if (t->mult) {
+        json_t *o = json_object();
+        for (size_t d = 0; d < t->nmult; d++)
+            if (t->mult[d] > 1)
+                json_object_set_new(o, sched__topo_layer_name(t->tree, (int)d),
+                                    json_integer(t->mult[d]));
+        json_object_set_new(part, "podCountMultiple", o);
+    }
+    return part;
 }
