@@ -3,18 +3,18 @@
  * records written from what the attempt and the search decided (typed: reason.h), once,
  * here. record/ is the scheduler's only writer of those JSON documents.
  *
- * Files: why_record.c (the document, its history and the cycle's why writer), why_parts.c
- * (blockers and verdict as JSON), why_text.c (the document's parts as text), why_class.c
- * (failing jobs that differ only by their name share one stored document), why_mem.c (what
- * is remembered of each job between cycles; the cycle's node filters), why_filter.c
- * (node-filter histogram, jobs ahead), why_gone.c (a document goes with its job),
- * why_queue.c (a queue's part of the document), ledger.c (the preemption ledger), audit.c
- * (the cycle's audit records but preemptions'), outbox.c / outbox.h (the audit records Kubernetes
- * write-back reads, typed: its public contract with clients/).
+ * Files, the why document's lowest first (each calls only those before it): why_parts.c (as JSON:
+ * blockers, verdict, the parts an attempt's members share), why_queue.c (a queue's part),
+ * why_filter.c (node-filter histogram, jobs ahead), why_mem.c (the cycle's why writer, its node
+ * filters; each job's memory between cycles), why_text.c (the document's parts as text),
+ * why_class.c (failing jobs that differ only by their name share one stored document), why_record.c
+ * (the document, its history); then audit.c (the cycle's audit records but preemptions'), ledger.c
+ * (the preemption ledger), why_gone.c (a document goes with its job), outbox.c / outbox.h (the
+ * audit records Kubernetes write-back reads, typed: its public contract with clients/).
  *
  * Calls: place/ (the node filter asks fit and the pod rules), queue/, view/, reason/.
- * The why writer (struct sched_why_writer) is the cycle's memory of what it wrote; the
- * cycle holds it (c->why) and frees it with sched__why_writer_free.
+ * The why writer (struct sched_why_writer, why_mem.c) is the cycle's memory of what it
+ * wrote; the cycle holds it (c->why) and frees it with sched__why_writer_free.
  */
 #ifndef MUSTER_SCHED_WHY_H
 #define MUSTER_SCHED_WHY_H
@@ -45,12 +45,13 @@ struct sched_why_writer {
     json_t *queue_src; /* the queue part queue_text is the text of (borrowed) */
     char *queue_text;
     struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
-    struct sched_nf *nf_shape;         /* the cycle's node filters by pod shape (why_mem.c) */
+    void (*classes_free)(struct sched_why_classes *); /* why_class.c's, set with them */
+    struct sched_nf *nf_shape; /* the cycle's node filters by pod shape (why_mem.c) */
     size_t nnf, capnf;
 };
-/* c->why, created when NULL. */
+/* c->why, created when NULL (why_mem.c). */
 struct sched_why_writer *sched__why_w(struct sched_cyc *c);
-/* Frees c->why (NULL-safe). */
+/* Frees c->why and every part of it (NULL-safe). */
 void sched__why_writer_free(struct sched_cyc *c);
 
 /* What the records remember of a job between cycles (why_mem.c), not durable but through
@@ -95,7 +96,6 @@ const struct sched_nf *sched__why_nf(struct sched_cyc *c, int pi);
 /* The code of shape's node filter computed in this cycle, -2 when none was (nodes do not
  * change within a cycle, so any of the cycle's is good). */
 int sched__why_nf_code(const struct sched_cyc *c, int shape);
-void sched__why_nf_free(struct sched_why_writer *ww);
 
 /* The document's "blockers": [{"class", "code", "message", ...extra}]. New. */
 json_t *sched__blockers_json(const struct sched_blockers *bs);
@@ -206,7 +206,6 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
 void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j);
 /* Writes this cycle's class documents and counts (before the commit). Returns 0 or ERR_*. */
 int sched__why_class_flush(struct sched_cyc *c, struct err *err);
-void sched__why_class_free(struct sched_cyc *c);
 /* The class a stored document is a record of (borrowed), or NULL for a whole document. */
 const char *sched__why_class_of(json_t *doc);
 /* The last class document a reader used (a batch of reads in one transaction reads each

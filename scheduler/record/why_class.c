@@ -132,6 +132,24 @@ out:
     return rc;
 }
 
+/* The writer's destructor of its classes (why_mem.c calls nothing above it). */
+static void classes_free(struct sched_why_classes *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->ents[i].tmpl);
+        free(w->ents[i].ahead);
+        free(w->ents[i].queue);
+        free(w->ents[i].key);
+    }
+    free(w->ents);
+    sched__strmap_free(&w->by_tmpl);
+    for (size_t i = 0; i < w->ndrops; i++)
+        free(w->drops[i].key);
+    free(w->drops);
+    sched__strmap_free(&w->drop_ix);
+    free(w);
+}
+
 static struct sched_why_classes *classes(struct sched_cyc *c)
 {
     struct sched_why_writer *ww = sched__why_w(c);
@@ -139,6 +157,7 @@ static struct sched_why_classes *classes(struct sched_cyc *c)
         ww->classes = xcalloc(1, sizeof(*ww->classes));
         sched__strmap_init(&ww->classes->by_tmpl);
         sched__strmap_init(&ww->classes->drop_ix);
+        ww->classes_free = classes_free;
     }
     return ww->classes;
 }
@@ -275,28 +294,6 @@ int sched__why_class_flush(struct sched_cyc *c, struct err *err)
         if (w->drops[i].n)
             rc = count_add(c->txn, w->drops[i].key, -w->drops[i].n, err);
     return rc;
-}
-
-void sched__why_class_free(struct sched_cyc *c)
-{
-    struct sched_why_writer *ww = sched__why_w(c);
-    struct sched_why_classes *w = ww->classes;
-    if (!w)
-        return;
-    for (size_t i = 0; i < w->n; i++) {
-        free(w->ents[i].tmpl);
-        free(w->ents[i].ahead);
-        free(w->ents[i].queue);
-        free(w->ents[i].key);
-    }
-    free(w->ents);
-    sched__strmap_free(&w->by_tmpl);
-    for (size_t i = 0; i < w->ndrops; i++)
-        free(w->drops[i].key);
-    free(w->drops);
-    sched__strmap_free(&w->drop_ix);
-    free(w);
-    ww->classes = NULL;
 }
 
 const char *sched__why_class_of(json_t *doc)

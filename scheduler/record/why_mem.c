@@ -5,7 +5,10 @@
  * reused by another job starts from nothing. The memory goes with the view: the scheduler
  * resets it when it rebuilds the view (and frees it with the view).
  *
- * And the cycle's node filters, one per pod shape (why.h, sched__why_nf).
+ * And the cycle's why writer (struct sched_why_writer): created on first use, freed with
+ * every part of it at the cycle's end; its node filters, one per pod shape (why.h,
+ * sched__why_nf), are this file's, its shared documents why_class.c's, freed through the
+ * destructor that file sets, so this file calls nothing above it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +108,7 @@ int sched__why_nf_code(const struct sched_cyc *c, int shape)
     return ww->nf_shape[shape].code;
 }
 
-void sched__why_nf_free(struct sched_why_writer *ww)
+static void nf_free(struct sched_why_writer *ww)
 {
     for (size_t i = 0; i < ww->nnf; i++) {
         json_decref(ww->nf_shape[i].nf);
@@ -114,4 +117,31 @@ void sched__why_nf_free(struct sched_why_writer *ww)
     free(ww->nf_shape);
     ww->nf_shape = NULL;
     ww->nnf = ww->capnf = 0;
+}
+
+/* ---- the cycle's why writer ---- */
+
+struct sched_why_writer *sched__why_w(struct sched_cyc *c)
+{
+    if (!c->why)
+        c->why = xcalloc(1, sizeof(*c->why));
+    return c->why;
+}
+
+void sched__why_writer_free(struct sched_cyc *c)
+{
+    struct sched_why_writer *w = c->why;
+    if (!w)
+        return;
+    if (w->classes)
+        w->classes_free(w->classes);
+    json_decref(w->queue);
+    json_decref(w->ahead);
+    free(w->ahead_text);
+    free(w->queue_text);
+    json_decref(w->nf);
+    free(w->nf_text);
+    nf_free(w);
+    free(w);
+    c->why = NULL;
 }

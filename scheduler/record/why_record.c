@@ -418,27 +418,3 @@ int sched__why_note_add(MDB_txn *txn, struct sched_view *v, struct sched_why_mem
     json_decref(doc);
     return rc;
 }
-
-struct sched_why_writer *sched__why_w(struct sched_cyc *c)
-{
-    if (!c->why)
-        c->why = xcalloc(1, sizeof(*c->why));
-    return c->why;
-}
-
-void sched__why_writer_free(struct sched_cyc *c)
-{
-    struct sched_why_writer *w = c->why;
-    if (!w)
-        return;
-    sched__why_class_free(c);
-    json_decref(w->queue);
-    json_decref(w->ahead);
-    free(w->ahead_text);
-    free(w->queue_text);
-    json_decref(w->nf);
-    free(w->nf_text);
-    sched__why_nf_free(w);
-    free(w);
-    c->why = NULL;
-}
