@@ -8,9 +8,11 @@
  * why_filter.c (node-filter histogram, jobs ahead), why_mem.c (the cycle's why writer, its node
  * filters; each job's memory between cycles), why_text.c (the document's parts as text),
  * why_class.c (failing jobs that differ only by their name share one stored document), why_record.c
- * (the document, its history); then audit.c (the cycle's audit records but preemptions'), ledger.c
- * (the preemption ledger), why_gone.c (a document goes with its job), outbox.c / outbox.h (the
- * audit records Kubernetes write-back reads, typed: its public contract with clients/).
+ * (the document, its history); then audit.c (audit.h: the cycle's audit records but
+ * preemptions'), ledger.c (ledger.h: the preemption ledger), ledger_plan.c (plan.h: a
+ * preemption's records from its typed plan), why_gone.c (a document goes with its job), outbox.c /
+ * outbox.h (the audit records Kubernetes write-back reads, typed: its public contract with
+ * clients/).
  *
  * Calls: place/ (the node filter asks fit and the pod rules), queue/, view/, reason/.
  * The why writer (struct sched_why_writer, why_mem.c) is the cycle's memory of what it
@@ -231,72 +233,13 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
 int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
                         struct err *err);
 
-/* ---- the preemption ledger (ledger.c) ---- */
-
-/* After a commit that placed job (borrowed map pod -> node): completes its open ledger
- * entry (bound, boundAt, latencyMs). */
-int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
-/* A victim pod is gone (at now_ms): *victim 1 when the ledger holds it (*preemptor new:
- * the job that evicted it), and its entry is dropped; when it was its job's last
- * terminating victim, the job's retention starts (s->opts.retention_ms, and
- * s->retain_scan_ms moves up to its end). Returns 0 or ERR_*. */
-int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
-                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
-                              char **preemptor, struct err *err);
-/* The ledger's victim record of a job (ledger.c's opening comment), new, or NULL
- * when the job is no (retained) victim. preempted_by uses its own read txn. */
-json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);
-/* Housekeeping: drops the victim records whose retention ended (and the why documents
- * of their jobs when they have no pods), scanning only once s->retain_scan_ms is
- * reached. Returns 0 or ERR_*. */
-int sched__ledger_expire(struct sched_cyc *c, struct err *err);
-/* Stores the ledger entry of plan p (entry borrowed, built by ledger_plan.c; gets "id",
- * also into *id) with its indexes and the victims' records and why documents. */
-struct preempt_plan;
-int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
-                      uint64_t *id, struct err *err);
-/* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
- * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
-int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
-                          struct err *err);
-
-/* The ledger's entries (GET /api/v1/preemptions, sched_preemptions's filters), new. */
-int sched__ledger_list(MDB_txn *txn, const char *job, const char *victim, const char *since,
-                       json_t **out, struct err *err);
-/* Entry id (decimal), new. ERR_INVALID, ERR_NOT_FOUND. */
-int sched__ledger_entry(MDB_txn *txn, const char *id, json_t **out, struct err *err);
-/* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
- * the members of extra (borrowed; may be NULL). obj (borrowed) names the job; cycle is
- * the cycle the record belongs to (the last one for apply and delete). */
-int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
-                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
-                        struct err *err);
-/* The audit records of the cycle (audit.c). placed: one "placed" record per job of c's
- * open statement (its pods and nodes), *placement (new) {job: {pod name: node}}, *njobs the
- * jobs. running: pods[0..n) of job were reported Running. gang_timed_out: the attempt of
- * jobs timed out (pods: whose nominations it dropped; secs: the timeout; since: when the
- * window opened). cycle: the cycle's own record with its counters (by: who asked, or NULL;
- * *seq: its sequence). Each returns 0 or ERR_*. */
-int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err);
-int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
-int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
-                                size_t npods, double secs, const char *since, struct err *err);
-int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
-                       const struct sched_caller *by, uint64_t *seq, struct err *err);
-/* A job's statement (c's open one) is rolled back (code, msg: why): a "discarded" audit
- * record with its pods and nodes, written only when the job's reason changed since its
- * last (a gang that partly fits is placed and rolled back every cycle). Returns 0 or ERR_*.
- * forget: job ji was placed; its next discard is recorded whatever it says. */
-int sched__audit_discarded(struct sched_cyc *c, const char *job, int code, const char *msg,
-                           struct err *err);
-void sched__audit_discard_forget(struct sched_cyc *c, int ji);
-/* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
- * by is NULL. */
-json_t *sched__caller_json(const struct sched_caller *by);
 /* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
  * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */
 json_t *sched__queue_why(const struct sched_view *v, int q);
 /* {res: quantity} of vec's non-zero entries (limited: entries >= 0 of a capability). New. */
 json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited);
+
+#include "audit.h"
+#include "ledger.h"
 
 #endif

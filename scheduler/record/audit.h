@@ -1,0 +1,45 @@
+/*
+ * audit.h - the audit records of decisions that are not preemptions (audit.c; a
+ * preemption's are ledger_plan.c's): an object applied or deleted, placed, running,
+ * discarded, gang-timed-out, and the cycle's own record. The members write-back reads are
+ * named in outbox.h. Included by why.h.
+ */
+#ifndef MUSTER_SCHED_AUDIT_H
+#define MUSTER_SCHED_AUDIT_H
+
+#include <jansson.h>
+
+#include "cyc.h"
+#include "store.h"
+
+struct err;
+
+/* Appends an audit record {"kind": what, "object": {kind, name}, "job", "cycle"} plus
+ * the members of extra (borrowed; may be NULL). obj (borrowed) names the job; cycle is
+ * the cycle the record belongs to (the last one for apply and delete). */
+int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
+                        enum model_kind kind, const char *key, json_t *obj, json_t *extra,
+                        struct err *err);
+/* The audit records of the cycle (audit.c). placed: one "placed" record per job of c's
+ * open statement (its pods and nodes), *placement (new) {job: {pod name: node}}, *njobs the
+ * jobs. running: pods[0..n) of job were reported Running. gang_timed_out: the attempt of
+ * jobs timed out (pods: whose nominations it dropped; secs: the timeout; since: when the
+ * window opened). cycle: the cycle's own record with its counters (by: who asked, or NULL;
+ * *seq: its sequence). Each returns 0 or ERR_*. */
+int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err);
+int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
+int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
+                                size_t npods, double secs, const char *since, struct err *err);
+int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
+                       const struct sched_caller *by, uint64_t *seq, struct err *err);
+/* A job's statement (c's open one) is rolled back (code, msg: why): a "discarded" audit
+ * record with its pods and nodes, written only when the job's reason changed since its
+ * last (a gang that partly fits is placed and rolled back every cycle). Returns 0 or ERR_*.
+ * forget: job ji was placed; its next discard is recorded whatever it says. */
+int sched__audit_discarded(struct sched_cyc *c, const char *job, int code, const char *msg,
+                           struct err *err);
+void sched__audit_discard_forget(struct sched_cyc *c, int ji);
+/* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
+ * by is NULL. */
+json_t *sched__caller_json(const struct sched_caller *by);
+#endif

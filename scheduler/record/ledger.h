@@ -1,0 +1,49 @@
+/*
+ * ledger.h - the preemption ledger (ledger.c's opening comment: its keys and records):
+ * entries written from a typed plan (plan.h, ledger_plan.c), the victims' records kept
+ * after their pods are gone, and the queries GET /api/v1/preemptions answers. Included by
+ * why.h; calls view/ and the why documents (a victim's document says who preempted it).
+ */
+#ifndef MUSTER_SCHED_LEDGER_H
+#define MUSTER_SCHED_LEDGER_H
+
+#include <jansson.h>
+
+#include "cyc.h"
+#include "store.h"
+
+struct err;
+struct preempt_plan;
+
+/* After a commit that placed job (borrowed map pod -> node): completes its open ledger
+ * entry (bound, boundAt, latencyMs). */
+int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* A victim pod is gone (at now_ms): *victim 1 when the ledger holds it (*preemptor new:
+ * the job that evicted it), and its entry is dropped; when it was its job's last
+ * terminating victim, the job's retention starts (s->opts.retention_ms, and
+ * s->retain_scan_ms moves up to its end). Returns 0 or ERR_*. */
+int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
+                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
+                              char **preemptor, struct err *err);
+/* The ledger's victim record of a job (ledger.c's opening comment), new, or NULL
+ * when the job is no (retained) victim. preempted_by uses its own read txn. */
+json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);
+/* Housekeeping: drops the victim records whose retention ended (and the why documents
+ * of their jobs when they have no pods), scanning only once s->retain_scan_ms is
+ * reached. Returns 0 or ERR_*. */
+int sched__ledger_expire(struct sched_cyc *c, struct err *err);
+/* Stores the ledger entry of plan p (entry borrowed, built by ledger_plan.c; gets "id",
+ * also into *id) with its indexes and the victims' records and why documents. */
+int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
+                      uint64_t *id, struct err *err);
+/* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
+ * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
+int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
+                          struct err *err);
+
+/* The ledger's entries (GET /api/v1/preemptions, sched_preemptions's filters), new. */
+int sched__ledger_list(MDB_txn *txn, const char *job, const char *victim, const char *since,
+                       json_t **out, struct err *err);
+/* Entry id (decimal), new. ERR_INVALID, ERR_NOT_FOUND. */
+int sched__ledger_entry(MDB_txn *txn, const char *id, json_t **out, struct err *err);
+#endif
