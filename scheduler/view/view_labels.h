@@ -8,42 +8,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
 #include "model.h"
+#include "view_types.h"
 
-struct sched_view;
-struct sv_job;
-struct sv_pod;
-struct sv_node;
-struct sv_shape;
-
-/* ---- pod label and term index (view_labels.c) ----
- *
- * The pod rules (place_rules.c) ask "which placed pods carry these labels" and "which
- * placed pods have a term that may select this pod". Both are answered from lists
- * keyed by one "key=value" pair: a pod is listed under each of its labels, and each of
- * its inter-pod terms under one pair its selector requires (terms without such a pair
- * are listed under "" and always checked). Entries are removed lazily: an entry whose
- * pod slot died or was reused (gen) is dropped when a walk meets it. */
-struct sv_ref {
-    int pod;
-    uint32_t gen;
-    int term; /* SV_TERM_* << 16 | index, for term lists */
-};
-struct sv_reflist {
-    struct sv_ref *r;
-    size_t n, cap;
-};
-enum { SV_TERM_AFF_REQ, SV_TERM_ANTI_REQ, SV_TERM_AFF_PREF, SV_TERM_ANTI_PREF };
-
-/* Live nodes carrying one label pair (or, for a key list, the key with any value). */
-struct sv_nodes {
-    int *ix;
-    size_t n, cap;
-    char *pair; /* pair lists: "key\x1fvalue" */
-    int *vals;  /* key lists: the key's pair lists (indexes into view.nls) */
-    size_t nvals, capvals;
-};
-
+/* The index's records (struct sv_ref, sv_reflist, sv_nodes) and how it is kept are in
+ * view_part_types.h. */
 /* 1 when the pod has inter-pod (anti-)affinity terms. */
 int sched__pod_has_terms(const struct sv_pod *p);
 /* Index maintenance, called by put/del of pods. */

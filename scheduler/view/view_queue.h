@@ -7,46 +7,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "model.h"
-#include "strmap.h"
 
-struct sched_view;
-struct sv_job;
-struct sv_pod;
-struct sv_node;
-struct sv_shape;
+#include "view_types.h"
 
-/* A queue (view_queue.c): the stored Queue or the built-in default. Vectors are
- * [view.rescap] like a node's; every resource a queue names is interned when it is put. */
-struct sv_queue {
-    struct model_queue m; /* m.name is the key */
-    int alive;
-    int stored; /* 0: the built-in default (MODEL_QUEUE_DEFAULT) */
-    int parent; /* index, -1 for a top-level queue (spec.parent absent, "root", unknown, or
-                   on a cycle: a mirrored tree cannot be refused) */
-    int depth;  /* 0 for a top-level queue */
-    int nchildren;
-    int64_t *cap;   /* capability, -1 where not limited */
-    int64_t *guar;  /* guarantee */
-    int64_t *alloc; /* requests of the counted pods (sched__view_usage) of its jobs and of
-                       its descendants' jobs */
-    int64_t *pend;  /* requests of the pending pods (sched__queue_pend) of its jobs and of
-                       its descendants' jobs, kept exact like alloc */
-    /* the last cycle's fair share (queue_share.c) */
-    int64_t *request;  /* alloc + pending requests, descendants included */
-    int64_t *deserved; /* water-filled share of its parent's deserved (the cluster's) */
-    int64_t *realcap;  /* the capability in effect: cap, the parent's, and what the other
-                          queues' guarantees leave; -1 where not limited */
-    int rank;          /* place in the cycle's queue order, 1 first, 0 none */
-};
-
-/* The stored PriorityClasses (a handful: a linear array), by name. The built-ins are
- * found through model_priorityclass_builtin when not stored. */
-struct sv_classes {
-    struct model_priorityclass *c;
-    size_t n, cap;
-};
-
+/* ---- PriorityClasses (view_class.c; struct sv_classes in view_part_types.h) ---- */
 /* The class of this name: stored, else built-in, else NULL. Borrowed, valid until the
  * classes change. */
 const struct model_priorityclass *sched__class_find(const struct sv_classes *cs, const char *name);
@@ -59,28 +23,6 @@ void sched__class_del(struct sv_classes *cs, const char *name);
 /* A deep copy into out (empty before), for an apply that stages classes. */
 void sched__classes_copy(struct sv_classes *out, const struct sv_classes *cs);
 void sched__classes_free(struct sv_classes *cs);
-
-/* PodDisruptionBudgets (view_pdb.c): slots by key "ns/name", and the live slots of each
- * namespace, so a victim's budgets are found without looking at other namespaces and a
- * cluster without budgets costs nothing. */
-struct sv_pdb {
-    char *key; /* "ns/name" */
-    struct model_pdb m;
-    int alive;
-};
-struct sv_pdbs {
-    struct sv_pdb *b;
-    size_t n, cap;
-    struct sched_strmap ix;    /* key -> slot */
-    struct sched_strmap ns_ix; /* namespace -> index into lists */
-    struct sv_pdblist {
-        int *slot;
-        size_t n, cap;
-    } * lists;
-    size_t nlists, caplists;
-    size_t live;
-    uint64_t gen; /* grows with every change (preempt_memo.c keys on it) */
-};
 
 /* ---- queues (view_queue.c) ---- */
 /* Replace by name (takes ownership of q, even on failure); del restores the built-in for

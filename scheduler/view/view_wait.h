@@ -19,45 +19,10 @@ struct sv_shape;
  * A job whose attempt left it unplaced is parked: it is not attempted again until an event
  * of a kind it waits on happens, its own PodGroup or pods change, or its backoff runs out
  * (SV_WAIT_BACKOFF_MIN_MS doubling up to SV_WAIT_BACKOFF_MAX_MS; a gang with an open
- * timeout window also at the window's end). Each kind of event has a generation in the
- * view (the view's event clock when it last happened); a parked job records the clock when
- * it was parked, so "woken" is one comparison per kind it waits on. The table below is the
- * one list of kinds: the code, the name /why answers with, and what raises it. */
-#define SV_EVENT_MAP(X)                                                                            \
-    X(CAPACITY, "capacity",                                                                        \
-      "capacity freed or added: a bound or nominated pod deleted, finished or moved, a node "      \
-      "added, changed (labels, taints, cordon) or deleted, a nomination dropped")                  \
-    X(PLACED, "placement",                                                                         \
-      "a pod placed or relabelled: for jobs with pod affinity, anti-affinity or topology "         \
-      "spread")                                                                                    \
-    X(QUEUE, "queue",                                                                              \
-      "a Queue changed, or (with several queues) another job placed or a pending pod "             \
-      "deleted, which moves the queues' usage and shares")                                         \
-    X(TOPOLOGY, "topology", "the ClusterNetworkTopology changed")                                  \
-    X(PRIORITY, "priorityClass", "a PriorityClass changed")                                        \
-    X(PDB, "podDisruptionBudget",                                                                  \
-      "a PodDisruptionBudget changed: for a job that tried preemption")                            \
-    X(GROUP, "podGroup", "a PodGroup created or deleted: for a job in a GangGroup")
-
-enum sv_event {
-#define SV_EV_ENUM(id, name, doc) SV_EV_##id,
-    SV_EVENT_MAP(SV_EV_ENUM)
-#undef SV_EV_ENUM
-        SV_EV_COUNT
-};
-
+ * timeout window also at the window's end). The kinds of events (SV_EVENT_MAP) and a job's
+ * waiting state (struct sv_wait) are in view_part_types.h. */
 #define SV_WAIT_BACKOFF_MIN_MS 1000
 #define SV_WAIT_BACKOFF_MAX_MS 60000
-
-struct sv_wait {
-    int parked;
-    int narrow;         /* capacity: only room on nodes its pending pods' shapes pass the
-                           static filters of wakes it (a job without pod rules) */
-    unsigned on;        /* 1u << SV_EV_* the job waits on */
-    uint64_t since;     /* the view's event clock when it was parked */
-    int64_t retry_ms;   /* retried at this time without an event */
-    int64_t backoff_ms; /* the last backoff, 0 after a placement */
-};
 
 /* ---- waiting jobs (view_wait.c) ---- */
 /* An event of kind e happened: every job parked on e is due at the next cycle. */
