@@ -1,9 +1,6 @@
 /*
- * view.c - the cluster view: resources, nodes, jobs, the topology object; put/delete
- * by name.
- *
- * Slots of deleted objects go on a free list; indexes stay stable while an
- * object lives, so statements can refer to pods and nodes by index.
+ * view.c - the cluster view: its creation and release, a pod's usage, and the nodes,
+ * PodGroups and the topology object put and deleted by name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +8,6 @@
 
 #include "topo.h"
 #include "view.h"
-
-int sched__slot_pop(struct sv_free *f)
-{
-    return f->n ? f->ix[--f->n] : -1;
-}
-
-void sched__slot_push(struct sv_free *f, int i)
-{
-    XGROW(f->ix, f->n + 1, f->cap);
-    f->ix[f->n++] = i;
-}
 
 struct sched_view *sched__view_new(void)
 {
@@ -45,15 +31,6 @@ struct sched_view *sched__view_new(void)
     sched__strmap_put(&v->res_ix, "pods", 0);
     sched__view_queues_init(v);
     return v;
-}
-
-static void job_clear(struct sv_job *j)
-{
-    free(j->id);
-    model_podgroup_release(&j->pg);
-    free(j->pods);
-    free(j->cleared_by);
-    memset(j, 0, sizeof(*j));
 }
 
 static void shape_clear(struct sv_shape *sh)
@@ -105,7 +82,7 @@ void sched__view_free(struct sched_view *v)
     }
     free(v->pods);
     for (size_t i = 0; i < v->njobs; i++)
-        job_clear(&v->jobs[i]);
+        sched__job_clear(&v->jobs[i]);
     free(v->jobs);
     for (size_t i = 0; i < v->nshapes; i++)
         shape_clear(&v->shapes[i]);
@@ -138,40 +115,7 @@ void sched__view_free(struct sched_view *v)
     free(v);
 }
 
-/* ---- resources ---- */
-
-int sched__view_res(struct sched_view *v, const char *name)
-{
-    int r = sched__strmap_get(&v->res_ix, name);
-    if (r >= 0)
-        return r;
-    if (v->nres == v->rescap) {
-        size_t ncap = v->rescap * 2;
-        v->res = xrealloc(v->res, ncap * sizeof(*v->res));
-        for (size_t i = 0; i < v->nnodes; i++) {
-            struct sv_node *n = &v->nodes[i];
-            if (!n->alloc)
-                continue;
-            n->alloc = xrealloc(n->alloc, ncap * sizeof(int64_t));
-            n->used = xrealloc(n->used, ncap * sizeof(int64_t));
-            memset(n->alloc + v->rescap, 0, (ncap - v->rescap) * sizeof(int64_t));
-            memset(n->used + v->rescap, 0, (ncap - v->rescap) * sizeof(int64_t));
-        }
-        sched__view_queues_grow(v, v->rescap, ncap);
-        v->rescap = ncap;
-    }
-    v->tp_dirty = 1; /* domain totals are sized by the resource count */
-    v->res[v->nres] = xstrdup(name);
-    sched__strmap_put(&v->res_ix, name, (int)v->nres);
-    return (int)v->nres++;
-}
-
-/* ---- pod classification ---- */
-
-int sched__pod_pending(const struct sv_pod *p)
-{
-    return model_pod_is_pending(&p->m);
-}
+/* ---- usage ---- */
 
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
 {
@@ -192,11 +136,6 @@ void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
 }
 
 /* ---- nodes ---- */
-
-int sched__view_node(const struct sched_view *v, const char *name)
-{
-    return sched__strmap_get(&v->node_ix, name);
-}
 
 static void node_set_alloc(struct sched_view *v, struct sv_node *n)
 {
@@ -287,91 +226,7 @@ void sched__view_del_node(struct sched_view *v, const char *name)
     v->epoch++;
 }
 
-static int cmp_node_name(const void *a, const void *b, void *ctx)
-{
-    const struct sched_view *v = ctx;
-    return strcmp(v->nodes[*(const int *)a].name, v->nodes[*(const int *)b].name);
-}
-
-const int *sched__view_node_order(struct sched_view *v, size_t *n)
-{
-    if (v->order_dirty) {
-        free(v->node_order);
-        v->node_order = xcalloc(v->nnodes + 1, sizeof(int));
-        v->norder = 0;
-        for (size_t i = 0; i < v->nnodes; i++)
-            if (v->nodes[i].alive)
-                v->node_order[v->norder++] = (int)i;
-        qsort_r(v->node_order, v->norder, sizeof(int), cmp_node_name, v);
-        free(v->node_rank);
-        v->node_rank = xcalloc(v->nnodes + 1, sizeof(int));
-        for (size_t i = 0; i < v->norder; i++)
-            v->node_rank[v->node_order[i]] = (int)i;
-        v->order_dirty = 0;
-    }
-    *n = v->norder;
-    return v->node_order;
-}
-
 /* ---- jobs ---- */
-
-/* "g:<id>" or "p:<id>" into buf (512 bytes). */
-static void job_key(char buf[512], const char *id, int gang)
-{
-    sched__str_join_to(buf, 512, gang ? "g" : "p", ':', id);
-}
-
-int sched__view_gang_job(const struct sched_view *v, const char *id)
-{
-    char buf[512];
-    job_key(buf, id, 1);
-    return sched__strmap_get(&v->job_ix, buf);
-}
-
-int sched__view_job(const struct sched_view *v, const char *id)
-{
-    int j = sched__view_gang_job(v, id);
-    if (j >= 0)
-        return j;
-    char buf[512];
-    job_key(buf, id, 0);
-    return sched__strmap_get(&v->job_ix, buf);
-}
-
-int sched__view_job_get(struct sched_view *v, const char *id, int gang)
-{
-    char buf[512];
-    job_key(buf, id, gang);
-    int ji = sched__strmap_get(&v->job_ix, buf);
-    if (ji >= 0)
-        return ji;
-    ji = sched__slot_pop(&v->fjobs);
-    if (ji < 0) {
-        XGROW(v->jobs, v->njobs + 1, v->capjobs);
-        ji = (int)v->njobs++;
-    }
-    struct sv_job *j = &v->jobs[ji];
-    memset(j, 0, sizeof(*j));
-    j->id = xstrdup(id);
-    j->gang = gang;
-    j->alive = 1;
-    j->serial = ++v->job_serial;
-    j->queue = -1;
-    sched__strmap_put(&v->job_ix, buf, ji);
-    return ji;
-}
-
-void sched__view_job_maybe_free(struct sched_view *v, int ji)
-{
-    struct sv_job *j = &v->jobs[ji];
-    if (j->has_pg || j->npods)
-        return;
-    char buf[512];
-    job_key(buf, j->id, j->gang);
-    sched__strmap_del(&v->job_ix, buf);
-    job_clear(j);
-    sched__slot_push(&v->fjobs, ji);
-}
 
 void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g)
 {
@@ -401,22 +256,6 @@ void sched__view_del_pg(struct sched_view *v, const char *key)
     sched__view_prio_sync(v, ji);
     sched__view_job_requeue(v, ji);
     sched__view_job_maybe_free(v, ji);
-}
-
-int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j)
-{
-    if (j->has_pg && j->pg.creation_ms)
-        return j->pg.creation_ms;
-    int64_t c = INT64_MAX;
-    for (size_t i = 0; i < j->npods; i++)
-        if (v->pods[j->pods[i]].m.creation_ms < c)
-            c = v->pods[j->pods[i]].m.creation_ms;
-    return j->npods ? c : 0;
-}
-
-int sched__job_min(const struct sv_job *j)
-{
-    return j->gang && j->has_pg ? j->pg.min_member : 1;
 }
 
 /* ---- topology ---- */

@@ -40,13 +40,11 @@
 #include "view_labels.h"
 #include "view_pod.h"
 #include "view_queue.h"
+#include "view_base.h"
 #include "view_types.h"
 #include "view_wait.h"
 
 /* ---- view ---- */
-
-int sched__slot_pop(struct sv_free *f);
-void sched__slot_push(struct sv_free *f, int i);
 
 struct sched_view *sched__view_new(void);
 void sched__view_free(struct sched_view *v);
@@ -68,23 +66,8 @@ void sched__view_del_class(struct sched_view *v, const char *name);
 /* Recomputes prio and never (and the shape) of the pods of job ji. */
 void sched__view_prio_sync(struct sched_view *v, int ji);
 
-int sched__view_node(const struct sched_view *v, const char *name);
-int sched__view_pod(const struct sched_view *v, const char *key);
-/* Get or create the job of this id; gang selects the PodGroup namespace of ids. */
-int sched__view_job_get(struct sched_view *v, const char *id, int gang);
-/* Frees the job slot when it has neither PodGroup nor pods. */
-void sched__view_job_maybe_free(struct sched_view *v, int ji);
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
-int sched__view_res(struct sched_view *v, const char *name);
-/* Job by id: the PodGroup job first, then the lone-pod job. -1 when unknown. */
-int sched__view_job(const struct sched_view *v, const char *id);
-int sched__view_gang_job(const struct sched_view *v, const char *id);
-/* Live node indexes in name order (borrowed until the next node change); v->node_rank is
- * valid with it. */
-const int *sched__view_node_order(struct sched_view *v, size_t *n);
 
 /* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
 json_t *sched__view_dump(struct sched_view *v);
-
-int sched__pod_pending(const struct sv_pod *p);
 #endif

@@ -14,11 +14,6 @@
 #include "numfmt.h"
 #include "view.h"
 
-int sched__view_pod(const struct sched_view *v, const char *key)
-{
-    return sched__strmap_get(&v->pod_ix, key);
-}
-
 static char *dupn(const char *s)
 {
     return s ? xstrdup(s) : NULL;

@@ -96,21 +96,6 @@ static void queue_vectors(struct sched_view *v, struct sv_queue *q)
     }
 }
 
-void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap)
-{
-    for (size_t i = 0; i < v->nqueues; i++) {
-        struct sv_queue *q = &v->queues[i];
-        int64_t **all[] = {&q->cap,     &q->guar,     &q->alloc,  &q->pend,
-                           &q->request, &q->deserved, &q->realcap};
-        for (size_t k = 0; q->alive && k < sizeof(all) / sizeof(all[0]); k++) {
-            *all[k] = xrealloc(*all[k], newcap * sizeof(int64_t));
-            int64_t fill = all[k] == &q->cap || all[k] == &q->realcap ? -1 : 0;
-            for (size_t r = oldcap; r < newcap; r++)
-                (*all[k])[r] = fill;
-        }
-    }
-}
-
 static void queue_clear(struct sv_queue *q)
 {
     model_queue_release(&q->m);

@@ -45,8 +45,6 @@ void sched__queue_usage(struct sched_view *v, const struct sv_pod *p, int sign);
  * Queues added, removed or re-parented recount every sum (as alloc). */
 int sched__queue_pends(const struct sv_pod *p);
 void sched__queue_pend(struct sched_view *v, const struct sv_pod *p, int sign);
-/* The queues' vectors grown to rescap (sched__view_res). */
-void sched__view_queues_grow(struct sched_view *v, size_t oldcap, size_t newcap);
 void sched__view_queues_free(struct sched_view *v);
 /* The built-in default queue, at view creation. */
 void sched__view_queues_init(struct sched_view *v);
@@ -81,6 +79,5 @@ void sched__view_victim_del(struct sched_view *v, const char *id);
 int sched__view_victim(const struct sched_view *v, const char *id, int32_t *prio);
 /* 1 when the job's PodGroup names a class that does not exist. */
 int sched__job_class_missing(const struct sched_view *v, const struct sv_job *j);
-int64_t sched__job_creation(const struct sched_view *v, const struct sv_job *j);
 
 #endif

@@ -58,7 +58,4 @@ unsigned sched__wait_kinds(const struct sched_view *v, int ji, int preempted);
  * NULL otherwise. */
 json_t *sched__wait_json(const struct sched_view *v, const struct sv_job *j);
 
-/* Needed pods of a job: minMember for a gang with a PodGroup, else 1. */
-int sched__job_min(const struct sv_job *j);
-
 #endif
