@@ -37,9 +37,12 @@
 #include "scheduler.h"
 #include "store.h"
 #include "strmap.h"
+#include "view_class.h"
 #include "view_labels.h"
+#include "view_pdb.h"
 #include "view_pod.h"
 #include "view_queue.h"
+#include "view_state.h"
 #include "view_base.h"
 #include "view_types.h"
 #include "view_wait.h"
@@ -60,9 +63,6 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
 void sched__view_del_pg(struct sched_view *v, const char *key);
 void sched__view_put_topo(struct sched_view *v, struct model_topology *t);
 void sched__view_del_topo(struct sched_view *v);
-/* A PriorityClass changed: the pods of every job whose PodGroup names it take its value. */
-void sched__view_put_class(struct sched_view *v, struct model_priorityclass *pc);
-void sched__view_del_class(struct sched_view *v, const char *name);
 /* Recomputes prio and never (and the shape) of the pods of job ji. */
 void sched__view_prio_sync(struct sched_view *v, int ji);
 

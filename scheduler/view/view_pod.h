@@ -1,7 +1,7 @@
 /*
  * view_pod.h - what changes a pod in the view outside an apply: the statements' bind and
- * unbind (view_pod.c), the cycle's own edits of a live pod, nominations; and a job's state
- * (view_state.c). Part of the view (view.h includes it).
+ * unbind (view_pod.c), the cycle's own edits of a live pod, nominations. Part of the view
+ * (view.h includes it).
  */
 #ifndef MUSTER_SCHED_VIEW_POD_H
 #define MUSTER_SCHED_VIEW_POD_H
@@ -31,17 +31,5 @@ void sched__view_nominate_clear(struct sched_view *v, int pod);
 void sched__view_set_nominated(struct sched_view *v, int pod, int node);
 /* A new node adopts bound pods and nominations that named it before it existed. */
 void sched__view_adopt(struct sched_view *v, int node);
-
-/* ---- job states (view_state.c) ---- */
-
-/* The job's state (scheduler.h's table). */
-enum sched_job_state sched__job_state(const struct sched_view *v, const struct sv_job *j);
-/* 1 when the job is a preemption victim (state Preempted): a pod of it terminates
- * because of a preemption, or it is a recorded victim (sched__view_victim) with no
- * pending pods and fewer than minMember pods bound or nominated. The cycle tries such
- * a job only for its pending pods (never for MembersMissing). */
-int sched__job_preempted(const struct sched_view *v, const struct sv_job *j);
-/* The job an object belongs to ("ns/group" or "ns/pod"); NULL for nodes. New. */
-char *sched__object_job(enum model_kind kind, json_t *obj);
 
 #endif
