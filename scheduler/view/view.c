@@ -33,26 +33,6 @@ struct sched_view *sched__view_new(void)
     return v;
 }
 
-static void shape_clear(struct sv_shape *sh)
-{
-    free(sh->req);
-    for (size_t i = 0; i < sh->nsel; i++) {
-        free(sh->sel[i].key);
-        free(sh->sel[i].value);
-    }
-    free(sh->sel);
-    for (size_t i = 0; i < sh->ntol; i++) {
-        free(sh->tol[i].key);
-        free(sh->tol[i].op);
-        free(sh->tol[i].value);
-        free(sh->tol[i].effect);
-    }
-    free(sh->tol);
-    free(sh->cand);
-    free(sh->heap);
-    model_affinity_unref(sh->aff);
-}
-
 void sched__view_free(struct sched_view *v)
 {
     if (!v)
@@ -84,14 +64,11 @@ void sched__view_free(struct sched_view *v)
     for (size_t i = 0; i < v->njobs; i++)
         sched__job_clear(&v->jobs[i]);
     free(v->jobs);
-    for (size_t i = 0; i < v->nshapes; i++)
-        shape_clear(&v->shapes[i]);
-    free(v->shapes);
+    sched__view_shapes_free(v);
     sched__strmap_free(&v->res_ix);
     sched__strmap_free(&v->node_ix);
     sched__strmap_free(&v->pod_ix);
     sched__strmap_free(&v->job_ix);
-    sched__strmap_free(&v->shape_ix);
     sched__view_node_labels_free(v);
     sched__strmap_free(&v->lab_ix);
     sched__strmap_free(&v->term_ix);

@@ -42,6 +42,7 @@
 #include "view_pdb.h"
 #include "view_pod.h"
 #include "view_queue.h"
+#include "view_shape.h"
 #include "view_state.h"
 #include "view_base.h"
 #include "view_types.h"
@@ -63,8 +64,6 @@ void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
 void sched__view_del_pg(struct sched_view *v, const char *key);
 void sched__view_put_topo(struct sched_view *v, struct model_topology *t);
 void sched__view_del_topo(struct sched_view *v);
-/* Recomputes prio and never (and the shape) of the pods of job ji. */
-void sched__view_prio_sync(struct sched_view *v, int ji);
 
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
 

@@ -76,6 +76,23 @@ void sched__classes_free(struct sv_classes *cs)
     memset(cs, 0, sizeof(*cs));
 }
 
+void sched__view_prio_sync(struct sched_view *v, int ji)
+{
+    struct sv_job *j = &v->jobs[ji];
+    const struct model_priorityclass *cls = sched__job_class(v, j);
+    for (size_t i = 0; i < j->npods; i++) {
+        struct sv_pod *p = &v->pods[j->pods[i]];
+        int32_t prio = cls ? cls->value : p->m.priority;
+        p->never = cls ? cls->preempt_never : p->m.preempt_never;
+        if (prio == p->prio)
+            continue;
+        p->prio = prio;
+        /* the shape holds the priority its reservations use */
+        p->shape = sched__view_shape_of(v, p);
+        v->epoch++;
+    }
+}
+
 /* The jobs whose PodGroup names this class take its (new) value. */
 static void resync_class(struct sched_view *v, const char *name)
 {

@@ -5,7 +5,8 @@
  * The class set (struct sv_classes, view_part_types.h) is also kept outside the view: an
  * apply stages a copy (sched_apply.c), so its functions take the set, not the view.
  *
- * Calls: view_base.h and view_wait.h (a changed class or victim record wakes jobs).
+ * Calls: view_base.h, view_shape.h (a pod's shape holds its priority) and view_wait.h (a
+ * changed class or victim record wakes jobs).
  */
 #ifndef MUSTER_SCHED_VIEW_CLASS_H
 #define MUSTER_SCHED_VIEW_CLASS_H
@@ -32,6 +33,9 @@ void sched__classes_free(struct sv_classes *cs);
 void sched__view_put_class(struct sched_view *v, struct model_priorityclass *pc);
 void sched__view_del_class(struct sched_view *v, const char *name);
 
+/* Recomputes prio and never (and the shape) of the pods of job ji: its PodGroup's class,
+ * else each pod's own spec.priority / spec.preemptionPolicy. */
+void sched__view_prio_sync(struct sched_view *v, int ji);
 /* The job's priority: its PodGroup's class value when the PodGroup names an existing
  * class, else the highest priority of its pods; without pods, the priority it had when
  * it was preempted (a retained victim), else 0. */

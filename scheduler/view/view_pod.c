@@ -1,119 +1,12 @@
 /*
- * view_pod.c - pods and pod shapes in the view, nominations, and the bind/unbind
- * primitives of statements.
- *
- * A shape is the part of a pod that decides where it fits on its own (requests, node
- * selector, tolerations, priority, node affinity); rules that depend on other pods
- * (inter-pod affinity, topology spread) are the pod's, not its shape's. Pods of one shape share
- * placement caches, so a cycle over 50,000 similar pods does not rescan every node per pod.
+ * view_pod.c - pods in the view (their shapes are view_shape.c's), nominations, and the
+ * bind/unbind primitives of statements.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "numfmt.h"
 #include "view.h"
-
-static char *dupn(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
-/* A growing string for shape keys: a restart builds one for each of half a million pods, and
- * stdio's memory streams cost more than the rest of the key's work. */
-struct sbuf {
-    char *s;
-    size_t n, cap;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    XGROW(b->s, b->n + n + 1, b->cap);
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-static void sb_int(struct sbuf *b, long long v)
-{
-    char d[NUMFMT_INT64_LEN], *e = d + sizeof(d), *q = numfmt_i64(e, v);
-    sb_put(b, q, (size_t)(e - q));
-}
-
-/* The shape key: "p<prio>|<res>=<v>,...|<key>\x1f<value>\x1e...|<tolerations>|<aff key>". */
-static char *shape_key(const struct sv_pod *p)
-{
-    struct sbuf b = {0};
-    sb_put(&b, "p", 1);
-    sb_int(&b, p->prio);
-    sb_put(&b, "|", 1);
-    for (int i = 0; i < p->nreq; i++) {
-        sb_int(&b, p->req[i].res);
-        sb_put(&b, "=", 1);
-        sb_int(&b, (long long)p->req[i].v);
-        sb_put(&b, ",", 1);
-    }
-    sb_put(&b, "|", 1);
-    for (size_t i = 0; i < p->m.nnode_selector; i++) {
-        sb_str(&b, p->m.node_selector[i].key);
-        sb_put(&b, "\x1f", 1);
-        sb_str(&b, p->m.node_selector[i].value);
-        sb_put(&b, "\x1e", 1);
-    }
-    sb_put(&b, "|", 1);
-    for (size_t i = 0; i < p->m.ntolerations; i++) {
-        const struct model_toleration *t = &p->m.tolerations[i];
-        const char *f[] = {t->key, t->op, t->value, t->effect};
-        for (int k = 0; k < 4; k++) {
-            sb_str(&b, f[k] ? f[k] : "");
-            sb_put(&b, k < 3 ? "\x1f" : "\x1e", 1);
-        }
-    }
-    sb_put(&b, "|", 1);
-    sb_str(&b, p->m.aff ? p->m.aff->node_key : "");
-    return b.s;
-}
-
-static int shape_of(struct sched_view *v, struct sv_pod *p)
-{
-    char *buf = shape_key(p);
-    int si = sched__strmap_get(&v->shape_ix, buf);
-    if (si >= 0) {
-        free(buf);
-        return si;
-    }
-    XGROW(v->shapes, v->nshapes + 1, v->capshapes);
-    si = (int)v->nshapes++;
-    struct sv_shape *sh = &v->shapes[si];
-    memset(sh, 0, sizeof(*sh));
-    sh->nreq = p->nreq;
-    sh->req = xcalloc((size_t)p->nreq + 1, sizeof(*sh->req));
-    memcpy(sh->req, p->req, (size_t)p->nreq * sizeof(*sh->req));
-    sh->nsel = p->m.nnode_selector;
-    sh->sel = xcalloc(sh->nsel + 1, sizeof(*sh->sel));
-    for (size_t i = 0; i < sh->nsel; i++) {
-        sh->sel[i].key = dupn(p->m.node_selector[i].key);
-        sh->sel[i].value = dupn(p->m.node_selector[i].value);
-    }
-    sh->ntol = p->m.ntolerations;
-    sh->tol = xcalloc(sh->ntol + 1, sizeof(*sh->tol));
-    for (size_t i = 0; i < sh->ntol; i++) {
-        const struct model_toleration *t = &p->m.tolerations[i];
-        sh->tol[i] =
-            (struct model_toleration){dupn(t->key), dupn(t->op), dupn(t->value), dupn(t->effect)};
-    }
-    sh->priority = p->prio;
-    if (p->m.aff && *p->m.aff->node_key)
-        sh->aff = model_affinity_ref(p->m.aff);
-    sched__strmap_put(&v->shape_ix, buf, si);
-    free(buf);
-    return si;
-}
 
 static void nominate_add(struct sched_view *v, int pi, int ni)
 {
@@ -255,7 +148,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     const struct model_priorityclass *cls = sched__job_class(v, j);
     p->prio = cls ? cls->value : p->m.priority;
     p->never = cls ? cls->preempt_never : p->m.preempt_never;
-    p->shape = shape_of(v, p);
+    p->shape = sched__view_shape_of(v, p);
 
     if (p->m.node_name) {
         p->node = sched__view_node(v, p->m.node_name);
@@ -329,22 +222,6 @@ static void pod_remove(struct sched_view *v, int pi)
     p->node = p->nominated = -1;
     sched__slot_push(&v->fpods, pi);
     v->epoch++;
-}
-
-void sched__view_prio_sync(struct sched_view *v, int ji)
-{
-    struct sv_job *j = &v->jobs[ji];
-    const struct model_priorityclass *cls = sched__job_class(v, j);
-    for (size_t i = 0; i < j->npods; i++) {
-        struct sv_pod *p = &v->pods[j->pods[i]];
-        int32_t prio = cls ? cls->value : p->m.priority;
-        p->never = cls ? cls->preempt_never : p->m.preempt_never;
-        if (prio == p->prio)
-            continue;
-        p->prio = prio;
-        p->shape = shape_of(v, p); /* the shape holds the priority its reservations use */
-        v->epoch++;
-    }
 }
 
 /* Orphans are bound pods and nominations whose node was unknown; a new node
