@@ -92,26 +92,6 @@ void sched__view_free(struct sched_view *v)
     free(v);
 }
 
-/* ---- usage ---- */
-
-void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign)
-{
-    struct sv_node *n = &v->nodes[p->node];
-    for (int i = 0; i < p->nreq; i++)
-        n->used[p->req[i].res] += sign * p->req[i].v;
-    if (sign > 0) { /* the picks re-score nodes whose usage grew (place_heap.c) */
-        if (v->log_epoch != v->epoch) {
-            v->nbinds = 0;
-            v->log_epoch = v->epoch;
-        }
-        XGROW(v->binds, v->nbinds + 1, v->capbinds);
-        v->binds[v->nbinds++] = p->node;
-    }
-    sched__queue_usage(v, p, sign);
-    if (v->tp && !v->tp_dirty)
-        sched__topo_usage(v, p->node, p, sign);
-}
-
 /* ---- nodes ---- */
 
 static void node_set_alloc(struct sched_view *v, struct sv_node *n)

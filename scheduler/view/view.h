@@ -37,6 +37,7 @@
 #include "scheduler.h"
 #include "store.h"
 #include "strmap.h"
+#include "view_bind.h"
 #include "view_class.h"
 #include "view_labels.h"
 #include "view_pdb.h"
@@ -58,14 +59,10 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err);
 /* Take ownership of the decoded struct (even on failure). Replace by name. */
 void sched__view_put_node(struct sched_view *v, struct model_node *n);
 void sched__view_del_node(struct sched_view *v, const char *name);
-void sched__view_put_pod(struct sched_view *v, struct model_pod *p);
-void sched__view_del_pod(struct sched_view *v, const char *key);
 void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
 void sched__view_del_pg(struct sched_view *v, const char *key);
 void sched__view_put_topo(struct sched_view *v, struct model_topology *t);
 void sched__view_del_topo(struct sched_view *v);
-
-void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
 
 /* Deterministic JSON of the whole view (for tests: rebuilt == live). New. */
 json_t *sched__view_dump(struct sched_view *v);

@@ -1,50 +1,12 @@
 /*
- * view_pod.c - pods in the view (their shapes are view_shape.c's), nominations, and the
- * bind/unbind primitives of statements.
+ * view_pod.c - pods put into and deleted from the view by name (view_pod.h). Where a pod
+ * counts and its nomination are view_bind.c's, its shape view_shape.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "view.h"
-
-static void nominate_add(struct sched_view *v, int pi, int ni)
-{
-    struct sv_node *n = &v->nodes[ni];
-    XGROW(n->nominated, n->nnom + 1, n->capnom);
-    n->nominated[n->nnom++] = pi;
-    v->pods[pi].nominated = ni;
-}
-
-void sched__view_nominate_clear(struct sched_view *v, int pi)
-{
-    struct sv_pod *p = &v->pods[pi];
-    if (p->nominated < 0)
-        return;
-    struct sv_node *n = &v->nodes[p->nominated];
-    sched__view_todo(v, p->job); /* a gang may miss a member it held */
-    for (size_t i = 0; i < n->nnom; i++) {
-        if (n->nominated[i] == pi) {
-            n->nominated[i] = n->nominated[--n->nnom];
-            break;
-        }
-    }
-    p->nominated = -1;
-    v->epoch++;
-}
-
-void sched__view_set_nominated(struct sched_view *v, int pi, int ni)
-{
-    struct sv_pod *p = &v->pods[pi];
-    sched__view_nominate_clear(v, pi);
-    free(p->m.nominated_node);
-    p->m.nominated_node = NULL;
-    if (ni < 0)
-        return;
-    nominate_add(v, pi, ni);
-    p->m.nominated_node = xstrdup(v->nodes[ni].name);
-    v->epoch++;
-}
 
 static void pod_remove(struct sched_view *v, int pi);
 
@@ -161,7 +123,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     } else if (p->m.nominated_node) {
         int ni = sched__view_node(v, p->m.nominated_node);
         if (ni >= 0) {
-            nominate_add(v, pi, ni);
+            sched__view_nominate_add(v, pi, ni);
             v->epoch++;
         } else {
             v->orphans++;
@@ -222,84 +184,4 @@ static void pod_remove(struct sched_view *v, int pi)
     p->node = p->nominated = -1;
     sched__slot_push(&v->fpods, pi);
     v->epoch++;
-}
-
-/* Orphans are bound pods and nominations whose node was unknown; a new node
- * adopts them (called by sched__view_put_node). */
-void sched__view_adopt(struct sched_view *v, int ni)
-{
-    const char *name = v->nodes[ni].name;
-    for (size_t i = 0; i < v->npods && v->orphans; i++) {
-        struct sv_pod *p = &v->pods[i];
-        if (!p->alive)
-            continue;
-        if (p->m.node_name && p->node < 0 && !strcmp(p->m.node_name, name)) {
-            p->node = ni;
-            v->orphans--;
-            if (!model_pod_terminal(&p->m)) {
-                sched__queue_pend(v, p, -1);
-                p->counted = 1;
-                sched__view_usage(v, p, 1);
-                sched__queue_pend(v, p, 1);
-            }
-        } else if (!p->m.node_name && p->m.nominated_node && p->nominated < 0 &&
-                   !strcmp(p->m.nominated_node, name)) {
-            v->orphans--;
-            nominate_add(v, (int)i, ni);
-        }
-    }
-}
-
-/* ---- statement primitives ---- */
-
-void sched__view_bind(struct sched_view *v, int pi, int ni)
-{
-    struct sv_pod *p = &v->pods[pi];
-    sched__queue_pend(v, p, -1);
-    p->node = ni;
-    p->m.node_name = xstrdup(v->nodes[ni].name);
-    p->counted = 1;
-    sched__view_usage(v, p, 1);
-    sched__queue_pend(v, p, 1);
-}
-
-void sched__view_unbind(struct sched_view *v, int pi)
-{
-    struct sv_pod *p = &v->pods[pi];
-    sched__queue_pend(v, p, -1);
-    if (p->counted)
-        sched__view_usage(v, p, -1);
-    free(p->m.node_name);
-    p->m.node_name = NULL;
-    p->node = -1;
-    p->counted = 0;
-    sched__queue_pend(v, p, 1);
-    v->epoch++;
-    sched__view_todo(v, p->job);
-}
-
-void sched__view_pod_terminating(struct sched_view *v, int pi, int64_t ms)
-{
-    struct sv_pod *p = &v->pods[pi];
-    sched__queue_pend(v, p, -1);
-    v->ndeleting += !p->m.deletion_ms;
-    p->m.deletion_ms = ms;
-    sched__queue_pend(v, p, 1);
-}
-
-void sched__view_pod_phase(struct sched_view *v, int pi, const char *phase)
-{
-    struct sv_pod *p = &v->pods[pi];
-    sched__queue_pend(v, p, -1);
-    free(p->m.phase);
-    p->m.phase = phase ? xstrdup(phase) : NULL;
-    /* a bound pod counts while it is not terminal, as sched__view_put_pod has it */
-    int counted = p->node >= 0 && !model_pod_terminal(&p->m);
-    if (counted != p->counted) {
-        if (!counted)
-            sched__wait_freed(v, p->node);
-        sched__view_usage(v, p, counted ? 1 : -1);
-        p->counted = counted;
-    }
-    sched__queue_pend(v, p, 1);
 }
