@@ -15,7 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
+#include "strmap.h"
 #include "topo.h"
+#include "view_base.h"
 
 #define NODE_LAYER "NodeTopologyLayer"
 #define ROOT_LAYER "ClusterTopologyLayer"

@@ -4,14 +4,21 @@
  *
  * Files: topo.c (the tree, incremental totals), topo_status.c (Koordinator's
  * status.detailStatus, written in the transaction that changed nodes or the topology),
- * topo_api.c (GET /api/v1/topology). The tree is owned by the view and rebuilt lazily.
+ * topo_api.c (GET /api/v1/topology). The tree is owned by the view and rebuilt lazily;
+ * its records (struct sched_topo, tp_dom) are in view_part_types.h.
+ *
+ * Calls: view_base.h (nodes in name order); topo_status.c reads the store.
  */
 #ifndef MUSTER_SCHED_TOPO_H
 #define MUSTER_SCHED_TOPO_H
 
-#include "view.h"
+#include <jansson.h>
 
-/* The tree's records (struct sched_topo, tp_dom) are in view_part_types.h. */
+#include "err.h"
+#include "model.h"
+#include "store.h"
+#include "view_types.h"
+
 /* The tree for the view's ClusterNetworkTopology 'default' (rebuilt when nodes or the
  * topology changed), or NULL when there is none. Borrowed until the next view change. */
 struct sched_topo *sched__topo_get(struct sched_view *v);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "store.h"
 #include "topo.h"
 
 struct nodes_ctx {

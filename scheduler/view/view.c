@@ -1,6 +1,6 @@
 /*
- * view.c - the cluster view: its creation and release, a pod's usage, and the nodes,
- * PodGroups and the topology object put and deleted by name.
+ * view.c - the cluster view: its creation and release (each part's init and free), and the
+ * nodes, PodGroups and the topology object put and deleted by name.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "strmap.h"
 #include "view_base.h"
 
 int sched__slot_pop(struct sv_free *f)

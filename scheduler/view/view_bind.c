@@ -11,7 +11,6 @@
 
 #include "alloc.h"
 #include "topo.h"
-#include "view_base.h"
 #include "view_bind.h"
 #include "view_queue.h"
 #include "view_wait.h"

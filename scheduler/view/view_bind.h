@@ -7,7 +7,7 @@
  * used vector, the queues' allocation (view_queue.h) and the topology domains' totals
  * (topo.h) together.
  *
- * Calls: view_base.h, view_queue.h, view_wait.h and topo.h.
+ * Calls: view_queue.h, view_wait.h and topo.h.
  */
 #ifndef MUSTER_SCHED_VIEW_BIND_H
 #define MUSTER_SCHED_VIEW_BIND_H

@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
+#include "view_base.h"
+#include "view_class.h"
+#include "view_shape.h"
+#include "view_wait.h"
 
 static struct model_priorityclass *stored(const struct sv_classes *cs, const char *name)
 {

@@ -1,13 +1,15 @@
 /*
  * view_labels.c - the pod label index and the inter-pod term index of the view
- * (see view.h): how the pod rules find the placed pods a selector picks, and the
+ * (view_labels.h): how the pod rules find the placed pods a selector picks, and the
  * placed pods whose terms may pick a pod, without walking every pod.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
+#include "view_labels.h"
 
 static struct sv_reflist *list_get(struct sched_view *v, struct sched_strmap *ix, const char *key,
                                    int create)

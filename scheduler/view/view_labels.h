@@ -1,7 +1,9 @@
 /*
  * view_labels.h - the view's index of pod labels, inter-pod terms and node labels
- * (view_labels.c), which the pod rules (place/place_rules.c) ask. Part of the view
- * (view.h includes it).
+ * (view_labels.c), which the pod rules (place/place_rules.c) ask. The index's records
+ * (struct sv_ref, sv_reflist, sv_nodes) and how it is kept are in view_part_types.h.
+ *
+ * Calls only the string map. The pod put and delete (view_pod.c) keep it.
  */
 #ifndef MUSTER_SCHED_VIEW_LABELS_H
 #define MUSTER_SCHED_VIEW_LABELS_H
@@ -12,8 +14,6 @@
 #include "model.h"
 #include "view_types.h"
 
-/* The index's records (struct sv_ref, sv_reflist, sv_nodes) and how it is kept are in
- * view_part_types.h. */
 /* 1 when the pod has inter-pod (anti-)affinity terms. */
 int sched__pod_has_terms(const struct sv_pod *p);
 /* Index maintenance, called by put/del of pods. */

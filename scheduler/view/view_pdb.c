@@ -1,12 +1,15 @@
 /*
- * view_pdb.c - the PodDisruptionBudgets of the view (view.h): slots by key and the live slots
+ * view_pdb.c - the PodDisruptionBudgets of the view (view_pdb.h): slots by key and the live slots
  * of each namespace. Preemption (preempt_pdb.c) asks only for the budgets of a victim's
  * namespace; with no budget at all it asks nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
+#include "view_pdb.h"
+#include "view_wait.h"
 
 static struct sv_pdblist *ns_list(struct sched_view *v, const char *ns, int create)
 {

@@ -6,7 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
+#include "view_base.h"
+#include "view_bind.h"
+#include "view_class.h"
+#include "view_labels.h"
+#include "view_pod.h"
+#include "view_queue.h"
+#include "view_shape.h"
+#include "view_wait.h"
 
 static void pod_remove(struct sched_view *v, int pi);
 

@@ -6,7 +6,7 @@
  * included: sched__view_usage, the one place a pod's requests are added to or taken off
  * a node, adds them to its job's queue and every ancestor too. The pending sums likewise:
  * sched__queue_pend is the one place a pending pod's requests are added or taken off, and
- * every change of a pod that can move them calls it before and after (view.h). A job's
+ * every change of a pod that can move them calls it before and after (view_queue.h). A job's
  * queue is resolved by name (sched__job_queue_name) whenever its PodGroup or pods change,
  * moving both sums; queues change rarely, so any change of a queue re-resolves the whole
  * tree and recounts.
@@ -14,7 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
+#include "view_base.h"
+#include "view_queue.h"
+#include "view_wait.h"
 
 const char *sched__job_queue_name(const struct sched_view *v, const struct sv_job *j)
 {

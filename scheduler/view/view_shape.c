@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "numfmt.h"
+#include "strmap.h"
 #include "view_shape.h"
 
 static char *dupn(const char *s)

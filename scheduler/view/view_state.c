@@ -4,8 +4,11 @@
  */
 #include <string.h>
 
+#include "alloc.h"
 #include "names.h"
-#include "view.h"
+#include "view_base.h"
+#include "view_class.h"
+#include "view_state.h"
 
 static const char *const state_names[] = {
 #define SCHED__STATE_NAME(name, str, meaning) str,

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "alloc.h"
+#include "strmap.h"
 
 #define TOMB ((char *)1)
 #define MIN_CAP 64

@@ -4,7 +4,7 @@
  *
  * An attempt that leaves a job unplaced parks it (cycle_attempt.c). A parked job is left
  * out of the cycle's pending jobs (cycle.c) until an event of a kind it waits on happens
- * (SV_EVENT_MAP in view.h: the view's put/del functions and the cycle's commits raise
+ * (SV_EVENT_MAP in view_part_types.h: the view's put/del functions and the cycle's commits raise
  * them; room freed on a node wakes only the jobs whose pending pods' shapes pass that node's
  * static filters), its own PodGroup or pods change, or its backoff runs out. The backoff is the
  * backstop for what no event announces (time itself: a gang's timeout window, which also
@@ -17,7 +17,8 @@
 
 #include "alloc.h"
 #include "clock.h"
-#include "view.h"
+#include "view_base.h"
+#include "view_wait.h"
 
 static const char *const ev_names[] = {
 #define SV_EV_NAME(id, name, doc) name,

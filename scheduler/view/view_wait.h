@@ -1,22 +1,18 @@
 /*
- * view_wait.h - waiting jobs: which jobs a cycle attempts again, and when (view_wait.c).
- * Part of the view (view.h includes it).
+ * view_wait.h - waiting jobs: which jobs a cycle attempts again, and when (view_wait.c);
+ * the events that wake them, and the jobs the next cycle looks at (the todo).
+ *
+ * Calls: view_base.h (a pod pending). The put/del functions of every part raise events.
  */
 #ifndef MUSTER_SCHED_VIEW_WAIT_H
 #define MUSTER_SCHED_VIEW_WAIT_H
 
+#include <jansson.h>
 #include <stdint.h>
-#include <stddef.h>
 
-struct sched_view;
-struct sv_job;
-struct sv_pod;
-struct sv_node;
-struct sv_shape;
+#include "view_types.h"
 
-/* ---- waiting jobs (view_wait.c) ----
- *
- * A job whose attempt left it unplaced is parked: it is not attempted again until an event
+/* A job whose attempt left it unplaced is parked: it is not attempted again until an event
  * of a kind it waits on happens, its own PodGroup or pods change, or its backoff runs out
  * (SV_WAIT_BACKOFF_MIN_MS doubling up to SV_WAIT_BACKOFF_MAX_MS; a gang with an open
  * timeout window also at the window's end). The kinds of events (SV_EVENT_MAP) and a job's
@@ -24,7 +20,6 @@ struct sv_shape;
 #define SV_WAIT_BACKOFF_MIN_MS 1000
 #define SV_WAIT_BACKOFF_MAX_MS 60000
 
-/* ---- waiting jobs (view_wait.c) ---- */
 /* An event of kind e happened: every job parked on e is due at the next cycle. */
 void sched__wait_event(struct sched_view *v, enum sv_event e);
 /* Room was freed or added on node ni (a pod gone, a nomination dropped, the node put): the
