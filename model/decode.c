@@ -392,6 +392,7 @@ static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *
     out->deletion_ms = state.deletion_ms;
     out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
     out->creation_ms = model__time_ms(meta, "creationTimestamp");
+    out->start_ms = model__time_ms(status, "startTime");
     out->preempted = pod_preempted(status);
     if (walk)
         out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);

@@ -62,6 +62,8 @@ struct model_pod {
     char *nominated_node;       /* status.nominatedNodeName or NULL */
     int64_t creation_ms;        /* metadata.creationTimestamp, 0 when absent */
     int64_t deletion_ms;        /* metadata.deletionTimestamp, 0 when absent */
+    int64_t start_ms;           /* status.startTime (the kubelet's, or muster's at its binding),
+                                   0 when absent: not started */
     int preempted; /* status.conditions has DisruptionTarget True, reason PreemptionByScheduler:
                       the pod is a victim of preemption */
     /* The first field muster does not support (model_unsupported_field), NULL when none:

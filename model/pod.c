@@ -188,6 +188,9 @@ void model_pod_set_bound(json_t *pod, const char *node, const char *ts)
     json_t *st = model_pod_status(pod);
     if (!json_object_get(st, "phase"))
         json_object_set_new(st, "phase", json_string("Pending"));
+    /* a kubelet would set it when it takes the pod; preemption orders victims by it */
+    if (!json_is_string(json_object_get(st, "startTime")))
+        json_object_set_new(st, "startTime", json_string(ts));
     model_pod_set_nominated(pod, NULL);
     model_pod_set_condition(pod, "PodScheduled", "True", NULL, NULL, ts);
 }

@@ -235,17 +235,23 @@ START_TEST(test_model_pod_set_bound_leaves_the_stored_pod)
     assert_dump(pod, "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[],"
                      "\"nodeName\":\"n1\"},\"status\":{\"conditions\":[{\"type\":\"Ready\","
                      "\"status\":\"False\"},{\"type\":\"PodScheduled\",\"status\":\"True\","
-                     "\"lastTransitionTime\":\"2026-01-01T00:00:04Z\"}],\"phase\":\"Pending\"}}");
+                     "\"lastTransitionTime\":\"2026-01-01T00:00:04Z\"}],\"phase\":\"Pending\","
+                     "\"startTime\":\"2026-01-01T00:00:04Z\"}}");
     /* the metadata is shared, not copied */
     ck_assert_ptr_eq(json_object_get(pod, "metadata"), json_object_get(old, "metadata"));
     json_decref(pod);
     json_decref(was);
     json_decref(old);
 
-    /* a phase that is there stays; a pod without spec and status gets both */
-    old = json_of("{\"status\": {\"phase\": \"Running\"}}");
+    /* a phase and a start time that are there stay; a pod without spec and status gets
+     * both */
+    old =
+        json_of("{\"status\": {\"phase\": \"Running\", \"startTime\": \"2026-01-01T00:00:01Z\"}}");
     pod = bind_copy(old, "n2", "2026-01-01T00:00:05Z");
     ck_assert_str_eq(model_pod_phase(pod), "Running");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(pod, "status"), "startTime")),
+        "2026-01-01T00:00:01Z");
     ck_assert_str_eq(model_pod_phase(old), "Running");
     ck_assert_ptr_null(json_object_get(old, "spec"));
     json_decref(pod);
@@ -253,7 +259,7 @@ START_TEST(test_model_pod_set_bound_leaves_the_stored_pod)
     pod = json_object();
     model_pod_set_bound(pod, "n3", "2026-01-01T00:00:06Z");
     assert_dump(pod, "{\"spec\":{\"nodeName\":\"n3\"},\"status\":{\"phase\":\"Pending\","
-                     "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\","
+                     "\"startTime\":\"2026-01-01T00:00:06Z\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\","
                      "\"lastTransitionTime\":\"2026-01-01T00:00:06Z\"}]}}");
     json_decref(pod);
 }
