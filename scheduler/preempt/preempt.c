@@ -129,15 +129,29 @@ static void node_set(struct preempt *pr, struct pnode *pn, int remove)
     }
 }
 
-/* Budget violations, then the lexicographic cost (highest rank first), then name. */
-static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struct pnode *b)
+/* Budget violations, then the lexicographic cost (highest rank first), then the latest
+ * start of the highest-priority victims, then name; *by: the criterion that decided. */
+static int cost_cmp_by(const struct preempt *pr, const struct pnode *a, const struct pnode *b,
+                       enum preempt_criterion *by)
 {
+    *by = PREEMPT_BY_PDB;
     if (a->viol != b->viol)
         return a->viol < b->viol ? -1 : 1;
+    *by = PREEMPT_BY_PRIORITY;
     for (int r = pr->nranks; r-- > 0;)
         if (a->cost[r] != b->cost[r])
             return a->cost[r] < b->cost[r] ? -1 : 1;
+    *by = PREEMPT_BY_START;
+    if (a->top_start != b->top_start)
+        return a->top_start > b->top_start ? -1 : 1;
+    *by = PREEMPT_BY_NAME;
     return strcmp(pr->c->v->nodes[a->node].name, pr->c->v->nodes[b->node].name);
+}
+
+static int cmp_cost(const struct preempt *pr, const struct pnode *a, const struct pnode *b)
+{
+    enum preempt_criterion by;
+    return cost_cmp_by(pr, a, b, &by);
 }
 
 static int cmp_pn_desc(const void *x, const void *y, void *ctx)
@@ -208,13 +222,11 @@ static int cmp_victim_back(const void *x, const void *y, void *ctx)
     const struct sv_pod *b = &pr->c->v->pods[vy->pod];
     if (vx->viol != vy->viol) /* SelectVictimsOnNode reprieves violating victims first */
         return vx->viol ? -1 : 1;
-    if (a->prio != b->prio)
-        return a->prio > b->prio ? -1 : 1;
-    return strcmp(a->key, b->key);
+    return sched__more_important(pr, a, b);
 }
 
 /* (d) on each freed node, cheapest first, victims back while the job still fits: those that
- * violate a budget first, then highest priority first, then name. */
+ * violate a budget first, then the more important first (sched__more_important). */
 static int add_back(struct preempt *pr, struct err *err)
 {
     size_t n;
@@ -270,6 +282,34 @@ static int choose(struct preempt *pr, int *fits, struct err *err)
     if ((rc = drop_nodes(pr, err)) < 0 || (rc = add_back(pr, err)) < 0)
         return rc;
     return drop_unused(pr, err);
+}
+
+/* pr->chosen_by: what decided the plan's nodes (those it evicts on) against the cheapest
+ * candidate node it leaves alone: the criterion that ranks the dearest chosen node below it,
+ * or the placement when the plan needed a dearer node. */
+static void decide_by(struct preempt *pr)
+{
+    const struct pnode *worst = NULL, *best = NULL;
+    for (size_t i = 0; i < pr->npn; i++) {
+        const struct pnode *pn = &pr->pn[i];
+        int chosen = 0, offers = 0;
+        for (size_t k = 0; k < pn->nv; k++) {
+            const struct pv *x = &pr->pv[pn->v[k]];
+            chosen |= x->removed && !x->terminating;
+            offers |= !x->terminating;
+        }
+        if (chosen && (!worst || cmp_cost(pr, pn, worst) > 0))
+            worst = pn;
+        else if (!chosen && offers && (!best || cmp_cost(pr, pn, best) < 0))
+            best = pn;
+    }
+    enum preempt_criterion by = PREEMPT_BY_ONLY;
+    if (!worst)
+        pr->chosen_by = -1;
+    else if (!best)
+        pr->chosen_by = PREEMPT_BY_ONLY;
+    else
+        pr->chosen_by = cost_cmp_by(pr, worst, best, &by) < 0 ? (int)by : PREEMPT_BY_PLACEMENT;
 }
 
 /* ---- potential victims ---- */
@@ -337,6 +377,25 @@ static void add_victim(struct preempt *pr, int pi, int ni, int terminating, int 
     pn->v[pn->nv++] = (int)pr->npv++;
 }
 
+/* pn->top_start: the earliest start among the victims of the highest priority on the node
+ * (kube-scheduler's GetEarliestPodStartTime); pods already terminating cost nothing and
+ * do not count. */
+static void top_start(const struct preempt *pr, struct pnode *pn)
+{
+    const struct sched_view *v = pr->c->v;
+    int top = -1;
+    pn->top_start = INT64_MAX;
+    for (size_t k = 0; k < pn->nv; k++) {
+        const struct pv *x = &pr->pv[pn->v[k]];
+        if (x->terminating || x->rank < top)
+            continue;
+        int64_t st = sched__pod_start(pr, &v->pods[x->pod]);
+        if (x->rank > top || st < pn->top_start)
+            pn->top_start = st;
+        top = x->rank;
+    }
+}
+
 /* Ranks, gang breaking and node costs. A victim whose eviction alone drops its gang
  * below minMember costs every bound pod of that gang (once per node). */
 static void rank_and_cost(struct preempt *pr)
@@ -363,6 +422,7 @@ static void rank_and_cost(struct preempt *pr)
     for (size_t i = 0; i < pr->npn; i++) {
         struct pnode *pn = &pr->pn[i];
         sched__pdb_node_cost(pr, pn);
+        top_start(pr, pn);
         pn->cost = xcalloc(nr + 1, sizeof(long));
         for (size_t k = 0; k < pn->nv; k++) {
             const struct pv *x = &pr->pv[pn->v[k]];
@@ -591,8 +651,10 @@ static int search(struct preempt *pr, int narrow, struct err *err)
         }
     if (rc < 0)
         return rc;
-    if (fits)
+    if (fits) {
+        decide_by(pr);
         complete_gangs(pr);
+    }
     return fits;
 }
 

@@ -42,6 +42,12 @@ int sched__pod_nominate(struct sched_cyc *c, int pod, int node, struct err *err)
 
 /* ---- shared by the files of preemption (their types: search.h) ---- */
 
+/* Which of two pods is more important (kube-scheduler's MoreImportantPod): the higher
+ * priority, then the earlier start (status.startTime; a pod not started yet starts now),
+ * then the key: <0 when a is, >0 when b is (preempt_pdb.c). pod_start: that start. */
+int sched__more_important(const struct preempt *pr, const struct sv_pod *a, const struct sv_pod *b);
+int64_t sched__pod_start(const struct preempt *pr, const struct sv_pod *p);
+
 /* PodDisruptionBudgets (preempt_pdb.c). begin sets pr->pdb (NULL when the view has no
  * budget: then node_cost sets 0 and violations sets none); end frees it. node_cost sets
  * pn->viol and the viol of each of its victims, counting a gang-breaking victim's whole

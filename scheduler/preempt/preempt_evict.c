@@ -224,6 +224,7 @@ static void plan_chosen(struct preempt *pr, struct preempt_plan *p)
     sched__reclaim_plan(pr, p); /* shares before and after */
     p->npotential = pr->npotential;
     p->nobreak = pr->nobreak_plan;
+    p->chosen_by = pr->chosen_by;
     p->decision_ms = pr->decision_ms;
 }
 

@@ -7,14 +7,14 @@
  * A victim violates a budget when the budget selects it (same namespace, a non-empty selector
  * matching its labels), it is not in the budget's status.disruptedPods (its eviction was
  * processed already), and the budget's allowed disruptions are used up by the victims before
- * it, more important first (higher priority, then name). The allowed disruptions are the
- * budget's status.disruptionsAllowed when it has one (the disruption controller's, mirror
- * mode), less the disruptions the status does not know of yet: with status.currentHealthy,
- * the healthy pods it counts that are no longer healthy (terminating) and whose eviction the
- * API server has not recorded in disruptedPods (muster's own victims of this cycle, until the
- * API server processes them; then until the controller recounts, disruptedPods covers them);
- * without it, muster's victims (terminating, preempted) not in disruptedPods. Without a
- * status (standalone) they are computed as the disruption controller does, from the matching
+ * it, more important first (higher priority, then earlier start, then name). The allowed
+ * disruptions are the budget's status.disruptionsAllowed when it has one (the disruption
+ * controller's, mirror mode), less the disruptions the status does not know of yet: with
+ * status.currentHealthy, the healthy pods it counts that are no longer healthy (terminating) and
+ * whose eviction the API server has not recorded in disruptedPods (muster's own victims of this
+ * cycle, until the API server processes them; then until the controller recounts, disruptedPods
+ * covers them); without it, muster's victims (terminating, preempted) not in disruptedPods. Without
+ * a status (standalone) they are computed as the disruption controller does, from the matching
  * bound pods (expected) and those not terminating (healthy): model_pdb_allowed.
  *
  * Budgets never make a plan impossible (kube-scheduler evicts through a violated budget when
@@ -132,13 +132,26 @@ static size_t pod_budgets(const struct sched_view *v, const struct sv_pod *p, in
     return k;
 }
 
-static int cmp_importance(const void *x, const void *y, void *ctx)
+int64_t sched__pod_start(const struct preempt *pr, const struct sv_pod *p)
 {
-    const struct sched_view *v = ctx;
-    const struct sv_pod *a = &v->pods[*(const int *)x], *b = &v->pods[*(const int *)y];
+    return p->m.start_ms ? p->m.start_ms : pr->c->now_ms;
+}
+
+int sched__more_important(const struct preempt *pr, const struct sv_pod *a, const struct sv_pod *b)
+{
     if (a->prio != b->prio)
         return a->prio > b->prio ? -1 : 1;
+    int64_t sa = sched__pod_start(pr, a), sb = sched__pod_start(pr, b);
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
     return strcmp(a->key, b->key);
+}
+
+static int cmp_importance(const void *x, const void *y, void *ctx)
+{
+    const struct preempt *pr = ctx;
+    const struct sched_view *v = pr->c->v;
+    return sched__more_important(pr, &v->pods[*(const int *)x], &v->pods[*(const int *)y]);
 }
 
 #define PDB_MAX_PER_POD 16
@@ -152,7 +165,7 @@ static long simulate(struct preempt *pr, int *pods, size_t n, char *viol, int *s
     struct preempt_pdb *d = pr->pdb;
     long count = 0;
     d->sim++;
-    qsort_r(pods, n, sizeof(int), cmp_importance, v);
+    qsort_r(pods, n, sizeof(int), cmp_importance, pr);
     for (size_t i = 0; i < n; i++) {
         int slots[PDB_MAX_PER_POD];
         size_t ns = pod_budgets(v, &v->pods[pods[i]], slots, PDB_MAX_PER_POD);

@@ -8,6 +8,7 @@
 #define MUSTER_SCHED_SEARCH_H
 
 #include "cyc.h"
+#include "plan.h"
 
 struct err;
 
@@ -44,9 +45,11 @@ struct pnode {
     int node;
     int *v; /* indexes into pv */
     size_t nv;
-    long *cost; /* [nranks] pods costed per rank (gang-aware) */
-    long viol;  /* PodDisruptionBudget violations of evicting all of them: the cost's first
-                   criterion (pickOneNodeForPreemption's) */
+    long *cost;        /* [nranks] pods costed per rank (gang-aware) */
+    long viol;         /* PodDisruptionBudget violations of evicting all of them: the cost's first
+                          criterion (pickOneNodeForPreemption's) */
+    int64_t top_start; /* the earliest start of its highest-priority victims (not yet started:
+                          now): the later, the cheaper (the cost's last criterion but name) */
 };
 
 /* One preemption's reclaim (preempt_reclaim.c). qok: the queues whose jobs it may take;
@@ -76,6 +79,7 @@ struct preempt {
     struct sched_op *plan;
     size_t nplan, capplan;
     int nobreak_plan;    /* the dry run without gang-breaking victims was enough */
+    int chosen_by;       /* enum preempt_criterion of the plan (preempt.c), -1 none */
     int queue;           /* the preemptor's queue (-1 none) */
     int64_t *asked;      /* [nres] what its pending pods request */
     struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */

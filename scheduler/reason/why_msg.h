@@ -153,6 +153,14 @@
 #define WHY_MSG_PREEMPT_PDB                                                                        \
     "; %ld of them violating PodDisruptionBudget %s%s (no plan violated fewer)"
 #define WHY_MSG_RECLAIMED_FROM "; reclaimed from %s"
+/* What decided the plan's nodes (the ledger's and the verdict's "chosen"), by
+ * enum preempt_criterion (record/plan.h). No arguments. */
+#define WHY_MSG_CHOSEN_PDB "fewest PodDisruptionBudget violations"
+#define WHY_MSG_CHOSEN_PRIORITY "lowest priorities of the victims"
+#define WHY_MSG_CHOSEN_START "latest start time of the highest-priority victims"
+#define WHY_MSG_CHOSEN_NAME "node name (equal cost)"
+#define WHY_MSG_CHOSEN_PLACEMENT "placement: the job fits only there"
+#define WHY_MSG_CHOSEN_ONLY "the only nodes with victims"
 
 /* ---- QueueOverCapability ---- */
 /* Queue; allocated quantity; resource; quantity asked; job id; the ceiling's quantity;

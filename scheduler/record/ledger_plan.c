@@ -54,6 +54,20 @@ void sched__plan_release(struct preempt_plan *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* What decided the plan's nodes (static), NULL when nothing is evicted. */
+static const char *chosen_text(int by)
+{
+    static const char *const text[] = {
+        [PREEMPT_BY_PDB] = WHY_MSG_CHOSEN_PDB,
+        [PREEMPT_BY_PRIORITY] = WHY_MSG_CHOSEN_PRIORITY,
+        [PREEMPT_BY_START] = WHY_MSG_CHOSEN_START,
+        [PREEMPT_BY_NAME] = WHY_MSG_CHOSEN_NAME,
+        [PREEMPT_BY_PLACEMENT] = WHY_MSG_CHOSEN_PLACEMENT,
+        [PREEMPT_BY_ONLY] = WHY_MSG_CHOSEN_ONLY,
+    };
+    return by >= 0 && (size_t)by < sizeof(text) / sizeof(text[0]) ? text[by] : NULL;
+}
+
 /* ---- JSON of the plan's parts (each new) ---- */
 
 static json_t *pod_keys(const struct sched_view *v, const int *pods, size_t n)
@@ -187,6 +201,9 @@ static json_t *entry_json(struct sched_cyc *c, const struct preempt_plan *p, con
         job_ids(v, p->broken, p->nbroken), "resourceSeconds", resource_seconds(v, p),
         "planBreaksNoGang", p->nobreak, "bound", 0, "boundAt", "latencyMs", "decisionMs",
         p->decision_ms, "potentialVictims", (int)p->npotential);
+    json_object_set_new(entry, "chosen",
+                        chosen_text(p->chosen_by) ? json_string(chosen_text(p->chosen_by))
+                                                  : json_null());
     json_object_set_new(entry, "awaited", pod_keys(v, p->awaited, p->nawaited));
     json_object_set_new(entry, "pdbViolations", json_integer(p->pdb_violations));
     json_object_set(entry, "pdbsViolated", t->pdbs);

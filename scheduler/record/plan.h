@@ -28,6 +28,17 @@
 
 struct err;
 
+/* What decided the plan's nodes against the cheapest node it left alone: one of
+ * pickOneNodeForPreemption's criteria, in their order, or the placement itself. */
+enum preempt_criterion {
+    PREEMPT_BY_PDB,       /* fewest PodDisruptionBudget violations */
+    PREEMPT_BY_PRIORITY,  /* the victims' priorities: fewest of the highest */
+    PREEMPT_BY_START,     /* latest start time of the highest-priority victims */
+    PREEMPT_BY_NAME,      /* node name */
+    PREEMPT_BY_PLACEMENT, /* the job fits only there (topology, pod rules): a dearer node */
+    PREEMPT_BY_ONLY,      /* no other node had victims to offer */
+};
+
 struct preempt_victim {
     int pod, node;
     int queue;       /* the victim job's queue, -1 none */
@@ -64,6 +75,7 @@ struct preempt_plan {
     size_t npdbs;
     size_t npotential; /* potential victims not terminating yet */
     int nobreak;       /* the dry run without gang-breaking victims was enough */
+    int chosen_by;     /* enum preempt_criterion, -1 when nothing is evicted */
     double decision_ms;
     /* reclaim: a victim is of another queue than the preemptor's */
     int reclaim;
