@@ -161,7 +161,7 @@ static int members_within_cap(const struct sched_view *v, const struct sched_att
 {
     for (size_t m = 0; m < a->rq.njobs; m++) {
         int q = v->jobs[a->rq.jobs[m]].queue;
-        if (q >= 0 && !sched__queue_within_cap(v, q, NULL))
+        if (q >= 0 && !sched__queue_within_cap(v, q, NULL, NULL))
             return 0;
     }
     return 1;

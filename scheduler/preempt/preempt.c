@@ -63,7 +63,7 @@ static int try_plan(struct preempt *pr, struct err *err)
     int rc = pr->pj->replan(c, pr->pj->ctx, err);
     pr->replans++;
     /* the plan's pods are allocated now: its queues must stay within their capabilities */
-    if (rc == 1 && pr->queue >= 0 && !sched__queue_within_cap(c->v, pr->queue, pr->asked))
+    if (rc == 1 && pr->queue >= 0 && !sched__queue_within_cap(c->v, pr->queue, pr->asked, NULL))
         rc = 0;
     if (rc == 1) {
         XGROW(pr->plan, c->nops + 1, pr->capplan);
@@ -84,9 +84,48 @@ static int plan_uses(const struct preempt *pr, int node)
     return 0;
 }
 
+/* The plan's pods on node pass their pod rules (inter-pod affinity, topology spread) with
+ * what is on it now: kube-scheduler's SelectVictimsOnNode runs every filter again when it
+ * reprieves a victim, so a victim whose anti-affinity keeps the job off the node is never
+ * reprieved on resources alone. Each pod is checked without the plan's other pods, so a
+ * rule that needs them answers "no" and the caller re-plans. */
+/* The job's queues stay within their capabilities with the plan's pods (not in the view:
+ * only try_plan allocates them) added. */
+static int plan_within_cap(const struct preempt *pr)
+{
+    const struct sched_view *v = pr->c->v;
+    int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t i = 0; i < pr->nplan; i++) {
+        const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+        for (int k = 0; k < p->nreq; k++)
+            need[p->req[k].res] += p->req[k].v;
+    }
+    int ok = sched__queue_within_cap(v, pr->queue, pr->asked, need);
+    free(need);
+    return ok;
+}
+
+static int plan_rules_ok(struct preempt *pr, int node)
+{
+    struct sched_view *v = pr->c->v;
+    int ok = 1;
+    for (size_t i = 0; ok && i < pr->nplan; i++) {
+        if (pr->plan[i].node != node)
+            continue;
+        struct sched_rules r;
+        int by;
+        if (sched__rules_prepare(v, pr->plan[i].pod, &r))
+            ok = sched__rules_filter(&r, node, &by) == SCHED_FIT_OK;
+        sched__rules_release(&r);
+    }
+    return ok;
+}
+
 /* The current plan still fits node pn with what is on it now (no re-plan needed). Free
  * capacity is what the placer sees: nominations of equal or higher priority (other than
- * the job's own) reserve theirs, for the lowest-priority pod the plan puts there. */
+ * the job's own) reserve theirs, for the lowest-priority pod the plan puts there; the pod
+ * rules must pass (plan_rules_ok) and the job's queues stay within their capabilities (a
+ * victim of its own queue coming back takes from them). */
 static int plan_fits_node(struct preempt *pr, int node)
 {
     struct sched_view *v = pr->c->v;
@@ -107,7 +146,9 @@ static int plan_fits_node(struct preempt *pr, int node)
         if (need && need > sched__free_for(v, n, (int)r, prio, pr->pj->jobs, pr->pj->njobs))
             return 0;
     }
-    return 1;
+    if (pr->queue >= 0 && !plan_within_cap(pr))
+        return 0;
+    return plan_rules_ok(pr, node);
 }
 
 static int node_removed(const struct preempt *pr, const struct pnode *pn)
@@ -197,7 +238,9 @@ static int drop_unused(struct preempt *pr, struct err *err)
     return rc < 0 ? rc : 0;
 }
 
-/* (c) whole nodes back, most expensive first, while the job still fits. */
+/* (c) whole nodes back, most expensive first, while the job still fits and its queues stay
+ * within their capabilities (victims of its own queue, on nodes the plan does not use,
+ * may be what keeps them there). */
 static int drop_nodes(struct preempt *pr, struct err *err)
 {
     size_t n;
@@ -205,8 +248,11 @@ static int drop_nodes(struct preempt *pr, struct err *err)
     for (size_t i = 0; rc >= 0 && i < n; i++) {
         struct pnode *pn = &pr->pn[ix[i]];
         node_set(pr, pn, 0);
-        if (!plan_uses(pr, pn->node))
+        if (!plan_uses(pr, pn->node)) { /* the plan holds, but its queues must too */
+            if (pr->queue >= 0 && !plan_within_cap(pr))
+                node_set(pr, pn, 1);
             continue;
+        }
         if ((rc = try_plan(pr, err)) == 0)
             node_set(pr, pn, 1);
     }
@@ -569,6 +615,14 @@ static void complete_gangs(struct preempt *pr)
 
 /* ---- the entry point ---- */
 
+static int any_removed(const struct preempt *pr)
+{
+    for (size_t i = 0; i < pr->npv; i++)
+        if (pr->pv[i].removed)
+            return 1;
+    return 0;
+}
+
 /* A job whose nominations a higher-priority preemptor cleared says so in its verdict until
  * it binds or has a plan of its own again. */
 static void cleared_note(struct sched_cyc *c, const struct sched_preempt_job *pj,
@@ -680,6 +734,10 @@ int sched__preempt(struct sched_cyc *c, const struct sched_preempt_job *pj,
     pr.decision_ms = (double)(clock_mono_ns() - t0) / 1e6;
     if (rc < 0)
         goto out;
+    /* A plan that evicts nothing and awaits no victim would nominate the job to room that
+     * is free already, where the placer failed: it would wait for nothing, forever. */
+    if (rc == 1 && !any_removed(&pr))
+        rc = 0;
     if (rc == 0 && !pr.npv)
         sched__preempt_no_victims(&pr, out);
     else if (rc == 0)

@@ -42,8 +42,10 @@ double sched__queue_share(const struct sched_view *v, int q, int *dom);
 int sched__queue_over_cap(const struct sched_view *v, int q, const int64_t *asked, int *res);
 
 /* 1 when q's allocation, and each ancestor's, is within its realcap in every resource
- * asked ([v->nres]) names, or in every resource when asked is NULL. */
-int sched__queue_within_cap(const struct sched_view *v, int q, const int64_t *asked);
+ * asked ([v->nres]) names, or in every resource when asked is NULL; with more (not NULL,
+ * [v->nres]) added to each allocation (requests not in the view yet). */
+int sched__queue_within_cap(const struct sched_view *v, int q, const int64_t *asked,
+                            const int64_t *more);
 /* 1 when queue q is a (or is the) descendant of queue top. */
 int sched__queue_under(const struct sched_view *v, int q, int top);
 

@@ -169,12 +169,15 @@ int sched__queue_over_cap(const struct sched_view *v, int qi, const int64_t *ask
     return -1;
 }
 
-int sched__queue_within_cap(const struct sched_view *v, int qi, const int64_t *asked)
+int sched__queue_within_cap(const struct sched_view *v, int qi, const int64_t *asked,
+                            const int64_t *more)
 {
     for (int q = qi; q >= 0; q = v->queues[q].parent)
         for (size_t r = 0; r < v->nres; r++) {
-            int64_t cap = v->queues[q].realcap[r];
-            if ((!asked || asked[r] > 0) && cap >= 0 && v->queues[q].alloc[r] > cap)
+            int64_t cap = v->queues[q].realcap[r], alloc = v->queues[q].alloc[r];
+            if (more && more[r] > cap - alloc) /* alloc + more > cap, without overflow */
+                alloc = cap + 1;
+            if ((!asked || asked[r] > 0) && cap >= 0 && alloc > cap)
                 return 0;
         }
     return 1;
