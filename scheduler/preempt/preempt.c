@@ -521,6 +521,76 @@ static int gang_evictable(struct preempt *pr, const struct sv_job *j)
     return 1;
 }
 
+/* A pod of another job the preemptor may evict for itself, leaving the job's other pods
+ * aside: sched__preempt_victim_ok without reclaim's whole-job pool (other queues: only
+ * whether reclaim may take from that queue at all; surplus_mark weighs what they hold). */
+static int pod_evictable(const struct preempt *pr, const struct sv_pod *p)
+{
+    const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[p->job];
+    if (in_preemptor(pr, p->job) || p->node < 0 || !p->counted || p->m.deletion_ms ||
+        model_pod_terminal(&p->m))
+        return 0;
+    if (pr->pj->cap_queue >= 0 && !sched__queue_under(v, j->queue, pr->pj->cap_queue))
+        return 0;
+    if (pr->queue < 0 || j->queue < 0 || j->queue == pr->queue)
+        return p->prio < pr->prio;
+    return pr->rec && pr->rec->qok[j->queue];
+}
+
+static int cmp_least_important(const void *x, const void *y, void *ctx)
+{
+    const struct preempt *pr = ctx;
+    const struct sched_view *v = pr->c->v;
+    return -sched__more_important(pr, &v->pods[*(const int *)x], &v->pods[*(const int *)y]);
+}
+
+/* Volcano's gang preemptableFn (reclaimableFn alike): a gang that cannot go whole (some
+ * bound member is no victim of this preemptor) may still lose the members above its
+ * minMember, least important first, while it keeps minMember bound; for reclaim, while
+ * what they hold together fits their queue's budget. Marks them in pr->surplus. */
+static void mark_surplus(struct preempt *pr, int job)
+{
+    const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[job];
+    int n = job_bound(v, j) - sched__job_min(j), *c = xcalloc(j->npods + 1, sizeof(int));
+    size_t nc = 0;
+    for (size_t i = 0; n > 0 && i < j->npods; i++)
+        if (pod_evictable(pr, &v->pods[j->pods[i]]))
+            c[nc++] = j->pods[i];
+    qsort_r(c, nc, sizeof(int), cmp_least_important, pr);
+    int other = j->queue >= 0 && pr->queue >= 0 && j->queue != pr->queue;
+    int64_t *hold = xcalloc(v->nres + 1, sizeof(int64_t));
+    for (size_t i = 0; i < nc && n > 0; i++, n--) {
+        const struct sv_pod *p = &v->pods[c[i]];
+        for (int k = 0; k < p->nreq; k++)
+            hold[p->req[k].res] += p->req[k].v;
+        if (other && !sched__reclaim_may_take_part(pr, job, hold))
+            break;
+        if (!pr->surplus)
+            pr->surplus = xcalloc(v->npods + 1, 1);
+        pr->surplus[c[i]] = 1;
+    }
+    free(hold);
+    free(c);
+}
+
+/* Pod pi is a member its gang may lose above minMember (mark_surplus). */
+static int surplus_member(struct preempt *pr, int pi)
+{
+    const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[v->pods[pi].job];
+    if (!j->gang || !j->has_pg)
+        return 0;
+    if (!pr->surplus_job)
+        pr->surplus_job = xcalloc(v->njobs + 1, 1);
+    if (!pr->surplus_job[v->pods[pi].job]) {
+        pr->surplus_job[v->pods[pi].job] = 1;
+        mark_surplus(pr, v->pods[pi].job);
+    }
+    return pr->surplus && pr->surplus[pi];
+}
+
 /* Potential victims: of its queue and strictly lower priority, or of another queue
  * reclaim may take from (sched__preempt_victim_ok), bound, not terminating, not of the
  * preemptor, not of a gang that cannot be evicted whole, on nodes the job could use but
@@ -553,6 +623,8 @@ static void collect_victims(struct preempt *pr)
             if (p->m.deletion_ms)
                 add_victim(pr, i, (int)n, 1, node_pn);
             else if (sched__preempt_victim_ok(pr, p) && gang_evictable(pr, &v->jobs[p->job]))
+                add_victim(pr, i, (int)n, 0, node_pn);
+            else if (surplus_member(pr, i))
                 add_victim(pr, i, (int)n, 0, node_pn);
         }
     }
@@ -660,6 +732,8 @@ static void preempt_free(struct preempt *pr)
     free(pr->plan);
     free(pr->shapes);
     free(pr->asked);
+    free(pr->surplus);
+    free(pr->surplus_job);
     sched__reclaim_end(pr);
     sched__pdb_end(pr);
 }

@@ -75,6 +75,9 @@ void sched__preempt_not_helpful(struct preempt *pr, struct sched_preempt_verdict
  * pr->rec. */
 int sched__reclaim_begin(struct preempt *pr, int narrow);
 int sched__reclaim_may_take(const struct preempt *pr, int job);
+/* 1 when reclaim may take part of job (of another queue) that holds hold ([v->nres]): the
+ * wide pool only (preempt.c's surplus gang members). */
+int sched__reclaim_may_take_part(const struct preempt *pr, int job, const int64_t *hold);
 void sched__reclaim_end(struct preempt *pr);
 
 /* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)

@@ -259,6 +259,16 @@ int sched__reclaim_may_take(const struct preempt *pr, int job)
     return fits_budget(v, rc, q, rc->top[q], pr->c->pre->qcache->hold + (size_t)job * v->nres);
 }
 
+int sched__reclaim_may_take_part(const struct preempt *pr, int job, const int64_t *hold)
+{
+    const struct reclaim *rc = pr->rec;
+    const struct sched_view *v = pr->c->v;
+    int q = v->jobs[job].queue;
+    if (!rc || q < 0 || !rc->qok[q] || rc->narrow) /* the narrow pool offers whole jobs */
+        return 0;
+    return fits_budget(v, rc, q, rc->top[q], hold);
+}
+
 void sched__reclaim_end(struct preempt *pr)
 {
     struct reclaim *rc = pr->rec;

@@ -84,6 +84,8 @@ struct preempt {
     int64_t *asked;      /* [nres] what its pending pods request */
     struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
     int replans;
+    char *surplus;     /* [npods] a member a gang may lose above its minMember (preempt.c) */
+    char *surplus_job; /* [njobs] its gang's members were looked at */
     double decision_ms;
     struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
 };
