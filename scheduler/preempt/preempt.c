@@ -69,6 +69,7 @@ static int try_plan(struct preempt *pr, struct err *err)
         XGROW(pr->plan, c->nops + 1, pr->capplan);
         memcpy(pr->plan, c->ops, c->nops * sizeof(*c->ops));
         pr->nplan = c->nops;
+        pr->plan_need_ok = 0;
     }
     for (size_t i = c->nops; i-- > 0;)
         sched__view_unbind(c->v, c->ops[i].pod);
@@ -91,18 +92,21 @@ static int plan_uses(const struct preempt *pr, int node)
  * rule that needs them answers "no" and the caller re-plans. */
 /* The job's queues stay within their capabilities with the plan's pods (not in the view:
  * only try_plan allocates them) added. */
-static int plan_within_cap(const struct preempt *pr)
+static int plan_within_cap(struct preempt *pr)
 {
     const struct sched_view *v = pr->c->v;
-    int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
-    for (size_t i = 0; i < pr->nplan; i++) {
-        const struct sv_pod *p = &v->pods[pr->plan[i].pod];
-        for (int k = 0; k < p->nreq; k++)
-            need[p->req[k].res] += p->req[k].v;
+    if (!pr->capped) /* no capability on the job's queue chain */
+        return 1;
+    if (!pr->plan_need_ok) { /* the plan's requests, summed once per plan */
+        memset(pr->plan_need, 0, v->nres * sizeof(int64_t));
+        for (size_t i = 0; i < pr->nplan; i++) {
+            const struct sv_pod *p = &v->pods[pr->plan[i].pod];
+            for (int k = 0; k < p->nreq; k++)
+                pr->plan_need[p->req[k].res] += p->req[k].v;
+        }
+        pr->plan_need_ok = 1;
     }
-    int ok = sched__queue_within_cap(v, pr->queue, pr->asked, need);
-    free(need);
-    return ok;
+    return sched__queue_within_cap(v, pr->queue, pr->asked, pr->plan_need);
 }
 
 static int plan_rules_ok(struct preempt *pr, int node)
@@ -732,6 +736,7 @@ static void preempt_free(struct preempt *pr)
     free(pr->plan);
     free(pr->shapes);
     free(pr->asked);
+    free(pr->plan_need);
     free(pr->surplus);
     free(pr->surplus_job);
     sched__reclaim_end(pr);
@@ -744,11 +749,15 @@ static void preemptor_setup(struct preempt *pr)
     struct sched_view *v = pr->c->v;
     pr->queue = v->jobs[pr->pj->job].queue;
     pr->asked = xcalloc(v->nres + 1, sizeof(int64_t));
+    pr->plan_need = xcalloc(v->nres + 1, sizeof(int64_t));
     for (size_t i = 0; i < pr->pj->npods; i++) {
         const struct sv_pod *p = &v->pods[pr->pj->pods[i]];
         for (int k = 0; k < p->nreq; k++)
             pr->asked[p->req[k].res] += p->req[k].v;
     }
+    for (int q = pr->queue; q >= 0 && !pr->capped; q = v->queues[q].parent)
+        for (size_t r = 0; r < v->nres; r++)
+            pr->capped |= v->queues[q].realcap[r] >= 0;
 }
 
 /* Back to no search: the next search starts afresh (decision time and re-plans count on). */

@@ -49,14 +49,10 @@ void sched__why_memory_free(struct sched_why_memory *m)
 
 struct why_job *sched__why_job(struct sched_why_memory *m, const struct sched_view *v, int ji)
 {
-    if ((size_t)ji >= m->n) {
-        size_t n = m->n;
+    if ((size_t)ji >= m->n) { /* entries of no job yet: serial 0 is nobody's */
         XGROW(m->jobs, (size_t)ji + 1, m->cap);
-        for (; n < m->cap; n++) {
-            memset(&m->jobs[n], 0, sizeof(m->jobs[n]));
-            m->jobs[n].last_code = -1;
-        }
-        m->n = (size_t)ji + 1;
+        memset(m->jobs + m->n, 0, (m->cap - m->n) * sizeof(*m->jobs));
+        m->n = m->cap;
     }
     struct why_job *w = &m->jobs[ji];
     if (w->serial != v->jobs[ji].serial) { /* another job's, or nobody's yet */
