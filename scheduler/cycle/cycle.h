@@ -72,5 +72,11 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
  * (an elastic gang runs with fewer pods than it has). Attempts that gather are left alone:
  * their capability check counted every pod. */
 void sched__attempt_trim_to_cap(struct sched_cyc *c, struct sched_attempt *a);
+/* After trim_to_cap: pods beyond a gang's minimum (every pod of a satisfied gang, none of
+ * a lone pod's job) go back, last placed first, while their queue is above its deserved
+ * share in a resource they ask for and another leaf queue with pending pods asking for it
+ * is owed at least what the pod asks (Volcano's proportion plugin: a queue allocates
+ * within its deserved share); WaitingForQueueShare says so. Attempts that gather are left alone. */
+void sched__attempt_trim_to_share(struct sched_cyc *c, struct sched_attempt *a);
 
 #endif

@@ -493,8 +493,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     if (capq < 0 && (rc = place(c, &a, err)) < 0)
         goto out;
     sched__blockers_take(&a.blockers, &a.res.blockers); /* what the placer found */
-    if (capq < 0)
+    if (capq < 0) {
         sched__attempt_trim_to_cap(c, &a);
+        sched__attempt_trim_to_share(c, &a);
+    }
     int fp = -1;
     char msg[256] = "";
     if (capq >= 0)

@@ -195,6 +195,10 @@
 #define WHY_MSG_WAITING_FOR_QUEUE_SHARE                                                            \
     "queue %s: %s %s allocated + %s asked > its deserved %s %s, so it cannot reclaim what "        \
     "other queues borrow; it waits for idle capacity"
+/* Queue, allocated and asked with units, pod key, deserved with unit, the waiting queue. */
+#define WHY_MSG_QUEUE_SHARE_SURPLUS                                                                \
+    "queue %s: %s %s allocated + %s asked by '%s' > its deserved %s %s while queue %s waits "      \
+    "below its share; pods beyond minMember wait for it"
 
 /* ---- TakenByEarlierJobs ---- */
 /* Jobs placed earlier; pod key. */
