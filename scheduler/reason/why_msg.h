@@ -80,10 +80,19 @@
     "MustGather '%s' needs the ClusterNetworkTopology 'default', which does not exist"
 
 /* ---- ExceedsClusterCapacity ---- */
-/* Quantity needed; resource; quantity the cluster has; WHY_MSG_EXCEEDS_CLUSTER_WHERE or "". */
-#define WHY_MSG_EXCEEDS_CLUSTER "needs %s %s, the cluster has %s%s"
+/* Quantity needed; resource; quantity the cluster has; WHY_MSG_EXCEEDS_CLUSTER_WHERE or "";
+ * WHY_MSG_EXCEEDS_MIN_RESOURCES or "". */
+#define WHY_MSG_EXCEEDS_CLUSTER "needs %s %s, the cluster has %s%s%s"
 /* Schedulable nodes (long), when some are cordoned. */
 #define WHY_MSG_EXCEEDS_CLUSTER_WHERE " on its %ld schedulable nodes"
+/* When a PodGroup's spec.minResources (or minMember, for pods) is what asks for it. */
+#define WHY_MSG_EXCEEDS_MIN_RESOURCES " (its PodGroup's spec.minResources)"
+
+/* ---- ExceedsDomainCapacity ---- */
+/* PodGroup; quantity needed; resource; layer; resource; the domain; quantity it has. */
+#define WHY_MSG_EXCEEDS_DOMAIN                                                                     \
+    "podGroup '%s' spec.minResources needs %s %s in one %s domain (MustGather), the one with "     \
+    "the most %s, %s, has %s"
 
 /* ---- the node filter: ExceedsAllocatable, NoMatchingNode, PodAffinityUnsatisfied,
  * PodAntiAffinityConflict, TopologySpreadUnsatisfied, CapacityReserved,

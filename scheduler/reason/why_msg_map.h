@@ -27,7 +27,9 @@
     X(WHY_GANG_TIMED_OUT, WHY_MSG_GANG_TIMED_OUT)                                                  \
     X(WHY_NO_NODES, WHY_MSG_NO_NODES)                                                              \
     X(WHY_TOPOLOGY_MISSING, WHY_MSG_PODGROUP_SPEC, WHY_MSG_TOPOLOGY_MISSING)                       \
-    X(WHY_EXCEEDS_CLUSTER, WHY_MSG_EXCEEDS_CLUSTER, WHY_MSG_EXCEEDS_CLUSTER_WHERE)                 \
+    X(WHY_EXCEEDS_CLUSTER, WHY_MSG_EXCEEDS_CLUSTER, WHY_MSG_EXCEEDS_CLUSTER_WHERE,                 \
+      WHY_MSG_EXCEEDS_MIN_RESOURCES)                                                               \
+    X(WHY_EXCEEDS_DOMAIN, WHY_MSG_EXCEEDS_DOMAIN)                                                  \
     X(WHY_EXCEEDS_ALLOCATABLE, WHY_MSG_NODE_FILTER, WHY_MSG_NF_FIT, WHY_MSG_NF_BUCKET,             \
       WHY_MSG_NF_NEED, WHY_MSG_NF_EXAMPLE, WHY_MSG_NF_TOO_MANY_PODS, WHY_MSG_NF_INSUFFICIENT)      \
     X(WHY_NO_MATCHING_NODE, WHY_MSG_NODE_FILTER, WHY_MSG_NF_UNSCHEDULABLE, WHY_MSG_NF_SELECTOR,    \
