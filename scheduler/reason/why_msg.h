@@ -193,6 +193,9 @@
 #define WHY_MSG_GATHER_LIMIT_MULT "podCountMultiple "
 /* The job's podCountMultiple entries, when the summary has not named them. */
 #define WHY_MSG_GATHER_MULT "; podCountMultiple %s"
+/* A satisfied gang's later pod: the MustGather layer, the layer, the domain, the pod key. */
+#define WHY_MSG_GATHER_SATISFIED                                                                   \
+    "MustGather %s: the gang runs in %s %s; pod '%s' fits none of its nodes"
 
 /* ---- TopologyNodeSetsFailed ---- */
 /* Domains tried; candidates; pods needed; the topology summary (above). */

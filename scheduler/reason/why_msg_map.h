@@ -49,7 +49,7 @@
     X(WHY_QUEUE_OVER_CAPABILITY, WHY_MSG_QUEUE_OVER_CAPABILITY, WHY_MSG_QUEUE_CAP_OWN,             \
       WHY_MSG_QUEUE_CAP_LEFT)                                                                      \
     X(WHY_TOPOLOGY_NO_DOMAIN, WHY_MSG_GATHER_SUMMARY, WHY_MSG_GATHER_PLACED, WHY_MSG_GATHER_BEST,  \
-      WHY_MSG_GATHER_LIMIT_MULT, WHY_MSG_GATHER_MULT)                                              \
+      WHY_MSG_GATHER_LIMIT_MULT, WHY_MSG_GATHER_MULT, WHY_MSG_GATHER_SATISFIED)                    \
     X(WHY_TOPOLOGY_NODESETS_FAILED, WHY_MSG_NODESETS_FAILED)                                       \
     X(WHY_WAITING_FOR_QUEUE_SHARE, WHY_MSG_WAITING_FOR_QUEUE_SHARE, WHY_MSG_QUEUE_SHARE_SURPLUS)   \
     X(WHY_TAKEN_BY_EARLIER, WHY_MSG_TAKEN_BY_EARLIER)                                              \
