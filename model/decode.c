@@ -336,6 +336,30 @@ static void pod_tolerations(json_t *spec, struct model_pod *out)
     }
 }
 
+/* The path of the first container resource that breaks Kubernetes' rule for extended
+ * resources (model_extended_check; new), NULL when none: a mirrored pod could not be
+ * refused, so it is never placed (UnsupportedField). */
+static char *extended_invalid(json_t *spec, const char **why)
+{
+    static const char *const lists[] = {"initContainers", "containers"};
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, lists[l]), i, c)
+        {
+            const char *which, *name;
+            char msg[128];
+            if (!model_extended_check(json_object_get(c, "resources"), &which, &name, msg,
+                                      sizeof(msg)))
+                continue;
+            *why = "an extended resource is a whole number, its request equal to its limit, as "
+                   "Kubernetes validates it";
+            return xasprintf("spec.%s[%zu].resources.%s.%s", lists[l], i, which, name);
+        }
+    }
+    return NULL;
+}
+
 static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -396,6 +420,8 @@ static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *
     out->preempted = pod_preempted(status);
     if (walk)
         out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);
+    if (walk && !out->unsupported)
+        out->unsupported = extended_invalid(spec, &out->unsupported_why);
 out:
     if (rc < 0)
         model_pod_release(out);

@@ -8,6 +8,7 @@
 #ifndef MUSTER_MODEL_QUANTITY_H
 #define MUSTER_MODEL_QUANTITY_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,18 @@ int model_quantity_parse(const char *s, int milli, int64_t *out, struct err *err
 int model_resource_is_milli(const char *resource);
 /* Formats a value the way kubectl would ("100m", "4", "4Gi", "1500M"). */
 void model_quantity_format(int64_t value, int milli, char *buf, size_t n);
+
+/* 1 when resource is an extended resource as Kubernetes defines it: a domain-prefixed name
+ * ("nvidia.com/gpu") outside kubernetes.io/, not a quota's "requests." name. */
+int model_resource_is_extended(const char *resource);
+/* Kubernetes' rule for extended resources in one container's resources object ({requests,
+ * limits}): whole numbers only, and a request equal to the limit when both are given.
+ * Returns 0 when it holds (or resources is not an object), else 1 with *which ("requests" or
+ * "limits"), *res (the resource, borrowed from resources) and msg ("must be an integer",
+ * "must be equal to nvidia.com/gpu limit of 2"). Quantities that do not parse are left to
+ * the caller's own check. */
+int model_extended_check(const json_t *resources, const char **which, const char **res, char *msg,
+                         size_t n);
 
 struct model_res {
     char *name;    /* "cpu", "memory", "pods", "nvidia.com/gpu", ... */

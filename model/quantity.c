@@ -194,6 +194,52 @@ int model_resource_is_milli(const char *resource)
     return resource && !strcmp(resource, "cpu");
 }
 
+int model_resource_is_extended(const char *resource)
+{
+    return resource && strchr(resource, '/') && strncmp(resource, "kubernetes.io/", 14) &&
+           strncmp(resource, "requests.", 9);
+}
+
+/* The value of resource res in map (thousandths), -1 when absent or not a quantity. */
+static int64_t milli_of(const json_t *map, const char *res)
+{
+    const char *s = json_string_value(json_object_get(map, res));
+    int64_t v;
+    struct err err = ERR_INIT;
+    return s && model_quantity_parse(s, 1, &v, &err) == 0 ? v : -1;
+}
+
+int model_extended_check(const json_t *resources, const char **which, const char **res, char *msg,
+                         size_t n)
+{
+    static const char *const maps[] = {"requests", "limits"};
+    const json_t *lim = json_object_get(resources, "limits");
+    for (size_t k = 0; k < 2; k++) {
+        json_t *map = json_object_get(resources, maps[k]), *q;
+        const char *name;
+        json_object_foreach(map, name, q)
+        {
+            if (!model_resource_is_extended(name))
+                continue;
+            int64_t v = milli_of(map, name);
+            int64_t l = milli_of(lim, name);
+            *which = maps[k];
+            *res = name;
+            if (v >= 0 && v % 1000) {
+                snprintf(msg, n, "must be an integer");
+                return 1;
+            }
+            if (k == 0 && v >= 0 && l >= 0 && l % 1000 == 0 && v != l) {
+                char buf[32];
+                model_quantity_format(l / 1000, 0, buf, sizeof(buf));
+                snprintf(msg, n, "must be equal to %s limit of %s", name, buf);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 void model_quantity_format(int64_t value, int milli, char *buf, size_t n)
 {
     static const char *binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};

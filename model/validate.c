@@ -137,6 +137,8 @@ static int validate(struct model_doc *doc, json_t *errors, const enum model_fiel
         model__validate_topology(&v, obj);
         break;
     }
+    if (fields && v.kind == MODEL_POD) /* a mirrored pod is not refused: never placed */
+        model__validate_pod_extended(&v, obj);
     if (fields)
         model__check_fields(&v, obj, *fields, warnings);
     return v.count;

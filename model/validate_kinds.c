@@ -4,6 +4,7 @@
  */
 #include "model_kind.h"
 #include "model_pod.h"
+#include "model_quantity.h"
 #include "model_objects.h"
 #include "validate.h"
 
@@ -116,6 +117,26 @@ static void check_containers(struct model__vctx *v, json_t *spec, const char *ke
         char p[MODEL__PATH_MAX];
         fmt_path(p, f, "[%zu]", i);
         check_container(v, c, p);
+    }
+}
+
+void model__validate_pod_extended(struct model__vctx *v, json_t *obj)
+{
+    static const char *const lists[] = {"initContainers", "containers"};
+    json_t *spec = json_object_get(obj, "spec");
+    for (size_t l = 0; l < 2; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, lists[l]), i, c)
+        {
+            const char *which, *res;
+            char msg[256], p[MODEL__PATH_MAX];
+            if (!model_extended_check(json_object_get(c, "resources"), &which, &res, msg,
+                                      sizeof(msg)))
+                continue;
+            snprintf(p, sizeof(p), "spec.%s[%zu].resources.%s.%s", lists[l], i, which, res);
+            model__problem(v, p, "%s (an extended resource)", msg);
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 /*
  * sched_delete.c - the user-facing delete (sched_delete): one LMDB transaction
  * (store_write, which retries after map growth) that removes the object, fails the pods
- * of a deleted node, drops the why document of a job that is gone and audits it; only
- * after the commit does the view forget the object (staged.h). A queue that still holds
- * jobs or child queues is refused (admit_queue.c).
+ * of a deleted node and clears the nominations to it, drops the why document of a job that is gone
+ * and audits it; only after the commit does the view forget the object (staged.h). A queue that
+ * still holds jobs or child queues is refused (admit_queue.c).
  */
 #include <stdlib.h>
 
@@ -62,6 +62,31 @@ static int fail_pods_on_node(MDB_txn *txn, struct delete_ctx *c, json_t *failed,
     return rc;
 }
 
+/* Pods nominated to a deleted node lose status.nominatedNodeName (kube-scheduler clears
+ * a nomination to a node that is gone): their jobs are tried again instead of waiting for
+ * room that will never come. The view lists them (it equals the store). */
+static int clear_nominations(MDB_txn *txn, struct delete_ctx *c, json_t *cleared, struct err *err)
+{
+    const struct sched_view *v = c->s->v;
+    int ni = sched__view_node(v, c->key), rc = 0;
+    for (size_t i = 0; ni >= 0 && rc == 0 && i < v->nodes[ni].nnom; i++) {
+        const char *key = v->pods[v->nodes[ni].nominated[i]].key;
+        json_t *pod = NULL;
+        if ((rc = store_get(txn, MODEL_POD, key, &pod, err)) < 0)
+            break;
+        model_pod_set_nominated(pod, NULL);
+        struct sched_staged st = {.kind = MODEL_POD};
+        if ((rc = sched__stage_decode(pod, &st, 0, err)) == 0) {
+            XGROW(c->staged, c->nstaged + 1, c->capstaged);
+            c->staged[c->nstaged++] = st;
+            rc = store_put(txn, MODEL_POD, pod, NULL, err);
+            json_array_append_new(cleared, json_string(key));
+        }
+        json_decref(pod);
+    }
+    return rc;
+}
+
 static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct delete_ctx *c = ctx;
@@ -87,6 +112,10 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         json_t *failed = json_array();
         json_object_set_new(extra, "failedPods", failed);
         if ((rc = fail_pods_on_node(txn, c, failed, err)) < 0)
+            goto out;
+        json_t *cleared = json_array();
+        json_object_set_new(extra, "clearedNominations", cleared);
+        if ((rc = clear_nominations(txn, c, cleared, err)) < 0)
             goto out;
     }
     if (c->kind == MODEL_PODGROUP) /* its pods, if any are left, are still its job */

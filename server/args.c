@@ -70,7 +70,8 @@ static const char usage[] =
     "ClusterNetworkTopology); with --scheduler-name it also binds the pods that name it.\n"
     "\n"
     "--leader-elect: several replicas in bind mode elect one leader through a\n"
-    "coordination.k8s.io/v1 Lease (default name 'muster'); only the leader runs cycles and\n"
+    "coordination.k8s.io/v1 Lease (default name 'muster'); on by default in bind mode, as\n"
+    "kube-scheduler's, off with --leader-elect=false; only the leader runs cycles and\n"
     "writes, followers mirror and serve reads. Durations: seconds, \"15s\" or \"500ms\"\n"
     "(defaults 15s, 10s, 2s). The identity defaults to hostname_pid.\n";
 

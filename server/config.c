@@ -30,6 +30,7 @@ void server_config_init(struct server_config *c)
     c->audit_checkpoint_records = 1000;
     c->audit_checkpoint_interval = 60.0;
     c->auth_failures = API_AUTH_FAILURES_DEFAULT;
+    c->leader_elect = -1; /* kube-scheduler's default: on in bind mode */
     c->le_lease_ms = 15000;
     c->le_renew_ms = 10000;
     c->le_retry_ms = 2000;
@@ -449,10 +450,15 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
     return 0;
 }
 
+int server_config_leader_elect(const struct server_config *c)
+{
+    return c->leader_elect >= 0 ? c->leader_elect : c->kubeconfig && c->scheduler_name;
+}
+
 /* Leader election's settings, as client-go's leaderelection.NewLeaderElector checks them. */
 static int leader_elect_check(const struct server_config *c, struct err *err)
 {
-    if (!c->leader_elect)
+    if (!server_config_leader_elect(c))
         return 0;
     if (!c->kubeconfig || !c->scheduler_name)
         return err_set(err, ERR_INVALID,

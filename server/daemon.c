@@ -150,7 +150,7 @@ static int start_mirror(const struct server_config *c, struct cycler *cy, struct
     ko.context = c->kube_context;
     ko.scheduler_name = c->scheduler_name;
     ko.writeback_giveup_ms = c->writeback_giveup_ms;
-    ko.leader_elect = c->leader_elect;
+    ko.leader_elect = server_config_leader_elect(c);
     ko.lease_duration_ms = c->le_lease_ms;
     ko.renew_deadline_ms = c->le_renew_ms;
     ko.retry_period_ms = c->le_retry_ms;
@@ -259,7 +259,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .on_change_ctx = cy,
         .sources = kube ? sources_json : NULL,
         .sources_ctx = kube,
-        .leader = kube && c->leader_elect ? leader_json : NULL,
+        .leader = kube && server_config_leader_elect(c) ? leader_json : NULL,
         .leader_ctx = kube,
         .tls_cert = c->tls_cert,
         .tls_key = c->tls_key,

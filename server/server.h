@@ -78,7 +78,9 @@ struct server_config {
      * (docs/kubernetes.md "Write-back"); default 5 minutes */
     int64_t writeback_giveup_ms;
     /* Leader election (docs/kubernetes.md "Leader election"): leader_elect / --leader-elect
-     * needs bind mode (kubeconfig and scheduler_name); the Lease leader_elect_namespace /
+     * -1 when not given (then on in bind mode, kubeconfig and scheduler_name set, and off
+     * otherwise, as kube-scheduler's default: server_config_leader_elect), 1 given true
+     * (needs bind mode), 0 given false; the Lease leader_elect_namespace /
      * leader_elect_name (NULL: the connection's namespace or "default" / "muster"), the
      * identity leader_elect_identity (NULL: hostname_pid) and the durations in ms
      * (defaults 15 s, 10 s, 2 s; renew deadline < lease duration, retry < renew). */
@@ -136,6 +138,8 @@ void server_config_release(struct server_config *c);
  * c. Returns 0, ERR_IO (cannot read) or ERR_INVALID: "config 'f.yaml' line 3: unknown key
  * 'listn'" and the like. */
 int server_config_load(struct server_config *c, const char *path, struct err *err);
+/* Whether leader election runs: leader_elect as given, else 1 in bind mode. */
+int server_config_leader_elect(const struct server_config *c);
 /* Refuses combinations: tls_cert without tls_key (or the reverse), tls_client_ca without
  * them, leader_elect without kubeconfig and scheduler_name or with durations out of order.
  * Returns 0 or ERR_INVALID naming the keys and flags. */

@@ -147,6 +147,35 @@ START_TEST(test_kube_unsupported_field_blocks_the_job)
 }
 END_TEST
 
+/* Kubernetes refuses a fractional extended resource, so a mirrored one (the API server
+ * admitted it anyway, or a newer one) is never placed: UnsupportedField naming the field. */
+START_TEST(test_kube_fractional_gpu_blocks_the_job)
+{
+    struct kube_fx f;
+    struct err err = ERR_INIT;
+    fx_open(&f, 0, NULL);
+    json_t *pod = kube_test_pod("half", NULL, NULL, NULL, "1");
+    json_t *c = json_array_get(json_object_get(json_object_get(pod, "spec"), "containers"), 0);
+    json_object_set_new(json_object_get(json_object_get(c, "resources"), "requests"),
+                        "nvidia.com/gpu", json_string("0.5"));
+    kube_testapi_apply(&f.api, "pods", pod);
+    mirror_start(&f, NULL);
+    expect_pod(&f, "default/half", "");
+    json_decref(sched_util_cycle(&f.u, 1000));
+    expect_pod(&f, "default/p3", NULL);
+    json_t *why = NULL;
+    ck_assert_msg(sched_why(f.u.s, "default/half", &why, &err) == 0, "%s", err.msg);
+    json_t *b = json_array_get(json_object_get(why, "blockers"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(b, "code")), "UnsupportedField");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "field")),
+                     "spec.containers[0].resources.requests.nvidia.com/gpu");
+    expect_pod(&f, "default/half", ""); /* never placed */
+    json_decref(why);
+    json_decref(pod);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_kube_initial_sync)
 {
     struct kube_fx f;
@@ -708,6 +737,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_kube_connection_config);
     tcase_add_test(tc, test_kube_initial_sync);
     tcase_add_test(tc, test_kube_unsupported_field_blocks_the_job);
+    tcase_add_test(tc, test_kube_fractional_gpu_blocks_the_job);
     tcase_add_test(tc, test_kube_live_changes);
     tcase_add_test(tc, test_kube_deleted_jobs_drop_their_why);
     tcase_add_test(tc, test_kube_priorityclasses_mirrored);

@@ -4,7 +4,8 @@
  * verdicts, a rebuilt view equal to the live one, and the bundled demo's preemptions end to
  * end (nominated == bound nodes, victims gone whole). The victims' side is test_victims.c.
  *
- * expected.json: cycles (default 1), tick (seconds between cycles, default 1),
+ * expected.json: cycles (default 1), tick (seconds between cycles, default 1), after
+ * (objects deleted between cycles, sched_util.h sched_util_case_after),
  * victims (sorted pod keys over all ledger entries), nominations {pod: node or ""},
  * placements {pod: node, "" unbound, null removed}, states {job: state}, preemption
  * {job: verdict code}, primary {job: code}, whyPreemption {job: text in the reason},
@@ -244,8 +245,11 @@ static void run_case(const char *dir, const char *name)
     json_decref(sched_util_apply(&u, yaml, 1000));
     json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
     json_int_t tick = json_integer_value(json_object_get(exp, "tick"));
-    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
-        json_decref(sched_util_cycle(&u, 2000 + i * (tick ? tick : 1) * 1000));
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++) {
+        int64_t at = 2000 + i * (tick ? tick : 1) * 1000;
+        json_decref(sched_util_cycle(&u, at));
+        sched_util_case_after(&u, name, exp, (int)i + 1, at + 500);
+    }
     check_placements(&u, name, exp);
     check_jobs(&u, name, exp);
     check_ledger(&u, name, exp);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "http_client.h"
 #include "server.h"
 #include "check_run.h"
@@ -185,6 +186,43 @@ START_TEST(test_server_retention_parse)
 }
 END_TEST
 
+/* Leader election follows kube-scheduler's default: on in bind mode unless turned off,
+ * off without bind mode; an explicit true without bind mode is refused. */
+START_TEST(test_server_leader_elect_default)
+{
+    static const struct {
+        const char *args[8];
+        int rc, on; /* rc: server_args' return; on: leader election runs */
+    } cases[] = {
+        {{"musterd", "--kubeconfig", "k", "--scheduler-name", "muster", NULL}, 0, 1},
+        {{"musterd", "--kubeconfig", "k", "--scheduler-name", "muster", "--leader-elect=false",
+          NULL},
+         0,
+         0},
+        {{"musterd", "--kubeconfig", "k", NULL}, 0, 0},
+        {{"musterd", NULL}, 0, 0},
+        {{"musterd", "--kubeconfig", "k", "--leader-elect", NULL}, ERR_INVALID, 1},
+        /* on by default, so its settings are checked too */
+        {{"musterd", "--kubeconfig", "k", "--scheduler-name", "muster",
+          "--leader-elect-renew-deadline", "20", NULL},
+         ERR_INVALID,
+         1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct server_config c;
+        struct err err = ERR_INIT;
+        int argc = 0, done = 0;
+        while (cases[i].args[argc])
+            argc++;
+        server_config_init(&c);
+        int rc = server_args(argc, (char **)cases[i].args, &c, &done, &err);
+        ck_assert_msg(rc == cases[i].rc, "case %zu: rc %d (%s)", i, rc, err.msg);
+        ck_assert_msg(server_config_leader_elect(&c) == cases[i].on, "case %zu", i);
+        server_config_release(&c);
+    }
+}
+END_TEST
+
 START_TEST(test_server_help_and_version)
 {
     const char *help[] = {"--help", NULL};
@@ -320,6 +358,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_restart_keeps_objects_and_audit);
     tcase_add_test(tc, test_server_second_instance_exits_in_use);
     tcase_add_test(tc, test_server_config_errors_name_the_line);
+    tcase_add_test(tc, test_server_leader_elect_default);
     tcase_add_test(tc, test_server_help_and_version);
     tcase_add_test(tc, test_server_retention_parse);
     tcase_add_test(tc, test_server_flags_override_config);

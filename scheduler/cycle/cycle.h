@@ -56,6 +56,13 @@ int sched__attempt(struct sched_cyc *c, int job, struct err *err);
 int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *timed_out,
                    struct err *err);
 
+/* What the attempt's members ask for against what the cluster could ever hold, before any
+ * placement (cycle_demand.c): ExceedsClusterCapacity when their bound pods, the pending pods
+ * their gangs still need and their PodGroups' spec.minResources ask for more than every
+ * schedulable node has together; under MustGather, ExceedsDomainCapacity when
+ * spec.minResources asks for more than the layer's largest domain has. */
+void sched__attempt_demand_checks(struct sched_cyc *c, struct sched_attempt *a);
+
 /* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
  * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
  * least pods (cycle_queue.c's member_least: the pods it needs, or all of them when it
@@ -72,5 +79,11 @@ void sched__attempt_queue_share(struct sched_cyc *c, struct sched_attempt *a, in
  * (an elastic gang runs with fewer pods than it has). Attempts that gather are left alone:
  * their capability check counted every pod. */
 void sched__attempt_trim_to_cap(struct sched_cyc *c, struct sched_attempt *a);
+/* After trim_to_cap: pods beyond a gang's minimum (every pod of a satisfied gang, none of
+ * a lone pod's job) go back, last placed first, while their queue is above its deserved
+ * share in a resource they ask for and another leaf queue with pending pods asking for it
+ * is owed at least what the pod asks (Volcano's proportion plugin: a queue allocates
+ * within its deserved share); WaitingForQueueShare says so. Attempts that gather are left alone. */
+void sched__attempt_trim_to_share(struct sched_cyc *c, struct sched_attempt *a);
 
 #endif

@@ -16,9 +16,9 @@
  * A pending pod that carries a field muster does not support (model_unsupported_field:
  * only mirrored pods can) blocks its job.
  *
- * The why never misleads: a job whose demand (its bound pods plus the pending pods its
- * gangs still need) is larger than the whole cluster's allocatable is answered with
- * ExceedsClusterCapacity before any placement; preemption is tried only when it could help
+ * The why never misleads: a job whose demand is larger than the whole cluster's
+ * allocatable (or its MustGather layer's largest domain) is answered before any placement
+ * (cycle_demand.c); preemption is tried only when it could help
  * (not when a pod the job needs fits no node even empty: a nodeSelector nobody carries, a
  * request larger than any node), and the why then says why it was not relevant.
  */
@@ -142,53 +142,6 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
             }
         }
     }
-}
-
-/* Adds the demand of pod p to need[] (resources indexed as in the view). */
-static void demand_add(const struct sv_pod *p, int64_t *need)
-{
-    for (int r = 0; r < p->nreq; r++)
-        need[p->req[r].res] += p->req[r].v;
-}
-
-/* ExceedsClusterCapacity: the job's bound pods and the pending pods its unsatisfied gangs
- * still need ask for more of a resource than every schedulable node has together. */
-static void cluster_check(struct sched_cyc *c, struct sched_attempt *a)
-{
-    struct sched_view *v = c->v;
-    int64_t *need = xcalloc(v->nres + 1, sizeof(int64_t));
-    for (size_t m = 0; m < a->rq.njobs; m++) {
-        const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
-        long want = a->rq.m[m].satisfied ? 0 : sched__job_min(j) - a->rq.m[m].base;
-        for (size_t i = 0; i < j->npods; i++) {
-            const struct sv_pod *p = &v->pods[j->pods[i]];
-            if (p->counted)
-                demand_add(p, need);
-            else if (want > 0 && sched__pod_pending(p)) {
-                demand_add(p, need);
-                want--;
-            }
-        }
-    }
-    const int64_t *have = sched__cyc_cluster(c);
-    long nn = c->cluster_nodes, cordoned = c->cluster_cordoned;
-    for (size_t r = 0; nn && r < v->nres; r++) {
-        if (need[r] <= have[r])
-            continue;
-        char q_need[32], q_have[32];
-        int milli = model_resource_is_milli(v->res[r]);
-        model_quantity_format(need[r], milli, q_need, sizeof(q_need));
-        model_quantity_format(have[r], milli, q_have, sizeof(q_have));
-        char where[64] = "";
-        if (cordoned)
-            snprintf(where, sizeof(where), WHY_MSG_EXCEEDS_CLUSTER_WHERE, nn - cordoned);
-        sched__blocker_add(&a->blockers, WHY_EXCEEDS_CLUSTER,
-                           json_pack("{s:s,s:I,s:I}", "resource", v->res[r], "need",
-                                     (json_int_t)need[r], "capacity", (json_int_t)have[r]),
-                           WHY_MSG_EXCEEDS_CLUSTER, q_need, v->res[r], q_have, where);
-        break; /* the first resource says it; the others add nothing a user can act on */
-    }
-    free(need);
 }
 
 /* 1 when some node that passes the shape's static filters could hold it empty. */
@@ -481,7 +434,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     members_and_checks(c, ji, &a);
     sched__attempt_queue_checks(c, &a);
     if (!a.blockers.n)
-        cluster_check(c, &a);
+        sched__attempt_demand_checks(c, &a);
     if (a.blockers.n) {
         rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
         goto out;
@@ -493,8 +446,10 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     if (capq < 0 && (rc = place(c, &a, err)) < 0)
         goto out;
     sched__blockers_take(&a.blockers, &a.res.blockers); /* what the placer found */
-    if (capq < 0)
+    if (capq < 0) {
         sched__attempt_trim_to_cap(c, &a);
+        sched__attempt_trim_to_share(c, &a);
+    }
     int fp = -1;
     char msg[256] = "";
     if (capq >= 0)

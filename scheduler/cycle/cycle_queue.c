@@ -182,3 +182,86 @@ void sched__attempt_trim_to_cap(struct sched_cyc *c, struct sched_attempt *a)
         a->res.placed[mi]--;
     }
 }
+
+/* A live leaf queue other than q with pending pods asking for resource r that is owed at
+ * least `asked` of it (deserved - allocated): the queue a surplus pod of q asking that
+ * much would keep waiting; -1 when none. A queue owed less than the pod asks could not
+ * use the room within its share either, so the pod may borrow it. */
+static int queue_waiting(const struct sched_view *v, int q, int r, int64_t asked)
+{
+    for (size_t o = 0; o < v->nqueues; o++) {
+        const struct sv_queue *oq = &v->queues[o];
+        if ((int)o != q && oq->alive && !oq->nchildren && oq->pend[r] > 0 &&
+            oq->deserved[r] - oq->alloc[r] >= asked)
+            return (int)o;
+    }
+    return -1;
+}
+
+/* The pods member m keeps whatever its queue's share: what its gang still needs for
+ * minMember (none for a satisfied gang or a lone pod's job, whose every pod is surplus
+ * once one runs). A lone pod is its own minimum. */
+static long member_floor(const struct sched_view *v, const struct sched_attempt *a, size_t m)
+{
+    const struct sv_job *j = &v->jobs[a->rq.jobs[m]];
+    if (!j->has_pg)
+        return LONG_MAX;
+    long want = a->rq.m[m].satisfied ? 0 : sched__job_min(j) - a->rq.m[m].base;
+    return want < 0 ? 0 : want;
+}
+
+/* The resource of pod p in which queue q is above its deserved share while another queue
+ * is owed at least what p asks of it (*waiting), -1 when none ("pods" left out). */
+static int share_overrun(const struct sched_view *v, const struct sv_pod *p, int q, int *waiting)
+{
+    for (int k = 0; k < p->nreq; k++) {
+        int r = p->req[k].res;
+        if (r == 0 || v->queues[q].alloc[r] <= v->queues[q].deserved[r])
+            continue;
+        if ((*waiting = queue_waiting(v, q, r, p->req[k].v)) >= 0)
+            return r;
+    }
+    return -1;
+}
+
+void sched__attempt_trim_to_share(struct sched_cyc *c, struct sched_attempt *a)
+{
+    struct sched_view *v = c->v;
+    if (a->rq.has_spec || v->nqueues < 2)
+        return;
+    char al[32], as[32], de[32], pod[256] = "";
+    int q = -1, r = -1, waiting = -1;
+    while (c->nops) {
+        const struct sched_op *op = &c->ops[c->nops - 1];
+        const struct sv_pod *p = &v->pods[op->pod];
+        int mi = sched__place_member(&a->rq, p->job), pq = v->jobs[p->job].queue, w = -1;
+        /* only pods beyond the gang's minimum go back, last placed first (the placement
+         * before the last one is a state the placer was in) */
+        if (mi < 0 || pq < 0 || a->res.placed[mi] <= member_floor(v, a, (size_t)mi))
+            break;
+        int pr = share_overrun(v, p, pq, &w);
+        if (pr < 0)
+            break;
+        int64_t req = 0;
+        for (int k = 0; k < p->nreq; k++)
+            req += p->req[k].res == pr ? p->req[k].v : 0;
+        sched__view_unbind(v, op->pod);
+        c->nops--;
+        a->res.placed[mi]--;
+        q = pq, r = pr, waiting = w;
+        snprintf(pod, sizeof(pod), "%s", p->key);
+        fmt_q(v, r, v->queues[q].alloc[r], al, sizeof(al));
+        fmt_q(v, r, req, as, sizeof(as));
+    }
+    if (q < 0)
+        return;
+    const struct sv_queue *sq = &v->queues[q];
+    fmt_q(v, r, sq->deserved[r], de, sizeof(de));
+    sched__blocker_add(&a->blockers, WHY_WAITING_FOR_QUEUE_SHARE,
+                       json_pack("{s:s,s:s,s:I,s:I,s:s,s:s}", "queue", sq->m.name, "resource",
+                                 v->res[r], "allocated", (json_int_t)sq->alloc[r], "deserved",
+                                 (json_int_t)sq->deserved[r], "pod", pod, "waitingQueue",
+                                 v->queues[waiting].m.name),
+                       WHY_MSG_QUEUE_SHARE_SURPLUS, sq->m.name, al, v->res[r], as, pod, de,
+                       v->res[r], v->queues[waiting].m.name);
+}

@@ -48,9 +48,10 @@
 #include "view.h"
 
 /* Places rq's pods: gather when a member asks for a strategy and some member still needs
- * its gang (a satisfied gang places later pods one by one), else binpack (each pod, in
- * order, on the best node by score). Returns 0 or ERR_*; pods that do not fit stay
- * unplaced. */
+ * its gang (a satisfied gang places later pods one by one: under MustGather inside the
+ * layer's domain its bound pods run in, TopologyNoDomain for a pod that fits none of its
+ * nodes), else binpack (each pod, in order, on the best node by score). Returns 0 or ERR_*; pods
+ * that do not fit stay unplaced. */
 int sched__place(struct sched_cyc *c, const struct place_req *rq, struct place_result *out,
                  struct err *err);
 /* 1 when every pending pod of rq is nominated (a preemptor's). */

@@ -57,7 +57,8 @@ struct sched_scan {
 
 enum { W_FIT = 1, W_NODE_AFFINITY = 2, W_TAINTS = 3, W_POD_AFFINITY = 2, W_SPREAD = 2 };
 
-static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const struct sched_rules *r)
+static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const struct sched_rules *r,
+                     const char *allowed)
 {
     XGROW(v->scan, sh->ncand + 1, v->capscan);
     struct sched_scan *sc = v->scan;
@@ -70,6 +71,8 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
         if (sched__fit_res(v, n, sh, pi) >= 0)
             continue;
         sh->cand[keep++] = ni;
+        if (allowed && !allowed[ni])
+            continue;
         if (r && sched__rules_filter(r, ni, &by) != SCHED_FIT_OK)
             continue;
         struct sched_scan *x = &sc[ns++];
@@ -115,7 +118,7 @@ static int pick_scan(struct sched_view *v, struct sv_shape *sh, int pi, const st
     return best;
 }
 
-int sched__pick_node(struct sched_view *v, int pi)
+int sched__pick_node_in(struct sched_view *v, int pi, const char *allowed)
 {
     struct sv_shape *sh = &v->shapes[v->pods[pi].shape];
     if (sh->fail_epoch == v->epoch)
@@ -124,14 +127,19 @@ int sched__pick_node(struct sched_view *v, int pi)
     if (sched__rules_prepare(v, pi, &r)) {
         if (sh->cand_epoch != v->epoch)
             cand_rebuild(v, sh, pi);
-        int ni = pick_scan(v, sh, pi, &r);
+        int ni = pick_scan(v, sh, pi, &r, allowed);
         sched__rules_release(&r);
         return ni;
     }
     sched__rules_release(&r);
     if (sh->cand_epoch != v->epoch)
         cand_rebuild(v, sh, pi);
-    if (sh->soft)
-        return pick_scan(v, sh, pi, NULL);
+    if (sh->soft || allowed) /* the heap knows no node set */
+        return pick_scan(v, sh, pi, NULL, allowed);
     return sched__pick_heap(v, sh, pi);
+}
+
+int sched__pick_node(struct sched_view *v, int pi)
+{
+    return sched__pick_node_in(v, pi, NULL);
 }

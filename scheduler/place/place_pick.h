@@ -15,5 +15,8 @@
  * epoch moved; prepares the pod's rules (one prepared sched_rules per view at a time: the
  * caller holds none). */
 int sched__pick_node(struct sched_view *v, int pi);
+/* The same among the nodes ni with allowed[ni] set ([v->nnodes]; NULL: every node), always
+ * by the scan (the shape's heap knows no node set). */
+int sched__pick_node_in(struct sched_view *v, int pi, const char *allowed);
 
 #endif

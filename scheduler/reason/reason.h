@@ -40,6 +40,7 @@ enum why_class {
     X(NO_NODES, "NoNodes", WAITING)                                                                \
     X(TOPOLOGY_MISSING, "TopologyMissing", WAITING)                                                \
     X(EXCEEDS_CLUSTER, "ExceedsClusterCapacity", NEVER)                                            \
+    X(EXCEEDS_DOMAIN, "ExceedsDomainCapacity", NEVER)                                              \
     X(EXCEEDS_ALLOCATABLE, "ExceedsAllocatable", NEVER)                                            \
     X(NO_MATCHING_NODE, "NoMatchingNode", POLICY)                                                  \
     X(SCHEDULING_GATED, "SchedulingGated", WAITING)                                                \

@@ -80,10 +80,19 @@
     "MustGather '%s' needs the ClusterNetworkTopology 'default', which does not exist"
 
 /* ---- ExceedsClusterCapacity ---- */
-/* Quantity needed; resource; quantity the cluster has; WHY_MSG_EXCEEDS_CLUSTER_WHERE or "". */
-#define WHY_MSG_EXCEEDS_CLUSTER "needs %s %s, the cluster has %s%s"
+/* Quantity needed; resource; quantity the cluster has; WHY_MSG_EXCEEDS_CLUSTER_WHERE or "";
+ * WHY_MSG_EXCEEDS_MIN_RESOURCES or "". */
+#define WHY_MSG_EXCEEDS_CLUSTER "needs %s %s, the cluster has %s%s%s"
 /* Schedulable nodes (long), when some are cordoned. */
 #define WHY_MSG_EXCEEDS_CLUSTER_WHERE " on its %ld schedulable nodes"
+/* When a PodGroup's spec.minResources (or minMember, for pods) is what asks for it. */
+#define WHY_MSG_EXCEEDS_MIN_RESOURCES " (its PodGroup's spec.minResources)"
+
+/* ---- ExceedsDomainCapacity ---- */
+/* PodGroup; quantity needed; resource; layer; resource; the domain; quantity it has. */
+#define WHY_MSG_EXCEEDS_DOMAIN                                                                     \
+    "podGroup '%s' spec.minResources needs %s %s in one %s domain (MustGather), the one with "     \
+    "the most %s, %s, has %s"
 
 /* ---- the node filter: ExceedsAllocatable, NoMatchingNode, PodAffinityUnsatisfied,
  * PodAntiAffinityConflict, TopologySpreadUnsatisfied, CapacityReserved,
@@ -184,6 +193,9 @@
 #define WHY_MSG_GATHER_LIMIT_MULT "podCountMultiple "
 /* The job's podCountMultiple entries, when the summary has not named them. */
 #define WHY_MSG_GATHER_MULT "; podCountMultiple %s"
+/* A satisfied gang's later pod: the MustGather layer, the layer, the domain, the pod key. */
+#define WHY_MSG_GATHER_SATISFIED                                                                   \
+    "MustGather %s: the gang runs in %s %s; pod '%s' fits none of its nodes"
 
 /* ---- TopologyNodeSetsFailed ---- */
 /* Domains tried; candidates; pods needed; the topology summary (above). */
@@ -195,6 +207,10 @@
 #define WHY_MSG_WAITING_FOR_QUEUE_SHARE                                                            \
     "queue %s: %s %s allocated + %s asked > its deserved %s %s, so it cannot reclaim what "        \
     "other queues borrow; it waits for idle capacity"
+/* Queue, allocated and asked with units, pod key, deserved with unit, the waiting queue. */
+#define WHY_MSG_QUEUE_SHARE_SURPLUS                                                                \
+    "queue %s: %s %s allocated + %s asked by '%s' > its deserved %s %s while queue %s waits "      \
+    "below its share; pods beyond minMember wait for it"
 
 /* ---- TakenByEarlierJobs ---- */
 /* Jobs placed earlier; pod key. */

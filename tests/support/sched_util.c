@@ -200,9 +200,39 @@ json_t *sched_util_case_run(struct sched_util *u, const char *area, const char *
     json_decref(sched_util_apply(u, yaml, 1000));
     free(yaml);
     json_int_t cycles = json_integer_value(json_object_get(exp, "cycles"));
-    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++)
+    for (json_int_t i = 0; i < (cycles ? cycles : 1); i++) {
         json_decref(sched_util_cycle(u, 2000 + i * 1000));
+        sched_util_case_after(u, name, exp, (int)i + 1, 2500 + i * 1000);
+    }
     return exp;
+}
+
+void sched_util_case_after(struct sched_util *u, const char *name, json_t *exp, int cycle,
+                           int64_t now_ms)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(exp, "after"), i, ev)
+    {
+        if (json_integer_value(json_object_get(ev, "cycle")) != cycle)
+            continue;
+        size_t k;
+        json_t *obj;
+        json_array_foreach(json_object_get(ev, "delete"), k, obj)
+        {
+            const char *what = json_string_value(obj), *slash = what ? strchr(what, '/') : NULL;
+            ck_assert_msg(slash, "case '%s': after: delete '%s' is not Kind/key", name,
+                          what ? what : "(not a string)");
+            char *resource = strndup(what, (size_t)(slash - what));
+            enum model_kind kind;
+            struct err err = ERR_INIT;
+            ck_assert_msg(model_kind_from_resource(resource, &kind) == 0,
+                          "case '%s': after: unknown kind '%s'", name, resource);
+            ck_assert_msg(sched_delete(u->s, kind, slash + 1, now_ms, &err) == 0,
+                          "case '%s': after: delete '%s': %s", name, what, err.msg);
+            free(resource);
+        }
+    }
 }
 
 void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp)

@@ -76,6 +76,12 @@ char *sched_util_case_path(const char *area, const char *rel);
  * Returns expected.json (new); fails the test when a file cannot be read. */
 json_t *sched_util_case_run(struct sched_util *u, const char *area, const char *name,
                             const struct sched_options *opts);
+/* Runs expected.json's "after" events of cycle number `cycle` (1 first) at now_ms, between
+ * that cycle and the next: [{"cycle": 1, "delete": ["Node/n1", "Pod/default/low"]}] (kind
+ * as the CLI names it, then the key). sched_util_case_run calls it after every cycle (at
+ * half a tick past it); runners of their own call it the same way. */
+void sched_util_case_after(struct sched_util *u, const char *name, json_t *exp, int cycle,
+                           int64_t now_ms);
 /* Checks the expectations every case folder may hold: "placements" (pod -> node), "states"
  * (job -> state), "audit" (record kind -> count) and "queues" (sched_util_expect_queues). */
 void sched_util_case_expect(struct sched_util *u, const char *name, json_t *exp);
