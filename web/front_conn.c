@@ -26,6 +26,7 @@
 #include "err.h"
 #include "front_impl.h"
 #include "log.h"
+#include "tls.h"
 
 /* The front end thread's time slice (short_slice). */
 #define FRONT_SLICE_NS 100000
@@ -184,6 +185,15 @@ static void process(struct conn *c)
         if (evbuffer_get_length(bufferevent_get_output(c->bev)) >= FRONT_RELAY_CAP) {
             c->held = 1;
             bufferevent_disable(c->bev, EV_READ);
+            return;
+        }
+        if (c->st == C_IDLE && c->info.tls &&
+            !api__tls_session_current(bufferevent_openssl_get_ssl(c->bev))) {
+            /* tls_client_ca was replaced since this connection's handshake: what it
+             * verified no longer holds (docs/security.md "TLS") */
+            log_info("front end: %s: the client CA changed since its handshake: closed",
+                     c->info.address);
+            conn_free(c);
             return;
         }
         if (c->st == C_IDLE) {

