@@ -208,8 +208,45 @@ START_TEST(test_attack_resumed_session_after_the_ca_is_replaced)
 }
 END_TEST
 
+/* ---- 4. an alias bomb of bytes, not of nodes ---- */
+
+START_TEST(test_attack_alias_bomb_of_a_big_string)
+{
+    const size_t str = 1024 * 1024, aliases = 2000;
+    size_t cap = str + aliases * 4 + 256, n = 0;
+    char *body = malloc(cap);
+
+    n += (size_t)snprintf(body + n, cap - n,
+                          "apiVersion: v1\nkind: Node\nmetadata:\n  name: bomb\n  annotations:\n"
+                          "    a: &s \"");
+    memset(body + n, 'x', str);
+    n += str;
+    n += (size_t)snprintf(body + n, cap - n, "\"\n    b: [*s");
+    for (size_t i = 1; i < aliases; i++)
+        n += (size_t)snprintf(body + n, cap - n, ",*s");
+    n += (size_t)snprintf(body + n, cap - n, "]\n");
+    start(NULL, NULL);
+    long before = status_kb("VmHWM:");
+    long t0 = now_ms();
+    struct http_resp r;
+    const char *hdr[] = {"Content-Type: application/yaml", NULL};
+    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+    long ms = now_ms() - t0, grew = status_kb("VmHWM:") - before;
+    fprintf(stderr,
+            "attack: alias bomb (%zu bytes, %zu aliases of 1 MiB): %ld in %ld ms, peak RSS "
+            "+%ld MB\n",
+            n, aliases, r.status, ms, grew / 1024);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_msg(strstr(r.body, "alias bomb") && strstr(r.body, "'*s'"), "%s", r.body);
+    ck_assert_msg(grew < 64 * 1024, "peak RSS grew by %ld MB", grew / 1024);
+    http_resp_free(&r);
+    free(body);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced, NULL};
+    const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
+                            test_attack_alias_bomb_of_a_big_string, NULL};
     return check_run(check_suite("attack", setup, teardown, tests));
 }
