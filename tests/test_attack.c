@@ -244,9 +244,57 @@ START_TEST(test_attack_alias_bomb_of_a_big_string)
 }
 END_TEST
 
+/* ---- 6. capacity sums that wrap ---- */
+
+START_TEST(test_attack_capacity_sums_do_not_wrap)
+{
+    /* 1Pi is the most a node may claim; 8,200 such nodes pass INT64_MAX bytes in all */
+    const int nodes = 8200;
+    size_t cap = (size_t)nodes * 128 + 1024, n = 0;
+    char *body = malloc(cap);
+    struct http_resp r;
+    const char *hdr[] = {"Content-Type: application/yaml", NULL};
+
+    start(NULL, NULL);
+    /* more than a node may claim is refused, naming the field */
+    const char *huge = "apiVersion: v1\nkind: Node\nmetadata: {name: huge}\n"
+                       "status: {allocatable: {cpu: '4', memory: 7Ei}}\n";
+    http_request("POST", md.base, "/api/v1/manifests", huge, hdr, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_msg(strstr(r.body, "status.allocatable.memory") && strstr(r.body, "1Pi"), "%s",
+                  r.body);
+    http_resp_free(&r);
+    for (int i = 0; i < nodes; i++)
+        n += (size_t)snprintf(body + n, cap - n,
+                              "---\napiVersion: v1\nkind: Node\nmetadata: {name: n%d}\n"
+                              "status: {allocatable: {cpu: '64', memory: 1Pi, pods: '110'}}\n",
+                              i);
+    n +=
+        (size_t)snprintf(body + n, cap - n,
+                         "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                         "spec: {containers: [{name: c, resources: {requests: {memory: 1Gi}}}]}\n");
+    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    http_resp_free(&r);
+    http_request("POST", md.base, "/api/v1/cycles", "{}",
+                 (const char *[]){"Content-Type: application/json", NULL}, &r);
+    ck_assert_int_eq(r.status, 200);
+    http_resp_free(&r);
+    http_request("GET", md.base, "/api/v1/pods/default/p", NULL, NULL, &r);
+    const char *node =
+        json_string_value(json_object_get(json_object_get(r.json, "spec"), "nodeName"));
+    fprintf(stderr, "attack: %d nodes of 1Pi memory: a 1Gi pod placed on %s\n", nodes,
+            node ? node : "nothing");
+    ck_assert_msg(node, "the 1Gi pod was not placed: %s", r.body);
+    http_resp_free(&r);
+    free(body);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
-                            test_attack_alias_bomb_of_a_big_string, NULL};
+                            test_attack_alias_bomb_of_a_big_string,
+                            test_attack_capacity_sums_do_not_wrap, NULL};
     return check_run(check_suite("attack", setup, teardown, tests));
 }
