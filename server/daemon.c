@@ -268,6 +268,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .audit_health = server__audit_health,
         .audit_health_ctx = cy->guard,
         .audit_key = server__audit_key(cy->guard),
+        .audit_witness = server__audit_witness,
     };
     memcpy(ao.rate, c->rate, sizeof(ao.rate));
     return ao;

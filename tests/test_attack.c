@@ -25,7 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "audit_support.h"
 #include "check_run.h"
+#include "cli_support.h"
 #include "http_client.h"
 #include "tls_support.h"
 
@@ -291,10 +294,95 @@ START_TEST(test_attack_capacity_sums_do_not_wrap)
 }
 END_TEST
 
+/* ---- 5. an audit record edited before the newest checkpoint, a tail cut ---- */
+
+/* `muster audit verify` against e's musterd: its exit status, stdout in out (new). */
+static int cli_verify(struct audit_env *e, char **out)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL,
+            (const char *[]){"--server", e->m.base, "--token", "s3cret", "audit", "verify", NULL},
+            &r);
+    int status = r.status;
+    *out = xasprintf("%s%s", r.out, r.err);
+    cli_result_release(&r);
+    return status;
+}
+
+/* The audit member of /api/v1/health once it says broken, within 30 s; NULL if never. */
+static json_t *wait_broken(struct audit_env *e)
+{
+    for (long end = now_ms() + 30000; now_ms() < end; nap_ms(50)) {
+        json_t *h = audit_env_health(e);
+        if (json_is_false(json_object_get(h, "ok")))
+            return h;
+        json_decref(h);
+    }
+    return NULL;
+}
+
+START_TEST(test_attack_audit_record_edited_before_the_checkpoint)
+{
+    struct audit_env e;
+    char *out = NULL;
+
+    audit_env_init(&e);
+    audit_env_run_and_stop(&e, 12);
+    uint64_t signed_seq = audit_env_witness_seq(&e);
+    ck_assert_uint_gt(signed_seq, 20);
+    struct store *st = audit_env_open_store(&e);
+    audit_edit_text(st, 5); /* its hash is kept: record 6 on still fits */
+    store_close(st);
+    long t0 = now_ms();
+    audit_env_start(&e);
+    json_t *h = wait_broken(&e);
+    long ms = now_ms() - t0;
+    fprintf(stderr, "attack: record 5 of %llu edited: %s after %ld ms\n",
+            (unsigned long long)signed_seq, h ? "read-only" : "not found", ms);
+    ck_assert_msg(h, "musterd stays writable with record 5 edited");
+    ck_assert_msg(strstr(json_string_value(json_object_get(h, "reason")), "record 5"), "%s",
+                  json_string_value(json_object_get(h, "reason")));
+    json_decref(h);
+    ck_assert_int_eq(audit_env_post(&e, "/api/v1/cycles", NULL, NULL), 503);
+    ck_assert_int_eq(cli_verify(&e, &out), 1);
+    ck_assert_msg(strstr(out, "record 5"), "%s", out);
+    free(out);
+    musterd_cleanup(&e.m);
+}
+END_TEST
+
+START_TEST(test_attack_audit_tail_cut_below_the_witness)
+{
+    struct audit_env e;
+    char *out = NULL;
+
+    audit_env_init(&e);
+    audit_env_run_and_stop(&e, 6);
+    uint64_t signed_seq = audit_env_witness_seq(&e);
+    struct store *st = audit_env_open_store(&e);
+    audit_truncate(st, signed_seq - 3);
+    store_close(st);
+    audit_env_start(&e);
+    json_t *h = wait_broken(&e);
+    ck_assert_ptr_nonnull(h);
+    json_decref(h);
+    /* the verification the CLI asks for agrees with the start-up check */
+    int status = cli_verify(&e, &out);
+    fprintf(stderr, "attack: tail cut below the witness's record %llu: audit verify exits %d\n",
+            (unsigned long long)signed_seq, status);
+    ck_assert_msg(status == 1 && strstr(out, "witness"), "audit verify: %d %s", status, out);
+    free(out);
+    musterd_cleanup(&e.m);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
                             test_attack_alias_bomb_of_a_big_string,
-                            test_attack_capacity_sums_do_not_wrap, NULL};
+                            test_attack_capacity_sums_do_not_wrap,
+                            test_attack_audit_record_edited_before_the_checkpoint,
+                            test_attack_audit_tail_cut_below_the_witness,
+                            NULL};
     return check_run(check_suite("attack", setup, teardown, tests));
 }

@@ -67,6 +67,7 @@ struct sched;
 struct store;
 struct api;
 struct store_audit_key;
+struct store_ckpt;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
 
@@ -174,11 +175,14 @@ struct api_options {
      * api_set_read_only changes it at run time. audit_health makes the "audit" member of
      * GET /api/v1/health (new JSON; NULL: {"checkpoints": false}). audit_key (borrowed,
      * must outlive the api; NULL: none) lets /api/v1/audit/verify check signatures and
-     * POST /api/v1/audit/prune check the checkpoint it prunes behind. */
+     * POST /api/v1/audit/prune check the checkpoint it prunes behind. audit_witness (ctx:
+     * audit_health_ctx; NULL: no witness) gives the newest witness checkpoint: 1 found, 0
+     * none, or ERR_*; /api/v1/audit/verify holds the log to it as the start-up check does. */
     const char *read_only;
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
+    int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
 };
 
 #define API_DEFAULT_HEAD_TIMEOUT_MS 10000

@@ -98,6 +98,8 @@ struct api {
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
+    int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
+    void *audit_witness_ctx;
     struct api__front *front;   /* the public listener (front.h) */
     struct ssl_ctx_st *ssl_ctx; /* the front end's TLS, NULL: plain HTTP */
     char front_secret[65];      /* X-Muster-Front's proof, hex, fresh each start */

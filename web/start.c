@@ -118,6 +118,8 @@ static void keep_options(struct api *api, const struct api_options *opts)
     api->audit_health = opts->audit_health;
     api->audit_health_ctx = opts->audit_health_ctx;
     api->audit_key = opts->audit_key;
+    api->audit_witness = opts->audit_witness;
+    api->audit_witness_ctx = opts->audit_health_ctx;
 }
 
 /* Which Host and Origin headers are answered (edge.c), from the options and the listen
