@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -123,6 +124,32 @@ static int wait_log(const char *needle, int n)
     return 0;
 }
 
+/* A plain TCP connection to musterd, non-blocking. */
+static int dial(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)md.port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+    return fd;
+}
+
+/* The status of the answer waiting on fd, 0 when none (yet), -1 when closed without one. */
+static int status_of(int fd)
+{
+    char buf[256];
+    int status = 0;
+    ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_PEEK);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+        return -1;
+    if (n < 12)
+        return 0;
+    buf[n] = '\0';
+    return sscanf(buf, "HTTP/1.%*d %d", &status) == 1 ? status : -1;
+}
+
 /* ---- 1. a revoked client certificate resumes its session ---- */
 
 #define CYCLE                                                                                      \
@@ -208,6 +235,98 @@ START_TEST(test_attack_resumed_session_after_the_ca_is_replaced)
     ck_assert_int_ne(tls_cycle(&kept), 200);
     tls_close(&kept);
     tls_session_free(sess);
+}
+END_TEST
+
+/* ---- 2. bodies held by clients who may not send them ---- */
+
+#define FLOOD_CONNS 40
+#define FLOOD_BODY (16 * 1000 * 1000)
+
+/* FLOOD_CONNS connections each send a head with auth (a header line or "") and all of a
+ * FLOOD_BODY-byte body but its last byte, and hold it. Counts the answers by status in
+ * got[0] (401), got[1] (503), got[2] (none: the body is held); the peak RSS growth in MB. */
+static long flood(const char *auth, int got[3])
+{
+    static char chunk[256 * 1024];
+    int fd[FLOOD_CONNS];
+    size_t sent[FLOOD_CONNS] = {0}, head_len;
+    char head[512];
+    long before = status_kb("VmHWM:");
+
+    memset(chunk, '{', sizeof(chunk));
+    head_len = (size_t)snprintf(head, sizeof(head),
+                                "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Content-Type: application/json\r\n%sContent-Length: %d\r\n\r\n",
+                                auth, FLOOD_BODY);
+    for (int i = 0; i < FLOOD_CONNS; i++) {
+        fd[i] = dial();
+        ck_assert_int_eq(send(fd[i], head, head_len, MSG_NOSIGNAL), (ssize_t)head_len);
+    }
+    /* push the bodies round-robin until each is sent (but a byte) or refused */
+    for (long end = now_ms() + 20000, busy = 1; busy && now_ms() < end;) {
+        busy = 0;
+        for (int i = 0; i < FLOOD_CONNS; i++) {
+            if (sent[i] >= FLOOD_BODY - 1 || fd[i] < 0 || status_of(fd[i]) != 0)
+                continue;
+            size_t n = FLOOD_BODY - 1 - sent[i];
+            ssize_t k = send(fd[i], chunk, n < sizeof(chunk) ? n : sizeof(chunk),
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (k > 0)
+                sent[i] += (size_t)k;
+            else if (errno != EAGAIN && errno != EWOULDBLOCK)
+                sent[i] = FLOOD_BODY; /* refused and reset */
+            busy = 1;
+        }
+        if (busy)
+            poll(NULL, 0, 1);
+    }
+    nap_ms(300);
+    long grew = (status_kb("VmHWM:") - before) / 1024;
+    got[0] = got[1] = got[2] = 0;
+    for (int i = 0; i < FLOOD_CONNS; i++) {
+        int st = status_of(fd[i]);
+        got[st == 401 ? 0 : st == 503 ? 1 : 2]++;
+        close(fd[i]);
+    }
+    return grew;
+}
+
+START_TEST(test_attack_bodies_without_a_credential)
+{
+    int got[3];
+
+    start("token: s3cret\n", NULL);
+    long grew = flood("", got);
+    fprintf(stderr,
+            "attack: %d unauthenticated 16 MB bodies: %d answered 401, %d held; peak RSS +%ld "
+            "MB\n",
+            FLOOD_CONNS, got[0], got[2], grew);
+    /* refused from the head: no body is read, none is held */
+    ck_assert_int_eq(got[0], FLOOD_CONNS);
+    ck_assert_msg(grew < 32, "peak RSS grew by %ld MB", grew);
+}
+END_TEST
+
+START_TEST(test_attack_bodies_share_one_budget)
+{
+    int got[3];
+
+    start(NULL, NULL); /* http_body_memory: 64Mi, the default */
+    long grew = flood("", got);
+    fprintf(stderr,
+            "attack: %d anonymous 16 MB bodies held (no auth): %d answered 503, %d held; peak RSS "
+            "+%ld MB\n",
+            FLOOD_CONNS, got[1], got[2], grew);
+    /* at most 64 MiB of bodies: four of 16 MB, the rest refused at their head */
+    ck_assert_int_le(got[2], 4);
+    ck_assert_int_ge(got[1], FLOOD_CONNS - 4);
+    ck_assert_msg(grew < 64 + 48, "peak RSS grew by %ld MB", grew);
+    /* and a small request still gets through once they are gone */
+    struct http_resp r;
+    http_request("GET", md.base, "/healthz", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    http_resp_free(&r);
 }
 END_TEST
 
@@ -379,6 +498,8 @@ END_TEST
 int main(void)
 {
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
+                            test_attack_bodies_without_a_credential,
+                            test_attack_bodies_share_one_budget,
                             test_attack_alias_bomb_of_a_big_string,
                             test_attack_capacity_sums_do_not_wrap,
                             test_attack_audit_record_edited_before_the_checkpoint,

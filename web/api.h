@@ -70,6 +70,8 @@ struct store_audit_key;
 struct store_ckpt;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
+/* Request bodies held at once by the front end (api_options.body_memory). */
+#define API_DEFAULT_BODY_MEMORY ((size_t)64 << 20)
 
 /* Roles: X(enum suffix, name, what it may do), lowest first: a role may do what the roles
  * before it may. The one list behind the route table, the tokens file, the config keys
@@ -127,6 +129,9 @@ struct api_options {
     api_authenticate_fn authenticate;     /* NULL: none */
     void *authenticate_ctx;
     size_t body_limit; /* request bodies larger than this get 413; 0: API_DEFAULT_BODY_LIMIT */
+    /* Request bodies held at once, all connections (read and waiting for their answer);
+     * past it 503. 0: API_DEFAULT_BODY_MEMORY; never less than body_limit. */
+    size_t body_memory;
     /* How unknown fields of applied objects are treated when the request does not say
      * (?fieldValidation=); default MODEL_FIELDS_STRICT. */
     enum model_fields field_validation;

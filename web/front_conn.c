@@ -44,6 +44,20 @@ static void arm(struct conn *c, const struct timeval *tv)
     evtimer_add(c->timer, tv);
 }
 
+/* c's request reader, new and charged to the front end's body budget. */
+static void fr_new(struct conn *c)
+{
+    api__fr_init(&c->fr, &c->f->lim);
+    api__fr_budget(&c->fr, &c->f->body_mem, c->f->body_mem_max);
+}
+
+/* The forwarded request is answered: its body's charge goes back. */
+static void uncharge(struct conn *c)
+{
+    c->f->body_mem -= c->charged;
+    c->charged = 0;
+}
+
 static void conn_free(struct conn *c)
 {
     struct api__front *f = c->f;
@@ -65,6 +79,7 @@ static void conn_free(struct conn *c)
         ;
     bufferevent_free(c->bev);
     api__fr_release(&c->fr);
+    uncharge(c);
     f->nconns--;
     free(c);
 }
@@ -136,8 +151,9 @@ static void forward(struct conn *c)
     free(header);
     c->keep_alive = c->fr.keep_alive;
     c->is_head = c->fr.is_head;
+    c->charged = api__fr_take_charge(&c->fr); /* civetweb holds a copy until it answers */
     api__fr_release(&c->fr);
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->head_seen = 0;
     c->st = C_WAITING;
     evtimer_del(c->timer);
@@ -161,7 +177,7 @@ static int answer_here(struct conn *c)
     free(text);
     keep = keep && c->fr.keep_alive;
     api__fr_release(&c->fr);
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->head_seen = 0;
     evtimer_del(c->timer);
     if (!keep) {
@@ -170,6 +186,26 @@ static int answer_here(struct conn *c)
     }
     c->st = C_IDLE;
     arm(c, &f->idle_tv);
+    return 1;
+}
+
+/* A head whose body is still to come: the owner checks what the head alone decides (the
+ * credential and role above all), so that a request nobody may send has no body read and
+ * holds no memory. Returns 1 when refused (c is CLOSING: the unread body ends it). */
+static int refused_at_head(struct conn *c)
+{
+    struct api__front *f = c->f;
+    size_t len = 0;
+    int keep = 0;
+    char *text = f->head_check ? f->head_check(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
+
+    if (!text)
+        return 0;
+    put(c, text, len);
+    free(text);
+    api__fr_release(&c->fr);
+    fr_new(c);
+    closing(c);
     return 1;
 }
 
@@ -210,6 +246,8 @@ static void process(struct conn *c)
         }
         if (c->fr.head_done && !c->head_seen) {
             c->head_seen = 1;
+            if (!c->fr.done && refused_at_head(c))
+                return;
             if (c->fr.expect_continue && !c->fr.done)
                 put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
             evtimer_del(c->timer);
@@ -230,6 +268,7 @@ static void process(struct conn *c)
 static void answered(struct conn *c, int ok, int keep_alive, int sent)
 {
     c->be = NULL;
+    uncharge(c);
     if (!ok) {
         if (!sent) {
             fail(c, 502, "musterd's HTTP workers did not answer the request");
@@ -368,7 +407,7 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct soc
         free(c);
         return;
     }
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->timer = evtimer_new(f->base, on_timer, c);
     c->next = f->conns;
     if (f->conns)
@@ -488,7 +527,9 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->workers = o->backend_workers;
     f->headers = o->headers;
     f->answer = o->answer;
+    f->head_check = o->head_check;
     f->answer_ctx = o->answer_ctx;
+    f->body_mem_max = o->body_memory > o->lim.body_max ? o->body_memory : o->lim.body_max;
     f->answered = answered;
     f->backend = (struct sockaddr_in){.sin_family = AF_INET,
                                       .sin_port = htons((uint16_t)o->backend_port),

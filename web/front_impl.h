@@ -49,7 +49,8 @@ struct conn {
     struct backend *be; /* answering this connection's request, or NULL */
     int keep_alive;     /* the request in flight lets the connection live on */
     int is_head;
-    int held; /* reading stopped: answers given here wait for the client to read them */
+    int held;       /* reading stopped: answers given here wait for the client to read them */
+    size_t charged; /* the forwarded request's body, of f->body_mem, until its answer */
 };
 
 struct api__front {
@@ -72,8 +73,10 @@ struct api__front {
     int nbackend; /* loopback connections open, pooled or answering */
     int workers;  /* civetweb's worker threads */
     api__front_answer_fn answer;
+    api__front_answer_fn head_check;
     void *answer_ctx;
-    front__answered_fn answered; /* front_conn.c's, called by front_relay.c */
+    size_t body_mem, body_mem_max; /* request bodies held, for all connections (front_req.h) */
+    front__answered_fn answered;   /* front_conn.c's, called by front_relay.c */
 };
 
 /* ---- front_relay.c ---- */

@@ -419,7 +419,11 @@ void api__dispatch(struct req *r)
             api__reply_errorf(r, ERR_NOT_FOUND, "no route for '%s %s'", r->method, r->path);
     } else if (api__auth_or_reply(r, found->role) == 0 &&
                (!api__mutating(r->method) || api__content_type_ok(r) == 0) &&
-               writable_or_reply(r) == 0 && query_ok(r, found->params)) {
+               writable_or_reply(r) == 0 && r->head_only) {
+        r->relay = 1; /* the head passes: the body is read, then the whole request served */
+    } else if (r->status || r->relay) {
+        /* refused above, or the external authenticator must be asked */
+    } else if (query_ok(r, found->params)) {
         params_decode(r);
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);

@@ -97,7 +97,9 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .max_connections =
             opts->max_connections > 0 ? opts->max_connections : API_DEFAULT_MAX_CONNECTIONS,
         .answer = api__front_answer,
+        .head_check = api__front_head_check,
         .answer_ctx = api,
+        .body_memory = opts->body_memory ? opts->body_memory : API_DEFAULT_BODY_MEMORY,
     };
     return api__front_start(&fo, &api->front, err);
 }
