@@ -330,6 +330,76 @@ START_TEST(test_attack_bodies_share_one_budget)
 }
 END_TEST
 
+/* ---- 3. slow readers ---- */
+
+#define SLOW_READERS 12
+
+/* A request that lasts ms milliseconds at most: its status, its time in *ms. */
+static long timed(const char *method, const char *path, long *ms)
+{
+    struct http_resp r;
+    const char *hdr[] = {"Content-Type: application/json", NULL};
+    long t0 = now_ms();
+    http_request(method, md.base, path, !strcmp(method, "POST") ? "{}" : NULL, hdr, &r);
+    *ms = now_ms() - t0;
+    long status = r.status;
+    http_resp_free(&r);
+    return status;
+}
+
+START_TEST(test_attack_slow_readers_of_a_big_list)
+{
+    const int pods = 150, note = 64 * 1024;
+    size_t cap = (size_t)pods * (note + 256) + 64, n = 0;
+    char *body = malloc(cap), *big = malloc((size_t)note + 1);
+    int fd[SLOW_READERS];
+
+    memset(big, 'x', (size_t)note);
+    big[note] = '\0';
+    for (int i = 0; i < pods; i++)
+        n += (size_t)snprintf(body + n, cap - n,
+                              "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, "
+                              "annotations: {a: %s}}\nspec: {containers: [{name: c}]}\n",
+                              i, big);
+    start("threads: 4\nhttp_write_timeout: 20s\n", NULL);
+    struct http_resp r;
+    const char *hdr[] = {"Content-Type: application/yaml", NULL};
+    http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+    ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+    http_resp_free(&r);
+    long before = status_kb("VmHWM:");
+    /* readers of a 10 MB list that never read a byte */
+    const char *req = "GET /api/v1/pods HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    for (int i = 0; i < SLOW_READERS; i++) {
+        int small = 4096;
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)md.port)};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+        setsockopt(fd[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+        ck_assert_int_eq(connect(fd[i], (struct sockaddr *)&a, sizeof(a)), 0);
+        ck_assert_int_eq(send(fd[i], req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
+    }
+    nap_ms(1000);
+    long health_ms = 0, cycle_ms = 0;
+    long health = timed("GET", "/healthz", &health_ms);
+    long cycle = timed("POST", "/api/v1/cycles", &cycle_ms);
+    long grew = (status_kb("VmHWM:") - before) / 1024;
+    fprintf(stderr,
+            "attack: %d slow readers of a %zu MB list, 4 workers: /healthz %ld in %ld ms, "
+            "a cycle %ld in %ld ms; peak RSS +%ld MB\n",
+            SLOW_READERS, n >> 20, health, health_ms, cycle, cycle_ms, grew);
+    ck_assert_int_eq(health, 200);
+    ck_assert_msg(health_ms < 1000, "/healthz took %ld ms", health_ms);
+    ck_assert_int_eq(cycle, 200);
+    ck_assert_msg(cycle_ms < 3000, "a cycle took %ld ms", cycle_ms);
+    ck_assert_msg(grew < 256, "peak RSS grew by %ld MB", grew);
+    for (int i = 0; i < SLOW_READERS; i++)
+        close(fd[i]);
+    free(big);
+    free(body);
+}
+END_TEST
+
 /* ---- 4. an alias bomb of bytes, not of nodes ---- */
 
 START_TEST(test_attack_alias_bomb_of_a_big_string)
@@ -500,6 +570,7 @@ int main(void)
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
                             test_attack_bodies_without_a_credential,
                             test_attack_bodies_share_one_budget,
+                            test_attack_slow_readers_of_a_big_list,
                             test_attack_alias_bomb_of_a_big_string,
                             test_attack_capacity_sums_do_not_wrap,
                             test_attack_audit_record_edited_before_the_checkpoint,

@@ -41,9 +41,17 @@ struct route {
     int (*front)(struct req *r);
 };
 
+/* Probes are answered by the front end: workers held by slow clients must not make a
+ * liveness probe fail (docs/security.md "Slow clients and connections"). */
+static int always(struct req *r)
+{
+    (void)r;
+    return 1;
+}
+
 static const struct route routes[] = {
-    {"GET", "/healthz", api__healthz, "", OPEN, 0, NULL},
-    {"GET", "/readyz", api__readyz, "", OPEN, 0, NULL},
+    {"GET", "/healthz", api__healthz, "", OPEN, 0, always},
+    {"GET", "/readyz", api__readyz, "", OPEN, 0, always},
     {"GET", "/metrics", api__metrics, "", VIEW, 0, NULL},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
     {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
