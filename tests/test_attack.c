@@ -565,6 +565,60 @@ START_TEST(test_attack_audit_tail_cut_below_the_witness)
 }
 END_TEST
 
+/* ---- the lesser ones ---- */
+
+/* Sends raw on a new connection and reads the answer until the close (3 s at most). */
+static void exchange(const char *raw, char *out, size_t n)
+{
+    int fd = dial();
+    size_t got = 0;
+    ck_assert_int_eq(send(fd, raw, strlen(raw), MSG_NOSIGNAL), (ssize_t)strlen(raw));
+    for (long end = now_ms() + 3000; got + 1 < n && now_ms() < end;) {
+        ssize_t k = recv(fd, out + got, n - 1 - got, 0);
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+            break;
+        if (k > 0)
+            got += (size_t)k;
+        else
+            poll(NULL, 0, 5);
+    }
+    out[got] = '\0';
+    close(fd);
+}
+
+START_TEST(test_attack_lesser_answers)
+{
+    char out[4096];
+    struct http_resp r;
+
+    start(NULL, NULL);
+    /* a WebSocket upgrade gets an answer, not an empty reply */
+    exchange("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+             "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nConnection: close\r\n\r\n",
+             out, sizeof(out));
+    ck_assert_msg(!strncmp(out, "HTTP/1.1 200", 12), "%s", out);
+    exchange("GET /api/v1/nodes HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+             "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+             out, sizeof(out));
+    ck_assert_msg(!strncmp(out, "HTTP/1.1 200", 12), "%s", out);
+    /* a chunk size past 2^64 is named as such */
+    exchange("POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "10000000000000002\r\nx\r\n",
+             out, sizeof(out));
+    ck_assert_msg(strstr(out, "HTTP/1.1 400") && strstr(out, "chunk size") &&
+                      !strstr(out, "Content-Length '"),
+                  "%s", out);
+    /* a preemption id past 2^64 is refused as given */
+    http_request("GET", md.base, "/api/v1/preemptions/99999999999999999999999", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_msg(strstr(r.body, "'99999999999999999999999'"), "%s", r.body);
+    http_resp_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
@@ -575,6 +629,7 @@ int main(void)
                             test_attack_capacity_sums_do_not_wrap,
                             test_attack_audit_record_edited_before_the_checkpoint,
                             test_attack_audit_tail_cut_below_the_witness,
+                            test_attack_lesser_answers,
                             NULL};
     return check_run(check_suite("attack", setup, teardown, tests));
 }

@@ -364,6 +364,11 @@ static void parser_error(struct api__fr *fr)
                                                : "both Content-Length and Transfer-Encoding");
         break;
     case HPE_INVALID_CONTENT_LENGTH:
+        if (fr->head_done && fr->chunked) {
+            /* http-parser reports a chunk size past 2^64 this way */
+            refuse(fr, 400, "malformed chunked body: a chunk size too large to be a length");
+            break;
+        }
         raw_length(fr, v, sizeof(v));
         refuse(fr, 400, "Content-Length '%s' is not a single decimal number", v);
         break;
@@ -464,8 +469,10 @@ char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t
             fr->url, fr->p.http_major, fr->p.http_minor, front_header);
     for (int i = 0; i < fr->nh; i++) {
         const char *name = fr->h[i].name;
+        /* Upgrade: musterd speaks no other protocol (a WebSocket upgrade made civetweb answer
+         * something the relay could not parse, and the client got an empty reply) */
         if (!strcasecmp(name, "Content-Length") || !strcasecmp(name, "Transfer-Encoding") ||
-            !strcasecmp(name, "Expect"))
+            !strcasecmp(name, "Expect") || !strcasecmp(name, "Upgrade"))
             continue;
         fprintf(f, "%s: %s\r\n", name, fr->h[i].value);
     }
