@@ -33,21 +33,11 @@
 #include "http_client.h"
 #include "tls_support.h"
 
+#define now_ms test_now_ms
+#define nap_ms test_nap_ms
+
 static struct musterd md;
 static char dir[64];
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static const char *path(const char *name)
 {
@@ -67,13 +57,14 @@ static void setup(void)
 
 static void teardown(void)
 {
-    char cmd[128];
     musterd_cleanup(&md);
-    if (dir[0] && !strncmp(dir, "/tmp/muster-test-attack-", 24)) {
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot remove %s\n", dir);
-    }
+    /* the certificates and config: files only, one level */
+    char *names[] = {"ca.pem",      "ca.key",      "other.pem",   "other.key",
+                     "server.pem",  "server.key",  "alice.pem",   "alice.key",
+                     "clients.pem", "tokens.yaml", "config.yaml", NULL};
+    for (int i = 0; names[i]; i++)
+        unlink(path(names[i]));
+    rmdir(dir);
 }
 
 /* musterd with config text (cycle_interval 0 added) and extra args (may be NULL). */
@@ -106,20 +97,10 @@ static long status_kb(const char *field)
     return kb;
 }
 
-static int log_shows(const char *needle)
-{
-    char *log = test_read_file(md.log_file, NULL);
-    int n = 0;
-    for (const char *p = log; p && (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    free(log);
-    return n;
-}
-
 static int wait_log(const char *needle, int n)
 {
     for (long end = now_ms() + 30000; now_ms() < end; nap_ms(50))
-        if (log_shows(needle) >= n)
+        if (test_count_in_file(md.log_file, needle) >= n)
             return 1;
     return 0;
 }
@@ -510,18 +491,30 @@ static json_t *wait_broken(struct audit_env *e)
     return NULL;
 }
 
+/* A stopped musterd's log of about 2 records per node, checkpointed and witnessed, that
+ * the attacker changed: record 5's text (cut 0) or the tail cut 3 records below the
+ * witness's checkpoint (cut 1). Returns the seq the witness signs. */
+static uint64_t tampered(struct audit_env *e, int nodes, int cut)
+{
+    audit_env_init(e);
+    audit_env_run_and_stop(e, nodes);
+    uint64_t signed_seq = audit_env_witness_seq(e);
+    struct store *st = audit_env_open_store(e);
+    if (cut)
+        audit_truncate(st, signed_seq - 3);
+    else
+        audit_edit_text(st, 5); /* its hash is kept: record 6 on still fits */
+    store_close(st);
+    return signed_seq;
+}
+
 START_TEST(test_attack_audit_record_edited_before_the_checkpoint)
 {
     struct audit_env e;
     char *out = NULL;
 
-    audit_env_init(&e);
-    audit_env_run_and_stop(&e, 12);
-    uint64_t signed_seq = audit_env_witness_seq(&e);
+    uint64_t signed_seq = tampered(&e, 12, 0);
     ck_assert_uint_gt(signed_seq, 20);
-    struct store *st = audit_env_open_store(&e);
-    audit_edit_text(st, 5); /* its hash is kept: record 6 on still fits */
-    store_close(st);
     long t0 = now_ms();
     audit_env_start(&e);
     json_t *h = wait_broken(&e);
@@ -545,12 +538,7 @@ START_TEST(test_attack_audit_tail_cut_below_the_witness)
     struct audit_env e;
     char *out = NULL;
 
-    audit_env_init(&e);
-    audit_env_run_and_stop(&e, 6);
-    uint64_t signed_seq = audit_env_witness_seq(&e);
-    struct store *st = audit_env_open_store(&e);
-    audit_truncate(st, signed_seq - 3);
-    store_close(st);
+    uint64_t signed_seq = tampered(&e, 6, 1);
     audit_env_start(&e);
     json_t *h = wait_broken(&e);
     ck_assert_ptr_nonnull(h);

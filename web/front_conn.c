@@ -161,21 +161,20 @@ static void forward(struct conn *c)
     front__relay_start(c, text, len);
 }
 
-/* The whole request is read: answers it here when the owner can at once (a cached read,
- * api__front_answer_fn), without civetweb. Returns 1 when answered (c is IDLE again, or
- * CLOSING), 0 to relay. */
-static int answer_here(struct conn *c)
+/* Answers c's request here with the owner's fn (answer or head_check), without civetweb.
+ * Returns 1 when answered (c is IDLE again, or CLOSING), 0 when fn gave nothing. */
+static int here(struct conn *c, api__front_answer_fn fn)
 {
     struct api__front *f = c->f;
     size_t len = 0;
     int keep = 0;
-    char *text = f->answer ? f->answer(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
+    char *text = fn ? fn(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
 
     if (!text)
         return 0;
     put(c, text, len);
     free(text);
-    keep = keep && c->fr.keep_alive;
+    keep = keep && c->fr.keep_alive && c->fr.done;
     api__fr_release(&c->fr);
     fr_new(c);
     c->head_seen = 0;
@@ -189,24 +188,19 @@ static int answer_here(struct conn *c)
     return 1;
 }
 
+/* The whole request is read: answers it here when the owner can at once (a cached read,
+ * api__front_answer_fn). */
+static int answer_here(struct conn *c)
+{
+    return here(c, c->f->answer);
+}
+
 /* A head whose body is still to come: the owner checks what the head alone decides (the
  * credential and role above all), so that a request nobody may send has no body read and
  * holds no memory. Returns 1 when refused (c is CLOSING: the unread body ends it). */
 static int refused_at_head(struct conn *c)
 {
-    struct api__front *f = c->f;
-    size_t len = 0;
-    int keep = 0;
-    char *text = f->head_check ? f->head_check(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
-
-    if (!text)
-        return 0;
-    put(c, text, len);
-    free(text);
-    api__fr_release(&c->fr);
-    fr_new(c);
-    closing(c);
-    return 1;
+    return here(c, c->f->head_check);
 }
 
 /* Feeds what the client sent to the request reader. */
