@@ -107,6 +107,14 @@ static int res_cmp(const void *a, const void *b)
     return strcmp(((const struct model_res *)a)->name, ((const struct model_res *)b)->name);
 }
 
+/* What a node or pod claims, bounded (MODEL_QUANTITY_MAX). */
+static void res_bound(struct res_acc *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->r[i].value > MODEL_QUANTITY_MAX)
+            a->r[i].value = MODEL_QUANTITY_MAX;
+}
+
 static void res_finish(struct res_acc *a, struct model_res **out, size_t *n)
 {
     if (a->n)
@@ -183,6 +191,7 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
     if (!alloc)
         alloc = json_object_get(status, "capacity");
     rc = res_decode(alloc, &acc, RES_SUM, "status.allocatable", err);
+    res_bound(&acc);
     res_finish(&acc, &out->allocatable, &out->nallocatable);
     if (rc < 0)
         goto out;
@@ -310,6 +319,7 @@ out:
     res_acc_free(&sidecars);
     res_acc_free(&init);
     res_acc_free(&one);
+    res_bound(&sum);
     res_finish(&sum, &out->requests, &out->nrequests);
     return rc;
 }

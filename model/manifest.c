@@ -3,8 +3,9 @@
  *
  * YAML is read event by event with libyaml so that every node's position can be
  * kept in a per-document map (field path -> [line, col]) for precise validation
- * messages. Aliases are expanded as deep copies under a node budget (a "billion
- * laughs" document is rejected instead of eating memory); merge keys (<<) are
+ * messages. Aliases are expanded as deep copies under a budget of bytes produced against
+ * bytes read (a "billion laughs" document, or one that aliases a big string many times,
+ * is refused before the copy is made, instead of eating memory); merge keys (<<) are
  * applied; duplicate keys are rejected, as the Kubernetes API server does.
  */
 #include "model_manifest.h"
@@ -17,7 +18,12 @@
 #include "alloc.h"
 #include "err.h"
 
-#define ALIAS_BUDGET 1000000 /* nodes an alias expansion may add per stream */
+/* What alias expansion may add to a stream, in bytes of the expanded values written as
+ * JSON: ALIAS_FLOOR plus ALIAS_RATIO times the stream's own length. A node budget alone let
+ * a 1 MB body alias a 1 MiB string 2,000 times (4 GB) and stay under it; go-yaml
+ * (kube-apiserver) bounds aliasing by a ratio too. docs/security.md "YAML aliases". */
+#define ALIAS_FLOOR (1024 * 1024)
+#define ALIAS_RATIO 4
 /* The YAML reader's recursion bound: deeper input stops here with its line; a document
  * past MODEL_MAX_DEPTH but within this is refused by model_too_deep with its path. */
 #define MAX_DEPTH (4 * MODEL_MAX_DEPTH)
@@ -29,7 +35,8 @@ struct yp {
     int doc; /* number of the document being read, for messages */
     json_t *pos;
     json_t *anchors; /* anchor name -> value */
-    long budget;
+    size_t budget;   /* bytes alias expansion may still add */
+    size_t read;     /* the stream's length, for the message */
     int want_pos;
     struct err *err;
 };
@@ -60,24 +67,28 @@ static char *child_path(const char *path, const char *key)
     return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
 }
 
-/* Nodes of v (stops counting past limit) and, in *depth, its nesting depth. */
-static long count_nodes(json_t *v, long limit, int *depth)
+/* The bytes of v written as JSON, roughly (stops counting past limit), and in *depth its
+ * nesting depth. */
+static size_t value_bytes(json_t *v, size_t limit, int *depth)
 {
-    long n = 1;
+    size_t n = json_is_string(v) ? json_string_length(v) + 2 : 8;
     int d = 0, cd;
+    const char *key;
     json_t *c;
-    void *it = json_is_object(v) ? json_object_iter(v) : NULL;
-    size_t i = 0, len = json_array_size(v);
-    for (;;) {
-        if (it)
-            c = json_object_iter_value(it), it = json_object_iter_next(v, it);
-        else if (i < len)
-            c = json_array_get(v, i++);
-        else
-            break;
+    size_t i;
+
+    json_object_foreach(v, key, c)
+    {
         if (n > limit)
             break;
-        n += count_nodes(c, limit, &cd);
+        n += strlen(key) + 4 + value_bytes(c, limit - n, &cd);
+        d = cd > d ? cd : d;
+    }
+    json_array_foreach(v, i, c)
+    {
+        if (n > limit)
+            break;
+        n += 1 + value_bytes(c, limit - n, &cd);
         d = cd > d ? cd : d;
     }
     *depth = d + 1;
@@ -205,9 +216,10 @@ out:
     return rc;
 }
 
-/* An alias is a deep copy, so it counts against both the node budget and the depth
+/* An alias is a deep copy, so it counts against both the byte budget and the depth
  * limit: nesting aliases of nested anchors would otherwise build documents thousands
- * of levels deep, deeper than jansson reads back from the store. */
+ * of levels deep, deeper than jansson reads back from the store. Both are checked before
+ * the copy is made. */
 static int parse_alias(struct yp *yp, int depth, json_t **out)
 {
     const char *name = (const char *)yp->ev.data.alias.anchor;
@@ -215,9 +227,16 @@ static int parse_alias(struct yp *yp, int depth, json_t **out)
     int vdepth;
     if (!v)
         return fail_at(yp, yp->ev.start_mark, "unknown alias '*%s'", name);
-    yp->budget -= count_nodes(v, yp->budget + 1, &vdepth);
-    if (yp->budget < 0)
-        return fail_at(yp, yp->ev.start_mark, "alias '*%s' expands to too many nodes", name);
+    size_t n = value_bytes(v, yp->budget, &vdepth);
+    if (n > yp->budget) {
+        char what[400];
+        snprintf(what, sizeof(what),
+                 "alias '*%.100s' expands the document by more than %d times the %zu bytes read "
+                 "(plus %d MiB): too much aliasing (an alias bomb)",
+                 name, ALIAS_RATIO, yp->read, ALIAS_FLOOR / (1024 * 1024));
+        return fail_at(yp, yp->ev.start_mark, "%s", what);
+    }
+    yp->budget -= n;
     if (depth + vdepth - 1 > MAX_DEPTH)
         return fail_at(yp, yp->ev.start_mark, "alias '*%s' makes the document nested too deeply",
                        name);
@@ -290,7 +309,11 @@ out:
 int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
                       struct err *err)
 {
-    struct yp yp = {.doc = 1, .budget = ALIAS_BUDGET, .want_pos = want_pos, .err = err};
+    struct yp yp = {.doc = 1,
+                    .budget = ALIAS_FLOOR + ALIAS_RATIO * len,
+                    .read = len,
+                    .want_pos = want_pos,
+                    .err = err};
     int rc;
     yaml_parser_initialize(&yp.parser);
     yaml_parser_set_input_string(&yp.parser, (const unsigned char *)buf, len);

@@ -38,6 +38,12 @@ int model_resource_is_extended(const char *resource);
 int model_extended_check(const json_t *resources, const char **which, const char **res, char *msg,
                          size_t n);
 
+/* The most one node may claim, or one pod ask, of a resource: 2^50 units ("1Pi" of memory,
+ * about 10^12 cpus). Validation refuses more (400); decoding (a mirrored Node's status, an
+ * older store) takes more as this much. Sums of them over nodes saturate (base/sat.h). */
+#define MODEL_QUANTITY_MAX ((int64_t)1 << 50)
+#define MODEL_QUANTITY_MAX_TEXT "1Pi"
+
 struct model_res {
     char *name;    /* "cpu", "memory", "pods", "nvidia.com/gpu", ... */
     int64_t value; /* cpu in thousandths, everything else in whole units */

@@ -61,6 +61,8 @@ void model__want_string_map(struct model__vctx *v, json_t *val, const char *fiel
  * normalized to strings. */
 void model__want_quantities(struct model__vctx *v, json_t *parent, const char *key,
                             const char *field);
+/* The same, for what a node claims or a pod asks: each at most MODEL_QUANTITY_MAX. */
+void model__want_claims(struct model__vctx *v, json_t *parent, const char *key, const char *field);
 /* DNS-1123 subdomain (names) and label (namespaces, container names). */
 int model__dns_subdomain(const char *s);
 int model__dns_label(const char *s);

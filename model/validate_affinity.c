@@ -320,7 +320,7 @@ void model__validate_affinity(struct model__vctx *v, json_t *spec)
     list = json_object_get(spec, "topologySpreadConstraints");
     if (model__want_array(v, list, "spec.topologySpreadConstraints", 0))
         json_array_foreach(list, i, c) check_spread(v, list, i, c);
-    model__want_quantities(v, spec, "overhead", "spec.overhead");
+    model__want_claims(v, spec, "overhead", "spec.overhead");
     json_t *gates = json_object_get(spec, "schedulingGates"), *g;
     if (model__want_array(v, gates, "spec.schedulingGates", 0))
         json_array_foreach(gates, i, g)

@@ -186,8 +186,8 @@ static json_t *number_text(json_t *num)
     return json_string(buf);
 }
 
-void model__want_quantities(struct model__vctx *v, json_t *parent, const char *key,
-                            const char *field)
+static void want_quantities(struct model__vctx *v, json_t *parent, const char *key,
+                            const char *field, int64_t max)
 {
     json_t *map = json_object_get(parent, key), *q;
     const char *res;
@@ -208,7 +208,23 @@ void model__want_quantities(struct model__vctx *v, json_t *parent, const char *k
         if (model_quantity_parse(json_string_value(q), model_resource_is_milli(res), &value, &err) <
             0)
             model__problem(v, f, "%s", err.msg);
+        else if (value > max)
+            model__problem(v, f,
+                           "'%s' is more than a node may claim or a pod ask (at most %s of a "
+                           "resource)",
+                           json_string_value(q), MODEL_QUANTITY_MAX_TEXT);
     }
+}
+
+void model__want_quantities(struct model__vctx *v, json_t *parent, const char *key,
+                            const char *field)
+{
+    want_quantities(v, parent, key, field, INT64_MAX);
+}
+
+void model__want_claims(struct model__vctx *v, json_t *parent, const char *key, const char *field)
+{
+    want_quantities(v, parent, key, field, MODEL_QUANTITY_MAX);
 }
 
 /* [a-z0-9]([-a-z0-9]*[a-z0-9])? of at most max characters. */

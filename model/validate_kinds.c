@@ -75,8 +75,8 @@ void model__validate_node(struct model__vctx *v, json_t *obj)
             }
     }
     if (model__want_object(v, status, "status", 0)) {
-        model__want_quantities(v, status, "allocatable", "status.allocatable");
-        model__want_quantities(v, status, "capacity", "status.capacity");
+        model__want_claims(v, status, "allocatable", "status.allocatable");
+        model__want_claims(v, status, "capacity", "status.capacity");
     }
 }
 
@@ -97,9 +97,9 @@ static void check_container(struct model__vctx *v, json_t *c, const char *f)
     if (!model__want_object(v, res, p, 0))
         return;
     sub(p, f, "resources.requests");
-    model__want_quantities(v, res, "requests", p);
+    model__want_claims(v, res, "requests", p);
     sub(p, f, "resources.limits");
-    model__want_quantities(v, res, "limits", p);
+    model__want_claims(v, res, "limits", p);
 }
 
 static void check_containers(struct model__vctx *v, json_t *spec, const char *key, int required)

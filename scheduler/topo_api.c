@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "place.h"
+#include "sat.h"
 #include "topo.h"
 
 struct tq {
@@ -210,8 +211,8 @@ static struct sched_topo *flat_tree(struct sched_view *v)
         d->nodes[d->nnodes++] = order[i];
         d->nodenum++;
         for (size_t r = 0; r < v->nres; r++) {
-            d->alloc[r] += nd->alloc[r];
-            d->free[r] += nd->alloc[r] - nd->used[r];
+            d->alloc[r] = sat_add_i64(d->alloc[r], nd->alloc[r]);
+            d->free[r] = sat_add_i64(d->free[r], sat_sub_i64(nd->alloc[r], nd->used[r]));
         }
     }
     return t;

@@ -6,6 +6,12 @@
  * Read-only rather than refusing to start: the evidence stays readable over the API (the
  * export, the verdict in /api/v1/health) for the post-mortem, while nothing is scheduled
  * and nothing more is appended to, or signed on top of, a chain that cannot be trusted.
+ *
+ * The start-up check verifies every record from the witness's checkpoint (or the newest
+ * checkpoint record) to the head before musterd serves; the records before it, which a
+ * signed checkpoint covers only through their stored hashes, are verified by a thread of
+ * their own right after (full_main), in batches of read transactions, and a break found
+ * there makes musterd read-only too. No checkpoint is signed until that walk is done.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +33,12 @@
 #include "log.h"
 #include "store.h"
 
+/* Records per read transaction of the background check: a long read transaction keeps
+ * LMDB from reusing the pages freed after it began. */
+#define FULL_BATCH 50000
+
+enum full_state { FULL_NONE, FULL_RUNNING, FULL_OK, FULL_BROKEN, FULL_STOPPED };
+
 struct server__audit {
     struct store_audit_key *key;
     char *witness;
@@ -44,6 +56,11 @@ struct server__audit {
     cnd_t cv;
     int kicked, stop, have_thread, final;
     thrd_t thread;
+    int have_full;                    /* full_thread runs or ran */
+    thrd_t full_thread;               /* the background check */
+    enum full_state full;             /* its state */
+    uint64_t full_end, full_checked;  /* it walks records 1..full_end (the head on start) */
+    struct store_audit_verdict fullv; /* its verdict when broken */
     char *read_only;
     struct store_audit_verdict verdict; /* of the start-up check */
     int checked;
@@ -169,22 +186,44 @@ static int configmap_last(struct server__audit *g, struct store_ckpt *out)
     return found;
 }
 
-int server__audit_check(struct server__audit *g, struct store *st, struct err *err)
+/* The newest checkpoint of each witness, the newer first. Returns how many (0..2) or
+ * ERR_* (a witness file that cannot be read). */
+static int witnesses(struct server__audit *g, struct store_ckpt w[2], struct err *err)
 {
-    struct store_audit_verdict v;
-    struct store_ckpt w[2];
-    MDB_txn *txn = NULL;
-    int found = 0, n = 0, rc;
+    int found = 0, n, rc;
 
     if (g->witness && (rc = store_witness_last(g->witness, &w[0], &found, err)) < 0)
         return rc;
     n = found;
     n += configmap_last(g, &w[n]);
-    if (n == 2 && w[1].seq > w[0].seq) { /* the newer witness first */
+    if (n == 2 && w[1].seq > w[0].seq) {
         struct store_ckpt t = w[0];
         w[0] = w[1];
         w[1] = t;
     }
+    return n;
+}
+
+int server__audit_witness(void *ctx, struct store_ckpt *out, struct err *err)
+{
+    struct server__audit *g = ctx;
+    struct store_ckpt w[2];
+    int n = witnesses(g, w, err);
+
+    if (n > 0)
+        *out = w[0];
+    return n < 0 ? n : n > 0;
+}
+
+int server__audit_check(struct server__audit *g, struct store *st, struct err *err)
+{
+    struct store_audit_verdict v;
+    struct store_ckpt w[2];
+    MDB_txn *txn = NULL;
+    int n, rc;
+
+    if ((n = witnesses(g, w, err)) < 0)
+        return n;
     rc = store_txn_begin(st, STORE_READ, &txn, err);
     for (int i = 0; rc == 0 && i < (n ? n : 1); i++)
         if ((rc = store_audit_check_start(txn, g->key, n ? &w[i] : NULL, &v, err)) == 0 && !v.ok)
@@ -195,6 +234,8 @@ int server__audit_check(struct server__audit *g, struct store *st, struct err *e
     mtx_lock(&g->mu);
     g->verdict = v;
     g->checked = 1;
+    g->full_end = v.ok ? v.to : 0;
+    g->full = g->full_end ? FULL_RUNNING : FULL_OK;
     mtx_unlock(&g->mu);
     if (!v.ok)
         go_read_only(g, &v);
@@ -246,6 +287,16 @@ json_t *server__audit_health(void *ctx)
                       (json_int_t)g->verdict.from, "to", (json_int_t)g->verdict.to, "checked",
                       (json_int_t)g->verdict.checked, "firstBad", (json_int_t)g->verdict.first_bad,
                       "signedTo", (json_int_t)g->verdict.signed_to, "reason", g->verdict.reason));
+    if (g->full != FULL_NONE) {
+        static const char *const states[] = {"", "running", "ok", "broken", "stopped"};
+        json_t *full = json_pack("{s:s, s:I, s:I}", "state", states[g->full], "to",
+                                 (json_int_t)g->full_end, "checked", (json_int_t)g->full_checked);
+        if (g->full == FULL_BROKEN) {
+            json_object_set_new(full, "firstBad", json_integer((json_int_t)g->fullv.first_bad));
+            json_object_set_new(full, "reason", json_string(g->fullv.reason));
+        }
+        json_object_set_new(doc, "fullCheck", full);
+    }
     if (g->have_last)
         json_object_set_new(
             doc, "lastCheckpoint",
@@ -276,6 +327,11 @@ static void tick(struct server__audit *g, int force)
 
     if (server__audit_read_only(g))
         return;
+    mtx_lock(&g->mu);
+    int full_ok = g->full == FULL_OK;
+    mtx_unlock(&g->mu);
+    if (!full_ok)
+        return; /* the records before the start-up check's are not verified yet */
     if ((rc = store_txn_begin(g->st, STORE_READ, &txn, &err)) == 0)
         rc = store_audit_ckpt_state(txn, &ckpt, &head, &err);
     if (rc == 0 &&
@@ -353,11 +409,68 @@ static int checkpoint_main(void *arg)
     return 0;
 }
 
+/* The background half of the start-up check: records 1..full_end, in batches. */
+static int full_main(void *arg)
+{
+    struct server__audit *g = arg;
+    struct store_audit_verdict v;
+    struct err err = ERR_INIT;
+    uint64_t from = 0, end = g->full_end;
+    enum full_state st = FULL_OK;
+    int64_t t0 = clock_now_ms();
+
+    while (from <= end) {
+        MDB_txn *txn = NULL;
+        uint64_t to = end - from >= FULL_BATCH ? from + FULL_BATCH - 1 : end;
+        mtx_lock(&g->mu);
+        int stop = g->stop;
+        mtx_unlock(&g->mu);
+        if (stop) {
+            st = FULL_STOPPED;
+            break;
+        }
+        int rc = store_txn_begin(g->st, STORE_READ, &txn, &err);
+        if (rc == 0)
+            rc = store_audit_verify_signed(txn, from, to, g->key, &v, &err);
+        store_txn_abort(&txn);
+        if (rc < 0) {
+            log_warn("audit: the background check of the chain stopped: %s", err.msg);
+            st = FULL_STOPPED;
+            break;
+        }
+        mtx_lock(&g->mu);
+        g->full_checked += v.checked;
+        if (!v.ok)
+            g->fullv = v;
+        mtx_unlock(&g->mu);
+        if (!v.ok) {
+            st = FULL_BROKEN;
+            go_read_only(g, &v);
+            break;
+        }
+        from = (v.to > to ? v.to : to) + 1;
+    }
+    mtx_lock(&g->mu);
+    g->full = st;
+    uint64_t checked = g->full_checked;
+    mtx_unlock(&g->mu);
+    if (st == FULL_OK)
+        log_info("audit: the whole chain to record %" PRIu64 " verified in the background (%" PRIu64
+                 " records, %.1f s)",
+                 end, checked, (double)(clock_now_ms() - t0) / 1000.0);
+    return 0;
+}
+
 int server__audit_start(struct server__audit *g, struct store *st, struct api *api, struct err *err)
 {
     g->st = st;
     g->api = api;
     g->last_ms = clock_now_ms();
+    if (g->full == FULL_RUNNING) {
+        if (thrd_create(&g->full_thread, full_main, g) != thrd_success)
+            return err_set(err, ERR_INTERNAL, "cannot start the audit check's thread");
+        g->have_full = 1;
+    }
     if (!g->key || server__audit_read_only(g))
         return 0;
     if (thrd_create(&g->thread, checkpoint_main, g) != thrd_success)
@@ -376,16 +489,20 @@ void server__audit_kick(struct server__audit *g)
 
 void server__audit_stop(struct server__audit *g)
 {
-    if (!g || !g->have_thread)
+    if (!g || (!g->have_thread && !g->have_full))
         return;
     mtx_lock(&g->mu);
     g->stop = 1;
     cnd_signal(&g->cv);
     mtx_unlock(&g->mu);
-    thrd_join(g->thread, NULL);
+    if (g->have_full)
+        thrd_join(g->full_thread, NULL);
+    g->have_full = 0;
+    if (g->have_thread)
+        thrd_join(g->thread, NULL);
+    g->final = g->have_thread;
     g->have_thread = 0;
     g->api = NULL;
-    g->final = 1;
 }
 
 void server__audit_close(struct server__audit *g)

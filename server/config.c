@@ -298,11 +298,14 @@ static int set_count(struct server_config *c, const char *key, const char *v, st
 {
     int64_t n = 0;
 
-    if (!strcmp(key, "body_limit") || !strcmp(key, "map_size")) {
+    if (!strcmp(key, "body_limit") || !strcmp(key, "map_size") ||
+        !strcmp(key, "http_body_memory")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n <= 0)
             return err_set(err, ERR_INVALID, "'%s' must be a positive size (\"16Mi\"), not '%s'",
                            key, v);
-        *(!strcmp(key, "body_limit") ? &c->body_limit : &c->map_size) = (size_t)n;
+        *(!strcmp(key, "body_limit")         ? &c->body_limit
+          : !strcmp(key, "http_body_memory") ? &c->http_body_memory
+                                             : &c->map_size) = (size_t)n;
     } else if (!strcmp(key, "audit_checkpoint_records") || !strcmp(key, "audit_keep_records")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || strchr(v, '.'))
             return err_set(err, ERR_INVALID, "'%s' must be a positive integer, not '%s'", key, v);
@@ -378,7 +381,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "body_limit, cycle_interval, sync, mark_running, grace_period, "
                    "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
                    "http_body_timeout, http_idle_timeout, http_write_timeout, "
-                   "http_max_connections, kubeconfig, kube_context, "
+                   "http_max_connections, http_body_memory, kubeconfig, kube_context, "
                    "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                    "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "
                    "audit_checkpoint_records, audit_checkpoint_interval, audit_keep_records, "

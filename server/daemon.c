@@ -245,6 +245,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .authenticate = kube ? server__kube_authenticate : NULL,
         .authenticate_ctx = kube,
         .body_limit = c->body_limit,
+        .body_memory = c->http_body_memory,
         .field_validation = c->field_validation,
         .ui_dir = c->ui_dir,
         .threads = c->threads,
@@ -268,6 +269,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .audit_health = server__audit_health,
         .audit_health_ctx = cy->guard,
         .audit_key = server__audit_key(cy->guard),
+        .audit_witness = server__audit_witness,
     };
     memcpy(ao.rate, c->rate, sizeof(ao.rate));
     return ao;

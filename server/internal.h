@@ -37,6 +37,11 @@ int server__audit_check(struct server__audit *g, struct store *st, struct err *e
 const char *server__audit_read_only(struct server__audit *g);
 /* The key (borrowed) or NULL. */
 const struct store_audit_key *server__audit_key(struct server__audit *g);
+/* The newest witness checkpoint (file or ConfigMap, the newer) into *out: 1, 0 when no
+ * witness holds one, or ERR_* (the file cannot be read). ctx is the guard. For
+ * GET /api/v1/audit/verify, so that it judges a cut tail as the start-up check does. */
+struct store_ckpt;
+int server__audit_witness(void *ctx, struct store_ckpt *out, struct err *err);
 /* The "audit" member of GET /api/v1/health; new. ctx is the guard. */
 json_t *server__audit_health(void *ctx);
 /* Starts the checkpoint thread when there is a key; api (borrowed) is made read-only if a

@@ -45,6 +45,7 @@ struct server_config {
     struct api_rate rate[API_ROLE_COUNT];
     struct api_rate auth_failures; /* auth_failures: bad credentials per address */
     size_t body_limit;             /* bytes, default 16 MiB */
+    size_t http_body_memory;       /* bodies held at once, bytes; 0: the api's 64 MiB */
     /* field_validation: what POST /api/v1/manifests does with unknown fields when the
      * request has no ?fieldValidation=; default Strict */
     enum model_fields field_validation;

@@ -117,6 +117,15 @@ int store_audit_check_start(MDB_txn *txn, const struct store_audit_key *key,
                             const struct store_ckpt *w, struct store_audit_verdict *out,
                             struct err *err);
 
+/* store_audit_verify_signed over [from, to], and first, when w (a witness's newest
+ * checkpoint; NULL: none) lies within the range, the check of the start-up check: the log
+ * must still hold record w->seq with w->hash, signed (with key), so that a tail cut below
+ * a witnessed checkpoint, or a rewrite with every later hash recomputed, is found here as
+ * on start. A broken chain is not an error: it is in *out. */
+int store_audit_verify_witnessed(MDB_txn *txn, uint64_t from, uint64_t to,
+                                 const struct store_audit_key *key, const struct store_ckpt *w,
+                                 struct store_audit_verdict *out, struct err *err);
+
 /* In a write transaction: deletes every record before the newest checkpoint record at or
  * before `before` (its signature checked with key when not NULL), so that record becomes
  * the first one and the chain verifies from the hash it signs. *first_kept receives its

@@ -382,6 +382,33 @@ int store_audit_check_start(MDB_txn *txn, const struct store_audit_key *key,
     return 0;
 }
 
+int store_audit_verify_witnessed(MDB_txn *txn, uint64_t from, uint64_t to,
+                                 const struct store_audit_key *key, const struct store_ckpt *w,
+                                 struct store_audit_verdict *out, struct err *err)
+{
+    struct store__head h, base;
+    uint64_t after = 0;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    out->ok = 1;
+    if (w && (to == 0 || to >= w->seq)) {
+        if ((rc = store__audit_head(txn, &h, err)) < 0 ||
+            (rc = store__audit_base(txn, &base, err)) < 0)
+            return rc;
+        if ((rc = check_witness(txn, key, w, &h, &base, &after, out, err)) != 0) {
+            out->from = from;
+            out->to = to ? to : h.seq;
+            return rc < 0 ? rc : 0;
+        }
+    }
+    if ((rc = store_audit_verify_signed(txn, from, to, key, out, err)) < 0)
+        return rc;
+    if (after && out->ok && out->signed_to < w->seq)
+        out->signed_to = w->seq;
+    return 0;
+}
+
 /* ---- offline ---- */
 
 struct store_audit_offline {

@@ -5,11 +5,21 @@
  */
 #include "internal.h"
 
+#include <errno.h>
+#include <sys/statvfs.h>
+
 #include "err.h"
 
 struct store *store__of(MDB_txn *txn)
 {
     return mdb_env_get_userctx(mdb_txn_env(txn));
+}
+
+/* 1 when the filesystem of dir has no block left for musterd. */
+static int disk_full(const char *dir)
+{
+    struct statvfs s;
+    return dir && statvfs(dir, &s) == 0 && s.f_bavail == 0;
 }
 
 int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
@@ -24,6 +34,16 @@ int store__mdb_err(struct store *st, int rc, struct err *err, const char *what)
         return err_set(err, ERR_NOT_FOUND, "%s: not found", what);
     case MDB_BAD_VALSIZE:
         return err_set(err, ERR_INVALID, "%s: key too long or empty", what);
+    case ENOSPC:
+    case EDQUOT:
+        return err_set(err, ERR_MAP_FULL, "%s: the disk holding the store is full (%s)", what,
+                       mdb_strerror(rc));
+    case EIO:
+        /* a write to a full disk through the map comes back as EIO */
+        if (st && disk_full(st->dir))
+            return err_set(err, ERR_MAP_FULL, "%s: the disk holding the store is full (%s)", what,
+                           mdb_strerror(rc));
+        return err_set(err, ERR_STORE, "%s: %s", what, mdb_strerror(rc));
     default:
         return err_set(err, ERR_STORE, "%s: %s", what, mdb_strerror(rc));
     }

@@ -67,8 +67,11 @@ struct sched;
 struct store;
 struct api;
 struct store_audit_key;
+struct store_ckpt;
 
 #define API_DEFAULT_BODY_LIMIT ((size_t)16 << 20)
+/* Request bodies held at once by the front end (api_options.body_memory). */
+#define API_DEFAULT_BODY_MEMORY ((size_t)64 << 20)
 
 /* Roles: X(enum suffix, name, what it may do), lowest first: a role may do what the roles
  * before it may. The one list behind the route table, the tokens file, the config keys
@@ -126,6 +129,9 @@ struct api_options {
     api_authenticate_fn authenticate;     /* NULL: none */
     void *authenticate_ctx;
     size_t body_limit; /* request bodies larger than this get 413; 0: API_DEFAULT_BODY_LIMIT */
+    /* Request bodies held at once, all connections (read and waiting for their answer);
+     * past it 503. 0: API_DEFAULT_BODY_MEMORY; never less than body_limit. */
+    size_t body_memory;
     /* How unknown fields of applied objects are treated when the request does not say
      * (?fieldValidation=); default MODEL_FIELDS_STRICT. */
     enum model_fields field_validation;
@@ -174,11 +180,14 @@ struct api_options {
      * api_set_read_only changes it at run time. audit_health makes the "audit" member of
      * GET /api/v1/health (new JSON; NULL: {"checkpoints": false}). audit_key (borrowed,
      * must outlive the api; NULL: none) lets /api/v1/audit/verify check signatures and
-     * POST /api/v1/audit/prune check the checkpoint it prunes behind. */
+     * POST /api/v1/audit/prune check the checkpoint it prunes behind. audit_witness (ctx:
+     * audit_health_ctx; NULL: no witness) gives the newest witness checkpoint: 1 found, 0
+     * none, or ERR_*; /api/v1/audit/verify holds the log to it as the start-up check does. */
     const char *read_only;
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
+    int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
 };
 
 #define API_DEFAULT_HEAD_TIMEOUT_MS 10000

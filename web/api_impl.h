@@ -98,6 +98,8 @@ struct api {
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
+    int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
+    void *audit_witness_ctx;
     struct api__front *front;   /* the public listener (front.h) */
     struct ssl_ctx_st *ssl_ctx; /* the front end's TLS, NULL: plain HTTP */
     char front_secret[65];      /* X-Muster-Front's proof, hex, fresh each start */
@@ -139,10 +141,11 @@ struct req {
     int identified;          /* who names a checked credential */
     size_t cache_slot;       /* 1 + the read-cache slot this request makes, 0: none */
     /* the front end's thread (conn NULL) */
-    int direct; /* answer only what needs no waiting, else set relay */
-    int relay;  /* nothing was replied: hand the request to civetweb */
-    int close;  /* the answer ends the connection (api__force_close) */
-    char *out;  /* the whole answer, head and body (new) */
+    int direct;    /* answer only what needs no waiting, else set relay */
+    int relay;     /* nothing was replied: hand the request to civetweb */
+    int close;     /* the answer ends the connection (api__force_close) */
+    int head_only; /* only the head is read: refuse what it decides, else set relay */
+    char *out;     /* the whole answer, head and body (new) */
     size_t out_len, out_cap;
 };
 

@@ -267,10 +267,19 @@ void api__audit_verify(struct req *r)
         api__reply_error(r, &err);
         return;
     }
+    struct store_ckpt w;
+    int witnessed = 0;
     memset(&v, 0, sizeof(v));
+    /* the witness is read before the transaction: it may be the ConfigMap's, over the network */
+    if (r->api->audit_witness &&
+        (witnessed = r->api->audit_witness(r->api->audit_witness_ctx, &w, &err)) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
     if (rc == 0)
-        rc = store_audit_verify_signed(txn, from, to, r->api->audit_key, &v, &err);
+        rc = store_audit_verify_witnessed(txn, from, to, r->api->audit_key, witnessed ? &w : NULL,
+                                          &v, &err);
     store_txn_abort(&txn);
     if (rc < 0) {
         api__reply_error(r, &err);

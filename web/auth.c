@@ -272,7 +272,10 @@ int api__auth_or_reply(struct req *r, enum api_role role)
         return -1;
     }
     snprintf(buf, sizeof(buf), "%s:%s", r->who.source, r->who.name);
-    if ((wait = api__limits_take(api->per_identity, buf, api->rate[r->who.role], now)) > 0) {
+    /* a head checked before its body (r->head_only) takes no token: the whole request will */
+    if ((wait = r->head_only
+                    ? api__limits_peek(api->per_identity, buf, api->rate[r->who.role], now)
+                    : api__limits_take(api->per_identity, buf, api->rate[r->who.role], now)) > 0) {
         refuse(r, API_REFUSED_RATE_LIMITED, wait,
                "'%s' (%s) is over its rate limit; try again in %d s", r->who.name,
                api_role_name(r->who.role), wait);

@@ -61,7 +61,12 @@ struct api__front_options {
     int write_timeout_ms;        /* an answer the client does not read */
     int max_connections;         /* open client connections; more are closed at once */
     api__front_answer_fn answer; /* may be NULL: every request is relayed */
+    /* Called on a head whose body is still to come (fr's body not read): an answer (a
+     * refusal: no credential, a role too low, ...) sent instead of reading the body, after
+     * which the connection closes; NULL to read on. May be NULL. Same ctx. */
+    api__front_answer_fn head_check;
     void *answer_ctx;
+    size_t body_memory; /* request bodies held at once, all connections; 503 past it */
 };
 
 /* Listens and starts the front end's thread. Returns 0, ERR_INVALID (a listen address

@@ -35,30 +35,42 @@ void api_front_answers(struct api *api, int on)
     __atomic_store_n(&api->front_answers_off, !on, __ATOMIC_RELAXED);
 }
 
-char *api__front_answer(void *ctx, const struct api__fr *fr, const struct api__front_info *info,
-                        size_t *len, int *keep_alive)
+/* A request view of fr for api__serve on this thread (path new in *path). 0, or -1 when
+ * the request is one civetweb's reading of must decide (a fragment). */
+static int view(struct api *api, const struct api__fr *fr, const struct api__front_info *info,
+                struct req *r, char **path)
 {
-    struct api *api = ctx;
-    char allow[128];
-
-    if (__atomic_load_n(&api->front_answers_off, __ATOMIC_RELAXED) || !fr->url ||
-        fr->url[0] != '/' || (fr->p.method != HTTP_GET && fr->p.method != HTTP_HEAD))
-        return NULL;
+    if (!fr->url || fr->url[0] != '/')
+        return -1;
     size_t n = strcspn(fr->url, "?#");
     if (fr->url[n] == '#')
-        return NULL; /* a fragment: civetweb's reading of it decides */
-    char *path = xstrndup(fr->url, n);
-    struct req r = {
+        return -1; /* a fragment: civetweb's reading of it decides */
+    *path = xstrndup(fr->url, n);
+    *r = (struct req){
         .api = api,
         .fr = fr,
-        .method = fr->p.method == HTTP_HEAD ? "HEAD" : "GET",
-        .raw_path = path,
+        .method = http_method_str((enum http_method)fr->p.method),
+        .raw_path = *path,
         .query = fr->url[n] == '?' ? fr->url + n + 1 : NULL,
         .address = info->address,
         .tls = info->tls,
         .subject = info->subject[0] ? info->subject : NULL,
         .direct = 1,
     };
+    return 0;
+}
+
+char *api__front_answer(void *ctx, const struct api__fr *fr, const struct api__front_info *info,
+                        size_t *len, int *keep_alive)
+{
+    struct api *api = ctx;
+    char allow[128], *path = NULL;
+    struct req r;
+
+    if (__atomic_load_n(&api->front_answers_off, __ATOMIC_RELAXED) ||
+        (fr->p.method != HTTP_GET && fr->p.method != HTTP_HEAD) ||
+        view(api, fr, info, &r, &path) < 0)
+        return NULL;
     int i = api__route_lookup(&r, allow, sizeof(allow));
     api__params_free(&r);
     char *out = NULL;
@@ -71,6 +83,28 @@ char *api__front_answer(void *ctx, const struct api__fr *fr, const struct api__f
             *keep_alive = !r.close && fr->keep_alive;
             __atomic_add_fetch(&api->front_answers, 1, __ATOMIC_RELAXED);
         }
+    }
+    free(r.out);
+    free(path);
+    return out;
+}
+
+char *api__front_head_check(void *ctx, const struct api__fr *fr, const struct api__front_info *info,
+                            size_t *len, int *keep_alive)
+{
+    struct api *api = ctx;
+    char *path = NULL, *out = NULL;
+    struct req r;
+
+    if (view(api, fr, info, &r, &path) < 0)
+        return NULL;
+    r.head_only = 1;
+    api__serve(&r);
+    if (!r.relay) {
+        out = r.out;
+        r.out = NULL;
+        *len = r.out_len;
+        *keep_alive = 0; /* the body that follows is never read */
     }
     free(r.out);
     free(path);

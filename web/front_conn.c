@@ -26,6 +26,7 @@
 #include "err.h"
 #include "front_impl.h"
 #include "log.h"
+#include "tls.h"
 
 /* The front end thread's time slice (short_slice). */
 #define FRONT_SLICE_NS 100000
@@ -41,6 +42,20 @@ static struct timeval tv_of(int ms)
 static void arm(struct conn *c, const struct timeval *tv)
 {
     evtimer_add(c->timer, tv);
+}
+
+/* c's request reader, new and charged to the front end's body budget. */
+static void fr_new(struct conn *c)
+{
+    api__fr_init(&c->fr, &c->f->lim);
+    api__fr_budget(&c->fr, &c->f->body_mem, c->f->body_mem_max);
+}
+
+/* The forwarded request is answered: its body's charge goes back. */
+static void uncharge(struct conn *c)
+{
+    c->f->body_mem -= c->charged;
+    c->charged = 0;
 }
 
 static void conn_free(struct conn *c)
@@ -64,6 +79,7 @@ static void conn_free(struct conn *c)
         ;
     bufferevent_free(c->bev);
     api__fr_release(&c->fr);
+    uncharge(c);
     f->nconns--;
     free(c);
 }
@@ -135,8 +151,9 @@ static void forward(struct conn *c)
     free(header);
     c->keep_alive = c->fr.keep_alive;
     c->is_head = c->fr.is_head;
+    c->charged = api__fr_take_charge(&c->fr); /* civetweb holds a copy until it answers */
     api__fr_release(&c->fr);
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->head_seen = 0;
     c->st = C_WAITING;
     evtimer_del(c->timer);
@@ -144,23 +161,22 @@ static void forward(struct conn *c)
     front__relay_start(c, text, len);
 }
 
-/* The whole request is read: answers it here when the owner can at once (a cached read,
- * api__front_answer_fn), without civetweb. Returns 1 when answered (c is IDLE again, or
- * CLOSING), 0 to relay. */
-static int answer_here(struct conn *c)
+/* Answers c's request here with the owner's fn (answer or head_check), without civetweb.
+ * Returns 1 when answered (c is IDLE again, or CLOSING), 0 when fn gave nothing. */
+static int here(struct conn *c, api__front_answer_fn fn)
 {
     struct api__front *f = c->f;
     size_t len = 0;
     int keep = 0;
-    char *text = f->answer ? f->answer(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
+    char *text = fn ? fn(f->answer_ctx, &c->fr, &c->info, &len, &keep) : NULL;
 
     if (!text)
         return 0;
     put(c, text, len);
     free(text);
-    keep = keep && c->fr.keep_alive;
+    keep = keep && c->fr.keep_alive && c->fr.done;
     api__fr_release(&c->fr);
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->head_seen = 0;
     evtimer_del(c->timer);
     if (!keep) {
@@ -170,6 +186,21 @@ static int answer_here(struct conn *c)
     c->st = C_IDLE;
     arm(c, &f->idle_tv);
     return 1;
+}
+
+/* The whole request is read: answers it here when the owner can at once (a cached read,
+ * api__front_answer_fn). */
+static int answer_here(struct conn *c)
+{
+    return here(c, c->f->answer);
+}
+
+/* A head whose body is still to come: the owner checks what the head alone decides (the
+ * credential and role above all), so that a request nobody may send has no body read and
+ * holds no memory. Returns 1 when refused (c is CLOSING: the unread body ends it). */
+static int refused_at_head(struct conn *c)
+{
+    return here(c, c->f->head_check);
 }
 
 /* Feeds what the client sent to the request reader. */
@@ -186,6 +217,15 @@ static void process(struct conn *c)
             bufferevent_disable(c->bev, EV_READ);
             return;
         }
+        if (c->st == C_IDLE && c->info.tls &&
+            !api__tls_session_current(bufferevent_openssl_get_ssl(c->bev))) {
+            /* tls_client_ca was replaced since this connection's handshake: what it
+             * verified no longer holds (docs/security.md "TLS") */
+            log_info("front end: %s: the client CA changed since its handshake: closed",
+                     c->info.address);
+            conn_free(c);
+            return;
+        }
         if (c->st == C_IDLE) {
             c->st = C_READING;
             evtimer_del(c->timer);
@@ -200,6 +240,8 @@ static void process(struct conn *c)
         }
         if (c->fr.head_done && !c->head_seen) {
             c->head_seen = 1;
+            if (!c->fr.done && refused_at_head(c))
+                return;
             if (c->fr.expect_continue && !c->fr.done)
                 put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
             evtimer_del(c->timer);
@@ -220,6 +262,7 @@ static void process(struct conn *c)
 static void answered(struct conn *c, int ok, int keep_alive, int sent)
 {
     c->be = NULL;
+    uncharge(c);
     if (!ok) {
         if (!sent) {
             fail(c, 502, "musterd's HTTP workers did not answer the request");
@@ -358,7 +401,7 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct soc
         free(c);
         return;
     }
-    api__fr_init(&c->fr, &f->lim);
+    fr_new(c);
     c->timer = evtimer_new(f->base, on_timer, c);
     c->next = f->conns;
     if (f->conns)
@@ -478,7 +521,9 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->workers = o->backend_workers;
     f->headers = o->headers;
     f->answer = o->answer;
+    f->head_check = o->head_check;
     f->answer_ctx = o->answer_ctx;
+    f->body_mem_max = o->body_memory > o->lim.body_max ? o->body_memory : o->lim.body_max;
     f->answered = answered;
     f->backend = (struct sockaddr_in){.sin_family = AF_INET,
                                       .sin_port = htons((uint16_t)o->backend_port),

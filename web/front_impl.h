@@ -19,6 +19,11 @@
 
 /* Bytes of answer waiting for a client before civetweb's side is read no more. */
 #define FRONT_RELAY_CAP (256 * 1024)
+/* Answers stalled on clients that do not read hold a civetweb worker each. Up to 1 in
+ * FRONT_STALL_SHARE workers may wait so (each for http_write_timeout at most); a client
+ * whose answer stalls while that many already wait is closed at once, so slow readers
+ * cannot take every worker, nor queue behind each other for long (front_relay.c). */
+#define FRONT_STALL_SHARE 2
 /* Idle loopback connections kept for the next request: at most one per FRONT_POOL_SHARE
  * civetweb workers, for FRONT_POOL_IDLE_MS. Each holds a worker while it is idle, so they
  * are short-lived and kept only while there are no more loopback connections than workers
@@ -49,7 +54,8 @@ struct conn {
     struct backend *be; /* answering this connection's request, or NULL */
     int keep_alive;     /* the request in flight lets the connection live on */
     int is_head;
-    int held; /* reading stopped: answers given here wait for the client to read them */
+    int held;       /* reading stopped: answers given here wait for the client to read them */
+    size_t charged; /* the forwarded request's body, of f->body_mem, until its answer */
 };
 
 struct api__front {
@@ -71,9 +77,12 @@ struct api__front {
     int nidle;
     int nbackend; /* loopback connections open, pooled or answering */
     int workers;  /* civetweb's worker threads */
+    int nstalled; /* relays waiting for a client to read (FRONT_STALL_SHARE) */
     api__front_answer_fn answer;
+    api__front_answer_fn head_check;
     void *answer_ctx;
-    front__answered_fn answered; /* front_conn.c's, called by front_relay.c */
+    size_t body_mem, body_mem_max; /* request bodies held, for all connections (front_req.h) */
+    front__answered_fn answered;   /* front_conn.c's, called by front_relay.c */
 };
 
 /* ---- front_relay.c ---- */

@@ -34,18 +34,51 @@ struct backend {
     int is_head;
     size_t sent; /* answer bytes relayed */
     int reused;  /* came from the pool */
+    int stalled; /* reading stopped: the client does not take its answer */
     char *req;   /* the request, kept until the answer starts (for the one retry) */
     size_t req_len;
 };
+
+/* The client takes its answer again: its worker waits no more. */
+static void unstall(struct backend *be)
+{
+    if (be->stalled)
+        be->f->nstalled--;
+    be->stalled = 0;
+}
 
 static void be_free(struct backend *be)
 {
     if (!be)
         return;
+    unstall(be);
     be->f->nbackend--;
     bufferevent_free(be->bev);
     free(be->req);
     free(be);
+}
+
+/* The client does not take its answer, so its worker waits (FRONT_STALL_SHARE). Returns
+ * 0, or -1 when half the workers wait so already: the client is closed (be is freed). */
+static int stall(struct backend *be)
+{
+    struct api__front *f = be->f;
+    struct conn *c = be->c;
+
+    if (be->stalled)
+        return 0;
+    if (f->nstalled < (f->workers + 1) / FRONT_STALL_SHARE) {
+        be->stalled = 1;
+        f->nstalled++;
+        return 0;
+    }
+    log_warn("front end: %s does not read its answer while %d others wait the same way "
+             "(half the workers): closed",
+             c->info.address, f->nstalled);
+    c->be = NULL;
+    be_free(be);
+    f->answered(c, 0, 0, 1);
+    return -1;
 }
 
 static void pool_remove(struct backend *be)
@@ -122,7 +155,8 @@ static void be_read(struct bufferevent *bev, void *arg)
     struct evbuffer *out = bufferevent_get_output(be->c->bev);
     while (!be->done && evbuffer_get_length(in) > 0) {
         if (evbuffer_get_length(out) >= FRONT_RELAY_CAP) {
-            bufferevent_disable(bev, EV_READ); /* front__relay_resume reads on */
+            if (stall(be) == 0)
+                bufferevent_disable(bev, EV_READ); /* front__relay_resume reads on */
             return;
         }
         struct evbuffer_iovec v;
@@ -244,6 +278,7 @@ void front__relay_start(struct conn *c, char *text, size_t len)
 
 void front__relay_resume(struct backend *be)
 {
+    unstall(be);
     if (!(bufferevent_get_enabled(be->bev) & EV_READ)) {
         bufferevent_enable(be->bev, EV_READ);
         be_read(be->bev, be);

@@ -247,6 +247,23 @@ static int headers_ok(struct api__fr *fr)
     return 0;
 }
 
+/* Charges fr's body buffer grown to cap bytes. 0, or -1 after a 503. */
+static int charge(struct api__fr *fr, size_t cap)
+{
+    if (!fr->mem_used || cap <= fr->charged)
+        return 0;
+    if (*fr->mem_used - fr->charged + cap > fr->mem_max) {
+        refuse(fr, 503,
+               "musterd holds %zu bytes of request bodies in flight and this one would pass the "
+               "limit of %zu (config http_body_memory): try again shortly",
+               *fr->mem_used, fr->mem_max);
+        return -1;
+    }
+    *fr->mem_used += cap - fr->charged;
+    fr->charged = cap;
+    return 0;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct api__fr *fr = p->data;
@@ -259,6 +276,11 @@ static int on_headers_complete(http_parser *p)
         refuse(fr, 413, "request body of %llu bytes exceeds the limit of %zu bytes",
                (unsigned long long)p->content_length, fr->lim.body_max);
         return -1;
+    }
+    if (!fr->chunked && fr->has_length) {
+        fr->length = (size_t)p->content_length;
+        if (fr->length && charge(fr, fr->length + 1) < 0)
+            return -1; /* refused before a byte of the body is read */
     }
     const char *expect = value_of(fr, "Expect");
     fr->expect_continue = expect && !strcasecmp(expect, "100-continue") && p->http_minor == 1 &&
@@ -275,6 +297,19 @@ static int on_body(http_parser *p, const char *at, size_t n)
     if (fr->body_len + n > fr->lim.body_max) {
         refuse(fr, 413, "request body exceeds the limit of %zu bytes", fr->lim.body_max);
         return -1;
+    }
+    if (fr->body_len + n + 1 > fr->body_cap) {
+        /* a known length is allocated once (it was charged at the head); a chunked body
+         * grows by doubling, each step charged before it is made */
+        size_t cap = fr->chunked ? 2 * (fr->body_len + n + 1) : fr->length + 1;
+        if (cap < fr->body_len + n + 1)
+            cap = fr->body_len + n + 1;
+        if (cap > fr->lim.body_max + 1)
+            cap = fr->lim.body_max + 1;
+        if (charge(fr, cap) < 0)
+            return -1;
+        fr->body = xrealloc(fr->body, cap);
+        fr->body_cap = cap;
     }
     append(&fr->body, &fr->body_len, &fr->body_cap, at, n);
     return 0;
@@ -329,6 +364,11 @@ static void parser_error(struct api__fr *fr)
                                                : "both Content-Length and Transfer-Encoding");
         break;
     case HPE_INVALID_CONTENT_LENGTH:
+        if (fr->head_done && fr->chunked) {
+            /* http-parser reports a chunk size past 2^64 this way */
+            refuse(fr, 400, "malformed chunked body: a chunk size too large to be a length");
+            break;
+        }
         raw_length(fr, v, sizeof(v));
         refuse(fr, 400, "Content-Length '%s' is not a single decimal number", v);
         break;
@@ -367,8 +407,23 @@ void api__fr_init(struct api__fr *fr, const struct api__fr_limits *lim)
     fr->p.data = fr;
 }
 
+void api__fr_budget(struct api__fr *fr, size_t *used, size_t max)
+{
+    fr->mem_used = used;
+    fr->mem_max = max;
+}
+
+size_t api__fr_take_charge(struct api__fr *fr)
+{
+    size_t n = fr->charged;
+    fr->charged = 0;
+    return n;
+}
+
 void api__fr_release(struct api__fr *fr)
 {
+    if (fr->mem_used)
+        *fr->mem_used -= fr->charged;
     free(fr->raw);
     free(fr->url);
     for (int i = 0; i < fr->nh; i++) {
@@ -414,8 +469,10 @@ char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t
             fr->url, fr->p.http_major, fr->p.http_minor, front_header);
     for (int i = 0; i < fr->nh; i++) {
         const char *name = fr->h[i].name;
+        /* Upgrade: musterd speaks no other protocol (a WebSocket upgrade made civetweb answer
+         * something the relay could not parse, and the client got an empty reply) */
         if (!strcasecmp(name, "Content-Length") || !strcasecmp(name, "Transfer-Encoding") ||
-            !strcasecmp(name, "Expect"))
+            !strcasecmp(name, "Expect") || !strcasecmp(name, "Upgrade"))
             continue;
         fprintf(f, "%s: %s\r\n", name, fr->h[i].value);
     }

@@ -14,6 +14,13 @@
  *                                          (fr.status != 0, fr.msg)
  *     text = api__fr_forward(&fr, front_header, &len);
  *     api__fr_release(&fr);
+ *
+ * Memory: with api__fr_budget, every request's body is charged to one counter shared by
+ * all requests being read (the front end's one thread: no lock): the whole Content-Length
+ * at the head, or a chunked body's buffer as it grows; a request that would take the
+ * counter past its limit is refused with 503 (before any of its body is read, when the
+ * length is known). The charge goes back at api__fr_release, or passes to the caller with
+ * api__fr_take_charge.
  */
 #ifndef MUSTER_WEB_FRONT_REQ_H
 #define MUSTER_WEB_FRONT_REQ_H
@@ -54,9 +61,17 @@ struct api__fr {
     int expect_continue; /* HTTP/1.1 "Expect: 100-continue" with a body to come */
     int keep_alive;      /* the client keeps the connection after this request (at done) */
     int is_head;         /* HEAD: the answer has no body whatever it says */
+    size_t length;       /* the Content-Length announced (not chunked) */
+    size_t *mem_used;    /* the shared charge (api__fr_budget), or NULL */
+    size_t mem_max;
+    size_t charged; /* this request's part of *mem_used */
 };
 
 void api__fr_init(struct api__fr *fr, const struct api__fr_limits *lim);
+/* Charges fr's body to *used (borrowed, outlives fr), refusing past max (after init). */
+void api__fr_budget(struct api__fr *fr, size_t *used, size_t max);
+/* fr's charge, now the caller's to give back (fr's release no longer does). */
+size_t api__fr_take_charge(struct api__fr *fr);
 void api__fr_release(struct api__fr *fr);
 /* Reads data[0..n). Returns the bytes consumed: all of them, or fewer when the request
  * is complete (fr->done: the bytes after it belong to the next request) or refused

@@ -41,9 +41,17 @@ struct route {
     int (*front)(struct req *r);
 };
 
+/* Probes are answered by the front end: workers held by slow clients must not make a
+ * liveness probe fail (docs/security.md "Slow clients and connections"). */
+static int always(struct req *r)
+{
+    (void)r;
+    return 1;
+}
+
 static const struct route routes[] = {
-    {"GET", "/healthz", api__healthz, "", OPEN, 0, NULL},
-    {"GET", "/readyz", api__readyz, "", OPEN, 0, NULL},
+    {"GET", "/healthz", api__healthz, "", OPEN, 0, always},
+    {"GET", "/readyz", api__readyz, "", OPEN, 0, always},
     {"GET", "/metrics", api__metrics, "", VIEW, 0, NULL},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
     {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
@@ -419,7 +427,11 @@ void api__dispatch(struct req *r)
             api__reply_errorf(r, ERR_NOT_FOUND, "no route for '%s %s'", r->method, r->path);
     } else if (api__auth_or_reply(r, found->role) == 0 &&
                (!api__mutating(r->method) || api__content_type_ok(r) == 0) &&
-               writable_or_reply(r) == 0 && query_ok(r, found->params)) {
+               writable_or_reply(r) == 0 && r->head_only) {
+        r->relay = 1; /* the head passes: the body is read, then the whole request served */
+    } else if (r->status || r->relay) {
+        /* refused above, or the external authenticator must be asked */
+    } else if (query_ok(r, found->params)) {
         params_decode(r);
         if (found->flags & ROUTE_DEEP)
             run_deep(found->fn, r);

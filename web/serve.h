@@ -33,5 +33,12 @@ void api__backend_stop(struct api *api);
  * with r->direct); NULL to relay it. */
 char *api__front_answer(void *api, const struct api__fr *fr, const struct api__front_info *info,
                         size_t *len, int *keep_alive);
+/* The front end's check of a head whose body is still to come (front.h's head_check): the
+ * refusal (new) when the head alone decides one (Host, path, route, Origin, the credential,
+ * the role, a rate already spent, the Content-Type, read-only), under the rules a whole
+ * request goes through (api__serve with r->head_only); NULL to read the body. Takes no
+ * token of a rate limit: the whole request does. */
+char *api__front_head_check(void *api, const struct api__fr *fr, const struct api__front_info *info,
+                            size_t *len, int *keep_alive);
 
 #endif

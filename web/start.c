@@ -97,7 +97,9 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .max_connections =
             opts->max_connections > 0 ? opts->max_connections : API_DEFAULT_MAX_CONNECTIONS,
         .answer = api__front_answer,
+        .head_check = api__front_head_check,
         .answer_ctx = api,
+        .body_memory = opts->body_memory ? opts->body_memory : API_DEFAULT_BODY_MEMORY,
     };
     return api__front_start(&fo, &api->front, err);
 }
@@ -118,6 +120,8 @@ static void keep_options(struct api *api, const struct api_options *opts)
     api->audit_health = opts->audit_health;
     api->audit_health_ctx = opts->audit_health_ctx;
     api->audit_key = opts->audit_key;
+    api->audit_witness = opts->audit_witness;
+    api->audit_witness_ctx = opts->audit_health_ctx;
 }
 
 /* Which Host and Origin headers are answered (edge.c), from the options and the listen

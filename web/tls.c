@@ -10,10 +10,19 @@
  * the certificate, so a bad or half-written file never replaces a working one; handshakes
  * already done keep the bundle they started with (OpenSSL holds its own references).
  *
+ * Sessions are bound to the client CA in force: the session id context of every handshake
+ * is a digest of the bundle's CA certificates, and OpenSSL resumes a session (a TLS 1.2
+ * session id or a TLS 1.3 ticket) only under the context it was made in. So once
+ * tls_client_ca is replaced, a session made under the old CA is not resumed: the client
+ * must make a full handshake and present a certificate the new CA signed (revocation by
+ * replacing the CA). api__tls_session_current tells the front end whether a connection's
+ * session is still of the CA in force, so a kept-alive connection is closed too.
+ *
  * The ciphers, and why, are in docs/security.md "## TLS".
  */
 #include <errno.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -54,8 +63,9 @@ struct bundle {
     X509 *cert;
     STACK_OF(X509) * chain;
     EVP_PKEY *key;
-    X509_STORE *ca;                 /* NULL without a client CA */
-    STACK_OF(X509_NAME) * ca_names; /* sent in CertificateRequest */
+    X509_STORE *ca;                            /* NULL without a client CA */
+    STACK_OF(X509_NAME) * ca_names;            /* sent in CertificateRequest */
+    unsigned char sid[SSL_MAX_SID_CTX_LENGTH]; /* session id context: the CA's digest */
 };
 
 struct api__tls {
@@ -158,6 +168,30 @@ static int load_ca(struct bundle *b, const char *path, struct err *err)
     return 0;
 }
 
+/* The session id context: SHA-256 over a label and the DER digests of the CA's
+ * certificates, so that any change of the client CA changes it. */
+static void bundle_sid(struct bundle *b)
+{
+    static const char label[] = "musterd-session/1";
+    STACK_OF(X509_OBJECT) *objs = b->ca ? X509_STORE_get0_objects(b->ca) : NULL;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    if (!md)
+        abort(); /* out of memory, as xmalloc */
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    EVP_DigestUpdate(md, label, sizeof(label) - 1);
+    for (int i = 0; objs && i < sk_X509_OBJECT_num(objs); i++) {
+        X509 *x = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objs, i));
+        if (x && X509_digest(x, EVP_sha256(), d, &n) == 1)
+            EVP_DigestUpdate(md, d, n);
+    }
+    EVP_DigestFinal_ex(md, d, &n);
+    EVP_MD_CTX_free(md);
+    memcpy(b->sid, d, sizeof(b->sid));
+}
+
 /* Loads the three files into a new bundle; *out new, NULL on failure. */
 static int bundle_load(struct api__tls *t, struct bundle **out, struct err *err)
 {
@@ -171,6 +205,7 @@ static int bundle_load(struct api__tls *t, struct bundle **out, struct err *err)
         bundle_free(b);
         return rc;
     }
+    bundle_sid(b);
     if (X509_cmp_current_time(X509_get0_notAfter(b->cert)) < 0)
         log_warn("tls_cert '%s' has expired: clients will refuse it", t->path[TLS_CERT]);
     *out = b;
@@ -200,15 +235,18 @@ static int stamps_equal(const struct stamp *a, const struct stamp *b)
     return 1;
 }
 
-/* Runs in each handshake after the ClientHello, before OpenSSL picks a certificate. */
-static int cert_cb(SSL *ssl, void *arg)
+/* Runs first in each handshake, on the ClientHello, before OpenSSL looks for a session to
+ * resume: the session id context set here decides which sessions may be resumed, and the
+ * certificate, chain, key and client CA come from the same bundle under one lock. */
+static int hello_cb(SSL *ssl, int *alert, void *arg)
 {
     struct api__tls *t = arg;
     int ok = 1;
 
     mtx_lock(&t->mu);
     struct bundle *b = t->live;
-    if (SSL_use_cert_and_key(ssl, b->cert, b->key, b->chain, 1) != 1)
+    if (SSL_set_session_id_context(ssl, b->sid, sizeof(b->sid)) != 1 ||
+        SSL_use_cert_and_key(ssl, b->cert, b->key, b->chain, 1) != 1)
         ok = 0;
     if (ok && b->ca) {
         STACK_OF(X509_NAME) *names = SSL_dup_CA_list(b->ca_names);
@@ -217,7 +255,25 @@ static int cert_cb(SSL *ssl, void *arg)
             SSL_set_client_CA_list(ssl, names); /* takes names */
     }
     mtx_unlock(&t->mu);
-    return ok;
+    if (!ok)
+        *alert = SSL_AD_INTERNAL_ERROR;
+    return ok ? SSL_CLIENT_HELLO_SUCCESS : SSL_CLIENT_HELLO_ERROR;
+}
+
+int api__tls_session_current(struct ssl_st *ssl)
+{
+    SSL_CTX *ctx = ssl ? SSL_get_SSL_CTX(ssl) : NULL;
+    struct api__tls *t = ctx ? SSL_CTX_get_app_data(ctx) : NULL;
+    SSL_SESSION *sess = ssl ? SSL_get_session(ssl) : NULL;
+    unsigned int n = 0;
+    const unsigned char *sid = sess ? SSL_SESSION_get0_id_context(sess, &n) : NULL;
+
+    if (!t)
+        return 1;
+    mtx_lock(&t->mu);
+    int same = sid && n == sizeof(t->live->sid) && !memcmp(sid, t->live->sid, n);
+    mtx_unlock(&t->mu);
+    return same;
 }
 
 /* "certificate '/CN=x' valid until ..." for the log. */
@@ -280,7 +336,7 @@ void api__tls_close(struct api__tls *t)
 
 int api__tls_ctx(struct api__tls *t, SSL_CTX **out, struct err *err)
 {
-    static const unsigned char sid_ctx[] = "musterd";
+    static const unsigned char sid_ctx[] = "musterd"; /* replaced by hello_cb's */
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     char why[256];
 
@@ -299,7 +355,8 @@ int api__tls_ctx(struct api__tls *t, SSL_CTX **out, struct err *err)
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
     if (t->path[TLS_CA])
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
-    SSL_CTX_set_cert_cb(ctx, cert_cb, t);
+    SSL_CTX_set_client_hello_cb(ctx, hello_cb, t);
+    SSL_CTX_set_app_data(ctx, t);
     *out = ctx;
     return 0;
 }

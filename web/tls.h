@@ -21,5 +21,10 @@ void api__tls_close(struct api__tls *t);
  * certificates required with tls_client_ca. Returns 0 or ERR_INTERNAL. */
 struct ssl_ctx_st;
 int api__tls_ctx(struct api__tls *t, struct ssl_ctx_st **out, struct err *err);
+/* 1 when ssl's session was made under the client CA in force (always 1 for a context
+ * that api__tls_ctx did not make), 0 when tls_client_ca was replaced since: the front end
+ * then closes the connection, and its session cannot be resumed. */
+struct ssl_st;
+int api__tls_session_current(struct ssl_st *ssl);
 
 #endif

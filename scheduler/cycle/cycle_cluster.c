@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cycle.h"
+#include "sat.h"
 
 const int64_t *sched__cyc_cluster(struct sched_cyc *c)
 {
@@ -26,7 +27,7 @@ const int64_t *sched__cyc_cluster(struct sched_cyc *c)
             const struct sv_node *n = &v->nodes[order[i]];
             s->cl_cordoned += n->m.unschedulable != 0;
             for (size_t r = 0; !n->m.unschedulable && r < v->nres; r++)
-                s->cl_alloc[r] += n->alloc[r];
+                s->cl_alloc[r] = sat_add_i64(s->cl_alloc[r], n->alloc[r]); /* sat.h */
         }
         s->cl_epoch = v->epoch;
         s->cl_nres = v->nres;

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "sat.h"
 #include "strmap.h"
 #include "topo.h"
 #include "view_base.h"
@@ -175,8 +176,8 @@ static struct sched_topo *build(struct sched_view *v)
             d = &t->doms[di];
             d->nodenum++;
             for (size_t r = 0; r < v->nres; r++) {
-                d->alloc[r] += nd->alloc[r];
-                d->free[r] += nd->alloc[r] - nd->used[r];
+                d->alloc[r] = sat_add_i64(d->alloc[r], nd->alloc[r]);
+                d->free[r] = sat_add_i64(d->free[r], sat_sub_i64(nd->alloc[r], nd->used[r]));
             }
         }
     }

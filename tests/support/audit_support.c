@@ -187,6 +187,23 @@ void audit_rewrite_recompute(struct store *st, uint64_t k)
     json_decref(recs);
 }
 
+void audit_edit_text(struct store *st, uint64_t k)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    json_t *recs = json_array();
+
+    ck_assert_int_eq(store_audit_scan(txn, k, k, audit_collect_raw, recs, &err), 0);
+    json_t *rec = json_array_get(recs, 0);
+    ck_assert_ptr_nonnull(rec);
+    json_object_set_new(rec, "forged", json_true());
+    char *canon = json_dumps(rec, STORE__CANON);
+    ck_assert_int_eq(store__audit_put_raw(txn, k, canon, strlen(canon), &err), 0);
+    free(canon);
+    store_util_commit(&txn);
+    json_decref(recs);
+}
+
 struct store_audit_verdict audit_offline(const char *export_text, const char *key_path)
 {
     return audit_offline_rotated(export_text, key_path, NULL);

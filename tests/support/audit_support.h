@@ -51,6 +51,9 @@ int audit_collect_raw(void *ctx, uint64_t seq, const char *json, size_t len);
 /* The attacker: rewrites record k, recomputes every later hash and the head, and makes
  * every later checkpoint record name the new hashes (it cannot sign them). */
 void audit_rewrite_recompute(struct store *st, uint64_t k);
+/* The attacker with mdb_dump/mdb_load: changes record k's text (a field "forged") and
+ * keeps its stored hash, so the records after it still fit. */
+void audit_edit_text(struct store *st, uint64_t k);
 /* Verifies NDJSON text as `muster audit verify --key key_path` does. */
 struct store_audit_verdict audit_offline(const char *export_text, const char *key_path);
 /* The same with retired keys (paths separated by commas, oldest first), as

@@ -84,6 +84,11 @@ void musterd_cleanup(struct musterd *m);
 /* Runs musterd with args to completion (5 s limit); returns its exit status and its
  * stderr (new) in *err_out when not NULL. */
 int musterd_run(const char *const *args, char **err_out);
+/* CLOCK_MONOTONIC in milliseconds; a sleep of ms milliseconds. */
+long test_now_ms(void);
+void test_nap_ms(long ms);
+/* How many times needle occurs in the file at path (0 when it cannot be read). */
+int test_count_in_file(const char *path, const char *needle);
 /* Reads a whole file (new) or NULL. */
 char *test_read_file(const char *path, size_t *len);
 /* Writes a file; 0 or -1. */

@@ -226,6 +226,8 @@ int tls_connect(int port, const struct tls_client *o, struct tls_conn *c)
     }
     c->ssl = SSL_new(ctx);
     SSL_set_fd(c->ssl, c->fd);
+    if (o->session)
+        SSL_set_session(c->ssl, o->session);
     if (SSL_connect(c->ssl) != 1) {
         set_error(c, "handshake");
         tls_close(c);
@@ -327,6 +329,24 @@ void tls_close(struct tls_conn *c)
         close(c->fd);
     c->ssl = c->ctx = NULL;
     c->fd = -1;
+}
+
+void *tls_session(struct tls_conn *c)
+{
+    /* a copy, as `openssl s_client -sess_out` writes it: freeing a connection that was not
+     * shut down marks its own session not resumable */
+    SSL_SESSION *s = c->ssl ? SSL_get0_session(c->ssl) : NULL;
+    return s ? SSL_SESSION_dup(s) : NULL;
+}
+
+void tls_session_free(void *session)
+{
+    SSL_SESSION_free(session);
+}
+
+int tls_resumed(struct tls_conn *c)
+{
+    return c->ssl && SSL_session_reused(c->ssl);
 }
 
 int tls_raw_hello(int port, int version)

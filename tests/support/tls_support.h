@@ -45,6 +45,7 @@ struct tls_client {
     int min_version; /* TLS1_VERSION ...; 0: OpenSSL's default */
     int max_version;
     const char *ciphers; /* TLS 1.2 and below; NULL: OpenSSL's default */
+    void *session;       /* an SSL_SESSION (tls_session) to offer for resumption, or NULL */
 };
 
 struct tls_conn {
@@ -71,6 +72,12 @@ int tls_exchange(struct tls_conn *c, const char *req, char *out, size_t n);
  * head; returns its length or -1 (c->error says why). */
 int tls_get_head(struct tls_conn *c, const char *path, char *head, size_t n);
 void tls_close(struct tls_conn *c);
+/* The session of c to resume later (new: tls_session_free), or NULL. With TLS 1.3 the
+ * server's ticket comes after the handshake: read an answer first. */
+void *tls_session(struct tls_conn *c);
+void tls_session_free(void *session);
+/* 1 when c's handshake resumed the session offered. */
+int tls_resumed(struct tls_conn *c);
 
 /* Sends a raw ClientHello of record and hello version `version` (0x0300 SSLv3, 0x0301
  * TLS 1.0, ...) with only pre-TLS-1.2 ciphers, and returns the content type of the first
