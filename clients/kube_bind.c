@@ -172,17 +172,21 @@ static int nominate_pod(struct kube *k, struct kube_http *h, const struct sched_
     struct kube_resp r = {0};
     char *path = pod_path(pod, "status");
     char msg[512];
-    json_t *body = json_pack("{s:{s:s}}", "status", "nominatedNodeName", node);
+    /* no node: the decision voided the nomination; a merge patch's null removes it */
+    json_t *body = json_pack("{s:{s:o}}", "status", "nominatedNodeName",
+                             node ? json_string(node) : json_null());
     int rc = kube__call(k, h, "PATCH", path, "application/merge-patch+json", body, &r, err);
     free(path);
     json_decref(body);
     if (rc == 0) {
         kube__count(k, &k->c.patches);
-        int ok = r.status < 300;
+        int ok = r.status < 300 || (!node && r.status == 404); /* a pod gone has none */
         add_outcome(o, ok ? STORE_AUDIT_NOMINATE_ACKED : STORE_AUDIT_NOMINATE_REFUSED, rec, seq,
                     pod, node,
-                    ok ? "nominatedNodeName set" : kube__status_message(&r, msg, sizeof(msg)));
-        if (ok)
+                    !ok    ? kube__status_message(&r, msg, sizeof(msg))
+                    : node ? "nominatedNodeName set"
+                           : "nominatedNodeName removed");
+        if (ok && node)
             pod_event(k, h, pod, "Nominated", "Scheduling", rec, seq,
                       "Nominated to node %s%s: it runs once its preemption victims are gone", node,
                       "");

@@ -84,6 +84,9 @@ static int clear_nominations(MDB_txn *txn, struct delete_ctx *c, json_t *cleared
         }
         json_decref(pod);
     }
+    if (rc == 0 && ni >= 0 && v->nodes[ni].nnom) /* write-back removes them from the pods */
+        rc = sched__audit_nominations_cleared(txn, c->s->cycle, v, v->nodes[ni].nominated,
+                                              v->nodes[ni].nnom, err);
     return rc;
 }
 

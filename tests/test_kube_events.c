@@ -281,6 +281,36 @@ START_TEST(test_kube_events_preempted_and_nominated)
 }
 END_TEST
 
+/* A nomination the scheduler voids (a preemptor's room taken, its node deleted) is removed on
+ * the API server too: a "nominated" record's "cleared" pods get nominatedNodeName removed,
+ * and a pod already gone counts as done. */
+START_TEST(test_kube_nomination_cleared_on_the_server)
+{
+    struct kube_fx f;
+    struct err err = ERR_INIT;
+    kube_fx_open(&f);
+    json_t *p = kube_test_pod("lo-0", "muster", NULL, NULL, "1");
+    json_object_set_new(json_object_get(p, "status"), "nominatedNodeName", json_string("n1"));
+    kube_fx_put(&f, "pods", p);
+    kube_fx_start(&f, 0);
+    struct kube_http *h = kube__http_new(f.k->conn, NULL);
+    json_t *rec = json_pack("{s:s,s:s,s:I,s:[],s:[],s:[s,s]}", "kind", "nominated", "job",
+                            "default/lo-0", "cycle", (json_int_t)9, "pods", "nodes", "cleared",
+                            "default/lo-0", "default/gone");
+    ck_assert_msg(kube__bind_record(f.k, h, 1002, rec, &err) == 0, "%s", err.msg);
+    json_decref(rec);
+    json_t *o = kube_testapi_object(&f.api, "pods", "default/lo-0");
+    ck_assert_ptr_nonnull(o);
+    ck_assert_ptr_null(json_object_get(json_object_get(o, "status"), "nominatedNodeName"));
+    json_decref(o);
+    /* default/gone is no pod of muster's (nor anyone's): nothing to call */
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "nominate-acked", NULL), 1);
+    ck_assert_int_eq(sched_util_audit_count(&f.u, "nominate-refused", NULL), 0);
+    kube__http_free(h);
+    kube_fx_close(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("kube_events");
@@ -291,6 +321,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_kube_events_failing_never_block);
     tcase_add_test(tc, test_kube_events_failed_scheduling_once);
     tcase_add_test(tc, test_kube_events_preempted_and_nominated);
+    tcase_add_test(tc, test_kube_nomination_cleared_on_the_server);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -68,11 +68,14 @@ START_TEST(test_outbox_decodes_nominated)
     ck_assert_uint_eq(r.npods, 1);
     ck_assert_str_eq(r.pods[0].node, "n2");
     sched_outbox_rec_release(&r);
-    /* a placement that cleared lower nominations: no pods of its own */
+    /* a placement that cleared lower nominations: no pods of its own; the cleared ones come
+     * with no node (write-back removes their nominations) */
     decode_ok("{\"kind\": \"nominated\", \"job\": \"default/hi\", \"cycle\": 2, \"pods\": [], "
               "\"nodes\": [], \"cleared\": [\"default/mid\"]}",
               &r);
-    ck_assert_uint_eq(r.npods, 0);
+    ck_assert_uint_eq(r.npods, 1);
+    ck_assert_str_eq(r.pods[0].pod, "default/mid");
+    ck_assert_ptr_null(r.pods[0].node);
     ck_assert_int_eq(r.cycle, 2);
     sched_outbox_rec_release(&r);
 }
@@ -185,7 +188,7 @@ END_TEST
 /* The members the contract names for a kind, as rec has them (new). */
 static json_t *contract_members(json_t *rec, enum store_audit_kind kind)
 {
-    const char *names[12];
+    const char *names[13];
     size_t n = 0;
     names[n++] = SCHED_OUTBOX_M_KIND;
     names[n++] = SCHED_OUTBOX_M_JOB;
@@ -194,6 +197,8 @@ static json_t *contract_members(json_t *rec, enum store_audit_kind kind)
         names[n++] = SCHED_OUTBOX_M_PODS;
         names[n++] = SCHED_OUTBOX_M_NODES;
     }
+    if (kind == STORE_AUDIT_NOMINATED)
+        names[n++] = SCHED_OUTBOX_M_CLEARED;
     if (kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED) {
         names[n++] = SCHED_OUTBOX_M_PREEMPTOR;
         names[n++] = SCHED_OUTBOX_M_REASON;

@@ -176,3 +176,33 @@ int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
         json_object_set_new(rec, "by", sched__caller_json(by));
     return append(c, rec, seq, err);
 }
+
+int sched__audit_nominations_cleared(MDB_txn *txn, uint64_t cycle, const struct sched_view *v,
+                                     const int *pods, size_t n, struct err *err)
+{
+    struct sched_outbox_pod *op = xcalloc(n + 1, sizeof(*op));
+    char *done = xcalloc(n + 1, 1);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        int job = v->pods[pods[i]].job;
+        size_t k = 0;
+        if (done[i])
+            continue;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && v->pods[pods[j]].job == job) {
+                done[j] = 1;
+                op[k++] = (struct sched_outbox_pod){v->pods[pods[j]].key, NULL};
+            }
+        struct sched_outbox_rec r = {.kind = STORE_AUDIT_NOMINATED,
+                                     .job = v->jobs[job].id,
+                                     .cycle = (int64_t)cycle,
+                                     .pods = op,
+                                     .npods = k};
+        json_t *rec = sched_outbox_encode(&r);
+        rc = store_audit_append(txn, rec, NULL, err);
+        json_decref(rec);
+    }
+    free(done);
+    free(op);
+    return rc;
+}

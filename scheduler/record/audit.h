@@ -42,4 +42,10 @@ void sched__audit_discard_forget(struct sched_cyc *c, int ji);
 /* {"name", "role", "address", "source"} of by, the members that are set (new); NULL when
  * by is NULL. */
 json_t *sched__caller_json(const struct sched_caller *by);
+/* Pods pods[0..n) of v lost their nominations outside a cycle (their node was deleted):
+ * one "nominated" record per job listing them as "cleared" (outbox.h), so write-back
+ * removes them on the API server too. Returns 0 or ERR_*. */
+int sched__audit_nominations_cleared(MDB_txn *txn, uint64_t cycle, const struct sched_view *v,
+                                     const int *pods, size_t n, struct err *err);
+
 #endif

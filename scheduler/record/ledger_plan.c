@@ -274,18 +274,19 @@ static int audit_nominated(struct sched_cyc *c, int job, const struct preempt_pl
 {
     const struct sched_view *v = c->v;
     size_t n = p ? p->nnoms : 0;
-    struct sched_outbox_pod *pods = xcalloc(n + 1, sizeof(*pods));
+    struct sched_outbox_pod *pods = xcalloc(n + cl->npods + 1, sizeof(*pods));
     for (size_t i = 0; i < n; i++)
-        pods[i] = (struct sched_outbox_pod){(char *)v->pods[p->noms[i].pod].key,
-                                            (char *)v->nodes[p->noms[i].node].name};
+        pods[i] =
+            (struct sched_outbox_pod){v->pods[p->noms[i].pod].key, v->nodes[p->noms[i].node].name};
+    for (size_t i = 0; i < cl->npods; i++) /* no node: the nomination is removed */
+        pods[n + i] = (struct sched_outbox_pod){v->pods[cl->pods[i]].key, NULL};
     struct sched_outbox_rec r = {.kind = STORE_AUDIT_NOMINATED,
                                  .job = v->jobs[job].id,
                                  .cycle = (int64_t)c->cycle,
                                  .pods = pods,
-                                 .npods = n};
+                                 .npods = n + cl->npods};
     json_t *rec = sched_outbox_encode(&r);
     free(pods);
-    json_object_set_new(rec, "cleared", pod_keys(v, cl->pods, cl->npods));
     if (ledger)
         json_object_set_new(rec, "ledger", json_integer((json_int_t)ledger));
     return audit(c, rec, err);

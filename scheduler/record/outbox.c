@@ -88,6 +88,27 @@ static int decode_pods(const json_t *rec, struct sched_outbox_rec *out, struct e
     return 0;
 }
 
+/* A nominated record's "cleared": pods whose nominations it voided, as pods with no node
+ * (write-back removes their status.nominatedNodeName), after the nominated ones. */
+static int decode_cleared(const json_t *rec, struct sched_outbox_rec *out, struct err *err)
+{
+    json_t *cl = json_object_get(rec, SCHED_OUTBOX_M_CLEARED), *p;
+    size_t i;
+    if (!cl)
+        return 0;
+    if (!json_is_array(cl))
+        return bad(err, out->kind, SCHED_OUTBOX_M_CLEARED, "is not an array of pod keys");
+    out->pods = xrealloc(out->pods, (out->npods + json_array_size(cl) + 1) * sizeof(*out->pods));
+    json_array_foreach(cl, i, p)
+    {
+        if (!json_is_string(p))
+            return bad(err, out->kind, SCHED_OUTBOX_M_CLEARED,
+                       "holds a value that is not a pod key");
+        out->pods[out->npods++] = (struct sched_outbox_pod){xstrdup(json_string_value(p)), NULL};
+    }
+    return 0;
+}
+
 static int decode_unschedulable(const json_t *rec, struct sched_outbox_rec *out, struct err *err)
 {
     json_t *v = json_object_get(rec, SCHED_OUTBOX_M_REASON);
@@ -134,6 +155,8 @@ int sched_outbox_decode(const json_t *audit_record, struct sched_outbox_rec *out
         rc = decode_cycle(audit_record, out, err);
     if (rc == 0 && sched_outbox_has_pods(out->kind))
         rc = decode_pods(audit_record, out, err);
+    if (rc == 0 && out->kind == STORE_AUDIT_NOMINATED)
+        rc = decode_cleared(audit_record, out, err);
     if (rc == 0 && evicting(out->kind))
         rc = decode_eviction(audit_record, out, err);
     if (rc == 0 && out->kind == STORE_AUDIT_UNSCHEDULABLE)
@@ -180,13 +203,20 @@ json_t *sched_outbox_encode(const struct sched_outbox_rec *r)
         json_object_set_new(rec, SCHED_OUTBOX_M_CYCLE, json_integer((json_int_t)r->cycle));
     if (sched_outbox_has_pods(r->kind)) {
         json_t *pods = json_array(), *nodes = json_array();
+        json_t *cleared = r->kind == STORE_AUDIT_NOMINATED ? json_array() : NULL;
         for (size_t i = 0; i < r->npods; i++) {
+            if (cleared && !r->pods[i].node) {
+                json_array_append_new(cleared, json_string(r->pods[i].pod));
+                continue;
+            }
             json_array_append_new(pods, json_string(r->pods[i].pod));
             json_array_append_new(nodes,
                                   r->pods[i].node ? json_string(r->pods[i].node) : json_null());
         }
         json_object_set_new(rec, SCHED_OUTBOX_M_PODS, pods);
         json_object_set_new(rec, SCHED_OUTBOX_M_NODES, nodes);
+        if (cleared)
+            json_object_set_new(rec, SCHED_OUTBOX_M_CLEARED, cleared);
     }
     if (evicting(r->kind)) {
         set_string(rec, SCHED_OUTBOX_M_PREEMPTOR, r->preemptor);

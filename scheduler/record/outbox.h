@@ -8,7 +8,9 @@
  *
  *   placed     cycle/cycle_stmt.c (sched__stmt_commit): a Binding to nodes[i]
  *   nominated  record/ledger_plan.c, a preemption's plan, and a placement that cleared
- *              lower nominations (no pods then): status.nominatedNodeName = nodes[i]
+ *              lower nominations (no pods then); sched_delete.c, a node's deletion (no
+ *              pods, one record per job cleared): status.nominatedNodeName = nodes[i],
+ *              and removed from each pod of "cleared" (decoded as pods with no node)
  *   preempted  record/ledger_plan.c (audit_victims), one record per victim job: the
  *              DisruptionTarget condition and an Eviction; nodes[i] is where it runs
  *   evicted    record/ledger_plan.c (grace period over), sched_delete.c (the mirror's
@@ -37,6 +39,9 @@
  *                unschedulable: the primary reason's code (reason.h), required
  *   "message"    unschedulable: the primary reason's message, optional
  *   "observed"   evicted: true when the API server removed the pod itself, optional
+ *   "cleared"    nominated: array of pod keys whose nominations the decision voided
+ *                (optional to the decoder, always written): decoded into pods[] after
+ *                the nominated ones, with node NULL
  *
  * Calling sequence:
  *     struct sched_outbox_rec r;
@@ -73,11 +78,12 @@ struct err;
 #define SCHED_OUTBOX_M_REASON "reason"
 #define SCHED_OUTBOX_M_MESSAGE "message"
 #define SCHED_OUTBOX_M_OBSERVED "observed"
+#define SCHED_OUTBOX_M_CLEARED "cleared"
 
 struct sched_outbox_pod {
     char *pod;  /* "ns/name" */
-    char *node; /* placed: its node; nominated: the nominated node; preempted, evicted: the
-                   node it runs on, or NULL */
+    char *node; /* placed: its node; nominated: the nominated node, NULL for a nomination
+                   cleared; preempted, evicted: the node it runs on, or NULL */
 };
 
 struct sched_outbox_rec {
