@@ -76,6 +76,8 @@ int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *ti
         v->jobs[a->rq.jobs[m]].unsat_since = 0;
     if (rc == 0)
         rc = sched__audit_gang_timed_out(c, a->rq.jobs, a->rq.njobs, pods, npods, secs, since, err);
+    if (rc == 0 && npods) /* write-back removes the nominations on the API server too */
+        rc = sched__audit_nominations_cleared(c->txn, c->cycle, v, pods, npods, err);
     if (rc == 0) {
         sched__blocker_add(&a->blockers, WHY_GANG_TIMED_OUT,
                            json_pack("{s:s,s:f,s:s,s:i}", "podGroup", e->id, "timeoutSeconds", secs,
