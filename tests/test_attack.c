@@ -21,6 +21,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -615,6 +617,58 @@ START_TEST(test_attack_lesser_answers)
 }
 END_TEST
 
+/* A full disk answers 507 StoreFull (docs/api.md), not 500: the store's data directory is a
+ * 4 MiB tmpfs that applies fill until a write fails with ENOSPC; musterd still answers. */
+START_TEST(test_attack_full_disk_answers_507)
+{
+    char root[] = "/tmp/muster-test-full-XXXXXX", data[320], cfg[320];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    snprintf(data, sizeof(data), "%s/data", root);
+    ck_assert_int_eq(mkdir(data, 0700), 0);
+    if (mount("tmpfs", data, "tmpfs", 0, "size=4m") < 0) {
+        int e = errno;
+        rmdir(data);
+        rmdir(root);
+        /* only a machine that forbids mounts (no CAP_SYS_ADMIN) skips; anything else fails */
+        ck_assert_msg(e == EPERM, "mount a 4 MiB tmpfs: %s", strerror(e));
+        fprintf(stderr, "attack: full disk SKIPPED: mounting a tmpfs is not permitted here\n");
+        return;
+    }
+    snprintf(cfg, sizeof(cfg), "%s/config.yaml", root);
+    ck_assert_int_eq(test_write_file(cfg, "cycle_interval: 0\n"), 0);
+    const char *args[] = {"--config", cfg, NULL};
+    ck_assert_msg(musterd_start(&md, root, args) == 0, "musterd did not start");
+    const char *hdr[] = {"Content-Type: application/yaml", NULL};
+    size_t cap = 64 * 5000 + 4096;
+    char *body = malloc(cap), note[4001];
+    memset(note, 'x', 4000);
+    note[4000] = '\0';
+    long status = 0;
+    struct http_resp r = {0};
+    for (int b = 0; b < 200 && (status == 0 || status == 201); b++) {
+        size_t n = 0;
+        for (int i = 0; i < 50; i++)
+            n += (size_t)snprintf(body + n, cap - n,
+                                  "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d-%d, "
+                                  "annotations: {note: %s}}\nspec: {containers: [{name: c}]}\n",
+                                  b, i, note);
+        http_resp_free(&r);
+        http_request_len("POST", md.base, "/api/v1/manifests", body, n, hdr, &r);
+        status = r.status;
+    }
+    fprintf(stderr, "attack: full disk: %ld %s\n", status, r.body ? r.body : "");
+    ck_assert_msg(status == 507 && r.body && strstr(r.body, "StoreFull"), "%ld %s", status,
+                  r.body ? r.body : "");
+    http_resp_free(&r);
+    http_request("GET", md.base, "/healthz", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    http_resp_free(&r);
+    free(body);
+    musterd_stop(&md);
+    ck_assert_int_eq(umount(data), 0);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_attack_resumed_session_after_the_ca_is_replaced,
@@ -626,6 +680,7 @@ int main(void)
                             test_attack_audit_record_edited_before_the_checkpoint,
                             test_attack_audit_tail_cut_below_the_witness,
                             test_attack_lesser_answers,
+                            test_attack_full_disk_answers_507,
                             NULL};
     return check_run(check_suite("attack", setup, teardown, tests));
 }
