@@ -1,73 +1,17 @@
 /*
- * apply.c - `muster apply -f FILE|-` and `muster cycle`.
+ * apply.c - `muster apply -f FILE|DIR|- [-f ...]` and `muster cycle`.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "alloc.h"
 #include "internal.h"
 #include "model.h"
 
-/* Reads a whole file ("-" is stdin) into a new buffer. */
-static int read_all(const char *path, char **out, size_t *len, struct err *err)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    *out = NULL;
-    if (!f)
-        return err_set(err, ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    for (;;) {
-        XGROW(buf, n + 65536 + 1, cap);
-        size_t got = fread(buf + n, 1, 65536, f);
-        n += got;
-        if (got < 65536)
-            break;
-    }
-    if (ferror(f)) {
-        rc = err_set(err, ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-        free(buf);
-        goto out;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-out:
-    if (f != stdin)
-        fclose(f);
-    return rc;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcasecmp(s + a - b, suffix) == 0;
-}
-
-/* By extension, else by the first non-space byte ('{' or '[' is JSON). */
-static const char *content_type(const char *path, const char *buf, size_t len)
-{
-    if (ends_with(path, ".json"))
-        return "application/json";
-    if (ends_with(path, ".ndjson") || ends_with(path, ".jsonl"))
-        return "application/x-ndjson";
-    if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
-        return "application/yaml";
-    for (size_t i = 0; i < len; i++) {
-        if (isspace((unsigned char)buf[i]))
-            continue;
-        return buf[i] == '{' || buf[i] == '[' ? "application/json" : "application/yaml";
-    }
-    return "application/yaml";
-}
-
-/* "Pod" + "default/w-0" -> "pod/default/w-0 created". */
-static void print_result(json_t *r)
+/* "Pod" + "default/w-0" -> "pod/default/w-0 created"; with -o name "pod/w-0", as kubectl. */
+static void print_result(struct cli *cli, json_t *r)
 {
     const char *kind = json_string_value(json_object_get(r, "kind"));
     const char *name = json_string_value(json_object_get(r, "name"));
@@ -75,57 +19,92 @@ static void print_result(json_t *r)
     char *k = xstrdup(kind ? kind : "object");
     for (char *p = k; *p; p++)
         *p = (char)tolower((unsigned char)*p);
-    printf("%s/%s %s\n", k, name ? name : "?", action ? action : "applied");
+    if (!name)
+        name = "?";
+    if (cli->names)
+        printf("%s/%s\n", k, strchr(name, '/') ? strchr(name, '/') + 1 : name);
+    else
+        printf("%s/%s %s\n", k, name, action ? action : "applied");
     free(k);
 }
 
 /* "/api/v1/manifests?fieldValidation=Warn" for --validate warn (kubectl's flag); the server's
- * default (Strict unless musterd is configured otherwise) when the flag is absent. */
-static int apply_path(struct cli *cli, char *path, size_t n)
+ * default (Strict unless musterd is configured otherwise) when the flag is absent. *mode is
+ * what the CLI checks files against before sending several: the flag's, else Ignore (what
+ * any mode refuses). */
+static int apply_path(struct cli *cli, char *path, size_t n, enum model_fields *mode)
 {
     const char *v = cli__flag(cli, "validate");
-    enum model_fields mode;
     snprintf(path, n, "/api/v1/manifests");
+    *mode = MODEL_FIELDS_IGNORE;
     if (!v)
         return 0;
-    if (model_fields_parse(v, &mode, NULL) < 0)
-        return cli__usage_error("flag '--validate' must be strict, warn or ignore, not '%s'", v);
-    snprintf(path, n, "/api/v1/manifests?fieldValidation=%s", model_fields_name(mode));
+    if (model_fields_parse(v, mode, NULL) < 0)
+        return cli__usage_error(cli, "flag '--validate' must be strict, warn or ignore, not '%s'",
+                                v);
+    snprintf(path, n, "/api/v1/manifests?fieldValidation=%s", model_fields_name(*mode));
+    return 0;
+}
+
+/* The request body: one file's bytes as they are (so the server's errors name its lines),
+ * or every file parsed here first and sent as one JSON array, applied atomically. */
+static int apply_body(struct cli *cli, char **paths, size_t n, enum model_fields mode, char **body,
+                      size_t *len, const char **ctype, struct err *err)
+{
+    json_t *docs = NULL;
+    if (n == 1) {
+        if (cli__read_all(paths[0], body, len, err) < 0)
+            return err->code;
+        *ctype = cli__content_type(paths[0], *body, *len);
+        return 0;
+    }
+    if (cli__load_manifests(cli, paths, n, &mode, &docs, err) < 0)
+        return err->code;
+    *body = json_dumps(docs, JSON_COMPACT);
+    *len = strlen(*body);
+    *ctype = "application/json";
+    json_decref(docs);
     return 0;
 }
 
 int cli__cmd_apply(struct cli *cli)
 {
     struct err err = ERR_INIT;
-    const char *path = cli__flag(cli, "filename");
-    char *buf = NULL, url[64];
-    size_t len = 0, i;
-    json_t *res = NULL, *w;
+    char **paths = NULL, *buf = NULL, url[64];
+    size_t npaths = 0, len = 0, i;
+    const char *ctype = NULL;
+    json_t *res = NULL, *w, *r;
+    enum model_fields mode;
     int rc = CLI_EXIT_OK;
-    if (!path)
-        return cli__usage_error("apply needs -f FILE (or -f - for stdin)");
+    if (!cli__flag(cli, "filename"))
+        return cli__usage_error(cli, "apply needs -f FILE (or -f - for stdin)");
     if (cli->npos > 0)
-        return cli__usage_error("unexpected argument '%s'", cli->pos[0]);
-    if ((rc = apply_path(cli, url, sizeof(url))) != 0)
+        return cli__usage_error(cli, "unexpected argument '%s'", cli->pos[0]);
+    if ((rc = apply_path(cli, url, sizeof(url), &mode)) != 0)
         return rc;
-    if (read_all(path, &buf, &len, &err) < 0)
-        return cli__fail(cli, &err);
-    if (cli__call(cli, "POST", url, buf, len, content_type(path, buf, len), &res, &err) < 0) {
-        rc = cli__fail(cli, &err);
-        goto out;
+    if (cli__manifest_paths(cli, &paths, &npaths, &err) < 0)
+        goto fail;
+    if (npaths == 0) {
+        err_set(&err, ERR_INVALID, "no *.yaml, *.yml or *.json file in '%s'",
+                cli__flag(cli, "filename"));
+        goto fail;
     }
+    if (apply_body(cli, paths, npaths, mode, &buf, &len, &ctype, &err) < 0 ||
+        cli__call(cli, "POST", url, buf, len, ctype, &res, &err) < 0)
+        goto fail;
     json_array_foreach(json_object_get(res, "warnings"), i, w)
         fprintf(stderr, "Warning: %s\n", json_string_value(json_object_get(w, "message")));
-    if (cli->output != CLI_OUT_TABLE) {
+    if (cli->output != CLI_OUT_TABLE)
         cli__print_doc(cli, res);
-        goto out;
-    }
-    json_t *items = cli__items(res);
-    json_t *r;
-    json_array_foreach(items, i, r) print_result(r);
+    else
+        json_array_foreach(cli__items(res), i, r) print_result(cli, r);
+    goto out;
+fail:
+    rc = cli__fail(cli, &err);
 out:
     json_decref(res);
     free(buf);
+    cli__paths_free(paths, npaths);
     return rc;
 }
 
@@ -134,7 +113,7 @@ int cli__cmd_cycle(struct cli *cli)
     struct err err = ERR_INIT;
     json_t *sum = NULL;
     if (cli->npos > 0)
-        return cli__usage_error("unexpected argument '%s'", cli->pos[0]);
+        return cli__usage_error(cli, "unexpected argument '%s'", cli->pos[0]);
     if (cli__call(cli, "POST", "/api/v1/cycles", NULL, 0, NULL, &sum, &err) < 0)
         return cli__fail(cli, &err);
     if (cli->output != CLI_OUT_TABLE) {

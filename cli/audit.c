@@ -28,12 +28,12 @@ static int audit_export(struct cli *cli)
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
         cli__flag(cli, "filename") || cli__flag(cli, "before"))
         return cli__usage_error(
-            "audit export does not take --key, --retired-keys, --witness, -f or --before");
+            cli, "audit export does not take --key, --retired-keys, --witness, -f or --before");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
         free(path);
-        return cli__usage_error("%s", err.msg);
+        return cli__usage_error(cli, "%s", err.msg);
     }
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         cli__query(&path, flags[i], cli__flag(cli, flags[i]));
@@ -114,7 +114,7 @@ static int audit_verify_offline(struct cli *cli)
     uint64_t lineno = 0, bad_line = 0;
 
     if (cli__flag(cli, "from") || cli__flag(cli, "to"))
-        return cli__usage_error("audit verify --key checks a whole export: no --from or --to");
+        return cli__usage_error(cli, "audit verify --key checks a whole export: no --from or --to");
     if (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0 ||
         store_audit_key_retire_list(key, cli__flag(cli, "retired-keys"), &err) < 0) {
         store_audit_key_free(key);
@@ -161,7 +161,7 @@ static int audit_prune(struct cli *cli)
 
     if (cli__flag_u64(cli, "before", &before, &err) < 0 || !before) {
         free(path);
-        return cli__usage_error("%s",
+        return cli__usage_error(cli, "%s",
                                 before || err.msg[0] ? err.msg : "audit prune needs --before SEQ");
     }
     cli__query(&path, "before", cli__flag(cli, "before"));
@@ -188,7 +188,7 @@ static int audit_verify(struct cli *cli)
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
         cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);
-        return cli__usage_error("audit verify accepts only --from and --to (or --key and -f)");
+        return cli__usage_error(cli, "audit verify accepts only --from and --to (or --key and -f)");
     }
     if (cli__flag(cli, "key")) {
         free(path);
@@ -196,13 +196,14 @@ static int audit_verify(struct cli *cli)
     }
     if (cli__flag(cli, "filename") || cli__flag(cli, "witness") || cli__flag(cli, "retired-keys")) {
         free(path);
-        return cli__usage_error("audit verify -f FILE, --witness and --retired-keys need --key "
+        return cli__usage_error(cli,
+                                "audit verify -f FILE, --witness and --retired-keys need --key "
                                 "(the public key to check the "
                                 "checkpoints with)");
     }
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0) {
         free(path);
-        return cli__usage_error("%s", err.msg);
+        return cli__usage_error(cli, "%s", err.msg);
     }
     cli__query(&path, "from", cli__flag(cli, "from"));
     cli__query(&path, "to", cli__flag(cli, "to"));
@@ -241,12 +242,13 @@ out:
 int cli__cmd_audit(struct cli *cli)
 {
     if (cli->npos != 1)
-        return cli__usage_error("audit needs 'export', 'verify' or 'prune'");
+        return cli__usage_error(cli, "audit needs 'export', 'verify' or 'prune'");
     if (!strcmp(cli->pos[0], "export"))
         return audit_export(cli);
     if (!strcmp(cli->pos[0], "verify"))
         return audit_verify(cli);
     if (!strcmp(cli->pos[0], "prune"))
         return audit_prune(cli);
-    return cli__usage_error("unknown audit command '%s' (export, verify or prune)", cli->pos[0]);
+    return cli__usage_error(cli, "unknown audit command '%s' (export, verify or prune)",
+                            cli->pos[0]);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "alloc.h"
 #include "client.h"
@@ -13,41 +14,15 @@
 
 #define DEFAULT_SERVER "http://127.0.0.1:8080"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: muster [--server URL] [--token T] [--ca FILE] [--cert FILE --key FILE]\n"
-    "              [-o table|json|yaml] <command> [args]\n"
+    "              [-o table|json|yaml|name|wide] <command> [args]\n"
     "\n"
-    "commands:\n"
-    "  apply -f FILE|- [--validate strict|warn|ignore]\n"
-    "                                       create or replace objects from YAML or JSON;\n"
-    "                                       unknown fields refused (strict, the default),\n"
-    "                                       dropped with a warning, or dropped\n"
-    "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
-    "      [NAME] [-n NS | -A] [--node N] [--phase P] [--state S]\n"
-    "  delete KIND NAME [-n NS]             delete an object\n"
-    "  describe job NS/NAME                 a job, its members and why\n"
-    "  describe queue NAME                  a queue's shares, jobs and reclaims\n"
-    "  why NS/NAME                          why a job (or a pod's job) is where it is\n"
-    "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
-    "      [--limit N]                      the audit log as NDJSON\n"
-    "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
-    "                                       musterd has an audit_key)\n"
-    "  audit verify --key PUB.pem [--retired-keys OLD.pem,...] [-f FILE|-] [--witness FILE]\n"
-    "                                       verify an export offline: chain and signed\n"
-    "                                       checkpoints (Ed25519 public or private key);\n"
-    "                                       with the witness file, also that it is not cut\n"
-    "  audit prune --before SEQ             delete the records before the newest signed\n"
-    "                                       checkpoint at or before SEQ (export them first)\n"
-    "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
-    "                                       the preemption ledger\n"
-    "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
-    "                                       the topology tree, largest gang per domain\n"
-    "  cycle                                run one scheduling cycle now\n"
-    "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
-    "                                       schedule offline and print the outcome\n"
-    "                                       (fields validated as apply --validate strict)\n"
-    "  version                              print the version\n"
-    "  help                                 print this text\n"
+    "commands:\n";
+
+static const char usage_tail[] =
+    "\n"
+    "-o name prints kind/name lines (get, apply, delete); -o wide adds columns (get).\n"
     "\n"
     "https://: --ca FILE verifies musterd's certificate against that CA (default: the\n"
     "system's CAs); --cert and --key present a client certificate (mTLS).\n"
@@ -72,10 +47,15 @@ static const struct flag_def flag_defs[] = {
     {"before", 0, 1},   {"witness", 0, 1}, {"retired-keys", 0, 1},
 };
 
+/* One row a command: its function, the flags it accepts besides the global ones, the -o
+ * values beyond table|json|yaml it honours, and its lines of the usage text (what
+ * `muster help` prints, and `muster help CMD` alone). */
 struct command {
     const char *name;
     int (*fn)(struct cli *cli);
-    const char *flags; /* accepted flags besides the global ones, ",a,b," */
+    const char *flags;   /* ",a,b," */
+    const char *outputs; /* ",name,wide," */
+    const char *usage;
 };
 
 static int cmd_version(struct cli *cli)
@@ -84,37 +64,100 @@ static int cmd_version(struct cli *cli)
     return CLI_EXIT_OK;
 }
 
+static int cmd_help(struct cli *cli);
+
+static const struct command commands[] = {
+    {"apply", cli__cmd_apply, ",filename,validate,", ",name,",
+     "  apply -f FILE|DIR|- [-f ...] [--validate strict|warn|ignore]\n"
+     "                                       create or replace objects from YAML or JSON;\n"
+     "                                       every file (a directory's *.yaml, *.yml, *.json\n"
+     "                                       in name order) is read and parsed before any\n"
+     "                                       is sent, then all go in one atomic request;\n"
+     "                                       unknown fields refused (strict, the default),\n"
+     "                                       dropped with a warning, or dropped\n"},
+    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,", ",name,wide,",
+     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
+     "      [NAME] [-n NS | -A] [--node N] [--phase P] [--state S]\n"},
+    {"delete", cli__cmd_delete, ",namespace,filename,", ",name,",
+     "  delete KIND NAME... [-n NS]          delete objects\n"
+     "  delete -f FILE|DIR|- [-f ...]        delete the objects the manifests name\n"},
+    {"describe", cli__cmd_describe, ",namespace,", ",",
+     "  describe job NS/NAME                 a job, its members and why\n"
+     "  describe queue NAME                  a queue's shares, jobs and reclaims\n"},
+    {"why", cli__cmd_why, ",namespace,", ",",
+     "  why NS/NAME                          why a job (or a pod's job) is where it is\n"},
+    {"audit", cli__cmd_audit,
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,", ",",
+     "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
+     "      [--limit N]                      the audit log as NDJSON\n"
+     "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
+     "                                       musterd has an audit_key)\n"
+     "  audit verify --key PUB.pem [--retired-keys OLD.pem,...] [-f FILE|-] [--witness FILE]\n"
+     "                                       verify an export offline: chain and signed\n"
+     "                                       checkpoints (Ed25519 public or private key);\n"
+     "                                       with the witness file, also that it is not cut\n"
+     "  audit prune --before SEQ             delete the records before the newest signed\n"
+     "                                       checkpoint at or before SEQ (export them first)\n"},
+    {"preemptions", cli__cmd_preemptions, ",job,victim,since,", ",",
+     "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
+     "                                       the preemption ledger\n"},
+    {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,", ",",
+     "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
+     "                                       the topology tree, largest gang per domain\n"},
+    {"cycle", cli__cmd_cycle, ",", ",",
+     "  cycle                                run one scheduling cycle now\n"},
+    {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",
+     "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
+     "                                       schedule offline and print the outcome\n"
+     "                                       (fields validated as apply --validate strict)\n"},
+    {"version", cmd_version, ",", ",",
+     "  version                              print the version\n"},
+    {"help", cmd_help, ",", ",",
+     "  help [COMMAND]                       print this text, or one command's\n"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; name && i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *out, const struct command *only)
+{
+    fputs(usage_head, out);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!only || only == &commands[i])
+            fputs(commands[i].usage, out);
+    fputs(usage_tail, out);
+}
+
+/* `muster help [COMMAND]`; `muster COMMAND --help` comes here with cli->command set. */
 static int cmd_help(struct cli *cli)
 {
-    fputs(usage_text, stdout);
+    const char *name = strcmp(cli->command, "help") == 0 ? cli->pos[0] : cli->command;
+    const struct command *c = find_command(name);
+    if (name && !c)
+        return cli__usage_error(cli, "unknown command '%s'", name);
+    print_usage(stdout, c);
     return CLI_EXIT_OK;
 }
 
-static const struct command commands[] = {
-    {"apply", cli__cmd_apply, ",filename,validate,"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,"},
-    {"delete", cli__cmd_delete, ",namespace,"},
-    {"describe", cli__cmd_describe, ",namespace,"},
-    {"why", cli__cmd_why, ",namespace,"},
-    {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,"},
-    {"cycle", cli__cmd_cycle, ","},
-    {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,"},
-    {"preemptions", cli__cmd_preemptions, ",job,victim,since,"},
-    {"simulate", cli__cmd_simulate, ",filename,cycles,tick,"},
-    {"version", cmd_version, ","},
-    {"help", cmd_help, ","},
-};
-
-int cli__usage_error(const char *fmt, ...)
+/* kubectl's way: the one line that matters, then where the usage is. */
+int cli__usage_error(const struct cli *cli, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("error: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputs("\n\n", stderr);
     va_end(ap);
-    fputs(usage_text, stderr);
+    if (find_command(cli->command) && strcmp(cli->command, "help") != 0)
+        fprintf(stderr, "\nrun 'muster help %s' for usage\n", cli->command);
+    else
+        fputs("\nrun 'muster help' for usage\n", stderr);
     return CLI_EXIT_USAGE;
 }
 
@@ -143,19 +186,18 @@ static const struct flag_def *find_flag(const char *arg, const char **inline_val
 }
 
 /* Collects flags and positionals; the first positional is the command. */
-static int parse_args(struct cli *cli, int argc, char **argv, const char **cmd)
+static int parse_args(struct cli *cli, int argc, char **argv)
 {
     int only_pos = 0;
-    *cmd = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_pos || a[0] != '-' || a[1] == '\0') {
-            if (!*cmd)
-                *cmd = a;
+            if (!cli->command)
+                cli->command = a;
             else if (cli->npos < CLI_MAX_POS)
                 cli->pos[cli->npos++] = a;
             else
-                return cli__usage_error("too many arguments");
+                return cli__usage_error(cli, "too many arguments");
             continue;
         }
         if (strcmp(a, "--") == 0) {
@@ -165,16 +207,16 @@ static int parse_args(struct cli *cli, int argc, char **argv, const char **cmd)
         const char *val;
         const struct flag_def *f = find_flag(a, &val);
         if (!f)
-            return cli__usage_error("unknown flag '%s'", a);
+            return cli__usage_error(cli, "unknown flag '%s'", a);
         if (f->has_value && !val) {
             if (i + 1 >= argc)
-                return cli__usage_error("flag '%s' needs a value", a);
+                return cli__usage_error(cli, "flag '%s' needs a value", a);
             val = argv[++i];
         } else if (!f->has_value && val) {
-            return cli__usage_error("flag '%s' takes no value", a);
+            return cli__usage_error(cli, "flag '%s' takes no value", a);
         }
         if (cli->nflags == CLI_MAX_FLAGS)
-            return cli__usage_error("too many flags");
+            return cli__usage_error(cli, "too many flags");
         cli->flag_name[cli->nflags] = f->name;
         cli->flag_val[cli->nflags++] = f->has_value ? val : "";
     }
@@ -188,6 +230,15 @@ const char *cli__flag(struct cli *cli, const char *name)
         if (strcmp(cli->flag_name[i], name) == 0)
             v = cli->flag_val[i]; /* the last one wins, as with getopt */
     return v;
+}
+
+size_t cli__flag_all(struct cli *cli, const char *name, const char **vals, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cli->nflags && n < max; i++)
+        if (strcmp(cli->flag_name[i], name) == 0)
+            vals[n++] = cli->flag_val[i];
+    return n;
 }
 
 int cli__flag_u64(struct cli *cli, const char *name, uint64_t *out, struct err *err)
@@ -217,7 +268,7 @@ static int check_flags(struct cli *cli, const struct command *c)
         char key[64];
         snprintf(key, sizeof(key), ",%s,", n);
         if (!strstr(c->flags, key))
-            return cli__usage_error("flag '--%s' is not accepted by '%s'", n, c->name);
+            return cli__usage_error(cli, "flag '--%s' is not accepted by '%s'", n, c->name);
     }
     return 0;
 }
@@ -231,17 +282,27 @@ static const char *flag_or_env(struct cli *cli, const char *flag, const char *en
     return v && *v ? v : NULL;
 }
 
-static int setup(struct cli *cli)
+static int setup(struct cli *cli, const struct command *c)
 {
     const char *o = cli__flag(cli, "output");
-    if (!o || !strcmp(o, "table") || !strcmp(o, "wide"))
+    char key[32];
+    snprintf(key, sizeof(key), ",%s,", o ? o : "");
+    if (!o || !strcasecmp(o, "table"))
         cli->output = CLI_OUT_TABLE;
-    else if (!strcmp(o, "json"))
+    else if (!strcasecmp(o, "json"))
         cli->output = CLI_OUT_JSON;
-    else if (!strcmp(o, "yaml"))
+    else if (!strcasecmp(o, "yaml"))
         cli->output = CLI_OUT_YAML;
+    else if (strcasecmp(o, "name") && strcasecmp(o, "wide"))
+        return cli__usage_error(cli, "unknown output format '%s' (table, json, yaml, name or wide)",
+                                o);
+    else if (!strcasestr(c->outputs, key))
+        return cli__usage_error(cli, "-o %s is not accepted by '%s' (table, json or yaml)", o,
+                                c->name);
+    else if (!strcasecmp(o, "name"))
+        cli->names = 1;
     else
-        return cli__usage_error("unknown output format '%s' (table, json or yaml)", o);
+        cli->wide = 1;
     cli->server = cli__flag(cli, "server");
     if (!cli->server)
         cli->server = getenv("MUSTER_SERVER");
@@ -260,21 +321,20 @@ static int setup(struct cli *cli)
 int cli_main(int argc, char **argv)
 {
     struct cli cli = {0};
-    const char *cmd;
-    int rc = parse_args(&cli, argc, argv, &cmd);
+    int rc = parse_args(&cli, argc, argv);
     if (rc)
         return rc;
-    if (!cmd)
-        return cli__flag(&cli, "help") ? cmd_help(&cli) : cli__usage_error("no command given");
-    const struct command *c = NULL;
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(commands[i].name, cmd) == 0)
-            c = &commands[i];
+    if (!cli.command) {
+        cli.command = "help";
+        return cli__flag(&cli, "help") ? cmd_help(&cli)
+                                       : cli__usage_error(&cli, "no command given");
+    }
+    const struct command *c = find_command(cli.command);
     if (!c)
-        return cli__usage_error("unknown command '%s'", cmd);
+        return cli__usage_error(&cli, "unknown command '%s'", cli.command);
     if (cli__flag(&cli, "help"))
         return cmd_help(&cli);
-    if ((rc = check_flags(&cli, c)) != 0 || (rc = setup(&cli)) != 0)
+    if ((rc = check_flags(&cli, c)) != 0 || (rc = setup(&cli, c)) != 0)
         return rc;
     rc = c->fn(&cli);
     client_close(cli.client);
@@ -284,12 +344,15 @@ int cli_main(int argc, char **argv)
 
 int cli__fail(struct cli *cli, const struct err *err)
 {
-    fprintf(stderr, "error: %s\n", err->msg[0] ? err->msg : err_name(err->code));
+    const char *top = err->msg[0] ? err->msg : err_name(err->code);
+    fprintf(stderr, "error: %s\n", top);
     size_t i;
     json_t *e;
     json_array_foreach(cli->errors, i, e)
     {
         const char *msg = json_string_value(json_object_get(e, "message"));
+        if (msg && strcmp(msg, top) == 0)
+            continue; /* a syntax error comes back as the message and as its one error */
         if (msg)
             fprintf(stderr, "  %s\n", msg);
         else {
@@ -298,5 +361,11 @@ int cli__fail(struct cli *cli, const struct err *err)
             free(s);
         }
     }
+    if (err->code == ERR_UNAUTHORIZED)
+        fputs(cli->token && *cli->token
+                  ? "the token given (--token or MUSTER_TOKEN) was refused: check it\n"
+                  : "pass a token with --token TOKEN or the MUSTER_TOKEN environment "
+                    "variable\n",
+              stderr);
     return CLI_EXIT_FAIL;
 }

@@ -8,7 +8,8 @@
  * uses exactly the sched_* calls musterd uses.
  *
  * Exit codes: 0 success, 1 failure (server error, invalid manifest, broken audit
- * chain, server down), 2 bad usage (usage text on stderr).
+ * chain, server down), 2 bad usage (the problem and "run 'muster help <command>' for
+ * usage" on stderr).
  */
 #ifndef MUSTER_CLI_H
 #define MUSTER_CLI_H

@@ -375,7 +375,7 @@ int cli__cmd_why(struct cli *cli)
     struct err err = ERR_INIT;
     json_t *why = NULL;
     if (cli->npos != 1)
-        return cli__usage_error("why needs one job NAMESPACE/NAME");
+        return cli__usage_error(cli, "why needs one job NAMESPACE/NAME");
     if (get_job(cli, cli->pos[0], "/why", &why, &err) < 0)
         return cli__fail(cli, &err);
     if (cli->output != CLI_OUT_TABLE)
@@ -454,7 +454,7 @@ int cli__cmd_describe(struct cli *cli)
     if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_QUEUE)
         return cli__cmd_describe_queue(cli, cli->pos[1]);
     if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
-        return cli__usage_error("describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
+        return cli__usage_error(cli, "describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
     if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
         get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
         rc = cli__fail(cli, &err);

@@ -1,5 +1,5 @@
 /*
- * get.c - `muster get <resource> [NAME]` and `muster delete <kind> NAME`.
+ * get.c - `muster get <resource> [NAME]`.
  */
 #include <ctype.h>
 #include <strings.h>
@@ -80,16 +80,26 @@ static void node_row(struct cli *cli, struct cli_table *t, json_t *node)
     cli_table_add(t, row);
 }
 
+/* -o wide adds NOMINATED NODE (kubectl's), PRIORITY and PODGROUP. */
 static void pod_row(struct cli *cli, struct cli_table *t, json_t *pod, int all_ns)
 {
-    char age[32];
+    char age[32], prio[32] = "0";
     const char *phase = str_at(pod, "status", "phase");
     const char *node = str_at(pod, "spec", "nodeName");
+    json_t *labels = json_object_get(json_object_get(pod, "metadata"), "labels");
     if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
         phase = "Terminating";
+    if (json_is_integer(json_object_get(json_object_get(pod, "spec"), "priority")))
+        cli__int(prio, sizeof(prio), json_object_get(json_object_get(pod, "spec"), "priority"));
     cli__age(cli, pod, age, sizeof(age));
-    const char *row[] = {str_at(pod, "metadata", "namespace"), str_at(pod, "metadata", "name"),
-                         phase ? phase : "Pending", node, age};
+    const char *row[] = {str_at(pod, "metadata", "namespace"),
+                         str_at(pod, "metadata", "name"),
+                         phase ? phase : "Pending",
+                         node,
+                         age,
+                         str_at(pod, "status", "nominatedNodeName"),
+                         prio,
+                         str_at(labels, "pod-group.scheduling.sigs.k8s.io", NULL)};
     cli_table_add(t, all_ns ? row : row + 1);
 }
 
@@ -153,14 +163,37 @@ static void pdb_row(struct cli *cli, struct cli_table *t, json_t *b, int all_ns)
     cli_table_add(t, all_ns ? row : row + 1);
 }
 
+/* The nodes a job's members are placed on, distinct, comma-separated, into buf. */
+static void job_nodes(json_t *job, char *buf, size_t n)
+{
+    size_t i, used = 0;
+    json_t *m;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(job, "members"), i, m)
+    {
+        const char *node = json_string_value(json_object_get(m, "node"));
+        size_t len = node ? strlen(node) : 0;
+        int seen = 0;
+        for (const char *p = buf; node && (p = strstr(p, node)) != NULL; p += len)
+            seen |= (p == buf || p[-1] == ',') && (p[len] == ',' || p[len] == '\0');
+        if (!node || seen || used + len + 2 > n)
+            continue;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "," : "", node);
+    }
+    if (!used)
+        snprintf(buf, n, "<none>");
+}
+
+/* -o wide adds QUEUE, KIND (gang, ...) and NODES. */
 static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
 {
-    char age[32], prio[32], min[32], placed[32], pending[32];
+    char age[32], prio[32], min[32], placed[32], pending[32], nodes[256];
     cli__int(prio, sizeof(prio), json_object_get(job, "priority"));
     cli__int(min, sizeof(min), json_object_get(job, "minMember"));
     cli__int(placed, sizeof(placed), json_object_get(job, "placed"));
     cli__int(pending, sizeof(pending), json_object_get(job, "pending"));
     cli__age(cli, job, age, sizeof(age));
+    job_nodes(job, nodes, sizeof(nodes));
     const char *reason = str_at(job, "reason", NULL);
     const char *row[] = {str_at(job, "namespace", NULL),
                          str_at(job, "name", NULL),
@@ -170,20 +203,25 @@ static void job_row(struct cli *cli, struct cli_table *t, json_t *job)
                          min,
                          placed,
                          pending,
-                         age};
+                         age,
+                         str_at(job, "queue", NULL),
+                         str_at(job, "kind", NULL),
+                         nodes};
     cli_table_add(t, row);
 }
 
 static const char *const node_cols[] = {"name", "status", "cpu", "memory", "gpu", "pods", "age"};
-static const char *const pod_cols[] = {"namespace", "name", "phase", "node", "age"};
+static const char *const pod_cols[] = {"namespace", "name",           "phase",    "node",
+                                       "age",       "nominated node", "priority", "podgroup"};
 static const char *const pg_cols[] = {"namespace", "name", "minmember", "age"};
 static const char *const cnt_cols[] = {"name", "layers", "age"};
 static const char *const pc_cols[] = {"name", "value", "global-default", "preemption-policy",
                                       "age"};
 static const char *const pdb_cols[] = {
     "namespace", "name", "min-available", "max-unavailable", "allowed-disruptions", "age"};
-static const char *const job_cols[] = {"namespace", "name",   "state",   "reason", "priority",
-                                       "min",       "placed", "pending", "age"};
+static const char *const job_cols[] = {"namespace", "name",  "state",  "reason",
+                                       "priority",  "min",   "placed", "pending",
+                                       "age",       "queue", "kind",   "nodes"};
 
 /* Prints a list (or one object) of a resource as a table. */
 static void print_table(struct cli *cli, const char *res, json_t *items, int all_ns)
@@ -199,11 +237,12 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
     if (is_node)
         t = cli_table_new(7, node_cols);
     else if (is_pod)
-        t = all_ns ? cli_table_new(5, pod_cols) : cli_table_new(4, pod_cols + 1);
+        t = all_ns ? cli_table_new(cli->wide ? 8 : 5, pod_cols)
+                   : cli_table_new(cli->wide ? 7 : 4, pod_cols + 1);
     else if (is_pg)
         t = all_ns ? cli_table_new(4, pg_cols) : cli_table_new(3, pg_cols + 1);
     else if (is_job)
-        t = cli_table_new(9, job_cols);
+        t = cli_table_new(cli->wide ? 12 : 9, job_cols);
     else if (is_pc)
         t = cli_table_new(5, pc_cols);
     else if (is_pdb)
@@ -234,6 +273,23 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
     else
         cli_table_print(t, stdout);
     cli_table_free(t);
+}
+
+/* -o name: "pod/w-0" a line, kubectl's form (the namespace is not shown); "job/NAME" for
+ * jobs, which are muster's own. */
+static void print_names(const char *res, enum model_kind kind, json_t *items)
+{
+    char *k = xstrdup(!strcmp(res, "jobs") ? "job" : model_kind_name(kind));
+    size_t i;
+    json_t *o;
+    for (char *p = k; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    json_array_foreach(items, i, o)
+    {
+        const char *name = str_at(o, "metadata", "name");
+        printf("%s/%s\n", k, name ? name : str_at(o, "name", NULL));
+    }
+    free(k);
 }
 
 /* Path of a list or of one object; jobs are filtered by namespace here, others by the API. */
@@ -282,17 +338,17 @@ int cli__cmd_get(struct cli *cli)
     enum model_kind kind = MODEL_NODE;
     const char *res;
     if (cli->npos < 1 || cli->npos > 2)
-        return cli__usage_error("get needs a resource and at most one name");
+        return cli__usage_error(cli, "get needs a resource and at most one name");
     if (!strcasecmp(cli->pos[0], "jobs") || !strcasecmp(cli->pos[0], "job"))
         res = "jobs";
     else if (model_kind_from_resource(cli->pos[0], &kind) == 0)
         res = model_kind_plural(kind);
     else
-        return cli__usage_error("unknown resource '%s'", cli->pos[0]);
+        return cli__usage_error(cli, "unknown resource '%s'", cli->pos[0]);
     int namespaced = !strcmp(res, "jobs") || model_kind_namespaced(kind);
     const char *ns = cli__flag(cli, "namespace");
     if (all_ns && ns)
-        return cli__usage_error("-n and -A cannot be used together");
+        return cli__usage_error(cli, "-n and -A cannot be used together");
     if (!ns && !all_ns && namespaced && strcmp(res, "jobs") != 0)
         ns = "default";
     const char *name = cli->npos == 2 ? cli->pos[1] : NULL;
@@ -311,55 +367,13 @@ int cli__cmd_get(struct cli *cli)
         one = json_array();
         json_array_append(one, doc);
     }
-    print_table(cli, res, name ? one : cli__items(doc), all_ns);
+    if (cli->names)
+        print_names(res, kind, name ? one : cli__items(doc));
+    else
+        print_table(cli, res, name ? one : cli__items(doc), all_ns);
 out:
     json_decref(one);
     json_decref(doc);
     free(path);
-    return rc;
-}
-
-int cli__cmd_delete(struct cli *cli)
-{
-    struct err err = ERR_INIT;
-    enum model_kind kind;
-    char *path = NULL, *ns = NULL, *name = NULL;
-    json_t *res = NULL;
-    int rc = CLI_EXIT_OK;
-    if (cli->npos != 2)
-        return cli__usage_error("delete needs a kind and a name");
-    if (model_kind_from_resource(cli->pos[0], &kind) < 0)
-        return cli__usage_error("unknown kind '%s'", cli->pos[0]);
-    if (model_kind_namespaced(kind)) {
-        if (cli__split_id(cli->pos[1], cli__flag(cli, "namespace"), &ns, &name, &err) < 0) {
-            rc = cli__fail(cli, &err);
-            goto out;
-        }
-        path = xasprintf("/api/v1/%s/%s/%s", model_kind_plural(kind), ns, name);
-    } else {
-        name = xstrdup(cli->pos[1]);
-        path = xasprintf("/api/v1/%s/%s", model_kind_plural(kind), name);
-    }
-    if (cli__call(cli, "DELETE", path, NULL, 0, NULL, &res, &err) < 0) {
-        rc = cli__fail(cli, &err);
-        goto out;
-    }
-    if (cli->output != CLI_OUT_TABLE && res) {
-        cli__print_doc(cli, res);
-        goto out;
-    }
-    char *k = xstrdup(model_kind_name(kind));
-    for (char *p = k; *p; p++)
-        *p = (char)tolower((unsigned char)*p);
-    if (ns)
-        printf("%s/%s/%s deleted\n", k, ns, name);
-    else
-        printf("%s/%s deleted\n", k, name);
-    free(k);
-out:
-    json_decref(res);
-    free(path);
-    free(ns);
-    free(name);
     return rc;
 }

@@ -16,21 +16,25 @@
 
 #include "cli.h"
 #include "err.h"
+#include "model.h"
 
 struct client;
 
 enum cli_output { CLI_OUT_TABLE, CLI_OUT_JSON, CLI_OUT_YAML };
 
-#define CLI_MAX_POS 8
+#define CLI_MAX_POS 64
 #define CLI_MAX_FLAGS 24
 
 struct cli {
-    const char *server; /* --server, $MUSTER_SERVER, http://127.0.0.1:8080 */
-    const char *token;  /* --token, $MUSTER_TOKEN, NULL */
-    const char *ca;     /* --ca, $MUSTER_CA: verifies https:// servers; NULL: system CAs */
-    const char *cert;   /* --cert, $MUSTER_CERT: client certificate (mTLS) or NULL */
-    const char *key;    /* --key, $MUSTER_KEY: its key; NULL: in the cert file */
+    const char *server;  /* --server, $MUSTER_SERVER, http://127.0.0.1:8080 */
+    const char *token;   /* --token, $MUSTER_TOKEN, NULL */
+    const char *ca;      /* --ca, $MUSTER_CA: verifies https:// servers; NULL: system CAs */
+    const char *cert;    /* --cert, $MUSTER_CERT: client certificate (mTLS) or NULL */
+    const char *key;     /* --key, $MUSTER_KEY: its key; NULL: in the cert file */
+    const char *command; /* the first positional (the command's name, or what was typed) */
     enum cli_output output;
+    int names; /* -o name: kind/name lines (get, apply, delete); output is CLI_OUT_TABLE */
+    int wide;  /* -o wide: the table with more columns (get); output is CLI_OUT_TABLE */
     const char *pos[CLI_MAX_POS]; /* positionals after the command name */
     size_t npos;
     const char *flag_name[CLI_MAX_FLAGS]; /* long names of the flags given */
@@ -44,11 +48,16 @@ struct cli {
 /* The value of a flag given on the command line (long name), NULL when absent; "" for a
  * switch that is present. Borrowed from argv. */
 const char *cli__flag(struct cli *cli, const char *name);
+/* Every value of a repeatable flag, in command-line order, into vals (at most max); returns
+ * how many. Borrowed from argv. */
+size_t cli__flag_all(struct cli *cli, const char *name, const char **vals, size_t max);
 /* Parses a flag as a non-negative integer; ERR_INVALID naming the flag. *out untouched when
  * the flag is absent. */
 int cli__flag_u64(struct cli *cli, const char *name, uint64_t *out, struct err *err);
-/* Prints "error: <msg>" for a usage problem and the usage text; returns CLI_EXIT_USAGE. */
-int cli__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "error: <msg>" for a usage problem and "run 'muster help <command>' for usage" on
+ * stderr; returns CLI_EXIT_USAGE. */
+int cli__usage_error(const struct cli *cli, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Prints err (and cli->errors) to stderr; returns CLI_EXIT_FAIL. */
 int cli__fail(struct cli *cli, const struct err *err);
 
@@ -79,6 +88,27 @@ void cli__age(struct cli *cli, json_t *obj, char *buf, size_t n);
 void cli__int(char *buf, size_t n, json_t *v);
 /* Splits "ns/name" (or "name" with default_ns) into new strings. ERR_INVALID when empty. */
 int cli__split_id(const char *id, const char *default_ns, char **ns, char **name, struct err *err);
+
+/* ---- -f for apply and delete (manifests.c) ---- */
+
+/* Reads a whole file ("-" is stdin) into a new NUL-terminated buffer. ERR_IO naming it. */
+int cli__read_all(const char *path, char **out, size_t *len, struct err *err);
+/* The Content-Type of a manifest: by extension, else JSON when the first non-space byte is
+ * '{' or '[', else YAML. Static storage. */
+const char *cli__content_type(const char *path, const char *buf, size_t len);
+/* Every -f given, in order, a directory expanded to its *.yaml, *.yml and *.json files in
+ * name order (not recursed). *paths new (cli__paths_free), possibly empty. ERR_IO when a
+ * directory cannot be listed. */
+int cli__manifest_paths(struct cli *cli, char ***paths, size_t *n, struct err *err);
+void cli__paths_free(char **paths, size_t n);
+/* Reads and parses every file before returning any document: *docs (new array) holds each
+ * document as parsed, in order. A file that cannot be read or parsed is an error naming it
+ * ("'b.yaml': document 1: ... at line L col C"), and *docs is NULL. With mode (not NULL)
+ * every document is also validated in that mode: the problems go to cli->errors, each
+ * message prefixed by its file, and the result is ERR_INVALID. No documents at all is
+ * ERR_INVALID too. */
+int cli__load_manifests(struct cli *cli, char **paths, size_t n, const enum model_fields *mode,
+                        json_t **docs, struct err *err);
 
 /* Commands. Each returns an exit code. */
 int cli__cmd_apply(struct cli *cli);

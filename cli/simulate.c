@@ -238,11 +238,11 @@ int cli__cmd_simulate(struct cli *cli)
     int made = 0, rc = CLI_EXIT_OK;
     const char *path = cli__flag(cli, "filename");
     if (!path)
-        return cli__usage_error("simulate needs -f cluster.yaml");
+        return cli__usage_error(cli, "simulate needs -f cluster.yaml");
     if (cli->npos > 0)
-        return cli__usage_error("unexpected argument '%s'", cli->pos[0]);
+        return cli__usage_error(cli, "unexpected argument '%s'", cli->pos[0]);
     if (cli__flag_u64(cli, "cycles", &cycles, &err) < 0 || parse_tick(cli, &tick_ms, &err) < 0)
-        return cli__usage_error("%s", err.msg);
+        return cli__usage_error(cli, "%s", err.msg);
     if (load(cli, path, &m, &err) < 0)
         goto fail;
     snprintf(dir, sizeof(dir), "%s/muster-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -104,13 +104,23 @@ END_TEST
 
 /* ---- usage, no server needed ---- */
 
+/* A usage error is two lines on stderr: the problem, then where the usage is (the
+ * command's own when the command is known), never the whole help; exit 2. */
 static void expect_usage(const char *const *args, const char *needle)
 {
     struct cli_result r;
+    char hint[96];
+    int known = args[0] && strcmp(args[0], "frobnicate") != 0 && strcmp(args[0], "help") != 0;
+    snprintf(hint, sizeof(hint), "\nrun 'muster help%s%s' for usage\n", known ? " " : "",
+             known ? args[0] : "");
     cli_run(NULL, NULL, args, &r);
     ck_assert_msg(r.status == 2, "'%s': exit %d, want 2", args[0] ? args[0] : "", r.status);
-    ck_assert_msg(strstr(r.err, needle) != NULL, "stderr lacks '%s':\n%s", needle, r.err);
-    ck_assert_msg(strstr(r.err, "usage: muster") != NULL, "no usage text:\n%s", r.err);
+    ck_assert_msg(strncmp(r.err, "error: ", 7) == 0 && strstr(r.err, needle) != NULL,
+                  "stderr lacks '%s':\n%s", needle, r.err);
+    ck_assert_msg(strstr(r.err, hint) && strlen(strstr(r.err, hint)) == strlen(hint) &&
+                      strchr(r.err, '\n') == strstr(r.err, hint),
+                  "want the problem and '%s', got:\n%s", hint + 1, r.err);
+    ck_assert_msg(strstr(r.err, "usage: muster") == NULL, "the whole help printed:\n%s", r.err);
     ck_assert_str_eq(r.out, "");
     cli_result_release(&r);
 }
@@ -122,7 +132,13 @@ START_TEST(test_cli_usage_errors)
     expect_usage(ARGS("get"), "error: get needs a resource");
     expect_usage(ARGS("get", "widgets"), "error: unknown resource 'widgets'");
     expect_usage(ARGS("get", "pods", "--bogus"), "error: unknown flag '--bogus'");
-    expect_usage(ARGS("get", "pods", "-o", "xml"), "error: unknown output format 'xml'");
+    expect_usage(ARGS("get", "pods", "-o", "xml"),
+                 "error: unknown output format 'xml' (table, json, yaml, name or wide)");
+    expect_usage(ARGS("cycle", "-o", "wide"), "error: -o wide is not accepted by 'cycle'");
+    expect_usage(ARGS("apply", "-f", "x.yaml", "-o", "wide"),
+                 "error: -o wide is not accepted by 'apply'");
+    expect_usage(ARGS("delete", "pod"), "error: delete needs a kind and at least one name");
+    expect_usage(ARGS("help", "frobnicate"), "error: unknown command 'frobnicate'");
     expect_usage(ARGS("get", "pods", "-n"), "error: flag '-n' needs a value");
     expect_usage(ARGS("apply"), "error: apply needs -f");
     expect_usage(ARGS("apply", "-f", "x.yaml", "--cycles", "3"),
@@ -145,6 +161,12 @@ START_TEST(test_cli_version_and_help)
     cli_run(NULL, NULL, ARGS("help"), &r);
     ck_assert_int_eq(r.status, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "simulate -f cluster.yaml"));
+    cli_result_release(&r);
+    /* one command's usage: its lines, no other command's */
+    cli_run(NULL, NULL, ARGS("help", "delete"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "  delete -f FILE|DIR|-"));
+    ck_assert_ptr_null(strstr(r.out, "simulate -f"));
     cli_result_release(&r);
 }
 END_TEST
@@ -272,7 +294,6 @@ START_TEST(test_cli_bad_input_files)
         {{"simulate", "-f", "/dev/null", NULL}, "'/dev/null' holds no documents"},
         {{"simulate", "-f", "-", NULL}, "'-' holds no documents"},
         {{"apply", "-f", "/nonexistent/c.yaml", NULL}, "cannot open '/nonexistent/c.yaml'"},
-        {{"apply", "-f", "/tmp", NULL}, "cannot read '/tmp': Is a directory"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct cli_result r;
@@ -284,6 +305,16 @@ START_TEST(test_cli_bad_input_files)
         ck_assert_str_eq(r.out, "");
         cli_result_release(&r);
     }
+    /* apply reads a directory's manifests: one with none (only folders) is an error */
+    struct cli_result r;
+    char *dir = cli_data_path("simulate"), want[512];
+    cli_run(NULL, NULL, ARGS("apply", "-f", dir), &r);
+    ck_assert_int_eq(r.status, 1);
+    snprintf(want, sizeof(want), "error: no *.yaml, *.yml or *.json file in '%s'\n", dir);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    cli_result_release(&r);
+    free(dir);
 }
 END_TEST
 
