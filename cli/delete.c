@@ -108,8 +108,8 @@ static int delete_files(struct cli *cli)
     }
     json_array_foreach(docs, i, doc)
     {
-        enum model_kind kind;
-        const char *ns, *name;
+        enum model_kind kind = MODEL_POD;
+        const char *ns = NULL, *name = NULL;
         struct err derr = ERR_INIT;
         if (doc_target(cli, doc, &kind, &ns, &name, &derr) < 0)
             rc |= cli__fail(cli, &derr);
