@@ -94,7 +94,8 @@ static int list_dir(const char *dir, char ***paths, size_t *n, size_t *cap, stru
         (*paths)[(*n)++] = xasprintf("%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
     }
     closedir(d);
-    qsort(*paths + first, *n - first, sizeof(char *), by_name);
+    if (*n > first) /* an empty directory leaves *paths NULL, which qsort may not be given */
+        qsort(*paths + first, *n - first, sizeof(char *), by_name);
     return 0;
 }
 
