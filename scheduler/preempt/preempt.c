@@ -527,7 +527,7 @@ static int gang_evictable(struct preempt *pr, const struct sv_job *j)
 
 /* A pod of another job the preemptor may evict for itself, leaving the job's other pods
  * aside: sched__preempt_victim_ok without reclaim's whole-job pool (other queues: only
- * whether reclaim may take from that queue at all; surplus_mark weighs what they hold). */
+ * whether reclaim may take from that queue at all; mark_surplus weighs what they hold). */
 static int pod_evictable(const struct preempt *pr, const struct sv_pod *p)
 {
     const struct sched_view *v = pr->c->v;
