@@ -237,6 +237,14 @@ test('preemptions page and job pages link preemptors and victims both ways (real
     assert.equal(await suffered.locator(`a[href="#/jobs/${e.preemptor}"]`).count(), 1);
     assert.ok(job.preemptedBy, `${j} has preemptedBy`);
     assert.equal(await p2.locator(`.preempted-by a[href="#/jobs/${job.preemptedBy.preemptor}"]`).count(), 1);
+    // its PreemptedBy blocker names the preemptors as links, never as raw JSON
+    const extras = p2.locator('section.blockers .extras');
+    if (await extras.count()) {
+      const text = await extras.first().innerText();
+      assert.ok(!text.includes('{"'), `a blocker of ${j} shows raw JSON: ${text}`);
+      assert.ok(await extras.first().locator(`a[href="#/jobs/${e.preemptor}"]`).count() > 0 ||
+        !text.includes(e.preemptor), `the blocker of ${j} links its preemptor`);
+    }
     await finish(p2, 'victim');
   }
 });

@@ -188,7 +188,9 @@ function drawDetail(el, q, reclaims) {
       ['share', `${(q.share ?? 0).toFixed(3)}` +
         (q.dominantResource ? ` (dominant resource ${q.dominantResource})` : '')],
       ['rank', q.rank ? `${q.rank} in the last cycle's queue order` :
-        'not ordered by the last cycle (no pending job, or no cycle yet)'],
+        (q.pendingJobs || []).length ? 'not in the last cycle\'s order: its pending jobs were ' +
+          'not tried then (they wait for a change that could place them, or arrived since)' :
+          'not ordered by the last cycle (no pending job, or no cycle yet)'],
       ['reclaims', `${q.reclaims?.by ?? 0} by its jobs, ${q.reclaims?.from ?? 0} against them`],
     ]),
     table([{ label: 'resource', get: (r) => h('span', { class: 'mono' }, r) },

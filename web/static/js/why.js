@@ -13,7 +13,7 @@ export function renderWhy(doc, ledger) {
     blockers(doc.blockers || []),
     gang(doc.gang || []),
     nodeFilter(doc.nodeFilter),
-    topology(doc.topology && { ...doc.topology, job: doc.job }),
+    topology(doc.topology && { ...doc.topology, job: doc.job }, !!doc.placement),
     preemption(doc.preemption && { ...doc.preemption, job: doc.job }, ledger),
     queue(doc.queue),
     ahead(doc.ahead || []),
@@ -35,12 +35,19 @@ function extras(b) {
   return parts.length ? h('div', { class: 'extras' }, parts) : null;
 }
 
-function renderValue(k, v) {
+// A value of a blocker's detail as text, jobs as links; an object (a preemptor of a victim,
+// say) as its members "key value; ..." in brackets, never as raw JSON.
+function renderValue(k, v, depth = 0) {
   if (typeof v === 'string' && /(^|[^a-z])(job|podGroup|preemptor)$/i.test(k) && v.includes('/'))
     return jobLink(v);
-  if (Array.isArray(v)) return v.map((x, i) => [i ? ', ' : '', typeof x === 'object' ?
-    JSON.stringify(x) : String(x)]);
-  if (v && typeof v === 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return v.map((x, i) => [i ? ', ' : '', renderValue(k, x, depth + 1)]);
+  if (v && typeof v === 'object') {
+    if (depth > 2) return '…';
+    const parts = Object.entries(v).filter(([, x]) => x !== null && x !== undefined &&
+      !(Array.isArray(x) && !x.length));
+    return h('span', { class: 'extra-obj' }, '(',
+      parts.map(([kk, x], i) => [i ? '; ' : '', `${kk} `, renderValue(kk, x, depth + 1)]), ')');
+  }
   return String(v);
 }
 
@@ -85,9 +92,12 @@ function nodeFilter(nf) {
 
 // The topology part: strategy and layer, the summary line, how many domains hold the job,
 // the best domains (pods each holds and what limits it) and every domain tried.
-function topology(t) {
+function topology(t, placed) {
   if (!t) return h('section', { class: 'topo' }, h('h3', null, 'Topology'),
-    h('p', { class: 'muted' }, 'no gather strategy (or no ClusterNetworkTopology) for this job'));
+    h('p', { class: 'muted' }, placed ? 'no topology part in this decision: the job was ' +
+      'placed without a gather (it has no gather strategy, or it took nodes chosen earlier, ' +
+      'such as those it was nominated to)' :
+      'no gather strategy (or no ClusterNetworkTopology) for this job'));
   const needed = t.needed ?? t.jobPods ?? 0;
   // The tree with this job's (placed or nominated) pods highlighted.
   const topoHref = () => `#/topology?job=${encodeURIComponent(t.job || '')}`;
