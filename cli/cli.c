@@ -37,14 +37,15 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},   {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
-    {"node", 0, 1},     {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
-    {"since", 0, 1},    {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
-    {"job", 0, 1},      {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
-    {"cycles", 0, 1},   {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
-    {"like", 0, 1},     {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
-    {"validate", 0, 1}, {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
-    {"before", 0, 1},   {"witness", 0, 1}, {"retired-keys", 0, 1},
+    {"server", 0, 1},     {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},       {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},      {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},        {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},     {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
+    {"selector", 'l', 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -65,6 +66,7 @@ static int cmd_version(struct cli *cli)
 }
 
 static int cmd_help(struct cli *cli);
+static int cmd_completion(struct cli *cli);
 
 static const struct command commands[] = {
     {"apply", cli__cmd_apply, ",filename,validate,", ",name,",
@@ -75,11 +77,14 @@ static const struct command commands[] = {
      "                                       is sent, then all go in one atomic request;\n"
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,", ",name,wide,",
+    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
      "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
-     "      [NAME] [-n NS | -A] [--node N] [--phase P] [--state S]\n"},
-    {"delete", cli__cmd_delete, ",namespace,filename,", ",name,",
-     "  delete KIND NAME... [-n NS]          delete objects\n"
+     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
+    {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
+     "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"
+     "                                       and PodGroup\n"
+     "  delete KIND --all|-l SELECTOR [-n NS | -A]\n"
+     "                                       delete every object (matching the labels)\n"
      "  delete -f FILE|DIR|- [-f ...]        delete the objects the manifests name\n"},
     {"describe", cli__cmd_describe, ",namespace,", ",",
      "  describe job NS/NAME                 a job, its members and why\n"
@@ -110,6 +115,9 @@ static const struct command commands[] = {
      "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
      "                                       schedule offline and print the outcome\n"
      "                                       (fields validated as apply --validate strict)\n"},
+    {"completion", cmd_completion, ",", ",",
+     "  completion bash                      a bash completion script: commands, kinds, flags\n"
+     "                                       (source <(muster completion bash))\n"},
     {"version", cmd_version, ",", ",",
      "  version                              print the version\n"},
     {"help", cmd_help, ",", ",",
@@ -143,6 +151,89 @@ static int cmd_help(struct cli *cli)
     if (name && !c)
         return cli__usage_error(cli, "unknown command '%s'", name);
     print_usage(stdout, c);
+    return CLI_EXIT_OK;
+}
+
+/* Prints the words of a ",a,b," list as "PREFIXa PREFIXb". */
+static void print_list(const char *list, const char *prefix)
+{
+    int first = 1;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n) {
+            printf("%s%s%.*s", first ? "" : " ", prefix, (int)n, p);
+            first = 0;
+        }
+        p += n + (p[n] == ',');
+    }
+}
+
+/* The script is written from the tables above, so it names every command and flag. */
+static int cmd_completion(struct cli *cli)
+{
+    size_t i;
+    if (cli->npos != 1 || strcmp(cli->pos[0], "bash") != 0)
+        return cli__usage_error(cli, "completion needs a shell: bash");
+    fputs("# bash completion for muster: source <(muster completion bash)\n"
+          "_muster()\n{\n"
+          "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+          "    local cmd='' npos=0 i w\n"
+          "    local valued=' ",
+          stdout);
+    for (i = 0; i < sizeof(flag_defs) / sizeof(flag_defs[0]); i++)
+        if (flag_defs[i].has_value)
+            printf(flag_defs[i].shrt ? "--%s -%c " : "--%s ", flag_defs[i].name, flag_defs[i].shrt);
+    fputs("'\n"
+          "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+          "        w=${COMP_WORDS[i]}\n"
+          "        if [[ $valued == *\" $w \"* ]]; then ((i++)); continue; fi\n"
+          "        [[ $w == -* ]] && continue\n"
+          "        if [[ -z $cmd ]]; then cmd=$w; else ((npos++)); fi\n"
+          "    done\n"
+          "    case $prev in\n"
+          "    -o | --output) COMPREPLY=($(compgen -W 'table json yaml name wide' -- \"$cur\")); "
+          "return ;;\n"
+          "    -f | --filename | --ca | --cert | --key | --witness) COMPREPLY=($(compgen -f -- "
+          "\"$cur\")); return ;;\n"
+          "    esac\n"
+          "    local words=\n"
+          "    if [[ $cur == -* ]]; then\n"
+          "        words='--server --token --ca --cert --key --output -o --help'\n"
+          "        case $cmd in\n",
+          stdout);
+    for (i = 0; i < NCOMMANDS; i++) {
+        printf("        %s) words+=' ", commands[i].name);
+        print_list(commands[i].flags, "--");
+        fputs("' ;;\n", stdout);
+    }
+    fputs("        esac\n"
+          "    elif [[ -z $cmd ]]; then\n"
+          "        words='",
+          stdout);
+    for (i = 0; i < NCOMMANDS; i++)
+        printf("%s%s", i ? " " : "", commands[i].name);
+    fputs("'\n"
+          "    elif ((npos == 0)); then\n"
+          "        case $cmd in\n"
+          "        get | delete) words='jobs",
+          stdout);
+    for (int k = 0; k < MODEL_KIND_COUNT; k++)
+        printf(" %s", model_kind_plural((enum model_kind)k));
+    fputs("' ;;\n"
+          "        describe) words='job queue' ;;\n"
+          "        audit) words='export verify prune' ;;\n"
+          "        completion) words='bash' ;;\n"
+          "        help) words='",
+          stdout);
+    for (i = 0; i < NCOMMANDS; i++)
+        printf("%s%s", i ? " " : "", commands[i].name);
+    fputs("' ;;\n"
+          "        esac\n"
+          "    fi\n"
+          "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+          "}\n"
+          "complete -F _muster muster\n",
+          stdout);
     return CLI_EXIT_OK;
 }
 

@@ -352,6 +352,13 @@ int cli__cmd_get(struct cli *cli)
     if (!ns && !all_ns && namespaced && strcmp(res, "jobs") != 0)
         ns = "default";
     const char *name = cli->npos == 2 ? cli->pos[1] : NULL;
+    const char *sel = cli__flag(cli, "selector");
+    if (sel && name)
+        return cli__usage_error(cli, "a name cannot be given with -l");
+    if (sel && !strcmp(res, "jobs"))
+        return cli__usage_error(cli, "jobs have no labels: select their pods or podgroups");
+    if (sel && cli__select(NULL, sel, &err) < 0)
+        return cli__usage_error(cli, "%s", err.msg);
     char *path = get_path(cli, res, name, ns, namespaced, &err);
     if (!path || cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
         rc = cli__fail(cli, &err);
@@ -359,6 +366,8 @@ int cli__cmd_get(struct cli *cli)
     }
     if (!strcmp(res, "jobs") && !name)
         filter_jobs(cli__items(doc), ns);
+    if (sel)
+        cli__select(cli__items(doc), sel, &err); /* its syntax was checked above */
     if (cli->output != CLI_OUT_TABLE) {
         cli__print_doc(cli, doc);
         goto out;

@@ -89,6 +89,12 @@ void cli__int(char *buf, size_t n, json_t *v);
 /* Splits "ns/name" (or "name" with default_ns) into new strings. ERR_INVALID when empty. */
 int cli__split_id(const char *id, const char *default_ns, char **ns, char **name, struct err *err);
 
+/* Keeps the items (a borrowed array, may be NULL to only check the syntax) whose
+ * metadata.labels match a kubectl equality-based selector ("app=web,tier!=db,gpu,!spot");
+ * the API has no selector, so this is done client side (select.c). ERR_INVALID naming a
+ * requirement that does not parse; items untouched then. */
+int cli__select(json_t *items, const char *selector, struct err *err);
+
 /* ---- -f for apply and delete (manifests.c) ---- */
 
 /* Reads a whole file ("-" is stdin) into a new NUL-terminated buffer. ERR_IO naming it. */

@@ -137,7 +137,7 @@ START_TEST(test_cli_usage_errors)
     expect_usage(ARGS("cycle", "-o", "wide"), "error: -o wide is not accepted by 'cycle'");
     expect_usage(ARGS("apply", "-f", "x.yaml", "-o", "wide"),
                  "error: -o wide is not accepted by 'apply'");
-    expect_usage(ARGS("delete", "pod"), "error: delete needs a kind and at least one name");
+    expect_usage(ARGS("delete", "pod"), "error: delete pod needs a name, --all or -l SELECTOR");
     expect_usage(ARGS("help", "frobnicate"), "error: unknown command 'frobnicate'");
     expect_usage(ARGS("get", "pods", "-n"), "error: flag '-n' needs a value");
     expect_usage(ARGS("apply"), "error: apply needs -f");
@@ -318,6 +318,81 @@ START_TEST(test_cli_bad_input_files)
 }
 END_TEST
 
+/* Runs bash with the completion script sourced, completing the words of line (the last one,
+ * possibly empty, is completed); returns COMPREPLY joined by spaces (new). */
+static char *complete_line(const char *script, const char *words)
+{
+    char *cmd = xasprintf("bash -c 'source %s; COMP_WORDS=(%s); "
+                          "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _muster; "
+                          "printf %%s \"${COMPREPLY[*]}\"'",
+                          script, words);
+    FILE *p = popen(cmd, "r");
+    char buf[4096];
+    size_t n;
+    ck_assert_ptr_nonnull(p);
+    n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    free(cmd);
+    return xstrdup(buf);
+}
+
+/* The script parses (bash -n), completes every command `muster help` lists, the kinds after
+ * get, and a command's flags. */
+START_TEST(test_cli_completion_bash)
+{
+    struct cli_result r, help;
+    char path[] = "/tmp/muster-completion-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    cli_run(NULL, NULL, ARGS("completion", "bash"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(write(fd, r.out, strlen(r.out)), (ssize_t)strlen(r.out));
+    close(fd);
+    char *check = xasprintf("bash -n %s", path);
+    ck_assert_int_eq(system(check), 0);
+    free(check);
+
+    char *all = complete_line(path, "muster \"\"");
+    cli_run(NULL, NULL, ARGS("help"), &help);
+    int ncmds = 0;
+    for (char *line = strstr(help.out, "\ncommands:\n"); line && (line = strchr(line, '\n'));) {
+        line++;
+        char name[32];
+        /* a command's first usage line: two spaces, then its name */
+        if (line[0] == ' ' && line[1] == ' ' && line[2] != ' ' &&
+            sscanf(line + 2, "%31[a-z]", name) == 1) {
+            char *padded = xasprintf(" %s ", name), *in = xasprintf(" %s ", all);
+            ck_assert_msg(strstr(in, padded), "'%s' is not completed: %s", name, all);
+            free(padded);
+            free(in);
+            ncmds++;
+        }
+    }
+    ck_assert_int_ge(ncmds, 12);
+    free(all);
+    char *c = complete_line(path, "muster ge");
+    ck_assert_str_eq(c, "get");
+    free(c);
+    c = complete_line(path, "muster -n ux get po");
+    ck_assert_str_eq(c, "pods podgroups poddisruptionbudgets");
+    free(c);
+    c = complete_line(path, "muster delete jobs --al");
+    ck_assert_str_eq(c, "--all-namespaces --all");
+    free(c);
+    c = complete_line(path, "muster get pods -o y");
+    ck_assert_str_eq(c, "yaml");
+    free(c);
+    cli_result_release(&help);
+    cli_result_release(&r);
+    unlink(path);
+
+    cli_run(NULL, NULL, ARGS("completion", "fish"), &r);
+    ck_assert_int_eq(r.status, 2);
+    cli_result_release(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -334,6 +409,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_simulate_invalid_lists_every_error);
     tcase_add_test(tc, test_cli_simulate_strict_fields);
     tcase_add_test(tc, test_cli_bad_input_files);
+    tcase_add_test(tc, test_cli_completion_bash);
     suite_add_tcase(s, tc);
     return s;
 }

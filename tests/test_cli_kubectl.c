@@ -1,7 +1,8 @@
 /*
  * test_cli_kubectl.c - `muster` doing what kubectl does, against a real musterd: apply
  * -f repeated and -f DIR (all or nothing), delete of several names and delete -f, -o name
- * and -o wide, a YAML syntax error printed once, and a 401 that says how to pass a token.
+ * and -o wide, a YAML syntax error printed once, a 401 that says how to pass a token, delete
+ * job NS/NAME (its pods and PodGroup), delete --all, -l label selectors on get and delete.
  * Case files are in tests/data/cli/kubectl.
  */
 #include <check.h>
@@ -223,6 +224,128 @@ START_TEST(test_cli_kubectl_401_says_how_to_pass_a_token)
 }
 END_TEST
 
+static void apply_jobs(void)
+{
+    struct cli_result r;
+    char *f = cli_data_path("kubectl/jobs/gang.yaml");
+    run_ok(&r, ARGS("apply", "-f", f));
+    cli_result_release(&r);
+    free(f);
+}
+
+/* A gang job goes with its pods and its PodGroup; a pod job with its pod; a job that is not
+ * there is an error. */
+START_TEST(test_cli_kubectl_delete_job_and_its_objects)
+{
+    struct cli_result r;
+    apply_jobs();
+    run_ok(&r, ARGS("delete", "job", "ux/train"));
+    ck_assert_str_eq(r.out, "pod/ux/train-0 deleted\n"
+                            "pod/ux/train-1 deleted\n"
+                            "podgroup/ux/train deleted\n");
+    cli_result_release(&r);
+    expect_names("podgroups", "");
+    expect_names("pods", "pod/x\npod/solo\npod/web\n");
+    run_ok(&r, ARGS("delete", "jobs", "solo", "-n", "ux", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/solo\n");
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("delete", "job", "ux/train"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "error: job 'ux/train' not found\n");
+    cli_result_release(&r);
+    expect_names("jobs", "job/x\njob/web\n");
+}
+END_TEST
+
+/* A gang whose PodGroup is gone (PodGroupMissing) still goes with its pods; a PodGroup
+ * without pods goes too. */
+START_TEST(test_cli_kubectl_delete_job_whatever_exists)
+{
+    struct cli_result r;
+    apply_jobs();
+    run_ok(&r, ARGS("delete", "podgroup", "train", "-n", "ux"));
+    cli_result_release(&r);
+    run_ok(&r, ARGS("delete", "job", "ux/train"));
+    ck_assert_str_eq(r.out, "pod/ux/train-0 deleted\npod/ux/train-1 deleted\n");
+    cli_result_release(&r);
+    apply_jobs();
+    run_ok(&r, ARGS("delete", "pod", "train-0", "train-1", "-n", "ux"));
+    cli_result_release(&r);
+    run_ok(&r, ARGS("delete", "job", "ux/train"));
+    ck_assert_str_eq(r.out, "podgroup/ux/train deleted\n");
+    cli_result_release(&r);
+    expect_names("podgroups", "");
+}
+END_TEST
+
+START_TEST(test_cli_kubectl_delete_all)
+{
+    struct cli_result r;
+    apply_jobs();
+    run_ok(&r, ARGS("delete", "pods", "--all", "-n", "ux", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/solo\npod/train-0\npod/train-1\npod/web\n");
+    cli_result_release(&r);
+    expect_names("pods", "pod/x\n");
+    run_ok(&r, ARGS("delete", "pods", "--all"));
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "No resources found\n");
+    cli_result_release(&r);
+    apply_jobs();
+    run_ok(&r, ARGS("delete", "jobs", "--all", "-A"));
+    ck_assert_str_eq(r.out, "pod/other/x deleted\n"
+                            "pod/ux/solo deleted\n"
+                            "pod/ux/train-0 deleted\n"
+                            "pod/ux/train-1 deleted\n"
+                            "podgroup/ux/train deleted\n"
+                            "pod/ux/web deleted\n");
+    cli_result_release(&r);
+    expect_names("pods", "");
+    expect_names("podgroups", "");
+    cli_run(env, NULL, ARGS("delete", "pods", "a", "--all"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: names cannot be given with --all or -l\n"
+                            "run 'muster help delete' for usage\n");
+    cli_result_release(&r);
+}
+END_TEST
+
+/* -l: key=value, key==value, key!=value, key and !key, comma-separated, all must hold. */
+START_TEST(test_cli_kubectl_label_selectors)
+{
+    struct cli_result r;
+    apply_jobs();
+    run_ok(&r, ARGS("get", "pods", "-A", "-l", "app=web", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/x\npod/solo\npod/web\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-n", "ux", "-l", "app==web,tier!=front", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/web\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-n", "ux", "--selector=tier,!pod-group.scheduling.sigs.k8s.io",
+                    "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/solo\npod/web\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-n", "ux", "-l", "app=nope"));
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "No resources found\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-n", "ux", "-l", "app=train", "-o", "json"));
+    ck_assert_msg(strstr(r.out, "\"train-0\"") && strstr(r.out, "\"train-1\"") &&
+                      !strstr(r.out, "\"solo\""),
+                  "%s", r.out);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("get", "pods", "-l", "a=b=c"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: invalid label selector requirement 'a=b=c'\n"
+                            "run 'muster help get' for usage\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("delete", "pods", "-A", "-l", "app=web"));
+    ck_assert_str_eq(r.out, "pod/other/x deleted\npod/ux/solo deleted\npod/ux/web deleted\n");
+    cli_result_release(&r);
+    expect_names("pods", "pod/train-0\npod/train-1\n");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_kubectl");
@@ -237,6 +360,10 @@ int main(void)
     tcase_add_test(tc, test_cli_kubectl_delete_file);
     tcase_add_test(tc, test_cli_kubectl_output_name_and_wide);
     tcase_add_test(tc, test_cli_kubectl_401_says_how_to_pass_a_token);
+    tcase_add_test(tc, test_cli_kubectl_delete_job_and_its_objects);
+    tcase_add_test(tc, test_cli_kubectl_delete_job_whatever_exists);
+    tcase_add_test(tc, test_cli_kubectl_delete_all);
+    tcase_add_test(tc, test_cli_kubectl_label_selectors);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
