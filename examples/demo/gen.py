@@ -7,12 +7,13 @@ of three more queues (research with its children research-interactive and resear
 and analytics). Those jobs fill spine-2 and the queues are not reclaimable or over their
 capability, so they never take or give capacity of spines 0 and 1: the default queue's jobs
 schedule and preempt among themselves exactly as they would without them.
+No object carries a creationTimestamp: musterd stamps each when the demo is applied, so ages
+and ledger costs count from the demo's start.
 Run from this folder: ./gen.py  (the generated files are checked in).
 """
 
 SPINES, BLOCKS_PER_SPINE, NODES_PER_BLOCK = 2, 4, 4
 QUEUE_SPINE, QUEUE_BLOCK = 2, 8  # spine-2 / block-8: the nodes of the other queues' jobs
-T = "2026-11-01T08:00:00Z"
 
 
 def node(spine, block, i):
@@ -51,7 +52,7 @@ spec:
 {spec}"""
 
 
-def podgroup(ns, name, min_member, prio_class=None, groups=None, topo=None, created=T,
+def podgroup(ns, name, min_member, prio_class=None, groups=None, topo=None,
              queue=None):
     ann = []
     if groups:
@@ -64,14 +65,13 @@ kind: PodGroup
 metadata:
   name: {name}
   namespace: {ns}
-  creationTimestamp: "{created}"
 {ann_block}spec:
   minMember: {min_member}
 {f"  queue: {queue}" + chr(10) if queue else ""}"""
 
 
 def pod(ns, name, group, gpus, cpu, mem, prio, node=None, phase="Pending", index=None,
-        created=T, queue=None, selector=None):
+        queue=None, selector=None):
     labels = f"    pod-group.scheduling.sigs.k8s.io: {group}\n" if group else ""
     ann = []
     if index is not None:
@@ -87,7 +87,6 @@ kind: Pod
 metadata:
   name: {name}
   namespace: {ns}
-  creationTimestamp: "{created}"
   labels:
     app: {group or name}
 {labels}{ann}spec:
@@ -164,10 +163,9 @@ spec:
     # Pending: a high-priority gang that needs preemption: 12 whole nodes under one spine
     # (each spine has 16 nodes; 8 free on spine-1, the rest held by etl-b).
     spine = '{"gatherStrategy":[{"layer":"SpineLayer","strategy":"MustGather"}]}'
-    w.append(podgroup("prod", "urgent-finetune", 12, topo=spine, created="2026-11-01T09:00:00Z"))
+    w.append(podgroup("prod", "urgent-finetune", 12, topo=spine))
     for i in range(12):
-        w.append(pod("prod", f"urgent-{i}", "urgent-finetune", 8, 48, "512Gi", 1000, index=i,
-                     created="2026-11-01T09:00:00Z"))
+        w.append(pod("prod", f"urgent-{i}", "urgent-finetune", 8, 48, "512Gi", 1000, index=i))
     # The other queues on spine-2 (block-8), which their jobs fill. research (weight 2,
     # capability 24 GPUs) divides its share between research-interactive (weight 1, not
     # reclaimable: four notebooks of 4 GPUs, 16 GPUs, above its deserved share) and
