@@ -58,5 +58,6 @@ json_t *kube_test_node(const char *name, const char *cpu, const char *block);
 /* Polls cond(ctx) every 20 ms until it returns non-zero or timeout_ms passes; returns
  * the last value. */
 int kube_test_wait(int (*cond)(void *ctx), void *ctx, int64_t timeout_ms);
+/* (timeout_ms is tripled in a sanitizer build: a bound on failure, not on success) */
 
 #endif
