@@ -3,11 +3,12 @@
  * failed attempt, and what its files share.
  *
  * Files: search.h (the search's types), preempt_cache.c (what preemption remembers within
- * a cycle: the lowest file), preempt.c (eligibility, potential victims, dry runs, the
- * minimal victim set), preempt_memo.c (failed searches), preempt_reclaim.c (reclaim),
- * preempt_pdb.c (PodDisruptionBudgets: which victims violate one, the first criterion of a
- * node's cost), preempt_why.c (verdicts for the why document), preempt_evict.c (executing a
- * plan: the store and the view; the plan's records are record/ledger_plan.c's).
+ * a cycle: the lowest file), preempt_victims.c (potential victims, node costs, elastic and
+ * whole gangs), preempt.c (eligibility, dry runs, the minimal victim set), preempt_memo.c (failed
+ * searches), preempt_reclaim.c (reclaim), preempt_pdb.c (PodDisruptionBudgets: which victims
+ * violate one, the first criterion of a node's cost), preempt_why.c (verdicts for the why
+ * document), preempt_evict.c (executing a plan: the store and the view; the plan's records are
+ * record/ledger_plan.c's).
  *
  * A struct preempt lives for one sched__preempt call. pv[] are the potential victims,
  * pn[] the nodes holding them; pv[].removed marks the chosen victims once the search is
@@ -80,6 +81,10 @@ int sched__reclaim_may_take(const struct preempt *pr, int job);
 int sched__reclaim_may_take_part(const struct preempt *pr, int job, const int64_t *hold);
 void sched__reclaim_end(struct preempt *pr);
 
+/* The potential victims of pr (pr->pv, pr->pn, ranks and node costs; preempt_victims.c),
+ * and, once the search chose, the rest of every gang the choice leaves below minMember. */
+void sched__collect_victims(struct preempt *pr);
+void sched__complete_gangs(struct preempt *pr);
 /* 1 when pod p may be a victim of pr: not of the preemptor; of its queue (or of no queue)
  * and lower priority; or of another queue's job reclaim may take (queue_reclaim.c). */
 int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p);

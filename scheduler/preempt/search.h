@@ -78,13 +78,13 @@ struct preempt {
     int nranks;
     struct sched_op *plan;
     size_t nplan, capplan;
-    int nobreak_plan;    /* the dry run without gang-breaking victims was enough */
-    int chosen_by;       /* enum preempt_criterion of the plan (preempt.c), -1 none */
-    int queue;           /* the preemptor's queue (-1 none) */
-    int64_t *asked;      /* [nres] what its pending pods request */
-    int64_t *plan_need;  /* [nres] what the plan's pods request, when plan_need_ok */
+    int nobreak_plan;   /* the dry run without gang-breaking victims was enough */
+    int chosen_by;      /* enum preempt_criterion of the plan (preempt.c), -1 none */
+    int queue;          /* the preemptor's queue (-1 none) */
+    int64_t *asked;     /* [nres] what its pending pods request */
+    int64_t *plan_need; /* [nres] what the plan's pods request, when plan_need_ok */
     int plan_need_ok;
-    int capped; /* a queue on the preemptor's chain has a capability */
+    int capped;          /* a queue on the preemptor's chain has a capability */
     struct reclaim *rec; /* what it may reclaim from other queues, NULL: nothing */
     int replans;
     char *surplus;     /* [npods] a member a gang may lose above its minMember (preempt.c) */
