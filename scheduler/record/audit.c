@@ -68,8 +68,7 @@ int sched__audit_discarded(struct sched_cyc *c, const char *job, int code, const
                                 store_audit_kind_name(STORE_AUDIT_DISCARDED), "job", job, "cycle",
                                 (json_int_t)c->cycle, "reason", why_code_name(code), "message", msg,
                                 "pods", ops_field(c, 1), "nodes", ops_field(c, 0));
-        rc = store_audit_append(c->txn, rec, NULL, err);
-        json_decref(rec);
+        rc = sched__audit_append(c, rec, NULL, err);
     }
     if (w) {
         free(w->last_discard);
@@ -89,7 +88,7 @@ void sched__audit_discard_forget(struct sched_cyc *c, int ji)
 
 /* ---- the cycle's records ---- */
 
-static int append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err)
+int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err)
 {
     int rc = store_audit_append(c->txn, rec, seq, err);
     json_decref(rec);
@@ -126,7 +125,7 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
                                      .pods = pods,
                                      .npods = n};
         if (rc == 0)
-            rc = append(c, sched_outbox_encode(&r), NULL, err);
+            rc = sched__audit_append(c, sched_outbox_encode(&r), NULL, err);
     }
     free(done);
     free(pods);
@@ -138,10 +137,11 @@ int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n
     json_t *keys = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(keys, json_string(c->v->pods[pods[i]].key));
-    return append(c,
-                  json_pack("{s:s,s:s,s:I,s:o}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING),
-                            "job", c->v->jobs[job].id, "cycle", (json_int_t)c->cycle, "pods", keys),
-                  NULL, err);
+    return sched__audit_append(
+        c,
+        json_pack("{s:s,s:s,s:I,s:o}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING), "job",
+                  c->v->jobs[job].id, "cycle", (json_int_t)c->cycle, "pods", keys),
+        NULL, err);
 }
 
 int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
@@ -154,13 +154,14 @@ int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njo
     for (size_t m = 0; m < njobs; m++)
         if (v->jobs[jobs[m]].has_pg)
             json_array_append_new(groups, json_string(v->jobs[jobs[m]].id));
-    return append(c,
-                  json_pack("{s:s,s:s,s:I,s:s,s:o,s:o,s:f,s:s}", "kind",
-                            store_audit_kind_name(STORE_AUDIT_GANG_TIMED_OUT), "job",
-                            v->jobs[jobs[0]].id, "cycle", (json_int_t)c->cycle, "reason",
-                            why_code_name(WHY_GANG_TIMED_OUT), "pods", keys, "podGroups", groups,
-                            "timeoutSeconds", secs, "unsatisfiedSince", since),
-                  NULL, err);
+    return sched__audit_append(c,
+                               json_pack("{s:s,s:s,s:I,s:s,s:o,s:o,s:f,s:s}", "kind",
+                                         store_audit_kind_name(STORE_AUDIT_GANG_TIMED_OUT), "job",
+                                         v->jobs[jobs[0]].id, "cycle", (json_int_t)c->cycle,
+                                         "reason", why_code_name(WHY_GANG_TIMED_OUT), "pods", keys,
+                                         "podGroups", groups, "timeoutSeconds", secs,
+                                         "unsatisfiedSince", since),
+                               NULL, err);
 }
 
 int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
@@ -174,7 +175,7 @@ int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
                   (int)c->attempted, "waiting", (int)c->waiting, "durationMs", ms);
     if (by)
         json_object_set_new(rec, "by", sched__caller_json(by));
-    return append(c, rec, seq, err);
+    return sched__audit_append(c, rec, seq, err);
 }
 
 int sched__audit_nominations_cleared(MDB_txn *txn, uint64_t cycle, const struct sched_view *v,

@@ -20,6 +20,9 @@ struct err;
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err);
+/* Appends rec (taken, even on failure) to c's audit log; *seq (may be NULL) its sequence.
+ * Returns 0 or ERR_*. */
+int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err);
 /* The audit records of the cycle (audit.c). placed: one "placed" record per job of c's
  * open statement (its pods and nodes), *placement (new) {job: {pod name: node}}, *njobs the
  * jobs. running: pods[0..n) of job were reported Running. gang_timed_out: the attempt of

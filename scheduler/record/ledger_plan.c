@@ -220,13 +220,6 @@ static json_t *entry_json(struct sched_cyc *c, const struct preempt_plan *p, con
 
 /* ---- audit records (outbox.h) ---- */
 
-static int audit(struct sched_cyc *c, json_t *rec, struct err *err)
-{
-    int rc = store_audit_append(c->txn, rec, NULL, err);
-    json_decref(rec);
-    return rc;
-}
-
 /* One "preempted" record per victim job, its victims in key order. */
 static int audit_victims(struct sched_cyc *c, const struct preempt_plan *p, uint64_t ledger,
                          struct err *err)
@@ -260,7 +253,7 @@ static int audit_victims(struct sched_cyc *c, const struct preempt_plan *p, uint
         };
         json_t *rec = sched_outbox_encode(&r);
         json_object_set_new(rec, "ledger", json_integer((json_int_t)ledger));
-        rc = audit(c, rec, err);
+        rc = sched__audit_append(c, rec, NULL, err);
     }
     free(done);
     free(pods);
@@ -289,7 +282,7 @@ static int audit_nominated(struct sched_cyc *c, int job, const struct preempt_pl
     free(pods);
     if (ledger)
         json_object_set_new(rec, "ledger", json_integer((json_int_t)ledger));
-    return audit(c, rec, err);
+    return sched__audit_append(c, rec, NULL, err);
 }
 
 /* ---- the verdict ---- */
@@ -389,7 +382,7 @@ int sched__record_evicted(struct sched_cyc *c, const char *key, json_t *old, str
                                  .reason = (char *)MODEL_REASON_PREEMPTION_BY_SCHEDULER,
                                  .pods = &pod,
                                  .npods = 1};
-    rc = audit(c, sched_outbox_encode(&r), err);
+    rc = sched__audit_append(c, sched_outbox_encode(&r), NULL, err);
     free(preemptor);
     free(job);
     return rc;

@@ -247,9 +247,7 @@ static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
     /* the primary message: bind mode's FailedScheduling Events say it */
     if (in->primary && in->primary->message)
         json_object_set_new(rec, SCHED_OUTBOX_M_MESSAGE, json_string(in->primary->message));
-    int rc = store_audit_append(c->txn, rec, NULL, err);
-    json_decref(rec);
-    return rc;
+    return sched__audit_append(c, rec, NULL, err);
 }
 
 int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,
