@@ -88,6 +88,8 @@ static const struct command commands[] = {
      "  delete -f FILE|DIR|- [-f ...]        delete the objects the manifests name\n"},
     {"describe", cli__cmd_describe, ",namespace,", ",",
      "  describe job NS/NAME                 a job, its members and why\n"
+     "  describe node NAME                   a node's health, taints, use, pods and\n"
+     "                                       nominated pods\n"
      "  describe queue NAME                  a queue's shares, jobs and reclaims\n"},
     {"why", cli__cmd_why, ",namespace,", ",",
      "  why NS/NAME                          why a job (or a pod's job) is where it is\n"},
@@ -220,7 +222,7 @@ static int cmd_completion(struct cli *cli)
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         printf(" %s", model_kind_plural((enum model_kind)k));
     fputs("' ;;\n"
-          "        describe) words='job queue' ;;\n"
+          "        describe) words='job node queue' ;;\n"
           "        audit) words='export verify prune' ;;\n"
           "        completion) words='bash' ;;\n"
           "        help) words='",

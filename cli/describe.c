@@ -453,8 +453,11 @@ int cli__cmd_describe(struct cli *cli)
     enum model_kind kind;
     if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_QUEUE)
         return cli__cmd_describe_queue(cli, cli->pos[1]);
+    if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_NODE)
+        return cli__cmd_describe_node(cli, cli->pos[1]);
     if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
-        return cli__usage_error(cli, "describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
+        return cli__usage_error(cli,
+                                "describe needs 'job NAMESPACE/NAME', 'node NAME' or 'queue NAME'");
     if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
         get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
         rc = cli__fail(cli, &err);

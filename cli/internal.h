@@ -128,6 +128,8 @@ int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
 
+/* `muster describe node NAME` (describe_node.c). */
+int cli__cmd_describe_node(struct cli *cli, const char *name);
 /* `muster describe queue NAME` (queues.c). */
 int cli__cmd_describe_queue(struct cli *cli, const char *name);
 /* Prints queue documents (borrowed array) as the `get queues` table (queues.c). */

@@ -225,6 +225,15 @@ int sched_node_usage(struct sched *s, const char *name, json_t **out, struct err
  * usage. Returns 0. */
 int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
 
+/* Every live node in one compact document, by name (GET /api/v1/nodemap: the topology page's
+ * cluster map): {"items": [{"name", "allocatable": {res: amount}, "used": {res: amount},
+ * "unschedulable", "notReady", "taints": [{"key", "value", "effect"}], "pods": bound pods
+ * that count (not terminal), "nominated": pending pods nominated to it}]}. Amounts are
+ * numbers: cpu in cores (fractional when it is), every other resource in whole units;
+ * "used" has a member for each allocatable resource. One pass under the lock, nothing read
+ * from the store. *out new. Returns 0. */
+int sched_node_map(struct sched *s, json_t **out, struct err *err);
+
 /* Queues (docs/queues.md): fair share as the last cycle computed it, allocation as it is
  * now. sched_queues: *out (new) an array of queue objects sorted by name, every stored
  * Queue plus the built-in "default" when it is not stored. sched_queue: one queue, with

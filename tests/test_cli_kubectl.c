@@ -2,7 +2,8 @@
  * test_cli_kubectl.c - `muster` doing what kubectl does, against a real musterd: apply
  * -f repeated and -f DIR (all or nothing), delete of several names and delete -f, -o name
  * and -o wide, a YAML syntax error printed once, a 401 that says how to pass a token, delete
- * job NS/NAME (its pods and PodGroup), delete --all, -l label selectors on get and delete.
+ * job NS/NAME (its pods and PodGroup), delete --all, -l label selectors on get and delete,
+ * describe node (health, cordon, taints, use, pods).
  * Case files are in tests/data/cli/kubectl.
  */
 #include <check.h>
@@ -346,6 +347,40 @@ START_TEST(test_cli_kubectl_label_selectors)
 }
 END_TEST
 
+START_TEST(test_cli_kubectl_describe_node)
+{
+    struct cli_result r;
+    char *f = cli_data_path("kubectl/node/node.yaml");
+    run_ok(&r, ARGS("apply", "-f", f));
+    cli_result_release(&r);
+    run_ok(&r, ARGS("describe", "node", "sick"));
+    ck_assert_str_eq(r.out, "Name:          sick\n"
+                            "Ready:         False (NotReady: KubeletNotReady)\n"
+                            "Unschedulable: true (cordoned)\n"
+                            "Taints:        gpu-broken=yes:NoSchedule\n"
+                            "Labels:        network.topology.nvidia.com/block=b1\n"
+                            "Resources:\n"
+                            "RESOURCE   ALLOCATABLE   REQUESTED   FREE\n"
+                            "cpu        8             1500m       6500m\n"
+                            "memory     32Gi          1Gi         31Gi\n"
+                            "pods       110           1           109\n"
+                            "Pods:          1\n"
+                            "POD    JOB\n"
+                            "ux/w   ux/w\n"
+                            "Nominated:     0\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("describe", "NODE", "sick", "-o", "json"));
+    ck_assert_msg(strstr(r.out, "\"nominated\": []") && strstr(r.out, "\"KubeletNotReady\""), "%s",
+                  r.out);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("describe", "node", "gone"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "error: node 'gone' not found\n");
+    cli_result_release(&r);
+    free(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_kubectl");
@@ -364,6 +399,7 @@ int main(void)
     tcase_add_test(tc, test_cli_kubectl_delete_job_whatever_exists);
     tcase_add_test(tc, test_cli_kubectl_delete_all);
     tcase_add_test(tc, test_cli_kubectl_label_selectors);
+    tcase_add_test(tc, test_cli_kubectl_describe_node);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

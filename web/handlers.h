@@ -30,6 +30,8 @@ void api__manifests_apply(struct req *r);
 void api__pods_status(struct req *r);
 void api__nodes_list(struct req *r);
 void api__node_get(struct req *r);
+/* GET /api/v1/nodemap: every node in one compact answer (sched_node_map). */
+void api__nodemap(struct req *r);
 void api__node_delete(struct req *r);
 void api__pods_list(struct req *r);
 void api__pod_get(struct req *r);

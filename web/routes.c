@@ -56,6 +56,7 @@ static const struct route routes[] = {
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
     {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/nodemap", api__nodemap, "resourceVersion", VIEW, 0, api__read_cached},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0, NULL},
     {"GET", "/api/v1/pods", api__pods_list, "namespace,node,phase,limit,continue", VIEW, 0, NULL},
     {"POST", "/api/v1/pods/status", api__pods_status, "", OPER, ROUTE_DEEP, NULL},

@@ -44,7 +44,10 @@ async function open(hash, prepare) {
   const page = await newPage(b.browser);
   page.unexpected = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
+    // the topology page asks for GET /api/v1/reservations (data.js loadReservations, the
+    // map's hook for issue #25); until musterd serves it, its 404 is expected
+    if (m.type() === 'error' && !/\/api\/v1\/reservations$/.test((m.location() || {}).url || ''))
+      page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
   });
   page.on('pageerror', (e) => page.unexpected.push(String(e)));
   if (prepare) await prepare(page);
@@ -150,12 +153,18 @@ test('selecting a job highlights exactly its nodes in the topology tree', async 
   const topo = await api('/api/v1/topology?like=training/llm-workers');
   for (const d of topo.root.children) {
     const row = page.locator(`.tree li[data-domain="/${d.name}"] > .row .gang`);
-    assert.equal(await row.textContent(), `largest gang ${d.largestGang}`, d.name);
+    assert.equal(await row.textContent(), String(d.largestGang), d.name);
   }
-  // The job's spine is open, the other closed; a domain toggles from the keyboard.
+  // The tree opened to its first useful level (the demo's few spines: down to the blocks);
+  // only the job's blocks list their nodes; a domain toggles from the keyboard.
   const spine = (n) => page.locator(`.tree button[data-toggle="/${n}"]`);
   assert.equal(await spine('spine-1').getAttribute('aria-expanded'), 'true');
-  assert.equal(await spine('spine-0').getAttribute('aria-expanded'), 'false');
+  assert.equal(await spine('spine-0').getAttribute('aria-expanded'), 'true');
+  const openBlocks = await page.locator('.tree li[aria-level="3"][aria-expanded="true"]')
+    .evaluateAll((lis) => lis.map((li) => li.dataset.domain).sort());
+  const jobBlocks = [...new Set(want.map((n) => topo.root.children.flatMap((sp) =>
+    sp.children.filter((b) => (b.nodes || []).includes(n)).map((b) => `/${sp.name}/${b.name}`))[0]))].sort();
+  assert.deepEqual(openBlocks, jobBlocks);
   await spine('spine-1').focus();
   await page.keyboard.press('Enter');
   assert.equal(await spine('spine-1').getAttribute('aria-expanded'), 'false');
@@ -176,6 +185,122 @@ test('a MustGather job waiting on preemption: its nominated nodes are highlighte
   assert.deepEqual(got, want);
   assert.match(await page.locator('.topo-summary').textContent(), /12 nominated/);
   await finish(page, 'topology-mustgather');
+});
+
+// The domain id (as the map and tree name it: "/spine/block") of every node, from the API.
+function domainOf(topo) {
+  const m = new Map();
+  const walk = (d, id) => {
+    for (const n of d.nodes || []) m.set(n, id || '/');
+    for (const c of d.children || []) walk(c, id + '/' + c.name);
+  };
+  walk(topo.root, '');
+  return m;
+}
+
+test('the cluster map: a cell per node in its domain, free share as musterd counts it', async () => {
+  const [map, topo] = await Promise.all([api('/api/v1/nodemap'), api('/api/v1/topology')]);
+  const page = await open('#/topology');
+  await page.waitForSelector('#topo-map .cell[data-node]');
+  const cells = await page.locator('#topo-map .cell[data-node]').evaluateAll((cs) => cs.map((c) =>
+    ({ node: c.dataset.node, domain: c.closest('.mbox').dataset.domain, bg: c.style.backgroundColor })));
+  assert.deepEqual(cells.map((c) => c.node).sort(), map.items.map((n) => n.name).sort());
+  const dom = domainOf(topo);
+  const gpu = 'nvidia.com/gpu';
+  const byFree = new Map();
+  const free = (n, r) => n.allocatable[r] - n.used[r];
+  for (const c of cells) {
+    const n = map.items.find((x) => x.name === c.node);
+    assert.equal(c.domain, dom.get(c.node), c.node);
+    const share = free(n, gpu) / n.allocatable[gpu];
+    if (!byFree.has(share)) byFree.set(share, c.bg);
+    assert.equal(c.bg, byFree.get(share), 'one colour per free share');
+  }
+  assert.ok(new Set(byFree.values()).size === byFree.size && byFree.size > 1,
+    'the demo has full and free nodes, and different free shares get different colours');
+  // hover names the node with musterd's numbers, one node of each free share
+  const tip = page.locator('.maptip');
+  for (const share of byFree.keys()) {
+    const n = map.items.find((x) => free(x, gpu) / x.allocatable[gpu] === share);
+    await page.locator(`#topo-map .cell[data-node="${n.name}"]`).hover();
+    assert.match(await tip.textContent(), new RegExp(`^${n.name}: ${free(n, gpu)} of ${n.allocatable[gpu]} ${gpu} free, ${n.pods} pods?`));
+  }
+  // the resource picker recolours by cpu
+  await page.selectOption('#topo-color', 'cpu');
+  const first = map.items[0];
+  await page.locator(`#topo-map .cell[data-node="${first.name}"]`).hover();
+  assert.match(await tip.textContent(), new RegExp(`^${first.name}: ${free(first, 'cpu')} of ${first.allocatable.cpu} cpu free`));
+  // a job's pods: exactly its nodes marked
+  await page.selectOption('#topo-job', 'training/llm-workers');
+  const job = await api('/api/v1/jobs/training/llm-workers');
+  await page.waitForSelector('#topo-map .cell.hl');
+  const hl = await page.locator('#topo-map .cell.hl').evaluateAll((cs) => cs.map((c) => c.dataset.node).sort());
+  assert.deepEqual(hl, [...new Set(job.members.map((m) => m.node).filter(Boolean))].sort());
+  // a click opens the node's page
+  await page.locator(`#topo-map .cell[data-node="${hl[0]}"]`).click();
+  await page.waitForSelector('section:has(#node-pods) table');
+  assert.equal(await page.evaluate(() => location.hash), '#/nodes/' + hl[0]);
+  await finish(page, 'topology-map');
+});
+
+test('the map marks cordoned, tainted, NotReady and nominated nodes from the node map', async () => {
+  const map = await api('/api/v1/nodemap');
+  const [a, b, c] = map.items.map((n) => n.name);
+  // the marks come from GET /api/v1/nodemap's fields (test_api_nodemap checks musterd sets
+  // them): here three of its nodes are answered cordoned, tainted and NotReady
+  const page = await open('#/topology?job=prod%2Furgent-finetune', (p) => p.route('**/api/v1/nodemap', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    for (const n of body.items) {
+      if (n.name === a) n.unschedulable = true;
+      if (n.name === b) n.taints = [{ key: 'gpu-broken', value: 'yes', effect: 'NoSchedule' }];
+      if (n.name === c) n.notReady = true;
+    }
+    await route.fulfill({ response: res, json: body });
+  }));
+  await page.waitForSelector('#topo-map .cell.cordoned');
+  const cls = async (sel) => page.locator(`#topo-map .cell${sel}`).evaluateAll((cs) => cs.map((x) => x.dataset.node).sort());
+  assert.deepEqual(await cls('.cordoned'), [a]);
+  assert.deepEqual(await cls('.tainted'), [b]);
+  assert.deepEqual(await cls('.notready'), [c]);
+  await page.locator(`#topo-map .cell[data-node="${b}"]`).hover();
+  assert.match(await page.locator('.maptip').textContent(), /tainted gpu-broken=yes:NoSchedule/);
+  assert.match(await page.locator('.topo-summary').textContent(), /1 cordoned, 1 NotReady/);
+  // nominated: the nodes the jobs list nominates pending pods to; the selected job's dashed
+  const jobs = (await api('/api/v1/jobs')).items;
+  const nom = new Set(), mine = new Set();
+  for (const j of jobs) for (const m of j.members || []) if (m.nominatedNode && !m.node) {
+    nom.add(m.nominatedNode);
+    if (j.id === 'prod/urgent-finetune') mine.add(m.nominatedNode);
+  }
+  assert.deepEqual(await cls('.nom'), [...nom].sort());
+  assert.deepEqual(await cls('.hlnom'), [...mine].sort());
+  await finish(page, 'topology-marks');
+});
+
+test('a node page shows its health, use and pods; a missing node says so', async () => {
+  const n = (await api('/api/v1/nodemap')).items.find((x) => x.pods > 0);
+  const node = await api('/api/v1/nodes/' + n.name);
+  let page = await open('#/nodes/' + n.name);
+  await page.waitForSelector('table.node-pods');
+  const pods = await page.locator('table.node-pods tbody tr td:first-child').allTextContents();
+  assert.deepEqual(pods, node.pods);
+  const meters = await page.locator('.meter .res').allTextContents();
+  assert.deepEqual(meters.sort(), Object.keys(node.usage.allocatable).sort());
+  assert.match(await page.locator('dl.kv').textContent(), /schedulableyes/);
+  await finish(page, 'node');
+  page = await open('#/nodes/no-such-node');
+  assert.equal(await page.locator('.note-warn').textContent(), "node 'no-such-node' not found");
+  // the browser logs the 404 the page asked for: that one is the point of this page
+  page.unexpected = page.unexpected.filter((e) => !e.includes('/api/v1/nodes/no-such-node'));
+  await finish(page, 'node-missing');
+});
+
+test('an unknown route says so and the badge leaves "loading"', async () => {
+  const page = await open('#/no/such/page');
+  assert.equal(await page.locator('h1').textContent(), 'Not found');
+  assert.equal(await page.locator('#status').getAttribute('data-state'), 'ok');
+  await finish(page, 'not-found');
 });
 
 test('why page shows the topology and preemption parts of prod/urgent-finetune', async () => {
