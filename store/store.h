@@ -200,7 +200,14 @@ int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *e
 
 /* ---- generic documents (why, preemption ledger, mirror state) ---- */
 
-enum store_db { STORE_DB_WHY, STORE_DB_PREEMPTIONS, STORE_DB_MIRROR, STORE_DB_COUNT };
+/* STORE_DB_TIMESERIES: one sample per key, keyed by its time (scheduler/timeseries.c). */
+enum store_db {
+    STORE_DB_WHY,
+    STORE_DB_PREEMPTIONS,
+    STORE_DB_MIRROR,
+    STORE_DB_TIMESERIES,
+    STORE_DB_COUNT
+};
 
 /* doc borrowed. Replaces any existing value. */
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err);
@@ -213,6 +220,9 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
+/* Every document whose key sorts after `after` (NULL: from the first), in key order. */
+int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, store_obj_fn fn,
+                         void *ctx, struct err *err);
 
 /* v as JSON text, exactly as json_dumps(v, JSON_COMPACT | flags) writes it, for flags 0 or
  * JSON_SORT_KEYS (the writer the store keeps every value with, store/jsonw.c), several

@@ -96,6 +96,11 @@ static const struct route routes[] = {
      api__read_cached},
     {"GET", "/api/v1/jobstates", api__job_states, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
+    {"GET", "/api/v1/timeseries", api__timeseries, "from,to,since,series", VIEW, 0, NULL},
+    {"GET", "/api/v1/grafana", api__grafana_test, "", VIEW, 0, NULL},
+    {"POST", "/api/v1/grafana/search", api__grafana_search, "", VIEW, 0, NULL},
+    {"POST", "/api/v1/grafana/metrics", api__grafana_search, "", VIEW, 0, NULL},
+    {"POST", "/api/v1/grafana/query", api__grafana_query, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
 };
 

@@ -340,6 +340,8 @@ int sched__record_preemption(struct sched_cyc *c, const struct preempt_plan *p,
     json_t *entry = entry_json(c, p, &t);
     uint64_t id = 0;
     int rc = sched__ledger_add(c, p, entry, &id, err);
+    if (rc == 0)
+        c->preemptions++;
     for (size_t i = 0; rc == 0 && i < p->cleared.njobs; i++)
         rc = sched__ledger_cleared(c, v->jobs[p->cleared.jobs[i]].id, v->jobs[p->job].id, id, err);
     if (rc == 0)

@@ -28,6 +28,7 @@ trap cleanup EXIT INT TERM
 
 cat >"$tmp/musterd.yaml" <<CFG
 cycle_interval: 0
+timeseries_interval: 1
 mark_running: true
 sync: none
 log_level: warn

@@ -56,6 +56,17 @@ async function open(hash, prepare) {
   return page;
 }
 
+// A page that records console errors as open() does, not navigated yet.
+async function newPageLogged() {
+  const page = await newPage(b.browser);
+  page.unexpected = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
+  });
+  page.on('pageerror', (e) => page.unexpected.push(String(e)));
+  return page;
+}
+
 async function finish(page, name) {
   await page.screenshot({ path: path.join(ART, name + '.png'), fullPage: true });
   assert.deepEqual(page.unexpected, [], 'no console errors');
@@ -73,6 +84,42 @@ test('overview shows capacity, jobs by state and recent decisions', async () => 
   assert.match(await page.locator('.meters').textContent(), /nvidia\.com\/gpu/);
   assert.ok(await page.locator('section:has(#ov-dec) tbody tr').count() > 0, 'decisions listed');
   await finish(page, 'overview');
+});
+
+// Waits until musterd has at least n samples (tests/ui/run.sh samples every second).
+async function samples(n) {
+  for (;;) {
+    const ts = await api('/api/v1/timeseries?series=jobs.');
+    if (ts.times.length >= n) return ts;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// The legend entries ("name: value") of the chart captioned title.
+async function legend(page, title) {
+  return page.locator(`figure.chart:has(figcaption:text-is("${title}")) ul.clegend li`).allTextContents();
+}
+
+test('the overview charts the time series musterd keeps', async () => {
+  await samples(2);
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/?since=6h');
+  const ts = await (await answer).json();
+  await page.waitForSelector('figure.chart svg path.line', { state: 'attached' });
+  const last = (name) => { const c = ts.series[name] || []; for (let i = c.length - 1; i >= 0; i--) if (c[i] !== null) return c[i]; return 0; };
+  const gpu = 'nvidia.com/gpu';
+  assert.deepEqual(await legend(page, `${gpu}: used of allocatable`),
+    [`used: ${last('cluster.used.' + gpu)}`, `allocatable: ${last('cluster.allocatable.' + gpu)}`]);
+  const jobs = await legend(page, 'Jobs by state');
+  assert.ok(jobs.includes(`Running: ${last('jobs.Running')}`), jobs.join('; '));
+  // one path per line, with a point per sample that has the series
+  const d = await page.locator(`figure.chart:has(figcaption:text-is("Jobs by state")) path[data-series="Running"]`).getAttribute('d');
+  assert.equal((d.match(/[ML]/g) || []).length, ts.series['jobs.Running'].filter((v) => v !== null).length);
+  // the window is in the route and in the request
+  assert.match(page.url(), /since=6h/);
+  assert.equal(await page.locator('#ov-window').inputValue(), '6h');
+  await finish(page, 'overview-trends');
 });
 
 test('jobs table lists every job with its state and filters by state', async () => {
@@ -495,4 +542,20 @@ test('queues page shows the demo queues, the hierarchy and their jobs', async ()
   await page.click('tr[data-queue="research-sweeps"] .qname a');
   await page.waitForSelector('ul.qjobs.pending a[href="#/jobs/lab/hparam-sweep"]');
   await finish(page, 'queues-demo');
+});
+
+test('a queue charts its allocation over time', async () => {
+  await samples(2);
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/queues?queue=research-interactive');
+  const ts = await (await answer).json();
+  assert.ok(Object.keys(ts.series).every((n) => n.startsWith('queue.research-interactive.')));
+  const col = ts.series['queue.research-interactive.allocated.nvidia.com/gpu'];
+  await page.waitForSelector('figure.chart svg path.line', { state: 'attached' });
+  assert.deepEqual(await legend(page, 'research-interactive: nvidia.com/gpu allocated'),
+    [`allocated: ${col[col.length - 1]}`]);
+  const q = await api('/api/v1/queues/research-interactive');
+  assert.equal(col[col.length - 1], q.resources['nvidia.com/gpu'].allocated, 'the sample is the queue\'s allocation');
+  await finish(page, 'queue-trends');
 });

@@ -1,0 +1,11 @@
+import { launch, newPage } from './browser.mjs';
+const [url, hash, out] = process.argv.slice(2);
+const b = await launch();
+const page = await newPage(b.browser);
+page.on('console', (m) => console.log('console', m.type(), m.text()));
+await page.goto(url + '/' + hash);
+await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 }).catch(e=>console.log('no ok'));
+await page.waitForTimeout(500);
+await page.screenshot({ path: out, fullPage: true });
+console.log(page.errors);
+await b.close();
