@@ -1,12 +1,51 @@
-// jobs.js - the jobs table: gangs and GangGroups with state, minMember, placed / pending,
-// priority and age; filter by text and state, sort by any column; state kept in the URL.
+// jobs.js - the jobs table: gangs and GangGroups with state, reason, queue, minMember,
+// placed / pending, priority, position in the queue, wait and age; filter by text, state,
+// namespace and queue, sort by any column; all of it kept in the URL.
 import { loadJobs, loadJobStates } from './data.js';
 import { age, clear, h, jobLink, stateBadge, table } from './dom.js';
+
+// The states of a job not placed yet: it waits, and has a place in its queue.
+const WAITING = new Set(['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut']);
+
+// Position of each waiting job in its queue, in the order a cycle takes a queue's jobs
+// (docs/queues.md): priority (highest first), then creation (oldest first), then id. Placed
+// jobs have none. Returns id -> [position, of how many].
+export function positions(jobs) {
+  const byQueue = new Map();
+  for (const j of jobs) if (WAITING.has(j.state)) {
+    const q = j.queue || 'default';
+    if (!byQueue.has(q)) byQueue.set(q, []);
+    byQueue.get(q).push(j);
+  }
+  const out = new Map();
+  for (const list of byQueue.values()) {
+    list.sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0) ||
+      (Date.parse(a.creationTimestamp) || 0) - (Date.parse(b.creationTimestamp) || 0) ||
+      a.id.localeCompare(b.id));
+    list.forEach((j, i) => out.set(j.id, [i + 1, list.length]));
+  }
+  return out;
+}
+
+// What the table knows of a job's start: a Pipelined job starts once its preemption
+// victims are gone; muster predicts no other start.
+function startText(j) {
+  if (j.state === 'Pipelined') return 'when its victims exit';
+  if (WAITING.has(j.state)) return '–';
+  return 'started';
+}
 
 const COLS = [
   { key: 'id', label: 'job', get: (j) => jobLink(j.id), val: (j) => j.id },
   { key: 'kind', label: 'kind', get: (j) => kindText(j), val: (j) => kindText(j) },
   { key: 'state', label: 'state', get: (j) => stateBadge(j.state), val: (j) => j.state },
+  { key: 'reason', label: 'reason', get: (j) => (j.reason ? h('span', { class: 'mono' }, j.reason) : ''),
+    val: (j) => j.reason || '' },
+  { key: 'queue', label: 'queue', get: (j) => (j.queue ? h('a', { href: '#/queues?queue=' +
+    encodeURIComponent(j.queue) }, j.queue) : '–'), val: (j) => j.queue || '' },
+  { key: 'position', label: 'position', cls: 'num', get: (j) => (j.pos ? `${j.pos[0]} of ${j.pos[1]}` : '–'),
+    val: (j) => (j.pos ? j.pos[0] : Infinity) },
+  { key: 'start', label: 'est. start', get: (j) => startText(j), val: (j) => startText(j) },
   { key: 'priority', label: 'priority', cls: 'num', get: (j) => j.priority ?? 0,
     val: (j) => j.priority ?? 0 },
   { key: 'minMember', label: 'minMember', cls: 'num', get: (j) => j.minMember ?? 1,
@@ -14,6 +53,8 @@ const COLS = [
   { key: 'placed', label: 'placed', cls: 'num', get: (j) => j.placed ?? 0, val: (j) => j.placed ?? 0 },
   { key: 'pending', label: 'pending', cls: 'num', get: (j) => j.pending ?? 0,
     val: (j) => j.pending ?? 0 },
+  { key: 'wait', label: 'wait', cls: 'num', get: (j) => (WAITING.has(j.state) ? age(j.creationTimestamp) : '–'),
+    val: (j) => (WAITING.has(j.state) ? -(Date.parse(j.creationTimestamp) || 0) : Infinity) },
   { key: 'age', label: 'age', cls: 'num', get: (j) => age(j.creationTimestamp),
     val: (j) => -(Date.parse(j.creationTimestamp) || 0) },
 ];
@@ -26,7 +67,8 @@ function kindText(j) {
 
 export function mount(el, route, app) {
   const p = route.params;
-  const st = { q: p.q || '', state: p.state || '', sort: p.sort || 'priority',
+  const st = { q: p.q || '', state: p.state || '', ns: p.namespace || '', queue: p.queue || '',
+    sort: p.sort || 'priority',
     dir: p.dir === 'asc' ? 1 : p.dir === 'desc' ? -1 : (p.sort ? 1 : -1), jobs: [] };
   const body = h('div', { class: 'tablewrap' });
   const count = h('span', { class: 'muted', 'aria-live': 'polite' });
@@ -36,6 +78,14 @@ export function mount(el, route, app) {
   const stateSel = h('select', { id: 'jobs-state', onchange: (e) => {
     st.state = e.target.value; save(); draw();
   } }, stateOptions([]));
+  const nsSel = h('select', { id: 'jobs-ns', onchange: (e) => { st.ns = e.target.value; save(); draw(); } });
+  const queueSel = h('select', { id: 'jobs-queue', onchange: (e) => { st.queue = e.target.value; save(); draw(); } });
+  // the namespaces and queues the jobs have, and the one in the URL even when none has it
+  function fillSelect(sel, values, current, any) {
+    const want = ['', ...new Set([...values, current].filter(Boolean))].sort();
+    if ([...sel.options].map((o) => o.value).join('\n') === want.join('\n')) return;
+    clear(sel, want.map((v) => h('option', { value: v, selected: v === current }, v || any)));
+  }
   function stateOptions(names) {
     return ['', ...names].map((s) => h('option', { value: s, selected: s === st.state },
       s || 'any state'));
@@ -44,11 +94,14 @@ export function mount(el, route, app) {
   el.append(h('h1', null, 'Jobs'),
     h('form', { class: 'filters', role: 'search', onsubmit: (e) => e.preventDefault() },
       h('label', { for: 'jobs-q' }, 'Filter'), search,
-      h('label', { for: 'jobs-state' }, 'State'), stateSel, count),
+      h('label', { for: 'jobs-state' }, 'State'), stateSel,
+      h('label', { for: 'jobs-ns' }, 'Namespace'), nsSel,
+      h('label', { for: 'jobs-queue' }, 'Queue'), queueSel, count),
     body);
 
   function save() {
-    app.setParams({ q: st.q, state: st.state, sort: st.sort, dir: st.dir > 0 ? 'asc' : 'desc' });
+    app.setParams({ q: st.q, state: st.state, namespace: st.ns, queue: st.queue, sort: st.sort,
+      dir: st.dir > 0 ? 'asc' : 'desc' });
   }
   function onSort(key) {
     st.dir = st.sort === key ? -st.dir : 1;
@@ -60,6 +113,7 @@ export function mount(el, route, app) {
     const q = st.q.trim().toLowerCase();
     const col = COLS.find((c) => c.key === st.sort) || COLS[0];
     const rows = st.jobs.filter((j) => (!st.state || j.state === st.state) &&
+      (!st.ns || j.namespace === st.ns) && (!st.queue || j.queue === st.queue) &&
       (!q || j.id.toLowerCase().includes(q) || (j.gangGroup || []).some((g) => g.includes(q))))
       .sort((a, b) => {
         const x = col.val(a), y = col.val(b);
@@ -71,7 +125,10 @@ export function mount(el, route, app) {
   }
   async function refresh() {
     const [jobs, states] = await Promise.all([loadJobs(), loadJobStates()]);
-    st.jobs = jobs;
+    const pos = positions(jobs);
+    st.jobs = jobs.map((j) => ({ ...j, pos: pos.get(j.id) }));
+    fillSelect(nsSel, jobs.map((j) => j.namespace), st.ns, 'any namespace');
+    fillSelect(queueSel, jobs.map((j) => j.queue).filter(Boolean), st.queue, 'any queue');
     if (stateSel.options.length !== states.length + 1) clear(stateSel, stateOptions(states));
     draw();
   }
