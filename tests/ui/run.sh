@@ -14,7 +14,7 @@ if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v np
   echo "ui: installing chromium / nodejs / npm from Debian" >&2
   "$root/scripts/install-deps.sh" --ui
 fi
-if [ ! -d "$here/node_modules/playwright-core" ]; then
+if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/axe-core" ]; then
   (cd "$here" && npm ci --no-audit --no-fund >/dev/null)
 fi
 

@@ -624,3 +624,46 @@ test('a queue charts its allocation over time', async () => {
   assert.equal(col[col.length - 1], q.resources['nvidia.com/gpu'].allocated, 'the sample is the queue\'s allocation');
   await finish(page, 'queue-trends');
 });
+
+// axe-core (npm, tests/ui/package.json) in the page: WCAG 2 A and AA rules on every page,
+// in the light and the dark colour scheme. axe is evaluated through the DevTools protocol,
+// which musterd's Content-Security-Policy does not govern (the UI itself loads nothing
+// inline).
+const AXE = fs.readFileSync(path.join(path.dirname(new globalThis.URL(import.meta.url).pathname),
+  'node_modules/axe-core/axe.min.js'), 'utf8');
+const A11Y_PAGES = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs', '#/jobs/prod/urgent-finetune',
+  '#/jobs/training/giant', '#/queues?queue=research-interactive', '#/preemptions', '#/audit',
+  '#/nodes/gpu-b0-0', '#/nowhere'];
+
+// dark mode changes colours only: the pages with every kind of badge, bar and chart
+const A11Y_DARK = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs/prod/urgent-finetune', '#/audit'];
+
+for (const scheme of ['light', 'dark']) {
+  test(`accessibility: axe finds no WCAG 2 A/AA violation on any page (${scheme})`, async () => {
+    await samples(2);
+    const found = [];
+    for (const hash of scheme === 'dark' ? A11Y_DARK : A11Y_PAGES) {
+      const page = await open(hash, (p) => p.emulateMedia({ colorScheme: scheme }));
+      await page.evaluate(AXE);
+      const res = await page.evaluate(() => window.axe.run(document,
+        { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+      for (const v of res.violations)
+        found.push(`${hash}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      if (hash.startsWith('#/jobs/prod')) await finish(page, `a11y-job-${scheme}`);
+      else { page.unexpected = []; await page.close(); }
+    }
+    assert.deepEqual(found, []);
+  });
+}
+
+test('a narrow screen: no page is wider than the phone, the header wraps', async () => {
+  const wide = [];
+  for (const hash of ['#/', '#/topology', '#/jobs', '#/queues', '#/audit', '#/nodes/gpu-b0-0']) {
+    const page = await open(hash, (p) => p.setViewportSize({ width: 390, height: 800 }));
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (w > 390) wide.push(`${hash}: ${w}px`);
+    if (hash === '#/') await finish(page, 'narrow-overview');
+    else { page.unexpected = []; await page.close(); }
+  }
+  assert.deepEqual(wide, []);
+});
