@@ -444,7 +444,23 @@ test('preemptions page and job pages link preemptors and victims both ways (real
   const page = await open('#/preemptions');
   await page.waitForSelector('table.ledger tbody tr[data-entry]');
   assert.equal(await page.locator('table.ledger tbody tr[data-entry]').count(), items.length);
-  assert.equal(await page.locator('.timeline .tick').count(), items.length);
+  assert.equal(await page.locator('.tl-plot .tick').count(), items.length);
+  // labelled axes: UTC times under the plot, the pods scale beside it
+  assert.ok(await page.locator('.tl-x span').count() >= 2, 'time ticks labelled');
+  const most = Math.max(...items.map((x) => x.victims.length));
+  assert.deepEqual(await page.locator('.tl-y span').allTextContents(), [String(most), '0']);
+  // zoom: drag across the left half of the plot (before the entries, which are recent);
+  // the range goes into the route; zoom out and "everything" bring the marks back
+  const box = await page.locator('.tl-plot').boundingBox();
+  await page.mouse.move(box.x + 5, box.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + 10, { steps: 4 });
+  await page.mouse.up();
+  assert.match(page.url(), /from=.*&to=/);
+  assert.equal(await page.locator('.tl-plot .tick').count(), 0);
+  await page.click('#tl-all');
+  assert.equal(await page.locator('.tl-plot .tick').count(), items.length);
+  assert.doesNotMatch(page.url(), /from=/);
   for (const e of items) {
     const row = page.locator(`table.ledger tbody tr[data-entry="${e.id}"]`);
     assert.equal(await row.getAttribute('data-preemptor'), e.preemptor);
