@@ -468,7 +468,8 @@ test('preemptions page and job pages link preemptors and victims both ways (real
     const linked = await row.locator('ul.victims a.job').evaluateAll((as) =>
       as.map((a) => a.getAttribute('href')).sort());
     assert.deepEqual(linked, victimJobs.map((j) => '#/jobs/' + j));
-    assert.match(await row.textContent(), new RegExp(`${e.cost.pods} pod\\(s\\), ${e.cost.gangsBroken} gang`));
+    const pl = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+    assert.match(await row.textContent(), new RegExp(`${pl(e.cost.pods, 'pod')}, ${pl(e.cost.gangsBroken, 'gang')} broken`));
     assert.match(await row.textContent(), e.bound ? /bound/ : /not bound yet/);
   }
   await finish(page, 'preemptions');

@@ -5,7 +5,7 @@
 // range, the first record that breaks it highlighted.
 import { getJSON, getNDJSON, qs } from './api.js';
 import { auditSummary } from './data.js';
-import { age, clear, fmtTime, h, jobLink, note, table } from './dom.js';
+import { age, clear, fmtTime, h, jobLink, note, plural, table } from './dom.js';
 
 // "90s", "15m", "1h", "2d" back from now as RFC 3339; anything else is passed on as it is
 // (an RFC 3339 time; musterd says when it is not one).
@@ -100,7 +100,7 @@ export function mount(el, route, app) {
     clear(actions,
       h('a', { class: 'button', id: 'audit-export', href: '/api/v1/audit' + qs(exportQ),
         download: name }, 'Export selection as NDJSON'),
-      h('span', { class: 'muted' }, ` ${recs.length} record(s) shown`),
+      h('span', { class: 'muted' }, ` ${plural(recs.length, 'record')} shown`),
       f.limit && recs.length >= Number(f.limit) ? h('button', { type: 'button', onclick: () => {
         form.elements.from.value = String(last + 1);
         form.requestSubmit();

@@ -2,7 +2,7 @@
 // filtered by preemptor job (?job=) or victim job or pod (?victim=) on the server; preemptor
 // and victims link to their job pages, whose Preemptions section links back here.
 import { boundText, costText, loadLedger } from './data.js';
-import { clear, fmtTime, h, jobLink, table } from './dom.js';
+import { clear, fmtTime, h, jobLink, plural, table } from './dom.js';
 
 export function mount(el, route, app) {
   const st = { job: route.params.job || '', victim: route.params.victim || '' };
@@ -129,7 +129,7 @@ function victims(e) {
   // One line per victim job: its pods and nodes.
   return h('ul', { class: 'victims' }, e.victimJobs.map((j) => {
     const vs = e.victims.filter((v) => v.job === j);
-    return h('li', null, jobLink(j), ` (priority ${vs[0].priority ?? '?'}): ${vs.length} pod(s) `,
+    return h('li', null, jobLink(j), ` (priority ${vs[0].priority ?? '?'}): ${plural(vs.length, 'pod')} `,
       h('span', { class: 'muted mono' }, vs.map((v) => `${v.pod.split('/').pop()}@${v.node}`)
         .join(', ')));
   }));
@@ -152,10 +152,10 @@ function drawTable(sec, entries) {
       e.triggerPod ? h('div', { class: 'muted' }, 'trigger ', e.triggerPod) : null] },
     { label: 'victims', get: victims },
     { label: 'nominated nodes', get: (e) => h('span', { title: e.nominatedNodes.join(', ') },
-      `${e.nominatedNodes.length} node(s)`) },
+      `${plural(e.nominatedNodes.length, 'node')}`) },
     { label: 'cost', get: (e) => [costText(e.cost), e.pdbViolations ? h('div', { class: 'pdb',
       title: 'victims whose eviction violates a PodDisruptionBudget (no plan violated fewer)' },
-      `${e.pdbViolations} PodDisruptionBudget violation(s): ${(e.pdbsViolated || []).join(', ')}`) :
+      `${plural(e.pdbViolations, 'PodDisruptionBudget violation')}: ${(e.pdbsViolated || []).join(', ')}`) :
       null, h('div', { class: 'muted',
       title: 'requests times run time of the victims' }, resourceTime(e.cost.resourceSeconds))] },
     { label: 'decision', cls: 'num', get: (e) => (e.decisionMs !== undefined ?

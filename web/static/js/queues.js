@@ -7,7 +7,7 @@
 import { fmtQty, getJSON, HttpError } from './api.js';
 import { loadSeries, queueCharts, windowPicker } from './trends.js';
 import { loadLedger, resourceOrder } from './data.js';
-import { clear, fmtTime, h, jobLink, kv, note, table } from './dom.js';
+import { clear, fmtTime, h, jobLink, kv, note, plural, table } from './dom.js';
 
 // An unlimited bar ends this far past the larger of allocated and deserved, so that it never
 // looks full.
@@ -225,7 +225,7 @@ function reclaimList(title, cls, entries) {
     entries.length ? h('ul', { class: 'prelist reclaims ' + cls }, entries.map((e) =>
       h('li', { 'data-entry': e.id }, `cycle ${e.cycle}, ${fmtTime(e.ts)}: `, jobLink(e.preemptor),
         ' of queue ', h('a', { href: queueHref(qname(e.queue)) }, qname(e.queue)), shareMove(e.queue),
-        ` took ${e.victims.length} pod(s) of `,
+        ` took ${plural(e.victims.length, 'pod')} of `,
         e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]), ' from ',
         (e.victimQueues || []).map((v, i) => [i ? ', ' : '',
           h('a', { href: queueHref(qname(v)) }, qname(v)), shareMove(v)]), ' ',

@@ -7,7 +7,7 @@
 // listed nodes; the map's per-node numbers come in one GET /api/v1/nodemap.
 import { fmtQty, getJSON, parseQty } from './api.js';
 import { loadJobs, loadReservations, podJobs } from './data.js';
-import { clear, h, jobLink } from './dom.js';
+import { clear, h, jobLink, plural } from './dom.js';
 import { colour, firstUsefulOpen, freeFrac, highlight, indexTree, shapeText } from './topomodel.js';
 import { attachMapEvents, defaultResource, mapFacts, mapLegend, renderMap } from './topomap.js';
 
@@ -191,9 +191,9 @@ export function mount(el, route, app) {
         shapeText(t.shape) + (q.like ? ` (the pod shape of ${q.like})` : '') +
         ' each domain can still take now (computed by musterd).'),
       j ? h('p', { class: 'hl-summary' }, 'Job ', jobLink(j.id), ` (${j.state}): ` +
-        `${(j.members || []).filter((m) => m.node).length} pod(s) placed, ` +
-        `${(j.members || []).filter((m) => m.nominatedNode).length} nominated; ${names.size} ` +
-        'highlighted node(s).') : null,
+        `${plural((j.members || []).filter((m) => m.node).length, 'pod')} placed, ` +
+        `${(j.members || []).filter((m) => m.nominatedNode).length} nominated; ` +
+        `${plural(names.size, 'highlighted node')}.`) : null,
       st.node && !j ? h('p', { class: 'hl-summary' }, `Node ${st.node} highlighted.`) : null);
   }
 
