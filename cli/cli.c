@@ -37,15 +37,24 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},     {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
-    {"node", 0, 1},       {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
-    {"since", 0, 1},      {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
-    {"job", 0, 1},        {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
-    {"cycles", 0, 1},     {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
-    {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
-    {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
-    {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1},
+    {"server", 0, 1},       {"token", 0, 1},
+    {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},         {"phase", 0, 1},
+    {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},        {"until", 0, 1},
+    {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},          {"kind", 0, 1},
+    {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},       {"tick", 0, 1},
+    {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},         {"pod-cpu", 0, 1},
+    {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1},     {"ca", 0, 1},
+    {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},       {"witness", 0, 1},
+    {"retired-keys", 0, 1}, {"all", 0, 0},
+    {"selector", 'l', 1},   {"field-selector", 0, 1},
+    {"watch", 'w', 0},      {"follow", 0, 0},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -77,9 +86,13 @@ static const struct command commands[] = {
      "                                       is sent, then all go in one atomic request;\n"
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
+    {"get", cli__cmd_get,
+     ",namespace,all-namespaces,node,phase,state,selector,field-selector,watch,", ",name,wide,",
      "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
-     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
+     "      [NAME] [-n NS | -A] [-l SELECTOR] [--field-selector F=V,...] [--node N]\n"
+     "      [--phase P] [--state S] [-w]\n"
+     "                                       -w: print the list, then each object again when\n"
+     "                                       it changes (a poll a second) until interrupted\n"},
     {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
      "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"
      "                                       and PodGroup\n"
@@ -94,9 +107,10 @@ static const struct command commands[] = {
     {"why", cli__cmd_why, ",namespace,", ",",
      "  why NS/NAME                          why a job (or a pod's job) is where it is\n"},
     {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,", ",",
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,follow,", ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
-     "      [--limit N]                      the audit log as NDJSON\n"
+     "      [--limit N] [--follow]           the audit log as NDJSON; --follow keeps printing\n"
+     "                                       new records (a poll a second) until interrupted\n"
      "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
      "                                       musterd has an audit_key)\n"
      "  audit verify --key PUB.pem [--retired-keys OLD.pem,...] [-f FILE|-] [--witness FILE]\n"
@@ -118,8 +132,8 @@ static const struct command commands[] = {
      "                                       schedule offline and print the outcome\n"
      "                                       (fields validated as apply --validate strict)\n"},
     {"completion", cmd_completion, ",", ",",
-     "  completion bash                      a bash completion script: commands, kinds, flags\n"
-     "                                       (source <(muster completion bash))\n"},
+     "  completion bash|zsh                  a completion script: commands, kinds, flags\n"
+     "                                       (source <(muster completion bash), or zsh)\n"},
     {"version", cmd_version, ",", ",",
      "  version                              print the version\n"},
     {"help", cmd_help, ",", ",",
@@ -174,10 +188,18 @@ static void print_list(const char *list, const char *prefix)
 static int cmd_completion(struct cli *cli)
 {
     size_t i;
-    if (cli->npos != 1 || strcmp(cli->pos[0], "bash") != 0)
-        return cli__usage_error(cli, "completion needs a shell: bash");
-    fputs("# bash completion for muster: source <(muster completion bash)\n"
-          "_muster()\n{\n"
+    int zsh = cli->npos == 1 && !strcasecmp(cli->pos[0], "zsh");
+    if (cli->npos != 1 || (!zsh && strcasecmp(cli->pos[0], "bash") != 0))
+        return cli__usage_error(cli, "completion needs a shell: bash or zsh");
+    /* zsh runs the bash function through its bashcompinit (as kubectl's first zsh
+     * completion did): one set of rules for both shells */
+    fputs(zsh ? "#compdef muster\n"
+                "# zsh completion for muster: source <(muster completion zsh)\n"
+                "autoload -U +X compinit && compinit\n"
+                "autoload -U +X bashcompinit && bashcompinit\n"
+              : "# bash completion for muster: source <(muster completion bash)\n",
+          stdout);
+    fputs("_muster()\n{\n"
           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
           "    local cmd='' npos=0 i w\n"
           "    local valued=' ",
@@ -224,7 +246,7 @@ static int cmd_completion(struct cli *cli)
     fputs("' ;;\n"
           "        describe) words='job node queue' ;;\n"
           "        audit) words='export verify prune' ;;\n"
-          "        completion) words='bash' ;;\n"
+          "        completion) words='bash zsh' ;;\n"
           "        help) words='",
           stdout);
     for (i = 0; i < NCOMMANDS; i++)

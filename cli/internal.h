@@ -94,6 +94,9 @@ int cli__split_id(const char *id, const char *default_ns, char **ns, char **name
  * the API has no selector, so this is done client side (select.c). ERR_INVALID naming a
  * requirement that does not parse; items untouched then. */
 int cli__select(json_t *items, const char *selector, struct err *err);
+/* The same for a kubectl field selector ("status.phase=Running,spec.nodeName!=n1": dotted
+ * paths of the items as the API answers them, = / == / !=; an absent field reads as ""). */
+int cli__field_select(json_t *items, const char *selector, struct err *err);
 
 /* ---- -f for apply and delete (manifests.c) ---- */
 

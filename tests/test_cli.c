@@ -389,7 +389,36 @@ START_TEST(test_cli_completion_bash)
 
     cli_run(NULL, NULL, ARGS("completion", "fish"), &r);
     ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: completion needs a shell: bash or zsh\n"
+                            "run 'muster help completion' for usage\n");
     cli_result_release(&r);
+}
+END_TEST
+
+/* The zsh script is a #compdef file that loads bashcompinit and defines the same _muster
+ * (zsh is not on the test machine: the function is checked in bash, the header by text). */
+START_TEST(test_cli_completion_zsh)
+{
+    struct cli_result z, b;
+    cli_run(NULL, NULL, ARGS("completion", "zsh"), &z);
+    cli_run(NULL, NULL, ARGS("completion", "bash"), &b);
+    ck_assert_int_eq(z.status, 0);
+    ck_assert_msg(strncmp(z.out, "#compdef muster\n", 16) == 0, "%s", z.out);
+    ck_assert_ptr_nonnull(strstr(z.out, "\nautoload -U +X bashcompinit && bashcompinit\n"));
+    /* after the headers, the bash script's function and its complete line, unchanged */
+    ck_assert_str_eq(strstr(z.out, "\n_muster()\n"), strstr(b.out, "\n_muster()\n"));
+    char path[] = "/tmp/muster-completion-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *fn = strstr(z.out, "\n_muster()\n") + 1;
+    ck_assert_int_eq(write(fd, fn, strlen(fn)), (ssize_t)strlen(fn));
+    close(fd);
+    char *c = complete_line(path, "muster completion \"\"");
+    ck_assert_str_eq(c, "bash zsh");
+    free(c);
+    unlink(path);
+    cli_result_release(&z);
+    cli_result_release(&b);
 }
 END_TEST
 
@@ -410,6 +439,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_simulate_strict_fields);
     tcase_add_test(tc, test_cli_bad_input_files);
     tcase_add_test(tc, test_cli_completion_bash);
+    tcase_add_test(tc, test_cli_completion_zsh);
     suite_add_tcase(s, tc);
     return s;
 }
