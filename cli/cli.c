@@ -125,6 +125,10 @@ static const struct command commands[] = {
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,", ",",
      "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
      "                                       the topology tree, largest gang per domain\n"},
+    {"explain", cli__cmd_explain, ",", ",",
+     "  explain KIND[.field.path]            a kind's fields, or one field, from the schema\n"
+     "                                       muster validates with: type, honoured, known or\n"
+     "                                       unsupported (and what it would change)\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",

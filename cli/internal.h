@@ -130,6 +130,7 @@ int cli__cmd_cycle(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
+int cli__cmd_explain(struct cli *cli);
 
 /* `muster describe node NAME` (describe_node.c). */
 int cli__cmd_describe_node(struct cli *cli, const char *name);

@@ -422,6 +422,40 @@ START_TEST(test_cli_completion_zsh)
 }
 END_TEST
 
+/* explain reads the schema validation uses: a field's type and class, the fields below,
+ * any case and short names for the kind, and a usage error naming a field that is not. */
+START_TEST(test_cli_explain)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL, ARGS("explain", "PO.spec.containers.resources"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "KIND:   Pod\n"
+                            "FIELD:  spec.containers.resources <ResourceRequirements> (honoured)\n"
+                            "\n"
+                            "FIELD      TYPE                  MUSTER\n"
+                            "claims     <[]ResourceClaim>     unsupported\n"
+                            "limits     <map[string]scalar>   honoured\n"
+                            "requests   <map[string]scalar>   honoured\n");
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "pod.spec.containers.resources.claims", "-o", "json"), &r);
+    ck_assert_int_eq(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "class")), "unsupported");
+    ck_assert_ptr_nonnull(json_string_value(json_object_get(doc, "why")));
+    json_decref(doc);
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "pod.spec.nope"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: Pod has no field 'spec.nope' (fields of PodSpec)\n"
+                            "run 'muster help explain' for usage\n");
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "widget"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: unknown kind 'widget'\nrun 'muster help explain' for usage\n");
+    cli_result_release(&r);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -440,6 +474,7 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_bad_input_files);
     tcase_add_test(tc, test_cli_completion_bash);
     tcase_add_test(tc, test_cli_completion_zsh);
+    tcase_add_test(tc, test_cli_explain);
     suite_add_tcase(s, tc);
     return s;
 }
