@@ -91,6 +91,35 @@ static void sample_domains(struct sched_view *v, json_t *out)
     }
 }
 
+/* namespace.<ns>.used.<res>: the requests of the pods that use nodes (bound, not terminal),
+ * summed per namespace (Slurm's sshare by account). One pass over the pods. */
+static void sample_namespaces(const struct sched_view *v, json_t *out)
+{
+    json_t *sums = json_object(); /* "ns\x1fres" -> integer, model units */
+    for (size_t i = 0; i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive || !p->counted || p->node < 0)
+            continue;
+        for (size_t k = 0; k < p->m.nrequests; k++) {
+            char key[512];
+            snprintf(key, sizeof(key), "%s\x1f%s", p->m.ns, p->m.requests[k].name);
+            json_t *x = json_object_get(sums, key);
+            json_object_set_new(sums, key,
+                                json_integer(json_integer_value(x) + p->m.requests[k].value));
+        }
+    }
+    const char *key;
+    json_t *x;
+    json_object_foreach(sums, key, x)
+    {
+        const char *sep = strchr(key, '\x1f');
+        char name[600];
+        snprintf(name, sizeof(name), "namespace.%.*s.used.%s", (int)(sep - key), key, sep + 1);
+        put_num(out, name, amount(sep + 1, json_integer_value(x)));
+    }
+    json_decref(sums);
+}
+
 /* queue.<name>.allocated.<res> from the queues document (model units). */
 static void sample_queues(struct sched *s, json_t *out)
 {
@@ -180,6 +209,7 @@ static json_t *sample_make(struct sched *s, int64_t now_ms)
     sample_cluster(s->v, v);
     sample_domains(s->v, v);
     sample_queues(s, v);
+    sample_namespaces(s->v, v);
     sample_jobs(s->v, now_ms, v);
     sample_counters(s, v);
     pthread_mutex_unlock(&s->mu);

@@ -172,6 +172,28 @@ START_TEST(test_api_timeseries_samples_say_what_the_api_says)
                          atoll(json_string_value(
                              json_object_get(json_object_get(sp, "used"), "nvidia.com/gpu"))));
     }
+    /* a namespace's use: the GPU requests of its pods bound to nodes */
+    json_t *pods = api_util_call(&md, "GET", "/api/v1/pods?namespace=training", NULL, NULL, 200),
+           *p;
+    json_int_t gpus = 0;
+    json_array_foreach(json_object_get(pods, "items"), i, p)
+    {
+        const char *phase =
+            json_string_value(json_object_get(json_object_get(p, "status"), "phase"));
+        if (!json_string_value(json_object_get(json_object_get(p, "spec"), "nodeName")) ||
+            (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"))))
+            continue;
+        json_t *c;
+        size_t k;
+        json_array_foreach(json_object_get(json_object_get(p, "spec"), "containers"), k, c) gpus +=
+            atoll(
+                json_string_value(json_object_get(
+                    json_object_get(json_object_get(c, "resources"), "requests"), "nvidia.com/gpu"))
+                    ?: "0");
+    }
+    ck_assert_int_gt(gpus, 0);
+    ck_assert_int_eq(json_integer_value(last(doc, "namespace.training.used.nvidia.com/gpu")), gpus);
+    json_decref(pods);
     json_decref(topo);
     json_decref(q);
     json_decref(ledger);

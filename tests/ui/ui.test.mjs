@@ -179,6 +179,31 @@ test('jobs: reason, queue, position and wait columns; namespace and queue filter
   await finish(page, 'jobs-columns');
 });
 
+test('jobs: usage by namespace and queue (sshare)', async () => {
+  await samples(2);
+  const jobs = (await api('/api/v1/jobs')).items;
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/jobs');
+  const ts = await (await answer).json();
+  await page.waitForSelector('table.usage-ns tbody tr[data-ns]');
+  const waiting = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut'];
+  const last = (n) => { const c = ts.series[n] || []; for (let i = c.length - 1; i >= 0; i--) if (c[i] !== null) return c[i]; return 0; };
+  const gpu = 'nvidia.com/gpu', cap = last('cluster.allocatable.' + gpu);
+  for (const ns of [...new Set(jobs.map((j) => j.namespace))]) {
+    const cells = await page.locator(`table.usage-ns tr[data-ns="${ns}"] td`).allTextContents();
+    assert.equal(Number(cells[2]), jobs.filter((j) => j.namespace === ns && waiting.includes(j.state)).length, ns);
+    assert.ok(cells[3].startsWith(`${last(`namespace.${ns}.used.${gpu}`)} / ${cap}`), `${ns}: ${cells[3]}`);
+  }
+  assert.ok(last(`namespace.training.used.${gpu}`) > 0, 'the demo\'s training namespace holds GPUs');
+  const queues = (await api('/api/v1/queues')).items;
+  for (const q of queues) {
+    const cells = await page.locator(`table.usage-q tr[data-queue="${q.name}"] td`).allTextContents();
+    assert.ok(cells[3].startsWith(`${q.resources[gpu]?.allocated ?? 0} / ${cap}`), `${q.name}: ${cells[3]}`);
+  }
+  await finish(page, 'jobs-usage');
+});
+
 test('audit: newest first, actors, preemptors, relative since, the broken record marked', async () => {
   const recs = (await (await fetch(URL + '/api/v1/audit?limit=100000')).text()).trim().split('\n')
     .map((l) => JSON.parse(l));

@@ -1,8 +1,9 @@
 // jobs.js - the jobs table: gangs and GangGroups with state, reason, queue, minMember,
 // placed / pending, priority, position in the queue, wait and age; filter by text, state,
 // namespace and queue, sort by any column; all of it kept in the URL.
-import { loadJobs, loadJobStates } from './data.js';
-import { age, clear, h, jobLink, stateBadge, table } from './dom.js';
+import { fmtQty, getJSON } from './api.js';
+import { loadJobs, loadJobStates, resourceOrder } from './data.js';
+import { age, bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
 
 // The states of a job not placed yet: it waits, and has a place in its queue.
 const WAITING = new Set(['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut']);
@@ -91,13 +92,14 @@ export function mount(el, route, app) {
       s || 'any state'));
   }
 
+  const usage = h('section', { 'aria-labelledby': 'jobs-usage' });
   el.append(h('h1', null, 'Jobs'),
     h('form', { class: 'filters', role: 'search', onsubmit: (e) => e.preventDefault() },
       h('label', { for: 'jobs-q' }, 'Filter'), search,
       h('label', { for: 'jobs-state' }, 'State'), stateSel,
       h('label', { for: 'jobs-ns' }, 'Namespace'), nsSel,
       h('label', { for: 'jobs-queue' }, 'Queue'), queueSel, count),
-    body);
+    body, usage);
 
   function save() {
     app.setParams({ q: st.q, state: st.state, namespace: st.ns, queue: st.queue, sort: st.sort,
@@ -124,7 +126,10 @@ export function mount(el, route, app) {
       rowAttrs: (j) => ({ 'data-job': j.id, 'data-state': j.state }), empty: 'no jobs match' }));
   }
   async function refresh() {
-    const [jobs, states] = await Promise.all([loadJobs(), loadJobStates()]);
+    const [jobs, states, ts, queues] = await Promise.all([loadJobs(), loadJobStates(),
+      getJSON('/api/v1/timeseries', { since: '15m', series: 'namespace.,cluster.allocatable.' }),
+      getJSON('/api/v1/queues')]);
+    drawUsage(usage, jobs, ts, queues.items || []);
     const pos = positions(jobs);
     st.jobs = jobs.map((j) => ({ ...j, pos: pos.get(j.id) }));
     fillSelect(nsSel, jobs.map((j) => j.namespace), st.ns, 'any namespace');
@@ -133,4 +138,52 @@ export function mount(el, route, app) {
     draw();
   }
   return { refresh };
+}
+
+// The newest value of each series of a time series answer (name -> number).
+function latest(ts) {
+  const out = {};
+  for (const [name, col] of Object.entries(ts.series || {}))
+    for (let i = col.length - 1; i >= 0; i--) if (col[i] !== null) { out[name] = col[i]; break; }
+  return out;
+}
+
+// Per namespace and per queue, as Slurm's sshare by account: jobs running and waiting (the
+// jobs list), and the share of the cluster each holds of each resource: a namespace's from
+// the newest time series sample (the requests of its bound pods), a queue's allocation from
+// GET /api/v1/queues.
+function drawUsage(sec, jobs, ts, queues) {
+  const now = latest(ts);
+  const res = resourceOrder(Object.keys(now).filter((n) => n.startsWith('cluster.allocatable.'))
+    .map((n) => n.slice('cluster.allocatable.'.length)).filter((r) => r !== 'pods')).slice(0, 3);
+  const cap = (r) => now['cluster.allocatable.' + r] || 0;
+  const count = (pred) => ({ run: jobs.filter((j) => pred(j) && !WAITING.has(j.state) &&
+    j.state !== 'Finished' && j.state !== 'Preempted').length,
+  wait: jobs.filter((j) => pred(j) && WAITING.has(j.state)).length });
+  const share = (used, r) => bar(used, cap(r), `${fmtQty(used, r)} / ${fmtQty(cap(r), r)}` +
+    (cap(r) ? ` (${Math.round((100 * used) / cap(r))}%)` : ''));
+  const nss = [...new Set([...jobs.map((j) => j.namespace), ...Object.keys(now)
+    .filter((n) => n.startsWith('namespace.')).map((n) => n.split('.')[1])])].sort();
+  const nsRows = nss.map((ns) => ({ ns, ...count((j) => j.namespace === ns) }));
+  const qRows = queues.map((q) => ({ q, ...count((j) => (j.queue || 'default') === q.name) }));
+  const qalloc = (q, r) => ((q.resources || {})[r] || {}).allocated ?? 0;
+  // queue amounts are model units: cpu in thousandths
+  const qamount = (q, r) => (r === 'cpu' ? qalloc(q, r) / 1000 : qalloc(q, r));
+  const when = ts.times && ts.times.length ? fmtTime(new Date(ts.times[ts.times.length - 1]).toISOString()) : null;
+  clear(sec, h('h2', { id: 'jobs-usage' }, 'Usage by namespace and queue'),
+    h('p', { class: 'muted' }, 'Jobs running and waiting, and the share of the cluster each holds ' +
+      '(as Slurm\'s sshare). Namespaces: the requests of their bound pods ' +
+      (when ? `in the newest sample (${when}).` : '(no sample yet: musterd samples every timeseries_interval).')),
+    h('div', { class: 'tablewrap' }, table([
+      { label: 'namespace', get: (x) => h('a', { href: '#/jobs?namespace=' + encodeURIComponent(x.ns) }, x.ns) },
+      { label: 'running', cls: 'num', get: (x) => x.run },
+      { label: 'waiting', cls: 'num', get: (x) => x.wait },
+      ...res.map((r) => ({ label: r, cls: 'barcell', get: (x) => share(now[`namespace.${x.ns}.used.${r}`] || 0, r) })),
+    ], nsRows, { cls: 'compact usage-ns', rowAttrs: (x) => ({ 'data-ns': x.ns }) })),
+    h('div', { class: 'tablewrap' }, table([
+      { label: 'queue', get: (x) => h('a', { href: '#/queues?queue=' + encodeURIComponent(x.q.name) }, x.q.name) },
+      { label: 'running', cls: 'num', get: (x) => x.run },
+      { label: 'waiting', cls: 'num', get: (x) => x.wait },
+      ...res.map((r) => ({ label: r, cls: 'barcell', get: (x) => share(qamount(x.q, r), r) })),
+    ], qRows, { cls: 'compact usage-q', rowAttrs: (x) => ({ 'data-queue': x.q.name }) })));
 }
