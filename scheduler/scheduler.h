@@ -250,8 +250,8 @@ int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err
 /* What-ifs (whatif.c, docs/whatif.md): what the next cycle would do after the changes of
  * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
  * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
- * (its cycles go on meanwhile), no audit record is kept. At most 2 run at once; a third
- * waits its turn. The changes: m (may be NULL or empty) applied as sched_apply would,
+ * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
+ * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as sched_apply would,
  * the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in that
  * order. *out (new):
  *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,

@@ -12,9 +12,10 @@
 #include "clock.h"
 #include "core.h"
 
-/* At most this many what-ifs load a view at once; others wait their turn (each costs a
- * view load and a cycle of CPU, and musterd's cycle needs a core). */
-#define WHATIF_MAX 2
+/* At most this many what-ifs run at once; others wait their turn. Each costs a view load
+ * and a cycle that tries every waiting job (a view loaded afresh has parked none), so one at
+ * a time keeps them to one core whatever the rate asked: the live cycle keeps the other. */
+#define WHATIF_MAX 1
 
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t slots_cv = PTHREAD_COND_INITIALIZER;
