@@ -211,6 +211,8 @@ int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const ch
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
+/* 1 when a document of key exists in db, 0 when not (or db is unknown); nothing is decoded. */
+int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
 

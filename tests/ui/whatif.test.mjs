@@ -1,7 +1,7 @@
 // whatif.test.mjs - the "Would it fit?" page (#/whatif) in headless chromium against the
 // shared demo musterd: a pasted gang is answered with the nodes it would take, exactly the
 // ones POST /api/v1/whatif names, linked to the topology; with those nodes cordoned it
-// would preempt, and the page names the victims and the displaced job; a bad manifest shows
+// would be nominated to room freed for a lower-priority job, which the page names; a bad manifest shows
 // the server's error, naming the field; nothing is written (the audit log does not grow).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -63,8 +63,8 @@ test('would it fit: where, whom it would preempt, bad input, nothing written', a
   const text = await page.locator('#wi-answer').textContent();
   assert.match(text, /Pipelined\s*no/);
   assert.match(text, /Preemptions it would make/);
-  assert.match(text, /batch\/etl-b/);
-  assert.match(text, /displaced\s*Running\s*Preempted/);
+  // the room it takes is the one nominated to vision/resnet (priority 50 < 200)
+  assert.match(text, /vision\/resnet\s*changed\s*Pipelined/);
   await page.screenshot({ path: path.join(ART, 'whatif.png'), fullPage: true });
 
   await ask(page, 'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: lots}}}]}\n');
