@@ -116,8 +116,9 @@ void store_txn_abort(MDB_txn **txn);
  * (the scheduler's apply, delete and cycle) runs unchanged on a copy of the state that
  * costs only what it changes: what-ifs (scheduler/whatif.c). Three exceptions, read from the
  * snapshot alone: the pod indexes (store_pods_on_node, _of_group, _pending,
- * store_pod_groups_count), bulk loads (store_each_par) and the audit verifier; writes to
- * the indexes are dropped. The session holds one LMDB read transaction, which delays the
+ * store_pod_groups_count), bulk loads (store_each_par, on the calling thread alone in a
+ * session: it runs beside the live scheduler) and the audit verifier; writes to the
+ * indexes are dropped. The session holds one LMDB read transaction, which delays the
  * map's growth until it ends, as any reader does: keep sessions short. Nested transactions
  * are refused (ERR_INVALID). One session per thread: ERR_INTERNAL when one is open. */
 int store_dry_begin(struct store *st, struct err *err);
