@@ -55,6 +55,7 @@ static const struct flag_def flag_defs[] = {
     {"retired-keys", 0, 1}, {"all", 0, 0},
     {"selector", 'l', 1},   {"field-selector", 0, 1},
     {"watch", 'w', 0},      {"follow", 0, 0},
+    {"cordon", 0, 1},       {"delete", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -129,6 +130,11 @@ static const struct command commands[] = {
      "  explain KIND[.field.path]            a kind's fields, or one field, from the schema\n"
      "                                       muster validates with: type, honoured, known or\n"
      "                                       unsupported (and what it would change)\n"},
+    {"whatif", cli__cmd_whatif, ",filename,cordon,delete,", ",",
+     "  whatif [-f FILE|DIR|- ...] [--cordon NODE,...] [--delete KIND/NAME,...]\n"
+     "                                       what the next cycle would do with these\n"
+     "                                       changes: where each job would go or why not,\n"
+     "                                       whom it would preempt; nothing is written\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",

@@ -12,9 +12,10 @@
 #include "clock.h"
 #include "core.h"
 
-/* At most this many what-ifs load a view at once; others wait their turn (each costs a
- * view load and a cycle of CPU, and musterd's cycle needs a core). */
-#define WHATIF_MAX 2
+/* At most this many what-ifs run at once; others wait their turn. Each costs a view load
+ * and a cycle, so one at a time keeps them to one core whatever the rate asked: the live
+ * cycle keeps the other. */
+#define WHATIF_MAX 1
 
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t slots_cv = PTHREAD_COND_INITIALIZER;
@@ -119,10 +120,25 @@ static int placed_state(enum sched_job_state s)
     return s == SCHED_JOB_SCHEDULED || s == SCHED_JOB_RUNNING;
 }
 
-/* What the cycle did to the jobs that were in the view before it, the manifest's left
- * out: "displaced" (placed before, not after: preempted), "placed" (not placed before,
- * placed after) and "changed" (any other change of state: nominated, starving). */
-static json_t *others(struct sched *w, const enum sched_job_state *before, size_t nbefore,
+/* Not placed, not nominated, no victim: a job that waits. The what-if's view is loaded
+ * afresh, so a job the live view calls Unschedulable is Pending in it until the cycle
+ * tries it: a waiting job that still waits is no change. */
+static int waiting_state(enum sched_job_state s)
+{
+    return s == SCHED_JOB_PENDING || s == SCHED_JOB_UNSCHEDULABLE || s == SCHED_JOB_TIMED_OUT;
+}
+
+/* A job's state before the what-if's changes; serial tells its view slot's job. */
+struct job_before {
+    uint64_t serial;
+    enum sched_job_state state;
+};
+
+/* What the changes and the cycle did to the jobs that were in the view before them, the
+ * manifest's left out: "displaced" (placed before, not after: preempted), "placed" (not placed
+ * before, placed after) and "changed" (any other change of state: nominated, starving; a job that
+ * waits before and after is left out, waiting_state). */
+static json_t *others(struct sched *w, const struct job_before *before, size_t nbefore,
                       json_t *mine)
 {
     json_t *o = json_pack("{s:[],s:[],s:[]}", "displaced", "placed", "changed"), *id;
@@ -131,17 +147,18 @@ static json_t *others(struct sched *w, const enum sched_job_state *before, size_
     json_array_foreach(mine, i, id) json_object_set_new(skip, json_string_value(id), json_true());
     for (size_t j = 0; j < nbefore && j < w->v->njobs; j++) {
         const struct sv_job *job = &w->v->jobs[j];
-        if (!job->alive || json_object_get(skip, job->id))
+        /* a job the changes deleted, or a slot a new job took, is none of the others */
+        if (!job->alive || job->serial != before[j].serial || json_object_get(skip, job->id))
             continue;
-        enum sched_job_state now = sched__job_state(w->v, job);
-        if (now == before[j])
+        enum sched_job_state was = before[j].state, now = sched__job_state(w->v, job);
+        if (now == was || (waiting_state(now) && waiting_state(was)))
             continue;
-        const char *list = placed_state(before[j]) && !placed_state(now)   ? "displaced"
-                           : !placed_state(before[j]) && placed_state(now) ? "placed"
-                                                                           : "changed";
+        const char *list = placed_state(was) && !placed_state(now)   ? "displaced"
+                           : !placed_state(was) && placed_state(now) ? "placed"
+                                                                     : "changed";
         json_array_append_new(json_object_get(o, list),
                               json_pack("{s:s,s:s,s:s}", "id", job->id, "before",
-                                        sched_job_state_name(before[j]), "after",
+                                        sched_job_state_name(was), "after",
                                         sched_job_state_name(now)));
     }
     json_decref(skip);
@@ -173,6 +190,30 @@ static json_t *mine_json(struct sched *w, json_t *mine)
     return a;
 }
 
+/* The live scheduler parks a job its cycle tried and left unplaced until an event it waits
+ * on (room freed, a queue or topology change, ...) or its backoff; a view loaded afresh has
+ * parked nothing, so its cycle would try every waiting job again, as after a restart. Each
+ * job with work that has a stored why document (a cycle tried it) is parked here as that
+ * cycle parked it, with its attempt's result failed (so its state is the live one),
+ * waiting on every kind it may, so that the what-if's own changes wake
+ * exactly the jobs they would wake in the live view (a new or changed job is woken by its
+ * apply, room freed by a deletion or a new node wakes the jobs that wait on capacity). */
+static int park_tried(struct sched *w, int64_t now_ms, struct err *err)
+{
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(w->st, STORE_READ, &txn, err);
+    for (size_t ji = 0; rc == 0 && ji < w->v->njobs; ji++) {
+        const struct sv_job *j = &w->v->jobs[ji];
+        if (!j->alive || !sched__job_has_work(w->v, j) ||
+            !store_doc_exists(txn, STORE_DB_WHY, j->id))
+            continue;
+        w->v->jobs[ji].result = SV_RESULT_FAILED; /* tried, left unplaced: its state as live */
+        sched__wait_park(w->v, (int)ji, sched__wait_kinds(w->v, (int)ji, 1), now_ms);
+    }
+    store_txn_abort(&txn);
+    return rc;
+}
+
 /* The what-if on w, in the session. */
 static int run(struct sched *w, const struct sched_whatif *in, int64_t now_ms, json_t **out,
                struct err *err)
@@ -180,13 +221,20 @@ static int run(struct sched *w, const struct sched_whatif *in, int64_t now_ms, j
     struct model_manifest cm = {0};
     json_t *applied = json_array(), *mine = NULL, *summary = NULL, *records = NULL,
            *preemptions = NULL, *res = NULL;
-    enum sched_job_state *before = NULL;
+    struct job_before *before = NULL;
     MDB_txn *txn = NULL;
     uint64_t seq0 = 0, cycle0 = w->cycle;
     int rc = store_txn_begin(w->st, STORE_READ, &txn, err);
     if (rc == 0)
         rc = store_audit_last_seq(txn, &seq0, err);
     store_txn_abort(&txn);
+    if (rc == 0)
+        rc = park_tried(w, now_ms, err);
+    size_t nbefore = w->v->njobs;
+    before = xcalloc(nbefore + 1, sizeof(*before));
+    for (size_t j = 0; j < nbefore; j++)
+        before[j] =
+            (struct job_before){w->v->jobs[j].serial, sched__job_state(w->v, &w->v->jobs[j])};
     if (rc == 0 && in->m && in->m->n)
         rc = sched_apply(w, in->m, now_ms, &res, err);
     if (res)
@@ -210,10 +258,6 @@ static int run(struct sched *w, const struct sched_whatif *in, int64_t now_ms, j
     }
     if (rc < 0)
         goto out;
-    size_t nbefore = w->v->njobs;
-    before = xcalloc(nbefore + 1, sizeof(*before));
-    for (size_t j = 0; j < nbefore; j++)
-        before[j] = sched__job_state(w->v, &w->v->jobs[j]);
     if ((rc = sched_cycle(w, now_ms, &summary, err)) < 0)
         goto out;
     mine = manifest_jobs(in->m);

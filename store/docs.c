@@ -130,6 +130,13 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
     return 0;
 }
 
+int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key)
+{
+    MDB_val k = {strlen(key), (void *)key}, v;
+    return check_db(db, NULL) == 0 &&
+           store__get(txn, store__of(txn)->dbi[doc_dbi[db]], &k, &v) == 0;
+}
+
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err)
 {
     struct store *st = store__of(txn);

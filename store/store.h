@@ -116,8 +116,9 @@ void store_txn_abort(MDB_txn **txn);
  * (the scheduler's apply, delete and cycle) runs unchanged on a copy of the state that
  * costs only what it changes: what-ifs (scheduler/whatif.c). Three exceptions, read from the
  * snapshot alone: the pod indexes (store_pods_on_node, _of_group, _pending,
- * store_pod_groups_count), bulk loads (store_each_par) and the audit verifier; writes to
- * the indexes are dropped. The session holds one LMDB read transaction, which delays the
+ * store_pod_groups_count), bulk loads (store_each_par, on the calling thread alone in a
+ * session: it runs beside the live scheduler) and the audit verifier; writes to the
+ * indexes are dropped. The session holds one LMDB read transaction, which delays the
  * map's growth until it ends, as any reader does: keep sessions short. Nested transactions
  * are refused (ERR_INVALID). One session per thread: ERR_INTERNAL when one is open. */
 int store_dry_begin(struct store *st, struct err *err);
@@ -218,6 +219,8 @@ int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const ch
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
+/* 1 when a document of key exists in db, 0 when not (or db is unknown); nothing is decoded. */
+int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
 /* Every document whose key sorts after `after` (NULL: from the first), in key order. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "err.h"
@@ -95,7 +96,8 @@ START_TEST(test_whatif_places_as_the_real_cycle_then_does)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    json_decref(sched_util_apply(&u, "# yaml\n" NODE("n1", "2") NODE("n2", "8") POD("old", "1", "0"), 1000));
+    json_decref(sched_util_apply(
+        &u, "# yaml\n" NODE("n1", "2") NODE("n2", "8") POD("old", "1", "0"), 1000));
     json_decref(sched_util_cycle(&u, 2000));
     struct before b;
     remember(&u, &b);
@@ -170,7 +172,8 @@ START_TEST(test_whatif_cordon_and_delete)
 {
     struct sched_util u;
     sched_util_open(&u, NULL);
-    json_decref(sched_util_apply(&u, "# yaml\n" NODE("n1", "4") NODE("n2", "4") POD("a", "4", "0"), 1000));
+    json_decref(
+        sched_util_apply(&u, "# yaml\n" NODE("n1", "4") NODE("n2", "4") POD("a", "4", "0"), 1000));
     json_decref(sched_util_cycle(&u, 1500));
     char *na = sched_util_node_of(&u, "default/a");
     const char *other = strcmp(na, "n1") ? "n1" : "n2";
@@ -219,6 +222,44 @@ START_TEST(test_whatif_cordon_and_delete)
 }
 END_TEST
 
+/* Like the live scheduler, the what-if leaves a job the last cycle tried and parked alone
+ * until a change it waits on: a new pod does not make it try the waiting gang again, a
+ * deletion that frees room does, and it is placed. */
+START_TEST(test_whatif_parks_as_the_live_cycle)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, "# yaml\n" NODE("n1", "4") POD("small", "2", "0"), 1000));
+    json_decref(sched_util_cycle(&u, 1200)); /* small placed */
+    json_decref(sched_util_apply(&u, POD("big", "4", "0"), 1300));
+    json_decref(sched_util_cycle(&u, 1500)); /* big tried, parked */
+    char *small = sched_util_node_of(&u, "default/small");
+    ck_assert_str_eq(small, "n1");
+    free(small);
+
+    json_t *res = whatif(&u, POD("tiny", "1", "0"), NULL, 0, NULL, 0, 2000);
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(res, "cycle"), "attempted")),
+        1); /* tiny alone */
+    json_t *others = json_object_get(res, "others");
+    ck_assert_int_eq(json_array_size(json_object_get(others, "placed")) +
+                         json_array_size(json_object_get(others, "changed")),
+                     0);
+    json_decref(res);
+
+    struct sched_whatif_drop drop = {MODEL_POD, "default/small"};
+    res = whatif(&u, NULL, NULL, 0, &drop, 1, 2000);
+    json_t *placed = json_object_get(json_object_get(res, "others"), "placed");
+    ck_assert_int_eq(json_array_size(placed), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(placed, 0), "id")),
+                     "default/big");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(placed, 0), "before")),
+                     "Unschedulable");
+    json_decref(res);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* The what-if never takes the scheduler's lock: it answers while a long cycle holds it (a
  * what-if that waited for the lock would hang here until the test's timeout). */
 START_TEST(test_whatif_answers_while_the_lock_is_held)
@@ -246,7 +287,7 @@ static void *whatifs(void *arg)
     while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
         json_t *res = whatif(r->u, POD("probe", "1", "0"), NULL, 0, NULL, 0, 5000);
         json_decref(res);
-        r->answers++;
+        __atomic_add_fetch(&r->answers, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -261,16 +302,19 @@ START_TEST(test_whatif_beside_real_cycles)
     struct racer r = {.u = &u};
     pthread_t t;
     pthread_create(&t, NULL, whatifs, &r);
-    for (int i = 0; i < 40; i++) {
+    /* 40 rounds, and on until the what-ifs answered a few (they started meanwhile) */
+    for (int i = 0; i < 40 || __atomic_load_n(&r.answers, __ATOMIC_ACQUIRE) < 3; i++) {
         char name[32], doc[1024];
         snprintf(name, sizeof(name), "p%d", i);
         snprintf(doc, sizeof(doc), sched_util_hi_pod, name);
         json_decref(sched_util_apply(&u, doc, 2000 + i));
         json_decref(sched_util_cycle(&u, 2000 + i));
+        if (i >= 40)
+            usleep(2000);
     }
     __atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
     pthread_join(t, NULL);
-    ck_assert_int_gt(r.answers, 0);
+    ck_assert_int_ge(r.answers, 3);
     ck_assert_int_eq(sched_util_audit_count(&u, "placed", NULL), 16); /* 64 cpu / 4 */
     ck_assert_ptr_null(sched_util_pod(&u, "default/probe"));
     sched_util_close(&u);
@@ -282,6 +326,7 @@ int main(void)
     const TTest *tests[] = {test_whatif_places_as_the_real_cycle_then_does,
                             test_whatif_names_victims_and_displaced_jobs,
                             test_whatif_cordon_and_delete,
+                            test_whatif_parks_as_the_live_cycle,
                             test_whatif_answers_while_the_lock_is_held,
                             test_whatif_beside_real_cycles,
                             NULL};

@@ -675,7 +675,7 @@ const AXE = fs.readFileSync(path.join(path.dirname(new globalThis.URL(import.met
   'node_modules/axe-core/axe.min.js'), 'utf8');
 const A11Y_PAGES = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs', '#/jobs/prod/urgent-finetune',
   '#/jobs/training/giant', '#/queues?queue=research-interactive', '#/preemptions', '#/audit',
-  '#/nodes/gpu-b0-0', '#/nowhere'];
+  '#/nodes/gpu-b0-0', '#/whatif', '#/nowhere'];
 
 // dark mode changes colours only: the pages with every kind of badge, bar and chart
 const A11Y_DARK = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs/prod/urgent-finetune', '#/audit'];
