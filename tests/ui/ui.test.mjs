@@ -415,6 +415,18 @@ test('the map marks cordoned, tainted, NotReady and nominated nodes from the nod
   await finish(page, 'topology-marks');
 });
 
+test('topology?highlight= marks the nodes it names (the what-if page links them so)', async () => {
+  const map = await api('/api/v1/nodemap');
+  const want = [map.items[0].name, map.items[map.items.length - 1].name].sort();
+  const page = await open('#/topology?highlight=' + encodeURIComponent(want.join(',')));
+  await page.waitForSelector('#topo-map .cell.hl');
+  assert.deepEqual(await page.locator('#topo-map .cell.hl').evaluateAll((cs) => cs.map((c) => c.dataset.node).sort()), want);
+  await page.waitForSelector('.tree li.node.hl .occ');
+  assert.deepEqual(await page.locator('.tree li.node.hl').evaluateAll((lis) => lis.map((li) => li.dataset.node).sort()), want);
+  assert.match(await page.locator('.topo-summary').textContent(), /2 nodes highlighted/);
+  await finish(page, 'topology-highlight');
+});
+
 test('a node page shows its health, use and pods; a missing node says so', async () => {
   const n = (await api('/api/v1/nodemap')).items.find((x) => x.pods > 0);
   const node = await api('/api/v1/nodes/' + n.name);

@@ -31,11 +31,14 @@ export function mount(el, route, app) {
   async function refresh() {
     const entries = await loadLedger({ job: st.job, victim: st.victim });
     last = entries;
-    drawTimeline(timeline, entries, view, setView);
+    if (!dragging) drawTimeline(timeline, entries, view, setView);
     drawTable(list, entries);
   }
   return { refresh };
 }
+
+// A drag across the timeline is under way (the poll leaves the timeline alone meanwhile).
+let dragging = false;
 
 // A time step giving about n labelled ticks over span ms.
 function tickStep(span, n) {
@@ -94,6 +97,7 @@ function drawTimeline(sec, entries, view, onView) {
   plot.addEventListener('pointerdown', (ev) => {
     if (ev.target.closest('button')) return;
     start = at(ev);
+    dragging = true; // a poll must not redraw the plot under the pointer
     plot.setPointerCapture(ev.pointerId);
   });
   plot.addEventListener('pointermove', (ev) => {
@@ -106,6 +110,7 @@ function drawTimeline(sec, entries, view, onView) {
     if (start === null) return;
     const a = Math.min(start, at(ev)), b = Math.max(start, at(ev));
     start = null;
+    dragging = false;
     brush.hidden = true;
     if (b - a > 0.01) onView(t0 + a * span, t0 + b * span);
   });

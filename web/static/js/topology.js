@@ -18,6 +18,8 @@ const GPU = 'nvidia.com/gpu';
 export function mount(el, route, app) {
   const p = route.params;
   const st = { tree: null, jobs: [], color: p.color || '', job: p.job || '', node: p.node || '',
+    // highlight=a,b: nodes to mark (the what-if page links the nodes a job would take)
+    extra: new Set((p.highlight || '').split(',').filter(Boolean)),
     shape: { cpu: p.pod_cpu || '', memory: p.pod_memory || '', gpu: p.pod_gpu || '' },
     open: new Set(['']), shown: new Map(), nodes: new Map(), noGpu: false,
     facts: new Map(), reserved: null };
@@ -40,7 +42,8 @@ export function mount(el, route, app) {
   attachMapEvents(map, tip, () => ({ facts: st.facts, reserved: st.reserved, color: st.color }));
 
   function save() {
-    app.setParams({ job: st.job, node: st.node, color: st.color, pod_cpu: st.shape.cpu,
+    app.setParams({ job: st.job, node: st.node, highlight: [...st.extra].join(','),
+      color: st.color, pod_cpu: st.shape.cpu,
       pod_memory: st.shape.memory, pod_gpu: st.shape.gpu });
   }
 
@@ -132,6 +135,7 @@ export function mount(el, route, app) {
       if (m.nominatedNode) names.push(m.nominatedNode);
     }
     if (st.node) names.push(st.node);
+    names.push(...st.extra);
     return { j, names: new Set(names) };
   }
 
@@ -169,6 +173,7 @@ export function mount(el, route, app) {
       if (m.nominatedNode) nom.add(m.nominatedNode);
     }
     if (st.node) hl.add(st.node);
+    for (const n of st.extra) hl.add(n);
     clear(legend, mapLegend(st.color, st.reserved !== null));
     renderMap(map, { tree: st.tree, facts: st.facts, reserved: st.reserved },
       { color: st.color, hl, nominatedHl: nom });
@@ -194,7 +199,9 @@ export function mount(el, route, app) {
         `${plural((j.members || []).filter((m) => m.node).length, 'pod')} placed, ` +
         `${(j.members || []).filter((m) => m.nominatedNode).length} nominated; ` +
         `${plural(names.size, 'highlighted node')}.`) : null,
-      st.node && !j ? h('p', { class: 'hl-summary' }, `Node ${st.node} highlighted.`) : null);
+      st.node && !j ? h('p', { class: 'hl-summary' }, `Node ${st.node} highlighted.`) : null,
+      st.extra.size && !j ? h('p', { class: 'hl-summary' }, `${plural(st.extra.size, 'node')} highlighted: ` +
+        [...st.extra].join(', ')) : null);
   }
 
   // The bar fills with what is used and the label says used (the swatch's colour is the
