@@ -78,7 +78,8 @@ static const struct command commands[] = {
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
     {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
-     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
+     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb|\n"
+     "      reservations\n"
      "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
     {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
      "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"

@@ -126,6 +126,8 @@ int cli__cmd_audit(struct cli *cli);
 int cli__cmd_cycle(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
+/* `muster get reservations` (reservations.c). */
+int cli__get_reservations(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
 
 /* `muster describe queue NAME` (queues.c). */
