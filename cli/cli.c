@@ -45,7 +45,8 @@ static const struct flag_def flag_defs[] = {
     {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
     {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
     {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1},
+    {"selector", 'l', 1}, {"trace", 0, 1},   {"policy-a", 0, 1},     {"policy-b", 0, 1},
+    {"out", 0, 1},        {"horizon", 0, 1}, {"starve", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -112,6 +113,10 @@ static const struct command commands[] = {
      "                                       the topology tree, largest gang per domain\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
+    {"replay", cli__cmd_replay, ",filename,trace,policy-a,policy-b,out,horizon,starve,", ",",
+     "  replay -f cluster.yaml --trace jobs.csv [--policy-a A.yaml [--policy-b B.yaml]]\n"
+     "      [--out DIR] [--horizon SECONDS] [--starve SECONDS]\n"
+     "                                       the scheduler in virtual time on a trace of jobs\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",
      "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
      "                                       schedule offline and print the outcome\n"
