@@ -46,7 +46,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 
 struct ev {
     int64_t t;
-    int job;
+    int job; /* -1: a wake-up only (a cycle must run then: a job passes its limit) */
 };
 struct heap {
     struct ev *e;
@@ -158,7 +158,7 @@ static int arrivals(struct rstate *rs, int64_t t_ms, struct err *err)
 {
     json_t *docs = json_array();
     while (rs->next < rs->t->n && rs->t->jobs[rs->next].arrival_ms <= t_ms) {
-        json_t *jd = replay_job_docs(&rs->t->jobs[rs->next++]);
+        json_t *jd = replay_job_docs(&rs->t->jobs[rs->next++], REPLAY_T0_MS);
         json_array_extend(docs, jd);
         json_decref(jd);
         rs->pending++;
@@ -207,7 +207,7 @@ static int ends(struct rstate *rs, int64_t t_ms, struct err *err)
     int rc = 0;
     while (rc == 0 && rs->ends.n && rs->ends.e[0].t <= t_ms) {
         struct ev e = heap_pop(&rs->ends);
-        if (rs->r->out[e.job].end_ms < 0 || rs->r->out[e.job].running)
+        if (e.job >= 0 && (rs->r->out[e.job].end_ms < 0 || rs->r->out[e.job].running))
             rc = finish(rs, e.job, e.t, err);
     }
     return rc;
@@ -236,6 +236,8 @@ static void started(struct rstate *rs, int ji, int64_t t_ms, json_t *rec)
      * "deadline-exceeded" record); the others are deleted when their runtime is over */
     if (!(j->limit_ms > 0 && j->runtime_ms > j->limit_ms))
         heap_push(&rs->ends, t_ms + j->runtime_ms, ji);
+    else /* the cycle at start + limit must run, even when nothing else happens then */
+        heap_push(&rs->ends, t_ms + j->limit_ms, -1);
 }
 
 static int read_record(void *ctx, uint64_t seq, const char *json, size_t len)

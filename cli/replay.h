@@ -43,8 +43,10 @@ struct replay_trace {
 int replay_trace_load(const char *path, struct replay_trace *t, struct err *err);
 void replay_trace_free(struct replay_trace *t);
 /* The documents of job j as a JSON array (new): its PodGroup when it is a gang, its pods
- * (namespace "replay"), each with activeDeadlineSeconds = the limit when it has one. */
-json_t *replay_job_docs(const struct replay_job *j);
+ * (namespace "replay"), each created at t0_ms + its arrival (creationTimestamp: the wait
+ * and the queue order count from the arrival, not from the cycle that applied it) and with
+ * activeDeadlineSeconds = the limit when it has one. */
+json_t *replay_job_docs(const struct replay_job *j, int64_t t0_ms);
 /* 1 when j is a gang (a PodGroup with its pods); else it is one lone pod named as the job
  * (its job id in the scheduler is the pod's key). */
 int replay_job_is_gang(const struct replay_job *j);

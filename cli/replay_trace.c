@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "clock.h"
 #include "model.h"
 #include "replay.h"
 
@@ -262,9 +263,11 @@ void replay_pod_name(const struct replay_job *j, int i, char *buf, size_t n)
         snprintf(buf, n, "%s", j->id);
 }
 
-json_t *replay_job_docs(const struct replay_job *j)
+json_t *replay_job_docs(const struct replay_job *j, int64_t t0_ms)
 {
     json_t *docs = json_array();
+    char created[64];
+    clock_format_rfc3339(t0_ms + j->arrival_ms, created, sizeof(created));
     int gang = replay_job_is_gang(j);
     if (gang) {
         json_t *ann = json_object();
@@ -296,7 +299,8 @@ json_t *replay_job_docs(const struct replay_job *j)
                       "name", "c", "image", "replay", "resources", "requests", req);
         if (j->limit_ms > 0)
             json_object_set_new(spec, "activeDeadlineSeconds", json_integer(j->limit_ms / 1000));
-        json_t *meta = json_pack("{s:s,s:s}", "name", name, "namespace", "replay");
+        json_t *meta = json_pack("{s:s,s:s,s:s}", "name", name, "namespace", "replay",
+                                 "creationTimestamp", created);
         if (gang)
             json_object_set_new(meta, "labels",
                                 json_pack("{s:s}", "pod-group.scheduling.sigs.k8s.io", j->id));

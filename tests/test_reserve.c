@@ -315,6 +315,89 @@ START_TEST(test_reserve_deadline_ends_pod_on_time)
 }
 END_TEST
 
+/* Within its topology rule: under MustGather BlockLayer the reservation is the block that
+ * frees soonest as a whole (b2: n3 at 61 s, n4 at 71 s), not the two nodes that free
+ * soonest across blocks (n1 at 51 s, n3 at 61 s). */
+START_TEST(test_reserve_within_must_gather)
+{
+    struct sched_util u;
+    char buf[256];
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(
+        &u,
+        "apiVersion: scheduling.koordinator.sh/v1alpha1\nkind: ClusterNetworkTopology\n"
+        "metadata: {name: default}\nspec:\n  networkTopologySpec:\n"
+        "  - {topologyLayer: BlockLayer, labelKey: [block]}\n"
+        "  - {topologyLayer: NodeTopologyLayer, parentTopologyLayer: BlockLayer}\n",
+        1000));
+    const char *nodes[][2] = {{"n1", "b1"}, {"n2", "b1"}, {"n3", "b2"}, {"n4", "b2"}};
+    for (int i = 0; i < 4; i++)
+        sched_util_applyf(&u, 1000,
+                          "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                          "\"%s\",\"labels\":{\"block\":\"%s\"}},\"status\":{\"allocatable\":"
+                          "{\"cpu\":\"4\"}}}",
+                          nodes[i][0], nodes[i][1]);
+    pod(&u, 1000, "r1", NULL, "n1", 4, ",\"activeDeadlineSeconds\":50", "");
+    pod(&u, 1000, "r2", NULL, "n2", 4, ",\"activeDeadlineSeconds\":200", "");
+    pod(&u, 1000, "r3", NULL, "n3", 4, ",\"activeDeadlineSeconds\":60", "");
+    pod(&u, 1000, "r4", NULL, "n4", 4, ",\"activeDeadlineSeconds\":70", "");
+    sched_util_applyf(&u, 1000,
+                      "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\","
+                      "\"metadata\":{\"name\":\"g\",\"namespace\":\"default\",\"annotations\":"
+                      "{\"muster.io/max-wait\":\"5s\",\"gang.scheduling.koordinator.sh/"
+                      "network-topology-spec\":\"{\\\"gatherStrategy\\\":[{\\\"layer\\\":"
+                      "\\\"BlockLayer\\\",\\\"strategy\\\":\\\"MustGather\\\"}]}\"}},"
+                      "\"spec\":{\"minMember\":2}}");
+    pod(&u, 1000, "g-0", "g", NULL, 4, "", "");
+    pod(&u, 1000, "g-1", "g", NULL, 4, "", "");
+    json_decref(sched_util_cycle(&u, 10000));
+    json_t *rs = reservations(&u);
+    ck_assert_int_eq(json_array_size(rs), 1);
+    nodes_text(json_array_get(rs, 0), buf, sizeof(buf));
+    ck_assert_str_eq(buf, "n3,n4");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(rs, 0), "expectedStartMs")),
+                     71000);
+    json_decref(rs);
+    sched_objs_assert_consistent(&u);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* Bind mode: the kubelet enforces activeDeadlineSeconds (it does for every pod with the
+ * field), so muster never fails a mirrored pod itself; the kubelet's Failed status, mirrored
+ * back, frees the node like any other end. The deadline still counts as the job's limit. */
+START_TEST(test_reserve_deadline_left_to_kubelet_in_bind_mode)
+{
+    struct sched_util u;
+    char buf[64];
+    struct sched_options opts = {.mirrored = 1};
+    sched_util_open(&u, &opts);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    pod(&u, 1000, "d", NULL, "n1", 4, ",\"activeDeadlineSeconds\":10", "");
+    pod(&u, 1000, "next", NULL, NULL, 4, "", "");
+    json_decref(sched_util_cycle(&u, 60000)); /* 59 s past its start */
+    json_t *p = sched_util_pod(&u, "default/d");
+    ck_assert_str_eq(sched_util_str2(p, "status", "phase"), "Running");
+    json_decref(p);
+    ck_assert_int_eq(sched_util_audit_count(&u, "deadline-exceeded", NULL), 0);
+    json_t *j = sched_util_job(&u, "default/d");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "expectedEnd")), "1970-01-01T00:00:11Z");
+    json_decref(j);
+    ck_assert_str_eq(node_of(&u, "default/next", buf, sizeof(buf)), "");
+    /* the kubelet's status, as the mirror applies it */
+    sched_util_applyf(&u, 61000,
+                      "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"d\","
+                      "\"namespace\":\"default\"},\"spec\":{\"nodeName\":\"n1\","
+                      "\"activeDeadlineSeconds\":10,\"containers\":[{\"name\":\"c\",\"image\":"
+                      "\"x\",\"resources\":{\"requests\":{\"cpu\":\"4\"}}}]},\"status\":{"
+                      "\"phase\":\"Failed\",\"reason\":\"DeadlineExceeded\",\"startTime\":"
+                      "\"1970-01-01T00:00:01Z\"}}");
+    json_decref(sched_util_cycle(&u, 62000));
+    ck_assert_str_eq(node_of(&u, "default/next", buf, sizeof(buf)), "n1");
+    sched_util_close(&u);
+}
+END_TEST
+
 /* Kueue's StrictFIFO (pkg/queue cluster_queue_strict_fifo): the head of the queue that
  * does not fit holds its place; here it gets a reservation at once, without a max-wait,
  * and a later job of a BestEffortFIFO queue that does not fit gets none. */
@@ -395,6 +478,8 @@ static Suite *reserve_suite(void)
     tcase_add_test(tc, test_reserve_no_limit_no_backfill);
     tcase_add_test(tc, test_reserve_restart_keeps_and_placement_ends);
     tcase_add_test(tc, test_reserve_deadline_ends_pod_on_time);
+    tcase_add_test(tc, test_reserve_within_must_gather);
+    tcase_add_test(tc, test_reserve_deadline_left_to_kubelet_in_bind_mode);
     tcase_add_test(tc, test_reserve_strict_fifo_head);
     tcase_add_test(tc, test_reserve_bad_input_refused);
     suite_add_tcase(s, tc);

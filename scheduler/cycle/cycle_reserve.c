@@ -113,13 +113,34 @@ static void resv_from_plan(const struct sched_view *v, struct reserve_plan *p, i
     r->strict = p->reason == RESERVE_STRICT_FIFO;
 }
 
-/* The failed attempt's job starves: its reservation, decided again. */
+/* 1 while reservation i holds (reserve.h): every node still its own, its start not passed. */
+static int holds(const struct sched_cyc *c, int i)
+{
+    const struct sv_resv *r = &c->v->resv[i];
+    if (!r->nnodes || r->start_ms == INT64_MAX || c->now_ms >= r->start_ms)
+        return 0;
+    for (size_t k = 0; k < r->nnodes; k++) {
+        const struct sv_node *n = &c->v->nodes[r->nodes[k]];
+        if (!n->alive || n->resv != i + 1 || n->m.unschedulable)
+            return 0;
+    }
+    return 1;
+}
+
+/* The failed attempt's job starves: its reservation, kept while it holds, else decided
+ * (again). */
 static int reserve(struct sched_cyc *c, struct sched_attempt *a, int ji, enum reserve_reason why,
                    struct err *err)
 {
     struct sched_view *v = c->v;
     struct reserve_plan p;
     int had = sched__view_resv_find(v, v->jobs[ji].id), rc = 0;
+    if (had >= 0 && holds(c, had)) {
+        sched__resv_blocker(v, &v->resv[had], &a->blockers);
+        return 0;
+    }
+    if (had < 0 && v->nresv_live >= RESERVE_MAX)
+        return 0; /* waits behind the reservations held */
     if (!sched__reserve_plan(v, &a->rq, c->now_ms, why, &p)) {
         if (had >= 0)
             sched__resv_blocker(v, &v->resv[had], &a->blockers);

@@ -10,6 +10,11 @@
  * does. One reservation per node: a later starving job reserves among the nodes no earlier
  * one holds, and queues behind when they are not enough (it gets none until they are).
  *
+ * A reservation stays as it was decided while it holds: its nodes are still its own and
+ * its expected start has not passed. Only then, or for a job without one, is it decided
+ * again: deciding reads every running pod, and a decision that moved with every job placed
+ * ahead would rewrite (and audit) every later reservation in every cycle.
+ *
  * Calling sequence (cycle/cycle_reserve.c): sched__reserve_starving decides whether a failed
  * job starves; sched__reserve_plan decides its reservation as a typed result (struct
  * reserve_plan: nothing is written or installed here); record/ writes it
@@ -36,6 +41,11 @@
 
 #include "place.h"
 #include "view.h"
+
+/* At most this many reservations are held at once (Slurm bounds its backfill work the same
+ * way, bf_max_job_test): a starving job beyond them gets none and waits behind in order
+ * until one ends. */
+#define RESERVE_MAX 128
 
 /* The reason a job gets a reservation */
 enum reserve_reason { RESERVE_MAX_WAIT, RESERVE_STRICT_FIFO };
