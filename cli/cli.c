@@ -37,16 +37,17 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},     {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
-    {"node", 0, 1},       {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
-    {"since", 0, 1},      {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
-    {"job", 0, 1},        {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
-    {"cycles", 0, 1},     {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
-    {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
-    {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
-    {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1}, {"trace", 0, 1},   {"policy-a", 0, 1},     {"policy-b", 0, 1},
-    {"out", 0, 1},        {"horizon", 0, 1}, {"starve", 0, 1},
+    {"server", 0, 1},     {"token", 0, 1},    {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},       {"phase", 0, 1},    {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},      {"until", 0, 1},    {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},        {"kind", 0, 1},     {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},     {"tick", 0, 1},     {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},       {"pod-cpu", 0, 1},  {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1},   {"ca", 0, 1},       {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},     {"witness", 0, 1},  {"retired-keys", 0, 1}, {"all", 0, 0},
+    {"selector", 'l', 1}, {"cordon", 0, 1},   {"delete", 0, 1},       {"trace", 0, 1},
+    {"policy-a", 0, 1},   {"policy-b", 0, 1}, {"out", 0, 1},          {"horizon", 0, 1},
+    {"starve", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -111,6 +112,11 @@ static const struct command commands[] = {
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,", ",",
      "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
      "                                       the topology tree, largest gang per domain\n"},
+    {"whatif", cli__cmd_whatif, ",filename,cordon,delete,", ",",
+     "  whatif [-f FILE|DIR|- ...] [--cordon NODE,...] [--delete KIND/NAME,...]\n"
+     "                                       what the next cycle would do with these\n"
+     "                                       changes: where each job would go or why not,\n"
+     "                                       whom it would preempt; nothing is written\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
     {"replay", cli__cmd_replay, ",filename,trace,policy-a,policy-b,out,horizon,starve,", ",",
