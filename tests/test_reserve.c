@@ -199,6 +199,12 @@ START_TEST(test_reserve_backfill_only_when_it_ends_in_time)
     w = sched_util_why(&u, "default/long");
     ck_assert_str_eq(sched_objs_primary(w), "ReservedForStarving");
     json_decref(w);
+    /* /metrics counts them */
+    char *met = sched_metrics(u.s);
+    ck_assert_ptr_nonnull(strstr(met, "\nmuster_backfills_total 1\n"));
+    ck_assert_ptr_nonnull(strstr(met, "\nmuster_reservations 1\n"));
+    ck_assert_ptr_nonnull(strstr(met, "\nmuster_reservations_total 1\n"));
+    free(met);
     w = sched_util_why(&u, "default/nolimit");
     ck_assert_str_eq(sched_objs_primary(w), "ReservedForStarving");
     ck_assert_ptr_nonnull(
