@@ -20,7 +20,7 @@ export function reservedMark(byNode, name) {
   const start = r.expectedStart ? fmtTime(r.expectedStart) : 'unknown';
   return h('span', { class: 'reserved', 'data-reserved-for': r.job,
     title: `reserved for ${r.job}, expected start ${start}` },
-  'reserved for ', jobLink(r.job), ` (start ${start})`);
+  'reserved: ', jobLink(r.job));
 }
 
 // The job page's rows: [label, value] pairs, none when the job has no limit and no reservation.

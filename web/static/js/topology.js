@@ -230,8 +230,7 @@ export function mount(el, route, app) {
       h('span', { class: 'count' }, `${(n.pods || []).length} pods`),
       occupancy(x),
       h('span', { class: 'gang' }, ctx.nominated.get(name) ?
-        `${ctx.nominated.get(name)} nominated` : ''),
-      reservedMark(ctx.reserved, name),
+        `${ctx.nominated.get(name)} nominated ` : '', reservedMark(ctx.reserved, name)),
       jobsList([...count.entries()].sort((a, b) => b[1] - a[1]))));
   }
 
