@@ -255,7 +255,7 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
       "a gang stayed unsatisfied past its timeout: its nominations were dropped")                  \
     X(RESERVED, "reserved",                                                                        \
       "a starving job got (or moved) a reservation: its nodes and expected start")                 \
-    X(UNRESERVED, "unreserved", "a job's reservation ended (placed, gone, or no longer starving)") \
+    X(UNRESERVED, "unreserved", "a job's reservation ended (placed, or its job gone)")             \
     X(DEADLINE_EXCEEDED, "deadline-exceeded",                                                      \
       "standalone: a pod ran past spec.activeDeadlineSeconds and was marked Failed")               \
     X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \

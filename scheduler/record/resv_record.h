@@ -26,7 +26,7 @@ json_t *sched__resv_json(const struct sched_view *v, const struct sv_resv *r, ui
  * replaces an earlier one of the job). Returns 0 or ERR_*. */
 int sched__record_reserved(struct sched_cyc *c, int i, int moved, struct err *err);
 /* Deletes job's stored reservation and appends its "unreserved" audit record (why:
- * "placed", "gone", "not-starving"). Returns 0 or ERR_*. */
+ * "placed", "gone"). Returns 0 or ERR_*. */
 int sched__record_unreserved(struct sched_cyc *c, const char *job, const char *why,
                              struct err *err);
 /* Adds the Reserved blocker of reservation r (the job's own) to b. */
