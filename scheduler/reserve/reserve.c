@@ -241,7 +241,8 @@ int sched__reserve_plan(struct sched_view *v, const struct place_req *rq, int64_
         if (dom >= 0)
             node_steps(&pl, ni, dom);
     }
-    qsort(pl.steps, pl.nsteps, sizeof(*pl.steps), cmp_step);
+    if (pl.nsteps)
+        qsort(pl.steps, pl.nsteps, sizeof(*pl.steps), cmp_step);
     size_t best_lo = 0, best_hi = 0;
     int64_t best_t = 0;
     int found = 0;
