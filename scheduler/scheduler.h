@@ -49,6 +49,14 @@ struct sched_options {
     /* every why document stored whole: failing jobs of one cycle that differ only by their
      * name share none (why_class.c; tests compare the two forms) */
     int why_whole;
+    /* the global starvation threshold: a pending job that waited longer gets a reservation
+     * (docs/reservations.md; a PodGroup's or its queue's muster.io/max-wait comes first);
+     * 0: none */
+    int64_t max_wait_ms;
+    /* the queueing strategy of queues without the muster.io/queueing-strategy annotation
+     * (the built-in default queue among them): MODEL_QUEUEING_BEST_EFFORT_FIFO (0) or
+     * MODEL_QUEUEING_STRICT_FIFO */
+    int default_queueing;
 };
 
 #define SCHED_RETENTION_DEFAULT_MS (7LL * 24 * 3600 * 1000)
@@ -181,6 +189,13 @@ int sched_why_note(struct sched *s, const char *job, json_t *entry, int64_t now_
  * (since), ERR_STORE. Reads a store snapshot; does not take the scheduler lock. */
 int sched_preemptions(struct sched *s, const char *job, const char *victim, const char *since,
                       json_t **out, struct err *err);
+
+/* The reservations of starving jobs (docs/reservations.md), in job id order, each
+ * {"job", "priority", "nodes", "expectedStart" (RFC 3339, null: unknown), "expectedStartMs",
+ * "since", "sinceMs", "waitingFor", "reason" ("max-wait" | "strict-fifo"), "cycle"}: what
+ * the last cycle stored. *out new array. Returns 0 or ERR_STORE. Reads a store snapshot;
+ * does not take the scheduler lock. */
+int sched_reservations(struct sched *s, json_t **out, struct err *err);
 
 /* One ledger entry by id (a decimal number, as "ledger" in why documents and victim
  * records). *out new. Returns 0, ERR_INVALID (id), ERR_NOT_FOUND, ERR_STORE. Reads a

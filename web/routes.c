@@ -96,6 +96,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/jobstates", api__job_states, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/reservations", api__reservations_list, "", VIEW, 0, NULL},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
