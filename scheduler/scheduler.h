@@ -266,21 +266,20 @@ int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err
  * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
  * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
  * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
- * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as sched_apply would,
- * the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in that
- * order. *out (new):
+ * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as
+ * sched_apply would, the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in
+ * that order. *out (new):
  *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,
  *    "changes": [sched_apply's results, then {"kind","name","action":"deleted"}],
  *    "cycle": the cycle's summary (sched_cycle),
  *    "jobs": [per job of m's pods and PodGroups: sched_job's document with "why" (sched_why)
  *             and "wouldPlace" (Scheduled or Running after the cycle)],
  *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
- *             jobs whose state the changes and the cycle changed (placed before and not after; the reverse;
- *             any other change but Pending, Unschedulable and TimedOut among themselves:
- *             a view loaded afresh calls a job Pending until a cycle tries it),
- *    "preemptions": the ledger entries the cycle made (sched_preemptions),
- *    "records": the audit records it would have appended, the changes' among them}.
- * Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
+ *             jobs whose state the changes and the cycle changed (placed before and not after; the
+ * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a view loaded
+ * afresh calls a job Pending until a cycle tries it), "preemptions": the ledger entries the cycle
+ * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
+ * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
  * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */
 struct sched_whatif_drop {
     enum model_kind kind;
