@@ -56,6 +56,9 @@ static const struct flag_def flag_defs[] = {
     {"selector", 'l', 1},   {"field-selector", 0, 1},
     {"watch", 'w', 0},      {"follow", 0, 0},
     {"cordon", 0, 1},       {"delete", 0, 1},
+    {"trace", 0, 1},        {"policy-a", 0, 1},
+    {"policy-b", 0, 1},     {"out", 0, 1},
+    {"horizon", 0, 1},      {"starve", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -89,7 +92,8 @@ static const struct command commands[] = {
      "                                       dropped with a warning, or dropped\n"},
     {"get", cli__cmd_get,
      ",namespace,all-namespaces,node,phase,state,selector,field-selector,watch,", ",name,wide,",
-     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
+     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb|\n"
+     "      reservations\n"
      "      [NAME] [-n NS | -A] [-l SELECTOR] [--field-selector F=V,...] [--node N]\n"
      "      [--phase P] [--state S] [-w]\n"
      "                                       -w: print the list, then each object again when\n"
@@ -137,6 +141,10 @@ static const struct command commands[] = {
      "                                       whom it would preempt; nothing is written\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
+    {"replay", cli__cmd_replay, ",filename,trace,policy-a,policy-b,out,horizon,starve,", ",",
+     "  replay -f cluster.yaml --trace jobs.csv [--policy-a A.yaml [--policy-b B.yaml]]\n"
+     "      [--out DIR] [--horizon SECONDS] [--starve SECONDS]\n"
+     "                                       the scheduler in virtual time on a trace of jobs\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",
      "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
      "                                       schedule offline and print the outcome\n"

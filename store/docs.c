@@ -12,9 +12,9 @@
 #include "err.h"
 
 static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR,
-                                                       DBI_TIMESERIES};
-static const char *const doc_name[STORE_DB_COUNT] = {"why document", "preemption record",
-                                                     "mirror record", "time series sample"};
+                                                       DBI_TIMESERIES, DBI_RESERVATIONS};
+static const char *const doc_name[STORE_DB_COUNT] = {
+    "why document", "preemption record", "mirror record", "time series sample", "reservation"};
 
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err)

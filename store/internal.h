@@ -38,6 +38,7 @@ enum store_dbi {
     DBI_PREEMPTIONS,
     DBI_MIRROR,
     DBI_TIMESERIES,
+    DBI_RESERVATIONS,
     DBI_META,
     DBI_AUDIT,
     DBI_COUNT

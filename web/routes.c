@@ -54,7 +54,8 @@ static const struct route routes[] = {
     {"GET", "/readyz", api__readyz, "", OPEN, 0, always},
     {"GET", "/metrics", api__metrics, "", VIEW, 0, NULL},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
-    {"POST", "/api/v1/whatif", api__whatif, "fieldValidation,cordon,delete", VIEW, ROUTE_DEEP, NULL},
+    {"POST", "/api/v1/whatif", api__whatif, "fieldValidation,cordon,delete", VIEW, ROUTE_DEEP,
+     NULL},
     {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0, NULL},
     {"GET", "/api/v1/nodemap", api__nodemap, "resourceVersion", VIEW, 0, api__read_cached},
@@ -102,6 +103,7 @@ static const struct route routes[] = {
     {"POST", "/api/v1/grafana/metrics", api__grafana_search, "", VIEW, 0, NULL},
     {"POST", "/api/v1/grafana/query", api__grafana_query, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/reservations", api__reservations_list, "", VIEW, 0, NULL},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

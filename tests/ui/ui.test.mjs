@@ -44,9 +44,7 @@ async function open(hash, prepare) {
   const page = await newPage(b.browser);
   page.unexpected = [];
   page.on('console', (m) => {
-    // the topology page asks for GET /api/v1/reservations (data.js loadReservations, the
-    // map's hook for issue #25); until musterd serves it, its 404 is expected
-    if (m.type() === 'error' && !/\/api\/v1\/reservations$/.test((m.location() || {}).url || ''))
+    if (m.type() === 'error')
       page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
   });
   page.on('pageerror', (e) => page.unexpected.push(String(e)));

@@ -104,31 +104,3 @@ export function auditSummary(r) {
   return bits.join(' · ');
 }
 
-// Reservations (issue #25) as the cluster map marks them: GET /api/v1/reservations when
-// musterd serves it. A musterd without it answers 404: then null (nothing is marked, no
-// error), and it is not asked again until the page is reloaded. The hook: each item's
-// nodes are read from status.nodes, else nodes (names, or objects with a name); the map gets
-// node name -> [reservation ids].
-let noReservations = false;
-export async function loadReservations() {
-  if (noReservations) return null;
-  try {
-    return reservedNodes(await getJSON('/api/v1/reservations'));
-  } catch (e) {
-    if (e.status === 404) { noReservations = true; return null; }
-    throw e;
-  }
-}
-
-export function reservedNodes(body) {
-  const m = new Map();
-  for (const r of body.items || []) {
-    const meta = r.metadata || {};
-    const id = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name || r.name || '?';
-    for (const n of (r.status && r.status.nodes) || r.nodes || []) {
-      const name = typeof n === 'string' ? n : n && n.name;
-      if (name) m.set(name, [...(m.get(name) || []), id]);
-    }
-  }
-  return m;
-}

@@ -28,9 +28,11 @@ export function positions(jobs) {
   return out;
 }
 
-// What the table knows of a job's start: a Pipelined job starts once its preemption
-// victims are gone; muster predicts no other start.
+// What the table knows of a job's start: a starving job's reservation says when it expects
+// to start (docs/reservations.md; unknown when a job it waits for has no time limit), a
+// Pipelined job starts once its preemption victims are gone; nothing else is predicted.
 function startText(j) {
+  if ('expectedStart' in j) return j.expectedStart ? fmtTime(j.expectedStart) : 'unknown';
   if (j.state === 'Pipelined') return 'when its victims exit';
   if (WAITING.has(j.state)) return '–';
   return 'started';

@@ -6,7 +6,8 @@
 // nodes 100 at a time, and node details (GET /api/v1/nodes/{name}) are fetched only for
 // listed nodes; the map's per-node numbers come in one GET /api/v1/nodemap.
 import { fmtQty, getJSON, parseQty } from './api.js';
-import { loadJobs, loadReservations, podJobs } from './data.js';
+import { loadJobs, podJobs } from './data.js';
+import { loadReservations, reservedMark } from './reserve.js';
 import { clear, h, jobLink, plural } from './dom.js';
 import { colour, firstUsefulOpen, freeFrac, highlight, indexTree, shapeText } from './topomodel.js';
 import { attachMapEvents, defaultResource, mapFacts, mapLegend, renderMap } from './topomap.js';
@@ -155,7 +156,7 @@ export function mount(el, route, app) {
     const jobDomains = new Set();
     if (j) for (const m of j.members || [])
       for (let d = m.node && st.tree.nodeDomain.get(m.node); d; d = d.parent) jobDomains.add(d.id);
-    const ctx = { names, podJob: podJobs(st.jobs), nominated, jobDomains };
+    const ctx = { names, podJob: podJobs(st.jobs), nominated, jobDomains, reserved: st.reserved };
     drawMap(j);
     el.querySelector('#topo-used-h').textContent = `${st.color} used`;
     clear(tree, h('ul', { role: 'group' }, renderDomain(st.tree.root, 0, ctx)));
@@ -174,7 +175,7 @@ export function mount(el, route, app) {
     }
     if (st.node) hl.add(st.node);
     for (const n of st.extra) hl.add(n);
-    clear(legend, mapLegend(st.color, st.reserved !== null));
+    clear(legend, mapLegend(st.color, true));
     renderMap(map, { tree: st.tree, facts: st.facts, reserved: st.reserved },
       { color: st.color, hl, nominatedHl: nom });
   }
@@ -282,7 +283,7 @@ export function mount(el, route, app) {
       h('span', { class: 'count' }, `${npods} pod${npods === 1 ? '' : 's'}`),
       occupancy(x),
       h('span', { class: 'gang' }, ctx.nominated.get(name) ?
-        `${ctx.nominated.get(name)} nominated` : ''),
+        `${ctx.nominated.get(name)} nominated ` : '', reservedMark(ctx.reserved, name)),
       h('span'),
       jobsList([...count.entries()].sort((a, b) => b[1] - a[1]))));
   }

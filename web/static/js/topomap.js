@@ -10,7 +10,8 @@
 //   data.tree:  indexTree(GET /api/v1/topology) (topomodel.js): the grouping
 //   data.facts: Map node name -> {cap: {res: n}, used: {res: n}, cordoned, notReady,
 //               taints: [{key, value, effect}], pods, nominated} (amounts in cores / units)
-//   data.reserved: Map node name -> reservation names, or null (reservations unknown)
+//   data.reserved: Map node name -> the reservation holding it ({job, expectedStart}:
+//               loadReservations() of reserve.js), or null
 //   opts.color: the resource to colour by; opts.hl: Set of highlighted node names;
 //   opts.nominatedHl: Set of the highlighted job's nominated nodes.
 // attachMapEvents adds the hover tooltip and the click-through to the node page once.
@@ -80,7 +81,8 @@ export function cellText(name, f, r, reserved) {
   if (f.cordoned) bits.push('cordoned');
   if (f.blocking.length) bits.push('tainted ' + f.blocking.map((t) => `${t.key}${t.value ? '=' + t.value : ''}:${t.effect}`).join(', '));
   if (f.nominated) bits.push(`${f.nominated} nominated`);
-  if (reserved && reserved.length) bits.push('reserved for ' + reserved.join(', '));
+  if (reserved) bits.push(`reserved for ${reserved.job}` +
+    (reserved.expectedStart ? ` (expected start ${reserved.expectedStart})` : ''));
   return bits.join(', ');
 }
 
@@ -102,7 +104,7 @@ function renderCell(name, f, opts, reserved) {
     if (f.blocking.length) cls += ' tainted';
     if (f.nominated) cls += ' nom';
   }
-  if (reserved && reserved.length) cls += ' reserved';
+  if (reserved) cls += ' reserved';
   if (opts.hl && opts.hl.has(name)) cls += ' hl';
   if (opts.nominatedHl && opts.nominatedHl.has(name)) cls += ' hlnom';
   const c = document.createElement('div');
