@@ -238,6 +238,10 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
     if (!*txn)
         return err_set(err, ERR_INTERNAL, "commit without a transaction");
     st = store__of(*txn);
+    if (*txn == atomic_load(&st->write_txn) && (rc = store__history_settle(*txn, err)) < 0) {
+        store_txn_abort(txn);
+        return rc;
+    }
     cls = classify(st, *txn);
     rc = mdb_txn_commit(*txn);
     *txn = NULL;
