@@ -45,7 +45,7 @@ static const struct flag_def flag_defs[] = {
     {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
     {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
     {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1},
+    {"selector", 'l', 1}, {"at", 0, 1},      {"seq", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -77,9 +77,13 @@ static const struct command commands[] = {
      "                                       is sent, then all go in one atomic request;\n"
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
+    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,at,seq,",
+     ",name,wide,",
      "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
-     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
+     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"
+     "  get nodes|pods|jobs [NAME] [-n NS | -A] --at T|--seq N\n"
+     "                                       as the cluster was at time T (RFC 3339) or\n"
+     "                                       audit record N\n"},
     {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
      "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"
      "                                       and PodGroup\n"
@@ -89,8 +93,9 @@ static const struct command commands[] = {
     {"describe", cli__cmd_describe, ",namespace,", ",",
      "  describe job NS/NAME                 a job, its members and why\n"
      "  describe queue NAME                  a queue's shares, jobs and reclaims\n"},
-    {"why", cli__cmd_why, ",namespace,", ",",
-     "  why NS/NAME                          why a job (or a pod's job) is where it is\n"},
+    {"why", cli__cmd_why, ",namespace,at,seq,", ",",
+     "  why NS/NAME [--at T|--seq N]         why a job (or a pod's job) is where it is (or\n"
+     "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
      ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,", ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"

@@ -376,7 +376,14 @@ int cli__cmd_why(struct cli *cli)
     json_t *why = NULL;
     if (cli->npos != 1)
         return cli__usage_error(cli, "why needs one job NAMESPACE/NAME");
-    if (get_job(cli, cli->pos[0], "/why", &why, &err) < 0)
+    int bad = cli__at_check(cli);
+    if (bad)
+        return bad;
+    char *suffix = xstrdup("/why");
+    cli__at_query(cli, &suffix);
+    int rc = get_job(cli, cli->pos[0], suffix, &why, &err);
+    free(suffix);
+    if (rc < 0)
         return cli__fail(cli, &err);
     if (cli->output != CLI_OUT_TABLE)
         cli__print_doc(cli, why);
