@@ -295,16 +295,28 @@ int sched_why_at(struct sched *s, const char *id, const struct sched_at *at, jso
         goto out;
     k.at = seq;
     rc = store_history_doc_at(txn, STORE_DB_WHY, id, seq, &doc, err);
-    if (rc == ERR_NOT_FOUND) {
+    json_t *obj = NULL;
+    struct err ignored = ERR_INIT;
+    if (rc == ERR_NOT_FOUND &&
+        (store_history_get_at(txn, MODEL_PODGROUP, id, seq, &obj, &ignored) == 0 ||
+         store_history_get_at(txn, MODEL_POD, id, seq, &obj, &ignored) == 0)) {
+        /* the job existed, no cycle had written its why yet (bound when applied, or
+         * not tried): what the live why calls NotTried or nothing blocking */
+        json_decref(obj);
+        err_clear(err);
+        doc = json_pack("{s:s,s:n,s:[],s:[],s:s}", "job", id, "primary", "blockers", "history",
+                        "note",
+                        "no why document was stored for this job by then: no cycle had tried "
+                        "it (bound when applied, or not tried yet)");
+        rc = 0;
+    } else if (rc == ERR_NOT_FOUND) {
         char ts[64];
         clock_format_rfc3339_ms(ms, ts, sizeof(ts));
-        rc = err_set(err, ERR_NOT_FOUND,
-                     "job '%s' had no why document at record %" PRIu64 " (%s): not tried yet, "
-                     "or not a job then",
-                     id, seq, ts);
+        rc = err_set(err, ERR_NOT_FOUND, "job '%s' did not exist at record %" PRIu64 " (%s)", id,
+                     seq, ts);
         goto out;
     }
-    if (rc == 0)
+    if (rc == 0 && !json_object_get(doc, "note"))
         rc = sched__why_class_complete(txn, &doc, &k, err);
     if (rc == 0) {
         json_object_set_new(doc, "asOf", as_of(at, seq, ms));

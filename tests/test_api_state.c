@@ -107,10 +107,16 @@ START_TEST(test_api_state_why_as_it_was)
                      json_string_value(json_object_get(json_object_get(live, "primary"), "code")));
     json_decref(live);
     json_decref(why);
-    /* before any cycle tried it: no document then */
+    /* before its objects were applied: not a job then */
     json_t *none = get("/api/v1/jobs/team/train/why?seq=1", 404);
-    ck_assert_ptr_nonnull(strstr(api_util_err_msg(none), "had no why document at record 1"));
+    ck_assert_ptr_nonnull(strstr(api_util_err_msg(none), "did not exist at record 1"));
     json_decref(none);
+    /* default/web was bound when applied: no cycle wrote its why, and the answer says so */
+    snprintf(path, sizeof(path), "/api/v1/jobs/default/web/why?seq=%lld", (long long)seq);
+    why = get(path, 200);
+    ck_assert(json_is_null(json_object_get(why, "primary")));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(why, "note")), "no cycle"));
+    json_decref(why);
 }
 END_TEST
 

@@ -371,3 +371,71 @@ test('queues page shows the demo queues, the hierarchy and their jobs', async ()
   await page.waitForSelector('ul.qjobs.pending a[href="#/jobs/lab/hparam-sweep"]');
   await finish(page, 'queues-demo');
 });
+
+// The time slider (timeslider.js) on the topology and job pages: a record picked renders
+// the state document of that record (GET /api/v1/state?seq=N), node by node, and a bad time
+// is refused with musterd's message; the job page shows the job as it was then.
+test('time slider shows the cluster and a job as they were', async () => {
+  const pre = (await (await fetch(URL + '/api/v1/audit?kind=preempted')).text()).trim()
+    .split('\n').map((l) => JSON.parse(l));
+  assert.ok(pre.length > 0, 'the demo preempts');
+  const before = pre[0].seq - 1, after = pre[pre.length - 1].seq;
+  const page = await open('#/topology');
+  await page.waitForSelector('.timeslider');
+  for (const seq of [before, after]) {
+    const doc = await api('/api/v1/state?seq=' + seq);
+    await page.locator('#ts-range').fill(String(seq));
+    await page.waitForSelector(`.timeslider[data-seq="${seq}"]`);
+    await page.waitForSelector('.past .past-head');
+    assert.match(await page.locator('.past .past-head').textContent(), new RegExp(`record ${seq} `));
+    assert.equal(await page.locator('.tree').isHidden(), true, 'the live tree is hidden');
+    for (const n of doc.nodes) {
+      const shown = await page.locator(`.past-node[data-node="${n.name}"] > ul > li.past-pod:not(.nominated)`)
+        .evaluateAll((lis) => lis.map((li) => li.dataset.pod));
+      assert.deepEqual(shown, n.pods, `pods on ${n.name} at record ${seq}`);
+    }
+    const etl = doc.pods.filter((p) => p.job === 'batch/etl-a');
+    const deleting = await page.locator('.past-pod.deleting[data-job="batch/etl-a"]').count();
+    assert.equal(deleting, etl.filter((p) => p.deleting).length);
+    assert.equal(deleting > 0, seq === after, 'etl-a terminates only after the preemption');
+  }
+  await page.locator('#ts-at').fill('noon');
+  await page.locator('#ts-go').click();
+  await page.waitForSelector('.ts-msg .note-error');
+  assert.match(await page.locator('.ts-msg').textContent(), /not an RFC 3339 time/);
+  // the browser logs the refused request (400) as a console error: the one expected
+  page.unexpected = page.unexpected.filter((m) => !/400 .*\/api\/v1\/state\?at=noon/.test(m));
+  await page.locator('#ts-now').click();
+  await page.waitForSelector('.timeslider[data-mode="now"]');
+  assert.equal(await page.locator('.tree').isHidden(), false, 'now: the live tree again');
+  await finish(page, 'timeslider-topology');
+
+  const jp = await open('#/jobs/batch/etl-a');
+  await jp.waitForSelector('.timeslider');
+  for (const [seq, state] of [[before, 'Running'], [after, 'Preempted']]) {
+    await jp.locator('#ts-range').fill(String(seq));
+    await jp.waitForSelector(`.then-state[data-state="${state}"]`);
+    const want = (await api('/api/v1/state?seq=' + seq)).jobs.find((j) => j.id === 'batch/etl-a');
+    assert.equal(want.state, state);
+  }
+  await finish(jp, 'timeslider-job');
+});
+
+// The ledger says whose room an entry that evicted nothing took, on both jobs' pages.
+test('job pages say whose victims room a preemption took', async () => {
+  const items = (await api('/api/v1/preemptions')).items;
+  const took = items.find((e) => (e.roomFrom || []).length);
+  assert.ok(took, 'the demo has an entry that takes room earlier victims free');
+  const src = took.roomFrom[0];
+  const p = await open('#/jobs/' + took.preemptor);
+  const li = p.locator(`ul.made li[data-entry="${took.id}"] .room-from`);
+  await li.waitFor();
+  assert.equal(await li.locator(`a[href="#/jobs/${src.preemptor}"]`).count(), 1);
+  for (const v of src.victims) assert.equal(await li.locator(`a[href="#/jobs/${v}"]`).count(), 1);
+  await finish(p, 'room-from');
+  const v = await open('#/jobs/' + src.victims[0]);
+  const rt = v.locator('.room-taken');
+  await rt.waitFor();
+  assert.equal(await rt.locator(`a[href="#/jobs/${took.preemptor}"]`).count(), 1);
+  await finish(v, 'room-taken');
+});
