@@ -45,7 +45,7 @@ static const struct flag_def flag_defs[] = {
     {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
     {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
     {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1}, {"at", 0, 1},      {"seq", 0, 1},
+    {"selector", 'l', 1}, {"at", 0, 1},      {"seq", 0, 1},          {"bundle", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -97,7 +97,7 @@ static const struct command commands[] = {
      "  why NS/NAME [--at T|--seq N]         why a job (or a pod's job) is where it is (or\n"
      "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,", ",",
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,bundle,", ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
      "      [--limit N]                      the audit log as NDJSON\n"
      "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
@@ -106,8 +106,17 @@ static const struct command commands[] = {
      "                                       verify an export offline: chain and signed\n"
      "                                       checkpoints (Ed25519 public or private key);\n"
      "                                       with the witness file, also that it is not cut\n"
+     "  audit verify --bundle DIR [--key PUB.pem]\n"
+     "                                       verify a post-mortem bundle offline: its audit\n"
+     "                                       range's chain and that its timeline is of it\n"
      "  audit prune --before SEQ             delete the records before the newest signed\n"
      "                                       checkpoint at or before SEQ (export them first)\n"},
+    {"postmortem", cli__cmd_postmortem, ",job,since,until,", ",dir,",
+     "  postmortem --job NS/NAME [--since T] [--until T] -o DIR\n"
+     "                                       a job's whole story as a bundle: timeline\n"
+     "                                       (NDJSON, Markdown report, PNG chart), its nodes\n"
+     "                                       at each decision, the audit range and its\n"
+     "                                       verification (docs/postmortem.md)\n"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,", ",",
      "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
      "                                       the preemption ledger\n"},
@@ -382,6 +391,8 @@ static int setup(struct cli *cli, const struct command *c)
 {
     const char *o = cli__flag(cli, "output");
     char key[32];
+    if (strstr(c->outputs, ",dir,")) /* -o names a directory (postmortem) */
+        o = NULL;
     snprintf(key, sizeof(key), ",%s,", o ? o : "");
     if (!o || !strcasecmp(o, "table"))
         cli->output = CLI_OUT_TABLE;

@@ -137,6 +137,13 @@ int cli__cmd_cycle(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
+/* postmortem.c: `muster postmortem` (-o names the bundle's directory) and `muster audit
+ * verify --bundle DIR`. */
+int cli__cmd_postmortem(struct cli *cli);
+int cli__bundle_verify(struct cli *cli);
+/* postmortem_chart.c: timeline (the bundle's entries, borrowed) as a PNG at path. 0 or
+ * ERR_IO. */
+int cli__postmortem_chart(json_t *timeline, const char *title, const char *path, struct err *err);
 
 /* `muster describe queue NAME` (queues.c). */
 int cli__cmd_describe_queue(struct cli *cli, const char *name);
