@@ -11,6 +11,8 @@
  *   timeline.png      the timeline chart (postmortem_chart.c)
  *   nodes/SEQ.json    the job's nodes (those the record names and those holding its pods)
  *                     as they were at each decision (GET /api/v1/state?seq=SEQ)
+ *   nodes/end.json    every node the timeline names, at the end of the range (--until's
+ *                     last record, else now): who holds the job's nodes after its story
  *   audit.ndjson      the audit records from an anchor (the newest checkpoint at or before
  *                     the first timeline record, else the first record kept) to the last
  *                     timeline record: a range the hash chain verifies on its own
@@ -317,7 +319,7 @@ static void md_ledger(FILE *f, json_t *entries, const char *job, int made)
 
 struct story {
     const char *job, *since, *until, *dir, *server;
-    json_t *timeline, *made, *suffered, *why, *states, *verify;
+    json_t *timeline, *made, *suffered, *why, *states, *verify, *end;
     uint64_t from, to, records;
 };
 
@@ -341,6 +343,28 @@ static void md_counts(FILE *f, struct story *s)
     json_array_foreach(json_object_get(s->why, "roomTakenBy"), i, rt) fprintf(
         f, "- **%s** took the room of %zu of its evicted pods (ledger entry %lld).\n",
         s_of(rt, "preemptor"), json_array_size(json_object_get(rt, "pods")), i_of(rt, "ledger"));
+}
+
+static void md_nodes(FILE *f, json_t *then)
+{
+    size_t k;
+    json_t *n;
+    fprintf(f, "| node | pods |\n| --- | --- |\n");
+    json_array_foreach(json_object_get(then, "nodes"), k, n)
+    {
+        fprintf(f, "| %s%s | ", s_of(n, "name"),
+                json_is_true(json_object_get(n, "unschedulable")) ? " (cordoned)" : "");
+        size_t m;
+        json_t *p;
+        json_array_foreach(json_object_get(n, "podsThen"), m, p) fprintf(
+            f, "%s%s/%s (%s, %s)", m ? ", " : "", s_of(p, "namespace"), s_of(p, "name"),
+            s_of(p, "job"),
+            json_is_true(json_object_get(p, "deleting")) ? "Terminating" : s_of(p, "phase"));
+        if (!json_array_size(json_object_get(n, "podsThen")))
+            fprintf(f, "(none)");
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
 }
 
 static int write_report(struct story *s, struct err *err)
@@ -377,27 +401,20 @@ static int write_report(struct story *s, struct err *err)
     {
         char key[32];
         snprintf(key, sizeof(key), "%lld", i_of(e, "seq"));
-        json_t *st = json_object_get(s->states, key), *n;
+        json_t *st = json_object_get(s->states, key);
         if (!st)
             continue;
         fprintf(f, "### Record %s (%s, %s): `nodes/%s.json`\n\n", key, s_of(e, "kind"),
                 s_of(e, "ts"), key);
-        size_t k;
-        fprintf(f, "| node | pods then |\n| --- | --- |\n");
-        json_array_foreach(json_object_get(st, "nodes"), k, n)
-        {
-            fprintf(f, "| %s%s | ", s_of(n, "name"),
-                    json_is_true(json_object_get(n, "unschedulable")) ? " (cordoned)" : "");
-            size_t m;
-            json_t *p;
-            json_array_foreach(json_object_get(n, "podsThen"), m, p) fprintf(
-                f, "%s%s/%s (%s, %s)", m ? ", " : "", s_of(p, "namespace"), s_of(p, "name"),
-                s_of(p, "job"),
-                json_is_true(json_object_get(p, "deleting")) ? "Terminating" : s_of(p, "phase"));
-            fprintf(f, " |\n");
-        }
-        fprintf(f, "\n");
+        md_nodes(f, st);
     }
+    fprintf(f,
+            "## Its nodes at the end (`nodes/end.json`, %s)\n\n"
+            "Every node the timeline names, as of audit record %lld: who holds them after "
+            "the job's story.\n\n",
+            s->until ? "the last record of the range" : "now",
+            i_of(json_object_get(s->end, "asOf"), "seq"));
+    md_nodes(f, s->end);
     fprintf(f, "## Audit range and verification\n\n");
     fprintf(f,
             "`audit.ndjson` holds records %llu..%llu (%llu records), from the anchor the hash "
@@ -467,6 +484,34 @@ static int fetch_states(struct cli *cli, struct story *s, struct err *err)
         n++;
     }
     return 0;
+}
+
+/* nodes/end.json: the nodes of the whole timeline at its last record (or now). */
+static int fetch_end(struct cli *cli, struct story *s, struct err *err)
+{
+    json_t *all = json_object(), *e, *n, *state = NULL;
+    size_t i, k;
+    json_array_foreach(s->timeline, i, e)
+        json_array_foreach(json_object_get(e, "nodes"), k, n) if (json_is_string(n))
+            json_object_set_new(all, json_string_value(n), json_true());
+    json_t *names = json_array();
+    const char *name;
+    json_object_foreach(all, name, n) json_array_append_new(names, json_string(name));
+    json_decref(all);
+    char *path = s->until ? xasprintf("/api/v1/state?seq=%llu", (unsigned long long)s->to)
+                          : xstrdup("/api/v1/state");
+    int rc = cli__call(cli, "GET", path, NULL, 0, NULL, &state, err);
+    free(path);
+    if (rc == 0) {
+        json_t *fake = json_pack("{s:o}", "nodes", names);
+        names = NULL;
+        s->end = nodes_then(state, fake, s->job);
+        json_decref(fake);
+        rc = write_json(s->dir, "nodes/end.json", s->end, JSON_INDENT(1) | JSON_SORT_KEYS, err);
+    }
+    json_decref(names);
+    json_decref(state);
+    return rc;
 }
 
 static int story_fetch(struct cli *cli, struct story *s, struct err *err)
@@ -575,6 +620,8 @@ int cli__cmd_postmortem(struct cli *cli)
     if (rc == 0)
         rc = fetch_states(cli, &s, &err);
     if (rc == 0)
+        rc = fetch_end(cli, &s, &err);
+    if (rc == 0)
         rc = story_audit(cli, &s, &err);
     if (rc == 0)
         rc = write_report(&s, &err);
@@ -607,6 +654,7 @@ out:
     json_decref(s.why);
     json_decref(s.states);
     json_decref(s.verify);
+    json_decref(s.end);
     return rc;
 }
 

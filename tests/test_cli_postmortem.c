@@ -123,7 +123,7 @@ START_TEST(test_cli_postmortem_victim_bundle)
     snprintf(name, sizeof(name), "nodes/%lld.json",
              (long long)json_integer_value(json_object_get(victim, "seq")));
     char *ntext = slurp(dir, name);
-    json_t *nodes = json_object_get(json_loads(ntext, 0, NULL), "nodes"), *n;
+    json_t *snap = json_loads(ntext, 0, NULL), *nodes = json_object_get(snap, "nodes"), *n;
     ck_assert_int_eq(json_array_size(nodes), 8);
     int terminating = 0;
     json_array_foreach(nodes, i, n)
@@ -133,7 +133,14 @@ START_TEST(test_cli_postmortem_victim_bundle)
         terminating += json_is_true(json_object_get(p, "deleting"));
     }
     ck_assert_int_eq(terminating, 8);
+    json_decref(snap);
 
+    /* who holds its nodes at the end: the 8 nodes its pods were on */
+    char *etext = slurp(dir, "nodes/end.json");
+    json_t *end = json_loads(etext, 0, NULL);
+    ck_assert_int_eq(json_array_size(json_object_get(end, "nodes")), 8);
+    json_decref(end);
+    free(etext);
     /* the report names both preemptors: who evicted it and who took the room */
     char *md = slurp(dir, "report.md");
     ck_assert_ptr_nonnull(
