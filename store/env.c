@@ -39,6 +39,7 @@ static const struct {
     [DBI_META] = {"meta", 0},
     [DBI_AUDIT] = {"audit", 0},
     [DBI_HISTORY] = {"history", 0},
+    [DBI_HISTORY_IX] = {"history_ix", 0},
 };
 
 static int mkdir_p(const char *dir, struct err *err)

@@ -2,29 +2,31 @@
  * history.c - every version of every stored object, kept by the audit sequence it belongs
  * to, so the store can be read as it was at any record (store.h, "object history").
  *
- * One database, DBI_HISTORY, keyed per object and then by time:
+ * Two databases. DBI_HISTORY_IX, the index, keyed per object and then by time:
  *
- *     [kind byte][object key]\0[be64 seq][be64 txn id][be32 n]  ->  [op]payload
+ *     [kind byte][object key]\0[be64 seq][be64 txn id][be32 n]  ->  [op][log key]
  *
- * kind byte: the model_kind, or HIST_DOC + store_db for a why document. seq: the audit
- * record the change leads up to: the next record its transaction appends, or, for changes
- * after the transaction's last record (or in a transaction that appends none), the last
- * record before them. A change is written with seq = head + 1; at the top-level commit
- * (store__history_settle) the versions whose record never came are moved to the head. So
- * "the store at N" is the store right after record N was appended, a transaction's
- * trailing changes counted with its last record: after a transaction whose last record is
- * N commits, the committed store. txn id and n (a counter of the writer) order the
- * changes of one seq.
- * op: 'P' put (payload: the stored bytes, exactly as written), 'D' delete (none), 'B' a
- * pod's binding record (payload: the record pod_bind.c wrote, a few bytes; the pod's last
- * 'P' before it is what it binds, and a binding is only ever written over a pending pod, so
- * at most one 'B' follows a 'P').
+ * and DBI_HISTORY, the log: [be64 seq][be64 txn id][be32 n] (the seq when written) ->
+ * payload, appended in write order. kind byte: the model_kind, or HIST_DOC + store_db for a
+ * why document. seq: the audit record the change leads up to: the next record its
+ * transaction appends, or, for changes after the transaction's last record (or in a
+ * transaction that appends none), the last record before them. A change is written with
+ * seq = head + 1; at the top-level commit (store__history_settle) the index entries whose
+ * record never came move to the head (the log keeps its key). So "the store at N" is the
+ * store right after record N was appended, a transaction's trailing changes counted with
+ * its last record: after a transaction whose last record is N commits, the committed store.
+ * txn id and n (a counter of the writer) order the changes of one seq.
+ * op: 'P' put (payload: the stored bytes, exactly as written), 'D' delete (no log entry),
+ * 'B' a pod's binding record (payload: the record pod_bind.c wrote, a few bytes; the pod's
+ * last 'P' before it is what it binds, and a binding is only ever written over a pending
+ * pod, so at most one 'B' follows a 'P').
  *
- * Keeping each object's versions together (rather than a log by time plus snapshots)
- * makes "one object at N" one seek and "everything at N" two seeks per object that ever
- * existed, with nothing stored twice; the cost is that a write is an insert in the middle
- * of the tree. Writes happen inside the writer's transaction, so an aborted statement's
- * history goes with it.
+ * Keeping each object's versions together in the index makes "one object at N" one seek
+ * and "everything at N" two seeks per object that ever existed, with nothing stored twice.
+ * The payloads go to the log, whose appends touch only its last page: a cycle binding
+ * thousands of pods dirties a few index pages of small entries, not the pages of the pods'
+ * stored versions (bench/README.md has the cost). Writes happen inside the writer's
+ * transaction, so an aborted statement's history goes with it.
  */
 #include "internal.h"
 
@@ -38,6 +40,8 @@
 
 #define HIST_DOC 0x40
 #define SUFFIX (1 + 8 + 8 + 4) /* \0, seq, txn id, n */
+#define LOGKEY 20              /* seq, txn id, n */
+#define INLINE_MAX 192         /* payloads up to this size stay in the index entry */
 #define KEY_MAX 480            /* an object key longer than this has no history */
 #define META_HBASE "history_base"
 
@@ -97,15 +101,30 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
     size_t kl = hist_key(kbuf, kb, key, seq, id, st->hist_n++);
     if (!kl)
         return 0;
-    MDB_val k = {kl, kbuf}, v;
-    /* reserve, then copy: data may point into st->buf, which mdb_put does not touch */
-    v.mv_size = len + 1;
-    rc = mdb_put(txn, st->dbi[DBI_HISTORY], &k, &v, MDB_RESERVE);
-    if (rc)
+    unsigned char ival[1 + INLINE_MAX];
+    size_t ilen = 1 + LOGKEY;
+    ival[0] = (unsigned char)op;
+    memcpy(ival + 1, kbuf + kl - LOGKEY, LOGKEY);
+    if (op == 'D') {
+        ilen = 1;
+    } else if (len <= INLINE_MAX) { /* a binding, a small why: in the index entry itself */
+        ival[0] = op == 'P' ? 'p' : 'b';
+        memcpy(ival + 1, data, len);
+        ilen = 1 + len;
+    } else {
+        /* reserve, then copy: data may point into st->buf, which mdb_put does not touch */
+        MDB_val lk = {LOGKEY, ival + 1}, lv = {len, NULL};
+        rc = mdb_put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
+        if (rc == MDB_KEYEXIST) /* not past the last key: cannot happen, but never fail */
+            rc = mdb_put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_RESERVE);
+        if (rc)
+            return store__mdb_err(st, rc, err, "cannot write the object history");
+        if (len)
+            memcpy(lv.mv_data, data, len);
+    }
+    MDB_val k = {kl, kbuf}, v = {ilen, ival};
+    if ((rc = mdb_put(txn, st->dbi[DBI_HISTORY_IX], &k, &v, 0)) != 0)
         return store__mdb_err(st, rc, err, "cannot write the object history");
-    ((char *)v.mv_data)[0] = op;
-    if (len)
-        memcpy((char *)v.mv_data + 1, data, len);
     if (pend)
         pend_add(st, kbuf, kl);
     return 0;
@@ -114,9 +133,16 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
 int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op, const void *data,
                        size_t len, struct err *err)
 {
-    struct store__head h;
-    int rc = store__audit_head(txn, &h, err);
-    return rc < 0 ? rc : add_at(txn, kb, key, op, data, len, h.seq + 1, 1, err);
+    struct store *st = store__of(txn);
+    if (st->head_txn != txn) { /* the head as this transaction sees it (internal.h) */
+        struct store__head h;
+        int rc = store__audit_head(txn, &h, err);
+        if (rc < 0)
+            return rc;
+        st->head_txn = txn;
+        st->head_seq = h.seq;
+    }
+    return add_at(txn, kb, key, op, data, len, st->head_seq + 1, 1, err);
 }
 
 int store__history_settle(MDB_txn *txn, struct err *err)
@@ -136,19 +162,20 @@ int store__history_settle(MDB_txn *txn, struct err *err)
         off += kl + 2;
         if (store__be64_get(k0 + kl - SUFFIX + 1) <= h.seq)
             continue; /* its record came */
-        MDB_val k = {kl, (void *)k0}, v, nk = {kl, kbuf}, nv;
-        rc = mdb_get(txn, st->dbi[DBI_HISTORY], &k, &v);
+        MDB_val k = {kl, (void *)k0}, v, nk = {kl, kbuf};
+        unsigned char ival[1 + INLINE_MAX];
+        rc = mdb_get(txn, st->dbi[DBI_HISTORY_IX], &k, &v);
         if (rc == MDB_NOTFOUND) /* written by a statement that was rolled back */
             continue;
+        if (rc == 0 && (!v.mv_size || v.mv_size > sizeof(ival)))
+            return err_set(err, ERR_STORE, "corrupt object history index entry");
         memcpy(kbuf, k0, kl);
         store__be64_put(kbuf + kl - SUFFIX + 1, h.seq);
-        nv.mv_size = v.mv_size;
-        if (rc || (rc = mdb_put(txn, st->dbi[DBI_HISTORY], &nk, &nv, MDB_RESERVE)) != 0)
-            return store__mdb_err(st, rc, err, "cannot settle the object history");
-        /* v may have moved with the put: read it again */
-        if ((rc = mdb_get(txn, st->dbi[DBI_HISTORY], &k, &v)) != 0 ||
-            (memcpy(nv.mv_data, v.mv_data, v.mv_size),
-             rc = mdb_del(txn, st->dbi[DBI_HISTORY], &k, NULL)) != 0)
+        if (rc == 0)
+            memcpy(ival, v.mv_data, v.mv_size);
+        MDB_val nv = {rc == 0 ? v.mv_size : 0, ival};
+        if (rc || (rc = mdb_del(txn, st->dbi[DBI_HISTORY_IX], &k, NULL)) != 0 ||
+            (rc = mdb_put(txn, st->dbi[DBI_HISTORY_IX], &nk, &nv, 0)) != 0)
             return store__mdb_err(st, rc, err, "cannot settle the object history");
     }
     st->hist_pend_len = 0;
@@ -203,14 +230,29 @@ static int version_at(struct store *st, MDB_cursor *cur, const unsigned char *p,
             !v.mv_size)
             return 0;
         const char *d = v.mv_data;
-        if (d[0] == 'D')
+        char op = d[0] == 'p' ? 'P' : d[0] == 'b' ? 'B' : d[0];
+        if (op == 'D')
             return 0;
-        if (d[0] == 'B' && !f->bind) {
-            f->bind = d + 1;
-            f->bind_len = v.mv_size - 1;
-        } else if (d[0] == 'P') {
-            f->put = d + 1;
-            f->put_len = v.mv_size - 1;
+        if ((op != 'B' && op != 'P') || (op == 'B' && f->bind))
+            continue;
+        MDB_val lv = {v.mv_size - 1, (void *)(d + 1)}; /* inline */
+        if (d[0] == 'P' || d[0] == 'B') {              /* in the log */
+            MDB_val lk = {LOGKEY, (void *)(d + 1)};
+            int lrc = v.mv_size == 1 + LOGKEY
+                          ? mdb_get(mdb_cursor_txn(cur), st->dbi[DBI_HISTORY], &lk, &lv)
+                          : MDB_NOTFOUND;
+            if (lrc)
+                return lrc == MDB_NOTFOUND
+                           ? err_set(err, ERR_STORE,
+                                     "object history: a version's payload is missing")
+                           : store__mdb_err(st, lrc, err, "cannot read the object history");
+        }
+        if (op == 'B') {
+            f->bind = lv.mv_data;
+            f->bind_len = lv.mv_size;
+        } else {
+            f->put = lv.mv_data;
+            f->put_len = lv.mv_size;
             return 1;
         }
     }
@@ -253,7 +295,7 @@ static int get_at(MDB_txn *txn, unsigned char kb, const char *key, uint64_t seq,
         return err_set(err, ERR_NOT_FOUND, "'%.40s...' has no history", key);
     p[0] = kb;
     memcpy(p + 1, key, kl + 1);
-    if ((rc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY], &cur)) != 0)
+    if ((rc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY_IX], &cur)) != 0)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     rc = version_at(st, cur, p, kl + 2, seq, &f, err);
     if (rc == 1)
@@ -292,7 +334,7 @@ int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind
     char key[KEY_MAX + 1];
     int rc = 0, mrc;
 
-    if ((mrc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY], &cur)) != 0)
+    if ((mrc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY_IX], &cur)) != 0)
         return store__mdb_err(st, mrc, err, "cannot open a cursor");
     /* from one object to the next: seek past the current one's versions ("key\0" < "key\1") */
     p[0] = 0;
@@ -493,6 +535,7 @@ static int find_cut(MDB_cursor *cur, const unsigned char *p, size_t plen, uint64
                             : rc;
     for (; rc == 0 && same_object(&k, p, plen); rc = mdb_cursor_get(cur, &k, &v, MDB_PREV)) {
         char op = v.mv_size ? ((const char *)v.mv_data)[0] : 'D';
+        op = op == 'p' ? 'P' : op == 'b' ? 'B' : op;
         if (op == 'P' || op == 'D') {
             memcpy(cut->key, k.mv_data, k.mv_size);
             cut->len = k.mv_size;
@@ -510,7 +553,7 @@ int store__history_prune(MDB_txn *txn, uint64_t keep, uint64_t *deleted, struct 
     MDB_val k, v;
     unsigned char p[1 + KEY_MAX + 1];
     struct cut cut;
-    int rc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY], &cur);
+    int rc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY_IX], &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     *deleted = 0;
@@ -529,6 +572,13 @@ int store__history_prune(MDB_txn *txn, uint64_t keep, uint64_t *deleted, struct 
             int c = memcmp(k.mv_data, cut.key, cut.len);
             if (c > 0 || (c == 0 && !cut.inclusive))
                 break;
+            char op = v.mv_size ? ((const char *)v.mv_data)[0] : 'D';
+            if (v.mv_size == 1 + LOGKEY && (op == 'P' || op == 'B')) { /* its payload */
+                MDB_val lk = {LOGKEY, (char *)v.mv_data + 1};
+                rc = mdb_del(txn, st->dbi[DBI_HISTORY], &lk, NULL);
+                if (rc && rc != MDB_NOTFOUND)
+                    break;
+            }
             if ((rc = mdb_cursor_del(cur, 0)) != 0)
                 break;
             ++*deleted;

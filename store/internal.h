@@ -40,6 +40,7 @@ enum store_dbi {
     DBI_META,
     DBI_AUDIT,
     DBI_HISTORY,
+    DBI_HISTORY_IX,
     DBI_COUNT
 };
 
@@ -71,6 +72,11 @@ struct store {
     uint64_t hist_txn;
     uint32_t hist_n;
     unsigned char *hist_pend; /* keys written by hist_txn: [2-byte length][key]... */
+    /* The audit head as head_txn sees it: set by store_audit_append and history.c, cleared
+     * whenever any write transaction ends (txn.c), so a stale or reused handle never
+     * matches. Only the writer touches it. */
+    MDB_txn *head_txn;
+    uint64_t head_seq;
     size_t hist_pend_len, hist_pend_cap;
 
     /* Serialization scratch for the writer (see above). */

@@ -222,6 +222,8 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
 
 static void finish(struct store *st, enum txn_class cls)
 {
+    if (cls != TXN_READ) /* the writer's cached audit head belonged to that handle */
+        st->head_txn = NULL;
     if (cls == TXN_CHILD)
         return;
     unlock_shared(st);

@@ -241,12 +241,17 @@ START_TEST(test_store_history_seq_at_time)
 }
 END_TEST
 
-static int count_versions(MDB_txn *txn)
+static int count_entries(MDB_txn *txn, enum store_dbi dbi)
 {
     struct store *s = store__of(txn);
     MDB_stat ms;
-    ck_assert_int_eq(mdb_stat(txn, s->dbi[DBI_HISTORY], &ms), 0);
+    ck_assert_int_eq(mdb_stat(txn, s->dbi[dbi], &ms), 0);
     return (int)ms.ms_entries;
+}
+
+static int count_versions(MDB_txn *txn)
+{
+    return count_entries(txn, DBI_HISTORY_IX);
 }
 
 /* Pruning keeps what a question at a kept record needs, and nothing before it. */
@@ -263,11 +268,21 @@ START_TEST(test_store_history_pruned)
     struct point pts[4];
     for (int i = 0; i < 6; i++) {
         txn = store_util_begin(st, STORE_WRITE);
+        /* big enough for the log (small payloads stay in the index entry) */
+        char note[400];
+        memset(note, 'x', sizeof(note) - 1);
+        note[sizeof(note) - 1] = '\0';
         json_t *p = store_util_pod("ns", "x", NULL, NULL, NULL);
         json_object_set_new(json_object_get(p, "metadata"), "labels", json_pack("{s:i}", "v", i));
+        json_object_set_new(json_object_get(p, "metadata"), "annotations",
+                            json_pack("{s:s}", "note", note));
         store_util_put(txn, MODEL_POD, p);
-        if (i == 0)
-            store_util_put(txn, MODEL_POD, store_util_pod("ns", "gone", NULL, NULL, NULL));
+        if (i == 0) {
+            json_t *g = store_util_pod("ns", "gone", NULL, NULL, NULL);
+            json_object_set_new(json_object_get(g, "metadata"), "annotations",
+                                json_pack("{s:s}", "note", note));
+            store_util_put(txn, MODEL_POD, g);
+        }
         if (i == 1)
             ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/gone", NULL, &err), 0);
         audit(txn, "step");
@@ -277,12 +292,14 @@ START_TEST(test_store_history_pruned)
     }
     uint64_t deleted = 0;
     txn = store_util_begin(st, STORE_WRITE);
-    int before = count_versions(txn);
-    ck_assert_int_eq(before, 6 + 2); /* x six times, gone put and deleted */
+    int before = count_versions(txn), payloads = count_entries(txn, DBI_HISTORY);
+    ck_assert_int_eq(payloads, 6 + 1); /* a delete has no payload */
+    ck_assert_int_eq(before, 6 + 2);   /* x six times, gone put and deleted */
     ck_assert_int_eq(store__history_prune(txn, pts[0].seq, &deleted, &err), 0);
     /* x: the versions of records 1..3 go (4's is the one at pts[0]); gone: both go */
     ck_assert_int_eq(deleted, 3 + 2);
     ck_assert_int_eq(count_versions(txn), before - 5);
+    ck_assert_int_eq(count_entries(txn, DBI_HISTORY), payloads - 4); /* and their payloads */
     store_util_commit(&txn);
     check_points(pts, 3); /* what can still be asked is answered as before */
     /* the versions before the first kept record are gone, but one */
