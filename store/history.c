@@ -112,7 +112,7 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
         memcpy(ival + 1, data, len);
         ilen = 1 + len;
     } else {
-        /* reserve, then copy: data may point into st->buf, which mdb_put does not touch */
+        /* reserve, then copy: data may point into the writer's scratch buffer */
         MDB_val lk = {LOGKEY, ival + 1}, lv = {len, NULL};
         rc = mdb_put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
         if (rc == MDB_KEYEXIST) /* not past the last key: cannot happen, but never fail */
@@ -134,6 +134,8 @@ int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op,
                        size_t len, struct err *err)
 {
     struct store *st = store__of(txn);
+    if (store__dry_of(txn)) /* a what-if's writes are no history (store_dry_begin) */
+        return 0;
     if (st->head_txn != txn) { /* the head as this transaction sees it (internal.h) */
         struct store__head h;
         int rc = store__audit_head(txn, &h, err);
@@ -185,7 +187,8 @@ int store__history_settle(MDB_txn *txn, struct err *err)
 int store__history_doc(MDB_txn *txn, enum store_db db, const char *key, char op, const void *data,
                        size_t len, struct err *err)
 {
-    if (db != STORE_DB_WHY) /* the ledger keeps its own history; mirror state needs none */
+    if (db != STORE_DB_WHY || store__dry_of(txn)) /* the ledger keeps its own history; mirror
+                                                   state and what-ifs need none */
         return 0;
     return store__history_add(txn, doc_byte(db), key, op, data, len, err);
 }
