@@ -120,6 +120,48 @@ START_TEST(test_api_state_why_as_it_was)
 }
 END_TEST
 
+/* Jobs failing alike share one stored why (a class record, why_class.c): the why of one of
+ * them at a record is its whole document then, equal to the live one while nothing changed. */
+START_TEST(test_api_state_why_of_a_class_record)
+{
+    api_util_settle(&md, NULL);
+    char body[2048];
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        n += snprintf(body + n, sizeof(body) - (size_t)n,
+                      "%s{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"big-%d\","
+                      "\"namespace\":\"team\"},\"spec\":{\"containers\":[{\"name\":\"m\","
+                      "\"resources\":{\"requests\":{\"nvidia.com/gpu\":\"16\"}}}]}}",
+                      i ? "," : "[", i);
+    snprintf(body + n, sizeof(body) - (size_t)n, "]");
+    json_decref(api_util_call(&md, "POST", "/api/v1/manifests", body, api_util_json, 201));
+    json_int_t seq = api_util_settle(&md, NULL);
+    json_decref(api_util_call(&md, "POST", "/api/v1/cycles", "{}", api_util_json, 200));
+    char path[160];
+    int shared = 0;
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof(path), "/api/v1/jobs/team/big-%d/why?seq=%lld", i, (long long)seq);
+        json_t *then = get(path, 200);
+        snprintf(path, sizeof(path), "/api/v1/jobs/team/big-%d/why", i);
+        json_t *now = get(path, 200);
+        ck_assert_ptr_null(json_object_get(then, "classRecord")); /* completed */
+        json_t *tp = json_object_get(then, "primary"), *np = json_object_get(now, "primary");
+        ck_assert_str_eq(json_string_value(json_object_get(tp, "code")),
+                         json_string_value(json_object_get(np, "code")));
+        ck_assert_str_eq(json_string_value(json_object_get(tp, "message")),
+                         json_string_value(json_object_get(np, "message")));
+        char want[32];
+        snprintf(want, sizeof(want), "team/big-%d", i);
+        ck_assert_str_eq(json_string_value(json_object_get(then, "job")), want);
+        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(tp, "message")), "nodes"));
+        json_decref(then);
+        json_decref(now);
+        shared++;
+    }
+    ck_assert_int_eq(shared, 4);
+}
+END_TEST
+
 static void bad(const char *path, const char *field, const char *words)
 {
     json_t *e = get(path, 400);
@@ -155,6 +197,7 @@ int main(void)
     tcase_add_test(tc, test_api_state_as_it_was);
     tcase_add_test(tc, test_api_state_why_as_it_was);
     tcase_add_test(tc, test_api_state_bad_times);
+    tcase_add_test(tc, test_api_state_why_of_a_class_record);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
