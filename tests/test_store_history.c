@@ -312,10 +312,60 @@ START_TEST(test_store_history_pruned)
 }
 END_TEST
 
+/* A store written before history was kept (its history databases empty, no history_base):
+ * opening it makes what it holds the first versions, at its head, and questions before
+ * that record are refused by first_seq. */
+START_TEST(test_store_history_seeded_at_open)
+{
+    struct err err = ERR_INIT;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    store_util_put(txn, MODEL_NODE, store_util_node("n1"));
+    store_util_put(txn, MODEL_POD, store_util_pod("ns", "a", NULL, "g", NULL));
+    audit(txn, "one");
+    audit(txn, "two");
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_pod_bind(txn, "ns/a", "n1", "2026-11-27T10:00:00Z", &err), 0);
+    json_t *doc = json_pack("{s:s}", "primary", "Placed");
+    ck_assert_int_eq(store_doc_put(txn, STORE_DB_WHY, "ns/a", doc, &err), 0);
+    json_decref(doc);
+    audit(txn, "three");
+    /* forget history, as a store of an older musterd has none */
+    struct store *s = store__of(txn);
+    MDB_val k = {strlen("history_base"), "history_base"};
+    ck_assert_int_eq(mdb_drop(txn, s->dbi[DBI_HISTORY], 0), 0);
+    ck_assert_int_eq(mdb_drop(txn, s->dbi[DBI_HISTORY_IX], 0), 0);
+    ck_assert_int_eq(mdb_del(txn, s->dbi[DBI_META], &k, NULL), 0);
+    store_util_commit(&txn);
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_NONE);
+
+    struct point now;
+    take(&now);
+    ck_assert_int_eq(now.seq, 3);
+    txn = store_util_begin(st, STORE_READ);
+    uint64_t first = 0;
+    ck_assert_int_eq(store_history_first_seq(txn, &first, &err), 0);
+    ck_assert_int_eq(first, 3);
+    /* the binding record came along: the pod reads bound, as store_get has it */
+    json_t *pod = NULL;
+    ck_assert_int_eq(store_history_get_at(txn, MODEL_POD, "ns/a", 3, &pod, &err), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName")),
+                     "n1");
+    json_decref(pod);
+    ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_WHY, "ns/a", 3, &doc, &err), 0);
+    json_decref(doc);
+    store_txn_abort(&txn);
+    check_points(&now, 1);
+    json_decref(now.live);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *tests[] = {test_store_history_each_at_equals_live,
-                            test_store_history_get_and_why_docs, test_store_history_seq_at_time,
-                            test_store_history_pruned, NULL};
+    const TTest *tests[] = {
+        test_store_history_each_at_equals_live, test_store_history_get_and_why_docs,
+        test_store_history_seq_at_time,         test_store_history_pruned,
+        test_store_history_seeded_at_open,      NULL};
     return check_run(store_util_suite("store_history", &dir, &st, tests));
 }
