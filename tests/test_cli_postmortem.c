@@ -212,6 +212,65 @@ START_TEST(test_cli_postmortem_preemptor_and_timeline_check)
 }
 END_TEST
 
+/* The seq of the first "preempted" record (the demo's preemption). */
+static long long first_preempted(void)
+{
+    struct cli_result r;
+    run_ok(&r, ARGS("audit", "export", "--kind", "preempted", "--limit", "1"));
+    json_t *rec = json_loads(r.out, JSON_DISABLE_EOF_CHECK, NULL);
+    ck_assert_ptr_nonnull(rec);
+    long long seq = (long long)json_integer_value(json_object_get(rec, "seq"));
+    json_decref(rec);
+    cli_result_release(&r);
+    return seq;
+}
+
+/* get --at/--seq and why --seq: the cluster and the why just before and after the preemption */
+START_TEST(test_cli_postmortem_get_and_why_as_they_were)
+{
+    struct cli_result r;
+    char before[32], after[32];
+    long long p = first_preempted();
+    snprintf(before, sizeof(before), "%lld", p - 1);
+    snprintf(after, sizeof(after), "%lld", p);
+    run_ok(&r, ARGS("get", "jobs", "-n", "batch", "--seq", before));
+    ck_assert_ptr_nonnull(strstr(r.out, "# as of audit record "));
+    ck_assert_msg(strstr(r.out, "batch/etl-a   Running"), "%s", r.out);
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "jobs", "-n", "batch", "--seq", after));
+    ck_assert_msg(strstr(r.out, "batch/etl-a   Preempted"), "%s", r.out);
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-n", "batch", "--seq", after, "-o", "json"));
+    json_t *doc = json_loads(r.out, 0, NULL), *x;
+    size_t i;
+    int terminating = 0;
+    json_array_foreach(json_object_get(doc, "items"), i, x) terminating +=
+        !strcmp(s_of(x, "job"), "batch/etl-a") && json_is_true(json_object_get(x, "deleting"));
+    ck_assert_int_eq(terminating, 8);
+    json_decref(doc);
+    cli_result_release(&r);
+    run_ok(&r, ARGS("why", "batch/etl-a", "--seq", after));
+    ck_assert_msg(strstr(r.out, "PreemptedBy: preempted by prod/urgent-finetune"), "%s", r.out);
+    cli_result_release(&r);
+    /* bad values: exit 2 before anything is sent; a time in the future: musterd's 400 */
+    cli_run(env, NULL, ARGS("get", "jobs", "--at", "noon"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--at 'noon' is not an RFC 3339 time"));
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("why", "batch/etl-a", "--at", "2026-01-01T00:00:00Z", "--seq", "3"),
+            &r);
+    ck_assert_int_eq(r.status, 2);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("get", "queues", "--seq", "3"), &r);
+    ck_assert_int_eq(r.status, 2);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("get", "nodes", "--at", "2999-01-01T00:00:00Z"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "is in the future"));
+    cli_result_release(&r);
+}
+END_TEST
+
 static void refused(const char *const *args, int status, const char *words)
 {
     struct cli_result r;
@@ -250,6 +309,7 @@ int main(void)
     tcase_add_test(tc, test_cli_postmortem_victim_bundle);
     tcase_add_test(tc, test_cli_postmortem_preemptor_and_timeline_check);
     tcase_add_test(tc, test_cli_postmortem_bad_input);
+    tcase_add_test(tc, test_cli_postmortem_get_and_why_as_they_were);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

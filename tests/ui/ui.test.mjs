@@ -371,4 +371,3 @@ test('queues page shows the demo queues, the hierarchy and their jobs', async ()
   await page.waitForSelector('ul.qjobs.pending a[href="#/jobs/lab/hparam-sweep"]');
   await finish(page, 'queues-demo');
 });
-
