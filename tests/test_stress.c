@@ -527,7 +527,7 @@ static void run_seed(unsigned seed, int steps)
             fprintf(stderr, "[%u/%d] %ld pods\n", w.seed, w.step, pod_count(&w));
         w.now += 200 + rnd(&w, rnd(&w, 4) ? 3000 : 40000);
         run_cycle(&w);
-        if (w.step % 23 == 0 && nthen < 16) {
+        if (w.step % 40 == 0 && nthen < 16) {
             struct err err = ERR_INIT;
             MDB_txn *txn = store_util_begin(w.u.st, STORE_READ);
             ck_assert_int_eq(store_audit_last_seq(txn, &then[nthen].seq, &err), 0);
