@@ -124,8 +124,13 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
                                      .cycle = (int64_t)c->cycle,
                                      .pods = pods,
                                      .npods = n};
+        json_t *rec = sched_outbox_encode(&r);
+        if (c->backfill) /* the placement took nodes reserved for others (cycle_reserve.c) */
+            json_object_set(rec, "backfill", c->backfill);
         if (rc == 0)
-            rc = sched__audit_append(c, sched_outbox_encode(&r), NULL, err);
+            rc = sched__audit_append(c, rec, NULL, err);
+        else
+            json_decref(rec);
     }
     free(done);
     free(pods);
@@ -142,6 +147,19 @@ int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n
         json_pack("{s:s,s:s,s:I,s:o}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING), "job",
                   c->v->jobs[job].id, "cycle", (json_int_t)c->cycle, "pods", keys),
         NULL, err);
+}
+
+int sched__audit_deadline(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(keys, json_string(c->v->pods[pods[i]].key));
+    return sched__audit_append(c,
+                               json_pack("{s:s,s:s,s:I,s:o,s:s}", "kind",
+                                         store_audit_kind_name(STORE_AUDIT_DEADLINE_EXCEEDED),
+                                         "job", c->v->jobs[job].id, "cycle", (json_int_t)c->cycle,
+                                         "pods", keys, "reason", MODEL_REASON_DEADLINE_EXCEEDED),
+                               NULL, err);
 }
 
 int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
