@@ -26,9 +26,9 @@ static int audit_export(struct cli *cli)
     char *path = NULL;
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
-        cli__flag(cli, "filename") || cli__flag(cli, "before"))
-        return cli__usage_error(
-            cli, "audit export does not take --key, --retired-keys, --witness, -f or --before");
+        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "bundle"))
+        return cli__usage_error(cli, "audit export does not take --key, --retired-keys, "
+                                     "--witness, -f, --before or --bundle");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
@@ -185,6 +185,10 @@ static int audit_verify(struct cli *cli)
     json_t *v = NULL;
     char *path = xstrdup("/api/v1/audit/verify");
     int rc = CLI_EXIT_OK;
+    if (cli__flag(cli, "bundle")) {
+        free(path);
+        return cli__bundle_verify(cli);
+    }
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
         cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);

@@ -39,6 +39,8 @@ static const struct {
     [DBI_RESERVATIONS] = {"reservations", 0},
     [DBI_META] = {"meta", 0},
     [DBI_AUDIT] = {"audit", 0},
+    [DBI_HISTORY] = {"history", 0},
+    [DBI_HISTORY_IX] = {"history_ix", 0},
 };
 
 static int mkdir_p(const char *dir, struct err *err)
@@ -122,6 +124,8 @@ static int open_dbs(struct store *st, struct err *err)
         }
     }
     rc = check_schema(st, txn, err);
+    if (rc == 0)
+        rc = store__history_open(txn, err);
     if (rc < 0) {
         mdb_txn_abort(txn);
         return rc;
@@ -205,6 +209,7 @@ void store_close(struct store *st)
     pthread_rwlock_destroy(&st->grow_lock);
     pthread_mutex_destroy(&st->child_mu);
     free(st->scratch.buf);
+    free(st->hist_pend);
     free(st->dir);
     free(st);
 }

@@ -670,8 +670,25 @@ START_TEST(test_cli_preemptions_and_topology_tables)
     run_ok(&r, NULL, ARGS("preemptions"));
     expect_line(
         r.out, 0,
-        "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN PDB VIOLATIONS NODES BOUND LATENCY");
+        "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN PDB VIOLATIONS NODES ROOM FROM BOUND "
+        "LATENCY");
     ck_assert_int_eq(count_lines(r.out), (int)n + 1);
+    /* the entry that evicted nothing names whose room it took (roomFrom) */
+    size_t k, took = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(ledger, "items"), k, x)
+    {
+        json_t *from = json_array_get(json_object_get(x, "roomFrom"), 0);
+        if (!from)
+            continue;
+        took++;
+        char *cell =
+            xasprintf(" #%lld %s ", (long long)json_integer_value(json_object_get(from, "ledger")),
+                      json_string_value(json_object_get(from, "preemptor")));
+        ck_assert_msg(strstr(r.out, cell), "no '%s' in\n%s", cell, r.out);
+        free(cell);
+    }
+    ck_assert_msg(took > 0, "the demo's vision/resnet takes room prod/urgent-finetune freed");
     json_t *e = json_array_get(json_object_get(ledger, "items"), 0);
     char *want = xasprintf(
         "%lld %lld %s %s %lld ", (long long)json_integer_value(json_object_get(e, "id")),
@@ -681,6 +698,29 @@ START_TEST(test_cli_preemptions_and_topology_tables)
         (long long)json_integer_value(json_object_get(json_object_get(e, "cost"), "pods")));
     expect_line(r.out, 1, want);
     free(want);
+    cli_result_release(&r);
+    /* and the victim whose room it took says so */
+    run_ok(&r, NULL, ARGS("why", "batch/etl-a"));
+    ck_assert_msg(strstr(r.out, "RoomTakenBy: vision/resnet took the room of 4 of its pods"), "%s",
+                  r.out);
+    cli_result_release(&r);
+    /* audit export --job: every record naming the job in any role, here as preemptor */
+    run_ok(&r, NULL, ARGS("audit", "export", "--job", "prod/urgent-finetune"));
+    int as_preemptor = 0, as_job = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        ck_assert_ptr_nonnull(rec);
+        const char *job = json_string_value(json_object_get(rec, "job")),
+                   *pre = json_string_value(json_object_get(rec, "preemptor"));
+        int is_job = job && !strcmp(job, "prod/urgent-finetune"),
+            is_pre = pre && !strcmp(pre, "prod/urgent-finetune") && !is_job;
+        as_job += is_job;
+        as_preemptor += is_pre;
+        ck_assert_msg(is_job || is_pre, "a record that does not name the job: %s", line);
+        json_decref(rec);
+    }
+    ck_assert_int_gt(as_job, 0);
+    ck_assert_int_eq(as_preemptor, 5); /* batch/etl-a and the four notebooks */
     cli_result_release(&r);
     run_ok(&r, NULL, ARGS("preemptions", "--victim", "batch/etl-a"));
     ck_assert_msg(count_lines(r.out) >= 2 && has_line(r.out, "ID CYCLE"), "%s", r.out);
