@@ -251,21 +251,20 @@ int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err
  * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
  * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
  * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
- * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as sched_apply would,
- * the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in that
- * order. *out (new):
+ * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as
+ * sched_apply would, the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in
+ * that order. *out (new):
  *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,
  *    "changes": [sched_apply's results, then {"kind","name","action":"deleted"}],
  *    "cycle": the cycle's summary (sched_cycle),
  *    "jobs": [per job of m's pods and PodGroups: sched_job's document with "why" (sched_why)
  *             and "wouldPlace" (Scheduled or Running after the cycle)],
  *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
- *             jobs whose state the changes and the cycle changed (placed before and not after; the reverse;
- *             any other change but Pending, Unschedulable and TimedOut among themselves:
- *             a view loaded afresh calls a job Pending until a cycle tries it),
- *    "preemptions": the ledger entries the cycle made (sched_preemptions),
- *    "records": the audit records it would have appended, the changes' among them}.
- * Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
+ *             jobs whose state the changes and the cycle changed (placed before and not after; the
+ * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a view loaded
+ * afresh calls a job Pending until a cycle tries it), "preemptions": the ledger entries the cycle
+ * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
+ * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
  * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */
 struct sched_whatif_drop {
     enum model_kind kind;
@@ -280,6 +279,25 @@ struct sched_whatif {
 };
 int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms, json_t **out,
                  struct err *err);
+
+/* Writes a "started" audit record (musterd calls it once it opened the store): the view was
+ * rebuilt from the store, so the scheduler's memory (which jobs wait for what, sched__wait_*)
+ * starts afresh here, which the replay check does again at this record. {"kind", "cycle":
+ * the last cycle, "clockMs": now_ms}. Returns 0 or the store's error. */
+int sched_started(struct sched *s, int64_t now_ms, struct err *err);
+
+/* The replay check (replay.c, docs/postmortem.md "Replay"): the scheduler run again from
+ * the store as it was at audit record `from` (the object history) over the inputs recorded
+ * after it up to `to` (0: the last record), every cycle's decisions compared with the log's.
+ * A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
+ * live store in one read transaction and never takes s's lock; works in a scratch store of
+ * its own under $TMPDIR, removed after. *out (new): {"from", "to", "ok": no difference,
+ * "cycles": replayed, "decisions": logged decisions compared, "inputs": applies and
+ * deletes replayed, "differences": n, "cyclesDiffering": [{"cycle", "seq", "logged",
+ * "replayed": the decisions (kind, job, object, pods, nodes, preemptor) as sorted
+ * canonical JSON strings}]}. Returns 0, ERR_INVALID ("from" before the history kept, a
+ * range outside the log; field from / to), ERR_STORE, ERR_IO. */
+int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err);
 
 /* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
  * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
