@@ -785,60 +785,61 @@ START_TEST(test_cli_whatif_on_the_demo)
     json_decref(after);
     free(nodes);
     free(probe);
+}
+END_TEST
 
-    /* `muster audit replay` on the demo: the preemptions, evictions and placements of its
-     * cycles, run again from the first record, agree with the log; bad ranges are refused. */
-    START_TEST(test_cli_audit_replay_on_the_demo)
-    {
-        struct cli_result r;
-        apply_demo(2);
-        run_ok(&r, NULL, ARGS("audit", "replay", "--from", "1"));
-        ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
-        cli_result_release(&r);
-        json_t *rep = run_json(ARGS("audit", "replay", "--from", "1", "-o", "json"));
-        ck_assert(json_is_true(json_object_get(rep, "ok")));
-        ck_assert_int_ge(json_integer_value(json_object_get(rep, "cycles")), 3);
-        ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 5);
-        json_decref(rep);
-        cli_run(env, NULL, ARGS("audit", "replay"), &r);
-        ck_assert_int_eq(r.status, 2);
-        ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
-        cli_result_release(&r);
-        cli_run(env, NULL, ARGS("audit", "replay", "--from", "1", "--to", "99999999"), &r);
-        ck_assert_int_eq(r.status, 1);
-        ck_assert_msg(strstr(r.err, "not a range of the log"), "%s", r.err);
-        cli_result_release(&r);
-    }
-    END_TEST
+/* `muster audit replay` on the demo: the preemptions, evictions and placements of its
+ * cycles, run again from the first record, agree with the log; bad ranges are refused. */
+START_TEST(test_cli_audit_replay_on_the_demo)
+{
+    struct cli_result r;
+    apply_demo(2);
+    run_ok(&r, NULL, ARGS("audit", "replay", "--from", "1"));
+    ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
+    cli_result_release(&r);
+    json_t *rep = run_json(ARGS("audit", "replay", "--from", "1", "-o", "json"));
+    ck_assert(json_is_true(json_object_get(rep, "ok")));
+    ck_assert_int_ge(json_integer_value(json_object_get(rep, "cycles")), 3);
+    ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 5);
+    json_decref(rep);
+    cli_run(env, NULL, ARGS("audit", "replay"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("audit", "replay", "--from", "1", "--to", "99999999"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "not a range of the log"), "%s", r.err);
+    cli_result_release(&r);
+}
+END_TEST
 
-    int main(void)
-    {
-        Suite *s = suite_create("cli_server");
-        TCase *tc = tcase_create("musterd");
-        tcase_set_timeout(tc, 120);
-        cli_fixture_use(&d, env);
-        tcase_add_checked_fixture(tc, cli_fixture_setup, cli_fixture_teardown);
-        tcase_add_test(tc, test_cli_apply_file_and_stdin);
-        tcase_add_test(tc, test_cli_apply_ndjson_file);
-        tcase_add_test(tc, test_cli_apply_validate);
-        tcase_add_test(tc, test_cli_get_tables);
-        tcase_add_test(tc, test_cli_output_json_and_yaml);
-        tcase_add_test(tc, test_cli_delete_and_not_found);
-        tcase_add_test(tc, test_cli_invalid_manifest_lists_every_error);
-        tcase_add_test(tc, test_cli_token_required);
-        tcase_add_test(tc, test_cli_audit_export_and_verify);
-        tcase_add_test(tc, test_cli_audit_verify_broken_chain);
-        tcase_add_test(tc, test_cli_cycle_why_describe);
-        TCase *demo_tc = tcase_create("demo");
-        tcase_set_timeout(demo_tc, 60);
-        tcase_add_checked_fixture(demo_tc, demo_setup, demo_teardown);
-        tcase_add_test(demo_tc, test_cli_why_topology_and_preemption_parts);
-        tcase_add_test(demo_tc, test_cli_demo_why_never_misleads);
-        tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
-        tcase_add_test(demo_tc, test_cli_whatif_on_the_demo);
-
-        tcase_add_test(demo_tc, test_cli_audit_replay_on_the_demo);
-        suite_add_tcase(s, demo_tc);
-        suite_add_tcase(s, tc);
-        return check_run(s);
-    }
+int main(void)
+{
+    Suite *s = suite_create("cli_server");
+    TCase *tc = tcase_create("musterd");
+    tcase_set_timeout(tc, 120);
+    cli_fixture_use(&d, env);
+    tcase_add_checked_fixture(tc, cli_fixture_setup, cli_fixture_teardown);
+    tcase_add_test(tc, test_cli_apply_file_and_stdin);
+    tcase_add_test(tc, test_cli_apply_ndjson_file);
+    tcase_add_test(tc, test_cli_apply_validate);
+    tcase_add_test(tc, test_cli_get_tables);
+    tcase_add_test(tc, test_cli_output_json_and_yaml);
+    tcase_add_test(tc, test_cli_delete_and_not_found);
+    tcase_add_test(tc, test_cli_invalid_manifest_lists_every_error);
+    tcase_add_test(tc, test_cli_token_required);
+    tcase_add_test(tc, test_cli_audit_export_and_verify);
+    tcase_add_test(tc, test_cli_audit_verify_broken_chain);
+    tcase_add_test(tc, test_cli_cycle_why_describe);
+    TCase *demo_tc = tcase_create("demo");
+    tcase_set_timeout(demo_tc, 60);
+    tcase_add_checked_fixture(demo_tc, demo_setup, demo_teardown);
+    tcase_add_test(demo_tc, test_cli_why_topology_and_preemption_parts);
+    tcase_add_test(demo_tc, test_cli_demo_why_never_misleads);
+    tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
+    tcase_add_test(demo_tc, test_cli_whatif_on_the_demo);
+    tcase_add_test(demo_tc, test_cli_audit_replay_on_the_demo);
+    suite_add_tcase(s, demo_tc);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}
