@@ -763,6 +763,10 @@ START_TEST(test_cli_whatif_on_the_demo)
     ck_assert_msg(has_line(r.out, "training/probe Pipelined no nominated"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "Preemptions it would make:\n  training/probe preempts "), "%s",
                   r.out);
+    /* it evicts nothing: the ledger names whose preemption frees the room it takes */
+    ck_assert_msg(strstr(r.out, "preempts nothing; takes the room prod/urgent-finetune's "
+                                "preemption frees (batch/etl-a"),
+                  "%s", r.out);
     /* the room it takes is vision/resnet's, nominated to a lower priority (50 < 200) */
     ck_assert_msg(has_line(r.out, "changed vision/resnet: Pipelined ->"), "%s", r.out);
     cli_result_release(&r);
