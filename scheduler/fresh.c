@@ -1,6 +1,6 @@
 /*
  * fresh.c - a view loaded afresh made to wait as the live one did: what a what-if
- * (whatif.c) and the replay check (replay.c) do to the scheduler they open, so that their
+ * (whatif.c) and the replay check (audit_replay.c) do to the scheduler they open, so that their
  * cycles try what the live cycle would.
  */
 #include "core.h"

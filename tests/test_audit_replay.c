@@ -1,4 +1,4 @@
-/* test_replay.c - the replay check (sched_replay): the scheduler run again from the store
+/* test_audit_replay.c - the replay check (sched_replay): the scheduler run again from the store
  * at one audit record over the inputs recorded after it decides as the log says, through
  * preemptions, evictions after the grace period, deletions and re-applies; a logged
  * decision altered by hand is found and named; bad ranges are refused naming the
@@ -153,5 +153,5 @@ int main(void)
 {
     const TTest *tests[] = {test_replay_agrees_with_the_log, test_replay_finds_an_altered_decision,
                             test_replay_bad_ranges, NULL};
-    return check_run(check_suite("replay", NULL, NULL, tests));
+    return check_run(check_suite("audit_replay", NULL, NULL, tests));
 }

@@ -1,5 +1,5 @@
 /*
- * replay.c - the replay check (docs/postmortem.md, "Replay"): the scheduler run again from
+ * audit_replay.c - the replay check (docs/postmortem.md, "Replay"): the scheduler run again from
  * the store as it was at one audit record over the inputs the log recorded after it, each
  * cycle's decisions compared with the ones the log holds.
  *
