@@ -1,7 +1,7 @@
 /*
- * audit_replay.c - the replay check (docs/postmortem.md, "Replay"): the scheduler run again from
- * the store as it was at one audit record over the inputs the log recorded after it, each
- * cycle's decisions compared with the ones the log holds.
+ * audit_replay.c - the replay check (docs/api.md, "GET /api/v1/audit/replay"): the scheduler run
+ * again from the store as it was at one audit record over the inputs the log recorded after it,
+ * each cycle's decisions compared with the ones the log holds.
  *
  * The store at `from` (its objects and why documents, from the object history, store.h)
  * is written into a scratch store of its own, and a scheduler is opened on it. Then the

@@ -286,10 +286,10 @@ int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms,
  * the last cycle, "clockMs": now_ms}. Returns 0 or the store's error. */
 int sched_started(struct sched *s, int64_t now_ms, struct err *err);
 
-/* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run again from
- * the store as it was at audit record `from` (the object history) over the inputs recorded
- * after it up to `to` (0: the last record), every cycle's decisions compared with the log's.
- * A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
+/* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run
+ * again from the store as it was at audit record `from` (the object history) over the inputs
+ * recorded after it up to `to` (0: the last record), every cycle's decisions compared with the
+ * log's. A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
  * live store in one read transaction and never takes s's lock; works in a scratch store of
  * its own under $TMPDIR, removed after. *out (new): {"from", "to", "ok": no difference,
  * "cycles": replayed, "decisions": logged decisions compared, "inputs": applies and
