@@ -113,7 +113,10 @@ static const struct command commands[] = {
      "                                       verify a post-mortem bundle offline: its audit\n"
      "                                       range's chain and that its timeline is of it\n"
      "  audit prune --before SEQ             delete the records before the newest signed\n"
-     "                                       checkpoint at or before SEQ (export them first)\n"},
+     "                                       checkpoint at or before SEQ (export them first)\n"
+     "  audit replay --from SEQ [--to SEQ]   run the scheduler again from the store at SEQ over\n"
+     "                                       the recorded inputs; any cycle that decides\n"
+     "                                       otherwise than the log is listed (exit 1)\n"},
     {"postmortem", cli__cmd_postmortem, ",job,since,until,", ",dir,",
      "  postmortem --job NS/NAME [--since T] [--until T] -o DIR\n"
      "                                       a job's whole story as a bundle: timeline\n"

@@ -295,6 +295,25 @@ struct sched_whatif {
 int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms, json_t **out,
                  struct err *err);
 
+/* Writes a "started" audit record (musterd calls it once it opened the store): the view was
+ * rebuilt from the store, so the scheduler's memory (which jobs wait for what, sched__wait_*)
+ * starts afresh here, which the replay check does again at this record. {"kind", "cycle":
+ * the last cycle, "clockMs": now_ms}. Returns 0 or the store's error. */
+int sched_started(struct sched *s, int64_t now_ms, struct err *err);
+
+/* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run
+ * again from the store as it was at audit record `from` (the object history) over the inputs
+ * recorded after it up to `to` (0: the last record), every cycle's decisions compared with the
+ * log's. A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
+ * live store in one read transaction and never takes s's lock; works in a scratch store of
+ * its own under $TMPDIR, removed after. *out (new): {"from", "to", "ok": no difference,
+ * "cycles": replayed, "decisions": logged decisions compared, "inputs": applies and
+ * deletes replayed, "differences": n, "cyclesDiffering": [{"cycle", "seq", "logged",
+ * "replayed": the decisions (kind, job, object, pods, nodes, preemptor) as sorted
+ * canonical JSON strings}]}. Returns 0, ERR_INVALID ("from" before the history kept, a
+ * range outside the log; field from / to), ERR_STORE, ERR_IO. */
+int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err);
+
 /* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
  * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
  * every entry point that takes the lock waits until then. New; never NULL. */

@@ -187,8 +187,7 @@ int store__history_settle(MDB_txn *txn, struct err *err)
 int store__history_doc(MDB_txn *txn, enum store_db db, const char *key, char op, const void *data,
                        size_t len, struct err *err)
 {
-    if (db != STORE_DB_WHY || store__dry_of(txn)) /* the ledger keeps its own history; mirror
-                                                   state and what-ifs need none */
+    if (db == STORE_DB_MIRROR || store__dry_of(txn)) /* mirror state and what-ifs need none */
         return 0;
     return store__history_add(txn, doc_byte(db), key, op, data, len, err);
 }
@@ -320,15 +319,17 @@ int store_history_get_at(MDB_txn *txn, enum model_kind kind, const char *key, ui
 int store_history_doc_at(MDB_txn *txn, enum store_db db, const char *key, uint64_t seq,
                          json_t **out, struct err *err)
 {
-    if (db != STORE_DB_WHY) {
+    if (db != STORE_DB_WHY && db != STORE_DB_PREEMPTIONS) {
         *out = NULL;
         return err_set(err, ERR_INVALID, "document database %d keeps no history", (int)db);
     }
     return get_at(txn, doc_byte(db), key, seq, out, err);
 }
 
-int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind_obj_fn fn,
-                          void *ctx, struct err *err)
+/* Every object (or document) whose kind byte is in [lo, hi] and, for an object, in kinds,
+ * that existed at seq: fn(ctx, kind byte, key, obj). */
+static int each_at(MDB_txn *txn, uint64_t seq, unsigned char lo, unsigned char hi, unsigned kinds,
+                   store_kind_obj_fn fn, void *ctx, struct err *err)
 {
     struct store *st = store__of(txn);
     unsigned char p[1 + KEY_MAX + 1];
@@ -340,18 +341,18 @@ int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind
     if ((mrc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY_IX], &cur)) != 0)
         return store__mdb_err(st, mrc, err, "cannot open a cursor");
     /* from one object to the next: seek past the current one's versions ("key\0" < "key\1") */
-    p[0] = 0;
+    p[0] = lo;
     k = (MDB_val){1, p};
     for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
          mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE)) {
         const unsigned char *kd = k.mv_data;
-        if (k.mv_size < SUFFIX + 1 || kd[0] >= HIST_DOC)
+        if (k.mv_size < SUFFIX + 1 || kd[0] > hi)
             break;
         size_t plen = k.mv_size - SUFFIX + 1, kl = plen - 2;
         unsigned char kb = kd[0];
         memcpy(p, kd, plen);
         struct found f;
-        if (kinds & (1u << kb)) {
+        if (kb >= HIST_DOC || (kinds & (1u << kb))) {
             if ((rc = version_at(st, cur, p, plen, seq, &f, err)) < 0)
                 goto out;
             if (rc == 1) {
@@ -376,6 +377,33 @@ int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind
 out:
     mdb_cursor_close(cur);
     return rc;
+}
+
+int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind_obj_fn fn,
+                          void *ctx, struct err *err)
+{
+    return each_at(txn, seq, 0, HIST_DOC - 1, kinds, fn, ctx, err);
+}
+
+struct docs_fn {
+    store_obj_fn fn;
+    void *ctx;
+};
+
+static int doc_one(void *ctx, enum model_kind kb, const char *key, json_t *doc)
+{
+    struct docs_fn *d = ctx;
+    (void)kb;
+    return d->fn(d->ctx, key, doc);
+}
+
+int store_history_docs_at(MDB_txn *txn, enum store_db db, uint64_t seq, store_obj_fn fn, void *ctx,
+                          struct err *err)
+{
+    if (db != STORE_DB_WHY && db != STORE_DB_PREEMPTIONS)
+        return err_set(err, ERR_INVALID, "document database %d keeps no history", (int)db);
+    struct docs_fn d = {fn, ctx};
+    return each_at(txn, seq, doc_byte(db), doc_byte(db), 0, doc_one, &d, err);
 }
 
 /* ---- where history starts, times, pruning ---- */
@@ -505,7 +533,8 @@ int store__history_open(MDB_txn *txn, struct err *err)
     for (int kind = 0; kind < MODEL_KIND_COUNT; kind++)
         if ((rc = seed_dbi(txn, store__kind_dbi[kind], (unsigned char)kind, h.seq, err)) < 0)
             return rc;
-    if ((rc = seed_dbi(txn, DBI_WHY, doc_byte(STORE_DB_WHY), h.seq, err)) < 0)
+    if ((rc = seed_dbi(txn, DBI_WHY, doc_byte(STORE_DB_WHY), h.seq, err)) < 0 ||
+        (rc = seed_dbi(txn, DBI_PREEMPTIONS, doc_byte(STORE_DB_PREEMPTIONS), h.seq, err)) < 0)
         return rc;
     (void)st;
     return store_meta_put_u64(txn, META_HBASE, h.seq, err);

@@ -59,6 +59,7 @@ struct store {
     MDB_dbi dbi[DBI_COUNT];
     char *dir;
     int lock_fd;
+    int temporary; /* store_options.temporary: dir goes at close */
     enum store_sync sync;
 
     /* Held shared by every top-level transaction from begin to commit/abort, exclusive

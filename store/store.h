@@ -60,6 +60,9 @@ struct store_options {
     const char *dir;      /* created if missing */
     size_t map_size;      /* initial map size in bytes; 0 means 64 MiB */
     enum store_sync sync; /* default STORE_SYNC_FULL */
+    /* a scratch store: dir is a mkdtemp template ("/tmp/x-XXXXXX"), made at open and removed
+     * with everything in it by store_close */
+    int temporary;
 };
 
 /* Opens (creating if needed) the store. Returns 0, ERR_BUSY when another process holds
@@ -233,7 +236,8 @@ char *store_json_text(json_t *v, size_t flags);
 /* ---- object history (history.c) ----
  *
  * Every change of a stored object (store_put, store_replace, store_delete, store_pod_bind)
- * and of a why document (STORE_DB_WHY) is also kept as a version, in the same transaction,
+ * and of a why or ledger document (STORE_DB_WHY, STORE_DB_PREEMPTIONS) is also kept as a
+ * version, in the same transaction,
  * keyed by the audit sequence it belongs to: the audit head when it was made. So "the
  * store at record N" is the store at the instant record N+1 was appended (for the last
  * record: now), and after a transaction that appended records up to N commits, the store
@@ -260,9 +264,14 @@ int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind
  * record 42") or ERR_STORE. */
 int store_history_get_at(MDB_txn *txn, enum model_kind kind, const char *key, uint64_t seq,
                          json_t **out, struct err *err);
-/* One why document (db must be STORE_DB_WHY, else ERR_INVALID) as stored at record seq. */
+/* One why document or ledger document (db STORE_DB_WHY or STORE_DB_PREEMPTIONS, else
+ * ERR_INVALID) as stored at record seq. */
 int store_history_doc_at(MDB_txn *txn, enum store_db db, const char *key, uint64_t seq,
                          json_t **out, struct err *err);
+/* Every document of db (STORE_DB_WHY or STORE_DB_PREEMPTIONS, else ERR_INVALID) that
+ * existed at record seq, in key order, as stored then; fn as for store_doc_each. */
+int store_history_docs_at(MDB_txn *txn, enum store_db db, uint64_t seq, store_obj_fn fn,
+                          void *ctx, struct err *err);
 /* The first record a question about the past may name: the later of the first audit
  * record kept and where history began (0 when both are unbounded: a fresh store). */
 int store_history_first_seq(MDB_txn *txn, uint64_t *out, struct err *err);
@@ -309,6 +318,8 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
     X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
       "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
+    X(STARTED, "started",                                                                          \
+      "musterd started on the store: its view rebuilt, its memory of waiting jobs fresh")          \
     X(CHECKPOINT, "checkpoint",                                                                    \
       "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
     X(LEADER, "leader",                                                                            \

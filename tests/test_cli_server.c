@@ -763,6 +763,10 @@ START_TEST(test_cli_whatif_on_the_demo)
     ck_assert_msg(has_line(r.out, "training/probe Pipelined no nominated"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "Preemptions it would make:\n  training/probe preempts "), "%s",
                   r.out);
+    /* it evicts nothing: the ledger names whose preemption frees the room it takes */
+    ck_assert_msg(strstr(r.out, "preempts nothing; takes the room prod/urgent-finetune's "
+                                "preemption frees (batch/etl-a"),
+                  "%s", r.out);
     /* the room it takes is vision/resnet's, nominated to a lower priority (50 < 200) */
     ck_assert_msg(has_line(r.out, "changed vision/resnet: Pipelined ->"), "%s", r.out);
     cli_result_release(&r);
@@ -827,6 +831,31 @@ START_TEST(test_cli_get_reservations)
 }
 END_TEST
 
+/* `muster audit replay` on the demo: the preemptions, evictions and placements of its
+ * cycles, run again from the first record, agree with the log; bad ranges are refused. */
+START_TEST(test_cli_audit_replay_on_the_demo)
+{
+    struct cli_result r;
+    apply_demo(2);
+    run_ok(&r, NULL, ARGS("audit", "replay", "--from", "1"));
+    ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
+    cli_result_release(&r);
+    json_t *rep = run_json(ARGS("audit", "replay", "--from", "1", "-o", "json"));
+    ck_assert(json_is_true(json_object_get(rep, "ok")));
+    ck_assert_int_ge(json_integer_value(json_object_get(rep, "cycles")), 3);
+    ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 5);
+    json_decref(rep);
+    cli_run(env, NULL, ARGS("audit", "replay"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("audit", "replay", "--from", "1", "--to", "99999999"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "not a range of the log"), "%s", r.err);
+    cli_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_server");
@@ -853,6 +882,7 @@ int main(void)
     tcase_add_test(demo_tc, test_cli_demo_why_never_misleads);
     tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
     tcase_add_test(demo_tc, test_cli_whatif_on_the_demo);
+    tcase_add_test(demo_tc, test_cli_audit_replay_on_the_demo);
     suite_add_tcase(s, demo_tc);
     suite_add_tcase(s, tc);
     return check_run(s);

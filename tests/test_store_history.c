@@ -192,8 +192,10 @@ START_TEST(test_store_history_get_and_why_docs)
     json_decref(got);
     ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_WHY, "ns/a", 3, &got, &err), ERR_NOT_FOUND);
     ck_assert_ptr_null(got);
+    ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_MIRROR, "x", 2, &got, &err), ERR_INVALID);
+    /* a ledger document never written: no version */
     ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_PREEMPTIONS, "x", 2, &got, &err),
-                     ERR_INVALID);
+                     ERR_NOT_FOUND);
     /* the pod: pending at 1, bound at 2 and on */
     ck_assert_int_eq(store_history_get_at(txn, MODEL_POD, "ns/a", 1, &got, &err), 0);
     ck_assert_ptr_null(json_object_get(json_object_get(got, "spec"), "nodeName"));

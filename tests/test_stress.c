@@ -543,6 +543,31 @@ static void run_seed(unsigned seed, int steps)
         json_decref(then[i].whys);
     }
     store_txn_abort(&txn);
+    /* the replay check: from the first sampled record on, the scheduler run again over the
+     * recorded inputs decides every cycle as the log says (sched_replay) */
+    if (nthen) {
+        struct err err = ERR_INIT;
+        json_t *rep = NULL;
+        ck_assert_msg(sched_replay(w.u.s, then[0].seq, 0, &rep, &err) == 0, "seed %u: %s", seed,
+                      err.msg);
+        char *diff =
+            json_dumps(json_array_get(json_object_get(rep, "cyclesDiffering"), 0), JSON_INDENT(1));
+        ck_assert_msg(json_is_true(json_object_get(rep, "ok")),
+                      "seed %u: replay from record %llu: %lld cycles differ, the first: %s", seed,
+                      (unsigned long long)then[0].seq,
+                      (long long)json_integer_value(json_object_get(rep, "differences")), diff);
+        ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 0);
+        if (verbose)
+            fprintf(stderr,
+                    "stress: seed %u: replay from record %llu: %lld cycles, %lld decisions, %lld "
+                    "inputs agree\n",
+                    seed, (unsigned long long)then[0].seq,
+                    (long long)json_integer_value(json_object_get(rep, "cycles")),
+                    (long long)json_integer_value(json_object_get(rep, "decisions")),
+                    (long long)json_integer_value(json_object_get(rep, "inputs")));
+        free(diff);
+        json_decref(rep);
+    }
     stress_check_release(&w.k);
     json_decref(w.deferred);
     sched_util_close(&w.u);

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "handlers.h"
 #include "http.h"
+#include "scheduler.h"
 #include "log.h"
 #include "store.h"
 
@@ -289,6 +290,28 @@ int api__audit_small(struct req *r)
     size_t n = strspn(q, "0123456789");
     /* "tail=N" and nothing else: no filter, so the newest window holds all N records */
     return n >= 1 && n <= 3 && !q[n] && atoi(q) >= 1 && atoi(q) <= AUDIT_TAIL_SMALL;
+}
+
+/* GET /api/v1/audit/replay?from=SEQ[&to=SEQ]: the replay check (sched_replay). */
+void api__audit_replay(struct req *r)
+{
+    struct err err = ERR_INIT;
+    uint64_t from = 0, to = 0;
+    json_t *out = NULL;
+    if (api__query_u64_or_reply(r, "from", &from) < 0 || api__query_u64_or_reply(r, "to", &to) < 0)
+        return;
+    if (!from) {
+        err_setf(&err, ERR_INVALID, "from",
+                 "query parameter 'from' is required: the record to "
+                 "start from (a cycle record, or any, 1 for the first)");
+        api__reply_error(r, &err);
+        return;
+    }
+    if (sched_replay(r->api->sched, from, to, &out, &err) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
+    api__reply_json(r, 200, out);
 }
 
 void api__audit_verify(struct req *r)

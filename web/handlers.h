@@ -56,6 +56,8 @@ void api__audit_export(struct req *r);
 /* 1 when r asks only for a short tail of the audit log (tail=N, N <= 100, nothing else):
  * one short read transaction, which the front end may run on its own thread. */
 int api__audit_small(struct req *r);
+/* GET /api/v1/audit/replay (audit.c): the replay check, sched_replay. */
+void api__audit_replay(struct req *r);
 void api__audit_verify(struct req *r);
 void api__audit_prune(struct req *r);
 void api__health(struct req *r);
