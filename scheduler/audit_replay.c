@@ -10,10 +10,10 @@
  * applied or deleted again; a "started" record (musterd restarted) rebuilds the view, as
  * the restart did. A "cycle" record runs one cycle at that cycle's clock, and
  * the decisions it appends (placed, preempted, nominated, evicted, running, deleted,
- * gang-timed-out) are compared with the records of that cycle in the log: the same kind,
- * job, object, pods, nodes and preemptor, as multisets. Reason records (unschedulable,
- * discarded) and what names the ledger (its entry ids) are left out of the comparison:
- * the first are written on a change against the stored why, the second count from the
+ * gang-timed-out, reserved, unreserved, deadline-exceeded) are compared with the records of that
+ * cycle in the log: the same kind, job, object, pods, nodes and preemptor, as multisets. Reason
+ * records (unschedulable, discarded) and what names the ledger (its entry ids) are left out of the
+ * comparison: the first are written on a change against the stored why, the second count from the
  * scratch store's own ledger.
  */
 #include <stdio.h>
@@ -26,8 +26,9 @@
 /* Record kinds that are a cycle's decisions, compared. */
 static int decision_kind(const char *k)
 {
-    static const char *const kinds[] = {"placed",  "preempted", "nominated",     "evicted",
-                                        "running", "deleted",   "gang-timed-out"};
+    static const char *const kinds[] = {
+        "placed",  "preempted",      "nominated", "evicted",    "running",
+        "deleted", "gang-timed-out", "reserved",  "unreserved", "deadline-exceeded"};
     for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (!strcmp(k, kinds[i]))
             return 1;
