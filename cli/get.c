@@ -500,6 +500,16 @@ int cli__cmd_get(struct cli *cli)
         return cli__usage_error(cli, "jobs have no labels: select their pods or podgroups");
     if (sel && cli__select(NULL, sel, &err) < 0)
         return cli__usage_error(cli, "%s", err.msg);
+    if (cli__at_given(cli)) {
+        if ((rc = cli__at_check(cli)) != 0)
+            return rc;
+        if (sel)
+            return cli__usage_error(cli, "-l cannot be used with --at or --seq");
+        if (cli__flag(cli, "field-selector") || cli__flag(cli, "watch"))
+            return cli__usage_error(cli,
+                                    "--field-selector and -w cannot be used with --at or --seq");
+        return cli__get_at(cli, res, all_ns ? NULL : ns, name);
+    }
     const char *fsel = cli__flag(cli, "field-selector");
     if (fsel && name)
         return cli__usage_error(cli, "a name cannot be given with --field-selector");

@@ -11,6 +11,7 @@ import { loadReservations, reservedMark } from './reserve.js';
 import { clear, h, jobLink, plural } from './dom.js';
 import { colour, firstUsefulOpen, freeFrac, highlight, indexTree, shapeText } from './topomodel.js';
 import { attachMapEvents, defaultResource, mapFacts, mapLegend, renderMap } from './topomap.js';
+import { renderState, timeSlider } from './timeslider.js';
 
 const PAGE = 100;
 const SHOW_JOBS = 4;
@@ -30,15 +31,23 @@ export function mount(el, route, app) {
   const map = h('div', { class: 'mapwrap', id: 'topo-map' });
   const tip = h('div', { class: 'maptip', role: 'tooltip', hidden: true });
   const tree = h('div', { class: 'tree', role: 'tree', 'aria-label': 'topology' });
-  el.append(h('h1', null, 'Topology'), ctrl, summary,
-    h('section', { 'aria-labelledby': 'topo-map-h' }, h('h2', { id: 'topo-map-h' }, 'Cluster map'),
-      legend, map, h('p', { class: 'muted' }, 'One cell per node, boxed by topology domain. Hover ' +
-        'a cell for its node, click it to open the node; the tree below lists every domain and node.')),
-    h('section', { 'aria-labelledby': 'topo-tree-h' }, h('h2', { id: 'topo-tree-h' }, 'Domains and nodes'),
-      h('div', { class: 'row thead', 'aria-hidden': 'true' }, h('span'), h('span', null, 'domain / node'),
-        h('span', null, 'nodes / pods'), h('span', { id: 'topo-used-h' }, 'used'),
-        h('span', null, 'largest gang'), h('span'), h('span', null, 'jobs')),
-      tree), tip);
+  // the past (timeslider.js): its rendering replaces the live map and tree while a record
+  // is picked
+  const past = h('div', { class: 'past', hidden: true });
+  const mapSec = h('section', { 'aria-labelledby': 'topo-map-h' }, h('h2', { id: 'topo-map-h' }, 'Cluster map'),
+    legend, map, h('p', { class: 'muted' }, 'One cell per node, boxed by topology domain. Hover ' +
+      'a cell for its node, click it to open the node; the tree below lists every domain and node.'));
+  const treeSec = h('section', { 'aria-labelledby': 'topo-tree-h' }, h('h2', { id: 'topo-tree-h' }, 'Domains and nodes'),
+    h('div', { class: 'row thead', 'aria-hidden': 'true' }, h('span'), h('span', null, 'domain / node'),
+      h('span', null, 'nodes / pods'), h('span', { id: 'topo-used-h' }, 'used'),
+      h('span', null, 'largest gang'), h('span'), h('span', null, 'jobs')),
+    tree);
+  const slider = timeSlider((doc) => {
+    past.hidden = !doc;
+    mapSec.hidden = treeSec.hidden = summary.hidden = ctrl.hidden = !!doc;
+    if (doc) renderState(past, doc, st.job);
+  });
+  el.append(h('h1', null, 'Topology'), slider, ctrl, summary, mapSec, treeSec, past, tip);
   tree.addEventListener('click', onClick);
   attachMapEvents(map, tip, () => ({ facts: st.facts, reserved: st.reserved, color: st.color }));
 
