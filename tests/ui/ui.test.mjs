@@ -486,6 +486,7 @@ test('preemptions page and job pages link preemptors and victims both ways (real
   assert.deepEqual(await page.locator('.tl-y span').allTextContents(), [String(most), '0']);
   // zoom: drag across the left half of the plot (before the entries, which are recent);
   // the range goes into the route; zoom out and "everything" bring the marks back
+  await page.locator('.tl-plot').scrollIntoViewIfNeeded();
   const box = await page.locator('.tl-plot').boundingBox();
   await page.mouse.move(box.x + 5, box.y + 10);
   await page.mouse.down();
