@@ -45,9 +45,9 @@ static json_t *node_doc(int i, int cordoned)
     snprintf(block, sizeof(block), "block-%03d", i / 32);
     return json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:b},s:{s:{s:s,s:s,s:s,s:s}}}", "apiVersion",
                      "v1", "kind", "Node", "metadata", "name", name, "labels",
-                     "network.topology.nvidia.com/block", block, "spec", "unschedulable",
-                     cordoned, "status", "allocatable", "cpu", "64", "memory", "512Gi", "pods",
-                     "110", "nvidia.com/gpu", "8");
+                     "network.topology.nvidia.com/block", block, "spec", "unschedulable", cordoned,
+                     "status", "allocatable", "cpu", "64", "memory", "512Gi", "pods", "110",
+                     "nvidia.com/gpu", "8");
 }
 
 static json_t *pod_doc(long id, const char *created)
@@ -101,8 +101,8 @@ static int write_minute(MDB_txn *txn, void *ctx, struct err *err)
         snprintf(key, sizeof(key), "week/job-%07ld", id);
         snprintf(node, sizeof(node), "node-%05ld", (id * 7919) % c->nodes);
         rc = store_pod_bind(txn, key, node, ts, err);
-        json_t *why = json_pack("{s:s,s:s,s:I,s:{s:s}}", "job", key, "state", "Scheduled",
-                                "cycle", (json_int_t)w->m, "primary", "code", "Placed");
+        json_t *why = json_pack("{s:s,s:s,s:I,s:{s:s}}", "job", key, "state", "Scheduled", "cycle",
+                                (json_int_t)w->m, "primary", "code", "Placed");
         if (rc == 0)
             rc = store_doc_put(txn, STORE_DB_WHY, key, why, err);
         json_decref(why);
@@ -231,10 +231,10 @@ int main(int argc, char **argv)
         nodes_seen += json_array_size(json_object_get(doc, "nodes"));
         pods_seen += json_array_size(json_object_get(doc, "pods"));
         json_decref(doc);
-        clock_format_rfc3339_ms(w.t0 + 60000 + (int64_t)c.minutes * 60000 * q /
-                                               (c.queries > 1 ? c.queries - 1 : 1) -
-                                    (q == c.queries - 1 ? 60000 : 0),
-                                at, sizeof(at));
+        clock_format_rfc3339_ms(
+            w.t0 + 60000 + (int64_t)c.minutes * 60000 * q / (c.queries > 1 ? c.queries - 1 : 1) -
+                (q == c.queries - 1 ? 60000 : 0),
+            at, sizeof(at));
         a = (struct sched_at){.at = at, .now_ms = clock_now_ms()};
         t = clock_mono_ns();
         if (sched_state_at(s, &a, &doc, &err) < 0)

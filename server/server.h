@@ -49,18 +49,18 @@ struct server_config {
     /* field_validation: what POST /api/v1/manifests does with unknown fields when the
      * request has no ?fieldValidation=; default Strict */
     enum model_fields field_validation;
-    double cycle_interval; /* seconds, default 1; 0 disables the timer */
-    enum store_sync sync;  /* default full */
-    int mark_running;      /* standalone: bound pods become Running */
-    int64_t grace_ms;      /* grace_period, default 30 s */
-    int default_queueing;  /* queueing_strategy: enum model_queueing of queues without the
-                              annotation (docs/reservations.md) */
-    int64_t max_wait_ms;   /* max_wait: the global starvation threshold (docs/reservations.md),
-                              0 none */
-    int64_t retention_ms;  /* retention: how long a preempted job's record stays answerable
-                              after its pods are gone; default 7 days */
-    double timeseries_interval;      /* seconds between time series samples, default 60;
-                                        0: no samples */
+    double cycle_interval;      /* seconds, default 1; 0 disables the timer */
+    enum store_sync sync;       /* default full */
+    int mark_running;           /* standalone: bound pods become Running */
+    int64_t grace_ms;           /* grace_period, default 30 s */
+    int default_queueing;       /* queueing_strategy: enum model_queueing of queues without the
+                                   annotation (docs/reservations.md) */
+    int64_t max_wait_ms;        /* max_wait: the global starvation threshold (docs/reservations.md),
+                                   0 none */
+    int64_t retention_ms;       /* retention: how long a preempted job's record stays answerable
+                                   after its pods are gone; default 7 days */
+    double timeseries_interval; /* seconds between time series samples, default 60;
+                                   0: no samples */
     int64_t timeseries_retention_ms; /* samples older than this are dropped; default 2 days */
     enum log_level log_level;
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */

@@ -275,8 +275,8 @@ int store_history_doc_at(MDB_txn *txn, enum store_db db, const char *key, uint64
                          json_t **out, struct err *err);
 /* Every document of db (STORE_DB_WHY or STORE_DB_PREEMPTIONS, else ERR_INVALID) that
  * existed at record seq, in key order, as stored then; fn as for store_doc_each. */
-int store_history_docs_at(MDB_txn *txn, enum store_db db, uint64_t seq, store_obj_fn fn,
-                          void *ctx, struct err *err);
+int store_history_docs_at(MDB_txn *txn, enum store_db db, uint64_t seq, store_obj_fn fn, void *ctx,
+                          struct err *err);
 /* The first record a question about the past may name: the later of the first audit
  * record kept and where history began (0 when both are unbounded: a fresh store). */
 int store_history_first_seq(MDB_txn *txn, uint64_t *out, struct err *err);
