@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "outbox.h"
+#include "view_base.h"
+#include "view_queue.h"
 #include "why.h"
 
 json_t *sched__caller_json(const struct sched_caller *by)
@@ -95,6 +98,39 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
     return rc;
 }
 
+/* What accounting needs of a placement that the store may no longer hold when the record
+ * is read (docs/accounting.md): the job's queue, priority and creation, and each placed
+ * pod's effective requests (cpu in thousandths, the rest in whole units). Adds them to rec
+ * and returns it. */
+static json_t *placed_facts(const struct sched_view *v, int job,
+                            const struct sched_outbox_pod *pods, size_t n, json_t *rec)
+{
+    const struct sv_job *j = &v->jobs[job];
+    json_t *req = json_object();
+    char ts[40];
+    int32_t prio = 0;
+    for (size_t i = 0; i < j->npods; i++)
+        if (v->pods[j->pods[i]].alive) {
+            prio = v->pods[j->pods[i]].prio;
+            break;
+        }
+    for (size_t i = 0; i < n; i++) {
+        int p = sched__view_pod(v, pods[i].pod);
+        json_t *one = json_object();
+        for (size_t k = 0; p >= 0 && k < v->pods[p].m.nrequests; k++)
+            json_object_set_new(one, v->pods[p].m.requests[k].name,
+                                json_integer((json_int_t)v->pods[p].m.requests[k].value));
+        json_object_set_new(req, pods[i].pod, one);
+    }
+    int64_t created = sched__job_creation(v, j);
+    clock_format_rfc3339_ms(created, ts, sizeof(ts));
+    json_object_set_new(rec, "requests", req);
+    json_object_set_new(rec, "priority", json_integer(prio));
+    json_object_set_new(rec, "queue", json_string(sched__job_queue_name(v, j)));
+    json_object_set_new(rec, "submitted", created ? json_string(ts) : json_null());
+    return rec;
+}
+
 int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err)
 {
     const struct sched_view *v = c->v;
@@ -125,7 +161,8 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
                                      .pods = pods,
                                      .npods = n};
         if (rc == 0)
-            rc = sched__audit_append(c, sched_outbox_encode(&r), NULL, err);
+            rc = sched__audit_append(c, placed_facts(v, job, pods, n, sched_outbox_encode(&r)),
+                                     NULL, err);
     }
     free(done);
     free(pods);

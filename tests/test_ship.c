@@ -1,0 +1,404 @@
+/*
+ * test_ship.c - accounting against a real PostgreSQL (tests/support/pg_support.h, one
+ * server for the suite, a database per test): the job rows and reports against figures
+ * computed here from the audit records of the workload applied, the database stopped
+ * mid-stream and restarted, musterd SIGKILLed mid-batch, two clusters into one database,
+ * and `muster audit verify --from-db` over the copied chain (and over a tampered copy).
+ */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "cli_support.h"
+#include "clock.h"
+#include "crash_support.h"
+#include "http_client.h"
+#include "pg_support.h"
+
+static struct pg_fx pg;
+
+static char *acct_config(const char *url, const char *cluster, const char *extra)
+{
+    char body[2048];
+    snprintf(body, sizeof(body),
+             "cycle_interval: 0.02\nmark_running: true\ngrace_period: 0\n%s"
+             "accounting:\n  url: \"%s\"\n  cluster: %s\n",
+             extra ? extra : "", url, cluster);
+    return crash_config(body);
+}
+
+static void start(struct musterd *m, const char *cfg, const char *root)
+{
+    const char *args[] = {"--config", cfg, NULL};
+    ck_assert_int_eq(musterd_start(m, root, args), 0);
+}
+
+static json_t *get_json(const struct musterd *m, const char *path)
+{
+    struct http_resp r;
+    ck_assert_int_eq(http_request("GET", m->base, path, NULL, NULL, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    json_t *j = json_incref(r.json);
+    http_resp_free(&r);
+    return j;
+}
+
+static void post_yaml(const struct musterd *m, const char *yaml)
+{
+    struct http_resp r;
+    const char *h[] = {"Content-Type: application/yaml", NULL};
+    ck_assert_int_eq(http_request("POST", m->base, "/api/v1/manifests", yaml, h, &r), 0);
+    ck_assert_msg(r.status == 200 || r.status == 201, "apply: %ld %s", r.status, r.body);
+    http_resp_free(&r);
+}
+
+static void delete_pod(const struct musterd *m, const char *ns, const char *name)
+{
+    struct http_resp r;
+    char path[256];
+    snprintf(path, sizeof(path), "/api/v1/pods/%s/%s", ns, name);
+    ck_assert_int_eq(http_request("DELETE", m->base, path, NULL, NULL, &r), 0);
+    ck_assert_msg(r.status == 200, "delete %s: %ld %s", path, r.status, r.body);
+    http_resp_free(&r);
+}
+
+/* Waits until the shipper has every record (healthz accounting lagRecords 0) and the
+ * log is quiet; returns the head seq. */
+static json_int_t wait_shipped(const struct musterd *m)
+{
+    for (int i = 0; i < 1200; i++) {
+        json_t *h = get_json(m, "/healthz"), *a = json_object_get(h, "accounting");
+        ck_assert_ptr_nonnull(a);
+        json_int_t head = json_integer_value(json_object_get(a, "headSeq"));
+        json_int_t shipped = json_integer_value(json_object_get(a, "shippedSeq"));
+        json_decref(h);
+        if (head && head == shipped) {
+            usleep(300000); /* quiet: no cycle wrote since */
+            h = get_json(m, "/healthz");
+            a = json_object_get(h, "accounting");
+            int same = json_integer_value(json_object_get(a, "headSeq")) == head &&
+                       json_integer_value(json_object_get(a, "shippedSeq")) == head;
+            json_decref(h);
+            if (same)
+                return head;
+        }
+        usleep(50000);
+    }
+    ck_abort_msg("the shipper did not catch up");
+    return 0;
+}
+
+/* Every audit record of the store (the export) is in the database exactly once, byte for
+ * byte, in seq order 1..head, and nothing else for (cluster, chain). */
+static void check_copy(const struct musterd *m, const char *url, const char *cluster)
+{
+    struct http_resp r;
+    char sql[512];
+    ck_assert_int_eq(http_request("GET", m->base, "/api/v1/audit", NULL, NULL, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    json_t *h = get_json(m, "/healthz");
+    long long chain =
+        (long long)json_integer_value(json_object_get(json_object_get(h, "accounting"), "chain"));
+    json_decref(h);
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || coalesce(max(seq), 0) || "
+             "' ' || md5(string_agg(record, E'\\n' ORDER BY seq) || E'\\n') FROM muster_audit "
+             "WHERE cluster = '%s' AND chain = %lld",
+             cluster, chain);
+    char *got = pg_value(url, sql);
+    size_t lines = 0;
+    for (size_t i = 0; i < r.len; i++)
+        lines += r.body[i] == '\n';
+    /* md5 of the export, computed here */
+    char cmd[64], want[512];
+    snprintf(cmd, sizeof(cmd), "md5sum > /tmp/muster-ship-md5-%d", (int)getpid());
+    FILE *p = popen(cmd, "w");
+    fwrite(r.body, 1, r.len, p);
+    pclose(p);
+    snprintf(cmd, sizeof(cmd), "/tmp/muster-ship-md5-%d", (int)getpid());
+    FILE *f = fopen(cmd, "r");
+    char md5[64] = "";
+    ck_assert_int_eq(fscanf(f, "%32s", md5), 1);
+    fclose(f);
+    unlink(cmd);
+    snprintf(want, sizeof(want), "%zu %zu %zu %s", lines, lines, lines, md5);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got, want);
+    free(got);
+    http_resp_free(&r);
+}
+
+/* The audit records of the export, parsed (new array). */
+static json_t *export_records(const struct musterd *m)
+{
+    struct http_resp r;
+    json_t *a = json_array();
+    ck_assert_int_eq(http_request("GET", m->base, "/api/v1/audit", NULL, NULL, &r), 0);
+    for (char *line = r.body, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        json_t *rec = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+        if (rec)
+            json_array_append_new(a, rec);
+    }
+    http_resp_free(&r);
+    return a;
+}
+
+static int64_t ts_of(json_t *rec)
+{
+    int64_t ms = 0;
+    ck_assert_int_eq(clock_parse_rfc3339(json_string_value(json_object_get(rec, "ts")), &ms, NULL),
+                     0);
+    return ms;
+}
+
+/* The ts of the first record of kind about pod (in "pods" or as "object") */
+static int64_t pod_event(json_t *recs, const char *kind, const char *pod)
+{
+    json_t *rec, *p;
+    size_t i, k;
+    json_array_foreach(recs, i, rec)
+    {
+        if (strcmp(json_string_value(json_object_get(rec, "kind")), kind))
+            continue;
+        const char *o = json_string_value(json_object_get(json_object_get(rec, "object"), "name"));
+        if (o && !strcmp(o, pod))
+            return ts_of(rec);
+        json_array_foreach(json_object_get(rec, "pods"), k, p)
+        {
+            if (!strcmp(json_string_value(p), pod))
+                return ts_of(rec);
+        }
+    }
+    ck_abort_msg("no '%s' record of pod %s", kind, pod);
+    return 0;
+}
+
+static const char cluster_yaml[] =
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    "status: {allocatable: {cpu: \"16\", memory: 64Gi, pods: \"20\", nvidia.com/gpu: \"8\"}}\n"
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: qa}\n"
+    "spec: {weight: 1}\n"
+    "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: qb}\n"
+    "spec: {weight: 1}\n";
+
+/* A gang of n pods of g GPUs and 1 cpu in queue q. */
+static char *gang_yaml(const char *ns, const char *name, int n, int g, const char *q)
+{
+    char *buf = malloc(8192);
+    size_t len = (size_t)snprintf(buf, 8192,
+                                  "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\n"
+                                  "metadata: {name: %s, namespace: %s}\nspec: {minMember: %d, "
+                                  "queue: %s}\n",
+                                  name, ns, n, q);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(
+            buf + len, 8192 - len,
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s-%d, namespace: %s, labels: "
+            "{pod-group.scheduling.sigs.k8s.io: %s}}\nspec: {containers: [{name: c, resources: "
+            "{requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: \"%d\"}}}]}\n",
+            name, i, ns, name, g);
+    return buf;
+}
+
+static void wait_placed(const struct musterd *m, int pods)
+{
+    for (int i = 0; i < 600; i++) {
+        json_t *j = get_json(m, "/api/v1/pods"), *items = json_object_get(j, "items"), *p;
+        size_t k;
+        int bound = 0;
+        json_array_foreach(items, k, p)
+        {
+            bound += json_is_string(json_object_get(json_object_get(p, "spec"), "nodeName"));
+        }
+        json_decref(j);
+        if (bound >= pods)
+            return;
+        usleep(20000);
+    }
+    ck_abort_msg("pods not placed");
+}
+
+static json_t *run_json(const char *const *args)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL, args, &r);
+    ck_assert_msg(r.status == 0, "muster %s %s: exit %d: %s", args[0], args[1], r.status, r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    cli_result_release(&r);
+    return j;
+}
+
+static json_t *row_of(json_t *rows, const char *key)
+{
+    json_t *row;
+    size_t i;
+    json_array_foreach(rows, i, row)
+    {
+        if (!strcmp(json_string_value(json_object_get(row, "key")), key))
+            return row;
+    }
+    ck_abort_msg("no row '%s'", key);
+    return NULL;
+}
+
+#define NEAR(a, b) ck_assert_msg(fabs((a) - (b)) < 1e-6, "%.9f != %.9f", (double)(a), (double)(b))
+
+START_TEST(test_ship_jobs_and_reports)
+{
+    struct musterd m;
+    char url[512];
+    pg_db(&pg, "t_jobs", url, sizeof(url));
+    char *cfg = acct_config(url, "alpha", NULL);
+    start(&m, cfg, NULL);
+    post_yaml(&m, cluster_yaml);
+    char *a = gang_yaml("team", "a", 2, 2, "qa"), *b = gang_yaml("lab", "b", 1, 1, "qb");
+    post_yaml(&m, a);
+    post_yaml(&m, b);
+    free(a);
+    free(b);
+    wait_placed(&m, 3);
+    usleep(400000);
+    delete_pod(&m, "team", "a-0");
+    usleep(200000);
+    delete_pod(&m, "team", "a-1");
+    delete_pod(&m, "lab", "b-0");
+    wait_shipped(&m);
+    check_copy(&m, url, "alpha");
+
+    /* by hand, from the records: GPU-seconds of each pod = (removed - placed) x GPUs */
+    json_t *recs = export_records(&m);
+    double a0 =
+        (double)(pod_event(recs, "deleted", "team/a-0") - pod_event(recs, "placed", "team/a-0")) /
+        1000.0;
+    double a1 =
+        (double)(pod_event(recs, "deleted", "team/a-1") - pod_event(recs, "placed", "team/a-1")) /
+        1000.0;
+    double b0 =
+        (double)(pod_event(recs, "deleted", "lab/b-0") - pod_event(recs, "placed", "lab/b-0")) /
+        1000.0;
+    double gpu_a = 2 * a0 + 2 * a1, gpu_b = 1 * b0;
+    ck_assert(a0 > 0.3 && a1 > a0);
+
+    char *s =
+        pg_value(url, "SELECT state || ' ' || pods || ' ' || queue || ' ' || "
+                      "(requested->>'nvidia.com/gpu') || ' ' || (allocated->>'nvidia.com/gpu')"
+                      " || ' ' || (requested->>'cpu') FROM muster_jobs WHERE name = 'a'");
+    ck_assert_str_eq(s, "completed 2 qa 4 4 2");
+    free(s);
+    s = pg_value(url,
+                 "SELECT resource_seconds->>'nvidia.com/gpu' FROM muster_jobs WHERE name = 'a'");
+    NEAR(strtod(s, NULL), gpu_a);
+    free(s);
+    s = pg_value(url, "SELECT count(*) FROM muster_pod_usage WHERE end_time IS NULL");
+    ck_assert_str_eq(s, "0");
+    free(s);
+
+    /* muster report usage --by queue: GPU-hours and shares */
+    const char *db = url;
+    json_t *u = run_json(
+        (const char *[]){"report", "usage", "--db", db, "--by", "queue", "-o", "json", NULL});
+    json_t *rows = json_object_get(u, "rows");
+    ck_assert_int_eq(json_array_size(rows), 2);
+    NEAR(json_number_value(
+             json_object_get(json_object_get(row_of(rows, "qa"), "resources"), "nvidia.com/gpu")),
+         gpu_a / 3600.0);
+    NEAR(json_number_value(
+             json_object_get(json_object_get(row_of(rows, "qb"), "resources"), "nvidia.com/gpu")),
+         gpu_b / 3600.0);
+    NEAR(json_number_value(
+             json_object_get(json_object_get(row_of(rows, "qa"), "share"), "nvidia.com/gpu")),
+         gpu_a / (gpu_a + gpu_b));
+    /* memory in GiB-hours: 1 GiB per pod */
+    NEAR(json_number_value(
+             json_object_get(json_object_get(row_of(rows, "qa"), "resources"), "memory")),
+         (a0 + a1) / 3600.0);
+    json_decref(u);
+
+    /* a window that cuts pod a-1's interval: only its part inside counts */
+    int64_t cut = pod_event(recs, "deleted", "team/a-0");
+    char since[40];
+    clock_format_rfc3339_ms(cut, since, sizeof(since));
+    u = run_json((const char *[]){"report", "usage", "--db", db, "--by", "namespace", "--since",
+                                  since, "-o", "json", NULL});
+    double a1_after = (double)(pod_event(recs, "deleted", "team/a-1") - cut) / 1000.0;
+    double b0_after = fmax(0, (double)(pod_event(recs, "deleted", "lab/b-0") - cut) / 1000.0);
+    NEAR(json_number_value(json_object_get(
+             json_object_get(row_of(json_object_get(u, "rows"), "team"), "resources"),
+             "nvidia.com/gpu")),
+         2 * a1_after / 3600.0);
+    NEAR(json_number_value(json_object_get(
+             json_object_get(row_of(json_object_get(u, "rows"), "lab"), "resources"),
+             "nvidia.com/gpu")),
+         b0_after / 3600.0);
+    json_decref(u);
+
+    /* muster report jobs: filters and CSV */
+    json_t *j = run_json(
+        (const char *[]){"report", "jobs", "--db", db, "--queue", "qa", "-o", "json", NULL});
+    json_t *items = json_object_get(j, "items");
+    ck_assert_int_eq(json_array_size(items), 1);
+    json_t *ja = json_array_get(items, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(ja, "name")), "a");
+    ck_assert_str_eq(json_string_value(json_object_get(ja, "state")), "completed");
+    int64_t placed = pod_event(recs, "placed", "team/a-0"), submit = 0;
+    ck_assert_int_eq(
+        clock_parse_rfc3339(json_string_value(json_object_get(ja, "submit")), &submit, NULL), 0);
+    NEAR(json_number_value(json_object_get(ja, "waitSeconds")), (double)(placed - submit) / 1000.0);
+    json_decref(j);
+    struct cli_result r;
+    cli_run(
+        NULL, NULL,
+        (const char *[]){"report", "jobs", "--db", db, "--state", "completed", "-o", "csv", NULL},
+        &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(!strncmp(r.out, "cluster,namespace,name,queue,", 29), "%s", r.out);
+    int nl = 0;
+    for (char *p = r.out; *p; p++)
+        nl += *p == '\n';
+    ck_assert_int_eq(nl, 3); /* header + a + b */
+    cli_result_release(&r);
+
+    /* muster report waits: one job per (queue, size) here, so every percentile is it */
+    j = run_json((const char *[]){"report", "waits", "--db", db, "-o", "json", NULL});
+    ck_assert_int_eq(json_array_size(json_object_get(j, "rows")), 2);
+    json_t *w0 = json_array_get(json_object_get(j, "rows"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(w0, "queue")), "qa");
+    ck_assert_str_eq(json_string_value(json_object_get(w0, "size")), "2-7");
+    NEAR(json_number_value(json_object_get(w0, "p90")), (double)(placed - submit) / 1000.0);
+    json_decref(j);
+
+    /* bad input: exit 2, one line naming what is wrong */
+    cli_run(NULL, NULL, (const char *[]){"report", "usage", "--db", db, "--by", "team", NULL}, &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--by 'team'"));
+    cli_result_release(&r);
+    cli_run(NULL, NULL,
+            (const char *[]){"report", "jobs", "--db", db, "--since", "yesterday", NULL}, &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--since 'yesterday'"));
+    cli_result_release(&r);
+
+    json_decref(recs);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+}
+END_TEST
+
+int main(void)
+{
+    pg_start(&pg);
+    const TTest *tests[] = {test_ship_jobs_and_reports, NULL};
+    int rc = check_run(check_suite("ship", NULL, NULL, tests));
+    pg_cleanup(&pg);
+    return rc;
+}
