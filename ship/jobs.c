@@ -423,14 +423,18 @@ int ship__jobs_apply(struct ship_jobs *j, uint64_t seq, int64_t ts, json_t *rec,
     json_t *obj = json_object_get(rec, "object"), *v;
     const char *okind = json_string_value(json_object_get(obj, "kind"));
     const char *oname = json_string_value(json_object_get(obj, "name"));
-    int gone = !strcmp(kind, "deleted") || !strcmp(kind, "evicted");
+    /* a row opens with a member pod or a placement; records of a job with no open row
+     * (an empty gang's "members missing", a PodGroup re-applied after its pods left) are
+     * about no work */
+    int opens =
+        (!strcmp(kind, "applied") && okind && !strcmp(okind, "Pod")) || !strcmp(kind, "placed");
     struct job *x = NULL;
     size_t i;
     int rc;
 
     if (!id || !kind)
         return 0;
-    if ((rc = job_get(j, id, seq, ts, !gone, &x, err)) < 0 || !x)
+    if ((rc = job_get(j, id, seq, ts, opens, &x, err)) < 0 || !x)
         return rc;
     x->last_seq = seq;
     if (!strcmp(kind, "applied") && okind && !strcmp(okind, "Pod") && oname) {
@@ -454,7 +458,7 @@ int ship__jobs_apply(struct ship_jobs *j, uint64_t seq, int64_t ts, json_t *rec,
         x->suffered++;
         json_object_set_new(x->acct, "preempted", json_true());
         const char *pid = json_string_value(json_object_get(rec, "preemptor"));
-        if (pid && (rc = job_get(j, pid, seq, ts, 1, &by, err)) == 0 && by) {
+        if (pid && (rc = job_get(j, pid, seq, ts, 0, &by, err)) == 0 && by) {
             by->caused++;
             by->last_seq = seq;
         }

@@ -24,14 +24,19 @@
 
 static struct pg_fx pg;
 
-static char *acct_config(const char *url, const char *cluster, const char *extra)
+static char *acct_config_batch(const char *url, const char *cluster, const char *extra, int batch)
 {
     char body[2048];
     snprintf(body, sizeof(body),
              "cycle_interval: 0.02\nmark_running: true\ngrace_period: 0\n%s"
-             "accounting:\n  url: \"%s\"\n  cluster: %s\n",
-             extra ? extra : "", url, cluster);
+             "accounting:\n  url: \"%s\"\n  cluster: %s\n  batch: %d\n",
+             extra ? extra : "", url, cluster, batch);
     return crash_config(body);
+}
+
+static char *acct_config(const char *url, const char *cluster, const char *extra)
+{
+    return acct_config_batch(url, cluster, extra, 1000);
 }
 
 static void start(struct musterd *m, const char *cfg, const char *root)
@@ -394,10 +399,343 @@ START_TEST(test_ship_jobs_and_reports)
 }
 END_TEST
 
+/* single-pod jobs j<from>..j<to-1> of 1 GPU in queue qa */
+static void post_jobs(const struct musterd *m, const char *ns, int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "j%d", i);
+        char *y = gang_yaml(ns, name, 1, 1, "qa");
+        post_yaml(m, y);
+        free(y);
+    }
+}
+
+static char *verify_db(const char *url, const char *cluster, const char *key, int *status)
+{
+    struct cli_result r;
+    const char *args[] = {"audit", "verify", "--from-db",          url, "--cluster", cluster,
+                          "-o",    "json",   key ? "--key" : NULL, key, NULL};
+    cli_run(NULL, NULL, args, &r);
+    *status = r.status;
+    char *out = strdup(r.out);
+    cli_result_release(&r);
+    return out;
+}
+
+static json_t *healthz_acct(const struct musterd *m)
+{
+    json_t *h = get_json(m, "/healthz");
+    json_t *a = json_incref(json_object_get(h, "accounting"));
+    json_decref(h);
+    return a;
+}
+
+START_TEST(test_ship_database_down_mid_stream)
+{
+    struct musterd m;
+    char url[512];
+    int st;
+    pg_db(&pg, "t_down", url, sizeof(url));
+    char *cfg = acct_config(url, "alpha", NULL);
+    start(&m, cfg, NULL);
+    post_yaml(&m, cluster_yaml);
+    post_jobs(&m, "down", 0, 4);
+    wait_shipped(&m);
+    pg_stop(&pg); /* mid-stream: connections cut */
+    post_jobs(&m, "down", 4, 8);
+    delete_pod(&m, "down", "j0-0");
+    wait_placed(&m, 7);
+    json_t *a = NULL;
+    for (int i = 0; i < 200; i++) { /* it notices, and says how far behind it is */
+        json_decref(a);
+        a = healthz_acct(&m);
+        if (!json_is_true(json_object_get(a, "connected")) &&
+            json_integer_value(json_object_get(a, "lagRecords")) > 0 &&
+            json_is_string(json_object_get(a, "lastError")))
+            break;
+        usleep(50000);
+    }
+    ck_assert_msg(!json_is_true(json_object_get(a, "connected")), "still connected");
+    ck_assert_int_gt(json_integer_value(json_object_get(a, "lagRecords")), 0);
+    ck_assert(json_number_value(json_object_get(a, "lagSeconds")) > 0);
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(a, "lastError")), "accounting database"));
+    json_decref(a);
+    struct http_resp r;
+    ck_assert_int_eq(http_request("GET", m.base, "/metrics", NULL, NULL, &r), 0);
+    ck_assert_ptr_nonnull(strstr(r.body, "muster_accounting_connected 0\n"));
+    ck_assert_ptr_null(strstr(r.body, "muster_accounting_lag_records 0\n"));
+    http_resp_free(&r);
+    ck_assert_int_eq(pg_resume(&pg), 0);
+    wait_shipped(&m);
+    check_copy(&m, url, "alpha");
+    char *s = pg_value(url, "SELECT count(*) || ' ' || count(DISTINCT name) || ' ' || "
+                            "sum((state = 'completed')::int) FROM muster_jobs");
+    ck_assert_str_eq(s, "8 8 1");
+    free(s);
+    char *out = verify_db(url, "alpha", NULL, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    free(out);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_ship_sigkill_mid_batch)
+{
+    struct musterd m;
+    char url[512], root[256];
+    pg_db(&pg, "t_kill", url, sizeof(url));
+    /* small batches, so that kills land between and inside them */
+    char *cfg = acct_config_batch(url, "alpha", NULL, 3);
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    start(&m, cfg, NULL);
+    snprintf(root, sizeof(root), "%s", m.root);
+    post_yaml(&m, cluster_yaml);
+    for (int k = 0; k < 8; k++) {
+        post_jobs(&m, "kill", k * 3, k * 3 + 3);
+        if (k > 1) {
+            char pod[32];
+            snprintf(pod, sizeof(pod), "j%d-0", (k - 2) * 3);
+            delete_pod(&m, "kill", pod);
+        }
+        crash_kill(&m, 60000);
+        start(&m, cfg, root);
+    }
+    wait_shipped(&m);
+    check_copy(&m, url, "alpha");
+    char *s = pg_value(url, "SELECT count(*) || ' ' || count(DISTINCT name) || ' ' || sum(pods) "
+                            "|| ' ' || count(end_time) FROM muster_jobs");
+    ck_assert_str_eq(s, "24 24 24 6");
+    free(s);
+    /* each ended job: completed when the records placed it before its pod was deleted,
+     * else cancelled (a kill may have come before its first cycle) */
+    json_t *recs = export_records(&m);
+    for (int k = 0; k < 6; k++) {
+        char pod[32], sql[256], want[64];
+        snprintf(pod, sizeof(pod), "kill/j%d-0", k * 3);
+        int64_t gone = pod_event(recs, "deleted", pod), placed = 0;
+        json_t *rec, *p;
+        size_t i, n;
+        json_array_foreach(recs, i, rec)
+        {
+            if (!strcmp(json_string_value(json_object_get(rec, "kind")), "placed"))
+                json_array_foreach(json_object_get(rec, "pods"), n, p)
+                {
+                    if (!strcmp(json_string_value(p), pod) && !placed)
+                        placed = ts_of(rec);
+                }
+        }
+        snprintf(want, sizeof(want), "%s", placed && placed <= gone ? "completed" : "cancelled");
+        snprintf(sql, sizeof(sql), "SELECT state FROM muster_jobs WHERE name = 'j%d'", k * 3);
+        s = pg_value(url, sql);
+        ck_assert_str_eq(s, want);
+        free(s);
+    }
+    /* the usage intervals: one per pod placed by the records, none left open for an
+     * ended job */
+    json_t *rec;
+    size_t i;
+    int placements = 0;
+    char want[64];
+    json_array_foreach(recs, i, rec)
+    {
+        if (!strcmp(json_string_value(json_object_get(rec, "kind")), "placed"))
+            placements += (int)json_array_size(json_object_get(rec, "pods"));
+    }
+    json_decref(recs);
+    ck_assert_int_gt(placements, 3);
+    s = pg_value(url, "SELECT count(*) || ' ' || count(*) FILTER (WHERE u.end_time IS NULL AND "
+                      "j.end_time IS NOT NULL) FROM muster_pod_usage u JOIN muster_jobs j ON "
+                      "j.id = u.job_id");
+    snprintf(want, sizeof(want), "%d 0", placements);
+    ck_assert_str_eq(s, want);
+    free(s);
+    int st;
+    char *out = verify_db(url, "alpha", NULL, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    free(out);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_ship_two_clusters_one_database)
+{
+    struct musterd m1, m2;
+    char url[512];
+    pg_db(&pg, "t_two", url, sizeof(url));
+    char *c1 = acct_config(url, "alpha", NULL), *c2 = acct_config(url, "beta", NULL);
+    start(&m1, c1, NULL);
+    start(&m2, c2, NULL);
+    post_yaml(&m1, cluster_yaml);
+    post_yaml(&m2, cluster_yaml);
+    char *a = gang_yaml("team", "a", 2, 2, "qa"), *b = gang_yaml("team", "a", 1, 3, "qb");
+    post_yaml(&m1, a);
+    post_yaml(&m2, b);
+    free(a);
+    free(b);
+    wait_placed(&m1, 2);
+    wait_placed(&m2, 1);
+    usleep(300000);
+    delete_pod(&m1, "team", "a-0");
+    delete_pod(&m1, "team", "a-1");
+    delete_pod(&m2, "team", "a-0");
+    wait_shipped(&m1);
+    wait_shipped(&m2);
+    check_copy(&m1, url, "alpha");
+    check_copy(&m2, url, "beta");
+    json_t *r1 = export_records(&m1), *r2 = export_records(&m2);
+    double alpha =
+        2.0 * (double)(pod_event(r1, "deleted", "team/a-0") - pod_event(r1, "placed", "team/a-0")) /
+            1000.0 +
+        2.0 * (double)(pod_event(r1, "deleted", "team/a-1") - pod_event(r1, "placed", "team/a-1")) /
+            1000.0;
+    double beta =
+        3.0 * (double)(pod_event(r2, "deleted", "team/a-0") - pod_event(r2, "placed", "team/a-0")) /
+        1000.0;
+    json_t *u = run_json(
+        (const char *[]){"report", "usage", "--db", url, "--by", "cluster", "-o", "json", NULL});
+    json_t *rows = json_object_get(u, "rows");
+    ck_assert_int_eq(json_array_size(rows), 2);
+    NEAR(json_number_value(json_object_get(json_object_get(row_of(rows, "alpha"), "resources"),
+                                           "nvidia.com/gpu")),
+         alpha / 3600.0);
+    NEAR(json_number_value(
+             json_object_get(json_object_get(row_of(rows, "beta"), "share"), "nvidia.com/gpu")),
+         beta / (alpha + beta));
+    json_decref(u);
+    /* the same job name in two clusters: two rows */
+    char *s = pg_value(url, "SELECT string_agg(cluster || ':' || pods, ',' ORDER BY cluster) FROM "
+                            "muster_jobs WHERE namespace = 'team' AND name = 'a'");
+    ck_assert_str_eq(s, "alpha:2,beta:1");
+    free(s);
+    int st;
+    char *out = verify_db(url, "beta", NULL, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    free(out);
+    json_decref(r1);
+    json_decref(r2);
+    musterd_stop(&m1);
+    musterd_stop(&m2);
+    musterd_cleanup(&m1);
+    musterd_cleanup(&m2);
+    crash_config_free(c1);
+    crash_config_free(c2);
+}
+END_TEST
+
+START_TEST(test_ship_verify_from_db)
+{
+    struct musterd m;
+    char url[512], key[300], pub[300], cmd[1024], extra[700];
+    pg_db(&pg, "t_verify", url, sizeof(url));
+    snprintf(key, sizeof(key), "/tmp/muster-ship-key-%d.pem", (int)getpid());
+    snprintf(pub, sizeof(pub), "/tmp/muster-ship-pub-%d.pem", (int)getpid());
+    snprintf(cmd, sizeof(cmd),
+             "openssl genpkey -algorithm ed25519 -out %s 2>/dev/null && openssl pkey -in %s "
+             "-pubout -out %s 2>/dev/null",
+             key, key, pub);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(extra, sizeof(extra), "audit_key: %s\naudit_checkpoint_records: 4\n", key);
+    char *cfg = acct_config(url, "alpha", extra);
+    start(&m, cfg, NULL);
+    post_yaml(&m, cluster_yaml);
+    post_jobs(&m, "v", 0, 3);
+    wait_placed(&m, 3);
+    musterd_stop(&m); /* signs the head at shutdown */
+    start(&m, cfg, m.root);
+    wait_shipped(&m);
+    check_copy(&m, url, "alpha");
+    int st;
+    char *out = verify_db(url, "alpha", pub, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    json_t *v = json_loads(out, 0, NULL);
+    ck_assert(json_is_true(json_object_get(v, "ok")));
+    ck_assert_int_gt(json_integer_value(json_object_get(v, "checkpoints")), 0);
+    json_decref(v);
+    free(out);
+    /* a record changed in the copy: found, and named */
+    char *s = pg_value(url, "SELECT min(seq) FROM muster_audit WHERE kind = 'placed'");
+    long long bad = atoll(s);
+    free(s);
+    char sql[256];
+    snprintf(
+        sql, sizeof(sql),
+        "UPDATE muster_audit SET record = replace(record, '\"n1\"', '\"n2\"') WHERE seq = %lld "
+        "RETURNING seq",
+        bad);
+    free(pg_value(url, sql));
+    out = verify_db(url, "alpha", pub, &st);
+    ck_assert_int_eq(st, 1);
+    v = json_loads(out, 0, NULL);
+    ck_assert(json_is_false(json_object_get(v, "ok")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "firstBad")), bad);
+    json_decref(v);
+    free(out);
+    /* the usage errors */
+    struct cli_result r;
+    cli_run(NULL, NULL, (const char *[]){"audit", "verify", "--from-db", url, NULL}, &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "--cluster"));
+    cli_result_release(&r);
+    cli_run(NULL, NULL,
+            (const char *[]){"audit", "verify", "--from-db", url, "--cluster", "nope", NULL}, &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "no audit records of cluster 'nope'"));
+    cli_result_release(&r);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+    unlink(key);
+    unlink(pub);
+}
+END_TEST
+
+/* A config that asks for accounting wrongly is refused with the key named, and starts
+ * nothing. */
+START_TEST(test_ship_config_refused)
+{
+    static const char *const bad[][2] = {
+        {"accounting:\n  url: \"host=/nowhere\"\n", "needs both 'url'"},
+        {"accounting:\n  url: \"host=/nowhere\"\n  cluster: \"a b\"\n", "accounting cluster 'a b'"},
+        {"accounting:\n  url: x\n  cluster: a\n  batches: 3\n", "unknown key 'accounting.batches'"},
+        {"accounting:\n  url: x\n  cluster: a\n  batch: 0\n", "'accounting.batch' must be"},
+        {"accounting: postgresql://x\n", "'accounting' must be a mapping"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct musterd m;
+        char *cfg = crash_config(bad[i][0]);
+        const char *args[] = {"--config", cfg, NULL};
+        int status = 0;
+        ck_assert_int_eq(musterd_start_status(&m, NULL, args, &status), -1);
+        ck_assert_int_eq(status, 2);
+        char buf[4096] = "";
+        FILE *f = fopen(m.log_file, "r");
+        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        buf[n] = '\0';
+        if (f)
+            fclose(f);
+        ck_assert_msg(strstr(buf, bad[i][1]) != NULL, "case %zu: %s", i, buf);
+        musterd_cleanup(&m);
+        crash_config_free(cfg);
+    }
+}
+END_TEST
+
 int main(void)
 {
     pg_start(&pg);
-    const TTest *tests[] = {test_ship_jobs_and_reports, NULL};
+    const TTest *tests[] = {test_ship_jobs_and_reports,
+                            test_ship_database_down_mid_stream,
+                            test_ship_sigkill_mid_batch,
+                            test_ship_two_clusters_one_database,
+                            test_ship_verify_from_db,
+                            test_ship_config_refused,
+                            NULL};
     int rc = check_run(check_suite("ship", NULL, NULL, tests));
     pg_cleanup(&pg);
     return rc;
