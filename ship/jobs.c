@@ -29,7 +29,8 @@ struct job {
     int pods;
     json_t *requested, *allocated;
     /* {"live": {pod: {"node", "since", "req"}}, "rs": {res: closed resource-seconds},
-     *  "seen": {pod: true}, "preempted": bool} */
+     *  "seen": {pod: true}, "placedOnce": {pod: true}}; a live pod chosen as a victim also
+     *  has "victim": true */
     json_t *acct;
     int suffered, caused;
     char *last_reason;
@@ -366,7 +367,7 @@ static int on_placed(struct ship_jobs *j, struct job *x, int64_t ts, json_t *rec
 
 /* A pod left (deleted or evicted): its bound interval closes; the job ends with its last
  * pod. */
-static int on_pod_gone(struct ship_jobs *j, struct job *x, const char *pod, int64_t ts, int evicted,
+static int on_pod_gone(struct ship_jobs *j, struct job *x, const char *pod, int64_t ts,
                        struct err *err)
 {
     json_t *live = acct_member(x->acct, "live"), *p = json_object_get(live, pod);
@@ -393,13 +394,12 @@ static int on_pod_gone(struct ship_jobs *j, struct job *x, const char *pod, int6
                         " AND end_time IS NULL",
                         3, params, NULL, err);
     }
+    int victim = json_is_true(json_object_get(p, "victim"));
     json_object_del(live, pod);
     if (rc == 0 && json_object_size(live) == 0)
         x->end = ts;
     if (x->end)
-        x->state = evicted && json_is_true(json_object_get(x->acct, "preempted")) ? "preempted"
-                   : x->first_placed                                              ? "completed"
-                                                                                  : "cancelled";
+        x->state = victim ? "preempted" : x->first_placed ? "completed" : "cancelled";
     return rc;
 }
 
@@ -455,20 +455,26 @@ int ship__jobs_apply(struct ship_jobs *j, uint64_t seq, int64_t ts, json_t *rec,
         }
     } else if (!strcmp(kind, "preempted")) {
         struct job *by = NULL;
+        json_t *live = acct_member(x->acct, "live"), *lp;
         x->suffered++;
-        json_object_set_new(x->acct, "preempted", json_true());
+        json_array_foreach(json_object_get(rec, "pods"), i, v)
+        {
+            if ((lp = json_object_get(live, json_string_value(v))) != NULL)
+                json_object_set_new(lp, "victim",
+                                    json_true()); /* its removal is the preemption's */
+        }
         const char *pid = json_string_value(json_object_get(rec, "preemptor"));
         if (pid && (rc = job_get(j, pid, seq, ts, 0, &by, err)) == 0 && by) {
             by->caused++;
             by->last_seq = seq;
         }
     } else if (!strcmp(kind, "deleted") && okind && !strcmp(okind, "Pod") && oname) {
-        rc = on_pod_gone(j, x, oname, ts, 0, err);
+        rc = on_pod_gone(j, x, oname, ts, err);
     } else if (!strcmp(kind, "evicted")) {
         json_array_foreach(json_object_get(rec, "pods"), i, v)
         {
             if (rc == 0 && json_is_string(v))
-                rc = on_pod_gone(j, x, json_string_value(v), ts, 1, err);
+                rc = on_pod_gone(j, x, json_string_value(v), ts, err);
         }
     } else if (!strcmp(kind, "deleted") && okind && !strcmp(okind, "PodGroup") &&
                json_object_size(acct_member(x->acct, "live")) == 0) {

@@ -170,6 +170,11 @@ static void free_batch(struct read_ctx *r)
     r->n = 0;
 }
 
+int ship_cursor_read(MDB_txn *txn, uint64_t *seq, struct err *err)
+{
+    return store_meta_get_u64(txn, META_CURSOR, seq, err);
+}
+
 struct cursor_ctx {
     uint64_t seq;
 };

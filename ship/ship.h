@@ -42,6 +42,7 @@
 struct err;
 struct store;
 struct ship;
+typedef struct MDB_txn MDB_txn;
 
 struct ship_options {
     const char *url;     /* libpq connection string; borrowed for ship_open only (copied) */
@@ -71,6 +72,10 @@ void ship_close(struct ship *sh);
  * "batches" shipped by this process, "failures", "lastError" (null when the last attempt
  * worked)}. Any thread. */
 json_t *ship_state(struct ship *sh);
+
+/* The store's copy of the cursor: the last record known shipped (0: none), read in txn.
+ * Audit retention prunes nothing after it (server/audit_retain.c). */
+int ship_cursor_read(MDB_txn *txn, uint64_t *seq, struct err *err);
 
 /* Checks a cluster name as ship_open does. Returns 0 or ERR_INVALID naming it. */
 int ship_cluster_check(const char *cluster, struct err *err);

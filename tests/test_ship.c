@@ -726,6 +726,124 @@ START_TEST(test_ship_config_refused)
 }
 END_TEST
 
+START_TEST(test_ship_preemption_counted)
+{
+    struct musterd m;
+    char url[512];
+    pg_db(&pg, "t_preempt", url, sizeof(url));
+    char *cfg = acct_config(url, "alpha", NULL);
+    start(&m, cfg, NULL);
+    post_yaml(&m, cluster_yaml);
+    post_yaml(&m, "apiVersion: v1\nkind: Pod\nmetadata: {name: low, namespace: p, annotations: "
+                  "{scheduling.volcano.sh/queue-name: qa}}\nspec: {priority: 1, containers: "
+                  "[{name: c, resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"8\"}}}]}\n");
+    wait_placed(&m, 1);
+    usleep(200000);
+    post_yaml(&m, "apiVersion: v1\nkind: Pod\nmetadata: {name: high, namespace: p, annotations: "
+                  "{scheduling.volcano.sh/queue-name: qa}}\nspec: {priority: 100, containers: "
+                  "[{name: c, resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"4\"}}}]}\n");
+    json_t *recs = NULL;
+    for (int i = 0; i < 300; i++) { /* the victim goes, the preemptor binds */
+        json_decref(recs);
+        recs = export_records(&m);
+        json_t *rec;
+        size_t k;
+        int placed_high = 0;
+        json_array_foreach(recs, k, rec)
+        {
+            placed_high |= !strcmp(json_string_value(json_object_get(rec, "kind")), "placed") &&
+                           !strcmp(json_string_value(json_object_get(rec, "job")), "p/high");
+        }
+        if (placed_high)
+            break;
+        usleep(50000);
+    }
+    wait_shipped(&m);
+    int64_t gone = pod_event(recs, "evicted", "p/low"), placed = pod_event(recs, "placed", "p/low");
+    pod_event(recs, "preempted", "p/low");
+    char *s = pg_value(url, "SELECT state || ' ' || preemptions_suffered || ' ' || "
+                            "preemptions_caused || ' ' || (end_time IS NOT NULL) FROM muster_jobs "
+                            "WHERE name = 'low'");
+    ck_assert_str_eq(s, "preempted 1 0 true");
+    free(s);
+    s = pg_value(url, "SELECT state || ' ' || preemptions_suffered || ' ' || preemptions_caused || "
+                      "' ' || priority FROM muster_jobs WHERE name = 'high'");
+    ck_assert_str_eq(s, "running 0 1 100");
+    free(s);
+    s = pg_value(url, "SELECT resource_seconds->>'nvidia.com/gpu' FROM muster_jobs WHERE name = "
+                      "'low'");
+    NEAR(strtod(s, NULL), 8.0 * (double)(gone - placed) / 1000.0);
+    free(s);
+    json_t *j = run_json((const char *[]){"report", "jobs", "--db", url, "--state", "preempted",
+                                          "-o", "json", NULL});
+    ck_assert_int_eq(json_array_size(json_object_get(j, "items")), 1);
+    json_decref(j);
+    json_decref(recs);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+}
+END_TEST
+
+/* Retention prunes the store's log, never a record not shipped yet: with the database
+ * away nothing goes; once it is back, everything ships and then the store prunes, and the
+ * database still holds every record from 1. */
+START_TEST(test_ship_retention_waits_for_shipping)
+{
+    struct musterd m;
+    char url[512], key[300], cmd[700], extra[1200], archive[300];
+    snprintf(key, sizeof(key), "/tmp/muster-ship-rkey-%d.pem", (int)getpid());
+    snprintf(archive, sizeof(archive), "/tmp/muster-ship-archive-%d", (int)getpid());
+    snprintf(cmd, sizeof(cmd),
+             "openssl genpkey -algorithm ed25519 -out %s 2>/dev/null && mkdir -p %s", key, archive);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(extra, sizeof(extra),
+             "audit_key: %s\naudit_checkpoint_records: 3\naudit_checkpoint_interval: 0.2\n"
+             "audit_keep_records: 2\naudit_archive: %s\n",
+             key, archive);
+    pg_url(&pg, "t_retain", url, sizeof(url)); /* not created yet: shipping fails */
+    free(pg_value(url, "SELECT 1"));           /* (there is no such database) */
+    char admin[512];
+    pg_url(&pg, "postgres", admin, sizeof(admin));
+    free(pg_value(admin, "SELECT 1 FROM pg_database WHERE datname = 't_retain'"));
+    char *cfg = acct_config(url, "alpha", extra);
+    start(&m, cfg, NULL);
+    post_yaml(&m, cluster_yaml);
+    post_jobs(&m, "r", 0, 4);
+    wait_placed(&m, 4);
+    sleep(1); /* several checkpoints, each a chance to prune */
+    json_t *recs = export_records(&m);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(recs, 0), "seq")), 1);
+    json_decref(recs);
+    char tmp[512];
+    pg_db(&pg, "t_retain", tmp, sizeof(tmp));
+    wait_shipped(&m);
+    post_jobs(&m, "r", 4, 6); /* more records, checkpoints, and so a prune */
+    wait_placed(&m, 6);
+    int64_t first = 1;
+    for (int i = 0; i < 100 && first == 1; i++) {
+        usleep(100000);
+        recs = export_records(&m);
+        first = json_integer_value(json_object_get(json_array_get(recs, 0), "seq"));
+        json_decref(recs);
+    }
+    ck_assert_int_gt(first, 1);
+    wait_shipped(&m);
+    char *s = pg_value(url, "SELECT min(seq) || ' ' || (count(*) = max(seq)) FROM muster_audit");
+    ck_assert_str_eq(s, "1 true");
+    free(s);
+    int st;
+    char *out = verify_db(url, "alpha", NULL, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    free(out);
+    musterd_stop(&m);
+    musterd_cleanup(&m);
+    crash_config_free(cfg);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s %s", archive, key);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     pg_start(&pg);
@@ -735,6 +853,8 @@ int main(void)
                             test_ship_two_clusters_one_database,
                             test_ship_verify_from_db,
                             test_ship_config_refused,
+                            test_ship_preemption_counted,
+                            test_ship_retention_waits_for_shipping,
                             NULL};
     int rc = check_run(check_suite("ship", NULL, NULL, tests));
     pg_cleanup(&pg);
