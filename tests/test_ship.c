@@ -8,6 +8,7 @@
 #include <check.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,11 @@
 #include "cli_support.h"
 #include "clock.h"
 #include "crash_support.h"
+#include "err.h"
 #include "http_client.h"
 #include "pg_support.h"
+#include "ship.h"
+#include "store_util.h"
 
 static struct pg_fx pg;
 
@@ -844,6 +848,83 @@ START_TEST(test_ship_retention_waits_for_shipping)
 }
 END_TEST
 
+static atomic_int leading_now;
+
+static int leading_fn(void *ctx)
+{
+    (void)ctx;
+    return atomic_load(&leading_now);
+}
+
+static int append_records(MDB_txn *txn, void *ctx, struct err *err)
+{
+    for (int i = 0; i < *(int *)ctx; i++) {
+        json_t *rec = json_pack("{s:s,s:I}", "kind", "cycle", "cycle", (json_int_t)i);
+        int rc = store_audit_append(txn, rec, NULL, err);
+        json_decref(rec);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Only the leader ships: a follower's shipper does not even connect, and begins once it
+ * leads. */
+START_TEST(test_ship_leader_only)
+{
+    char url[512];
+    struct err err = ERR_INIT;
+    struct ship *sh = NULL;
+    int n = 25;
+    pg_db(&pg, "t_leader", url, sizeof(url));
+    char *dir = store_util_tmpdir();
+    struct store *st = store_util_open(dir, 0, STORE_SYNC_NONE);
+    ck_assert_int_eq(store_write(st, append_records, &n, &err), 0);
+    atomic_store(&leading_now, 0);
+    struct ship_options o = {.url = url, .cluster = "alpha", .batch = 10, .leading = leading_fn};
+    ck_assert_int_eq(ship_open(st, &o, &sh, &err), 0);
+    ck_assert_int_eq(ship_start(sh, &err), 0);
+    json_t *state = NULL;
+    for (int i = 0; i < 200; i++) { /* the thread has asked, and follows */
+        json_decref(state);
+        state = ship_state(sh);
+        if (json_is_false(json_object_get(state, "leading")))
+            break;
+        usleep(10000);
+    }
+    ck_assert(json_is_false(json_object_get(state, "leading")));
+    ck_assert_int_eq(json_integer_value(json_object_get(state, "lagRecords")), n);
+    json_decref(state);
+    char *s = pg_value(url, "SELECT coalesce(to_regclass('muster_audit')::text, 'none')");
+    ck_assert_str_eq(s, "none"); /* not even migrated: a follower never connects */
+    free(s);
+    atomic_store(&leading_now, 1);
+    for (int i = 0; i < 500; i++) {
+        state = ship_state(sh);
+        int done = json_integer_value(json_object_get(state, "shippedSeq")) == n;
+        json_decref(state);
+        if (done)
+            break;
+        usleep(10000);
+    }
+    s = pg_value(url, "SELECT count(*) || ' ' || max(seq) || ' ' || (SELECT max(version) FROM "
+                      "muster_schema) FROM muster_audit");
+    ck_assert_str_eq(s, "25 25 1");
+    free(s);
+    state = ship_state(sh);
+    ck_assert_int_eq(json_integer_value(json_object_get(state, "batches")), 3); /* 10+10+5 */
+    ck_assert_int_eq(json_integer_value(json_object_get(state, "lagRecords")), 0);
+    json_decref(state);
+    ship_close(sh);
+    /* options refused, naming what is wrong */
+    o.cluster = "no/slash";
+    ck_assert_int_eq(ship_open(st, &o, &sh, &err), ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "accounting cluster 'no/slash'"));
+    store_close(st);
+    store_util_rmrf(dir);
+}
+END_TEST
+
 int main(void)
 {
     pg_start(&pg);
@@ -855,6 +936,7 @@ int main(void)
                             test_ship_config_refused,
                             test_ship_preemption_counted,
                             test_ship_retention_waits_for_shipping,
+                            test_ship_leader_only,
                             NULL};
     int rc = check_run(check_suite("ship", NULL, NULL, tests));
     pg_cleanup(&pg);
