@@ -86,7 +86,9 @@ static void usage_table(json_t *doc)
 
 static void csv_cell(json_t *v)
 {
-    char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *text = json_is_string(v)
+                     ? NULL
+                     : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     const char *s = json_is_string(v) ? json_string_value(v) : json_is_null(v) ? "" : text;
     if (strpbrk(s, ",\"\n")) {
         putchar('"');
@@ -216,7 +218,12 @@ int cli__cmd_report(struct cli *cli)
     }
     if (rc < 0)
         return cli__fail(cli, &err);
-    if (cli->output != CLI_OUT_TABLE)
+    if (cli->output == CLI_OUT_JSON) {
+        /* 15 digits: 0.945 s, not the double's 0.94499999999999995 */
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+        printf("%s\n", text);
+        free(text);
+    } else if (cli->output != CLI_OUT_TABLE)
         cli__print_doc(cli, doc);
     else if (!strcmp(what, "usage"))
         usage_table(doc);

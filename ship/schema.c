@@ -119,13 +119,3 @@ out:
         *version = have;
     return rc;
 }
-
-int ship_db_migrate(const char *url, struct err *err)
-{
-    PGconn *c = NULL;
-    int version, rc = ship__connect(url, &c, err);
-    if (rc == 0)
-        rc = ship__migrate(c, &version, err);
-    PQfinish(c);
-    return rc;
-}

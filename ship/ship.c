@@ -198,8 +198,22 @@ static int is_leading(struct ship *sh)
 static int ship_loop(struct ship *sh, PGconn *c, struct err *err)
 {
     struct read_ctx r = {.recs = xcalloc(sh->batch, sizeof(struct ship_rec)), .max = sh->batch};
-    uint64_t cursor = 0, stored = 0;
+    uint64_t cursor = 0, stored = 0, head = 0;
+    MDB_txn *txn = NULL;
     int rc = ship__cursor(c, sh->cluster, sh->chain, &cursor, err);
+
+    /* a database ahead of the store: the store was restored from an older copy, and new
+     * records would reuse sequence numbers the database already holds */
+    if (rc == 0 && (rc = store_txn_begin(sh->st, STORE_READ, &txn, err)) == 0) {
+        rc = store_audit_last_seq(txn, &head, err);
+        store_txn_abort(&txn);
+    }
+    if (rc == 0 && cursor > head)
+        rc = err_set(err, ERR_CONFLICT,
+                     "accounting database: cluster '%s' chain %" PRIu64 " is shipped up to "
+                     "record %" PRIu64 " but this store ends at %" PRIu64
+                     " (restored from an older copy?): nothing is shipped",
+                     sh->cluster, sh->chain, cursor, head);
 
     while (rc == 0 && is_leading(sh)) {
         mtx_lock(&sh->mu);

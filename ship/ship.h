@@ -82,10 +82,6 @@ int ship_cluster_check(const char *cluster, struct err *err);
 
 /* ---- reading the database (no musterd needed) ---- */
 
-/* Connects and applies the migrations (what musterd does on start). Returns 0, ERR_NETWORK
- * ("accounting database: <libpq's message>") or ERR_STORE (a migration failed). */
-int ship_db_migrate(const char *url, struct err *err);
-
 /* Calls fn with each audit record of (cluster, chain) in seq order: the record exactly as
  * the store held it. chain 0: the cluster's only chain (ERR_INVALID when it has several,
  * listing them). *chain_out (may be NULL) receives the chain read. fn returns 0 to go on.
@@ -112,7 +108,8 @@ struct ship_query {
 int ship_report_usage(const char *url, enum ship_usage_by by, const struct ship_query *q,
                       json_t **out, struct err *err);
 /* Job rows (as sacct) that overlap the window, filtered; oldest submit first. New:
- * {"items":[{the columns of muster_jobs, docs/accounting.md}]}. */
+ * {"items":[{the columns of muster_jobs, docs/accounting.md}]}; a running job's
+ * resourceSeconds count its bound pods up to now (or until). */
 int ship_report_jobs(const char *url, const struct ship_query *q, json_t **out, struct err *err);
 /* Wait percentiles (p50, p90, p99, max; seconds, nearest rank) of the jobs first placed
  * in the window, by queue and by job size (pods: 1, 2-7, 8-63, 64+). New:
