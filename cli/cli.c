@@ -45,8 +45,9 @@ static const struct flag_def flag_defs[] = {
     {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
     {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
     {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1}, {"db", 0, 1},      {"by", 0, 1},           {"cluster", 0, 1},
-    {"queue", 0, 1},      {"chain", 0, 1},   {"from-db", 0, 1},
+    {"selector", 'l', 1}, {"cordon", 0, 1},  {"delete", 0, 1},       {"db", 0, 1},
+    {"by", 0, 1},         {"cluster", 0, 1}, {"queue", 0, 1},        {"chain", 0, 1},
+    {"from-db", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -124,6 +125,11 @@ static const struct command commands[] = {
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,", ",",
      "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
      "                                       the topology tree, largest gang per domain\n"},
+    {"whatif", cli__cmd_whatif, ",filename,cordon,delete,", ",",
+     "  whatif [-f FILE|DIR|- ...] [--cordon NODE,...] [--delete KIND/NAME,...]\n"
+     "                                       what the next cycle would do with these\n"
+     "                                       changes: where each job would go or why not,\n"
+     "                                       whom it would preempt; nothing is written\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",

@@ -126,6 +126,7 @@ int cli__cmd_describe(struct cli *cli);
 int cli__cmd_why(struct cli *cli);
 int cli__cmd_audit(struct cli *cli);
 int cli__cmd_cycle(struct cli *cli);
+int cli__cmd_whatif(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
 int cli__cmd_preemptions(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);

@@ -247,6 +247,40 @@ int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
 int sched_queues(struct sched *s, json_t **out, struct err *err);
 int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err);
 
+/* What-ifs (whatif.c, docs/whatif.md): what the next cycle would do after the changes of
+ * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
+ * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
+ * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
+ * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as sched_apply would,
+ * the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in that
+ * order. *out (new):
+ *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,
+ *    "changes": [sched_apply's results, then {"kind","name","action":"deleted"}],
+ *    "cycle": the cycle's summary (sched_cycle),
+ *    "jobs": [per job of m's pods and PodGroups: sched_job's document with "why" (sched_why)
+ *             and "wouldPlace" (Scheduled or Running after the cycle)],
+ *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
+ *             jobs whose state the changes and the cycle changed (placed before and not after; the reverse;
+ *             any other change but Pending, Unschedulable and TimedOut among themselves:
+ *             a view loaded afresh calls a job Pending until a cycle tries it),
+ *    "preemptions": the ledger entries the cycle made (sched_preemptions),
+ *    "records": the audit records it would have appended, the changes' among them}.
+ * Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
+ * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */
+struct sched_whatif_drop {
+    enum model_kind kind;
+    const char *key;
+};
+struct sched_whatif {
+    struct model_manifest *m;
+    const char *const *cordon;
+    size_t ncordon;
+    const struct sched_whatif_drop *drop;
+    size_t ndrop;
+};
+int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms, json_t **out,
+                 struct err *err);
+
 /* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
  * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
  * every entry point that takes the lock waits until then. New; never NULL. */

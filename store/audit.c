@@ -153,18 +153,18 @@ static size_t hash_slot(const char *s, size_t n)
     return n - 1;
 }
 
-/* The stored record: the canonical bytes at st->buf + off (len of them) with "hash" spliced
+/* The stored record: the canonical bytes at sc->buf + off (len of them) with "hash" spliced
  * in where a canonical dump would put it, in place. Returns the new length. Splicing instead
  * of dumping the record a second time: the stored bytes are the same, for half the cost. */
-static size_t with_hash(struct store *st, size_t off, size_t len, const char *hexhash)
+static size_t with_hash(struct store__scratch *sc, size_t off, size_t len, const char *hexhash)
 {
     char member[2 * HASH_LEN + 16];
     size_t need = off + len + sizeof(member) + 1;
-    if (st->buf_cap < need) {
-        st->buf_cap = 2 * need;
-        st->buf = xrealloc(st->buf, st->buf_cap);
+    if (sc->cap < need) {
+        sc->cap = 2 * need;
+        sc->buf = xrealloc(sc->buf, sc->cap);
     }
-    char *s = st->buf + off;
+    char *s = sc->buf + off;
     size_t at = hash_slot(s, len);
     int last = s[at] == '}';
     size_t m = 0; /* [,]"hash":"<hex>"[,] */
@@ -208,16 +208,17 @@ int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err 
     }
     json_object_del(rec, "hash");
     /* The previous hash goes right before the canonical bytes: one digest call. */
-    len = store__dump(st, rec, CANON, HASH_LEN);
-    memcpy(st->buf, h.hash, HASH_LEN);
-    digest(st->buf, HASH_LEN + len, h.hash);
+    struct store__scratch *sc = store__scratch(txn);
+    len = store__dump(sc, rec, CANON, HASH_LEN);
+    memcpy(sc->buf, h.hash, HASH_LEN);
+    digest(sc->buf, HASH_LEN + len, h.hash);
     store__hex(h.hash, HASH_LEN, hexhash);
     json_object_set_new(rec, "hash", json_string(hexhash));
 
     store__be64_put(kbuf, h.seq);
-    v.mv_size = with_hash(st, HASH_LEN, len, hexhash);
-    v.mv_data = st->buf + HASH_LEN;
-    rc = mdb_put(txn, st->dbi[DBI_AUDIT], &k, &v, MDB_APPEND);
+    v.mv_size = with_hash(sc, HASH_LEN, len, hexhash);
+    v.mv_data = sc->buf + HASH_LEN;
+    rc = store__put(txn, st->dbi[DBI_AUDIT], &k, &v, MDB_APPEND);
     if (rc == MDB_KEYEXIST) /* a stray record past the head (tampering): refuse, no overwrite */
         return err_set(err, ERR_STORE, "audit record %" PRIu64 " already exists past the head",
                        h.seq);
@@ -246,18 +247,18 @@ int store_audit_scan(MDB_txn *txn, uint64_t from, uint64_t to, store_audit_fn fn
 {
     struct store *st = store__of(txn);
     unsigned char kbuf[8];
-    MDB_cursor *cur = NULL;
+    struct store__cur cur;
     MDB_val k = {8, kbuf}, v;
     MDB_cursor_op op = MDB_SET_RANGE;
     uint64_t seq;
     int rc;
 
     store__be64_put(kbuf, from);
-    rc = mdb_cursor_open(txn, st->dbi[DBI_AUDIT], &cur);
+    rc = store__cur_open(txn, st->dbi[DBI_AUDIT], &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     for (;; op = MDB_NEXT) {
-        rc = mdb_cursor_get(cur, &k, &v, op);
+        rc = store__cur_get(&cur, &k, &v, op);
         if (rc == MDB_NOTFOUND) {
             rc = 0;
             break;
@@ -276,7 +277,7 @@ int store_audit_scan(MDB_txn *txn, uint64_t from, uint64_t to, store_audit_fn fn
             break;
         }
     }
-    mdb_cursor_close(cur);
+    store__cur_close(&cur);
     return rc;
 }
 

@@ -22,17 +22,17 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
     size_t plen = prefix ? strlen(prefix) : 0;
     /* start at the prefix, or at `after` when it sorts later (then skip `after` itself) */
     const char *from = after && (!prefix || strcmp(after, prefix) > 0) ? after : prefix;
-    MDB_cursor *cur = NULL;
+    struct store__cur cur;
     MDB_val k = {from ? strlen(from) : 0, (void *)from}, v;
     char key[512];
     json_error_t jerr;
     int rc, op = k.mv_size ? MDB_SET_RANGE : MDB_FIRST;
 
-    rc = mdb_cursor_open(txn, dbi, &cur);
+    rc = store__cur_open(txn, dbi, &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     for (;; op = MDB_NEXT) {
-        rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)op);
+        rc = store__cur_get(&cur, &k, &v, (MDB_cursor_op)op);
         if (rc == MDB_NOTFOUND) {
             rc = 0;
             break;
@@ -65,7 +65,7 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
             break;
         }
     }
-    mdb_cursor_close(cur);
+    store__cur_close(&cur);
     return rc;
 }
 
@@ -83,7 +83,7 @@ static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)data};
-    int rc = mdb_put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
+    int rc = store__put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         err_prefix(err, "%s '%s'", doc_name[db], key);
@@ -93,12 +93,12 @@ static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void
 
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
 {
-    struct store *st = store__of(txn);
+    struct store__scratch *sc = store__scratch(txn);
     int rc = check_db(db, err);
     if (rc < 0)
         return rc;
-    size_t len = store__dump(st, doc, JSON_COMPACT, 0);
-    return put_bytes(txn, db, key, st->buf, len, err);
+    size_t len = store__dump(sc, doc, JSON_COMPACT, 0);
+    return put_bytes(txn, db, key, sc->buf, len, err);
 }
 
 int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
@@ -118,7 +118,7 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
     *out = NULL;
     if ((rc = check_db(db, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[doc_dbi[db]], &k, &v);
+    rc = store__get(txn, st->dbi[doc_dbi[db]], &k, &v);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
     if (rc)
@@ -129,6 +129,13 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
     return 0;
 }
 
+int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key)
+{
+    MDB_val k = {strlen(key), (void *)key}, v;
+    return check_db(db, NULL) == 0 &&
+           store__get(txn, store__of(txn)->dbi[doc_dbi[db]], &k, &v) == 0;
+}
+
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err)
 {
     struct store *st = store__of(txn);
@@ -137,7 +144,7 @@ int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err
 
     if ((rc = check_db(db, err)) < 0)
         return rc;
-    rc = mdb_del(txn, st->dbi[doc_dbi[db]], &k, NULL);
+    rc = store__del(txn, st->dbi[doc_dbi[db]], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
     return rc ? store__mdb_err(st, rc, err, "cannot delete") : 0;
@@ -159,7 +166,7 @@ int store__meta_get(MDB_txn *txn, const char *name, MDB_val *val, struct err *er
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(name), (void *)name};
-    int rc = mdb_get(txn, st->dbi[DBI_META], &k, val);
+    int rc = store__get(txn, st->dbi[DBI_META], &k, val);
 
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "metadata '%s' not found", name);
@@ -170,7 +177,7 @@ int store__meta_put(MDB_txn *txn, const char *name, const void *data, size_t len
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(name), (void *)name}, v = {len, (void *)data};
-    int rc = mdb_put(txn, st->dbi[DBI_META], &k, &v, 0);
+    int rc = store__put(txn, st->dbi[DBI_META], &k, &v, 0);
 
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");

@@ -208,7 +208,8 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
     pthread_cond_init(&p->done, NULL);
     p->decode = decode;
     p->ctx = ctx;
-    for (int i = threads_for(nthreads) - 1; i > 0; i--)
+    /* a dry session runs beside the live scheduler (a what-if): it takes one core, not all */
+    for (int i = store__dry_of(txn) ? 0 : threads_for(nthreads) - 1; i > 0; i--)
         if (pthread_create(&th[nth], NULL, worker, p) == 0)
             nth++;
     /* chunk k is published once filled; the thread fills k + 1 before consuming k */

@@ -203,7 +203,7 @@ void store_close(struct store *st)
         close(st->lock_fd); /* releases the flock */
     pthread_rwlock_destroy(&st->grow_lock);
     pthread_mutex_destroy(&st->child_mu);
-    free(st->buf);
+    free(st->scratch.buf);
     free(st->dir);
     free(st);
 }

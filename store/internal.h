@@ -45,6 +45,12 @@ enum store_dbi {
 /* The database of each object kind (objects.c). */
 extern const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT];
 
+/* A growing buffer values are serialized into before they are written. */
+struct store__scratch {
+    char *buf;
+    size_t cap;
+};
+
 struct store {
     MDB_env *env;
     MDB_dbi dbi[DBI_COUNT];
@@ -65,9 +71,8 @@ struct store {
     pthread_mutex_t child_mu;
     MDB_txn *children[STORE_MAX_CHILDREN];
 
-    /* Serialization scratch for the writer (see above). */
-    char *buf;
-    size_t buf_cap;
+    /* Serialization scratch for the writer (see above); a dry session has its own. */
+    struct store__scratch scratch;
 };
 
 /* The store owning txn. */
@@ -78,11 +83,44 @@ struct store *store__of(MDB_txn *txn);
  * message is "<what>: <lmdb message>". Returns the ERR_* code. */
 int store__mdb_err(struct store *st, int rc, struct err *err, const char *what);
 
-/* Serializes v into st->buf at offset off (bytes before off are kept) exactly as
+/* ---- key-value calls and dry sessions (dry.c) ---- */
+
+/* The scratch buffer of txn's writer: the store's, or its dry session's. */
+struct store__scratch *store__scratch(MDB_txn *txn);
+struct store__dry;
+struct ov_tab;
+/* txn's dry session when txn is this thread's dry snapshot, else NULL. */
+struct store__dry *store__dry_of(MDB_txn *txn);
+/* This thread's dry snapshot of st, or NULL (txn.c hands it out instead of beginning). */
+MDB_txn *store__dry_txn(struct store *st);
+
+/* mdb_get, mdb_put, mdb_del with the same arguments and LMDB return codes, through the
+ * overlay of a dry session (a write of a pod index there is dropped: 0). Every file of
+ * store/ reads and writes through these, except bulk loads and the audit verifier, which
+ * read the snapshot. */
+int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v);
+int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags);
+int store__del(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *data);
+
+/* A cursor merged with a dry session's overlay: MDB_FIRST, MDB_SET_RANGE and MDB_NEXT
+ * over a plain database; any op, unmerged, outside a session or over a pod index. */
+struct store__cur {
+    MDB_cursor *cur;
+    const struct ov_tab *tab; /* NULL: the plain LMDB cursor */
+    size_t oi;                /* next overlay entry */
+    int src_rc;               /* the LMDB cursor's state: 0 at (sk, sv), or its last code */
+    MDB_val sk, sv;
+    int took; /* what the last answer consumed: 1 the snapshot's, 2 the overlay's, 3 both */
+};
+int store__cur_open(MDB_txn *txn, MDB_dbi dbi, struct store__cur *c);
+int store__cur_get(struct store__cur *c, MDB_val *k, MDB_val *v, MDB_cursor_op op);
+void store__cur_close(struct store__cur *c);
+
+/* Serializes v into sc's buffer at offset off (bytes before off are kept) exactly as
  * json_dumpb(v, flags) would, for flags JSON_COMPACT with or without JSON_SORT_KEYS (other
  * flags are ignored) (jsonw.c). Returns the length written after off; the bytes are not
  * NUL-terminated. */
-size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off);
+size_t store__dump(struct store__scratch *sc, json_t *v, size_t flags, size_t off);
 /* A stored value parsed (objects, lists, documents): model_json_read, and json_loadb(s, n,
  * 0) where it gives up (NULL with *jerr set when the bytes are not JSON). New. */
 json_t *store__json_load(const char *s, size_t n, json_error_t *jerr);

@@ -217,13 +217,13 @@ static void put_value(struct out *o, json_t *v, int sort)
     }
 }
 
-size_t store__dump(struct store *st, json_t *v, size_t flags, size_t off)
+size_t store__dump(struct store__scratch *sc, json_t *v, size_t flags, size_t off)
 {
-    if (!st->buf) {
-        st->buf_cap = 4096;
-        st->buf = xmalloc(st->buf_cap);
+    if (!sc->buf) {
+        sc->cap = 4096;
+        sc->buf = xmalloc(sc->cap);
     }
-    struct out o = {&st->buf, &st->buf_cap, 0};
+    struct out o = {&sc->buf, &sc->cap, 0};
     room(&o, off); /* keeps the bytes before off */
     put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
     return o.len - off;

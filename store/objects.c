@@ -105,14 +105,14 @@ static int move_dup(MDB_txn *txn, MDB_dbi dbi, MDB_val *pod, const char *old_key
     if (old_key) {
         k = (MDB_val){strlen(old_key), (void *)old_key};
         d = *pod;
-        rc = mdb_del(txn, dbi, &k, &d);
+        rc = store__del(txn, dbi, &k, &d);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot update a pod index");
     }
     if (new_key) {
         k = (MDB_val){strlen(new_key), (void *)new_key};
         d = *pod;
-        rc = mdb_put(txn, dbi, &k, &d, MDB_NODUPDATA);
+        rc = store__put(txn, dbi, &k, &d, MDB_NODUPDATA);
         if (rc && rc != MDB_KEYEXIST)
             return store__mdb_err(st, rc, err, "cannot update a pod index");
     }
@@ -137,9 +137,9 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
     if ((o && o->pending) == (n && n->pending))
         return 0;
     if (n && n->pending)
-        rc = mdb_put(txn, st->dbi[DBI_IDX_PENDING], &pod, &empty, 0);
+        rc = store__put(txn, st->dbi[DBI_IDX_PENDING], &pod, &empty, 0);
     else
-        rc = mdb_del(txn, st->dbi[DBI_IDX_PENDING], &pod, NULL);
+        rc = store__del(txn, st->dbi[DBI_IDX_PENDING], &pod, NULL);
     if (rc && rc != MDB_NOTFOUND)
         return store__mdb_err(st, rc, err, "cannot update the pending index");
     return 0;
@@ -173,7 +173,7 @@ static int get_raw(MDB_txn *txn, enum model_kind kind, const char *key, MDB_val 
 
     if ((rc = check_kind(kind, err)) < 0)
         return rc;
-    rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, v);
+    rc = store__get(txn, st->dbi[store__kind_dbi[kind]], &k, v);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", kind_word[kind], key);
     return rc ? store__mdb_err(st, rc, err, "cannot read") : 0;
@@ -200,9 +200,10 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
     MDB_val k = {strlen(key), (void *)key}, v;
     int rc;
 
-    v.mv_size = store__dump(st, obj, JSON_COMPACT, 0);
-    v.mv_data = st->buf;
-    rc = mdb_put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
+    struct store__scratch *sc = store__scratch(txn);
+    v.mv_size = store__dump(sc, obj, JSON_COMPACT, 0);
+    v.mv_data = sc->buf;
+    rc = store__put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         return err_prefix(err, "%s '%s'", kind_word[kind], key);
@@ -240,7 +241,7 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
     k = (MDB_val){strlen(key), key};
     /* The old value is decoded only when someone needs it: the caller or the pod index. */
     if (kind == MODEL_POD || old_out) {
-        rc = mdb_get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
+        rc = store__get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot read");
         if (rc == 0 && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
@@ -280,7 +281,7 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         return rc;
     if ((kind == MODEL_POD || old_out) && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
         return rc;
-    rc = mdb_del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
+    rc = store__del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot delete");
         goto out;
@@ -322,7 +323,7 @@ static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key
                     struct err *err)
 {
     struct store *st = store__of(txn);
-    MDB_cursor *cur = NULL;
+    struct store__cur cur;
     MDB_val k = {key ? strlen(key) : 0, (void *)key}, v;
     MDB_cursor_op op = key ? MDB_SET_KEY : MDB_FIRST;
     char buf[512];
@@ -330,11 +331,11 @@ static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key
 
     if (key && !*key)
         return 0;
-    rc = mdb_cursor_open(txn, st->dbi[dbi], &cur);
+    rc = store__cur_open(txn, st->dbi[dbi], &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     for (;; op = key ? MDB_NEXT_DUP : MDB_NEXT) {
-        rc = mdb_cursor_get(cur, &k, &v, op);
+        rc = store__cur_get(&cur, &k, &v, op);
         if (rc == MDB_NOTFOUND) {
             rc = 0;
             break;
@@ -353,7 +354,7 @@ static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key
             break;
         }
     }
-    mdb_cursor_close(cur);
+    store__cur_close(&cur);
     return rc;
 }
 

@@ -41,7 +41,7 @@ int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *
 
     if (!nlen || nlen + tlen + 2 > sizeof(buf))
         return err_set(err, ERR_INVALID, "cannot bind pod '%s' to node '%s'", key, node);
-    rc = mdb_get(txn, st->dbi[DBI_IDX_PENDING], &k, &v);
+    rc = store__get(txn, st->dbi[DBI_IDX_PENDING], &k, &v);
     if (rc == MDB_NOTFOUND) /* bound, deleting or past Pending: rare, done in full */
         return bind_whole(txn, key, node, ts, err);
     if (rc)
@@ -49,7 +49,7 @@ int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *
     memcpy(buf, node, nlen + 1);
     memcpy(buf + nlen + 1, ts, tlen + 1);
     v = (MDB_val){nlen + tlen + 2, buf};
-    rc = mdb_put(txn, st->dbi[DBI_POD_BIND], &k, &v, 0);
+    rc = store__put(txn, st->dbi[DBI_POD_BIND], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write a binding");
         return err_prefix(err, "pod '%s'", key);

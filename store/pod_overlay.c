@@ -24,7 +24,7 @@ int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *e
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(key), (void *)key}, v;
-    int rc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &v);
+    int rc = store__get(txn, st->dbi[DBI_POD_BIND], &k, &v);
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
@@ -36,7 +36,7 @@ int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err)
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(key), (void *)key};
-    int rc = mdb_del(txn, st->dbi[DBI_POD_BIND], &k, NULL);
+    int rc = store__del(txn, st->dbi[DBI_POD_BIND], &k, NULL);
     if (rc && rc != MDB_NOTFOUND)
         return store__mdb_err(st, rc, err, "cannot drop a binding");
     return 0;

@@ -106,6 +106,25 @@ int store_txn_commit(MDB_txn **txn, struct err *err);
 /* Aborts and sets *txn to NULL. NULL-safe. */
 void store_txn_abort(MDB_txn **txn);
 
+/* ---- dry sessions (dry.c) ----
+ *
+ * Between store_dry_begin and store_dry_end, every transaction this thread begins on st,
+ * read or write, is one read snapshot taken by store_dry_begin, and its writes are kept in
+ * the session's memory: later reads and iterations of the session see them over the
+ * snapshot (every store_* call above and below), a commit or an abort ends nothing, and
+ * nothing reaches the file or any other thread. So code that reads and writes the store
+ * (the scheduler's apply, delete and cycle) runs unchanged on a copy of the state that
+ * costs only what it changes: what-ifs (scheduler/whatif.c). Three exceptions, read from the
+ * snapshot alone: the pod indexes (store_pods_on_node, _of_group, _pending,
+ * store_pod_groups_count), bulk loads (store_each_par, on the calling thread alone in a
+ * session: it runs beside the live scheduler) and the audit verifier; writes to the
+ * indexes are dropped. The session holds one LMDB read transaction, which delays the
+ * map's growth until it ends, as any reader does: keep sessions short. Nested transactions
+ * are refused (ERR_INVALID). One session per thread: ERR_INTERNAL when one is open. */
+int store_dry_begin(struct store *st, struct err *err);
+/* Ends this thread's session on st and drops its writes. NULL-safe, no-op without one. */
+void store_dry_end(struct store *st);
+
 /* Runs fn in a write transaction and commits; on ERR_MAP_FULL (from fn or commit) grows
  * the map and runs fn again in a fresh transaction, so fn must only depend on txn.
  * Returns fn's error, or the commit's. */
@@ -193,6 +212,8 @@ int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const ch
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
+/* 1 when a document of key exists in db, 0 when not (or db is unknown); nothing is decoded. */
+int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
 

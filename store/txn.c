@@ -150,7 +150,9 @@ int store_txn_begin(struct store *st, int write, MDB_txn **txn, struct err *err)
 {
     int rc;
 
-    *txn = NULL;
+    *txn = store__dry_txn(st);
+    if (*txn) /* a dry session: every transaction of this thread is its snapshot */
+        return 0;
     if (write == STORE_READ_NOWAIT) {
         if (!try_lock_shared(st))
             return err_set(err, ERR_BUSY, "the store is busy growing its map");
@@ -177,6 +179,8 @@ int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err)
     int rc, n;
 
     *child = NULL;
+    if (store__dry_of(parent))
+        return err_set(err, ERR_INVALID, "no nested transaction in a dry session");
     n = atomic_load(&st->nchildren);
     if (n >= STORE_MAX_CHILDREN)
         return err_set(err, ERR_STORE, "too many nested transactions (max %d)", STORE_MAX_CHILDREN);
@@ -237,6 +241,10 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
 
     if (!*txn)
         return err_set(err, ERR_INTERNAL, "commit without a transaction");
+    if (store__dry_of(*txn)) { /* its writes stay in the session's memory */
+        *txn = NULL;
+        return 0;
+    }
     st = store__of(*txn);
     cls = classify(st, *txn);
     rc = mdb_txn_commit(*txn);
@@ -261,6 +269,10 @@ void store_txn_abort(MDB_txn **txn)
 
     if (!txn || !*txn)
         return;
+    if (store__dry_of(*txn)) { /* the session goes on: store_dry_end ends it */
+        *txn = NULL;
+        return;
+    }
     st = store__of(*txn);
     cls = classify(st, *txn);
     mdb_txn_abort(*txn);

@@ -698,6 +698,56 @@ START_TEST(test_cli_preemptions_and_topology_tables)
 }
 END_TEST
 
+/* `muster whatif` on the demo: where the probe gang would go, the room it would take from a
+ * lower-priority preemptor once those nodes are cordoned, bad input, and nothing written by
+ * any of it. */
+START_TEST(test_cli_whatif_on_the_demo)
+{
+    struct cli_result r;
+    apply_demo(1);
+    json_t *before = run_json(ARGS("preemptions", "-o", "json"));
+    char *probe = cli_data_path("whatif/probe.yaml");
+    run_ok(&r, NULL, ARGS("whatif", "-f", probe));
+    ck_assert_msg(has_line(r.out, "JOB STATE WOULD PLACE NODES WHY"), "%s", r.out);
+    ck_assert_msg(has_line(r.out, "training/probe Scheduled yes"), "%s", r.out);
+    cli_result_release(&r);
+
+    /* its two nodes cordoned: it would preempt for room instead */
+    json_t *res = run_json(ARGS("whatif", "-f", probe, "-o", "json"));
+    json_t *members = json_object_get(json_array_get(json_object_get(res, "jobs"), 0), "members");
+    char *nodes =
+        xasprintf("%s,%s", json_string_value(json_object_get(json_array_get(members, 0), "node")),
+                  json_string_value(json_object_get(json_array_get(members, 1), "node")));
+    json_decref(res);
+    run_ok(&r, NULL, ARGS("whatif", "-f", probe, "--cordon", nodes));
+    ck_assert_msg(has_line(r.out, "training/probe Pipelined no nominated"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "Preemptions it would make:\n  training/probe preempts "), "%s",
+                  r.out);
+    /* the room it takes is vision/resnet's, nominated to a lower priority (50 < 200) */
+    ck_assert_msg(has_line(r.out, "changed vision/resnet: Pipelined ->"), "%s", r.out);
+    cli_result_release(&r);
+
+    cli_run(env, NULL, ARGS("whatif"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "whatif needs -f FILE"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("whatif", "--cordon", "nosuch"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "node 'nosuch' not found"), "%s", r.err);
+    cli_result_release(&r);
+
+    json_t *after = run_json(ARGS("preemptions", "-o", "json"));
+    ck_assert(json_equal(before, after));
+    cli_run(env, NULL, ARGS("get", "pod", "probe-0", "-n", "training"), &r);
+    ck_assert_int_eq(r.status, 1);
+    cli_result_release(&r);
+    json_decref(before);
+    json_decref(after);
+    free(nodes);
+    free(probe);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_server");
@@ -722,6 +772,7 @@ int main(void)
     tcase_add_test(demo_tc, test_cli_why_topology_and_preemption_parts);
     tcase_add_test(demo_tc, test_cli_demo_why_never_misleads);
     tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
+    tcase_add_test(demo_tc, test_cli_whatif_on_the_demo);
     suite_add_tcase(s, demo_tc);
     suite_add_tcase(s, tc);
     return check_run(s);

@@ -26,6 +26,8 @@ json_t *api__leader_state(struct api *api);
 void api__metrics(struct req *r);
 void api__sources(struct req *r);
 void api__manifests_apply(struct req *r);
+/* POST /api/v1/whatif (manifests.c: the same bodies, sched_whatif). */
+void api__whatif(struct req *r);
 /* POST /api/v1/pods/status: many pods' status subresource at once (sched_apply_status_by). */
 void api__pods_status(struct req *r);
 void api__nodes_list(struct req *r);

@@ -1,4 +1,5 @@
-/* manifests.c - POST /api/v1/manifests: parse, validate every document, apply atomically.
+/* manifests.c - POST /api/v1/manifests: parse, validate every document, apply atomically;
+ * POST /api/v1/whatif: the same bodies, tried on a copy of the state (sched_whatif).
  *
  * ?fieldValidation=Strict|Warn|Ignore (default: the api's field_validation) says what
  * becomes of fields outside the schema, as in kube-apiserver: a 400 naming each one, or
@@ -135,26 +136,31 @@ static int any_created(json_t *results)
     return 0;
 }
 
-/* POST /api/v1/manifests, and with status set POST /api/v1/pods/status: the same bodies,
- * but each document's status replaces a stored pod's (sched_apply_status_by validates the
- * pods merged, so the documents are not validated alone). */
-static void apply(struct req *r, int status)
+/* The request's manifest into *m, parsed and (unless status) validated, with the dropped
+ * fields' warnings in *warnings (new); an empty body is an empty manifest when may_be_empty.
+ * Returns 0, or replies 400 / 413 / 415 naming what is wrong and returns -1. */
+static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct model_manifest *m,
+                             json_t **warnings)
 {
-    struct model_manifest m = {0};
     struct err err = ERR_INIT;
     enum model_format fmt;
     enum model_fields mode = MODEL_FIELDS_STRICT;
-    json_t *errors = NULL, *results = NULL, *warnings = NULL;
-    char *body = NULL, *headers = NULL;
+    json_t *errors = NULL;
     size_t len = 0;
+    int rc = -1;
 
+    *warnings = json_array();
     if (format_or_reply(r, &fmt) < 0 || (!status && fields_or_reply(r, &mode) < 0))
-        return;
-    body = api__body_or_reply(r, &len);
+        return -1;
+    char *body = api__body_or_reply(r, &len);
     if (!body)
-        return;
+        return -1;
     if (blank(body, len)) {
-        api__reply_errorf(r, ERR_INVALID, "the request body is empty: send YAML or JSON manifests");
+        if (may_be_empty)
+            rc = 0;
+        else
+            api__reply_errorf(r, ERR_INVALID,
+                              "the request body is empty: send YAML or JSON manifests");
         goto out;
     }
     const char *nul = memchr(body, '\0', len);
@@ -164,24 +170,42 @@ static void apply(struct req *r, int status)
                           (size_t)(nul - body));
         goto out;
     }
-    if (model_manifest_parse(body, len, fmt, &m, &err) < 0) {
+    if (model_manifest_parse(body, len, fmt, m, &err) < 0) {
         api__reply_error_extra(r, &err, json_pack("{s:[{s:s}]}", "errors", "message", err.msg));
         goto out;
     }
-    if (m.n == 0) {
+    if (m->n == 0 && !may_be_empty) {
         api__reply_errorf(r, ERR_INVALID, "the manifest holds no documents");
         goto out;
     }
-    if (depth_or_reply(r, &m) < 0)
+    if (depth_or_reply(r, m) < 0)
         goto out;
     errors = json_array();
-    warnings = json_array();
-    if (!status && model_validate_all(&m, body, len, mode, errors, warnings) > 0) {
+    if (!status && model_validate_all(m, body, len, mode, errors, *warnings) > 0) {
         size_t n = json_array_size(errors);
         err_set(&err, ERR_INVALID, "%zu error%s", n, n == 1 ? "" : "s");
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
         goto out;
     }
+    rc = 0;
+out:
+    json_decref(errors);
+    free(body);
+    return rc;
+}
+
+/* POST /api/v1/manifests, and with status set POST /api/v1/pods/status: the same bodies,
+ * but each document's status replaces a stored pod's (sched_apply_status_by validates the
+ * pods merged, so the documents are not validated alone). */
+static void apply(struct req *r, int status)
+{
+    struct model_manifest m = {0};
+    struct err err = ERR_INIT;
+    json_t *results = NULL, *warnings = NULL;
+    char *headers = NULL;
+
+    if (manifest_or_reply(r, status, 0, &m, &warnings) < 0)
+        goto out;
     struct sched_caller by = api__caller(r);
     if ((status ? sched_apply_status_by : sched_apply_by)(r->api->sched, &m, clock_now_ms(), &by,
                                                           &results, &err) < 0) {
@@ -198,9 +222,101 @@ static void apply(struct req *r, int status)
 out:
     free(headers);
     json_decref(warnings);
-    json_decref(errors);
     model_manifest_free(&m);
-    free(body);
+}
+
+/* The comma-separated list of query parameter name into *items (new strings, *n of them;
+ * none when absent). Returns 0, or replies 400 (an empty item) and returns -1. */
+static int list_or_reply(struct req *r, const char *name, char ***items, size_t *n)
+{
+    char *s = NULL;
+    *items = NULL;
+    *n = 0;
+    if (api__query_str_or_reply(r, name, &s) < 0)
+        return -1;
+    for (char *p = s, *tok; p; p = tok ? tok + 1 : NULL) {
+        tok = strchr(p, ',');
+        size_t len = tok ? (size_t)(tok - p) : strlen(p);
+        if (len == 0) {
+            api__reply_errorf(r, ERR_INVALID, "query parameter '%s': an empty item in '%s'", name,
+                              s);
+            free(s);
+            return -1;
+        }
+        *items = xrealloc(*items, (*n + 1) * sizeof(**items));
+        (*items)[(*n)++] = xstrndup(p, len);
+    }
+    free(s);
+    return 0;
+}
+
+static void free_list(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
+
+/* ?delete=KIND/NAME,... into drops (keys borrowed from items). 0, or replies 400. */
+static int drops_or_reply(struct req *r, char **items, size_t n, struct sched_whatif_drop *drops)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *slash = strchr(items[i], '/');
+        struct err err = ERR_INIT;
+        if (slash)
+            *slash = '\0';
+        if (!slash || !slash[1] || model_kind_from_resource(items[i], &drops[i].kind) < 0) {
+            if (slash)
+                *slash = '/';
+            err_setf(&err, ERR_INVALID, "delete",
+                     "query parameter 'delete': '%s' is not KIND/NAME (node/n1, pod/ns/name, "
+                     "podgroup/ns/name, queue/q, ...)",
+                     items[i]);
+            api__reply_error(r, &err);
+            return -1;
+        }
+        drops[i].key = slash + 1;
+    }
+    return 0;
+}
+
+/* POST /api/v1/whatif: the body's manifest (may be empty), ?cordon=NODE,... and
+ * ?delete=KIND/NAME,..., answered with what the next cycle would do (sched_whatif). */
+void api__whatif(struct req *r)
+{
+    struct model_manifest m = {0};
+    struct err err = ERR_INIT;
+    json_t *warnings = NULL, *out = NULL;
+    char **cordon = NULL, **del = NULL;
+    size_t ncordon = 0, ndel = 0;
+    struct sched_whatif_drop *drops = NULL;
+
+    if (list_or_reply(r, "cordon", &cordon, &ncordon) < 0 ||
+        list_or_reply(r, "delete", &del, &ndel) < 0)
+        goto out;
+    drops = xcalloc(ndel + 1, sizeof(*drops));
+    if (drops_or_reply(r, del, ndel, drops) < 0 || manifest_or_reply(r, 0, 1, &m, &warnings) < 0)
+        goto out;
+    if (m.n == 0 && !ncordon && !ndel) {
+        api__reply_errorf(
+            r, ERR_INVALID,
+            "nothing to try: send manifests, ?cordon=NODE,... or ?delete=KIND/NAME,...");
+        goto out;
+    }
+    struct sched_whatif in = {&m, (const char *const *)cordon, ncordon, drops, ndel};
+    if (sched_whatif(r->api->sched, &in, clock_now_ms(), &out, &err) < 0) {
+        api__reply_error(r, &err);
+        goto out;
+    }
+    if (json_array_size(warnings))
+        json_object_set(out, "warnings", warnings);
+    api__reply_json(r, 200, out);
+out:
+    free_list(cordon, ncordon);
+    free_list(del, ndel);
+    free(drops);
+    json_decref(warnings);
+    model_manifest_free(&m);
 }
 
 void api__manifests_apply(struct req *r)

@@ -56,6 +56,31 @@ async function get(path, query) {
   return res;
 }
 
+// POSTs a manifest (YAML or JSON text) and returns the JSON answer. A 4xx/5xx throws an
+// HttpError whose message is the server's and whose errors are its "errors" list (each
+// problem of the manifest, with document, field, line and column).
+export async function postManifest(path, query, text) {
+  const headers = { Accept: 'application/json',
+    'Content-Type': /^\s*[[{]/.test(text) ? 'application/json' : 'application/yaml' };
+  const t = token();
+  if (t) headers.Authorization = 'Bearer ' + t;
+  let res;
+  try {
+    res = await fetch(path + qs(query), { method: 'POST', headers, body: text, cache: 'no-store' });
+  } catch (e) {
+    throw new HttpError(0, 'musterd unreachable');
+  }
+  let body = null;
+  try { body = await res.json(); } catch (e) { /* not JSON */ }
+  if (!res.ok) {
+    const err = new HttpError(res.status, (body && body.error && body.error.message) ||
+      `${res.status} ${res.statusText}`);
+    err.errors = (body && body.errors) || [];
+    throw err;
+  }
+  return body;
+}
+
 export function qs(query) {
   if (!query) return '';
   const p = new URLSearchParams();

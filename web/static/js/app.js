@@ -1,7 +1,7 @@
 // app.js - hash router, polling, the "last updated" badge, the follower and read-only badges.
 //
 // Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
-// #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=. A page module exports
+// #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=, #/whatif. A page module exports
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
@@ -13,6 +13,7 @@ import * as job from './job.js';
 import * as preemptions from './preemptions.js';
 import * as queues from './queues.js';
 import * as audit from './audit.js';
+import * as whatif from './whatif.js';
 
 const POLL_MS = 5000;
 const STALE_MS = 3 * POLL_MS;
@@ -48,6 +49,7 @@ function pick(route) {
   case 'queues': return ['queues', queues];
   case 'preemptions': return ['preemptions', preemptions];
   case 'audit': return ['audit', audit];
+  case 'whatif': return ['whatif', whatif];
   default: return [null, null];
   }
 }
