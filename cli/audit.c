@@ -27,9 +27,10 @@ static int audit_export(struct cli *cli)
     char *path = NULL;
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
-        cli__flag(cli, "filename") || cli__flag(cli, "before"))
-        return cli__usage_error(
-            cli, "audit export does not take --key, --retired-keys, --witness, -f or --before");
+        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "from-db") ||
+        cli__flag(cli, "cluster") || cli__flag(cli, "chain"))
+        return cli__usage_error(cli, "audit export does not take --key, --retired-keys, --witness, "
+                                     "-f, --before, --from-db, --cluster or --chain");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
