@@ -782,6 +782,18 @@ START_TEST(test_ship_preemption_counted)
                                           "-o", "json", NULL});
     ck_assert_int_eq(json_array_size(json_object_get(j, "items")), 1);
     json_decref(j);
+    /* a running job's GPU-seconds in the report count up to --until: 4 GPUs x 250 ms */
+    char until[40];
+    int64_t high = pod_event(recs, "placed", "p/high");
+    clock_format_rfc3339_ms(high + 250, until, sizeof(until));
+    j = run_json((const char *[]){"report", "jobs", "--db", url, "--state", "running", "--until",
+                                  until, "-o", "json", NULL});
+    ck_assert_int_eq(json_array_size(json_object_get(j, "items")), 1);
+    NEAR(json_number_value(json_object_get(
+             json_object_get(json_array_get(json_object_get(j, "items"), 0), "resourceSeconds"),
+             "nvidia.com/gpu")),
+         1.0);
+    json_decref(j);
     json_decref(recs);
     musterd_stop(&m);
     musterd_cleanup(&m);
@@ -928,16 +940,11 @@ END_TEST
 int main(void)
 {
     pg_start(&pg);
-    const TTest *tests[] = {test_ship_jobs_and_reports,
-                            test_ship_database_down_mid_stream,
-                            test_ship_sigkill_mid_batch,
-                            test_ship_two_clusters_one_database,
-                            test_ship_verify_from_db,
-                            test_ship_config_refused,
-                            test_ship_preemption_counted,
-                            test_ship_retention_waits_for_shipping,
-                            test_ship_leader_only,
-                            NULL};
+    const TTest *tests[] = {test_ship_jobs_and_reports,   test_ship_database_down_mid_stream,
+                            test_ship_sigkill_mid_batch,  test_ship_two_clusters_one_database,
+                            test_ship_verify_from_db,     test_ship_config_refused,
+                            test_ship_preemption_counted, test_ship_retention_waits_for_shipping,
+                            test_ship_leader_only,        NULL};
     int rc = check_run(check_suite("ship", NULL, NULL, tests));
     pg_cleanup(&pg);
     return rc;
