@@ -6,14 +6,17 @@
 #     started with accounting into a fresh database and timed from start until /healthz says
 #     nothing is left to ship (the whole log, migrations and job rows included).
 #  2. cycle latency with shipping on against off, alternating on/off ROUNDS times: a fresh
-#     musterd gets 64 nodes, then 40 applies of 25 single-pod jobs and 25 deletes, one cycle
-#     after each (cycle_interval 0.05); the median of the cycles' durationMs (the audit's
-#     "cycle" records) of each run, then the median over the runs of each side.
+#     musterd gets LAT_NODES nodes (default 64), then 40 applies of LAT_JOBS single-pod jobs
+#     (default 25; each apply one request) and the deletion of the previous apply's pods,
+#     cycles every 0.05 s; the median of the cycles' durationMs (the audit's "cycle"
+#     records) of each run, then the median over the runs of each side.
 # Prints one line per run and the medians. Needs python3 and curl.
 set -eu
 B=${1:-build}
 JOBS=${2:-3000}
 ROUNDS=${3:-3}
+LN=${LAT_NODES:-64}
+LJ=${LAT_JOBS:-25}
 d=$(mktemp -d)
 pids=""
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -57,6 +60,14 @@ for i in range(int(sys.argv[1]), int(sys.argv[2])):
 PY
 }
 apply() { curl -sf -o /dev/null -H 'Content-Type: application/x-ndjson' --data-binary @- "$base/api/v1/manifests"; }
+apply_delete() { # DELETE each pod named on stdin (one curl, kept-alive connection)
+    python3 -c '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)["metadata"]
+    print("url = \"%s/api/v1/pods/%s/%s\"\n-X DELETE\n-o /dev/null\n-s" % (sys.argv[1], m["namespace"], m["name"]))
+' "$base" | curl -s -K - >/dev/null
+}
 lag() { curl -s "$base/healthz" | python3 -c 'import json,sys; a=json.load(sys.stdin)["accounting"]; print(a["lagRecords"], a["headSeq"])'; }
 
 echo "== records/s shipped ($JOBS jobs)"
@@ -112,17 +123,17 @@ while [ $r -le "$ROUNDS" ]; do
             printf 'cycle_interval: 0.05\nsync: full\nlog_level: error\n' >"$d/lat.yaml"
         fi
         start "$d/lat" "$d/lat.yaml"
-        nodes 64 | apply
+        nodes "$LN" | apply
         k=0
         while [ $k -lt 40 ]; do
-            jobs $((k * 25)) $((k * 25 + 25)) | apply
+            jobs $((k * LJ)) $((k * LJ + LJ)) | apply
             sleep 0.06
-            if [ $k -gt 0 ]; then
-                j=$(((k - 1) * 25))
-                while [ $j -lt $((k * 25)) ]; do
-                    curl -s -o /dev/null -X DELETE "$base/api/v1/pods/bench/$(printf j%05d $j)"
-                    j=$((j + 1))
-                done
+            if [ $k -gt 0 ]; then # the previous apply's pods go, in one request
+                python3 - $(((k - 1) * LJ)) $((k * LJ)) <<'PY' | apply_delete
+import sys
+for i in range(int(sys.argv[1]), int(sys.argv[2])):
+    print('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j%05d","namespace":"bench"}}' % i)
+PY
             fi
             k=$((k + 1))
         done
