@@ -33,9 +33,10 @@ int ship__cursor(PGconn *c, const char *cluster, uint64_t chain, uint64_t *seq, 
     return rc;
 }
 
-/* The parsed records' columns as array literals, and the job rows applied. */
+/* The records in one INSERT: each column an array literal (parsed: the records parsed). */
 static int insert_records(PGconn *c, const char *cluster, const char *chain,
-                          const struct ship_rec *recs, size_t n, struct err *err)
+                          const struct ship_rec *recs, json_t *const *parsed, size_t n,
+                          struct err *err)
 {
     struct ship_buf a[7] = {0}; /* seq, ts, kind, job, hash, signature, record */
     int rc = 0;
@@ -43,8 +44,7 @@ static int insert_records(PGconn *c, const char *cluster, const char *chain,
     for (int k = 0; k < 7; k++)
         ship__buf_add(&a[k], "{", 1);
     for (size_t i = 0; i < n; i++) {
-        json_t *rec = json_loadb(recs[i].json, recs[i].len, 0, NULL);
-        json_t *ckpt = json_object_get(rec, "checkpoint");
+        json_t *rec = parsed[i], *ckpt = json_object_get(rec, "checkpoint");
         char seq[24];
         snprintf(seq, sizeof(seq), "%" PRIu64, recs[i].seq);
         ship__buf_elem(&a[0], seq, i == 0);
@@ -54,7 +54,6 @@ static int insert_records(PGconn *c, const char *cluster, const char *chain,
         ship__buf_elem(&a[4], json_string_value(json_object_get(rec, "hash")), i == 0);
         ship__buf_elem(&a[5], json_string_value(json_object_get(ckpt, "sig")), i == 0);
         ship__buf_elem(&a[6], recs[i].json, i == 0);
-        json_decref(rec);
     }
     for (int k = 0; k < 7; k++)
         ship__buf_add(&a[k], "}", 1);
@@ -70,21 +69,19 @@ static int insert_records(PGconn *c, const char *cluster, const char *chain,
     return rc;
 }
 
-static int apply_jobs(PGconn *c, const char *cluster, const struct ship_rec *recs, size_t n,
-                      struct err *err)
+static int apply_jobs(PGconn *c, const char *cluster, const struct ship_rec *recs,
+                      json_t *const *parsed, size_t n, struct err *err)
 {
     struct ship_jobs *j = ship__jobs_new(c, cluster);
     int64_t ts = 0, last = 0;
     int rc = 0;
 
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        json_t *rec = json_loadb(recs[i].json, recs[i].len, 0, NULL);
-        const char *t = json_string_value(json_object_get(rec, "ts"));
+        const char *t = json_string_value(json_object_get(parsed[i], "ts"));
         if (t && clock_parse_rfc3339(t, &ts, NULL) == 0)
             last = ts;
-        if (json_is_object(rec))
-            rc = ship__jobs_apply(j, recs[i].seq, last, rec, err);
-        json_decref(rec);
+        if (json_is_object(parsed[i]))
+            rc = ship__jobs_apply(j, recs[i].seq, last, parsed[i], err);
     }
     /* a living job's resource-seconds count up to the newest record shipped */
     return rc == 0 ? ship__jobs_finish(j, last, err) : (ship__jobs_finish(j, 0, NULL), rc);
@@ -95,6 +92,7 @@ int ship__batch(PGconn *c, const char *cluster, uint64_t chain, uint64_t expect,
 {
     char ch[24], last[24];
     PGresult *r = NULL;
+    json_t **parsed = NULL;
     int rc;
 
     snprintf(ch, sizeof(ch), "%" PRIu64, chain);
@@ -113,8 +111,11 @@ int ship__batch(PGconn *c, const char *cluster, uint64_t chain, uint64_t expect,
                      cluster, ch);
         goto out;
     }
-    if ((rc = insert_records(c, cluster, ch, recs, n, err)) < 0 ||
-        (rc = apply_jobs(c, cluster, recs, n, err)) < 0 ||
+    parsed = xcalloc(n, sizeof(*parsed)); /* once, for the INSERT and the job rows */
+    for (size_t i = 0; i < n; i++)
+        parsed[i] = json_loadb(recs[i].json, recs[i].len, 0, NULL);
+    if ((rc = insert_records(c, cluster, ch, recs, parsed, n, err)) < 0 ||
+        (rc = apply_jobs(c, cluster, recs, parsed, n, err)) < 0 ||
         (rc = ship__exec(c, "moving the cursor",
                          "UPDATE muster_ship_cursor SET seq = $3, updated_at = now()"
                          " WHERE cluster = $1 AND chain = $2",
@@ -122,6 +123,9 @@ int ship__batch(PGconn *c, const char *cluster, uint64_t chain, uint64_t expect,
         goto out;
     rc = ship__exec(c, "shipping", "COMMIT", 0, NULL, NULL, err);
 out:
+    for (size_t i = 0; parsed && i < n; i++)
+        json_decref(parsed[i]);
+    free(parsed);
     PQclear(r);
     if (rc < 0 && PQstatus(c) == CONNECTION_OK)
         PQclear(PQexec(c, "ROLLBACK"));
