@@ -37,17 +37,18 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},     {"token", 0, 1},   {"output", 'o', 1},     {"namespace", 'n', 1},
-    {"node", 0, 1},       {"phase", 0, 1},   {"state", 0, 1},        {"all-namespaces", 'A', 0},
-    {"since", 0, 1},      {"until", 0, 1},   {"from", 0, 1},         {"to", 0, 1},
-    {"job", 0, 1},        {"kind", 0, 1},    {"limit", 0, 1},        {"filename", 'f', 1},
-    {"cycles", 0, 1},     {"tick", 0, 1},    {"help", 'h', 0},       {"victim", 0, 1},
-    {"like", 0, 1},       {"pod-cpu", 0, 1}, {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
-    {"validate", 0, 1},   {"ca", 0, 1},      {"cert", 0, 1},         {"key", 0, 1},
-    {"before", 0, 1},     {"witness", 0, 1}, {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1}, {"cordon", 0, 1},  {"delete", 0, 1},       {"db", 0, 1},
-    {"by", 0, 1},         {"cluster", 0, 1}, {"queue", 0, 1},        {"chain", 0, 1},
-    {"from-db", 0, 1},
+    {"server", 0, 1},     {"token", 0, 1},    {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},       {"phase", 0, 1},    {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},      {"until", 0, 1},    {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},        {"kind", 0, 1},     {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},     {"tick", 0, 1},     {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},       {"pod-cpu", 0, 1},  {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1},   {"ca", 0, 1},       {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},     {"witness", 0, 1},  {"retired-keys", 0, 1}, {"all", 0, 0},
+    {"selector", 'l', 1}, {"cordon", 0, 1},   {"delete", 0, 1},       {"trace", 0, 1},
+    {"policy-a", 0, 1},   {"policy-b", 0, 1}, {"out", 0, 1},          {"horizon", 0, 1},
+    {"starve", 0, 1},     {"db", 0, 1},       {"by", 0, 1},           {"cluster", 0, 1},
+    {"queue", 0, 1},      {"chain", 0, 1},    {"from-db", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -80,7 +81,8 @@ static const struct command commands[] = {
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
     {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
-     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb\n"
+     "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb|\n"
+     "      reservations\n"
      "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
     {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
      "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"
@@ -132,6 +134,10 @@ static const struct command commands[] = {
      "                                       whom it would preempt; nothing is written\n"},
     {"cycle", cli__cmd_cycle, ",", ",",
      "  cycle                                run one scheduling cycle now\n"},
+    {"replay", cli__cmd_replay, ",filename,trace,policy-a,policy-b,out,horizon,starve,", ",",
+     "  replay -f cluster.yaml --trace jobs.csv [--policy-a A.yaml [--policy-b B.yaml]]\n"
+     "      [--out DIR] [--horizon SECONDS] [--starve SECONDS]\n"
+     "                                       the scheduler in virtual time on a trace of jobs\n"},
     {"simulate", cli__cmd_simulate, ",filename,cycles,tick,", ",",
      "  simulate -f cluster.yaml [--cycles N] [--tick SECONDS]\n"
      "                                       schedule offline and print the outcome\n"

@@ -339,6 +339,8 @@ int cli__cmd_get(struct cli *cli)
     const char *res;
     if (cli->npos < 1 || cli->npos > 2)
         return cli__usage_error(cli, "get needs a resource and at most one name");
+    if (!strcasecmp(cli->pos[0], "reservations") || !strcasecmp(cli->pos[0], "reservation"))
+        return cli__get_reservations(cli);
     if (!strcasecmp(cli->pos[0], "jobs") || !strcasecmp(cli->pos[0], "job"))
         res = "jobs";
     else if (model_kind_from_resource(cli->pos[0], &kind) == 0)

@@ -128,7 +128,15 @@ int cli__cmd_audit(struct cli *cli);
 int cli__cmd_cycle(struct cli *cli);
 int cli__cmd_whatif(struct cli *cli);
 int cli__cmd_simulate(struct cli *cli);
+/* `muster replay` (replay.c, docs/replay.md). */
+int cli__cmd_replay(struct cli *cli);
+/* Reads, parses and validates (strict fields) a manifest file ("-": stdin) into m; every
+ * problem goes to cli->errors (simulate.c). Returns 0, ERR_INVALID or ERR_IO. */
+int cli__load_manifest(struct cli *cli, const char *path, struct model_manifest *m,
+                       struct err *err);
 int cli__cmd_preemptions(struct cli *cli);
+/* `muster get reservations` (reservations.c). */
+int cli__get_reservations(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
 
 /* `muster describe queue NAME` (queues.c). */

@@ -135,8 +135,7 @@ out:
     return out;
 }
 
-/* Parses and validates the whole file; prints every problem. */
-static int load(struct cli *cli, const char *path, struct model_manifest *m, struct err *err)
+int cli__load_manifest(struct cli *cli, const char *path, struct model_manifest *m, struct err *err)
 {
     char *buf = NULL;
     size_t len = 0, cap = 0;
@@ -243,7 +242,7 @@ int cli__cmd_simulate(struct cli *cli)
         return cli__usage_error(cli, "unexpected argument '%s'", cli->pos[0]);
     if (cli__flag_u64(cli, "cycles", &cycles, &err) < 0 || parse_tick(cli, &tick_ms, &err) < 0)
         return cli__usage_error(cli, "%s", err.msg);
-    if (load(cli, path, &m, &err) < 0)
+    if (cli__load_manifest(cli, path, &m, &err) < 0)
         goto fail;
     snprintf(dir, sizeof(dir), "%s/muster-simulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {

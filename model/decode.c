@@ -427,6 +427,15 @@ static int pod_decode(json_t *obj, struct model_pod *out, int walk, struct err *
     out->nominated_node = dup_or_null(json_object_get(status, "nominatedNodeName"));
     out->creation_ms = model__time_ms(meta, "creationTimestamp");
     out->start_ms = model__time_ms(status, "startTime");
+    json_t *ads = json_object_get(spec, "activeDeadlineSeconds");
+    if (json_is_integer(ads) && json_integer_value(ads) > 0 &&
+        json_integer_value(ads) <= INT64_MAX / 1000)
+        out->deadline_ms = (int64_t)json_integer_value(ads) * 1000;
+    int64_t est = 0;
+    if (model_duration_parse(json_string_value(json_object_get(ann, MODEL_ANN_EXPECTED_RUNTIME)),
+                             &est, NULL) == 0 &&
+        est > 0)
+        out->expected_ms = est;
     out->preempted = pod_preempted(status);
     if (walk)
         out->unsupported = model_unsupported_field(MODEL_POD, obj, &out->unsupported_why);

@@ -250,6 +250,10 @@ int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *e
                                   &wait, NULL) == 0 &&
              wait > 0)
         out->timeout_ms = wait;
+    if (model_duration_parse(json_string_value(json_object_get(ann, MODEL_ANN_MAX_WAIT)), &wait,
+                             NULL) == 0 &&
+        wait > 0)
+        out->max_wait_ms = wait;
 out:
     if (rc < 0)
         model_podgroup_release(out);

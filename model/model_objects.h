@@ -29,6 +29,26 @@ struct err;
 /* Koordinator's gang wait time (a Go duration, "30s", "10m") for gangs without
  * spec.scheduleTimeoutSeconds */
 #define MODEL_ANN_WAITING_TIME "gang.scheduling.koordinator.sh/waiting-time"
+/* muster's starvation threshold (a Go duration) on a PodGroup or a Queue: a pending job
+ * that waited longer gets a reservation (docs/reservations.md) */
+#define MODEL_ANN_MAX_WAIT "muster.io/max-wait"
+/* A Queue's queueing strategy: MODEL_QUEUEING_MAP's names (Kueue's queueingStrategy) */
+#define MODEL_ANN_QUEUEING_STRATEGY "muster.io/queueing-strategy"
+/* X(enum suffix, annotation value), the default first: BestEffortFIFO lets a job that does
+ * not fit be passed by later ones; StrictFIFO gives the queue's head a reservation. */
+#define MODEL_QUEUEING_MAP(X)                                                                      \
+    X(BEST_EFFORT_FIFO, "BestEffortFIFO")                                                          \
+    X(STRICT_FIFO, "StrictFIFO")
+enum model_queueing {
+#define MODEL__QS_ENUM(name, str) MODEL_QUEUEING_##name,
+    MODEL_QUEUEING_MAP(MODEL__QS_ENUM)
+#undef MODEL__QS_ENUM
+        MODEL_QUEUEING_COUNT
+};
+/* "BestEffortFIFO", ... Static storage. */
+const char *model_queueing_name(enum model_queueing q);
+/* The strategy of an annotation value (exact case), -1 when unknown. */
+int model_queueing_parse(const char *s);
 /* Koordinator's default gang timeout (CoschedulingArgs.DefaultTimeout) */
 #define MODEL_GANG_TIMEOUT_DEFAULT_MS 600000
 
@@ -113,6 +133,7 @@ struct model_podgroup {
      * the waiting-time annotation when valid and > 0, else MODEL_GANG_TIMEOUT_DEFAULT_MS
      * (Koordinator's precedence, util.GetWaitTimeDuration). */
     int64_t timeout_ms;
+    int64_t max_wait_ms; /* the MODEL_ANN_MAX_WAIT annotation, 0 when absent or invalid */
 };
 
 struct model_layer {
@@ -167,6 +188,9 @@ struct model_queue {
                         borrowed */
     char *parent;    /* spec.parent, NULL for a top-level queue (parent MODEL_QUEUE_ROOT) */
     int64_t creation_ms;
+    enum model_queueing queueing; /* MODEL_ANN_QUEUEING_STRATEGY, default BestEffortFIFO */
+    int queueing_set;             /* the annotation is set (else the scheduler's default) */
+    int64_t max_wait_ms;          /* MODEL_ANN_MAX_WAIT: its jobs' default, 0 none */
 };
 
 /* The queue of jobs that name none; it exists without being stored (weight 1, no limits),

@@ -35,6 +35,11 @@ const char *model_pod_group_name(json_t *pod);
 #define MODEL_ANN_TOPOLOGY_INDEX "gang.scheduling.koordinator.sh/network-topology-index"
 /* The queue of a pod without a PodGroup (Volcano's annotation). */
 #define MODEL_ANN_QUEUE_NAME "scheduling.volcano.sh/queue-name"
+/* muster's estimate of a pod's runtime (a Go duration, > 0): a time limit that ends nothing
+ * (docs/reservations.md); spec.activeDeadlineSeconds, when set, is the limit instead. */
+#define MODEL_ANN_EXPECTED_RUNTIME "muster.io/expected-runtime"
+/* The reason of a pod ended by spec.activeDeadlineSeconds, as the kubelet writes it. */
+#define MODEL_REASON_DEADLINE_EXCEEDED "DeadlineExceeded"
 
 struct model_pod {
     char *ns, *name, *uid;
@@ -64,6 +69,9 @@ struct model_pod {
     int64_t deletion_ms;        /* metadata.deletionTimestamp, 0 when absent */
     int64_t start_ms;           /* status.startTime (the kubelet's, or muster's at its binding),
                                    0 when absent: not started */
+    int64_t deadline_ms;        /* spec.activeDeadlineSeconds in ms, 0 when absent: enforced */
+    int64_t expected_ms;        /* the MODEL_ANN_EXPECTED_RUNTIME annotation in ms, 0 when absent or
+                                   invalid (a mirrored pod cannot be refused): an estimate */
     int preempted; /* status.conditions has DisruptionTarget True, reason PreemptionByScheduler:
                       the pod is a victim of preemption */
     /* The first field muster does not support (model_unsupported_field), NULL when none:
@@ -71,6 +79,10 @@ struct model_pod {
     char *unsupported;
     const char *unsupported_why;
 };
+
+/* The pod's time limit in ms: spec.activeDeadlineSeconds when set, else the expected-runtime
+ * annotation, else 0 (none). The one rule behind a job's limit (its pods' largest). */
+int64_t model_pod_limit_ms(const struct model_pod *p);
 
 /* Decodes a validated document; returns 0 or ERR_INVALID with a field path. On failure out
  * is released. Release with model_pod_release. */

@@ -26,6 +26,11 @@ int model_pod_terminal(const struct model_pod *p)
     return model_pod_phase_terminal(p->phase);
 }
 
+int64_t model_pod_limit_ms(const struct model_pod *p)
+{
+    return p->deadline_ms > 0 ? p->deadline_ms : p->expected_ms;
+}
+
 int model_pod_gang_bound(const struct model_pod *p)
 {
     return p->node_name && !model_pod_terminal(p);

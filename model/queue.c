@@ -59,6 +59,14 @@ static void check_guarantee(struct model__vctx *v, json_t *spec)
 void model__validate_queue(struct model__vctx *v, json_t *obj)
 {
     json_t *spec = json_object_get(obj, "spec");
+    json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+    json_t *qs = json_object_get(ann, MODEL_ANN_QUEUEING_STRATEGY);
+    if (qs && model_queueing_parse(json_string_value(qs)) < 0)
+        model__problem(v, "metadata.annotations." MODEL_ANN_QUEUEING_STRATEGY,
+                       "unknown queueing strategy '%s' (one of %s, %s)",
+                       json_is_string(qs) ? json_string_value(qs) : "(not a string)",
+                       model_queueing_name(0), model_queueing_name(1));
+    model__want_duration_ann(v, ann, MODEL_ANN_MAX_WAIT);
     if (!model__want_object(v, spec, "spec", 0) || !spec)
         return;
     /* Volcano's CRD: weight 1..65535, default 1 (an explicit 0 is refused there too) */
@@ -86,6 +94,25 @@ void model__validate_queue(struct model__vctx *v, json_t *obj)
     model__want_object(v, json_object_get(obj, "status"), "status", 0);
 }
 
+static const char *const queueing_names[] = {
+#define MODEL__QS_NAME(name, str) str,
+    MODEL_QUEUEING_MAP(MODEL__QS_NAME)
+#undef MODEL__QS_NAME
+        NULL};
+
+const char *model_queueing_name(enum model_queueing q)
+{
+    return (unsigned)q < MODEL_QUEUEING_COUNT ? queueing_names[q] : "unknown";
+}
+
+int model_queueing_parse(const char *s)
+{
+    for (int i = 0; s && i < MODEL_QUEUEING_COUNT; i++)
+        if (!strcmp(s, queueing_names[i]))
+            return i;
+    return -1;
+}
+
 int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -108,6 +135,16 @@ int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err)
     out->parent = parent && *parent && strcmp(parent, MODEL_QUEUE_ROOT) ? xstrdup(parent) : NULL;
     if (ts && clock_parse_rfc3339(ts, &out->creation_ms, NULL) < 0)
         out->creation_ms = 0;
+    json_t *ann = json_object_get(meta, "annotations");
+    int qs =
+        model_queueing_parse(json_string_value(json_object_get(ann, MODEL_ANN_QUEUEING_STRATEGY)));
+    out->queueing = qs < 0 ? MODEL_QUEUEING_BEST_EFFORT_FIFO : (enum model_queueing)qs;
+    out->queueing_set = qs >= 0;
+    int64_t mw = 0;
+    if (model_duration_parse(json_string_value(json_object_get(ann, MODEL_ANN_MAX_WAIT)), &mw,
+                             NULL) == 0 &&
+        mw > 0)
+        out->max_wait_ms = mw;
     if (model__res_list(json_object_get(spec, "capability"), "spec.capability", &out->capability,
                         &out->ncapability, err) < 0 ||
         model__res_list(json_object_get(json_object_get(spec, "guarantee"), "resource"),

@@ -52,6 +52,8 @@ int model__want_bool(struct model__vctx *v, json_t *val, const char *field);
 /* An integer within [min, max]. */
 int model__want_int(struct model__vctx *v, json_t *val, const char *field, int required,
                     json_int_t min, json_int_t max);
+/* annotations[key], when present, is a positive Go duration (model_duration_parse). */
+void model__want_duration_ann(struct model__vctx *v, json_t *annotations, const char *key);
 /* A string in the NULL-terminated list. */
 int model__want_enum(struct model__vctx *v, json_t *val, const char *field, int required,
                      const char *const *allowed);

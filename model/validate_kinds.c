@@ -211,6 +211,7 @@ void model__validate_pod(struct model__vctx *v, json_t *obj)
     if (model__want_object(v, spec, "spec", 1))
         check_pod_spec(v, spec);
     check_pod_status(v, json_object_get(obj, "status"));
+    model__want_duration_ann(v, ann, MODEL_ANN_EXPECTED_RUNTIME);
 }
 
 static void check_pod_spec(struct model__vctx *v, json_t *spec)
@@ -226,6 +227,9 @@ static void check_pod_spec(struct model__vctx *v, json_t *spec)
     model__want_string_map(v, json_object_get(spec, "nodeSelector"), "spec.nodeSelector");
     model__want_string(v, json_object_get(spec, "nodeName"), "spec.nodeName", 0);
     model__want_string(v, json_object_get(spec, "schedulerName"), "spec.schedulerName", 0);
+    /* Kubernetes: a positive integer (ValidatePodSpec) */
+    model__want_int(v, json_object_get(spec, "activeDeadlineSeconds"), "spec.activeDeadlineSeconds",
+                    0, 1, INT32_HI);
     model__validate_affinity(v, spec);
     tols = json_object_get(spec, "tolerations");
     if (model__want_array(v, tols, "spec.tolerations", 0))
@@ -292,6 +296,24 @@ static void check_gang_annotations(struct model__vctx *v, json_t *ann)
     int64_t ms;
     if (wait && model_duration_parse(wait, &ms, &e) < 0)
         model__problem(v, "metadata.annotations." MODEL_ANN_WAITING_TIME, "%s", e.msg);
+    model__want_duration_ann(v, ann, MODEL_ANN_MAX_WAIT);
+}
+
+void model__want_duration_ann(struct model__vctx *v, json_t *ann, const char *key)
+{
+    json_t *val = json_object_get(ann, key);
+    char f[MODEL__PATH_MAX];
+    struct err e = ERR_INIT;
+    int64_t ms = 0;
+    if (!val)
+        return;
+    snprintf(f, sizeof(f), "metadata.annotations.%s", key);
+    if (!json_is_string(val))
+        model__problem(v, f, "must be a Go duration string such as \"90m\"");
+    else if (model_duration_parse(json_string_value(val), &ms, &e) < 0)
+        model__problem(v, f, "%s", e.msg);
+    else if (ms <= 0)
+        model__problem(v, f, "must be a positive duration, got '%s'", json_string_value(val));
 }
 
 /* podCountMultiple of each gatherStrategy entry: a positive integer. The rest of the spec

@@ -61,6 +61,20 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j)
     json_object_set_new(o, "creationTimestamp", created ? json_string(ts) : json_null());
     /* the queue it asks for, even one that does not exist (its why says QueueNotFound) */
     json_object_set_new(o, "queue", json_string(sched__job_queue_name(v, j)));
+    /* time limits (docs/reservations.md): when the running job ends at the latest */
+    int64_t lim = sched__job_limit_ms(v, j), end = sched__job_end_ms(v, j, clock_now_ms());
+    json_object_set_new(o, "limitSeconds", lim ? json_real((double)lim / 1000.0) : json_null());
+    if (end > 0 && end != INT64_MAX)
+        clock_format_rfc3339(end, ts, sizeof(ts));
+    json_object_set_new(o, "expectedEnd",
+                        end > 0 && end != INT64_MAX ? json_string(ts) : json_null());
+    int ri = sched__view_resv_find(v, j->id);
+    if (ri >= 0) {
+        int64_t st = v->resv[ri].start_ms;
+        if (st != INT64_MAX)
+            clock_format_rfc3339(st, ts, sizeof(ts));
+        json_object_set_new(o, "expectedStart", st != INT64_MAX ? json_string(ts) : json_null());
+    }
     return o;
 }
 

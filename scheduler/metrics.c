@@ -134,6 +134,19 @@ char *sched_metrics(struct sched *s)
             "muster_statements_total{outcome=\"discarded\"} %llu\n",
             (unsigned long long)m->statements_committed,
             (unsigned long long)m->statements_discarded);
+    fprintf(f,
+            "# HELP muster_reservations_total Reservations made or moved for starving jobs.\n"
+            "# TYPE muster_reservations_total counter\nmuster_reservations_total %llu\n"
+            "# HELP muster_reservations Reservations held now.\n"
+            "# TYPE muster_reservations gauge\nmuster_reservations %zu\n"
+            "# HELP muster_backfills_total Jobs placed on nodes reserved for another job (their "
+            "limit ends before its expected start).\n"
+            "# TYPE muster_backfills_total counter\nmuster_backfills_total %llu\n"
+            "# HELP muster_deadline_exceeded_total Pods ended by spec.activeDeadlineSeconds "
+            "(standalone).\n"
+            "# TYPE muster_deadline_exceeded_total counter\nmuster_deadline_exceeded_total %llu\n",
+            (unsigned long long)m->reservations, s->v->nresv_live, (unsigned long long)m->backfills,
+            (unsigned long long)m->deadlines);
     uint64_t counts[SCHED_JOB_STATE_COUNT] = {0};
     for (size_t i = 0; i < s->v->njobs; i++)
         if (s->v->jobs[i].alive)

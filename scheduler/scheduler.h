@@ -49,6 +49,14 @@ struct sched_options {
     /* every why document stored whole: failing jobs of one cycle that differ only by their
      * name share none (why_class.c; tests compare the two forms) */
     int why_whole;
+    /* the global starvation threshold: a pending job that waited longer gets a reservation
+     * (docs/reservations.md; a PodGroup's or its queue's muster.io/max-wait comes first);
+     * 0: none */
+    int64_t max_wait_ms;
+    /* the queueing strategy of queues without the muster.io/queueing-strategy annotation
+     * (the built-in default queue among them): MODEL_QUEUEING_BEST_EFFORT_FIFO (0) or
+     * MODEL_QUEUEING_STRICT_FIFO */
+    int default_queueing;
 };
 
 #define SCHED_RETENTION_DEFAULT_MS (7LL * 24 * 3600 * 1000)
@@ -182,6 +190,13 @@ int sched_why_note(struct sched *s, const char *job, json_t *entry, int64_t now_
 int sched_preemptions(struct sched *s, const char *job, const char *victim, const char *since,
                       json_t **out, struct err *err);
 
+/* The reservations of starving jobs (docs/reservations.md), in job id order, each
+ * {"job", "priority", "nodes", "expectedStart" (RFC 3339, null: unknown), "expectedStartMs",
+ * "since", "sinceMs", "waitingFor", "reason" ("max-wait" | "strict-fifo"), "cycle"}: what
+ * the last cycle stored. *out new array. Returns 0 or ERR_STORE. Reads a store snapshot;
+ * does not take the scheduler lock. */
+int sched_reservations(struct sched *s, json_t **out, struct err *err);
+
 /* One ledger entry by id (a decimal number, as "ledger" in why documents and victim
  * records). *out new. Returns 0, ERR_INVALID (id), ERR_NOT_FOUND, ERR_STORE. Reads a
  * store snapshot; does not take the scheduler lock. */
@@ -251,21 +266,20 @@ int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err
  * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
  * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
  * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
- * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as sched_apply would,
- * the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in that
- * order. *out (new):
+ * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as
+ * sched_apply would, the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in
+ * that order. *out (new):
  *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,
  *    "changes": [sched_apply's results, then {"kind","name","action":"deleted"}],
  *    "cycle": the cycle's summary (sched_cycle),
  *    "jobs": [per job of m's pods and PodGroups: sched_job's document with "why" (sched_why)
  *             and "wouldPlace" (Scheduled or Running after the cycle)],
  *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
- *             jobs whose state the changes and the cycle changed (placed before and not after; the reverse;
- *             any other change but Pending, Unschedulable and TimedOut among themselves:
- *             a view loaded afresh calls a job Pending until a cycle tries it),
- *    "preemptions": the ledger entries the cycle made (sched_preemptions),
- *    "records": the audit records it would have appended, the changes' among them}.
- * Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
+ *             jobs whose state the changes and the cycle changed (placed before and not after; the
+ * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a view loaded
+ * afresh calls a job Pending until a cycle tries it), "preemptions": the ledger entries the cycle
+ * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
+ * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
  * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */
 struct sched_whatif_drop {
     enum model_kind kind;

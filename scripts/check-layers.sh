@@ -10,9 +10,10 @@
 #   view    reason
 #   queue   view reason
 #   place   view reason
-#   record  place queue view reason
-#   preempt record place queue view reason
-#   cycle   preempt record place queue view reason
+#   reserve place view reason
+#   record  reserve place queue view reason
+#   preempt record reserve place queue view reason
+#   cycle   preempt record reserve place queue view reason
 # and scheduler/'s own files (the entry points) may include every one of them. Two
 # subfolders that include each other, or a subfolder including an entry point's
 # header (core.h, staged.h), fail too: both are an include pointing up.
@@ -44,10 +45,11 @@ find $dirs \( -name '*.c' -o -name '*.h' \) | sort | xargs grep -Hn '^#include "
         top["server"] = top["cli"] = "base model store ship scheduler web clients server cli"
         sub_["reason"] = "reason"; sub_["view"] = "view reason"
         sub_["queue"] = "queue view reason"; sub_["place"] = "place view reason"
-        sub_["record"] = "record place queue view reason"
-        sub_["preempt"] = "preempt record place queue view reason"
-        sub_["cycle"] = "cycle preempt record place queue view reason"
-        sub_["top"] = "top cycle preempt record place queue view reason"
+        sub_["reserve"] = "reserve place view reason"
+        sub_["record"] = "record reserve place queue view reason"
+        sub_["preempt"] = "preempt record reserve place queue view reason"
+        sub_["cycle"] = "cycle preempt record reserve place queue view reason"
+        sub_["top"] = "top cycle preempt record reserve place queue view reason"
         while ((getline h < hdrs) > 0) {
             have[h] = 1
             n = split(h, a, "/")

@@ -276,6 +276,18 @@ static int set_time(struct server_config *c, const char *key, const char *v, str
                            "'writeback_giveup' must be a duration above 0 (\"5m\", \"1h\" or "
                            "seconds), not '%s'",
                            v);
+    } else if (!strcmp(key, "queueing_strategy")) {
+        int q = model_queueing_parse(v);
+        if (q < 0)
+            return err_set(err, ERR_INVALID,
+                           "'queueing_strategy' must be BestEffortFIFO or StrictFIFO, not '%s'", v);
+        c->default_queueing = q;
+    } else if (!strcmp(key, "max_wait")) {
+        if (server_parse_retention(v, &c->max_wait_ms) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'max_wait' must be a duration above 0 (\"30m\", \"2h\" or seconds), "
+                           "not '%s'",
+                           v);
     } else if (!strcmp(key, "retention")) {
         if (server_parse_retention(v, &c->retention_ms) < 0)
             return err_set(err, ERR_INVALID,
@@ -381,7 +393,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
     return err_set(err, ERR_INVALID,
                    "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
                    "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
-                   "body_limit, cycle_interval, sync, mark_running, grace_period, "
+                   "body_limit, cycle_interval, sync, mark_running, grace_period, max_wait, "
+                   "queueing_strategy, "
                    "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
                    "http_body_timeout, http_idle_timeout, http_write_timeout, "
                    "http_max_connections, http_body_memory, kubeconfig, kube_context, "

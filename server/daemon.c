@@ -253,7 +253,9 @@ static int open_state(const struct server_config *c, struct store **st, struct c
                                      scheduler's default */
                                   .grace_ms = c->grace_ms > 0 ? c->grace_ms : 1,
                                   .mirrored = c->kubeconfig != NULL,
-                                  .retention_ms = c->retention_ms};
+                                  .retention_ms = c->retention_ms,
+                                  .max_wait_ms = c->max_wait_ms,
+                                  .default_queueing = c->default_queueing};
     int rc;
 
     if ((rc = store_open(&so, st, err)) < 0 || (rc = sched_open(*st, &sopts, &cy->sched, err)) < 0)

@@ -53,6 +53,10 @@ struct server_config {
     enum store_sync sync;  /* default full */
     int mark_running;      /* standalone: bound pods become Running */
     int64_t grace_ms;      /* grace_period, default 30 s */
+    int default_queueing;  /* queueing_strategy: enum model_queueing of queues without the
+                              annotation (docs/reservations.md) */
+    int64_t max_wait_ms;   /* max_wait: the global starvation threshold (docs/reservations.md),
+                              0 none */
     int64_t retention_ms;  /* retention: how long a preempted job's record stays answerable
                               after its pods are gone; default 7 days */
     enum log_level log_level;

@@ -112,8 +112,11 @@ int ship__batch(PGconn *c, const char *cluster, uint64_t chain, uint64_t expect,
         goto out;
     }
     parsed = xcalloc(n, sizeof(*parsed)); /* once, for the INSERT and the job rows */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         parsed[i] = json_loadb(recs[i].json, recs[i].len, 0, NULL);
+        if (recs[i].requests && json_is_object(parsed[i])) /* for the job rows only */
+            json_object_set(parsed[i], "requests", recs[i].requests);
+    }
     if ((rc = insert_records(c, cluster, ch, recs, parsed, n, err)) < 0 ||
         (rc = apply_jobs(c, cluster, recs, parsed, n, err)) < 0 ||
         (rc = ship__exec(c, "moving the cursor",

@@ -63,6 +63,9 @@ struct ship_rec {
     uint64_t seq;
     char *json; /* the stored canonical record */
     size_t len;
+    /* a "placed" record: each placed pod's effective requests as the store holds the pod
+     * when the batch is read ({pod: {res: value}}, cpu in thousandths), else NULL */
+    json_t *requests;
 };
 
 /* In one transaction: locks (cluster, chain)'s cursor row, which must still be `expect`

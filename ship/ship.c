@@ -18,6 +18,7 @@
 #include "err.h"
 #include "internal.h"
 #include "log.h"
+#include "model_pod.h"
 #include "store.h"
 #include "thread.h"
 
@@ -137,8 +138,38 @@ struct read_ctx {
 static int read_one(void *arg, uint64_t seq, const char *json, size_t len)
 {
     struct read_ctx *r = arg;
-    r->recs[r->n++] = (struct ship_rec){seq, xstrndup(json, len), len};
+    r->recs[r->n++] = (struct ship_rec){seq, xstrndup(json, len), len, NULL};
     return r->n >= r->max; /* 1 stops the scan */
+}
+
+/* A placed record's pods' requests, read in the batch's transaction: the scheduler's
+ * effective requests (model_pod_decode), so the job rows count what the placement held.
+ * A pod already gone from the store has none (docs/accounting.md says what that costs). */
+static void placed_requests(MDB_txn *txn, struct ship_rec *rec)
+{
+    if (!strstr(rec->json, "\"kind\":\"placed\""))
+        return;
+    json_t *doc = json_loadb(rec->json, rec->len, 0, NULL), *p;
+    size_t i;
+    rec->requests = json_object();
+    json_array_foreach(json_object_get(doc, "pods"), i, p)
+    {
+        json_t *pod = NULL, *one = json_object();
+        struct model_pod mp;
+        if (json_is_string(p) && store_get(txn, MODEL_POD, json_string_value(p), &pod, NULL) == 0 &&
+            model_pod_decode(pod, &mp, NULL) == 0) {
+            for (size_t k = 0; k < mp.nrequests; k++)
+                json_object_set_new(one, mp.requests[k].name,
+                                    json_integer((json_int_t)mp.requests[k].value));
+            model_pod_release(&mp);
+        }
+        json_decref(pod);
+        if (json_is_string(p))
+            json_object_set_new(rec->requests, json_string_value(p), one);
+        else
+            json_decref(one);
+    }
+    json_decref(doc);
 }
 
 /* Up to sh->batch records after `after`, copied out of one read transaction that ends
@@ -159,14 +190,18 @@ static int read_batch(struct ship *sh, uint64_t after, struct read_ctx *r, struc
     }
     if (rc == 0)
         rc = store_audit_scan(txn, after + 1, 0, read_one, r, err);
+    for (size_t i = 0; rc >= 0 && i < r->n; i++)
+        placed_requests(txn, &r->recs[i]);
     store_txn_abort(&txn);
     return rc < 0 ? rc : 0;
 }
 
 static void free_batch(struct read_ctx *r)
 {
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         free(r->recs[i].json);
+        json_decref(r->recs[i].requests);
+    }
     r->n = 0;
 }
 

@@ -11,9 +11,10 @@
 #include "alloc.h"
 #include "err.h"
 
-static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR};
+static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR,
+                                                       DBI_RESERVATIONS};
 static const char *const doc_name[STORE_DB_COUNT] = {"why document", "preemption record",
-                                                     "mirror record"};
+                                                     "mirror record", "reservation"};
 
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err)

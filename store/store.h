@@ -199,9 +199,17 @@ int store_pod_groups_count(MDB_txn *txn, uint64_t *groups, uint64_t *grouped, st
 /* Number of objects of a kind. */
 int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *err);
 
-/* ---- generic documents (why, preemption ledger, mirror state) ---- */
+/* ---- generic documents (why, preemption ledger, mirror state, reservations) ---- */
 
-enum store_db { STORE_DB_WHY, STORE_DB_PREEMPTIONS, STORE_DB_MIRROR, STORE_DB_COUNT };
+/* STORE_DB_RESERVATIONS: one document per starving job's reservation, keyed by job id
+ * (scheduler/record/reserve_record.c writes them, view_load reads them back). */
+enum store_db {
+    STORE_DB_WHY,
+    STORE_DB_PREEMPTIONS,
+    STORE_DB_MIRROR,
+    STORE_DB_RESERVATIONS,
+    STORE_DB_COUNT
+};
 
 /* doc borrowed. Replaces any existing value. */
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err);
@@ -245,6 +253,11 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(EVICTED, "evicted", "a victim pod was removed after its grace period")                       \
     X(GANG_TIMED_OUT, "gang-timed-out",                                                            \
       "a gang stayed unsatisfied past its timeout: its nominations were dropped")                  \
+    X(RESERVED, "reserved",                                                                        \
+      "a starving job got (or moved) a reservation: its nodes and expected start")                 \
+    X(UNRESERVED, "unreserved", "a job's reservation ended (placed, or its job gone)")             \
+    X(DEADLINE_EXCEEDED, "deadline-exceeded",                                                      \
+      "standalone: a pod ran past spec.activeDeadlineSeconds and was marked Failed")               \
     X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \
     X(BIND_REFUSED, "bind-refused", "bind mode: the API server refused a binding")                 \
     X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \

@@ -748,6 +748,45 @@ START_TEST(test_cli_whatif_on_the_demo)
 }
 END_TEST
 
+/* muster get reservations: a gang that waited past its max-wait reserves the node its
+ * running pod's limit frees (docs/reservations.md); the table names job, node, what it
+ * waits for and why; -o json is the API's list; a name is a usage error. */
+START_TEST(test_cli_get_reservations)
+{
+    struct cli_result r;
+    run_ok(&r,
+           "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\"}}\n"
+           "---\napiVersion: v1\nkind: Pod\nmetadata: {name: r1, namespace: default}\nspec:\n"
+           "  nodeName: n1\n  activeDeadlineSeconds: 600\n  containers: [{name: c, image: x, "
+           "resources: {requests: {cpu: \"4\"}}}]\nstatus: {phase: Running}\n---\n"
+           "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: g\n"
+           "  namespace: default\n  annotations: {muster.io/max-wait: 1s}\nspec: {minMember: 1}\n"
+           "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: g-0\n  namespace: default\n"
+           "  labels: {pod-group.scheduling.sigs.k8s.io: g}\nspec: {containers: [{name: c, "
+           "image: x, resources: {requests: {cpu: \"4\"}}}]}\n",
+           ARGS("apply", "-f", "-"));
+    cli_result_release(&r);
+    usleep(1200 * 1000); /* past the gang's max-wait */
+    run_ok(&r, NULL, ARGS("cycle"));
+    cli_result_release(&r);
+    run_ok(&r, NULL, ARGS("get", "reservations"));
+    ck_assert_int_eq(count_lines(r.out), 2);
+    expect_line(r.out, 0, "JOB PRIORITY EXPECTED START NODES COUNT WAITING FOR REASON SINCE");
+    char *w = line_words(r.out, 1);
+    ck_assert_msg(strncmp(w, "default/g 0 ", 12) == 0 && strstr(w, " n1 1 default/r1 max-wait "),
+                  "row '%s'", w);
+    free(w);
+    cli_result_release(&r);
+    json_t *doc = run_json(ARGS("get", "reservations", "-o", "json"));
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "kind")), "ReservationList");
+    ck_assert_int_eq(json_array_size(json_object_get(doc, "items")), 1);
+    json_decref(doc);
+    cli_run(env, NULL, ARGS("get", "reservations", "x"), &r);
+    ck_assert_int_eq(r.status, 2);
+    cli_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_server");
@@ -759,6 +798,7 @@ int main(void)
     tcase_add_test(tc, test_cli_apply_ndjson_file);
     tcase_add_test(tc, test_cli_apply_validate);
     tcase_add_test(tc, test_cli_get_tables);
+    tcase_add_test(tc, test_cli_get_reservations);
     tcase_add_test(tc, test_cli_output_json_and_yaml);
     tcase_add_test(tc, test_cli_delete_and_not_found);
     tcase_add_test(tc, test_cli_invalid_manifest_lists_every_error);

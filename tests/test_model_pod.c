@@ -259,7 +259,8 @@ START_TEST(test_model_pod_set_bound_leaves_the_stored_pod)
     pod = json_object();
     model_pod_set_bound(pod, "n3", "2026-01-01T00:00:06Z");
     assert_dump(pod, "{\"spec\":{\"nodeName\":\"n3\"},\"status\":{\"phase\":\"Pending\","
-                     "\"startTime\":\"2026-01-01T00:00:06Z\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\","
+                     "\"startTime\":\"2026-01-01T00:00:06Z\",\"conditions\":[{\"type\":"
+                     "\"PodScheduled\",\"status\":\"True\","
                      "\"lastTransitionTime\":\"2026-01-01T00:00:06Z\"}]}}");
     json_decref(pod);
 }

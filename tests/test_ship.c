@@ -275,6 +275,7 @@ START_TEST(test_ship_jobs_and_reports)
     free(a);
     free(b);
     wait_placed(&m, 3);
+    wait_shipped(&m); /* the shipper reads the placed pods' requests while they exist */
     usleep(400000);
     delete_pod(&m, "team", "a-0");
     usleep(200000);
@@ -584,6 +585,8 @@ START_TEST(test_ship_two_clusters_one_database)
     free(b);
     wait_placed(&m1, 2);
     wait_placed(&m2, 1);
+    wait_shipped(&m1);
+    wait_shipped(&m2);
     usleep(300000);
     delete_pod(&m1, "team", "a-0");
     delete_pod(&m1, "team", "a-1");
@@ -742,6 +745,7 @@ START_TEST(test_ship_preemption_counted)
                   "{scheduling.volcano.sh/queue-name: qa}}\nspec: {priority: 1, containers: "
                   "[{name: c, resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"8\"}}}]}\n");
     wait_placed(&m, 1);
+    wait_shipped(&m);
     usleep(200000);
     post_yaml(&m, "apiVersion: v1\nkind: Pod\nmetadata: {name: high, namespace: p, annotations: "
                   "{scheduling.volcano.sh/queue-name: qa}}\nspec: {priority: 100, containers: "

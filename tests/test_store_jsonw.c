@@ -20,8 +20,8 @@ static void assert_as_jansson(json_t *v, size_t flags)
     char *want = json_dumps(v, flags | JSON_ENCODE_ANY);
     ck_assert_ptr_nonnull(want);
     size_t n = store__dump(&st->scratch, v, flags, 3); /* after 3 bytes the caller keeps */
-    ck_assert_msg(n == strlen(want) && memcmp(st->scratch.buf + 3, want, n) == 0, "got %.*s\nwant %s",
-                  (int)n, st->scratch.buf + 3, want);
+    ck_assert_msg(n == strlen(want) && memcmp(st->scratch.buf + 3, want, n) == 0,
+                  "got %.*s\nwant %s", (int)n, st->scratch.buf + 3, want);
     char *text = store_json_text(v, flags & JSON_SORT_KEYS);
     ck_assert_str_eq(text, want);
     free(text);

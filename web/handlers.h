@@ -66,6 +66,7 @@ void api__job_why(struct req *r);
  * state of SCHED_JOB_STATE_MAP in its order (the UI's filter and legend read it). */
 void api__job_states(struct req *r);
 void api__preemptions_list(struct req *r);
+void api__reservations_list(struct req *r);
 void api__preemption_get(struct req *r);
 void api__cycles_run(struct req *r);
 /* Serves GET requests outside /api/ from the UI directory; 404 JSON when absent. */

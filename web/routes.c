@@ -54,7 +54,8 @@ static const struct route routes[] = {
     {"GET", "/readyz", api__readyz, "", OPEN, 0, always},
     {"GET", "/metrics", api__metrics, "", VIEW, 0, NULL},
     {"POST", "/api/v1/manifests", api__manifests_apply, "fieldValidation", OPER, ROUTE_DEEP, NULL},
-    {"POST", "/api/v1/whatif", api__whatif, "fieldValidation,cordon,delete", VIEW, ROUTE_DEEP, NULL},
+    {"POST", "/api/v1/whatif", api__whatif, "fieldValidation,cordon,delete", VIEW, ROUTE_DEEP,
+     NULL},
     {"GET", "/api/v1/nodes", api__nodes_list, "limit,continue", VIEW, 0, NULL},
     {"GET", "/api/v1/nodes/{name}", api__node_get, "", VIEW, 0, NULL},
     {"DELETE", "/api/v1/nodes/{name}", api__node_delete, "", OPER, 0, NULL},
@@ -96,6 +97,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/jobstates", api__job_states, "", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions", api__preemptions_list, "job,victim,since", VIEW, 0, NULL},
     {"GET", "/api/v1/preemptions/{id}", api__preemption_get, "", VIEW, 0, NULL},
+    {"GET", "/api/v1/reservations", api__reservations_list, "", VIEW, 0, NULL},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

@@ -177,6 +177,8 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
         goto out;
     if ((rc = sched__housekeeping(&c, err)) < 0)
         goto out;
+    if ((rc = sched__reserve_begin(&c, err)) < 0)
+        goto out;
     pending = pending_jobs(c.v, now_ms, &n, &c.waiting);
     /* Nothing to do: nothing written, no cycle number. A cycle someone asked for (by) is
      * written all the same: every requested cycle is audited with its caller. */
@@ -221,6 +223,8 @@ out:
     free(c.ops);
     free(c.touched);
     free(c.cluster_alloc);
+    free(c.q_seen);
+    json_decref(c.backfill);
     sched__preempt_cache_free(&c);
     sched__why_writer_free(&c);
     return rc;

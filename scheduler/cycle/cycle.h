@@ -63,6 +63,25 @@ int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *ti
  * spec.minResources asks for more than the layer's largest domain has. */
 void sched__attempt_demand_checks(struct sched_cyc *c, struct sched_attempt *a);
 
+/* Reservations in the cycle (cycle_reserve.c; reserve.h has the rules). begin: at the
+ * start of a cycle, a reservation whose job is gone or has no pending pod left ends
+ * ("unreserved"). gate_on: before the attempt's placement (and its preemption dry runs),
+ * the reservations the attempt may not use are marked (view_resv.h); gate_off after it.
+ * after: the attempt's outcome (ok: placed): a placed job's reservation ends; a failed job
+ * that starves (it holds a reservation, waited past its threshold, or heads a StrictFIFO
+ * queue) gets its reservation decided again, stored and audited when it changed, and the
+ * Reserved blocker; a failed job the gate kept off reserved nodes gets ReservedForStarving.
+ * backfill: before a placed attempt's commit, c->backfill says which reservations' nodes
+ * it took (NULL when none). Each returns 0 or ERR_*. */
+int sched__reserve_begin(struct sched_cyc *c, struct err *err);
+void sched__reserve_gate_on(struct sched_cyc *c, const struct sched_attempt *a);
+void sched__reserve_gate_off(struct sched_cyc *c);
+int sched__reserve_after(struct sched_cyc *c, struct sched_attempt *a, int ok, struct err *err);
+void sched__reserve_backfill(struct sched_cyc *c, const struct sched_attempt *a);
+/* The attempt's end if it started now: now + the largest limit of its members, INT64_MAX
+ * when none has one. */
+int64_t sched__attempt_end_ms(const struct sched_cyc *c, const struct sched_attempt *a);
+
 /* The queue rules of an attempt (cycle_queue.c). queue_checks: QueueNotFound and
  * QueueNotLeaf for each member. capability: QueueOverCapability for each member whose
  * least pods (cycle_queue.c's member_least: the pods it needs, or all of them when it

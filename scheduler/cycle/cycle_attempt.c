@@ -30,6 +30,7 @@
 #include "place.h"
 #include "plan.h"
 #include "preempt.h"
+#include "resv_record.h"
 #include "why.h"
 #include "why_msg.h"
 
@@ -313,6 +314,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
             .placement = json_object_get(placement, j->id),
             .topology = sh.topology,
             .preemption = sh.preemption,
+            .backfill = ok ? c->backfill : NULL,
         };
         rc = sched__why_record(c, a->rq.jobs[m], &in, err);
         wait_after(c, a, m, timed_out);
@@ -443,6 +445,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     /* Over a queue's capability: not placed, but preemption inside that queue's subtree may
      * free what the queue needs (sched_preempt_job.cap_queue). */
     int capq = sched__attempt_capability(c, &a);
+    sched__reserve_gate_on(c, &a); /* off at out: preemption's dry runs respect it too */
     if (capq < 0 && (rc = place(c, &a, err)) < 0)
         goto out;
     sched__blockers_take(&a.blockers, &a.res.blockers); /* what the placer found */
@@ -461,6 +464,8 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     if (fp >= 0)
         capacity_blockers(c, &a, fp, &nf, &ahead);
     if (ok)
+        sched__reserve_backfill(c, &a);
+    if (ok)
         rc = commit(c, &a, &placement, err);
     else
         rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err);
@@ -475,8 +480,13 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         goto out;
     if (!ok && !timed_out && !a.preempt.blocks)
         sched__attempt_queue_share(c, &a, ji);
+    if ((rc = sched__reserve_after(c, &a, ok, err)) < 0)
+        goto out;
     rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
 out:
+    sched__reserve_gate_off(c);
+    json_decref(c->backfill);
+    c->backfill = NULL;
     sched__blockers_release(&a.blockers);
     sched__preempt_verdict_release(&a.preempt);
     sched__place_result_release(&a.res);

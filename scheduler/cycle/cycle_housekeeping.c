@@ -37,6 +37,46 @@ static int mark_running(struct sched_cyc *c, int ji, struct err *err)
     return rc;
 }
 
+/* Standalone, as the kubelet does: a bound pod running longer than its
+ * spec.activeDeadlineSeconds since status.startTime is marked Failed, reason
+ * DeadlineExceeded (its resources go back), with one "deadline-exceeded" record per job.
+ * Looks only when v->deadline_next_ms is due, and sets it to the next deadline. */
+static int deadlines(struct sched_cyc *c, struct err *err)
+{
+    struct sched_view *v = c->v;
+    int64_t next = INT64_MAX;
+    int rc = 0;
+    if (c->opts->mirrored || c->now_ms < v->deadline_next_ms)
+        return 0;
+    for (size_t i = 0; rc == 0 && i < v->npods; i++) {
+        struct sv_pod *p = &v->pods[i];
+        if (!p->alive || p->m.deadline_ms <= 0 || !p->m.node_name || model_pod_terminal(&p->m))
+            continue;
+        int64_t due = (p->m.start_ms ? p->m.start_ms : c->now_ms) + p->m.deadline_ms;
+        if (due > c->now_ms) {
+            next = due < next ? due : next;
+            continue;
+        }
+        json_t *obj = NULL;
+        if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
+            break;
+        model_pod_set_phase(obj, "Failed", MODEL_REASON_DEADLINE_EXCEEDED,
+                            "Pod was active on the node longer than the specified deadline");
+        rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
+        json_decref(obj);
+        if (rc < 0)
+            break;
+        sched__view_pod_phase(v, (int)i, "Failed");
+        c->changes++;
+        c->s->met.deadlines++;
+        int pod = (int)i;
+        rc = sched__audit_deadline(c, p->job, &pod, 1, err);
+    }
+    if (rc == 0)
+        v->deadline_next_ms = next;
+    return rc;
+}
+
 int sched__housekeeping(struct sched_cyc *c, struct err *err)
 {
     struct sched_view *v = c->v;
@@ -70,6 +110,8 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         json_decref(old);
         free(key);
     }
+    if (rc == 0)
+        rc = deadlines(c, err);
     if (rc == 0)
         rc = sched__ledger_expire(c, err);
     return rc;

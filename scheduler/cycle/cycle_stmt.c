@@ -36,6 +36,8 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
     sched__view_set_nominated(v, op->pod, -1);
     if (!p->m.start_ms) /* as the binding sets status.startTime (model_pod_set_bound) */
         p->m.start_ms = c->now_ms / 1000 * 1000;
+    if (p->m.deadline_ms > 0 && p->m.start_ms + p->m.deadline_ms < v->deadline_next_ms)
+        v->deadline_next_ms = p->m.start_ms + p->m.deadline_ms;
     struct sv_node *n = &v->nodes[op->node];
     if (!n->ncyc) {
         XGROW(c->touched, c->ntouched + 1, c->captouched);

@@ -22,6 +22,9 @@ struct sched_metrics {
     uint64_t idle_cycles; /* cycles with nothing to do (not numbered, nothing written) */
     uint64_t pods_placed;
     uint64_t statements_committed, statements_discarded;
+    uint64_t reservations;       /* reservations made or moved ("reserved" records) */
+    uint64_t backfills;          /* jobs placed on nodes reserved for another job */
+    uint64_t deadlines;          /* pods ended by spec.activeDeadlineSeconds */
     uint64_t hist[SCHED_HIST_N]; /* cycle duration buckets (sched__hist_bounds) */
     double duration_sum;
 };

@@ -119,6 +119,8 @@ static int64_t reserved(const struct sched_view *v, const struct sv_node *n, int
 int64_t sched__free_for(const struct sched_view *v, const struct sv_node *n, int r, int32_t prio,
                         const int *jobs, size_t njobs)
 {
+    if (n->resv && sched__view_resv_blocked(v, n))
+        return 0; /* held for a starving job this one may not backfill (view_resv.h) */
     int64_t f = n->alloc[r] - n->used[r];
     if (n->nnom)
         f -= reserved(v, n, r, prio, jobs, njobs);
@@ -160,7 +162,7 @@ int sched__fit_res(const struct sched_view *v, const struct sv_node *n, const st
 {
     for (int i = 0; i < sh->nreq; i++) {
         int r = sh->req[i].res;
-        if (n->nnom) {
+        if (n->nnom || n->resv) {
             if (sh->req[i].v > sched__free(v, n, r, sh->priority, self))
                 return i;
         } else if (sh->req[i].v > n->alloc[r] - n->used[r]) {

@@ -54,6 +54,8 @@ enum why_class {
     X(TOPOLOGY_NO_DOMAIN, "TopologyNoDomain", TOPOLOGY)                                            \
     X(TOPOLOGY_NODESETS_FAILED, "TopologyNodeSetsFailed", TOPOLOGY)                                \
     X(WAITING_FOR_QUEUE_SHARE, "WaitingForQueueShare", WAITING)                                    \
+    X(RESERVED, "Reserved", WAITING)                                                               \
+    X(RESERVED_FOR_OTHERS, "ReservedForStarving", ORDER)                                           \
     X(TAKEN_BY_EARLIER, "TakenByEarlierJobs", ORDER)                                               \
     X(GANG_SHORTFALL, "GangShortfall", GANG)                                                       \
     X(CAPACITY_RESERVED, "CapacityReserved", CAPACITY)                                             \

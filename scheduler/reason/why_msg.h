@@ -212,6 +212,22 @@
     "queue %s: %s %s allocated + %s asked by '%s' > its deserved %s %s while queue %s waits "      \
     "below its share; pods beyond minMember wait for it"
 
+/* ---- Reserved ---- */
+/* Running jobs it waits for; nodes reserved; the expected start ("14:02:10", or "unknown
+ * (a job it waits for has no time limit)"). */
+#define WHY_MSG_RESERVED "waiting for %zu jobs on %zu nodes, expected start %s"
+/* The start of WHY_MSG_RESERVED when a job it waits for has no limit. */
+#define WHY_MSG_RESERVED_UNKNOWN "unknown (a job it waits for has no time limit)"
+
+/* ---- ReservedForStarving ---- */
+/* Nodes; the starving job; its expected start; the job's own end ("ends 14:05:00", or
+ * WHY_MSG_NO_LIMIT). */
+#define WHY_MSG_RESERVED_FOR_OTHERS                                                                \
+    "%zu nodes are reserved for starving job '%s' (expected start %s) and this job %s: it may "    \
+    "use them only if it ends before that start"
+#define WHY_MSG_NO_LIMIT "has no time limit (activeDeadlineSeconds or muster.io/expected-runtime)"
+#define WHY_MSG_ENDS_AT "ends at %s"
+
 /* ---- TakenByEarlierJobs ---- */
 /* Jobs placed earlier; pod key. */
 #define WHY_MSG_TAKEN_BY_EARLIER                                                                   \

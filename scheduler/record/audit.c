@@ -99,14 +99,11 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
 }
 
 /* What accounting needs of a placement that the store may no longer hold when the record
- * is read (docs/accounting.md): the job's queue, priority and creation, and each placed
- * pod's effective requests (cpu in thousandths, the rest in whole units). Adds them to rec
+ * is read (docs/accounting.md): the job's queue, priority and creation. Adds them to rec
  * and returns it. */
-static json_t *placed_facts(const struct sched_view *v, int job,
-                            const struct sched_outbox_pod *pods, size_t n, json_t *rec)
+static json_t *placed_facts(const struct sched_view *v, int job, json_t *rec)
 {
     const struct sv_job *j = &v->jobs[job];
-    json_t *req = json_object();
     char ts[40];
     int32_t prio = 0;
     for (size_t i = 0; i < j->npods; i++)
@@ -114,17 +111,8 @@ static json_t *placed_facts(const struct sched_view *v, int job,
             prio = v->pods[j->pods[i]].prio;
             break;
         }
-    for (size_t i = 0; i < n; i++) {
-        int p = sched__view_pod(v, pods[i].pod);
-        json_t *one = json_object();
-        for (size_t k = 0; p >= 0 && k < v->pods[p].m.nrequests; k++)
-            json_object_set_new(one, v->pods[p].m.requests[k].name,
-                                json_integer((json_int_t)v->pods[p].m.requests[k].value));
-        json_object_set_new(req, pods[i].pod, one);
-    }
     int64_t created = sched__job_creation(v, j);
     clock_format_rfc3339_ms(created, ts, sizeof(ts));
-    json_object_set_new(rec, "requests", req);
     json_object_set_new(rec, "priority", json_integer(prio));
     json_object_set_new(rec, "queue", json_string(sched__job_queue_name(v, j)));
     json_object_set_new(rec, "submitted", created ? json_string(ts) : json_null());
@@ -160,9 +148,13 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
                                      .cycle = (int64_t)c->cycle,
                                      .pods = pods,
                                      .npods = n};
+        json_t *rec = placed_facts(v, job, sched_outbox_encode(&r));
+        if (c->backfill) /* the placement took nodes reserved for others (cycle_reserve.c) */
+            json_object_set(rec, "backfill", c->backfill);
         if (rc == 0)
-            rc = sched__audit_append(c, placed_facts(v, job, pods, n, sched_outbox_encode(&r)),
-                                     NULL, err);
+            rc = sched__audit_append(c, rec, NULL, err);
+        else
+            json_decref(rec);
     }
     free(done);
     free(pods);
@@ -179,6 +171,19 @@ int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n
         json_pack("{s:s,s:s,s:I,s:o}", "kind", store_audit_kind_name(STORE_AUDIT_RUNNING), "job",
                   c->v->jobs[job].id, "cycle", (json_int_t)c->cycle, "pods", keys),
         NULL, err);
+}
+
+int sched__audit_deadline(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(keys, json_string(c->v->pods[pods[i]].key));
+    return sched__audit_append(c,
+                               json_pack("{s:s,s:s,s:I,s:o,s:s}", "kind",
+                                         store_audit_kind_name(STORE_AUDIT_DEADLINE_EXCEEDED),
+                                         "job", c->v->jobs[job].id, "cycle", (json_int_t)c->cycle,
+                                         "pods", keys, "reason", MODEL_REASON_DEADLINE_EXCEEDED),
+                               NULL, err);
 }
 
 int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,

@@ -140,6 +140,8 @@ struct sched_why_input {
     json_t *placement;                   /* pod -> node of this cycle, borrowed, may be NULL */
     json_t *topology;                    /* topology part, borrowed, may be NULL */
     json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
+    json_t *backfill; /* a placement on nodes reserved for others (cycle_reserve.c), borrowed,
+                         may be NULL */
 };
 /* Loads the job's scheduling memory from its stored why document once (history, last
  * reason, the gang timeout window); the cycle's attempts call it before reading them. */

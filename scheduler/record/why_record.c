@@ -141,6 +141,8 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
     if (json_array_size(in->ahead))
         json_object_set(doc, "ahead", in->ahead);
     json_object_set(doc, "history", mem(c, j)->history);
+    if (in->backfill)
+        json_object_set(doc, "backfill", in->backfill);
     json_object_set_new(doc, "placement",
                         json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
                                   in->placement));
@@ -182,6 +184,8 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
     if (gt)
         json_object_set_new(out, "gangTimeout", gt);
     json_object_set(out, "queue", json_object_get(doc, "queue"));
+    if (json_object_get(doc, "backfill"))
+        json_object_set(out, "backfill", json_object_get(doc, "backfill"));
     return out;
 }
 

@@ -54,6 +54,13 @@ struct sched_cyc {
                                          scheduler's, beside the view) */
     struct sched_preempt_cache *pre;  /* preempt/'s memory of the cycle, NULL until asked */
     char ts[64];                      /* sched__cyc_ts, "" until asked */
+    /* reservations (cycle/cycle_reserve.c): the queues whose head was attempted this cycle
+     * ([nq_seen], by queue slot), and the backfill of the statement being committed
+     * ({"reservations": [...]}, NULL when it took no reserved node; the "placed" record and
+     * the why say it) */
+    unsigned char *q_seen;
+    size_t nq_seen;
+    json_t *backfill;
 };
 
 /* The cycle's time (now_ms) in RFC 3339, formatted once per cycle. Borrowed, valid for the

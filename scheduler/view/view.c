@@ -38,6 +38,7 @@ void sched__view_free(struct sched_view *v)
     if (!v)
         return;
     free(v->freed);
+    sched__view_resv_free(v);
     for (size_t i = 0; i < v->nres; i++)
         free(v->res[i]);
     free(v->res);

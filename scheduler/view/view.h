@@ -26,6 +26,7 @@
  *   view_class    the PriorityClasses, the priority of pods and jobs, the victims (wait,
  *                 shape, base)
  *   view_state    job states (class, base)
+ *   view_resv     reservations, the attempt's gate over them, jobs' time limits (base)
  *   view_bind     a pod's usage, bind and unbind, nominations, adoption (queue, topo, wait)
  *   view_pod      pods put and deleted (bind, class, queue, labels, shape, wait, base)
  *   view          creation and release; nodes, PodGroups and the topology object put and
@@ -60,6 +61,7 @@
 #include "view_pdb.h"
 #include "view_pod.h"
 #include "view_queue.h"
+#include "view_resv.h"
 #include "view_shape.h"
 #include "view_state.h"
 #include "view_types.h"

@@ -145,8 +145,10 @@ void sched__view_pod_phase(struct sched_view *v, int pi, const char *phase)
     /* a bound pod counts while it is not terminal, as sched__view_put_pod has it */
     int counted = p->node >= 0 && !model_pod_terminal(&p->m);
     if (counted != p->counted) {
-        if (!counted)
+        if (!counted) {
             sched__wait_freed(v, p->node);
+            v->epoch++; /* room freed: the placers' per-shape caches no longer hold */
+        }
         sched__view_usage(v, p, counted ? 1 : -1);
         p->counted = counted;
     }

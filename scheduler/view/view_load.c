@@ -118,6 +118,12 @@ static int load_victim(void *ctx, const char *key, json_t *rec)
     return 0;
 }
 
+static int load_resv(void *ctx, const char *key, json_t *doc)
+{
+    (void)key;
+    return sched__view_resv_load(ctx, doc);
+}
+
 int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
 {
     int rc;
@@ -150,6 +156,8 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
         return rc;
     if ((rc = store_doc_each(txn, STORE_DB_PREEMPTIONS, "v:", load_victim, v, err)) < 0)
+        return rc;
+    if ((rc = store_doc_each(txn, STORE_DB_RESERVATIONS, NULL, load_resv, v, err)) < 0)
         return rc;
     return store_each(txn, MODEL_TOPOLOGY, NULL, load_topo, v, err);
 }
@@ -255,7 +263,8 @@ json_t *sched__view_dump(struct sched_view *v)
                                           (int)b->m.disruptions_allowed, "disrupted",
                                           (int)b->m.ndisrupted));
     }
-    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs",
+    return json_pack("{s:o,s:o,s:o,s:s?,s:o,s:o,s:o,s:o,s:o}", "nodes", nodes, "pods", pods, "jobs",
                      jobs, "topology", v->has_topology ? v->topo.name : NULL, "priorityClasses",
-                     classes, "victims", victims, "queues", queues, "pdbs", pdbs);
+                     classes, "victims", victims, "queues", queues, "pdbs", pdbs, "reservations",
+                     sched__view_resv_dump(v));
 }

@@ -83,6 +83,8 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     }
     struct sv_pod *p = &v->pods[pi];
     memset(p, 0, sizeof(*p));
+    if (m->deadline_ms > 0) /* the housekeeping looks at its deadline (cycle_housekeeping.c) */
+        v->deadline_next_ms = 0;
     p->key = key;
     p->m = *m;
     memset(m, 0, sizeof(*m));

@@ -34,6 +34,7 @@ struct sv_node {
     size_t nnom, capnom;
     int *cyc_pods; /* pods placed here by committed statements of the running cycle */
     size_t ncyc, capcyc;
+    int resv; /* 1 + the index into view.resv of the reservation holding it, 0 none */
 };
 
 struct sv_pod {
@@ -112,6 +113,24 @@ struct sv_shape {
     size_t heap_logpos;
     uint64_t freed_at; /* the event clock when room was last freed on a node that passes the
                           shape's static filters (sched__wait_sync) */
+};
+
+/* A starving job's reservation (view_resv.c; reserve/ decides them, record/ stores them in
+ * STORE_DB_RESERVATIONS, view_load reads them back). One reservation per node. */
+struct sv_resv {
+    char *job;        /* the job's id; NULL for a free slot */
+    int32_t prio;     /* the job's priority when reserved */
+    int64_t start_ms; /* expected start; INT64_MAX when some node waits for a job without a
+                         limit (unknown) */
+    int64_t since_ms; /* when the job first got a reservation */
+    int *nodes;       /* node indexes, name order */
+    size_t nnodes;
+    char **waits; /* ids of the running jobs it waits for */
+    size_t nwaits;
+    int strict; /* made because the job heads a StrictFIFO queue, else for max-wait */
+    /* the attempt's gate (view_resv.c sched__view_resv_gate): 1 while the job being
+     * attempted may not use this reservation's nodes; place_fit.c reads it */
+    int blocks;
 };
 
 struct sv_free {
@@ -201,6 +220,13 @@ struct sched_view {
     size_t ntodo, captodo;
     unsigned char *in_todo;
     size_t capin_todo;
+    /* when the housekeeping next looks for pods past spec.activeDeadlineSeconds
+     * (cycle_housekeeping.c): 0 look at the next cycle (a pod with a deadline was put),
+     * INT64_MAX none runs; a binding lowers it to the pod's deadline */
+    int64_t deadline_next_ms;
+    struct sv_resv *resv; /* reservations (view_resv.c), slots of released ones reused */
+    size_t nresv, capresv;
+    size_t nresv_live;
     uint64_t ev_clock;            /* grows with every event (view_wait.c) */
     uint64_t ev_gen[SV_EV_COUNT]; /* ev_clock when each kind last happened */
 };

@@ -2,6 +2,7 @@
 import { getJSON, getNDJSON, HttpError, jobPath } from './api.js';
 import { auditSummary, boundText, costText, loadLedger } from './data.js';
 import { age, clear, fmtTime, h, jobLink, kv, nodeLink, note, stateBadge, table } from './dom.js';
+import { timeRows } from './reserve.js';
 import { renderWhy } from './why.js';
 
 export function mount(el, route) {
@@ -66,6 +67,7 @@ function drawHead(el, j) {
       `(its pods are gone since ${fmtTime(j.preemptedBy.goneAt)})`] : null,
     group.length ? ['gang group', group.map((g, i) => [i ? ', ' : '', jobLink(g)])] : null,
     ['created', `${fmtTime(j.creationTimestamp)} (${age(j.creationTimestamp)} ago)`],
+    ...timeRows(j),
     ['topology', h('a', { href: `#/topology?job=${encodeURIComponent(j.id)}` },
       'show placement in the topology tree')],
   ]));

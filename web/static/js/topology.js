@@ -5,6 +5,7 @@
 // time, and node details (GET /api/v1/nodes/{name}) are fetched only for listed nodes.
 import { fmtQty, getJSON, parseQty } from './api.js';
 import { loadJobs, podJobs } from './data.js';
+import { loadReservations, reservedMark } from './reserve.js';
 import { clear, h, jobLink } from './dom.js';
 import { colour, freeFrac, highlight, indexTree } from './topomodel.js';
 
@@ -135,7 +136,7 @@ export function mount(el, route, app) {
     const jobDomains = new Set();
     if (j) for (const m of j.members || [])
       for (let d = m.node && st.tree.nodeDomain.get(m.node); d; d = d.parent) jobDomains.add(d.id);
-    const ctx = { names, podJob: podJobs(st.jobs), nominated, jobDomains };
+    const ctx = { names, podJob: podJobs(st.jobs), nominated, jobDomains, reserved: st.reserved };
     clear(tree, h('ul', { role: 'group' }, renderDomain(st.tree.root, 0, ctx)));
     if (focused !== undefined) {
       const b = tree.querySelector(`button[data-toggle="${CSS.escape(focused)}"]`);
@@ -229,13 +230,15 @@ export function mount(el, route, app) {
       h('span', { class: 'count' }, `${(n.pods || []).length} pods`),
       occupancy(x),
       h('span', { class: 'gang' }, ctx.nominated.get(name) ?
-        `${ctx.nominated.get(name)} nominated` : ''),
+        `${ctx.nominated.get(name)} nominated ` : '', reservedMark(ctx.reserved, name)),
       jobsList([...count.entries()].sort((a, b) => b[1] - a[1]))));
   }
 
   async function refresh(reveal) {
     const first = !st.tree;
-    const [body, jobs] = await Promise.all([getJSON('/api/v1/topology', query()), loadJobs()]);
+    const [body, jobs, reserved] = await Promise.all([getJSON('/api/v1/topology', query()),
+      loadJobs(), loadReservations()]);
+    st.reserved = reserved;
     st.tree = indexTree(body);
     if (!st.noGpu && !st.tree.root.cap[GPU] && query().pod_gpu === '1') {
       st.noGpu = true; // no GPUs at all: the default shape is one CPU
