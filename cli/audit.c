@@ -27,10 +27,11 @@ static int audit_export(struct cli *cli)
     char *path = NULL;
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
-        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "from-db") ||
-        cli__flag(cli, "cluster") || cli__flag(cli, "chain"))
-        return cli__usage_error(cli, "audit export does not take --key, --retired-keys, --witness, "
-                                     "-f, --before, --from-db, --cluster or --chain");
+        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "bundle") ||
+        cli__flag(cli, "from-db") || cli__flag(cli, "cluster") || cli__flag(cli, "chain"))
+        return cli__usage_error(cli, "audit export does not take --key, --retired-keys, "
+                                     "--witness, -f, --before, --bundle, --from-db, --cluster "
+                                     "or --chain");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
@@ -251,6 +252,10 @@ static int audit_verify(struct cli *cli)
     json_t *v = NULL;
     char *path = xstrdup("/api/v1/audit/verify");
     int rc = CLI_EXIT_OK;
+    if (cli__flag(cli, "bundle")) {
+        free(path);
+        return cli__bundle_verify(cli);
+    }
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
         cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);
@@ -313,16 +318,73 @@ out:
     return rc;
 }
 
+/* muster audit replay --from SEQ [--to SEQ]: the replay check; exit 1 when a cycle's
+ * decisions differ from the log. */
+static int audit_replay(struct cli *cli)
+{
+    struct err err = ERR_INIT;
+    json_t *v = NULL;
+    char *path = xstrdup("/api/v1/audit/replay");
+    int rc = CLI_EXIT_OK;
+    if (!cli__flag(cli, "from") || check_u64(cli, "from", &err) < 0 ||
+        check_u64(cli, "to", &err) < 0) {
+        free(path);
+        return cli__usage_error(cli, "%s", err.msg[0] ? err.msg : "audit replay needs --from SEQ");
+    }
+    cli__query(&path, "from", cli__flag(cli, "from"));
+    cli__query(&path, "to", cli__flag(cli, "to"));
+    if (cli__call(cli, "GET", path, NULL, 0, NULL, &v, &err) < 0) {
+        rc = cli__fail(cli, &err);
+        goto out;
+    }
+    int ok = json_is_true(json_object_get(v, "ok"));
+    if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, v);
+    } else {
+        printf("replayed records %lld..%lld: %lld cycles, %lld inputs; ",
+               (long long)json_integer_value(json_object_get(v, "from")),
+               (long long)json_integer_value(json_object_get(v, "to")),
+               (long long)json_integer_value(json_object_get(v, "cycles")),
+               (long long)json_integer_value(json_object_get(v, "inputs")));
+        if (ok)
+            printf("all %lld decisions as the log says\n",
+                   (long long)json_integer_value(json_object_get(v, "decisions")));
+        else
+            printf("%lld cycles decided otherwise than the log says\n",
+                   (long long)json_integer_value(json_object_get(v, "differences")));
+        size_t i, k;
+        json_t *d, *x;
+        json_array_foreach(json_object_get(v, "cyclesDiffering"), i, d)
+        {
+            printf("cycle %lld (record %lld):\n",
+                   (long long)json_integer_value(json_object_get(d, "cycle")),
+                   (long long)json_integer_value(json_object_get(d, "seq")));
+            json_array_foreach(json_object_get(d, "logged"), k, x)
+                printf("  logged:   %s\n", json_string_value(x));
+            json_array_foreach(json_object_get(d, "replayed"), k, x)
+                printf("  replayed: %s\n", json_string_value(x));
+        }
+    }
+    if (!ok)
+        rc = CLI_EXIT_FAIL;
+out:
+    json_decref(v);
+    free(path);
+    return rc;
+}
+
 int cli__cmd_audit(struct cli *cli)
 {
     if (cli->npos != 1)
-        return cli__usage_error(cli, "audit needs 'export', 'verify' or 'prune'");
+        return cli__usage_error(cli, "audit needs 'export', 'verify', 'prune' or 'replay'");
     if (!strcmp(cli->pos[0], "export"))
         return audit_export(cli);
     if (!strcmp(cli->pos[0], "verify"))
         return audit_verify(cli);
     if (!strcmp(cli->pos[0], "prune"))
         return audit_prune(cli);
-    return cli__usage_error(cli, "unknown audit command '%s' (export, verify or prune)",
+    if (!strcmp(cli->pos[0], "replay"))
+        return audit_replay(cli);
+    return cli__usage_error(cli, "unknown audit command '%s' (export, verify, prune or replay)",
                             cli->pos[0]);
 }

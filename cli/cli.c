@@ -47,8 +47,9 @@ static const struct flag_def flag_defs[] = {
     {"before", 0, 1},     {"witness", 0, 1},  {"retired-keys", 0, 1}, {"all", 0, 0},
     {"selector", 'l', 1}, {"cordon", 0, 1},   {"delete", 0, 1},       {"trace", 0, 1},
     {"policy-a", 0, 1},   {"policy-b", 0, 1}, {"out", 0, 1},          {"horizon", 0, 1},
-    {"starve", 0, 1},     {"db", 0, 1},       {"by", 0, 1},           {"cluster", 0, 1},
-    {"queue", 0, 1},      {"chain", 0, 1},    {"from-db", 0, 1},
+    {"starve", 0, 1},     {"at", 0, 1},       {"seq", 0, 1},          {"bundle", 0, 1},
+    {"db", 0, 1},         {"by", 0, 1},       {"cluster", 0, 1},      {"queue", 0, 1},
+    {"chain", 0, 1},      {"from-db", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -80,10 +81,14 @@ static const struct command commands[] = {
      "                                       is sent, then all go in one atomic request;\n"
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,", ",name,wide,",
+    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,at,seq,",
+     ",name,wide,",
      "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb|\n"
      "      reservations\n"
-     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"},
+     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"
+     "  get nodes|pods|jobs [NAME] [-n NS | -A] --at T|--seq N\n"
+     "                                       as the cluster was at time T (RFC 3339) or\n"
+     "                                       audit record N\n"},
     {"delete", cli__cmd_delete, ",namespace,all-namespaces,filename,all,selector,", ",name,",
      "  delete KIND NAME... [-n NS]          delete objects; a job NS/NAME deletes its pods\n"
      "                                       and PodGroup\n"
@@ -93,10 +98,11 @@ static const struct command commands[] = {
     {"describe", cli__cmd_describe, ",namespace,", ",",
      "  describe job NS/NAME                 a job, its members and why\n"
      "  describe queue NAME                  a queue's shares, jobs and reclaims\n"},
-    {"why", cli__cmd_why, ",namespace,", ",",
-     "  why NS/NAME                          why a job (or a pod's job) is where it is\n"},
+    {"why", cli__cmd_why, ",namespace,at,seq,", ",",
+     "  why NS/NAME [--at T|--seq N]         why a job (or a pod's job) is where it is (or\n"
+     "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,from-db,"
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,bundle,from-db,"
      "cluster,chain,",
      ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
@@ -107,10 +113,22 @@ static const struct command commands[] = {
      "                                       verify an export offline: chain and signed\n"
      "                                       checkpoints (Ed25519 public or private key);\n"
      "                                       with the witness file, also that it is not cut\n"
+     "  audit verify --bundle DIR [--key PUB.pem]\n"
+     "                                       verify a post-mortem bundle offline: its audit\n"
+     "                                       range's chain and that its timeline is of it\n"
      "  audit verify --from-db URL --cluster C [--chain N] [--key PUB.pem]\n"
      "                                       verify the copy shipped to PostgreSQL\n"
      "  audit prune --before SEQ             delete the records before the newest signed\n"
-     "                                       checkpoint at or before SEQ (export them first)\n"},
+     "                                       checkpoint at or before SEQ (export them first)\n"
+     "  audit replay --from SEQ [--to SEQ]   run the scheduler again from the store at SEQ over\n"
+     "                                       the recorded inputs; any cycle that decides\n"
+     "                                       otherwise than the log is listed (exit 1)\n"},
+    {"postmortem", cli__cmd_postmortem, ",job,since,until,", ",dir,",
+     "  postmortem --job NS/NAME [--since T] [--until T] -o DIR\n"
+     "                                       a job's whole story as a bundle: timeline\n"
+     "                                       (NDJSON, Markdown report, PNG chart), its nodes\n"
+     "                                       at each decision, the audit range and its\n"
+     "                                       verification (docs/postmortem.md)\n"},
     {"report", cli__cmd_report, ",db,by,since,until,cluster,state,queue,namespace,limit,", ",csv,",
      "  report usage --db URL --by queue|namespace|cluster [--since T] [--until T] [--cluster C]\n"
      "                                       resource-hours and share of each (sreport)\n"
@@ -405,6 +423,8 @@ static int setup(struct cli *cli, const struct command *c)
 {
     const char *o = cli__flag(cli, "output");
     char key[32];
+    if (strstr(c->outputs, ",dir,")) /* -o names a directory (postmortem) */
+        o = NULL;
     snprintf(key, sizeof(key), ",%s,", o ? o : "");
     if (!o || !strcasecmp(o, "table"))
         cli->output = CLI_OUT_TABLE;

@@ -348,6 +348,12 @@ void cli__print_why(struct cli *cli, json_t *why, FILE *out)
     else if (json_is_object(ret))
         fprintf(out, "Retained:    while its pods terminate, then %g s\n",
                 json_number_value(json_object_get(ret, "retentionSeconds")));
+    size_t ri;
+    json_t *rt;
+    json_array_foreach(json_object_get(why, "roomTakenBy"), ri, rt) fprintf(
+        out, "%s %s took the room of %zu of its pods (ledger entry %lld)\n",
+        ri ? "            " : "RoomTakenBy:", s_of(rt, "preemptor") ? s_of(rt, "preemptor") : "?",
+        json_array_size(json_object_get(rt, "pods")), i_of(rt, "ledger"));
     print_blockers(why, out);
     print_gang(why, out);
     print_node_filter(why, out);
@@ -376,7 +382,14 @@ int cli__cmd_why(struct cli *cli)
     json_t *why = NULL;
     if (cli->npos != 1)
         return cli__usage_error(cli, "why needs one job NAMESPACE/NAME");
-    if (get_job(cli, cli->pos[0], "/why", &why, &err) < 0)
+    int bad = cli__at_check(cli);
+    if (bad)
+        return bad;
+    char *suffix = xstrdup("/why");
+    cli__at_query(cli, &suffix);
+    int rc = get_job(cli, cli->pos[0], suffix, &why, &err);
+    free(suffix);
+    if (rc < 0)
         return cli__fail(cli, &err);
     if (cli->output != CLI_OUT_TABLE)
         cli__print_doc(cli, why);
@@ -402,6 +415,11 @@ static void print_preempted_by(json_t *pb)
         i ? "            " : "PreemptedBy:", s_of(x, "preemptor") ? s_of(x, "preemptor") : "?",
         i_of(x, "cycle"), s_of(x, "ts") ? s_of(x, "ts") : "?", i_of(x, "ledger"),
         json_array_size(json_object_get(x, "pods")));
+    json_array_foreach(json_object_get(pb, "roomTakenBy"), i, x) printf(
+        "%s %s took the room of %zu of its pods (cycle %lld, %s, ledger entry %lld)\n",
+        i ? "            " : "RoomTakenBy:", s_of(x, "preemptor") ? s_of(x, "preemptor") : "?",
+        json_array_size(json_object_get(x, "pods")), i_of(x, "cycle"),
+        s_of(x, "ts") ? s_of(x, "ts") : "?", i_of(x, "ledger"));
     if (s_of(pb, "retainedUntil"))
         printf("Retained:    pods gone at %s; this record is kept until %s\n",
                s_of(pb, "goneAt") ? s_of(pb, "goneAt") : "?", s_of(pb, "retainedUntil"));

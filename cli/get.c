@@ -361,6 +361,13 @@ int cli__cmd_get(struct cli *cli)
         return cli__usage_error(cli, "jobs have no labels: select their pods or podgroups");
     if (sel && cli__select(NULL, sel, &err) < 0)
         return cli__usage_error(cli, "%s", err.msg);
+    if (cli__at_given(cli)) {
+        if ((rc = cli__at_check(cli)) != 0)
+            return rc;
+        if (sel)
+            return cli__usage_error(cli, "-l cannot be used with --at or --seq");
+        return cli__get_at(cli, res, all_ns ? NULL : ns, name);
+    }
     char *path = get_path(cli, res, name, ns, namespaced, &err);
     if (!path || cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
         rc = cli__fail(cli, &err);

@@ -62,6 +62,16 @@ int cli__usage_error(const struct cli *cli, const char *fmt, ...)
 /* Prints err (and cli->errors) to stderr; returns CLI_EXIT_FAIL. */
 int cli__fail(struct cli *cli, const struct err *err);
 
+/* at.c: 1 when --at or --seq was given; appends them to *url as ?at= / ?seq=; prints
+ * nodes, pods or jobs (res) as the cluster was (GET /api/v1/state), filtered by ns (NULL:
+ * all) and name (NULL: all). Returns the exit status. */
+int cli__at_given(struct cli *cli);
+/* 0, or the usage error (exit 2) for --at and --seq both, --at not RFC 3339, --seq not a
+ * number: checked before anything is sent. */
+int cli__at_check(struct cli *cli);
+void cli__at_query(struct cli *cli, char **url);
+int cli__get_at(struct cli *cli, const char *res, const char *ns, const char *name);
+
 /* Sends a request to musterd. A 2xx JSON body is parsed into *out (new, may be NULL when
  * out is NULL or the body is empty). An error status becomes an ERR_* with the server's
  * message in err; the server's "errors" array is kept in cli->errors. */
@@ -138,6 +148,13 @@ int cli__cmd_preemptions(struct cli *cli);
 /* `muster get reservations` (reservations.c). */
 int cli__get_reservations(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
+/* postmortem.c: `muster postmortem` (-o names the bundle's directory) and `muster audit
+ * verify --bundle DIR`. */
+int cli__cmd_postmortem(struct cli *cli);
+int cli__bundle_verify(struct cli *cli);
+/* postmortem_chart.c: timeline (the bundle's entries, borrowed) as a PNG at path. 0 or
+ * ERR_IO. */
+int cli__postmortem_chart(json_t *timeline, const char *title, const char *path, struct err *err);
 
 /* `muster describe queue NAME` (queues.c). */
 int cli__cmd_describe_queue(struct cli *cli, const char *name);

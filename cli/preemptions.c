@@ -36,6 +36,18 @@ static void row(struct cli_table *t, json_t *e)
         int w = snprintf(nodes + o, sizeof(nodes) - o, "%s%s", i ? "," : "", json_string_value(n));
         o += w > 0 && (size_t)w < sizeof(nodes) - o ? (size_t)w : 0;
     }
+    /* an entry that evicted nothing (or less) took room earlier victims free: whose */
+    char room[256];
+    size_t ro = 0;
+    json_t *src;
+    room[0] = 0;
+    json_array_foreach(json_object_get(e, "roomFrom"), i, src)
+    {
+        int w = snprintf(room + ro, sizeof(room) - ro, "%s#%lld %s", i ? "," : "",
+                         (long long)json_integer_value(json_object_get(src, "ledger")),
+                         json_string_value(json_object_get(src, "preemptor")));
+        ro += w > 0 && (size_t)w < sizeof(room) - ro ? (size_t)w : 0;
+    }
     const char *cells[] = {id,
                            cyc,
                            json_string_value(json_object_get(e, "preemptor")),
@@ -44,6 +56,7 @@ static void row(struct cli_table *t, json_t *e)
                            gangs,
                            pdbs,
                            nodes,
+                           room[0] ? room : "-",
                            json_is_true(json_object_get(e, "bound")) ? "yes" : "no",
                            lat};
     cli_table_add(t, cells);
@@ -64,10 +77,10 @@ int cli__cmd_preemptions(struct cli *cli)
         printf("No preemptions.\n");
         goto out;
     }
-    static const char *const headers[] = {"ID",      "CYCLE",        "PREEMPTOR",      "TRIGGER",
-                                          "VICTIMS", "GANGS BROKEN", "PDB VIOLATIONS", "NODES",
-                                          "BOUND",   "LATENCY"};
-    struct cli_table *t = cli_table_new(10, headers);
+    static const char *const headers[] = {"ID",        "CYCLE",        "PREEMPTOR",      "TRIGGER",
+                                          "VICTIMS",   "GANGS BROKEN", "PDB VIOLATIONS", "NODES",
+                                          "ROOM FROM", "BOUND",        "LATENCY"};
+    struct cli_table *t = cli_table_new(11, headers);
     size_t i;
     json_t *e;
     json_array_foreach(items, i, e) row(t, e);

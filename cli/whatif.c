@@ -102,6 +102,22 @@ static void print_victims(json_t *victims)
     json_decref(jobs);
 }
 
+/* "; takes the room of prod/x's victims batch/etl-a (ledger 1)" per roomFrom item. */
+static void print_room_from(json_t *from)
+{
+    size_t i, k;
+    json_t *r, *v;
+    json_array_foreach(from, i, r)
+    {
+        printf("%s room %s's preemption frees (", i ? "," : "; takes the", str(r, "preemptor"));
+        json_array_foreach(json_object_get(r, "victims"), k, v)
+            printf("%s%s", k ? ", " : "", json_string_value(v));
+        if (json_is_integer(json_object_get(r, "ledger")))
+            printf(", ledger %lld", (long long)json_integer_value(json_object_get(r, "ledger")));
+        printf(")");
+    }
+}
+
 static void print_preemptions(json_t *entries)
 {
     size_t i;
@@ -115,7 +131,8 @@ static void print_preemptions(json_t *entries)
         if (json_array_size(json_object_get(e, "victims")))
             print_victims(json_object_get(e, "victims"));
         else
-            printf(" nothing (room already freed)");
+            printf(" nothing");
+        print_room_from(json_object_get(e, "roomFrom"));
         printf("\n");
     }
 }

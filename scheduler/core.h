@@ -60,6 +60,14 @@ json_t *sched__job_json(struct sched *s, const struct sv_job *j);
  * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished). Under the
  * scheduler's lock (why_api.c). */
 int sched__why_untried_code(struct sched *s, const struct sv_job *j);
+/* The live scheduler parks a job its cycle tried and left unplaced until an event it
+ * waits on (room freed, a queue or topology change, ...) or its backoff; a view loaded
+ * afresh (a what-if's, the replay check's) has parked nothing, so its cycle would try every
+ * waiting job again, as after a restart. This parks each job of w's view that has work and
+ * a stored why document (a cycle tried it) as that cycle did, its attempt's result failed
+ * (so its state is the live one), waiting on every kind of event it may: changes made next
+ * wake exactly what they would wake in the live view (fresh.c). */
+void sched__park_tried(struct sched *w, int64_t now_ms);
 /* The ledger's victim record of job, read in its own transaction; new or NULL. */
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job);
 

@@ -33,6 +33,30 @@ int sched_open(struct store *st, const struct sched_options *opts, struct sched 
     return 0;
 }
 
+struct started_ctx {
+    struct sched *s;
+    int64_t now_ms;
+};
+
+static int started_fn(MDB_txn *txn, void *ctx, struct err *err)
+{
+    struct started_ctx *c = ctx;
+    json_t *rec = json_pack("{s:s,s:I,s:I}", "kind", store_audit_kind_name(STORE_AUDIT_STARTED),
+                            "cycle", (json_int_t)c->s->cycle, "clockMs", (json_int_t)c->now_ms);
+    int rc = store_audit_append(txn, rec, NULL, err);
+    json_decref(rec);
+    return rc;
+}
+
+int sched_started(struct sched *s, int64_t now_ms, struct err *err)
+{
+    struct started_ctx c = {s, now_ms};
+    pthread_mutex_lock(&s->mu);
+    int rc = store_write(s->st, started_fn, &c, err);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
 void sched_close(struct sched *s)
 {
     if (!s)

@@ -295,6 +295,25 @@ struct sched_whatif {
 int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms, json_t **out,
                  struct err *err);
 
+/* Writes a "started" audit record (musterd calls it once it opened the store): the view was
+ * rebuilt from the store, so the scheduler's memory (which jobs wait for what, sched__wait_*)
+ * starts afresh here, which the replay check does again at this record. {"kind", "cycle":
+ * the last cycle, "clockMs": now_ms}. Returns 0 or the store's error. */
+int sched_started(struct sched *s, int64_t now_ms, struct err *err);
+
+/* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run
+ * again from the store as it was at audit record `from` (the object history) over the inputs
+ * recorded after it up to `to` (0: the last record), every cycle's decisions compared with the
+ * log's. A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
+ * live store in one read transaction and never takes s's lock; works in a scratch store of
+ * its own under $TMPDIR, removed after. *out (new): {"from", "to", "ok": no difference,
+ * "cycles": replayed, "decisions": logged decisions compared, "inputs": applies and
+ * deletes replayed, "differences": n, "cyclesDiffering": [{"cycle", "seq", "logged",
+ * "replayed": the decisions (kind, job, object, pods, nodes, preemptor) as sorted
+ * canonical JSON strings}]}. Returns 0, ERR_INVALID ("from" before the history kept, a
+ * range outside the log; field from / to), ERR_STORE, ERR_IO. */
+int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err);
+
 /* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
  * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
  * every entry point that takes the lock waits until then. New; never NULL. */
@@ -305,5 +324,28 @@ void sched_hold_release(struct sched_hold *h);
 
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
+
+/* ---- the cluster as it was (history_api.c) ----
+ *
+ * Questions about the past name an audit record: at (RFC 3339: the last record at or
+ * before it), seq (that record), or neither (the last record). The answer is the store as
+ * the object history has it at that record (store.h). ERR_INVALID, field "at" or "seq",
+ * for both given, a time that is not RFC 3339, in the future (after now_ms), before the
+ * first record kept or before history began, a seq that is not a number or names no kept
+ * record. */
+struct sched_at {
+    const char *at;  /* NULL: not given */
+    const char *seq; /* NULL: not given */
+    int64_t now_ms;
+};
+/* {"kind": "ClusterState", "asOf": {"seq", "ts", "requested"?}, "nodes": [{"name",
+ * "labels", "unschedulable", "allocatable", "pods": [keys]}], "pods": [{"namespace",
+ * "name", "job", "phase", "node"?, "nominatedNodeName"?, "deleting"}], "jobs": [{"id",
+ * "state", "queue", "pods": [names], "bound", "minMember"}]}. *out new. */
+int sched_state_at(struct sched *s, const struct sched_at *at, json_t **out, struct err *err);
+/* The why document of job id as stored at the record, with "asOf". ERR_NOT_FOUND when
+ * the job had none then. *out new. */
+int sched_why_at(struct sched *s, const char *id, const struct sched_at *at, json_t **out,
+                 struct err *err);
 
 #endif

@@ -190,30 +190,6 @@ static json_t *mine_json(struct sched *w, json_t *mine)
     return a;
 }
 
-/* The live scheduler parks a job its cycle tried and left unplaced until an event it waits
- * on (room freed, a queue or topology change, ...) or its backoff; a view loaded afresh has
- * parked nothing, so its cycle would try every waiting job again, as after a restart. Each
- * job with work that has a stored why document (a cycle tried it) is parked here as that
- * cycle parked it, with its attempt's result failed (so its state is the live one),
- * waiting on every kind it may, so that the what-if's own changes wake
- * exactly the jobs they would wake in the live view (a new or changed job is woken by its
- * apply, room freed by a deletion or a new node wakes the jobs that wait on capacity). */
-static int park_tried(struct sched *w, int64_t now_ms, struct err *err)
-{
-    MDB_txn *txn = NULL;
-    int rc = store_txn_begin(w->st, STORE_READ, &txn, err);
-    for (size_t ji = 0; rc == 0 && ji < w->v->njobs; ji++) {
-        const struct sv_job *j = &w->v->jobs[ji];
-        if (!j->alive || !sched__job_has_work(w->v, j) ||
-            !store_doc_exists(txn, STORE_DB_WHY, j->id))
-            continue;
-        w->v->jobs[ji].result = SV_RESULT_FAILED; /* tried, left unplaced: its state as live */
-        sched__wait_park(w->v, (int)ji, sched__wait_kinds(w->v, (int)ji, 1), now_ms);
-    }
-    store_txn_abort(&txn);
-    return rc;
-}
-
 /* The what-if on w, in the session. */
 static int run(struct sched *w, const struct sched_whatif *in, int64_t now_ms, json_t **out,
                struct err *err)
@@ -228,8 +204,8 @@ static int run(struct sched *w, const struct sched_whatif *in, int64_t now_ms, j
     if (rc == 0)
         rc = store_audit_last_seq(txn, &seq0, err);
     store_txn_abort(&txn);
-    if (rc == 0)
-        rc = park_tried(w, now_ms, err);
+    if (rc == 0) /* waiting jobs wait, as in the live view (fresh.c) */
+        sched__park_tried(w, now_ms);
     size_t nbefore = w->v->njobs;
     before = xcalloc(nbefore + 1, sizeof(*before));
     for (size_t j = 0; j < nbefore; j++)

@@ -171,6 +171,8 @@ static json_t *why_finish(struct why_read *w, int64_t retention_ms)
 {
     if (w->rec && w->rc == 0) {
         json_object_set(w->doc, "preemptedBy", json_object_get(w->rec, "preemptors"));
+        if (json_object_get(w->rec, "roomTakenBy")) /* ledger_room.c */
+            json_object_set(w->doc, "roomTakenBy", json_object_get(w->rec, "roomTakenBy"));
         json_t *gone = json_object_get(w->rec, "goneAt"),
                *until = json_object_get(w->rec, "retainedUntil");
         json_object_set_new(w->doc, "retention",

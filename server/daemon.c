@@ -263,6 +263,10 @@ static int open_state(const struct server_config *c, struct store **st, struct c
     if ((rc = server__audit_open(c, &cy->guard, err)) < 0 ||
         (rc = server__audit_check(cy->guard, *st, err)) < 0)
         return rc;
+    /* the log says where the scheduler's memory started afresh (the replay check reads it) */
+    struct err e2 = ERR_INIT;
+    if (sched_started(cy->sched, clock_now_ms(), &e2) < 0)
+        log_warn("could not record the start in the audit log: %s", e2.msg);
     return 0;
 }
 

@@ -228,6 +228,10 @@ int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err 
     memcpy(hbuf + 8, h.hash, HASH_LEN);
     if ((rc = store__meta_put(txn, META_HEAD, hbuf, sizeof(hbuf), err)) < 0)
         return rc;
+    if (!store__dry_of(txn)) { /* history.c's cache of the writer's head */
+        st->head_txn = txn;
+        st->head_seq = h.seq;
+    }
     if (seq_out)
         *seq_out = h.seq;
     return 0;

@@ -197,7 +197,9 @@ int store_audit_prune(MDB_txn *txn, uint64_t before, const struct store_audit_ke
     *first_kept = at;
     if (at == base.seq)
         return 0;
-    if ((rc = delete_before(txn, at, deleted, err)) < 0)
+    uint64_t versions;
+    if ((rc = delete_before(txn, at, deleted, err)) < 0 ||
+        (rc = store__history_prune(txn, at, &versions, err)) < 0)
         return rc;
     store__be64_put(b, at);
     memcpy(b + 8, cp.hash, HASH_LEN);

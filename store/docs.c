@@ -88,8 +88,9 @@ static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         err_prefix(err, "%s '%s'", doc_name[db], key);
+        return rc;
     }
-    return rc;
+    return store__history_doc(txn, db, key, 'P', data, len, err);
 }
 
 int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, struct err *err)
@@ -148,7 +149,9 @@ int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err
     rc = store__del(txn, st->dbi[doc_dbi[db]], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
-    return rc ? store__mdb_err(st, rc, err, "cannot delete") : 0;
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot delete");
+    return store__history_doc(txn, db, key, 'D', NULL, 0, err);
 }
 
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "log.h"
 
 #define DEFAULT_MAP_SIZE ((size_t)64 << 20)
 
@@ -39,6 +41,8 @@ static const struct {
     [DBI_RESERVATIONS] = {"reservations", 0},
     [DBI_META] = {"meta", 0},
     [DBI_AUDIT] = {"audit", 0},
+    [DBI_HISTORY] = {"history", 0},
+    [DBI_HISTORY_IX] = {"history_ix", 0},
 };
 
 static int mkdir_p(const char *dir, struct err *err)
@@ -122,6 +126,8 @@ static int open_dbs(struct store *st, struct err *err)
         }
     }
     rc = check_schema(st, txn, err);
+    if (rc == 0)
+        rc = store__history_open(txn, err);
     if (rc < 0) {
         mdb_txn_abort(txn);
         return rc;
@@ -167,7 +173,17 @@ int store_open(const struct store_options *opts, struct store **out, struct err 
         free(st);
         return err_set(err, ERR_INVALID, "no data directory given");
     }
-    st->dir = xstrdup(opts->dir);
+    char made[4096];
+    if (opts->temporary) {
+        snprintf(made, sizeof(made), "%s", opts->dir);
+        if (!mkdtemp(made)) {
+            free(st);
+            return err_set(err, ERR_IO, "cannot make a scratch directory from '%s': %s", opts->dir,
+                           strerror(errno));
+        }
+        st->temporary = 1;
+    }
+    st->dir = xstrdup(opts->temporary ? made : opts->dir);
     st->lock_fd = -1;
     st->sync = opts->sync;
     /* Growth must not starve behind overlapping readers (txn.c explains nesting). */
@@ -194,6 +210,12 @@ out:
     return rc;
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path) < 0 ? -1 : 0;
+}
+
 void store_close(struct store *st)
 {
     if (!st)
@@ -202,9 +224,12 @@ void store_close(struct store *st)
         mdb_env_close(st->env);
     if (st->lock_fd >= 0)
         close(st->lock_fd); /* releases the flock */
+    if (st->temporary && nftw(st->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+        log_warn("store: cannot remove the scratch directory '%s': %s", st->dir, strerror(errno));
     pthread_rwlock_destroy(&st->grow_lock);
     pthread_mutex_destroy(&st->child_mu);
     free(st->scratch.buf);
+    free(st->hist_pend);
     free(st->dir);
     free(st);
 }

@@ -40,6 +40,8 @@ enum store_dbi {
     DBI_RESERVATIONS,
     DBI_META,
     DBI_AUDIT,
+    DBI_HISTORY,
+    DBI_HISTORY_IX,
     DBI_COUNT
 };
 
@@ -57,6 +59,7 @@ struct store {
     MDB_dbi dbi[DBI_COUNT];
     char *dir;
     int lock_fd;
+    int temporary; /* store_options.temporary: dir goes at close */
     enum store_sync sync;
 
     /* Held shared by every top-level transaction from begin to commit/abort, exclusive
@@ -71,6 +74,18 @@ struct store {
     atomic_int nchildren;
     pthread_mutex_t child_mu;
     MDB_txn *children[STORE_MAX_CHILDREN];
+
+    /* The writer's place in the object history (history.c): the transaction its counter
+     * belongs to, and the counter. */
+    uint64_t hist_txn;
+    uint32_t hist_n;
+    unsigned char *hist_pend; /* keys written by hist_txn: [2-byte length][key]... */
+    /* The audit head as head_txn sees it: set by store_audit_append and history.c, cleared
+     * whenever any write transaction ends (txn.c), so a stale or reused handle never
+     * matches. Only the writer touches it. */
+    MDB_txn *head_txn;
+    uint64_t head_seq;
+    size_t hist_pend_len, hist_pend_cap;
 
     /* Serialization scratch for the writer (see above); a dry session has its own. */
     struct store__scratch scratch;
@@ -144,6 +159,25 @@ int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
 /* Index entries of a pending pod bound to node: out of the pending index, into the node
  * index (objects.c, where the index rules live). */
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err);
+
+/* ---- the object history (history.c) ---- */
+
+/* Records a version of object key (kb: its model_kind) at the current audit head: op 'P'
+ * with the stored bytes, 'D', or 'B' with a pod's binding record. data may point into
+ * st->buf. A key too long to keep is skipped. 0 or ERR_STORE / ERR_MAP_FULL. */
+int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op, const void *data,
+                       size_t len, struct err *err);
+/* Before the top-level commit: the versions of this transaction whose record never came
+ * (written after its last record) move to the head. 0 or ERR_STORE / ERR_MAP_FULL. */
+int store__history_settle(MDB_txn *txn, struct err *err);
+/* The same for a document of db (only STORE_DB_WHY keeps history; others: no-op). */
+int store__history_doc(MDB_txn *txn, enum store_db db, const char *key, char op, const void *data,
+                       size_t len, struct err *err);
+/* At open (a write txn): when history has never been kept, every stored object and why
+ * document becomes a first version at the current head, and "history_base" is set. */
+int store__history_open(MDB_txn *txn, struct err *err);
+/* Drops the versions no question at a record >= keep can need (store_audit_prune). */
+int store__history_prune(MDB_txn *txn, uint64_t keep, uint64_t *deleted, struct err *err);
 
 /* 8-byte big-endian encoding, so LMDB's byte order is numeric order. */
 void store__be64_put(unsigned char out[8], uint64_t v);

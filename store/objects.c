@@ -208,6 +208,9 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
         rc = store__mdb_err(st, rc, err, "cannot write");
         return err_prefix(err, "%s '%s'", kind_word[kind], key);
     }
+    if ((rc = store__history_add(txn, (unsigned char)kind, key, 'P', v.mv_data, v.mv_size, err)) <
+        0)
+        return rc;
     if (kind != MODEL_POD)
         return 0;
     if (old)
@@ -286,6 +289,8 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         rc = store__mdb_err(st, rc, err, "cannot delete");
         goto out;
     }
+    if ((rc = store__history_add(txn, (unsigned char)kind, key, 'D', NULL, 0, err)) < 0)
+        goto out;
     if (kind == MODEL_POD) {
         pod_index(old, &oi);
         if ((rc = update_index(txn, key, &oi, NULL, err)) < 0 ||

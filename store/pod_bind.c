@@ -54,5 +54,7 @@ int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *
         rc = store__mdb_err(st, rc, err, "cannot write a binding");
         return err_prefix(err, "pod '%s'", key);
     }
+    if ((rc = store__history_add(txn, MODEL_POD, key, 'B', buf, nlen + tlen + 2, err)) < 0)
+        return rc;
     return store__index_bind(txn, key, node, err);
 }

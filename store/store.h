@@ -60,6 +60,9 @@ struct store_options {
     const char *dir;      /* created if missing */
     size_t map_size;      /* initial map size in bytes; 0 means 64 MiB */
     enum store_sync sync; /* default STORE_SYNC_FULL */
+    /* a scratch store: dir is a mkdtemp template ("/tmp/x-XXXXXX"), made at open and removed
+     * with everything in it by store_close */
+    int temporary;
 };
 
 /* Opens (creating if needed) the store. Returns 0, ERR_BUSY when another process holds
@@ -230,6 +233,55 @@ int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj
  * times faster. New (free). */
 char *store_json_text(json_t *v, size_t flags);
 
+/* ---- object history (history.c) ----
+ *
+ * Every change of a stored object (store_put, store_replace, store_delete, store_pod_bind)
+ * and of a why or ledger document (STORE_DB_WHY, STORE_DB_PREEMPTIONS) is also kept as a
+ * version, in the same transaction,
+ * keyed by the audit sequence it belongs to: the audit head when it was made. So "the
+ * store at record N" is the store at the instant record N+1 was appended (for the last
+ * record: now), and after a transaction that appended records up to N commits, the store
+ * at N is the committed store. Versions go when the audit log is pruned behind them
+ * (store_audit_prune keeps what a question at a kept record needs). A store written
+ * before history was kept has its objects as first versions at the head it was opened
+ * at ("history_base"): questions before it are refused.
+ */
+
+/* Called for each object that existed at the requested record, in kind order (model_kind),
+ * then key order; obj borrowed for the call. Returns as store_obj_fn. */
+typedef int (*store_kind_obj_fn)(void *ctx, enum model_kind kind, const char *key, json_t *obj);
+#define STORE_KINDS_ALL ((1u << MODEL_KIND_COUNT) - 1)
+#define STORE_KIND_BIT(kind) (1u << (kind))
+
+/* Calls fn for every object of the kinds in mask `kinds` (STORE_KIND_BIT ORed, or
+ * STORE_KINDS_ALL) that existed at record seq, exactly as store_get returned it then
+ * (bindings merged): byte-equal once dumped. Two seeks per object that ever existed in
+ * the history kept. The caller checks seq against store_history_first_seq. Returns 0,
+ * fn's negative code, ERR_STORE. */
+int store_history_each_at(MDB_txn *txn, uint64_t seq, unsigned kinds, store_kind_obj_fn fn,
+                          void *ctx, struct err *err);
+/* One object as it was at record seq. *out new. ERR_NOT_FOUND ("'ns/x' did not exist at
+ * record 42") or ERR_STORE. */
+int store_history_get_at(MDB_txn *txn, enum model_kind kind, const char *key, uint64_t seq,
+                         json_t **out, struct err *err);
+/* One why document or ledger document (db STORE_DB_WHY or STORE_DB_PREEMPTIONS, else
+ * ERR_INVALID) as stored at record seq. */
+int store_history_doc_at(MDB_txn *txn, enum store_db db, const char *key, uint64_t seq,
+                         json_t **out, struct err *err);
+/* Every document of db (STORE_DB_WHY or STORE_DB_PREEMPTIONS, else ERR_INVALID) that
+ * existed at record seq, in key order, as stored then; fn as for store_doc_each. */
+int store_history_docs_at(MDB_txn *txn, enum store_db db, uint64_t seq, store_obj_fn fn,
+                          void *ctx, struct err *err);
+/* The first record a question about the past may name: the later of the first audit
+ * record kept and where history began (0 when both are unbounded: a fresh store). */
+int store_history_first_seq(MDB_txn *txn, uint64_t *out, struct err *err);
+/* The last audit record whose ts is at or before ms (epoch milliseconds), by binary search
+ * over the kept records (appended in time order); *out 0 when the first kept record is
+ * later, or the log is empty. */
+int store_audit_seq_at(MDB_txn *txn, int64_t ms, uint64_t *out, struct err *err);
+/* The ts of record seq in epoch ms (0 when it has none). ERR_NOT_FOUND when not kept. */
+int store_audit_record_ms(MDB_txn *txn, uint64_t seq, int64_t *ms, struct err *err);
+
 /* ---- metadata counters ---- */
 
 /* Reads a named counter; 0 when absent. */
@@ -266,6 +318,8 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
     X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
     X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
       "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
+    X(STARTED, "started",                                                                          \
+      "musterd started on the store: its view rebuilt, its memory of waiting jobs fresh")          \
     X(CHECKPOINT, "checkpoint",                                                                    \
       "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
     X(LEADER, "leader",                                                                            \

@@ -226,6 +226,8 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
 
 static void finish(struct store *st, enum txn_class cls)
 {
+    if (cls != TXN_READ) /* the writer's cached audit head belonged to that handle */
+        st->head_txn = NULL;
     if (cls == TXN_CHILD)
         return;
     unlock_shared(st);
@@ -246,6 +248,10 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
         return 0;
     }
     st = store__of(*txn);
+    if (*txn == atomic_load(&st->write_txn) && (rc = store__history_settle(*txn, err)) < 0) {
+        store_txn_abort(txn);
+        return rc;
+    }
     cls = classify(st, *txn);
     rc = mdb_txn_commit(*txn);
     *txn = NULL;

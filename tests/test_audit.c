@@ -111,6 +111,7 @@ START_TEST(test_audit_kind_table)
                                         "evict-acked",
                                         "evict-refused",
                                         "writeback-abandoned",
+                                        "started",
                                         "checkpoint",
                                         "leader"};
     ck_assert_int_eq(STORE_AUDIT_KIND_COUNT, (int)(sizeof(names) / sizeof(names[0])));

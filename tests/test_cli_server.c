@@ -670,8 +670,25 @@ START_TEST(test_cli_preemptions_and_topology_tables)
     run_ok(&r, NULL, ARGS("preemptions"));
     expect_line(
         r.out, 0,
-        "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN PDB VIOLATIONS NODES BOUND LATENCY");
+        "ID CYCLE PREEMPTOR TRIGGER VICTIMS GANGS BROKEN PDB VIOLATIONS NODES ROOM FROM BOUND "
+        "LATENCY");
     ck_assert_int_eq(count_lines(r.out), (int)n + 1);
+    /* the entry that evicted nothing names whose room it took (roomFrom) */
+    size_t k, took = 0;
+    json_t *x;
+    json_array_foreach(json_object_get(ledger, "items"), k, x)
+    {
+        json_t *from = json_array_get(json_object_get(x, "roomFrom"), 0);
+        if (!from)
+            continue;
+        took++;
+        char *cell =
+            xasprintf(" #%lld %s ", (long long)json_integer_value(json_object_get(from, "ledger")),
+                      json_string_value(json_object_get(from, "preemptor")));
+        ck_assert_msg(strstr(r.out, cell), "no '%s' in\n%s", cell, r.out);
+        free(cell);
+    }
+    ck_assert_msg(took > 0, "the demo's vision/resnet takes room prod/urgent-finetune freed");
     json_t *e = json_array_get(json_object_get(ledger, "items"), 0);
     char *want = xasprintf(
         "%lld %lld %s %s %lld ", (long long)json_integer_value(json_object_get(e, "id")),
@@ -681,6 +698,29 @@ START_TEST(test_cli_preemptions_and_topology_tables)
         (long long)json_integer_value(json_object_get(json_object_get(e, "cost"), "pods")));
     expect_line(r.out, 1, want);
     free(want);
+    cli_result_release(&r);
+    /* and the victim whose room it took says so */
+    run_ok(&r, NULL, ARGS("why", "batch/etl-a"));
+    ck_assert_msg(strstr(r.out, "RoomTakenBy: vision/resnet took the room of 4 of its pods"), "%s",
+                  r.out);
+    cli_result_release(&r);
+    /* audit export --job: every record naming the job in any role, here as preemptor */
+    run_ok(&r, NULL, ARGS("audit", "export", "--job", "prod/urgent-finetune"));
+    int as_preemptor = 0, as_job = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        ck_assert_ptr_nonnull(rec);
+        const char *job = json_string_value(json_object_get(rec, "job")),
+                   *pre = json_string_value(json_object_get(rec, "preemptor"));
+        int is_job = job && !strcmp(job, "prod/urgent-finetune"),
+            is_pre = pre && !strcmp(pre, "prod/urgent-finetune") && !is_job;
+        as_job += is_job;
+        as_preemptor += is_pre;
+        ck_assert_msg(is_job || is_pre, "a record that does not name the job: %s", line);
+        json_decref(rec);
+    }
+    ck_assert_int_gt(as_job, 0);
+    ck_assert_int_eq(as_preemptor, 5); /* batch/etl-a and the four notebooks */
     cli_result_release(&r);
     run_ok(&r, NULL, ARGS("preemptions", "--victim", "batch/etl-a"));
     ck_assert_msg(count_lines(r.out) >= 2 && has_line(r.out, "ID CYCLE"), "%s", r.out);
@@ -723,6 +763,10 @@ START_TEST(test_cli_whatif_on_the_demo)
     ck_assert_msg(has_line(r.out, "training/probe Pipelined no nominated"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "Preemptions it would make:\n  training/probe preempts "), "%s",
                   r.out);
+    /* it evicts nothing: the ledger names whose preemption frees the room it takes */
+    ck_assert_msg(strstr(r.out, "preempts nothing; takes the room prod/urgent-finetune's "
+                                "preemption frees (batch/etl-a"),
+                  "%s", r.out);
     /* the room it takes is vision/resnet's, nominated to a lower priority (50 < 200) */
     ck_assert_msg(has_line(r.out, "changed vision/resnet: Pipelined ->"), "%s", r.out);
     cli_result_release(&r);
@@ -787,6 +831,31 @@ START_TEST(test_cli_get_reservations)
 }
 END_TEST
 
+/* `muster audit replay` on the demo: the preemptions, evictions and placements of its
+ * cycles, run again from the first record, agree with the log; bad ranges are refused. */
+START_TEST(test_cli_audit_replay_on_the_demo)
+{
+    struct cli_result r;
+    apply_demo(2);
+    run_ok(&r, NULL, ARGS("audit", "replay", "--from", "1"));
+    ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
+    cli_result_release(&r);
+    json_t *rep = run_json(ARGS("audit", "replay", "--from", "1", "-o", "json"));
+    ck_assert(json_is_true(json_object_get(rep, "ok")));
+    ck_assert_int_ge(json_integer_value(json_object_get(rep, "cycles")), 3);
+    ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 5);
+    json_decref(rep);
+    cli_run(env, NULL, ARGS("audit", "replay"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("audit", "replay", "--from", "1", "--to", "99999999"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_msg(strstr(r.err, "not a range of the log"), "%s", r.err);
+    cli_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_server");
@@ -813,6 +882,7 @@ int main(void)
     tcase_add_test(demo_tc, test_cli_demo_why_never_misleads);
     tcase_add_test(demo_tc, test_cli_preemptions_and_topology_tables);
     tcase_add_test(demo_tc, test_cli_whatif_on_the_demo);
+    tcase_add_test(demo_tc, test_cli_audit_replay_on_the_demo);
     suite_add_tcase(s, demo_tc);
     suite_add_tcase(s, tc);
     return check_run(s);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "crash_support.h"
+#include "scheduler.h"
 #include "check_run.h"
 
 #define NODES 24
@@ -97,6 +98,9 @@ START_TEST(test_crash_sigkill_during_cycles)
     /* the kills landed while work was being done, not on an idle daemon */
     ck_assert_msg(placed_max >= NODES, "only %d pods were ever placed", placed_max);
     crash_check_store(m.data_dir, KILLS + 1, NULL, NULL);
+    /* across every kill and restart, the log explains each decision (musterd's options:
+     * mark_running, grace_period 0 = at the next cycle) */
+    crash_replay_store(m.data_dir, &(struct sched_options){.mark_running = 1, .grace_ms = 1});
     musterd_cleanup(&m);
     crash_config_free(cfg);
 }

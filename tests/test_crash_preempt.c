@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "crash_support.h"
+#include "scheduler.h"
 #include "err.h"
 #include "check_run.h"
 
@@ -199,6 +200,9 @@ START_TEST(test_crash_preempt_sigkill_during_preemption)
     usleep(500000);
     ck_assert_int_eq(musterd_stop(&m), 0);
     crash_check_store(m.data_dir, KILLS + 1, check_preemption, &pc);
+    /* across every kill and restart, the log explains each decision, the preemptions
+     * among them (musterd's options: mark_running, grace_period 0.2 s) */
+    crash_replay_store(m.data_dir, &(struct sched_options){.mark_running = 1, .grace_ms = 200});
     /* the kills landed while preemptions were under way, not on an idle daemon */
     ck_assert_msg(pc.entries_max >= KILLS / 2, "only %ld preemptions", pc.entries_max);
     ck_assert_msg(pc.bound_max >= KILLS / 4, "only %ld preemptors bound", pc.bound_max);

@@ -26,6 +26,7 @@
 
 #include "check_run.h"
 #include "crash_support.h"
+#include "scheduler.h"
 #include "err.h"
 
 #define NODES 16
@@ -269,6 +270,9 @@ START_TEST(test_crash_reclaim_sigkill_during_reclaim)
     usleep(500000);
     ck_assert_int_eq(musterd_stop(&m), 0);
     crash_check_store(m.data_dir, KILLS + 1, check_reclaim, &rc);
+    /* across every kill and restart, the log explains each decision, the preemptions
+     * among them (musterd's options: mark_running, grace_period 0.2 s) */
+    crash_replay_store(m.data_dir, &(struct sched_options){.mark_running = 1, .grace_ms = 200});
     /* the kills landed while reclaims were under way, not on an idle daemon */
     ck_assert_msg(rc.reclaims_max >= KILLS / 2, "only %ld reclaims", rc.reclaims_max);
     ck_assert_msg(rc.marked_seen > 0, "no kill found a victim marked and not yet removed");

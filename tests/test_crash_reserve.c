@@ -23,6 +23,7 @@
 
 #include "check_run.h"
 #include "crash_support.h"
+#include "scheduler.h"
 #include "err.h"
 #include "model.h"
 
@@ -186,6 +187,10 @@ START_TEST(test_crash_reserve_sigkill_across_reservations)
     usleep(500000);
     ck_assert_int_eq(musterd_stop(&m), 0);
     crash_check_store(m.data_dir, KILLS + 1, check_resv, &rc);
+    /* across every kill and restart, the log explains each decision, the reservations
+     * among them (musterd's options: mark_running, grace_period 0, max_wait 0.02) */
+    crash_replay_store(
+        m.data_dir, &(struct sched_options){.mark_running = 1, .grace_ms = 1, .max_wait_ms = 20});
     /* the kills landed while reservations were held, not on an idle daemon */
     ck_assert_msg(rc.seen > 0, "no kill found a reservation stored");
     musterd_cleanup(&m);

@@ -520,7 +520,33 @@ START_TEST(test_preempt_nomination_cleared)
     ck_assert_str_eq(json_string_value(json_array_get(json_object_get(e, "clearedJobs"), 0)),
                      "default/mid");
     json_int_t hi_id = json_integer_value(json_object_get(e, "id"));
+    /* it lives on the room of mid's victim: the entry says whose (ledger_room.c) */
+    json_t *from = json_array_get(json_object_get(e, "roomFrom"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(from, "preemptor")), "default/mid");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(from, "victims"), 0)),
+                     "default/lo");
     json_decref(l);
+    /* its nominated record names the job whose nominations it cleared (audit export --job) */
+    json_t *recs = sched_util_audit(&u), *rec;
+    size_t ri;
+    int named = 0;
+    json_array_foreach(recs, ri, rec)
+    {
+        const char *k = json_string_value(json_object_get(rec, "kind")),
+                   *jb = json_string_value(json_object_get(rec, "job"));
+        if (k && jb && !strcmp(k, "nominated") && !strcmp(jb, "default/hi"))
+            named +=
+                !strcmp(json_string_value(json_array_get(json_object_get(rec, "clearedJobs"), 0)),
+                        "default/mid");
+    }
+    ck_assert_int_eq(named, 1);
+    json_decref(recs);
+    /* and the victim's record says who took the room its pod frees */
+    json_t *vw = sched_util_why(&u, "default/lo");
+    json_t *took = json_array_get(json_object_get(vw, "roomTakenBy"), 0);
+    ck_assert_ptr_nonnull(took);
+    ck_assert_str_eq(json_string_value(json_object_get(took, "preemptor")), "default/hi");
+    json_decref(vw);
     l = sched_util_ledger(&u, "default/mid", NULL, NULL);
     e = json_array_get(l, 0);
     ck_assert_str_eq(sched_util_str2(e, "nominationsCleared", "by"), "default/hi");

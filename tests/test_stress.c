@@ -497,6 +497,13 @@ static void run_seed(unsigned seed, int steps)
             json_array_append_new(docs, node_doc(&w, i));
     }
     apply_json(&w, docs);
+    /* the object history: the store at a cycle's last record, asked at the end, is the
+     * store as that cycle left it (store.h, "object history") */
+    struct {
+        uint64_t seq;
+        json_t *live, *whys;
+    } then[16];
+    int nthen = 0;
     for (w.step = 1; w.step <= steps; w.step++) {
         /* a bounded store keeps every check cheap: over the limit, pods go first */
         long over = pod_count(&w) - MAX_LIVE_PODS;
@@ -520,6 +527,46 @@ static void run_seed(unsigned seed, int steps)
             fprintf(stderr, "[%u/%d] %ld pods\n", w.seed, w.step, pod_count(&w));
         w.now += 200 + rnd(&w, rnd(&w, 4) ? 3000 : 40000);
         run_cycle(&w);
+        if (w.step % 40 == 0 && nthen < 16) {
+            struct err err = ERR_INIT;
+            MDB_txn *txn = store_util_begin(w.u.st, STORE_READ);
+            ck_assert_int_eq(store_audit_last_seq(txn, &then[nthen].seq, &err), 0);
+            then[nthen].live = store_util_dump_live(txn);
+            then[nthen++].whys = store_util_dump_whys(txn);
+            store_txn_abort(&txn);
+        }
+    }
+    MDB_txn *txn = store_util_begin(w.u.st, STORE_READ);
+    for (int i = 0; i < nthen; i++) {
+        store_util_assert_history(txn, then[i].seq, then[i].live, then[i].whys);
+        json_decref(then[i].live);
+        json_decref(then[i].whys);
+    }
+    store_txn_abort(&txn);
+    /* the replay check: from the first sampled record on, the scheduler run again over the
+     * recorded inputs decides every cycle as the log says (sched_replay) */
+    if (nthen) {
+        struct err err = ERR_INIT;
+        json_t *rep = NULL;
+        ck_assert_msg(sched_replay(w.u.s, then[0].seq, 0, &rep, &err) == 0, "seed %u: %s", seed,
+                      err.msg);
+        char *diff =
+            json_dumps(json_array_get(json_object_get(rep, "cyclesDiffering"), 0), JSON_INDENT(1));
+        ck_assert_msg(json_is_true(json_object_get(rep, "ok")),
+                      "seed %u: replay from record %llu: %lld cycles differ, the first: %s", seed,
+                      (unsigned long long)then[0].seq,
+                      (long long)json_integer_value(json_object_get(rep, "differences")), diff);
+        ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 0);
+        if (verbose)
+            fprintf(stderr,
+                    "stress: seed %u: replay from record %llu: %lld cycles, %lld decisions, %lld "
+                    "inputs agree\n",
+                    seed, (unsigned long long)then[0].seq,
+                    (long long)json_integer_value(json_object_get(rep, "cycles")),
+                    (long long)json_integer_value(json_object_get(rep, "decisions")),
+                    (long long)json_integer_value(json_object_get(rep, "inputs")));
+        free(diff);
+        json_decref(rep);
     }
     stress_check_release(&w.k);
     json_decref(w.deferred);

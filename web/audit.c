@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "handlers.h"
 #include "http.h"
+#include "scheduler.h"
 #include "log.h"
 #include "store.h"
 
@@ -24,6 +25,7 @@ struct export
     uint64_t from, to, limit, tail;
     int64_t since, until; /* ms, 0: open */
     char *job, *kind;
+    json_t *job_pods; /* the pod keys records with "job" == job named so far */
     /* per batch */
     char *buf;
     size_t len, cap;
@@ -31,21 +33,59 @@ struct export
     int more;
 };
 
+/* 1 when v (any depth) holds a string that is the job or one of its pods. */
+static int names(json_t *v, const char *job, json_t *pods)
+{
+    size_t i;
+    const char *k;
+    json_t *x;
+    if (json_is_string(v))
+        return !strcmp(json_string_value(v), job) ||
+               json_object_get(pods, json_string_value(v)) != NULL;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, x) if (names(x, job, pods)) return 1;
+    } else if (json_is_object(v)) {
+        json_object_foreach(v, k, x) if (strcmp(k, "hash") && names(x, job, pods)) return 1;
+    }
+    return 0;
+}
+
+/* 1 when rec names x->job in any role (docs/api.md "GET /api/v1/audit"): as its "job", as
+ * the preemptor of a victim, a job whose nominations were cleared, a blocker's job, or by
+ * one of its pods (learned from the records whose "job" it is, in the order scanned). */
+static int names_job(struct export *x, json_t *rec)
+{
+    const char *job = json_string_value(json_object_get(rec, "job"));
+    if (job && !strcmp(job, x->job)) {
+        size_t i;
+        json_t *p, *o = json_object_get(rec, "object");
+        if (!x->job_pods)
+            x->job_pods = json_object();
+        json_array_foreach(json_object_get(rec, "pods"), i, p) if (json_is_string(p))
+            json_object_set_new(x->job_pods, json_string_value(p), json_true());
+        const char *ok = json_string_value(json_object_get(o, "kind"));
+        if (ok && !strcmp(ok, "Pod") && json_is_string(json_object_get(o, "name")))
+            json_object_set_new(x->job_pods, json_string_value(json_object_get(o, "name")),
+                                json_true());
+        return 1;
+    }
+    return names(rec, x->job, x->job_pods);
+}
+
 static int wanted(struct export *x, const char *json, size_t len)
 {
     if (!x->since && !x->until && !x->job && !x->kind)
         return 1;
     json_t *rec = json_loadb(json, len, 0, NULL);
     int ok = rec != NULL;
+    /* first: a record outside the times may still teach the job's pods */
+    if (ok && x->job)
+        ok = names_job(x, rec);
     if (ok && (x->since || x->until)) {
         int64_t ts = 0;
         const char *s = json_string_value(json_object_get(rec, "ts"));
         ok = s && clock_parse_rfc3339(s, &ts, NULL) == 0 && (!x->since || ts >= x->since) &&
              (!x->until || ts <= x->until);
-    }
-    if (ok && x->job) {
-        const char *job = json_string_value(json_object_get(rec, "job"));
-        ok = job && !strcmp(job, x->job);
     }
     if (ok && x->kind) {
         const char *kind = json_string_value(json_object_get(rec, "kind"));
@@ -237,6 +277,7 @@ void api__audit_export(struct req *r)
 out:
     free(x.buf);
     free(x.job);
+    json_decref(x.job_pods);
     free(x.kind);
 }
 
@@ -249,6 +290,28 @@ int api__audit_small(struct req *r)
     size_t n = strspn(q, "0123456789");
     /* "tail=N" and nothing else: no filter, so the newest window holds all N records */
     return n >= 1 && n <= 3 && !q[n] && atoi(q) >= 1 && atoi(q) <= AUDIT_TAIL_SMALL;
+}
+
+/* GET /api/v1/audit/replay?from=SEQ[&to=SEQ]: the replay check (sched_replay). */
+void api__audit_replay(struct req *r)
+{
+    struct err err = ERR_INIT;
+    uint64_t from = 0, to = 0;
+    json_t *out = NULL;
+    if (api__query_u64_or_reply(r, "from", &from) < 0 || api__query_u64_or_reply(r, "to", &to) < 0)
+        return;
+    if (!from) {
+        err_setf(&err, ERR_INVALID, "from",
+                 "query parameter 'from' is required: the record to "
+                 "start from (a cycle record, or any, 1 for the first)");
+        api__reply_error(r, &err);
+        return;
+    }
+    if (sched_replay(r->api->sched, from, to, &out, &err) < 0) {
+        api__reply_error(r, &err);
+        return;
+    }
+    api__reply_json(r, 200, out);
 }
 
 void api__audit_verify(struct req *r)

@@ -56,12 +56,18 @@ void api__audit_export(struct req *r);
 /* 1 when r asks only for a short tail of the audit log (tail=N, N <= 100, nothing else):
  * one short read transaction, which the front end may run on its own thread. */
 int api__audit_small(struct req *r);
+/* GET /api/v1/audit/replay (audit.c): the replay check, sched_replay. */
+void api__audit_replay(struct req *r);
 void api__audit_verify(struct req *r);
 void api__audit_prune(struct req *r);
 void api__health(struct req *r);
 void api__jobs_list(struct req *r);
 void api__job_get(struct req *r);
 void api__job_why(struct req *r);
+/* state.c: GET /api/v1/state; the why of a job at ?at= or ?seq=: 1 when it answered r,
+ * 0 when r asks about now (neither given). */
+void api__state_get(struct req *r);
+int api__why_at(struct req *r);
 /* GET /api/v1/jobstates: {"kind": "JobStateList", "items": [{"name": "Pending"}, ...]}, every
  * state of SCHED_JOB_STATE_MAP in its order (the UI's filter and legend read it). */
 void api__job_states(struct req *r);

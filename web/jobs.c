@@ -49,6 +49,8 @@ void api__job_get(struct req *r)
 
 void api__job_why(struct req *r)
 {
+    if (api__why_at(r))
+        return;
     reply_job(r, API_READ_WHY);
 }
 

@@ -117,6 +117,10 @@ int api__read_cached(struct req *r)
     char buf[64], *end = NULL;
     uint64_t rv = RV_ABSENT;
 
+    /* a question about the past is the handler's (state.c) */
+    if (r->query && (mg_get_var(r->query, strlen(r->query), "at", buf, sizeof(buf)) != -1 ||
+                     mg_get_var(r->query, strlen(r->query), "seq", buf, sizeof(buf)) != -1))
+        return 0;
     /* a malformed resourceVersion is answered by the handler, on civetweb's side */
     int got =
         r->query ? mg_get_var(r->query, strlen(r->query), "resourceVersion", buf, sizeof(buf)) : -1;

@@ -215,6 +215,8 @@ int sched__audit_cycle(struct sched_cyc *c, size_t pending, double ms,
                   (int)c->placed, "jobsPlaced", (int)c->jobs_placed, "discarded", (int)c->discarded,
                   "unschedulable", (int)c->unschedulable, "pendingJobs", (int)pending, "attempted",
                   (int)c->attempted, "waiting", (int)c->waiting, "durationMs", ms);
+    /* the cycle's clock (its decisions' now), which the replay check runs it at again */
+    json_object_set_new(rec, "clockMs", json_integer((json_int_t)c->now_ms));
     if (by)
         json_object_set_new(rec, "by", sched__caller_json(by));
     return sched__audit_append(c, rec, seq, err);

@@ -25,6 +25,12 @@ int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *e
 int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
                               int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
                               char **preemptor, struct err *err);
+/* ledger_room.c: the earlier entries whose victims' room plan p takes (its awaited
+ * pods): [{"ledger", "preemptor", "victims", "pods"}], new; and, once the entry of p is
+ * stored as id, those entries' "roomUsedBy" and their victims' "roomTakenBy". */
+json_t *sched__ledger_room_from(struct sched_cyc *c, const struct preempt_plan *p);
+int sched__ledger_room_record(struct sched_cyc *c, const char *preemptor, uint64_t id,
+                              json_t *room_from, struct err *err);
 /* The ledger's victim record of a job (ledger.c's opening comment), new, or NULL
  * when the job is no (retained) victim. preempted_by uses its own read txn. */
 json_t *sched__ledger_victim_get(MDB_txn *txn, const char *job);

@@ -282,6 +282,19 @@ static int audit_nominated(struct sched_cyc *c, int job, const struct preempt_pl
     free(pods);
     if (ledger)
         json_object_set_new(rec, "ledger", json_integer((json_int_t)ledger));
+    if (cl->npods) { /* the jobs of those pods, so an export by job finds the record */
+        json_t *jobs = json_array(), *x;
+        for (size_t i = 0; i < cl->npods; i++) {
+            int cj = v->pods[cl->pods[i]].job;
+            const char *id = cj >= 0 ? v->jobs[cj].id : v->pods[cl->pods[i]].key;
+            size_t k;
+            int seen = 0;
+            json_array_foreach(jobs, k, x) seen |= !strcmp(json_string_value(x), id);
+            if (!seen)
+                json_array_append_new(jobs, json_string(id));
+        }
+        json_object_set_new(rec, "clearedJobs", jobs);
+    }
     return sched__audit_append(c, rec, NULL, err);
 }
 
@@ -338,8 +351,13 @@ int sched__record_preemption(struct sched_cyc *c, const struct preempt_plan *p,
     struct parts t = {0};
     parts_build(v, p, &t);
     json_t *entry = entry_json(c, p, &t);
+    json_t *room = sched__ledger_room_from(c, p);
+    json_object_set(entry, "roomFrom", room);
     uint64_t id = 0;
     int rc = sched__ledger_add(c, p, entry, &id, err);
+    if (rc == 0)
+        rc = sched__ledger_room_record(c, v->jobs[p->job].id, id, room, err);
+    json_decref(room);
     for (size_t i = 0; rc == 0 && i < p->cleared.njobs; i++)
         rc = sched__ledger_cleared(c, v->jobs[p->cleared.jobs[i]].id, v->jobs[p->job].id, id, err);
     if (rc == 0)

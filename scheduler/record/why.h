@@ -216,6 +216,8 @@ const char *sched__why_class_of(json_t *doc);
  * class once); zero-initialised, released with sched__why_class_cache_release. */
 struct sched_why_class_cache {
     char *key, *tmpl;
+    uint64_t at; /* 0: the stored class documents; else as the object history had them at
+                    this audit record (a why asked about the past) */
 };
 void sched__why_class_cache_release(struct sched_why_class_cache *k);
 /* *doc (stored, replaced) completed when it is a class record: the document the job had,

@@ -348,7 +348,8 @@ static int template_of(MDB_txn *txn, const char *job, const char *key,
     if (k->key && !strcmp(k->key, key))
         return 0;
     json_t *cls = NULL;
-    int rc = store_doc_get(txn, STORE_DB_WHY, key, &cls, err);
+    int rc = k->at ? store_history_doc_at(txn, STORE_DB_WHY, key, k->at, &cls, err)
+                   : store_doc_get(txn, STORE_DB_WHY, key, &cls, err);
     if (rc == ERR_NOT_FOUND)
         return err_set(err, ERR_STORE, "why of job '%s': class document '%s' is missing",
                        job ? job : "?", key);

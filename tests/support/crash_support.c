@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "sched_invariants.h"
+#include "scheduler.h"
 
 char *crash_config(const char *body)
 {
@@ -117,4 +118,32 @@ int crash_check_store(const char *dir, int kill_no, crash_check_fn extra, void *
     json_decref(pc.node_of);
     store_close(st);
     return placed;
+}
+
+void crash_replay_store(const char *dir, const struct sched_options *opts)
+{
+    struct store_options so = {.dir = dir};
+    struct store *st = NULL;
+    struct sched *s = NULL;
+    struct err err = ERR_INIT;
+    MDB_txn *txn = NULL;
+    uint64_t first = 0;
+    json_t *rep = NULL;
+    ck_assert_msg(store_open(&so, &st, &err) == 0, "replay: reopen: %s", err.msg);
+    ck_assert_int_eq(store_txn_begin(st, STORE_READ, &txn, &err), 0);
+    ck_assert_int_eq(store_history_first_seq(txn, &first, &err), 0);
+    store_txn_abort(&txn);
+    ck_assert_msg(sched_open(st, opts, &s, &err) == 0, "replay: %s", err.msg);
+    ck_assert_msg(sched_replay(s, first ? first : 1, 0, &rep, &err) == 0, "replay: %s", err.msg);
+    char *diff =
+        json_dumps(json_array_get(json_object_get(rep, "cyclesDiffering"), 0), JSON_INDENT(1));
+    ck_assert_msg(json_is_true(json_object_get(rep, "ok")),
+                  "replay over the killed musterd's log: %lld of %lld cycles differ, the first: %s",
+                  (long long)json_integer_value(json_object_get(rep, "differences")),
+                  (long long)json_integer_value(json_object_get(rep, "cycles")), diff);
+    ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 0);
+    free(diff);
+    json_decref(rep);
+    sched_close(s);
+    store_close(st);
 }

@@ -40,4 +40,9 @@ void crash_kill(struct musterd *m, int max_us);
  * log ever placed. */
 int crash_check_store(const char *dir, int kill_no, crash_check_fn extra, void *ctx);
 
+/* The replay check (sched_replay) over the whole log of the killed musterd's store, with
+ * the scheduler options musterd ran with: every cycle decided as the log says. */
+struct sched_options;
+void crash_replay_store(const char *dir, const struct sched_options *opts);
+
 #endif

@@ -181,3 +181,83 @@ json_t *store_util_pending(MDB_txn *txn)
     ck_assert_int_eq(store_pods_pending(txn, store_util_collect_key, keys, NULL), 0);
     return keys;
 }
+
+static int dump_add(void *ctx, enum model_kind kind, const char *key, json_t *obj)
+{
+    char k[8];
+    snprintf(k, sizeof(k), "%d", (int)kind);
+    json_t *m = json_object_get(ctx, k);
+    if (!m)
+        json_object_set_new(ctx, k, m = json_object());
+    json_object_set(m, key, obj);
+    return 0;
+}
+
+struct dump_live {
+    json_t *all;
+    enum model_kind kind;
+};
+
+static int dump_live_add(void *ctx, const char *key, json_t *obj)
+{
+    struct dump_live *l = ctx;
+    return dump_add(l->all, l->kind, key, obj);
+}
+
+json_t *store_util_dump_live(MDB_txn *txn)
+{
+    struct dump_live l = {json_object(), 0};
+    struct err err = ERR_INIT;
+    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+        l.kind = (enum model_kind)k;
+        ck_assert_msg(store_each(txn, l.kind, NULL, dump_live_add, &l, &err) == 0, "%s", err.msg);
+    }
+    return l.all;
+}
+
+json_t *store_util_dump_at(MDB_txn *txn, uint64_t seq)
+{
+    json_t *all = json_object();
+    struct err err = ERR_INIT;
+    ck_assert_msg(store_history_each_at(txn, seq, STORE_KINDS_ALL, dump_add, all, &err) == 0, "%s",
+                  err.msg);
+    return all;
+}
+
+static int why_add(void *ctx, const char *key, json_t *doc)
+{
+    json_object_set(ctx, key, doc);
+    return 0;
+}
+
+json_t *store_util_dump_whys(MDB_txn *txn)
+{
+    json_t *all = json_object();
+    struct err err = ERR_INIT;
+    ck_assert_msg(store_doc_each(txn, STORE_DB_WHY, NULL, why_add, all, &err) == 0, "%s", err.msg);
+    return all;
+}
+
+void store_util_assert_history(MDB_txn *txn, uint64_t seq, json_t *live, json_t *whys)
+{
+    struct err err = ERR_INIT;
+    json_t *then = store_util_dump_at(txn, seq);
+    char *a = json_dumps(then, JSON_SORT_KEYS | JSON_COMPACT),
+         *b = json_dumps(live, JSON_SORT_KEYS | JSON_COMPACT);
+    ck_assert_msg(strcmp(a, b) == 0, "store at record %llu:\n  history %s\n  live    %s",
+                  (unsigned long long)seq, a, b);
+    free(a);
+    free(b);
+    json_decref(then);
+    const char *key;
+    json_t *doc;
+    json_object_foreach(whys, key, doc)
+    {
+        json_t *got = NULL;
+        ck_assert_msg(store_history_doc_at(txn, STORE_DB_WHY, key, seq, &got, &err) == 0,
+                      "why '%s' at record %llu: %s", key, (unsigned long long)seq, err.msg);
+        ck_assert_msg(json_equal(got, doc), "why '%s' at record %llu differs", key,
+                      (unsigned long long)seq);
+        json_decref(got);
+    }
+}

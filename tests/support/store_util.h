@@ -60,6 +60,15 @@ void store_util_assert_keys(json_t *got, json_t *expected);
 json_t *store_util_on_node(MDB_txn *txn, const char *node);
 json_t *store_util_of_group(MDB_txn *txn, const char *group);
 json_t *store_util_pending(MDB_txn *txn);
+/* Everything stored now, {"<kind number>": {key: object}} (new); the same as the object
+ * history has it at record seq (store_history_each_at); why documents {key: doc} now. */
+json_t *store_util_dump_live(MDB_txn *txn);
+json_t *store_util_dump_at(MDB_txn *txn, uint64_t seq);
+json_t *store_util_dump_whys(MDB_txn *txn);
+/* Fails the test unless the store at record seq (history) equals live, and each why
+ * document of whys equals the history's at seq. */
+void store_util_assert_history(MDB_txn *txn, uint64_t seq, json_t *live, json_t *whys);
+
 /* Builds a JSON array of strings from a NULL-terminated list. New. */
 json_t *store_util_strings(const char *first, ...);
 

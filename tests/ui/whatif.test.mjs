@@ -63,6 +63,7 @@ test('would it fit: where, whom it would preempt, bad input, nothing written', a
   const text = await page.locator('#wi-answer').textContent();
   assert.match(text, /Pipelined\s*no/);
   assert.match(text, /Preemptions it would make/);
+  assert.match(text, /preempts nothing; takes the room prod\/urgent-finetune's preemption frees \(\w+\//);
   // the room it takes is the one nominated to vision/resnet (priority 50 < 200)
   assert.match(text, /vision\/resnet\s*changed\s*Pipelined/);
   await page.screenshot({ path: path.join(ART, 'whatif.png'), fullPage: true });

@@ -3,6 +3,7 @@ import { getJSON, getNDJSON, HttpError, jobPath } from './api.js';
 import { auditSummary, boundText, costText, loadLedger } from './data.js';
 import { age, clear, fmtTime, h, jobLink, kv, nodeLink, note, stateBadge, table } from './dom.js';
 import { timeRows } from './reserve.js';
+import { renderJobAt, timeSlider } from './timeslider.js';
 import { renderWhy } from './why.js';
 
 export function mount(el, route) {
@@ -12,8 +13,14 @@ export function mount(el, route) {
   const why = h('section', { 'aria-labelledby': 'why-h', class: 'why' });
   const pre = h('section', { 'aria-labelledby': 'job-pre' });
   const trail = h('section', { 'aria-labelledby': 'job-audit' });
+  const then = h('section', { 'aria-labelledby': 'job-then', class: 'then', hidden: true });
+  const slider = timeSlider((doc) => {
+    then.hidden = !doc;
+    if (doc) renderJobAt(then, doc, id).catch((e) => clear(then, note('error', e.message)));
+  });
   el.append(h('p', { class: 'crumbs' }, h('a', { href: '#/jobs' }, 'Jobs'), ' / ', id),
-    h('h1', null, 'Job ', h('span', { class: 'mono' }, id)), head, why, members, pre, trail);
+    h('h1', null, 'Job ', h('span', { class: 'mono' }, id)), slider, then, head, why, members, pre,
+    trail);
 
   async function refresh() {
     let job;
@@ -63,6 +70,11 @@ function drawHead(el, j) {
     ['minMember', j.minMember],
     ['placed / pending', `${j.placed ?? 0} / ${j.pending ?? 0}`],
     j.preemptedBy ? ['preempted by', preemptedBy(j)] : null,
+    j.preemptedBy?.roomTakenBy?.length ? ['room taken by', h('span', { class: 'room-taken' },
+      j.preemptedBy.roomTakenBy.map((r, i) => [i ? '; ' : '', jobLink(r.preemptor),
+        ` took the room of ${r.pods.length} of its pods (cycle ${r.cycle}, `,
+        h('a', { href: '#/preemptions?job=' + encodeURIComponent(r.preemptor) },
+          `ledger entry ${r.ledger}`), ')']))] : null,
     j.preemptedBy?.retainedUntil ? ['retained until', `${fmtTime(j.preemptedBy.retainedUntil)} ` +
       `(its pods are gone since ${fmtTime(j.preemptedBy.goneAt)})`] : null,
     group.length ? ['gang group', group.map((g, i) => [i ? ', ' : '', jobLink(g)])] : null,
@@ -93,6 +105,10 @@ function drawPreemptions(el, id, ledger) {
     made.length ? h('ul', { class: 'prelist made' }, made.map((e) => h('li', { 'data-entry': e.id },
       `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted ${e.victims.length} pod(s) of `,
       e.victimJobs.map((v, i) => [i ? ', ' : '', jobLink(v)]),
+      (e.roomFrom || []).length ? h('span', { class: 'room-from' }, ' and took the room of ',
+        e.roomFrom.map((r, i) => [i ? '; ' : '', `${r.pods.length} pod(s) of `,
+          r.victims.map((v, k) => [k ? ', ' : '', jobLink(v)]), ' that ', jobLink(r.preemptor),
+          ` preempted (ledger entry ${r.ledger})`])) : null,
       ` · cost ${costText(e.cost)} · ${boundText(e)} `,
       h('a', { href: `#/preemptions?job=${encodeURIComponent(id)}` }, `(ledger entry ${e.id})`)))) : null,
     suffered.length ? h('ul', { class: 'prelist suffered' }, suffered.map((e) =>

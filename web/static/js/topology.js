@@ -7,6 +7,7 @@ import { fmtQty, getJSON, parseQty } from './api.js';
 import { loadJobs, podJobs } from './data.js';
 import { loadReservations, reservedMark } from './reserve.js';
 import { clear, h, jobLink } from './dom.js';
+import { renderState, timeSlider } from './timeslider.js';
 import { colour, freeFrac, highlight, indexTree } from './topomodel.js';
 
 const PAGE = 100;
@@ -21,7 +22,14 @@ export function mount(el, route, app) {
   const ctrl = h('form', { class: 'filters', onsubmit: (e) => { e.preventDefault(); refresh(); } });
   const summary = h('div', { class: 'topo-summary', 'aria-live': 'polite' });
   const tree = h('div', { class: 'tree', role: 'tree', 'aria-label': 'topology' });
-  el.append(h('h1', null, 'Topology'), ctrl, summary, tree);
+  // the past (timeslider.js): its rendering replaces the live tree while a record is picked
+  const past = h('div', { class: 'past', hidden: true });
+  const slider = timeSlider((doc) => {
+    past.hidden = !doc;
+    tree.hidden = summary.hidden = ctrl.hidden = !!doc;
+    if (doc) renderState(past, doc, st.job);
+  });
+  el.append(h('h1', null, 'Topology'), slider, ctrl, summary, tree, past);
   tree.addEventListener('click', onClick);
 
   function save() {

@@ -83,7 +83,10 @@ function draw(sec, ans) {
         e.victims.length ? [...new Set(e.victims.map((v) => v.job))].map((j, i) => {
           const n = e.victims.filter((v) => v.job === j).length;
           return [i ? ', ' : '', jobLink(j), ` (${n} pod${n === 1 ? '' : 's'})`];
-        }) : 'nothing (room already freed)'))));
+        }) : 'nothing',
+        (e.roomFrom || []).map((r, i) => [i ? ', ' : '; takes the room ', jobLink(r.preemptor),
+          "'s preemption frees (", (r.victims || []).map((v, k) => [k ? ', ' : '', jobLink(v)]),
+          ')'])))));
   }
   const o = ans.others || {};
   const rows = ['displaced', 'placed', 'changed'].flatMap((k) => (o[k] || []).map((x) =>
