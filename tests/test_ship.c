@@ -767,7 +767,18 @@ START_TEST(test_ship_preemption_counted)
         usleep(50000);
     }
     wait_shipped(&m);
+    /* the pod's interval ends at the first record that removes it: its eviction, or a
+     * "deleted" written just before it */
     int64_t gone = pod_event(recs, "evicted", "p/low"), placed = pod_event(recs, "placed", "p/low");
+    json_t *rec;
+    size_t k;
+    json_array_foreach(recs, k, rec)
+    {
+        const char *o = json_string_value(json_object_get(json_object_get(rec, "object"), "name"));
+        if (!strcmp(json_string_value(json_object_get(rec, "kind")), "deleted") && o &&
+            !strcmp(o, "p/low") && ts_of(rec) < gone)
+            gone = ts_of(rec);
+    }
     pod_event(recs, "preempted", "p/low");
     char *s = pg_value(url, "SELECT state || ' ' || preemptions_suffered || ' ' || "
                             "preemptions_caused || ' ' || (end_time IS NOT NULL) FROM muster_jobs "
