@@ -2,8 +2,9 @@
 // headless chromium. Usage: node bench/ui_topology.mjs URL [--nodes N] [--runs R]
 // (bench/ui_topology.sh starts musterd and calls this). Loads N nodes (spines of 25 blocks of
 // 25 nodes, 8 GPUs each) and gangs of 8 GPU pods filling about 60% of the GPUs, runs cycles,
-// then times: navigation -> first tree render; selecting a job (highlight + reveal); one poll
-// re-render. Prints medians over R page loads.
+// then times: navigation -> the cluster map (one cell per node) and the tree in the DOM;
+// recolouring by another resource (the map and tree redrawn from data in memory); selecting
+// a job (highlight + reveal); one poll re-render. Prints medians over R page loads.
 import { launch, newPage } from '../tests/ui/browser.mjs';
 
 const args = process.argv.slice(2);
@@ -65,14 +66,24 @@ async function main() {
     `GET /api/v1/topology is ${(topoBytes / 1e6).toFixed(2)} MB`);
 
   const b = await launch();
-  const first = [], select = [], poll = [];
+  const first = [], select = [], poll = [], recolour = [];
   let fetchMs = 0;
   try {
     for (let r = 0; r < RUNS; r++) {
       const page = await newPage(b.browser);
       await page.goto(URL + '/#/topology');
-      await page.waitForSelector('.tree li[data-domain]', { timeout: 60000 });
+      await page.waitForFunction((n) => document.querySelectorAll('#topo-map .cell').length === n &&
+        document.querySelector('.tree li[data-domain]'), NODES, { timeout: 60000, polling: 'raf' });
       first.push(await page.evaluate(() => performance.now()));
+      // the whole draw (map + tree) timed inside the page, from the select's change event
+      recolour.push(await page.evaluate(() => {
+        const sel = document.querySelector('#topo-color');
+        const t0 = performance.now();
+        sel.value = 'cpu';
+        sel.dispatchEvent(new Event('change'));
+        void document.body.offsetHeight; // style and layout of the new cells included
+        return performance.now() - t0;
+      }));
       if (r === 0) fetchMs = await page.evaluate(() => performance.getEntriesByType('resource')
         .filter((e) => /\/api\/v1\/topology\?/.test(e.name)).map((e) => e.duration)[0] || 0);
       t = Date.now();
@@ -84,14 +95,16 @@ async function main() {
       await page.click('#refresh');
       await page.waitForFunction((v) => document.body.dataset.updated !== v, before);
       poll.push(Date.now() - t);
-      if (page.errors.length) console.log('page errors:', page.errors.slice(0, 3));
+      const errs = page.errors;
+      if (errs.length) console.log('page errors:', errs.slice(0, 3));
       await page.close();
     }
   } finally {
     await b.close();
   }
   const f = (xs) => `median ${median(xs).toFixed(0)} ms (runs: ${xs.map((x) => x.toFixed(0)).join(', ')})`;
-  console.log(`topology first render (navigation start -> tree in DOM), ${NODES} nodes: ${f(first)}`);
+  console.log(`topology first render (navigation start -> map of ${NODES} cells and tree in DOM): ${f(first)}`);
+  console.log(`redraw map + tree (recolour by cpu: script, style and layout): ${f(recolour)}`);
   console.log(`  of which GET /api/v1/topology took ${fetchMs.toFixed(0)} ms in the first run`);
   console.log(`select a job (highlight + open its domains): ${f(select)}`);
   console.log(`refresh (re-fetch topology, jobs, listed nodes; re-render): ${f(poll)}`);

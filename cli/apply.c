@@ -122,10 +122,11 @@ int cli__cmd_cycle(struct cli *cli)
         return CLI_EXIT_OK;
     }
     json_int_t cycle = json_integer_value(json_object_get(sum, "cycle"));
-    printf("cycle %lld: placed %lld pods (%lld jobs), %lld discarded, %lld unschedulable",
-           (long long)cycle, (long long)json_integer_value(json_object_get(sum, "placed")),
-           (long long)json_integer_value(json_object_get(sum, "jobsPlaced")),
-           (long long)json_integer_value(json_object_get(sum, "discarded")),
+    json_int_t placed = json_integer_value(json_object_get(sum, "placed"));
+    json_int_t jobs = json_integer_value(json_object_get(sum, "jobsPlaced"));
+    printf("cycle %lld: placed %lld pod%s (%lld job%s), %lld discarded, %lld unschedulable",
+           (long long)cycle, (long long)placed, placed == 1 ? "" : "s", (long long)jobs,
+           jobs == 1 ? "" : "s", (long long)json_integer_value(json_object_get(sum, "discarded")),
            (long long)json_integer_value(json_object_get(sum, "unschedulable")));
     json_t *d = json_object_get(sum, "durationMs");
     if (json_is_number(d))

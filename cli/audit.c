@@ -3,11 +3,13 @@
  * `muster audit verify` (exit 1 when the chain is broken; with --key, offline over an
  * export) and `muster audit prune --before SEQ`.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "audit_sig.h"
@@ -18,6 +20,47 @@ static int check_u64(struct cli *cli, const char *flag, struct err *err)
 {
     uint64_t x;
     return cli__flag_u64(cli, flag, &x, err);
+}
+
+/* The log's last sequence (GET /api/v1/audit?tail=1; 0 when it is empty) into *out. */
+static int last_seq(struct cli *cli, uint64_t *out, struct err *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = cli__stream(cli, "/api/v1/audit?tail=1", f, err);
+    fclose(f);
+    *out = 0;
+    json_t *rec = rc == 0 && len ? json_loadb(buf, len, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
+    if (rec)
+        *out = (uint64_t)json_integer_value(json_object_get(rec, "seq"));
+    json_decref(rec);
+    free(buf);
+    return rc;
+}
+
+/* --follow: after the export up to `to` (the log's end when it began), the records after
+ * it, polled once a second with the same job and kind filters, each written as it comes.
+ * Runs until interrupted or an error. */
+static int follow(struct cli *cli, uint64_t to, const char *kind, struct err *err)
+{
+    for (;;) {
+        fflush(stdout);
+        sleep(1);
+        uint64_t now;
+        if (last_seq(cli, &now, err) < 0)
+            return -1;
+        if (now <= to)
+            continue;
+        char *path = xasprintf("/api/v1/audit?from=%" PRIu64 "&to=%" PRIu64, to + 1, now);
+        cli__query(&path, "job", cli__flag(cli, "job"));
+        cli__query(&path, "kind", kind);
+        int rc = cli__stream(cli, path, stdout, err);
+        free(path);
+        if (rc < 0)
+            return rc;
+        to = now;
+    }
 }
 
 static int audit_export(struct cli *cli)
@@ -38,9 +81,32 @@ static int audit_export(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg);
     }
+    int following = cli__flag(cli, "follow") != NULL;
+    /* audit kinds are lower case: "Placed" is placed */
+    char kind[64] = "";
+    if (cli__flag(cli, "kind"))
+        for (size_t i = 0; cli__flag(cli, "kind")[i] && i + 1 < sizeof(kind); i++)
+            kind[i] = (char)tolower((unsigned char)cli__flag(cli, "kind")[i]);
+    uint64_t end = 0;
+    if (following && (cli__flag(cli, "to") || cli__flag(cli, "until") || cli__flag(cli, "limit"))) {
+        free(path);
+        return cli__usage_error(cli,
+                                "audit export --follow has no end: no --to, --until or --limit");
+    }
+    if (following && last_seq(cli, &end, &err) < 0) {
+        free(path);
+        return cli__fail(cli, &err);
+    }
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        cli__query(&path, flags[i], cli__flag(cli, flags[i]));
-    if (cli__stream(cli, path, stdout, &err) < 0)
+        cli__query(&path, flags[i],
+                   strcmp(flags[i], "kind") ? cli__flag(cli, flags[i]) : (*kind ? kind : NULL));
+    if (following) {
+        char to[32];
+        snprintf(to, sizeof(to), "%" PRIu64, end);
+        cli__query(&path, "to", end ? to : NULL);
+    }
+    if ((following && !end ? 0 : cli__stream(cli, path, stdout, &err)) < 0 ||
+        (following && follow(cli, end, *kind ? kind : NULL, &err) < 0))
         rc = cli__fail(cli, &err);
     free(path);
     return rc;

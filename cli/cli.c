@@ -37,19 +37,33 @@ struct flag_def {
 };
 
 static const struct flag_def flag_defs[] = {
-    {"server", 0, 1},     {"token", 0, 1},    {"output", 'o', 1},     {"namespace", 'n', 1},
-    {"node", 0, 1},       {"phase", 0, 1},    {"state", 0, 1},        {"all-namespaces", 'A', 0},
-    {"since", 0, 1},      {"until", 0, 1},    {"from", 0, 1},         {"to", 0, 1},
-    {"job", 0, 1},        {"kind", 0, 1},     {"limit", 0, 1},        {"filename", 'f', 1},
-    {"cycles", 0, 1},     {"tick", 0, 1},     {"help", 'h', 0},       {"victim", 0, 1},
-    {"like", 0, 1},       {"pod-cpu", 0, 1},  {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
-    {"validate", 0, 1},   {"ca", 0, 1},       {"cert", 0, 1},         {"key", 0, 1},
-    {"before", 0, 1},     {"witness", 0, 1},  {"retired-keys", 0, 1}, {"all", 0, 0},
-    {"selector", 'l', 1}, {"cordon", 0, 1},   {"delete", 0, 1},       {"trace", 0, 1},
-    {"policy-a", 0, 1},   {"policy-b", 0, 1}, {"out", 0, 1},          {"horizon", 0, 1},
-    {"starve", 0, 1},     {"at", 0, 1},       {"seq", 0, 1},          {"bundle", 0, 1},
-    {"db", 0, 1},         {"by", 0, 1},       {"cluster", 0, 1},      {"queue", 0, 1},
-    {"chain", 0, 1},      {"from-db", 0, 1},
+    {"server", 0, 1},       {"token", 0, 1},
+    {"output", 'o', 1},     {"namespace", 'n', 1},
+    {"node", 0, 1},         {"phase", 0, 1},
+    {"state", 0, 1},        {"all-namespaces", 'A', 0},
+    {"since", 0, 1},        {"until", 0, 1},
+    {"from", 0, 1},         {"to", 0, 1},
+    {"job", 0, 1},          {"kind", 0, 1},
+    {"limit", 0, 1},        {"filename", 'f', 1},
+    {"cycles", 0, 1},       {"tick", 0, 1},
+    {"help", 'h', 0},       {"victim", 0, 1},
+    {"like", 0, 1},         {"pod-cpu", 0, 1},
+    {"pod-memory", 0, 1},   {"pod-gpu", 0, 1},
+    {"validate", 0, 1},     {"ca", 0, 1},
+    {"cert", 0, 1},         {"key", 0, 1},
+    {"before", 0, 1},       {"witness", 0, 1},
+    {"retired-keys", 0, 1}, {"all", 0, 0},
+    {"selector", 'l', 1},   {"field-selector", 0, 1},
+    {"watch", 'w', 0},      {"follow", 0, 0},
+    {"cordon", 0, 1},       {"delete", 0, 1},
+    {"trace", 0, 1},        {"policy-a", 0, 1},
+    {"policy-b", 0, 1},     {"out", 0, 1},
+    {"horizon", 0, 1},      {"starve", 0, 1},
+    {"at", 0, 1},           {"seq", 0, 1},
+    {"bundle", 0, 1},       {"db", 0, 1},
+    {"by", 0, 1},           {"cluster", 0, 1},
+    {"queue", 0, 1},        {"chain", 0, 1},
+    {"from-db", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -81,11 +95,15 @@ static const struct command commands[] = {
      "                                       is sent, then all go in one atomic request;\n"
      "                                       unknown fields refused (strict, the default),\n"
      "                                       dropped with a warning, or dropped\n"},
-    {"get", cli__cmd_get, ",namespace,all-namespaces,node,phase,state,selector,at,seq,",
+    {"get", cli__cmd_get,
+     ",namespace,all-namespaces,node,phase,state,selector,field-selector,watch,at,seq,",
      ",name,wide,",
      "  get nodes|pods|podgroups|jobs|clusternetworktopologies|priorityclasses|queues|pdb|\n"
      "      reservations\n"
-     "      [NAME] [-n NS | -A] [-l SELECTOR] [--node N] [--phase P] [--state S]\n"
+     "      [NAME] [-n NS | -A] [-l SELECTOR] [--field-selector F=V,...] [--node N]\n"
+     "      [--phase P] [--state S] [-w]\n"
+     "                                       -w: print the list, then each object again when\n"
+     "                                       it changes (a poll a second) until interrupted\n"
      "  get nodes|pods|jobs [NAME] [-n NS | -A] --at T|--seq N\n"
      "                                       as the cluster was at time T (RFC 3339) or\n"
      "                                       audit record N\n"},
@@ -97,16 +115,19 @@ static const struct command commands[] = {
      "  delete -f FILE|DIR|- [-f ...]        delete the objects the manifests name\n"},
     {"describe", cli__cmd_describe, ",namespace,", ",",
      "  describe job NS/NAME                 a job, its members and why\n"
+     "  describe node NAME                   a node's health, taints, use, pods and\n"
+     "                                       nominated pods\n"
      "  describe queue NAME                  a queue's shares, jobs and reclaims\n"},
     {"why", cli__cmd_why, ",namespace,at,seq,", ",",
      "  why NS/NAME [--at T|--seq N]         why a job (or a pod's job) is where it is (or\n"
      "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,bundle,from-db,"
-     "cluster,chain,",
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,follow,bundle,"
+     "from-db,cluster,chain,",
      ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
-     "      [--limit N]                      the audit log as NDJSON\n"
+     "      [--limit N] [--follow]           the audit log as NDJSON; --follow keeps printing\n"
+     "                                       new records (a poll a second) until interrupted\n"
      "  audit verify [--from SEQ] [--to SEQ] verify the audit hash chain (signatures too when\n"
      "                                       musterd has an audit_key)\n"
      "  audit verify --key PUB.pem [--retired-keys OLD.pem,...] [-f FILE|-] [--witness FILE]\n"
@@ -145,6 +166,10 @@ static const struct command commands[] = {
     {"topology", cli__cmd_topology, ",like,pod-cpu,pod-memory,pod-gpu,", ",",
      "  topology [--like NS/JOB | --pod-cpu Q --pod-memory Q --pod-gpu N]\n"
      "                                       the topology tree, largest gang per domain\n"},
+    {"explain", cli__cmd_explain, ",", ",",
+     "  explain KIND[.field.path]            a kind's fields, or one field, from the schema\n"
+     "                                       muster validates with: type, honoured, known or\n"
+     "                                       unsupported (and what it would change)\n"},
     {"whatif", cli__cmd_whatif, ",filename,cordon,delete,", ",",
      "  whatif [-f FILE|DIR|- ...] [--cordon NODE,...] [--delete KIND/NAME,...]\n"
      "                                       what the next cycle would do with these\n"
@@ -161,8 +186,8 @@ static const struct command commands[] = {
      "                                       schedule offline and print the outcome\n"
      "                                       (fields validated as apply --validate strict)\n"},
     {"completion", cmd_completion, ",", ",",
-     "  completion bash                      a bash completion script: commands, kinds, flags\n"
-     "                                       (source <(muster completion bash))\n"},
+     "  completion bash|zsh                  a completion script: commands, kinds, flags\n"
+     "                                       (source <(muster completion bash), or zsh)\n"},
     {"version", cmd_version, ",", ",",
      "  version                              print the version\n"},
     {"help", cmd_help, ",", ",",
@@ -217,10 +242,18 @@ static void print_list(const char *list, const char *prefix)
 static int cmd_completion(struct cli *cli)
 {
     size_t i;
-    if (cli->npos != 1 || strcmp(cli->pos[0], "bash") != 0)
-        return cli__usage_error(cli, "completion needs a shell: bash");
-    fputs("# bash completion for muster: source <(muster completion bash)\n"
-          "_muster()\n{\n"
+    int zsh = cli->npos == 1 && !strcasecmp(cli->pos[0], "zsh");
+    if (cli->npos != 1 || (!zsh && strcasecmp(cli->pos[0], "bash") != 0))
+        return cli__usage_error(cli, "completion needs a shell: bash or zsh");
+    /* zsh runs the bash function through its bashcompinit (as kubectl's first zsh
+     * completion did): one set of rules for both shells */
+    fputs(zsh ? "#compdef muster\n"
+                "# zsh completion for muster: source <(muster completion zsh)\n"
+                "autoload -U +X compinit && compinit\n"
+                "autoload -U +X bashcompinit && bashcompinit\n"
+              : "# bash completion for muster: source <(muster completion bash)\n",
+          stdout);
+    fputs("_muster()\n{\n"
           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
           "    local cmd='' npos=0 i w\n"
           "    local valued=' ",
@@ -266,9 +299,9 @@ static int cmd_completion(struct cli *cli)
     for (int k = 0; k < MODEL_KIND_COUNT; k++)
         printf(" %s", model_kind_plural((enum model_kind)k));
     fputs("' ;;\n"
-          "        describe) words='job queue' ;;\n"
+          "        describe) words='job node queue' ;;\n"
           "        audit) words='export verify prune' ;;\n"
-          "        completion) words='bash' ;;\n"
+          "        completion) words='bash zsh' ;;\n"
           "        help) words='",
           stdout);
     for (i = 0; i < NCOMMANDS; i++)

@@ -286,10 +286,11 @@ static void print_list_section(struct cli *cli, json_t *why, FILE *out)
         fprintf(out, "  %s (priority %lld)", s_of(a, "job") ? s_of(a, "job") : "?",
                 i_of(a, "priority"));
         json_t *pods = json_object_get(a, "pods");
-        if (pods)
-            fprintf(out, ": %lld pods",
-                    json_is_array(pods) ? (long long)json_array_size(pods)
-                                        : (long long)json_integer_value(pods));
+        if (pods) {
+            long long np = json_is_array(pods) ? (long long)json_array_size(pods)
+                                               : (long long)json_integer_value(pods);
+            fprintf(out, ": %lld pod%s", np, np == 1 ? "" : "s");
+        }
         json_t *nodes = json_object_get(a, "nodes");
         size_t j;
         json_t *n;
@@ -411,10 +412,11 @@ static void print_preempted_by(json_t *pb)
                s_of(pb, "preemptor") ? s_of(pb, "preemptor") : "?", i_of(pb, "cycle"),
                s_of(pb, "ts") ? s_of(pb, "ts") : "?", i_of(pb, "id"));
     json_array_foreach(all, i, x) printf(
-        "%s %s (cycle %lld, %s, ledger entry %lld, %zu pods)\n",
+        "%s %s (cycle %lld, %s, ledger entry %lld, %zu pod%s)\n",
         i ? "            " : "PreemptedBy:", s_of(x, "preemptor") ? s_of(x, "preemptor") : "?",
         i_of(x, "cycle"), s_of(x, "ts") ? s_of(x, "ts") : "?", i_of(x, "ledger"),
-        json_array_size(json_object_get(x, "pods")));
+        json_array_size(json_object_get(x, "pods")),
+        json_array_size(json_object_get(x, "pods")) == 1 ? "" : "s");
     json_array_foreach(json_object_get(pb, "roomTakenBy"), i, x) printf(
         "%s %s took the room of %zu of its pods (cycle %lld, %s, ledger entry %lld)\n",
         i ? "            " : "RoomTakenBy:", s_of(x, "preemptor") ? s_of(x, "preemptor") : "?",
@@ -471,8 +473,11 @@ int cli__cmd_describe(struct cli *cli)
     enum model_kind kind;
     if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_QUEUE)
         return cli__cmd_describe_queue(cli, cli->pos[1]);
+    if (cli->npos == 2 && model_kind_from_resource(cli->pos[0], &kind) == 0 && kind == MODEL_NODE)
+        return cli__cmd_describe_node(cli, cli->pos[1]);
     if (cli->npos != 2 || strcasecmp(cli->pos[0], "job") != 0)
-        return cli__usage_error(cli, "describe needs 'job NAMESPACE/NAME' or 'queue NAME'");
+        return cli__usage_error(cli,
+                                "describe needs 'job NAMESPACE/NAME', 'node NAME' or 'queue NAME'");
     if (get_job(cli, cli->pos[1], "", &job, &err) < 0 ||
         get_job(cli, cli->pos[1], "/why", &why, &err) < 0) {
         rc = cli__fail(cli, &err);

@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "internal.h"
@@ -224,11 +225,13 @@ static const char *const job_cols[] = {"namespace", "name",  "state",  "reason",
                                        "age",       "queue", "kind",   "nodes"};
 
 /* Prints a list (or one object) of a resource as a table. */
-static void print_table(struct cli *cli, const char *res, json_t *items, int all_ns)
+/* The table of items on out; without the header line when !header (a watch's later rows). */
+static void print_table_to(struct cli *cli, const char *res, json_t *items, int all_ns, FILE *out,
+                           int header)
 {
     struct cli_table *t;
     if (!strcmp(res, "queues")) {
-        cli__print_queues(items);
+        cli__print_queues(items); /* stdout: a watch prints the whole table again */
         return;
     }
     int is_node = !strcmp(res, "nodes"), is_pod = !strcmp(res, "pods");
@@ -268,11 +271,26 @@ static void print_table(struct cli *cli, const char *res, json_t *items, int all
         else
             topology_row(cli, t, o);
     }
-    if (json_array_size(items) == 0)
+    if (json_array_size(items) == 0 && header) {
         fprintf(stderr, "No resources found\n");
-    else
-        cli_table_print(t, stdout);
+    } else if (header) {
+        cli_table_print(t, out);
+    } else {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        cli_table_print(t, mem);
+        fclose(mem);
+        const char *nl = strchr(buf, '\n');
+        fputs(nl ? nl + 1 : "", out);
+        free(buf);
+    }
     cli_table_free(t);
+}
+
+static void print_table(struct cli *cli, const char *res, json_t *items, int all_ns)
+{
+    print_table_to(cli, res, items, all_ns, stdout, 1);
 }
 
 /* -o name: "pod/w-0" a line, kubectl's form (the namespace is not shown); "job/NAME" for
@@ -290,6 +308,39 @@ static void print_names(const char *res, enum model_kind kind, json_t *items)
         printf("%s/%s\n", k, name ? name : str_at(o, "name", NULL));
     }
     free(k);
+}
+
+/* The spelling of v in names (NULL-ended) when it matches one case-insensitively, else v
+ * (musterd names what it accepts). Borrowed. */
+static const char *canon(const char *v, const char *const *names)
+{
+    for (size_t i = 0; v && names[i]; i++)
+        if (!strcasecmp(v, names[i]))
+            return names[i];
+    return v;
+}
+
+/* --state in musterd's spelling (GET /api/v1/jobstates lists them), so "running" is
+ * Running; as given when it matches none or the list cannot be read. Static storage or v. */
+static const char *job_state(struct cli *cli, const char *v)
+{
+    static char buf[64];
+    json_t *doc = NULL, *s;
+    size_t i;
+    struct err err = ERR_INIT;
+    if (!v || cli__call(cli, "GET", "/api/v1/jobstates", NULL, 0, NULL, &doc, &err) < 0)
+        return v;
+    const char *out = v;
+    json_array_foreach(cli__items(doc), i, s)
+    {
+        const char *name = json_string_value(json_object_get(s, "name"));
+        if (name && !strcasecmp(name, v)) {
+            snprintf(buf, sizeof(buf), "%s", name);
+            out = buf;
+        }
+    }
+    json_decref(doc);
+    return out;
 }
 
 /* Path of a list or of one object; jobs are filtered by namespace here, others by the API. */
@@ -312,12 +363,100 @@ static char *get_path(struct cli *cli, const char *res, const char *name, const 
     if (!strcmp(res, "pods") || !strcmp(res, "podgroups") || !strcmp(res, "poddisruptionbudgets"))
         cli__query(&url, "namespace", ns);
     if (!strcmp(res, "pods")) {
+        static const char *const phases[] = {"Pending", "Running", "Succeeded",
+                                             "Failed",  "Unknown", NULL};
         cli__query(&url, "node", cli__flag(cli, "node"));
-        cli__query(&url, "phase", cli__flag(cli, "phase"));
+        cli__query(&url, "phase", canon(cli__flag(cli, "phase"), phases));
     }
     if (!strcmp(res, "jobs"))
-        cli__query(&url, "state", cli__flag(cli, "state"));
+        cli__query(&url, "state", job_state(cli, cli__flag(cli, "state")));
     return url;
+}
+
+static void filter_jobs(json_t *items, const char *ns);
+
+/* An item's identity in a list: a job's or queue's name, else namespace/name. New. */
+static char *item_key(json_t *o)
+{
+    const char *id = str_at(o, "id", NULL);
+    if (id)
+        return xstrdup(id);
+    const char *ns = str_at(o, "metadata", "namespace"), *name = str_at(o, "metadata", "name");
+    if (!name)
+        name = str_at(o, "name", NULL);
+    return xasprintf("%s/%s", ns ? ns : "", name ? name : "?");
+}
+
+/* What -w compares: the item's row as printed (for tables) or its JSON. New. */
+static char *item_text(struct cli *cli, const char *res, json_t *o, int all_ns)
+{
+    if (cli->output != CLI_OUT_TABLE || cli->names || !strcmp(res, "queues"))
+        return json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    json_t *one = json_array();
+    json_array_append(one, o);
+    print_table_to(cli, res, one, all_ns, mem, 0);
+    fclose(mem);
+    json_decref(one);
+    return buf;
+}
+
+/* The list at path with the namespace, label and field filters of get applied. */
+static int fetch_list(struct cli *cli, const char *res, const char *path, const char *ns,
+                      const char *sel, const char *fsel, json_t **doc, struct err *err)
+{
+    if (cli__call(cli, "GET", path, NULL, 0, NULL, doc, err) < 0)
+        return -1;
+    if (!strcmp(res, "jobs"))
+        filter_jobs(cli__items(*doc), ns);
+    if (sel)
+        cli__select(cli__items(*doc), sel, err); /* syntax checked before */
+    if (fsel)
+        cli__field_select(cli__items(*doc), fsel, err);
+    return 0;
+}
+
+/* get -w: after the list, once a second, every object that is new or changed printed again
+ * (a table row without the header, or the object with -o json|yaml, or its name with
+ * -o name), as kubectl get -w does; queues print the whole table again. Until interrupted,
+ * or an error (exit 1). seen: key -> text of the objects printed (borrowed, updated). */
+static int watch(struct cli *cli, const char *res, const char *path, const char *ns,
+                 const char *sel, const char *fsel, int all_ns, json_t *seen, struct err *err)
+{
+    enum model_kind kind = MODEL_NODE;
+    model_kind_from_resource(res, &kind);
+    for (;;) {
+        json_t *doc = NULL, *o;
+        size_t i;
+        fflush(stdout);
+        sleep(1);
+        if (fetch_list(cli, res, path, ns, sel, fsel, &doc, err) < 0)
+            return -1;
+        json_array_foreach(cli__items(doc), i, o)
+        {
+            char *key = item_key(o), *text = item_text(cli, res, o, all_ns);
+            const char *was = json_string_value(json_object_get(seen, key));
+            if (!was || strcmp(was, text) != 0) {
+                json_t *one = json_array();
+                json_array_append(one, o);
+                if (cli->output != CLI_OUT_TABLE)
+                    cli__print_doc(cli, o);
+                else if (cli->names)
+                    print_names(res, kind, one);
+                else if (!strcmp(res, "queues"))
+                    cli__print_queues(cli__items(doc));
+                else
+                    fputs(text, stdout);
+                json_decref(one);
+                json_object_set_new(seen, key, json_string(text));
+            }
+            free(key);
+            free(text);
+        }
+        json_decref(doc);
+    }
 }
 
 /* Keeps the jobs of one namespace. */
@@ -366,20 +505,30 @@ int cli__cmd_get(struct cli *cli)
             return rc;
         if (sel)
             return cli__usage_error(cli, "-l cannot be used with --at or --seq");
+        if (cli__flag(cli, "field-selector") || cli__flag(cli, "watch"))
+            return cli__usage_error(cli,
+                                    "--field-selector and -w cannot be used with --at or --seq");
         return cli__get_at(cli, res, all_ns ? NULL : ns, name);
     }
+    const char *fsel = cli__flag(cli, "field-selector");
+    if (fsel && name)
+        return cli__usage_error(cli, "a name cannot be given with --field-selector");
+    if (fsel && cli__field_select(NULL, fsel, &err) < 0)
+        return cli__usage_error(cli, "%s", err.msg);
+    int watching = cli__flag(cli, "watch") != NULL;
+    if (watching && name)
+        return cli__usage_error(cli, "get -w watches a list: no name");
     char *path = get_path(cli, res, name, ns, namespaced, &err);
-    if (!path || cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err) < 0) {
+    if (!path)
         rc = cli__fail(cli, &err);
+    else if (name ? cli__call(cli, "GET", path, NULL, 0, NULL, &doc, &err)
+                  : fetch_list(cli, res, path, ns, sel, fsel, &doc, &err))
+        rc = cli__fail(cli, &err);
+    if (rc != CLI_EXIT_OK)
         goto out;
-    }
-    if (!strcmp(res, "jobs") && !name)
-        filter_jobs(cli__items(doc), ns);
-    if (sel)
-        cli__select(cli__items(doc), sel, &err); /* its syntax was checked above */
     if (cli->output != CLI_OUT_TABLE) {
         cli__print_doc(cli, doc);
-        goto out;
+        goto watch;
     }
     if (name) {
         one = json_array();
@@ -389,6 +538,21 @@ int cli__cmd_get(struct cli *cli)
         print_names(res, kind, name ? one : cli__items(doc));
     else
         print_table(cli, res, name ? one : cli__items(doc), all_ns);
+watch:
+    if (watching) {
+        json_t *seen = json_object(), *o;
+        size_t i;
+        json_array_foreach(cli__items(doc), i, o)
+        {
+            char *key = item_key(o), *text = item_text(cli, res, o, all_ns);
+            json_object_set_new(seen, key, json_string(text));
+            free(key);
+            free(text);
+        }
+        if (watch(cli, res, path, ns, sel, fsel, all_ns, seen, &err) < 0)
+            rc = cli__fail(cli, &err);
+        json_decref(seen);
+    }
 out:
     json_decref(one);
     json_decref(doc);

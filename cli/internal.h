@@ -105,6 +105,9 @@ int cli__split_id(const char *id, const char *default_ns, char **ns, char **name
  * the API has no selector, so this is done client side (select.c). ERR_INVALID naming a
  * requirement that does not parse; items untouched then. */
 int cli__select(json_t *items, const char *selector, struct err *err);
+/* The same for a kubectl field selector ("status.phase=Running,spec.nodeName!=n1": dotted
+ * paths of the items as the API answers them, = / == / !=; an absent field reads as ""). */
+int cli__field_select(json_t *items, const char *selector, struct err *err);
 
 /* ---- -f for apply and delete (manifests.c) ---- */
 
@@ -148,6 +151,7 @@ int cli__cmd_preemptions(struct cli *cli);
 /* `muster get reservations` (reservations.c). */
 int cli__get_reservations(struct cli *cli);
 int cli__cmd_topology(struct cli *cli);
+int cli__cmd_explain(struct cli *cli);
 /* postmortem.c: `muster postmortem` (-o names the bundle's directory) and `muster audit
  * verify --bundle DIR`. */
 int cli__cmd_postmortem(struct cli *cli);
@@ -156,6 +160,8 @@ int cli__bundle_verify(struct cli *cli);
  * ERR_IO. */
 int cli__postmortem_chart(json_t *timeline, const char *title, const char *path, struct err *err);
 
+/* `muster describe node NAME` (describe_node.c). */
+int cli__cmd_describe_node(struct cli *cli, const char *name);
 /* `muster describe queue NAME` (queues.c). */
 int cli__cmd_describe_queue(struct cli *cli, const char *name);
 /* Prints queue documents (borrowed array) as the `get queues` table (queues.c). */

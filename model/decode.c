@@ -196,6 +196,13 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
     if (rc < 0)
         goto out;
     out->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
+    json_array_foreach(json_object_get(status, "conditions"), i, t)
+    {
+        const char *type = json_string_value(json_object_get(t, "type"));
+        const char *st = json_string_value(json_object_get(t, "status"));
+        if (type && strcmp(type, "Ready") == 0)
+            out->not_ready = !st || strcmp(st, "True") != 0;
+    }
     json_t *taints = json_object_get(spec, "taints");
     if (json_array_size(taints))
         out->taints = xcalloc(json_array_size(taints), sizeof(*out->taints));
@@ -235,9 +242,9 @@ static int same_str(const char *a, const char *b)
 
 int model_node_same(const struct model_node *a, const struct model_node *b)
 {
-    if (a->unschedulable != b->unschedulable || a->nlabels != b->nlabels ||
-        a->nallocatable != b->nallocatable || a->ntaints != b->ntaints ||
-        !same_str(a->name, b->name))
+    if (a->unschedulable != b->unschedulable || a->not_ready != b->not_ready ||
+        a->nlabels != b->nlabels || a->nallocatable != b->nallocatable ||
+        a->ntaints != b->ntaints || !same_str(a->name, b->name))
         return 0;
     for (size_t i = 0; i < a->nlabels; i++)
         if (!same_str(a->labels[i].key, b->labels[i].key) ||

@@ -102,6 +102,15 @@ char *model_unsupported_field(enum model_kind kind, json_t *obj, const char **wh
  * and every unsupported field with what it would change (docs/pod-spec.md). New. */
 char *model_fields_doc(void);
 
+/* A kind or one of its fields from the schema (`muster explain`): what is "Pod",
+ * "pod.spec.containers" (kinds as model_kind_from_resource takes them, field names as
+ * written). *out (new): {"kind", "path" ("" for the kind), "type" ("PodSpec",
+ * "[]Container", "scalar", "map[string]scalar", ...), "class" (honoured, known or
+ * unsupported; absent for a kind), "why" (an unsupported field's), "fields": [{"name",
+ * "type", "class", "why"?}] (empty below a scalar, list or map)}. ERR_INVALID naming the
+ * unknown kind, or the field that does not exist and the type it was looked for in. */
+int model_explain(const char *what, json_t **out, struct err *err);
+
 /* Validates one document and normalizes it in place (metadata.namespace defaults to
  * "default" for namespaced kinds). Appends one object per problem to errors:
  *   {"document": 3, "kind": "Pod", "name": "default/w-1",

@@ -87,6 +87,10 @@ struct model_node {
     int unschedulable;
     struct model_taint *taints;
     size_t ntaints;
+    /* status.conditions holds type Ready with a status other than "True" (a node without
+     * conditions, as a manifest node is, counts as ready). Shown, never scheduled on: as
+     * in Kubernetes, a NotReady node keeps pods off through its not-ready taint. */
+    int not_ready;
 };
 
 /* One gatherStrategy entry of the network-topology-spec annotation. */
@@ -245,8 +249,8 @@ int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, str
 int model_queue_decode(json_t *obj, struct model_queue *out, struct err *err);
 int model_pdb_decode(json_t *obj, struct model_pdb *out, struct err *err);
 void model_node_release(struct model_node *n);
-/* 1 when a and b are the same for scheduling: name, labels, allocatable, cordon and taints,
- * each in the same order (a node's heartbeat changes none of them). */
+/* 1 when a and b are the same for scheduling: name, labels, allocatable, cordon, taints and
+ * readiness, each in the same order (a node's heartbeat changes none of them). */
 int model_node_same(const struct model_node *a, const struct model_node *b);
 void model_podgroup_release(struct model_podgroup *g);
 void model_topology_release(struct model_topology *t);

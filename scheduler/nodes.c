@@ -1,6 +1,7 @@
 /*
  * nodes.c - node usage from the view (sched_node_usage, sched_nodes_usage), the numbers
- * GET /api/v1/nodes serves.
+ * GET /api/v1/nodes serves, and every node's numbers and marks at once (sched_node_map,
+ * GET /api/v1/nodemap: the UI's cluster map).
  *
  * The view already holds what a node's usage needs: allocatable as stored, used (the
  * requests of its counted pods: bound and not terminal) and which pods are bound to it.
@@ -117,5 +118,61 @@ int sched_nodes_usage(struct sched *s, json_t **out, struct err *err)
     }
     pthread_mutex_unlock(&s->mu);
     free(pods);
+    return 0;
+}
+
+/* A resource amount as a JSON number in the unit people read: cores for cpu (a real when
+ * fractional), whole units for everything else. */
+static json_t *amount_json(const char *res, int64_t value)
+{
+    if (model_resource_is_milli(res))
+        return value % 1000 ? json_real((double)value / 1000.0) : json_integer(value / 1000);
+    return json_integer(value);
+}
+
+/* One node of the map: see scheduler.h. */
+static json_t *map_node(const struct sched_view *v, const struct sv_node *n, int pods, int noms)
+{
+    json_t *alloc = json_object(), *used = json_object(), *taints = json_array();
+    for (size_t i = 0; i < n->m.nallocatable; i++) {
+        const struct model_res *a = &n->m.allocatable[i];
+        json_object_set_new(alloc, a->name, amount_json(a->name, a->value));
+        json_object_set_new(used, a->name, amount_json(a->name, used_of(v, n, a->name)));
+    }
+    for (size_t i = 0; i < n->m.ntaints; i++) {
+        const struct model_taint *t = &n->m.taints[i];
+        json_array_append_new(taints, json_pack("{s:s, s:s, s:s}", "key", t->key, "value", t->value,
+                                                "effect", t->effect));
+    }
+    return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o, s:i, s:i}", "name", n->name, "allocatable",
+                     alloc, "used", used, "unschedulable", n->m.unschedulable, "notReady",
+                     n->m.not_ready, "taints", taints, "pods", pods, "nominated", noms);
+}
+
+int sched_node_map(struct sched *s, json_t **out, struct err *err)
+{
+    (void)err;
+    pthread_mutex_lock(&s->mu);
+    struct sched_view *v = s->v;
+    int *pods = xcalloc(v->nnodes + 1, sizeof(int)), *noms = xcalloc(v->nnodes + 1, sizeof(int));
+    for (size_t i = 0; i < v->npods; i++) {
+        const struct sv_pod *p = &v->pods[i];
+        if (!p->alive)
+            continue;
+        if (p->node >= 0 && p->counted)
+            pods[p->node]++;
+        if (p->nominated >= 0 && p->node < 0)
+            noms[p->nominated]++;
+    }
+    size_t n;
+    const int *order = sched__view_node_order(v, &n);
+    json_t *items = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(items,
+                              map_node(v, &v->nodes[order[i]], pods[order[i]], noms[order[i]]));
+    pthread_mutex_unlock(&s->mu);
+    *out = json_pack("{s:o}", "items", items);
+    free(pods);
+    free(noms);
     return 0;
 }

@@ -240,6 +240,30 @@ int sched_node_usage(struct sched *s, const char *name, json_t **out, struct err
  * usage. Returns 0. */
 int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
 
+/* Every live node in one compact document, by name (GET /api/v1/nodemap: the topology page's
+ * cluster map): {"items": [{"name", "allocatable": {res: amount}, "used": {res: amount},
+ * "unschedulable", "notReady", "taints": [{"key", "value", "effect"}], "pods": bound pods
+ * that count (not terminal), "nominated": pending pods nominated to it}]}. Amounts are
+ * numbers: cpu in cores (fractional when it is), every other resource in whole units;
+ * "used" has a member for each allocatable resource. One pass under the lock, nothing read
+ * from the store. *out new. Returns 0. */
+int sched_node_map(struct sched *s, json_t **out, struct err *err);
+
+/* The time series (docs/api.md "GET /api/v1/timeseries"). sched_sample makes one sample of
+ * the cluster at now_ms under the lock (one pass over the view and the counters: cluster,
+ * per top-level domain and per queue capacity and use, jobs by state, waits, and the
+ * placements, preemptions, cycles and mean cycle time since the previous sample), then
+ * stores it in a write transaction of its own and drops the samples older than
+ * now_ms - retention_ms. Call it from a timer thread, never from inside a cycle. Returns 0
+ * or ERR_STORE.
+ * sched_timeseries reads the samples with from_ms <= t <= to_ms (to_ms 0: no end) from a
+ * store snapshot, without the lock: *out (new) {"times": [ms...], "series": {name:
+ * [value or null per time]}}, only the series whose names start with one of prefixes
+ * (nprefixes 0: all). Returns 0 or ERR_STORE. */
+int sched_sample(struct sched *s, int64_t now_ms, int64_t retention_ms, struct err *err);
+int sched_timeseries(struct sched *s, int64_t from_ms, int64_t to_ms, const char *const *prefixes,
+                     size_t nprefixes, json_t **out, struct err *err);
+
 /* Queues (docs/queues.md): fair share as the last cycle computed it, allocation as it is
  * now. sched_queues: *out (new) an array of queue objects sorted by name, every stored
  * Queue plus the built-in "default" when it is not stored. sched_queue: one queue, with

@@ -25,6 +25,8 @@ void server_config_init(struct server_config *c)
     c->sync = STORE_SYNC_FULL;
     c->grace_ms = 30000;
     c->retention_ms = SCHED_RETENTION_DEFAULT_MS;
+    c->timeseries_interval = 60.0;
+    c->timeseries_retention_ms = 2LL * 24 * 3600 * 1000;
     c->writeback_giveup_ms = 300000;
     c->log_level = LOG_INFO;
     c->threads = 32;
@@ -276,6 +278,19 @@ static int set_time(struct server_config *c, const char *key, const char *v, str
                            "'writeback_giveup' must be a duration above 0 (\"5m\", \"1h\" or "
                            "seconds), not '%s'",
                            v);
+    } else if (!strcmp(key, "timeseries_interval")) {
+        if (parse_seconds(v, &d) < 0 || (d != 0 && d < 0.1))
+            return err_set(err, ERR_INVALID,
+                           "'timeseries_interval' must be 0 (no samples) or a number of seconds "
+                           "of at least 0.1, not '%s'",
+                           v);
+        c->timeseries_interval = d;
+    } else if (!strcmp(key, "timeseries_retention")) {
+        if (server_parse_retention(v, &c->timeseries_retention_ms) < 0)
+            return err_set(err, ERR_INVALID,
+                           "'timeseries_retention' must be a duration above 0 (\"2d\", \"12h\" or "
+                           "seconds), not '%s'",
+                           v);
     } else if (!strcmp(key, "queueing_strategy")) {
         int q = model_queueing_parse(v);
         if (q < 0)
@@ -394,8 +409,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "unknown key '%s' (known: listen, data_dir, token, tokens_file, auth_reads, "
                    "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                    "body_limit, cycle_interval, sync, mark_running, grace_period, max_wait, "
-                   "queueing_strategy, "
-                   "retention, log_level, map_size, ui_dir, threads, http_head_timeout, "
+                   "queueing_strategy, retention, timeseries_interval, timeseries_retention, "
+                   "log_level, map_size, ui_dir, threads, http_head_timeout, "
                    "http_body_timeout, http_idle_timeout, http_write_timeout, "
                    "http_max_connections, http_body_memory, kubeconfig, kube_context, "
                    "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "

@@ -295,6 +295,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .max_connections = c->http_max_connections,
         .allowed_hosts = c->allowed_hosts,
         .cors_origins = c->cors_origins,
+        .timeseries_interval = c->timeseries_interval,
         .on_change = kick,
         .on_change_ctx = cy,
         .sources = kube ? sources_json : NULL,
@@ -346,6 +347,7 @@ int server_run(const struct server_config *c, struct err *err)
     struct api *api = NULL;
     struct kube *kube = NULL;
     struct ship *sh = NULL;
+    struct server__sampler *sampler = NULL;
     thrd_t thread;
     int have_thread = 0, rc;
     const char *read_only = NULL;
@@ -373,12 +375,15 @@ int server_run(const struct server_config *c, struct err *err)
     have_thread = 1;
     struct api_options ao = api_options_of(c, &cy, kube, sh, read_only);
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
-        (rc = server__audit_start(cy.guard, st, api, err)) < 0 || (rc = announce(c, api, err)) < 0)
+        (rc = server__audit_start(cy.guard, st, api, err)) < 0 ||
+        (rc = server__sampler_start(cy.sched, c, cy.guard, &sampler, err)) < 0 ||
+        (rc = announce(c, api, err)) < 0)
         goto out;
     serve_until_signal(api, &set);
 out:
     server__audit_stop(cy.guard); /* it may make the api read-only: stop it first */
     api_stop(api);                /* stop accepting; running requests finish first */
+    server__sampler_stop(sampler);
     if (have_thread)
         stop_cycles(&cy, thread);
     ship_close(sh); /* before the mirror it asks about leadership */

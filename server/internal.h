@@ -64,6 +64,17 @@ void server__audit_close(struct server__audit *g);
 int server__audit_retain(struct store *st, const char *dir, uint64_t keep, int hold_unshipped,
                          const struct store_audit_key *key, struct err *err);
 
+/* The time series sampler (sampler.c): a thread calling sched_sample every
+ * c->timeseries_interval seconds (none when it is 0: *out NULL), skipped while guard says
+ * read-only. Returns 0 or ERR_INTERNAL. server__sampler_stop ends and frees it (NULL-safe);
+ * call it before sched_close. */
+struct sched;
+struct server__sampler;
+int server__sampler_start(struct sched *s, const struct server_config *c,
+                          struct server__audit *guard, struct server__sampler **out,
+                          struct err *err);
+void server__sampler_stop(struct server__sampler *sp);
+
 /* Sets one config key as the file would (config.c). Returns 0 or ERR_INVALID naming the
  * key. */
 int server__config_set(struct server_config *c, const char *key, const char *v, struct err *err);

@@ -59,6 +59,9 @@ struct server_config {
                               0 none */
     int64_t retention_ms;  /* retention: how long a preempted job's record stays answerable
                               after its pods are gone; default 7 days */
+    double timeseries_interval;      /* seconds between time series samples, default 60;
+                                        0: no samples */
+    int64_t timeseries_retention_ms; /* samples older than this are dropped; default 2 days */
     enum log_level log_level;
     size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
     char *ui_dir;    /* NULL: the compiled-in web/static */

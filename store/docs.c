@@ -12,9 +12,9 @@
 #include "err.h"
 
 static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR,
-                                                       DBI_RESERVATIONS};
-static const char *const doc_name[STORE_DB_COUNT] = {"why document", "preemption record",
-                                                     "mirror record", "reservation"};
+                                                       DBI_TIMESERIES, DBI_RESERVATIONS};
+static const char *const doc_name[STORE_DB_COUNT] = {
+    "why document", "preemption record", "mirror record", "time series sample", "reservation"};
 
 int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *after,
                      store_obj_fn fn, void *ctx, struct err *err)
@@ -152,6 +152,16 @@ int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err
     if (rc)
         return store__mdb_err(st, rc, err, "cannot delete");
     return store__history_doc(txn, db, key, 'D', NULL, 0, err);
+}
+
+int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, store_obj_fn fn,
+                         void *ctx, struct err *err)
+{
+    int rc = check_db(db, err);
+
+    return rc < 0
+               ? rc
+               : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], NULL, after, fn, ctx, err);
 }
 
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,

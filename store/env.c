@@ -38,6 +38,7 @@ static const struct {
     [DBI_WHY] = {"why", 0},
     [DBI_PREEMPTIONS] = {"preemptions", 0},
     [DBI_MIRROR] = {"mirror", 0},
+    [DBI_TIMESERIES] = {"timeseries", 0},
     [DBI_RESERVATIONS] = {"reservations", 0},
     [DBI_META] = {"meta", 0},
     [DBI_AUDIT] = {"audit", 0},

@@ -37,6 +37,7 @@ enum store_dbi {
     DBI_WHY,
     DBI_PREEMPTIONS,
     DBI_MIRROR,
+    DBI_TIMESERIES,
     DBI_RESERVATIONS,
     DBI_META,
     DBI_AUDIT,

@@ -204,12 +204,14 @@ int store_count(MDB_txn *txn, enum model_kind kind, uint64_t *out, struct err *e
 
 /* ---- generic documents (why, preemption ledger, mirror state, reservations) ---- */
 
+/* STORE_DB_TIMESERIES: one sample per key, keyed by its time (scheduler/timeseries.c). */
 /* STORE_DB_RESERVATIONS: one document per starving job's reservation, keyed by job id
  * (scheduler/record/reserve_record.c writes them, view_load reads them back). */
 enum store_db {
     STORE_DB_WHY,
     STORE_DB_PREEMPTIONS,
     STORE_DB_MIRROR,
+    STORE_DB_TIMESERIES,
     STORE_DB_RESERVATIONS,
     STORE_DB_COUNT
 };
@@ -227,6 +229,9 @@ int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err
 int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key);
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
                    struct err *err);
+/* Every document whose key sorts after `after` (NULL: from the first), in key order. */
+int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, store_obj_fn fn,
+                         void *ctx, struct err *err);
 
 /* v as JSON text, exactly as json_dumps(v, JSON_COMPACT | flags) writes it, for flags 0 or
  * JSON_SORT_KEYS (the writer the store keeps every value with, store/jsonw.c), several

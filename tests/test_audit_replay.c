@@ -114,8 +114,12 @@ START_TEST(test_replay_finds_an_altered_decision)
     ck_assert_int_eq(num(res, "differences"), 1);
     json_t *d = json_array_get(json_object_get(res, "cyclesDiffering"), 0);
     ck_assert_int_eq(num(d, "cycle"), json_integer_value(json_object_get(victim, "cycle")));
-    ck_assert_ptr_nonnull(strstr(json_dumps(json_object_get(d, "logged"), 0), "lo-2"));
-    ck_assert_ptr_nonnull(strstr(json_dumps(json_object_get(d, "replayed"), 0), "lo-1"));
+    char *logged = json_dumps(json_object_get(d, "logged"), 0);
+    char *replayed = json_dumps(json_object_get(d, "replayed"), 0);
+    ck_assert_ptr_nonnull(strstr(logged, "lo-2"));
+    ck_assert_ptr_nonnull(strstr(replayed, "lo-1"));
+    free(logged);
+    free(replayed);
     json_decref(res);
     json_decref(forged);
     json_decref(all);

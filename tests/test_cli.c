@@ -389,6 +389,69 @@ START_TEST(test_cli_completion_bash)
 
     cli_run(NULL, NULL, ARGS("completion", "fish"), &r);
     ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: completion needs a shell: bash or zsh\n"
+                            "run 'muster help completion' for usage\n");
+    cli_result_release(&r);
+}
+END_TEST
+
+/* The zsh script is a #compdef file that loads bashcompinit and defines the same _muster
+ * (zsh is not on the test machine: the function is checked in bash, the header by text). */
+START_TEST(test_cli_completion_zsh)
+{
+    struct cli_result z, b;
+    cli_run(NULL, NULL, ARGS("completion", "zsh"), &z);
+    cli_run(NULL, NULL, ARGS("completion", "bash"), &b);
+    ck_assert_int_eq(z.status, 0);
+    ck_assert_msg(strncmp(z.out, "#compdef muster\n", 16) == 0, "%s", z.out);
+    ck_assert_ptr_nonnull(strstr(z.out, "\nautoload -U +X bashcompinit && bashcompinit\n"));
+    /* after the headers, the bash script's function and its complete line, unchanged */
+    ck_assert_str_eq(strstr(z.out, "\n_muster()\n"), strstr(b.out, "\n_muster()\n"));
+    char path[] = "/tmp/muster-completion-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *fn = strstr(z.out, "\n_muster()\n") + 1;
+    ck_assert_int_eq(write(fd, fn, strlen(fn)), (ssize_t)strlen(fn));
+    close(fd);
+    char *c = complete_line(path, "muster completion \"\"");
+    ck_assert_str_eq(c, "bash zsh");
+    free(c);
+    unlink(path);
+    cli_result_release(&z);
+    cli_result_release(&b);
+}
+END_TEST
+
+/* explain reads the schema validation uses: a field's type and class, the fields below,
+ * any case and short names for the kind, and a usage error naming a field that is not. */
+START_TEST(test_cli_explain)
+{
+    struct cli_result r;
+    cli_run(NULL, NULL, ARGS("explain", "PO.spec.containers.resources"), &r);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "KIND:   Pod\n"
+                            "FIELD:  spec.containers.resources <ResourceRequirements> (honoured)\n"
+                            "\n"
+                            "FIELD      TYPE                  MUSTER\n"
+                            "claims     <[]ResourceClaim>     unsupported\n"
+                            "limits     <map[string]scalar>   honoured\n"
+                            "requests   <map[string]scalar>   honoured\n");
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "pod.spec.containers.resources.claims", "-o", "json"), &r);
+    ck_assert_int_eq(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "class")), "unsupported");
+    ck_assert_ptr_nonnull(json_string_value(json_object_get(doc, "why")));
+    json_decref(doc);
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "pod.spec.nope"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: Pod has no field 'spec.nope' (fields of PodSpec)\n"
+                            "run 'muster help explain' for usage\n");
+    cli_result_release(&r);
+    cli_run(NULL, NULL, ARGS("explain", "widget"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: unknown kind 'widget'\nrun 'muster help explain' for usage\n");
     cli_result_release(&r);
 }
 END_TEST
@@ -410,6 +473,8 @@ static Suite *cli_suite(void)
     tcase_add_test(tc, test_cli_simulate_strict_fields);
     tcase_add_test(tc, test_cli_bad_input_files);
     tcase_add_test(tc, test_cli_completion_bash);
+    tcase_add_test(tc, test_cli_completion_zsh);
+    tcase_add_test(tc, test_cli_explain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,13 +2,20 @@
  * test_cli_kubectl.c - `muster` doing what kubectl does, against a real musterd: apply
  * -f repeated and -f DIR (all or nothing), delete of several names and delete -f, -o name
  * and -o wide, a YAML syntax error printed once, a 401 that says how to pass a token, delete
- * job NS/NAME (its pods and PodGroup), delete --all, -l label selectors on get and delete.
+ * job NS/NAME (its pods and PodGroup), delete --all, -l label selectors on get and delete,
+ * describe node (health, cordon, taints, use, pods), --field-selector, get -w and audit
+ * export --follow (run on a pipe until the change shows, then interrupted).
  * Case files are in tests/data/cli/kubectl.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "cli_support.h"
@@ -346,6 +353,199 @@ START_TEST(test_cli_kubectl_label_selectors)
 }
 END_TEST
 
+START_TEST(test_cli_kubectl_describe_node)
+{
+    struct cli_result r;
+    char *f = cli_data_path("kubectl/node/node.yaml");
+    run_ok(&r, ARGS("apply", "-f", f));
+    cli_result_release(&r);
+    run_ok(&r, ARGS("describe", "node", "sick"));
+    ck_assert_str_eq(r.out, "Name:          sick\n"
+                            "Ready:         False (NotReady: KubeletNotReady)\n"
+                            "Unschedulable: true (cordoned)\n"
+                            "Taints:        gpu-broken=yes:NoSchedule\n"
+                            "Labels:        network.topology.nvidia.com/block=b1\n"
+                            "Resources:\n"
+                            "RESOURCE   ALLOCATABLE   REQUESTED   FREE\n"
+                            "cpu        8             1500m       6500m\n"
+                            "memory     32Gi          1Gi         31Gi\n"
+                            "pods       110           1           109\n"
+                            "Pods:          1\n"
+                            "POD    JOB\n"
+                            "ux/w   ux/w\n"
+                            "Nominated:     0\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("describe", "NODE", "sick", "-o", "json"));
+    ck_assert_msg(strstr(r.out, "\"nominated\": []") && strstr(r.out, "\"KubeletNotReady\""), "%s",
+                  r.out);
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("describe", "node", "gone"), &r);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "error: node 'gone' not found\n");
+    cli_result_release(&r);
+    free(f);
+}
+END_TEST
+
+START_TEST(test_cli_kubectl_field_selectors)
+{
+    struct cli_result r;
+    apply_dir();
+    run_ok(&r,
+           ARGS("get", "pods", "-n", "ux", "--field-selector", "metadata.name=b", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/b\n");
+    cli_result_release(&r);
+    run_ok(&r, ARGS("get", "pods", "-A", "--field-selector",
+                    "metadata.namespace==ux,metadata.name!=b", "-o", "name"));
+    ck_assert_str_eq(r.out, "pod/a\npod/c\n");
+    cli_result_release(&r);
+    /* an absent field reads as "": the unbound pods and the bound ones split the three */
+    struct cli_result bound;
+    run_ok(&r, ARGS("get", "pods", "-n", "ux", "--field-selector", "spec.nodeName=", "-o", "name"));
+    run_ok(&bound,
+           ARGS("get", "pods", "-n", "ux", "--field-selector", "spec.nodeName!=", "-o", "name"));
+    ck_assert_int_eq(count_lines(r.out) + count_lines(bound.out), 3);
+    for (const char *p = "pod/a\n"; p; p = !strcmp(p, "pod/a\n")   ? "pod/b\n"
+                                           : !strcmp(p, "pod/b\n") ? "pod/c\n"
+                                                                   : NULL)
+        ck_assert_msg(!strstr(r.out, p) != !strstr(bound.out, p), "%s in exactly one", p);
+    cli_result_release(&r);
+    cli_result_release(&bound);
+    run_ok(&r, ARGS("get", "nodes", "--field-selector", "spec.unschedulable=true"));
+    ck_assert_str_eq(r.out, "");
+    ck_assert_str_eq(r.err, "No resources found\n");
+    cli_result_release(&r);
+    cli_run(env, NULL, ARGS("get", "pods", "--field-selector", "spec.nodeName"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: invalid field selector requirement 'spec.nodeName': it needs "
+                            "= or != and a value\nrun 'muster help get' for usage\n");
+    cli_result_release(&r);
+}
+END_TEST
+
+/* Runs muster args with its stdout on a pipe until its output holds want (or the test's own
+ * timeout ends it), then interrupts it; the output so far (new). apply (a manifest, may be
+ * NULL) is applied once after muster printed first (the change a watch must see). */
+static char *run_until(const char *const *args, const char *first, const char *apply,
+                       const char *want)
+{
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        putenv((char *)env[0]);
+        const char *argv[16] = {"muster"};
+        size_t n = 1;
+        for (; args[n - 1] && n < 15; n++)
+            argv[n] = args[n - 1];
+        argv[n] = NULL;
+        char bin[4096];
+        snprintf(bin, sizeof(bin), "%s/muster", getenv("MUSTER_BIN_DIR"));
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    char *out = xcalloc(1, 1);
+    size_t len = 0;
+    int applied = apply == NULL;
+    while (!strstr(out, want)) {
+        char buf[4096];
+        ssize_t k = read(fd[0], buf, sizeof(buf));
+        ck_assert_msg(k > 0, "muster ended before printing '%s': %s", want, out);
+        out = xrealloc(out, len + (size_t)k + 1);
+        memcpy(out + len, buf, (size_t)k);
+        len += (size_t)k;
+        out[len] = '\0';
+        if (!applied && strstr(out, first)) {
+            struct cli_result r;
+            cli_run_ok(env, apply, ARGS("apply", "-f", "-"), &r);
+            cli_result_release(&r);
+            applied = 1;
+        }
+    }
+    kill(pid, SIGINT);
+    int st;
+    waitpid(pid, &st, 0);
+    close(fd[0]);
+    return out;
+}
+
+static const char new_pod[] = "apiVersion: v1\nkind: Pod\nmetadata: {name: late, namespace: ux}\n"
+                              "spec:\n  containers: [{name: c, image: x}]\n";
+
+START_TEST(test_cli_kubectl_get_watch)
+{
+    apply_dir();
+    /* the list first, then the new pod as a row of its own when it appears */
+    char *out = run_until(ARGS("get", "pods", "-n", "ux", "-w"), "NAME", new_pod, "\nlate ");
+    ck_assert_msg(strncmp(out, "NAME   PHASE", 12) == 0 && strstr(out, "\na ") &&
+                      strstr(out, "\nc "),
+                  "%s", out);
+    const char *late = strstr(out, "\nlate ");
+    ck_assert_msg(strstr(late, "Pending"), "%s", out);
+    ck_assert_msg(!strstr(late, "NAME"), "no second header: %s", out);
+    free(out);
+    /* -o name: names only, the new one after */
+    out = run_until(ARGS("get", "pods", "-n", "ux", "-w", "-o", "name"), "pod/c\n",
+                    "apiVersion: v1\nkind: Pod\nmetadata: {name: later, namespace: ux}\n"
+                    "spec:\n  containers: [{name: c, image: x}]\n",
+                    "pod/later\n");
+    ck_assert_str_eq(out, "pod/a\npod/b\npod/c\npod/late\npod/later\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(test_cli_kubectl_audit_follow)
+{
+    apply_dir();
+    /* what is there, then the record of an apply made while it follows, and nothing of
+     * another kind (the filter holds) */
+    char *out = run_until(ARGS("audit", "export", "--kind", "applied", "--follow"),
+                          "\"name\":\"ux/c\"", new_pod, "\"name\":\"ux/late\"");
+    size_t lines = 0;
+    for (char *p = out; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_uint_eq(lines, 6); /* two nodes, three pods, then the late pod */
+    ck_assert_msg(!strstr(out, "\"kind\":\"cycle\""), "%s", out);
+    free(out);
+    struct cli_result r;
+    cli_run(env, NULL, ARGS("audit", "export", "--follow", "--to", "5"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "error: audit export --follow has no end: no --to, --until or "
+                            "--limit\nrun 'muster help audit' for usage\n");
+    cli_result_release(&r);
+}
+END_TEST
+
+/* Values are matched without case, as their names are spelled by musterd. */
+START_TEST(test_cli_kubectl_values_any_case)
+{
+    struct cli_result a, b;
+    apply_dir();
+    run_ok(&a, ARGS("get", "PODS", "-n", "ux", "--phase", "PENDING", "-o", "NAME"));
+    run_ok(&b, ARGS("get", "pods", "-n", "ux", "--phase", "Pending", "-o", "name"));
+    ck_assert_str_eq(a.out, b.out);
+    cli_result_release(&a);
+    cli_result_release(&b);
+    run_ok(&a, ARGS("get", "jobs", "-n", "ux", "--state", "pending", "-o", "Json"));
+    run_ok(&b, ARGS("get", "jobs", "-n", "ux", "--state", "Pending", "-o", "json"));
+    ck_assert_str_eq(a.out, b.out);
+    cli_result_release(&a);
+    cli_result_release(&b);
+    run_ok(&a, ARGS("audit", "export", "--kind", "APPLIED", "--limit", "1"));
+    ck_assert_msg(strstr(a.out, "\"kind\":\"applied\""), "%s", a.out);
+    cli_result_release(&a);
+    cli_run(env, NULL, ARGS("get", "pods", "--phase", "asleep"), &a);
+    ck_assert_int_eq(a.status, 1);
+    ck_assert_msg(strstr(a.err, "unknown pod phase 'asleep'"), "%s", a.err);
+    cli_result_release(&a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli_kubectl");
@@ -364,6 +564,11 @@ int main(void)
     tcase_add_test(tc, test_cli_kubectl_delete_job_whatever_exists);
     tcase_add_test(tc, test_cli_kubectl_delete_all);
     tcase_add_test(tc, test_cli_kubectl_label_selectors);
+    tcase_add_test(tc, test_cli_kubectl_describe_node);
+    tcase_add_test(tc, test_cli_kubectl_field_selectors);
+    tcase_add_test(tc, test_cli_kubectl_get_watch);
+    tcase_add_test(tc, test_cli_kubectl_audit_follow);
+    tcase_add_test(tc, test_cli_kubectl_values_any_case);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -154,6 +154,8 @@ struct api_options {
     int idle_timeout_ms;
     int write_timeout_ms;
     int max_connections;
+    /* Seconds between time series samples (GET /api/v1/timeseries says it); 0: none. */
+    double timeseries_interval;
     /* Called after every successful apply or delete (the cycle thread's wake-up). */
     void (*on_change)(void *ctx);
     void *on_change_ctx;

@@ -73,6 +73,7 @@ struct api {
     void *authenticate_ctx;
     struct api_authcache *authcache; /* results of authenticate */
     struct api_readcache *readcache; /* answers of the scheduler's read routes */
+    double timeseries_interval;      /* api_options.timeseries_interval */
     int auth_on;                     /* any credential source is configured */
     int auth_reads;
     struct api_rate rate[API_ROLE_COUNT];

@@ -1,7 +1,7 @@
 /*
  * cached_reads.h - the scheduler's read routes (jobs, a job, its why document, the topology
- * tree), from the bottom up: a read as a query and its answer made from the scheduler's
- * view (read_make.c); the answers kept, shared and remade in the background
+ * tree, the node map), from the bottom up: a read as a query and its answer made from the
+ * scheduler's view (read_make.c); the answers kept, shared and remade in the background
  * (readcache.c); which answer a request gets by its resourceVersion, and the reply
  * (reads.c, whose opening comment has the rules). The cache calls read_make.c to remake
  * answers, never reads.c; only reads.c replies.
@@ -22,7 +22,13 @@
 struct err;
 
 /* ---- read_make.c: the reads as queries, and their answers made ---- */
-enum api_read_kind { API_READ_JOBS, API_READ_JOB, API_READ_WHY, API_READ_TOPOLOGY };
+enum api_read_kind {
+    API_READ_JOBS,
+    API_READ_JOB,
+    API_READ_WHY,
+    API_READ_TOPOLOGY,
+    API_READ_NODEMAP
+};
 /* One read of the scheduler's view, as parsed from its request: enough to make its answer
  * again without the request (the background remaker keeps a copy). */
 struct api_read {

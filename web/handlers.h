@@ -32,6 +32,13 @@ void api__whatif(struct req *r);
 void api__pods_status(struct req *r);
 void api__nodes_list(struct req *r);
 void api__node_get(struct req *r);
+/* timeseries.c: GET /api/v1/timeseries and the Grafana JSON data source routes. */
+void api__timeseries(struct req *r);
+void api__grafana_test(struct req *r);
+void api__grafana_search(struct req *r);
+void api__grafana_query(struct req *r);
+/* GET /api/v1/nodemap: every node in one compact answer (sched_node_map). */
+void api__nodemap(struct req *r);
 void api__node_delete(struct req *r);
 void api__pods_list(struct req *r);
 void api__pod_get(struct req *r);

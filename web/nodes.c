@@ -1,10 +1,12 @@
 /* nodes.c - GET /api/v1/nodes[/{name}]: the stored nodes with the scheduler's usage and
- * pods (sched_node_usage), DELETE /api/v1/nodes/{name}.
+ * pods (sched_node_usage), DELETE /api/v1/nodes/{name}, GET /api/v1/nodemap (every node's
+ * numbers and marks at once, from the view only: the UI's cluster map).
  *
  * The usage of a whole list is read first, the stored nodes after (a snapshot): a node
  * created in between has no usage yet and is left out, one deleted in between is not in
  * the snapshot. A page reads its nodes first and each one's usage after: a node deleted in
  * between is left out (404 for a single node). */
+#include "cached_reads.h"
 #include "handlers.h"
 #include "http.h"
 #include "lists.h"
@@ -105,4 +107,12 @@ void api__node_get(struct req *r)
 void api__node_delete(struct req *r)
 {
     api__object_delete(r, MODEL_NODE, r->params[0]);
+}
+
+/* A cached read (reads.c): gzipped once per state, and a poll with resourceVersion=0 gets
+ * the answer made last without waiting for a cycle. */
+void api__nodemap(struct req *r)
+{
+    struct api_read q = {.kind = API_READ_NODEMAP};
+    api__read_reply(r, &q);
 }

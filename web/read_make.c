@@ -60,6 +60,8 @@ int api__read_make(struct api *api, const struct api_read *q, json_t **out, stru
         return sched_why(api->sched, q->id, out, err);
     case API_READ_TOPOLOGY:
         return sched_topology(api->sched, &q->topo, out, err);
+    case API_READ_NODEMAP:
+        return sched_node_map(api->sched, out, err);
     }
     return err_set(err, ERR_INTERNAL, "unknown read");
 }

@@ -109,6 +109,7 @@ static void keep_options(struct api *api, const struct api_options *opts)
 {
     api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
     api->field_validation = opts->field_validation;
+    api->timeseries_interval = opts->timeseries_interval;
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
     api->on_change = opts->on_change;
     api->on_change_ctx = opts->on_change_ctx;

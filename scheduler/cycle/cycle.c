@@ -209,6 +209,7 @@ static int cycle_once(struct sched *s, int64_t now_ms, const struct sched_caller
     s->cycle = c.cycle;
     ms = (double)(clock_mono_ns() - t0) / 1e6;
     metrics_cycle(s, ms / 1000.0);
+    s->met.preemptions += (uint64_t)c.preemptions;
     if (summary)
         *summary = json_pack(
             "{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:I}", "cycle", (json_int_t)c.cycle, "placed",

@@ -129,6 +129,7 @@ static void members_and_checks(struct sched_cyc *c, int ji, struct sched_attempt
                                json_pack("{s:s,s:i,s:i}", "podGroup", mj->id, "minMember", need,
                                          "members", am->base + am->pending),
                                WHY_MSG_MEMBERS_MISSING, mj->id, am->base + am->pending,
+                               WHY_PLURAL(am->base + am->pending),
                                only_waiting ? WHY_MSG_MEMBERS_ONLY_WAITING : "", need);
         if (mj->has_pg && mj->pg.has_spec) {
             struct gather_spec gs;

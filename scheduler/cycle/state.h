@@ -27,6 +27,13 @@ struct sched_metrics {
     uint64_t deadlines;          /* pods ended by spec.activeDeadlineSeconds */
     uint64_t hist[SCHED_HIST_N]; /* cycle duration buckets (sched__hist_bounds) */
     double duration_sum;
+    uint64_t preemptions; /* preemption ledger entries written */
+};
+
+/* The counters as the last time series sample saw them (timeseries.c). */
+struct sched_ts_prev {
+    uint64_t cycles, pods_placed, preemptions;
+    double duration_sum;
 };
 
 /* The scheduler: the object the entry points (scheduler.h) hang everything off. Entry
@@ -42,6 +49,7 @@ struct sched {
      * rebuild: look; record/ledger.c keeps it at the earliest retainedUntil) */
     int64_t retain_scan_ms;
     struct sched_metrics met;
+    struct sched_ts_prev ts_prev;
     /* the schedulable nodes' allocatable summed per resource, and the node counts, as of view
      * epoch cl_epoch with cl_nres resources (cycle.c: nodes change only with the epoch);
      * cl_epoch 0 after a rebuild */

@@ -253,7 +253,7 @@ static struct place_topology *account(struct gather *g, const struct layer_stats
     plural(layer, what, sizeof(what));
     int len =
         snprintf(sum, n, WHY_MSG_GATHER_SUMMARY, g->spec->must >= 0 ? "MustGather" : "PreferGather",
-                 layer, st->hold, st->n, what, g->need);
+                 layer, st->hold, st->n, what, g->need, WHY_PLURAL(g->need));
     int mult_named = 0; /* the summary already lists the multiples */
     if (chosen) {
         snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_PLACED,

@@ -81,7 +81,8 @@ int sched__job_tasks_short(const struct sched_view *v, const struct sv_job *j, i
             continue;
         if (msg)
             snprintf(msg, n, WHY_MSG_TASK_SHORT, j->id, tm->task, have,
-                     pending ? WHY_MSG_TASK_MEMBER : WHY_MSG_TASK_PLACEABLE, (int)tm->min);
+                     pending ? WHY_MSG_TASK_MEMBER : WHY_MSG_TASK_PLACEABLE, WHY_PLURAL(have),
+                     (int)tm->min);
         return 1;
     }
     return 0;

@@ -52,14 +52,18 @@
 /* The missing PodGroup's id. */
 #define WHY_MSG_GROUP_MEMBER_MISSING "PodGroup '%s' of the GangGroup does not exist"
 
+/* "s" unless n is 1: "1 member pod", "3 member pods". */
+#define WHY_PLURAL(n) ((n) == 1 ? "" : "s")
+
 /* ---- MembersMissing ---- */
-/* PodGroup id; member pods it has; WHY_MSG_MEMBERS_ONLY_WAITING or ""; minMember. */
-#define WHY_MSG_MEMBERS_MISSING "PodGroup '%s' has %d member pods%s, minMember %d"
+/* PodGroup id; member pods it has; WHY_PLURAL of it; WHY_MSG_MEMBERS_ONLY_WAITING or "";
+ * minMember. */
+#define WHY_MSG_MEMBERS_MISSING "PodGroup '%s' has %d member pod%s%s, minMember %d"
 /* After the count when the match policy counts only pending pods. No arguments. */
 #define WHY_MSG_MEMBERS_ONLY_WAITING " pending (match policy only-waiting)"
 /* PodGroup id; task name; pods it has; WHY_MSG_TASK_MEMBER or WHY_MSG_TASK_PLACEABLE;
- * minTaskMember. Also GangShortfall's. */
-#define WHY_MSG_TASK_SHORT "PodGroup '%s': task '%s' has %d %s pods, minTaskMember %d"
+ * WHY_PLURAL of the pods; minTaskMember. Also GangShortfall's. */
+#define WHY_MSG_TASK_SHORT "PodGroup '%s': task '%s' has %d %s pod%s, minTaskMember %d"
 /* WHY_MSG_TASK_SHORT's kind of pods before placement (MembersMissing). */
 #define WHY_MSG_TASK_MEMBER "member"
 
@@ -183,8 +187,8 @@
 /* ---- TopologyNoDomain: the topology part's summary ("MustGather BlockLayer: 0/4 blocks
  * hold 8 pods; best b1 holds 6 (cpu)"), also inside TopologyNodeSetsFailed's ---- */
 /* MustGather or PreferGather; layer; domains that hold the job (size_t); domains (size_t);
- * the layer's plural ("blocks"); pods needed. */
-#define WHY_MSG_GATHER_SUMMARY "%s %s: %zu/%zu %s hold %d pods"
+ * the layer's plural ("blocks"); pods needed; WHY_PLURAL of them. */
+#define WHY_MSG_GATHER_SUMMARY "%s %s: %zu/%zu %s hold %d pod%s"
 /* Layer of the chosen domain; its name; its offer slots (long). */
 #define WHY_MSG_GATHER_PLACED "; placed in %s %s (offer slots %ld)"
 /* The best domain; pods it holds (long); " (", its limit, ")" or three "". */

@@ -356,6 +356,8 @@ int sched__record_preemption(struct sched_cyc *c, const struct preempt_plan *p,
     uint64_t id = 0;
     int rc = sched__ledger_add(c, p, entry, &id, err);
     if (rc == 0)
+        c->preemptions++;
+    if (rc == 0)
         rc = sched__ledger_room_record(c, v->jobs[p->job].id, id, room, err);
     json_decref(room);
     for (size_t i = 0; rc == 0 && i < p->cleared.njobs; i++)

@@ -40,9 +40,10 @@ struct sched_cyc {
     int *touched; /* nodes with cyc_pods this cycle */
     size_t ntouched, captouched;
     long placed, jobs_placed, discarded, unschedulable;
-    long attempted; /* attempts (sched__attempt calls) */
-    long waiting;   /* parked jobs left out (view_wait.c) */
-    long changes;   /* what the housekeeping changed in the store (pods, victim records) */
+    long attempted;   /* attempts (sched__attempt calls) */
+    long waiting;     /* parked jobs left out (view_wait.c) */
+    long changes;     /* what the housekeeping changed in the store (pods, victim records) */
+    long preemptions; /* preemption ledger entries written (counted once the cycle commits) */
     /* The allocatable of every schedulable node summed per resource ([v->nres], NULL until
      * the first attempt asks: cycle_attempt.c's ExceedsClusterCapacity), and the counts of
      * live and of cordoned nodes. Nodes do not change within a cycle. */

@@ -14,7 +14,7 @@ if [ ! -x /usr/bin/chromium ] || ! command -v node >/dev/null || ! command -v np
   echo "ui: installing chromium / nodejs / npm from Debian" >&2
   "$root/scripts/install-deps.sh" --ui
 fi
-if [ ! -d "$here/node_modules/playwright-core" ]; then
+if [ ! -d "$here/node_modules/playwright-core" ] || [ ! -d "$here/node_modules/axe-core" ]; then
   (cd "$here" && npm ci --no-audit --no-fund >/dev/null)
 fi
 
@@ -26,8 +26,13 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# grace_period: the demo's victims stay terminating for the whole suite, so every test sees the
+# preemptions of the first cycle as they were (nominations and Pipelined jobs included),
+# however long the suite before it ran
 cat >"$tmp/musterd.yaml" <<CFG
 cycle_interval: 0
+timeseries_interval: 1
+grace_period: 600
 mark_running: true
 sync: none
 log_level: warn

@@ -44,12 +44,24 @@ async function open(hash, prepare) {
   const page = await newPage(b.browser);
   page.unexpected = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
+    if (m.type() === 'error')
+      page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
   });
   page.on('pageerror', (e) => page.unexpected.push(String(e)));
   if (prepare) await prepare(page);
   await page.goto(URL + '/' + hash);
   await page.waitForSelector('#status[data-state="ok"]', { timeout: 15000 });
+  return page;
+}
+
+// A page that records console errors as open() does, not navigated yet.
+async function newPageLogged() {
+  const page = await newPage(b.browser);
+  page.unexpected = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.unexpected.push(`${m.text()} (${(m.location() || {}).url})`);
+  });
+  page.on('pageerror', (e) => page.unexpected.push(String(e)));
   return page;
 }
 
@@ -72,6 +84,42 @@ test('overview shows capacity, jobs by state and recent decisions', async () => 
   await finish(page, 'overview');
 });
 
+// Waits until musterd has at least n samples (tests/ui/run.sh samples every second).
+async function samples(n) {
+  for (;;) {
+    const ts = await api('/api/v1/timeseries?series=jobs.');
+    if (ts.times.length >= n) return ts;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// The legend entries ("name: value") of the chart captioned title.
+async function legend(page, title) {
+  return page.locator(`figure.chart:has(figcaption:text-is("${title}")) ul.clegend li`).allTextContents();
+}
+
+test('the overview charts the time series musterd keeps', async () => {
+  await samples(2);
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/?since=6h');
+  const ts = await (await answer).json();
+  await page.waitForSelector('figure.chart svg path.line', { state: 'attached' });
+  const last = (name) => { const c = ts.series[name] || []; for (let i = c.length - 1; i >= 0; i--) if (c[i] !== null) return c[i]; return 0; };
+  const gpu = 'nvidia.com/gpu';
+  assert.deepEqual(await legend(page, `${gpu}: used of allocatable`),
+    [`used: ${last('cluster.used.' + gpu)}`, `allocatable: ${last('cluster.allocatable.' + gpu)}`]);
+  const jobs = await legend(page, 'Jobs by state');
+  assert.ok(jobs.includes(`Running: ${last('jobs.Running')}`), jobs.join('; '));
+  // one path per line, with a point per sample that has the series
+  const d = await page.locator(`figure.chart:has(figcaption:text-is("Jobs by state")) path[data-series="Running"]`).getAttribute('d');
+  assert.equal((d.match(/[ML]/g) || []).length, ts.series['jobs.Running'].filter((v) => v !== null).length);
+  // the window is in the route and in the request
+  assert.match(page.url(), /since=6h/);
+  assert.equal(await page.locator('#ov-window').inputValue(), '6h');
+  await finish(page, 'overview-trends');
+});
+
 test('jobs table lists every job with its state and filters by state', async () => {
   const jobs = (await api('/api/v1/jobs')).items;
   const page = await open('#/jobs');
@@ -87,6 +135,96 @@ test('jobs table lists every job with its state and filters by state', async () 
   await page.click('table.jobs a[href="#/jobs/training/giant"]');
   await page.waitForSelector('.whydoc');
   await finish(page, 'jobs');
+});
+
+test('jobs: reason, queue, position and wait columns; namespace and queue filters', async () => {
+  const jobs = (await api('/api/v1/jobs')).items;
+  const page = await open('#/jobs');
+  await page.waitForSelector('table.jobs tbody tr[data-job]');
+  const cell = (id, col) => page.locator(`table.jobs tbody tr[data-job="${id}"] td`).nth(col);
+  const heads = await page.locator('table.jobs thead th').allTextContents();
+  const at = (label) => heads.findIndex((x) => x.replace(/ [▲▼]$/, '') === label);
+  for (const j of jobs) {
+    assert.equal(await cell(j.id, at('reason')).textContent(), j.reason || '', j.id);
+    assert.equal(await cell(j.id, at('queue')).textContent(), j.queue || '–', j.id);
+  }
+  // positions: the waiting jobs of a queue numbered by priority, then creation
+  const waiting = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut'];
+  const byQueue = {};
+  for (const j of jobs) if (waiting.includes(j.state)) (byQueue[j.queue] ||= []).push(j);
+  let checked = 0;
+  for (const list of Object.values(byQueue)) {
+    list.sort((a, b) => b.priority - a.priority || Date.parse(a.creationTimestamp) - Date.parse(b.creationTimestamp) || a.id.localeCompare(b.id));
+    for (const [i, j] of list.entries()) {
+      assert.equal(await cell(j.id, at('position')).textContent(), `${i + 1} of ${list.length}`, j.id);
+      checked++;
+    }
+  }
+  assert.ok(checked > 0, 'the demo has waiting jobs');
+  const placed = jobs.find((j) => j.state === 'Running');
+  assert.equal(await cell(placed.id, at('position')).textContent(), '–');
+  assert.equal(await cell(placed.id, at('wait')).textContent(), '–');
+  // filters: namespace, then queue, kept in the URL
+  await page.selectOption('#jobs-ns', 'research');
+  let ids = await page.locator('table.jobs tbody tr[data-job]').evaluateAll((trs) => trs.map((t) => t.dataset.job).sort());
+  assert.deepEqual(ids, jobs.filter((j) => j.namespace === 'research').map((j) => j.id).sort());
+  assert.match(page.url(), /namespace=research/);
+  await page.selectOption('#jobs-ns', '');
+  const q = jobs.find((j) => j.queue && j.queue !== 'default').queue;
+  await page.selectOption('#jobs-queue', q);
+  ids = await page.locator('table.jobs tbody tr[data-job]').evaluateAll((trs) => trs.map((t) => t.dataset.job).sort());
+  assert.deepEqual(ids, jobs.filter((j) => j.queue === q).map((j) => j.id).sort());
+  await finish(page, 'jobs-columns');
+});
+
+test('jobs: usage by namespace and queue (sshare)', async () => {
+  await samples(2);
+  const jobs = (await api('/api/v1/jobs')).items;
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/jobs');
+  const ts = await (await answer).json();
+  await page.waitForSelector('table.usage-ns tbody tr[data-ns]');
+  const waiting = ['Pending', 'Unschedulable', 'Starving', 'Pipelined', 'TimedOut'];
+  const last = (n) => { const c = ts.series[n] || []; for (let i = c.length - 1; i >= 0; i--) if (c[i] !== null) return c[i]; return 0; };
+  const gpu = 'nvidia.com/gpu', cap = last('cluster.allocatable.' + gpu);
+  for (const ns of [...new Set(jobs.map((j) => j.namespace))]) {
+    const cells = await page.locator(`table.usage-ns tr[data-ns="${ns}"] td`).allTextContents();
+    assert.equal(Number(cells[2]), jobs.filter((j) => j.namespace === ns && waiting.includes(j.state)).length, ns);
+    assert.ok(cells[3].startsWith(`${last(`namespace.${ns}.used.${gpu}`)} / ${cap}`), `${ns}: ${cells[3]}`);
+  }
+  assert.ok(last(`namespace.training.used.${gpu}`) > 0, 'the demo\'s training namespace holds GPUs');
+  const queues = (await api('/api/v1/queues')).items;
+  for (const q of queues) {
+    const cells = await page.locator(`table.usage-q tr[data-queue="${q.name}"] td`).allTextContents();
+    assert.ok(cells[3].startsWith(`${q.resources[gpu]?.allocated ?? 0} / ${cap}`), `${q.name}: ${cells[3]}`);
+  }
+  await finish(page, 'jobs-usage');
+});
+
+test('audit: newest first, actors, preemptors, relative since, the broken record marked', async () => {
+  const recs = (await (await fetch(URL + '/api/v1/audit?limit=100000')).text()).trim().split('\n')
+    .map((l) => JSON.parse(l));
+  const bad = recs[Math.floor(recs.length / 2)].seq;
+  // the chain of the demo verifies (the export test checks that); here verify is answered
+  // broken at one record to show how the page marks it
+  const page = await open('#/audit?limit=100000&since=1h', (p) => p.route('**/api/v1/audit/verify*', (route) =>
+    route.fulfill({ json: { ok: false, from: 1, to: recs.length, checked: recs.length, firstBad: bad, reason: `record ${bad}: hash mismatch` } })));
+  await page.waitForSelector('table.audit tbody tr[data-seq]');
+  const seqs = await page.locator('table.audit tbody tr[data-seq]').evaluateAll((trs) => trs.map((t) => Number(t.dataset.seq)));
+  assert.deepEqual(seqs, recs.map((r) => r.seq).reverse(), 'every record of the last hour, newest first');
+  const heads = await page.locator('table.audit thead th').allTextContents();
+  const applied = recs.find((r) => r.kind === 'applied' && r.by);
+  assert.equal(await page.locator(`table.audit tr[data-seq="${applied.seq}"] td`).nth(heads.indexOf('actor')).textContent(),
+    applied.by.name + (applied.by.role ? ` (${applied.by.role})` : ''));
+  const pre = recs.find((r) => r.kind === 'preempted');
+  assert.equal(await page.locator(`table.audit tr[data-seq="${pre.seq}"] .preemptor a`).textContent(), pre.preemptor);
+  assert.match(await page.locator(`table.audit tr[data-seq="${pre.seq}"] td`).nth(heads.indexOf('time')).textContent(), /^\d+[smhd] ago$/);
+  assert.deepEqual(await page.locator('table.audit tr.broken').evaluateAll((trs) => trs.map((t) => Number(t.dataset.seq))), [bad]);
+  // "1h" went out as an RFC 3339 time an hour back
+  const since = new URLSearchParams((await page.locator('#audit-export').getAttribute('href')).split('?')[1]).get('since');
+  assert.ok(Math.abs(Date.parse(since) - (Date.now() - 3600e3)) < 120e3, since);
+  await finish(page, 'audit-newest');
 });
 
 test('the state filter and the overview tiles are the states musterd lists', async () => {
@@ -150,12 +288,18 @@ test('selecting a job highlights exactly its nodes in the topology tree', async 
   const topo = await api('/api/v1/topology?like=training/llm-workers');
   for (const d of topo.root.children) {
     const row = page.locator(`.tree li[data-domain="/${d.name}"] > .row .gang`);
-    assert.equal(await row.textContent(), `largest gang ${d.largestGang}`, d.name);
+    assert.equal(await row.textContent(), String(d.largestGang), d.name);
   }
-  // The job's spine is open, the other closed; a domain toggles from the keyboard.
+  // The tree opened to its first useful level (the demo's few spines: down to the blocks);
+  // only the job's blocks list their nodes; a domain toggles from the keyboard.
   const spine = (n) => page.locator(`.tree button[data-toggle="/${n}"]`);
   assert.equal(await spine('spine-1').getAttribute('aria-expanded'), 'true');
-  assert.equal(await spine('spine-0').getAttribute('aria-expanded'), 'false');
+  assert.equal(await spine('spine-0').getAttribute('aria-expanded'), 'true');
+  const openBlocks = await page.locator('.tree li[aria-level="3"][aria-expanded="true"]')
+    .evaluateAll((lis) => lis.map((li) => li.dataset.domain).sort());
+  const jobBlocks = [...new Set(want.map((n) => topo.root.children.flatMap((sp) =>
+    sp.children.filter((b) => (b.nodes || []).includes(n)).map((b) => `/${sp.name}/${b.name}`))[0]))].sort();
+  assert.deepEqual(openBlocks, jobBlocks);
   await spine('spine-1').focus();
   await page.keyboard.press('Enter');
   assert.equal(await spine('spine-1').getAttribute('aria-expanded'), 'false');
@@ -176,6 +320,134 @@ test('a MustGather job waiting on preemption: its nominated nodes are highlighte
   assert.deepEqual(got, want);
   assert.match(await page.locator('.topo-summary').textContent(), /12 nominated/);
   await finish(page, 'topology-mustgather');
+});
+
+// The domain id (as the map and tree name it: "/spine/block") of every node, from the API.
+function domainOf(topo) {
+  const m = new Map();
+  const walk = (d, id) => {
+    for (const n of d.nodes || []) m.set(n, id || '/');
+    for (const c of d.children || []) walk(c, id + '/' + c.name);
+  };
+  walk(topo.root, '');
+  return m;
+}
+
+test('the cluster map: a cell per node in its domain, free share as musterd counts it', async () => {
+  const [map, topo] = await Promise.all([api('/api/v1/nodemap'), api('/api/v1/topology')]);
+  const page = await open('#/topology');
+  await page.waitForSelector('#topo-map .cell[data-node]');
+  const cells = await page.locator('#topo-map .cell[data-node]').evaluateAll((cs) => cs.map((c) =>
+    ({ node: c.dataset.node, domain: c.closest('.mbox').dataset.domain, bg: c.style.backgroundColor })));
+  assert.deepEqual(cells.map((c) => c.node).sort(), map.items.map((n) => n.name).sort());
+  const dom = domainOf(topo);
+  const gpu = 'nvidia.com/gpu';
+  const byFree = new Map();
+  const free = (n, r) => n.allocatable[r] - n.used[r];
+  for (const c of cells) {
+    const n = map.items.find((x) => x.name === c.node);
+    assert.equal(c.domain, dom.get(c.node), c.node);
+    const share = free(n, gpu) / n.allocatable[gpu];
+    if (!byFree.has(share)) byFree.set(share, c.bg);
+    assert.equal(c.bg, byFree.get(share), 'one colour per free share');
+  }
+  assert.ok(new Set(byFree.values()).size === byFree.size && byFree.size > 1,
+    'the demo has full and free nodes, and different free shares get different colours');
+  // hover names the node with musterd's numbers, one node of each free share
+  const tip = page.locator('.maptip');
+  for (const share of byFree.keys()) {
+    const n = map.items.find((x) => free(x, gpu) / x.allocatable[gpu] === share);
+    await page.locator(`#topo-map .cell[data-node="${n.name}"]`).hover();
+    assert.match(await tip.textContent(), new RegExp(`^${n.name}: ${free(n, gpu)} of ${n.allocatable[gpu]} ${gpu} free, ${n.pods} pods?`));
+  }
+  // the resource picker recolours by cpu
+  await page.selectOption('#topo-color', 'cpu');
+  const first = map.items[0];
+  await page.locator(`#topo-map .cell[data-node="${first.name}"]`).hover();
+  assert.match(await tip.textContent(), new RegExp(`^${first.name}: ${free(first, 'cpu')} of ${first.allocatable.cpu} cpu free`));
+  // a job's pods: exactly its nodes marked
+  await page.selectOption('#topo-job', 'training/llm-workers');
+  const job = await api('/api/v1/jobs/training/llm-workers');
+  await page.waitForSelector('#topo-map .cell.hl');
+  const hl = await page.locator('#topo-map .cell.hl').evaluateAll((cs) => cs.map((c) => c.dataset.node).sort());
+  assert.deepEqual(hl, [...new Set(job.members.map((m) => m.node).filter(Boolean))].sort());
+  // a click opens the node's page
+  await page.locator(`#topo-map .cell[data-node="${hl[0]}"]`).click();
+  await page.waitForSelector('section:has(#node-pods) table');
+  assert.equal(await page.evaluate(() => location.hash), '#/nodes/' + hl[0]);
+  await finish(page, 'topology-map');
+});
+
+test('the map marks cordoned, tainted, NotReady and nominated nodes from the node map', async () => {
+  const map = await api('/api/v1/nodemap');
+  const [a, b, c] = map.items.map((n) => n.name);
+  // the marks come from GET /api/v1/nodemap's fields (test_api_nodemap checks musterd sets
+  // them): here three of its nodes are answered cordoned, tainted and NotReady
+  const page = await open('#/topology?job=prod%2Furgent-finetune', (p) => p.route('**/api/v1/nodemap', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    for (const n of body.items) {
+      if (n.name === a) n.unschedulable = true;
+      if (n.name === b) n.taints = [{ key: 'gpu-broken', value: 'yes', effect: 'NoSchedule' }];
+      if (n.name === c) n.notReady = true;
+    }
+    await route.fulfill({ response: res, json: body });
+  }));
+  await page.waitForSelector('#topo-map .cell.cordoned');
+  const cls = async (sel) => page.locator(`#topo-map .cell${sel}`).evaluateAll((cs) => cs.map((x) => x.dataset.node).sort());
+  assert.deepEqual(await cls('.cordoned'), [a]);
+  assert.deepEqual(await cls('.tainted'), [b]);
+  assert.deepEqual(await cls('.notready'), [c]);
+  await page.locator(`#topo-map .cell[data-node="${b}"]`).hover();
+  assert.match(await page.locator('.maptip').textContent(), /tainted gpu-broken=yes:NoSchedule/);
+  assert.match(await page.locator('.topo-summary').textContent(), /1 cordoned, 1 NotReady/);
+  // nominated: the nodes the jobs list nominates pending pods to; the selected job's dashed
+  const jobs = (await api('/api/v1/jobs')).items;
+  const nom = new Set(), mine = new Set();
+  for (const j of jobs) for (const m of j.members || []) if (m.nominatedNode && !m.node) {
+    nom.add(m.nominatedNode);
+    if (j.id === 'prod/urgent-finetune') mine.add(m.nominatedNode);
+  }
+  assert.deepEqual(await cls('.nom'), [...nom].sort());
+  assert.deepEqual(await cls('.hlnom'), [...mine].sort());
+  await finish(page, 'topology-marks');
+});
+
+test('topology?highlight= marks the nodes it names (the what-if page links them so)', async () => {
+  const map = await api('/api/v1/nodemap');
+  const want = [map.items[0].name, map.items[map.items.length - 1].name].sort();
+  const page = await open('#/topology?highlight=' + encodeURIComponent(want.join(',')));
+  await page.waitForSelector('#topo-map .cell.hl');
+  assert.deepEqual(await page.locator('#topo-map .cell.hl').evaluateAll((cs) => cs.map((c) => c.dataset.node).sort()), want);
+  await page.waitForSelector('.tree li.node.hl .occ');
+  assert.deepEqual(await page.locator('.tree li.node.hl').evaluateAll((lis) => lis.map((li) => li.dataset.node).sort()), want);
+  assert.match(await page.locator('.topo-summary').textContent(), /2 nodes highlighted/);
+  await finish(page, 'topology-highlight');
+});
+
+test('a node page shows its health, use and pods; a missing node says so', async () => {
+  const n = (await api('/api/v1/nodemap')).items.find((x) => x.pods > 0);
+  const node = await api('/api/v1/nodes/' + n.name);
+  let page = await open('#/nodes/' + n.name);
+  await page.waitForSelector('table.node-pods');
+  const pods = await page.locator('table.node-pods tbody tr td:first-child').allTextContents();
+  assert.deepEqual(pods, node.pods);
+  const meters = await page.locator('.meter .res').allTextContents();
+  assert.deepEqual(meters.sort(), Object.keys(node.usage.allocatable).sort());
+  assert.match(await page.locator('dl.kv').textContent(), /schedulableyes/);
+  await finish(page, 'node');
+  page = await open('#/nodes/no-such-node');
+  assert.equal(await page.locator('.note-warn').textContent(), "node 'no-such-node' not found");
+  // the browser logs the 404 the page asked for: that one is the point of this page
+  page.unexpected = page.unexpected.filter((e) => !e.includes('/api/v1/nodes/no-such-node'));
+  await finish(page, 'node-missing');
+});
+
+test('an unknown route says so and the badge leaves "loading"', async () => {
+  const page = await open('#/no/such/page');
+  assert.equal(await page.locator('h1').textContent(), 'Not found');
+  assert.equal(await page.locator('#status').getAttribute('data-state'), 'ok');
+  await finish(page, 'not-found');
 });
 
 test('why page shows the topology and preemption parts of prod/urgent-finetune', async () => {
@@ -207,7 +479,24 @@ test('preemptions page and job pages link preemptors and victims both ways (real
   const page = await open('#/preemptions');
   await page.waitForSelector('table.ledger tbody tr[data-entry]');
   assert.equal(await page.locator('table.ledger tbody tr[data-entry]').count(), items.length);
-  assert.equal(await page.locator('.timeline .tick').count(), items.length);
+  assert.equal(await page.locator('.tl-plot .tick').count(), items.length);
+  // labelled axes: UTC times under the plot, the pods scale beside it
+  assert.ok(await page.locator('.tl-x span').count() >= 2, 'time ticks labelled');
+  const most = Math.max(...items.map((x) => x.victims.length));
+  assert.deepEqual(await page.locator('.tl-y span').allTextContents(), [String(most), '0']);
+  // zoom: drag across the left half of the plot (before the entries, which are recent);
+  // the range goes into the route; zoom out and "everything" bring the marks back
+  await page.locator('.tl-plot').scrollIntoViewIfNeeded();
+  const box = await page.locator('.tl-plot').boundingBox();
+  await page.mouse.move(box.x + 5, box.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + 10, { steps: 4 });
+  await page.mouse.up();
+  assert.match(page.url(), /from=.*&to=/);
+  assert.equal(await page.locator('.tl-plot .tick').count(), 0);
+  await page.click('#tl-all');
+  assert.equal(await page.locator('.tl-plot .tick').count(), items.length);
+  assert.doesNotMatch(page.url(), /from=/);
   for (const e of items) {
     const row = page.locator(`table.ledger tbody tr[data-entry="${e.id}"]`);
     assert.equal(await row.getAttribute('data-preemptor'), e.preemptor);
@@ -215,7 +504,8 @@ test('preemptions page and job pages link preemptors and victims both ways (real
     const linked = await row.locator('ul.victims a.job').evaluateAll((as) =>
       as.map((a) => a.getAttribute('href')).sort());
     assert.deepEqual(linked, victimJobs.map((j) => '#/jobs/' + j));
-    assert.match(await row.textContent(), new RegExp(`${e.cost.pods} pod\\(s\\), ${e.cost.gangsBroken} gang`));
+    const pl = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+    assert.match(await row.textContent(), new RegExp(`${pl(e.cost.pods, 'pod')}, ${pl(e.cost.gangsBroken, 'gang')} broken`));
     assert.match(await row.textContent(), e.bound ? /bound/ : /not bound yet/);
   }
   await finish(page, 'preemptions');
@@ -370,4 +660,63 @@ test('queues page shows the demo queues, the hierarchy and their jobs', async ()
   await page.click('tr[data-queue="research-sweeps"] .qname a');
   await page.waitForSelector('ul.qjobs.pending a[href="#/jobs/lab/hparam-sweep"]');
   await finish(page, 'queues-demo');
+});
+
+test('a queue charts its allocation over time', async () => {
+  await samples(2);
+  const page = await newPageLogged();
+  const answer = page.waitForResponse((r) => r.url().includes('/api/v1/timeseries?'));
+  await page.goto(URL + '/#/queues?queue=research-interactive');
+  const ts = await (await answer).json();
+  assert.ok(Object.keys(ts.series).every((n) => n.startsWith('queue.research-interactive.')));
+  const col = ts.series['queue.research-interactive.allocated.nvidia.com/gpu'];
+  await page.waitForSelector('figure.chart svg path.line', { state: 'attached' });
+  assert.deepEqual(await legend(page, 'research-interactive: nvidia.com/gpu allocated'),
+    [`allocated: ${col[col.length - 1]}`]);
+  const q = await api('/api/v1/queues/research-interactive');
+  assert.equal(col[col.length - 1], q.resources['nvidia.com/gpu'].allocated, 'the sample is the queue\'s allocation');
+  await finish(page, 'queue-trends');
+});
+
+// axe-core (npm, tests/ui/package.json) in the page: WCAG 2 A and AA rules on every page,
+// in the light and the dark colour scheme. axe is evaluated through the DevTools protocol,
+// which musterd's Content-Security-Policy does not govern (the UI itself loads nothing
+// inline).
+const AXE = fs.readFileSync(path.join(path.dirname(new globalThis.URL(import.meta.url).pathname),
+  'node_modules/axe-core/axe.min.js'), 'utf8');
+const A11Y_PAGES = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs', '#/jobs/prod/urgent-finetune',
+  '#/jobs/training/giant', '#/queues?queue=research-interactive', '#/preemptions', '#/audit',
+  '#/nodes/gpu-b0-0', '#/whatif', '#/nowhere'];
+
+// dark mode changes colours only: the pages with every kind of badge, bar and chart
+const A11Y_DARK = ['#/', '#/topology?job=training%2Fllm-workers', '#/jobs/prod/urgent-finetune', '#/audit'];
+
+for (const scheme of ['light', 'dark']) {
+  test(`accessibility: axe finds no WCAG 2 A/AA violation on any page (${scheme})`, async () => {
+    await samples(2);
+    const found = [];
+    for (const hash of scheme === 'dark' ? A11Y_DARK : A11Y_PAGES) {
+      const page = await open(hash, (p) => p.emulateMedia({ colorScheme: scheme }));
+      await page.evaluate(AXE);
+      const res = await page.evaluate(() => window.axe.run(document,
+        { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+      for (const v of res.violations)
+        found.push(`${hash}: ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      if (hash.startsWith('#/jobs/prod')) await finish(page, `a11y-job-${scheme}`);
+      else { page.unexpected = []; await page.close(); }
+    }
+    assert.deepEqual(found, []);
+  });
+}
+
+test('a narrow screen: no page is wider than the phone, the header wraps', async () => {
+  const wide = [];
+  for (const hash of ['#/', '#/topology', '#/jobs', '#/queues', '#/audit', '#/nodes/gpu-b0-0']) {
+    const page = await open(hash, (p) => p.setViewportSize({ width: 390, height: 800 }));
+    const w = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (w > 390) wide.push(`${hash}: ${w}px`);
+    if (hash === '#/') await finish(page, 'narrow-overview');
+    else { page.unexpected = []; await page.close(); }
+  }
+  assert.deepEqual(wide, []);
 });

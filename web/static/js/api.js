@@ -27,7 +27,7 @@ export function setToken(t) {
 // for a cycle (docs/api.md "resourceVersion"). A page's first load and the Refresh button
 // read the newest state.
 let polling = false;
-const FROM_CACHE = /^\/api\/v1\/(jobs($|\/)|topology$)/;
+const FROM_CACHE = /^\/api\/v1\/(jobs($|\/)|topology$|nodemap$)/;
 
 export function setPolling(on) {
   polling = on;

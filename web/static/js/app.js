@@ -1,13 +1,15 @@
 // app.js - hash router, polling, the "last updated" badge, the follower and read-only badges.
 //
-// Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/jobs?state=,
-// #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=, #/whatif. A page module exports
+// Routes (shareable): #/ overview, #/topology?job=ns/name&color=nvidia.com/gpu, #/nodes/NAME,
+// #/jobs?state=, #/jobs/ns/name, #/queues?queue=name, #/preemptions, #/audit?job=&kind=&since=,
+// #/whatif. A page module exports
 // mount(el, route) -> {refresh()}; refresh re-fetches and redraws only data regions, so
 // controls keep focus while the page polls.
 import { clear, h, note } from './dom.js';
 import { getJSON, setPolling, setToken, token } from './api.js';
 import * as overview from './overview.js';
 import * as topology from './topology.js';
+import * as node from './node.js';
 import * as jobs from './jobs.js';
 import * as job from './job.js';
 import * as preemptions from './preemptions.js';
@@ -45,6 +47,7 @@ function pick(route) {
   switch (first) {
   case undefined: case 'overview': return ['overview', overview];
   case 'topology': return ['topology', topology];
+  case 'nodes': return rest.length === 1 ? ['topology', node] : [null, null];
   case 'jobs': return rest.length >= 2 ? ['jobs', job] : ['jobs', jobs];
   case 'queues': return ['queues', queues];
   case 'preemptions': return ['preemptions', preemptions];
@@ -159,9 +162,13 @@ function route() {
   }
   clear(view);
   if (!mod) {
-    state.page = null;
+    // no data to show, but the badge still reports musterd (a poll of /healthz), not
+    // "loading…" for ever
+    state.page = { refresh: async () => {} };
     view.append(h('h1', null, 'Not found'), note('warn', 'No page for ', location.hash, '. ',
       h('a', { href: '#/' }, 'Go to the overview'), '.'));
+    document.title = 'muster · not found';
+    refresh();
     return;
   }
   state.page = mod.mount(view, r, { setParams, route: () => state.route });

@@ -1,5 +1,6 @@
 // data.js - data shared by pages: cluster totals, jobs, the newest audit records, the ledger.
 import { getJSON, getNDJSON, parseQty } from './api.js';
+import { plural } from './dom.js';
 
 export const DECISION_KINDS = ['placed', 'discarded', 'unschedulable', 'preempted', 'nominated',
   'evicted', 'bound'];
@@ -74,7 +75,7 @@ export async function loadLedger(query) {
 
 // "8 pods, 1 gang broken (batch/etl-a)" from a ledger entry's cost.
 export function costText(c) {
-  const bits = [`${c.pods ?? 0} pod(s)`, `${c.gangsBroken ?? 0} gang(s) broken`];
+  const bits = [`${plural(c.pods ?? 0, 'pod')}`, `${plural(c.gangsBroken ?? 0, 'gang')} broken`];
   if ((c.brokenGangs || []).length) bits[1] += ` (${c.brokenGangs.join(', ')})`;
   return bits.join(', ');
 }
@@ -97,8 +98,9 @@ export function auditSummary(r) {
   if (r.kind === 'cycle')
     bits.push(`placed ${r.placed ?? 0}, jobs placed ${r.jobsPlaced ?? 0}, unschedulable ` +
       `${r.unschedulable ?? 0}, ${Number(r.durationMs || 0).toFixed(2)} ms`);
-  if (r.pods && r.kind !== 'discarded') bits.push(`${r.pods.length} pod(s)`);
+  if (r.pods && r.kind !== 'discarded') bits.push(`${plural(r.pods.length, 'pod')}`);
   if (r.nodes && r.nodes.length) bits.push('on ' + [...new Set(r.nodes)].slice(0, 6).join(', ') +
     (new Set(r.nodes).size > 6 ? ', …' : ''));
   return bits.join(' · ');
 }
+

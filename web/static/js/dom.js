@@ -101,3 +101,8 @@ export function kv(pairs) {
   return h('dl', { class: 'kv' }, pairs.filter(Boolean).map(([k, v]) =>
     [h('dt', null, k), h('dd', null, v === null || v === undefined ? '–' : v)]));
 }
+
+// "1 pod", "3 pods", "0 pods": n and the word, plural unless n is 1.
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,7 +1,7 @@
 // job.js - one job: members and their nodes, the why document, preemptions, audit trail.
 import { getJSON, getNDJSON, HttpError, jobPath } from './api.js';
 import { auditSummary, boundText, costText, loadLedger } from './data.js';
-import { age, clear, fmtTime, h, jobLink, kv, nodeLink, note, stateBadge, table } from './dom.js';
+import { age, clear, fmtTime, h, jobLink, kv, nodeLink, note, plural, stateBadge, table } from './dom.js';
 import { timeRows } from './reserve.js';
 import { renderJobAt, timeSlider } from './timeslider.js';
 import { renderWhy } from './why.js';
@@ -103,7 +103,7 @@ function drawPreemptions(el, id, ledger) {
     !made.length && !suffered.length ? h('p', { class: 'muted' },
       'this job has neither preempted nor been preempted') : null,
     made.length ? h('ul', { class: 'prelist made' }, made.map((e) => h('li', { 'data-entry': e.id },
-      `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted ${e.victims.length} pod(s) of `,
+      `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted ${plural(e.victims.length, 'pod')} of `,
       e.victimJobs.map((v, i) => [i ? ', ' : '', jobLink(v)]),
       (e.roomFrom || []).length ? h('span', { class: 'room-from' }, ' and took the room of ',
         e.roomFrom.map((r, i) => [i ? '; ' : '', `${r.pods.length} pod(s) of `,
@@ -113,7 +113,7 @@ function drawPreemptions(el, id, ledger) {
       h('a', { href: `#/preemptions?job=${encodeURIComponent(id)}` }, `(ledger entry ${e.id})`)))) : null,
     suffered.length ? h('ul', { class: 'prelist suffered' }, suffered.map((e) =>
       h('li', { 'data-entry': e.id }, `cycle ${e.cycle}, ${fmtTime(e.ts)}: preempted by `,
-        jobLink(e.preemptor), ` (priority ${e.priority ?? '?'}): ${mine(e).length} pod(s) evicted ` +
+        jobLink(e.preemptor), ` (priority ${e.priority ?? '?'}): ${plural(mine(e).length, 'pod')} evicted ` +
         `(${mine(e).map((v) => v.pod).join(', ')}) `,
         h('a', { href: `#/preemptions?victim=${encodeURIComponent(id)}` }, `(ledger entry ${e.id})`)))) :
       null);

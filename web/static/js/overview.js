@@ -4,26 +4,38 @@ import { fmtQty } from './api.js';
 import { auditRecent, auditSummary, DECISION_KINDS, loadJobs, loadJobStates, loadLedger,
   loadNodes, totals } from './data.js';
 import { bar, clear, fmtTime, h, jobLink, stateBadge, table } from './dom.js';
+import { clusterCharts, loadSeries, windowPicker } from './trends.js';
 
 // Recent decisions: the newest audit records (GET /api/v1/audit?tail=N), repeats folded.
 const TAIL = 500;
 
-export function mount(el) {
+export function mount(el, route, app) {
+  let since = route.params.since || '1h';
+  const trends = h('section', { 'aria-labelledby': 'ov-trends' });
   const cap = h('section', { 'aria-labelledby': 'ov-cap' });
   const states = h('section', { 'aria-labelledby': 'ov-states' });
   const decisions = h('section', { 'aria-labelledby': 'ov-dec' });
   const pre = h('section', { 'aria-labelledby': 'ov-pre' });
   el.append(h('h1', null, 'Overview'),
-    h('div', { class: 'cols' }, h('div', null, cap, states), h('div', null, pre)), decisions);
+    h('div', { class: 'cols' }, h('div', null, cap, states), h('div', null, pre)), trends, decisions);
 
   async function refresh() {
-    const since = new Date(Date.now() - 3600e3).toISOString();
-    const [nodes, jobs, names, recs, ledger] = await Promise.all([loadNodes(), loadJobs(),
-      loadJobStates(), auditRecent(TAIL), loadLedger({ since })]);
+    const hourAgo = new Date(Date.now() - 3600e3).toISOString();
+    const [nodes, jobs, names, recs, ledger, ts] = await Promise.all([loadNodes(), loadJobs(),
+      loadJobStates(), auditRecent(TAIL), loadLedger({ since: hourAgo }),
+      loadSeries(since, ['cluster.', 'jobs.', 'placements', 'preemptions', 'wait.', 'cycle.'])]);
+    drawTrends(ts);
     drawCapacity(cap, nodes);
     drawStates(states, jobs, names);
     drawDecisions(decisions, recs);
     drawPreemptions(pre, ledger);
+  }
+  function drawTrends(ts) {
+    const focused = document.activeElement && document.activeElement.id === 'ov-window';
+    clear(trends, h('h2', { id: 'ov-trends' }, 'Over time'),
+      windowPicker('ov-window', since, (w) => { since = w; app.setParams({ since: w }); refresh(); }),
+      clusterCharts(ts));
+    if (focused) trends.querySelector('#ov-window').focus();
   }
   return { refresh };
 }

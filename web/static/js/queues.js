@@ -5,8 +5,9 @@
 // (#/queues?queue=name) shows every number, its jobs (GET /api/v1/queues/{name}) and the
 // reclaims by and against it (ledger entries of kind reclaim).
 import { fmtQty, getJSON, HttpError } from './api.js';
+import { loadSeries, queueCharts, windowPicker } from './trends.js';
 import { loadLedger, resourceOrder } from './data.js';
-import { clear, fmtTime, h, jobLink, kv, note, table } from './dom.js';
+import { clear, fmtTime, h, jobLink, kv, note, plural, table } from './dom.js';
 
 // An unlimited bar ends this far past the larger of allocated and deserved, so that it never
 // looks full.
@@ -97,7 +98,7 @@ const shareMove = (v) => (v && typeof v.shareBefore === 'number' && typeof v.sha
 const borrowing = (q) => Object.values(q.resources || {}).some((n) => (n.borrowed || 0) > 0);
 
 export function mount(el, route, app) {
-  const st = { sel: route.params.queue || '', queues: [] };
+  const st = { sel: route.params.queue || '', queues: [], since: route.params.since || '1h' };
   const list = h('section', { 'aria-labelledby': 'q-list' });
   const detail = h('section', { 'aria-labelledby': 'q-detail', hidden: !st.sel });
   el.append(h('h1', null, 'Queues'), h('p', { class: 'muted' },
@@ -159,8 +160,14 @@ export function mount(el, route, app) {
       }
       throw e;
     }
-    const ledger = (await loadLedger()).filter((e) => e.kind === 'reclaim');
-    drawDetail(detail, q, ledger);
+    const [all, ts] = await Promise.all([loadLedger(), loadSeries(st.since, [`queue.${st.sel}.`])]);
+    drawDetail(detail, q, all.filter((e) => e.kind === 'reclaim'));
+    const focused = document.activeElement && document.activeElement.id === 'q-window';
+    detail.append(h('h3', null, 'Allocation over time'),
+      windowPicker('q-window', st.since, (w) => { st.since = w; app.setParams({ queue: st.sel, since: w });
+        refreshDetail().catch((e) => clear(detail, note('error', e.message))); }),
+      queueCharts(ts, q.name));
+    if (focused) detail.querySelector('#q-window').focus();
   }
 
   async function refresh() {
@@ -218,7 +225,7 @@ function reclaimList(title, cls, entries) {
     entries.length ? h('ul', { class: 'prelist reclaims ' + cls }, entries.map((e) =>
       h('li', { 'data-entry': e.id }, `cycle ${e.cycle}, ${fmtTime(e.ts)}: `, jobLink(e.preemptor),
         ' of queue ', h('a', { href: queueHref(qname(e.queue)) }, qname(e.queue)), shareMove(e.queue),
-        ` took ${e.victims.length} pod(s) of `,
+        ` took ${plural(e.victims.length, 'pod')} of `,
         e.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]), ' from ',
         (e.victimQueues || []).map((v, i) => [i ? ', ' : '',
           h('a', { href: queueHref(qname(v)) }, qname(v)), shareMove(v)]), ' ',

@@ -59,3 +59,29 @@ export function freeFrac(x, r) {
 export function colour(frac) {
   return `hsl(${Math.round(frac * 120)}, 65%, 42%)`;
 }
+
+// The domains to open on a first visit: the root, then each level in turn while the rows it
+// would add stay few (at most `rows`), so the tree opens where domains start to differ
+// (8 spines of 25 blocks: the spines; the demo's 2 spines of 3 blocks: down to the blocks).
+// Leaf domains stay closed (opening one lists its nodes).
+export function firstUsefulOpen(tree, rows = 40) {
+  const open = [tree.root.id];
+  let level = [tree.root];
+  let shown = 1 + tree.root.children.length;
+  for (;;) {
+    const next = level.flatMap((d) => d.children).filter((d) => d.children.length);
+    const add = next.reduce((k, d) => k + d.children.length, 0);
+    if (!next.length || shown + add > rows) return open;
+    for (const d of next) open.push(d.id);
+    shown += add;
+    level = next;
+  }
+}
+
+// "1 nvidia.com/gpu" / "2 cpu, 4Gi memory": a pod shape of GET /api/v1/topology (quantity
+// strings) for people; zero and "pods" left out.
+export function shapeText(shape) {
+  const bits = Object.entries(shape || {}).filter(([r, v]) => r !== 'pods' && parseQty(v) > 0)
+    .map(([r, v]) => `${v} ${r}`);
+  return bits.length ? bits.join(', ') : 'no requests';
+}

@@ -2,7 +2,7 @@
 // reason, every blocker, gang shortfall, node-filter histogram as a bar chart, best topology
 // domains and domains tried, the preemption verdict and victims, the job's queue (share,
 // rank, allocated against deserved, capability), jobs ahead and the reason history.
-import { bar, classBadge, fmtTime, h, jobLink, kv, table } from './dom.js';
+import { bar, classBadge, fmtTime, h, jobLink, kv, plural, table } from './dom.js';
 
 const SKIP = new Set(['class', 'code', 'message']);
 
@@ -141,8 +141,8 @@ function preemption(p, ledger) {
     h('p', null, h('span', { class: 'verdict verdict-' + verdict.replace(' ', '-') }, verdict),
       p.code ? [' ', h('strong', { class: 'code' }, p.code)] : '', p.reason ? ': ' + p.reason : ''),
     kv([
-      p.victims !== undefined ? ['victims', `${p.victims} pod(s)` +
-        (p.gangsBroken !== undefined ? `, ${p.gangsBroken} gang(s) broken` : '')] : null,
+      p.victims !== undefined ? ['victims', `${plural(p.victims, 'pod')}` +
+        (p.gangsBroken !== undefined ? `, ${plural(p.gangsBroken, 'gang')} broken` : '')] : null,
       entry ? ['victim jobs', [entry.victimJobs.map((j, i) => [i ? ', ' : '', jobLink(j)]),
         ` (${entry.victims.length} pods, cycle ${entry.cycle}, ledger entry ${entry.id})`]] : null,
       nn.length ? ['nominated nodes', `${nn.length}: ${nn.slice(0, 8).join(', ')}` +
