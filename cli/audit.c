@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "audit_sig.h"
 #include "internal.h"
+#include "ship.h"
 
 static int check_u64(struct cli *cli, const char *flag, struct err *err)
 {
@@ -69,9 +70,11 @@ static int audit_export(struct cli *cli)
     char *path = NULL;
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
-        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "bundle"))
+        cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "bundle") ||
+        cli__flag(cli, "from-db") || cli__flag(cli, "cluster") || cli__flag(cli, "chain"))
         return cli__usage_error(cli, "audit export does not take --key, --retired-keys, "
-                                     "--witness, -f, --before or --bundle");
+                                     "--witness, -f, --before, --bundle, --from-db, --cluster "
+                                     "or --chain");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
@@ -217,6 +220,70 @@ static int audit_verify_offline(struct cli *cli)
     return v.ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
+static int feed_offline(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    return store_audit_offline_line(ctx, json, len);
+}
+
+/* muster audit verify --from-db URL --cluster C [--chain N] [--key PUB.pem]: the copy
+ * shipped to PostgreSQL, checked by the walker that checks an export (audit_verify.c). */
+static int audit_verify_db(struct cli *cli)
+{
+    const char *cluster = cli__flag(cli, "cluster");
+    struct store_audit_key *key = NULL;
+    struct store_audit_offline *o = NULL;
+    struct store_audit_verdict v;
+    struct err err = ERR_INIT;
+    uint64_t chain = 0;
+    int rc;
+
+    if (!cluster)
+        return cli__usage_error(cli, "audit verify --from-db needs --cluster NAME");
+    if (cli__flag(cli, "from") || cli__flag(cli, "to") || cli__flag(cli, "filename") ||
+        cli__flag(cli, "witness"))
+        return cli__usage_error(cli, "audit verify --from-db checks the whole copy: no --from, "
+                                     "--to, -f or --witness");
+    if (cli__flag_u64(cli, "chain", &chain, &err) < 0)
+        return cli__usage_error(cli, "%s", err.msg);
+    if (cli__flag(cli, "key") &&
+        (store_audit_key_load(cli__flag(cli, "key"), &key, &err) < 0 ||
+         store_audit_key_retire_list(key, cli__flag(cli, "retired-keys"), &err) < 0)) {
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
+    o = store_audit_offline_new(key);
+    rc = ship_db_audit_each(cli__flag(cli, "from-db"), cluster, chain, feed_offline, o, &chain,
+                            &err);
+    store_audit_offline_finish(o, &v);
+    if (rc < 0) {
+        store_audit_key_free(key);
+        return cli__fail(cli, &err);
+    }
+    if (cli->output != CLI_OUT_TABLE) {
+        json_t *doc = json_pack(
+            "{s:b,s:s,s:I,s:I,s:I,s:I,s:I,s:s,s:I,s:I,s:s?}", "ok", v.ok, "cluster", cluster,
+            "chain", (json_int_t)chain, "from", (json_int_t)v.from, "to", (json_int_t)v.to,
+            "checked", (json_int_t)v.checked, "firstBad", (json_int_t)v.first_bad, "reason",
+            v.reason, "checkpoints", (json_int_t)v.checkpoints, "signedTo", (json_int_t)v.signed_to,
+            "key", key ? store_audit_key_id(key) : NULL);
+        cli__print_doc(cli, doc);
+        json_decref(doc);
+    } else if (!v.ok) {
+        printf("audit copy of cluster '%s' chain %llu BROKEN at record %llu: %s\n", cluster,
+               (unsigned long long)chain, (unsigned long long)v.first_bad, v.reason);
+    } else {
+        printf("audit copy of cluster '%s' chain %llu ok: records %llu..%llu, %llu checked, "
+               "%llu checkpoints %s\n",
+               cluster, (unsigned long long)chain, (unsigned long long)v.from,
+               (unsigned long long)v.to, (unsigned long long)v.checked,
+               (unsigned long long)v.checkpoints,
+               key ? "with verified signatures"
+                   : "fitting the chain (no --key: signatures not checked)");
+    }
+    store_audit_key_free(key);
+    return v.ok ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
 static int audit_prune(struct cli *cli)
 {
     struct err err = ERR_INIT;
@@ -259,6 +326,14 @@ static int audit_verify(struct cli *cli)
         cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
         free(path);
         return cli__usage_error(cli, "audit verify accepts only --from and --to (or --key and -f)");
+    }
+    if (cli__flag(cli, "from-db")) {
+        free(path);
+        return audit_verify_db(cli);
+    }
+    if (cli__flag(cli, "cluster") || cli__flag(cli, "chain")) {
+        free(path);
+        return cli__usage_error(cli, "--cluster and --chain go with --from-db");
     }
     if (cli__flag(cli, "key")) {
         free(path);

@@ -60,7 +60,10 @@ static const struct flag_def flag_defs[] = {
     {"policy-b", 0, 1},     {"out", 0, 1},
     {"horizon", 0, 1},      {"starve", 0, 1},
     {"at", 0, 1},           {"seq", 0, 1},
-    {"bundle", 0, 1},
+    {"bundle", 0, 1},       {"db", 0, 1},
+    {"by", 0, 1},           {"cluster", 0, 1},
+    {"queue", 0, 1},        {"chain", 0, 1},
+    {"from-db", 0, 1},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -119,7 +122,8 @@ static const struct command commands[] = {
      "  why NS/NAME [--at T|--seq N]         why a job (or a pod's job) is where it is (or\n"
      "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
-     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,follow,bundle,",
+     ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,follow,bundle,"
+     "from-db,cluster,chain,",
      ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
      "      [--limit N] [--follow]           the audit log as NDJSON; --follow keeps printing\n"
@@ -133,6 +137,8 @@ static const struct command commands[] = {
      "  audit verify --bundle DIR [--key PUB.pem]\n"
      "                                       verify a post-mortem bundle offline: its audit\n"
      "                                       range's chain and that its timeline is of it\n"
+     "  audit verify --from-db URL --cluster C [--chain N] [--key PUB.pem]\n"
+     "                                       verify the copy shipped to PostgreSQL\n"
      "  audit prune --before SEQ             delete the records before the newest signed\n"
      "                                       checkpoint at or before SEQ (export them first)\n"
      "  audit replay --from SEQ [--to SEQ]   run the scheduler again from the store at SEQ over\n"
@@ -144,6 +150,16 @@ static const struct command commands[] = {
      "                                       (NDJSON, Markdown report, PNG chart), its nodes\n"
      "                                       at each decision, the audit range and its\n"
      "                                       verification (docs/postmortem.md)\n"},
+    {"report", cli__cmd_report, ",db,by,since,until,cluster,state,queue,namespace,limit,", ",csv,",
+     "  report usage --db URL --by queue|namespace|cluster [--since T] [--until T] [--cluster C]\n"
+     "                                       resource-hours and share of each (sreport)\n"
+     "  report jobs --db URL [--state S] [--queue Q] [-n NS] [--cluster C] [--since T]\n"
+     "      [--until T] [--limit N] [-o table|json|csv]\n"
+     "                                       one row per job (sacct)\n"
+     "  report waits --db URL [--queue Q] [--cluster C] [--since T] [--until T]\n"
+     "                                       wait percentiles by queue and job size\n"
+     "      (read from PostgreSQL, no musterd needed; T: RFC 3339 or an age such as 30d,\n"
+     "      12h; --since defaults to 30d, --until to now; $MUSTER_DB for --db)\n"},
     {"preemptions", cli__cmd_preemptions, ",job,victim,since,", ",",
      "  preemptions [--job J] [--victim V] [--since T|CYCLE]\n"
      "                                       the preemption ledger\n"},
@@ -245,24 +261,25 @@ static int cmd_completion(struct cli *cli)
     for (i = 0; i < sizeof(flag_defs) / sizeof(flag_defs[0]); i++)
         if (flag_defs[i].has_value)
             printf(flag_defs[i].shrt ? "--%s -%c " : "--%s ", flag_defs[i].name, flag_defs[i].shrt);
-    fputs("'\n"
-          "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
-          "        w=${COMP_WORDS[i]}\n"
-          "        if [[ $valued == *\" $w \"* ]]; then ((i++)); continue; fi\n"
-          "        [[ $w == -* ]] && continue\n"
-          "        if [[ -z $cmd ]]; then cmd=$w; else ((npos++)); fi\n"
-          "    done\n"
-          "    case $prev in\n"
-          "    -o | --output) COMPREPLY=($(compgen -W 'table json yaml name wide' -- \"$cur\")); "
-          "return ;;\n"
-          "    -f | --filename | --ca | --cert | --key | --witness) COMPREPLY=($(compgen -f -- "
-          "\"$cur\")); return ;;\n"
-          "    esac\n"
-          "    local words=\n"
-          "    if [[ $cur == -* ]]; then\n"
-          "        words='--server --token --ca --cert --key --output -o --help'\n"
-          "        case $cmd in\n",
-          stdout);
+    fputs(
+        "'\n"
+        "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+        "        w=${COMP_WORDS[i]}\n"
+        "        if [[ $valued == *\" $w \"* ]]; then ((i++)); continue; fi\n"
+        "        [[ $w == -* ]] && continue\n"
+        "        if [[ -z $cmd ]]; then cmd=$w; else ((npos++)); fi\n"
+        "    done\n"
+        "    case $prev in\n"
+        "    -o | --output) COMPREPLY=($(compgen -W 'table json yaml name wide csv' -- \"$cur\")); "
+        "return ;;\n"
+        "    -f | --filename | --ca | --cert | --key | --witness) COMPREPLY=($(compgen -f -- "
+        "\"$cur\")); return ;;\n"
+        "    esac\n"
+        "    local words=\n"
+        "    if [[ $cur == -* ]]; then\n"
+        "        words='--server --token --ca --cert --key --output -o --help'\n"
+        "        case $cmd in\n",
+        stdout);
     for (i = 0; i < NCOMMANDS; i++) {
         printf("        %s) words+=' ", commands[i].name);
         print_list(commands[i].flags, "--");
@@ -448,14 +465,16 @@ static int setup(struct cli *cli, const struct command *c)
         cli->output = CLI_OUT_JSON;
     else if (!strcasecmp(o, "yaml"))
         cli->output = CLI_OUT_YAML;
-    else if (strcasecmp(o, "name") && strcasecmp(o, "wide"))
-        return cli__usage_error(cli, "unknown output format '%s' (table, json, yaml, name or wide)",
-                                o);
+    else if (strcasecmp(o, "name") && strcasecmp(o, "wide") && strcasecmp(o, "csv"))
+        return cli__usage_error(
+            cli, "unknown output format '%s' (table, json, yaml, name, wide or csv)", o);
     else if (!strcasestr(c->outputs, key))
         return cli__usage_error(cli, "-o %s is not accepted by '%s' (table, json or yaml)", o,
                                 c->name);
     else if (!strcasecmp(o, "name"))
         cli->names = 1;
+    else if (!strcasecmp(o, "csv"))
+        cli->csv = 1;
     else
         cli->wide = 1;
     cli->server = cli__flag(cli, "server");

@@ -35,6 +35,7 @@ struct cli {
     enum cli_output output;
     int names; /* -o name: kind/name lines (get, apply, delete); output is CLI_OUT_TABLE */
     int wide;  /* -o wide: the table with more columns (get); output is CLI_OUT_TABLE */
+    int csv;   /* -o csv: comma-separated values with a header (report jobs) */
     const char *pos[CLI_MAX_POS]; /* positionals after the command name */
     size_t npos;
     const char *flag_name[CLI_MAX_FLAGS]; /* long names of the flags given */
@@ -131,6 +132,7 @@ int cli__load_manifests(struct cli *cli, char **paths, size_t n, const enum mode
 
 /* Commands. Each returns an exit code. */
 int cli__cmd_apply(struct cli *cli);
+int cli__cmd_report(struct cli *cli);
 int cli__cmd_get(struct cli *cli);
 int cli__cmd_delete(struct cli *cli);
 int cli__cmd_describe(struct cli *cli);

@@ -2,7 +2,7 @@
 # scripts/check-layers.sh [ROOT] - fails when an #include points up the layers.
 #
 # Top-level folders, lowest first (README "What is inside"):
-#   base < model < store < scheduler < web, clients < server, cli
+#   base < model < store < scheduler < web, clients < server, cli; store < ship < server, cli
 # Inside scheduler/, one static library per subfolder, linked downward only
 # (docs/design-notes.md "The scheduler's parts"); each may include the headers of
 # the subfolders listed for it here, and the public vocabulary scheduler.h:
@@ -24,7 +24,7 @@ set -eu
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root"
 
-dirs="base model store scheduler web clients server cli"
+dirs="base model store ship scheduler web clients server cli"
 hdrs=$(mktemp)
 trap 'rm -f "$hdrs"' EXIT
 # shellcheck disable=SC2086
@@ -39,9 +39,10 @@ find $dirs \( -name '*.c' -o -name '*.h' \) | sort | xargs grep -Hn '^#include "
     BEGIN {
         top["base"] = "base"; top["model"] = "base model"; top["store"] = "base model store"
         top["scheduler"] = "base model store scheduler"
+        top["ship"] = "base model store ship"
         top["web"] = "base model store scheduler web"
         top["clients"] = "base model store scheduler clients"
-        top["server"] = top["cli"] = "base model store scheduler web clients server cli"
+        top["server"] = top["cli"] = "base model store ship scheduler web clients server cli"
         sub_["reason"] = "reason"; sub_["view"] = "view reason"
         sub_["queue"] = "queue view reason"; sub_["place"] = "place view reason"
         sub_["reserve"] = "reserve place view reason"

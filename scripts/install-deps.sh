@@ -6,7 +6,8 @@ set -euo pipefail
 
 pkgs=(gcc make cmake pkg-config liblmdb-dev lmdb-utils libcivetweb-dev libjansson-dev
       libcurl4-openssl-dev libyaml-dev libssl-dev zlib1g-dev libjemalloc-dev libevent-dev
-      libhttp-parser-dev check curl python3 openssl locales libcairo2-dev libfontconfig-dev)
+      libhttp-parser-dev check curl python3 openssl locales libcairo2-dev libfontconfig-dev
+      libpq-dev postgresql)
 if [ "${1:-}" = "--ui" ]; then
   pkgs+=(chromium nodejs npm)
 fi

@@ -44,6 +44,7 @@ struct server__audit {
     char *witness;
     char *archive;           /* retention: where pruned segments go, or NULL */
     uint64_t keep;           /* retention: records kept, 0: all */
+    int hold_unshipped;      /* accounting on: retention never prunes what is not shipped */
     struct kube_witness *cm; /* mirror mode: the ConfigMap witness, or NULL */
     char cm_name[300];
     uint64_t every_records;
@@ -145,6 +146,7 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
     g->witness = c->audit_witness ? xstrdup(c->audit_witness) : NULL;
     g->archive = c->audit_archive ? xstrdup(c->audit_archive) : NULL;
     g->keep = c->audit_keep_records;
+    g->hold_unshipped = c->acct_url != NULL;
     if (c->kubeconfig && (!c->audit_witness_configmap || strcmp(c->audit_witness_configmap, "-")))
         return open_configmap(g, c, err);
     return 0;
@@ -375,7 +377,8 @@ static void tick(struct server__audit *g, int force)
         json_decref(doc);
     }
     log_debug("audit: signed a checkpoint of record %" PRIu64, cp.seq);
-    if (g->keep && server__audit_retain(g->st, g->archive, g->keep, g->key, &err) < 0)
+    if (g->keep &&
+        server__audit_retain(g->st, g->archive, g->keep, g->hold_unshipped, g->key, &err) < 0)
         log_error("audit: retention: %s", err.msg);
     mtx_lock(&g->mu);
     g->last = cp;

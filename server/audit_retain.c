@@ -16,6 +16,7 @@
 #include "err.h"
 #include "internal.h"
 #include "log.h"
+#include "ship.h"
 #include "store.h"
 
 struct segment {
@@ -66,17 +67,24 @@ out:
     return rc;
 }
 
-int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
+int server__audit_retain(struct store *st, const char *dir, uint64_t keep, int hold_unshipped,
                          const struct store_audit_key *key, struct err *err)
 {
-    uint64_t first = 0, head = 0, ckpt = 0, first_kept = 0, deleted = 0;
+    uint64_t first = 0, head = 0, ckpt = 0, first_kept = 0, deleted = 0, shipped = 0;
     MDB_txn *txn = NULL;
     int rc;
 
     if ((rc = store_txn_begin(st, STORE_READ, &txn, err)) == 0 &&
         (rc = store_audit_first_seq(txn, &first, err)) == 0 &&
-        (rc = store_audit_last_seq(txn, &head, err)) == 0 && head > keep + first)
-        rc = store_audit_find_checkpoint(txn, head - keep, &ckpt, err);
+        (rc = store_audit_last_seq(txn, &head, err)) == 0 &&
+        (!hold_unshipped || (rc = ship_cursor_read(txn, &shipped, err)) == 0) &&
+        head > keep + first) {
+        /* the checkpoint pruned behind may be at most the first record not shipped */
+        uint64_t at = head - keep;
+        if (hold_unshipped && at > shipped + 1)
+            at = shipped + 1;
+        rc = store_audit_find_checkpoint(txn, at, &ckpt, err);
+    }
     store_txn_abort(&txn);
     if (rc < 0 || ckpt <= first)
         return rc;

@@ -13,6 +13,7 @@
 #include "scheduler.h"
 #include "internal.h"
 #include "server.h"
+#include "ship.h"
 
 void server_config_init(struct server_config *c)
 {
@@ -64,6 +65,8 @@ void server_config_release(struct server_config *c)
     free(c->le_namespace);
     free(c->le_name);
     free(c->le_identity);
+    free(c->acct_url);
+    free(c->acct_cluster);
     memset(c, 0, sizeof(*c));
 }
 
@@ -416,7 +419,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "audit_archive, allowed_hosts, cors_origins, writeback_giveup, "
                    "leader_elect, leader_elect_lease_duration, leader_elect_renew_deadline, "
                    "leader_elect_retry_period, leader_elect_namespace, leader_elect_name, "
-                   "leader_elect_identity)",
+                   "leader_elect_identity, accounting)",
                    key);
 }
 
@@ -447,6 +450,49 @@ static int set_list(struct server_config *c, yaml_document_t *doc, const char *k
     return rc;
 }
 
+/* accounting: a mapping of url, cluster and batch. */
+static int set_accounting(struct server_config *c, yaml_document_t *doc, yaml_node_t *map,
+                          const char *path, struct err *err)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(doc, p->value);
+        size_t line = k->start_mark.line + 1;
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        const char *val = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+        char *end = NULL;
+        if (!val)
+            return err_set(err, ERR_INVALID,
+                           "config '%s' line %zu: 'accounting.%s' must be a single value", path,
+                           line, key);
+        if (!strcmp(key, "url") || !strcmp(key, "cluster")) {
+            char **slot = key[0] == 'u' ? &c->acct_url : &c->acct_cluster;
+            free(*slot);
+            *slot = xstrdup(val);
+        } else if (!strcmp(key, "batch")) {
+            unsigned long long n = strtoull(val, &end, 10);
+            if (!*val || *end || n < 1 || n > 100000)
+                return err_set(err, ERR_INVALID,
+                               "config '%s' line %zu: 'accounting.batch' must be a number of "
+                               "records from 1 to 100000, not '%s'",
+                               path, line, val);
+            c->acct_batch = (size_t)n;
+        } else {
+            return err_set(err, ERR_INVALID,
+                           "config '%s' line %zu: unknown key 'accounting.%s' (known: url, "
+                           "cluster, batch)",
+                           path, line, key);
+        }
+    }
+    if (!c->acct_url || !c->acct_url[0] || !c->acct_cluster || !c->acct_cluster[0])
+        return err_set(err, ERR_INVALID,
+                       "config '%s' line %zu: 'accounting' needs both 'url' "
+                       "(postgresql://...) and 'cluster' (this cluster's name)",
+                       path, map->start_mark.line + 1);
+    return 0;
+}
+
 static int load_doc(struct server_config *c, const char *path, yaml_document_t *doc,
                     struct err *err)
 {
@@ -470,6 +516,16 @@ static int load_doc(struct server_config *c, const char *path, yaml_document_t *
             (!strcmp(key, "allowed_hosts") || !strcmp(key, "cors_origins"))) {
             if (set_list(c, doc, key, v, err) < 0)
                 return err_prefix(err, "config '%s' line %zu", path, line);
+            continue;
+        }
+        if (!strcmp(key, "accounting")) {
+            if (v->type != YAML_MAPPING_NODE)
+                return err_set(err, ERR_INVALID,
+                               "config '%s' line %zu: 'accounting' must be a mapping {url, "
+                               "cluster, batch}",
+                               path, line);
+            if (set_accounting(c, doc, v, path, err) < 0)
+                return err->code;
             continue;
         }
         if (v->type != YAML_SCALAR_NODE)
@@ -518,6 +574,8 @@ static int leader_elect_check(const struct server_config *c, struct err *err)
 int server_config_check(const struct server_config *c, struct err *err)
 {
     if (leader_elect_check(c, err) < 0)
+        return err->code;
+    if (c->acct_url && ship_cluster_check(c->acct_cluster, err) < 0)
         return err->code;
     if (!c->tls_cert != !c->tls_key)
         return err_set(err, ERR_INVALID,

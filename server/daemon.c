@@ -15,6 +15,7 @@
 #include "log.h"
 #include "scheduler.h"
 #include "server.h"
+#include "ship.h"
 #include "store.h"
 #include "thread.h"
 
@@ -137,6 +138,38 @@ static json_t *leader_json(void *ctx)
     return kube_leader_json(ctx);
 }
 
+/* Only the leader ships (docs/accounting.md); without election every musterd leads. */
+static int ship_leading(void *ctx)
+{
+    json_t *st = kube_leader_json(ctx);
+    int lead = !st || !strcmp(json_string_value(json_object_get(st, "role")), "leader");
+    json_decref(st);
+    return lead;
+}
+
+static json_t *ship_state_json(void *ctx)
+{
+    return ship_state(ctx);
+}
+
+/* The shipper (accounting: in the config), started once the store and mirror are open. */
+static int start_ship(const struct server_config *c, struct store *st, struct kube *kube,
+                      struct ship **out, struct err *err)
+{
+    struct ship_options so = {.url = c->acct_url,
+                              .cluster = c->acct_cluster,
+                              .batch = c->acct_batch,
+                              .leading =
+                                  kube && server_config_leader_elect(c) ? ship_leading : NULL,
+                              .leading_ctx = kube};
+    int rc;
+    if (!c->acct_url)
+        return 0;
+    if ((rc = ship_open(st, &so, out, err)) < 0 || (rc = ship_start(*out, err)) < 0)
+        return err_prefix(err, "accounting");
+    return 0;
+}
+
 /* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
  * starts its threads; it syncs in the background while the API already answers. */
 static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
@@ -240,7 +273,7 @@ static int open_state(const struct server_config *c, struct store **st, struct c
 /* The API's options from the config (strings borrowed from c), wired to the cycle thread
  * (on_change), the mirror (kube, may be NULL) and the audit guard. */
 static struct api_options api_options_of(const struct server_config *c, struct cycler *cy,
-                                         struct kube *kube, const char *read_only)
+                                         struct kube *kube, struct ship *sh, const char *read_only)
 {
     struct api_options ao = {
         .listen = c->listen,
@@ -277,6 +310,8 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .audit_health_ctx = cy->guard,
         .audit_key = server__audit_key(cy->guard),
         .audit_witness = server__audit_witness,
+        .accounting = sh ? ship_state_json : NULL,
+        .accounting_ctx = sh,
     };
     memcpy(ao.rate, c->rate, sizeof(ao.rate));
     return ao;
@@ -311,6 +346,7 @@ int server_run(const struct server_config *c, struct err *err)
     struct store *st = NULL;
     struct api *api = NULL;
     struct kube *kube = NULL;
+    struct ship *sh = NULL;
     struct server__sampler *sampler = NULL;
     thrd_t thread;
     int have_thread = 0, rc;
@@ -330,12 +366,14 @@ int server_run(const struct server_config *c, struct err *err)
     else if (c->kubeconfig && (rc = start_mirror(c, &cy, st, &kube, err)) < 0)
         goto out;
     cy.kube = kube;
+    if ((rc = start_ship(c, st, kube, &sh, err)) < 0)
+        goto out;
     if (thrd_create(&thread, cycle_main, &cy) != thrd_success) {
         rc = err_set(err, ERR_INTERNAL, "cannot start the cycle thread");
         goto out;
     }
     have_thread = 1;
-    struct api_options ao = api_options_of(c, &cy, kube, read_only);
+    struct api_options ao = api_options_of(c, &cy, kube, sh, read_only);
     if ((rc = api_start(&ao, cy.sched, st, &api, err)) < 0 ||
         (rc = server__audit_start(cy.guard, st, api, err)) < 0 ||
         (rc = server__sampler_start(cy.sched, c, cy.guard, &sampler, err)) < 0 ||
@@ -348,6 +386,7 @@ out:
     server__sampler_stop(sampler);
     if (have_thread)
         stop_cycles(&cy, thread);
+    ship_close(sh); /* before the mirror it asks about leadership */
     kube_close(kube);
     server__audit_close(cy.guard); /* signs the head after the last cycle */
     sched_close(cy.sched);

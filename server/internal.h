@@ -58,8 +58,10 @@ void server__audit_close(struct server__audit *g);
 /* Retention (audit_retain.c): when the log holds more than keep records, archives the
  * records before the newest checkpoint record at least keep records back to
  * dir/audit-FIRST-LAST.ndjson and prunes them. Returns 0 (also when there is nothing to
- * do), ERR_IO (archive not written: nothing pruned) or the store's errors. */
-int server__audit_retain(struct store *st, const char *dir, uint64_t keep,
+ * do), ERR_IO (archive not written: nothing pruned) or the store's errors. With
+ * hold_unshipped (accounting on), no record after the shipped cursor (ship_cursor_read)
+ * is pruned, however far shipping lags: the database keeps the history the store drops. */
+int server__audit_retain(struct store *st, const char *dir, uint64_t keep, int hold_unshipped,
                          const struct store_audit_key *key, struct err *err);
 
 /* The time series sampler (sampler.c): a thread calling sched_sample every

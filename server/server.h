@@ -123,6 +123,12 @@ struct server_config {
     uint64_t audit_keep_records;
     char *audit_archive;
     double audit_checkpoint_interval; /* seconds, default 60 */
+    /* accounting: {url, cluster, batch} (docs/accounting.md): ship the audit log and job
+     * rows to PostgreSQL; off while url is NULL. cluster names this cluster in every row
+     * (required with url); batch: records per transaction, 0: ship/'s default. */
+    char *acct_url;
+    char *acct_cluster;
+    size_t acct_batch;
 };
 
 /* The api's external authenticator in mirror mode (kube_auth.c): ctx is the struct kube;

@@ -12,7 +12,7 @@ sh "$check" "$root" >/dev/null || { echo "FAIL: the tree itself does not pass"; 
 # case FILE INCLUDE: a copy where FILE includes INCLUDE must fail, naming FILE
 case_up() {
     rm -rf "$tmp/t" && mkdir "$tmp/t"
-    for d in base model store scheduler web clients server cli; do cp -R "$root/$d" "$tmp/t/"; done
+    for d in base model store ship scheduler web clients server cli; do cp -R "$root/$d" "$tmp/t/"; done
     printf '#include "%s"\n' "$2" >>"$tmp/t/$1"
     if out=$(sh "$check" "$tmp/t" 2>&1); then
         echo "FAIL: $1 including $2 passed the check"
@@ -28,3 +28,5 @@ case_up scheduler/record/why_record.c preempt.h # record and preempt would inclu
 case_up scheduler/cycle/cycle.c core.h      # a part including the entry points' header
 case_up store/objects.c view.h              # store -> scheduler
 case_up scheduler/sched.c api.h             # scheduler -> web
+case_up ship/ship.c scheduler.h             # ship -> scheduler: the scheduler is above it
+case_up store/audit.c ship.h                # store -> ship

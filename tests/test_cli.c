@@ -133,7 +133,7 @@ START_TEST(test_cli_usage_errors)
     expect_usage(ARGS("get", "widgets"), "error: unknown resource 'widgets'");
     expect_usage(ARGS("get", "pods", "--bogus"), "error: unknown flag '--bogus'");
     expect_usage(ARGS("get", "pods", "-o", "xml"),
-                 "error: unknown output format 'xml' (table, json, yaml, name or wide)");
+                 "error: unknown output format 'xml' (table, json, yaml, name, wide or csv)");
     expect_usage(ARGS("cycle", "-o", "wide"), "error: -o wide is not accepted by 'cycle'");
     expect_usage(ARGS("apply", "-f", "x.yaml", "-o", "wide"),
                  "error: -o wide is not accepted by 'apply'");

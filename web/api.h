@@ -190,6 +190,11 @@ struct api_options {
     void *audit_health_ctx;
     const struct store_audit_key *audit_key;
     int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
+    /* Accounting (server/, ship.h): the shipper's state as new JSON, served as the
+     * "accounting" member of /healthz and /api/v1/health and as muster_accounting_* in
+     * /metrics. NULL: accounting is off. */
+    json_t *(*accounting)(void *ctx);
+    void *accounting_ctx;
 };
 
 #define API_DEFAULT_HEAD_TIMEOUT_MS 10000

@@ -98,6 +98,8 @@ struct api {
     char *read_only;       /* NULL: writable; else why not (api_set_read_only) */
     json_t *(*audit_health)(void *ctx);
     void *audit_health_ctx;
+    json_t *(*accounting)(void *ctx); /* api_options.accounting */
+    void *accounting_ctx;
     const struct store_audit_key *audit_key;
     int (*audit_witness)(void *ctx, struct store_ckpt *out, struct err *err);
     void *audit_witness_ctx;

@@ -36,6 +36,8 @@ void api__healthz(struct req *r)
     if (r->api->read_only)
         json_object_set_new(doc, "readOnly", json_string(r->api->read_only));
     pthread_mutex_unlock(&r->api->ro_mu);
+    if (r->api->accounting)
+        json_object_set_new(doc, "accounting", r->api->accounting(r->api->accounting_ctx));
     api__reply_json(r, 200, with_role(r->api, doc));
 }
 
@@ -67,9 +69,11 @@ void api__health(struct req *r)
     pthread_mutex_lock(&r->api->ro_mu);
     read_only = r->api->read_only != NULL;
     pthread_mutex_unlock(&r->api->ro_mu);
-    api__reply_json(r, 200,
-                    json_pack("{s:s, s:s, s:b, s:o}", "status", read_only ? "read-only" : "ok",
-                              "version", MUSTER_VERSION, "readOnly", read_only, "audit", audit));
+    json_t *doc = json_pack("{s:s, s:s, s:b, s:o}", "status", read_only ? "read-only" : "ok",
+                            "version", MUSTER_VERSION, "readOnly", read_only, "audit", audit);
+    if (r->api->accounting)
+        json_object_set_new(doc, "accounting", r->api->accounting(r->api->accounting_ctx));
+    api__reply_json(r, 200, doc);
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *text)
@@ -142,6 +146,42 @@ static void append_kube(char **buf, size_t *len, size_t *cap, json_t *counters)
     }
 }
 
+/* The shipper's state (ship.h) as muster_accounting_*. */
+static void accounting_metrics(struct api *api, char **buf, size_t *len, size_t *cap)
+{
+    char text[2048];
+    if (!api->accounting)
+        return;
+    json_t *st = api->accounting(api->accounting_ctx);
+    snprintf(text, sizeof(text),
+             "# HELP muster_accounting_connected 1 while the accounting database is connected.\n"
+             "# TYPE muster_accounting_connected gauge\nmuster_accounting_connected %d\n"
+             "# HELP muster_accounting_shipped_seq The last audit record shipped.\n"
+             "# TYPE muster_accounting_shipped_seq gauge\nmuster_accounting_shipped_seq %lld\n"
+             "# HELP muster_accounting_lag_records Audit records not shipped yet.\n"
+             "# TYPE muster_accounting_lag_records gauge\nmuster_accounting_lag_records %lld\n"
+             "# HELP muster_accounting_lag_seconds Age of the oldest audit record not shipped.\n"
+             "# TYPE muster_accounting_lag_seconds gauge\nmuster_accounting_lag_seconds %.3f\n"
+             "# HELP muster_accounting_records_total Audit records shipped by this process.\n"
+             "# TYPE muster_accounting_records_total counter\n"
+             "muster_accounting_records_total %lld\n"
+             "# HELP muster_accounting_batches_total Batches committed by this process.\n"
+             "# TYPE muster_accounting_batches_total counter\n"
+             "muster_accounting_batches_total %lld\n"
+             "# HELP muster_accounting_failures_total Failed connections and batches.\n"
+             "# TYPE muster_accounting_failures_total counter\n"
+             "muster_accounting_failures_total %lld\n",
+             json_is_true(json_object_get(st, "connected")),
+             (long long)json_integer_value(json_object_get(st, "shippedSeq")),
+             (long long)json_integer_value(json_object_get(st, "lagRecords")),
+             json_number_value(json_object_get(st, "lagSeconds")),
+             (long long)json_integer_value(json_object_get(st, "records")),
+             (long long)json_integer_value(json_object_get(st, "batches")),
+             (long long)json_integer_value(json_object_get(st, "failures")));
+    append(buf, len, cap, text);
+    json_decref(st);
+}
+
 void api__metrics(struct req *r)
 {
     char *sched = sched_metrics(r->api->sched);
@@ -183,6 +223,7 @@ void api__metrics(struct req *r)
         append(&buf, &len, &cap, line);
     }
     leader_metrics(r->api, &buf, &len, &cap);
+    accounting_metrics(r->api, &buf, &len, &cap);
     json_t *sources = r->api->sources ? r->api->sources(r->api->sources_ctx) : NULL;
     append_kube(&buf, &len, &cap, json_object_get(sources, "counters"));
     json_decref(sources);

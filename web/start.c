@@ -120,6 +120,8 @@ static void keep_options(struct api *api, const struct api_options *opts)
     api->read_only = opts->read_only ? xstrdup(opts->read_only) : NULL;
     api->audit_health = opts->audit_health;
     api->audit_health_ctx = opts->audit_health_ctx;
+    api->accounting = opts->accounting;
+    api->accounting_ctx = opts->accounting_ctx;
     api->audit_key = opts->audit_key;
     api->audit_witness = opts->audit_witness;
     api->audit_witness_ctx = opts->audit_health_ctx;

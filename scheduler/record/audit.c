@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "outbox.h"
+#include "view_base.h"
+#include "view_queue.h"
 #include "why.h"
 
 json_t *sched__caller_json(const struct sched_caller *by)
@@ -95,6 +98,27 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
     return rc;
 }
 
+/* What accounting needs of a placement that the store may no longer hold when the record
+ * is read (docs/accounting.md): the job's queue, priority and creation. Adds them to rec
+ * and returns it. */
+static json_t *placed_facts(const struct sched_view *v, int job, json_t *rec)
+{
+    const struct sv_job *j = &v->jobs[job];
+    char ts[40];
+    int32_t prio = 0;
+    for (size_t i = 0; i < j->npods; i++)
+        if (v->pods[j->pods[i]].alive) {
+            prio = v->pods[j->pods[i]].prio;
+            break;
+        }
+    int64_t created = sched__job_creation(v, j);
+    clock_format_rfc3339_ms(created, ts, sizeof(ts));
+    json_object_set_new(rec, "priority", json_integer(prio));
+    json_object_set_new(rec, "queue", json_string(sched__job_queue_name(v, j)));
+    json_object_set_new(rec, "submitted", created ? json_string(ts) : json_null());
+    return rec;
+}
+
 int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err)
 {
     const struct sched_view *v = c->v;
@@ -124,7 +148,7 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
                                      .cycle = (int64_t)c->cycle,
                                      .pods = pods,
                                      .npods = n};
-        json_t *rec = sched_outbox_encode(&r);
+        json_t *rec = placed_facts(v, job, sched_outbox_encode(&r));
         if (c->backfill) /* the placement took nodes reserved for others (cycle_reserve.c) */
             json_object_set(rec, "backfill", c->backfill);
         if (rc == 0)
