@@ -30,23 +30,6 @@
 #include "store.h"
 #include "workload.h"
 
-static int apply_range(struct sched *s, json_t *jobs, size_t from, size_t to, int64_t now,
-                       struct err *err)
-{
-    json_t *docs = json_array();
-    for (size_t g = from; g < to; g++)
-        json_array_extend(docs, json_array_get(jobs, g));
-    struct model_manifest m;
-    json_t *results = NULL;
-    int rc = workload_manifest(docs, &m, err);
-    if (rc == 0)
-        rc = sched_apply(s, &m, now, &results, err);
-    json_decref(results);
-    model_manifest_free(&m);
-    json_decref(docs);
-    return rc;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -201,12 +184,12 @@ int main(int argc, char **argv)
     int64_t now = clock_now_ms();
     json_t *infra = json_array();
     json_array_append(infra, w.infra);
-    rc = apply_range(s, infra, 0, 1, now, &err);
+    rc = workload_apply(s, infra, 0, 1, now, &err);
     json_decref(infra);
-    if (rc < 0 || apply_range(s, w.jobs, 0, low, now, &err) < 0)
+    if (rc < 0 || workload_apply(s, w.jobs, 0, low, now, &err) < 0)
         goto fail;
     double fill = cycle_ms(s, now += 1000, &err, &rc);
-    if (rc < 0 || apply_range(s, w.jobs, low, njobs, now, &err) < 0)
+    if (rc < 0 || workload_apply(s, w.jobs, low, njobs, now, &err) < 0)
         goto fail;
     double pre = cycle_ms(s, now += 1000, &err, &rc);
     if (rc < 0 || sched_preemptions(s, NULL, NULL, NULL, &ledger, &err) < 0)

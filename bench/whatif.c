@@ -25,23 +25,6 @@
 #include "store.h"
 #include "workload.h"
 
-static int apply_range(struct sched *s, json_t *jobs, size_t from, size_t to, int64_t now,
-                       struct err *err)
-{
-    json_t *docs = json_array();
-    for (size_t g = from; g < to; g++)
-        json_array_extend(docs, json_array_get(jobs, g));
-    struct model_manifest m;
-    json_t *results = NULL;
-    int rc = workload_manifest(docs, &m, err);
-    if (rc == 0)
-        rc = sched_apply(s, &m, now, &results, err);
-    json_decref(results);
-    model_manifest_free(&m);
-    json_decref(docs);
-    return rc;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -153,9 +136,9 @@ int main(int argc, char **argv)
     int64_t now = clock_now_ms();
     json_t *infra = json_array();
     json_array_append(infra, w.infra);
-    rc = apply_range(s, infra, 0, 1, now, &err);
+    rc = workload_apply(s, infra, 0, 1, now, &err);
     json_decref(infra);
-    if (rc < 0 || apply_range(s, w.jobs, 0, filled, now, &err) < 0 ||
+    if (rc < 0 || workload_apply(s, w.jobs, 0, filled, now, &err) < 0 ||
         sched_cycle(s, now, NULL, &err) < 0)
         goto fail;
 
@@ -180,7 +163,7 @@ int main(int argc, char **argv)
         size_t from = filled + r * batch;
         json_t *sum = NULL;
         now += 100;
-        if (apply_range(s, w.jobs, from, from + batch, now, &err) < 0 ||
+        if (workload_apply(s, w.jobs, from, from + batch, now, &err) < 0 ||
             sched_cycle(s, now, &sum, &err) < 0)
             goto fail_stop;
         double ms = json_real_value(json_object_get(sum, "durationMs"));

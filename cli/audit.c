@@ -63,6 +63,14 @@ static int follow(struct cli *cli, uint64_t to, const char *kind, struct err *er
     }
 }
 
+/* GET *path with the --from and --to given (verify, replay): *v new. */
+static int get_range(struct cli *cli, char **path, json_t **v, struct err *err)
+{
+    cli__query(path, "from", cli__flag(cli, "from"));
+    cli__query(path, "to", cli__flag(cli, "to"));
+    return cli__call(cli, "GET", *path, NULL, 0, NULL, v, err);
+}
+
 static int audit_export(struct cli *cli)
 {
     struct err err = ERR_INIT;
@@ -350,9 +358,7 @@ static int audit_verify(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg);
     }
-    cli__query(&path, "from", cli__flag(cli, "from"));
-    cli__query(&path, "to", cli__flag(cli, "to"));
-    if (cli__call(cli, "GET", path, NULL, 0, NULL, &v, &err) < 0) {
+    if (get_range(cli, &path, &v, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;
     }
@@ -397,9 +403,7 @@ static int audit_replay(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg[0] ? err.msg : "audit replay needs --from SEQ");
     }
-    cli__query(&path, "from", cli__flag(cli, "from"));
-    cli__query(&path, "to", cli__flag(cli, "to"));
-    if (cli__call(cli, "GET", path, NULL, 0, NULL, &v, &err) < 0) {
+    if (get_range(cli, &path, &v, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;
     }

@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "scheduler.h"
 
 #define BLOCK_LABEL "network.topology.nvidia.com/block"
 #define SPINE_LABEL "network.topology.nvidia.com/spine"
@@ -402,4 +403,21 @@ long workload_peak_rss_kib(void)
     }
     fclose(f);
     return kib;
+}
+
+int workload_apply(struct sched *s, json_t *jobs, size_t from, size_t to, int64_t now,
+                   struct err *err)
+{
+    json_t *docs = json_array();
+    for (size_t g = from; g < to; g++)
+        json_array_extend(docs, json_array_get(jobs, g));
+    struct model_manifest m;
+    json_t *results = NULL;
+    int rc = workload_manifest(docs, &m, err);
+    if (rc == 0)
+        rc = sched_apply(s, &m, now, &results, err);
+    json_decref(results);
+    model_manifest_free(&m);
+    json_decref(docs);
+    return rc;
 }

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -62,6 +63,12 @@ void workload_trim_nodes(struct workload *w, size_t n);
 /* Wraps an array of documents as a manifest (each document validated). Returns 0 or
  * ERR_INVALID with the first validation problem. m owns new references. */
 int workload_manifest(json_t *docs, struct model_manifest *m, struct err *err);
+
+/* Applies the documents of jobs[from..to) (each an array of documents, as w->jobs holds
+ * them; w->infra wrapped in an array of one for the nodes) with sched_apply at now. */
+struct sched;
+int workload_apply(struct sched *s, json_t *jobs, size_t from, size_t to, int64_t now,
+                   struct err *err);
 
 /* Peak resident set size of this process in KiB (VmHWM). */
 long workload_peak_rss_kib(void);
