@@ -3,16 +3,14 @@
 // answered 401), a wrong one is asked for again, and the viewer's token loads the overview
 // and the jobs page; the token is sent as a bearer header and kept for the tab only.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launch, newPage } from './browser.mjs';
+import { launch, newPage, startMusterd } from './browser.mjs';
 
 const SRC = process.env.MUSTER_SOURCE_DIR || path.resolve('../..');
-const BIN = process.env.MUSTER_BIN_DIR || path.join(SRC, 'build/bin');
 const ART = path.resolve('artifacts');
 const VIEWER = 'viewer-token-for-the-ui';
 
@@ -23,22 +21,15 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-auth-'));
   fs.writeFileSync(path.join(tmp, 'tokens.yaml'),
     `tokens:\n  - name: vera\n    role: viewer\n    sha256: ${sha(VIEWER)}\n`);
-  fs.writeFileSync(path.join(tmp, 'musterd.yaml'), 'cycle_interval: 0\nauth_reads: true\n' +
-    `tokens_file: ${path.join(tmp, 'tokens.yaml')}\n` +
-    `sync: none\nlog_level: warn\nui_dir: ${path.join(SRC, 'web/static')}\n`);
-  const port = path.join(tmp, 'port');
-  md = spawn(path.join(BIN, 'musterd'), ['--config', path.join(tmp, 'musterd.yaml'), '--data-dir',
-    path.join(tmp, 'data'), '--listen', '127.0.0.1:0', '--port-file', port],
-  { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !(fs.existsSync(port) && fs.readFileSync(port, 'utf8').trim()); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  URL = `http://127.0.0.1:${fs.readFileSync(port, 'utf8').trim()}`;
+  md = await startMusterd(tmp, 'cycle_interval: 0\nauth_reads: true\n' +
+    `tokens_file: ${path.join(tmp, 'tokens.yaml')}\n`);
+  URL = md.url;
   fs.mkdirSync(ART, { recursive: true });
   b = await launch();
 });
 after(async () => {
   if (b) await b.close();
-  if (md) md.kill('SIGTERM');
+  if (md) md.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

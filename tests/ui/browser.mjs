@@ -1,4 +1,5 @@
 // browser.mjs - headless Debian chromium driven by playwright-core (no downloaded browsers).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,4 +37,22 @@ export async function newPage(browser) {
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
   page.on('pageerror', (e) => page.errors.push(String(e)));
   return page;
+}
+
+// Starts a musterd of the test file's own on a random port, its data under dir (which the
+// caller made and removes): config holds the file's own YAML lines, before the ones every
+// test musterd has (sync none, log_level warn, the UI files of this tree). Waits for its
+// port file (10 s). Returns {url, port, stop()}.
+export async function startMusterd(dir, config = '') {
+  const src = process.env.MUSTER_SOURCE_DIR || path.resolve('../..');
+  const bin = process.env.MUSTER_BIN_DIR || path.join(src, 'build/bin');
+  const cfg = path.join(dir, 'musterd.yaml'), portFile = path.join(dir, 'port');
+  fs.writeFileSync(cfg, config +
+    `sync: none\nlog_level: warn\nui_dir: ${path.join(src, 'web/static')}\n`);
+  const md = spawn(path.join(bin, 'musterd'), ['--config', cfg, '--data-dir', path.join(dir, 'data'),
+    '--listen', '127.0.0.1:0', '--port-file', portFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 100 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  const port = fs.readFileSync(portFile, 'utf8').trim();
+  return { url: `http://127.0.0.1:${port}`, port, stop: () => md.kill('SIGTERM') };
 }

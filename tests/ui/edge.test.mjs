@@ -7,16 +7,14 @@
 // script runs (the CSP would also stop inline handlers, but the UI never parses server
 // strings as HTML in the first place).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launch, newPage } from './browser.mjs';
+import { launch, newPage, startMusterd } from './browser.mjs';
 
 const SRC = process.env.MUSTER_SOURCE_DIR || path.resolve('../..');
-const BIN = process.env.MUSTER_BIN_DIR || path.join(SRC, 'build/bin');
 const ART = path.resolve('artifacts');
 const MARK = '<img src=x onerror="window.pwned=(window.pwned||0)+1">';
 const RES = `example.com/${MARK}`;
@@ -32,15 +30,8 @@ const apply = (doc) => api('/api/v1/manifests', { method: 'POST',
 
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-edge-'));
-  fs.writeFileSync(path.join(tmp, 'musterd.yaml'), 'cycle_interval: 0\nmark_running: true\n' +
-    `sync: none\nlog_level: warn\nui_dir: ${path.join(SRC, 'web/static')}\n`);
-  const port = path.join(tmp, 'port');
-  md = spawn(path.join(BIN, 'musterd'), ['--config', path.join(tmp, 'musterd.yaml'), '--data-dir',
-    path.join(tmp, 'data'), '--listen', '127.0.0.1:0', '--port-file', port],
-  { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !(fs.existsSync(port) && fs.readFileSync(port, 'utf8').trim()); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  PORT = fs.readFileSync(port, 'utf8').trim();
+  md = await startMusterd(tmp, 'cycle_interval: 0\nmark_running: true\n');
+  PORT = md.port;
   URL = `http://127.0.0.1:${PORT}`;
   // the attacker's page, on another port of the same machine
   evil = http.createServer((req, res) => {
@@ -55,7 +46,7 @@ before(async () => {
 after(async () => {
   if (b) await b.close();
   if (evil) evil.close();
-  if (md) md.kill('SIGTERM');
+  if (md) md.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

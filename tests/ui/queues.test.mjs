@@ -6,15 +6,13 @@
 // the borrowed part is shaded apart for alpha only, and selecting a queue lists its jobs
 // (linked to the job pages) and its reclaims (linked to the preemption pages).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launch, newPage } from './browser.mjs';
+import { launch, newPage, startMusterd } from './browser.mjs';
 
 const SRC = process.env.MUSTER_SOURCE_DIR || path.resolve('../..');
-const BIN = process.env.MUSTER_BIN_DIR || path.join(SRC, 'build/bin');
 const ART = path.resolve('artifacts');
 const GPU = 'nvidia.com/gpu';
 
@@ -31,15 +29,8 @@ const cycle = () => api('/api/v1/cycles', { method: 'POST', headers: { 'Content-
 
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-queues-'));
-  fs.writeFileSync(path.join(tmp, 'musterd.yaml'), 'cycle_interval: 0\nmark_running: true\n' +
-    `sync: none\nlog_level: warn\nui_dir: ${path.join(SRC, 'web/static')}\n`);
-  const port = path.join(tmp, 'port');
-  md = spawn(path.join(BIN, 'musterd'), ['--config', path.join(tmp, 'musterd.yaml'), '--data-dir',
-    path.join(tmp, 'data'), '--listen', '127.0.0.1:0', '--port-file', port],
-  { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !(fs.existsSync(port) && fs.readFileSync(port, 'utf8').trim()); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  URL = `http://127.0.0.1:${fs.readFileSync(port, 'utf8').trim()}`;
+  md = await startMusterd(tmp, 'cycle_interval: 0\nmark_running: true\n');
+  URL = md.url;
   await applyFile('tests/data/api/queues/manifest.yaml');
   await cycle();
   fs.mkdirSync(ART, { recursive: true });
@@ -47,7 +38,7 @@ before(async () => {
 });
 after(async () => {
   if (b) await b.close();
-  if (md) md.kill('SIGTERM');
+  if (md) md.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -7,15 +7,13 @@
 // Preempted after; vision/resnet's page names the entry whose victims' room it took and
 // batch/etl-a's names vision/resnet. No console error is allowed but the one 400 asked for.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { launch, newPage } from './browser.mjs';
+import { launch, newPage, startMusterd } from './browser.mjs';
 
 const SRC = process.env.MUSTER_SOURCE_DIR || path.resolve('../..');
-const BIN = process.env.MUSTER_BIN_DIR || path.join(SRC, 'build/bin');
 const ART = path.resolve('artifacts');
 
 let b, md, tmp, URL;
@@ -28,15 +26,8 @@ const api = async (p, init) => {
 
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'muster-ui-time-'));
-  fs.writeFileSync(path.join(tmp, 'musterd.yaml'), 'cycle_interval: 0\nmark_running: true\n' +
-    `sync: none\nlog_level: warn\nui_dir: ${path.join(SRC, 'web/static')}\n`);
-  const port = path.join(tmp, 'port');
-  md = spawn(path.join(BIN, 'musterd'), ['--config', path.join(tmp, 'musterd.yaml'), '--data-dir',
-    path.join(tmp, 'data'), '--listen', '127.0.0.1:0', '--port-file', port],
-  { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 100 && !(fs.existsSync(port) && fs.readFileSync(port, 'utf8').trim()); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  URL = `http://127.0.0.1:${fs.readFileSync(port, 'utf8').trim()}`;
+  md = await startMusterd(tmp, 'cycle_interval: 0\nmark_running: true\n');
+  URL = md.url;
   for (const f of ['cluster.yaml', 'workloads.yaml'])
     await api('/api/v1/manifests', { method: 'POST', headers: { 'Content-Type': 'application/yaml' },
       body: fs.readFileSync(path.join(SRC, 'examples/demo', f)) });
@@ -46,7 +37,7 @@ before(async () => {
 });
 after(async () => {
   if (b) await b.close();
-  if (md) md.kill('SIGTERM');
+  if (md) md.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
