@@ -469,10 +469,46 @@ static void filter_jobs(json_t *items, const char *ns)
     }
 }
 
+/* What get answered (one object when name, else a list), as -o asks. */
+static void print_got(struct cli *cli, const char *res, enum model_kind kind, const char *name,
+                      json_t *doc, int all_ns)
+{
+    if (cli->output != CLI_OUT_TABLE) {
+        cli__print_doc(cli, doc);
+        return;
+    }
+    json_t *one = json_array();
+    if (name)
+        json_array_append(one, doc);
+    if (cli->names)
+        print_names(res, kind, name ? one : cli__items(doc));
+    else
+        print_table(cli, res, name ? one : cli__items(doc), all_ns);
+    json_decref(one);
+}
+
+/* get -w: watches from the list doc (what was printed). */
+static int watch_after(struct cli *cli, const char *res, const char *path, const char *ns,
+                       const char *sel, const char *fsel, int all_ns, json_t *doc, struct err *err)
+{
+    json_t *seen = json_object(), *o;
+    size_t i;
+    json_array_foreach(cli__items(doc), i, o)
+    {
+        char *key = item_key(o), *text = item_text(cli, res, o, all_ns);
+        json_object_set_new(seen, key, json_string(text));
+        free(key);
+        free(text);
+    }
+    int rc = watch(cli, res, path, ns, sel, fsel, all_ns, seen, err);
+    json_decref(seen);
+    return rc;
+}
+
 int cli__cmd_get(struct cli *cli)
 {
     struct err err = ERR_INIT;
-    json_t *doc = NULL, *one = NULL;
+    json_t *doc = NULL;
     int rc = CLI_EXIT_OK, all_ns = cli__flag(cli, "all-namespaces") != NULL;
     enum model_kind kind = MODEL_NODE;
     const char *res;
@@ -526,35 +562,10 @@ int cli__cmd_get(struct cli *cli)
         rc = cli__fail(cli, &err);
     if (rc != CLI_EXIT_OK)
         goto out;
-    if (cli->output != CLI_OUT_TABLE) {
-        cli__print_doc(cli, doc);
-        goto watch;
-    }
-    if (name) {
-        one = json_array();
-        json_array_append(one, doc);
-    }
-    if (cli->names)
-        print_names(res, kind, name ? one : cli__items(doc));
-    else
-        print_table(cli, res, name ? one : cli__items(doc), all_ns);
-watch:
-    if (watching) {
-        json_t *seen = json_object(), *o;
-        size_t i;
-        json_array_foreach(cli__items(doc), i, o)
-        {
-            char *key = item_key(o), *text = item_text(cli, res, o, all_ns);
-            json_object_set_new(seen, key, json_string(text));
-            free(key);
-            free(text);
-        }
-        if (watch(cli, res, path, ns, sel, fsel, all_ns, seen, &err) < 0)
-            rc = cli__fail(cli, &err);
-        json_decref(seen);
-    }
+    print_got(cli, res, kind, name, doc, all_ns);
+    if (watching && watch_after(cli, res, path, ns, sel, fsel, all_ns, doc, &err) < 0)
+        rc = cli__fail(cli, &err);
 out:
-    json_decref(one);
     json_decref(doc);
     free(path);
     return rc;

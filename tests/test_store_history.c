@@ -17,49 +17,6 @@
 static char *dir;
 static struct store *st;
 
-/* {kind: {key: obj}} of everything stored now (or at seq via history). */
-static int add_obj(void *ctx, enum model_kind kind, const char *key, json_t *obj)
-{
-    char k[8];
-    snprintf(k, sizeof(k), "%d", (int)kind);
-    json_t *m = json_object_get(ctx, k);
-    if (!m)
-        json_object_set_new(ctx, k, m = json_object());
-    json_object_set(m, key, obj);
-    return 0;
-}
-
-struct live {
-    json_t *all;
-    enum model_kind kind;
-};
-
-static int add_live(void *ctx, const char *key, json_t *obj)
-{
-    struct live *l = ctx;
-    return add_obj(l->all, l->kind, key, obj);
-}
-
-static json_t *dump_live(MDB_txn *txn)
-{
-    struct live l = {json_object(), 0};
-    struct err err = ERR_INIT;
-    for (int k = 0; k < MODEL_KIND_COUNT; k++) {
-        l.kind = (enum model_kind)k;
-        ck_assert_int_eq(store_each(txn, l.kind, NULL, add_live, &l, &err), 0);
-    }
-    return l.all;
-}
-
-static json_t *dump_at(MDB_txn *txn, uint64_t seq)
-{
-    json_t *all = json_object();
-    struct err err = ERR_INIT;
-    ck_assert_msg(store_history_each_at(txn, seq, STORE_KINDS_ALL, add_obj, all, &err) == 0, "%s",
-                  err.msg);
-    return all;
-}
-
 static void audit(MDB_txn *txn, const char *what)
 {
     struct err err = ERR_INIT;
@@ -79,7 +36,7 @@ static void take(struct point *p)
     struct err err = ERR_INIT;
     MDB_txn *txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_audit_last_seq(txn, &p->seq, &err), 0);
-    p->live = dump_live(txn);
+    p->live = store_util_dump_live(txn);
     store_txn_abort(&txn);
 }
 
@@ -87,7 +44,7 @@ static void check_points(struct point *pts, int n)
 {
     MDB_txn *txn = store_util_begin(st, STORE_READ);
     for (int i = 0; i < n; i++) {
-        json_t *then = dump_at(txn, pts[i].seq);
+        json_t *then = store_util_dump_at(txn, pts[i].seq);
         char *a = json_dumps(then, JSON_SORT_KEYS | JSON_COMPACT),
              *b = json_dumps(pts[i].live, JSON_SORT_KEYS | JSON_COMPACT);
         ck_assert_msg(strcmp(a, b) == 0, "store at record %llu:\n  history %s\n  live    %s",
