@@ -37,20 +37,21 @@ struct preempt_cleared;
  * The queue part of queue queue_q at plan_epoch queue_epoch: allocations move only when
  * plan_epoch does. */
 struct sched_why_writer {
-    json_t *queue;
-    int queue_q;
+    int queue_q; /* queue_text is queue queue_q's part at plan_epoch queue_epoch */
     uint64_t queue_epoch;
     json_t *ahead; /* the last "ahead" part written and its text */
     char *ahead_text;
     json_t *nf; /* the last node-filter part written and its text */
     char *nf_text;
-    json_t *queue_src; /* the queue part queue_text is the text of (borrowed) */
-    char *queue_text;
+    struct store_jw queue_text;        /* NUL-terminated */
     struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
     void (*classes_free)(struct sched_why_classes *); /* why_class.c's, set with them */
     struct sched_nf *nf_shape; /* the cycle's node filters by pod shape (why_mem.c) */
     size_t nnf, capnf;
+    struct store_jw text; /* the record or document being written (reused) */
 };
+/* The writer's text buffer, emptied (borrowed, valid until the next call). */
+struct store_jw *sched__why_text(struct sched_cyc *c);
 /* c->why, created when NULL (why_mem.c). */
 struct sched_why_writer *sched__why_w(struct sched_cyc *c);
 /* Frees c->why and every part of it (NULL-safe). */
@@ -237,9 +238,10 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
 int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
                         struct err *err);
 
-/* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
- * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */
-json_t *sched__queue_why(const struct sched_view *v, int q);
+/* Writes the queue part of a why document to w: {"name", "share"[, "dominantResource"],
+ * "rank", "allocated", "deserved", "capability", "guarantee"} (quantities), or null for
+ * q < 0. */
+void sched__queue_why_text(const struct sched_view *v, int q, struct store_jw *w);
 /* {res: quantity} of vec's non-zero entries (limited: entries >= 0 of a capability). New. */
 json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited);
 

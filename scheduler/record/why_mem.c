@@ -124,6 +124,13 @@ struct sched_why_writer *sched__why_w(struct sched_cyc *c)
     return c->why;
 }
 
+struct store_jw *sched__why_text(struct sched_cyc *c)
+{
+    struct sched_why_writer *w = sched__why_w(c);
+    w->text.len = 0;
+    return &w->text;
+}
+
 void sched__why_writer_free(struct sched_cyc *c)
 {
     struct sched_why_writer *w = c->why;
@@ -131,13 +138,13 @@ void sched__why_writer_free(struct sched_cyc *c)
         return;
     if (w->classes)
         w->classes_free(w->classes);
-    json_decref(w->queue);
     json_decref(w->ahead);
     free(w->ahead_text);
-    free(w->queue_text);
+    store_jw_release(&w->queue_text);
     json_decref(w->nf);
     free(w->nf_text);
     nf_free(w);
+    store_jw_release(&w->text);
     free(w);
     c->why = NULL;
 }
