@@ -159,12 +159,14 @@ static int key_after(const char *k, const char *name)
     }
 }
 
-/* Where member name goes among the top-level members of the canonical object s[0..n):
- * before the first key that sorts after it, or before the closing brace. */
-static size_t member_slot(const char *s, size_t n, const char *name)
+/* Where each of the k names (in sorted order) goes among the top-level members of the
+ * canonical object s[0..n): out[i], before the first key that sorts after names[i], or
+ * before the closing brace. One pass over s. */
+static void member_slots(const char *s, size_t n, const char *const *names, size_t k, size_t *out)
 {
     int depth = 0, in_str = 0, esc = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t next = 0; /* names before next are placed */
+    for (size_t i = 0; i < n && next < k; i++) {
         char ch = s[i];
         if (in_str) {
             if (esc)
@@ -174,24 +176,33 @@ static size_t member_slot(const char *s, size_t n, const char *name)
             else if (ch == '"')
                 in_str = 0;
         } else if (ch == '"') {
-            if (depth == 1 && (s[i - 1] == '{' || s[i - 1] == ',') && key_after(s + i + 1, name))
-                return i;
+            if (depth == 1 && (s[i - 1] == '{' || s[i - 1] == ','))
+                while (next < k && key_after(s + i + 1, names[next]))
+                    out[next++] = i;
             in_str = 1;
         } else if (ch == '{' || ch == '[') {
             depth++;
-        } else if (ch == '}' || ch == ']') {
-            if (--depth == 0)
-                return i;
+        } else if ((ch == '}' || ch == ']') && --depth == 0) {
+            while (next < k)
+                out[next++] = i;
         }
     }
-    return n - 1;
+    while (next < k)
+        out[next++] = n - 1;
+}
+
+static size_t member_slot(const char *s, size_t n, const char *name)
+{
+    size_t at;
+    member_slots(s, n, &name, 1, &at);
+    return at;
 }
 
 /* The canonical bytes at sc->buf + off (len of them) with the member "name":value (value:
  * JSON text, vlen bytes) spliced in where a canonical dump would put it, in place. Returns
- * the new length. Splicing instead of dumping the record again: the stored bytes are the
- * same, for half the cost. */
-static size_t splice(struct store__scratch *sc, size_t off, size_t len, const char *name,
+ * the new length; at: where it goes, SIZE_MAX: found. Splicing instead of dumping the
+ * record again: the stored bytes are the same, for half the cost. */
+static size_t splice(struct store__scratch *sc, size_t off, size_t len, size_t at, const char *name,
                      const char *value, size_t vlen)
 {
     size_t nl = strlen(name), need = off + len + nl + vlen + 8;
@@ -200,7 +211,8 @@ static size_t splice(struct store__scratch *sc, size_t off, size_t len, const ch
         sc->buf = xrealloc(sc->buf, sc->cap);
     }
     char *s = sc->buf + off;
-    size_t at = member_slot(s, len, name);
+    if (at == SIZE_MAX)
+        at = member_slot(s, len, name);
     int last = s[at] == '}';
     size_t m = (last && at > 1) + nl + 3 + vlen + !last; /* [,]"name":value[,] */
     memmove(s + at + m, s + at, len - at);
@@ -220,9 +232,10 @@ static size_t splice(struct store__scratch *sc, size_t off, size_t len, const ch
 }
 
 /* The record at sc->buf + HASH_LEN (len canonical bytes, "hash" not yet in), chained after
- * h (its seq already the record's): hashed, stored under h->seq, the head moved. */
-static int append_canon(MDB_txn *txn, struct store__head *h, size_t len, json_t *rec,
-                        uint64_t *seq_out, struct err *err)
+ * h (its seq already the record's): hashed, stored under h->seq, the head moved. hash_at:
+ * where "hash" goes in it, SIZE_MAX: found. */
+static int append_canon(MDB_txn *txn, struct store__head *h, size_t len, size_t hash_at,
+                        json_t *rec, uint64_t *seq_out, struct err *err)
 {
     struct store *st = store__of(txn);
     struct store__scratch *sc = store__scratch(txn);
@@ -239,7 +252,7 @@ static int append_canon(MDB_txn *txn, struct store__head *h, size_t len, json_t 
     if (rec)
         json_object_set_new(rec, "hash", json_stringn(hexhash + 1, 2 * HASH_LEN));
     store__be64_put(kbuf, h->seq);
-    v.mv_size = splice(sc, HASH_LEN, len, "hash", hexhash, 2 * HASH_LEN + 2);
+    v.mv_size = splice(sc, HASH_LEN, len, hash_at, "hash", hexhash, 2 * HASH_LEN + 2);
     v.mv_data = sc->buf + HASH_LEN;
     int rc = store__put(txn, st->dbi[DBI_AUDIT], &k, &v, MDB_APPEND);
     if (rc == MDB_KEYEXIST) /* a stray record past the head (tampering): refuse, no overwrite */
@@ -287,7 +300,7 @@ int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err 
     }
     json_object_del(rec, "hash");
     size_t len = store__dump(store__scratch(txn), rec, CANON, HASH_LEN);
-    return append_canon(txn, &h, len, rec, seq_out, err);
+    return append_canon(txn, &h, len, SIZE_MAX, rec, seq_out, err);
 }
 
 int store_audit_append_text(MDB_txn *txn, enum store_audit_kind kind, const char *canon, size_t len,
@@ -308,22 +321,50 @@ int store_audit_append_text(MDB_txn *txn, enum store_audit_kind kind, const char
         sc->cap = 2 * need;
         sc->buf = xrealloc(sc->buf, sc->cap);
     }
-    memcpy(sc->buf + HASH_LEN, canon, len);
-    p = numfmt_u64(end, h.seq);
-    len = splice(sc, HASH_LEN, len, "seq", p, (size_t)(end - p));
     char now[64];
     if (!ts) {
         store__now_rfc3339(now, sizeof(now));
         ts = now;
     }
     size_t tl = strlen(ts);
-    if (tl + 2 > sizeof(buf))
+    if (tl + 2 > sizeof(buf) - NUMFMT_INT64_LEN)
         return err_set(err, ERR_INVALID, "audit record time '%s' is too long", ts);
-    buf[0] = '"';
-    memcpy(buf + 1, ts, tl);
-    buf[tl + 1] = '"';
-    len = splice(sc, HASH_LEN, len, "ts", buf, tl + 2);
-    return append_canon(txn, &h, len, NULL, seq_out, err);
+    p = numfmt_u64(end, h.seq);
+    char *tq = end; /* "ts" value, quoted, after the digits */
+    tq[0] = '"';
+    memcpy(tq + 1, ts, tl);
+    tq[tl + 1] = '"';
+    /* "seq" and "ts" where a sorted dump puts them, found in one pass: canon, its members
+     * up to seq's slot, seq, up to ts's slot, ts, the rest */
+    static const char *const names[] = {"hash", "seq", "ts"};
+    size_t slots[3], *at = slots + 1;
+    member_slots(canon, len, names, 3, slots);
+    const char *val[2] = {p, tq};
+    size_t vlen[2] = {(size_t)(end - p), tl + 2};
+    char *o = sc->buf + HASH_LEN;
+    size_t from = 0;
+    for (int i = 0; i < 2; i++) {
+        memcpy(o, canon + from, at[i] - from);
+        o += at[i] - from;
+        from = at[i];
+        int last = canon[at[i]] == '}', empty = o - (sc->buf + HASH_LEN) == 1;
+        if (last && !empty)
+            *o++ = ',';
+        *o++ = '"';
+        memcpy(o, names[i + 1], strlen(names[i + 1]));
+        o += strlen(names[i + 1]);
+        *o++ = '"';
+        *o++ = ':';
+        memcpy(o, val[i], vlen[i]);
+        o += vlen[i];
+        if (!last)
+            *o++ = ',';
+    }
+    memcpy(o, canon + from, len - from);
+    o += len - from;
+    len = (size_t)(o - (sc->buf + HASH_LEN));
+    /* "hash" sorts before "seq": its slot is where it was in canon */
+    return append_canon(txn, &h, len, slots[0], NULL, seq_out, err);
 }
 
 int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err)

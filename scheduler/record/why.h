@@ -49,6 +49,8 @@ struct sched_why_writer {
     struct sched_nf *nf_shape; /* the cycle's node filters by pod shape (why_mem.c) */
     size_t nnf, capnf;
     struct store_jw text; /* the record or document being written (reused) */
+    json_t *blockers;     /* the last "blockers" part written (held) and its text */
+    struct store_jw blockers_text;
 };
 /* The writer's text buffer, emptied (borrowed, valid until the next call). */
 struct store_jw *sched__why_text(struct sched_cyc *c);
@@ -183,6 +185,10 @@ char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uin
  * store_json_text writes it (topology: the part the document has; the node filter's text is
  * kept in c for the next job of its shape). New. */
 struct sched_why_input;
+/* The text of a "blockers" part, keys sorted (the audit record's canonical form, and the
+ * why document's: one text for both), "null" for NULL. Borrowed, valid until the next call
+ * with another part: the members of one attempt share theirs. */
+const char *sched__why_blockers_text(struct sched_cyc *c, json_t *blockers);
 char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
                           json_t *topology);
 

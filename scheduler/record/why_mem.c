@@ -145,6 +145,8 @@ void sched__why_writer_free(struct sched_cyc *c)
     free(w->nf_text);
     nf_free(w);
     store_jw_release(&w->text);
+    json_decref(w->blockers);
+    store_jw_release(&w->blockers_text);
     free(w);
     c->why = NULL;
 }

@@ -246,7 +246,8 @@ static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
     struct store_jw *w = sched__why_text(c);
     store_jw_lit(w, "{");
     store_jw_key(w, "blockers");
-    store_jw_value(w, in->blockers, JSON_SORT_KEYS);
+    const char *blockers = sched__why_blockers_text(c, in->blockers);
+    store_jw_raw(w, blockers, strlen(blockers));
     store_jw_key(w, SCHED_OUTBOX_M_CYCLE);
     store_jw_int(w, (int64_t)c->cycle);
     store_jw_key(w, SCHED_OUTBOX_M_JOB);
