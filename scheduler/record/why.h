@@ -32,6 +32,16 @@ struct place_req;
 struct place_result;
 struct preempt_cleared;
 
+/* The text of a queue part's plan members, kept between calls (zero-initialised with q -1;
+ * sched__queue_tail_release). */
+struct sched_queue_tail {
+    int q;
+    size_t nres;
+    int64_t *vec; /* the deserved, capability and guarantee the text was written from */
+    struct store_jw text;
+};
+void sched__queue_tail_release(struct sched_queue_tail *t);
+
 /* The cycle's why writer: the parts the last document written shares with the next one
  * (hundreds of jobs fail in a row with the same parts), and the cycle's shared documents.
  * The queue part of queue queue_q at plan_epoch queue_epoch: allocations move only when
@@ -43,8 +53,9 @@ struct sched_why_writer {
     char *ahead_text;
     json_t *nf; /* the last node-filter part written and its text */
     char *nf_text;
-    struct store_jw queue_text;        /* NUL-terminated */
-    struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
+    struct store_jw queue_text;         /* NUL-terminated */
+    struct sched_queue_tail queue_tail; /* its plan members' text */
+    struct sched_why_classes *classes;  /* this cycle's shared documents (why_class.c) */
     void (*classes_free)(struct sched_why_classes *); /* why_class.c's, set with them */
     struct sched_nf *nf_shape; /* the cycle's node filters by pod shape (why_mem.c) */
     size_t nnf, capnf;
@@ -246,8 +257,9 @@ int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
 
 /* Writes the queue part of a why document to w: {"name", "share"[, "dominantResource"],
  * "rank", "allocated", "deserved", "capability", "guarantee"} (quantities), or null for
- * q < 0. */
-void sched__queue_why_text(const struct sched_view *v, int q, struct store_jw *w);
+ * q < 0. cache: the plan members' text, reused while they are unchanged. */
+void sched__queue_why_text(const struct sched_view *v, int q, struct store_jw *w,
+                           struct sched_queue_tail *cache);
 /* {res: quantity} of vec's non-zero entries (limited: entries >= 0 of a capability). New. */
 json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited);
 

@@ -119,8 +119,10 @@ static void nf_free(struct sched_why_writer *ww)
 
 struct sched_why_writer *sched__why_w(struct sched_cyc *c)
 {
-    if (!c->why)
+    if (!c->why) {
         c->why = xcalloc(1, sizeof(*c->why));
+        c->why->queue_tail.q = -1;
+    }
     return c->why;
 }
 
@@ -141,6 +143,7 @@ void sched__why_writer_free(struct sched_cyc *c)
     json_decref(w->ahead);
     free(w->ahead_text);
     store_jw_release(&w->queue_text);
+    sched__queue_tail_release(&w->queue_tail);
     json_decref(w->nf);
     free(w->nf_text);
     nf_free(w);

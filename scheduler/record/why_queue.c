@@ -2,6 +2,9 @@
  * why_queue.c - a queue's part of the why document and the quantities the queue documents
  * show.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "queue.h"
 #include "why.h"
 
@@ -34,7 +37,44 @@ static void quantities_text(const struct sched_view *v, const int64_t *vec, int 
     store_jw_lit(w, "}");
 }
 
-void sched__queue_why_text(const struct sched_view *v, int qi, struct store_jw *w)
+/* The part's members that change only with the plan (deserved, capability, guarantee), as
+ * text: written again only when one of the vectors it was written from changed, so a cycle
+ * placing thousands of jobs of one queue formats them once. */
+static const struct store_jw *tail_text(const struct sched_view *v, const struct sv_queue *q,
+                                        struct sched_queue_tail *t)
+{
+    size_t n = 3 * v->nres;
+    const int64_t *vec[3] = {q->deserved, q->realcap, q->guar};
+    int same = t->q == q - v->queues && t->nres == v->nres && t->text.len;
+    for (int i = 0; same && i < 3; i++)
+        same = !memcmp(t->vec + i * v->nres, vec[i], v->nres * sizeof(int64_t));
+    if (same)
+        return &t->text;
+    t->q = (int)(q - v->queues);
+    t->nres = v->nres;
+    t->vec = xrealloc(t->vec, (n + 1) * sizeof(int64_t));
+    for (int i = 0; i < 3; i++)
+        memcpy(t->vec + i * v->nres, vec[i], v->nres * sizeof(int64_t));
+    t->text.len = 0;
+    store_jw_lit(&t->text, ",\"deserved\":");
+    quantities_text(v, q->deserved, 0, &t->text);
+    store_jw_key(&t->text, "capability");
+    quantities_text(v, q->realcap, 1, &t->text);
+    store_jw_key(&t->text, "guarantee");
+    quantities_text(v, q->guar, 0, &t->text);
+    store_jw_lit(&t->text, "}");
+    return &t->text;
+}
+
+void sched__queue_tail_release(struct sched_queue_tail *t)
+{
+    free(t->vec);
+    store_jw_release(&t->text);
+    *t = (struct sched_queue_tail){.q = -1};
+}
+
+void sched__queue_why_text(const struct sched_view *v, int qi, struct store_jw *w,
+                           struct sched_queue_tail *cache)
 {
     if (qi < 0) {
         store_jw_lit(w, "null");
@@ -56,11 +96,6 @@ void sched__queue_why_text(const struct sched_view *v, int qi, struct store_jw *
     store_jw_int(w, q->rank);
     store_jw_key(w, "allocated");
     quantities_text(v, q->alloc, 0, w);
-    store_jw_key(w, "deserved");
-    quantities_text(v, q->deserved, 0, w);
-    store_jw_key(w, "capability");
-    quantities_text(v, q->realcap, 1, w);
-    store_jw_key(w, "guarantee");
-    quantities_text(v, q->guar, 0, w);
-    store_jw_lit(w, "}");
+    const struct store_jw *tail = tail_text(v, q, cache);
+    store_jw_raw(w, tail->buf, tail->len); /* ,"deserved":..,"capability":..,"guarantee":..} */
 }

@@ -27,7 +27,7 @@ static const char *queue_text(struct sched_cyc *c, int q)
     struct sched_why_writer *ww = sched__why_w(c);
     if (!ww->queue_text.len || ww->queue_q != q || ww->queue_epoch != c->plan_epoch) {
         ww->queue_text.len = 0;
-        sched__queue_why_text(c->v, q, &ww->queue_text);
+        sched__queue_why_text(c->v, q, &ww->queue_text, &ww->queue_tail);
         store_jw_raw(&ww->queue_text, "", 1);
         ww->queue_q = q;
         ww->queue_epoch = c->plan_epoch;
