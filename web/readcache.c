@@ -25,6 +25,10 @@
  * from its own copy of the request (struct api_read). It takes the scheduler's lock like
  * any read, so it is paced: after remakes that took d of CPU time it waits
  * d * (100 / REMAKE_SHARE - 1), so remaking uses at most REMAKE_SHARE percent of one core.
+ *
+ * Short audit tails (audit.c) are kept here too, as texts stored without a query
+ * (api__readcache_put_text): asked only at the store's last commit (api__readcache_peek),
+ * never served stale, so never remade.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -133,8 +137,25 @@ uint64_t api__readcache_txn(struct api *api)
     return store_last_txn(api->st);
 }
 
-/* body (stolen) with metadata.resourceVersion set to txn, encoded. New, or NULL when it
- * cannot be encoded. */
+/* A text of len bytes (copied) made at txn; new. */
+static struct api_text *text_of(const char *text, size_t len, uint64_t txn)
+{
+    struct api_text *t = xmalloc(sizeof(*t) + len + 1);
+    atomic_init(&t->refs, 1);
+    atomic_init(&t->gz_asked, 0);
+    pthread_mutex_init(&t->gz_mu, NULL);
+    atomic_init(&t->gz, NULL);
+    t->gz_len = 0;
+    t->txn = txn;
+    if (len) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(t->data, text, len);
+    t->data[len] = '\0';
+    t->len = len;
+    return t;
+}
+
+/* body (stolen) with metadata.resourceVersion set to txn, encoded, with a newline. New,
+ * or NULL when it cannot be encoded. */
 static struct api_text *text_new(json_t *body, uint64_t txn)
 {
     char rv[32];
@@ -150,17 +171,9 @@ static struct api_text *text_new(json_t *body, uint64_t txn)
     if (!text)
         return NULL;
     size_t len = strlen(text);
-    struct api_text *t = xmalloc(sizeof(*t) + len + 2);
-    atomic_init(&t->refs, 1);
-    atomic_init(&t->gz_asked, 0);
-    pthread_mutex_init(&t->gz_mu, NULL);
-    atomic_init(&t->gz, NULL);
-    t->gz_len = 0;
-    t->txn = txn;
-    memcpy(t->data, text, len);
-    t->data[len++] = '\n';
-    t->data[len] = '\0';
-    t->len = len;
+    text = xrealloc(text, len + 2);
+    text[len++] = '\n';
+    struct api_text *t = text_of(text, len, txn);
     free(text);
     return t;
 }
@@ -328,8 +341,8 @@ int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int
     return ok;
 }
 
-/* Stores t (one reference taken) with q (copied) in slot i if it still holds key, unless
- * it holds a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
+/* Stores t (one reference taken) with q (copied; NULL: none) in slot i if it still holds key,
+ * unless it holds a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
 static void store(struct api_readcache *c, size_t i, const char *key, struct api_text *t,
                   const struct api_read *q)
 {
@@ -343,7 +356,7 @@ static void store(struct api_readcache *c, size_t i, const char *key, struct api
     api__text_put(s->t);
     atomic_fetch_add(&t->refs, 1);
     s->t = t;
-    if (!s->q)
+    if (!s->q && q)
         s->q = api__read_copy(q);
     if (s->stale_ns) {
         double age = (double)(clock_mono_ns() - s->stale_ns) / 1e9;
@@ -351,6 +364,39 @@ static void store(struct api_readcache *c, size_t i, const char *key, struct api
             c->stale_max = age;
         s->stale_ns = 0;
     }
+}
+
+struct api_text *api__readcache_peek(struct api *api, const char *key, uint64_t min_txn)
+{
+    struct api_readcache *c = api->readcache;
+    struct api_text *t = NULL;
+
+    pthread_mutex_lock(&c->mu);
+    long i = find(c, key, hash(key));
+    if (i >= 0 && c->slot[i].t && c->slot[i].t->txn >= min_txn) {
+        t = c->slot[i].t;
+        atomic_fetch_add(&t->refs, 1);
+        c->slot[i].used = ++c->clock;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+struct api_text *api__readcache_put_text(struct api *api, const char *key, uint64_t txn,
+                                         const char *text, size_t len)
+{
+    struct api_readcache *c = api->readcache;
+    struct api_text *t = text_of(text, len, txn);
+    size_t h = hash(key);
+
+    pthread_mutex_lock(&c->mu);
+    long i = txn ? find(c, key, h) : -1;
+    if (txn && i < 0 && (i = evict(c, h)) >= 0)
+        c->slot[i].key = xstrdup(key);
+    if (i >= 0)
+        store(c, (size_t)i, key, t, NULL); /* no query: never remade, never served stale */
+    pthread_mutex_unlock(&c->mu);
+    return t;
 }
 
 struct api_text *api__readcache_put(struct req *r, const char *key, uint64_t txn,

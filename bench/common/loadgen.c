@@ -44,6 +44,7 @@ struct conn {
     int done; /* its answer ended (http_parser's on_message_complete) */
     long k;
     int64_t due;
+    int64_t sent; /* when it was sent */
     http_parser p;
 };
 
@@ -61,7 +62,7 @@ struct gen {
     long next; /* the next request to send (its k) */
     int64_t start_ns;
     struct loadgen_result r;
-    size_t cap, kcap;
+    size_t cap, kcap, scap;
 };
 
 static http_parser_settings settings;
@@ -119,7 +120,9 @@ static void finish(struct conn *c, int ok)
     if (ok && c->p.status_code == 200) {
         XGROW(g->r.lat_ms, g->r.n + 1, g->cap);
         XGROW(g->r.k, g->r.n + 1, g->kcap);
+        XGROW(g->r.sent_ms, g->r.n + 1, g->scap);
         g->r.lat_ms[g->r.n] = (double)(now - c->due) / 1e6;
+        g->r.sent_ms[g->r.n] = (double)(c->sent - c->due) / 1e6;
         g->r.k[g->r.n++] = c->k;
     } else {
         g->r.bad++;
@@ -168,6 +171,7 @@ static int64_t send_due(struct gen *g)
         c->k = g->next;
         g->next += g->stride;
         c->due = due_of(g, c->k);
+        c->sent = now;
         if (now - c->due > LATE_NS)
             g->r.late++;
         int len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s%s\r\n",
@@ -258,7 +262,8 @@ static struct gen *gen_start(const struct loadgen_options *o, int t, int n, int6
 }
 
 /* Stops g and adds what it measured to r. */
-static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_t *kcap)
+static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_t *kcap,
+                     size_t *scap)
 {
     uint64_t one = 1;
     if (write(g->stop_fd, &one, sizeof(one)) != sizeof(one))
@@ -266,7 +271,9 @@ static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_
     thrd_join(g->thread, NULL);
     XGROW(r->lat_ms, r->n + g->r.n + 1, *cap);
     XGROW(r->k, r->n + g->r.n + 1, *kcap);
+    XGROW(r->sent_ms, r->n + g->r.n + 1, *scap);
     memcpy(r->lat_ms + r->n, g->r.lat_ms, g->r.n * sizeof(double));
+    memcpy(r->sent_ms + r->n, g->r.sent_ms, g->r.n * sizeof(double));
     memcpy(r->k + r->n, g->r.k, g->r.n * sizeof(long));
     r->n += g->r.n;
     r->bad += g->r.bad;
@@ -300,10 +307,10 @@ struct loadgen *loadgen_start(const struct loadgen_options *o)
 
 void loadgen_stop(struct loadgen *l, struct loadgen_result *r)
 {
-    size_t cap = 0, kcap = 0;
+    size_t cap = 0, kcap = 0, scap = 0;
     memset(r, 0, sizeof(*r));
     for (int t = 0; t < l->n; t++)
-        gen_stop(l->g[t], r, &cap, &kcap);
+        gen_stop(l->g[t], r, &cap, &kcap, &scap);
     free(l->g);
     free(l);
 }
@@ -312,5 +319,6 @@ void loadgen_result_release(struct loadgen_result *r)
 {
     free(r->lat_ms);
     free(r->k);
+    free(r->sent_ms);
     memset(r, 0, sizeof(*r));
 }
