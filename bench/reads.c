@@ -25,8 +25,12 @@
  * max (and the p99 of each path of the mix on a second line), and the cycle throughput (pods placed
  * / cycle seconds, from /metrics) over the reading window, with its ratio to the idle run, and the
  * longest a stale answer was served before it was remade (muster_read_stale_seconds_max);
- * then the CPU time musterd and the generator used over the window, per 1,000 requests (from
- * /proc and the generator thread's clock), and how many requests were sent over 1 ms late.
+ * then the CPU time musterd, its front end's thread and the generator used over the window,
+ * per 1,000 requests (from /proc and the generator thread's clock), how many requests were
+ * sent over 1 ms late, and the p99 of each part of a request's latency: due to sent (the
+ * generator's lag), sent to the answer's last bytes in the generator's socket (musterd's
+ * part, loopback included: the kernel's receive timestamp) and from then to read (the
+ * generator's wake-up).
  * --repeat N runs the rates N times in turn and ends with the medians (the machine is shared
  * and a run's window is short): each rate's cycle throughput, its ratio to the idle run of
  * the same round, and its p99.

@@ -4,7 +4,8 @@
  * Each thread waits in epoll_pwait2 until its next request is due (a timeout in
  * nanoseconds), for answers on its connections, or for the stop eventfd. A connection is
  * registered for reading once, when it is opened; a request is one send(2) of a GET
- * written here, and an answer is read with recv(2) and framed by http_parser
+ * written here, and an answer is read with recvmsg(2) (with the kernel's receive
+ * timestamp of its last bytes, SO_TIMESTAMPNS) and framed by http_parser
  * (Content-Length, chunked or the close), the parser musterd's front end reads requests
  * with. So a request costs the generator three system calls (send, recv, a share of
  * epoll_pwait2) and one or two wake-ups.
