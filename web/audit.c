@@ -279,10 +279,13 @@ static void tail_small(struct req *r, struct export *x)
         }
         t = api__readcache_put_text(r->api, key, txn, x->buf, x->len);
     }
-    if (api__accepts_gzip(r)) {
-        /* at most AUDIT_TAIL_SMALL records, compressed once per commit: cheap enough for
-         * the front end's thread */
-        const char *gz = api__text_gzip(t, &len);
+    const char *gz = NULL;
+    /* at most AUDIT_TAIL_SMALL records, compressed once per commit: cheap enough for the
+     * front end's thread, which never waits for another compressing it though */
+    if (api__accepts_gzip(r) &&
+        !(gz = r->direct ? api__text_gzip_nowait(t, &len) : api__text_gzip(t, &len))) {
+        r->relay = 1; /* nothing replied yet: civetweb's worker may wait */
+    } else if (gz) {
         api__reply_raw(r, 200, "application/x-ndjson", gz, len,
                        "Content-Encoding: gzip\r\nVary: Accept-Encoding");
     } else {

@@ -59,6 +59,8 @@ void api__text_put(struct api_text *t); /* drops a reference; NULL-safe */
 const char *api__text_data(const struct api_text *t, size_t *len, uint64_t *txn);
 /* The text gzipped (borrowed likewise), compressed by the first caller only. */
 const char *api__text_gzip(struct api_text *t, size_t *len);
+/* The same, but NULL instead of waiting while another thread compresses it. */
+const char *api__text_gzip_nowait(struct api_text *t, size_t *len);
 /* The gzipped text if it is made already, else NULL; never waits, never compresses. */
 const char *api__text_gzip_ready(struct api_text *t, size_t *len);
 struct api_readcache *api__readcache_new(void);
