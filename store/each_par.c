@@ -4,10 +4,11 @@
  *
  * The calling thread walks the cursor and cuts the objects into chunks (each value a
  * pointer into the map: a read transaction keeps its pages mapped and unchanged until it
- * ends, and the workers only read those bytes, never call LMDB). Workers parse and decode
- * the items of the oldest chunk that has some left, claiming them one by one; the calling
- * thread fills the next chunk, helps with the current one, then hands its results to
- * consume in key order. So the parse of one chunk overlaps the consume of the one before.
+ * ends, and the workers only read those bytes, never call LMDB). Workers read (raw), or
+ * parse and decode, the items of the oldest chunk that has some left, claiming them one by
+ * one; the calling thread fills the next chunk, helps with the current one, then hands its
+ * results to consume in key order. So the parse of one chunk overlaps the consume of the one
+ * before.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #define CHUNK 2048
 #define MAX_THREADS 4
+#define AHEAD 4 /* results ahead of consume that ahead() is told about */
 
 struct item {
     const char *data; /* in the map */
@@ -48,6 +50,7 @@ struct par {
     struct chunk ch[2];
     size_t head, tail; /* chunks published: [head, tail), chunk k in ch[k % 2] */
     int stop;
+    store_decode_raw_fn raw; /* NULL: none */
     store_decode_fn decode;
     void *ctx;
 };
@@ -56,13 +59,24 @@ struct par {
 static void decode_item(struct par *p, struct chunk *c, struct item *it)
 {
     json_error_t jerr;
+    struct err e = ERR_INIT;
+    if (p->raw) {
+        const char *node = NULL, *ts = NULL;
+        if (it->bind &&
+            store__pod_overlay_read(c->keys + it->key, it->bind, it->bindlen, &node, &ts, &e)) {
+            it->bad = 1;
+            snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
+            return;
+        }
+        if (p->raw(p->ctx, c->keys + it->key, it->data, it->len, node, ts, &it->res))
+            return;
+    }
     json_t *obj = store__json_load(it->data, it->len, &jerr);
     if (!obj) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);
         return;
     }
-    struct err e = ERR_INIT;
     if (it->bind && store__pod_overlay_apply(c->keys + it->key, obj, it->bind, it->bindlen, &e)) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
@@ -186,7 +200,7 @@ static int threads_for(int asked)
 }
 
 int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
-                   store_decode_fn decode, store_consume_fn consume, void *ctx, struct err *err)
+                   const struct store_par_fns *fns, void *ctx, struct err *err)
 {
     struct store *st = store__of(txn);
     if (kind < 0 || kind >= MODEL_KIND_COUNT)
@@ -206,7 +220,8 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->more, NULL);
     pthread_cond_init(&p->done, NULL);
-    p->decode = decode;
+    p->raw = fns->raw;
+    p->decode = fns->decode;
     p->ctx = ctx;
     /* a dry session runs beside the live scheduler (a what-if): it takes one core, not all */
     for (int i = store__dry_of(txn) ? 0 : threads_for(nthreads) - 1; i > 0; i--)
@@ -228,16 +243,20 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
             pthread_cond_wait(&p->done, &p->mu);
         p->head = k + 1;
         pthread_mutex_unlock(&p->mu);
+        for (size_t i = 0; fns->ahead && rc == 0 && i < AHEAD && i < c->n; i++)
+            fns->ahead(ctx, c->keys + c->it[i].key, c->it[i].res);
         for (size_t i = 0; i < c->n; i++) {
             struct item *it = &c->it[i];
+            if (fns->ahead && rc == 0 && i + AHEAD < c->n)
+                fns->ahead(ctx, c->keys + c->it[i + AHEAD].key, c->it[i + AHEAD].res);
             if (rc == 0 && it->bad)
                 rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", c->keys + it->key,
                              it->jerr);
             if (rc == 0) {
-                rc = consume(ctx, c->keys + it->key, it->res);
+                rc = fns->consume(ctx, c->keys + it->key, it->res);
                 rc = rc > 0 ? 0 : rc;
             } else {
-                consume(ctx, NULL, it->res); /* released, not used */
+                fns->consume(ctx, NULL, it->res); /* released, not used */
             }
             it->res = NULL;
         }
