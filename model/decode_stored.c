@@ -334,6 +334,7 @@ static int container(struct sc *s, struct raw *r)
         }
         int f2 = 1, r2;
         struct str k2;
+        unsigned m2 = 0;
         if (seen(&m, 1) < 0 || open_(s, '{') < 0)
             return -1;
         while ((r2 = member(s, &f2, &k2)) == 1) {
@@ -342,6 +343,8 @@ static int container(struct sc *s, struct raw *r)
                     return -1;
                 continue;
             }
+            if (seen(&m2, 1) < 0)
+                return -1;
             struct kvs q = {0};
             int ok = string_map(s, &q) == 0;
             for (size_t i = 0; ok && i < q.n; i++) {

@@ -165,6 +165,9 @@ START_TEST(test_decode_stored_leaves_other_shapes_to_decode)
         /* read fields of another type, repeated, escaped or not ASCII */
         POD(",\"labels\":{\"a\":1}", ",\"nodeName\":\"n\"", ""),
         POD(",\"name\":\"q\"", ",\"nodeName\":\"n\"", ""),
+        "{\"metadata\":{\"name\":\"p\"},\"spec\":{\"nodeName\":\"n\",\"containers\":[{"
+        "\"resources\":"
+        "{\"requests\":{\"cpu\":\"1\"},\"requests\":{\"cpu\":\"2\"}}}]}}",
         POD(",\"labels\":{\"a\":\"x\\ty\"}", ",\"nodeName\":\"n\"", ""),
         POD(",\"labels\":{\"a\":\"\xc3\xa9\"}", ",\"nodeName\":\"n\"", ""),
         POD("", ",\"nodeName\":\"n\",\"priority\":1.5", ""),
