@@ -296,8 +296,15 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
     p->raw = fns->raw;
     p->decode = fns->decode;
     p->ctx = ctx;
-    /* a dry session runs beside the live scheduler (a what-if): it takes one core, not all */
-    for (int i = store__dry_of(txn) ? 0 : threads_for(nthreads) - 1; i > 0; i--)
+    /* the first chunk is filled before any thread starts: a walk that fits in it is
+     * decoded here (a thread costs more than a few hundred small objects; the tests
+     * rebuild small views after every step). A dry session runs beside the live scheduler
+     * (a what-if): it takes one core, not all. */
+    pthread_mutex_lock(&p->mu);
+    fill_task(p);
+    int more = p->tail == 1 && p->ch[0].n == CHUNK;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = store__dry_of(txn) || !more ? 0 : threads_for(nthreads) - 1; i > 0; i--)
         if (pthread_create(&th[nth], NULL, worker, p) == 0)
             nth++;
     pthread_mutex_lock(&p->mu);
