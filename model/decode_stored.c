@@ -92,8 +92,9 @@ static int integer(struct sc *s, int64_t *v)
     s->p += neg;
     const char *d = s->p;
     int64_t x = 0;
-    while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
-        x = x * 10 + (*s->p++ - '0');
+    for (; s->p < s->end && *s->p >= '0' && *s->p <= '9'; s->p++)
+        if (s->p - d < MAX_INT_DIGITS) /* past it: refused below, never overflowed */
+            x = x * 10 + (*s->p - '0');
     size_t n = (size_t)(s->p - d);
     if (!n || n > MAX_INT_DIGITS || (n > 1 && *d == '0') ||
         (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E')))

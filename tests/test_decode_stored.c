@@ -173,6 +173,8 @@ START_TEST(test_decode_stored_leaves_other_shapes_to_decode)
         POD("", ",\"nodeName\":\"n\",\"priority\":1.5", ""),
         POD("", ",\"nodeName\":\"n\",\"priority\":\"1\"", ""),
         POD("", ",\"nodeName\":\"n\",\"x\":1e3", ""),
+        /* found by fuzz_decode_stored: a long integer overflowed while it was read */
+        POD("", ",\"nodeName\":\"n\",\"activeDeadlineSeconds\":6666666666666666666666666666", ""),
         POD("", ",\"nodeName\":\"n\",\"x\":\"\\u0041\"", ""),
         /* what decode refuses */
         POD(",\"annotations\":{\"gang.scheduling.koordinator.sh/network-topology-index\":\"x\"}",
