@@ -3,15 +3,20 @@
 # (in manifests of 5,000 documents: YAML, a JSON array or NDJSON) with the cycle timer off
 # (a cycle still runs soon after each apply), and reports the time and the store's size.
 # Usage: bench/apply.sh [--format yaml|json|ndjson] [--sync full|meta|none] [--perf FILE]
-#                       [--no-expect] [BUILD_DIR] [NODES] [PODS]
+#                       [--no-expect] [--one-list] [BUILD_DIR] [NODES] [PODS]
 #   --perf FILE  records musterd with `perf record --call-graph dwarf` into FILE
 #   --no-expect  curl sends no "Expect: 100-continue" (a musterd that does not answer it
 #                made curl wait 1 s before each body over 1 MiB)
+#   --one-list   one request instead: a JSON kind: List of every node and pod (PODS defaults
+#                to 50,000: Basic-5k's count), then the cycles that place them; reports the
+#                apply's time (curl's, request sent to reply read) against the cycles' time
+#                (muster_cycle_duration_seconds_sum once every pod runs) and their ratio
 set -euo pipefail
 cd "$(dirname "$0")/.."
 format=yaml
 sync=full
 perf=
+one_list=
 expect=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -19,6 +24,7 @@ while [ $# -gt 0 ]; do
     --perf) perf=$2; shift 2 ;;
     --sync) sync=$2; shift 2 ;;
     --no-expect) expect=(-H 'Expect:'); shift ;;
+    --one-list) one_list=1; format=json; shift ;;
     *) break ;;
   esac
 done
@@ -30,13 +36,13 @@ case $format in
 esac
 build=${1:-build}
 nodes=${2:-5000}
-pods=${3:-150000}
+pods=${3:-$([ -n "$one_list" ] && echo 50000 || echo 150000)}
 tmp=$(mktemp -d /tmp/muster-bench-apply-XXXXXX)
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-python3 - "$tmp" "$nodes" "$pods" "$format" <<'PY'
+python3 - "$tmp" "$nodes" "$pods" "$format" "$one_list" <<'PY'
 import json, sys
-tmp, nodes, pods, fmt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+tmp, nodes, pods, fmt, one = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 per = 5000
 def node(i):
     return (f"apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:05d}\n  labels:\n"
@@ -60,6 +66,10 @@ if fmt == "yaml":
     docs = [node(i) for i in range(nodes)] + [pod(i) for i in range(pods)]
 else:
     docs = [node_obj(i) for i in range(nodes)] + [pod_obj(i) for i in range(pods)]
+if one:
+    with open(f"{tmp}/m0000.body", "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, separators=(",", ":"))
+    docs = []
 for k in range(0, len(docs), per):
     with open(f"{tmp}/m{k // per:04d}.body", "w") as f:
         if fmt == "yaml":
@@ -80,19 +90,48 @@ url="http://127.0.0.1:$(cat "$tmp/port")"
 bytes=$(cat "$tmp"/m*.body | wc -c)
 start=$(date +%s.%N)
 for f in "$tmp"/m*.body; do
-  curl -sS --fail-with-body -o "$tmp/out" "${expect[@]}" -H "Content-Type: $ctype" --data-binary "@$f" \
-    "$url/api/v1/manifests" || { head -c 600 "$tmp/out"; echo; exit 1; }
+  curl -sS --fail-with-body -o "$tmp/out" -w '%{time_total}\n' "${expect[@]}" \
+    -H "Content-Type: $ctype" --data-binary "@$f" "$url/api/v1/manifests" >> "$tmp/times" ||
+    { head -c 600 "$tmp/out"; echo; exit 1; }
 done
 end=$(date +%s.%N)
+if [ -n "$one_list" ]; then
+  # the cycles that place what was applied: until every pod's job is placed (Scheduled or
+  # Running; at most 120 s)
+  metric() { curl -sS "$url/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+  placed() { curl -sS "$url/metrics" |
+    awk '$1 == "muster_jobs{state=\"Scheduled\"}" || $1 == "muster_jobs{state=\"Running\"}" { n += $2 } END { print n + 0 }'; }
+  for _ in $(seq 1200); do
+    [ "$(placed)" = "$pods" ] && break
+    sleep 0.1
+  done
+  cycles=$(metric muster_cycle_duration_seconds_sum)
+  ncycles=$(metric muster_cycle_duration_seconds_count)
+  running=$(placed)
+  apply=$(cat "$tmp/times")
+fi
 # musterd's CPU time (user + system, all threads) over its life: steadier than the wall time
 # on a shared machine. Not with --perf (then $pid is perf's).
 cpu=
+cycle_cpu=
 if [ -z "$perf" ]; then
   read -r -a st < <(sed 's/.*) //' "/proc/$pid/stat")
   cpu=$(echo "scale=2; (${st[11]} + ${st[12]}) / $(getconf CLK_TCK)" | bc)
+  for t in /proc/$pid/task/*; do # the cycle thread's share (server/daemon.c names it)
+    [ "$(cat "$t/comm")" = musterd-cycle ] || continue
+    read -r -a st < <(sed 's/.*) //' "$t/stat")
+    cycle_cpu=$(echo "scale=2; (${st[11]} + ${st[12]}) / $(getconf CLK_TCK)" | bc)
+  done
 fi
 kill -INT $pid; wait $pid || true
 secs=$(echo "$end - $start" | bc)
+if [ -n "$one_list" ]; then
+  echo "applied         one JSON List of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
+  echo "cycles          ${cycles}s in $ncycles cycles until $running of $pods pods' jobs were placed (muster_cycle_duration_seconds_sum)"
+  echo "ratio           $(echo "scale=2; $apply / $cycles" | bc)x (apply / cycles)"
+  [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread), of it the cycle thread ${cycle_cpu}s"
+  exit 0
+fi
 echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of $format) in ${secs}s"
 echo "rate            $(echo "($nodes + $pods) / $secs" | bc) objects/s (parse, validate, store, audit; sync $sync)"
 [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread)"

@@ -12,17 +12,17 @@ out=${1:-$root/build-fuzz}
 CC=${CC:-clang}
 mkdir -p "$out/obj"
 
-pkgs="jansson yaml-0.1 lmdb libssl libcrypto zlib libevent libevent_openssl libevent_pthreads"
+pkgs="jansson yaml-0.1 lmdb libssl libcrypto zlib libevent libevent_openssl libevent_pthreads libpq"
 cflags="-std=c11 -D_GNU_SOURCE -DMUSTER_SOURCE_DIR=\"$root\" -DMUSTER_VERSION=\"fuzz\"
   -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Werror
-  -I$root/base -I$root/model -I$root/store -I$root/scheduler $(for d in "$root"/scheduler/*/; do printf -- "-I%s " "$d"; done)-I$root/server -I$root/web
+  -I$root/base -I$root/model -I$root/store -I$root/ship -I$root/scheduler $(for d in "$root"/scheduler/*/; do printf -- "-I%s " "$d"; done)-I$root/server -I$root/web
   $(pkg-config --cflags $pkgs)"
 libs="$(pkg-config --libs $pkgs) -lcivetweb -lhttp_parser -lpthread -lm"
 
 objs=""
 for src in "$root"/base/*.c "$root"/model/*.c "$root"/store/*.c "$root"/scheduler/*.c "$root"/scheduler/*/*.c \
-    "$root"/web/*.c "$root"/server/config.c; do
+    "$root"/web/*.c "$root"/ship/*.c "$root"/server/config.c; do
     dir=$(dirname "$src" | sed "s|^$root/||; s|/|_|g")
     obj="$out/obj/${dir}_$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$(dirname "$src")" \

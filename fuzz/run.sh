@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_BUILD:-$root/build-fuzz}
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-names=${*:-manifest quantity yaml_dump rfc3339 config router front json_read}
+names=${*:-manifest quantity yaml_dump rfc3339 config router front json_read decode_stored}
 
 "$root/fuzz/build.sh" "$out" >/dev/null
 mkdir -p "$out/artifacts"
@@ -28,6 +28,7 @@ for name in $names; do
     router) extra=""; opts="-max_len=1024" ;;
     front) extra=""; opts="-max_len=4096" ;;
     json_read) extra=""; opts="-max_len=4096 -dict=$root/fuzz/manifest.dict" ;;
+    decode_stored) extra=""; opts="-max_len=4096 -dict=$root/fuzz/manifest.dict" ;;
     *) extra=""; opts="-max_len=256" ;;
     esac
     log="$out/fuzz_$name.log"

@@ -58,19 +58,12 @@ static void free_kv(struct model_kv *kv, size_t n)
     free(kv);
 }
 
-struct res_acc {
-    struct model_res *r;
-    size_t n, cap;
-};
-
-enum { RES_SUM, RES_MAX };
-
-static void res_add(struct res_acc *a, const char *name, int64_t value, int mode)
+void model__res_add(struct model__res_acc *a, const char *name, int64_t value, int mode)
 {
     for (size_t i = 0; i < a->n; i++) {
         if (strcmp(a->r[i].name, name) != 0)
             continue;
-        if (mode == RES_MAX)
+        if (mode == MODEL__RES_MAX)
             a->r[i].value = value > a->r[i].value ? value : a->r[i].value;
         else
             a->r[i].value = value > INT64_MAX - a->r[i].value ? INT64_MAX : a->r[i].value + value;
@@ -82,7 +75,8 @@ static void res_add(struct res_acc *a, const char *name, int64_t value, int mode
 }
 
 /* Adds each quantity of map into a (a temp accumulator when mode is MAX per container). */
-static int res_decode(json_t *map, struct res_acc *a, int mode, const char *field, struct err *err)
+static int res_decode(json_t *map, struct model__res_acc *a, int mode, const char *field,
+                      struct err *err)
 {
     const char *k;
     json_t *q;
@@ -97,7 +91,7 @@ static int res_decode(json_t *map, struct res_acc *a, int mode, const char *fiel
         if (model_quantity_parse(s, model_resource_is_milli(k), &v, err) < 0)
             return err_setf(err, ERR_INVALID, field, "%s.%s: invalid quantity '%s'", field, k,
                             s ? s : "");
-        res_add(a, k, v, mode);
+        model__res_add(a, k, v, mode);
     }
     return 0;
 }
@@ -108,14 +102,14 @@ static int res_cmp(const void *a, const void *b)
 }
 
 /* What a node or pod claims, bounded (MODEL_QUANTITY_MAX). */
-static void res_bound(struct res_acc *a)
+void model__res_bound(struct model__res_acc *a)
 {
     for (size_t i = 0; i < a->n; i++)
         if (a->r[i].value > MODEL_QUANTITY_MAX)
             a->r[i].value = MODEL_QUANTITY_MAX;
 }
 
-static void res_finish(struct res_acc *a, struct model_res **out, size_t *n)
+void model__res_finish(struct model__res_acc *a, struct model_res **out, size_t *n)
 {
     if (a->n)
         qsort(a->r, a->n, sizeof(*a->r), res_cmp);
@@ -133,14 +127,14 @@ static void free_res(struct model_res *r, size_t n)
 int model__res_list(json_t *map, const char *field, struct model_res **out, size_t *n,
                     struct err *err)
 {
-    struct res_acc a = {0};
+    struct model__res_acc a = {0};
     *out = NULL;
     *n = 0;
-    if (res_decode(map, &a, RES_SUM, field, err) < 0) {
+    if (res_decode(map, &a, MODEL__RES_SUM, field, err) < 0) {
         free_res(a.r, a.n);
         return ERR_INVALID;
     }
-    res_finish(&a, out, n);
+    model__res_finish(&a, out, n);
     return 0;
 }
 
@@ -171,7 +165,7 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
     json_t *status = json_object_get(obj, "status"), *t;
-    struct res_acc acc = {0};
+    struct model__res_acc acc = {0};
     size_t i;
     int rc = 0;
 
@@ -190,9 +184,9 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
     json_t *alloc = json_object_get(status, "allocatable");
     if (!alloc)
         alloc = json_object_get(status, "capacity");
-    rc = res_decode(alloc, &acc, RES_SUM, "status.allocatable", err);
-    res_bound(&acc);
-    res_finish(&acc, &out->allocatable, &out->nallocatable);
+    rc = res_decode(alloc, &acc, MODEL__RES_SUM, "status.allocatable", err);
+    model__res_bound(&acc);
+    model__res_finish(&acc, &out->allocatable, &out->nallocatable);
     if (rc < 0)
         goto out;
     out->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
@@ -263,13 +257,13 @@ int model_node_same(const struct model_node *a, const struct model_node *b)
 }
 
 /* Adds every quantity of b into a (a += b). */
-static void res_merge(struct res_acc *a, const struct res_acc *b, int mode)
+static void res_merge(struct model__res_acc *a, const struct model__res_acc *b, int mode)
 {
     for (size_t i = 0; i < b->n; i++)
-        res_add(a, b->r[i].name, b->r[i].value, mode);
+        model__res_add(a, b->r[i].name, b->r[i].value, mode);
 }
 
-static void res_acc_free(struct res_acc *a)
+void model__res_acc_free(struct model__res_acc *a)
 {
     for (size_t i = 0; i < a->n; i++)
         free(a->r[i].name);
@@ -290,44 +284,45 @@ static int is_sidecar(json_t *c)
  * otherwise. */
 static int pod_requests(json_t *spec, struct model_pod *out, struct err *err)
 {
-    struct res_acc sum = {0}, sidecars = {0}, init = {0}, one = {0};
+    struct model__res_acc sum = {0}, sidecars = {0}, init = {0}, one = {0};
     json_t *c;
     size_t i;
     int rc = 0;
     json_array_foreach(json_object_get(spec, "containers"), i, c)
     {
         json_t *req = json_object_get(json_object_get(c, "resources"), "requests");
-        if ((rc = res_decode(req, &sum, RES_SUM, "spec.containers.resources.requests", err)) < 0)
+        if ((rc = res_decode(req, &sum, MODEL__RES_SUM, "spec.containers.resources.requests",
+                             err)) < 0)
             goto out;
     }
     json_array_foreach(json_object_get(spec, "initContainers"), i, c)
     {
         json_t *req = json_object_get(json_object_get(c, "resources"), "requests");
-        res_acc_free(&one);
-        if ((rc = res_decode(req, &one, RES_SUM, "spec.initContainers.resources.requests", err)) <
-            0)
+        model__res_acc_free(&one);
+        if ((rc = res_decode(req, &one, MODEL__RES_SUM, "spec.initContainers.resources.requests",
+                             err)) < 0)
             goto out;
         if (is_sidecar(c)) {
-            res_merge(&sum, &one, RES_SUM);
-            res_merge(&sidecars, &one, RES_SUM);
-            res_acc_free(&one);
-            res_merge(&one, &sidecars, RES_SUM);
+            res_merge(&sum, &one, MODEL__RES_SUM);
+            res_merge(&sidecars, &one, MODEL__RES_SUM);
+            model__res_acc_free(&one);
+            res_merge(&one, &sidecars, MODEL__RES_SUM);
         } else {
-            res_merge(&one, &sidecars, RES_SUM);
+            res_merge(&one, &sidecars, MODEL__RES_SUM);
         }
-        res_merge(&init, &one, RES_MAX);
+        res_merge(&init, &one, MODEL__RES_MAX);
     }
-    res_merge(&sum, &init, RES_MAX);
-    if ((rc = res_decode(json_object_get(spec, "overhead"), &sum, RES_SUM, "spec.overhead", err)) <
-        0)
+    res_merge(&sum, &init, MODEL__RES_MAX);
+    if ((rc = res_decode(json_object_get(spec, "overhead"), &sum, MODEL__RES_SUM, "spec.overhead",
+                         err)) < 0)
         goto out;
-    res_add(&sum, "pods", 1, RES_MAX);
+    model__res_add(&sum, "pods", 1, MODEL__RES_MAX);
 out:
-    res_acc_free(&sidecars);
-    res_acc_free(&init);
-    res_acc_free(&one);
-    res_bound(&sum);
-    res_finish(&sum, &out->requests, &out->nrequests);
+    model__res_acc_free(&sidecars);
+    model__res_acc_free(&init);
+    model__res_acc_free(&one);
+    model__res_bound(&sum);
+    model__res_finish(&sum, &out->requests, &out->nrequests);
     return rc;
 }
 

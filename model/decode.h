@@ -24,6 +24,20 @@ int model__res_list(json_t *map, const char *field, struct model_res **out, size
                     struct err *err);
 void model__res_free(struct model_res *r, size_t n);
 
+/* A resource list being summed (decode.c; decode_stored.c reads pods with it too): add each
+ * quantity (MODEL__RES_SUM adds, saturating at INT64_MAX; MODEL__RES_MAX keeps the larger),
+ * bound each to MODEL_QUANTITY_MAX, then finish (sorted by name; the list moves to *out).
+ * Free what is left with model__res_acc_free. */
+struct model__res_acc {
+    struct model_res *r;
+    size_t n, cap;
+};
+enum { MODEL__RES_SUM, MODEL__RES_MAX };
+void model__res_add(struct model__res_acc *a, const char *name, int64_t value, int mode);
+void model__res_bound(struct model__res_acc *a);
+void model__res_finish(struct model__res_acc *a, struct model_res **out, size_t *n);
+void model__res_acc_free(struct model__res_acc *a);
+
 /* ---- the pod fields the pod rules read (pod.c) ---- */
 
 /* metadata.<key> as an RFC 3339 time in ms since the epoch; 0 when absent, null, not a

@@ -91,6 +91,17 @@ int model_pod_decode(json_t *obj, struct model_pod *out, struct err *err);
  * fields_checked: model_validate_all names each one as an error). The schema walk that
  * looks for one is skipped, a tenth of the decode; unsupported stays NULL. */
 int model_pod_decode_refused(json_t *obj, struct model_pod *out, struct err *err);
+/* model_pod_decode of a stored pod read straight from its JSON text (json, len bytes, no
+ * document built), with its binding record applied (bind_node and bind_ts; both NULL when
+ * it has none) as model_pod_set_bound applies it to the document: what a restart reads for
+ * each of its pods (decode_stored.c). Only a bound pod of the common shape is read; the
+ * field muster does not support is not looked for (unsupported stays NULL): it is read
+ * only while a pod waits, and a bound pod waits again only through a new document, which
+ * is decoded in full. Returns 1 with *out filled (release with model_pod_release), or 0
+ * with *out zeroed: the caller parses the document and uses model_pod_decode (an unbound
+ * pod, another shape, anything model_pod_decode would refuse). */
+int model_pod_decode_stored(const char *json, size_t len, const char *bind_node,
+                            const char *bind_ts, struct model_pod *out);
 void model_pod_release(struct model_pod *p);
 
 /* ---- pods: the fields muster writes, "terminal" and "pending" (pod.c) ----

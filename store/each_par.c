@@ -2,12 +2,14 @@
  * each_par.c - store_each_par: iteration with the JSON parse and the caller's decode spread
  * over threads (store.h).
  *
- * The calling thread walks the cursor and cuts the objects into chunks (each value a
+ * One thread at a time walks the cursor and cuts the objects into chunks (each value a
  * pointer into the map: a read transaction keeps its pages mapped and unchanged until it
- * ends, and the workers only read those bytes, never call LMDB). Workers parse and decode
- * the items of the oldest chunk that has some left, claiming them one by one; the calling
- * thread fills the next chunk, helps with the current one, then hands its results to
- * consume in key order. So the parse of one chunk overlaps the consume of the one before.
+ * ends; it is used by one thread at a time, which MDB_NOTLS allows). Any thread fills the
+ * next chunk when its slot is free (two chunks are in flight), and reads (raw), or parses
+ * and decodes, the items of the oldest chunk that has some left, claiming them one by one;
+ * the calling thread hands each chunk's results to consume in key order, helping with the
+ * rest while it waits. So with two threads the calling one does little but consume: the
+ * walk and the decode of the next chunk overlap the consume of this one.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 
 #define CHUNK 2048
 #define MAX_THREADS 4
+#define AHEAD 4 /* results ahead of consume that ahead() is told about */
 
 struct item {
     const char *data; /* in the map */
@@ -41,13 +44,33 @@ struct chunk {
     size_t nkeys, capkeys;
 };
 
+/* The binding records, walked beside the pods: both are keyed by the pod's key, so one
+ * cursor moving forward finds each pod's record (or its absence) without a lookup from the
+ * root per pod. */
+struct binds {
+    MDB_cursor *cur; /* NULL: not pods */
+    MDB_val k, v;    /* the record at the cursor, when at */
+    int at;          /* positioned on a record */
+    int started;
+};
+
 struct par {
     pthread_mutex_t mu;
-    pthread_cond_t more; /* a chunk was published, or the end */
-    pthread_cond_t done; /* an item was decoded */
+    pthread_cond_t cv; /* something changed: a chunk filled, decoded or consumed, the end */
     struct chunk ch[2];
-    size_t head, tail; /* chunks published: [head, tail), chunk k in ch[k % 2] */
-    int stop;
+    size_t head, tail; /* consumed: [0, head); filled: [0, tail); chunk k in ch[k % 2] */
+    int filling;       /* a thread is filling chunk tail */
+    int end;           /* no chunk will be filled after tail: the last was, or a fill failed */
+    int stop;          /* the workers leave */
+    int fill_rc;       /* the failed fill's error, 0 */
+    struct err fill_err;
+    /* the walk: used by the thread filling only */
+    MDB_txn *txn;
+    MDB_cursor *cur;
+    int op; /* the next cursor op, -1 past the end */
+    const char *prefix;
+    struct binds binds;
+    store_decode_raw_fn raw; /* NULL: none */
     store_decode_fn decode;
     void *ctx;
 };
@@ -56,13 +79,24 @@ struct par {
 static void decode_item(struct par *p, struct chunk *c, struct item *it)
 {
     json_error_t jerr;
+    struct err e = ERR_INIT;
+    if (p->raw) {
+        const char *node = NULL, *ts = NULL;
+        if (it->bind &&
+            store__pod_overlay_read(c->keys + it->key, it->bind, it->bindlen, &node, &ts, &e)) {
+            it->bad = 1;
+            snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
+            return;
+        }
+        if (p->raw(p->ctx, c->keys + it->key, it->data, it->len, node, ts, &it->res))
+            return;
+    }
     json_t *obj = store__json_load(it->data, it->len, &jerr);
     if (!obj) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%s", jerr.text);
         return;
     }
-    struct err e = ERR_INIT;
     if (it->bind && store__pod_overlay_apply(c->keys + it->key, obj, it->bind, it->bindlen, &e)) {
         it->bad = 1;
         snprintf(it->jerr, sizeof(it->jerr), "%.150s", e.msg);
@@ -84,39 +118,9 @@ static void work_on(struct par *p, size_t k)
         decode_item(p, c, it);
         pthread_mutex_lock(&p->mu);
         if (++c->done == c->n)
-            pthread_cond_broadcast(&p->done);
+            pthread_cond_broadcast(&p->cv);
     }
 }
-
-static void *worker(void *arg)
-{
-    struct par *p = arg;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        size_t k = p->head;
-        while (k < p->tail && p->ch[k % 2].next >= p->ch[k % 2].n)
-            k++;
-        if (k < p->tail) {
-            work_on(p, k);
-            continue;
-        }
-        if (p->stop)
-            break;
-        pthread_cond_wait(&p->more, &p->mu);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-/* The binding records, walked beside the pods: both are keyed by the pod's key, so one
- * cursor moving forward finds each pod's record (or its absence) without a lookup from the
- * root per pod. */
-struct binds {
-    MDB_cursor *cur; /* NULL: not pods */
-    MDB_val k, v;    /* the record at the cursor, when at */
-    int at;          /* positioned on a record */
-    int started;
-};
 
 /* The binding record of pod key k into *it, advancing b past the records before k.
  * Returns 0 or ERR_STORE. */
@@ -145,8 +149,8 @@ static int bind_find(MDB_txn *txn, struct binds *b, MDB_val *k, struct item *it,
 }
 
 /* Fills chunk c from the cursor: up to CHUNK values of keys starting with prefix, and for
- * pods (b->cur set) each one's binding record, read here since workers never call LMDB.
- * Returns 0 (c->n 0 at the end) or ERR_STORE. */
+ * pods (b->cur set) each one's binding record, read here so that decoding calls no LMDB.
+ * Returns 0 (c->n 0 at the end, *op -1 past it) or ERR_STORE. */
 static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, struct binds *b,
                 struct chunk *c, struct err *err)
 {
@@ -155,7 +159,7 @@ static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, stru
     MDB_val k = {plen, (void *)prefix}, v;
     c->n = c->next = c->done = 0;
     c->nkeys = 0;
-    while (c->n < CHUNK) {
+    while (*op >= 0 && c->n < CHUNK) {
         int rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)*op);
         *op = MDB_NEXT;
         if (rc == MDB_NOTFOUND)
@@ -178,6 +182,65 @@ static int fill(MDB_txn *txn, MDB_cursor *cur, int *op, const char *prefix, stru
     return 0;
 }
 
+/* A chunk can be filled: none is being, the walk has not ended, and chunk tail's slot is
+ * free (chunk tail - 2 consumed). */
+static int can_fill(const struct par *p)
+{
+    return !p->filling && !p->end && p->tail < p->head + 2;
+}
+
+/* Fills chunk tail; with the lock held on entry and on return, dropped while walking. */
+static void fill_task(struct par *p)
+{
+    size_t k = p->tail;
+    struct chunk *c = &p->ch[k % 2];
+    struct err e = ERR_INIT;
+    p->filling = 1;
+    pthread_mutex_unlock(&p->mu);
+    int rc = fill(p->txn, p->cur, &p->op, p->prefix, &p->binds, c, &e);
+    pthread_mutex_lock(&p->mu);
+    p->filling = 0;
+    if (rc < 0) {
+        c->n = 0;
+        p->fill_rc = rc;
+        p->fill_err = e;
+    }
+    if (c->n)
+        p->tail = k + 1; /* published even after an error elsewhere: its results are released */
+    else
+        p->end = 1;
+    pthread_cond_broadcast(&p->cv);
+}
+
+/* Items of chunks [head, tail) left to claim: the oldest such chunk, or tail. */
+static size_t work_left(const struct par *p)
+{
+    size_t k = p->head;
+    while (k < p->tail && p->ch[k % 2].next >= p->ch[k % 2].n)
+        k++;
+    return k;
+}
+
+static void *worker(void *arg)
+{
+    struct par *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        size_t k;
+        if (can_fill(p)) {
+            fill_task(p);
+        } else if ((k = work_left(p)) < p->tail) {
+            work_on(p, k);
+        } else if (p->stop) {
+            break;
+        } else {
+            pthread_cond_wait(&p->cv, &p->mu);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
 static int threads_for(int asked)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -185,77 +248,115 @@ static int threads_for(int asked)
     return n > MAX_THREADS ? MAX_THREADS : n;
 }
 
+/* Hands chunk c's results to consume in key order (after the first error, to be released);
+ * ahead hears of each AHEAD results before. Returns rc, or the first error. */
+static int consume_chunk(const struct store_par_fns *fns, void *ctx, struct chunk *c, int rc,
+                         struct err *err)
+{
+    for (size_t i = 0; fns->ahead && rc == 0 && i < AHEAD && i < c->n; i++)
+        fns->ahead(ctx, c->keys + c->it[i].key, c->it[i].res);
+    for (size_t i = 0; i < c->n; i++) {
+        struct item *it = &c->it[i];
+        if (fns->ahead && rc == 0 && i + AHEAD < c->n)
+            fns->ahead(ctx, c->keys + c->it[i + AHEAD].key, c->it[i + AHEAD].res);
+        if (rc == 0 && it->bad)
+            rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", c->keys + it->key, it->jerr);
+        if (rc == 0) {
+            rc = fns->consume(ctx, c->keys + it->key, it->res);
+            rc = rc > 0 ? 0 : rc;
+        } else {
+            fns->consume(ctx, NULL, it->res); /* released, not used */
+        }
+        it->res = NULL;
+    }
+    return rc;
+}
+
 int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
-                   store_decode_fn decode, store_consume_fn consume, void *ctx, struct err *err)
+                   const struct store_par_fns *fns, void *ctx, struct err *err)
 {
     struct store *st = store__of(txn);
     if (kind < 0 || kind >= MODEL_KIND_COUNT)
         return err_set(err, ERR_INVALID, "unknown kind %d", (int)kind);
-    MDB_cursor *cur = NULL;
-    int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &cur);
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot open a cursor");
-    struct binds binds = {0};
-    if (kind == MODEL_POD && (rc = mdb_cursor_open(txn, st->dbi[DBI_POD_BIND], &binds.cur))) {
-        mdb_cursor_close(cur);
-        return store__mdb_err(st, rc, err, "cannot open a cursor");
-    }
     struct par *p = xcalloc(1, sizeof(*p));
+    int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &p->cur);
+    if (rc == 0 && kind == MODEL_POD)
+        rc = mdb_cursor_open(txn, st->dbi[DBI_POD_BIND], &p->binds.cur);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot open a cursor");
+        goto out;
+    }
     pthread_t th[MAX_THREADS];
-    int nth = 0, op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
+    int nth = 0;
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->more, NULL);
-    pthread_cond_init(&p->done, NULL);
-    p->decode = decode;
+    pthread_cond_init(&p->cv, NULL);
+    p->txn = txn;
+    p->op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
+    p->prefix = prefix;
+    p->raw = fns->raw;
+    p->decode = fns->decode;
     p->ctx = ctx;
-    /* a dry session runs beside the live scheduler (a what-if): it takes one core, not all */
-    for (int i = store__dry_of(txn) ? 0 : threads_for(nthreads) - 1; i > 0; i--)
+    /* the first chunk is filled before any thread starts: a walk that fits in it is
+     * decoded here (a thread costs more than a few hundred small objects; the tests
+     * rebuild small views after every step). A dry session runs beside the live scheduler
+     * (a what-if): it takes one core, not all. */
+    pthread_mutex_lock(&p->mu);
+    fill_task(p);
+    int more = p->tail == 1 && p->ch[0].n == CHUNK;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = store__dry_of(txn) || !more ? 0 : threads_for(nthreads) - 1; i > 0; i--)
         if (pthread_create(&th[nth], NULL, worker, p) == 0)
             nth++;
-    /* chunk k is published once filled; the thread fills k + 1 before consuming k */
-    if (op >= 0 && (rc = fill(txn, cur, &op, prefix, &binds, &p->ch[0], err)) < 0)
-        p->ch[0].n = 0;
-    for (size_t k = 0; p->ch[k % 2].n; k++) {
-        struct chunk *c = &p->ch[k % 2], *nx = &p->ch[(k + 1) % 2];
-        nx->n = 0;
-        if (rc == 0 && op >= 0 && (rc = fill(txn, cur, &op, prefix, &binds, nx, err)) < 0)
-            nx->n = 0;
-        pthread_mutex_lock(&p->mu);
-        p->tail = k + 2;
-        pthread_cond_broadcast(&p->more);
-        work_on(p, k);
-        while (c->done < c->n)
-            pthread_cond_wait(&p->done, &p->mu);
-        p->head = k + 1;
-        pthread_mutex_unlock(&p->mu);
-        for (size_t i = 0; i < c->n; i++) {
-            struct item *it = &c->it[i];
-            if (rc == 0 && it->bad)
-                rc = err_set(err, ERR_STORE, "corrupt value for '%s': %s", c->keys + it->key,
-                             it->jerr);
-            if (rc == 0) {
-                rc = consume(ctx, c->keys + it->key, it->res);
-                rc = rc > 0 ? 0 : rc;
-            } else {
-                consume(ctx, NULL, it->res); /* released, not used */
-            }
-            it->res = NULL;
-        }
-        if (rc < 0) /* the next chunk is released on the next turn, then the loop ends */
-            op = -1;
-    }
     pthread_mutex_lock(&p->mu);
+    for (size_t k = 0;; k++) {
+        struct chunk *c = &p->ch[k % 2];
+        size_t w;
+        /* chunk k filled (here or by a worker; a fill under way may still publish it) */
+        while (p->tail <= k && (!p->end || p->filling)) {
+            if (can_fill(p))
+                fill_task(p);
+            else
+                pthread_cond_wait(&p->cv, &p->mu);
+        }
+        if (p->tail <= k)
+            break;
+        /* and decoded, this thread helping; it fills the next chunk when it may */
+        while (c->done < c->n) {
+            if (can_fill(p))
+                fill_task(p);
+            else if ((w = work_left(p)) < p->tail)
+                work_on(p, w);
+            else
+                pthread_cond_wait(&p->cv, &p->mu);
+        }
+        if (rc == 0 && p->fill_rc) { /* a walk that failed stops the results after it */
+            rc = p->fill_rc;
+            *err = p->fill_err;
+        }
+        pthread_mutex_unlock(&p->mu);
+        rc = consume_chunk(fns, ctx, c, rc, err);
+        pthread_mutex_lock(&p->mu);
+        p->head = k + 1;
+        if (rc < 0) /* no more chunks: the one filled after this is released, then the end */
+            p->end = 1;
+        pthread_cond_broadcast(&p->cv);
+    }
+    if (rc == 0 && p->fill_rc) {
+        rc = p->fill_rc;
+        *err = p->fill_err;
+    }
     p->stop = 1;
-    pthread_cond_broadcast(&p->more);
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < nth; i++)
         pthread_join(th[i], NULL);
-    mdb_cursor_close(cur);
-    if (binds.cur)
-        mdb_cursor_close(binds.cur);
     pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->more);
-    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->cv);
+out:
+    if (p->cur)
+        mdb_cursor_close(p->cur);
+    if (p->binds.cur)
+        mdb_cursor_close(p->binds.cur);
     free(p->ch[0].keys);
     free(p->ch[1].keys);
     free(p);

@@ -155,6 +155,10 @@ int store__each_json(MDB_txn *txn, MDB_dbi dbi, const char *prefix, const char *
 
 /* Applies key's binding record, if any, to pod (decoded from the pods database). */
 int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err);
+/* The node and time of binding record rec (len bytes, "<node>\0<ts>\0"), borrowed from it:
+ * 0, or ERR_STORE naming the pod when it is not one. No LMDB call, as the next. */
+int store__pod_overlay_read(const char *key, const void *rec, size_t len, const char **node,
+                            const char **ts, struct err *err);
 /* Applies a binding record already read (rec, len: its bytes) to pod; no LMDB call, so a
  * worker of store_each_par may apply it. Returns 0 or ERR_STORE (a corrupt record). */
 int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,

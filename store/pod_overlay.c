@@ -9,15 +9,26 @@
 
 #include "err.h"
 
+int store__pod_overlay_read(const char *key, const void *rec, size_t len, const char **node,
+                            const char **ts, struct err *err)
+{
+    const char *end = (const char *)rec + len;
+    const char *nul = len ? memchr(rec, '\0', len) : NULL;
+    if (!nul || nul == rec || end[-1] != '\0')
+        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
+    *node = rec;
+    *ts = nul + 1;
+    return 0;
+}
+
 int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
                              struct err *err)
 {
-    const char *node = rec, *end = (const char *)rec + len;
-    const char *nul = len ? memchr(node, '\0', len) : NULL;
-    if (!nul || nul == node || end[-1] != '\0')
-        return err_set(err, ERR_STORE, "corrupt binding of pod '%s'", key);
-    model_pod_set_bound(pod, node, nul + 1);
-    return 0;
+    const char *node = NULL, *ts = NULL;
+    int rc = store__pod_overlay_read(key, rec, len, &node, &ts, err);
+    if (rc == 0)
+        model_pod_set_bound(pod, node, ts);
+    return rc;
 }
 
 int store__pod_overlay(MDB_txn *txn, const char *key, json_t *pod, struct err *err)

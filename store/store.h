@@ -179,11 +179,30 @@ int store_each(MDB_txn *txn, enum model_kind kind, const char *prefix, store_obj
  * returned). After a stop, and for a value that is not JSON (ERR_STORE), the results
  * already decoded are handed to consume with key NULL, to be released only. The
  * transaction must be a read transaction, used by no other thread meanwhile. Returns 0,
- * ERR_STORE, or consume's error. */
+ * ERR_STORE, or consume's error.
+ *
+ * Two optional callbacks (NULL: none). raw is tried first, on the same threads as decode,
+ * on the object's stored JSON text (json, len bytes, borrowed for the call; not parsed, so
+ * it may not be JSON at all) and, for a pod, its binding record (bind_node and bind_ts,
+ * both NULL when it has none; the record checked as every read checks it): it returns 1
+ * with its result in *res, handed to consume as decode's would be, or 0 to have the object
+ * parsed, the binding applied, and decoded. ahead(ctx, key, res) runs on the calling
+ * thread a few results before consume gets that one (res borrowed; NULL for an object that
+ * failed): a hint to fetch what consuming it will touch (a hash table's slots), so the
+ * memory latency overlaps the consume of the results before it. */
 typedef void *(*store_decode_fn)(void *ctx, const char *key, json_t *obj);
+typedef int (*store_decode_raw_fn)(void *ctx, const char *key, const char *json, size_t len,
+                                   const char *bind_node, const char *bind_ts, void **res);
 typedef int (*store_consume_fn)(void *ctx, const char *key, void *res);
+typedef void (*store_ahead_fn)(void *ctx, const char *key, const void *res);
+struct store_par_fns {
+    store_decode_raw_fn raw; /* optional */
+    store_decode_fn decode;
+    store_consume_fn consume;
+    store_ahead_fn ahead; /* optional */
+};
 int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
-                   store_decode_fn decode, store_consume_fn consume, void *ctx, struct err *err);
+                   const struct store_par_fns *fns, void *ctx, struct err *err);
 /* Like store_each, only keys that sort strictly after `after` (NULL: from the first): a
  * list page that continues where the last one ended seeks there instead of scanning. */
 int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, const char *after,

@@ -124,7 +124,7 @@ void sched__job_clear(struct sv_job *j)
 }
 
 /* "g:<id>" or "p:<id>" into buf (512 bytes). */
-static void job_key(char buf[512], const char *id, int gang)
+void sched__view_job_key(char buf[512], const char *id, int gang)
 {
     sched__str_join_to(buf, 512, gang ? "g" : "p", ':', id);
 }
@@ -132,7 +132,7 @@ static void job_key(char buf[512], const char *id, int gang)
 int sched__view_gang_job(const struct sched_view *v, const char *id)
 {
     char buf[512];
-    job_key(buf, id, 1);
+    sched__view_job_key(buf, id, 1);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
@@ -142,14 +142,14 @@ int sched__view_job(const struct sched_view *v, const char *id)
     if (j >= 0)
         return j;
     char buf[512];
-    job_key(buf, id, 0);
+    sched__view_job_key(buf, id, 0);
     return sched__strmap_get(&v->job_ix, buf);
 }
 
 int sched__view_job_get(struct sched_view *v, const char *id, int gang)
 {
     char buf[512];
-    job_key(buf, id, gang);
+    sched__view_job_key(buf, id, gang);
     int ji = sched__strmap_get(&v->job_ix, buf);
     if (ji >= 0)
         return ji;
@@ -175,7 +175,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
     if (j->has_pg || j->npods)
         return;
     char buf[512];
-    job_key(buf, j->id, j->gang);
+    sched__view_job_key(buf, j->id, j->gang);
     sched__strmap_del(&v->job_ix, buf);
     sched__job_clear(j);
     sched__slot_push(&v->fjobs, ji);

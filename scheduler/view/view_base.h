@@ -34,6 +34,9 @@ int sched__pod_pending(const struct sv_pod *p);
 /* Job by id: the PodGroup job first, then the lone-pod job. -1 when unknown. */
 int sched__view_job(const struct sched_view *v, const char *id);
 int sched__view_gang_job(const struct sched_view *v, const char *id);
+/* The key of job id in v->job_ix ("g:<id>" for a gang, "p:<id>" for a lone pod), cut to
+ * 512 bytes. */
+void sched__view_job_key(char buf[512], const char *id, int gang);
 /* Get or create the job of this id; gang selects the PodGroup namespace of ids. */
 int sched__view_job_get(struct sched_view *v, const char *id, int gang);
 /* Frees the job slot when it has neither PodGroup nor pods. */

@@ -15,11 +15,7 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
     struct sched_view *v = ctx;
     struct err err = ERR_INIT;
     int rc = 0;
-    if (kind == MODEL_NODE) {
-        struct model_node n = {0};
-        if ((rc = model_node_decode(obj, &n, &err)) == 0)
-            sched__view_put_node(v, &n);
-    } else if (kind == MODEL_PODGROUP) {
+    if (kind == MODEL_PODGROUP) {
         struct model_podgroup g = {0};
         if ((rc = model_podgroup_decode(obj, &g, &err)) == 0)
             sched__view_put_pg(v, &g);
@@ -66,6 +62,24 @@ static void *decode_pod(void *ctx, const char *key, json_t *obj)
     return d;
 }
 
+/* Most stored pods are bound and plain: read from their bytes (model_pod_decode_stored),
+ * the others parsed and decoded in full by decode_pod. */
+static int decode_pod_raw(void *ctx, const char *key, const char *json, size_t len,
+                          const char *bind_node, const char *bind_ts, void **res)
+{
+    struct decoded_pod *d = xmalloc(sizeof(*d));
+    (void)ctx;
+    (void)key;
+    d->rc = 0;
+    d->msg = NULL;
+    if (!model_pod_decode_stored(json, len, bind_node, bind_ts, &d->p)) {
+        free(d);
+        return 0;
+    }
+    *res = d;
+    return 1;
+}
+
 static int put_pod(void *ctx, const char *key, void *res)
 {
     struct decoded_pod *d = res;
@@ -81,9 +95,46 @@ static int put_pod(void *ctx, const char *key, void *res)
     return 0;
 }
 
-static int load_node(void *c, const char *k, json_t *o)
+static void pod_ahead(void *ctx, const char *key, const void *res)
 {
-    return load_obj(c, k, o, MODEL_NODE);
+    const struct decoded_pod *d = res;
+    (void)key;
+    if (d && d->rc == 0)
+        sched__view_pod_ahead(ctx, &d->p);
+}
+
+/* Nodes likewise: decoded on several threads, put in key order on this one. */
+struct decoded_node {
+    int rc;
+    struct model_node n;
+    char *msg;
+};
+
+static void *decode_node(void *ctx, const char *key, json_t *obj)
+{
+    struct decoded_node *d = xmalloc(sizeof(*d));
+    struct err err = ERR_INIT;
+    (void)ctx;
+    (void)key;
+    d->msg = NULL;
+    if ((d->rc = model_node_decode(obj, &d->n, &err)) < 0)
+        d->msg = xstrdup(err.msg);
+    return d;
+}
+
+static int put_node(void *ctx, const char *key, void *res)
+{
+    struct decoded_node *d = res;
+    if (d && d->rc == 0 && key)
+        sched__view_put_node(ctx, &d->n);
+    else if (d && d->rc == 0)
+        model_node_release(&d->n);
+    else if (d && key) /* as load_obj: skipped, not fatal */
+        fprintf(stderr, "muster: skipping stored Node '%s': %s\n", key, d->msg);
+    if (d)
+        free(d->msg);
+    free(d);
+    return 0;
 }
 static int load_pg(void *c, const char *k, json_t *o)
 {
@@ -134,7 +185,9 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_PDB, NULL, load_pdb, v, err)) < 0)
         return rc;
-    if ((rc = store_each(txn, MODEL_NODE, NULL, load_node, v, err)) < 0)
+    static const struct store_par_fns nodes = {.decode = decode_node, .consume = put_node};
+    static const struct store_par_fns pods = {decode_pod_raw, decode_pod, put_pod, pod_ahead};
+    if ((rc = store_each_par(txn, MODEL_NODE, NULL, 0, &nodes, v, err)) < 0)
         return rc;
     uint64_t npods = 0, npgs = 0, ngroups = 0, ngrouped = 0;
     if ((rc = store_count(txn, MODEL_POD, &npods, err)) < 0 ||
@@ -151,7 +204,7 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
     sched__strmap_reserve(&v->job_ix, v->job_ix.count + njobs);
     XGROW(v->pods, v->npods + npods, v->cappods);
     XGROW(v->jobs, v->njobs + njobs, v->capjobs);
-    if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, decode_pod, put_pod, v, err)) < 0)
+    if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, &pods, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
         return rc;

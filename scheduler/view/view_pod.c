@@ -145,6 +145,23 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     sched__wait_wake(v, ji);
 }
 
+void sched__view_pod_ahead(const struct sched_view *v, const struct model_pod *m)
+{
+    char key[512], job[512];
+    sched__str_join_to(key, sizeof(key), m->ns, '/', m->name);
+    sched__strmap_prefetch(&v->pod_ix, key);
+    if (m->group) { /* the job sched__view_put_pod gets */
+        char id[512];
+        sched__str_join_to(id, sizeof(id), m->ns, '/', m->group);
+        sched__view_job_key(job, id, 1);
+    } else {
+        sched__view_job_key(job, key, 0);
+    }
+    sched__strmap_prefetch(&v->job_ix, job);
+    if (m->node_name)
+        sched__strmap_prefetch(&v->node_ix, m->node_name);
+}
+
 void sched__view_del_pod(struct sched_view *v, const char *key)
 {
     int pi = sched__view_pod(v, key);

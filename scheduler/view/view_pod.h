@@ -15,5 +15,10 @@
 /* Takes ownership of the decoded pod (even on failure). Replaces the pod of that name. */
 void sched__view_put_pod(struct sched_view *v, struct model_pod *p);
 void sched__view_del_pod(struct sched_view *v, const char *key);
+/* A hint before sched__view_put_pod(v, p) (p borrowed): fetches the slots of the view's
+ * maps that putting p will look up (its name, its job, its node), so that a bulk load
+ * (view_load.c) overlaps their memory latency with the pods put before it. Changes
+ * nothing. */
+void sched__view_pod_ahead(const struct sched_view *v, const struct model_pod *p);
 
 #endif

@@ -102,6 +102,16 @@ int sched__strmap_get(const struct sched_strmap *m, const char *key)
     return -1;
 }
 
+void sched__strmap_prefetch(const struct sched_strmap *m, const char *key)
+{
+    if (!m->cap)
+        return;
+    size_t j = hash_str(key) & (m->cap - 1);
+    __builtin_prefetch(&m->hashes[j], 1);
+    __builtin_prefetch(&m->keys[j], 1);
+    __builtin_prefetch(&m->vals[j], 1);
+}
+
 void sched__strmap_put(struct sched_strmap *m, const char *key, int val)
 {
     if ((m->used + 1) * 2 > m->cap) { /* full of entries: grow; of tombstones: drop them */
