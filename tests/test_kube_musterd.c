@@ -284,7 +284,9 @@ START_TEST(test_kube_musterd_ends_pod_past_its_deadline)
         kube_testapi_apply(&api, "nodes", n);
         json_decref(n);
     }
-    json_decref(kube_testapi_control(&api, "kubelet", json_pack("{s:b}", "start", 1)));
+    json_t *kubelet = json_pack("{s:b}", "start", 1);
+    json_decref(kube_testapi_control(&api, "kubelet", kubelet));
+    json_decref(kubelet);
     ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
     ck_assert_msg(kube_test_wait(all_synced, NULL, 10000), "sources never synced");
 
