@@ -25,8 +25,12 @@
  * max (and the p99 of each path of the mix on a second line), and the cycle throughput (pods placed
  * / cycle seconds, from /metrics) over the reading window, with its ratio to the idle run, and the
  * longest a stale answer was served before it was remade (muster_read_stale_seconds_max);
- * then the CPU time musterd and the generator used over the window, per 1,000 requests (from
- * /proc and the generator thread's clock), and how many requests were sent over 1 ms late.
+ * then the CPU time musterd, its front end's thread and the generator used over the window,
+ * per 1,000 requests (from /proc and the generator thread's clock), how many requests were
+ * sent over 1 ms late, and the p99 of each part of a request's latency: due to sent (the
+ * generator's lag), sent to the answer's last bytes in the generator's socket (musterd's
+ * part, loopback included: the kernel's receive timestamp) and from then to read (the
+ * generator's wake-up).
  * --repeat N runs the rates N times in turn and ends with the medians (the machine is shared
  * and a run's window is short): each rate's cycle throughput, its ratio to the idle run of
  * the same round, and its p99.
@@ -35,6 +39,7 @@
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity]
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,12 +161,16 @@ static void prime(struct client *c, struct load *l)
     }
 }
 
-/* The CPU time process pid has used, in seconds (utime + stime of /proc/pid/stat). */
-static double proc_cpu(pid_t pid)
+/* The CPU time of task (a thread id, or "" for the whole process) of process pid, in
+ * seconds (utime + stime of its stat). */
+static double task_cpu(pid_t pid, const char *task)
 {
     char path[64], buf[1024];
     unsigned long ut = 0, st = 0;
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if (*task)
+        snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)pid, task);
+    else
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
     size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
     if (f)
@@ -171,6 +180,36 @@ static double proc_cpu(pid_t pid)
     if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
         die("cannot read /proc/PID/stat");
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The CPU time process pid has used, in seconds. */
+static double proc_cpu(pid_t pid)
+{
+    return task_cpu(pid, "");
+}
+
+/* The CPU time of process pid's threads named name, in seconds (0 when it has none). */
+static double threads_cpu(pid_t pid, const char *name)
+{
+    char path[64], comm[64];
+    double sum = 0;
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", (int)pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        int same = f && fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)) &&
+                   comm[strlen(name)] == '\n';
+        if (f)
+            fclose(f);
+        if (same)
+            sum += task_cpu(pid, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return sum;
 }
 
 /* Prints the latencies of r: all, and the p99 of each path of the mix. Returns the p99 of
@@ -184,6 +223,18 @@ static double print_latency(const struct load *l, struct loadgen_result *r, doub
         XGROW(by[p], nby[p] + 1, capby[p]);
         by[p][nby[p]++] = r->lat_ms[i];
     }
+    /* the parts: the generator's own lag (due to sent), the server's (sent to the answer's
+     * last bytes in the client's socket), the generator's wake-up (from then to read) */
+    double *lag = xcalloc(r->n + 1, sizeof(double)), *wire = xcalloc(r->n + 1, sizeof(double)),
+           *wake = xcalloc(r->n + 1, sizeof(double));
+    for (size_t i = 0; i < r->n; i++) {
+        lag[i] = r->sent_ms[i];
+        wire[i] = r->wire_ms[i];
+        wake[i] = r->lat_ms[i] - r->sent_ms[i] - r->wire_ms[i];
+    }
+    qsort(lag, r->n, sizeof(double), cmp_double);
+    qsort(wire, r->n, sizeof(double), cmp_double);
+    qsort(wake, r->n, sizeof(double), cmp_double);
     qsort(r->lat_ms, r->n, sizeof(double), cmp_double);
     printf("sent %7zu (%6.0f/s)  non-200 %ld  p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms",
            r->n + (size_t)r->bad, (double)(r->n + (size_t)r->bad) / window, r->bad,
@@ -194,6 +245,13 @@ static double print_latency(const struct load *l, struct loadgen_result *r, doub
                pct(by[p], nby[p], 0.99));
         free(by[p]);
     }
+    printf("\n        p99 of the parts: due to sent %.2f ms (the generator's lag), sent to "
+           "arrived %.2f ms (musterd and loopback), arrived to read %.2f ms (the generator's "
+           "wake-up)",
+           pct(lag, r->n, 0.99), pct(wire, r->n, 0.99), pct(wake, r->n, 0.99));
+    free(lag);
+    free(wire);
+    free(wake);
     return pct(r->lat_ms, r->n, 0.99);
 }
 
@@ -234,7 +292,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     post(c, w->infra);
     /* the jobs in batches of about `batch` pods; the first before reading starts */
     size_t j = 0, njobs = json_array_size(w->jobs), sent = 0, first = 1;
-    double placed0 = 0, secs0 = 0, cpu0 = 0;
+    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0;
     int64_t start_ns = 0;
     while (j < njobs && sent < pods) {
         json_t *docs = json_array();
@@ -258,6 +316,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
             placed0 = metric(c, "muster_pods_placed_total");
             secs0 = metric(c, "muster_cycle_duration_seconds_sum");
             cpu0 = proc_cpu(pid);
+            front0 = threads_cpu(pid, "musterd-front");
             start_ns = clock_mono_ns();
             if (rate > 0)
                 gen = loadgen_start(&(struct loadgen_options){.url = url,
@@ -276,6 +335,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     if (gen)
         loadgen_stop(gen, &r);
     double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
+    double front = threads_cpu(pid, "musterd-front") - front0;
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
@@ -292,7 +352,8 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         printf("  generator CPU %.2f s\n        per 1,000 requests:", r.cpu_s);
         if (idle.tput > 0)
             printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
-        printf(" generator %.0f ms; %ld sent over 1 ms late\n        ", r.cpu_s * per, r.late);
+        printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
+               front * per, r.cpu_s * per, r.late);
         p99 = print_latency(&l, &r, window);
         printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)", stale * 1e3, remakes,
                remake_cpu);

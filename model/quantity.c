@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "numfmt.h"
+
 #include "err.h"
 
 #define LIMBS 12      /* 384 bits: 60 digits times 2^60 times 10^3 still fit */
@@ -240,6 +242,19 @@ int model_extended_check(const json_t *resources, const char **which, const char
     return 0;
 }
 
+/* v then suffix into buf (n bytes, truncated as snprintf would): the digits by hand, as the
+ * why documents and queue answers format a quantity per queue and resource on every write. */
+static void put_quantity(char *buf, size_t n, int64_t v, const char *suffix)
+{
+    char digits[NUMFMT_INT64_LEN], *end = digits + sizeof(digits), *p = numfmt_i64(end, v);
+    size_t dl = (size_t)(end - p), sl = strlen(suffix), k = 0;
+    for (size_t i = 0; i < dl && k + 1 < n; i++)
+        buf[k++] = p[i];
+    for (size_t i = 0; i < sl && k + 1 < n; i++)
+        buf[k++] = suffix[i];
+    buf[k] = '\0';
+}
+
 void model_quantity_format(int64_t value, int milli, char *buf, size_t n)
 {
     static const char *binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
@@ -249,13 +264,13 @@ void model_quantity_format(int64_t value, int milli, char *buf, size_t n)
         return;
     if (milli) {
         if (value % 1000 == 0)
-            snprintf(buf, n, "%" PRId64, value / 1000);
+            put_quantity(buf, n, value / 1000, "");
         else
-            snprintf(buf, n, "%" PRId64 "m", value);
+            put_quantity(buf, n, value, "m");
         return;
     }
     if (value == 0) {
-        snprintf(buf, n, "0");
+        put_quantity(buf, n, 0, "");
         return;
     }
     int b = -1, d = -1;
@@ -270,9 +285,9 @@ void model_quantity_format(int64_t value, int milli, char *buf, size_t n)
     }
     /* the suffix that leaves the smaller number: 1T rather than 976562500Ki */
     if (b >= 0 && (d < 0 || bv <= dv))
-        snprintf(buf, n, "%" PRId64 "%s", bv, binary[b]);
+        put_quantity(buf, n, bv, binary[b]);
     else if (d >= 0)
-        snprintf(buf, n, "%" PRId64 "%s", dv, decimal[d]);
+        put_quantity(buf, n, dv, decimal[d]);
     else
-        snprintf(buf, n, "%" PRId64, value);
+        put_quantity(buf, n, value, "");
 }

@@ -20,6 +20,7 @@
 #include "alloc.h"
 #include "clock.h"
 #include "names.h"
+#include "numfmt.h"
 #include "err.h"
 
 #define HASH_LEN STORE__HASH_LEN
@@ -50,9 +51,24 @@ int store__unhex(const char *s, unsigned char *out, size_t n)
     return 0;
 }
 
+/* Whether txn is the writer's top-level transaction with no child open: the one whose audit
+ * head is cached in the store and written to meta once, at its commit
+ * (store__audit_head_flush). Checked first against write_txn, which other threads may read. */
+static int head_cached(struct store *st, MDB_txn *txn)
+{
+    return txn == atomic_load(&st->write_txn) && atomic_load(&st->nchildren) == 0 &&
+           !store__dry_of(txn);
+}
+
 int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err)
 {
+    struct store *st = store__of(txn);
     MDB_val v;
+    if (head_cached(st, txn) && st->head_txn == txn && st->head_full) {
+        h->seq = st->head_seq;
+        memcpy(h->hash, st->head_hash, HASH_LEN);
+        return 0;
+    }
     int rc = store__meta_get(txn, META_HEAD, &v, err);
 
     memset(h, 0, sizeof(*h));
@@ -65,6 +81,25 @@ int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err)
     h->seq = store__be64_get(v.mv_data);
     memcpy(h->hash, (unsigned char *)v.mv_data + 8, HASH_LEN);
     return 0;
+}
+
+static int head_put(MDB_txn *txn, const struct store__head *h, struct err *err)
+{
+    unsigned char hbuf[8 + HASH_LEN];
+    store__be64_put(hbuf, h->seq);
+    memcpy(hbuf + 8, h->hash, HASH_LEN);
+    return store__meta_put(txn, META_HEAD, hbuf, sizeof(hbuf), err);
+}
+
+int store__audit_head_flush(MDB_txn *txn, struct err *err)
+{
+    struct store *st = store__of(txn);
+    if (st->head_txn != txn || !st->head_dirty)
+        return 0;
+    struct store__head h = {.seq = st->head_seq};
+    memcpy(h.hash, st->head_hash, HASH_LEN);
+    st->head_dirty = 0;
+    return head_put(txn, &h, err);
 }
 
 /* SHA-256, fetched once: OpenSSL 3 looks EVP_sha256() up again on every EVP_Digest, a
@@ -111,26 +146,27 @@ int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct 
     return 0;
 }
 
-/* 1 when the key starting at k (JSON-escaped, up to its closing quote) sorts after "hash". */
-static int key_after_hash(const char *k)
+/* 1 when the key starting at k (JSON-escaped, up to its closing quote) sorts after name. */
+static int key_after(const char *k, const char *name)
 {
-    static const char hash[] = "hash";
     for (size_t j = 0;; j++) {
         if (k[j] == '"')
-            return 0; /* a prefix of "hash", or "hash" itself */
-        if (j == sizeof(hash) - 1)
+            return 0; /* a prefix of name, or name itself */
+        if (!name[j])
             return 1;
-        if (k[j] != hash[j])
-            return (unsigned char)k[j] > (unsigned char)hash[j];
+        if (k[j] != name[j])
+            return (unsigned char)k[j] > (unsigned char)name[j];
     }
 }
 
-/* Where "hash" goes among the top-level members of the canonical object s[0..n): before
- * the first key that sorts after it, or before the closing brace. */
-static size_t hash_slot(const char *s, size_t n)
+/* Where each of the k names (in sorted order) goes among the top-level members of the
+ * canonical object s[0..n): out[i], before the first key that sorts after names[i], or
+ * before the closing brace. One pass over s. */
+static void member_slots(const char *s, size_t n, const char *const *names, size_t k, size_t *out)
 {
     int depth = 0, in_str = 0, esc = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t next = 0; /* names before next are placed */
+    for (size_t i = 0; i < n && next < k; i++) {
         char ch = s[i];
         if (in_str) {
             if (esc)
@@ -140,56 +176,112 @@ static size_t hash_slot(const char *s, size_t n)
             else if (ch == '"')
                 in_str = 0;
         } else if (ch == '"') {
-            if (depth == 1 && (s[i - 1] == '{' || s[i - 1] == ',') && key_after_hash(s + i + 1))
-                return i;
+            if (depth == 1 && (s[i - 1] == '{' || s[i - 1] == ','))
+                while (next < k && key_after(s + i + 1, names[next]))
+                    out[next++] = i;
             in_str = 1;
         } else if (ch == '{' || ch == '[') {
             depth++;
-        } else if (ch == '}' || ch == ']') {
-            if (--depth == 0)
-                return i;
+        } else if ((ch == '}' || ch == ']') && --depth == 0) {
+            while (next < k)
+                out[next++] = i;
         }
     }
-    return n - 1;
+    while (next < k)
+        out[next++] = n - 1;
 }
 
-/* The stored record: the canonical bytes at sc->buf + off (len of them) with "hash" spliced
- * in where a canonical dump would put it, in place. Returns the new length. Splicing instead
- * of dumping the record a second time: the stored bytes are the same, for half the cost. */
-static size_t with_hash(struct store__scratch *sc, size_t off, size_t len, const char *hexhash)
+static size_t member_slot(const char *s, size_t n, const char *name)
 {
-    char member[2 * HASH_LEN + 16];
-    size_t need = off + len + sizeof(member) + 1;
+    size_t at;
+    member_slots(s, n, &name, 1, &at);
+    return at;
+}
+
+/* The canonical bytes at sc->buf + off (len of them) with the member "name":value (value:
+ * JSON text, vlen bytes) spliced in where a canonical dump would put it, in place. Returns
+ * the new length; at: where it goes, SIZE_MAX: found. Splicing instead of dumping the
+ * record again: the stored bytes are the same, for half the cost. */
+static size_t splice(struct store__scratch *sc, size_t off, size_t len, size_t at, const char *name,
+                     const char *value, size_t vlen)
+{
+    size_t nl = strlen(name), need = off + len + nl + vlen + 8;
     if (sc->cap < need) {
         sc->cap = 2 * need;
         sc->buf = xrealloc(sc->buf, sc->cap);
     }
     char *s = sc->buf + off;
-    size_t at = hash_slot(s, len);
+    if (at == SIZE_MAX)
+        at = member_slot(s, len, name);
     int last = s[at] == '}';
-    size_t m = 0; /* [,]"hash":"<hex>"[,] */
-    if (last && at > 1)
-        member[m++] = ',';
-    memcpy(member + m, "\"hash\":\"", 8);
-    m += 8;
-    memcpy(member + m, hexhash, 2 * HASH_LEN);
-    m += 2 * HASH_LEN;
-    member[m++] = '"';
-    if (!last)
-        member[m++] = ',';
+    size_t m = (last && at > 1) + nl + 3 + vlen + !last; /* [,]"name":value[,] */
     memmove(s + at + m, s + at, len - at);
-    memcpy(s + at, member, m);
+    char *p = s + at;
+    if (last && at > 1)
+        *p++ = ',';
+    *p++ = '"';
+    memcpy(p, name, nl);
+    p += nl;
+    *p++ = '"';
+    *p++ = ':';
+    memcpy(p, value, vlen);
+    p += vlen;
+    if (!last)
+        *p = ',';
     return len + m;
+}
+
+/* The record at sc->buf + HASH_LEN (len canonical bytes, "hash" not yet in), chained after
+ * h (its seq already the record's): hashed, stored under h->seq, the head moved. hash_at:
+ * where "hash" goes in it, SIZE_MAX: found. */
+static int append_canon(MDB_txn *txn, struct store__head *h, size_t len, size_t hash_at,
+                        json_t *rec, uint64_t *seq_out, struct err *err)
+{
+    struct store *st = store__of(txn);
+    struct store__scratch *sc = store__scratch(txn);
+    unsigned char kbuf[8];
+    char hexhash[2 * HASH_LEN + 3];
+    MDB_val k = {8, kbuf}, v;
+
+    /* The previous hash goes right before the canonical bytes: one digest call. */
+    memcpy(sc->buf, h->hash, HASH_LEN);
+    digest(sc->buf, HASH_LEN + len, h->hash);
+    hexhash[0] = '"';
+    store__hex(h->hash, HASH_LEN, hexhash + 1);
+    hexhash[2 * HASH_LEN + 1] = '"';
+    if (rec)
+        json_object_set_new(rec, "hash", json_stringn(hexhash + 1, 2 * HASH_LEN));
+    store__be64_put(kbuf, h->seq);
+    v.mv_size = splice(sc, HASH_LEN, len, hash_at, "hash", hexhash, 2 * HASH_LEN + 2);
+    v.mv_data = sc->buf + HASH_LEN;
+    int rc = store__put(txn, st->dbi[DBI_AUDIT], &k, &v, MDB_APPEND);
+    if (rc == MDB_KEYEXIST) /* a stray record past the head (tampering): refuse, no overwrite */
+        return err_set(err, ERR_STORE, "audit record %" PRIu64 " already exists past the head",
+                       h->seq);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot append an audit record");
+    if (head_cached(st, txn)) { /* meta's head is written once, at the commit */
+        st->head_txn = txn;
+        st->head_seq = h->seq;
+        memcpy(st->head_hash, h->hash, HASH_LEN);
+        st->head_full = 1;
+        st->head_dirty = 1;
+    } else if ((rc = head_put(txn, h, err)) < 0) {
+        return rc;
+    } else if (!store__dry_of(txn)) { /* history.c's cache of the writer's head */
+        st->head_txn = txn;
+        st->head_seq = h->seq;
+        st->head_full = 0;
+    }
+    if (seq_out)
+        *seq_out = h->seq;
+    return 0;
 }
 
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err)
 {
-    struct store *st = store__of(txn);
-    unsigned char kbuf[8], hbuf[8 + HASH_LEN];
-    char ts[64], hexhash[2 * HASH_LEN + 1];
+    char ts[64];
     struct store__head h;
-    MDB_val k = {8, kbuf}, v;
-    size_t len;
     int rc;
 
     if (!json_is_object(rec))
@@ -207,34 +299,72 @@ int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err 
         json_object_set_new(rec, "ts", json_string(ts));
     }
     json_object_del(rec, "hash");
-    /* The previous hash goes right before the canonical bytes: one digest call. */
-    struct store__scratch *sc = store__scratch(txn);
-    len = store__dump(sc, rec, CANON, HASH_LEN);
-    memcpy(sc->buf, h.hash, HASH_LEN);
-    digest(sc->buf, HASH_LEN + len, h.hash);
-    store__hex(h.hash, HASH_LEN, hexhash);
-    json_object_set_new(rec, "hash", json_string(hexhash));
+    size_t len = store__dump(store__scratch(txn), rec, CANON, HASH_LEN);
+    return append_canon(txn, &h, len, SIZE_MAX, rec, seq_out, err);
+}
 
-    store__be64_put(kbuf, h.seq);
-    v.mv_size = with_hash(sc, HASH_LEN, len, hexhash);
-    v.mv_data = sc->buf + HASH_LEN;
-    rc = store__put(txn, st->dbi[DBI_AUDIT], &k, &v, MDB_APPEND);
-    if (rc == MDB_KEYEXIST) /* a stray record past the head (tampering): refuse, no overwrite */
-        return err_set(err, ERR_STORE, "audit record %" PRIu64 " already exists past the head",
-                       h.seq);
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot append an audit record");
-    store__be64_put(hbuf, h.seq);
-    memcpy(hbuf + 8, h.hash, HASH_LEN);
-    if ((rc = store__meta_put(txn, META_HEAD, hbuf, sizeof(hbuf), err)) < 0)
+int store_audit_append_text(MDB_txn *txn, enum store_audit_kind kind, const char *canon, size_t len,
+                            const char *ts, uint64_t *seq_out, struct err *err)
+{
+    struct store__head h;
+    char buf[NUMFMT_INT64_LEN + 64], *end = buf + NUMFMT_INT64_LEN, *p;
+    int rc;
+
+    if ((unsigned)kind >= STORE_AUDIT_KIND_COUNT || len < 2 || canon[0] != '{')
+        return err_set(err, ERR_INTERNAL, "audit record text is not a record");
+    if ((rc = store__audit_head(txn, &h, err)) < 0)
         return rc;
-    if (!store__dry_of(txn)) { /* history.c's cache of the writer's head */
-        st->head_txn = txn;
-        st->head_seq = h.seq;
+    h.seq++;
+    struct store__scratch *sc = store__scratch(txn);
+    size_t need = HASH_LEN + len + 256;
+    if (sc->cap < need) {
+        sc->cap = 2 * need;
+        sc->buf = xrealloc(sc->buf, sc->cap);
     }
-    if (seq_out)
-        *seq_out = h.seq;
-    return 0;
+    char now[64];
+    if (!ts) {
+        store__now_rfc3339(now, sizeof(now));
+        ts = now;
+    }
+    size_t tl = strlen(ts);
+    if (tl + 2 > sizeof(buf) - NUMFMT_INT64_LEN)
+        return err_set(err, ERR_INVALID, "audit record time '%s' is too long", ts);
+    p = numfmt_u64(end, h.seq);
+    char *tq = end; /* "ts" value, quoted, after the digits */
+    tq[0] = '"';
+    memcpy(tq + 1, ts, tl);
+    tq[tl + 1] = '"';
+    /* "seq" and "ts" where a sorted dump puts them, found in one pass: canon, its members
+     * up to seq's slot, seq, up to ts's slot, ts, the rest */
+    static const char *const names[] = {"hash", "seq", "ts"};
+    size_t slots[3], *at = slots + 1;
+    member_slots(canon, len, names, 3, slots);
+    const char *val[2] = {p, tq};
+    size_t vlen[2] = {(size_t)(end - p), tl + 2};
+    char *o = sc->buf + HASH_LEN;
+    size_t from = 0;
+    for (int i = 0; i < 2; i++) {
+        memcpy(o, canon + from, at[i] - from);
+        o += at[i] - from;
+        from = at[i];
+        int last = canon[at[i]] == '}', empty = o - (sc->buf + HASH_LEN) == 1;
+        if (last && !empty)
+            *o++ = ',';
+        *o++ = '"';
+        memcpy(o, names[i + 1], strlen(names[i + 1]));
+        o += strlen(names[i + 1]);
+        *o++ = '"';
+        *o++ = ':';
+        memcpy(o, val[i], vlen[i]);
+        o += vlen[i];
+        if (!last)
+            *o++ = ',';
+    }
+    memcpy(o, canon + from, len - from);
+    o += len - from;
+    len = (size_t)(o - (sc->buf + HASH_LEN));
+    /* "hash" sorts before "seq": its slot is where it was in canon */
+    return append_canon(txn, &h, len, slots[0], NULL, seq_out, err);
 }
 
 int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err)

@@ -143,6 +143,7 @@ int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op,
             return rc;
         st->head_txn = txn;
         st->head_seq = h.seq;
+        st->head_full = 0;
     }
     return add_at(txn, kb, key, op, data, len, st->head_seq + 1, 1, err);
 }

@@ -86,6 +86,10 @@ struct store {
      * matches. Only the writer touches it. */
     MDB_txn *head_txn;
     uint64_t head_seq;
+    /* With head_full, head_hash completes it: the writer's top-level transaction keeps its
+     * head here while it appends and writes it to meta at its commit (head_dirty). */
+    unsigned char head_hash[32];
+    int head_full, head_dirty;
     size_t hist_pend_len, hist_pend_cap;
 
     /* Serialization scratch for the writer (see above); a dry session has its own. */
@@ -205,6 +209,9 @@ struct store__head {
 
 /* The chain head from metadata ({0, zeros} for an empty log). 0 or ERR_STORE. */
 int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err);
+/* Writes the head the writer's transaction txn cached (audit.c) to meta, if it moved: before
+ * its commit, and before a child transaction begins (which reads meta). */
+int store__audit_head_flush(MDB_txn *txn, struct err *err);
 /* The prune base: seq of the first kept record (1 when never pruned) and the hash before it. */
 int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err);
 /* Seq of the newest checkpoint record at or before `at` (0: to the end) and at or after the

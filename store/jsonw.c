@@ -229,6 +229,72 @@ size_t store__dump(struct store__scratch *sc, json_t *v, size_t flags, size_t of
     return o.len - off;
 }
 
+/* ---- struct store_jw: the same writer for records written member by member ---- */
+
+static struct out jw_out(struct store_jw *w)
+{
+    if (!w->buf) {
+        w->cap = 256;
+        w->buf = xmalloc(w->cap);
+    }
+    return (struct out){&w->buf, &w->cap, w->len};
+}
+
+void store_jw_release(struct store_jw *w)
+{
+    free(w->buf);
+    *w = (struct store_jw)STORE_JW_INIT;
+}
+
+void store_jw_raw(struct store_jw *w, const char *s, size_t n)
+{
+    struct out o = jw_out(w);
+    put(&o, s, n);
+    w->len = o.len;
+}
+
+void store_jw_str(struct store_jw *w, const char *s)
+{
+    struct out o = jw_out(w);
+    put_string(&o, s, strlen(s));
+    w->len = o.len;
+}
+
+void store_jw_int(struct store_jw *w, int64_t v)
+{
+    struct out o = jw_out(w);
+    put_integer(&o, (json_int_t)v);
+    w->len = o.len;
+}
+
+void store_jw_real(struct store_jw *w, double v)
+{
+    struct out o = jw_out(w);
+    put_real(&o, v);
+    w->len = o.len;
+}
+
+void store_jw_value(struct store_jw *w, json_t *v, size_t flags)
+{
+    struct out o = jw_out(w);
+    if (v)
+        put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
+    else
+        put(&o, "null", 4);
+    w->len = o.len;
+}
+
+void store_jw_key(struct store_jw *w, const char *key)
+{
+    struct out o = jw_out(w);
+    char last = o.len ? w->buf[o.len - 1] : '{';
+    if (last != '{' && last != '[')
+        *room(&o, 1) = ',';
+    put_string(&o, key, strlen(key));
+    *room(&o, 1) = ':';
+    w->len = o.len;
+}
+
 char *store_json_text(json_t *v, size_t flags)
 {
     size_t cap = 256;

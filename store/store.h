@@ -238,6 +238,39 @@ int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, stor
  * times faster. New (free). */
 char *store_json_text(json_t *v, size_t flags);
 
+/* A JSON text written piece by piece with store_json_text's rules (git's strbuf, for JSON):
+ * for records built from typed facts, where a jansson tree would be built only to be
+ * written once. Nothing is checked: the caller writes a well-formed value.
+ *
+ *     struct store_jw w = STORE_JW_INIT;
+ *     store_jw_raw(&w, "{", 1);
+ *     store_jw_key(&w, "job"); store_jw_str(&w, id);     a ',' first unless after '{' or '['
+ *     store_jw_key(&w, "cycle"); store_jw_int(&w, n);
+ *     store_jw_raw(&w, "}", 1);                          w.buf[0 .. w.len): the text
+ *     store_jw_release(&w);                              (or w.len = 0 to write another)
+ */
+struct store_jw {
+    char *buf; /* not NUL-terminated */
+    size_t len, cap;
+};
+#define STORE_JW_INIT                                                                              \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+void store_jw_release(struct store_jw *w);
+/* s[0..n) as it is (JSON text already written). */
+void store_jw_raw(struct store_jw *w, const char *s, size_t n);
+#define store_jw_lit(w, lit) store_jw_raw((w), (lit), sizeof(lit) - 1)
+/* s as a JSON string, escaped. */
+void store_jw_str(struct store_jw *w, const char *s);
+void store_jw_int(struct store_jw *w, int64_t v);
+/* v as jansson writes a real. */
+void store_jw_real(struct store_jw *w, double v);
+/* v as store_json_text(v, flags) writes it ("null" for NULL). */
+void store_jw_value(struct store_jw *w, json_t *v, size_t flags);
+/* An object member's key: ',' unless the text ends in '{' or '[', then "key":. */
+void store_jw_key(struct store_jw *w, const char *key);
+
 /* ---- object history (history.c) ----
  *
  * Every change of a stored object (store_put, store_replace, store_delete, store_pod_bind)
@@ -354,6 +387,14 @@ int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct 
  * the canonical JSON of rec without "hash" (compact, keys sorted). rec's "kind" must be a
  * name of STORE_AUDIT_KIND_MAP (ERR_INVALID otherwise). *seq_out may be NULL. */
 int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err);
+/* Appends a record already written as text: canon[0..len) is the canonical JSON (compact,
+ * keys sorted at every level) of a record of kind `kind` without "seq", "ts" and "hash",
+ * as store_audit_append would write it (not checked: the caller writes its members in
+ * order; its "kind" member must name kind). ts: the record's "ts" (NULL: now). The stored
+ * bytes and the chain are those store_audit_append gives the same record: "seq", "ts" and
+ * "hash" are spliced in where a sorted dump puts them. *seq_out may be NULL. */
+int store_audit_append_text(MDB_txn *txn, enum store_audit_kind kind, const char *canon, size_t len,
+                            const char *ts, uint64_t *seq_out, struct err *err);
 /* Sequence number of the last record, 0 when the log is empty. */
 int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err);
 /* Calls fn for records with from <= seq <= to (to == 0: to the end), in order; json is the

@@ -184,6 +184,8 @@ int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err)
     n = atomic_load(&st->nchildren);
     if (n >= STORE_MAX_CHILDREN)
         return err_set(err, ERR_STORE, "too many nested transactions (max %d)", STORE_MAX_CHILDREN);
+    if ((rc = store__audit_head_flush(parent, err)) < 0) /* the child reads meta's */
+        return rc;
     rc = mdb_txn_begin(st->env, parent, 0, child);
     if (rc) {
         *child = NULL;
@@ -226,8 +228,10 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
 
 static void finish(struct store *st, enum txn_class cls)
 {
-    if (cls != TXN_READ) /* the writer's cached audit head belonged to that handle */
+    if (cls != TXN_READ) { /* the writer's cached audit head belonged to that handle */
         st->head_txn = NULL;
+        st->head_full = st->head_dirty = 0;
+    }
     if (cls == TXN_CHILD)
         return;
     unlock_shared(st);
@@ -248,7 +252,8 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
         return 0;
     }
     st = store__of(*txn);
-    if (*txn == atomic_load(&st->write_txn) && (rc = store__history_settle(*txn, err)) < 0) {
+    if (*txn == atomic_load(&st->write_txn) && ((rc = store__history_settle(*txn, err)) < 0 ||
+                                                (rc = store__audit_head_flush(*txn, err)) < 0)) {
         store_txn_abort(txn);
         return rc;
     }

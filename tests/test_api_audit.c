@@ -133,6 +133,71 @@ START_TEST(test_api_audit_tail)
 }
 END_TEST
 
+/* The records of an NDJSON body: how many, and the seq of the last (0: none). */
+static int last_seq(const char *body, json_int_t *seq)
+{
+    int n = 0;
+    *seq = 0;
+    for (const char *line = body; line && *line; line = strchr(line, '\n'), line += !!line) {
+        json_t *rec = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL);
+        ck_assert_msg(rec != NULL, "not JSON: %.80s", line);
+        *seq = json_integer_value(json_object_get(rec, "seq"));
+        json_decref(rec);
+        n++;
+    }
+    return n;
+}
+
+/* GET /api/v1/audit?tail=3, plain and gzipped: the two say the same; the plain body (new). */
+static char *tail3(void)
+{
+    const char *const gz[] = {"Accept-Encoding: gzip", NULL};
+    struct http_resp plain, z;
+    http_request("GET", md.base, "/api/v1/audit?tail=3", NULL, NULL, &plain);
+    http_request("GET", md.base, "/api/v1/audit?tail=3", NULL, gz, &z);
+    ck_assert_int_eq(plain.status, 200);
+    ck_assert_int_eq(z.status, 200);
+    char *enc = http_resp_header(&z, "Content-Encoding"), *vary = http_resp_header(&z, "Vary");
+    ck_assert_str_eq(enc, "gzip");
+    ck_assert_str_eq(vary, "Accept-Encoding");
+    ck_assert_ptr_null(http_resp_header(&plain, "Content-Encoding"));
+    size_t len;
+    char *text = http_gunzip(z.body, z.len, &len);
+    ck_assert_str_eq(text, plain.body);
+    free(text);
+    free(enc);
+    free(vary);
+    char *body = strdup(plain.body);
+    http_resp_free(&plain);
+    http_resp_free(&z);
+    return body;
+}
+
+/* A short tail of the whole log is kept from one commit to the next (audit.c): a read
+ * after a commit has that commit's records, gzipped or not. */
+START_TEST(test_api_audit_tail_after_a_commit)
+{
+    json_int_t total = settle(), seq;
+    char *before = tail3(), *again = tail3();
+    ck_assert_int_eq(last_seq(before, &seq), 3);
+    ck_assert_int_eq(seq, total);
+    ck_assert_str_eq(again, before);
+    json_decref(call("POST", "/api/v1/manifests",
+                     "apiVersion: v1\nkind: Node\nmetadata:\n  name: late\nstatus:\n"
+                     "  allocatable:\n    cpu: \"1\"\n",
+                     api_util_yaml, 201));
+    json_int_t after_total = settle();
+    ck_assert_int_gt(after_total, total);
+    char *after = tail3();
+    ck_assert_int_eq(last_seq(after, &seq), 3);
+    ck_assert_int_eq(seq, after_total);
+    ck_assert_ptr_nonnull(strstr(after, "\"late\""));
+    free(before);
+    free(again);
+    free(after);
+}
+END_TEST
+
 START_TEST(test_api_audit_verify)
 {
     json_int_t total = settle();
@@ -156,6 +221,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_api_audit_export_ndjson_with_filters);
     tcase_add_test(tc, test_api_audit_tail);
+    tcase_add_test(tc, test_api_audit_tail_after_a_commit);
     tcase_add_test(tc, test_api_audit_verify);
     suite_add_tcase(s, tc);
     return check_run(s);

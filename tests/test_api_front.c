@@ -224,6 +224,7 @@ START_TEST(test_api_front_same_answer_both_ways)
     }
     /* a short audit tail is read on the front end's thread; a long or filtered one is not */
     ck_assert_int_eq(both_ways("GET", "/api/v1/audit?tail=20", NULL, 1), 200);
+    ck_assert_int_eq(both_ways("GET", "/api/v1/audit?tail=20", gzip, 1), 200);
     ck_assert_int_eq(both_ways("HEAD", "/api/v1/audit?tail=3", NULL, 1), 200);
     ck_assert_int_eq(both_ways("GET", "/api/v1/audit?tail=101", NULL, 0), 200);
     ck_assert_int_eq(both_ways("GET", "/api/v1/audit?tail=20&kind=cycle", NULL, 0), 200);

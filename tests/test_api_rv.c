@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "api.h"
 #include "check_run.h"
@@ -197,31 +196,6 @@ START_TEST(test_api_rv_stale_answer_is_remade)
 }
 END_TEST
 
-/* The body of r inflated from gzip (new, NUL-terminated). */
-static char *gunzip(const char *in, size_t n, size_t *len)
-{
-    z_stream z = {0};
-    size_t cap = 1 << 20;
-    char *out = malloc(cap);
-    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)n;
-    int rc;
-    do {
-        if (z.total_out + 1 >= cap)
-            out = realloc(out, cap *= 2);
-        z.next_out = (Bytef *)out + z.total_out;
-        z.avail_out = (uInt)(cap - z.total_out - 1);
-        rc = inflate(&z, Z_NO_FLUSH);
-    } while (rc == Z_OK);
-    ck_assert_int_eq(rc, Z_STREAM_END);
-    ck_assert_uint_eq(z.avail_in, 0);
-    *len = z.total_out;
-    out[*len] = '\0';
-    inflateEnd(&z);
-    return out;
-}
-
 START_TEST(test_api_rv_gzip_is_the_plain_answer)
 {
     const char *gz[] = {"Accept-Encoding: gzip, deflate", NULL},
@@ -240,7 +214,7 @@ START_TEST(test_api_rv_gzip_is_the_plain_answer)
         free(enc);
         free(vary);
         size_t len;
-        char *text = gunzip(z.body, z.len, &len);
+        char *text = http_gunzip(z.body, z.len, &len);
         ck_assert_uint_eq(len, plain.len);
         ck_assert_mem_eq(text, plain.body, len);
         free(text);

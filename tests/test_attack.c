@@ -382,7 +382,9 @@ START_TEST(test_attack_slow_readers_of_a_big_list)
     ck_assert_int_eq(health, 200);
     ck_assert_msg(health_ms < 1000, "/healthz took %ld ms", health_ms);
     ck_assert_int_eq(cycle, 200);
-    ck_assert_msg(cycle_ms < 3000, "a cycle took %ld ms", cycle_ms);
+    /* a liveness bound, not a timing: the slow readers must not hold the cycle (it took 1.7 s
+     * on a quiet 2-core machine, 5.2 s once at a load average of 10) */
+    ck_assert_msg(cycle_ms < 15000, "a cycle took %ld ms", cycle_ms);
     ck_assert_msg(grew < 256, "peak RSS grew by %ld MB", grew);
     for (int i = 0; i < SLOW_READERS; i++)
         close(fd[i]);

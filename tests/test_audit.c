@@ -400,6 +400,126 @@ START_TEST(test_audit_sequence_continues_after_reopen)
 }
 END_TEST
 
+/* Raw stored bytes of record seq (new). */
+static int raw_of(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    *(char **)ctx = strndup(json, len);
+    return 0;
+}
+
+static char *stored(struct store *s, uint64_t seq)
+{
+    char *out = NULL;
+    MDB_txn *txn = store_util_begin(s, STORE_READ);
+    ck_assert_int_eq(store_audit_scan(txn, seq, seq, raw_of, &out, NULL), 0);
+    store_txn_abort(&txn);
+    ck_assert_ptr_nonnull(out);
+    return out;
+}
+
+/* A record appended as text is stored byte for byte as the same record appended as JSON,
+ * chain included: records whose members sort before, between and after "hash", "seq" and
+ * "ts", nested objects, escapes, an explicit time and the current one. */
+START_TEST(test_audit_append_text_same_bytes)
+{
+    static const char *recs[] = {
+        "{\"blockers\":[{\"a\":1,\"code\":\"X\",\"message\":\"q\\\"\\n\"}],\"cycle\":3,"
+        "\"job\":\"default/a\",\"kind\":\"unschedulable\",\"reason\":\"NodeFilter\"}",
+        "{\"cycle\":4,\"job\":\"default/b\",\"kind\":\"placed\",\"nodes\":[\"n1\"],"
+        "\"pods\":[\"default/b-0\"],\"priority\":5,\"queue\":\"q\",\"submitted\":null,"
+        "\"zz\":{\"b\":[],\"a\":{}}}",
+        "{\"kind\":\"cycle\"}",
+        "{\"aaa\":true,\"kind\":\"cycle\",\"sequence\":1,\"tt\":2}",
+    };
+    enum store_audit_kind kinds[] = {STORE_AUDIT_UNSCHEDULABLE, STORE_AUDIT_PLACED,
+                                     STORE_AUDIT_CYCLE, STORE_AUDIT_CYCLE};
+    char *dir2 = store_util_tmpdir();
+    struct store *st2 = store_util_open(dir2, 0, STORE_SYNC_NONE);
+    MDB_txn *a = store_util_begin(st, STORE_WRITE), *b = store_util_begin(st2, STORE_WRITE);
+    struct err err = ERR_INIT;
+    for (size_t i = 0; i < 4; i++) {
+        const char *ts = i % 2 ? NULL : "2026-11-27T10:00:00.125Z";
+        json_t *rec = json_loads(recs[i], 0, NULL);
+        ck_assert_ptr_nonnull(rec);
+        if (!ts) /* the same "now" both ways: taken here, given to both */
+            ts = "2026-11-27T10:00:01.000Z";
+        json_object_set_new(rec, "ts", json_string(ts));
+        uint64_t s1 = 0, s2 = 0;
+        ck_assert_msg(store_audit_append(a, rec, &s1, &err) == 0, "%s", err.msg);
+        json_t *canon = json_loads(recs[i], 0, NULL);
+        char *text = json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS);
+        ck_assert_msg(store_audit_append_text(b, kinds[i], text, strlen(text), ts, &s2, &err) == 0,
+                      "%s", err.msg);
+        ck_assert_uint_eq(s1, s2);
+        free(text);
+        json_decref(canon);
+        json_decref(rec);
+    }
+    /* the head is cached while the transaction appends: both logs read their last seq */
+    uint64_t last = 0;
+    ck_assert_int_eq(store_audit_last_seq(b, &last, NULL), 0);
+    ck_assert_uint_eq(last, 4);
+    store_util_commit(&a);
+    store_util_commit(&b);
+    for (uint64_t seq = 1; seq <= 4; seq++) {
+        char *x = stored(st, seq), *y = stored(st2, seq);
+        ck_assert_str_eq(x, y);
+        free(x);
+        free(y);
+    }
+    /* the head written at the commit: the chain verifies, and the next append continues it */
+    struct store_audit_verdict v;
+    MDB_txn *r = store_util_begin(st2, STORE_READ);
+    ck_assert_int_eq(store_audit_verify(r, 0, 0, &v, NULL), 0);
+    store_txn_abort(&r);
+    ck_assert_msg(v.ok, "%s", v.reason);
+    ck_assert_uint_eq(v.checked, 4);
+    store_close(st2);
+    store_util_rmrf(dir2);
+}
+END_TEST
+
+/* Appends in the writer's transaction keep the head in memory; a child transaction begun
+ * after them sees it in meta, an abort forgets it, and a reopened store has the committed
+ * one. */
+START_TEST(test_audit_head_cached_until_commit)
+{
+    append_range(1, 2);
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE), *child = NULL;
+    json_t *rec = json_pack("{s:s}", "kind", "cycle");
+    uint64_t seq = 0;
+    ck_assert_int_eq(store_audit_append(txn, rec, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 3);
+    ck_assert_int_eq(store_txn_child(txn, &child, NULL), 0);
+    ck_assert_int_eq(store_audit_last_seq(child, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 3);
+    json_object_del(rec, "seq");
+    json_object_del(rec, "ts");
+    json_object_del(rec, "hash");
+    ck_assert_int_eq(store_audit_append(child, rec, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 4);
+    ck_assert_int_eq(store_txn_commit(&child, NULL), 0);
+    ck_assert_int_eq(store_audit_last_seq(txn, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 4);
+    store_util_commit(&txn);
+    json_decref(rec);
+
+    txn = store_util_begin(st, STORE_WRITE);
+    rec = json_pack("{s:s}", "kind", "cycle");
+    ck_assert_int_eq(store_audit_append(txn, rec, &seq, NULL), 0);
+    ck_assert_uint_eq(seq, 5);
+    store_txn_abort(&txn);
+    json_decref(rec);
+
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_FULL);
+    append_range(5, 5);
+    struct store_audit_verdict v = verify(0, 0);
+    ck_assert_msg(v.ok, "%s", v.reason);
+    ck_assert_uint_eq(v.checked, 5);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_audit_append_verify_ok,
@@ -414,6 +534,8 @@ int main(void)
                             test_audit_append_refuses_unknown_kind,
                             test_audit_scan_range,
                             test_audit_sequence_continues_after_reopen,
+                            test_audit_append_text_same_bytes,
+                            test_audit_head_cached_until_commit,
                             NULL};
     return check_run(store_util_suite("audit", &dir, &st, tests));
 }

@@ -128,6 +128,37 @@ START_TEST(test_why_placed_full_answer_small_record)
 }
 END_TEST
 
+/* A placed job's queue part is the queue as its placement left it: allocations move with
+ * each placement, and what the queue deserves moves with its demand (one more pod, on a
+ * node added before the second cycle), though the text of the plan's members is kept
+ * between documents. */
+START_TEST(test_why_placed_queue_part_at_placement)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, CLUSTER, 1000));
+    json_decref(sched_util_cycle(&u, 2000));
+    sched_util_applyf(
+        &u, 3000,
+        "---\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"},"
+        "\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}\n---\n"
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"q\","
+        "\"namespace\":\"default\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+        "\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}\n");
+    json_decref(sched_util_cycle(&u, 4000));
+    json_t *p = sched_util_why(&u, "default/p"), *q = sched_util_why(&u, "default/q");
+    json_t *pq = json_object_get(p, "queue"), *qq = json_object_get(q, "queue");
+    ck_assert_str_eq(sched_util_str2(pq, "deserved", "cpu"), "3");
+    ck_assert_str_eq(sched_util_str2(qq, "deserved", "cpu"), "4");
+    ck_assert_str_eq(sched_util_str2(qq, "allocated", "cpu"), "4");
+    const char *pa = sched_util_str2(pq, "allocated", "cpu");
+    ck_assert_msg(!strcmp(pa, "1") || !strcmp(pa, "3"), "p's queue allocated %s", pa);
+    json_decref(p);
+    json_decref(q);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* A note (bind mode's write-back) adds to the history and keeps the rest of the answer. */
 START_TEST(test_why_placed_note_keeps_answer)
 {
@@ -207,6 +238,7 @@ static Suite *why_placed_suite(void)
     tcase_add_test(tc, test_why_placed_full_answer_small_record);
     tcase_add_test(tc, test_why_placed_note_keeps_answer);
     tcase_add_test(tc, test_why_placed_failing_document_in_parts);
+    tcase_add_test(tc, test_why_placed_queue_part_at_placement);
     suite_add_tcase(s, tc);
     return s;
 }

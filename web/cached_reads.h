@@ -59,6 +59,8 @@ void api__text_put(struct api_text *t); /* drops a reference; NULL-safe */
 const char *api__text_data(const struct api_text *t, size_t *len, uint64_t *txn);
 /* The text gzipped (borrowed likewise), compressed by the first caller only. */
 const char *api__text_gzip(struct api_text *t, size_t *len);
+/* The same, but NULL instead of waiting while another thread compresses it. */
+const char *api__text_gzip_nowait(struct api_text *t, size_t *len);
 /* The gzipped text if it is made already, else NULL; never waits, never compresses. */
 const char *api__text_gzip_ready(struct api_text *t, size_t *len);
 struct api_readcache *api__readcache_new(void);
@@ -81,6 +83,14 @@ int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int
  * NULL when body cannot be encoded). Releases r's slot. */
 struct api_text *api__readcache_put(struct req *r, const char *key, uint64_t txn,
                                     const struct api_read *q, json_t *body);
+/* Answers kept as made, never served stale nor remade (GET /api/v1/audit?tail=N, audit.c):
+ * the text stored for key made at min_txn or later (a new reference), or NULL; never waits,
+ * claims or queues. */
+struct api_text *api__readcache_peek(struct api *api, const char *key, uint64_t min_txn);
+/* text (len bytes, copied) made at txn: stored for key unless a newer answer is (or txn is
+ * 0, or every slot key may take is being made), and returned (a new reference). */
+struct api_text *api__readcache_put_text(struct api *api, const char *key, uint64_t txn,
+                                         const char *text, size_t len);
 /* Gives up r's slot, if it holds one, waking the requests waiting for it. */
 void api__readcache_release(struct req *r);
 /* The cache's counters in the Prometheus text format into buf. */

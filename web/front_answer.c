@@ -14,9 +14,10 @@
  *
  * The route table says which routes may be answered here and checks each request first
  * (routes.c's front column): api__read_cached, a request whose answer is stored, new
- * enough and gzipped when asked so; api__audit_small, a short tail of the audit log (short
- * read transactions of the store, begun with STORE_READ_NOWAIT: relayed while the map is
- * being grown; LMDB's readers never wait for its writer). That look comes
+ * enough and gzipped when asked so; api__audit_small, a short tail of the audit log (kept in
+ * the read cache from one commit to the next, else read in short read transactions of the
+ * store, begun with STORE_READ_NOWAIT: relayed while the map is being grown; LMDB's readers
+ * never wait for its writer). That look comes
  * before anything is counted, so a request relayed anyway does not take a token of its
  * rate limit here and another on civetweb's side.
  */

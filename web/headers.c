@@ -82,3 +82,27 @@ const char *api__cors_origin(struct req *r)
         return NULL;
     return api__list_has(r->api->cors_origins, origin, strlen(origin), 0) ? origin : NULL;
 }
+
+int api__accepts_gzip(struct req *r)
+{
+    const char *h = api__header(r, "Accept-Encoding");
+    while (h && *h) {
+        h += strspn(h, " \t,");
+        size_t n = strcspn(h, ",");
+        size_t name = strcspn(h, " \t;,");
+        if (name == 4 && !strncasecmp(h, "gzip", 4)) {
+            const char *qv = memchr(h, ';', n);
+            if (!qv)
+                return 1;
+            qv += 1 + strspn(qv + 1, " \t");
+            /* q=0, q=0.0, q=0.000: refused; any other weight accepts */
+            if (strncasecmp(qv, "q=", 2) != 0)
+                return 1;
+            for (qv += 2; qv < h + n && (*qv == '0' || *qv == '.'); qv++)
+                ;
+            return qv < h + n && *qv >= '1' && *qv <= '9';
+        }
+        h += n;
+    }
+    return 0;
+}

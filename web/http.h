@@ -36,6 +36,8 @@
 const char *api__header(struct req *r, const char *name);
 /* How many header lines of that name the request has. */
 int api__header_count(struct req *r, const char *name);
+/* 1 when the request's Accept-Encoding accepts gzip (a "gzip" token without q=0). */
+int api__accepts_gzip(struct req *r);
 /* 1 when the comma- or space-separated list holds s[0..n) (without case), or "*" when
  * star says so. */
 int api__list_has(const char *list, const char *s, size_t n, int star);

@@ -25,6 +25,10 @@
  * from its own copy of the request (struct api_read). It takes the scheduler's lock like
  * any read, so it is paced: after remakes that took d of CPU time it waits
  * d * (100 / REMAKE_SHARE - 1), so remaking uses at most REMAKE_SHARE percent of one core.
+ *
+ * Short audit tails (audit.c) are kept here too, as texts stored without a query
+ * (api__readcache_put_text): asked only at the store's last commit (api__readcache_peek),
+ * never served stale, so never remade.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -133,8 +137,27 @@ uint64_t api__readcache_txn(struct api *api)
     return store_last_txn(api->st);
 }
 
-/* body (stolen) with metadata.resourceVersion set to txn, encoded. New, or NULL when it
- * cannot be encoded. */
+/* A text of len bytes (copied), with a newline after them when newline, made at txn; new. */
+static struct api_text *text_of(const char *text, size_t len, int newline, uint64_t txn)
+{
+    struct api_text *t = xmalloc(sizeof(*t) + len + 2);
+    atomic_init(&t->refs, 1);
+    atomic_init(&t->gz_asked, 0);
+    pthread_mutex_init(&t->gz_mu, NULL);
+    atomic_init(&t->gz, NULL);
+    t->gz_len = 0;
+    t->txn = txn;
+    if (len) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(t->data, text, len);
+    if (newline)
+        t->data[len++] = '\n';
+    t->data[len] = '\0';
+    t->len = len;
+    return t;
+}
+
+/* body (stolen) with metadata.resourceVersion set to txn, encoded, with a newline. New,
+ * or NULL when it cannot be encoded. */
 static struct api_text *text_new(json_t *body, uint64_t txn)
 {
     char rv[32];
@@ -149,18 +172,7 @@ static struct api_text *text_new(json_t *body, uint64_t txn)
     json_decref(body);
     if (!text)
         return NULL;
-    size_t len = strlen(text);
-    struct api_text *t = xmalloc(sizeof(*t) + len + 2);
-    atomic_init(&t->refs, 1);
-    atomic_init(&t->gz_asked, 0);
-    pthread_mutex_init(&t->gz_mu, NULL);
-    atomic_init(&t->gz, NULL);
-    t->gz_len = 0;
-    t->txn = txn;
-    memcpy(t->data, text, len);
-    t->data[len++] = '\n';
-    t->data[len] = '\0';
-    t->len = len;
+    struct api_text *t = text_of(text, strlen(text), 1, txn);
     free(text);
     return t;
 }
@@ -181,30 +193,47 @@ const char *api__text_gzip_ready(struct api_text *t, size_t *len)
     return gz;
 }
 
+/* Makes t's gzip form unless made already; under t->gz_mu. */
+static void gzip_locked(struct api_text *t)
+{
+    if (atomic_load_explicit(&t->gz, memory_order_relaxed))
+        return;
+    z_stream z = {0};
+    /* windowBits 15 + 16: a gzip header and trailer, not zlib's. The fastest level: on a
+     * topology tree of 5,000 nodes it is 2.4 times faster than the default and 1% larger */
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort(); /* only out of memory fails here */
+    size_t cap = deflateBound(&z, t->len);
+    char *gz = xmalloc(cap);
+    z.next_in = (Bytef *)t->data;
+    z.avail_in = (uInt)t->len;
+    z.next_out = (Bytef *)gz;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        abort(); /* cannot happen with deflateBound's room */
+    t->gz_len = z.total_out;
+    deflateEnd(&z);
+    atomic_store_explicit(&t->gz, gz, memory_order_release);
+}
+
 const char *api__text_gzip(struct api_text *t, size_t *len)
 {
     const char *ready = api__text_gzip_ready(t, len);
     if (ready)
         return ready;
     pthread_mutex_lock(&t->gz_mu);
-    if (!atomic_load_explicit(&t->gz, memory_order_relaxed)) {
-        z_stream z = {0};
-        /* windowBits 15 + 16: a gzip header and trailer, not zlib's. The fastest level: on a
-         * topology tree of 5,000 nodes it is 2.4 times faster than the default and 1% larger */
-        if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-            abort(); /* only out of memory fails here */
-        size_t cap = deflateBound(&z, t->len);
-        char *gz = xmalloc(cap);
-        z.next_in = (Bytef *)t->data;
-        z.avail_in = (uInt)t->len;
-        z.next_out = (Bytef *)gz;
-        z.avail_out = (uInt)cap;
-        if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-            abort(); /* cannot happen with deflateBound's room */
-        t->gz_len = z.total_out;
-        deflateEnd(&z);
-        atomic_store_explicit(&t->gz, gz, memory_order_release);
-    }
+    gzip_locked(t);
+    pthread_mutex_unlock(&t->gz_mu);
+    *len = t->gz_len;
+    return atomic_load_explicit(&t->gz, memory_order_relaxed);
+}
+
+const char *api__text_gzip_nowait(struct api_text *t, size_t *len)
+{
+    const char *ready = api__text_gzip_ready(t, len);
+    if (ready || pthread_mutex_trylock(&t->gz_mu) != 0)
+        return ready;
+    gzip_locked(t);
     pthread_mutex_unlock(&t->gz_mu);
     *len = t->gz_len;
     return atomic_load_explicit(&t->gz, memory_order_relaxed);
@@ -328,8 +357,8 @@ int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int
     return ok;
 }
 
-/* Stores t (one reference taken) with q (copied) in slot i if it still holds key, unless
- * it holds a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
+/* Stores t (one reference taken) with q (copied; NULL: none) in slot i if it still holds key,
+ * unless it holds a newer answer or the texts would grow past MAX_BYTES. Under c->mu. */
 static void store(struct api_readcache *c, size_t i, const char *key, struct api_text *t,
                   const struct api_read *q)
 {
@@ -343,7 +372,7 @@ static void store(struct api_readcache *c, size_t i, const char *key, struct api
     api__text_put(s->t);
     atomic_fetch_add(&t->refs, 1);
     s->t = t;
-    if (!s->q)
+    if (!s->q && q)
         s->q = api__read_copy(q);
     if (s->stale_ns) {
         double age = (double)(clock_mono_ns() - s->stale_ns) / 1e9;
@@ -351,6 +380,39 @@ static void store(struct api_readcache *c, size_t i, const char *key, struct api
             c->stale_max = age;
         s->stale_ns = 0;
     }
+}
+
+struct api_text *api__readcache_peek(struct api *api, const char *key, uint64_t min_txn)
+{
+    struct api_readcache *c = api->readcache;
+    struct api_text *t = NULL;
+
+    pthread_mutex_lock(&c->mu);
+    long i = find(c, key, hash(key));
+    if (i >= 0 && c->slot[i].t && c->slot[i].t->txn >= min_txn) {
+        t = c->slot[i].t;
+        atomic_fetch_add(&t->refs, 1);
+        c->slot[i].used = ++c->clock;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+struct api_text *api__readcache_put_text(struct api *api, const char *key, uint64_t txn,
+                                         const char *text, size_t len)
+{
+    struct api_readcache *c = api->readcache;
+    struct api_text *t = text_of(text, len, 0, txn);
+    size_t h = hash(key);
+
+    pthread_mutex_lock(&c->mu);
+    long i = txn ? find(c, key, h) : -1;
+    if (txn && i < 0 && (i = evict(c, h)) >= 0)
+        c->slot[i].key = xstrdup(key);
+    if (i >= 0)
+        store(c, (size_t)i, key, t, NULL); /* no query: never remade, never served stale */
+    pthread_mutex_unlock(&c->mu);
+    return t;
 }
 
 struct api_text *api__readcache_put(struct req *r, const char *key, uint64_t txn,

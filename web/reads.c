@@ -51,40 +51,15 @@ static char *key_of(struct req *r)
     return key;
 }
 
-/* 1 when the request's Accept-Encoding accepts gzip (a "gzip" token without q=0). */
-static int accepts_gzip(struct req *r)
-{
-    const char *h = api__header(r, "Accept-Encoding");
-    while (h && *h) {
-        h += strspn(h, " \t,");
-        size_t n = strcspn(h, ",");
-        size_t name = strcspn(h, " \t;,");
-        if (name == 4 && !strncasecmp(h, "gzip", 4)) {
-            const char *qv = memchr(h, ';', n);
-            if (!qv)
-                return 1;
-            qv += 1 + strspn(qv + 1, " \t");
-            /* q=0, q=0.0, q=0.000: refused; any other weight accepts */
-            if (strncasecmp(qv, "q=", 2) != 0)
-                return 1;
-            for (qv += 2; qv < h + n && (*qv == '0' || *qv == '.'); qv++)
-                ;
-            return qv < h + n && *qv >= '1' && *qv <= '9';
-        }
-        h += n;
-    }
-    return 0;
-}
-
 static void reply_text(struct req *r, struct api_text *t)
 {
     size_t len;
     const char *body;
-    if (accepts_gzip(r) && r->direct && !api__text_gzip_ready(t, &len)) {
+    if (api__accepts_gzip(r) && r->direct && !api__text_gzip_ready(t, &len)) {
         /* replaced by an answer not compressed yet since api__read_cached looked: the
          * front end's thread does not compress; civetweb's worker does */
         r->relay = 1;
-    } else if (accepts_gzip(r)) {
+    } else if (api__accepts_gzip(r)) {
         body = api__text_gzip(t, &len);
         api__reply_raw(r, 200, "application/json", body, len,
                        "Content-Encoding: gzip\r\nVary: Accept-Encoding");
@@ -135,7 +110,7 @@ int api__read_cached(struct req *r)
     if (!now || (rv != RV_ABSENT && rv > now))
         return 0; /* nothing cached, or a wait for a later commit */
     char *key = key_of(r);
-    int ok = api__readcache_ready(r->api, key, min_txn(rv, now), accepts_gzip(r));
+    int ok = api__readcache_ready(r->api, key, min_txn(rv, now), api__accepts_gzip(r));
     free(key);
     return ok;
 }

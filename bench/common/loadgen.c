@@ -4,7 +4,8 @@
  * Each thread waits in epoll_pwait2 until its next request is due (a timeout in
  * nanoseconds), for answers on its connections, or for the stop eventfd. A connection is
  * registered for reading once, when it is opened; a request is one send(2) of a GET
- * written here, and an answer is read with recv(2) and framed by http_parser
+ * written here, and an answer is read with recvmsg(2) (with the kernel's receive
+ * timestamp of its last bytes, SO_TIMESTAMPNS) and framed by http_parser
  * (Content-Length, chunked or the close), the parser musterd's front end reads requests
  * with. So a request costs the generator three system calls (send, recv, a share of
  * epoll_pwait2) and one or two wake-ups.
@@ -44,6 +45,9 @@ struct conn {
     int done; /* its answer ended (http_parser's on_message_complete) */
     long k;
     int64_t due;
+    int64_t sent;       /* when it was sent */
+    int64_t sent_rt;    /* the same on CLOCK_REALTIME, the clock of the kernel's timestamps */
+    int64_t arrived_rt; /* when the answer's last bytes reached the socket (SO_TIMESTAMPNS) */
     http_parser p;
 };
 
@@ -61,7 +65,7 @@ struct gen {
     long next; /* the next request to send (its k) */
     int64_t start_ns;
     struct loadgen_result r;
-    size_t cap, kcap;
+    size_t cap, kcap, scap, wcap;
 };
 
 static http_parser_settings settings;
@@ -93,6 +97,8 @@ static struct conn *conn_open(struct gen *g)
     if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&g->addr, sizeof(g->addr)) < 0)
         die("connect");
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0)
+        die("SO_TIMESTAMPNS");
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
     if (epoll_ctl(g->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0)
         die("epoll_ctl");
@@ -119,7 +125,11 @@ static void finish(struct conn *c, int ok)
     if (ok && c->p.status_code == 200) {
         XGROW(g->r.lat_ms, g->r.n + 1, g->cap);
         XGROW(g->r.k, g->r.n + 1, g->kcap);
+        XGROW(g->r.sent_ms, g->r.n + 1, g->scap);
+        XGROW(g->r.wire_ms, g->r.n + 1, g->wcap);
         g->r.lat_ms[g->r.n] = (double)(now - c->due) / 1e6;
+        g->r.sent_ms[g->r.n] = (double)(c->sent - c->due) / 1e6;
+        g->r.wire_ms[g->r.n] = (double)(c->arrived_rt - c->sent_rt) / 1e6;
         g->r.k[g->r.n++] = c->k;
     } else {
         g->r.bad++;
@@ -135,7 +145,20 @@ static void finish(struct conn *c, int ok)
 static void conn_read(struct conn *c)
 {
     char buf[65536];
-    ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+    union {
+        char space[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, sizeof(buf)};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl, .msg_controllen = sizeof(ctl)};
+    ssize_t n = recvmsg(c->fd, &msg, MSG_DONTWAIT);
+    for (struct cmsghdr *m = CMSG_FIRSTHDR(&msg); n > 0 && m; m = CMSG_NXTHDR(&msg, m))
+        if (m->cmsg_level == SOL_SOCKET && m->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(m), sizeof(ts));
+            c->arrived_rt = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
 
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
@@ -168,6 +191,11 @@ static int64_t send_due(struct gen *g)
         c->k = g->next;
         g->next += g->stride;
         c->due = due_of(g, c->k);
+        c->sent = now;
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        c->sent_rt = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+        c->arrived_rt = c->sent_rt;
         if (now - c->due > LATE_NS)
             g->r.late++;
         int len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n%s%s%s\r\n",
@@ -258,7 +286,8 @@ static struct gen *gen_start(const struct loadgen_options *o, int t, int n, int6
 }
 
 /* Stops g and adds what it measured to r. */
-static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_t *kcap)
+static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_t *kcap,
+                     size_t *scap, size_t *wcap)
 {
     uint64_t one = 1;
     if (write(g->stop_fd, &one, sizeof(one)) != sizeof(one))
@@ -266,7 +295,11 @@ static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_
     thrd_join(g->thread, NULL);
     XGROW(r->lat_ms, r->n + g->r.n + 1, *cap);
     XGROW(r->k, r->n + g->r.n + 1, *kcap);
+    XGROW(r->sent_ms, r->n + g->r.n + 1, *scap);
+    XGROW(r->wire_ms, r->n + g->r.n + 1, *wcap);
     memcpy(r->lat_ms + r->n, g->r.lat_ms, g->r.n * sizeof(double));
+    memcpy(r->sent_ms + r->n, g->r.sent_ms, g->r.n * sizeof(double));
+    memcpy(r->wire_ms + r->n, g->r.wire_ms, g->r.n * sizeof(double));
     memcpy(r->k + r->n, g->r.k, g->r.n * sizeof(long));
     r->n += g->r.n;
     r->bad += g->r.bad;
@@ -300,10 +333,10 @@ struct loadgen *loadgen_start(const struct loadgen_options *o)
 
 void loadgen_stop(struct loadgen *l, struct loadgen_result *r)
 {
-    size_t cap = 0, kcap = 0;
+    size_t cap = 0, kcap = 0, scap = 0, wcap = 0;
     memset(r, 0, sizeof(*r));
     for (int t = 0; t < l->n; t++)
-        gen_stop(l->g[t], r, &cap, &kcap);
+        gen_stop(l->g[t], r, &cap, &kcap, &scap, &wcap);
     free(l->g);
     free(l);
 }
@@ -312,5 +345,7 @@ void loadgen_result_release(struct loadgen_result *r)
 {
     free(r->lat_ms);
     free(r->k);
+    free(r->sent_ms);
+    free(r->wire_ms);
     memset(r, 0, sizeof(*r));
 }

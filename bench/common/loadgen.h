@@ -31,8 +31,11 @@ struct loadgen_options {
 };
 
 struct loadgen_result {
-    double *lat_ms; /* latencies of the answered (200) requests, in the order they ended */
-    long *k;        /* the request number of each */
+    double *lat_ms;  /* latencies of the answered (200) requests, in the order they ended */
+    long *k;         /* the request number of each */
+    double *sent_ms; /* of each: how long after it was due it was sent (the generator's lag) */
+    double *wire_ms; /* from sent to the answer's last bytes in the client's socket (the kernel's
+                        receive timestamp): the server's part, loopback included */
     size_t n;
     long bad;       /* non-200 answers and transport failures */
     long late;      /* requests that waited for a free connection past their due time */

@@ -98,25 +98,61 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
     return rc;
 }
 
-/* What accounting needs of a placement that the store may no longer hold when the record
- * is read (docs/accounting.md): the job's queue, priority and creation. Adds them to rec
- * and returns it. */
-static json_t *placed_facts(const struct sched_view *v, int job, json_t *rec)
+/* A placed record, as its canonical text (keys sorted): the outbox's members (kind, job,
+ * cycle, pods, nodes) and what accounting needs of a placement that the store may no longer
+ * hold when the record is read (docs/accounting.md): the job's queue, priority and
+ * creation; "backfill" when the placement took nodes reserved for others. n pods, their
+ * nodes. */
+static int placed_record(struct sched_cyc *c, int job, const struct sched_outbox_pod *pods,
+                         size_t n, struct err *err)
 {
+    const struct sched_view *v = c->v;
     const struct sv_job *j = &v->jobs[job];
-    char ts[40];
     int32_t prio = 0;
     for (size_t i = 0; i < j->npods; i++)
         if (v->pods[j->pods[i]].alive) {
             prio = v->pods[j->pods[i]].prio;
             break;
         }
+    struct store_jw *w = sched__why_text(c);
+    store_jw_lit(w, "{");
+    if (c->backfill) { /* cycle_reserve.c */
+        store_jw_key(w, "backfill");
+        store_jw_value(w, c->backfill, JSON_SORT_KEYS);
+    }
+    store_jw_key(w, SCHED_OUTBOX_M_CYCLE);
+    store_jw_int(w, (int64_t)c->cycle);
+    store_jw_key(w, SCHED_OUTBOX_M_JOB);
+    store_jw_str(w, j->id);
+    store_jw_key(w, SCHED_OUTBOX_M_KIND);
+    store_jw_str(w, store_audit_kind_name(STORE_AUDIT_PLACED));
+    store_jw_key(w, SCHED_OUTBOX_M_NODES);
+    for (size_t i = 0; i < n; i++) {
+        store_jw_raw(w, i ? "," : "[", 1);
+        store_jw_str(w, pods[i].node);
+    }
+    store_jw_lit(w, "]");
+    store_jw_key(w, SCHED_OUTBOX_M_PODS);
+    for (size_t i = 0; i < n; i++) {
+        store_jw_raw(w, i ? "," : "[", 1);
+        store_jw_str(w, pods[i].pod);
+    }
+    store_jw_lit(w, "]");
+    store_jw_key(w, "priority");
+    store_jw_int(w, prio);
+    store_jw_key(w, "queue");
+    store_jw_str(w, sched__job_queue_name(v, j));
+    store_jw_key(w, "submitted");
     int64_t created = sched__job_creation(v, j);
-    clock_format_rfc3339_ms(created, ts, sizeof(ts));
-    json_object_set_new(rec, "priority", json_integer(prio));
-    json_object_set_new(rec, "queue", json_string(sched__job_queue_name(v, j)));
-    json_object_set_new(rec, "submitted", created ? json_string(ts) : json_null());
-    return rec;
+    if (created) {
+        char ts[40];
+        clock_format_rfc3339_ms(created, ts, sizeof(ts));
+        store_jw_str(w, ts);
+    } else {
+        store_jw_lit(w, "null");
+    }
+    store_jw_lit(w, "}");
+    return store_audit_append_text(c->txn, STORE_AUDIT_PLACED, w->buf, w->len, NULL, NULL, err);
 }
 
 int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err)
@@ -143,18 +179,8 @@ int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, 
         }
         json_object_set_new(*placement, v->jobs[job].id, map);
         (*njobs)++;
-        struct sched_outbox_rec r = {.kind = STORE_AUDIT_PLACED,
-                                     .job = v->jobs[job].id,
-                                     .cycle = (int64_t)c->cycle,
-                                     .pods = pods,
-                                     .npods = n};
-        json_t *rec = placed_facts(v, job, sched_outbox_encode(&r));
-        if (c->backfill) /* the placement took nodes reserved for others (cycle_reserve.c) */
-            json_object_set(rec, "backfill", c->backfill);
         if (rc == 0)
-            rc = sched__audit_append(c, rec, NULL, err);
-        else
-            json_decref(rec);
+            rc = placed_record(c, job, pods, n, err);
     }
     free(done);
     free(pods);

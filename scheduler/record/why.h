@@ -32,25 +32,39 @@ struct place_req;
 struct place_result;
 struct preempt_cleared;
 
+/* The text of a queue part's plan members, kept between calls (zero-initialised with q -1;
+ * sched__queue_tail_release). */
+struct sched_queue_tail {
+    int q;
+    size_t nres;
+    int64_t *vec; /* the deserved, capability and guarantee the text was written from */
+    struct store_jw text;
+};
+void sched__queue_tail_release(struct sched_queue_tail *t);
+
 /* The cycle's why writer: the parts the last document written shares with the next one
  * (hundreds of jobs fail in a row with the same parts), and the cycle's shared documents.
  * The queue part of queue queue_q at plan_epoch queue_epoch: allocations move only when
  * plan_epoch does. */
 struct sched_why_writer {
-    json_t *queue;
-    int queue_q;
+    int queue_q; /* queue_text is queue queue_q's part at plan_epoch queue_epoch */
     uint64_t queue_epoch;
     json_t *ahead; /* the last "ahead" part written and its text */
     char *ahead_text;
     json_t *nf; /* the last node-filter part written and its text */
     char *nf_text;
-    json_t *queue_src; /* the queue part queue_text is the text of (borrowed) */
-    char *queue_text;
-    struct sched_why_classes *classes; /* this cycle's shared documents (why_class.c) */
+    struct store_jw queue_text;         /* NUL-terminated */
+    struct sched_queue_tail queue_tail; /* its plan members' text */
+    struct sched_why_classes *classes;  /* this cycle's shared documents (why_class.c) */
     void (*classes_free)(struct sched_why_classes *); /* why_class.c's, set with them */
     struct sched_nf *nf_shape; /* the cycle's node filters by pod shape (why_mem.c) */
     size_t nnf, capnf;
+    struct store_jw text; /* the record or document being written (reused) */
+    json_t *blockers;     /* the last "blockers" part written (held) and its text */
+    struct store_jw blockers_text;
 };
+/* The writer's text buffer, emptied (borrowed, valid until the next call). */
+struct store_jw *sched__why_text(struct sched_cyc *c);
 /* c->why, created when NULL (why_mem.c). */
 struct sched_why_writer *sched__why_w(struct sched_cyc *c);
 /* Frees c->why and every part of it (NULL-safe). */
@@ -182,6 +196,10 @@ char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uin
  * store_json_text writes it (topology: the part the document has; the node filter's text is
  * kept in c for the next job of its shape). New. */
 struct sched_why_input;
+/* The text of a "blockers" part, keys sorted (the audit record's canonical form, and the
+ * why document's: one text for both), "null" for NULL. Borrowed, valid until the next call
+ * with another part: the members of one attempt share theirs. */
+const char *sched__why_blockers_text(struct sched_cyc *c, json_t *blockers);
 char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in, int primary,
                           json_t *topology);
 
@@ -237,9 +255,11 @@ int sched__why_doc_drop(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
 int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v, const char *job,
                         struct err *err);
 
-/* The queue part of a why document: {"name", "share", "rank", "allocated", "deserved",
- * "capability", "guarantee"} (quantities), or NULL for q < 0. New. */
-json_t *sched__queue_why(const struct sched_view *v, int q);
+/* Writes the queue part of a why document to w: {"name", "share"[, "dominantResource"],
+ * "rank", "allocated", "deserved", "capability", "guarantee"} (quantities), or null for
+ * q < 0. cache: the plan members' text, reused while they are unchanged. */
+void sched__queue_why_text(const struct sched_view *v, int q, struct store_jw *w,
+                           struct sched_queue_tail *cache);
 /* {res: quantity} of vec's non-zero entries (limited: entries >= 0 of a capability). New. */
 json_t *sched__queue_quantities(const struct sched_view *v, const int64_t *vec, int limited);
 

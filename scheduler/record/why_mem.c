@@ -119,9 +119,18 @@ static void nf_free(struct sched_why_writer *ww)
 
 struct sched_why_writer *sched__why_w(struct sched_cyc *c)
 {
-    if (!c->why)
+    if (!c->why) {
         c->why = xcalloc(1, sizeof(*c->why));
+        c->why->queue_tail.q = -1;
+    }
     return c->why;
+}
+
+struct store_jw *sched__why_text(struct sched_cyc *c)
+{
+    struct sched_why_writer *w = sched__why_w(c);
+    w->text.len = 0;
+    return &w->text;
 }
 
 void sched__why_writer_free(struct sched_cyc *c)
@@ -131,13 +140,16 @@ void sched__why_writer_free(struct sched_cyc *c)
         return;
     if (w->classes)
         w->classes_free(w->classes);
-    json_decref(w->queue);
     json_decref(w->ahead);
     free(w->ahead_text);
-    free(w->queue_text);
+    store_jw_release(&w->queue_text);
+    sched__queue_tail_release(&w->queue_tail);
     json_decref(w->nf);
     free(w->nf_text);
     nf_free(w);
+    store_jw_release(&w->text);
+    json_decref(w->blockers);
+    store_jw_release(&w->blockers_text);
     free(w);
     c->why = NULL;
 }

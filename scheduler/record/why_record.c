@@ -20,33 +20,19 @@
 
 #define HISTORY_MAX 50
 
-/* The queue part of the documents (new reference); see sched_cyc.why_queue. */
-static json_t *queue_part(struct sched_cyc *c, int q)
-{
-    struct sched_why_writer *ww = sched__why_w(c);
-    if (!ww->queue || ww->queue_q != q || ww->queue_epoch != c->plan_epoch) {
-        json_decref(ww->queue);
-        ww->queue = sched__queue_why(c->v, q);
-        if (!ww->queue)
-            ww->queue = json_null();
-        ww->queue_q = q;
-        ww->queue_epoch = c->plan_epoch;
-    }
-    return json_incref(ww->queue);
-}
-
-/* The text of queue_part (borrowed, valid until the queue part changes). */
+/* The text of the documents' queue part (borrowed, valid until the queue part changes):
+ * written again only when plan_epoch moved (allocations move only then). */
 static const char *queue_text(struct sched_cyc *c, int q)
 {
     struct sched_why_writer *ww = sched__why_w(c);
-    json_t *part = queue_part(c, q);
-    if (part != ww->queue_src) {
-        free(ww->queue_text);
-        ww->queue_text = store_json_text(part, 0);
-        ww->queue_src = part; /* ww->queue holds it */
+    if (!ww->queue_text.len || ww->queue_q != q || ww->queue_epoch != c->plan_epoch) {
+        ww->queue_text.len = 0;
+        sched__queue_why_text(c->v, q, &ww->queue_text, &ww->queue_tail);
+        store_jw_raw(&ww->queue_text, "", 1);
+        ww->queue_q = q;
+        ww->queue_epoch = c->plan_epoch;
     }
-    json_decref(part);
-    return ww->queue_text;
+    return ww->queue_text.buf;
 }
 
 /* The text of the "ahead" part (borrowed, valid until the next call): the jobs that fail in
@@ -128,30 +114,43 @@ static json_t *timeout_json(const struct sv_job *j)
 static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sched_why_input *in,
                          json_t *topology, uint64_t seq, const char *ts, struct err *err)
 {
-    json_t *doc = json_pack("{s:s,s:I,s:I,s:b}", "job", j->id, "cycle", (json_int_t)c->cycle,
-                            "auditSeq", (json_int_t)seq, PLACED_MARK, 1);
-    if (in->gang)
-        json_object_set(doc, "gang", in->gang);
-    if (in->nf)
-        json_object_set(doc, "nodeFilter", in->nf);
-    if (topology)
-        json_object_set(doc, "topology", topology);
-    if (in->preemption)
-        json_object_set(doc, "preemption", in->preemption);
-    if (json_array_size(in->ahead))
-        json_object_set(doc, "ahead", in->ahead);
-    json_object_set(doc, "history", mem(c, j)->history);
-    if (in->backfill)
-        json_object_set(doc, "backfill", in->backfill);
-    json_object_set_new(doc, "placement",
-                        json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts, "nodes",
-                                  in->placement));
+    const char *queue = queue_text(c, j->queue);
+    struct store_jw *w = sched__why_text(c);
+    store_jw_lit(w, "{\"job\":");
+    store_jw_str(w, j->id);
+    store_jw_key(w, "cycle");
+    store_jw_int(w, (int64_t)c->cycle);
+    store_jw_key(w, "auditSeq");
+    store_jw_int(w, (int64_t)seq);
+    store_jw_lit(w, ",\"" PLACED_MARK "\":true");
+    json_t *opt[] = {in->gang, in->nf, topology, in->preemption,
+                     json_array_size(in->ahead) ? in->ahead : NULL};
+    const char *name[] = {"gang", "nodeFilter", "topology", "preemption", "ahead"};
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+        if (opt[i]) {
+            store_jw_key(w, name[i]);
+            store_jw_value(w, opt[i], 0);
+        }
+    store_jw_key(w, "history");
+    store_jw_value(w, mem(c, j)->history, 0);
+    if (in->backfill) {
+        store_jw_key(w, "backfill");
+        store_jw_value(w, in->backfill, 0);
+    }
+    store_jw_key(w, "placement");
+    store_jw_lit(w, "{\"cycle\":");
+    store_jw_int(w, (int64_t)c->cycle);
+    store_jw_key(w, "ts");
+    store_jw_str(w, ts);
+    store_jw_key(w, "nodes");
+    store_jw_value(w, in->placement, 0);
+    store_jw_lit(w, "}");
     /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
-    json_object_set_new(doc, "queue", queue_part(c, j->queue));
+    store_jw_key(w, "queue");
+    store_jw_raw(w, queue, strlen(queue));
+    store_jw_lit(w, "}");
     sched__why_class_leave(c, j);
-    int rc = store_doc_put(c->txn, STORE_DB_WHY, j->id, doc, err);
-    json_decref(doc);
-    return rc;
+    return store_doc_put_text(c->txn, STORE_DB_WHY, j->id, w->buf, w->len, err);
 }
 
 /* The member of the small document, or a new `dflt` (stolen) when it has none. */
@@ -239,19 +238,32 @@ static void history_add(struct why_job *w, uint64_t cycle, const char *ts, const
     }
 }
 
-/* The "unschedulable" audit record of a change of primary reason. */
+/* The "unschedulable" audit record of a change of primary reason, written as its canonical
+ * text (keys sorted): a job of a full cluster fails once with thousands of others. */
 static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
                                const struct sched_why_input *in, int primary, struct err *err)
 {
-    json_t *rec =
-        json_pack("{s:s,s:s,s:I,s:s,s:O}", SCHED_OUTBOX_M_KIND,
-                  store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE), SCHED_OUTBOX_M_JOB, j->id,
-                  SCHED_OUTBOX_M_CYCLE, (json_int_t)c->cycle, SCHED_OUTBOX_M_REASON,
-                  why_code_name(primary), "blockers", in->blockers);
+    struct store_jw *w = sched__why_text(c);
+    store_jw_lit(w, "{");
+    store_jw_key(w, "blockers");
+    const char *blockers = sched__why_blockers_text(c, in->blockers);
+    store_jw_raw(w, blockers, strlen(blockers));
+    store_jw_key(w, SCHED_OUTBOX_M_CYCLE);
+    store_jw_int(w, (int64_t)c->cycle);
+    store_jw_key(w, SCHED_OUTBOX_M_JOB);
+    store_jw_str(w, j->id);
+    store_jw_key(w, SCHED_OUTBOX_M_KIND);
+    store_jw_str(w, store_audit_kind_name(STORE_AUDIT_UNSCHEDULABLE));
     /* the primary message: bind mode's FailedScheduling Events say it */
-    if (in->primary && in->primary->message)
-        json_object_set_new(rec, SCHED_OUTBOX_M_MESSAGE, json_string(in->primary->message));
-    return sched__audit_append(c, rec, NULL, err);
+    if (in->primary && in->primary->message) {
+        store_jw_key(w, SCHED_OUTBOX_M_MESSAGE);
+        store_jw_str(w, in->primary->message);
+    }
+    store_jw_key(w, SCHED_OUTBOX_M_REASON);
+    store_jw_str(w, why_code_name(primary));
+    store_jw_lit(w, "}");
+    return store_audit_append_text(c->txn, STORE_AUDIT_UNSCHEDULABLE, w->buf, w->len, NULL, NULL,
+                                   err);
 }
 
 int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input *in,

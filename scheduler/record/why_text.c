@@ -32,6 +32,21 @@ static const char *nf_text(struct sched_cyc *c, json_t *nf)
     return ww->nf_text;
 }
 
+const char *sched__why_blockers_text(struct sched_cyc *c, json_t *blockers)
+{
+    struct sched_why_writer *ww = sched__why_w(c);
+    if (!blockers)
+        return "null";
+    if (blockers != ww->blockers || !ww->blockers_text.len) {
+        json_decref(ww->blockers); /* held, so its address is not reused while cached */
+        ww->blockers = json_incref(blockers);
+        ww->blockers_text.len = 0;
+        store_jw_value(&ww->blockers_text, blockers, JSON_SORT_KEYS);
+        store_jw_raw(&ww->blockers_text, "", 1);
+    }
+    return ww->blockers_text.buf;
+}
+
 /* The n strings one after another (new): no printf, whose %s is slow on kilobytes. */
 static char *concat(const char *const *part, size_t n)
 {
@@ -68,15 +83,15 @@ char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in,
             ? json_incref(in->preemption)
             : json_pack("{s:b,s:b,s:s}", "attempted", 0, "relevant", 0, "reason",
                         in->placement ? WHY_MSG_PREEMPT_PLACED : WHY_MSG_PREEMPT_NOT_TRIED);
-    char *p = text_or_null(pd), *b = text_or_null(in->blockers), *g = text_or_null(in->gang),
-         *t = text_or_null(topology), *e = text_or_null(pre);
+    char *p = text_or_null(pd), *g = text_or_null(in->gang), *t = text_or_null(topology),
+         *e = text_or_null(pre);
+    const char *b = json_is_null(in->blockers) ? "null" : sched__why_blockers_text(c, in->blockers);
     const char *nf = in->nf && !json_is_null(in->nf) ? nf_text(c, in->nf) : "null";
     const char *part[] = {
         "{\"primary\":",  p, ",\"blockers\":",   b, ",\"gang\":", g, ",\"nodeFilter\":", nf,
         ",\"topology\":", t, ",\"preemption\":", e, "}"};
     char *out = concat(part, sizeof(part) / sizeof(part[0]));
     free(p);
-    free(b);
     free(g);
     free(t);
     free(e);

@@ -1,9 +1,11 @@
 /* http_client.c - libcurl requests for the API tests. */
+#include <check.h>
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
 #include <strings.h>
+#include <zlib.h>
 
 #include "http_client.h"
 
@@ -148,4 +150,28 @@ void http_bg_join(struct http_bg *g)
 {
     pthread_join(g->t, NULL);
     http_resp_free(&g->r);
+}
+
+char *http_gunzip(const char *in, size_t n, size_t *len)
+{
+    z_stream z = {0};
+    size_t cap = 1 << 20;
+    char *out = malloc(cap);
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    int rc;
+    do {
+        if (z.total_out + 1 >= cap)
+            out = realloc(out, cap *= 2);
+        z.next_out = (Bytef *)out + z.total_out;
+        z.avail_out = (uInt)(cap - z.total_out - 1);
+        rc = inflate(&z, Z_NO_FLUSH);
+    } while (rc == Z_OK);
+    ck_assert_int_eq(rc, Z_STREAM_END);
+    ck_assert_uint_eq(z.avail_in, 0);
+    *len = z.total_out;
+    out[*len] = '\0';
+    inflateEnd(&z);
+    return out;
 }

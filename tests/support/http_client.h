@@ -40,6 +40,9 @@ int http_request_len(const char *method, const char *base, const char *path, con
 void http_resp_free(struct http_resp *r);
 /* The value of a response header (case-insensitive), new string or NULL. */
 char *http_resp_header(const struct http_resp *r, const char *name);
+/* n bytes of gzip inflated (new, NUL-terminated, *len bytes); a test failure when they are
+ * not one whole gzip stream. */
+char *http_gunzip(const char *in, size_t n, size_t *len);
 
 /* A GET on a thread of its own, for a test that holds a lock while a read runs:
  *
