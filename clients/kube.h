@@ -19,10 +19,11 @@
  * not ours are not mirrored (other schedulers own them); the write-back thread
  * uses the audit log as its outbox: it reads records after its last
  * acknowledged sequence (STORE_DB_MIRROR "writeback") of kinds "placed",
- * "nominated", "preempted"/"evicted", performs the API calls (Binding, status
- * patches for nominatedNodeName and the DisruptionTarget condition, the Eviction
- * API) and appends "bound" / "bind-refused" / "nominate-acked" / "nominate-refused" /
- * "evict-acked" / "evict-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
+ * "nominated", "preempted"/"evicted", "deadline-exceeded", performs the API calls (Binding,
+ * status patches for nominatedNodeName, the DisruptionTarget condition and a deadline's
+ * Failed phase, the Eviction API) and appends "bound" / "bind-refused" / "nominate-acked" /
+ * "nominate-refused" / "evict-acked" / "evict-refused" / "deadline-acked" /
+ * "deadline-refused" records (store.h's STORE_AUDIT_KIND_MAP) together with the new
  * acknowledged sequence in one transaction. A refused binding puts the pod back as the API server
  * has it. Transport errors and 5xx answers are retried per pod with backoff while other pods go
  * on, and given up after writeback_giveup_ms ("writeback-abandoned"). It also writes Events

@@ -2,8 +2,8 @@
  * kube_bind.c - bind mode: one pod's part of a decision, written to the API server.
  *
  * kube_outbox.c reads the audit log (the outbox) and hands each pod of a "placed",
- * "nominated", "preempted" or "evicted" record here, one attempt at a time; the
- * outcome records ("bound", "bind-refused", ...) it commits with the acknowledged
+ * "nominated", "preempted", "evicted" or "deadline-exceeded" record here, one attempt at a
+ * time; the outcome records ("bound", "bind-refused", ...) it commits with the acknowledged
  * sequence. A crash between the API call and that commit redoes the pod after
  * restart: a Binding already done answers 409 and the pod shows the same node, which
  * counts as success; an eviction of a pod already gone answers 404, also success.
@@ -247,6 +247,48 @@ out:
     return rc;
 }
 
+/* A pod of muster's that ran past spec.activeDeadlineSeconds ("deadline-exceeded"): its
+ * status written as the kubelet writes it (pkg/kubelet/active_deadline.go), phase Failed,
+ * reason DeadlineExceeded, through the status subresource (strategic merge patch). A
+ * scheduler cannot stop containers; the kubelet does when the pod's phase is terminal. Not
+ * an eviction: a PodDisruptionBudget may refuse one, and a deadline is no voluntary
+ * disruption. Not a DELETE: the pod and its reason would be gone before a Job controller
+ * or kubectl saw them (docs/reservations.md). A pod already gone (404) counts as done; a
+ * refusal puts the pod back as the API server has it. */
+static int end_pod(struct kube *k, struct kube_http *h, const struct sched_outbox_rec *rec,
+                   uint64_t seq, const char *pod, const char *node, json_t *o, struct err *err)
+{
+    struct kube_resp r = {0};
+    char *path = pod_path(pod, "status");
+    char msg[512];
+    json_t *body =
+        json_pack("{s:{s:s,s:s,s:s}}", "status", "phase", "Failed", "reason",
+                  MODEL_REASON_DEADLINE_EXCEEDED, "message", MODEL_MESSAGE_DEADLINE_EXCEEDED);
+    int rc =
+        kube__call(k, h, "PATCH", path, "application/strategic-merge-patch+json", body, &r, err);
+    free(path);
+    json_decref(body);
+    if (rc < 0)
+        goto out;
+    if (r.status < 300 || r.status == 404) {
+        kube__count(k, &k->c.patches);
+        add_outcome(o, STORE_AUDIT_DEADLINE_ACKED, rec, seq, pod, node,
+                    r.status == 404 ? "pod already gone"
+                                    : "status Failed (DeadlineExceeded) written");
+        if (r.status < 300)
+            pod_event(k, h, pod, MODEL_REASON_DEADLINE_EXCEEDED, "Killing", rec, seq, "%s%s",
+                      MODEL_MESSAGE_DEADLINE_EXCEEDED, "");
+        goto out;
+    }
+    kube__status_message(&r, msg, sizeof(msg));
+    log_warn("kube: Failed status of pod '%s' past its deadline refused: %s", pod, msg);
+    add_outcome(o, STORE_AUDIT_DEADLINE_REFUSED, rec, seq, pod, node, msg);
+    rc = resync_pod(k, h, pod, err);
+out:
+    kube__resp_release(&r);
+    return rc;
+}
+
 /* 1 when the pod (in the store) is one this mirror binds. */
 static int ours(struct kube *k, const char *pod)
 {
@@ -274,7 +316,8 @@ int kube__pod_acted(struct kube *k, const struct sched_outbox_rec *rec, size_t i
          * lower-priority pod can be one */
         return 1;
     case STORE_AUDIT_PLACED:
-    case STORE_AUDIT_NOMINATED: /* muster binds and nominates only its own pods */
+    case STORE_AUDIT_NOMINATED: /* muster binds, nominates and ends only its own pods */
+    case STORE_AUDIT_DEADLINE_EXCEEDED:
         return ours(k, rec->pods[i].pod);
     default:
         return 0;
@@ -289,6 +332,8 @@ int kube__bind_pod(struct kube *k, struct kube_http *h, uint64_t seq,
         return bind_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
     if (rec->kind == STORE_AUDIT_NOMINATED)
         return nominate_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
+    if (rec->kind == STORE_AUDIT_DEADLINE_EXCEEDED)
+        return end_pod(k, h, rec, seq, pod->pod, pod->node, outcomes, err);
     return evict_pod(k, h, rec, seq, pod->pod, outcomes, err);
 }
 

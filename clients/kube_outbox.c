@@ -3,12 +3,12 @@
  *
  * The thread reads audit records after the ones it has read (in memory), each through
  * sched_outbox_decode (scheduler/record/outbox.h: the typed contract with the scheduler's
- * writers), and turns each pod of a "placed", "nominated", "preempted" or "evicted"
- * record into an item that kube_bind.c tries once per pass. A pod whose call fails
- * (transport error, 5xx) is retried with capped exponential backoff and jitter while
- * every other pod goes on; the records of that pod wait behind it, so each pod's
- * decisions reach the API server in order. A pod failing for writeback_giveup_ms is
- * given up: a "writeback-abandoned" record, a history entry in its job's why
+ * writers), and turns each pod of a "placed", "nominated", "preempted", "evicted" or
+ * "deadline-exceeded" record into an item that kube_bind.c tries once per pass. A pod whose call
+ * fails (transport error, 5xx) is retried with capped exponential backoff and jitter while every
+ * other pod goes on; the records of that pod wait behind it, so each pod's decisions reach the API
+ * server in order. A pod failing for writeback_giveup_ms is given up: a "writeback-abandoned"
+ * record, a history entry in its job's why
  * ("WritebackAbandoned"), the counter writebackAbandoned, and for a binding the
  * store's pod loses its node so the next cycle places it again.
  *

@@ -40,6 +40,9 @@ const char *model_pod_group_name(json_t *pod);
 #define MODEL_ANN_EXPECTED_RUNTIME "muster.io/expected-runtime"
 /* The reason of a pod ended by spec.activeDeadlineSeconds, as the kubelet writes it. */
 #define MODEL_REASON_DEADLINE_EXCEEDED "DeadlineExceeded"
+/* the kubelet's status.message for it (pkg/kubelet/active_deadline.go) */
+#define MODEL_MESSAGE_DEADLINE_EXCEEDED                                                            \
+    "Pod was active on the node longer than the specified deadline"
 
 struct model_pod {
     char *ns, *name, *uid;

@@ -19,6 +19,7 @@ int sched_open(struct store *st, const struct sched_options *opts, struct sched 
     s->st = st;
     if (opts)
         s->opts = *opts;
+    s->opts.bind_scheduler = s->opts.bind_scheduler ? xstrdup(s->opts.bind_scheduler) : NULL;
     if (s->opts.grace_ms <= 0)
         s->opts.grace_ms = 30000;
     if (s->opts.retention_ms <= 0)
@@ -62,6 +63,7 @@ void sched_close(struct sched *s)
     if (!s)
         return;
     sched__view_free(s->v);
+    free((char *)s->opts.bind_scheduler);
     sched__why_memory_free(s->why_mem);
     free(s->cl_alloc);
     pthread_mutex_destroy(&s->mu);

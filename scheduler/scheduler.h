@@ -42,6 +42,12 @@ struct sched_options {
     int mirrored;     /* pods come and go with a Kubernetes API server: a terminating pod is
                          removed only when the API server deletes it (it may refuse an
                          eviction), never by the grace period */
+    /* bind mode (mirrored): the spec.schedulerName of the pods muster binds. Such a pod
+     * still running past its spec.activeDeadlineSeconds is ended by muster: marked Failed
+     * (DeadlineExceeded) with a "deadline-exceeded" record, which write-back turns into a
+     * status write on the API server (docs/reservations.md). NULL: mirror only, the
+     * kubelet's status is waited for. Copied by sched_open. */
+    const char *bind_scheduler;
 
     /* a preempted job's record (its job, why and preemptors) stays answerable this long
      * after its pods are gone; 0 means the default, 7 days (SCHED_RETENTION_DEFAULT_MS) */

@@ -3,6 +3,11 @@
 (docs/replay.md): utilisation over time, and the wait of each job against its arrival, one-node
 jobs and gangs apart, one column per policy.
 
+scripts/plot_replay.py --lengths PNG OUTDIR... - the same trace shape replayed for several
+lengths (one `muster replay --out OUTDIR` of two policies each, e.g. starve-6h.csv ...
+starve-48h.csv): the gangs' p99 and max wait against the trace's length, per policy, and
+the utilisation while jobs arrive.
+
 Needs python3-matplotlib (Debian); no test runs it.
 """
 import csv
@@ -21,7 +26,39 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
+def lengths(png, outs):
+    pts = {}  # policy -> [(hours, p99 min, max min, util)]
+    for out in outs:
+        doc = json.load(open(os.path.join(out, "replay.json")))
+        jobs = rows(os.path.join(out, doc["runs"][0]["policy"] + "-jobs.csv"))
+        hours = max(float(r["arrival_s"]) for r in jobs) / 3600
+        for run in doc["runs"]:
+            g = run["waitBySize"].get("32+", {})
+            pts.setdefault(run["policy"], []).append(
+                (hours, g.get("p99WaitSeconds", 0) / 60, g.get("maxWaitSeconds", 0) / 60,
+                 run["utilisationWhileArriving"]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for (policy, p), colour in zip(sorted(pts.items()), ("tab:red", "tab:blue", "tab:green")):
+        p.sort()
+        x = [q[0] for q in p]
+        axes[0].plot(x, [q[1] for q in p], "o-", color=colour, label=policy + ": p99")
+        axes[0].plot(x, [q[2] for q in p], "x--", color=colour, label=policy + ": max")
+        axes[1].plot(x, [q[3] for q in p], "o-", color=colour, label=policy)
+    axes[0].set_xlabel("trace length (hours)")
+    axes[0].set_ylabel("32-node gangs' wait (minutes)")
+    axes[0].legend(fontsize=8, loc="upper left")
+    axes[1].set_xlabel("trace length (hours)")
+    axes[1].set_ylabel("utilisation while jobs arrive")
+    axes[1].set_ylim(0.8, 1.0)
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[1] == "--lengths":
+        lengths(sys.argv[2], sys.argv[3:])
+        return
     out, png = sys.argv[1], sys.argv[2]
     doc = json.load(open(os.path.join(out, "replay.json")))
     runs = doc["runs"]

@@ -253,6 +253,8 @@ static int open_state(const struct server_config *c, struct store **st, struct c
                                      scheduler's default */
                                   .grace_ms = c->grace_ms > 0 ? c->grace_ms : 1,
                                   .mirrored = c->kubeconfig != NULL,
+                                  /* bind mode: muster ends its own pods past their deadline */
+                                  .bind_scheduler = c->kubeconfig ? c->scheduler_name : NULL,
                                   .retention_ms = c->retention_ms,
                                   .max_wait_ms = c->max_wait_ms,
                                   .default_queueing = c->default_queueing};

@@ -366,13 +366,17 @@ int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct er
       "a starving job got (or moved) a reservation: its nodes and expected start")                 \
     X(UNRESERVED, "unreserved", "a job's reservation ended (placed, or its job gone)")             \
     X(DEADLINE_EXCEEDED, "deadline-exceeded",                                                      \
-      "standalone: a pod ran past spec.activeDeadlineSeconds and was marked Failed")               \
+      "a pod ran past spec.activeDeadlineSeconds and was marked Failed")                           \
     X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \
     X(BIND_REFUSED, "bind-refused", "bind mode: the API server refused a binding")                 \
     X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \
     X(NOMINATE_REFUSED, "nominate-refused", "bind mode: nominatedNodeName was refused")            \
     X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
     X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
+    X(DEADLINE_ACKED, "deadline-acked",                                                            \
+      "bind mode: the API server accepted a pod's Failed (DeadlineExceeded) status")               \
+    X(DEADLINE_REFUSED, "deadline-refused",                                                        \
+      "bind mode: the API server refused a pod's Failed (DeadlineExceeded) status")                \
     X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
       "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
     X(STARTED, "started",                                                                          \

@@ -90,14 +90,32 @@ static void del_raw(uint64_t seq)
 /* Every row of the table round-trips; unknown and missing kinds are refused. */
 START_TEST(test_audit_kind_table)
 {
-    static const char *const names[] = {"applied",      "deleted",           "cycle",
-                                        "placed",       "discarded",         "unschedulable",
-                                        "running",      "preempted",         "nominated",
-                                        "evicted",      "gang-timed-out",    "reserved",
-                                        "unreserved",   "deadline-exceeded", "bound",
-                                        "bind-refused", "nominate-acked",    "nominate-refused",
-                                        "evict-acked",  "evict-refused",     "writeback-abandoned",
-                                        "started",      "checkpoint",        "leader"};
+    static const char *const names[] = {"applied",
+                                        "deleted",
+                                        "cycle",
+                                        "placed",
+                                        "discarded",
+                                        "unschedulable",
+                                        "running",
+                                        "preempted",
+                                        "nominated",
+                                        "evicted",
+                                        "gang-timed-out",
+                                        "reserved",
+                                        "unreserved",
+                                        "deadline-exceeded",
+                                        "bound",
+                                        "bind-refused",
+                                        "nominate-acked",
+                                        "nominate-refused",
+                                        "evict-acked",
+                                        "evict-refused",
+                                        "deadline-acked",
+                                        "deadline-refused",
+                                        "writeback-abandoned",
+                                        "started",
+                                        "checkpoint",
+                                        "leader"};
     ck_assert_int_eq(STORE_AUDIT_KIND_COUNT, (int)(sizeof(names) / sizeof(names[0])));
     for (int k = 0; k < STORE_AUDIT_KIND_COUNT; k++) {
         enum store_audit_kind back;

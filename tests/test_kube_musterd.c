@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "http_client.h"
@@ -240,6 +241,106 @@ START_TEST(test_kube_musterd_preempts_through_the_api)
 }
 END_TEST
 
+static int pod_phase_is(void *ctx)
+{
+    const char **kp = ctx;
+    json_t *o = kube_testapi_object(&api, "pods", kp[0]);
+    const char *ph = json_string_value(json_object_get(json_object_get(o, "status"), "phase"));
+    int ok = ph && !strcmp(ph, kp[1]);
+    json_decref(o);
+    return ok;
+}
+
+/* 1 when an audit record of kind ctx[0] names ctx[1]. */
+static int audited(void *ctx)
+{
+    char **kp = ctx;
+    char *text = audit_text(kp[0]);
+    int ok = strstr(text, kp[1]) != NULL;
+    free(text);
+    return ok;
+}
+
+static int64_t rfc3339_ms(const char *ts)
+{
+    int64_t ms = 0;
+    ck_assert_msg(ts && clock_parse_rfc3339(ts, &ms, NULL) == 0, "not a time: %s",
+                  ts ? ts : "(null)");
+    return ms;
+}
+
+/* activeDeadlineSeconds in bind mode: the API server's kubelet starts the pods musterd binds
+ * and enforces no deadline; musterd writes the pod with a 2 s deadline Failed, reason
+ * DeadlineExceeded, through the status subresource once it has run 2 s since its startTime
+ * (the audit records deadline-exceeded, then deadline-acked), and Events it; the pod
+ * without a deadline keeps running. */
+START_TEST(test_kube_musterd_ends_pod_past_its_deadline)
+{
+    const char *args[] = {"--kubeconfig", api.kubeconfig, "--scheduler-name", "muster", NULL};
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "k%d", i);
+        json_t *n = kube_test_node(name, "4", "b0");
+        kube_testapi_apply(&api, "nodes", n);
+        json_decref(n);
+    }
+    json_t *kubelet = json_pack("{s:b}", "start", 1);
+    json_decref(kube_testapi_control(&api, "kubelet", kubelet));
+    json_decref(kubelet);
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    ck_assert_msg(kube_test_wait(all_synced, NULL, 10000), "sources never synced");
+
+    json_t *dl = kube_test_pod("dl", "muster", NULL, NULL, "4");
+    json_object_set_new(json_object_get(dl, "spec"), "activeDeadlineSeconds", json_integer(2));
+    kube_testapi_apply(&api, "pods", dl);
+    json_decref(dl);
+    json_t *nodl = kube_test_pod("nodl", "muster", NULL, NULL, "4");
+    kube_testapi_apply(&api, "pods", nodl);
+    json_decref(nodl);
+    const char *dl_running[] = {"default/dl", "Running"}, *dl_failed[] = {"default/dl", "Failed"};
+    const char *nodl_running[] = {"default/nodl", "Running"};
+    ck_assert_msg(kube_test_wait(pod_phase_is, dl_running, 10000), "dl never bound and started");
+    ck_assert_msg(kube_test_wait(pod_phase_is, nodl_running, 10000),
+                  "nodl never bound and started");
+    /* a generous bound on failure only: the deadline is 2 s */
+    if (!kube_test_wait(pod_phase_is, dl_failed, 20000)) {
+        char *a = audit_text("deadline-exceeded");
+        ck_abort_msg("dl was never ended on the API server; deadline-exceeded records: %s", a);
+    }
+    json_t *o = kube_testapi_object(&api, "pods", "default/dl");
+    json_t *st = json_object_get(o, "status");
+    ck_assert_str_eq(json_string_value(json_object_get(st, "reason")), "DeadlineExceeded");
+    ck_assert_str_eq(json_string_value(json_object_get(st, "message")),
+                     "Pod was active on the node longer than the specified deadline");
+    ck_assert_ptr_nonnull(
+        json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName")));
+    int64_t started = rfc3339_ms(json_string_value(json_object_get(st, "startTime")));
+    json_decref(o);
+    ck_assert_int_ge(kube_testapi_stat(&api, "status_patch:pods"), 1);
+
+    /* not before its time: the record's time is at least startTime + 2 s */
+    char *rec = audit_text("deadline-exceeded");
+    json_t *r = json_loads(rec, JSON_DISABLE_EOF_CHECK, NULL);
+    ck_assert_msg(r && strstr(rec, "default/dl") && !strstr(rec, "default/nodl"), "%s", rec);
+    ck_assert_int_ge(rfc3339_ms(json_string_value(json_object_get(r, "ts"))), started + 2000);
+    json_decref(r);
+    free(rec);
+    ck_assert(kube_test_wait(has_event, (char *[]){"dl", "DeadlineExceeded"}, 10000));
+    /* the outcome is committed after the call (and its Event): waited for */
+    ck_assert_msg(kube_test_wait(audited, (char *[]){"deadline-acked", "default/dl"}, 10000),
+                  "no deadline-acked record for default/dl");
+
+    /* the pod without a deadline is left running, past several more cycles */
+    usleep(2500 * 1000);
+    ck_assert(pod_phase_is(nodl_running));
+    rec = audit_text("deadline-exceeded");
+    ck_assert_msg(!strstr(rec, "default/nodl"), "%s", rec);
+    free(rec);
+    ck_assert_int_eq(musterd_stop(&md), 0);
+    musterd_cleanup(&md);
+}
+END_TEST
+
 START_TEST(test_kube_musterd_standalone_has_no_sources)
 {
     ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
@@ -290,6 +391,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_kube_musterd_mirror_and_bind);
     tcase_add_test(tc, test_kube_musterd_preempts_through_the_api);
+    tcase_add_test(tc, test_kube_musterd_ends_pod_past_its_deadline);
     tcase_add_test(tc, test_kube_musterd_standalone_has_no_sources);
     tcase_add_test(tc, test_kube_musterd_bad_kubeconfig_refused);
     suite_add_tcase(s, tc);

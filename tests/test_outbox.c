@@ -57,6 +57,24 @@ START_TEST(test_outbox_decodes_placed)
 }
 END_TEST
 
+/* A pod past its activeDeadlineSeconds (cycle_housekeeping.c): the pod and its node. */
+START_TEST(test_outbox_decodes_deadline_exceeded)
+{
+    struct sched_outbox_rec r;
+    decode_ok("{\"kind\": \"deadline-exceeded\", \"job\": \"default/d\", \"cycle\": 7, "
+              "\"pods\": [\"default/d\"], \"nodes\": [\"n1\"], \"reason\": \"DeadlineExceeded\"}",
+              &r);
+    ck_assert_int_eq(r.kind, STORE_AUDIT_DEADLINE_EXCEEDED);
+    ck_assert_str_eq(r.job, "default/d");
+    ck_assert_int_eq(r.cycle, 7);
+    ck_assert_uint_eq(r.npods, 1);
+    ck_assert_str_eq(r.pods[0].pod, "default/d");
+    ck_assert_str_eq(r.pods[0].node, "n1");
+    ck_assert_ptr_null(r.reason); /* the reason is no member write-back reads here */
+    sched_outbox_rec_release(&r);
+}
+END_TEST
+
 START_TEST(test_outbox_decodes_nominated)
 {
     struct sched_outbox_rec r;
@@ -321,6 +339,7 @@ END_TEST
 int main(void)
 {
     const TTest *tests[] = {test_outbox_decodes_placed,
+                            test_outbox_decodes_deadline_exceeded,
                             test_outbox_decodes_nominated,
                             test_outbox_decodes_preempted,
                             test_outbox_decodes_evicted,

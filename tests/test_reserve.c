@@ -369,10 +369,10 @@ START_TEST(test_reserve_within_must_gather)
 }
 END_TEST
 
-/* Bind mode: the kubelet enforces activeDeadlineSeconds (it does for every pod with the
- * field), so muster never fails a mirrored pod itself; the kubelet's Failed status, mirrored
- * back, frees the node like any other end. The deadline still counts as the job's limit. */
-START_TEST(test_reserve_deadline_left_to_kubelet_in_bind_mode)
+/* Mirror only (no scheduler name: muster writes nothing to the API server): muster never
+ * fails a mirrored pod itself; the kubelet's Failed status, mirrored back, frees the node
+ * like any other end. The deadline still counts as the job's limit. */
+START_TEST(test_reserve_deadline_left_to_kubelet_in_mirror_mode)
 {
     struct sched_util u;
     char buf[64];
@@ -400,6 +400,59 @@ START_TEST(test_reserve_deadline_left_to_kubelet_in_bind_mode)
                       "\"1970-01-01T00:00:01Z\"}}");
     json_decref(sched_util_cycle(&u, 62000));
     ck_assert_str_eq(node_of(&u, "default/next", buf, sizeof(buf)), "n1");
+    sched_util_close(&u);
+}
+END_TEST
+
+/* Bind mode: a pod muster binds (spec.schedulerName "muster") that runs past its deadline
+ * is marked Failed / DeadlineExceeded at start + deadline, with a "deadline-exceeded" outbox
+ * record naming its node (write-back writes the status: test_kube_musterd.c); a pod of
+ * another scheduler past its deadline is left to its kubelet, and stays as mirrored. */
+START_TEST(test_reserve_deadline_bind_mode_ends_own_pods)
+{
+    struct sched_util u;
+    char buf[64];
+    struct sched_options opts = {.mirrored = 1, .bind_scheduler = "muster"};
+    sched_util_open(&u, &opts);
+    sched_objs_node(&u, "n1", "a", 4, 0);
+    sched_objs_node(&u, "n2", "a", 4, 0);
+    pod(&u, 1000, "mine", NULL, "n1", 4,
+        ",\"schedulerName\":\"muster\",\"activeDeadlineSeconds\":10", "");
+    pod(&u, 1000, "theirs", NULL, "n2", 4,
+        ",\"schedulerName\":\"other\",\"activeDeadlineSeconds\":10", "");
+    json_decref(sched_util_cycle(&u, 10999)); /* started at 1 s: due at 11 s */
+    json_t *p = sched_util_pod(&u, "default/mine");
+    ck_assert_str_eq(sched_util_str2(p, "status", "phase"), "Running");
+    json_decref(p);
+    ck_assert_int_eq(sched_util_audit_count(&u, "deadline-exceeded", NULL), 0);
+    json_decref(sched_util_cycle(&u, 11000));
+    p = sched_util_pod(&u, "default/mine");
+    ck_assert_str_eq(sched_util_str2(p, "status", "phase"), "Failed");
+    ck_assert_str_eq(sched_util_str2(p, "status", "reason"), "DeadlineExceeded");
+    json_decref(p);
+    p = sched_util_pod(&u, "default/theirs");
+    ck_assert_str_eq(sched_util_str2(p, "status", "phase"), "Running");
+    json_decref(p);
+    ck_assert_int_eq(sched_util_audit_count(&u, "deadline-exceeded", "default/mine"), 1);
+    ck_assert_int_eq(sched_util_audit_count(&u, "deadline-exceeded", NULL), 1);
+    /* the record is an outbox entry: the pod and the node it ran on */
+    json_t *all = sched_util_audit(&u), *rec = NULL;
+    for (size_t i = 0; i < json_array_size(all); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(all, i), "kind")),
+                    "deadline-exceeded"))
+            rec = json_array_get(all, i);
+    ck_assert_ptr_nonnull(rec);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rec, "pods"), 0)),
+                     "default/mine");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rec, "nodes"), 0)), "n1");
+    json_decref(all);
+    /* later cycles write no second record; n1 is free for a pending pod, n2 is not */
+    pod(&u, 12000, "next", NULL, NULL, 4, ",\"schedulerName\":\"muster\"", "");
+    json_decref(sched_util_cycle(&u, 13000));
+    ck_assert_str_eq(node_of(&u, "default/next", buf, sizeof(buf)), "n1");
+    json_decref(sched_util_cycle(&u, 60000));
+    ck_assert_int_eq(sched_util_audit_count(&u, "deadline-exceeded", NULL), 1);
+    sched_objs_assert_consistent(&u);
     sched_util_close(&u);
 }
 END_TEST
@@ -485,7 +538,8 @@ static Suite *reserve_suite(void)
     tcase_add_test(tc, test_reserve_restart_keeps_and_placement_ends);
     tcase_add_test(tc, test_reserve_deadline_ends_pod_on_time);
     tcase_add_test(tc, test_reserve_within_must_gather);
-    tcase_add_test(tc, test_reserve_deadline_left_to_kubelet_in_bind_mode);
+    tcase_add_test(tc, test_reserve_deadline_left_to_kubelet_in_mirror_mode);
+    tcase_add_test(tc, test_reserve_deadline_bind_mode_ends_own_pods);
     tcase_add_test(tc, test_reserve_strict_fifo_head);
     tcase_add_test(tc, test_reserve_bad_input_refused);
     suite_add_tcase(s, tc);

@@ -37,16 +37,22 @@ static int mark_running(struct sched_cyc *c, int ji, struct err *err)
     return rc;
 }
 
-/* Standalone, as the kubelet does: a bound pod running longer than its
- * spec.activeDeadlineSeconds since status.startTime is marked Failed, reason
- * DeadlineExceeded (its resources go back), with one "deadline-exceeded" record per job.
- * Looks only when v->deadline_next_ms is due, and sets it to the next deadline. */
+/* As the kubelet does: a bound pod running longer than its spec.activeDeadlineSeconds
+ * since status.startTime is marked Failed, reason DeadlineExceeded (its resources go
+ * back), with one "deadline-exceeded" record per pod. Standalone every pod; in bind mode
+ * only the pods muster binds (spec.schedulerName is opts->bind_scheduler), whose record
+ * write-back turns into the same status on the API server (clients/kube_bind.c); mirror
+ * only, none: the kubelet's status comes through the mirror. A pod of another scheduler
+ * past its deadline is looked at again only when it changes (view_pod.c resets
+ * v->deadline_next_ms). Looks only when v->deadline_next_ms is due, and sets it to the next
+ * deadline. */
 static int deadlines(struct sched_cyc *c, struct err *err)
 {
     struct sched_view *v = c->v;
     int64_t next = INT64_MAX;
     int rc = 0;
-    if (c->opts->mirrored || c->now_ms < v->deadline_next_ms)
+    const char *ours = c->opts->bind_scheduler;
+    if ((c->opts->mirrored && !ours) || c->now_ms < v->deadline_next_ms)
         return 0;
     for (size_t i = 0; rc == 0 && i < v->npods; i++) {
         struct sv_pod *p = &v->pods[i];
@@ -60,8 +66,14 @@ static int deadlines(struct sched_cyc *c, struct err *err)
         json_t *obj = NULL;
         if ((rc = store_get(c->txn, MODEL_POD, p->key, &obj, err)) < 0)
             break;
+        const char *sn =
+            json_string_value(json_object_get(json_object_get(obj, "spec"), "schedulerName"));
+        if (c->opts->mirrored && (!sn || strcmp(sn, ours))) { /* not muster's to end */
+            json_decref(obj);
+            continue;
+        }
         model_pod_set_phase(obj, "Failed", MODEL_REASON_DEADLINE_EXCEEDED,
-                            "Pod was active on the node longer than the specified deadline");
+                            MODEL_MESSAGE_DEADLINE_EXCEEDED);
         rc = store_put(c->txn, MODEL_POD, obj, NULL, err);
         json_decref(obj);
         if (rc < 0)

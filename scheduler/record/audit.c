@@ -201,15 +201,18 @@ int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n
 
 int sched__audit_deadline(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err)
 {
-    json_t *keys = json_array();
+    struct sched_outbox_pod *op = xcalloc(n + 1, sizeof(*op));
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(keys, json_string(c->v->pods[pods[i]].key));
-    return sched__audit_append(c,
-                               json_pack("{s:s,s:s,s:I,s:o,s:s}", "kind",
-                                         store_audit_kind_name(STORE_AUDIT_DEADLINE_EXCEEDED),
-                                         "job", c->v->jobs[job].id, "cycle", (json_int_t)c->cycle,
-                                         "pods", keys, "reason", MODEL_REASON_DEADLINE_EXCEEDED),
-                               NULL, err);
+        op[i] = (struct sched_outbox_pod){c->v->pods[pods[i]].key, c->v->pods[pods[i]].m.node_name};
+    struct sched_outbox_rec r = {.kind = STORE_AUDIT_DEADLINE_EXCEEDED,
+                                 .job = c->v->jobs[job].id,
+                                 .cycle = (int64_t)c->cycle,
+                                 .pods = op,
+                                 .npods = n};
+    json_t *rec = sched_outbox_encode(&r);
+    free(op);
+    json_object_set_new(rec, "reason", json_string(MODEL_REASON_DEADLINE_EXCEEDED));
+    return sched__audit_append(c, rec, NULL, err);
 }
 
 int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,

@@ -31,8 +31,9 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
  * *seq: its sequence). Each returns 0 or ERR_*. */
 int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err);
 int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
-/* pods[0..n) of job ran past spec.activeDeadlineSeconds and were marked Failed (standalone):
- * a "deadline-exceeded" record. */
+/* pods[0..n) of job ran past spec.activeDeadlineSeconds and were marked Failed (standalone,
+ * or bind mode for muster's own pods): a "deadline-exceeded" record, an outbox entry
+ * (outbox.h; no "nodes"). */
 int sched__audit_deadline(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
 int sched__audit_gang_timed_out(struct sched_cyc *c, const int *jobs, size_t njobs, const int *pods,
                                 size_t npods, double secs, const char *since, struct err *err);

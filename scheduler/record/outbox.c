@@ -15,7 +15,8 @@
 int sched_outbox_has_pods(enum store_audit_kind kind)
 {
     return kind == STORE_AUDIT_PLACED || kind == STORE_AUDIT_NOMINATED ||
-           kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED;
+           kind == STORE_AUDIT_PREEMPTED || kind == STORE_AUDIT_EVICTED ||
+           kind == STORE_AUDIT_DEADLINE_EXCEEDED;
 }
 
 static int read_by_writeback(enum store_audit_kind kind)

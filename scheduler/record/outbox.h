@@ -16,6 +16,9 @@
  *   evicted    record/ledger_plan.c (grace period over), sched_delete.c (the mirror's
  *              DELETE of a victim, "observed"): as preempted, unless observed (the API
  *              server removed the pod itself)
+ *   deadline-exceeded  cycle/cycle_housekeeping.c (deadlines), one record per pod that ran
+ *              past spec.activeDeadlineSeconds (bind mode: muster's own pods): status
+ *              phase Failed, reason DeadlineExceeded; nodes[i] is where it ran
  *
  * Write-back also reads, with no call per pod:
  *   unschedulable     record/why_record.c: FailedScheduling / GangUnschedulable Events
@@ -29,8 +32,10 @@
  *   "job"        string; required but in evicted, applied, deleted. preempted, evicted:
  *                the victim's job; nominated: the preemptor (or the placed job)
  *   "cycle"      integer >= 0, optional: the cycle that decided
- *   "pods"       placed, nominated, preempted, evicted: array of pod keys ("ns/name")
- *   "nodes"      the same: an array as long as "pods"; placed and nominated: strings;
+ *   "pods"       placed, nominated, preempted, evicted, deadline-exceeded: array of pod
+ *                keys ("ns/name")
+ *   "nodes"      the same: an array as long as "pods"; placed, nominated and
+ *                deadline-exceeded: strings;
  *                preempted and evicted: string or null (the node the victim ran on),
  *                and the array may be absent there
  *   "preemptor"  preempted, evicted: the preempting job, optional
@@ -96,11 +101,12 @@ struct sched_outbox_rec {
     enum why_code code;            /* unschedulable: the primary reason */
     char *message;                 /* unschedulable: its message, or NULL */
     int observed;                  /* evicted: the API server already removed the pod */
-    struct sched_outbox_pod *pods; /* placed, nominated, preempted, evicted */
+    struct sched_outbox_pod *pods; /* placed, nominated, preempted, evicted, deadline-exceeded */
     size_t npods;
 };
 
-/* 1 when records of kind are outbox entries (placed, nominated, preempted, evicted). */
+/* 1 when records of kind are outbox entries (placed, nominated, preempted, evicted,
+ * deadline-exceeded). */
 int sched_outbox_has_pods(enum store_audit_kind kind);
 
 /* Decodes an audit record (borrowed) into *out, whose strings are new copies (release

@@ -36,7 +36,9 @@ Queues (scheduling.volcano.sh/v1beta1, cluster-scoped) and PodDisruptionBudgets
     "code", "drop"}), fail-events, evict-429, slow, binding-delay ({"ms": n}: each binding
     held that long; stats "binding_max_inflight" counts how many were in flight at once),
     malformed, crd, object, stats,
-    generate, churn, identities, lease-fault, writes.
+    generate, churn, identities, lease-fault, writes, kubelet ({"start": true}: a kubelet
+    that marks each pod Running with a startTime once bound, and enforces no
+    activeDeadlineSeconds).
 
 The listening port is written to --port-file once the server is ready.
 """
@@ -176,6 +178,10 @@ class State:
         self.evict_429 = 0
         self.slow_ms = 0
         self.binding_delay_ms = 0
+        # /control/kubelet: a kubelet that starts every pod bound from then on (status
+        # phase Running, startTime) and enforces no activeDeadlineSeconds (as a virtual or
+        # failed kubelet); off by default: bound pods stay as the binding left them
+        self.kubelet = False
         self.binding_inflight = 0
         self.malformed = 0
         self.stats = collections.Counter()
@@ -712,8 +718,13 @@ class Handler(BaseHTTPRequestHandler):
             conds = pod.setdefault("status", {}).setdefault("conditions", [])
             conds[:] = [c for c in conds if c.get("type") != "PodScheduled"]
             conds.append({"type": "PodScheduled", "status": "True"})
-            st.upsert("pods", pod)
+            pod = st.upsert("pods", pod)
             st.stats["bound"] += 1
+            if st.kubelet:  # the kubelet's status update once it started the containers
+                pod = copy.deepcopy(pod)
+                pod["status"]["phase"] = "Running"
+                pod["status"]["startTime"] = now_rfc3339()
+                st.upsert("pods", pod)
             self.log_write("binding", k, 201)
         self.send_json(201, {"kind": "Status", "apiVersion": "v1", "status": "Success",
                              "code": 201})
@@ -876,6 +887,8 @@ class Handler(BaseHTTPRequestHandler):
                 st.evict_429 = int(body.get("count", 1))
             elif p == "/control/slow":
                 st.slow_ms = int(body.get("ms", 0))
+            elif p == "/control/kubelet":
+                st.kubelet = bool(body.get("start", True))
             elif p == "/control/binding-delay":
                 st.binding_delay_ms = int(body.get("ms", 0))
             elif p == "/control/malformed":
