@@ -272,42 +272,12 @@ static int consume_chunk(const struct store_par_fns *fns, void *ctx, struct chun
     return rc;
 }
 
-int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
-                   const struct store_par_fns *fns, void *ctx, struct err *err)
+/* The calling thread's part: each chunk in turn, once filled (by it or a worker) and
+ * decoded (it helps, and fills the next chunk when it may), handed to consume. Under p->mu;
+ * returns 0 or the first error (the walk's own included). */
+static int consume_all(struct par *p, const struct store_par_fns *fns, void *ctx, struct err *err)
 {
-    struct store *st = store__of(txn);
-    if (kind < 0 || kind >= MODEL_KIND_COUNT)
-        return err_set(err, ERR_INVALID, "unknown kind %d", (int)kind);
-    struct par *p = xcalloc(1, sizeof(*p));
-    int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &p->cur);
-    if (rc == 0 && kind == MODEL_POD)
-        rc = mdb_cursor_open(txn, st->dbi[DBI_POD_BIND], &p->binds.cur);
-    if (rc) {
-        rc = store__mdb_err(st, rc, err, "cannot open a cursor");
-        goto out;
-    }
-    pthread_t th[MAX_THREADS];
-    int nth = 0;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    p->txn = txn;
-    p->op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
-    p->prefix = prefix;
-    p->raw = fns->raw;
-    p->decode = fns->decode;
-    p->ctx = ctx;
-    /* the first chunk is filled before any thread starts: a walk that fits in it is
-     * decoded here (a thread costs more than a few hundred small objects; the tests
-     * rebuild small views after every step). A dry session runs beside the live scheduler
-     * (a what-if): it takes one core, not all. */
-    pthread_mutex_lock(&p->mu);
-    fill_task(p);
-    int more = p->tail == 1 && p->ch[0].n == CHUNK;
-    pthread_mutex_unlock(&p->mu);
-    for (int i = store__dry_of(txn) || !more ? 0 : threads_for(nthreads) - 1; i > 0; i--)
-        if (pthread_create(&th[nth], NULL, worker, p) == 0)
-            nth++;
-    pthread_mutex_lock(&p->mu);
+    int rc = 0;
     for (size_t k = 0;; k++) {
         struct chunk *c = &p->ch[k % 2];
         size_t w;
@@ -345,6 +315,46 @@ int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int n
         rc = p->fill_rc;
         *err = p->fill_err;
     }
+    return rc;
+}
+
+int store_each_par(MDB_txn *txn, enum model_kind kind, const char *prefix, int nthreads,
+                   const struct store_par_fns *fns, void *ctx, struct err *err)
+{
+    struct store *st = store__of(txn);
+    if (kind < 0 || kind >= MODEL_KIND_COUNT)
+        return err_set(err, ERR_INVALID, "unknown kind %d", (int)kind);
+    struct par *p = xcalloc(1, sizeof(*p));
+    int rc = mdb_cursor_open(txn, st->dbi[store__kind_dbi[kind]], &p->cur);
+    if (rc == 0 && kind == MODEL_POD)
+        rc = mdb_cursor_open(txn, st->dbi[DBI_POD_BIND], &p->binds.cur);
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot open a cursor");
+        goto out;
+    }
+    pthread_t th[MAX_THREADS];
+    int nth = 0;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->txn = txn;
+    p->op = prefix && *prefix ? MDB_SET_RANGE : MDB_FIRST;
+    p->prefix = prefix;
+    p->raw = fns->raw;
+    p->decode = fns->decode;
+    p->ctx = ctx;
+    /* the first chunk is filled before any thread starts: a walk that fits in it is
+     * decoded here (a thread costs more than a few hundred small objects; the tests
+     * rebuild small views after every step). A dry session runs beside the live scheduler
+     * (a what-if): it takes one core, not all. */
+    pthread_mutex_lock(&p->mu);
+    fill_task(p);
+    int more = p->tail == 1 && p->ch[0].n == CHUNK;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = store__dry_of(txn) || !more ? 0 : threads_for(nthreads) - 1; i > 0; i--)
+        if (pthread_create(&th[nth], NULL, worker, p) == 0)
+            nth++;
+    pthread_mutex_lock(&p->mu);
+    rc = consume_all(p, fns, ctx, err);
     p->stop = 1;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);

@@ -109,30 +109,13 @@ int store_txn_commit(MDB_txn **txn, struct err *err);
 /* Aborts and sets *txn to NULL. NULL-safe. */
 void store_txn_abort(MDB_txn **txn);
 
-/* ---- dry sessions (dry.c) ----
- *
- * Between store_dry_begin and store_dry_end, every transaction this thread begins on st,
- * read or write, is one read snapshot taken by store_dry_begin, and its writes are kept in
- * the session's memory: later reads and iterations of the session see them over the
- * snapshot (every store_* call above and below), a commit or an abort ends nothing, and
- * nothing reaches the file or any other thread. So code that reads and writes the store
- * (the scheduler's apply, delete and cycle) runs unchanged on a copy of the state that
- * costs only what it changes: what-ifs (scheduler/whatif.c). Three exceptions, read from the
- * snapshot alone: the pod indexes (store_pods_on_node, _of_group, _pending,
- * store_pod_groups_count), bulk loads (store_each_par, on the calling thread alone in a
- * session: it runs beside the live scheduler) and the audit verifier; writes to the
- * indexes are dropped. The session holds one LMDB read transaction, which delays the
- * map's growth until it ends, as any reader does: keep sessions short. Nested transactions
- * are refused (ERR_INVALID). One session per thread: ERR_INTERNAL when one is open. */
-int store_dry_begin(struct store *st, struct err *err);
-/* Ends this thread's session on st and drops its writes. NULL-safe, no-op without one. */
-void store_dry_end(struct store *st);
-
 /* Runs fn in a write transaction and commits; on ERR_MAP_FULL (from fn or commit) grows
  * the map and runs fn again in a fresh transaction, so fn must only depend on txn.
  * Returns fn's error, or the commit's. */
 typedef int (*store_write_fn)(MDB_txn *txn, void *ctx, struct err *err);
 int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err);
+
+#include "store_dry.h" /* dry sessions: what-ifs that write nothing */
 
 /* ---- objects ---- */
 
@@ -252,43 +235,7 @@ int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj
 int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, store_obj_fn fn,
                          void *ctx, struct err *err);
 
-/* v as JSON text, exactly as json_dumps(v, JSON_COMPACT | flags) writes it, for flags 0 or
- * JSON_SORT_KEYS (the writer the store keeps every value with, store/jsonw.c), several
- * times faster. New (free). */
-char *store_json_text(json_t *v, size_t flags);
-
-/* A JSON text written piece by piece with store_json_text's rules (git's strbuf, for JSON):
- * for records built from typed facts, where a jansson tree would be built only to be
- * written once. Nothing is checked: the caller writes a well-formed value.
- *
- *     struct store_jw w = STORE_JW_INIT;
- *     store_jw_raw(&w, "{", 1);
- *     store_jw_key(&w, "job"); store_jw_str(&w, id);     a ',' first unless after '{' or '['
- *     store_jw_key(&w, "cycle"); store_jw_int(&w, n);
- *     store_jw_raw(&w, "}", 1);                          w.buf[0 .. w.len): the text
- *     store_jw_release(&w);                              (or w.len = 0 to write another)
- */
-struct store_jw {
-    char *buf; /* not NUL-terminated */
-    size_t len, cap;
-};
-#define STORE_JW_INIT                                                                              \
-    {                                                                                              \
-        NULL, 0, 0                                                                                 \
-    }
-void store_jw_release(struct store_jw *w);
-/* s[0..n) as it is (JSON text already written). */
-void store_jw_raw(struct store_jw *w, const char *s, size_t n);
-#define store_jw_lit(w, lit) store_jw_raw((w), (lit), sizeof(lit) - 1)
-/* s as a JSON string, escaped. */
-void store_jw_str(struct store_jw *w, const char *s);
-void store_jw_int(struct store_jw *w, int64_t v);
-/* v as jansson writes a real. */
-void store_jw_real(struct store_jw *w, double v);
-/* v as store_json_text(v, flags) writes it ("null" for NULL). */
-void store_jw_value(struct store_jw *w, json_t *v, size_t flags);
-/* An object member's key: ',' unless the text ends in '{' or '[', then "key":. */
-void store_jw_key(struct store_jw *w, const char *key);
+#include "store_json.h" /* store_json_text, struct store_jw: the store's JSON writer */
 
 /* ---- object history (history.c) ----
  *
@@ -345,97 +292,6 @@ int store_audit_record_ms(MDB_txn *txn, uint64_t seq, int64_t *ms, struct err *e
 int store_meta_get_u64(MDB_txn *txn, const char *name, uint64_t *out, struct err *err);
 int store_meta_put_u64(MDB_txn *txn, const char *name, uint64_t value, struct err *err);
 
-/* ---- audit log ---- */
-
-/* Audit record kinds: X(enum suffix, name, meaning). The closed set every writer uses,
- * store_audit_append enforces, GET /api/v1/audit?kind= validates and docs/api.md lists. */
-#define STORE_AUDIT_KIND_MAP(X)                                                                    \
-    X(APPLIED, "applied", "an object was created, changed or re-applied unchanged")                \
-    X(DELETED, "deleted", "an object was deleted (or a terminated pod removed)")                   \
-    X(CYCLE, "cycle", "a scheduling cycle committed, with its counts")                             \
-    X(PLACED, "placed", "a job's pods were bound to nodes")                                        \
-    X(DISCARDED, "discarded", "a job's statement was rolled back (on a change of reason)")         \
-    X(UNSCHEDULABLE, "unschedulable", "a job could not be placed (on a change of reason)")         \
-    X(RUNNING, "running", "standalone: bound pods were marked Running")                            \
-    X(PREEMPTED, "preempted", "a victim job's pods were chosen for a preemption")                  \
-    X(NOMINATED, "nominated", "a preemptor's pods were nominated to nodes")                        \
-    X(EVICTED, "evicted", "a victim pod was removed after its grace period")                       \
-    X(GANG_TIMED_OUT, "gang-timed-out",                                                            \
-      "a gang stayed unsatisfied past its timeout: its nominations were dropped")                  \
-    X(RESERVED, "reserved",                                                                        \
-      "a starving job got (or moved) a reservation: its nodes and expected start")                 \
-    X(UNRESERVED, "unreserved", "a job's reservation ended (placed, or its job gone)")             \
-    X(DEADLINE_EXCEEDED, "deadline-exceeded",                                                      \
-      "a pod ran past spec.activeDeadlineSeconds and was marked Failed")                           \
-    X(BOUND, "bound", "bind mode: the API server accepted a binding")                              \
-    X(BIND_REFUSED, "bind-refused", "bind mode: the API server refused a binding")                 \
-    X(NOMINATE_ACKED, "nominate-acked", "bind mode: nominatedNodeName was written")                \
-    X(NOMINATE_REFUSED, "nominate-refused", "bind mode: nominatedNodeName was refused")            \
-    X(EVICT_ACKED, "evict-acked", "bind mode: the API server accepted an eviction")                \
-    X(EVICT_REFUSED, "evict-refused", "bind mode: the API server refused an eviction")             \
-    X(DEADLINE_ACKED, "deadline-acked",                                                            \
-      "bind mode: the API server accepted a pod's Failed (DeadlineExceeded) status")               \
-    X(DEADLINE_REFUSED, "deadline-refused",                                                        \
-      "bind mode: the API server refused a pod's Failed (DeadlineExceeded) status")                \
-    X(WRITEBACK_ABANDONED, "writeback-abandoned",                                                  \
-      "bind mode: a pod's write-back was given up after failing for writeback_giveup")             \
-    X(STARTED, "started",                                                                          \
-      "musterd started on the store: its view rebuilt, its memory of waiting jobs fresh")          \
-    X(CHECKPOINT, "checkpoint",                                                                    \
-      "a signed checkpoint: the previous record's seq and hash, signed (audit_sig.h)")             \
-    X(LEADER, "leader",                                                                            \
-      "leader election: this replica started leading (previous holder, transitions, abandoned "    \
-      "write-back records) or stopped (why)")
-
-enum store_audit_kind {
-#define STORE__AUDIT_ENUM(name, str, meaning) STORE_AUDIT_##name,
-    STORE_AUDIT_KIND_MAP(STORE__AUDIT_ENUM)
-#undef STORE__AUDIT_ENUM
-        STORE_AUDIT_KIND_COUNT
-};
-
-/* "placed", ...; "unknown" when out of range. Static storage. */
-const char *store_audit_kind_name(enum store_audit_kind kind);
-/* Parses a kind name. Returns 0, or ERR_INVALID ("unknown audit kind 'x' (one of applied,
- * deleted, ...)", field "kind") when name is not in the table. */
-int store_audit_kind_parse(const char *name, enum store_audit_kind *out, struct err *err);
-
-/* Appends a record. rec is borrowed and completed in place: "seq" (next sequence number),
- * "ts" (RFC 3339 now, unless rec already has "ts") and "hash" = the hex SHA-256 of the
- * previous record's raw 32-byte hash (32 zero bytes before the first record) followed by
- * the canonical JSON of rec without "hash" (compact, keys sorted). rec's "kind" must be a
- * name of STORE_AUDIT_KIND_MAP (ERR_INVALID otherwise). *seq_out may be NULL. */
-int store_audit_append(MDB_txn *txn, json_t *rec, uint64_t *seq_out, struct err *err);
-/* Appends a record already written as text: canon[0..len) is the canonical JSON (compact,
- * keys sorted at every level) of a record of kind `kind` without "seq", "ts" and "hash",
- * as store_audit_append would write it (not checked: the caller writes its members in
- * order; its "kind" member must name kind). ts: the record's "ts" (NULL: now). The stored
- * bytes and the chain are those store_audit_append gives the same record: "seq", "ts" and
- * "hash" are spliced in where a sorted dump puts them. *seq_out may be NULL. */
-int store_audit_append_text(MDB_txn *txn, enum store_audit_kind kind, const char *canon, size_t len,
-                            const char *ts, uint64_t *seq_out, struct err *err);
-/* Sequence number of the last record, 0 when the log is empty. */
-int store_audit_last_seq(MDB_txn *txn, uint64_t *out, struct err *err);
-/* Calls fn for records with from <= seq <= to (to == 0: to the end), in order; json is the
- * stored canonical record, borrowed for the call. fn returns as for store_obj_fn. */
-typedef int (*store_audit_fn)(void *ctx, uint64_t seq, const char *json, size_t len);
-int store_audit_scan(MDB_txn *txn, uint64_t from, uint64_t to, store_audit_fn fn, void *ctx,
-                     struct err *err);
-
-struct store_audit_verdict {
-    int ok;               /* 1 when every record in range verifies */
-    uint64_t from, to;    /* range actually checked */
-    uint64_t checked;     /* records checked */
-    uint64_t first_bad;   /* seq of the first failing record, 0 when ok */
-    char reason[256];     /* "record 42: hash mismatch", "gap after record 41", ... */
-    uint64_t checkpoints; /* checkpoint records met in range (audit_sig.h) */
-    uint64_t signed_to;   /* newest record covered by one of them, 0: none */
-};
-/* Verifies the chain over [from, to] (to == 0: to the end; from == 0 or before the first
- * record kept by a prune: from that record, see audit_sig.h): every
- * sequence number present, every hash recomputes, and the head stored in metadata matches
- * the last record. A mismatch is not an error: it is reported in *out (ok = 0). */
-int store_audit_verify(MDB_txn *txn, uint64_t from, uint64_t to, struct store_audit_verdict *out,
-                       struct err *err);
+#include "store_audit.h" /* the audit log */
 
 #endif
