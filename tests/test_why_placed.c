@@ -159,6 +159,49 @@ START_TEST(test_why_placed_queue_part_at_placement)
 }
 END_TEST
 
+/* Jobs of two queues placed in one cycle: each document has its own queue's plan (the
+ * text of the plan's members is kept between documents only while it is the same). */
+START_TEST(test_why_placed_queue_part_per_queue)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    char buf[1024];
+    json_decref(sched_util_apply(&u,
+                                 "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                                 "\"n1\"},\"status\":{\"allocatable\":{\"cpu\":\"8\"}}}",
+                                 1000));
+    const char *names[] = {"qa", "qb"};
+    for (int q = 0; q < 2; q++) {
+        snprintf(buf, sizeof(buf),
+                 "{\"apiVersion\":\"scheduling.volcano.sh/v1beta1\",\"kind\":\"Queue\","
+                 "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"weight\":1}}",
+                 names[q]);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    /* qa asks 1 cpu, qb 2: what each deserves is its demand */
+    const char *pods[][2] = {{"a0", "qa"}, {"b0", "qb"}, {"b1", "qb"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(buf, sizeof(buf),
+                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+                 "\"namespace\":\"default\",\"annotations\":{\"scheduling.volcano.sh/queue-name\":"
+                 "\"%s\"}},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"x\","
+                 "\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+                 pods[i][0], pods[i][1]);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    json_decref(sched_util_cycle(&u, 2000));
+    for (int i = 0; i < 3; i++) {
+        char id[64];
+        snprintf(id, sizeof(id), "default/%s", pods[i][0]);
+        json_t *w = sched_util_why(&u, id), *q = json_object_get(w, "queue");
+        ck_assert_str_eq(sched_util_str2(w, "queue", "name"), pods[i][1]);
+        ck_assert_str_eq(sched_util_str2(q, "deserved", "cpu"), i == 0 ? "1" : "2");
+        json_decref(w);
+    }
+    sched_util_close(&u);
+}
+END_TEST
+
 /* A note (bind mode's write-back) adds to the history and keeps the rest of the answer. */
 START_TEST(test_why_placed_note_keeps_answer)
 {
@@ -239,6 +282,7 @@ static Suite *why_placed_suite(void)
     tcase_add_test(tc, test_why_placed_note_keeps_answer);
     tcase_add_test(tc, test_why_placed_failing_document_in_parts);
     tcase_add_test(tc, test_why_placed_queue_part_at_placement);
+    tcase_add_test(tc, test_why_placed_queue_part_per_queue);
     suite_add_tcase(s, tc);
     return s;
 }
