@@ -135,6 +135,11 @@ char *sched_metrics(struct sched *s)
             (unsigned long long)m->statements_committed,
             (unsigned long long)m->statements_discarded);
     fprintf(f,
+            "# HELP muster_why_reused_total Failing jobs whose why texts were the job's that "
+            "failed before them but for the name (nothing re-serialised).\n"
+            "# TYPE muster_why_reused_total counter\nmuster_why_reused_total %llu\n",
+            (unsigned long long)m->why_reused);
+    fprintf(f,
             "# HELP muster_reservations_total Reservations made or moved for starving jobs.\n"
             "# TYPE muster_reservations_total counter\nmuster_reservations_total %llu\n"
             "# HELP muster_reservations Reservations held now.\n"

@@ -55,6 +55,9 @@ struct sched_options {
     /* every why document stored whole: failing jobs of one cycle that differ only by their
      * name share none (why_class.c; tests compare the two forms) */
     int why_whole;
+    /* every failing job's why document written from its parts: none takes the texts of the
+     * job that failed before it (why_memo.c; tests compare the two) */
+    int why_memo_off;
     /* the global starvation threshold: a pending job that waited longer gets a reservation
      * (docs/reservations.md; a PodGroup's or its queue's muster.io/max-wait comes first);
      * 0: none */

@@ -285,7 +285,8 @@ static void wait_after(struct sched_cyc *c, const struct sched_attempt *a, size_
 }
 
 /* The outcome of every member: its result and its why document (the blockers and the
- * preemption part serialised once for all members). */
+ * preemption part serialised once for all members; a failing job whose outcome is the last
+ * one's but for its id takes that one's texts: record/why_memo.c). */
 static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
                   json_t *placement, json_t *nf, json_t *ahead, struct err *err)
 {
@@ -296,8 +297,21 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
                                   .preempt = &a->preempt,
                                   .moot = a->moot,
                                   .displaced = &a->displaced};
-    struct sched_why_shared sh;
-    sched__why_shared(c->v, &o, &sh);
+    struct sched_why_shared sh = {0};
+    struct sched_why_input in = {
+        .primary = sched__blockers_primary(&a->blockers), .nf = nf, .ahead = ahead};
+    int memo = 0;
+    if (a->rq.njobs == 1 && !ok) {
+        struct sv_job *j = &c->v->jobs[a->rq.jobs[0]];
+        j->result = timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
+        in.state = sched__job_state(c->v, j);
+        in.outcome = &o;
+        memo = sched__why_memo_answer(c, &o, &in, j->id);
+    }
+    if (memo)
+        c->s->met.why_reused++;
+    else
+        sched__why_shared(c->v, &o, &sh);
     if (!ok)
         c->unschedulable++;
     for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++) {
@@ -305,21 +319,18 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         j->result = ok ? SV_RESULT_PLACED : timed_out ? SV_RESULT_TIMED_OUT : SV_RESULT_FAILED;
         if (ok)
             sched__audit_discard_forget(c, a->rq.jobs[m]);
-        struct sched_why_input in = {
-            .state = sched__job_state(c->v, j),
-            .primary = sched__blockers_primary(&a->blockers),
-            .blockers = sh.blockers,
-            .gang = sh.gang,
-            .nf = nf,
-            .ahead = ahead,
-            .placement = json_object_get(placement, j->id),
-            .topology = sh.topology,
-            .preemption = sh.preemption,
-            .backfill = ok ? c->backfill : NULL,
-        };
+        in.state = sched__job_state(c->v, j);
+        in.blockers = sh.blockers;
+        in.gang = sh.gang;
+        in.placement = json_object_get(placement, j->id);
+        in.topology = sh.topology;
+        in.preemption = sh.preemption;
+        in.backfill = ok ? c->backfill : NULL;
         rc = sched__why_record(c, a->rq.jobs[m], &in, err);
         wait_after(c, a, m, timed_out);
     }
+    free(in.mid_text);
+    free(in.blockers_text);
     sched__why_shared_release(&sh);
     return rc;
 }

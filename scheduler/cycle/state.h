@@ -28,6 +28,7 @@ struct sched_metrics {
     uint64_t hist[SCHED_HIST_N]; /* cycle duration buckets (sched__hist_bounds) */
     double duration_sum;
     uint64_t preemptions; /* preemption ledger entries written */
+    uint64_t why_reused;  /* failing jobs' why texts taken from the last one's (why_memo.c) */
 };
 
 /* The counters as the last time series sample saw them (timeseries.c). */

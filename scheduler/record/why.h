@@ -7,7 +7,8 @@
  * blockers, verdict, the parts an attempt's members share), why_queue.c (a queue's part),
  * why_filter.c (node-filter histogram, jobs ahead), why_mem.c (the cycle's why writer, its node
  * filters; each job's memory between cycles), why_text.c (the document's parts as text),
- * why_class.c (failing jobs that differ only by their name share one stored document), why_record.c
+ * why_class.c (failing jobs that differ only by their name share one stored document), why_memo.c
+ * (a failing job whose outcome is the last one's but for its id takes its texts), why_record.c
  * (the document, its history); then audit.c (audit.h: the cycle's audit records but
  * preemptions'), ledger.c (ledger.h: the preemption ledger), ledger_plan.c (plan.h: a
  * preemption's records from its typed plan), why_gone.c (a document goes with its job), outbox.c /
@@ -46,6 +47,7 @@ void sched__queue_tail_release(struct sched_queue_tail *t);
  * (hundreds of jobs fail in a row with the same parts), and the cycle's shared documents.
  * The queue part of queue queue_q at plan_epoch queue_epoch: allocations move only when
  * plan_epoch does. */
+struct sched_why_memo;
 struct sched_why_writer {
     int queue_q; /* queue_text is queue queue_q's part at plan_epoch queue_epoch */
     uint64_t queue_epoch;
@@ -62,6 +64,8 @@ struct sched_why_writer {
     struct store_jw text; /* the record or document being written (reused) */
     json_t *blockers;     /* the last "blockers" part written (held) and its text */
     struct store_jw blockers_text;
+    struct sched_why_memo *memo;                /* the last failing job's outcome (why_memo.c) */
+    void (*memo_free)(struct sched_why_memo *); /* why_memo.c's, set with it */
 };
 /* The writer's text buffer, emptied (borrowed, valid until the next call). */
 struct store_jw *sched__why_text(struct sched_cyc *c);
@@ -156,7 +160,25 @@ struct sched_why_input {
     json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
     json_t *backfill; /* a placement on nodes reserved for others (cycle_reserve.c), borrowed,
                          may be NULL */
+    /* the attempt's typed outcome, which the why memo keeps (why_memo.c); may be NULL */
+    const struct sched_why_outcome *outcome;
+    /* the memo's answer (sched__why_memo_answer), NULL when the text is written from the
+     * parts above: the members from "primary" to "preemption" and the blockers' text (keys
+     * sorted), both the caller's; tmpl: the former's members with the job's id marked
+     * (why_class.c's class template, borrowed) */
+    char *mid_text, *blockers_text;
+    const char *tmpl;
 };
+/* The why memo (why_memo.c): when the failing one-job attempt's outcome o (the job's id
+ * `id`) is the last kept one's but for the id, fills in's mid_text, blockers_text and tmpl
+ * and returns 1 (the blockers, gang, topology and preemption parts need not be made); else
+ * 0. */
+int sched__why_memo_answer(struct sched_cyc *c, const struct sched_why_outcome *o,
+                           struct sched_why_input *in, const char *id);
+/* Keeps in->outcome (when one the memo answers for) with the texts written from it: mid
+ * (sched__why_mid_text's) and the blockers' text. */
+void sched__why_memo_keep(struct sched_cyc *c, const struct sched_why_input *in, const char *id,
+                          const char *mid, const char *blockers);
 /* Loads the job's scheduling memory from its stored why document once (history, last
  * reason, the gang timeout window); the cycle's attempts call it before reading them. */
 void sched__why_load(struct sched_cyc *c, int job);
@@ -211,12 +233,13 @@ struct sched_why_classes;
  * tail with at least one member). Borrowed. */
 struct sched_why_text {
     char *idh;         /* {"job","state","cycle","auditSeq"} */
-    char *mid;         /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
+    const char *mid;   /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
     const char *ahead; /* the "ahead" value */
     char *tail;        /* {"history"[,"placement"][,"gangTimeout"]} */
     const char *queue; /* the "queue" value */
     const char *primary_code; /* the primary's code name (shareable documents) */
     int shareable;            /* Unschedulable, a primary, not placed */
+    const char *tmpl;         /* mid's members with the job's id marked when known, else NULL */
 };
 /* Stores job j's document {idh..., mid..., "ahead", tail..., "queue"}: whole, or, when it
  * is shareable and an earlier job of this cycle's has the same text up to the job's own
@@ -228,6 +251,11 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
 void sched__why_class_leave(struct sched_cyc *c, struct sv_job *j);
 /* Writes this cycle's class documents and counts (before the commit). Returns 0 or ERR_*. */
 int sched__why_class_flush(struct sched_cyc *c, struct err *err);
+/* s (len bytes) with every occurrence of id, left to right, replaced by the class marker
+ * (a control character JSON text never holds raw). New. */
+char *sched__why_mark(const char *s, size_t len, const char *id);
+/* s with every marker replaced by id. New. */
+char *sched__why_unmark(const char *s, const char *id);
 /* The class a stored document is a record of (borrowed), or NULL for a whole document. */
 const char *sched__why_class_of(json_t *doc);
 /* The last class document a reader used (a batch of reads in one transaction reads each

@@ -65,8 +65,7 @@ static void drop_add(struct sched_why_classes *w, const char *key)
     w->drops[i].n++;
 }
 
-/* s with every occurrence of id replaced by MARK. New. */
-static char *mark_id(const char *s, size_t len, const char *id)
+char *sched__why_mark(const char *s, size_t len, const char *id)
 {
     size_t il = strlen(id);
     char *out = xmalloc(len + 1), *o = out;
@@ -81,8 +80,7 @@ static char *mark_id(const char *s, size_t len, const char *id)
     return out;
 }
 
-/* s with every MARK replaced by id. New. */
-static char *unmark_id(const char *s, const char *id)
+char *sched__why_unmark(const char *s, const char *id)
 {
     size_t il = strlen(id), n = 0;
     for (const char *p = s; (p = strchr(p, MARK)) != NULL; p++)
@@ -203,11 +201,11 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
     size_t il = strlen(t->idh), ml = strlen(t->mid), al = strlen(t->ahead), tl = strlen(t->tail),
            ql = strlen(t->queue);
     struct class_ent *e = NULL;
-    char *tmpl = NULL;
+    char *tmpl = NULL; /* the members, without the braces, the id marked */
     if (t->shareable && !c->opts->why_whole && !strstr(t->ahead, j->id) &&
         !strstr(t->queue, j->id)) {
         struct sched_why_classes *w = classes(c);
-        tmpl = mark_id(t->mid + 1, ml - 2, j->id); /* the members, without the braces */
+        tmpl = t->tmpl ? xstrdup(t->tmpl) : sched__why_mark(t->mid + 1, ml - 2, j->id);
         /* jobs of one class mostly fail in a row: the last class first, then the map */
         int i = w->n && !strcmp(w->ents[w->last].tmpl, tmpl) ? (int)w->last
                                                              : sched__strmap_get(&w->by_tmpl, tmpl);
@@ -389,7 +387,7 @@ int sched__why_class_complete(MDB_txn *txn, json_t **doc, struct sched_why_class
     int rc = template_of(txn, job, key, k, err);
     if (rc < 0)
         return rc;
-    char *text = job ? unmark_id(k->tmpl, job) : NULL;
+    char *text = job ? sched__why_unmark(k->tmpl, job) : NULL;
     json_error_t jerr;
     json_t *t = text ? json_loads(text, 0, &jerr) : NULL;
     free(text);

@@ -7,8 +7,8 @@
  *
  * And the cycle's why writer (struct sched_why_writer): created on first use, freed with
  * every part of it at the cycle's end; its node filters, one per pod shape (why.h,
- * sched__why_nf), are this file's, its shared documents why_class.c's, freed through the
- * destructor that file sets, so this file calls nothing above it.
+ * sched__why_nf), are this file's, its shared documents why_class.c's and its memo
+ * why_memo.c's, freed through the destructors those files set, so this file calls nothing above it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +140,8 @@ void sched__why_writer_free(struct sched_cyc *c)
         return;
     if (w->classes)
         w->classes_free(w->classes);
+    if (w->memo)
+        w->memo_free(w->memo);
     json_decref(w->ahead);
     free(w->ahead_text);
     store_jw_release(&w->queue_text);

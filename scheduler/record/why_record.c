@@ -246,7 +246,8 @@ static int audit_unschedulable(struct sched_cyc *c, struct sv_job *j,
     struct store_jw *w = sched__why_text(c);
     store_jw_lit(w, "{");
     store_jw_key(w, "blockers");
-    const char *blockers = sched__why_blockers_text(c, in->blockers);
+    const char *blockers =
+        in->blockers_text ? in->blockers_text : sched__why_blockers_text(c, in->blockers);
     store_jw_raw(w, blockers, strlen(blockers));
     store_jw_key(w, SCHED_OUTBOX_M_CYCLE);
     store_jw_int(w, (int64_t)c->cycle);
@@ -277,9 +278,12 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *topology = topology_part(w, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
-    char *mid = small ? NULL : sched__why_mid_text(c, in, primary, topology);
+    char *mid = small || in->mid_text ? NULL : sched__why_mid_text(c, in, primary, topology);
+    if (mid && in->outcome)
+        sched__why_memo_keep(c, in, j->id, mid, sched__why_blockers_text(c, in->blockers));
+    const char *mid_text = in->mid_text ? in->mid_text : mid;
     char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
-                      : signature(in, c->cycle, j->unsat_since, mid);
+                      : signature(in, c->cycle, j->unsat_since, mid_text);
     if (w->last_sig && !strcmp(w->last_sig, sig)) {
         free(sig);
         free(mid);
@@ -313,12 +317,13 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         json_object_set_new(tail, "gangTimeout", gt);
     struct sched_why_text t = {
         .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
-        .mid = mid,
+        .mid = mid_text,
         .ahead = ahead_text(c, in->ahead),
         .tail = store_json_text(tail, 0),
         .queue = queue_text(c, j->queue),
         .primary_code = why_code_name(primary),
         .shareable = failed && primary >= 0 && !in->placement,
+        .tmpl = in->tmpl,
     };
     rc = sched__why_class_put(c, j, &t, err);
     free(t.idh);
