@@ -82,17 +82,21 @@ char *sched__why_mark(const char *s, size_t len, const char *id)
 
 char *sched__why_unmark(const char *s, const char *id)
 {
-    size_t il = strlen(id), n = 0;
-    for (const char *p = s; (p = strchr(p, MARK)) != NULL; p++)
+    size_t il = strlen(id), sl = strlen(s), n = 0;
+    const char *end = s + sl;
+    for (const char *p = s; (p = memchr(p, MARK, (size_t)(end - p))) != NULL; p++)
         n++;
-    char *out = xmalloc(strlen(s) + n * il + 1), *o = out;
-    for (const char *p = s; *p; p++) {
-        if (*p == MARK) {
-            memcpy(o, id, il);
-            o += il;
-        } else {
-            *o++ = *p;
-        }
+    char *out = xmalloc(sl + n * il + 1), *o = out;
+    for (const char *p = s;;) {
+        const char *hit = memchr(p, MARK, (size_t)(end - p));
+        size_t run = (size_t)((hit ? hit : end) - p);
+        memcpy(o, p, run);
+        o += run;
+        if (!hit)
+            break;
+        memcpy(o, id, il);
+        o += il;
+        p = hit + 1;
     }
     *o = '\0';
     return out;

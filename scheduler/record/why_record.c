@@ -85,23 +85,35 @@ void sched__why_load(struct sched_cyc *c, int ji)
         load_previous(c, &c->v->jobs[ji], w);
 }
 
-/* The gang timeout part of the document: {"timeoutSeconds", "unsatisfiedSince",
- * "deadline"} (times null outside a window), NULL for a job without a PodGroup. New. */
+/* The gang timeout part of the document of job j (it has a PodGroup), appended to w:
+ * {"timeoutSeconds", "unsatisfiedSince", "deadline"} (times null outside a window). */
+static void timeout_text(struct store_jw *w, const struct sv_job *j)
+{
+    store_jw_lit(w, "{\"timeoutSeconds\":");
+    store_jw_real(w, (double)j->pg.timeout_ms / 1000.0);
+    if (j->unsat_since) {
+        char ts[64];
+        clock_format_rfc3339(j->unsat_since, ts, sizeof(ts));
+        store_jw_key(w, "unsatisfiedSince");
+        store_jw_str(w, ts);
+        clock_format_rfc3339(j->unsat_since + j->pg.timeout_ms, ts, sizeof(ts));
+        store_jw_key(w, "deadline");
+        store_jw_str(w, ts);
+    } else {
+        store_jw_lit(w, ",\"unsatisfiedSince\":null,\"deadline\":null");
+    }
+    store_jw_lit(w, "}");
+}
+
+/* The gang timeout part as JSON (timeout_text's), NULL for a job without a PodGroup. New. */
 static json_t *timeout_json(const struct sv_job *j)
 {
     if (!j->has_pg)
         return NULL;
-    json_t *o = json_pack("{s:f}", "timeoutSeconds", (double)j->pg.timeout_ms / 1000.0);
-    char ts[64];
-    if (j->unsat_since) {
-        clock_format_rfc3339(j->unsat_since, ts, sizeof(ts));
-        json_object_set_new(o, "unsatisfiedSince", json_string(ts));
-        clock_format_rfc3339(j->unsat_since + j->pg.timeout_ms, ts, sizeof(ts));
-        json_object_set_new(o, "deadline", json_string(ts));
-    } else {
-        json_object_set_new(o, "unsatisfiedSince", json_null());
-        json_object_set_new(o, "deadline", json_null());
-    }
+    struct store_jw w = {0};
+    timeout_text(&w, j);
+    json_t *o = json_loadb(w.buf, w.len, 0, NULL);
+    store_jw_release(&w);
     return o;
 }
 
@@ -194,14 +206,40 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
 static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t unsat_since,
                        const char *mid)
 {
-    char head[96];
-    int hl = snprintf(head, sizeof(head), "%s|%lld|%llu|", sched_job_state_name(in->state),
-                      (long long)unsat_since, in->placement ? (unsigned long long)cycle : 0ULL);
-    size_t ml = strlen(mid);
-    char *s = xmalloc((size_t)hl + ml + 1);
-    memcpy(s, head, (size_t)hl);
-    memcpy(s + hl, mid, ml + 1);
-    return s;
+    struct store_jw w = {0};
+    const char *state = sched_job_state_name(in->state);
+    store_jw_raw(&w, state, strlen(state));
+    store_jw_lit(&w, "|");
+    store_jw_int(&w, unsat_since);
+    store_jw_lit(&w, "|");
+    store_jw_int(&w, in->placement ? (int64_t)cycle : 0);
+    store_jw_lit(&w, "|");
+    store_jw_raw(&w, mid, strlen(mid) + 1);
+    return w.buf;
+}
+
+/* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
+static char *tail_text(const struct sched_cyc *c, const struct sv_job *j, json_t *history,
+                       json_t *placement, const char *ts)
+{
+    struct store_jw w = {0};
+    store_jw_lit(&w, "{\"history\":");
+    store_jw_value(&w, history, 0);
+    if (placement) {
+        store_jw_lit(&w, ",\"placement\":{\"cycle\":");
+        store_jw_int(&w, (int64_t)c->cycle);
+        store_jw_key(&w, "ts");
+        store_jw_str(&w, ts);
+        store_jw_key(&w, "nodes");
+        store_jw_value(&w, placement, 0);
+        store_jw_lit(&w, "}");
+    }
+    if (j->has_pg) {
+        store_jw_key(&w, "gangTimeout");
+        timeout_text(&w, j);
+    }
+    store_jw_raw(&w, "}", 2);
+    return w.buf;
 }
 
 /* The topology part of the document: a preemptor waiting for its victims is placed on its
@@ -307,19 +345,11 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         rc = record_placed(c, j, in, topology, seq, ts, err);
         goto out;
     }
-    json_t *tail = json_pack("{s:O}", "history", w->history);
-    if (in->placement)
-        json_object_set_new(tail, "placement",
-                            json_pack("{s:I,s:s,s:O}", "cycle", (json_int_t)c->cycle, "ts", ts,
-                                      "nodes", in->placement));
-    json_t *gt = timeout_json(j);
-    if (gt)
-        json_object_set_new(tail, "gangTimeout", gt);
     struct sched_why_text t = {
         .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
         .mid = mid_text,
         .ahead = ahead_text(c, in->ahead),
-        .tail = store_json_text(tail, 0),
+        .tail = tail_text(c, j, w->history, in->placement, ts),
         .queue = queue_text(c, j->queue),
         .primary_code = why_code_name(primary),
         .shareable = failed && primary >= 0 && !in->placement,
@@ -328,7 +358,6 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     rc = sched__why_class_put(c, j, &t, err);
     free(t.idh);
     free(t.tail);
-    json_decref(tail);
 out:
     free(mid);
     return rc;

@@ -10,14 +10,6 @@
 #include "why.h"
 #include "why_msg.h"
 
-/* The text of v (stolen). New. */
-static char *store_json_text_new(json_t *v)
-{
-    char *s = store_json_text(v, 0);
-    json_decref(v);
-    return s;
-}
-
 /* The text of the node-filter part (borrowed, valid until the next call): the jobs of one
  * shape that fail in a row share one (cycle_attempt.c caches it per shape). */
 static const char *nf_text(struct sched_cyc *c, json_t *nf)
@@ -100,16 +92,18 @@ char *sched__why_mid_text(struct sched_cyc *c, const struct sched_why_input *in,
     return out;
 }
 
-/* {"job","state","cycle","auditSeq"} as store_json_text writes it: printed when the strings
- * need no escaping (job ids are DNS names), else through the writer. New. */
+/* {"job","state","cycle","auditSeq"} as store_json_text writes it. New. */
 char *sched__why_id_head(const char *job, const char *state, uint64_t cycle, uint64_t seq)
 {
-    for (const char *p = job; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\') {
-            json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "job", job, "state", state, "cycle",
-                                  (json_int_t)cycle, "auditSeq", (json_int_t)seq);
-            return store_json_text_new(o);
-        }
-    return xasprintf("{\"job\":\"%s\",\"state\":\"%s\",\"cycle\":%llu,\"auditSeq\":%llu}", job,
-                     state, (unsigned long long)cycle, (unsigned long long)seq);
+    struct store_jw w = {0};
+    store_jw_lit(&w, "{\"job\":");
+    store_jw_str(&w, job);
+    store_jw_key(&w, "state");
+    store_jw_str(&w, state);
+    store_jw_key(&w, "cycle");
+    store_jw_int(&w, (int64_t)cycle);
+    store_jw_key(&w, "auditSeq");
+    store_jw_int(&w, (int64_t)seq);
+    store_jw_raw(&w, "}", 2);
+    return w.buf;
 }
