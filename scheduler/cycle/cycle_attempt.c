@@ -410,18 +410,14 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
     return ok;
 }
 
-/* Commits the placed attempt (*placement: pod -> node by job, new), completes a preemptor's
- * ledger entry and clears the nominations of lower preemptors whose room it took. */
-static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placement, struct err *err)
+/* A preemptor's ledger entry (any member of its GangGroup) gets every member's placement,
+ * by pod key. */
+static int ledger_bound(struct sched_cyc *c, const struct sched_attempt *a, json_t *placement,
+                        struct err *err)
 {
-    int rc = 0, nominated = sched__preempt_nominated_ops(c);
-    if (c->nops && (rc = sched__stmt_commit(c, placement, err)) < 0)
-        return rc;
-    /* The ledger entry is the preemptor's, any member of its GangGroup: every
-     * member's placement goes to it, by pod key. */
     json_t *all = json_object(), *map, *node;
     const char *id, *name;
-    json_object_foreach(*placement, id, map)
+    json_object_foreach(placement, id, map)
     {
         int nslen = (int)strcspn(id, "/");
         json_object_foreach(map, name, node)
@@ -431,13 +427,25 @@ static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placeme
             free(key);
         }
     }
-    for (size_t m = 0; nominated && rc == 0 && m < a->rq.njobs; m++)
+    int rc = 0;
+    for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++)
         rc = sched__ledger_bound(c, a->rq.jobs[m], json_object_size(all) ? all : NULL, err);
     json_decref(all);
-    if (rc == 0) /* a lower preemptor's nominated room this job took */
-        rc = sched__preempt_displaced(c, a->rq.jobs, a->rq.njobs, a->rq.pods, a->rq.npods,
-                                      &a->displaced, err);
     return rc;
+}
+
+/* Commits the placed attempt (*placement: pod -> node by job, new), completes a preemptor's
+ * ledger entry and clears the nominations of lower preemptors whose room it took. */
+static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placement, struct err *err)
+{
+    int rc = 0, nominated = sched__preempt_nominated_ops(c);
+    if (c->nops && (rc = sched__stmt_commit(c, placement, err)) < 0)
+        return rc;
+    if (nominated && (rc = ledger_bound(c, a, *placement, err)) < 0)
+        return rc;
+    /* a lower preemptor's nominated room this job took */
+    return sched__preempt_displaced(c, a->rq.jobs, a->rq.njobs, a->rq.pods, a->rq.npods,
+                                    &a->displaced, err);
 }
 
 int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
