@@ -164,17 +164,19 @@ static int key_after(const char *k, const char *name)
  * before the closing brace. One pass over s. */
 static void member_slots(const char *s, size_t n, const char *const *names, size_t k, size_t *out)
 {
-    int depth = 0, in_str = 0, esc = 0;
+    int depth = 0, in_str = 0;
     size_t next = 0; /* names before next are placed */
     for (size_t i = 0; i < n && next < k; i++) {
         char ch = s[i];
-        if (in_str) {
-            if (esc)
-                esc = 0;
-            else if (ch == '\\')
-                esc = 1;
-            else if (ch == '"')
-                in_str = 0;
+        if (in_str) { /* to the string's end: the next '"' after an even run of '\\' */
+            const char *q = memchr(s + i, '"', n - i);
+            if (!q)
+                break;
+            size_t bs = 0;
+            while (q - bs > s + i && q[-1 - (ptrdiff_t)bs] == '\\')
+                bs++;
+            i = (size_t)(q - s);
+            in_str = bs % 2 != 0;
         } else if (ch == '"') {
             if (depth == 1 && (s[i - 1] == '{' || s[i - 1] == ','))
                 while (next < k && key_after(s + i + 1, names[next]))

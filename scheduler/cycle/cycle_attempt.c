@@ -253,11 +253,13 @@ static void capacity_blockers(struct sched_cyc *c, struct sched_attempt *a, int 
     const char *summary = json_string_value(json_object_get(f->nf, "summary"));
     if (f->code == WHY_NO_NODES)
         sched__blocker_add(&a->blockers, WHY_NO_NODES, NULL, WHY_MSG_NO_NODES);
-    else if (f->code >= 0)
-        sched__blocker_add(&a->blockers, f->code,
-                           json_pack("{s:O,s:O}", "nodes", json_object_get(f->nf, "total"), "fit",
-                                     json_object_get(f->nf, "fit")),
-                           WHY_MSG_NODE_FILTER, c->v->pods[pi].key, summary);
+    else if (f->code >= 0) {
+        json_t *extra = json_object(); /* {"nodes","fit"}, without json_pack's parsing */
+        json_object_set_nocheck(extra, "nodes", json_object_get(f->nf, "total"));
+        json_object_set_nocheck(extra, "fit", json_object_get(f->nf, "fit"));
+        sched__blocker_add(&a->blockers, f->code, extra, WHY_MSG_NODE_FILTER, c->v->pods[pi].key,
+                           summary);
+    }
     if (json_array_size(f->ahead))
         sched__blocker_add(&a->blockers, WHY_TAKEN_BY_EARLIER,
                            json_pack("{s:i}", "jobs", (int)json_array_size(f->ahead)),

@@ -269,8 +269,11 @@ static void history_add(struct why_job *w, uint64_t cycle, const char *ts, const
     const char *last =
         nh ? json_string_value(json_object_get(json_array_get(w->history, nh - 1), "code")) : NULL;
     if (!last || strcmp(last, code)) {
-        json_array_append_new(w->history, json_pack("{s:I,s:s,s:s}", "cycle", (json_int_t)cycle,
-                                                    "ts", ts, "code", code));
+        json_t *e = json_object(); /* {"cycle","ts","code"}, without json_pack's parsing */
+        json_object_set_new_nocheck(e, "cycle", json_integer((json_int_t)cycle));
+        json_object_set_new_nocheck(e, "ts", json_string(ts));
+        json_object_set_new_nocheck(e, "code", json_string(code));
+        json_array_append_new(w->history, e);
         if (json_array_size(w->history) > HISTORY_MAX)
             json_array_remove(w->history, 0);
     }
