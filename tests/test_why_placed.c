@@ -226,6 +226,40 @@ START_TEST(test_why_placed_note_keeps_answer)
 }
 END_TEST
 
+/* A job placed at its first try keeps no history in memory (the placed record writes its
+ * one entry): preempted in a later cycle, its history is read back from the document, so it
+ * says Placed, then PreemptedBy. */
+START_TEST(test_why_placed_first_try_then_preempted)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    sched_util_applyf(&u, 1000,
+                      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                      "status: {allocatable: {cpu: \"4\"}}\n---\n"
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: lo, namespace: default}\n"
+                      "spec: {priority: 1, containers: [{name: c, image: x, resources: "
+                      "{requests: {cpu: \"4\"}}}]}\n");
+    json_decref(sched_util_cycle(&u, 2000));
+    char *node = sched_util_node_of(&u, "default/lo");
+    ck_assert_str_eq(node, "n1");
+    free(node);
+    sched_util_applyf(&u, 3000,
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: hi, namespace: default}\n"
+                      "spec: {priority: 100, containers: [{name: c, image: x, resources: "
+                      "{requests: {cpu: \"4\"}}}]}\n");
+    json_decref(sched_util_cycle(&u, 4000));
+    json_t *w = sched_util_why(&u, "default/lo"), *h = json_object_get(w, "history");
+    ck_assert_str_eq(json_string_value(json_object_get(w, "state")), "Preempted");
+    ck_assert_int_eq(json_array_size(h), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "code")), "Placed");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(h, 0), "cycle")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(h, 1), "code")),
+                     "PreemptedBy");
+    json_decref(w);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* A failing job's document is written in parts (its "ahead" text shared by the jobs that
  * fail in a row): what is stored decodes to the full document, members in order. */
 START_TEST(test_why_placed_failing_document_in_parts)
@@ -280,6 +314,7 @@ static Suite *why_placed_suite(void)
     TCase *tc = tcase_create("why_placed");
     tcase_add_test(tc, test_why_placed_full_answer_small_record);
     tcase_add_test(tc, test_why_placed_note_keeps_answer);
+    tcase_add_test(tc, test_why_placed_first_try_then_preempted);
     tcase_add_test(tc, test_why_placed_failing_document_in_parts);
     tcase_add_test(tc, test_why_placed_queue_part_at_placement);
     tcase_add_test(tc, test_why_placed_queue_part_per_queue);

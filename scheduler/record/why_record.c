@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "numfmt.h"
 #include "outbox.h"
 #include "queue.h"
 #include "why.h"
@@ -144,7 +145,18 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
             store_jw_value(w, opt[i], 0);
         }
     store_jw_key(w, "history");
-    store_jw_value(w, mem(c, j)->history, 0);
+    struct why_job *m = mem(c, j);
+    if (m->history) {
+        store_jw_value(w, m->history, 0);
+    } else { /* its first entry, as history_add makes it; the memory of the job reads it back
+                from the document when it needs it (sched__why_load) */
+        store_jw_lit(w, "[{\"cycle\":");
+        store_jw_int(w, (int64_t)c->cycle);
+        store_jw_key(w, "ts");
+        store_jw_str(w, ts);
+        store_jw_lit(w, ",\"code\":\"Placed\"}]");
+        m->loaded = 0;
+    }
     if (in->backfill) {
         store_jw_key(w, "backfill");
         store_jw_value(w, in->backfill, 0);
@@ -206,16 +218,30 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
 static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t unsat_since,
                        const char *mid)
 {
-    struct store_jw w = {0};
+    char head[2 * NUMFMT_INT64_LEN + 8], *end = head + sizeof(head), *p = end;
+    *--p = '|';
+    p = numfmt_u64(p, in->placement ? cycle : 0);
+    *--p = '|';
+    p = numfmt_i64(p, unsat_since);
+    *--p = '|';
     const char *state = sched_job_state_name(in->state);
-    store_jw_raw(&w, state, strlen(state));
-    store_jw_lit(&w, "|");
-    store_jw_int(&w, unsat_since);
-    store_jw_lit(&w, "|");
-    store_jw_int(&w, in->placement ? (int64_t)cycle : 0);
-    store_jw_lit(&w, "|");
-    store_jw_raw(&w, mid, strlen(mid) + 1);
-    return w.buf;
+    size_t sl = strlen(state), hl = (size_t)(end - p), ml = strlen(mid);
+    char *s = xmalloc(sl + hl + ml + 1); /* one allocation: mid is kilobytes */
+    memcpy(s, state, sl);
+    memcpy(s + sl, p, hl);
+    memcpy(s + sl + hl, mid, ml + 1);
+    return s;
+}
+
+/* "placed@<cycle>": a placed job's small record always changes (new). */
+static char *placed_signature(uint64_t cycle)
+{
+    char buf[NUMFMT_INT64_LEN + 8], *end = buf + sizeof(buf) - 1, *p;
+    *end = '\0';
+    p = numfmt_u64(end, cycle);
+    p -= 7;
+    memcpy(p, "placed@", 7);
+    return xstrdup(p);
 }
 
 /* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
@@ -323,8 +349,8 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     if (mid && in->outcome)
         sched__why_memo_keep(c, in, j->id, mid, sched__why_blockers_text(c, in->blockers));
     const char *mid_text = in->mid_text ? in->mid_text : mid;
-    char *sig = small ? xasprintf("placed@%llu", (unsigned long long)c->cycle)
-                      : signature(in, c->cycle, j->unsat_since, mid_text);
+    char *sig =
+        small ? placed_signature(c->cycle) : signature(in, c->cycle, j->unsat_since, mid_text);
     if (w->last_sig && !strcmp(w->last_sig, sig)) {
         free(sig);
         free(mid);
@@ -333,10 +359,11 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     free(w->last_sig);
     w->last_sig = sig;
     const char *ts = sched__cyc_ts(c);
-    history_add(w, c->cycle, ts,
-                in->placement  ? "Placed"
-                : primary >= 0 ? why_code_name(primary)
-                               : sched_job_state_name(in->state));
+    if (!small || w->history) /* a job placed at its first try: record_placed writes it */
+        history_add(w, c->cycle, ts,
+                    in->placement  ? "Placed"
+                    : primary >= 0 ? why_code_name(primary)
+                                   : sched_job_state_name(in->state));
     int failed = in->state == SCHED_JOB_UNSCHEDULABLE;
     if (failed && primary != w->last_code && (rc = audit_unschedulable(c, j, in, primary, err)) < 0)
         goto out;
