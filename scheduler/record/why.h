@@ -81,7 +81,8 @@ struct why_job {
     uint64_t serial;
     int loaded;            /* the stored document was read (sched__why_load) */
     int last_code;         /* primary reason reported last (-1 none) */
-    char *last_sig;        /* signature of the last stored document */
+    char *last_sig;        /* signature of the last stored document: its head (why_record.c) */
+    char *last_mid;        /* and its text from "primary" to "preemption" (NULL: none) */
     char *cls;             /* the class document its stored record names (why_class.c), or NULL */
     json_t *history;       /* reason history, loaded lazily from the document */
     char *last_discard;    /* reason + message of the last "discarded" record, NULL after a
@@ -163,9 +164,9 @@ struct sched_why_input {
     /* the attempt's typed outcome, which the why memo keeps (why_memo.c); may be NULL */
     const struct sched_why_outcome *outcome;
     /* the memo's answer (sched__why_memo_answer), NULL when the text is written from the
-     * parts above: the members from "primary" to "preemption" and the blockers' text (keys
-     * sorted), both the caller's; tmpl: the former's members with the job's id marked
-     * (why_class.c's class template, borrowed) */
+     * parts above: the members from "primary" to "preemption" (sched__why_record takes it)
+     * and the blockers' text (keys sorted, the caller's); tmpl: the former's members with the job's
+     * id marked (why_class.c's class template, borrowed) */
     char *mid_text, *blockers_text;
     const char *tmpl;
 };

@@ -205,26 +205,28 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
     size_t il = strlen(t->idh), ml = strlen(t->mid), al = strlen(t->ahead), tl = strlen(t->tail),
            ql = strlen(t->queue);
     struct class_ent *e = NULL;
-    char *tmpl = NULL; /* the members, without the braces, the id marked */
+    char *marked = NULL; /* the members, without the braces, the id marked (t->tmpl, known) */
     if (t->shareable && !c->opts->why_whole && !strstr(t->ahead, j->id) &&
         !strstr(t->queue, j->id)) {
         struct sched_why_classes *w = classes(c);
-        tmpl = t->tmpl ? xstrdup(t->tmpl) : sched__why_mark(t->mid + 1, ml - 2, j->id);
+        const char *tmpl =
+            t->tmpl ? t->tmpl : (marked = sched__why_mark(t->mid + 1, ml - 2, j->id));
         /* jobs of one class mostly fail in a row: the last class first, then the map */
         int i = w->n && !strcmp(w->ents[w->last].tmpl, tmpl) ? (int)w->last
                                                              : sched__strmap_get(&w->by_tmpl, tmpl);
         if (i >= 0 && !strcmp(w->ents[i].ahead, t->ahead) && !strcmp(w->ents[i].queue, t->queue))
             e = &w->ents[i];
         else { /* the first of its class keeps its whole document */
+            char *own = marked ? marked : xstrdup(tmpl);
+            marked = NULL;
             XGROW(w->ents, w->n + 1, w->cap);
-            w->ents[w->n] = (struct class_ent){tmpl, xstrdup(t->ahead), xstrdup(t->queue), NULL, 0};
-            sched__strmap_put(&w->by_tmpl, tmpl, (int)w->n++);
-            tmpl = NULL;
+            w->ents[w->n] = (struct class_ent){own, xstrdup(t->ahead), xstrdup(t->queue), NULL, 0};
+            sched__strmap_put(&w->by_tmpl, own, (int)w->n++);
             i = (int)w->n - 1;
         }
         w->last = (size_t)i;
     }
-    free(tmpl);
+    free(marked);
     int rc;
     if (e) {
         if (!e->key)

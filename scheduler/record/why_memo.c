@@ -72,18 +72,15 @@ static int eq_marked(const char *a, const char *ida, const char *b, const char *
     if (!a || !b)
         return a == b;
     size_t la = strlen(ida), lb = strlen(idb);
-    while (*a || *b) {
-        int ha = *a == *ida && !strncmp(a, ida, la), hb = *b == *idb && !strncmp(b, idb, lb);
-        if (ha != hb)
+    for (;;) { /* the texts between the occurrences are the same, and so is their number */
+        const char *pa = strstr(a, ida), *pb = strstr(b, idb);
+        if (!pa || !pb)
+            return !pa && !pb && !strcmp(a, b);
+        if (pa - a != pb - b || memcmp(a, b, (size_t)(pa - a)))
             return 0;
-        if (ha) {
-            a += la;
-            b += lb;
-        } else if (*a++ != *b++) {
-            return 0;
-        }
+        a = pa + la;
+        b = pb + lb;
     }
-    return 1;
 }
 
 /* The same JSON value up to the ids (object members in order: the order they are

@@ -212,36 +212,37 @@ json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const
     return out;
 }
 
-/* "state|unsatisfiedSince|placement cycle|mid": what a stored document says apart from its
- * history, cycle and audit sequence (the timeout window is durable only if a change of it
- * rewrites the document; a placement always changes it). New. */
-static char *signature(const struct sched_why_input *in, uint64_t cycle, int64_t unsat_since,
-                       const char *mid)
+/* The head of a stored document's signature (with its mid text: what it says apart from its
+ * history, cycle and audit sequence), into buf: "state|unsatisfiedSince|placement cycle|"
+ * (the timeout window is durable only if a change of it rewrites the document; a placement
+ * always changes it), or "placed@<cycle>" for a placed job's small record (no mid). */
+static void signature_head(char *buf, size_t n, const struct sched_why_input *in, int small,
+                           uint64_t cycle, int64_t unsat_since)
 {
-    char head[2 * NUMFMT_INT64_LEN + 8], *end = head + sizeof(head), *p = end;
-    *--p = '|';
-    p = numfmt_u64(p, in->placement ? cycle : 0);
-    *--p = '|';
-    p = numfmt_i64(p, unsat_since);
-    *--p = '|';
-    const char *state = sched_job_state_name(in->state);
-    size_t sl = strlen(state), hl = (size_t)(end - p), ml = strlen(mid);
-    char *s = xmalloc(sl + hl + ml + 1); /* one allocation: mid is kilobytes */
-    memcpy(s, state, sl);
-    memcpy(s + sl, p, hl);
-    memcpy(s + sl + hl, mid, ml + 1);
-    return s;
+    char num[2 * NUMFMT_INT64_LEN + 8], *end = num + sizeof(num), *p = end;
+    const char *state = small ? "placed@" : sched_job_state_name(in->state);
+    if (!small) {
+        *--p = '|';
+        p = numfmt_u64(p, in->placement ? cycle : 0);
+        *--p = '|';
+        p = numfmt_i64(p, unsat_since);
+        *--p = '|';
+    } else {
+        p = numfmt_u64(p, cycle);
+    }
+    size_t sl = strlen(state), hl = (size_t)(end - p);
+    if (sl + hl >= n)
+        sl = hl = 0;
+    memcpy(buf, state, sl);
+    memcpy(buf + sl, p, hl);
+    buf[sl + hl] = '\0';
 }
 
-/* "placed@<cycle>": a placed job's small record always changes (new). */
-static char *placed_signature(uint64_t cycle)
+/* The last stored document of w had this signature. */
+static int same_signature(const struct why_job *w, const char *head, const char *mid)
 {
-    char buf[NUMFMT_INT64_LEN + 8], *end = buf + sizeof(buf) - 1, *p;
-    *end = '\0';
-    p = numfmt_u64(end, cycle);
-    p -= 7;
-    memcpy(p, "placed@", 7);
-    return xstrdup(p);
+    return w->last_sig && !strcmp(w->last_sig, head) &&
+           (w->last_mid && mid ? !strcmp(w->last_mid, mid) : w->last_mid == mid);
 }
 
 /* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
@@ -345,19 +346,23 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *topology = topology_part(w, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
-    char *mid = small || in->mid_text ? NULL : sched__why_mid_text(c, in, primary, topology);
-    if (mid && in->outcome)
-        sched__why_memo_keep(c, in, j->id, mid, sched__why_blockers_text(c, in->blockers));
-    const char *mid_text = in->mid_text ? in->mid_text : mid;
-    char *sig =
-        small ? placed_signature(c->cycle) : signature(in, c->cycle, j->unsat_since, mid_text);
-    if (w->last_sig && !strcmp(w->last_sig, sig)) {
-        free(sig);
+    char *mid = in->mid_text; /* taken */
+    if (!small && !mid) {
+        mid = sched__why_mid_text(c, in, primary, topology);
+        if (in->outcome)
+            sched__why_memo_keep(c, in, j->id, mid, sched__why_blockers_text(c, in->blockers));
+    }
+    char head[128];
+    signature_head(head, sizeof(head), in, small, c->cycle, j->unsat_since);
+    if (same_signature(w, head, mid)) {
         free(mid);
         return 0;
     }
     free(w->last_sig);
-    w->last_sig = sig;
+    free(w->last_mid);
+    w->last_sig = xstrdup(head);
+    w->last_mid = mid; /* kept: the signature's */
+    const char *mid_text = mid;
     const char *ts = sched__cyc_ts(c);
     if (!small || w->history) /* a job placed at its first try: record_placed writes it */
         history_add(w, c->cycle, ts,
@@ -389,7 +394,6 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     free(t.idh);
     free(t.tail);
 out:
-    free(mid);
     return rc;
 }
 
@@ -441,7 +445,8 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
     sched__why_class_leave(c, j);
     /* the next attempt (new pods of the job) writes its document whatever it says */
     free(w->last_sig);
-    w->last_sig = NULL;
+    free(w->last_mid);
+    w->last_sig = w->last_mid = NULL;
     w->last_code = -1;
     uint64_t seq = 0;
     int rc = store_audit_last_seq(c->txn, &seq, err);
