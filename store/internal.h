@@ -165,8 +165,10 @@ int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size
                              struct err *err);
 /* Drops key's binding record (none is fine): a full write of the pod carries it. */
 int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
-/* Index entries of a pending pod bound to node: out of the pending index, into the node
- * index (objects.c, where the index rules live). */
+/* Index entries of a pending pod bound to node (objects.c, where the index rules live): out
+ * of the pending index (0, or ERR_NOT_FOUND when it was not there: nothing changed), into
+ * the node index. */
+int store__index_unpend(MDB_txn *txn, const char *key, struct err *err);
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err);
 
 /* ---- the object history (history.c) ---- */

@@ -222,10 +222,20 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
     return update_index(txn, key, old ? &oi : NULL, &ni, err);
 }
 
+int store__index_unpend(MDB_txn *txn, const char *key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val pod = {strlen(key), (void *)key};
+    int rc = store__del(txn, st->dbi[DBI_IDX_PENDING], &pod, NULL);
+    if (rc == MDB_NOTFOUND)
+        return ERR_NOT_FOUND;
+    return rc ? store__mdb_err(st, rc, err, "cannot update the pending index") : 0;
+}
+
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err)
 {
-    struct pod_idx o = {.node = NULL, .pending = 1}, n = {.node = node, .pending = 0};
-    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding */
+    struct pod_idx o = {.node = NULL, .pending = 0}, n = {.node = node, .pending = 0};
+    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding; pending: store__index_unpend */
     return update_index(txn, key, &o, &n, err);
 }
 

@@ -41,11 +41,11 @@ int store_pod_bind(MDB_txn *txn, const char *key, const char *node, const char *
 
     if (!nlen || nlen + tlen + 2 > sizeof(buf))
         return err_set(err, ERR_INVALID, "cannot bind pod '%s' to node '%s'", key, node);
-    rc = store__get(txn, st->dbi[DBI_IDX_PENDING], &k, &v);
-    if (rc == MDB_NOTFOUND) /* bound, deleting or past Pending: rare, done in full */
+    rc = store__index_unpend(txn, key, err); /* one lookup: the entry goes if it is there */
+    if (rc == ERR_NOT_FOUND) /* bound, deleting or past Pending: rare, done in full */
         return bind_whole(txn, key, node, ts, err);
-    if (rc)
-        return store__mdb_err(st, rc, err, "cannot read the pending index");
+    if (rc < 0)
+        return rc;
     memcpy(buf, node, nlen + 1);
     memcpy(buf + nlen + 1, ts, tlen + 1);
     v = (MDB_val){nlen + tlen + 2, buf};
