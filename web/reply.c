@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "front_req.h"
 #include "http.h"
+#include "store_json.h"
 
 /* On the front end's thread (no civetweb connection): the answer is written into r->out,
  * as civetweb writes it (the same lines in the same order, then Date and Connection). */
@@ -162,15 +163,14 @@ void api__reply_json_extra(struct req *r, int status, json_t *body, const char *
         api__reply_raw(r, 500, "application/json", text, sizeof(text) - 1, NULL);
         return;
     }
-    char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
-    size_t len = strlen(text);
-
+    /* json_dumps(JSON_COMPACT)'s bytes from the store's writer, which has no printf in it: an
+     * apply's reply lists every object and was written while the cycle it woke ran */
+    struct store_jw w = {0};
+    store_jw_value(&w, body, 0);
     /* a trailing newline keeps `curl` output readable; JSON parsers ignore it */
-    text = xrealloc(text, len + 2);
-    text[len++] = '\n';
-    text[len] = '\0';
-    api__reply_raw(r, status, "application/json", text, len, extra_header);
-    free(text);
+    store_jw_raw(&w, "\n", 2);
+    api__reply_raw(r, status, "application/json", w.buf, w.len - 1, extra_header);
+    store_jw_release(&w);
     json_decref(body);
 }
 
