@@ -374,6 +374,17 @@ static int preempt(struct sched_cyc *c, struct sched_attempt *a, int ji, int fp,
     return rc;
 }
 
+/* A GangShortfall blocker's members {"podGroup","minMember","placeable"} (new): a failing gang
+ * makes one per attempt, without json_pack's parsing. */
+static json_t *shortfall_extra(const char *pg, int need, int have)
+{
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "podGroup", json_string(pg));
+    json_object_set_new_nocheck(o, "minMember", json_integer(need));
+    json_object_set_new_nocheck(o, "placeable", json_integer(have));
+    return o;
+}
+
 /* Whether every member that still needs its gang got it from the placement: GangShortfall
  * (minMember, or a task short of its minimum) for each that did not, msg the first such
  * message. *fp: the first pod the placer could not place, -1. Returns 1 when all did. */
@@ -391,10 +402,8 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
             continue;
         if (have >= need && sched__job_tasks_short(c->v, j, 0, task, sizeof(task))) {
             ok = 0;
-            sched__blocker_add(
-                &a->blockers, WHY_GANG_SHORTFALL,
-                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
-                "%s", task);
+            sched__blocker_add(&a->blockers, WHY_GANG_SHORTFALL, shortfall_extra(j->id, need, have),
+                               "%s", task);
             if (!*msg)
                 snprintf(msg, n, "%s", task);
         }
@@ -402,12 +411,10 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
             continue;
         ok = 0;
         if (j->gang) {
-            sched__blocker_add(
-                &a->blockers, WHY_GANG_SHORTFALL,
-                json_pack("{s:s,s:i,s:i}", "podGroup", j->id, "minMember", need, "placeable", have),
-                WHY_MSG_GANG_SHORTFALL, j->id, need, have);
-            if (!*msg)
-                snprintf(msg, n, WHY_MSG_GANG_SHORTFALL, j->id, need, have);
+            sched__blocker_add(&a->blockers, WHY_GANG_SHORTFALL, shortfall_extra(j->id, need, have),
+                               WHY_MSG_GANG_SHORTFALL, j->id, need, have);
+            if (!*msg) /* the blocker's message: the discard record says it too */
+                snprintf(msg, n, "%s", a->blockers.b[a->blockers.n - 1].message);
         }
     }
     return ok;
