@@ -82,27 +82,10 @@ static void free_answers(json_t *a)
     json_decref(a);
 }
 
-/* The stored why documents by key (new): job records and class documents. */
-static int collect(void *ctx, const char *key, json_t *obj)
-{
-    json_object_set(ctx, key, obj);
-    return 0;
-}
-
-static json_t *stored_all(struct sched_util *u)
-{
-    MDB_txn *txn = NULL;
-    json_t *all = json_object();
-    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
-    ck_assert_int_eq(store_doc_each(txn, STORE_DB_WHY, "", collect, all, NULL), 0);
-    store_txn_abort(&txn);
-    return all;
-}
-
 /* The why DB is empty: every job, and with them every class, is gone. */
 static void assert_none_stored(struct sched_util *u)
 {
-    json_t *all = stored_all(u);
+    json_t *all = why_store_all(u->st);
     char *left = json_dumps(all, JSON_COMPACT);
     ck_assert_msg(json_object_size(all) == 0, "left: %.400s", left);
     free(left);
@@ -112,7 +95,7 @@ static void assert_none_stored(struct sched_util *u)
 /* Number of stored job records naming a class, and of class documents. */
 static void count_classes(struct sched_util *u, int *records, int *classes)
 {
-    json_t *all = stored_all(u), *v;
+    json_t *all = why_store_all(u->st), *v;
     const char *k;
     *records = *classes = 0;
     json_object_foreach(all, k, v)
@@ -236,7 +219,7 @@ START_TEST(test_why_class_members_own_answers)
     json_t *a = answers(&u), *b = answers(&w);
     assert_same_answers(b, a, "one cycle");
     assert_batch_same(&u, a);
-    json_t *all = stored_all(&u);
+    json_t *all = why_store_all(u.st);
     ck_assert_ptr_null(json_object_get(json_object_get(all, "default/job-00"), "classRecord"));
     const char *key =
         json_string_value(json_object_get(json_object_get(all, "default/job-01"), "classRecord"));

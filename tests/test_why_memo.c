@@ -14,25 +14,7 @@
 #include "scheduler.h"
 #include "sched_util.h"
 #include "store.h"
-
-/* The stored why documents, each as compact text, by key (new). */
-static int collect(void *ctx, const char *key, json_t *obj)
-{
-    char *d = json_dumps(obj, JSON_COMPACT);
-    json_object_set_new(ctx, key, json_string(d));
-    free(d);
-    return 0;
-}
-
-static json_t *stored_why(struct sched_util *u)
-{
-    MDB_txn *txn = NULL;
-    json_t *all = json_object();
-    ck_assert_int_eq(store_txn_begin(u->st, STORE_READ, &txn, NULL), 0);
-    ck_assert_int_eq(store_doc_each(txn, STORE_DB_WHY, "", collect, all, NULL), 0);
-    store_txn_abort(&txn);
-    return all;
-}
+#include "why_store.h"
 
 /* The scheduler's muster_why_reused_total. */
 static long reused(struct sched_util *u)
@@ -49,15 +31,18 @@ static long reused(struct sched_util *u)
  * says: the times of the applies' records, a cycle's duration, and so the hashes). */
 static void assert_same(struct sched_util *on, struct sched_util *off, const char *where)
 {
-    json_t *a = stored_why(on), *b = stored_why(off), *v;
+    json_t *a = why_store_all(on->st), *b = why_store_all(off->st), *v;
     const char *k;
     ck_assert_msg(json_object_size(a) == json_object_size(b), "%s: %zu why documents, %zu", where,
                   json_object_size(a), json_object_size(b));
     json_object_foreach(b, k, v)
     {
-        const char *x = json_string_value(json_object_get(a, k)), *y = json_string_value(v);
+        char *x = json_object_get(a, k) ? json_dumps(json_object_get(a, k), JSON_COMPACT) : NULL;
+        char *y = json_dumps(v, JSON_COMPACT);
         ck_assert_msg(x && !strcmp(x, y), "%s: why of '%s'\nmemo %s\nparts %s", where, k,
                       x ? x : "(none)", y);
+        free(x);
+        free(y);
     }
     json_decref(a);
     json_decref(b);

@@ -134,3 +134,23 @@ int why_store_check(struct sched *s, struct store *st, char *msg, size_t n)
     json_decref(w.counts);
     return rc;
 }
+
+static int collect(void *ctx, const char *key, json_t *obj)
+{
+    json_object_set(ctx, key, obj);
+    return 0;
+}
+
+json_t *why_store_all(struct store *st)
+{
+    MDB_txn *txn = NULL;
+    json_t *all = json_object();
+    struct err err = ERR_INIT;
+    if (store_txn_begin(st, STORE_READ, &txn, &err) < 0 ||
+        store_doc_each(txn, STORE_DB_WHY, "", collect, all, &err) < 0) {
+        fprintf(stderr, "why_store_all: %s\n", err.msg);
+        abort(); /* a test helper: the test fails */
+    }
+    store_txn_abort(&txn);
+    return all;
+}

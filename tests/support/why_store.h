@@ -17,10 +17,15 @@
 #ifndef MUSTER_TESTS_WHY_STORE_H
 #define MUSTER_TESTS_WHY_STORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct sched;
 struct store;
+
+/* Every stored why document (job records and class documents) by key, read in one
+ * transaction (new). Aborts (the test fails) when the store cannot be read. */
+json_t *why_store_all(struct store *st);
 
 /* 0 when the why DB holds exactly what it should; -1 with the first violation in msg; or
  * a negative ERR_* when the store cannot be read (message in msg). */
