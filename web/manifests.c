@@ -203,6 +203,7 @@ static void apply(struct req *r, int status)
     struct err err = ERR_INIT;
     json_t *results = NULL, *warnings = NULL;
     char *headers = NULL;
+    int changed = 0;
 
     if (manifest_or_reply(r, status, 0, &m, &warnings) < 0)
         goto out;
@@ -212,7 +213,7 @@ static void apply(struct req *r, int status)
         api__reply_error(r, &err);
         goto out;
     }
-    api__changed(r->api);
+    changed = 1;
     int code = any_created(results) ? 201 : 200;
     json_t *reply = json_pack("{s:o}", "results", results);
     if (json_array_size(warnings))
@@ -223,6 +224,10 @@ out:
     free(headers);
     json_decref(warnings);
     model_manifest_free(&m);
+    /* The cycle the change wakes runs after the apply's own work (its reply, freeing the
+     * parsed manifest: 10 ms for 9,000 objects) instead of beside it on the same cores. */
+    if (changed)
+        api__changed(r->api);
 }
 
 /* The comma-separated list of query parameter name into *items (new strings, *n of them;
