@@ -95,15 +95,9 @@ static void print_queues(FILE *f, json_t *queues)
         }
 }
 
-char *sched_metrics(struct sched *s)
+/* The scheduler's counters (under s->mu). */
+static void print_counters(FILE *f, const struct sched *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    struct store_stats stats = {0};
-    struct err err = ERR_INIT;
-    int have_stats = store_stats(s->st, &stats, &err) == 0;
-    pthread_mutex_lock(&s->mu);
     const struct sched_metrics *m = &s->met;
     fprintf(f, "# HELP muster_cycle_duration_seconds Duration of scheduling cycles.\n"
                "# TYPE muster_cycle_duration_seconds histogram\n");
@@ -152,14 +146,46 @@ char *sched_metrics(struct sched *s)
             "# TYPE muster_deadline_exceeded_total counter\nmuster_deadline_exceeded_total %llu\n",
             (unsigned long long)m->reservations, s->v->nresv_live, (unsigned long long)m->backfills,
             (unsigned long long)m->deadlines);
-    uint64_t counts[SCHED_JOB_STATE_COUNT] = {0};
+}
+
+/* Live jobs by state into counts (zeroed), retained victims whose job left the view counted
+ * as Preempted, as the jobs API lists them (under s->mu). */
+static void count_states(const struct sched *s, uint64_t counts[SCHED_JOB_STATE_COUNT])
+{
     for (size_t i = 0; i < s->v->njobs; i++)
         if (s->v->jobs[i].alive)
             counts[sched__job_state(s->v, &s->v->jobs[i])]++;
-    /* retained victims whose job left the view are Preempted too, as the jobs API lists them */
     const struct sched_strmap *vm = &s->v->victims;
     for (size_t i = sched__strmap_next(vm, 0); i < vm->cap; i = sched__strmap_next(vm, i + 1))
         counts[SCHED_JOB_PREEMPTED] += sched__view_job(s->v, vm->keys[i]) < 0;
+}
+
+/* The store's gauges. */
+static void print_store(FILE *f, const struct store_stats *stats)
+{
+    fprintf(f,
+            "# HELP muster_audit_sequence Sequence number of the last audit record.\n"
+            "# TYPE muster_audit_sequence gauge\nmuster_audit_sequence %llu\n",
+            (unsigned long long)stats->audit_last_seq);
+    fprintf(f,
+            "# HELP muster_store_bytes Store size.\n# TYPE muster_store_bytes gauge\n"
+            "muster_store_bytes{kind=\"map\"} %zu\nmuster_store_bytes{kind=\"used\"} %zu\n"
+            "muster_store_bytes{kind=\"file\"} %zu\n",
+            stats->map_size, stats->used_bytes, stats->file_bytes);
+}
+
+char *sched_metrics(struct sched *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct store_stats stats = {0};
+    struct err err = ERR_INIT;
+    int have_stats = store_stats(s->st, &stats, &err) == 0;
+    pthread_mutex_lock(&s->mu);
+    print_counters(f, s);
+    uint64_t counts[SCHED_JOB_STATE_COUNT] = {0};
+    count_states(s, counts);
     /* under s->mu: sched_queues would take it again */
     json_t *queues = sched__queues_json(s);
     pthread_mutex_unlock(&s->mu);
@@ -169,17 +195,8 @@ char *sched_metrics(struct sched *s)
                 (unsigned long long)counts[k]);
     print_queues(f, queues);
     json_decref(queues);
-    if (have_stats) {
-        fprintf(f,
-                "# HELP muster_audit_sequence Sequence number of the last audit record.\n"
-                "# TYPE muster_audit_sequence gauge\nmuster_audit_sequence %llu\n",
-                (unsigned long long)stats.audit_last_seq);
-        fprintf(f,
-                "# HELP muster_store_bytes Store size.\n# TYPE muster_store_bytes gauge\n"
-                "muster_store_bytes{kind=\"map\"} %zu\nmuster_store_bytes{kind=\"used\"} %zu\n"
-                "muster_store_bytes{kind=\"file\"} %zu\n",
-                stats.map_size, stats.used_bytes, stats.file_bytes);
-    }
+    if (have_stats)
+        print_store(f, &stats);
     fclose(f);
     return buf;
 }

@@ -362,7 +362,6 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     free(w->last_mid);
     w->last_sig = xstrdup(head);
     w->last_mid = mid; /* kept: the signature's */
-    const char *mid_text = mid;
     const char *ts = sched__cyc_ts(c);
     if (!small || w->history) /* a job placed at its first try: record_placed writes it */
         history_add(w, c->cycle, ts,
@@ -382,7 +381,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     }
     struct sched_why_text t = {
         .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
-        .mid = mid_text,
+        .mid = mid,
         .ahead = ahead_text(c, in->ahead),
         .tail = tail_text(c, j, w->history, in->placement, ts),
         .queue = queue_text(c, j->queue),
