@@ -28,7 +28,6 @@ START_TEST(test_ship_database_down_mid_stream)
 {
     struct musterd m;
     char url[512];
-    int st;
     pg_db(&pg, "t_down", url, sizeof(url));
     char *cfg = ship_util_acct_config(url, "alpha", NULL);
     ship_util_start(&m, cfg, NULL);
@@ -67,9 +66,7 @@ START_TEST(test_ship_database_down_mid_stream)
                             "sum((state = 'completed')::int) FROM muster_jobs");
     ck_assert_str_eq(s, "8 8 1");
     free(s);
-    char *out = ship_util_verify_db(url, "alpha", NULL, &st);
-    ck_assert_msg(st == 0, "%s", out);
-    free(out);
+    ship_util_assert_verified(url, "alpha");
     musterd_stop(&m);
     musterd_cleanup(&m);
     crash_config_free(cfg);
@@ -146,10 +143,7 @@ START_TEST(test_ship_sigkill_mid_batch)
     snprintf(want, sizeof(want), "%d 0", placements);
     ck_assert_str_eq(s, want);
     free(s);
-    int st;
-    char *out = ship_util_verify_db(url, "alpha", NULL, &st);
-    ck_assert_msg(st == 0, "%s", out);
-    free(out);
+    ship_util_assert_verified(url, "alpha");
     musterd_stop(&m);
     musterd_cleanup(&m);
     crash_config_free(cfg);
@@ -214,10 +208,7 @@ START_TEST(test_ship_two_clusters_one_database)
                             "muster_jobs WHERE namespace = 'team' AND name = 'a'");
     ck_assert_str_eq(s, "alpha:2,beta:1");
     free(s);
-    int st;
-    char *out = ship_util_verify_db(url, "beta", NULL, &st);
-    ck_assert_msg(st == 0, "%s", out);
-    free(out);
+    ship_util_assert_verified(url, "beta");
     json_decref(r1);
     json_decref(r2);
     musterd_stop(&m1);
@@ -276,10 +267,7 @@ START_TEST(test_ship_retention_waits_for_shipping)
     char *s = pg_value(url, "SELECT min(seq) || ' ' || (count(*) = max(seq)) FROM muster_audit");
     ck_assert_str_eq(s, "1 true");
     free(s);
-    int st;
-    char *out = ship_util_verify_db(url, "alpha", NULL, &st);
-    ck_assert_msg(st == 0, "%s", out);
-    free(out);
+    ship_util_assert_verified(url, "alpha");
     musterd_stop(&m);
     musterd_cleanup(&m);
     crash_config_free(cfg);

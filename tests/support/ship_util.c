@@ -280,3 +280,11 @@ json_t *ship_util_healthz_acct(const struct musterd *m)
     json_decref(h);
     return a;
 }
+
+void ship_util_assert_verified(const char *url, const char *cluster)
+{
+    int st;
+    char *out = ship_util_verify_db(url, cluster, NULL, &st);
+    ck_assert_msg(st == 0, "%s", out);
+    free(out);
+}

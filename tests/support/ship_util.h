@@ -61,6 +61,9 @@ void ship_util_post_jobs(const struct musterd *m, const char *ns, int from, int 
 
 char *ship_util_verify_db(const char *url, const char *cluster, const char *key, int *status);
 
+/* `muster audit verify --from-db` of cluster's copy in url passes. */
+void ship_util_assert_verified(const char *url, const char *cluster);
+
 json_t *ship_util_healthz_acct(const struct musterd *m);
 
 #endif
