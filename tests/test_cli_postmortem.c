@@ -31,17 +31,7 @@ static void run_ok(struct cli_result *r, const char *const *args)
 
 static void setup(void)
 {
-    char cfg[] = "/tmp/muster-pm-XXXXXX";
-    int fd = mkstemp(cfg);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    ck_assert_int_eq(test_write_file(cfg, "cycle_interval: 0\nsync: none\nlog_level: warn\n"), 0);
-    const char *args[] = {"--config", cfg, NULL};
-    ck_assert_msg(musterd_start(&demo, NULL, args) == 0, "musterd did not start");
-    unlink(cfg);
-    snprintf(demo_env, sizeof(demo_env), "MUSTER_SERVER=%s", demo.base);
-    env[0] = demo_env;
-    env[1] = NULL;
+    cli_musterd_untimed(&demo, demo_env, sizeof(demo_env), env);
     snprintf(out, sizeof(out), "%s/bundles", demo.root);
     mkdir(out, 0755);
     struct cli_result r;

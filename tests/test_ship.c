@@ -77,8 +77,8 @@ START_TEST(test_ship_jobs_and_reports)
 
     /* muster report usage --by queue: GPU-hours and shares */
     const char *db = url;
-    json_t *u = ship_util_run_json(
-        (const char *[]){"report", "usage", "--db", db, "--by", "queue", "-o", "json", NULL});
+    json_t *u = cli_run_json(
+        NULL, (const char *[]){"report", "usage", "--db", db, "--by", "queue", "-o", "json", NULL});
     json_t *rows = json_object_get(u, "rows");
     ck_assert_int_eq(json_array_size(rows), 2);
     SHIP_NEAR(json_number_value(json_object_get(
@@ -100,7 +100,7 @@ START_TEST(test_ship_jobs_and_reports)
     int64_t cut = ship_util_pod_event(recs, "deleted", "team/a-0");
     char since[40];
     clock_format_rfc3339_ms(cut, since, sizeof(since));
-    u = ship_util_run_json((const char *[]){"report", "usage", "--db", db, "--by", "namespace",
+    u = cli_run_json(NULL, (const char *[]){"report", "usage", "--db", db, "--by", "namespace",
                                             "--since", since, "-o", "json", NULL});
     double a1_after = (double)(ship_util_pod_event(recs, "deleted", "team/a-1") - cut) / 1000.0;
     double b0_after =
@@ -117,8 +117,8 @@ START_TEST(test_ship_jobs_and_reports)
     json_decref(u);
 
     /* muster report jobs: filters and CSV */
-    json_t *j = ship_util_run_json(
-        (const char *[]){"report", "jobs", "--db", db, "--queue", "qa", "-o", "json", NULL});
+    json_t *j = cli_run_json(
+        NULL, (const char *[]){"report", "jobs", "--db", db, "--queue", "qa", "-o", "json", NULL});
     json_t *items = json_object_get(j, "items");
     ck_assert_int_eq(json_array_size(items), 1);
     json_t *ja = json_array_get(items, 0);
@@ -144,7 +144,7 @@ START_TEST(test_ship_jobs_and_reports)
     cli_result_release(&r);
 
     /* muster report waits: one job per (queue, size) here, so every percentile is it */
-    j = ship_util_run_json((const char *[]){"report", "waits", "--db", db, "-o", "json", NULL});
+    j = cli_run_json(NULL, (const char *[]){"report", "waits", "--db", db, "-o", "json", NULL});
     ck_assert_int_eq(json_array_size(json_object_get(j, "rows")), 2);
     json_t *w0 = json_array_get(json_object_get(j, "rows"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(w0, "queue")), "qa");
@@ -331,7 +331,7 @@ START_TEST(test_ship_preemption_counted)
                       "'low'");
     SHIP_NEAR(strtod(s, NULL), 8.0 * (double)(gone - placed) / 1000.0);
     free(s);
-    json_t *j = ship_util_run_json((const char *[]){"report", "jobs", "--db", url, "--state",
+    json_t *j = cli_run_json(NULL, (const char *[]){"report", "jobs", "--db", url, "--state",
                                                     "preempted", "-o", "json", NULL});
     ck_assert_int_eq(json_array_size(json_object_get(j, "items")), 1);
     json_decref(j);
@@ -339,7 +339,7 @@ START_TEST(test_ship_preemption_counted)
     char until[40];
     int64_t high = ship_util_pod_event(recs, "placed", "p/high");
     clock_format_rfc3339_ms(high + 250, until, sizeof(until));
-    j = ship_util_run_json((const char *[]){"report", "jobs", "--db", url, "--state", "running",
+    j = cli_run_json(NULL, (const char *[]){"report", "jobs", "--db", url, "--state", "running",
                                             "--until", until, "-o", "json", NULL});
     ck_assert_int_eq(json_array_size(json_object_get(j, "items")), 1);
     SHIP_NEAR(

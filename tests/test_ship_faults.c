@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "cli_support.h"
 #include "crash_support.h"
 #include "err.h"
 #include "http_client.h"
@@ -192,8 +193,8 @@ START_TEST(test_ship_two_clusters_one_database)
                   (double)(ship_util_pod_event(r2, "deleted", "team/a-0") -
                            ship_util_pod_event(r2, "placed", "team/a-0")) /
                   1000.0;
-    json_t *u = ship_util_run_json(
-        (const char *[]){"report", "usage", "--db", url, "--by", "cluster", "-o", "json", NULL});
+    json_t *u = cli_run_json(NULL, (const char *[]){"report", "usage", "--db", url, "--by",
+                                                    "cluster", "-o", "json", NULL});
     json_t *rows = json_object_get(u, "rows");
     ck_assert_int_eq(json_array_size(rows), 2);
     SHIP_NEAR(json_number_value(json_object_get(

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "http_client.h"
 
 static const char *bin_dir(void)
 {
@@ -280,4 +281,83 @@ char *cli_data(const char *rel)
     fclose(f);
     free(path);
     return s;
+}
+
+json_t *cli_run_json(const char *const *env, const char *const *args)
+{
+    struct cli_result r;
+    json_error_t je;
+    cli_run_ok(env, NULL, args, &r);
+    json_t *doc = json_loads(r.out, 0, &je);
+    ck_assert_msg(doc != NULL, "not JSON (%s):\n%s", je.text, r.out);
+    cli_result_release(&r);
+    return doc;
+}
+
+/* Line i (0-based) of s as a new string of whitespace-separated words joined by one space. */
+char *cli_line_words(const char *s, int i)
+{
+    while (i-- > 0 && s) {
+        s = strchr(s, '\n');
+        s = s ? s + 1 : NULL;
+    }
+    ck_assert_ptr_nonnull(s);
+    const char *end = strchr(s, '\n');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    char *out = xcalloc(1, n + 1);
+    size_t o = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == ' ') {
+            if (o > 0 && out[o - 1] != ' ')
+                out[o++] = ' ';
+        } else {
+            out[o++] = s[k];
+        }
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        out[--o] = '\0';
+    return out;
+}
+
+int cli_count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* 1 when some line of out starts with prefix (words separated by single spaces). */
+int cli_has_line(const char *out, const char *prefix)
+{
+    int found = 0;
+    for (int i = 0; i < cli_count_lines(out) && !found; i++) {
+        char *w = cli_line_words(out, i);
+        found = strncmp(w, prefix, strlen(prefix)) == 0;
+        free(w);
+    }
+    return found;
+}
+
+void cli_expect_line(const char *out, int i, const char *prefix)
+{
+    char *w = cli_line_words(out, i);
+    ck_assert_msg(strncmp(w, prefix, strlen(prefix)) == 0, "line %d is '%s', want '%s...'\n%s", i,
+                  w, prefix, out);
+    free(w);
+}
+
+void cli_musterd_untimed(struct musterd *m, char *env_buf, size_t n, const char **env)
+{
+    char cfg[] = "/tmp/muster-cli-untimed-XXXXXX";
+    int fd = mkstemp(cfg);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(test_write_file(cfg, "cycle_interval: 0\nsync: none\nlog_level: warn\n"), 0);
+    const char *args[] = {"--config", cfg, NULL};
+    ck_assert_msg(musterd_start(m, NULL, args) == 0, "musterd did not start");
+    unlink(cfg);
+    snprintf(env_buf, n, "MUSTER_SERVER=%s", m->base);
+    env[0] = env_buf;
+    env[1] = NULL;
 }

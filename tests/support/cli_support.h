@@ -18,6 +18,7 @@
 #ifndef MUSTER_TEST_CLI_SUPPORT_H
 #define MUSTER_TEST_CLI_SUPPORT_H
 
+#include <jansson.h>
 #include <sys/types.h>
 
 struct cli_result {
@@ -66,6 +67,27 @@ void cli_fixture_teardown(void);
  * stderr in the message). The caller releases r. */
 void cli_run_ok(const char *const *env, const char *stdin_data, const char *const *args,
                 struct cli_result *r);
+
+/* An argument list for cli_run: CLI_ARGS("get", "pods") */
+#define CLI_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* cli_run_ok's output parsed as JSON (new); fails the test when it is not JSON. */
+json_t *cli_run_json(const char *const *env, const char *const *args);
+/* Line i (0-based) of s as a new string of its whitespace-separated words joined by one
+ * space. */
+char *cli_line_words(const char *s, int i);
+/* The lines of s (its newlines). */
+int cli_count_lines(const char *s);
+/* 1 when some line of out starts with prefix (words separated by single spaces). */
+int cli_has_line(const char *out, const char *prefix);
+/* Fails unless line i of out starts with prefix (words separated by single spaces). */
+void cli_expect_line(const char *out, int i, const char *prefix);
+
+struct musterd;
+/* Starts m without the cycle timer (cycle_interval 0, sync none), so `muster cycle` alone
+ * decides which cycle a document comes from; env (2 entries) becomes {"MUSTER_SERVER=...",
+ * NULL}, the string kept in env_buf (n bytes). */
+void cli_musterd_untimed(struct musterd *m, char *env_buf, size_t n, const char **env);
 
 /* A TCP port on 127.0.0.1 where nothing listens (bound, then closed). */
 int cli_free_port(void);

@@ -225,17 +225,6 @@ void ship_util_wait_placed(const struct musterd *m, int pods)
     ck_abort_msg("pods not placed");
 }
 
-json_t *ship_util_run_json(const char *const *args)
-{
-    struct cli_result r;
-    cli_run(NULL, NULL, args, &r);
-    ck_assert_msg(r.status == 0, "muster %s %s: exit %d: %s", args[0], args[1], r.status, r.err);
-    json_t *j = json_loads(r.out, 0, NULL);
-    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
-    cli_result_release(&r);
-    return j;
-}
-
 json_t *ship_util_row_of(json_t *rows, const char *key)
 {
     json_t *row;

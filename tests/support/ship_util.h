@@ -52,8 +52,6 @@ char *ship_util_gang_yaml(const char *ns, const char *name, int n, int g, const 
 
 void ship_util_wait_placed(const struct musterd *m, int pods);
 
-json_t *ship_util_run_json(const char *const *args);
-
 json_t *ship_util_row_of(json_t *rows, const char *key);
 
 /* single-pod jobs j<from>..j<to-1> of 1 GPU in queue qa */
