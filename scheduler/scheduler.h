@@ -219,60 +219,6 @@ int sched_preemption(struct sched *s, const char *id, json_t **out, struct err *
 json_t *sched_view_dump(struct sched *s);
 int sched_view_dump_store(struct sched *s, json_t **out, struct err *err);
 
-/* GET /api/v1/topology. A pod shape for largestGang: requests in model units (cpu in
- * thousandths, memory in bytes, gpu = nvidia.com/gpu), or like = a job id whose first
- * pending pod (else first pod) gives the shape; no shape leaves largestGang out. */
-struct sched_topo_query {
-    int64_t cpu, memory, gpu;
-    const char *like;
-    int jobs_capped; /* each domain's "jobs" lists at most jobs_max ids (0: every one) */
-    size_t jobs_max;
-};
-/* The topology tree as documented in docs/api.md: {"topology", "layers", "shape", "root":
- * {"name", "layer", "capacity", "used", "free", "nodeNum", "jobs", "jobCount",
- * "largestGang", "children", "nodes"}}; "jobs" sorted, the first jobs_max of them when
- * q->jobs_capped, "jobCount" how many there are. Without a ClusterNetworkTopology 'default' the
- * root holds every node. *out new. ERR_NOT_FOUND when like names no job. */
-int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **out,
-                   struct err *err);
-
-/* The usage of node name, from the view (the part of GET /api/v1/nodes/{name} that is not
- * the stored node, docs/api.md): {"allocatable": {res: quantity}, "requested": {...},
- * "free": {...}, "pods": [pod keys]}, quantities as model_quantity_format writes them.
- * allocatable is the node's status.allocatable as stored (no implied "pods"); requested
- * sums, per resource any of them requests (even at 0), the requests of the pods bound to
- * it that are not terminal, each of which requests one "pods"; free is allocatable minus
- * requested per allocatable resource, at least 0; pods lists every pod bound to it,
- * terminal ones too, by key. *out new. Returns 0 or ERR_NOT_FOUND. */
-int sched_node_usage(struct sched *s, const char *name, json_t **out, struct err *err);
-/* The same for every node, in one pass under one lock: *out (new) maps node name ->
- * usage. Returns 0. */
-int sched_nodes_usage(struct sched *s, json_t **out, struct err *err);
-
-/* Every live node in one compact document, by name (GET /api/v1/nodemap: the topology page's
- * cluster map): {"items": [{"name", "allocatable": {res: amount}, "used": {res: amount},
- * "unschedulable", "notReady", "taints": [{"key", "value", "effect"}], "pods": bound pods
- * that count (not terminal), "nominated": pending pods nominated to it}]}. Amounts are
- * numbers: cpu in cores (fractional when it is), every other resource in whole units;
- * "used" has a member for each allocatable resource. One pass under the lock, nothing read
- * from the store. *out new. Returns 0. */
-int sched_node_map(struct sched *s, json_t **out, struct err *err);
-
-/* The time series (docs/api.md "GET /api/v1/timeseries"). sched_sample makes one sample of
- * the cluster at now_ms under the lock (one pass over the view and the counters: cluster,
- * per top-level domain and per queue capacity and use, jobs by state, waits, and the
- * placements, preemptions, cycles and mean cycle time since the previous sample), then
- * stores it in a write transaction of its own and drops the samples older than
- * now_ms - retention_ms. Call it from a timer thread, never from inside a cycle. Returns 0
- * or ERR_STORE.
- * sched_timeseries reads the samples with from_ms <= t <= to_ms (to_ms 0: no end) from a
- * store snapshot, without the lock: *out (new) {"times": [ms...], "series": {name:
- * [value or null per time]}}, only the series whose names start with one of prefixes
- * (nprefixes 0: all). Returns 0 or ERR_STORE. */
-int sched_sample(struct sched *s, int64_t now_ms, int64_t retention_ms, struct err *err);
-int sched_timeseries(struct sched *s, int64_t from_ms, int64_t to_ms, const char *const *prefixes,
-                     size_t nprefixes, json_t **out, struct err *err);
-
 /* Queues (docs/queues.md): fair share as the last cycle computed it, allocation as it is
  * now. sched_queues: *out (new) an array of queue objects sorted by name, every stored
  * Queue plus the built-in "default" when it is not stored. sched_queue: one queue, with
@@ -295,57 +241,11 @@ int sched_timeseries(struct sched *s, int64_t from_ms, int64_t to_ms, const char
 int sched_queues(struct sched *s, json_t **out, struct err *err);
 int sched_queue(struct sched *s, const char *name, json_t **out, struct err *err);
 
-/* What-ifs (whatif.c, docs/whatif.md): what the next cycle would do after the changes of
- * `in`, run with the real apply, delete and cycle on a copy of the current state that lives
- * in a dry store session (store_dry_begin): nothing is written, s's lock is never taken
- * (its cycles go on meanwhile), no audit record is kept. One runs at a time (they take one
- * core at most); others wait their turn. The changes: m (may be NULL or empty) applied as
- * sched_apply would, the nodes of cordon marked spec.unschedulable, the objects of drop deleted, in
- * that order. *out (new):
- *   {"basedOn": {"cycle", "auditSeq", "time"}: the state it started from and its clock,
- *    "changes": [sched_apply's results, then {"kind","name","action":"deleted"}],
- *    "cycle": the cycle's summary (sched_cycle),
- *    "jobs": [per job of m's pods and PodGroups: sched_job's document with "why" (sched_why)
- *             and "wouldPlace" (Scheduled or Running after the cycle)],
- *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
- *             jobs whose state the changes and the cycle changed (placed before and not after; the
- * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a view loaded
- * afresh calls a job Pending until a cycle tries it), "preemptions": the ledger entries the cycle
- * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
- * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
- * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */
-struct sched_whatif_drop {
-    enum model_kind kind;
-    const char *key;
-};
-struct sched_whatif {
-    struct model_manifest *m;
-    const char *const *cordon;
-    size_t ncordon;
-    const struct sched_whatif_drop *drop;
-    size_t ndrop;
-};
-int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms, json_t **out,
-                 struct err *err);
-
 /* Writes a "started" audit record (musterd calls it once it opened the store): the view was
  * rebuilt from the store, so the scheduler's memory (which jobs wait for what, sched__wait_*)
  * starts afresh here, which the replay check does again at this record. {"kind", "cycle":
  * the last cycle, "clockMs": now_ms}. Returns 0 or the store's error. */
 int sched_started(struct sched *s, int64_t now_ms, struct err *err);
-
-/* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run
- * again from the store as it was at audit record `from` (the object history) over the inputs
- * recorded after it up to `to` (0: the last record), every cycle's decisions compared with the
- * log's. A `from` inside a cycle's transaction starts at the cycle record that ends it. Reads the
- * live store in one read transaction and never takes s's lock; works in a scratch store of
- * its own under $TMPDIR, removed after. *out (new): {"from", "to", "ok": no difference,
- * "cycles": replayed, "decisions": logged decisions compared, "inputs": applies and
- * deletes replayed, "differences": n, "cyclesDiffering": [{"cycle", "seq", "logged",
- * "replayed": the decisions (kind, job, object, pods, nodes, preemptor) as sorted
- * canonical JSON strings}]}. Returns 0, ERR_INVALID ("from" before the history kept, a
- * range outside the log; field from / to), ERR_STORE, ERR_IO. */
-int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err);
 
 /* Test hook: the scheduler's lock taken by a thread of its own and held, as a long cycle
  * holds it, until sched_hold_release (from any thread). Returns once the lock is held;
@@ -358,27 +258,10 @@ void sched_hold_release(struct sched_hold *h);
 /* Prometheus text exposition of scheduler metrics, appended to a new string. */
 char *sched_metrics(struct sched *s);
 
-/* ---- the cluster as it was (history_api.c) ----
- *
- * Questions about the past name an audit record: at (RFC 3339: the last record at or
- * before it), seq (that record), or neither (the last record). The answer is the store as
- * the object history has it at that record (store.h). ERR_INVALID, field "at" or "seq",
- * for both given, a time that is not RFC 3339, in the future (after now_ms), before the
- * first record kept or before history began, a seq that is not a number or names no kept
- * record. */
-struct sched_at {
-    const char *at;  /* NULL: not given */
-    const char *seq; /* NULL: not given */
-    int64_t now_ms;
-};
-/* {"kind": "ClusterState", "asOf": {"seq", "ts", "requested"?}, "nodes": [{"name",
- * "labels", "unschedulable", "allocatable", "pods": [keys]}], "pods": [{"namespace",
- * "name", "job", "phase", "node"?, "nominatedNodeName"?, "deleting"}], "jobs": [{"id",
- * "state", "queue", "pods": [names], "bound", "minMember"}]}. *out new. */
-int sched_state_at(struct sched *s, const struct sched_at *at, json_t **out, struct err *err);
-/* The why document of job id as stored at the record, with "asOf". ERR_NOT_FOUND when
- * the job had none then. *out new. */
-int sched_why_at(struct sched *s, const char *id, const struct sched_at *at, json_t **out,
-                 struct err *err);
+/* The cluster as the UI's pages read it (sched_pages.h), the cluster as it was (sched_at.h),
+ * what-ifs and the replay check (sched_whatif.h). */
+#include "sched_at.h"
+#include "sched_pages.h"
+#include "sched_whatif.h"
 
 #endif
