@@ -52,25 +52,28 @@ static void colour(cairo_t *cr, const char *kind)
     cairo_set_source_rgb(cr, .3, .3, .3);
 }
 
-int cli__postmortem_chart(json_t *timeline, const char *title, const char *path, struct err *err)
+/* The time range of the timeline's entries: *t0 the first, *t1 the last (a second later
+ * when they are the same). */
+static void time_range(json_t *timeline, int64_t *t0, int64_t *t1)
 {
-    size_t n = json_array_size(timeline), i;
-    int h = TOP + (int)NLANES * LANE_H + BOTTOM;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, h);
-    cairo_t *cr = cairo_create(s);
-    int64_t t0 = 0, t1 = 0;
+    size_t i;
     json_t *e;
-
+    *t0 = *t1 = 0;
     json_array_foreach(timeline, i, e)
     {
         int64_t t = json_integer_value(json_object_get(e, "tsMs"));
-        if (!i || t < t0)
-            t0 = t;
-        if (!i || t > t1)
-            t1 = t;
+        if (!i || t < *t0)
+            *t0 = t;
+        if (!i || t > *t1)
+            *t1 = t;
     }
-    if (t1 <= t0)
-        t1 = t0 + 1000;
+    if (*t1 <= *t0)
+        *t1 = *t0 + 1000;
+}
+
+/* The white page, the title and the lanes with their names. */
+static void background(cairo_t *cr, const char *title)
+{
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
@@ -80,7 +83,7 @@ int cli__postmortem_chart(json_t *timeline, const char *title, const char *path,
     cairo_show_text(cr, title);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, 11);
-    for (size_t l = 0; l < NLANES; l++) { /* lanes and their names */
+    for (size_t l = 0; l < NLANES; l++) {
         double y = TOP + (double)l * LANE_H;
         cairo_set_source_rgb(cr, l % 2 ? .97 : .93, l % 2 ? .97 : .93, l % 2 ? .97 : .95);
         cairo_rectangle(cr, LEFT, y, W - LEFT - RIGHT, LANE_H);
@@ -89,7 +92,15 @@ int cli__postmortem_chart(json_t *timeline, const char *title, const char *path,
         cairo_move_to(cr, 10, y + LANE_H / 2.0 + 4);
         cairo_show_text(cr, lanes[l]);
     }
+}
+
+/* One mark per entry in its role's lane, at its time in [t0, t1], with its seq where
+ * there is room. */
+static void marks(cairo_t *cr, json_t *timeline, int64_t t0, int64_t t1)
+{
     double span = (double)(t1 - t0), last_label[NLANES];
+    size_t i;
+    json_t *e;
     for (size_t l = 0; l < NLANES; l++)
         last_label[l] = -1e9;
     json_array_foreach(timeline, i, e)
@@ -104,7 +115,7 @@ int cli__postmortem_chart(json_t *timeline, const char *title, const char *path,
         colour(cr, kind);
         cairo_rectangle(cr, x - 3, y + (tall ? 6 : 16), 6, tall ? LANE_H - 22 : LANE_H - 32);
         cairo_fill(cr);
-        if (x - last_label[l] > 40) { /* the seq, where there is room */
+        if (x - last_label[l] > 40) {
             char seq[32];
             snprintf(seq, sizeof(seq), "%lld",
                      (long long)json_integer_value(json_object_get(e, "seq")));
@@ -114,7 +125,12 @@ int cli__postmortem_chart(json_t *timeline, const char *title, const char *path,
             last_label[l] = x;
         }
     }
-    /* the time axis: the range's ends */
+}
+
+/* The time axis: the range's ends, at the bottom of a page h high. */
+static void axis(cairo_t *cr, json_t *timeline, int h)
+{
+    size_t n = json_array_size(timeline);
     cairo_set_source_rgb(cr, 0, 0, 0);
     const char *first =
         n ? json_string_value(json_object_get(json_array_get(timeline, 0), "ts")) : "";
@@ -126,6 +142,18 @@ int cli__postmortem_chart(json_t *timeline, const char *title, const char *path,
     cairo_text_extents(cr, lastts ? lastts : "", &ext);
     cairo_move_to(cr, W - RIGHT - ext.width, h - 20);
     cairo_show_text(cr, lastts ? lastts : "");
+}
+
+int cli__postmortem_chart(json_t *timeline, const char *title, const char *path, struct err *err)
+{
+    int h = TOP + (int)NLANES * LANE_H + BOTTOM;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, h);
+    cairo_t *cr = cairo_create(s);
+    int64_t t0, t1;
+    time_range(timeline, &t0, &t1);
+    background(cr, title);
+    marks(cr, timeline, t0, t1);
+    axis(cr, timeline, h);
     cairo_surface_flush(s);
     cairo_status_t st = cairo_surface_write_to_png(s, path);
     cairo_destroy(cr);
