@@ -336,18 +336,26 @@ struct api_text *api__readcache_get(struct req *r, const char *key, uint64_t min
     return t;
 }
 
-int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int gz)
+/* The answer of key made at min_txn or later, one reference taken, or NULL; used: the slot
+ * counts as used now (kept longer when the texts must shrink). */
+static struct api_text *take(struct api_readcache *c, const char *key, uint64_t min_txn, int used)
 {
-    struct api_readcache *c = api->readcache;
     struct api_text *t = NULL;
-
     pthread_mutex_lock(&c->mu);
     long i = find(c, key, hash(key));
     if (i >= 0 && c->slot[i].t && c->slot[i].t->txn >= min_txn) {
         t = c->slot[i].t;
         atomic_fetch_add(&t->refs, 1);
+        if (used)
+            c->slot[i].used = ++c->clock;
     }
     pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+int api__readcache_ready(struct api *api, const char *key, uint64_t min_txn, int gz)
+{
+    struct api_text *t = take(api->readcache, key, min_txn, 0);
     if (!t)
         return 0;
     int ok = 1;
@@ -384,18 +392,7 @@ static void store(struct api_readcache *c, size_t i, const char *key, struct api
 
 struct api_text *api__readcache_peek(struct api *api, const char *key, uint64_t min_txn)
 {
-    struct api_readcache *c = api->readcache;
-    struct api_text *t = NULL;
-
-    pthread_mutex_lock(&c->mu);
-    long i = find(c, key, hash(key));
-    if (i >= 0 && c->slot[i].t && c->slot[i].t->txn >= min_txn) {
-        t = c->slot[i].t;
-        atomic_fetch_add(&t->refs, 1);
-        c->slot[i].used = ++c->clock;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return t;
+    return take(api->readcache, key, min_txn, 1);
 }
 
 struct api_text *api__readcache_put_text(struct api *api, const char *key, uint64_t txn,
