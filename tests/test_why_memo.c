@@ -217,11 +217,16 @@ START_TEST(test_why_memo_tempting_cluster)
 }
 END_TEST
 
-/* Blocks b1 (two 4-cpu nodes) and b2 (one), node t1 in b3 tainted with key "default/g-3";
- * gangs g-0 ... g-5 of three 2-cpu pods that must gather in one block. g-0 takes b1; the
- * others fail for the topology while their pods fit single nodes, so no message names the
- * taint, but the node filter the document holds does: g-3's id shows where no name of g-3 is
- * written. */
+/* Blocks b1 (two 4-cpu nodes) and b2 (one) in zone a, node t1 in b3 tainted with key
+ * "default/g-3"; gangs g-0 ... g-6 of three 2-cpu pods that must gather in one block. g-0
+ * takes b1; the others fail for the topology while their pods fit single nodes, so no message
+ * names the taint, but the node filter the document holds does: g-3's id shows where no name
+ * of g-3 is written. g-6 tolerates the taint and asks for zone a: t1 fails it for its zone,
+ * so its outcome is g-5's but for the node filter alone. */
+#define ZONE_A ",\"zone\":\"a\""
+#define G6_SPEC                                                                                    \
+    "\"nodeSelector\":{\"zone\":\"a\"},\"tolerations\":[{\"key\":\"default/g-3\","                 \
+    "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],"
 #define GATHER_TOPOLOGY                                                                            \
     "---\n{\"apiVersion\":\"scheduling.koordinator.sh/"                                            \
     "v1alpha1\",\"kind\":\"ClusterNetworkTopology\","                                              \
@@ -230,7 +235,8 @@ END_TEST
     "\"parentTopologyLayer\":\"BlockLayer\"}]}}\n"
 #define GATHER_NODE                                                                                \
     "---\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\",\"labels\":{"     \
-    "\"block\":\"%s\"}},\"spec\":{\"taints\":[%s]},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}}"  \
+    "\"block\":\"%s\"%s}},\"spec\":{\"taints\":[%s]},\"status\":{\"allocatable\":{\"cpu\":\"4\"}}" \
+    "}"                                                                                            \
     "\n"
 
 static char *gather_cluster(void)
@@ -239,11 +245,11 @@ static char *gather_cluster(void)
     size_t len = 0;
     FILE *f = open_memstream(&y, &len);
     fputs(GATHER_TOPOLOGY, f);
-    fprintf(f, GATHER_NODE, "a1", "b1", "");
-    fprintf(f, GATHER_NODE, "a2", "b1", "");
-    fprintf(f, GATHER_NODE, "c1", "b2", "");
-    fprintf(f, GATHER_NODE, "t1", "b3", "{\"key\":\"default/g-3\",\"effect\":\"NoSchedule\"}");
-    for (int g = 0; g < 6; g++) {
+    fprintf(f, GATHER_NODE, "a1", "b1", ZONE_A, "");
+    fprintf(f, GATHER_NODE, "a2", "b1", ZONE_A, "");
+    fprintf(f, GATHER_NODE, "c1", "b2", ZONE_A, "");
+    fprintf(f, GATHER_NODE, "t1", "b3", "", "{\"key\":\"default/g-3\",\"effect\":\"NoSchedule\"}");
+    for (int g = 0; g < 7; g++) {
         fprintf(f,
                 "---\n{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":\"PodGroup\","
                 "\"metadata\":{\"name\":\"g-%d\",\"namespace\":\"default\",\"annotations\":{"
@@ -256,17 +262,18 @@ static char *gather_cluster(void)
                 f,
                 "---\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"g-%d-%d\","
                 "\"namespace\":\"default\",\"creationTimestamp\":\"2026-01-01T01:%02d:00Z\","
-                "\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"g-%d\"}},\"spec\":{"
+                "\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"g-%d\"}},\"spec\":{%s"
                 "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":"
                 "{\"cpu\":\"2\"}}}]}}\n",
-                g, p, g, g);
+                g, p, g, g, g == 6 ? G6_SPEC : "");
     }
     fclose(f);
     return y;
 }
 
 /* A job whose id the shared text names is not answered from the memo, nor is the memo kept
- * from it: both forms store the same documents, and g-3's node filter still names g-3. */
+ * from it, and a job whose node filter alone differs gets its own: both forms store the same
+ * documents, g-3's node filter still names g-3 and g-6's does not. */
 START_TEST(test_why_memo_id_in_node_filter)
 {
     struct sched_util on, off;
@@ -279,12 +286,12 @@ START_TEST(test_why_memo_id_in_node_filter)
     both_cycle(&on, &off, 2000);
     assert_same(&on, &off, "gather");
     ck_assert_msg(reused(&on) > 0, "the memo answered no gang");
-    for (int g = 1; g < 6; g++) {
+    for (int g = 1; g < 7; g++) {
         char id[32];
         snprintf(id, sizeof(id), "default/g-%d", g);
         json_t *why = sched_util_why(&on, id);
         char *text = json_dumps(json_object_get(why, "nodeFilter"), JSON_COMPACT);
-        ck_assert_msg(strstr(text, "default/g-3") != NULL, "%s: %s", id, text);
+        ck_assert_msg((strstr(text, "default/g-3") != NULL) == (g < 6), "%s: %s", id, text);
         free(text);
         ck_assert_str_eq(json_string_value(json_object_get(why, "state")), "Unschedulable");
         json_decref(why);

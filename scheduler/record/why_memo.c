@@ -51,7 +51,8 @@ struct sched_why_memo {
     int pcode, pattempted;
     char *preason, *moot;
     json_t *pdetail; /* held */
-    char *tmpl;      /* the mid text's members (without braces), A's id marked */
+    char *mid;       /* the mid text, A's id marked */
+    char *tmpl;      /* its members (without the braces) */
     char *blockers;  /* the blockers' text, A's id marked */
 };
 
@@ -141,6 +142,7 @@ static void memo_clear(struct sched_why_memo *m)
     free(m->preason);
     free(m->moot);
     json_decref(m->pdetail);
+    free(m->mid);
     free(m->tmpl);
     free(m->blockers);
     memset(m, 0, sizeof(*m));
@@ -265,13 +267,7 @@ int sched__why_memo_answer(struct sched_cyc *c, const struct sched_why_outcome *
     if (c->opts->why_memo_off || !m || !m->id || !eligible(o, in, primary) || !plain_id(id) ||
         !same_outcome(c, m, o, in, primary, id) || strstr(m->tmpl, id))
         return 0;
-    size_t tl = strlen(m->tmpl);
-    char *braced = xmalloc(tl + 3);
-    braced[0] = '{';
-    memcpy(braced + 1, m->tmpl, tl);
-    memcpy(braced + 1 + tl, "}", 2);
-    in->mid_text = sched__why_unmark(braced, id);
-    free(braced);
+    in->mid_text = sched__why_unmark(m->mid, id);
     in->blockers_text = sched__why_unmark(m->blockers, id);
     in->tmpl = m->tmpl;
     return 1;
@@ -308,6 +304,7 @@ void sched__why_memo_keep(struct sched_cyc *c, const struct sched_why_input *in,
     m->preason = o->preempt->code >= 0 ? xstrdup(o->preempt->reason) : NULL;
     m->pdetail = json_incref(o->preempt->detail);
     m->moot = xstrdup(o->moot);
-    m->tmpl = sched__why_mark(mid + 1, strlen(mid) - 2, id);
+    m->mid = sched__why_mark(mid, strlen(mid), id);
+    m->tmpl = xstrndup(m->mid + 1, strlen(m->mid) - 2);
     m->blockers = sched__why_mark(blockers, strlen(blockers), id);
 }
