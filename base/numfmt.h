@@ -1,7 +1,8 @@
 /*
- * numfmt.h - integers in decimal into a caller's buffer, written by hand: the store's JSON
+ * numfmt.h - numbers in decimal into a caller's buffer, written by hand: the store's JSON
  * writer, the view's shape keys, resourceVersions and timestamps format numbers on every
- * object, and snprintf showed in their profiles. The one place these digits are written.
+ * object, and snprintf showed in their profiles. The one place these digits are written
+ * (integers here, reals as "%.17g" in numfmt.c).
  *
  * Neither function writes a terminating NUL or checks room: the caller sizes the buffer
  * (NUMFMT_INT64_LEN bytes hold any int64_t or uint64_t) and terminates it if it needs to.
@@ -14,6 +15,7 @@
 #ifndef MUSTER_NUMFMT_H
 #define MUSTER_NUMFMT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes any int64_t ("-9223372036854775808") or uint64_t ("18446744073709551615") takes,
@@ -48,5 +50,12 @@ static inline char *numfmt_pad(char *p, unsigned u, int width)
         p[i] = (char)('0' + u % 10);
     return p + (width > 0 ? width : 0);
 }
+
+/* Bytes "%.17g" of any double takes, with its NUL ("-2.2250738585072014e-308"). */
+#define NUMFMT_G17_LEN 32
+
+/* Writes v as printf's "%.17g" does, NUL-terminated, into buf (NUMFMT_G17_LEN bytes).
+ * Returns its length. Exact: what cannot be proved without printf is printed (numfmt.c). */
+size_t numfmt_g17(char *buf, double v);
 
 #endif

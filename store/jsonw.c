@@ -14,7 +14,7 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,10 +44,39 @@ static void put(struct out *o, const char *s, size_t n)
     memcpy(room(o, n), s, n);
 }
 
+/* How many bytes s starts with that are written as they are: 8 at a time while none is
+ * a control character, '"' or '\\' (a word test that may stop early, never late). */
+static size_t plain_len(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, q, b;
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        if (((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & highs)
+            break;
+    }
+    for (; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == '"' || ch == '\\')
+            break;
+    }
+    return i;
+}
+
 static void put_string(struct out *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    size_t i = 0, run = 0;
+    size_t i = plain_len(s, n), run = 0;
+    if (i == n) { /* nothing to escape: the usual case, one copy */
+        char *p = room(o, n + 2);
+        p[0] = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        return;
+    }
     *room(o, 1) = '"';
     for (; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
@@ -107,9 +136,8 @@ static void put_real(struct out *o, double v)
         put(o, ".0", 2);
         return;
     }
-    char buf[48];
-    int n = snprintf(buf, sizeof(buf) - 3, "%.17g", v);
-    size_t len = n > 0 ? (size_t)n : 0;
+    char buf[NUMFMT_G17_LEN + 3];
+    size_t len = numfmt_g17(buf, v);
     if (!strchr(buf, '.') && !strchr(buf, 'e')) {
         memcpy(buf + len, ".0", 3);
         len += 2;
@@ -288,9 +316,22 @@ void store_jw_key(struct store_jw *w, const char *key)
 {
     struct out o = jw_out(w);
     char last = o.len ? w->buf[o.len - 1] : '{';
-    if (last != '{' && last != '[')
+    int comma = last != '{' && last != '[';
+    size_t n = strlen(key);
+    if (plain_len(key, n) == n) { /* ,"key": in one piece */
+        char *p = room(&o, n + 3 + (size_t)comma);
+        if (comma)
+            *p++ = ',';
+        p[0] = '"';
+        memcpy(p + 1, key, n);
+        p[n + 1] = '"';
+        p[n + 2] = ':';
+        w->len = o.len;
+        return;
+    }
+    if (comma)
         *room(&o, 1) = ',';
-    put_string(&o, key, strlen(key));
+    put_string(&o, key, n);
     *room(&o, 1) = ':';
     w->len = o.len;
 }

@@ -1,8 +1,10 @@
 /* test_numfmt.c - base/numfmt.h against snprintf: the edges (0, 1, -1, powers of ten,
  * INT64_MIN, INT64_MAX, UINT64_MAX), seeded random values of every length, fixed widths,
- * and that nothing is written outside the digits. */
+ * and that nothing is written outside the digits; numfmt_g17 against "%.17g" on edges,
+ * ratios, a million random doubles of every magnitude and values near a half. */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +120,79 @@ START_TEST(test_numfmt_pad_widths)
 }
 END_TEST
 
+/* numfmt_g17(v) against snprintf's "%.17g"; counted in plain C, reported once (as above). */
+static int g17_differs(double v)
+{
+    char want[NUMFMT_G17_LEN], got[NUMFMT_G17_LEN + 8];
+    int n = snprintf(want, sizeof(want), "%.17g", v);
+    memset(got, GUARD, sizeof(got));
+    size_t len = numfmt_g17(got, v);
+    if (len == (size_t)n && !memcmp(got, want, len + 1) &&
+        guarded(got, sizeof(got), got, got + len + 1))
+        return 0;
+    fprintf(stderr, "%%.17g of %a: want %s, got %.*s\n", v, want, (int)len, got);
+    return 1;
+}
+
+START_TEST(test_numfmt_g17)
+{
+    int bad = 0;
+    static const double edge[] = {0.0,
+                                  -0.0,
+                                  1.0,
+                                  -1.0,
+                                  0.5,
+                                  0.1,
+                                  0.2,
+                                  0.3,
+                                  1e-10,
+                                  1e-11,
+                                  1e-5,
+                                  1e-4,
+                                  9.5e-5,
+                                  1e14,
+                                  1e15,
+                                  1e16,
+                                  0.125,
+                                  2.5,
+                                  1.5e-7,
+                                  3.141592653589793,
+                                  999999999999999.9,
+                                  99999999999999.99,
+                                  5e-324,
+                                  1e300,
+                                  -2.2250738585072014e-308};
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+        bad += g17_differs(edge[i]) + g17_differs(-edge[i]) + g17_differs(1.0 / 0.0 * edge[i]);
+    /* each power of ten and its neighbours, a few ulps either side */
+    for (int k = -12; k <= 16; k++) {
+        double p = pow(10, k), q = p;
+        for (int u = 0; u < 4; u++, q = nextafter(q, 0), p = nextafter(p, INFINITY))
+            bad += g17_differs(p) + g17_differs(q) + g17_differs(-q);
+    }
+    /* shares as the cycle writes them: small ratios */
+    for (int i = 1; i < 400; i++)
+        for (int j = i; j < 400; j++)
+            bad += g17_differs((double)i / j) + g17_differs((double)i / j / 1000);
+    /* random bits over every magnitude the fast path takes, and past it either side */
+    unsigned seed = 17;
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t m = ((uint64_t)rand_r(&seed) << 31) ^ (uint64_t)rand_r(&seed);
+        double v = ldexp((double)(m & ((1ULL << 53) - 1)) + 0x1p53, rand_r(&seed) % 120 - 110);
+        bad += g17_differs(rand_r(&seed) & 1 ? -v : v);
+    }
+    /* decimal fractions near a half in the 17th digit (the fallback's cases) */
+    for (int i = 0; i < 100000; i++) {
+        double v = (rand_r(&seed) % 100000000 + 0.5) / pow(10, rand_r(&seed) % 12 + 4);
+        bad += g17_differs(v);
+    }
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *tests[] = {test_numfmt_edges, test_numfmt_random, test_numfmt_pad_widths, NULL};
+    const TTest *tests[] = {test_numfmt_edges, test_numfmt_random, test_numfmt_pad_widths,
+                            test_numfmt_g17, NULL};
     return check_run(check_suite("numfmt", NULL, NULL, tests));
 }

@@ -89,6 +89,42 @@ START_TEST(test_store_jsonw_values)
 }
 END_TEST
 
+/* Strings and keys of every length up to 24 with one byte to escape (or one just past
+ * the escaped range) at every position: the writer tests 8 bytes at a time first. */
+START_TEST(test_store_jsonw_escape_positions)
+{
+    static const unsigned char odd[] = {'"',  '\\', '\n', 0x01, 0x1f, 0x20,
+                                        0x21, 0x5b, 0x5d, 0x7f, 0xc3};
+    for (size_t len = 1; len <= 24; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < sizeof(odd); k++) {
+                char s[32];
+                memset(s, 'a', len);
+                s[len] = '\0';
+                s[at] = (char)odd[k];
+                if (odd[k] == 0xc3 && at + 1 == len)
+                    continue;
+                if (odd[k] == 0xc3) /* a two-byte UTF-8 character, not escaped */
+                    s[at + 1] = (char)0xa9;
+                assert_both(json_string(s));
+                json_t *o = json_pack("{s:i,s:i}", "x", 0, s, 1);
+                char *want = json_dumps(o, JSON_COMPACT);
+                struct store_jw w = STORE_JW_INIT;
+                store_jw_lit(&w, "{");
+                store_jw_key(&w, "x"); /* after the brace: no comma */
+                store_jw_int(&w, 0);
+                store_jw_key(&w, s); /* after a member: a comma */
+                store_jw_int(&w, 1);
+                store_jw_lit(&w, "}");
+                ck_assert_msg(w.len == strlen(want) && !memcmp(w.buf, want, w.len),
+                              "key %zu at %zu: got %.*s, want %s", k, at, (int)w.len, w.buf, want);
+                store_jw_release(&w);
+                free(want);
+                json_decref(o);
+            }
+}
+END_TEST
+
 START_TEST(test_store_jsonw_random_trees)
 {
     unsigned seed = 20261123;
@@ -124,7 +160,7 @@ END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {test_store_jsonw_values, test_store_jsonw_random_trees,
-                            test_store_jsonw_audit_verifies, NULL};
+    const TTest *tests[] = {test_store_jsonw_values, test_store_jsonw_escape_positions,
+                            test_store_jsonw_random_trees, test_store_jsonw_audit_verifies, NULL};
     return check_run(store_util_suite("store_jsonw", &dir, &st, tests));
 }
