@@ -222,6 +222,8 @@ out:
     sched__qorder_free(order);
     free(pending);
     free(c.ops);
+    free(c.grouped);
+    free(c.placed_jobs);
     free(c.touched);
     free(c.cluster_alloc);
     free(c.q_seen);

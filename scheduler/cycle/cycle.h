@@ -36,8 +36,10 @@ const int64_t *sched__cyc_cluster(struct sched_cyc *c);
 int sched__job_has_work(const struct sched_view *v, const struct sv_job *j);
 
 /* Statement: commit (the bindings and "placed" records into the cycle's transaction),
- * discard (undo in reverse, audit "discarded" when the statement had operations). */
-int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err);
+ * discard (undo in reverse, audit "discarded" when the statement had operations).
+ * placement: what the last committed statement placed for job (NULL: nothing). */
+int sched__stmt_commit(struct sched_cyc *c, struct err *err);
+const struct sched_placement *sched__stmt_placement(const struct sched_cyc *c, int job);
 int sched__stmt_discard(struct sched_cyc *c, const char *job, int code, const char *msg,
                         struct err *err);
 

@@ -289,8 +289,8 @@ static void wait_after(struct sched_cyc *c, const struct sched_attempt *a, size_
 /* The outcome of every member: its result and its why document (the blockers and the
  * preemption part serialised once for all members; a failing job whose outcome is the last
  * one's but for its id takes that one's texts: record/why_memo.c). */
-static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out,
-                  json_t *placement, json_t *nf, json_t *ahead, struct err *err)
+static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int timed_out, int placed,
+                  json_t *nf, json_t *ahead, struct err *err)
 {
     int rc = 0;
     struct sched_why_outcome o = {.rq = &a->rq,
@@ -324,7 +324,7 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         in.state = sched__job_state(c->v, j);
         in.blockers = sh.blockers;
         in.gang = sh.gang;
-        in.placement = json_object_get(placement, j->id);
+        in.placement = placed ? sched__stmt_placement(c, a->rq.jobs[m]) : NULL;
         in.topology = sh.topology;
         in.preemption = sh.preemption;
         in.backfill = ok ? c->backfill : NULL;
@@ -422,21 +422,15 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
 
 /* A preemptor's ledger entry (any member of its GangGroup) gets every member's placement,
  * by pod key. */
-static int ledger_bound(struct sched_cyc *c, const struct sched_attempt *a, json_t *placement,
-                        struct err *err)
+static int ledger_bound(struct sched_cyc *c, const struct sched_attempt *a, struct err *err)
 {
-    json_t *all = json_object(), *map, *node;
-    const char *id, *name;
-    json_object_foreach(placement, id, map)
-    {
-        int nslen = (int)strcspn(id, "/");
-        json_object_foreach(map, name, node)
-        {
-            char *key = xasprintf("%.*s/%s", nslen, id, name);
-            json_object_set(all, key, node);
-            free(key);
+    json_t *all = json_object();
+    for (size_t k = 0; k < c->nplaced_jobs; k++)
+        for (size_t i = 0; i < c->placed_jobs[k].n; i++) {
+            const struct sched_op *op = &c->placed_jobs[k].ops[i];
+            json_object_set_new(all, c->v->pods[op->pod].key,
+                                json_string(c->v->nodes[op->node].name));
         }
-    }
     int rc = 0;
     for (size_t m = 0; rc == 0 && m < a->rq.njobs; m++)
         rc = sched__ledger_bound(c, a->rq.jobs[m], json_object_size(all) ? all : NULL, err);
@@ -444,14 +438,17 @@ static int ledger_bound(struct sched_cyc *c, const struct sched_attempt *a, json
     return rc;
 }
 
-/* Commits the placed attempt (*placement: pod -> node by job, new), completes a preemptor's
- * ledger entry and clears the nominations of lower preemptors whose room it took. */
-static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placement, struct err *err)
+/* Commits the placed attempt (*placed: 1 when it had pods to place), completes a
+ * preemptor's ledger entry and clears the nominations of lower preemptors whose room it
+ * took. */
+static int commit(struct sched_cyc *c, struct sched_attempt *a, int *placed, struct err *err)
 {
     int rc = 0, nominated = sched__preempt_nominated_ops(c);
-    if (c->nops && (rc = sched__stmt_commit(c, placement, err)) < 0)
+    *placed = c->nops > 0;
+    c->nplaced_jobs = 0; /* an earlier statement's are not this one's */
+    if (*placed && (rc = sched__stmt_commit(c, err)) < 0)
         return rc;
-    if (nominated && (rc = ledger_bound(c, a, *placement, err)) < 0)
+    if (nominated && (rc = ledger_bound(c, a, err)) < 0)
         return rc;
     /* a lower preemptor's nominated room this job took */
     return sched__preempt_displaced(c, a->rq.jobs, a->rq.njobs, a->rq.pods, a->rq.npods,
@@ -461,14 +458,14 @@ static int commit(struct sched_cyc *c, struct sched_attempt *a, json_t **placeme
 int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
 {
     struct sched_attempt a = {.preempt = {.code = -1}};
-    json_t *placement = NULL, *nf = NULL, *ahead = NULL;
-    int rc = 0, ok = 1, timed_out = 0;
+    json_t *nf = NULL, *ahead = NULL;
+    int rc = 0, ok = 1, timed_out = 0, placed = 0;
     members_and_checks(c, ji, &a);
     sched__attempt_queue_checks(c, &a);
     if (!a.blockers.n)
         sched__attempt_demand_checks(c, &a);
     if (a.blockers.n) {
-        rc = finish(c, &a, 0, 0, NULL, NULL, NULL, err);
+        rc = finish(c, &a, 0, 0, 0, NULL, NULL, err);
         goto out;
     }
     collect_pods(c->v, &a);
@@ -496,7 +493,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
     if (ok)
         sched__reserve_backfill(c, &a);
     if (ok)
-        rc = commit(c, &a, &placement, err);
+        rc = commit(c, &a, &placed, err);
     else
         rc = sched__stmt_discard(c, c->v->jobs[ji].id, WHY_GANG_SHORTFALL, msg, err);
     if (rc < 0)
@@ -512,7 +509,7 @@ int sched__attempt(struct sched_cyc *c, int ji, struct err *err)
         sched__attempt_queue_share(c, &a, ji);
     if ((rc = sched__reserve_after(c, &a, ok, err)) < 0)
         goto out;
-    rc = finish(c, &a, ok, timed_out, placement, nf, ahead, err);
+    rc = finish(c, &a, ok, timed_out, placed, nf, ahead, err);
 out:
     sched__reserve_gate_off(c);
     json_decref(c->backfill);
@@ -521,7 +518,6 @@ out:
     sched__preempt_verdict_release(&a.preempt);
     sched__place_result_release(&a.res);
     sched__cleared_release(&a.displaced);
-    json_decref(placement);
     json_decref(nf);
     json_decref(ahead);
     free(a.rq.pods);

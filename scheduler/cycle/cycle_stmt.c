@@ -48,20 +48,61 @@ static int write_binding(struct sched_cyc *c, const struct sched_op *op, struct 
     return 0;
 }
 
-/* Writes the statement's bindings and one "placed" record per job; *placement (new)
- * maps pod -> node for the why documents, keyed by job id. */
-int sched__stmt_commit(struct sched_cyc *c, json_t **placement, struct err *err)
+/* The statement's operations grouped by job into c->grouped and c->placed_jobs: jobs in the
+ * order of their first pod, each job's pods in placement order. */
+static void group_by_job(struct sched_cyc *c)
+{
+    const struct sched_view *v = c->v;
+    XGROW(c->grouped, c->nops, c->capgrouped);
+    c->ngrouped = c->nplaced_jobs = 0;
+    for (size_t i = 0; i < c->nops; i++) {
+        int job = v->pods[c->ops[i].pod].job;
+        size_t k = 0;
+        while (k < c->nplaced_jobs && c->placed_jobs[k].job != job)
+            k++;
+        if (k == c->nplaced_jobs) {
+            XGROW(c->placed_jobs, k + 1, c->capplaced_jobs);
+            c->placed_jobs[c->nplaced_jobs++] = (struct sched_placement){job, NULL, 0};
+        }
+        c->placed_jobs[k].n++;
+    }
+    size_t at = 0; /* each job's slice, then its pods in order */
+    for (size_t k = 0; k < c->nplaced_jobs; k++) {
+        c->placed_jobs[k].ops = c->grouped + at;
+        at += c->placed_jobs[k].n;
+        c->placed_jobs[k].n = 0;
+    }
+    for (size_t i = 0; i < c->nops; i++) {
+        int job = v->pods[c->ops[i].pod].job;
+        struct sched_placement *p = c->placed_jobs;
+        while (p->job != job)
+            p++;
+        c->grouped[(size_t)(p->ops - c->grouped) + p->n++] = c->ops[i];
+    }
+    c->ngrouped = c->nops;
+}
+
+const struct sched_placement *sched__stmt_placement(const struct sched_cyc *c, int job)
+{
+    for (size_t k = 0; k < c->nplaced_jobs; k++)
+        if (c->placed_jobs[k].job == job)
+            return &c->placed_jobs[k];
+    return NULL;
+}
+
+/* Writes the statement's bindings and one "placed" record per job; what it placed stays in
+ * c->placed_jobs for the why documents (sched__stmt_placement). */
+int sched__stmt_commit(struct sched_cyc *c, struct err *err)
 {
     struct sched_view *v = c->v;
     c->plan_epoch++; /* placed pods: remembered preemption failures no longer hold */
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < c->nops; i++)
         rc = write_binding(c, &c->ops[i], err);
-    size_t njobs = 0;
-    *placement = NULL;
+    group_by_job(c);
     if (rc == 0)
-        rc = sched__audit_placed(c, placement, &njobs, err);
-    c->jobs_placed += (long)njobs;
+        rc = sched__audit_placed(c, err);
+    c->jobs_placed += (long)c->nplaced_jobs;
     if (c->nops) { /* pod rules may pass now; with several queues, the shares moved */
         sched__wait_event(v, SV_EV_PLACED);
         if (v->nqueues > 1)

@@ -101,13 +101,11 @@ int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct 
 /* A placed record, as its canonical text (keys sorted): the outbox's members (kind, job,
  * cycle, pods, nodes) and what accounting needs of a placement that the store may no longer
  * hold when the record is read (docs/accounting.md): the job's queue, priority and
- * creation; "backfill" when the placement took nodes reserved for others. n pods, their
- * nodes. */
-static int placed_record(struct sched_cyc *c, int job, const struct sched_outbox_pod *pods,
-                         size_t n, struct err *err)
+ * creation; "backfill" when the placement took nodes reserved for others. */
+static int placed_record(struct sched_cyc *c, const struct sched_placement *p, struct err *err)
 {
     const struct sched_view *v = c->v;
-    const struct sv_job *j = &v->jobs[job];
+    const struct sv_job *j = &v->jobs[p->job];
     int32_t prio = 0;
     for (size_t i = 0; i < j->npods; i++)
         if (v->pods[j->pods[i]].alive) {
@@ -127,15 +125,15 @@ static int placed_record(struct sched_cyc *c, int job, const struct sched_outbox
     store_jw_key(w, SCHED_OUTBOX_M_KIND);
     store_jw_str(w, store_audit_kind_name(STORE_AUDIT_PLACED));
     store_jw_key(w, SCHED_OUTBOX_M_NODES);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < p->n; i++) {
         store_jw_raw(w, i ? "," : "[", 1);
-        store_jw_str(w, pods[i].node);
+        store_jw_str(w, v->nodes[p->ops[i].node].name);
     }
     store_jw_lit(w, "]");
     store_jw_key(w, SCHED_OUTBOX_M_PODS);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < p->n; i++) {
         store_jw_raw(w, i ? "," : "[", 1);
-        store_jw_str(w, pods[i].pod);
+        store_jw_str(w, v->pods[p->ops[i].pod].key);
     }
     store_jw_lit(w, "]");
     store_jw_key(w, "priority");
@@ -155,35 +153,11 @@ static int placed_record(struct sched_cyc *c, int job, const struct sched_outbox
     return store_audit_append_text(c->txn, STORE_AUDIT_PLACED, w->buf, w->len, NULL, NULL, err);
 }
 
-int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err)
+int sched__audit_placed(struct sched_cyc *c, struct err *err)
 {
-    const struct sched_view *v = c->v;
-    struct sched_outbox_pod *pods = xcalloc(c->nops + 1, sizeof(*pods));
-    char *done = xcalloc(c->nops + 1, 1);
     int rc = 0;
-    *placement = json_object();
-    *njobs = 0;
-    for (size_t i = 0; i < c->nops; i++) { /* one record per job, first placed first */
-        int job = v->pods[c->ops[i].pod].job;
-        size_t n = 0;
-        if (done[i])
-            continue;
-        json_t *map = json_object();
-        for (size_t k = i; k < c->nops; k++) {
-            const struct sched_op *op = &c->ops[k];
-            if (done[k] || v->pods[op->pod].job != job)
-                continue;
-            done[k] = 1;
-            pods[n++] = (struct sched_outbox_pod){v->pods[op->pod].key, v->nodes[op->node].name};
-            json_object_set_new(map, v->pods[op->pod].m.name, json_string(v->nodes[op->node].name));
-        }
-        json_object_set_new(*placement, v->jobs[job].id, map);
-        (*njobs)++;
-        if (rc == 0)
-            rc = placed_record(c, job, pods, n, err);
-    }
-    free(done);
-    free(pods);
+    for (size_t i = 0; rc == 0 && i < c->nplaced_jobs; i++) /* first placed first */
+        rc = placed_record(c, &c->placed_jobs[i], err);
     return rc;
 }
 

@@ -23,13 +23,12 @@ int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what
 /* Appends rec (taken, even on failure) to c's audit log; *seq (may be NULL) its sequence.
  * Returns 0 or ERR_*. */
 int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err);
-/* The audit records of the cycle (audit.c). placed: one "placed" record per job of c's
- * open statement (its pods and nodes), *placement (new) {job: {pod name: node}}, *njobs the
- * jobs. running: pods[0..n) of job were reported Running. gang_timed_out: the attempt of
- * jobs timed out (pods: whose nominations it dropped; secs: the timeout; since: when the
- * window opened). cycle: the cycle's own record with its counters (by: who asked, or NULL;
- * *seq: its sequence). Each returns 0 or ERR_*. */
-int sched__audit_placed(struct sched_cyc *c, json_t **placement, size_t *njobs, struct err *err);
+/* The audit records of the cycle (audit.c). placed: one "placed" record per job of the
+ * statement being committed (c->placed_jobs: its pods and nodes). running: pods[0..n) of job were
+ * reported Running. gang_timed_out: the attempt of jobs timed out (pods: whose nominations it
+ * dropped; secs: the timeout; since: when the window opened). cycle: the cycle's own record with
+ * its counters (by: who asked, or NULL; *seq: its sequence). Each returns 0 or ERR_*. */
+int sched__audit_placed(struct sched_cyc *c, struct err *err);
 int sched__audit_running(struct sched_cyc *c, int job, const int *pods, size_t n, struct err *err);
 /* pods[0..n) of job ran past spec.activeDeadlineSeconds and were marked Failed (standalone,
  * or bind mode for muster's own pods): a "deadline-exceeded" record, an outbox entry

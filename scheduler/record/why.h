@@ -150,15 +150,15 @@ void sched__why_shared_release(struct sched_why_shared *sh);
 /* ---- the why document written by the cycle (why_record.c, why_filter.c) ---- */
 
 struct sched_why_input {
-    int state;                           /* enum sched_job_state */
-    const struct sched_blocker *primary; /* NULL when nothing blocks */
-    json_t *blockers;                    /* sched__blockers_json of the attempt (borrowed) */
-    json_t *gang;                        /* borrowed, may be NULL */
-    json_t *nf;                          /* node filter, borrowed, may be NULL */
-    json_t *ahead;                       /* borrowed, may be NULL */
-    json_t *placement;                   /* pod -> node of this cycle, borrowed, may be NULL */
-    json_t *topology;                    /* topology part, borrowed, may be NULL */
-    json_t *preemption;                  /* preemption verdict, borrowed, may be NULL */
+    int state;                               /* enum sched_job_state */
+    const struct sched_blocker *primary;     /* NULL when nothing blocks */
+    json_t *blockers;                        /* sched__blockers_json of the attempt (borrowed) */
+    json_t *gang;                            /* borrowed, may be NULL */
+    json_t *nf;                              /* node filter, borrowed, may be NULL */
+    json_t *ahead;                           /* borrowed, may be NULL */
+    const struct sched_placement *placement; /* what this cycle placed, borrowed, may be NULL */
+    json_t *topology;                        /* topology part, borrowed, may be NULL */
+    json_t *preemption;                      /* preemption verdict, borrowed, may be NULL */
     json_t *backfill; /* a placement on nodes reserved for others (cycle_reserve.c), borrowed,
                          may be NULL */
     /* the attempt's typed outcome, which the why memo keeps (why_memo.c); may be NULL */

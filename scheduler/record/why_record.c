@@ -118,6 +118,18 @@ static json_t *timeout_json(const struct sv_job *j)
     return o;
 }
 
+/* {"pod name":"node",...}: what p placed, in placement order. */
+static void placement_nodes(struct store_jw *w, const struct sched_view *v,
+                            const struct sched_placement *p)
+{
+    store_jw_lit(w, "{");
+    for (size_t i = 0; i < p->n; i++) {
+        store_jw_key(w, v->pods[p->ops[i].pod].m.name);
+        store_jw_str(w, v->nodes[p->ops[i].node].name);
+    }
+    store_jw_lit(w, "}");
+}
+
 /* A placed job's document is stored small (PLACED_MARK): what only the attempt knew (its
  * cycle, gang counts, topology, preemption, jobs ahead, placement, the queue's shares then)
  * and the history; the parts every placed job shares or the view knows (primary, blockers,
@@ -167,7 +179,7 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
     store_jw_key(w, "ts");
     store_jw_str(w, ts);
     store_jw_key(w, "nodes");
-    store_jw_value(w, in->placement, 0);
+    placement_nodes(w, c->v, in->placement);
     store_jw_lit(w, "}");
     /* the queue as this cycle left it: a restarted view knows its shares only after a cycle */
     store_jw_key(w, "queue");
@@ -247,7 +259,7 @@ static int same_signature(const struct why_job *w, const char *head, const char 
 
 /* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
 static char *tail_text(const struct sched_cyc *c, const struct sv_job *j, json_t *history,
-                       json_t *placement, const char *ts)
+                       const struct sched_placement *placement, const char *ts)
 {
     struct store_jw w = {0};
     store_jw_lit(&w, "{\"history\":");
@@ -258,7 +270,7 @@ static char *tail_text(const struct sched_cyc *c, const struct sv_job *j, json_t
         store_jw_key(&w, "ts");
         store_jw_str(&w, ts);
         store_jw_key(&w, "nodes");
-        store_jw_value(&w, placement, 0);
+        placement_nodes(&w, c->v, placement);
         store_jw_lit(&w, "}");
     }
     if (j->has_pg) {

@@ -27,6 +27,14 @@ struct sched_op {
     int pod, node; /* allocate pod -> node */
 };
 
+/* What the last committed statement placed for one job: its pods and their nodes, in
+ * placement order (a slice of sched_cyc.grouped; cycle/cycle_stmt.c). */
+struct sched_placement {
+    int job;
+    const struct sched_op *ops;
+    size_t n;
+};
+
 struct sched_cyc {
     struct sched *s; /* the scheduler: cycle/ and above only */
     const struct sched_options *opts;
@@ -37,6 +45,12 @@ struct sched_cyc {
     uint64_t cycle;
     struct sched_op *ops; /* the open statement's undo log */
     size_t nops, capops;
+    /* the last committed statement's operations grouped by job (first placed first, each
+     * job's in placement order), and each job's slice of them */
+    struct sched_op *grouped;
+    size_t ngrouped, capgrouped;
+    struct sched_placement *placed_jobs;
+    size_t nplaced_jobs, capplaced_jobs;
     int *touched; /* nodes with cyc_pods this cycle */
     size_t ntouched, captouched;
     long placed, jobs_placed, discarded, unschedulable;
