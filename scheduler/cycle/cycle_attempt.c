@@ -329,10 +329,10 @@ static int finish(struct sched_cyc *c, struct sched_attempt *a, int ok, int time
         in.preemption = sh.preemption;
         in.backfill = ok ? c->backfill : NULL;
         rc = sched__why_record(c, a->rq.jobs[m], &in, err);
-        in.mid_text = NULL; /* taken */
+        in.mid = NULL; /* taken */
         wait_after(c, a, m, timed_out);
     }
-    free(in.mid_text);
+    sched__why_mid_unref(in.mid);
     free(in.blockers_text);
     sched__why_shared_release(&sh);
     return rc;

@@ -443,8 +443,9 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err)
                 w->history = NULL;
                 w->loaded = 1;
                 free(w->last_sig);
-                free(w->last_mid);
-                w->last_sig = w->last_mid = NULL;
+                sched__why_mid_unref(w->last_mid);
+                w->last_sig = NULL;
+                w->last_mid = NULL;
             }
         }
         if (rc == 0)

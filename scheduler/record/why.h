@@ -77,12 +77,28 @@ void sched__why_writer_free(struct sched_cyc *c);
 /* What the records remember of a job between cycles (why_mem.c), not durable but through
  * its why document: the scheduler holds it beside the view (c->why_mem), indexed like the
  * view's jobs; an entry whose serial is not its job's (sv_job.serial) is another job's. */
+/* A document's text from "primary" to "preemption", kept as its signature: counted, as the
+ * why memo hands one text to every job it answers. marked: the job's id in it is the class
+ * marker (sched__why_mark), so one text reads the same for each of them. */
+struct why_mid {
+    int refs;
+    int marked;
+    char *text;
+};
+/* A new text (text taken), one reference; another reference; one reference fewer (NULL:
+ * nothing). */
+struct why_mid *sched__why_mid_new(char *text, int marked);
+struct why_mid *sched__why_mid_ref(struct why_mid *m);
+void sched__why_mid_unref(struct why_mid *m);
+/* a and b (either may be NULL) say the same of job id. */
+int sched__why_mid_eq(const struct why_mid *a, const struct why_mid *b, const char *id);
+
 struct why_job {
     uint64_t serial;
-    int loaded;            /* the stored document was read (sched__why_load) */
-    int last_code;         /* primary reason reported last (-1 none) */
-    char *last_sig;        /* signature of the last stored document: its head (why_record.c) */
-    char *last_mid;        /* and its text from "primary" to "preemption" (NULL: none) */
+    int loaded;               /* the stored document was read (sched__why_load) */
+    int last_code;            /* primary reason reported last (-1 none) */
+    char *last_sig;           /* signature of the last stored document: its head (why_record.c) */
+    struct why_mid *last_mid; /* and its text from "primary" to "preemption" (NULL: none) */
     char *cls;             /* the class document its stored record names (why_class.c), or NULL */
     json_t *history;       /* reason history, loaded lazily from the document */
     char *last_discard;    /* reason + message of the last "discarded" record, NULL after a
@@ -164,10 +180,11 @@ struct sched_why_input {
     /* the attempt's typed outcome, which the why memo keeps (why_memo.c); may be NULL */
     const struct sched_why_outcome *outcome;
     /* the memo's answer (sched__why_memo_answer), NULL when the text is written from the
-     * parts above: the members from "primary" to "preemption" (sched__why_record takes it)
-     * and the blockers' text (keys sorted, the caller's); tmpl: the former's members with the job's
-     * id marked (why_class.c's class template, borrowed) */
-    char *mid_text, *blockers_text;
+     * parts above: the members from "primary" to "preemption", the id marked (a reference
+     * sched__why_record takes), and the blockers' text (keys sorted, the caller's); tmpl: the
+     * former's members (why_class.c's class template, borrowed) */
+    struct why_mid *mid;
+    char *blockers_text;
     const char *tmpl;
 };
 /* The why memo (why_memo.c): when the failing one-job attempt's outcome o (the job's id
@@ -233,14 +250,16 @@ struct sched_why_classes;
 /* A document as text, in parts (compact JSON objects as store_json_text writes them, the
  * tail with at least one member). Borrowed. */
 struct sched_why_text {
-    char *idh;         /* {"job","state","cycle","auditSeq"} */
-    const char *mid;   /* {"primary","blockers","gang","nodeFilter","topology","preemption"} */
-    const char *ahead; /* the "ahead" value */
-    char *tail;        /* {"history"[,"placement"][,"gangTimeout"]} */
-    const char *queue; /* the "queue" value */
-    const char *primary_code; /* the primary's code name (shareable documents) */
-    int shareable;            /* Unschedulable, a primary, not placed */
-    const char *tmpl;         /* mid's members with the job's id marked when known, else NULL */
+    char *idh;                 /* {"job","state","cycle","auditSeq"} */
+    const struct why_mid *mid; /* {"primary","blockers","gang","nodeFilter","topology",
+                                  "preemption"} */
+    const char *ahead;         /* the "ahead" value */
+    char *tail;                /* {"history"[,"placement"][,"gangTimeout"]} */
+    const char *queue;         /* the "queue" value */
+    const char *primary_code;  /* the primary's code name (shareable documents) */
+    int shareable;             /* Unschedulable, a primary, not placed */
+    const char *tmpl; /* mid's members with the job's id marked when known (mid marked), else
+                         NULL */
 };
 /* Stores job j's document {idh..., mid..., "ahead", tail..., "queue"}: whole, or, when it
  * is shareable and an earlier job of this cycle's has the same text up to the job's own

@@ -102,6 +102,56 @@ char *sched__why_unmark(const char *s, const char *id)
     return out;
 }
 
+struct why_mid *sched__why_mid_new(char *text, int marked)
+{
+    struct why_mid *m = xcalloc(1, sizeof(*m));
+    *m = (struct why_mid){1, marked, text};
+    return m;
+}
+
+struct why_mid *sched__why_mid_ref(struct why_mid *m)
+{
+    if (m)
+        m->refs++;
+    return m;
+}
+
+void sched__why_mid_unref(struct why_mid *m)
+{
+    if (m && --m->refs == 0) {
+        free(m->text);
+        free(m);
+    }
+}
+
+/* plain is marked with its markers replaced by id (as sched__why_unmark makes it). */
+static int unmarked_eq(const char *plain, const char *marked, const char *id)
+{
+    size_t il = strlen(id);
+    for (;;) {
+        const char *hit = strchr(marked, MARK);
+        size_t run = hit ? (size_t)(hit - marked) : strlen(marked);
+        if (strncmp(plain, marked, run))
+            return 0;
+        plain += run;
+        if (!hit)
+            return *plain == '\0';
+        if (strncmp(plain, id, il))
+            return 0;
+        plain += il;
+        marked = hit + 1;
+    }
+}
+
+int sched__why_mid_eq(const struct why_mid *a, const struct why_mid *b, const char *id)
+{
+    if (!a || !b)
+        return a == b;
+    if (a == b || a->marked == b->marked) /* marking one id is one to one */
+        return a == b || !strcmp(a->text, b->text);
+    return a->marked ? unmarked_eq(b->text, a->text, id) : unmarked_eq(a->text, b->text, id);
+}
+
 static char *members_key(const char *key)
 {
     return xasprintf("%s/members", key);
@@ -202,15 +252,14 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
                          struct err *err)
 {
     sched__why_class_leave(c, j);
-    size_t il = strlen(t->idh), ml = strlen(t->mid), al = strlen(t->ahead), tl = strlen(t->tail),
-           ql = strlen(t->queue);
     struct class_ent *e = NULL;
     char *marked = NULL; /* the members, without the braces, the id marked (t->tmpl, known) */
     if (t->shareable && !c->opts->why_whole && !strstr(t->ahead, j->id) &&
         !strstr(t->queue, j->id)) {
         struct sched_why_classes *w = classes(c);
         const char *tmpl =
-            t->tmpl ? t->tmpl : (marked = sched__why_mark(t->mid + 1, ml - 2, j->id));
+            t->tmpl ? t->tmpl
+                    : (marked = sched__why_mark(t->mid->text + 1, strlen(t->mid->text) - 2, j->id));
         /* jobs of one class mostly fail in a row: the last class first, then the map */
         int i = w->n && !strcmp(w->ents[w->last].tmpl, tmpl) ? (int)w->last
                                                              : sched__strmap_get(&w->by_tmpl, tmpl);
@@ -244,11 +293,15 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
     }
     /* {id..., mid..., "ahead": ahead, tail..., "queue": queue}: the text a dump of the whole
      * document would be */
+    char *plain = t->mid->marked ? sched__why_unmark(t->mid->text, j->id) : NULL;
+    const char *mid = plain ? plain : t->mid->text;
+    size_t il = strlen(t->idh), ml = strlen(mid), al = strlen(t->ahead), tl = strlen(t->tail),
+           ql = strlen(t->queue);
     char *doc = xmalloc(il + ml + al + tl + ql + 32), *p = doc;
     memcpy(p, t->idh, il - 1);
     p += il - 1;
     *p++ = ',';
-    memcpy(p, t->mid + 1, ml - 2);
+    memcpy(p, mid + 1, ml - 2);
     p += ml - 2;
     memcpy(p, ",\"ahead\":", 9);
     p += 9;
@@ -264,6 +317,7 @@ int sched__why_class_put(struct sched_cyc *c, struct sv_job *j, const struct sch
     *p++ = '}';
     rc = store_doc_put_text(c->txn, STORE_DB_WHY, j->id, doc, (size_t)(p - doc), err);
     free(doc);
+    free(plain);
     return rc;
 }
 

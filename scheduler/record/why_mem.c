@@ -18,7 +18,7 @@
 static void job_clear(struct why_job *w)
 {
     free(w->last_sig);
-    free(w->last_mid);
+    sched__why_mid_unref(w->last_mid);
     free(w->cls);
     free(w->last_discard);
     json_decref(w->history);

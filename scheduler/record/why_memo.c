@@ -50,10 +50,10 @@ struct sched_why_memo {
     struct place_topology topo; /* names copied (tried: an array of its own) */
     int pcode, pattempted;
     char *preason, *moot;
-    json_t *pdetail; /* held */
-    char *mid;       /* the mid text, A's id marked */
-    char *tmpl;      /* its members (without the braces) */
-    char *blockers;  /* the blockers' text, A's id marked */
+    json_t *pdetail;     /* held */
+    struct why_mid *mid; /* the mid text, A's id marked */
+    char *tmpl;          /* its members (without the braces) */
+    char *blockers;      /* the blockers' text, A's id marked */
 };
 
 /* 1 when the text needs no escaping in JSON and holds no marker: its occurrences in a
@@ -142,7 +142,7 @@ static void memo_clear(struct sched_why_memo *m)
     free(m->preason);
     free(m->moot);
     json_decref(m->pdetail);
-    free(m->mid);
+    sched__why_mid_unref(m->mid);
     free(m->tmpl);
     free(m->blockers);
     memset(m, 0, sizeof(*m));
@@ -267,7 +267,7 @@ int sched__why_memo_answer(struct sched_cyc *c, const struct sched_why_outcome *
     if (c->opts->why_memo_off || !m || !m->id || !eligible(o, in, primary) || !plain_id(id) ||
         !same_outcome(c, m, o, in, primary, id) || strstr(m->tmpl, id))
         return 0;
-    in->mid_text = sched__why_unmark(m->mid, id);
+    in->mid = sched__why_mid_ref(m->mid);
     in->blockers_text = sched__why_unmark(m->blockers, id);
     in->tmpl = m->tmpl;
     return 1;
@@ -304,7 +304,7 @@ void sched__why_memo_keep(struct sched_cyc *c, const struct sched_why_input *in,
     m->preason = o->preempt->code >= 0 ? xstrdup(o->preempt->reason) : NULL;
     m->pdetail = json_incref(o->preempt->detail);
     m->moot = xstrdup(o->moot);
-    m->mid = sched__why_mark(mid, strlen(mid), id);
-    m->tmpl = xstrndup(m->mid + 1, strlen(m->mid) - 2);
+    m->mid = sched__why_mid_new(sched__why_mark(mid, strlen(mid), id), 1);
+    m->tmpl = xstrndup(m->mid->text + 1, strlen(m->mid->text) - 2);
     m->blockers = sched__why_mark(blockers, strlen(blockers), id);
 }

@@ -250,11 +250,11 @@ static void signature_head(char *buf, size_t n, const struct sched_why_input *in
     buf[sl + hl] = '\0';
 }
 
-/* The last stored document of w had this signature. */
-static int same_signature(const struct why_job *w, const char *head, const char *mid)
+/* The last stored document of w (job id) had this signature. */
+static int same_signature(const struct why_job *w, const char *head, const struct why_mid *mid,
+                          const char *id)
 {
-    return w->last_sig && !strcmp(w->last_sig, head) &&
-           (w->last_mid && mid ? !strcmp(w->last_mid, mid) : w->last_mid == mid);
+    return w->last_sig && !strcmp(w->last_sig, head) && sched__why_mid_eq(w->last_mid, mid, id);
 }
 
 /* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
@@ -358,20 +358,21 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     json_t *topology = topology_part(w, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
-    char *mid = in->mid_text; /* taken */
+    struct why_mid *mid = in->mid; /* taken */
     if (!small && !mid) {
-        mid = sched__why_mid_text(c, in, primary, topology);
+        mid = sched__why_mid_new(sched__why_mid_text(c, in, primary, topology), 0);
         if (in->outcome)
-            sched__why_memo_keep(c, in, j->id, mid, sched__why_blockers_text(c, in->blockers));
+            sched__why_memo_keep(c, in, j->id, mid->text,
+                                 sched__why_blockers_text(c, in->blockers));
     }
     char head[128];
     signature_head(head, sizeof(head), in, small, c->cycle, j->unsat_since);
-    if (same_signature(w, head, mid)) {
-        free(mid);
+    if (same_signature(w, head, mid, j->id)) {
+        sched__why_mid_unref(mid);
         return 0;
     }
     free(w->last_sig);
-    free(w->last_mid);
+    sched__why_mid_unref(w->last_mid);
     w->last_sig = xstrdup(head);
     w->last_mid = mid; /* kept: the signature's */
     const char *ts = sched__cyc_ts(c);
@@ -456,8 +457,9 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
     sched__why_class_leave(c, j);
     /* the next attempt (new pods of the job) writes its document whatever it says */
     free(w->last_sig);
-    free(w->last_mid);
-    w->last_sig = w->last_mid = NULL;
+    sched__why_mid_unref(w->last_mid);
+    w->last_sig = NULL;
+    w->last_mid = NULL;
     w->last_code = -1;
     uint64_t seq = 0;
     int rc = store_audit_last_seq(c->txn, &seq, err);
