@@ -260,6 +260,58 @@ START_TEST(test_why_placed_first_try_then_preempted)
 }
 END_TEST
 
+/* The history entry i of job id's why: its cycle, time and code. */
+static void assert_entry(struct sched_util *u, const char *id, size_t n, size_t i, int cycle,
+                         const char *ts, const char *code)
+{
+    json_t *w = sched_util_why(u, id), *h = json_object_get(w, "history");
+    ck_assert_int_eq(json_array_size(h), n);
+    json_t *e = json_array_get(h, i);
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "cycle")), cycle);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "ts")), ts);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "code")),
+                     code ? code : sched_util_str2(w, "primary", "code"));
+    json_decref(w);
+}
+
+/* A job failing at its first try keeps its one history entry without a tree (why_record.c):
+ * the entry says the cycle, time and reason, a failure for the same reason adds nothing,
+ * and once placed (here after a restart, which reads the history back) it says both. */
+START_TEST(test_why_placed_first_failure_history)
+{
+    for (int restart = 0; restart <= 1; restart++) {
+        struct sched_util u;
+        sched_util_open(&u, NULL);
+        sched_util_applyf(&u, 1000,
+                          "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+                          "status: {allocatable: {cpu: \"4\"}}\n---\n"
+                          "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\n"
+                          "spec: {containers: [{name: c, image: x, resources: "
+                          "{requests: {cpu: \"8\"}}}]}\n");
+        json_decref(sched_util_cycle(&u, 2000));
+        assert_entry(&u, "default/big", 1, 0, 1, "1970-01-01T00:00:02Z", NULL);
+        json_t *w = sched_util_why(&u, "default/big");
+        char *code = strdup(sched_util_str2(w, "primary", "code"));
+        json_decref(w);
+        if (restart)
+            sched_util_reopen(&u);
+        json_decref(sched_util_cycle(&u, 400000)); /* past its backoff: fails again */
+        assert_entry(&u, "default/big", 1, 0, 1, "1970-01-01T00:00:02Z", code);
+        sched_util_applyf(&u, 401000,
+                          "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
+                          "status: {allocatable: {cpu: \"16\"}}\n");
+        json_decref(sched_util_cycle(&u, 402000));
+        char *node = sched_util_node_of(&u, "default/big");
+        ck_assert_str_eq(node, "n2");
+        free(node);
+        assert_entry(&u, "default/big", 2, 0, 1, "1970-01-01T00:00:02Z", code);
+        assert_entry(&u, "default/big", 2, 1, 3, "1970-01-01T00:06:42Z", "Placed");
+        free(code);
+        sched_util_close(&u);
+    }
+}
+END_TEST
+
 /* A failing job's document is written in parts (its "ahead" text shared by the jobs that
  * fail in a row): what is stored decodes to the full document, members in order. */
 START_TEST(test_why_placed_failing_document_in_parts)
@@ -316,6 +368,7 @@ static Suite *why_placed_suite(void)
     tcase_add_test(tc, test_why_placed_note_keeps_answer);
     tcase_add_test(tc, test_why_placed_first_try_then_preempted);
     tcase_add_test(tc, test_why_placed_failing_document_in_parts);
+    tcase_add_test(tc, test_why_placed_first_failure_history);
     tcase_add_test(tc, test_why_placed_queue_part_at_placement);
     tcase_add_test(tc, test_why_placed_queue_part_per_queue);
     suite_add_tcase(s, tc);

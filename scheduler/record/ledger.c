@@ -441,6 +441,7 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err)
                 struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
                 json_decref(w->history);
                 w->history = NULL;
+                w->has_first = 0;
                 w->loaded = 1;
                 free(w->last_sig);
                 sched__why_mid_unref(w->last_mid);

@@ -99,8 +99,14 @@ struct why_job {
     int last_code;            /* primary reason reported last (-1 none) */
     char *last_sig;           /* signature of the last stored document: its head (why_record.c) */
     struct why_mid *last_mid; /* and its text from "primary" to "preemption" (NULL: none) */
-    char *cls;             /* the class document its stored record names (why_class.c), or NULL */
-    json_t *history;       /* reason history, loaded lazily from the document */
+    char *cls;       /* the class document its stored record names (why_class.c), or NULL */
+    json_t *history; /* reason history, loaded lazily from the document */
+    /* while the history is one entry and no tree was made of it (history NULL; most jobs
+     * fail once or are placed at once): that entry's cycle, time and code (a static name) */
+    int has_first;
+    uint64_t first_cycle;
+    const char *first_code;
+    char first_ts[40];
     char *last_discard;    /* reason + message of the last "discarded" record, NULL after a
                               placement (cycle/cycle_stmt.c) */
     json_t *plan_topology; /* the topology part of the attempt that preempted, kept while the

@@ -66,6 +66,7 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j, struct why_job 
         return;
     json_t *h = json_object_get(old, "history");
     w->history = json_is_array(h) ? json_incref(h) : NULL;
+    w->has_first = 0;
     const char *since =
         json_string_value(json_object_get(json_object_get(old, "gangTimeout"), "unsatisfiedSince"));
     if (!since || clock_parse_rfc3339(since, &j->unsat_since, NULL) < 0)
@@ -130,6 +131,44 @@ static void placement_nodes(struct store_jw *w, const struct sched_view *v,
     store_jw_lit(w, "}");
 }
 
+/* [{"cycle","ts","code"}: a history entry as history_add makes it, the array opened. */
+static void entry_text(struct store_jw *w, uint64_t cycle, const char *ts, const char *code)
+{
+    store_jw_lit(w, "[{\"cycle\":");
+    store_jw_int(w, (int64_t)cycle);
+    store_jw_key(w, "ts");
+    store_jw_str(w, ts);
+    store_jw_key(w, "code");
+    store_jw_str(w, code);
+    store_jw_lit(w, "}");
+}
+
+/* w's history as the document writes it. */
+static void history_text(struct store_jw *o, const struct why_job *w)
+{
+    if (w->has_first) {
+        entry_text(o, w->first_cycle, w->first_ts, w->first_code);
+        store_jw_lit(o, "]");
+    } else {
+        store_jw_value(o, w->history, 0);
+    }
+}
+
+/* w's history as a tree (NULL: none), made from its one entry when it has only that. */
+static json_t *history_tree(struct why_job *w)
+{
+    if (w->has_first) {
+        json_t *e = json_object(); /* {"cycle","ts","code"}, without json_pack's parsing */
+        json_object_set_new_nocheck(e, "cycle", json_integer((json_int_t)w->first_cycle));
+        json_object_set_new_nocheck(e, "ts", json_string(w->first_ts));
+        json_object_set_new_nocheck(e, "code", json_string(w->first_code));
+        w->history = json_array();
+        json_array_append_new(w->history, e);
+        w->has_first = 0;
+    }
+    return w->history;
+}
+
 /* A placed job's document is stored small (PLACED_MARK): what only the attempt knew (its
  * cycle, gang counts, topology, preemption, jobs ahead, placement, the queue's shares then)
  * and the history; the parts every placed job shares or the view knows (primary, blockers,
@@ -158,15 +197,12 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
         }
     store_jw_key(w, "history");
     struct why_job *m = mem(c, j);
-    if (m->history) {
-        store_jw_value(w, m->history, 0);
+    if (m->history || m->has_first) {
+        history_text(w, m);
     } else { /* its first entry, as history_add makes it; the memory of the job reads it back
                 from the document when it needs it (sched__why_load) */
-        store_jw_lit(w, "[{\"cycle\":");
-        store_jw_int(w, (int64_t)c->cycle);
-        store_jw_key(w, "ts");
-        store_jw_str(w, ts);
-        store_jw_lit(w, ",\"code\":\"Placed\"}]");
+        entry_text(w, c->cycle, ts, "Placed");
+        store_jw_lit(w, "]");
         m->loaded = 0;
     }
     if (in->backfill) {
@@ -258,12 +294,12 @@ static int same_signature(const struct why_job *w, const char *head, const struc
 }
 
 /* The document's tail as text (new): {"history"[,"placement"][,"gangTimeout"]}. */
-static char *tail_text(const struct sched_cyc *c, const struct sv_job *j, json_t *history,
+static char *tail_text(const struct sched_cyc *c, const struct sv_job *j, const struct why_job *m,
                        const struct sched_placement *placement, const char *ts)
 {
     struct store_jw w = {0};
     store_jw_lit(&w, "{\"history\":");
-    store_jw_value(&w, history, 0);
+    history_text(&w, m);
     if (placement) {
         store_jw_lit(&w, ",\"placement\":{\"cycle\":");
         store_jw_int(&w, (int64_t)c->cycle);
@@ -299,10 +335,20 @@ static json_t *topology_part(struct why_job *w, const struct sched_why_input *in
     return topology;
 }
 
-/* Appends the history entry of code when it is not the last one. */
+/* Appends the history entry of code (a static name) when it is not the last one. */
 static void history_add(struct why_job *w, uint64_t cycle, const char *ts, const char *code)
 {
-    if (!w->history)
+    size_t tl = strlen(ts);
+    if (!w->history && !w->has_first && tl < sizeof(w->first_ts)) { /* kept typed */
+        w->has_first = 1;
+        w->first_cycle = cycle;
+        w->first_code = code;
+        memcpy(w->first_ts, ts, tl + 1);
+        return;
+    }
+    if (w->has_first && !strcmp(w->first_code, code))
+        return;
+    if (!history_tree(w))
         w->history = json_array();
     size_t nh = json_array_size(w->history);
     const char *last =
@@ -376,7 +422,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     w->last_sig = xstrdup(head);
     w->last_mid = mid; /* kept: the signature's */
     const char *ts = sched__cyc_ts(c);
-    if (!small || w->history) /* a job placed at its first try: record_placed writes it */
+    if (!small || w->history || w->has_first) /* placed at its first try: record_placed's */
         history_add(w, c->cycle, ts,
                     in->placement  ? "Placed"
                     : primary >= 0 ? why_code_name(primary)
@@ -396,7 +442,7 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
         .idh = sched__why_id_head(j->id, sched_job_state_name(in->state), c->cycle, seq),
         .mid = mid,
         .ahead = ahead_text(c, in->ahead),
-        .tail = tail_text(c, j, w->history, in->placement, ts),
+        .tail = tail_text(c, j, w, in->placement, ts),
         .queue = queue_text(c, j->queue),
         .primary_code = why_code_name(primary),
         .shareable = failed && primary >= 0 && !in->placement,
@@ -445,7 +491,7 @@ int sched__why_preempted(struct sched_cyc *c, int ji, json_t *rec, struct err *e
     char ts[64];
     clock_format_rfc3339(c->now_ms, ts, sizeof(ts));
     json_t *by = json_object_get(rec, "preemptors");
-    if (!w->history)
+    if (!history_tree(w))
         w->history = json_array();
     json_array_append_new(w->history,
                           json_pack("{s:I,s:s,s:s,s:O,s:O}", "cycle", (json_int_t)c->cycle, "ts",
@@ -498,7 +544,7 @@ int sched__why_note_add(MDB_txn *txn, struct sched_view *v, struct sched_why_mem
         return rc;
     int ji = sched__view_job(v, job);
     struct why_job *w = ji >= 0 ? sched__why_job(m, v, ji) : NULL;
-    json_t *h = w && w->loaded ? w->history : json_object_get(doc, "history");
+    json_t *h = w && w->loaded ? history_tree(w) : json_object_get(doc, "history");
     if (!json_is_array(h)) {
         h = json_array();
         if (w && w->loaded)
