@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cycle.h"
+#include "fmt.h"
 #include "place.h"
 #include "plan.h"
 #include "preempt.h"
@@ -191,7 +192,7 @@ static void moot_check(struct sched_cyc *c, struct sched_attempt *a)
                 never = a->rq.pods[i];
         }
         if (never >= 0 && usable < sched__job_min(j))
-            snprintf(a->moot, sizeof(a->moot), WHY_MSG_PREEMPT_MOOT, v->pods[never].key);
+            fmt_snprintf(a->moot, sizeof(a->moot), WHY_MSG_PREEMPT_MOOT, v->pods[never].key);
     }
     free(can);
 }
@@ -405,7 +406,7 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
             sched__blocker_add(&a->blockers, WHY_GANG_SHORTFALL, shortfall_extra(j->id, need, have),
                                "%s", task);
             if (!*msg)
-                snprintf(msg, n, "%s", task);
+                fmt_snprintf(msg, n, "%s", task);
         }
         if (have >= need)
             continue;
@@ -414,7 +415,7 @@ static int gangs_met(struct sched_cyc *c, struct sched_attempt *a, int *fp, char
             sched__blocker_add(&a->blockers, WHY_GANG_SHORTFALL, shortfall_extra(j->id, need, have),
                                WHY_MSG_GANG_SHORTFALL, j->id, need, have);
             if (!*msg) /* the blocker's message: the discard record says it too */
-                snprintf(msg, n, "%s", a->blockers.b[a->blockers.n - 1].message);
+                fmt_snprintf(msg, n, "%s", a->blockers.b[a->blockers.n - 1].message);
         }
     }
     return ok;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "place_fit.h"
 #include "place_gather.h"
 #include "why_msg.h"
@@ -40,8 +41,8 @@ static void layer_list(const struct sched_topo *t, char *buf, size_t n)
     size_t len = 0;
     buf[0] = 0;
     for (size_t l = 1; l <= t->nlayers && len < n; l++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", l > 1 ? ", " : "",
-                                sched__topo_layer_name(t, (int)l));
+        len += (size_t)fmt_snprintf(buf + len, n - len, "%s%s", l > 1 ? ", " : "",
+                                    sched__topo_layer_name(t, (int)l));
 }
 
 int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *pg,
@@ -55,29 +56,29 @@ int sched__gather_spec(const struct sched_topo *t, const struct model_podgroup *
         if (!t) {
             if (!e->must)
                 continue;
-            snprintf(msg, n, WHY_MSG_TOPOLOGY_MISSING, e->layer);
+            fmt_snprintf(msg, n, WHY_MSG_TOPOLOGY_MISSING, e->layer);
             return WHY_TOPOLOGY_MISSING;
         }
         int d = sched__topo_layer(t, e->layer);
         if (d < 0) {
             char known[256];
             layer_list(t, known, sizeof(known));
-            snprintf(msg, n, WHY_MSG_SPEC_UNKNOWN_LAYER, e->layer, known);
+            fmt_snprintf(msg, n, WHY_MSG_SPEC_UNKNOWN_LAYER, e->layer, known);
             return WHY_SPEC_INVALID;
         }
         if (e->must && d > out->must) {
             out->must = d;
-            snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, d));
+            fmt_snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, d));
         } else if (!e->must && d > out->prefer) {
             out->prefer = d;
         }
     }
     if (pg->spec_error) {
-        snprintf(msg, n, "%s", pg->spec_error);
+        fmt_snprintf(msg, n, "%s", pg->spec_error);
         return WHY_SPEC_INVALID;
     }
     if (out->must < 0 && out->prefer >= 0)
-        snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, out->prefer));
+        fmt_snprintf(out->layer, sizeof(out->layer), "%s", sched__topo_layer_name(t, out->prefer));
     return -1;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fmt.h"
 #include "kbest.h"
 #include "place_cands.h"
 #include "place_fit.h"
@@ -214,8 +215,8 @@ static void mult_list(const struct gather *g, char *buf, size_t n)
     buf[0] = 0;
     for (size_t d = 0; d <= g->t->nlayers && len < n; d++)
         if (g->mult[d] > 1)
-            len += (size_t)snprintf(buf + len, n - len, "%s%s=%d", len ? ", " : "",
-                                    sched__topo_layer_name(g->t, (int)d), (int)g->mult[d]);
+            len += (size_t)fmt_snprintf(buf + len, n - len, "%s%s=%d", len ? ", " : "",
+                                        sched__topo_layer_name(g->t, (int)d), (int)g->mult[d]);
 }
 
 /* What gather did, for the why (also the summary, which the blockers say). tried[0..ntried)
@@ -251,30 +252,31 @@ static struct place_topology *account(struct gather *g, const struct layer_stats
     char *sum = o->summary, what[80];
     size_t n = sizeof(o->summary);
     plural(layer, what, sizeof(what));
-    int len =
-        snprintf(sum, n, WHY_MSG_GATHER_SUMMARY, g->spec->must >= 0 ? "MustGather" : "PreferGather",
-                 layer, st->hold, st->n, what, g->need, WHY_PLURAL(g->need));
+    int len = fmt_snprintf(sum, n, WHY_MSG_GATHER_SUMMARY,
+                           g->spec->must >= 0 ? "MustGather" : "PreferGather", layer, st->hold,
+                           st->n, what, g->need, WHY_PLURAL(g->need));
     int mult_named = 0; /* the summary already lists the multiples */
     if (chosen) {
-        snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_PLACED,
-                 sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
+        fmt_snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_PLACED,
+                     sched__topo_layer_name(t, chosen->depth), chosen->name, chosen->offer);
     } else if (st->n) {
         long holds = sched__gather_holds(g, st->depth, st->s[0].offer);
         mult_named = limited_by_mult(g, st->s[0].ix, holds);
         const char *lim = limit_of(g, st->s[0].ix, mult_named);
         char why[256];
         if (mult_named) {
-            int k = snprintf(why, sizeof(why), WHY_MSG_GATHER_LIMIT_MULT);
+            int k = fmt_snprintf(why, sizeof(why), WHY_MSG_GATHER_LIMIT_MULT);
             mult_list(g, why + k, sizeof(why) - (size_t)k);
             lim = why;
         }
-        len += snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_BEST, t->doms[st->s[0].ix].name,
-                        holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
+        len +=
+            fmt_snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_BEST, t->doms[st->s[0].ix].name,
+                         holds, lim ? " (" : "", lim ? lim : "", lim ? ")" : "");
     }
     if (!chosen && g->has_mult && len < (int)n && !mult_named) {
         char list[256];
         mult_list(g, list, sizeof(list));
-        snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_MULT, list);
+        fmt_snprintf(sum + len, n - (size_t)len, WHY_MSG_GATHER_MULT, list);
     }
     return o;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "fmt.h"
 #include "reason.h"
 
 static const struct {
@@ -47,7 +48,7 @@ const char *why_class_name(enum why_class cls)
 const char *sched__preempt_count(long n, char *buf, size_t len)
 {
     char digits[32];
-    int nd = snprintf(digits, sizeof(digits), "%ld", n < 0 ? -n : n);
+    int nd = fmt_snprintf(digits, sizeof(digits), "%ld", n < 0 ? -n : n);
     size_t o = 0;
     if (n < 0 && o + 1 < len)
         buf[o++] = '-';
@@ -68,7 +69,7 @@ void sched__blocker_add(struct sched_blockers *bs, enum why_code code, json_t *e
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     XGROW(bs->b, bs->n + 1, bs->cap);
     bs->b[bs->n++] = (struct sched_blocker){code, xstrdup(msg), extra};

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "place.h"
 #include "why.h"
 #include "why_msg.h"
@@ -38,7 +39,7 @@ static struct bucket *bucket_get(struct bucket *b, size_t *n, const char *reason
             return &b[i];
     struct bucket *x = &b[(*n)++];
     memset(x, 0, sizeof(*x));
-    snprintf(x->reason, sizeof(x->reason), "%s", reason);
+    fmt_snprintf(x->reason, sizeof(x->reason), "%s", reason);
     x->max_free = INT64_MIN;
     return x;
 }
@@ -86,14 +87,14 @@ static void rule_example(struct sched_view *v, const struct sched_rules *r, int 
     if (*x->example)
         return;
     if (why == SCHED_FIT_POD_ANTI_AFFINITY && by >= 0)
-        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_ANTI_AFFINITY, v->pods[by].key,
-                 v->pods[by].node >= 0 ? v->nodes[v->pods[by].node].name : "?");
+        fmt_snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_ANTI_AFFINITY, v->pods[by].key,
+                     v->pods[by].node >= 0 ? v->nodes[v->pods[by].node].name : "?");
     else if (why == SCHED_FIT_SPREAD && by >= 0)
-        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_SPREAD, (int)r->sp[by].c->max_skew,
-                 r->sp[by].c->topology_key, nd->name);
+        fmt_snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_SPREAD,
+                     (int)r->sp[by].c->max_skew, r->sp[by].c->topology_key, nd->name);
     else if (why == SCHED_FIT_POD_AFFINITY && r->p->m.aff && r->p->m.aff->naff_req)
-        snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_POD_AFFINITY,
-                 r->p->m.aff->aff_req[0].topology_key);
+        fmt_snprintf(x->example, sizeof(x->example), WHY_MSG_NF_EX_POD_AFFINITY,
+                     r->p->m.aff->aff_req[0].topology_key);
 }
 
 /* The bucket of a static filter; an untolerated taint gets one bucket per key. */
@@ -105,12 +106,12 @@ static struct bucket *static_bucket(struct bucket *b, size_t *nb, int why, const
     const struct model_taint *t = sched__fit_untolerated(nd, sh);
     const char *key = t && t->key ? t->key : "";
     char reason[160];
-    snprintf(reason, sizeof(reason), WHY_MSG_NF_TAINT_KEY, key);
+    fmt_snprintf(reason, sizeof(reason), WHY_MSG_NF_TAINT_KEY, key);
     struct bucket *x = bucket_get(b, nb, reason);
     x->taint = key;
     if (!*x->example && t)
-        snprintf(x->example, sizeof(x->example), "%s%s%s:%s", key, t->value ? "=" : "",
-                 t->value ? t->value : "", t->effect ? t->effect : "");
+        fmt_snprintf(x->example, sizeof(x->example), "%s%s%s:%s", key, t->value ? "=" : "",
+                     t->value ? t->value : "", t->effect ? t->effect : "");
     return x;
 }
 
@@ -122,7 +123,7 @@ static json_t *selector_counts(struct sched_view *v, const struct sv_shape *sh, 
     if (!sh->nsel)
         return NULL;
     json_t *out = json_array();
-    size_t o = (size_t)snprintf(ex, exlen, WHY_MSG_NF_EX_SELECTOR);
+    size_t o = (size_t)fmt_snprintf(ex, exlen, WHY_MSG_NF_EX_SELECTOR);
     for (size_t k = 0; k < sh->nsel; k++) {
         long carry = 0;
         for (size_t i = 0; i < n; i++) {
@@ -134,8 +135,8 @@ static json_t *selector_counts(struct sched_view *v, const struct sv_shape *sh, 
         json_array_append_new(out,
                               json_pack("{s:s,s:I}", "label", label, "nodes", (json_int_t)carry));
         if (o < exlen)
-            o += (size_t)snprintf(ex + o, exlen - o, WHY_MSG_NF_EX_LABEL, k ? "," : "", label,
-                                  carry, carry == 1 ? "" : "s");
+            o += (size_t)fmt_snprintf(ex + o, exlen - o, WHY_MSG_NF_EX_LABEL, k ? "," : "", label,
+                                      carry, carry == 1 ? "" : "s");
         free(label);
     }
     return out;
@@ -159,16 +160,16 @@ static int short_bucket(struct sched_view *v, const struct sv_node *nd, const st
     for (int k = 0; room && k < sh->nreq; k++)
         room = sh->req[k].v <= nd->alloc[sh->req[k].res] - nd->used[sh->req[k].res];
     if (room) {
-        snprintf(reason, sizeof(reason), WHY_MSG_NF_RESERVED, v->jobs[holder].id);
+        fmt_snprintf(reason, sizeof(reason), WHY_MSG_NF_RESERVED, v->jobs[holder].id);
         struct bucket *x = bucket_get(b, nbp, reason);
         x->nodes++;
         x->reserver = v->jobs[holder].id;
         return 1;
     }
     if (rs == SV_RES_PODS)
-        snprintf(reason, sizeof(reason), WHY_MSG_NF_TOO_MANY_PODS);
+        fmt_snprintf(reason, sizeof(reason), WHY_MSG_NF_TOO_MANY_PODS);
     else
-        snprintf(reason, sizeof(reason), WHY_MSG_NF_INSUFFICIENT, v->res[rs]);
+        fmt_snprintf(reason, sizeof(reason), WHY_MSG_NF_INSUFFICIENT, v->res[rs]);
     struct bucket *x = bucket_get(b, nbp, reason);
     x->nodes++;
     x->resource = v->res[rs];
@@ -212,7 +213,7 @@ static json_t *reasons_json(struct sched_view *v, const struct sv_shape *sh, con
             json_object_set_new(rj, "reservedFor", json_string(b[i].reserver));
         if (sel && !strcmp(b[i].reason, fit_reason(SCHED_FIT_SELECTOR))) {
             json_object_set_new(rj, "selector", json_incref(sel));
-            snprintf(b[i].example, sizeof(b[i].example), "%s", selex);
+            fmt_snprintf(b[i].example, sizeof(b[i].example), "%s", selex);
         }
         if (*b[i].example) {
             json_object_set_new(rj, "example", json_string(b[i].example));

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "fmt.h"
 #include "sat.h"
 #include "strmap.h"
 #include "topo.h"
@@ -134,13 +135,16 @@ static int place_node(struct sched_topo *t, struct sched_strmap *map, const stru
         const char *val = label_of(n, t->keys[l], t->nkeys[l]);
         if (!val)
             break;
-        char *key = xasprintf("%d\x1f%s", dom, val);
+        char buf[256], *key = buf;
+        if ((size_t)fmt_snprintf(buf, sizeof(buf), "%d\x1f%s", dom, val) >= sizeof(buf))
+            key = xasprintf("%d\x1f%s", dom, val);
         int child = sched__strmap_get(map, key);
         if (child < 0) {
             child = dom_new(t, val, (int)l, dom);
             sched__strmap_put(map, key, child);
         }
-        free(key);
+        if (key != buf)
+            free(key);
         dom = child;
     }
     return dom;
