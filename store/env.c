@@ -31,8 +31,8 @@ static const struct {
     [DBI_PRIORITYCLASSES] = {"priorityclasses", 0},
     [DBI_QUEUES] = {"queues", 0},
     [DBI_PDBS] = {"poddisruptionbudgets", 0},
-    [DBI_IDX_POD_NODE] = {"idx_pod_node", MDB_DUPSORT},
-    [DBI_IDX_POD_GROUP] = {"idx_pod_group", MDB_DUPSORT},
+    [DBI_IDX_POD_NODE] = {"pods_by_node", 0},
+    [DBI_IDX_POD_GROUP] = {"pods_by_group", 0},
     [DBI_IDX_PENDING] = {"idx_pending", 0},
     [DBI_POD_BIND] = {"pod_bind", 0},
     [DBI_WHY] = {"why", 0},
@@ -100,7 +100,10 @@ static int check_schema(struct store *st, MDB_txn *txn, struct err *err)
 
     if (rc < 0)
         return rc;
-    /* 0: a new store; 1: no binding records yet, which schema 2 reads as it is */
+    /* 0: a new store; 1: no binding records yet, which schema 2 reads as it is; 2: the pod
+     * indexes by node and by group were DUPSORT databases, rebuilt as pair keys */
+    if (version < 3 && (rc = store__index_migrate(txn, err)) < 0)
+        return rc;
     if (version < STORE_SCHEMA_VERSION)
         return store_meta_put_u64(txn, "schema_version", STORE_SCHEMA_VERSION, err);
     if (version > STORE_SCHEMA_VERSION)

@@ -18,8 +18,9 @@
 #include "store.h"
 
 /* 2: pods may have a binding record (DBI_POD_BIND, pod_bind.c) that readers merge; a
- * musterd of schema 1 would not, so it refuses such a store. */
-#define STORE_SCHEMA_VERSION 2
+ * musterd of schema 1 would not, so it refuses such a store. 3: the pod indexes by node
+ * and by group are keyed "<node or group>\0<pod key>" in plain databases (objects.c). */
+#define STORE_SCHEMA_VERSION 3
 #define STORE_MAX_CHILDREN 32
 
 enum store_dbi {
@@ -170,6 +171,9 @@ int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
  * the node index. */
 int store__index_unpend(MDB_txn *txn, const char *key, struct err *err);
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err);
+/* Schema 3 (env.c): drops the DUPSORT pod indexes of an older store and fills the pair-keyed
+ * ones from the pods. Returns 0 or ERR_STORE. */
+int store__index_migrate(MDB_txn *txn, struct err *err);
 
 /* ---- the object history (history.c) ---- */
 

@@ -3,7 +3,10 @@
  *
  * Index entries are derived from the pod document only (spec.nodeName, its PodGroup by
  * model_pod_group_name, pending by model_pod_json_pending), so they can always be recomputed
- * from the old and new values; store_put touches only the entries that change. A pod
+ * from the old and new values; store_put touches only the entries that change. The indexes
+ * by node and by group are plain databases keyed "<node or group>\0<pod key>" (pair_key),
+ * scanned by prefix: as DUPSORT databases each binding rewrote its node's duplicate page, a
+ * few percent of a cycle (bench/README.md, "Session 14"). A pod
  * is read with its binding record applied (pod_bind.c), so "the stored value" of a pod
  * everywhere below means that merged document.
  */
@@ -92,28 +95,55 @@ static int streq(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* Moves one DUPSORT entry (ikey -> pod key) from old_key to new_key (either may be NULL). */
+/* The key of index entry (ikey, pod) into buf (IX_KEY_MAX bytes): "<ikey>\0<pod key>", its
+ * value empty; a pair too long for an LMDB key keeps the pod key's start and a hash of it,
+ * and the whole pod key as its value. Returns the key's length, 0 for an ikey too long to
+ * index (names are validated far shorter). */
+#define IX_KEY_MAX 511 /* LMDB's largest key */
+static size_t pair_key(char *buf, const char *ikey, const MDB_val *pod, MDB_val *val)
+{
+    size_t n = strlen(ikey);
+    *val = (MDB_val){0, ""};
+    if (n + 1 + pod->mv_size <= IX_KEY_MAX) {
+        memcpy(buf, ikey, n + 1);
+        memcpy(buf + n + 1, pod->mv_data, pod->mv_size);
+        return n + 1 + pod->mv_size;
+    }
+    if (n + 1 + 16 >= IX_KEY_MAX)
+        return 0;
+    size_t keep = IX_KEY_MAX - n - 1 - 16;
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < pod->mv_size; i++)
+        h = (h ^ ((const unsigned char *)pod->mv_data)[i]) * 1099511628211ULL;
+    memcpy(buf, ikey, n + 1);
+    memcpy(buf + n + 1, pod->mv_data, keep);
+    for (int i = 0; i < 16; i++)
+        buf[n + 1 + keep + (size_t)i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
+    *val = *pod;
+    return IX_KEY_MAX;
+}
+
+/* Moves one index entry (pair_key) from old_key to new_key (either may be NULL). */
 static int move_dup(MDB_txn *txn, MDB_dbi dbi, MDB_val *pod, const char *old_key,
                     const char *new_key, struct err *err)
 {
     struct store *st = store__of(txn);
+    char buf[IX_KEY_MAX];
     MDB_val k, d;
     int rc;
 
     if (streq(old_key, new_key))
         return 0;
-    if (old_key) {
-        k = (MDB_val){strlen(old_key), (void *)old_key};
-        d = *pod;
-        rc = store__del(txn, dbi, &k, &d);
+    if (old_key && (k.mv_size = pair_key(buf, old_key, pod, &d)) > 0) {
+        k.mv_data = buf;
+        rc = store__del(txn, dbi, &k, NULL);
         if (rc && rc != MDB_NOTFOUND)
             return store__mdb_err(st, rc, err, "cannot update a pod index");
     }
-    if (new_key) {
-        k = (MDB_val){strlen(new_key), (void *)new_key};
-        d = *pod;
-        rc = store__put(txn, dbi, &k, &d, MDB_NODUPDATA);
-        if (rc && rc != MDB_KEYEXIST)
+    if (new_key && (k.mv_size = pair_key(buf, new_key, pod, &d)) > 0) {
+        k.mv_data = buf;
+        rc = store__put(txn, dbi, &k, &d, 0);
+        if (rc)
             return store__mdb_err(st, rc, err, "cannot update a pod index");
     }
     return 0;
@@ -333,23 +363,25 @@ int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, con
                             err);
 }
 
-/* Calls fn for each value of a DUPSORT key (key NULL: each key of a plain db). */
+/* Calls fn for each pod key of index dbi under key (its pair_key entries), or, key NULL,
+ * for each key of a plain db. */
 static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key_fn fn, void *ctx,
                     struct err *err)
 {
     struct store *st = store__of(txn);
     struct store__cur cur;
-    MDB_val k = {key ? strlen(key) : 0, (void *)key}, v;
-    MDB_cursor_op op = key ? MDB_SET_KEY : MDB_FIRST;
+    size_t pl = key ? strlen(key) + 1 : 0; /* the prefix "<key>\0" */
+    MDB_val k = {pl, (void *)key}, v, in;
+    MDB_cursor_op op = key ? MDB_SET_RANGE : MDB_FIRST;
     char buf[512];
     int rc;
 
-    if (key && !*key)
+    if (key && (!*key || pl >= IX_KEY_MAX))
         return 0;
     rc = store__cur_open(txn, st->dbi[dbi], &cur);
     if (rc)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
-    for (;; op = key ? MDB_NEXT_DUP : MDB_NEXT) {
+    for (;; op = MDB_NEXT) {
         rc = store__cur_get(&cur, &k, &v, op);
         if (rc == MDB_NOTFOUND) {
             rc = 0;
@@ -359,7 +391,10 @@ static int each_key(MDB_txn *txn, enum store_dbi dbi, const char *key, store_key
             rc = store__mdb_err(st, rc, err, "cannot scan an index");
             break;
         }
-        const MDB_val *pod = key ? &v : &k;
+        if (key && (k.mv_size < pl || memcmp(k.mv_data, key, pl)))
+            break; /* past the prefix */
+        in = (MDB_val){k.mv_size - pl, (char *)k.mv_data + pl};
+        const MDB_val *pod = !key ? &k : v.mv_size ? &v : &in;
         if (pod->mv_size >= sizeof(buf))
             continue;
         memcpy(buf, pod->mv_data, pod->mv_size);
@@ -382,6 +417,38 @@ int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ct
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err)
 {
     return each_key(txn, DBI_IDX_POD_NODE, node, fn, ctx, err);
+}
+
+struct migrate {
+    MDB_txn *txn;
+    struct err *err;
+};
+
+/* Filled from a pod: the index entries it has (store__index_migrate's). */
+static int index_pod(void *ctx, const char *key, json_t *pod)
+{
+    struct migrate *m = ctx;
+    struct pod_idx ni;
+    pod_index(pod, &ni);
+    return update_index(m->txn, key, NULL, &ni, m->err);
+}
+
+int store__index_migrate(MDB_txn *txn, struct err *err)
+{
+    struct store *st = store__of(txn);
+    static const char *const old[] = {"idx_pod_node", "idx_pod_group"};
+    for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+        MDB_dbi d;
+        int rc = mdb_dbi_open(txn, old[i], MDB_DUPSORT, &d);
+        if (rc == MDB_NOTFOUND)
+            continue;
+        if (rc == 0)
+            rc = mdb_drop(txn, d, 1);
+        if (rc)
+            return store__mdb_err(st, rc, err, "cannot drop an old pod index");
+    }
+    struct migrate m = {txn, err};
+    return store_each(txn, MODEL_POD, NULL, index_pod, &m, err);
 }
 
 int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
@@ -408,9 +475,17 @@ int store_pod_groups_count(MDB_txn *txn, uint64_t *groups, uint64_t *grouped, st
     *grouped = ms.ms_entries;
     if ((rc = mdb_cursor_open(txn, st->dbi[DBI_IDX_POD_GROUP], &cur)) != 0)
         return store__mdb_err(st, rc, err, "cannot open a cursor");
-    for (MDB_cursor_op op = MDB_FIRST; (rc = mdb_cursor_get(cur, &k, &v, op)) == 0;
-         op = MDB_NEXT_NODUP)
-        ++*groups;
+    char last[IX_KEY_MAX + 1] = "";
+    size_t ll = 0; /* the group of the last entry, with its NUL */
+    for (MDB_cursor_op op = MDB_FIRST; (rc = mdb_cursor_get(cur, &k, &v, op)) == 0; op = MDB_NEXT) {
+        const char *nul = memchr(k.mv_data, '\0', k.mv_size);
+        size_t gl = nul ? (size_t)(nul - (const char *)k.mv_data) + 1 : k.mv_size;
+        if (gl != ll || memcmp(last, k.mv_data, gl)) {
+            ++*groups;
+            memcpy(last, k.mv_data, gl);
+            ll = gl;
+        }
+    }
     mdb_cursor_close(cur);
     return rc == MDB_NOTFOUND ? 0 : store__mdb_err(st, rc, err, "cannot scan an index");
 }

@@ -2,6 +2,8 @@
  * the bound pod, the indexes agree, and a full write, a delete, an abort and a restart
  * each leave the pod right. */
 #include <check.h>
+#include <lmdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,7 +239,7 @@ START_TEST(test_store_bind_abort_and_restart)
 }
 END_TEST
 
-/* A store of schema 1 (no binding records) opens as it is and is marked schema 2. */
+/* A store of schema 1 (no binding records) opens as it is and is marked schema 3. */
 START_TEST(test_store_bind_schema_one_upgraded)
 {
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
@@ -250,8 +252,67 @@ START_TEST(test_store_bind_schema_one_upgraded)
     txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, NULL), 0);
     store_txn_abort(&txn);
-    ck_assert_uint_eq(v, 2);
+    ck_assert_uint_eq(v, 3);
     assert_scan(0, NULL, "ns/p1");
+}
+END_TEST
+
+/* A store of schema 2 kept the indexes by node and by group as DUPSORT databases
+ * ("idx_pod_node", "idx_pod_group"): opened, they are gone and the pair-keyed ones hold
+ * what the pods say (a bound record, a node in the pod, a group, a pod key too long to be
+ * a key beside its node's name), read back by the scans. */
+START_TEST(test_store_bind_schema_two_indexes_rebuilt)
+{
+    char longname[254], longns[64];
+    memset(longname, 'x', 253);
+    longname[253] = '\0';
+    memset(longns, 'a', 63);
+    longns[63] = '\0';
+    char longnode[254];
+    memset(longnode, 'n', 253);
+    longnode[253] = '\0';
+    put_pod(pending_pod("p1"));
+    put_pod(pending_pod("p2"));
+    put_pod(store_util_pod("ns", "p3", "n2", NULL, "Running"));
+    put_pod(store_util_pod(longns, longname, longnode, "g", "Running"));
+    bind("ns/p2", "n1");
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE); /* a schema 2 store, by hand */
+    MDB_dbi d;
+    static const char *const old[] = {"idx_pod_node", "idx_pod_group"};
+    static const char *const now[] = {"pods_by_node", "pods_by_group"};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(mdb_dbi_open(txn, now[i], 0, &d), 0);
+        ck_assert_int_eq(mdb_drop(txn, d, 0), 0);
+        ck_assert_int_eq(mdb_dbi_open(txn, old[i], MDB_CREATE | MDB_DUPSORT, &d), 0);
+        MDB_val k = {2, "n1"}, v = {5, "ns/zz"};
+        ck_assert_int_eq(mdb_put(txn, d, &k, &v, 0), 0);
+    }
+    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 2, NULL), 0);
+    store_util_commit(&txn);
+    store_close(st);
+    st = store_util_open(dir, 0, STORE_SYNC_FULL);
+    txn = store_util_begin(st, STORE_READ);
+    uint64_t v = 0;
+    ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, NULL), 0);
+    ck_assert_uint_eq(v, 3);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(mdb_dbi_open(txn, old[i], 0, &d), MDB_NOTFOUND);
+    store_txn_abort(&txn);
+    assert_scan(1, "n1", "ns/p2");
+    assert_scan(1, "n2", "ns/p3");
+    char want[600], group[80];
+    snprintf(want, sizeof(want), "%s/%s", longns, longname);
+    assert_scan(1, longnode, want);
+    snprintf(group, sizeof(group), "%s/g", longns);
+    assert_scan(2, group, want);
+    assert_scan(2, "ns/g", "ns/p1,ns/p2");
+    assert_scan(0, NULL, "ns/p1");
+    uint64_t groups = 0, grouped = 0;
+    txn = store_util_begin(st, STORE_READ);
+    ck_assert_int_eq(store_pod_groups_count(txn, &groups, &grouped, NULL), 0);
+    store_txn_abort(&txn);
+    ck_assert_uint_eq(groups, 2);
+    ck_assert_uint_eq(grouped, 3);
 }
 END_TEST
 
@@ -263,6 +324,7 @@ int main(void)
                             test_store_bind_not_pending_and_errors,
                             test_store_bind_abort_and_restart,
                             test_store_bind_schema_one_upgraded,
+                            test_store_bind_schema_two_indexes_rebuilt,
                             NULL};
     return check_run(store_util_suite("store_bind", &dir, &st, tests));
 }
