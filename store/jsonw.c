@@ -281,10 +281,10 @@ void store_jw_raw(struct store_jw *w, const char *s, size_t n)
     w->len = o.len;
 }
 
-void store_jw_str(struct store_jw *w, const char *s)
+void store_jw_strn(struct store_jw *w, const char *s, size_t n)
 {
     struct out o = jw_out(w);
-    put_string(&o, s, strlen(s));
+    put_string(&o, s, n);
     w->len = o.len;
 }
 
@@ -312,12 +312,11 @@ void store_jw_value(struct store_jw *w, json_t *v, size_t flags)
     w->len = o.len;
 }
 
-void store_jw_key(struct store_jw *w, const char *key)
+void store_jw_keyn(struct store_jw *w, const char *key, size_t n)
 {
     struct out o = jw_out(w);
     char last = o.len ? w->buf[o.len - 1] : '{';
     int comma = last != '{' && last != '[';
-    size_t n = strlen(key);
     if (plain_len(key, n) == n) { /* ,"key": in one piece */
         char *p = room(&o, n + 3 + (size_t)comma);
         if (comma)

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* v as JSON text, exactly as json_dumps(v, JSON_COMPACT | flags) writes it, for flags 0 or
  * JSON_SORT_KEYS (the writer the store keeps every value with, store/jsonw.c), several
@@ -38,14 +39,24 @@ void store_jw_release(struct store_jw *w);
 /* s[0..n) as it is (JSON text already written). */
 void store_jw_raw(struct store_jw *w, const char *s, size_t n);
 #define store_jw_lit(w, lit) store_jw_raw((w), (lit), sizeof(lit) - 1)
-/* s as a JSON string, escaped. */
-void store_jw_str(struct store_jw *w, const char *s);
+/* s (n bytes; store_jw_str: a C string, its length folded for a literal) as a JSON string,
+ * escaped. */
+void store_jw_strn(struct store_jw *w, const char *s, size_t n);
+static inline void store_jw_str(struct store_jw *w, const char *s)
+{
+    store_jw_strn(w, s, strlen(s));
+}
 void store_jw_int(struct store_jw *w, int64_t v);
 /* v as jansson writes a real. */
 void store_jw_real(struct store_jw *w, double v);
 /* v as store_json_text(v, flags) writes it ("null" for NULL). */
 void store_jw_value(struct store_jw *w, json_t *v, size_t flags);
-/* An object member's key: ',' unless the text ends in '{' or '[', then "key":. */
-void store_jw_key(struct store_jw *w, const char *key);
+/* An object member's key: ',' unless the text ends in '{' or '[', then "key": (n bytes;
+ * store_jw_key: a C string, its length folded for a literal). */
+void store_jw_keyn(struct store_jw *w, const char *key, size_t n);
+static inline void store_jw_key(struct store_jw *w, const char *key)
+{
+    store_jw_keyn(w, key, strlen(key));
+}
 
 #endif

@@ -142,10 +142,13 @@ static int placed_record(struct sched_cyc *c, const struct sched_placement *p, s
     store_jw_str(w, sched__job_queue_name(v, j));
     store_jw_key(w, "submitted");
     int64_t created = sched__job_creation(v, j);
-    if (created) {
-        char ts[40];
-        clock_format_rfc3339_ms(created, ts, sizeof(ts));
-        store_jw_str(w, ts);
+    if (created) { /* jobs placed in a row were mostly created together */
+        struct sched_why_writer *ww = sched__why_w(c);
+        if (!ww->submitted[0] || ww->submitted_ms != created) {
+            clock_format_rfc3339_ms(created, ww->submitted, sizeof(ww->submitted));
+            ww->submitted_ms = created;
+        }
+        store_jw_str(w, ww->submitted);
     } else {
         store_jw_lit(w, "null");
     }

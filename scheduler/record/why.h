@@ -66,6 +66,8 @@ struct sched_why_writer {
     struct store_jw blockers_text;
     struct sched_why_memo *memo;                /* the last failing job's outcome (why_memo.c) */
     void (*memo_free)(struct sched_why_memo *); /* why_memo.c's, set with it */
+    int64_t submitted_ms; /* the last job creation a "placed" record wrote, and its text */
+    char submitted[40];   /* ("" until one) */
 };
 /* The writer's text buffer, emptied (borrowed, valid until the next call). */
 struct store_jw *sched__why_text(struct sched_cyc *c);
