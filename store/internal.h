@@ -164,12 +164,15 @@ int store__pod_overlay_read(const char *key, const void *rec, size_t len, const 
  * worker of store_each_par may apply it. Returns 0 or ERR_STORE (a corrupt record). */
 int store__pod_overlay_apply(const char *key, json_t *pod, const void *rec, size_t len,
                              struct err *err);
-/* Drops key's binding record (none is fine): a full write of the pod carries it. */
+/* Drops key's binding record: a full write of the pod carries it. Returns 1 (dropped), 0
+ * (it had none) or ERR_STORE. */
 int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err);
-/* Index entries of a pending pod bound to node (objects.c, where the index rules live): out
- * of the pending index (0, or ERR_NOT_FOUND when it was not there: nothing changed), into
- * the node index. */
-int store__index_unpend(MDB_txn *txn, const char *key, struct err *err);
+/* The pod indexes and a binding record (objects.c, where the index rules live). The pending
+ * index lists the pods whose stored JSON is pending; a binding record leaves its pod listed
+ * (a read, not a write, per binding) and the pod is pending when listed and without one.
+ * index_listed: 0 when key is listed, ERR_NOT_FOUND when not. index_bind: into the node
+ * index. */
+int store__index_listed(MDB_txn *txn, const char *key, struct err *err);
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err);
 /* Schema 3 (env.c): drops the DUPSORT pod indexes of an older store and fills the pair-keyed
  * ones from the pods. Returns 0 or ERR_STORE. */

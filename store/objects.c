@@ -245,27 +245,34 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
         return 0;
     if (old)
         pod_index(old, &oi);
-    /* obj carries the binding now; only a bound pod has a record */
+    /* obj carries the binding now; only a bound pod has a record, and its stored JSON was
+     * pending: the pending index still lists it */
     if (old && oi.node && (rc = store__pod_overlay_drop(txn, key, err)) < 0)
         return rc;
+    if (old && oi.node && rc == 1)
+        oi.pending = 1;
     pod_index(obj, &ni);
     return update_index(txn, key, old ? &oi : NULL, &ni, err);
 }
 
-int store__index_unpend(MDB_txn *txn, const char *key, struct err *err)
+int store__index_listed(MDB_txn *txn, const char *key, struct err *err)
 {
     struct store *st = store__of(txn);
-    MDB_val pod = {strlen(key), (void *)key};
-    int rc = store__del(txn, st->dbi[DBI_IDX_PENDING], &pod, NULL);
+    MDB_val pod = {strlen(key), (void *)key}, v;
+    if (store__dry_of(txn)) /* a session keeps no pod index (dry.c): pods it added are not
+                               listed, and the scheduler binds only pods its view holds
+                               pending; a pod bound already has its record (MDB_KEYEXIST) */
+        return 0;
+    int rc = store__get(txn, st->dbi[DBI_IDX_PENDING], &pod, &v);
     if (rc == MDB_NOTFOUND)
         return ERR_NOT_FOUND;
-    return rc ? store__mdb_err(st, rc, err, "cannot update the pending index") : 0;
+    return rc ? store__mdb_err(st, rc, err, "cannot read the pending index") : 0;
 }
 
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err)
 {
     struct pod_idx o = {.node = NULL, .pending = 0}, n = {.node = node, .pending = 0};
-    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding; pending: store__index_unpend */
+    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding, and so is the pending index */
     return update_index(txn, key, &o, &n, err);
 }
 
@@ -333,8 +340,11 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         goto out;
     if (kind == MODEL_POD) {
         pod_index(old, &oi);
-        if ((rc = update_index(txn, key, &oi, NULL, err)) < 0 ||
-            (oi.node && (rc = store__pod_overlay_drop(txn, key, err)) < 0))
+        if (oi.node && (rc = store__pod_overlay_drop(txn, key, err)) < 0)
+            goto out;
+        if (oi.node && rc == 1) /* bound by its record: listed as pending (put_over) */
+            oi.pending = 1;
+        if ((rc = update_index(txn, key, &oi, NULL, err)) < 0)
             goto out;
     }
     if (old_out) {
@@ -457,9 +467,28 @@ int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, vo
     return each_key(txn, DBI_IDX_POD_GROUP, group_key, fn, ctx, err);
 }
 
+struct unbound {
+    MDB_txn *txn;
+    store_key_fn fn;
+    void *ctx;
+};
+
+/* A listed pod without a binding record (store__index_listed) is pending. */
+static int if_unbound(void *ctx, const char *key)
+{
+    struct unbound *u = ctx;
+    struct store *st = store__of(u->txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc = store__get(u->txn, st->dbi[DBI_POD_BIND], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return u->fn(u->ctx, key);
+    return rc ? store__mdb_err(st, rc, NULL, "cannot read a binding") : 0;
+}
+
 int store_pods_pending(MDB_txn *txn, store_key_fn fn, void *ctx, struct err *err)
 {
-    return each_key(txn, DBI_IDX_PENDING, NULL, fn, ctx, err);
+    struct unbound u = {txn, fn, ctx};
+    return each_key(txn, DBI_IDX_PENDING, NULL, if_unbound, &u, err);
 }
 
 int store_pod_groups_count(MDB_txn *txn, uint64_t *groups, uint64_t *grouped, struct err *err)

@@ -48,7 +48,7 @@ int store__pod_overlay_drop(MDB_txn *txn, const char *key, struct err *err)
     struct store *st = store__of(txn);
     MDB_val k = {strlen(key), (void *)key};
     int rc = store__del(txn, st->dbi[DBI_POD_BIND], &k, NULL);
-    if (rc && rc != MDB_NOTFOUND)
-        return store__mdb_err(st, rc, err, "cannot drop a binding");
-    return 0;
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    return rc ? store__mdb_err(st, rc, err, "cannot drop a binding") : 1;
 }

@@ -193,7 +193,8 @@ int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, con
 /* Iterates the keys of a kind's objects in key order, without reading the objects. */
 int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err);
 /* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod
- * keys (no spec.nodeName, no deletionTimestamp, phase Pending). Key order. */
+ * keys (no spec.nodeName, no deletionTimestamp, phase Pending: the index lists the pods
+ * whose stored JSON is, and the scan skips those a binding record binds). Key order. */
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err);
 int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
                         struct err *err);

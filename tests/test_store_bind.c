@@ -239,6 +239,41 @@ START_TEST(test_store_bind_abort_and_restart)
 }
 END_TEST
 
+/* The pending index keeps a pod bound by its record (a read, not a delete, per binding):
+ * the pod reads as not pending, and a full write, a delete or a second binding of it takes
+ * it out, so no scan lists a pod that is not pending. */
+START_TEST(test_store_bind_pending_index_left_to_the_record)
+{
+    put_pod(pending_pod("p1"));
+    put_pod(pending_pod("p2"));
+    put_pod(pending_pod("p3"));
+    assert_scan(0, NULL, "ns/p1,ns/p2,ns/p3");
+    bind("ns/p1", "n1");
+    bind("ns/p2", "n1");
+    bind("ns/p3", "n1");
+    assert_scan(0, NULL, "");
+    put_pod(get_pod("ns/p1")); /* written whole as it reads: the record goes */
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/p2", NULL, NULL), 0);
+    store_util_commit(&txn);
+    bind("ns/p3", "n2"); /* bound already: read, bound and written whole */
+    json_t *got = get_pod("ns/p3");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(got, "spec"), "nodeName")),
+                     "n2");
+    json_decref(got);
+    assert_scan(1, "n1", "ns/p1");
+    assert_scan(1, "n2", "ns/p3");
+    txn = store_util_begin(st, STORE_READ); /* nothing left listed, with a record or without */
+    MDB_dbi d;
+    MDB_stat ms;
+    ck_assert_int_eq(mdb_dbi_open(txn, "idx_pending", 0, &d), 0);
+    ck_assert_int_eq(mdb_stat(txn, d, &ms), 0);
+    store_txn_abort(&txn);
+    ck_assert_uint_eq(ms.ms_entries, 0);
+    assert_scan(0, NULL, "");
+}
+END_TEST
+
 /* A store of schema 1 (no binding records) opens as it is and is marked schema 3. */
 START_TEST(test_store_bind_schema_one_upgraded)
 {
@@ -323,6 +358,7 @@ int main(void)
                             test_store_bind_then_replace,
                             test_store_bind_not_pending_and_errors,
                             test_store_bind_abort_and_restart,
+                            test_store_bind_pending_index_left_to_the_record,
                             test_store_bind_schema_one_upgraded,
                             test_store_bind_schema_two_indexes_rebuilt,
                             NULL};
