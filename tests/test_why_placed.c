@@ -202,6 +202,14 @@ START_TEST(test_why_placed_queue_part_per_queue)
 }
 END_TEST
 
+/* The node pod is bound to. */
+static void assert_node(struct sched_util *u, const char *pod, const char *want)
+{
+    char *node = sched_util_node_of(u, pod);
+    ck_assert_str_eq(node, want);
+    free(node);
+}
+
 /* A note (bind mode's write-back) adds to the history and keeps the rest of the answer. */
 START_TEST(test_why_placed_note_keeps_answer)
 {
@@ -240,9 +248,7 @@ START_TEST(test_why_placed_first_try_then_preempted)
                       "spec: {priority: 1, containers: [{name: c, image: x, resources: "
                       "{requests: {cpu: \"4\"}}}]}\n");
     json_decref(sched_util_cycle(&u, 2000));
-    char *node = sched_util_node_of(&u, "default/lo");
-    ck_assert_str_eq(node, "n1");
-    free(node);
+    assert_node(&u, "default/lo", "n1");
     sched_util_applyf(&u, 3000,
                       "apiVersion: v1\nkind: Pod\nmetadata: {name: hi, namespace: default}\n"
                       "spec: {priority: 100, containers: [{name: c, image: x, resources: "
@@ -301,9 +307,7 @@ START_TEST(test_why_placed_first_failure_history)
                           "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
                           "status: {allocatable: {cpu: \"16\"}}\n");
         json_decref(sched_util_cycle(&u, 402000));
-        char *node = sched_util_node_of(&u, "default/big");
-        ck_assert_str_eq(node, "n2");
-        free(node);
+        assert_node(&u, "default/big", "n2");
         assert_entry(&u, "default/big", 2, 0, 1, "1970-01-01T00:00:02Z", code);
         assert_entry(&u, "default/big", 2, 1, 3, "1970-01-01T00:06:42Z", "Placed");
         free(code);
