@@ -63,7 +63,7 @@ size_t numfmt_g17(char *buf, double v)
     double a = fabs(v);
     uint64_t n;
     int x;
-    if (a >= 1e-10 && a < 1e15 && digits17(a, &n, &x)) {
+    if (a >= 1e-10 && a < 1e15 && digits17(a, &n, &x) && x <= 16) { /* 17 digits hold x + 1 */
         char dg[17];
         for (int i = 16; i >= 0; i--, n /= 10)
             dg[i] = (char)('0' + n % 10);
