@@ -110,6 +110,29 @@ int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const ch
     return rc < 0 ? rc : put_bytes(txn, db, key, text, len, err);
 }
 
+int store_doc_add_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, json_t **old, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)text};
+    json_error_t jerr;
+    *old = NULL;
+    int rc = check_db(db, err);
+    if (rc < 0)
+        return rc;
+    rc = store__put(txn, st->dbi[doc_dbi[db]], &k, &v, MDB_NOOVERWRITE);
+    if (rc == MDB_KEYEXIST) { /* v: the stored document */
+        *old = store__json_load(v.mv_data, v.mv_size, &jerr);
+        return *old ? 1
+                    : err_set(err, ERR_STORE, "corrupt %s '%s': %s", doc_name[db], key, jerr.text);
+    }
+    if (rc) {
+        rc = store__mdb_err(st, rc, err, "cannot write");
+        return err_prefix(err, "%s '%s'", doc_name[db], key);
+    }
+    return store__history_doc(txn, db, key, 'P', text, len, err);
+}
+
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err)
 {
     struct store *st = store__of(txn);

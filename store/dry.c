@@ -190,8 +190,10 @@ int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags
     if (!t) /* a pod index: not kept in a session */
         return is_index(txn, dbi) ? 0 : EACCES;
     MDB_val old;
-    if ((flags & MDB_NOOVERWRITE) && store__get(txn, dbi, k, &old) == 0)
+    if ((flags & MDB_NOOVERWRITE) && store__get(txn, dbi, k, &old) == 0) {
+        *v = old; /* as mdb_put: the existing value */
         return MDB_KEYEXIST;
+    }
     ov_set(t, k, v);
     return 0;
 }

@@ -225,6 +225,10 @@ int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, 
  * one object, as store_json_text writes it; not checked). */
 int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
                        size_t len, struct err *err);
+/* store_doc_put_text when key has no document (one lookup for both): 0 (written), or 1 and
+ * *old (new) the document key has, nothing written; ERR_STORE for a corrupt one. */
+int store_doc_add_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
+                       size_t len, json_t **old, struct err *err);
 /* *out new. ERR_NOT_FOUND when absent. */
 int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out, struct err *err);
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err);

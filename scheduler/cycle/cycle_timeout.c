@@ -53,7 +53,9 @@ int sched__timeout(struct sched_cyc *c, struct sched_attempt *a, int ok, int *ti
     *timed_out = 0;
     for (size_t m = 0; m < a->rq.njobs; m++) {
         struct sv_job *j = &v->jobs[a->rq.jobs[m]];
-        sched__why_load(c, a->rq.jobs[m]);
+        if (j->has_pg) /* the window's start is in the why document; without a PodGroup
+                          there is none (the why record reads the document itself) */
+            sched__why_load(c, a->rq.jobs[m]);
         if (ok || !unsatisfied(v, a, m))
             j->unsat_since = 0;
         else if (!j->unsat_since)

@@ -58,11 +58,11 @@ static struct why_job *mem(struct sched_cyc *c, const struct sv_job *j)
     return sched__why_job(c->why_mem, c->v, (int)(j - c->v->jobs));
 }
 
-static void load_previous(struct sched_cyc *c, struct sv_job *j, struct why_job *w)
+/* The job's memory from its stored document old (taken; NULL: none). */
+static void load_doc(struct sv_job *j, struct why_job *w, json_t *old)
 {
-    json_t *old = NULL;
     w->loaded = 1;
-    if (store_doc_get(c->txn, STORE_DB_WHY, j->id, &old, NULL) < 0)
+    if (!old)
         return;
     json_t *h = json_object_get(old, "history");
     w->history = json_is_array(h) ? json_incref(h) : NULL;
@@ -78,6 +78,14 @@ static void load_previous(struct sched_cyc *c, struct sv_job *j, struct why_job 
     const char *cls = sched__why_class_of(old);
     w->cls = cls ? xstrdup(cls) : NULL;
     json_decref(old);
+}
+
+static void load_previous(struct sched_cyc *c, struct sv_job *j, struct why_job *w)
+{
+    json_t *old = NULL;
+    if (store_doc_get(c->txn, STORE_DB_WHY, j->id, &old, NULL) < 0)
+        old = NULL;
+    load_doc(j, w, old);
 }
 
 void sched__why_load(struct sched_cyc *c, int ji)
@@ -175,8 +183,11 @@ static json_t *history_tree(struct why_job *w)
  * the defaults, the gang timeout) are filled in when it is read (sched__why_expand). */
 #define PLACED_MARK "placedRecord"
 
+/* Returns 0, 1 when add_only and the job has a stored document (*old, new: nothing was
+ * written), or ERR_*. */
 static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sched_why_input *in,
-                         json_t *topology, uint64_t seq, const char *ts, struct err *err)
+                         json_t *topology, uint64_t seq, const char *ts, int add_only, json_t **old,
+                         struct err *err)
 {
     const char *queue = queue_text(c, j->queue);
     struct store_jw *w = sched__why_text(c);
@@ -222,6 +233,8 @@ static int record_placed(struct sched_cyc *c, struct sv_job *j, const struct sch
     store_jw_raw(w, queue, strlen(queue));
     store_jw_lit(w, "}");
     sched__why_class_leave(c, j);
+    if (add_only)
+        return store_doc_add_text(c->txn, STORE_DB_WHY, j->id, w->buf, w->len, old, err);
     return store_doc_put_text(c->txn, STORE_DB_WHY, j->id, w->buf, w->len, err);
 }
 
@@ -398,12 +411,17 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
 {
     struct sv_job *j = &c->v->jobs[ji];
     int rc = 0;
-    sched__why_load(c, ji);
     struct why_job *w = sched__why_job(c->why_mem, c->v, ji);
-    int primary = in->primary ? (int)in->primary->code : -1;
-    json_t *topology = topology_part(w, in, primary);
     /* A placed job's small record: a placement always changes the document */
     int small = in->placement && !in->primary && !json_array_size(in->blockers);
+    /* Placed with nothing in memory (mostly a new job): its record is written only if it
+     * has no stored document, one lookup for both; if it has one, that is loaded and the
+     * record made again below. */
+    int speculate = small && !w->loaded;
+    if (!speculate)
+        sched__why_load(c, ji);
+    int primary = in->primary ? (int)in->primary->code : -1;
+    json_t *topology = topology_part(w, in, primary);
     struct why_mid *mid = in->mid; /* taken */
     if (!small && !mid) {
         mid = sched__why_mid_new(sched__why_mid_text(c, in, primary, topology), 0);
@@ -435,7 +453,16 @@ int sched__why_record(struct sched_cyc *c, int ji, const struct sched_why_input 
     if ((rc = store_audit_last_seq(c->txn, &seq, err)) < 0)
         goto out;
     if (small) {
-        rc = record_placed(c, j, in, topology, seq, ts, err);
+        json_t *old = NULL;
+        rc = record_placed(c, j, in, topology, seq, ts, speculate, &old, err);
+        if (rc == 1) { /* it had a document: its memory from it, then the record again */
+            free(w->last_sig);
+            sched__why_mid_unref(w->last_mid);
+            w->last_sig = NULL;
+            w->last_mid = NULL;
+            load_doc(j, w, old);
+            return sched__why_record(c, ji, in, err);
+        }
         goto out;
     }
     struct sched_why_text t = {
