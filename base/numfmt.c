@@ -4,62 +4,99 @@
  * The store's JSON writer writes reals as jansson does, "%.17g"; glibc's printf converts
  * through multi-precision arithmetic and was a few percent of a cycle that writes a queue
  * share per placed job (bench/README.md, "Session 14"). Here the 17 significant digits are
- * the double times an exact power of ten in x87's 64-bit-mantissa long double: one
- * rounding, off by under 0.004 of a unit in the last digit, so the digits are exact unless
- * the product lies that near a half. Those cases, and every magnitude outside 1e-10 ..
- * 1e15, go to snprintf. tests/test_numfmt.c compares both on millions of values.
+ * the double's integer mantissa times 5^k, shifted by its exponent: the exact product in
+ * 128-bit integers, rounded once, ties to even as printf does. Magnitudes outside 1e-10 ..
+ * 1e15 (and compilers without 128-bit integers) go to snprintf. tests/test_numfmt.c
+ * compares both on a million values.
  */
 #include "numfmt.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#if LDBL_MANT_DIG >= 64
-/* 10^k for k = 0..27, each exact in a 64-bit mantissa (5^27 < 2^63) */
-static const long double pow10_tab[] = {
-    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
-    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
-    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+#if defined(__SIZEOF_INT128__)
+/* 5^k for k = 0..27 (5^27 < 2^63) */
+static const uint64_t pow5[] = {
+    1ULL,
+    5ULL,
+    25ULL,
+    125ULL,
+    625ULL,
+    3125ULL,
+    15625ULL,
+    78125ULL,
+    390625ULL,
+    1953125ULL,
+    9765625ULL,
+    48828125ULL,
+    244140625ULL,
+    1220703125ULL,
+    6103515625ULL,
+    30517578125ULL,
+    152587890625ULL,
+    762939453125ULL,
+    3814697265625ULL,
+    19073486328125ULL,
+    95367431640625ULL,
+    476837158203125ULL,
+    2384185791015625ULL,
+    11920928955078125ULL,
+    59604644775390625ULL,
+    298023223876953125ULL,
+    1490116119384765625ULL,
+    7450580596923828125ULL,
 };
 
-/* The 17 digits of |v| rounded (D in [1e16, 1e17)) and the decimal exponent of the first,
- * or 0 when they cannot be proved here. */
+#define E16 10000000000000000ULL
+#define E17 100000000000000000ULL
+
+/* a * 10^k rounded to an integer, ties to even as printf rounds: a = m * 2^e exactly, so
+ * the product is m * 5^k * 2^(e + k), exact in 128 bits. UINT64_MAX when too large. */
+static uint64_t scaled(uint64_t m, int e, int k)
+{
+    unsigned __int128 p = (unsigned __int128)m * pow5[k];
+    int s = -(e + k);
+    if (s <= 0)
+        return -s < 8 && p < ((unsigned __int128)1 << (64 + s)) ? (uint64_t)(p << -s) : UINT64_MAX;
+    if (s >= 120)
+        return 0;
+    unsigned __int128 q = p >> s, r = p - (q << s), half = (unsigned __int128)1 << (s - 1);
+    if (r > half || (r == half && (q & 1)))
+        q++;
+    return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* The 17 digits of a rounded (D in [1e16, 1e17)) and the decimal exponent of the first;
+ * 0 outside the powers of ten the table covers. Exact: no rounding but the last. */
 static int digits17(double a, uint64_t *d, int *x10)
 {
     int e2;
-    frexp(a, &e2);                                      /* a in [2^(e2-1), 2^e2) */
-    int x = (int)floor((e2 - 1) * 0.30102999566398120); /* <= floor(log10(a)) <= x + 1 */
-    int k = 16 - x;
-    if (k < 1 || k > 27)
-        return 0;
-    long double p = (long double)a * pow10_tab[k];
-    if (p >= 1e17L) {
-        k--;
-        p = (long double)a * pow10_tab[k];
+    uint64_t m = (uint64_t)ldexp(frexp(a, &e2), 53); /* a = m * 2^(e2 - 53), exactly */
+    int e = e2 - 53;
+    int k = 16 - (int)floor((e2 - 1) * 0.30102999566398120); /* at most one too large */
+    for (int tries = 0; tries < 3; tries++) {
+        if (k < 0 || k > 27)
+            return 0;
+        uint64_t q = scaled(m, e, k);
+        if (q > E17) {
+            k--;
+        } else if (q < E16) {
+            k++;
+        } else {
+            *d = q == E17 ? E16 : q; /* rounded up to the next power of ten */
+            *x10 = 16 - k + (q == E17);
+            return 1;
+        }
     }
-    uint64_t n = (uint64_t)p; /* p < 2^57: its floor */
-    long double frac = p - (long double)n;
-    if (frac > 0.48L && frac < 0.52L) /* too near a half to round here */
-        return 0;
-    n += frac > 0.5L;
-    if (n == 100000000000000000ULL) { /* rounded up to the next power of ten */
-        n /= 10;
-        k--;
-    }
-    if (n < 10000000000000000ULL || n >= 100000000000000000ULL)
-        return 0;
-    *d = n;
-    *x10 = 16 - k;
-    return 1;
+    return 0;
 }
 #endif
 
 size_t numfmt_g17(char *buf, double v)
 {
-#if LDBL_MANT_DIG >= 64
+#if defined(__SIZEOF_INT128__)
     double a = fabs(v);
     uint64_t n;
     int x;

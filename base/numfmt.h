@@ -55,7 +55,7 @@ static inline char *numfmt_pad(char *p, unsigned u, int width)
 #define NUMFMT_G17_LEN 32
 
 /* Writes v as printf's "%.17g" does, NUL-terminated, into buf (NUMFMT_G17_LEN bytes).
- * Returns its length. Exact: what cannot be proved without printf is printed (numfmt.c). */
+ * Returns its length. Exact (numfmt.c); magnitudes outside 1e-10 .. 1e15 go to snprintf. */
 size_t numfmt_g17(char *buf, double v);
 
 #endif

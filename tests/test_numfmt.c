@@ -164,6 +164,11 @@ START_TEST(test_numfmt_g17)
                                   -2.2250738585072014e-308};
     for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
         bad += g17_differs(edge[i]) + g17_differs(-edge[i]) + g17_differs(1.0 / 0.0 * edge[i]);
+    /* exact ties in the 17th digit (a 15-digit integer and eighths: 18 digits ending in
+     * 5): printf rounds them to even */
+    for (int i = 1; i < 8; i += 2)
+        for (double w = 123456789012345.0; w < 123456789012360.0; w += 1.0)
+            bad += g17_differs(w + i / 8.0) + g17_differs(-(w + i / 8.0));
     /* each power of ten and its neighbours, a few ulps either side */
     for (int k = -12; k <= 16; k++) {
         double p = pow(10, k), q = p;
