@@ -192,9 +192,8 @@ int store_each_after(MDB_txn *txn, enum model_kind kind, const char *prefix, con
                      store_obj_fn fn, void *ctx, struct err *err);
 /* Iterates the keys of a kind's objects in key order, without reading the objects. */
 int store_each_key(MDB_txn *txn, enum model_kind kind, store_key_fn fn, void *ctx, struct err *err);
-/* Index scans: pod keys bound to a node, pod keys of a PodGroup ("ns/name"), pending pod
- * keys (no spec.nodeName, no deletionTimestamp, phase Pending: the index lists the pods
- * whose stored JSON is, and the scan skips those a binding record binds). Key order. */
+/* Index scans, in key order: pod keys bound to a node, of a PodGroup ("ns/name"), pending
+ * (no spec.nodeName, no deletionTimestamp, phase Pending, no binding record). */
 int store_pods_on_node(MDB_txn *txn, const char *node, store_key_fn fn, void *ctx, struct err *err);
 int store_pods_of_group(MDB_txn *txn, const char *group_key, store_key_fn fn, void *ctx,
                         struct err *err);
@@ -225,8 +224,7 @@ int store_doc_put(MDB_txn *txn, enum store_db db, const char *key, json_t *doc, 
  * one object, as store_json_text writes it; not checked). */
 int store_doc_put_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
                        size_t len, struct err *err);
-/* store_doc_put_text when key has no document (one lookup for both): 0 (written), or 1 and
- * *old (new) the document key has, nothing written; ERR_STORE for a corrupt one. */
+/* store_doc_put_text if key has no document: 0, or 1 and *old (new) the one it has. */
 int store_doc_add_text(MDB_txn *txn, enum store_db db, const char *key, const char *text,
                        size_t len, json_t **old, struct err *err);
 /* *out new. ERR_NOT_FOUND when absent. */

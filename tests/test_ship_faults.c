@@ -25,6 +25,15 @@
 
 static struct pg_fx pg;
 
+/* The end of a run: the shipped chain verifies, musterd stops, its config goes. */
+static void end_run(struct musterd *m, const char *url, char *cfg)
+{
+    ship_util_assert_verified(url, "alpha");
+    musterd_stop(m);
+    musterd_cleanup(m);
+    crash_config_free(cfg);
+}
+
 START_TEST(test_ship_database_down_mid_stream)
 {
     struct musterd m;
@@ -67,10 +76,7 @@ START_TEST(test_ship_database_down_mid_stream)
                             "sum((state = 'completed')::int) FROM muster_jobs");
     ck_assert_str_eq(s, "8 8 1");
     free(s);
-    ship_util_assert_verified(url, "alpha");
-    musterd_stop(&m);
-    musterd_cleanup(&m);
-    crash_config_free(cfg);
+    end_run(&m, url, cfg);
 }
 END_TEST
 
@@ -144,10 +150,7 @@ START_TEST(test_ship_sigkill_mid_batch)
     snprintf(want, sizeof(want), "%d 0", placements);
     ck_assert_str_eq(s, want);
     free(s);
-    ship_util_assert_verified(url, "alpha");
-    musterd_stop(&m);
-    musterd_cleanup(&m);
-    crash_config_free(cfg);
+    end_run(&m, url, cfg);
 }
 END_TEST
 
@@ -268,10 +271,7 @@ START_TEST(test_ship_retention_waits_for_shipping)
     char *s = pg_value(url, "SELECT min(seq) || ' ' || (count(*) = max(seq)) FROM muster_audit");
     ck_assert_str_eq(s, "1 true");
     free(s);
-    ship_util_assert_verified(url, "alpha");
-    musterd_stop(&m);
-    musterd_cleanup(&m);
-    crash_config_free(cfg);
+    end_run(&m, url, cfg);
     snprintf(cmd, sizeof(cmd), "rm -rf %s %s", archive, key);
     ck_assert_int_eq(system(cmd), 0);
 }

@@ -162,16 +162,22 @@ static void history_text(struct store_jw *o, const struct why_job *w)
     }
 }
 
+/* A history entry {"cycle","ts","code"} (new), without json_pack's parsing. */
+static json_t *entry_json(uint64_t cycle, const char *ts, const char *code)
+{
+    json_t *e = json_object();
+    json_object_set_new_nocheck(e, "cycle", json_integer((json_int_t)cycle));
+    json_object_set_new_nocheck(e, "ts", json_string(ts));
+    json_object_set_new_nocheck(e, "code", json_string(code));
+    return e;
+}
+
 /* w's history as a tree (NULL: none), made from its one entry when it has only that. */
 static json_t *history_tree(struct why_job *w)
 {
     if (w->has_first) {
-        json_t *e = json_object(); /* {"cycle","ts","code"}, without json_pack's parsing */
-        json_object_set_new_nocheck(e, "cycle", json_integer((json_int_t)w->first_cycle));
-        json_object_set_new_nocheck(e, "ts", json_string(w->first_ts));
-        json_object_set_new_nocheck(e, "code", json_string(w->first_code));
         w->history = json_array();
-        json_array_append_new(w->history, e);
+        json_array_append_new(w->history, entry_json(w->first_cycle, w->first_ts, w->first_code));
         w->has_first = 0;
     }
     return w->history;
@@ -367,11 +373,7 @@ static void history_add(struct why_job *w, uint64_t cycle, const char *ts, const
     const char *last =
         nh ? json_string_value(json_object_get(json_array_get(w->history, nh - 1), "code")) : NULL;
     if (!last || strcmp(last, code)) {
-        json_t *e = json_object(); /* {"cycle","ts","code"}, without json_pack's parsing */
-        json_object_set_new_nocheck(e, "cycle", json_integer((json_int_t)cycle));
-        json_object_set_new_nocheck(e, "ts", json_string(ts));
-        json_object_set_new_nocheck(e, "code", json_string(code));
-        json_array_append_new(w->history, e);
+        json_array_append_new(w->history, entry_json(cycle, ts, code));
         if (json_array_size(w->history) > HISTORY_MAX)
             json_array_remove(w->history, 0);
     }
