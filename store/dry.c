@@ -182,10 +182,42 @@ int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
     return 0;
 }
 
+void store__wcur_forget(struct store *st, int close)
+{
+    if (!st->wcur_txn)
+        return;
+    for (int i = 0; i < STORE_WCUR_MAX; i++) {
+        if (close && st->wcur[i])
+            mdb_cursor_close(st->wcur[i]);
+        st->wcur[i] = NULL;
+    }
+    st->wcur_txn = NULL;
+}
+
+/* The cached cursor of the top-level write transaction txn on dbi (opened on first use),
+ * or NULL: a child, a read, a handle past the cache. The cursors of an ended
+ * transaction were freed by LMDB with it (txn.c forgets them then). */
+static MDB_cursor *wcursor(MDB_txn *txn, MDB_dbi dbi)
+{
+    struct store *st = store__of(txn);
+    if (dbi >= STORE_WCUR_MAX || txn != atomic_load(&st->write_txn) ||
+        atomic_load(&st->nchildren) > 0)
+        return NULL;
+    if (st->wcur_txn != txn) {
+        store__wcur_forget(st, 0);
+        st->wcur_txn = txn;
+    }
+    if (!st->wcur[dbi] && mdb_cursor_open(txn, dbi, &st->wcur[dbi]) != 0)
+        st->wcur[dbi] = NULL;
+    return st->wcur[dbi];
+}
+
 int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags)
 {
-    if (!store__dry_of(txn))
-        return mdb_put(txn, dbi, k, v, flags);
+    if (!store__dry_of(txn)) {
+        MDB_cursor *c = wcursor(txn, dbi);
+        return c ? mdb_cursor_put(c, k, v, flags) : mdb_put(txn, dbi, k, v, flags);
+    }
     struct ov_tab *t = overlay(txn, dbi);
     if (!t) /* a pod index: not kept in a session */
         return is_index(txn, dbi) ? 0 : EACCES;

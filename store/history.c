@@ -114,16 +114,16 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
     } else {
         /* reserve, then copy: data may point into the writer's scratch buffer */
         MDB_val lk = {LOGKEY, ival + 1}, lv = {len, NULL};
-        rc = mdb_put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
+        rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
         if (rc == MDB_KEYEXIST) /* not past the last key: cannot happen, but never fail */
-            rc = mdb_put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_RESERVE);
+            rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_RESERVE);
         if (rc)
             return store__mdb_err(st, rc, err, "cannot write the object history");
         if (len)
             memcpy(lv.mv_data, data, len);
     }
     MDB_val k = {kl, kbuf}, v = {ilen, ival};
-    if ((rc = mdb_put(txn, st->dbi[DBI_HISTORY_IX], &k, &v, 0)) != 0)
+    if ((rc = store__put(txn, st->dbi[DBI_HISTORY_IX], &k, &v, 0)) != 0)
         return store__mdb_err(st, rc, err, "cannot write the object history");
     if (pend)
         pend_add(st, kbuf, kl);

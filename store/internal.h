@@ -56,6 +56,8 @@ struct store__scratch {
     size_t cap;
 };
 
+#define STORE_WCUR_MAX 32 /* database handles up to this get a cached write cursor */
+
 struct store {
     MDB_env *env;
     MDB_dbi dbi[DBI_COUNT];
@@ -95,6 +97,14 @@ struct store {
 
     /* Serialization scratch for the writer (see above); a dry session has its own. */
     struct store__scratch scratch;
+
+    /* The top-level write transaction's cursors, by database handle (store__put): a put
+     * through a positioned cursor whose key falls on the cursor's leaf page skips LMDB's
+     * descent from the root, and a cycle's or an apply's keys mostly follow each other.
+     * Only the writer touches them; store__wcur_forget drops them when the transaction
+     * ends or begins a child. */
+    MDB_txn *wcur_txn;
+    MDB_cursor *wcur[STORE_WCUR_MAX];
 };
 
 /* The store owning txn. */
@@ -123,6 +133,10 @@ MDB_txn *store__dry_txn(struct store *st);
 int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v);
 int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags);
 int store__del(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *data);
+/* Forgets (and closes, when close is set and the transaction is still live) the write
+ * cursors store__put keeps for st's top-level write transaction (txn.c: at its end, and
+ * before it begins a child, so LMDB never has to shadow them). */
+void store__wcur_forget(struct store *st, int close);
 
 /* A cursor merged with a dry session's overlay: MDB_FIRST, MDB_SET_RANGE and MDB_NEXT
  * over a plain database; any op, unmerged, outside a session or over a pod index. */

@@ -186,6 +186,7 @@ int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err)
         return err_set(err, ERR_STORE, "too many nested transactions (max %d)", STORE_MAX_CHILDREN);
     if ((rc = store__audit_head_flush(parent, err)) < 0) /* the child reads meta's */
         return rc;
+    store__wcur_forget(st, 1);
     rc = mdb_txn_begin(st->env, parent, 0, child);
     if (rc) {
         *child = NULL;
@@ -204,7 +205,10 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
     enum txn_class cls = TXN_READ;
 
     if (txn == atomic_load(&st->write_txn)) {
-        /* LMDB also ends any open children with their parent. */
+        /* LMDB also ends any open children with their parent, and frees the cursors
+         * store__put kept: forgotten here, before LMDB lets another writer begin (with
+         * the same handle: LMDB reuses it). */
+        store__wcur_forget(st, 0);
         pthread_mutex_lock(&st->child_mu);
         atomic_store(&st->nchildren, 0);
         atomic_store(&st->write_txn, NULL);
