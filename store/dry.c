@@ -186,18 +186,19 @@ void store__wcur_forget(struct store *st, int close)
 {
     if (!st->wcur_txn)
         return;
-    for (int i = 0; i < STORE_WCUR_MAX; i++) {
-        if (close && st->wcur[i])
-            mdb_cursor_close(st->wcur[i]);
-        st->wcur[i] = NULL;
-    }
+    for (int i = 0; i < STORE_WCUR_MAX; i++)
+        for (int l = 0; l < STORE_WCUR_LANES; l++) {
+            if (close && st->wcur[i][l])
+                mdb_cursor_close(st->wcur[i][l]);
+            st->wcur[i][l] = NULL;
+        }
     st->wcur_txn = NULL;
 }
 
 /* The cached cursor of the top-level write transaction txn on dbi (opened on first use),
  * or NULL: a child, a read, a handle past the cache. The cursors of an ended
  * transaction were freed by LMDB with it (txn.c forgets them then). */
-static MDB_cursor *wcursor(MDB_txn *txn, MDB_dbi dbi)
+static MDB_cursor *wcursor(MDB_txn *txn, MDB_dbi dbi, int lane)
 {
     struct store *st = store__of(txn);
     if (dbi >= STORE_WCUR_MAX || txn != atomic_load(&st->write_txn) ||
@@ -207,15 +208,25 @@ static MDB_cursor *wcursor(MDB_txn *txn, MDB_dbi dbi)
         store__wcur_forget(st, 0);
         st->wcur_txn = txn;
     }
-    if (!st->wcur[dbi] && mdb_cursor_open(txn, dbi, &st->wcur[dbi]) != 0)
-        st->wcur[dbi] = NULL;
-    return st->wcur[dbi];
+    MDB_cursor **c = &st->wcur[dbi][lane];
+    if (!*c && mdb_cursor_open(txn, dbi, c) != 0)
+        *c = NULL;
+    return *c;
+}
+
+int store__put_lane(MDB_txn *txn, MDB_dbi dbi, int lane, MDB_val *k, MDB_val *v, unsigned flags)
+{
+    if (!store__dry_of(txn)) {
+        MDB_cursor *c = wcursor(txn, dbi, lane);
+        return c ? mdb_cursor_put(c, k, v, flags) : mdb_put(txn, dbi, k, v, flags);
+    }
+    return store__put(txn, dbi, k, v, flags);
 }
 
 int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags)
 {
     if (!store__dry_of(txn)) {
-        MDB_cursor *c = wcursor(txn, dbi);
+        MDB_cursor *c = wcursor(txn, dbi, 0);
         return c ? mdb_cursor_put(c, k, v, flags) : mdb_put(txn, dbi, k, v, flags);
     }
     struct ov_tab *t = overlay(txn, dbi);

@@ -123,7 +123,8 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
             memcpy(lv.mv_data, data, len);
     }
     MDB_val k = {kl, kbuf}, v = {ilen, ival};
-    if ((rc = store__put(txn, st->dbi[DBI_HISTORY_IX], &k, &v, 0)) != 0)
+    /* documents' versions and objects' are written in turn: a cursor on each */
+    if ((rc = store__put_lane(txn, st->dbi[DBI_HISTORY_IX], kb >= HIST_DOC, &k, &v, 0)) != 0)
         return store__mdb_err(st, rc, err, "cannot write the object history");
     if (pend)
         pend_add(st, kbuf, kl);

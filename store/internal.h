@@ -56,7 +56,8 @@ struct store__scratch {
     size_t cap;
 };
 
-#define STORE_WCUR_MAX 32 /* database handles up to this get a cached write cursor */
+#define STORE_WCUR_MAX 32  /* database handles up to this get cached write cursors */
+#define STORE_WCUR_LANES 2 /* cursors per database: writes to two key ranges in turn */
 
 struct store {
     MDB_env *env;
@@ -104,7 +105,7 @@ struct store {
      * Only the writer touches them; store__wcur_forget drops them when the transaction
      * ends or begins a child. */
     MDB_txn *wcur_txn;
-    MDB_cursor *wcur[STORE_WCUR_MAX];
+    MDB_cursor *wcur[STORE_WCUR_MAX][STORE_WCUR_LANES];
 };
 
 /* The store owning txn. */
@@ -132,6 +133,10 @@ MDB_txn *store__dry_txn(struct store *st);
  * read the snapshot. */
 int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v);
 int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags);
+/* store__put through the writer's cursor of lane (0..STORE_WCUR_LANES-1) on dbi: a writer
+ * that puts into two key ranges of one database in turn (history.c: pods' versions and
+ * documents') keeps one on each. store__put is lane 0. */
+int store__put_lane(MDB_txn *txn, MDB_dbi dbi, int lane, MDB_val *k, MDB_val *v, unsigned flags);
 int store__del(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *data);
 /* Forgets (and closes, when close is set and the transaction is still live) the write
  * cursors store__put keeps for st's top-level write transaction (txn.c: at its end, and
