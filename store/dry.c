@@ -170,18 +170,6 @@ static int is_index(MDB_txn *txn, MDB_dbi dbi)
 
 /* ---- key-value calls ---- */
 
-int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
-{
-    struct ov_tab *t = overlay(txn, dbi);
-    struct ov_ent *e = t ? ov_find(t, k) : NULL;
-    if (!e)
-        return mdb_get(txn, dbi, k, v);
-    if (!e->v.mv_data)
-        return MDB_NOTFOUND;
-    *v = e->v;
-    return 0;
-}
-
 void store__wcur_forget(struct store *st, int close)
 {
     if (!st->wcur_txn)
@@ -212,6 +200,20 @@ static MDB_cursor *wcursor(MDB_txn *txn, MDB_dbi dbi, int lane)
     if (!*c && mdb_cursor_open(txn, dbi, c) != 0)
         *c = NULL;
     return *c;
+}
+
+int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v)
+{
+    struct ov_tab *t = overlay(txn, dbi);
+    struct ov_ent *e = t ? ov_find(t, k) : NULL;
+    if (!e) { /* the writer's own reads through its cursor: the put that follows is near */
+        MDB_cursor *c = t ? NULL : wcursor(txn, dbi, 0);
+        return c ? mdb_cursor_get(c, k, v, MDB_SET) : mdb_get(txn, dbi, k, v);
+    }
+    if (!e->v.mv_data)
+        return MDB_NOTFOUND;
+    *v = e->v;
+    return 0;
 }
 
 int store__put_lane(MDB_txn *txn, MDB_dbi dbi, int lane, MDB_val *k, MDB_val *v, unsigned flags)
