@@ -1,4 +1,5 @@
 #include "alloc.h"
+#include "fmt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,18 +51,21 @@ char *xstrndup(const char *s, size_t n)
 
 char *xasprintf(const char *fmt, ...)
 {
+    char buf[256]; /* most texts fit: formatted once, copied */
     va_list ap;
-    int n;
-    char *p;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    int n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     if (n < 0)
         abort();
-    p = xmalloc((size_t)n + 1);
+    char *p = xmalloc((size_t)n + 1);
+    if ((size_t)n < sizeof(buf)) {
+        memcpy(p, buf, (size_t)n + 1);
+        return p;
+    }
     va_start(ap, fmt);
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    fmt_vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
 }
