@@ -10,7 +10,8 @@
  * equal keys. The pod indexes (DUPSORT, and the pending index) are not kept in the
  * overlay: their writes are dropped and their reads and scans see the snapshot; the session
  * documents this (store.h). Outside a session every call is the LMDB call it wraps, after
- * one thread-local comparison.
+ * one thread-local comparison; in the top-level write transaction, through a cursor kept
+ * per database (wcursor: docs/design-notes.md, "The writer's cursors").
  */
 #include "internal.h"
 

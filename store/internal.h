@@ -128,9 +128,10 @@ struct store__dry *store__dry_of(MDB_txn *txn);
 MDB_txn *store__dry_txn(struct store *st);
 
 /* mdb_get, mdb_put, mdb_del with the same arguments and LMDB return codes, through the
- * overlay of a dry session (a write of a pod index there is dropped: 0). Every file of
- * store/ reads and writes through these, except bulk loads and the audit verifier, which
- * read the snapshot. */
+ * overlay of a dry session (a write of a pod index there is dropped: 0); the top-level
+ * write transaction's gets and puts go through its kept cursors. Every file of store/ reads
+ * and writes through these, except bulk loads and the audit verifier, which read the
+ * snapshot. */
 int store__get(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v);
 int store__put(MDB_txn *txn, MDB_dbi dbi, MDB_val *k, MDB_val *v, unsigned flags);
 /* store__put through the writer's cursor of lane (0..STORE_WCUR_LANES-1) on dbi: a writer
