@@ -199,7 +199,17 @@ int store_txn_child(MDB_txn *parent, MDB_txn **child, struct err *err)
     return 0;
 }
 
-/* Which kind of txn this is; forgets a child (LMDB ends it whatever the outcome). */
+/* Forgets what the writer keeps by transaction handle: the cached audit head, which
+ * belonged to the handle that ends (a child's aborted records go with it). Before LMDB ends
+ * it: a top-level commit lets another writer thread begin, with the same handle. */
+static void forget_writer(struct store *st)
+{
+    st->head_txn = NULL;
+    st->head_full = st->head_dirty = 0;
+}
+
+/* Which kind of txn this is; forgets a child (LMDB ends it whatever the outcome) and, for
+ * a write or a child, what the writer kept for it. Called before LMDB ends txn. */
 static enum txn_class classify(struct store *st, MDB_txn *txn)
 {
     enum txn_class cls = TXN_READ;
@@ -209,6 +219,7 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
          * store__put kept: forgotten here, before LMDB lets another writer begin (with
          * the same handle: LMDB reuses it). */
         store__wcur_forget(st, 0);
+        forget_writer(st);
         pthread_mutex_lock(&st->child_mu);
         atomic_store(&st->nchildren, 0);
         atomic_store(&st->write_txn, NULL);
@@ -222,6 +233,7 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
         if (st->children[i] == txn) {
             /* Children end innermost first; anything above i ended with it. */
             atomic_store(&st->nchildren, i);
+            forget_writer(st);
             cls = TXN_CHILD;
             break;
         }
@@ -232,10 +244,6 @@ static enum txn_class classify(struct store *st, MDB_txn *txn)
 
 static void finish(struct store *st, enum txn_class cls)
 {
-    if (cls != TXN_READ) { /* the writer's cached audit head belonged to that handle */
-        st->head_txn = NULL;
-        st->head_full = st->head_dirty = 0;
-    }
     if (cls == TXN_CHILD)
         return;
     unlock_shared(st);
