@@ -611,7 +611,7 @@ START_TEST(test_audit_sig_bad_key_refused)
     ck_assert_int_ne(musterd_run(a2, &err), 0);
     ck_assert_msg(strstr(err, "is not an Ed25519") != NULL, "%s", err);
     free(err);
-    const char *a3[] = {"--audit-witness", e.witness, NULL};
+    const char *a3[] = {"--data-dir", e.m.root, "--audit-witness", e.witness, NULL};
     ck_assert_int_ne(musterd_run(a3, &err), 0);
     ck_assert_msg(strstr(err, "needs audit_key") != NULL, "%s", err);
     free(err);
