@@ -11,7 +11,7 @@
 #include "alloc.h"
 #include "err.h"
 
-static const enum store_dbi doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR,
+const enum store_dbi store__doc_dbi[STORE_DB_COUNT] = {DBI_WHY, DBI_PREEMPTIONS, DBI_MIRROR,
                                                        DBI_TIMESERIES, DBI_RESERVATIONS};
 static const char *const doc_name[STORE_DB_COUNT] = {
     "why document", "preemption record", "mirror record", "time series sample", "reservation"};
@@ -84,7 +84,10 @@ static int put_bytes(MDB_txn *txn, enum store_db db, const char *key, const void
 {
     struct store *st = store__of(txn);
     MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)data};
-    int rc = store__put(txn, st->dbi[doc_dbi[db]], &k, &v, 0);
+    int rc = store__history_doc_unlive(txn, db, key, err);
+    if (rc < 0)
+        return rc;
+    rc = store__put(txn, st->dbi[store__doc_dbi[db]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         err_prefix(err, "%s '%s'", doc_name[db], key);
@@ -120,7 +123,7 @@ int store_doc_add_text(MDB_txn *txn, enum store_db db, const char *key, const ch
     int rc = check_db(db, err);
     if (rc < 0)
         return rc;
-    rc = store__put(txn, st->dbi[doc_dbi[db]], &k, &v, MDB_NOOVERWRITE);
+    rc = store__put(txn, st->dbi[store__doc_dbi[db]], &k, &v, MDB_NOOVERWRITE);
     if (rc == MDB_KEYEXIST) { /* v: the stored document */
         *old = store__json_load(v.mv_data, v.mv_size, &jerr);
         return *old ? 1
@@ -143,7 +146,7 @@ int store_doc_get(MDB_txn *txn, enum store_db db, const char *key, json_t **out,
     *out = NULL;
     if ((rc = check_db(db, err)) < 0)
         return rc;
-    rc = store__get(txn, st->dbi[doc_dbi[db]], &k, &v);
+    rc = store__get(txn, st->dbi[store__doc_dbi[db]], &k, &v);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
     if (rc)
@@ -158,7 +161,7 @@ int store_doc_exists(MDB_txn *txn, enum store_db db, const char *key)
 {
     MDB_val k = {strlen(key), (void *)key}, v;
     return check_db(db, NULL) == 0 &&
-           store__get(txn, store__of(txn)->dbi[doc_dbi[db]], &k, &v) == 0;
+           store__get(txn, store__of(txn)->dbi[store__doc_dbi[db]], &k, &v) == 0;
 }
 
 int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err *err)
@@ -167,9 +170,9 @@ int store_doc_delete(MDB_txn *txn, enum store_db db, const char *key, struct err
     MDB_val k = {strlen(key), (void *)key};
     int rc;
 
-    if ((rc = check_db(db, err)) < 0)
+    if ((rc = check_db(db, err)) < 0 || (rc = store__history_doc_unlive(txn, db, key, err)) < 0)
         return rc;
-    rc = store__del(txn, st->dbi[doc_dbi[db]], &k, NULL);
+    rc = store__del(txn, st->dbi[store__doc_dbi[db]], &k, NULL);
     if (rc == MDB_NOTFOUND)
         return err_set(err, ERR_NOT_FOUND, "%s '%s' not found", doc_name[db], key);
     if (rc)
@@ -182,9 +185,9 @@ int store_doc_each_after(MDB_txn *txn, enum store_db db, const char *after, stor
 {
     int rc = check_db(db, err);
 
-    return rc < 0
-               ? rc
-               : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], NULL, after, fn, ctx, err);
+    return rc < 0 ? rc
+                  : store__each_json(txn, store__of(txn)->dbi[store__doc_dbi[db]], NULL, after, fn,
+                                     ctx, err);
 }
 
 int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj_fn fn, void *ctx,
@@ -193,8 +196,8 @@ int store_doc_each(MDB_txn *txn, enum store_db db, const char *prefix, store_obj
     int rc = check_db(db, err);
 
     return rc < 0 ? rc
-                  : store__each_json(txn, store__of(txn)->dbi[doc_dbi[db]], prefix, NULL, fn, ctx,
-                                     err);
+                  : store__each_json(txn, store__of(txn)->dbi[store__doc_dbi[db]], prefix, NULL, fn,
+                                     ctx, err);
 }
 
 /* ---- metadata ---- */

@@ -101,7 +101,9 @@ static int check_schema(struct store *st, MDB_txn *txn, struct err *err)
     if (rc < 0)
         return rc;
     /* 0: a new store; 1: no binding records yet, which schema 2 reads as it is; 2: the pod
-     * indexes by node and by group were DUPSORT databases, rebuilt as pair keys */
+     * indexes by node and by group were DUPSORT databases, rebuilt as pair keys; 3: no
+     * history version read from its object ('L', history.c), which schema 4 reads as it is
+     * (a musterd of schema 3 could not read one) */
     if (version < 3 && (rc = store__index_migrate(txn, err)) < 0)
         return rc;
     if (version < STORE_SCHEMA_VERSION)

@@ -19,7 +19,13 @@
  * op: 'P' put (payload: the stored bytes, exactly as written), 'D' delete (no log entry),
  * 'B' a pod's binding record (payload: the record pod_bind.c wrote, a few bytes; the pod's
  * last 'P' before it is what it binds, and a binding is only ever written over a pending
- * pod, so at most one 'B' follows a 'P').
+ * pod, so at most one 'B' follows a 'P'), 'L' a put whose payload is the value stored under
+ * the object's key now (store schema 4): a version longer than INLINE_MAX is not copied
+ * into the log when it is written, only when it is written over or deleted
+ * (store__history_unlive, which every writer of the objects and documents calls first,
+ * turns the 'L' into a 'P' with its log copy). So an 'L' is always its object's last
+ * version, and the object's value is its payload; a cycle's why documents and an apply's
+ * objects, most of which are never written over, are written once, not twice.
  *
  * Keeping each object's versions together in the index makes "one object at N" one seek
  * and "everything at N" two seeks per object that ever existed, with nothing stored twice.
@@ -50,6 +56,15 @@ static unsigned char doc_byte(enum store_db db)
     return (unsigned char)(HIST_DOC + db);
 }
 
+/* seq, txn id and n as a log key (LOGKEY bytes), which is also a version key's suffix. */
+static void logkey_put(unsigned char *out, uint64_t seq, uint64_t txnid, uint32_t n)
+{
+    store__be64_put(out, seq);
+    store__be64_put(out + 8, txnid);
+    for (int i = 0; i < 4; i++)
+        out[16 + i] = (unsigned char)(n >> (24 - 8 * i));
+}
+
 /* The key of one version into out (at least 1 + KEY_MAX + SUFFIX bytes). Returns its
  * length, or 0 when key is too long to be kept. */
 static size_t hist_key(unsigned char *out, unsigned char kb, const char *key, uint64_t seq,
@@ -61,10 +76,7 @@ static size_t hist_key(unsigned char *out, unsigned char kb, const char *key, ui
     out[0] = kb;
     memcpy(out + 1, key, kl);
     out[1 + kl] = '\0';
-    store__be64_put(out + 2 + kl, seq);
-    store__be64_put(out + 10 + kl, txnid);
-    for (int i = 0; i < 4; i++)
-        out[18 + kl + i] = (unsigned char)(n >> (24 - 8 * i));
+    logkey_put(out + 2 + kl, seq, txnid, n);
     return 1 + kl + SUFFIX;
 }
 
@@ -88,8 +100,46 @@ static void pend_add(struct store *st, const unsigned char *k, size_t kl)
     st->hist_pend_len += kl + 2;
 }
 
+/* The next log key of the writer (LOGKEY bytes into out): the seq a change is written
+ * with, the transaction, the counter. Increasing, so the log is appended to. */
+static void log_key(struct store *st, MDB_txn *txn, uint64_t seq, unsigned char *out)
+{
+    uint64_t id = (uint64_t)mdb_txn_id(txn);
+    if (st->hist_txn != id)
+        pend_reset(st, id);
+    logkey_put(out, seq, id, st->hist_n++);
+}
+
+/* The database an object's (or document's) value is stored in: its kind byte's; 0 (no
+ * database of ours) for a byte that names none. */
+static MDB_dbi live_dbi(struct store *st, unsigned char kb)
+{
+    if (kb >= HIST_DOC)
+        return kb - HIST_DOC < STORE_DB_COUNT ? st->dbi[store__doc_dbi[kb - HIST_DOC]] : 0;
+    return kb < MODEL_KIND_COUNT ? st->dbi[store__kind_dbi[kb]] : 0;
+}
+
+/* Appends data (len bytes) to the log under lk (LOGKEY bytes). */
+static int log_put(MDB_txn *txn, const unsigned char *lk_data, const void *data, size_t len,
+                   struct err *err)
+{
+    struct store *st = store__of(txn);
+    /* reserve, then copy: data may point into the writer's scratch buffer */
+    MDB_val lk = {LOGKEY, (void *)lk_data}, lv = {len, NULL};
+    int rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
+    if (rc == MDB_KEYEXIST) /* not past the last key: cannot happen, but never fail */
+        rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_RESERVE);
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot write the object history");
+    if (len)
+        memcpy(lv.mv_data, data, len);
+    return 0;
+}
+
+/* live: a 'P' whose data is the value just stored under key (store__history_add's), kept
+ * there ('L') when too long to go inline. */
 static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, const void *data,
-                  size_t len, uint64_t seq, int pend, struct err *err)
+                  size_t len, uint64_t seq, int pend, int live, struct err *err)
 {
     struct store *st = store__of(txn);
     unsigned char kbuf[1 + KEY_MAX + SUFFIX];
@@ -111,16 +161,12 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
         ival[0] = op == 'P' ? 'p' : 'b';
         memcpy(ival + 1, data, len);
         ilen = 1 + len;
+    } else if (live && op == 'P') { /* read from the object itself until it changes */
+        ival[0] = 'L';
+        ilen = 1;
     } else {
-        /* reserve, then copy: data may point into the writer's scratch buffer */
-        MDB_val lk = {LOGKEY, ival + 1}, lv = {len, NULL};
-        rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_APPEND | MDB_RESERVE);
-        if (rc == MDB_KEYEXIST) /* not past the last key: cannot happen, but never fail */
-            rc = store__put(txn, st->dbi[DBI_HISTORY], &lk, &lv, MDB_RESERVE);
-        if (rc)
-            return store__mdb_err(st, rc, err, "cannot write the object history");
-        if (len)
-            memcpy(lv.mv_data, data, len);
+        if ((rc = log_put(txn, ival + 1, data, len, err)) < 0)
+            return rc;
     }
     MDB_val k = {kl, kbuf}, v = {ilen, ival};
     /* documents' versions and objects' are written in turn: a cursor on each */
@@ -131,22 +177,117 @@ static int add_at(MDB_txn *txn, unsigned char kb, const char *key, char op, cons
     return 0;
 }
 
+/* st->head_seq as txn sees it (internal.h). */
+static int head_of(struct store *st, MDB_txn *txn, struct err *err)
+{
+    if (st->head_txn == txn)
+        return 0;
+    struct store__head h;
+    int rc = store__audit_head(txn, &h, err);
+    if (rc < 0)
+        return rc;
+    st->head_txn = txn;
+    st->head_seq = h.seq;
+    st->head_full = 0;
+    return 0;
+}
+
 int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op, const void *data,
                        size_t len, struct err *err)
 {
     struct store *st = store__of(txn);
     if (store__dry_of(txn)) /* a what-if's writes are no history (store_dry_begin) */
         return 0;
-    if (st->head_txn != txn) { /* the head as this transaction sees it (internal.h) */
-        struct store__head h;
-        int rc = store__audit_head(txn, &h, err);
-        if (rc < 0)
-            return rc;
-        st->head_txn = txn;
-        st->head_seq = h.seq;
-        st->head_full = 0;
+    int rc = head_of(st, txn, err);
+    if (rc < 0)
+        return rc;
+    return add_at(txn, kb, key, op, data, len, st->head_seq + 1, 1, 1, err);
+}
+
+/* 1 when k is a version of the object whose key prefix (kind byte, key, \0) is p. */
+static int same_object(const MDB_val *k, const unsigned char *p, size_t plen)
+{
+    return k->mv_size == plen + SUFFIX - 1 && memcmp(k->mv_data, p, plen) == 0;
+}
+
+/* The last version of object p (plen bytes: kind byte, key, \0) from cur: 0 with *k and
+ * *v on it, MDB_NOTFOUND when it has none, or an LMDB code. */
+static int last_version(MDB_cursor *cur, const unsigned char *p, size_t plen, MDB_val *k,
+                        MDB_val *v)
+{
+    unsigned char probe[1 + KEY_MAX + SUFFIX];
+    memcpy(probe, p, plen);
+    memset(probe + plen, 0xff, SUFFIX - 1);
+    *k = (MDB_val){plen + SUFFIX - 1, probe};
+    int rc = mdb_cursor_get(cur, k, v, MDB_SET_RANGE);
+    rc = rc == MDB_NOTFOUND ? mdb_cursor_get(cur, k, v, MDB_LAST)
+         : rc == 0          ? mdb_cursor_get(cur, k, v, MDB_PREV)
+                            : rc;
+    if (rc == 0 && (k->mv_size != plen + SUFFIX - 1 || memcmp(k->mv_data, p, plen) != 0))
+        rc = MDB_NOTFOUND;
+    return rc;
+}
+
+int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    size_t kl = strlen(key);
+    if (store__dry_of(txn) || kl > KEY_MAX)
+        return 0;
+    MDB_val k = {kl, (void *)key}, v, ik, iv;
+    MDB_dbi dbi = live_dbi(st, kb);
+    if (!dbi)
+        return err_set(err, ERR_INTERNAL, "object history: no database for kind %u", kb);
+    int rc = store__get(txn, dbi, &k, &v);
+    if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size <= INLINE_MAX)) /* never kept as 'L' */
+        return 0;
+    if (rc)
+        return store__mdb_err(st, rc, err, "cannot read the object history");
+    unsigned char p[1 + KEY_MAX + 1], ikey[1 + KEY_MAX + SUFFIX], ival[1 + LOGKEY];
+    p[0] = kb;
+    memcpy(p + 1, key, kl + 1);
+    MDB_cursor *cur = NULL;
+    if ((rc = mdb_cursor_open(txn, st->dbi[DBI_HISTORY_IX], &cur)) != 0)
+        return store__mdb_err(st, rc, err, "cannot open a cursor");
+    rc = last_version(cur, p, kl + 2, &ik, &iv);
+    /* a pod's binding versions come after the put they bind */
+    while (rc == 0 && iv.mv_size && (*(const char *)iv.mv_data == 'B' ||
+                                      *(const char *)iv.mv_data == 'b')) {
+        rc = mdb_cursor_get(cur, &ik, &iv, MDB_PREV);
+        if (rc == 0 && !same_object(&ik, p, kl + 2))
+            rc = MDB_NOTFOUND;
     }
-    return add_at(txn, kb, key, op, data, len, st->head_seq + 1, 1, err);
+    int live = rc == 0 && iv.mv_size == 1 && *(const char *)iv.mv_data == 'L';
+    if (live)
+        memcpy(ikey, ik.mv_data, ik.mv_size);
+    size_t iklen = ik.mv_size;
+    mdb_cursor_close(cur);
+    if (rc && rc != MDB_NOTFOUND)
+        return store__mdb_err(st, rc, err, "cannot read the object history");
+    if (!live)
+        return 0;
+    /* the value moves to the log, under a key of now; its version points there */
+    char *copy = xmalloc(v.mv_size); /* v is in the map, which the puts may change */
+    size_t len = v.mv_size;
+    memcpy(copy, v.mv_data, len);
+    if ((rc = head_of(st, txn, err)) == 0) {
+        ival[0] = 'P';
+        log_key(st, txn, st->head_seq + 1, ival + 1);
+        rc = log_put(txn, ival + 1, copy, len, err);
+    }
+    free(copy);
+    if (rc < 0)
+        return rc;
+    MDB_val nk = {iklen, ikey}, nv = {sizeof(ival), ival};
+    rc = store__put_lane(txn, st->dbi[DBI_HISTORY_IX], kb >= HIST_DOC, &nk, &nv, 0);
+    return rc ? store__mdb_err(st, rc, err, "cannot write the object history") : 0;
+}
+
+int store__history_doc_unlive(MDB_txn *txn, enum store_db db, const char *key, struct err *err)
+{
+    if (db == STORE_DB_MIRROR || store__dry_of(txn)) /* no history, as store__history_doc */
+        return 0;
+    return store__history_unlive(txn, doc_byte(db), key, err);
 }
 
 int store__history_settle(MDB_txn *txn, struct err *err)
@@ -204,11 +345,6 @@ struct found {
     size_t bind_len;
 };
 
-/* 1 when k is a version of the object whose key prefix (kind byte, key, \0) is p. */
-static int same_object(const MDB_val *k, const unsigned char *p, size_t plen)
-{
-    return k->mv_size == plen + SUFFIX - 1 && memcmp(k->mv_data, p, plen) == 0;
-}
 
 /* The version of object p (plen bytes: kind byte, key, \0) at seq, from cur: *f filled and
  * 1 when it existed then, 0 when not. Leaves cur anywhere. */
@@ -234,13 +370,22 @@ static int version_at(struct store *st, MDB_cursor *cur, const unsigned char *p,
             !v.mv_size)
             return 0;
         const char *d = v.mv_data;
-        char op = d[0] == 'p' ? 'P' : d[0] == 'b' ? 'B' : d[0];
+        char op = d[0] == 'p' || d[0] == 'L' ? 'P' : d[0] == 'b' ? 'B' : d[0];
         if (op == 'D')
             return 0;
         if ((op != 'B' && op != 'P') || (op == 'B' && f->bind))
             continue;
         MDB_val lv = {v.mv_size - 1, (void *)(d + 1)}; /* inline */
-        if (d[0] == 'P' || d[0] == 'B') {              /* in the log */
+        if (d[0] == 'L') { /* the object's value now (its last version) */
+            MDB_val ok = {plen - 2, (void *)(p + 1)};
+            MDB_dbi dbi = live_dbi(st, p[0]);
+            int lrc = dbi ? mdb_get(mdb_cursor_txn(cur), dbi, &ok, &lv) : MDB_NOTFOUND;
+            if (lrc)
+                return lrc == MDB_NOTFOUND
+                           ? err_set(err, ERR_STORE,
+                                     "object history: a version's stored value is missing")
+                           : store__mdb_err(st, lrc, err, "cannot read the object history");
+        } else if (d[0] == 'P' || d[0] == 'B') { /* in the log */
             MDB_val lk = {LOGKEY, (void *)(d + 1)};
             int lrc = v.mv_size == 1 + LOGKEY
                           ? mdb_get(mdb_cursor_txn(cur), st->dbi[DBI_HISTORY], &lk, &lv)
@@ -505,12 +650,12 @@ static int seed_dbi(MDB_txn *txn, enum store_dbi dbi, unsigned char kb, uint64_t
             continue;
         memcpy(key, k.mv_data, k.mv_size);
         key[k.mv_size] = '\0';
-        if ((rc = add_at(txn, kb, key, 'P', v.mv_data, v.mv_size, head, 0, err)) < 0 ||
+        if ((rc = add_at(txn, kb, key, 'P', v.mv_data, v.mv_size, head, 0, 0, err)) < 0 ||
             dbi != DBI_PODS)
             continue;
         int brc = mdb_get(txn, st->dbi[DBI_POD_BIND], &k, &b);
         if (brc == 0)
-            rc = add_at(txn, kb, key, 'B', b.mv_data, b.mv_size, head, 0, err);
+            rc = add_at(txn, kb, key, 'B', b.mv_data, b.mv_size, head, 0, 0, err);
         else if (brc != MDB_NOTFOUND)
             rc = store__mdb_err(st, brc, err, "cannot read a binding");
     }
@@ -569,7 +714,7 @@ static int find_cut(MDB_cursor *cur, const unsigned char *p, size_t plen, uint64
                             : rc;
     for (; rc == 0 && same_object(&k, p, plen); rc = mdb_cursor_get(cur, &k, &v, MDB_PREV)) {
         char op = v.mv_size ? ((const char *)v.mv_data)[0] : 'D';
-        op = op == 'p' ? 'P' : op == 'b' ? 'B' : op;
+        op = op == 'p' || op == 'L' ? 'P' : op == 'b' ? 'B' : op;
         if (op == 'P' || op == 'D') {
             memcpy(cut->key, k.mv_data, k.mv_size);
             cut->len = k.mv_size;

@@ -20,7 +20,7 @@
 /* 2: pods may have a binding record (DBI_POD_BIND, pod_bind.c) that readers merge; a
  * musterd of schema 1 would not, so it refuses such a store. 3: the pod indexes by node
  * and by group are keyed "<node or group>\0<pod key>" in plain databases (objects.c). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_MAX_CHILDREN 32
 
 enum store_dbi {
@@ -49,6 +49,8 @@ enum store_dbi {
 
 /* The database of each object kind (objects.c). */
 extern const enum store_dbi store__kind_dbi[MODEL_KIND_COUNT];
+/* The database of each document kind (docs.c). */
+extern const enum store_dbi store__doc_dbi[STORE_DB_COUNT];
 
 /* A growing buffer values are serialized into before they are written. */
 struct store__scratch {
@@ -201,10 +203,17 @@ int store__index_migrate(MDB_txn *txn, struct err *err);
 /* ---- the object history (history.c) ---- */
 
 /* Records a version of object key (kb: its model_kind) at the current audit head: op 'P'
- * with the stored bytes, 'D', or 'B' with a pod's binding record. data may point into
+ * with the stored bytes (those just written under key: a long value is read from there
+ * while it stays, history.c), 'D', or 'B' with a pod's binding record. data may point into
  * st->buf. A key too long to keep is skipped. 0 or ERR_STORE / ERR_MAP_FULL. */
 int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op, const void *data,
                        size_t len, struct err *err);
+/* Before the value stored under key (kb: as for store__history_add) is written over or
+ * deleted: when its version reads it from where it is, copies it into the log first.
+ * 0 or ERR_STORE / ERR_MAP_FULL. */
+int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, struct err *err);
+/* store__history_unlive of a document of db (kb HIST_DOC + db; none for STORE_DB_MIRROR). */
+int store__history_doc_unlive(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
 /* Before the top-level commit: the versions of this transaction whose record never came
  * (written after its last record) move to the head. 0 or ERR_STORE / ERR_MAP_FULL. */
 int store__history_settle(MDB_txn *txn, struct err *err);

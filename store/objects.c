@@ -230,6 +230,8 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
     MDB_val k = {strlen(key), (void *)key}, v;
     int rc;
 
+    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, err)) < 0)
+        return rc;
     struct store__scratch *sc = store__scratch(txn);
     v.mv_size = store__dump(sc, obj, JSON_COMPACT, 0);
     v.mv_data = sc->buf;
@@ -331,6 +333,8 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         return rc;
     if ((kind == MODEL_POD || old_out) && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
         return rc;
+    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, err)) < 0)
+        goto out;
     rc = store__del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot delete");

@@ -314,7 +314,7 @@ START_TEST(test_store_meta_counters)
     ck_assert_int_eq(store_meta_get_u64(txn, "cycles", &v, &err), 0);
     ck_assert_uint_eq(v, 1ull << 40);
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, &err), 0);
-    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(v, 4);
     store_txn_abort(&txn);
 }
 END_TEST
@@ -441,13 +441,13 @@ START_TEST(test_store_newer_schema_refused)
     struct store *again = NULL;
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
 
-    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 4, NULL), 0);
+    ck_assert_int_eq(store_meta_put_u64(txn, "schema_version", 5, NULL), 0);
     store_util_commit(&txn);
     store_close(st);
     st = NULL;
     ck_assert_int_eq(store_open(&opts, &again, &err), ERR_STORE);
     ck_assert_ptr_null(again);
-    ck_assert_msg(strstr(err.msg, "schema version 4, newer than this musterd supports (3)"), "%s",
+    ck_assert_msg(strstr(err.msg, "schema version 5, newer than this musterd supports (4)"), "%s",
                   err.msg);
 }
 END_TEST

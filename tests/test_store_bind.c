@@ -274,7 +274,7 @@ START_TEST(test_store_bind_pending_index_left_to_the_record)
 }
 END_TEST
 
-/* A store of schema 1 (no binding records) opens as it is and is marked schema 3. */
+/* A store of schema 1 (no binding records) opens as it is and is marked schema 4. */
 START_TEST(test_store_bind_schema_one_upgraded)
 {
     MDB_txn *txn = store_util_begin(st, STORE_WRITE);
@@ -287,7 +287,7 @@ START_TEST(test_store_bind_schema_one_upgraded)
     txn = store_util_begin(st, STORE_READ);
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, NULL), 0);
     store_txn_abort(&txn);
-    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(v, 4);
     assert_scan(0, NULL, "ns/p1");
 }
 END_TEST
@@ -329,7 +329,7 @@ START_TEST(test_store_bind_schema_two_indexes_rebuilt)
     txn = store_util_begin(st, STORE_READ);
     uint64_t v = 0;
     ck_assert_int_eq(store_meta_get_u64(txn, "schema_version", &v, NULL), 0);
-    ck_assert_uint_eq(v, 3);
+    ck_assert_uint_eq(v, 4);
     for (int i = 0; i < 2; i++)
         ck_assert_int_eq(mdb_dbi_open(txn, old[i], 0, &d), MDB_NOTFOUND);
     store_txn_abort(&txn);

@@ -167,6 +167,111 @@ START_TEST(test_store_history_get_and_why_docs)
 }
 END_TEST
 
+static int count_entries(MDB_txn *txn, enum store_dbi dbi)
+{
+    struct store *s = store__of(txn);
+    MDB_stat ms;
+    ck_assert_int_eq(mdb_stat(txn, s->dbi[dbi], &ms), 0);
+    return (int)ms.ms_entries;
+}
+
+/* A long value is read from its object while it stays ('L', store schema 4): written
+ * once, copied into the log only when it is written over or deleted, a pod's binding
+ * after it or not; the store at every record still equals the live store then. */
+static json_t *long_pod(const char *name, const char *node, int v)
+{
+    char note[400];
+    memset(note, 'a' + v % 26, sizeof(note) - 1);
+    note[sizeof(note) - 1] = '\0';
+    json_t *p = store_util_pod("ns", name, node, "g", NULL);
+    json_object_set_new(json_object_get(p, "metadata"), "annotations",
+                        json_pack("{s:s,s:i}", "note", note, "v", v));
+    return p;
+}
+
+static void long_doc(MDB_txn *txn, const char *key, int v)
+{
+    struct err err = ERR_INIT;
+    char text[512];
+    int n =
+        snprintf(text, sizeof(text), "{\"primary\":\"Waiting\",\"v\":%d,\"pad\":\"%0300d\"}", v, v);
+    ck_assert_int_eq(store_doc_put_text(txn, STORE_DB_WHY, key, text, (size_t)n, &err), 0);
+}
+
+START_TEST(test_store_history_live_versions)
+{
+    struct err err = ERR_INIT;
+    struct point pts[8];
+    int n = 0;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    int logged = count_entries(txn, DBI_HISTORY);
+    store_util_put(txn, MODEL_NODE, store_util_node("n1"));
+    store_util_put(txn, MODEL_POD, long_pod("a", NULL, 0));
+    store_util_put(txn, MODEL_POD, long_pod("b", NULL, 0));
+    long_doc(txn, "ns/a", 0);
+    audit(txn, "one");
+    ck_assert_int_eq(count_entries(txn, DBI_HISTORY), logged); /* nothing copied */
+    store_util_commit(&txn);
+    take(&pts[n++]);
+
+    txn = store_util_begin(st, STORE_WRITE); /* written over: the old versions copied */
+    store_util_put(txn, MODEL_POD, long_pod("a", NULL, 1));
+    long_doc(txn, "ns/a", 1);
+    ck_assert_int_eq(count_entries(txn, DBI_HISTORY), logged + 2);
+    audit(txn, "two");
+    store_util_commit(&txn);
+    take(&pts[n++]);
+
+    txn = store_util_begin(st, STORE_WRITE); /* bound, then written whole after its binding */
+    ck_assert_int_eq(store_pod_bind(txn, "ns/a", "n1", "2026-11-27T10:00:00Z", &err), 0);
+    ck_assert_int_eq(store_pod_bind(txn, "ns/b", "n1", "2026-11-27T10:00:01Z", &err), 0);
+    audit(txn, "three");
+    store_util_commit(&txn);
+    take(&pts[n++]);
+    txn = store_util_begin(st, STORE_WRITE);
+    store_util_put(txn, MODEL_POD, long_pod("a", "n1", 2));
+    audit(txn, "four");
+    store_util_commit(&txn);
+    take(&pts[n++]);
+
+    txn = store_util_begin(st, STORE_WRITE); /* written twice in one transaction, deleted */
+    store_util_put(txn, MODEL_POD, long_pod("c", NULL, 3));
+    store_util_put(txn, MODEL_POD, long_pod("c", NULL, 4));
+    ck_assert_int_eq(store_delete(txn, MODEL_POD, "ns/b", NULL, &err), 0);
+    ck_assert_int_eq(store_doc_delete(txn, STORE_DB_WHY, "ns/a", &err), 0);
+    audit(txn, "five");
+    store_util_commit(&txn);
+    take(&pts[n++]);
+
+    txn = store_util_begin(st, STORE_WRITE); /* an aborted child leaves the 'L' it found */
+    MDB_txn *child = NULL;
+    ck_assert_int_eq(store_txn_child(txn, &child, &err), 0);
+    store_util_put(child, MODEL_POD, long_pod("c", NULL, 5));
+    store_txn_abort(&child);
+    audit(txn, "six");
+    store_util_commit(&txn);
+    take(&pts[n++]);
+
+    check_points(pts, n);
+    txn = store_util_begin(st, STORE_READ);
+    json_t *got = NULL;
+    ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_WHY, "ns/a", pts[0].seq, &got, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(got, "v")), 0);
+    json_decref(got);
+    ck_assert_int_eq(store_history_doc_at(txn, STORE_DB_WHY, "ns/a", pts[3].seq, &got, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(got, "v")), 1);
+    json_decref(got);
+    ck_assert_int_eq(store_history_get_at(txn, MODEL_POD, "ns/c", pts[4].seq, &got, &err), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(got, "metadata"), "annotations"), "v")),
+                     4);
+    json_decref(got);
+    for (int i = 0; i < n; i++)
+        json_decref(pts[i].live);
+    store_txn_abort(&txn);
+}
+END_TEST
+
 START_TEST(test_store_history_seq_at_time)
 {
     struct err err = ERR_INIT;
@@ -199,14 +304,6 @@ START_TEST(test_store_history_seq_at_time)
     store_txn_abort(&txn);
 }
 END_TEST
-
-static int count_entries(MDB_txn *txn, enum store_dbi dbi)
-{
-    struct store *s = store__of(txn);
-    MDB_stat ms;
-    ck_assert_int_eq(mdb_stat(txn, s->dbi[dbi], &ms), 0);
-    return (int)ms.ms_entries;
-}
 
 static int count_versions(MDB_txn *txn)
 {
@@ -252,8 +349,9 @@ START_TEST(test_store_history_pruned)
     uint64_t deleted = 0;
     txn = store_util_begin(st, STORE_WRITE);
     int before = count_versions(txn), payloads = count_entries(txn, DBI_HISTORY);
-    ck_assert_int_eq(payloads, 6 + 1); /* a delete has no payload */
-    ck_assert_int_eq(before, 6 + 2);   /* x six times, gone put and deleted */
+    /* a delete has no payload, nor x's last version: it is read from x itself */
+    ck_assert_int_eq(payloads, 5 + 1);
+    ck_assert_int_eq(before, 6 + 2); /* x six times, gone put and deleted */
     ck_assert_int_eq(store__history_prune(txn, pts[0].seq, &deleted, &err), 0);
     /* x: the versions of records 1..3 go (4's is the one at pts[0]); gone: both go */
     ck_assert_int_eq(deleted, 3 + 2);
@@ -322,9 +420,12 @@ END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {
-        test_store_history_each_at_equals_live, test_store_history_get_and_why_docs,
-        test_store_history_seq_at_time,         test_store_history_pruned,
-        test_store_history_seeded_at_open,      NULL};
+    const TTest *tests[] = {test_store_history_each_at_equals_live,
+                            test_store_history_get_and_why_docs,
+                            test_store_history_seq_at_time,
+                            test_store_history_pruned,
+                            test_store_history_seeded_at_open,
+                            test_store_history_live_versions,
+                            NULL};
     return check_run(store_util_suite("store_history", &dir, &st, tests));
 }
