@@ -223,7 +223,7 @@ static int last_version(MDB_cursor *cur, const unsigned char *p, size_t plen, MD
     rc = rc == MDB_NOTFOUND ? mdb_cursor_get(cur, k, v, MDB_LAST)
          : rc == 0          ? mdb_cursor_get(cur, k, v, MDB_PREV)
                             : rc;
-    if (rc == 0 && (k->mv_size != plen + SUFFIX - 1 || memcmp(k->mv_data, p, plen) != 0))
+    if (rc == 0 && !same_object(k, p, plen))
         rc = MDB_NOTFOUND;
     return rc;
 }
@@ -251,8 +251,8 @@ int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, struc
         return store__mdb_err(st, rc, err, "cannot open a cursor");
     rc = last_version(cur, p, kl + 2, &ik, &iv);
     /* a pod's binding versions come after the put they bind */
-    while (rc == 0 && iv.mv_size && (*(const char *)iv.mv_data == 'B' ||
-                                      *(const char *)iv.mv_data == 'b')) {
+    while (rc == 0 && iv.mv_size &&
+           (*(const char *)iv.mv_data == 'B' || *(const char *)iv.mv_data == 'b')) {
         rc = mdb_cursor_get(cur, &ik, &iv, MDB_PREV);
         if (rc == 0 && !same_object(&ik, p, kl + 2))
             rc = MDB_NOTFOUND;
@@ -344,7 +344,6 @@ struct found {
     const char *bind; /* payload of a 'B' after it, or NULL */
     size_t bind_len;
 };
-
 
 /* The version of object p (plen bytes: kind byte, key, \0) at seq, from cur: *f filled and
  * 1 when it existed then, 0 when not. Leaves cur anywhere. */

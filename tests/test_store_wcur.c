@@ -1,6 +1,7 @@
-/* test_store_wcur.c - the writer's cached cursors (store/dry.c, store__put): writes and
- * deletes that follow each other through them, children begun after them, and writers on
- * two threads taking turns (LMDB hands each the same transaction handle). */
+/* test_store_wcur.c - what the writer keeps by transaction handle (the cursors of
+ * store/dry.c's store__put, the cached audit head): writes and deletes that follow each
+ * other through them, children begun after them, and writers on two threads taking turns
+ * (LMDB hands each the same transaction handle). */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -133,7 +134,9 @@ static void *write_turns(void *arg)
 
 /* Two writers take turns: each commit ends the other's wait, and LMDB gives the next
  * writer the handle the last one had; a cursor kept from the last one would write into
- * freed memory (ASan) or pages that are no longer the tree's. */
+ * freed memory (ASan) or pages that are no longer the tree's, and the last one's cleanup
+ * after its commit wiped the next one's cached audit head (a sequence number used twice:
+ * "already exists past the head"). */
 START_TEST(test_store_wcur_writers_take_turns)
 {
     struct writer w[2] = {{.id = 0, .txns = 1500}, {.id = 1, .txns = 1500}};
