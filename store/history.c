@@ -228,21 +228,26 @@ static int last_version(MDB_cursor *cur, const unsigned char *p, size_t plen, MD
     return rc;
 }
 
-int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, struct err *err)
+int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, const MDB_val *stored,
+                          struct err *err)
 {
     struct store *st = store__of(txn);
     size_t kl = strlen(key);
     if (store__dry_of(txn) || kl > KEY_MAX)
         return 0;
-    MDB_val k = {kl, (void *)key}, v, ik, iv;
+    MDB_val k = {kl, (void *)key}, v = {0, NULL}, ik, iv;
     MDB_dbi dbi = live_dbi(st, kb);
     if (!dbi)
         return err_set(err, ERR_INTERNAL, "object history: no database for kind %u", kb);
-    int rc = store__get(txn, dbi, &k, &v);
-    if (rc == MDB_NOTFOUND || (rc == 0 && v.mv_size <= INLINE_MAX)) /* never kept as 'L' */
-        return 0;
-    if (rc)
+    int rc = 0;
+    if (stored)
+        v = *stored;
+    else if ((rc = store__get(txn, dbi, &k, &v)) == MDB_NOTFOUND)
+        v.mv_data = NULL;
+    else if (rc)
         return store__mdb_err(st, rc, err, "cannot read the object history");
+    if (!v.mv_data || v.mv_size <= INLINE_MAX) /* none, or never kept as 'L' */
+        return 0;
     unsigned char p[1 + KEY_MAX + 1], ikey[1 + KEY_MAX + SUFFIX], ival[1 + LOGKEY];
     p[0] = kb;
     memcpy(p + 1, key, kl + 1);
@@ -287,7 +292,7 @@ int store__history_doc_unlive(MDB_txn *txn, enum store_db db, const char *key, s
 {
     if (db == STORE_DB_MIRROR || store__dry_of(txn)) /* no history, as store__history_doc */
         return 0;
-    return store__history_unlive(txn, doc_byte(db), key, err);
+    return store__history_unlive(txn, doc_byte(db), key, NULL, err);
 }
 
 int store__history_settle(MDB_txn *txn, struct err *err)

@@ -210,8 +210,10 @@ int store__history_add(MDB_txn *txn, unsigned char kb, const char *key, char op,
                        size_t len, struct err *err);
 /* Before the value stored under key (kb: as for store__history_add) is written over or
  * deleted: when its version reads it from where it is, copies it into the log first.
- * 0 or ERR_STORE / ERR_MAP_FULL. */
-int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, struct err *err);
+ * stored: that value as the caller just read it (mv_data NULL: there is none), or NULL to
+ * look it up. 0 or ERR_STORE / ERR_MAP_FULL. */
+int store__history_unlive(MDB_txn *txn, unsigned char kb, const char *key, const MDB_val *stored,
+                          struct err *err);
 /* store__history_unlive of a document of db (kb HIST_DOC + db; none for STORE_DB_MIRROR). */
 int store__history_doc_unlive(MDB_txn *txn, enum store_db db, const char *key, struct err *err);
 /* Before the top-level commit: the versions of this transaction whose record never came

@@ -221,16 +221,17 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
 }
 
 /* Writes obj under key over old (the stored value, NULL when none) and updates the pod
- * indexes. */
+ * indexes. stored: the stored bytes as the caller read them (mv_data NULL: none), or NULL
+ * when it did not (store__history_unlive). */
 static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t *obj, json_t *old,
-                    struct err *err)
+                    const MDB_val *stored, struct err *err)
 {
     struct store *st = store__of(txn);
     struct pod_idx oi, ni;
     MDB_val k = {strlen(key), (void *)key}, v;
     int rc;
 
-    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, err)) < 0)
+    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, stored, err)) < 0)
         return rc;
     struct store__scratch *sc = store__scratch(txn);
     v.mv_size = store__dump(sc, obj, JSON_COMPACT, 0);
@@ -291,15 +292,17 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
     if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
         return rc;
     k = (MDB_val){strlen(key), key};
-    /* The old value is decoded only when someone needs it: the caller or the pod index. */
-    if (kind == MODEL_POD || old_out) {
-        rc = store__get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
-        if (rc && rc != MDB_NOTFOUND)
-            return store__mdb_err(st, rc, err, "cannot read");
-        if (rc == 0 && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
-            return rc;
-    }
-    rc = put_over(txn, kind, key, obj, old, err);
+    /* read for the history (put_over); decoded only when someone needs it: the caller or
+     * the pod index */
+    rc = store__get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        v = (MDB_val){0, NULL};
+    else if (rc)
+        return store__mdb_err(st, rc, err, "cannot read");
+    if (v.mv_data && (kind == MODEL_POD || old_out) &&
+        (rc = decode(txn, &v, kind, key, &old, err)) < 0)
+        return rc;
+    rc = put_over(txn, kind, key, obj, old, &v, err);
     if (rc == 0 && old_out) {
         *old_out = old;
         old = NULL;
@@ -315,7 +318,7 @@ int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, 
 
     if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
         return rc;
-    return put_over(txn, kind, key, obj, old, err);
+    return put_over(txn, kind, key, obj, old, NULL, err);
 }
 
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,
@@ -333,7 +336,7 @@ int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **o
         return rc;
     if ((kind == MODEL_POD || old_out) && (rc = decode(txn, &v, kind, key, &old, err)) < 0)
         return rc;
-    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, err)) < 0)
+    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, &v, err)) < 0)
         goto out;
     rc = store__del(txn, st->dbi[store__kind_dbi[kind]], &k, NULL);
     if (rc) {

@@ -29,10 +29,10 @@ json_t *sched__caller_json(const struct sched_caller *by)
  * number, or the {"kind", "name"} of "object". */
 struct member {
     const char *key;
+    enum { M_VAL, M_STR, M_NUM, M_OBJECT } type;
     json_t *val;
     const char *str;
     int64_t num;
-    int type; /* 0 val, 1 str, 2 num, 3 object */
 };
 
 static void member_put(struct member *m, size_t *n, struct member add)
@@ -61,27 +61,28 @@ static int object_record(MDB_txn *txn, uint64_t cycle, enum store_audit_kind wha
     {
         if (!strcmp(k, "seq") || !strcmp(k, "ts") || !strcmp(k, "hash"))
             return 1;
-        member_put(m, &n, (struct member){.key = k, .val = v});
+        member_put(m, &n, (struct member){.key = k, .type = M_VAL, .val = v});
     }
     /* extra's members replace these, as json_object_update does */
     if (!json_object_get(extra, "kind"))
-        member_put(m, &n,
-                   (struct member){.key = "kind", .str = store_audit_kind_name(what), .type = 1});
+        member_put(
+            m, &n,
+            (struct member){.key = "kind", .type = M_STR, .str = store_audit_kind_name(what)});
     if (!json_object_get(extra, "cycle"))
-        member_put(m, &n, (struct member){.key = "cycle", .num = (int64_t)cycle, .type = 2});
+        member_put(m, &n, (struct member){.key = "cycle", .type = M_NUM, .num = (int64_t)cycle});
     if (!json_object_get(extra, "object"))
-        member_put(m, &n, (struct member){.key = "object", .type = 3});
+        member_put(m, &n, (struct member){.key = "object", .type = M_OBJECT});
     if (job && !json_object_get(extra, "job"))
-        member_put(m, &n, (struct member){.key = "job", .str = job, .type = 1});
+        member_put(m, &n, (struct member){.key = "job", .type = M_STR, .str = job});
     struct store_jw w = STORE_JW_INIT;
     store_jw_lit(&w, "{");
     for (size_t i = 0; i < n; i++) {
         store_jw_key(&w, m[i].key);
-        if (m[i].type == 0) {
+        if (m[i].type == M_VAL) {
             store_jw_value(&w, m[i].val, JSON_SORT_KEYS);
-        } else if (m[i].type == 1) {
+        } else if (m[i].type == M_STR) {
             store_jw_str(&w, m[i].str);
-        } else if (m[i].type == 2) {
+        } else if (m[i].type == M_NUM) {
             store_jw_int(&w, m[i].num);
         } else {
             store_jw_lit(&w, "{\"kind\":");
