@@ -1,20 +1,56 @@
 /* thread.c - thread names and policies (thread.h). */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "thread.h"
 
+/* struct sched_attr of sched_setattr(2), which glibc does not declare */
+struct attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+
+/* The calling thread as policy (SCHED_OTHER or SCHED_BATCH) with a time slice of slice_ns
+ * (0: the kernel's), keeping its nice value; only when its policy is SCHED_OTHER. */
+static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns)
+{
+    struct attr a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0) {
+        log_debug("%s: no sched_getattr: %s", name, strerror(errno));
+        return;
+    }
+    if (a.policy != SCHED_OTHER)
+        return;
+    a.size = (uint32_t)sizeof(a);
+    a.policy = policy;
+    a.runtime = slice_ns;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+    log_debug("%s: no time slice of %llu ns: %s", name, (unsigned long long)slice_ns,
+              strerror(errno));
+    a.runtime = 0; /* a kernel before custom slices (6.12) refuses a runtime */
+    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+        log_debug("%s: policy %u refused: %s", name, (unsigned)policy, strerror(errno));
+}
+
+/* The name comes last: a thread seen by its name has its policy (test_server). */
 void thread_batch(const char *name)
 {
-    struct sched_param sp;
-    int policy;
+    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS);
     pthread_setname_np(pthread_self(), name);
-    if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0 || policy != SCHED_OTHER)
-        return;
-    sp.sched_priority = 0;
-    int rc = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-    if (rc != 0)
-        log_debug("%s: no SCHED_BATCH: %s", name, strerror(rc));
+}
+
+void thread_short(const char *name)
+{
+    set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS);
+    pthread_setname_np(pthread_self(), name);
 }

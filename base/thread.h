@@ -1,15 +1,32 @@
 /*
  * thread.h - how musterd's own threads present themselves to the kernel.
+ *
+ * Linux's EEVDF scheduler (6.12 and later) lets a thread ask for its time slice: a thread
+ * woken with a shorter slice than the one running preempts it at once, where two threads
+ * of equal slices take turns at the end of the running one's slice, which the kernel sees
+ * at its next tick (4 ms at HZ=250). So musterd's CPU-bound threads ask for a long slice
+ * and its front end for a short one: whatever wakes (a request for the front end, a client
+ * or another process on the same cores) runs ahead of the cycle instead of after it. A
+ * slice does not change a thread's share of the CPU, only when it gets it. Older kernels
+ * refuse the slice and keep the policy.
  */
 #ifndef MUSTER_THREAD_H
 #define MUSTER_THREAD_H
 
+#define THREAD_LONG_SLICE_NS 20000000ULL /* 20 ms */
+#define THREAD_SHORT_SLICE_NS 100000ULL  /* 0.1 ms, the least the kernel gives */
+
 /* Names the calling thread (at most 15 bytes show in top -H and perf) and, when its policy
- * is the default SCHED_OTHER, makes it SCHED_BATCH: for CPU-bound work that no one waits
- * on by the millisecond (the cycle, the read cache's remaker). The kernel then treats it as
- * such (sched(7)): it keeps its share of the CPU and is disturbed less by threads that wake
- * often, such as the front end's. A policy an operator set (chrt) is kept, and so is the
- * nice value. */
+ * is the default SCHED_OTHER, makes it SCHED_BATCH with a long slice: for CPU-bound work
+ * that no one waits on by the millisecond (the cycle, the read cache's remaker, an apply's
+ * request thread). The kernel
+ * then treats it as such (sched(7)): it keeps its share of the CPU, is disturbed less by
+ * threads that wake often, and yields to them when they wake. A policy an operator set
+ * (chrt) is kept, and so is the nice value. */
 void thread_batch(const char *name);
+
+/* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:
+ * for a thread that answers requests in microseconds (the front end). */
+void thread_short(const char *name);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include "http_client.h"
 #include "server.h"
 #include "check_run.h"
+#include "proc_sched.h"
+#include "thread.h"
 
 static struct musterd md;
 static char cfg_path[64];
@@ -320,6 +323,45 @@ static int policy_of(pid_t pid, const char *comm, int want)
     return got;
 }
 
+/* Applies manifests of 5,000 pods from a child process until a thread named musterd-bulk
+ * is seen in musterd (at most 20 of them), with its slice when with_slice; returns its
+ * policy (-1: never seen) and its slice in *slice. */
+static int bulk_seen(int with_slice, uint64_t *slice)
+{
+    size_t cap = 5000 * 200 + 64, n = 0;
+    char *body = malloc(cap);
+    ck_assert_ptr_nonnull(body);
+    n += (size_t)snprintf(body, cap, "[");
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(body + n, cap - n,
+                              "%s{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                              "\"bulk-%d\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}",
+                              i ? "," : "", i);
+    snprintf(body + n, cap - n, "]");
+    int policy = -1;
+    for (int round = 0; round < 20 && policy < 0; round++) {
+        pid_t child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+            const char *ct[] = {"Content-Type: application/json", NULL};
+            struct http_resp r;
+            http_request("POST", md.base, "/api/v1/manifests", body, ct, &r);
+            _exit(r.status == 200 || r.status == 201 ? 0 : 1);
+        }
+        int status = 0;
+        while (policy < 0 && waitpid(child, &status, WNOHANG) == 0) {
+            int seen = thread_policy(md.pid, "musterd-bulk");
+            *slice = proc_sched_slice(md.pid, "musterd-bulk"); /* 0: it ended in between */
+            policy = seen >= 0 && (!with_slice || *slice) ? seen : -1;
+        }
+        if (policy >= 0)
+            ck_assert_int_eq(waitpid(child, &status, 0), child);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the apply failed");
+    }
+    free(body);
+    return policy;
+}
+
 START_TEST(test_server_background_threads_run_as_batch)
 {
     ck_assert_int_eq(musterd_start(&md, NULL, NULL), 0);
@@ -331,6 +373,20 @@ START_TEST(test_server_background_threads_run_as_batch)
     apply(cluster);
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
+    /* the slices (thread.h): long for the bulk threads, short for the front end, and an
+     * apply's given back to its request thread */
+    uint64_t dflt = proc_sched_slice(md.pid, "musterd"), bulk = 0;
+    /* an apply runs on a thread of its own, as bulk work: seen while big ones run */
+    ck_assert_int_eq(bulk_seen(dflt != 0, &bulk), SCHED_BATCH);
+    if (dflt) {
+        ck_assert_uint_eq(bulk, THREAD_LONG_SLICE_NS);
+        ck_assert_uint_eq(proc_sched_slice(md.pid, "musterd-cycle"), THREAD_LONG_SLICE_NS);
+        ck_assert_uint_eq(proc_sched_slice(md.pid, "musterd-remake"), THREAD_LONG_SLICE_NS);
+        ck_assert_uint_eq(proc_sched_slice(md.pid, "musterd-front"), THREAD_SHORT_SLICE_NS);
+        ck_assert_uint_eq(proc_sched_slice(md.pid, "civetweb-worker"), dflt);
+    } else {
+        fprintf(stderr, "server: the kernel reports no slices: they are not checked\n");
+    }
     musterd_cleanup(&md);
 
     /* an operator's policy is kept: here SCHED_RR (chrt -r 1), inherited from the starting

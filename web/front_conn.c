@@ -11,14 +11,10 @@
 #include <event2/util.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <stdint.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <threads.h>
 #include <unistd.h>
 
@@ -26,10 +22,8 @@
 #include "err.h"
 #include "front_impl.h"
 #include "log.h"
+#include "thread.h"
 #include "tls.h"
-
-/* The front end thread's time slice (short_slice). */
-#define FRONT_SLICE_NS 100000
 
 /* How long a closed connection keeps reading (and dropping) what the client still sends. */
 #define FRONT_LINGER_MS 2000
@@ -427,39 +421,12 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
     event_base_loopbreak(f->base);
 }
 
-/* Asks the kernel (Linux 6.12 and later: EEVDF's custom slices) for a short time slice on
- * this thread: a thread with a shorter slice gets an earlier deadline, so on a loaded
- * machine the front end, woken by a request, runs ahead of the CPU-bound cycle and apply
- * threads instead of waiting for their slices to end (bench/README.md "Reads under
- * load"). Older kernels ignore the runtime of a SCHED_OTHER thread; failing changes
- * nothing. Only a SCHED_OTHER thread asks, keeping its nice value and flags: a policy the
- * operator chose (chrt, systemd's CPUSchedulingPolicy) stays as it is. */
-static void short_slice(void)
-{
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } attr = {0};
-    if (syscall(SYS_sched_getattr, 0, &attr, (unsigned)sizeof(attr), 0) != 0) {
-        log_debug("front end: no short time slice: %s", strerror(errno));
-        return;
-    }
-    if (attr.policy != SCHED_OTHER)
-        return;
-    attr.size = (uint32_t)sizeof(attr);
-    attr.runtime = FRONT_SLICE_NS;
-    if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
-        log_debug("front end: no short time slice: %s", strerror(errno));
-}
-
 static int loop_main(void *arg)
 {
     struct api__front *f = arg;
-    pthread_setname_np(pthread_self(), "musterd-front"); /* top -H, perf */
-    short_slice();
+    /* woken by a request, it runs ahead of the CPU-bound cycle and apply threads
+     * instead of after their slices (thread.h; bench/README.md "Reads under load") */
+    thread_short("musterd-front");
     event_base_dispatch(f->base);
     return 0;
 }

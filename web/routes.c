@@ -12,6 +12,7 @@
 #include "http.h"
 #include "log.h"
 #include "routes.h"
+#include "thread.h"
 
 enum {
     ROUTE_DEEP = 1, /* runs on a thread with a big stack (see run_deep) */
@@ -333,6 +334,9 @@ struct deep_call {
 static void *deep_main(void *arg)
 {
     struct deep_call *c = arg;
+    /* every deep route is bulk work (an apply, a what-if, a replay): whatever wakes on the
+     * cores, the front end above all, runs ahead of it (thread.h) */
+    thread_batch("musterd-bulk");
     c->fn(c->r);
     return NULL;
 }

@@ -1,0 +1,14 @@
+/*
+ * proc_sched.h - what the kernel says of a thread's scheduling (/proc/PID/task/TID/sched).
+ */
+#ifndef MUSTER_TESTS_PROC_SCHED_H
+#define MUSTER_TESTS_PROC_SCHED_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The longest time slice (se.slice, ns) among process pid's threads named comm; 0 when the
+ * kernel does not report one (before Linux 6.12's custom slices) or no thread has that name. */
+uint64_t proc_sched_slice(pid_t pid, const char *comm);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * test_thread.c - how musterd's threads present themselves to the kernel (base/thread.c):
+ * the policy and time slice of bulk and interactive threads, and a policy an operator chose
+ * left alone. The slices are checked where the
+ * kernel reports them (Linux 6.12 and later); elsewhere only the policies are.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "proc_sched.h"
+#include "thread.h"
+
+/* The calling thread's slice by its name (each test runs in its own process). */
+static uint64_t my_slice(const char *comm)
+{
+    return proc_sched_slice(getpid(), comm);
+}
+
+static int my_policy(void)
+{
+    struct sched_param sp;
+    int policy = -1;
+    ck_assert_int_eq(pthread_getschedparam(pthread_self(), &policy, &sp), 0);
+    return policy;
+}
+
+START_TEST(test_thread_batch_long_slice)
+{
+    thread_batch("t-bulk");
+    ck_assert_int_eq(my_policy(), SCHED_BATCH);
+    uint64_t bulk = my_slice("t-bulk");
+    if (bulk == 0) {
+        fprintf(stderr, "thread: the kernel reports no slices: only policies checked\n");
+        return;
+    }
+    ck_assert_uint_eq(bulk, THREAD_LONG_SLICE_NS);
+}
+END_TEST
+
+START_TEST(test_thread_short_slice)
+{
+    pthread_setname_np(pthread_self(), "t-front");
+    uint64_t dflt = my_slice("t-front");
+    thread_short("t-front");
+    ck_assert_int_eq(my_policy(), SCHED_OTHER);
+    if (dflt == 0)
+        return;
+    ck_assert_uint_eq(my_slice("t-front"), THREAD_SHORT_SLICE_NS);
+    ck_assert_uint_lt(THREAD_SHORT_SLICE_NS, dflt);
+}
+END_TEST
+
+/* A policy set from outside (chrt, systemd) is the operator's: nothing changes it. */
+START_TEST(test_thread_operator_policy_kept)
+{
+    struct sched_param sp = {0};
+    ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp), 0);
+    pthread_setname_np(pthread_self(), "t-op");
+    uint64_t before = my_slice("t-op");
+    thread_short("t-op");
+    thread_batch("t-op");
+    ck_assert_int_eq(my_policy(), SCHED_IDLE);
+    ck_assert_uint_eq(my_slice("t-op"), before);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *tests[] = {test_thread_batch_long_slice, test_thread_short_slice,
+                            test_thread_operator_policy_kept, NULL};
+    return check_run(check_suite("thread", NULL, NULL, tests));
+}
