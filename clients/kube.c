@@ -116,6 +116,14 @@ int kube_open(struct sched *s, struct store *st, const struct kube_options *opts
     return 0;
 }
 
+int kube_check(const struct kube_options *opts, struct err *err)
+{
+    struct kube_conn *conn = NULL;
+    int rc = kube__conn_load(opts->kubeconfig, opts->context, &conn, err);
+    kube__conn_free(conn);
+    return rc;
+}
+
 int kube_start(struct kube *k, struct err *err)
 {
     srandom((unsigned)clock_mono_ns());

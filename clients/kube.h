@@ -97,6 +97,10 @@ struct kube_options {
 int kube_open(struct sched *s, struct store *st, const struct kube_options *opts, struct kube **out,
               struct err *err);
 
+/* What kube_open would refuse in opts (the kubeconfig, its context, in-cluster
+ * credentials), refused the same way, with nothing kept or started. */
+int kube_check(const struct kube_options *opts, struct err *err);
+
 /* Starts the watcher, writer and (bind mode) write-back threads. Returns 0 or
  * ERR_INTERNAL. */
 int kube_start(struct kube *k, struct err *err);

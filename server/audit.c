@@ -111,9 +111,11 @@ int server__audit_open(const struct server_config *c, struct server__audit **out
     g->every_records = c->audit_checkpoint_records ? c->audit_checkpoint_records : 1000;
     g->every_seconds = c->audit_checkpoint_interval > 0 ? c->audit_checkpoint_interval : 60;
     *out = g;
-    if ((c->audit_witness || c->audit_keep_records) && !c->audit_key)
+    if ((c->audit_witness || c->audit_keep_records || c->audit_key_retired) && !c->audit_key)
         return err_set(err, ERR_INVALID, "%s needs audit_key: checkpoints are signed",
-                       c->audit_witness ? "audit_witness" : "audit_keep_records");
+                       c->audit_witness        ? "audit_witness"
+                       : c->audit_keep_records ? "audit_keep_records"
+                                               : "audit_key_retired");
     if (!c->audit_key)
         return 0;
     if ((rc = store_audit_key_load(c->audit_key, &g->key, err)) < 0)
@@ -261,7 +263,7 @@ const char *server__audit_read_only(struct server__audit *g)
 
 const struct store_audit_key *server__audit_key(struct server__audit *g)
 {
-    return g->key;
+    return g ? g->key : NULL; /* NULL before the guard is open (server_run's api_check) */
 }
 
 json_t *server__audit_health(void *ctx)

@@ -172,12 +172,10 @@ static int start_ship(const struct server_config *c, struct store *st, struct ku
 
 /* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
  * starts its threads; it syncs in the background while the API already answers. */
-static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
-                        struct kube **out, struct err *err)
+/* The mirror's options from the config (strings borrowed from c). */
+static struct kube_options mirror_options(const struct server_config *c, struct cycler *cy)
 {
-    struct sched *s = cy->sched;
     struct kube_options ko = KUBE_OPTIONS_INIT;
-    int rc;
 
     ko.kubeconfig = strcmp(c->kubeconfig, "in-cluster") ? c->kubeconfig : NULL;
     ko.context = c->kube_context;
@@ -192,7 +190,15 @@ static int start_mirror(const struct server_config *c, struct cycler *cy, struct
     ko.identity = c->le_identity;
     ko.on_leading = kick; /* a new leader's first cycle at once, not at the next tick */
     ko.on_leading_ctx = cy;
-    if ((rc = kube_open(s, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
+    return ko;
+}
+
+static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
+                        struct kube **out, struct err *err)
+{
+    struct kube_options ko = mirror_options(c, cy);
+    int rc;
+    if ((rc = kube_open(cy->sched, st, &ko, out, err)) < 0 || (rc = kube_start(*out, err)) < 0)
         return err_prefix(err, "kubernetes mirror");
     log_info("musterd: mirroring the cluster of '%s'%s%s", c->kubeconfig,
              c->scheduler_name ? ", binding pods of scheduler " : " (mirror only)",
@@ -260,9 +266,9 @@ static int open_state(const struct server_config *c, struct store **st, struct c
                                   .default_queueing = c->default_queueing};
     int rc;
 
-    if ((rc = store_open(&so, st, err)) < 0 || (rc = sched_open(*st, &sopts, &cy->sched, err)) < 0)
-        return rc;
-    if ((rc = server__audit_open(c, &cy->guard, err)) < 0 ||
+    /* the audit files before the store: a bad key leaves the data directory as it was */
+    if ((rc = server__audit_open(c, &cy->guard, err)) < 0 || (rc = store_open(&so, st, err)) < 0 ||
+        (rc = sched_open(*st, &sopts, &cy->sched, err)) < 0 ||
         (rc = server__audit_check(cy->guard, *st, err)) < 0)
         return rc;
     /* the log says where the scheduler's memory started afresh (the replay check reads it) */
@@ -360,6 +366,16 @@ int server_run(const struct server_config *c, struct err *err)
     mtx_init(&cy.mu, mtx_plain);
     cnd_init(&cy.cv);
 
+    /* Everything the configuration names that can be refused is refused before the store
+     * is opened (or made): bad input changes nothing. */
+    struct api_options pre = api_options_of(c, &cy, NULL, NULL, NULL);
+    struct kube_options kpre = c->kubeconfig ? mirror_options(c, &cy) : (struct kube_options){0};
+    if ((rc = api_check(&pre, err)) < 0)
+        goto out;
+    if (c->kubeconfig && (rc = kube_check(&kpre, err)) < 0) {
+        err_prefix(err, "kubernetes mirror");
+        goto out;
+    }
     if ((rc = open_state(c, &st, &cy, err)) < 0)
         goto out;
     read_only = server__audit_read_only(cy.guard);

@@ -191,6 +191,45 @@ END_TEST
 
 /* Leader election follows kube-scheduler's default: on in bind mode unless turned off,
  * off without bind mode; an explicit true without bind mode is refused. */
+/* musterd refuses bad (flag, value) naming want, exit 1, and no data directory appears. */
+static void expect_refused_untouched(const char *flag, const char *value, const char *flag2,
+                                     const char *value2, const char *want)
+{
+    char dir[] = "/tmp/muster-refused-XXXXXX", data[64], *err = NULL;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(data, sizeof(data), "%s/data", dir);
+    const char *args[] = {"--data-dir", data,  "--listen", "127.0.0.1:0", flag,
+                          value,        flag2, value2,     NULL};
+    int code = musterd_run(args, &err);
+    ck_assert_msg(code == 1 && err && strstr(err, want), "%s %s: exit %d, want 1 and '%s': %s",
+                  flag, value, code, want, err ? err : "");
+    ck_assert_msg(access(data, F_OK) != 0, "%s %s: the data directory was made", flag, value);
+    free(err);
+    rmdir(dir);
+}
+
+/* Every file or address the configuration names is checked before the store is opened:
+ * a musterd that refuses to start leaves no data directory (and no store) behind. */
+START_TEST(test_server_bad_input_leaves_no_store)
+{
+    expect_refused_untouched("--tokens-file", "/nonexistent/tokens", NULL, NULL,
+                             "cannot read tokens file '/nonexistent/tokens'");
+    expect_refused_untouched("--tls-cert", "/nonexistent/cert.pem", "--tls-key",
+                             "/nonexistent/key.pem", "tls_cert '/nonexistent/cert.pem'");
+    expect_refused_untouched("--audit-key", "/nonexistent/audit.pem", NULL, NULL,
+                             "audit key '/nonexistent/audit.pem'");
+    expect_refused_untouched("--audit-witness", "/tmp/muster-witness", NULL, NULL,
+                             "audit_witness needs audit_key");
+    expect_refused_untouched("--audit-key-retired", "/nonexistent/old.pem", NULL, NULL,
+                             "audit_key_retired needs audit_key");
+    expect_refused_untouched("--kubeconfig", "/nonexistent/kubeconfig", NULL, NULL,
+                             "kubernetes mirror: cannot read '/nonexistent/kubeconfig'");
+    /* the flag pair's second listen wins: an address that does not parse */
+    expect_refused_untouched("--listen", "999.1.1.1:80", NULL, NULL,
+                             "listen address '999.1.1.1:80'");
+}
+END_TEST
+
 START_TEST(test_server_leader_elect_default)
 {
     static const struct {
@@ -414,6 +453,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_restart_keeps_objects_and_audit);
     tcase_add_test(tc, test_server_second_instance_exits_in_use);
     tcase_add_test(tc, test_server_config_errors_name_the_line);
+    tcase_add_test(tc, test_server_bad_input_leaves_no_store);
     tcase_add_test(tc, test_server_leader_elect_default);
     tcase_add_test(tc, test_server_help_and_version);
     tcase_add_test(tc, test_server_retention_parse);

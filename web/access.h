@@ -35,6 +35,8 @@ int api__limits_peek(struct api_limits *l, const char *key, struct api_rate rate
  * admin, not 'root'"). *out new. */
 int api__tokens_open(const char *path, struct api_tokens **out, struct err *err);
 void api__tokens_free(struct api_tokens *t);
+/* 0 when api__tokens_open would load path, or its error; keeps and says nothing. */
+int api__tokens_check(const char *path, struct err *err);
 /* Finds the entry whose sha256 is the SHA-256 of token: 0 with *out set, or
  * ERR_UNAUTHORIZED. First reloads the file when it changed (looked at no more than once a
  * second); a file that does not load is logged and the entries before it stay. */

@@ -213,6 +213,10 @@ struct api_options {
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err);
 /* (api_start also returns ERR_IO / ERR_INVALID naming the TLS file that does not load.) */
+/* What api_start would refuse in opts before it listens (the listen address, the tokens
+ * file, the TLS files), refused the same way, with nothing started or kept: musterd asks
+ * before it opens the store, so that bad input leaves the data directory as it was. */
+int api_check(const struct api_options *opts, struct err *err);
 /* The port actually listened on (useful after port 0). */
 int api_port(const struct api *api);
 /* "https" when the api serves TLS, else "http" (static string). */

@@ -72,6 +72,8 @@ struct api__front_options {
 /* Listens and starts the front end's thread. Returns 0, ERR_INVALID (a listen address
  * that does not parse) or ERR_IO (cannot listen). *out new; release with api__front_stop. */
 int api__front_start(const struct api__front_options *o, struct api__front **out, struct err *err);
+/* 0 when listen parses as api__front_start reads it, or ERR_INVALID naming it. */
+int api__front_listen_check(const char *listen, struct err *err);
 /* The port listened on. */
 int api__front_port(const struct api__front *f);
 /* Stops the thread and closes every connection (answers in flight are cut). NULL-safe. */

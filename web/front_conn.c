@@ -464,6 +464,13 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *le
     return 0;
 }
 
+int api__front_listen_check(const char *listen, struct err *err)
+{
+    struct sockaddr_storage ss;
+    int len;
+    return parse_listen(listen, &ss, &len, err);
+}
+
 int api__front_start(const struct api__front_options *o, struct api__front **out, struct err *err)
 {
     static once_flag threads_once = ONCE_FLAG_INIT;

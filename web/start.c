@@ -139,6 +139,17 @@ static void keep_edge(struct api *api, const struct api_options *opts, const cha
                              : api__default_hosts(api->host);
 }
 
+int api_check(const struct api_options *opts, struct err *err)
+{
+    const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
+    int rc = api__front_listen_check(listen, err);
+    if (rc == 0 && opts->tokens_file && opts->tokens_file[0])
+        rc = api__tokens_check(opts->tokens_file, err);
+    if (rc == 0)
+        rc = api__tls_check(opts, err);
+    return rc;
+}
+
 int api_start(const struct api_options *opts, struct sched *sched, struct store *st,
               struct api **out, struct err *err)
 {

@@ -206,10 +206,15 @@ static int bundle_load(struct api__tls *t, struct bundle **out, struct err *err)
         return rc;
     }
     bundle_sid(b);
-    if (X509_cmp_current_time(X509_get0_notAfter(b->cert)) < 0)
-        log_warn("tls_cert '%s' has expired: clients will refuse it", t->path[TLS_CERT]);
     *out = b;
     return 0;
+}
+
+/* A bundle put in service says when its certificate has expired. */
+static void warn_expired(const struct api__tls *t, const struct bundle *b)
+{
+    if (X509_cmp_current_time(X509_get0_notAfter(b->cert)) < 0)
+        log_warn("tls_cert '%s' has expired: clients will refuse it", t->path[TLS_CERT]);
 }
 
 static void stamp_files(const struct api__tls *t, struct stamp *s)
@@ -292,7 +297,8 @@ static int describe(struct api__tls *t, char *buf, size_t n)
                     t->path[TLS_CA] ? ", client certificates required" : "");
 }
 
-int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err)
+/* The files of o loaded into a new *out (NULL when o asks for no TLS), saying nothing. */
+static int tls_load(const struct api_options *o, struct api__tls **out, struct err *err)
 {
     struct api__tls *t = NULL;
     int rc = 0;
@@ -312,6 +318,26 @@ int api__tls_open(const struct api_options *o, struct api__tls **out, struct err
         api__tls_close(t);
         return rc;
     }
+    *out = t;
+    return 0;
+}
+
+int api__tls_check(const struct api_options *o, struct err *err)
+{
+    struct api__tls *t = NULL;
+    int rc = tls_load(o, &t, err);
+    api__tls_close(t);
+    return rc;
+}
+
+int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err)
+{
+    struct api__tls *t = NULL;
+    int rc = tls_load(o, &t, err);
+    *out = NULL;
+    if (rc < 0 || !t)
+        return rc;
+    warn_expired(t, t->live);
     struct stat st;
     if (stat(o->tls_key, &st) == 0 && (st.st_mode & 077))
         log_warn("tls_key '%s' is readable by other users (mode %03o); chmod 600 it", o->tls_key,
@@ -380,6 +406,7 @@ int api_tls_reload(struct api *api, int force, struct err *err)
         return 0;
     if ((rc = bundle_load(t, &b, err)) < 0)
         return err_prefix(err, "TLS reload failed, still serving the previous certificate");
+    warn_expired(t, b);
     mtx_lock(&t->mu);
     old = t->live;
     t->live = b;

@@ -14,6 +14,8 @@ struct api__tls;
  * ERR_INVALID (only one of cert and key, a file that is not PEM, a key that does not
  * match) or ERR_IO (a file that cannot be read). */
 int api__tls_open(const struct api_options *o, struct api__tls **out, struct err *err);
+/* 0 when api__tls_open would load o's files, or its error; keeps and says nothing. */
+int api__tls_check(const struct api_options *o, struct err *err);
 /* NULL-safe. Only after the front end has stopped. */
 void api__tls_close(struct api__tls *t);
 /* The front end's SSL_CTX (*out new, SSL_CTX_free it after the front end stopped): TLS 1.2

@@ -272,6 +272,16 @@ int api__tokens_open(const char *path, struct api_tokens **out, struct err *err)
     return 0;
 }
 
+int api__tokens_check(const char *path, struct err *err)
+{
+    struct token_entry *e = NULL;
+    size_t n = 0;
+    struct stamp st;
+    int rc = load(path, &e, &n, &st, err);
+    free(e);
+    return rc;
+}
+
 void api__tokens_free(struct api_tokens *t)
 {
     if (!t)
