@@ -14,7 +14,7 @@
  * why_msg_map.h's WHY_MSG_MAP lists every message under its code; tests/test_why_msg.c
  * checks it against WHY_MAP and against the #defines here, so a new message goes in both.
  *
- * Owns: nothing but these strings. Includes nothing.
+ * Owns: nothing but these strings. Includes only why_msg_preempt.h, the rest of them.
  */
 #ifndef MUSTER_SCHED_WHY_MSG_H
 #define MUSTER_SCHED_WHY_MSG_H
@@ -281,22 +281,6 @@
 #define WHY_MSG_PREEMPTED_PDB "; violating PodDisruptionBudget "
 #define WHY_MSG_PREEMPTED_PDB_FEWEST " (no plan violated fewer)"
 
-/* ---- the preemption part's reason when no code says it ---- */
-/* Appended to any verdict: "; " or "" (the verdict was empty); the clearing job's id. */
-#define WHY_MSG_PREEMPT_CLEARED "%sits nominations were cleared by higher-priority %s"
-/* Preemption cannot help: the pod's key. */
-#define WHY_MSG_PREEMPT_MOOT "not relevant: pod '%s' fits no node even with every other pod removed"
-/* The job was placed. No arguments. */
-#define WHY_MSG_PREEMPT_PLACED "not needed: the job was placed"
-/* The job was placed on lower preemptors' room: their ids, comma-separated. */
-#define WHY_MSG_PREEMPT_DISPLACED                                                                  \
-    "not needed: the job was placed, on nominated room of lower-priority %s, whose "               \
-    "nominations were cleared"
-/* The attempt failed before preemption. No arguments. */
-#define WHY_MSG_PREEMPT_NOT_TRIED "not tried"
-/* No cycle has tried the job. No arguments. */
-#define WHY_MSG_PREEMPT_UNTRIED "not tried yet"
-/* The job was preempted. No arguments. */
-#define WHY_MSG_PREEMPT_VICTIM "not tried: the job is a victim of preemption"
+#include "why_msg_preempt.h" /* the preemption part's reasons no code carries */
 
 #endif
