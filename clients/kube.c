@@ -127,6 +127,14 @@ int kube_check(const struct kube_options *opts, struct err *err)
 int kube_start(struct kube *k, struct err *err)
 {
     srandom((unsigned)clock_mono_ns());
+    /* read here, before any thread starts: what the mirror applies from now on is after it */
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(k->store, STORE_READ, &txn, err);
+    if (rc == 0)
+        rc = store_audit_last_seq(txn, &k->start_seq, err);
+    store_txn_abort(&txn);
+    if (rc < 0)
+        return rc;
     if (pthread_create(&k->writer, NULL, kube__writer_main, k) != 0)
         return err_set(err, ERR_INTERNAL, "cannot start the mirror's writer thread");
     k->writer_started = 1;

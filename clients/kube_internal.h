@@ -129,6 +129,9 @@ struct kube {
     struct kube_counters c;
     pthread_t writer, binder;
     int writer_started, binder_started;
+    /* The audit log's last record when kube_start ran: on the first start in bind mode the
+     * write-back begins after it, whenever its thread gets to run (kube_outbox.c). */
+    uint64_t start_seq;
     int writer_busy;
     struct kube_lease lease;
     pthread_t leaser;

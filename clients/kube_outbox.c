@@ -100,8 +100,9 @@ static void load(struct outbox *o)
             o->ack = (uint64_t)json_integer_value(json_object_get(doc, "ackSeq"));
             json_t *d = json_object_get(doc, "done");
             o->done = json_is_object(d) ? json_incref(d) : NULL;
-        } else { /* first start in bind mode: decisions from before are not ours to replay */
-            store_audit_last_seq(txn, &o->ack, NULL);
+        } else { /* first start in bind mode: decisions from before are not ours to replay,
+                  * those after kube_start are, even when this thread starts later */
+            o->ack = o->k->start_seq;
         }
     }
     store_txn_abort(&txn);
