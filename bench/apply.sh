@@ -114,9 +114,11 @@ fi
 # on a shared machine. Not with --perf (then $pid is perf's).
 cpu=
 cycle_cpu=
+faults=
 if [ -z "$perf" ]; then
   read -r -a st < <(sed 's/.*) //' "/proc/$pid/stat")
   cpu=$(echo "scale=2; (${st[11]} + ${st[12]}) / $(getconf CLK_TCK)" | bc)
+  faults=${st[7]} # minor page faults: memory touched for the first time
   for t in /proc/$pid/task/*; do # the cycle thread's share (server/daemon.c names it)
     [ "$(cat "$t/comm")" = musterd-cycle ] || continue
     read -r -a st < <(sed 's/.*) //' "$t/stat")
@@ -129,7 +131,7 @@ if [ -n "$one_list" ]; then
   echo "applied         one JSON List of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
   echo "cycles          ${cycles}s in $ncycles cycles until $running of $pods pods' jobs were placed (muster_cycle_duration_seconds_sum)"
   echo "ratio           $(echo "scale=2; $apply / $cycles" | bc)x (apply / cycles)"
-  [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread), of it the cycle thread ${cycle_cpu}s"
+  [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread), of it the cycle thread ${cycle_cpu}s; $faults minor page faults"
   exit 0
 fi
 echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of $format) in ${secs}s"
