@@ -6,9 +6,10 @@
  * of equal slices take turns at the end of the running one's slice, which the kernel sees
  * at its next tick (4 ms at HZ=250). So musterd's CPU-bound threads ask for a long slice
  * and its front end for a short one: whatever wakes (a request for the front end, a client
- * or another process on the same cores) runs ahead of the cycle instead of after it. A
- * slice does not change a thread's share of the CPU, only when it gets it. Older kernels
- * refuse the slice and keep the policy.
+ * or another process on the same cores) runs ahead of the cycle instead of after it, unless
+ * it ran more than its share just before (EEVDF then makes it wait for the tick all the
+ * same). A slice does not change a thread's share of the CPU, only when it gets it. Older
+ * kernels refuse the slice and keep the policy.
  */
 #ifndef MUSTER_THREAD_H
 #define MUSTER_THREAD_H
@@ -19,10 +20,9 @@
 /* Names the calling thread (at most 15 bytes show in top -H and perf) and, when its policy
  * is the default SCHED_OTHER, makes it SCHED_BATCH with a long slice: for CPU-bound work
  * that no one waits on by the millisecond (the cycle, the read cache's remaker, an apply's
- * request thread). The kernel
- * then treats it as such (sched(7)): it keeps its share of the CPU, is disturbed less by
- * threads that wake often, and yields to them when they wake. A policy an operator set
- * (chrt) is kept, and so is the nice value. */
+ * request thread). The kernel then treats it as such (sched(7)): it keeps its share of the
+ * CPU, is disturbed less by threads that wake often, and yields to them when they wake. A
+ * policy an operator set (chrt) is kept, and so is the nice value. */
 void thread_batch(const char *name);
 
 /* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:

@@ -170,8 +170,6 @@ static int start_ship(const struct server_config *c, struct store *st, struct ku
     return 0;
 }
 
-/* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
- * starts its threads; it syncs in the background while the API already answers. */
 /* The mirror's options from the config (strings borrowed from c). */
 static struct kube_options mirror_options(const struct server_config *c, struct cycler *cy)
 {
@@ -193,6 +191,8 @@ static struct kube_options mirror_options(const struct server_config *c, struct 
     return ko;
 }
 
+/* Opens the Kubernetes mirror from the kubeconfig ("in-cluster": the service account) and
+ * starts its threads; it syncs in the background while the API already answers. */
 static int start_mirror(const struct server_config *c, struct cycler *cy, struct store *st,
                         struct kube **out, struct err *err)
 {

@@ -139,10 +139,15 @@ static void keep_edge(struct api *api, const struct api_options *opts, const cha
                              : api__default_hosts(api->host);
 }
 
+/* The address to listen on: the options', or the default. */
+static const char *listen_of(const struct api_options *opts)
+{
+    return opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
+}
+
 int api_check(const struct api_options *opts, struct err *err)
 {
-    const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
-    int rc = api__front_listen_check(listen, err);
+    int rc = api__front_listen_check(listen_of(opts), err);
     if (rc == 0 && opts->tokens_file && opts->tokens_file[0])
         rc = api__tokens_check(opts->tokens_file, err);
     if (rc == 0)
@@ -154,7 +159,7 @@ int api_start(const struct api_options *opts, struct sched *sched, struct store 
               struct api **out, struct err *err)
 {
     struct api *api = xcalloc(1, sizeof(*api));
-    const char *listen = opts->listen && opts->listen[0] ? opts->listen : "127.0.0.1:8080";
+    const char *listen = listen_of(opts);
     int rc = 0;
 
     *out = NULL;
