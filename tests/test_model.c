@@ -170,6 +170,82 @@ START_TEST(test_model_validate_error_object)
 }
 END_TEST
 
+/* A JSON array of n pods: those at the indexes in bad (-1 ends it) with an invalid cpu
+ * request, those in odd with a field muster does not know. New string. */
+static char *pods_json(int n, const int *bad, const int *odd)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        int b = 0, o = 0;
+        for (const int *p = bad; *p >= 0; p++)
+            b |= *p == i;
+        for (const int *p = odd; *p >= 0; p++)
+            o |= *p == i;
+        json_t *pod = json_pack("{ss ss s{ss} s{s[{ss s{s{ss}}}]}}", "apiVersion", "v1", "kind",
+                                "Pod", "metadata", "name", "p", "spec", "containers", "name", "c",
+                                "resources", "requests", "cpu", b ? "12x" : "1");
+        json_object_set_new(json_object_get(pod, "metadata"), "name", json_sprintf("p-%d", i));
+        if (o)
+            json_object_set_new(json_object_get(pod, "spec"), "colour", json_string("red"));
+        json_array_append_new(a, pod);
+    }
+    char *s = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return s;
+}
+
+/* text's problems as one pass over its documents finds them, in document order. */
+static void problems_one_by_one(const char *text, enum model_fields mode, json_t *errors,
+                                json_t *warnings)
+{
+    struct model_manifest m;
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_JSON, &m, NULL), 0);
+    for (size_t i = 0; i < m.n; i++)
+        model_validate_fields(&m.docs[i], mode, errors, warnings);
+    model_manifest_free(&m);
+}
+
+/* A big manifest is validated on two threads: the same problems, in the same order, as one
+ * pass over its documents, for problems in both halves and at the split. */
+START_TEST(test_model_validate_all_big_in_order)
+{
+    const int bad[] = {4, 1499, 1500, 2998, -1}, odd[] = {9, 1500, 2499, -1}, none[] = {-1};
+    char *text = pods_json(3000, bad, odd);
+    struct model_manifest m;
+    json_t *errors = json_array(), *warnings = json_array();
+    json_t *want_e = json_array(), *want_w = json_array();
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_JSON, &m, NULL), 0);
+    /* without the source, the problems are the validation's own (no second, placed pass) */
+    ck_assert_int_eq(model_validate_all(&m, NULL, 0, MODEL_FIELDS_WARN, errors, warnings), 4);
+    problems_one_by_one(text, MODEL_FIELDS_WARN, want_e, want_w);
+    ck_assert_int_eq(json_array_size(errors), 4);
+    ck_assert_int_eq(json_array_size(warnings), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(errors, 2), "document")),
+                     1501);
+    ck_assert(json_equal(errors, want_e));
+    ck_assert(json_equal(warnings, want_w));
+    ck_assert(!m.validated);
+    model_manifest_free(&m);
+    free(text);
+    json_array_clear(errors), json_array_clear(warnings);
+    json_array_clear(want_e), json_array_clear(want_w);
+
+    /* warnings only: the manifest is valid, its dropped fields warned of in order */
+    text = pods_json(3000, none, odd);
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_JSON, &m, NULL), 0);
+    ck_assert_int_eq(
+        model_validate_all(&m, text, strlen(text), MODEL_FIELDS_WARN, errors, warnings), 0);
+    problems_one_by_one(text, MODEL_FIELDS_WARN, want_e, want_w);
+    ck_assert_int_eq(json_array_size(warnings), 3);
+    ck_assert(json_equal(warnings, want_w));
+    ck_assert(m.validated);
+    ck_assert_ptr_null(json_object_get(json_object_get(m.docs[2499].obj, "spec"), "colour"));
+    model_manifest_free(&m);
+    free(text);
+    json_decref(errors), json_decref(warnings), json_decref(want_e), json_decref(want_w);
+}
+END_TEST
+
 /* The problems of one YAML document, as "field: message-tail" lines. New string. */
 static char *problems_of(const char *text)
 {
@@ -675,6 +751,7 @@ int main(void)
     tcase_add_test(tc, test_model_unsupported_field);
     tcase_add_test(tc, test_model_object_key_and_namespace_default);
     tcase_add_test(tc, test_model_validate_error_object);
+    tcase_add_test(tc, test_model_validate_all_big_in_order);
     tcase_add_test(tc, test_model_priorityclass_validation);
     tcase_add_test(tc, test_model_priorityclass_decode_and_builtins);
     tcase_add_test(tc, test_model_pod_requests_sum_max);
