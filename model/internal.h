@@ -35,6 +35,11 @@ int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_ma
  * NDJSON (one object a line) into docs appended to out; see model_manifest_parse for the
  * errors. */
 int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+/* A JSON array, or an object whose first "items" member is one (a List), read as
+ * model_json_read(buf, len, 1) reads it, its items in two halves on two threads; NULL when
+ * it is neither, has a single item, or any part does not read (then read it whole: the
+ * whole reading decides and names what is wrong). */
+json_t *model__json_read_split(const char *buf, size_t len);
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 
 /* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/internal.h" /* model__json_read_split */
 #include "../store/internal.h"
 #include "alloc.h"
 #include "check_run.h"
@@ -230,6 +231,92 @@ START_TEST(test_json_read_numbers_ignore_the_locale)
 }
 END_TEST
 
+/* The split read of n bytes at s is the whole read's, or NULL; never a value the whole read
+ * refuses. Returns 1 when it split, and counts in *whole_read (may be NULL) the texts the
+ * whole read accepts. */
+static int check_split(const char *s, size_t n, int *whole_read)
+{
+    json_t *whole = model_json_read(s, n, 1), *split = model__json_read_split(s, n);
+    ck_assert_msg(!split || whole, "split read accepts what the whole read refuses: %.*s", (int)n,
+                  s);
+    if (split)
+        assert_same(split, whole, s, n);
+    if (whole_read)
+        *whole_read += whole != NULL;
+    json_decref(whole);
+    json_decref(split);
+    return split != NULL;
+}
+
+/* A big array or List is read in two halves on two threads (model/manifest_json.c): the same
+ * values in the same order as the whole read, for arrays and Lists of random items dumped
+ * compact or indented, with members around "items", and those bytes mutated; and no split
+ * where one side of the cut would be empty or the text is not one array or List. */
+START_TEST(test_json_read_split_halves)
+{
+    static const char *const refused[] = {"[1]",
+                                          "[1,2,]",
+                                          "[,1,2]",
+                                          "[1,,2]",
+                                          "[1,2] x",
+                                          "{\"items\":[1,2],\"items\":[3]}",
+                                          "{\"items\":{}}",
+                                          "{\"kind\":\"List\",\"items\":[1,2]}x",
+                                          "\"[1,2]\"",
+                                          "{\"items\":[1,2]"};
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        json_t *v = model__json_read_split(refused[i], strlen(refused[i]));
+        ck_assert_msg(v == NULL, "%s split", refused[i]);
+    }
+    /* a NUL after the List: copied to the reader, which refuses it, as the whole read does */
+    static const char nul[] = "{\"kind\":\"List\",\"items\":[1,2,3]}\0x";
+    ck_assert_ptr_null(model__json_read_split(nul, sizeof(nul) - 1));
+    static const char *const splits[] = {
+        "[\"a,]\\\"\",{\"b\":\"],[\"},[1,[2,3]],\"\\\\\"]",
+        "{\"a\":\"items\",\"items\" : [1, 2, 3],\"z\":{\"items\":[]}}"};
+    for (size_t i = 0; i < sizeof(splits) / sizeof(splits[0]); i++)
+        ck_assert_msg(check_split(splits[i], strlen(splits[i]), NULL), "%s not split", splits[i]);
+
+    static const char mut[] = "{}[],:\"\\ 0-.eE+x\x01\xff";
+    unsigned seed = 1723;
+    size_t flags[] = {JSON_COMPACT, JSON_INDENT(2)};
+    int split = 0, whole = 0;
+    for (int i = 0; i < 600; i++) {
+        json_t *items = json_array();
+        for (int k = 2 + rand_r(&seed) % 30; k > 0; k--)
+            json_array_append_new(items, json_random_tree(&seed, 1));
+        json_t *top = items;
+        if (i % 2) { /* a List, its items among other members */
+            top = json_pack("{ss ss s{ss}}", "apiVersion", "v1", "kind", "List", "metadata",
+                            "resourceVersion", "1");
+            json_object_set_new(top, "items", items);
+            json_object_set_new(top, "after", json_random_tree(&seed, 2));
+        }
+        char *text = json_dumps(top, flags[i % 2]);
+        size_t n = strlen(text);
+        split += check_split(text, n, &whole); /* two items or more: always split */
+        for (int m = 0; m < 6 && n; m++) {     /* one byte changed, dropped or cut */
+            char *b = xmalloc(n + 1);
+            memcpy(b, text, n + 1);
+            size_t at = (size_t)rand_r(&seed) % n, len = n;
+            int how = rand_r(&seed) % 3;
+            if (how == 0)
+                b[at] = mut[rand_r(&seed) % (sizeof(mut) - 1)];
+            else if (how == 1)
+                memmove(b + at, b + at + 1, n - at), len--;
+            else
+                len = at;
+            check_split(b, len, NULL);
+            free(b);
+        }
+        free(text);
+        json_decref(top);
+    }
+    ck_assert_int_eq(split, whole);
+    ck_assert_int_gt(split, 150);
+}
+END_TEST
+
 static Suite *json_read_suite(void)
 {
     Suite *s = suite_create("json_read");
@@ -237,6 +324,7 @@ static Suite *json_read_suite(void)
     tcase_add_test(tc, test_json_read_inputs);
     tcase_add_test(tc, test_json_read_random_trees_and_mutations);
     tcase_add_test(tc, test_json_read_numbers_ignore_the_locale);
+    tcase_add_test(tc, test_json_read_split_halves);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -313,6 +313,41 @@ START_TEST(test_manifest_big_list_errors_placed)
 }
 END_TEST
 
+/* A JSON List over 1 MiB is read in two halves on two threads (model/manifest_json.c): every
+ * item a document, in order, and a broken one still refused with jansson's words. */
+START_TEST(test_manifest_big_json_list_in_order)
+{
+    enum { N = 14000 };
+    size_t cap = (size_t)N * 160 + 256, len = 0;
+    char *buf = malloc(cap);
+    len += (size_t)snprintf(buf, cap, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%s{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                "{\"name\":\"n%d\",\"labels\":{\"a\":\"b, [c]\"}}}",
+                                i ? "," : "", i);
+    len += (size_t)snprintf(buf + len, cap - len, "],\"metadata\":{}}");
+    ck_assert_uint_gt(len, 1 << 20);
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_manifest_parse(buf, len, MODEL_FMT_JSON, &m, &err), 0);
+    ck_assert_uint_eq(m.n, N);
+    for (size_t i = 0; i < m.n; i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "n%zu", i);
+        json_t *md = json_object_get(m.docs[i].obj, "metadata");
+        ck_assert_int_eq(m.docs[i].index, (int)i + 1);
+        ck_assert_str_eq(json_string_value(json_object_get(md, "name")), want);
+    }
+    model_manifest_free(&m);
+    buf[len - 20] = '}'; /* the last item's "labels" closed too early: broken */
+    ck_assert_int_lt(model_manifest_parse(buf, len, MODEL_FMT_JSON, &m, &err), 0);
+    ck_assert_msg(strstr(err.msg, "document 1: ") && strstr(err.msg, " at line 1 col "), "%s",
+                  err.msg);
+    free(buf);
+}
+END_TEST
+
 /* Found by fuzz/fuzz_yaml_dump: a key named "<<" was dumped plain and read back as a
  * merge key (merged away, or refused when its value was not a mapping). */
 START_TEST(test_manifest_dump_quotes_merge_key)
@@ -345,6 +380,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_aliases);
     tcase_add_test(tc, test_manifest_timestamps);
     tcase_add_test(tc, test_manifest_big_list_errors_placed);
+    tcase_add_test(tc, test_manifest_big_json_list_in_order);
     tcase_add_test(tc, test_manifest_dump_quotes_merge_key);
     suite_add_tcase(s, tc);
     return check_run(s);
