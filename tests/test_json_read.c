@@ -143,9 +143,35 @@ START_TEST(test_json_read_inputs)
 }
 END_TEST
 
-START_TEST(test_json_read_random_trees_and_mutations)
+/* times texts made from the n bytes at text, each with one byte changed, dropped or cut at
+ * a random place, handed to check. */
+static void mutations(const char *text, size_t n, int times, unsigned *seed,
+                      void (*check)(const char *, size_t))
 {
     static const char mut[] = "{}[],:\"\\ 0-.eE+x\x01\xff";
+    for (int m = 0; m < times && n; m++) {
+        char *b = xmalloc(n + 1);
+        memcpy(b, text, n + 1);
+        size_t at = (size_t)rand_r(seed) % n, len = n;
+        int how = rand_r(seed) % 3;
+        if (how == 0)
+            b[at] = mut[rand_r(seed) % (sizeof(mut) - 1)];
+        else if (how == 1)
+            memmove(b + at, b + at + 1, n - at), len--;
+        else
+            len = at;
+        check(b, len);
+        free(b);
+    }
+}
+
+static void check_mutated_bytes(const char *s, size_t n)
+{
+    check_bytes(s, n);
+}
+
+START_TEST(test_json_read_random_trees_and_mutations)
+{
     unsigned seed = 7341;
     size_t flags[] = {JSON_COMPACT, JSON_COMPACT | JSON_SORT_KEYS, JSON_INDENT(2)};
     int read = 0;
@@ -155,20 +181,7 @@ START_TEST(test_json_read_random_trees_and_mutations)
         char *text = json_dumps(o, flags[i % 3]);
         size_t n = strlen(text);
         read += check_bytes(text, n);
-        for (int m = 0; m < 8 && n; m++) { /* one byte changed, dropped or cut */
-            char *b = xmalloc(n + 1);
-            memcpy(b, text, n + 1);
-            size_t at = (size_t)rand_r(&seed) % n, len = n;
-            int how = rand_r(&seed) % 3;
-            if (how == 0)
-                b[at] = mut[rand_r(&seed) % (sizeof(mut) - 1)];
-            else if (how == 1)
-                memmove(b + at, b + at + 1, n - at), len--;
-            else
-                len = at;
-            check_bytes(b, len);
-            free(b);
-        }
+        mutations(text, n, 8, &seed, check_mutated_bytes);
         free(text);
         json_decref(o);
     }
@@ -248,6 +261,11 @@ static int check_split(const char *s, size_t n, int *whole_read)
     return split != NULL;
 }
 
+static void check_mutated_split(const char *s, size_t n)
+{
+    check_split(s, n, NULL);
+}
+
 /* A big array or List is read in two halves on two threads (model/manifest_json.c): the same
  * values in the same order as the whole read, for arrays and Lists of random items dumped
  * compact or indented, with members around "items", and those bytes mutated; and no split
@@ -277,7 +295,6 @@ START_TEST(test_json_read_split_halves)
     for (size_t i = 0; i < sizeof(splits) / sizeof(splits[0]); i++)
         ck_assert_msg(check_split(splits[i], strlen(splits[i]), NULL), "%s not split", splits[i]);
 
-    static const char mut[] = "{}[],:\"\\ 0-.eE+x\x01\xff";
     unsigned seed = 1723;
     size_t flags[] = {JSON_COMPACT, JSON_INDENT(2)};
     int split = 0, whole = 0;
@@ -295,20 +312,7 @@ START_TEST(test_json_read_split_halves)
         char *text = json_dumps(top, flags[i % 2]);
         size_t n = strlen(text);
         split += check_split(text, n, &whole); /* two items or more: always split */
-        for (int m = 0; m < 6 && n; m++) {     /* one byte changed, dropped or cut */
-            char *b = xmalloc(n + 1);
-            memcpy(b, text, n + 1);
-            size_t at = (size_t)rand_r(&seed) % n, len = n;
-            int how = rand_r(&seed) % 3;
-            if (how == 0)
-                b[at] = mut[rand_r(&seed) % (sizeof(mut) - 1)];
-            else if (how == 1)
-                memmove(b + at, b + at + 1, n - at), len--;
-            else
-                len = at;
-            check_split(b, len, NULL);
-            free(b);
-        }
+        mutations(text, n, 6, &seed, check_mutated_split);
         free(text);
         json_decref(top);
     }
