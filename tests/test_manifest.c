@@ -287,22 +287,34 @@ START_TEST(test_manifest_timestamps)
 }
 END_TEST
 
+/* A big List's text (new, its length in *len): head, then n items of item (a format of the
+ * item's number) each after sep but the first, then tail. */
+static char *big_list(const char *head, const char *item, const char *sep, int n, const char *tail,
+                      size_t *len)
+{
+    size_t cap = strlen(head) + (size_t)n * (strlen(item) + strlen(sep) + 16) + strlen(tail) + 1;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    *len = (size_t)snprintf(buf, cap, "%s", head);
+    for (int i = 0; i < n; i++) {
+        *len += (size_t)snprintf(buf + *len, cap - *len, "%s", i ? sep : "");
+        *len += (size_t)snprintf(buf + *len, cap - *len, item, i);
+    }
+    *len += (size_t)snprintf(buf + *len, cap - *len, "%s", tail);
+    return buf;
+}
+
 /* Found by fuzzing model_validate_all: placing errors in a big kind: List re-keyed every
  * field's position once per item (quadratic: a 2.7 MB List took minutes). This checks the
  * error is placed right in a 30,001-item List; speed is not asserted (shared machines),
  * but a quadratic regression would run into the suite's CTest timeout. */
 START_TEST(test_manifest_big_list_errors_placed)
 {
-    enum { N = 30000 };
-    size_t cap = (size_t)N * 128 + 256, len = 0;
-    char *buf = malloc(cap);
-    len += (size_t)snprintf(buf, cap, "apiVersion: v1\nkind: List\nitems:\n");
-    for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n%d\n"
-                                "    labels: {a: b}\n",
-                                i);
-    len += (size_t)snprintf(buf + len, cap - len, "- {apiVersion: v1, kind: Node, metadata: {}}\n");
+    size_t len;
+    char *buf = big_list("apiVersion: v1\nkind: List\nitems:\n",
+                         "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n%d\n"
+                         "    labels: {a: b}\n",
+                         "", 30000, "- {apiVersion: v1, kind: Node, metadata: {}}\n", &len);
     json_t *messages = model_test_check(buf, len, NULL);
     ck_assert_uint_eq(json_array_size(messages), 1);
     ck_assert_str_eq(json_string_value(json_array_get(messages, 0)),
@@ -318,15 +330,11 @@ END_TEST
 START_TEST(test_manifest_big_json_list_in_order)
 {
     enum { N = 14000 };
-    size_t cap = (size_t)N * 160 + 256, len = 0;
-    char *buf = malloc(cap);
-    len += (size_t)snprintf(buf, cap, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
-    for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(buf + len, cap - len,
-                                "%s{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
-                                "{\"name\":\"n%d\",\"labels\":{\"a\":\"b, [c]\"}}}",
-                                i ? "," : "", i);
-    len += (size_t)snprintf(buf + len, cap - len, "],\"metadata\":{}}");
+    size_t len;
+    char *buf = big_list("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[",
+                         "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                         "{\"name\":\"n%d\",\"labels\":{\"a\":\"b, [c]\"}}}",
+                         ",", N, "],\"metadata\":{}}", &len);
     ck_assert_uint_gt(len, 1 << 20);
     struct model_manifest m;
     struct err err = ERR_INIT;

@@ -1,6 +1,5 @@
 /* test_server.c - musterd as a process: config file and flags, restart, locking, signals. */
 #include <check.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -189,8 +188,6 @@ START_TEST(test_server_retention_parse)
 }
 END_TEST
 
-/* Leader election follows kube-scheduler's default: on in bind mode unless turned off,
- * off without bind mode; an explicit true without bind mode is refused. */
 /* musterd refuses bad (flag, value) naming want, exit 1, and no data directory appears. */
 static void expect_refused_untouched(const char *flag, const char *value, const char *flag2,
                                      const char *value2, const char *want)
@@ -230,6 +227,8 @@ START_TEST(test_server_bad_input_leaves_no_store)
 }
 END_TEST
 
+/* Leader election follows kube-scheduler's default: on in bind mode unless turned off,
+ * off without bind mode; an explicit true without bind mode is refused. */
 START_TEST(test_server_leader_elect_default)
 {
     static const struct {
@@ -317,45 +316,12 @@ START_TEST(test_server_cycle_runs_soon_after_apply)
 }
 END_TEST
 
-/* The scheduling policy of musterd's thread named comm (/proc/PID/task/TID/stat, field 41),
- * or -1 when it has none of that name. */
-static int thread_policy(pid_t pid, const char *comm)
-{
-    char path[320], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-    DIR *d = opendir(path);
-    ck_assert_ptr_nonnull(d);
-    int policy = -1;
-    for (struct dirent *e; policy < 0 && (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
-        FILE *f = fopen(path, "r");
-        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[n] = 0;
-        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-        if (!open || !close || (size_t)(close - open - 1) != strlen(comm) ||
-            strncmp(open + 1, comm, strlen(comm)))
-            continue;
-        /* after the command: fields 3.. ; the policy is field 41 */
-        char *p = close + 2;
-        for (int field = 3; field < 41 && p; field++)
-            p = strchr(p, ' '), p = p ? p + 1 : NULL;
-        ck_assert_ptr_nonnull(p);
-        policy = atoi(p);
-    }
-    closedir(d);
-    return policy;
-}
-
-/* thread_policy once the thread has named itself and set its policy (it may not have yet
+/* proc_sched_policy once the thread has named itself and set its policy (it may not have yet
  * when the port file appears), waiting up to 30 s for want. */
 static int policy_of(pid_t pid, const char *comm, int want)
 {
     int got = -1;
-    for (int i = 0; i < 3000 && (got = thread_policy(pid, comm)) != want; i++) {
+    for (int i = 0; i < 3000 && (got = proc_sched_policy(pid, comm)) != want; i++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -389,7 +355,7 @@ static int bulk_seen(int with_slice, uint64_t *slice)
         }
         int status = 0;
         while (policy < 0 && waitpid(child, &status, WNOHANG) == 0) {
-            int seen = thread_policy(md.pid, "musterd-bulk");
+            int seen = proc_sched_policy(md.pid, "musterd-bulk");
             *slice = proc_sched_slice(md.pid, "musterd-bulk"); /* 0: it ended in between */
             policy = seen >= 0 && (!with_slice || *slice) ? seen : -1;
         }
@@ -412,8 +378,8 @@ START_TEST(test_server_background_threads_run_as_batch)
     apply(cluster);
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
-    /* the slices (thread.h): long for the bulk threads, short for the front end, and an
-     * apply's given back to its request thread */
+    /* the slices (thread.h): long for the bulk threads, short for the front end, the
+     * kernel's for civetweb's workers (an apply runs on a bulk thread of its own) */
     uint64_t dflt = proc_sched_slice(md.pid, "musterd"), bulk = 0;
     /* an apply runs on a thread of its own, as bulk work: seen while big ones run */
     ck_assert_int_eq(bulk_seen(dflt != 0, &bulk), SCHED_BATCH);
