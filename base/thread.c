@@ -20,8 +20,9 @@ struct attr {
 };
 
 /* The calling thread as policy (SCHED_OTHER or SCHED_BATCH) with a time slice of slice_ns
- * (0: the kernel's), keeping its nice value; only when its policy is SCHED_OTHER. */
-static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns)
+ * (0: the kernel's) and its nice value nice_up higher (at most 19); only when its policy is
+ * SCHED_OTHER. */
+static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns, int nice_up)
 {
     struct attr a = {0};
     if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0) {
@@ -33,6 +34,7 @@ static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns)
     a.size = (uint32_t)sizeof(a);
     a.policy = policy;
     a.runtime = slice_ns;
+    a.nice = a.nice + nice_up > 19 ? 19 : a.nice + nice_up;
     if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
         return;
     log_debug("%s: no time slice of %llu ns: %s", name, (unsigned long long)slice_ns,
@@ -45,12 +47,18 @@ static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns)
 /* The name comes last: a thread seen by its name has its policy (test_server). */
 void thread_batch(const char *name)
 {
-    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS);
+    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS, 0);
+    pthread_setname_np(pthread_self(), name);
+}
+
+void thread_background(const char *name)
+{
+    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS, THREAD_BACKGROUND_NICE);
     pthread_setname_np(pthread_self(), name);
 }
 
 void thread_short(const char *name)
 {
-    set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS);
+    set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS, 0);
     pthread_setname_np(pthread_self(), name);
 }

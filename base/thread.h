@@ -19,11 +19,23 @@
 
 /* Names the calling thread (at most 15 bytes show in top -H and perf) and, when its policy
  * is the default SCHED_OTHER, makes it SCHED_BATCH with a long slice: for CPU-bound work
- * that no one waits on by the millisecond (the cycle, the read cache's remaker, an apply's
- * request thread). The kernel then treats it as such (sched(7)): it keeps its share of the
- * CPU, is disturbed less by threads that wake often, and yields to them when they wake. A
- * policy an operator set (chrt) is kept, and so is the nice value. */
+ * that no one waits on by the millisecond (the cycle). The kernel then treats it as such
+ * (sched(7)): it keeps its share of the CPU, is disturbed less by threads that wake often,
+ * and yields to them when they wake. A policy an operator set (chrt) is kept, and so is
+ * the nice value. */
 void thread_batch(const char *name);
+
+/* How much lower than the process's a background thread's priority is: at nice 10 its
+ * weight is a tenth of a nice-0 thread's, so a front end or a cycle that wakes on its core
+ * is rarely in EEVDF's debt against it and preempts it at once (bench/README.md, "Reads
+ * under load"), and it takes a tenth of the share of a core they both want. */
+#define THREAD_BACKGROUND_NICE 10
+
+/* thread_batch, and the nice value THREAD_BACKGROUND_NICE above the thread's (at most 19):
+ * for work that yields to the cycle and to whatever answers requests, and takes any core
+ * they leave (the read cache's remaker, the thread of an apply, a what-if or a replay, the
+ * history's shipper). Kept, like the policy, when an operator chose a policy. */
+void thread_background(const char *name);
 
 /* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:
  * for a thread that answers requests in microseconds (the front end). */

@@ -34,10 +34,15 @@
  * --repeat N runs the rates N times in turn and ends with the medians (the machine is shared
  * and a run's window is short): each rate's cycle throughput, its ratio to the idle run of
  * the same round, and its p99.
+ * --generator-nice N (default -5) is the generator threads' nice value. They stand for clients
+ * on other machines, which do not wait for musterd's cores: at -5 a generator thread that
+ * wakes is seldom queued behind musterd's cycle for the kernel's next tick (bench/README.md,
+ * "Reads under load"). Lowering it takes CAP_SYS_NICE; without it the generator runs at the
+ * process's and says so. 0 leaves it there.
  *
  *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 2] [--conns 16]
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
- *                 [--resource-version 0|none] [--encoding gzip|identity]
+ *                 [--resource-version 0|none] [--encoding gzip|identity] [--generator-nice N]
  */
 #include <dirent.h>
 #include <signal.h>
@@ -66,6 +71,7 @@ struct load {
     char **paths; /* the mix */
     size_t npaths;
     const char *encoding; /* Accept-Encoding, NULL: none */
+    int nice;             /* the generator threads' nice value, 0: the process's */
 };
 
 static void die(const char *what)
@@ -325,6 +331,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
                                                               .threads = mix->threads,
                                                               .encoding = l.encoding,
                                                               .path = path_of,
+                                                              .nice = mix->nice,
                                                               .ctx = &l});
             first = 0;
         }
@@ -349,7 +356,8 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     if (rate > 0) {
         size_t asked = r.n + (size_t)r.bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
-        printf("  generator CPU %.2f s\n        per 1,000 requests:", r.cpu_s);
+        printf("  generator CPU %.2f s%s\n        per 1,000 requests:", r.cpu_s,
+               r.nice_refused ? " (its nice value refused: not root?)" : "");
         if (idle.tput > 0)
             printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
         printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
@@ -402,7 +410,7 @@ static void summarise(const double *rate_of, size_t nrates, const struct run *ru
 int main(int argc, char **argv)
 {
     size_t nodes = 5000, pods = 50000, batch = 1000;
-    int conns = 16, threads = 2, keep = 0, repeat = 1;
+    int conns = 16, threads = 2, keep = 0, repeat = 1, gen_nice = -5;
     size_t cap = 0;
     const char *rates = "0,500,1000,2000,5000", *rv = "0", *encoding = "gzip";
     const char *mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology?jobs=4,"
@@ -420,8 +428,7 @@ int main(int argc, char **argv)
         if (!v)
             die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] [--conns N] "
                 "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
-                "0|none] "
-                "[--encoding gzip|identity]");
+                "0|none] [--encoding gzip|identity] [--generator-nice N]");
         if (!strcmp(a, "--nodes"))
             nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
@@ -442,14 +449,16 @@ int main(int argc, char **argv)
             rv = v;
         else if (!strcmp(a, "--encoding"))
             encoding = v;
+        else if (!strcmp(a, "--generator-nice"))
+            gen_nice = atoi(v);
         else
             die("unknown option");
         i++;
     }
     if (threads < 1 || threads > 64 || conns < threads || conns > 1024 || repeat < 1 ||
-        repeat > 99 || !nodes || !batch)
+        repeat > 99 || !nodes || !batch || gen_nice < -20 || gen_nice > 19)
         die("--threads must be 1..64, --conns threads..1024, --repeat 1..99, --nodes and --batch "
-            "above 0");
+            "above 0, --generator-nice -20..19");
     if (strcmp(rv, "none") != 0 && strspn(rv, "0123456789") != strlen(rv))
         die("--resource-version must be a number or none");
     if (strcmp(encoding, "gzip") != 0 && strcmp(encoding, "identity") != 0)
@@ -458,6 +467,7 @@ int main(int argc, char **argv)
     mix.conns = conns;
     mix.threads = threads;
     mix.encoding = strcmp(encoding, "identity") ? encoding : NULL;
+    mix.nice = gen_nice;
     for (const char *p = mix_arg; *p;) {
         size_t len = strcspn(p, ",");
         char *path = xstrndup(p, len);
@@ -477,10 +487,9 @@ int main(int argc, char **argv)
         die("--mix names no path, or more than 64");
     if (workload_make("basic", nodes, &w, &err) < 0)
         die(err.msg);
-    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads, at most %d "
-           "connections; resourceVersion %s, "
-           "encoding %s\n",
-           nodes, pods < w.pods ? pods : w.pods, batch, threads, conns, rv, encoding);
+    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at nice %d, at "
+           "most %d connections; resourceVersion %s, encoding %s\n",
+           nodes, pods < w.pods ? pods : w.pods, batch, threads, gen_nice, conns, rv, encoding);
     size_t nrates = 0;
     double rate_of[32];
     for (const char *p = rates; *p && nrates < 32; nrates++) {

@@ -294,7 +294,7 @@ static int ship_main(void *arg)
     int64_t backoff = 250;
     struct err err = ERR_INIT;
 
-    thread_batch("musterd-ship");
+    thread_background("musterd-ship");
     for (;;) {
         PGconn *c = NULL;
         int version = 0, rc;

@@ -330,8 +330,8 @@ static int policy_of(pid_t pid, const char *comm, int want)
 
 /* Applies manifests of 5,000 pods from a child process until a thread named musterd-bulk
  * is seen in musterd (at most 20 of them), with its slice when with_slice; returns its
- * policy (-1: never seen) and its slice in *slice. */
-static int bulk_seen(int with_slice, uint64_t *slice)
+ * policy (-1: never seen), its slice in *slice and its nice value in *nice. */
+static int bulk_seen(int with_slice, uint64_t *slice, int *nice)
 {
     size_t cap = 5000 * 200 + 64, n = 0;
     char *body = malloc(cap);
@@ -357,7 +357,8 @@ static int bulk_seen(int with_slice, uint64_t *slice)
         while (policy < 0 && waitpid(child, &status, WNOHANG) == 0) {
             int seen = proc_sched_policy(md.pid, "musterd-bulk");
             *slice = proc_sched_slice(md.pid, "musterd-bulk"); /* 0: it ended in between */
-            policy = seen >= 0 && (!with_slice || *slice) ? seen : -1;
+            *nice = proc_sched_nice(md.pid, "musterd-bulk");
+            policy = seen >= 0 && (!with_slice || *slice) && *nice != PROC_SCHED_NONE ? seen : -1;
         }
         if (policy >= 0)
             ck_assert_int_eq(waitpid(child, &status, 0), child);
@@ -378,11 +379,17 @@ START_TEST(test_server_background_threads_run_as_batch)
     apply(cluster);
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
+    /* the background threads' weight is a tenth of the cycle's and the front end's */
+    ck_assert_int_eq(proc_sched_nice(md.pid, "musterd-remake"), THREAD_BACKGROUND_NICE);
+    ck_assert_int_eq(proc_sched_nice(md.pid, "musterd-cycle"), 0);
+    ck_assert_int_eq(proc_sched_nice(md.pid, "musterd-front"), 0);
     /* the slices (thread.h): long for the bulk threads, short for the front end, the
      * kernel's for civetweb's workers (an apply runs on a bulk thread of its own) */
     uint64_t dflt = proc_sched_slice(md.pid, "musterd"), bulk = 0;
-    /* an apply runs on a thread of its own, as bulk work: seen while big ones run */
-    ck_assert_int_eq(bulk_seen(dflt != 0, &bulk), SCHED_BATCH);
+    int bulk_nice = 0;
+    /* an apply runs on a thread of its own, as background work: seen while big ones run */
+    ck_assert_int_eq(bulk_seen(dflt != 0, &bulk, &bulk_nice), SCHED_BATCH);
+    ck_assert_int_eq(bulk_nice, THREAD_BACKGROUND_NICE);
     if (dflt) {
         ck_assert_uint_eq(bulk, THREAD_LONG_SLICE_NS);
         ck_assert_uint_eq(proc_sched_slice(md.pid, "musterd-cycle"), THREAD_LONG_SLICE_NS);

@@ -1,13 +1,14 @@
 /*
  * test_thread.c - how musterd's threads present themselves to the kernel (base/thread.c):
- * the policy and time slice of bulk and interactive threads, and a policy an operator chose
- * left alone. The slices are checked where the
+ * the policy and time slice of bulk and interactive threads, the lower weight of background
+ * ones, and a policy an operator chose left alone. The slices are checked where the
  * kernel reports them (Linux 6.12 and later); elsewhere only the policies are.
  */
 #include <check.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -41,6 +42,32 @@ START_TEST(test_thread_batch_long_slice)
 }
 END_TEST
 
+/* A background thread is a bulk thread THREAD_BACKGROUND_NICE lower (nice 10 from the
+ * default 0), never past 19; a niced process's background threads stay below its others. */
+START_TEST(test_thread_background_lower_weight)
+{
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 0);
+    thread_background("t-back");
+    ck_assert_int_eq(my_policy(), SCHED_BATCH);
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), THREAD_BACKGROUND_NICE);
+    ck_assert_int_eq(proc_sched_nice(getpid(), "t-back"), THREAD_BACKGROUND_NICE);
+    uint64_t slice = my_slice("t-back");
+    if (slice)
+        ck_assert_uint_eq(slice, THREAD_LONG_SLICE_NS);
+    thread_batch("t-back"); /* a bulk thread keeps the nice value it has */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), THREAD_BACKGROUND_NICE);
+}
+END_TEST
+
+START_TEST(test_thread_background_nice_capped)
+{
+    ck_assert_int_eq(setpriority(PRIO_PROCESS, 0, 15), 0);
+    thread_background("t-back");
+    ck_assert_int_eq(my_policy(), SCHED_BATCH);
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 19);
+}
+END_TEST
+
 START_TEST(test_thread_short_slice)
 {
     pthread_setname_np(pthread_self(), "t-front");
@@ -63,14 +90,17 @@ START_TEST(test_thread_operator_policy_kept)
     uint64_t before = my_slice("t-op");
     thread_short("t-op");
     thread_batch("t-op");
+    thread_background("t-op");
     ck_assert_int_eq(my_policy(), SCHED_IDLE);
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 0);
     ck_assert_uint_eq(my_slice("t-op"), before);
 }
 END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {test_thread_batch_long_slice, test_thread_short_slice,
-                            test_thread_operator_policy_kept, NULL};
+    const TTest *tests[] = {test_thread_batch_long_slice,       test_thread_background_lower_weight,
+                            test_thread_background_nice_capped, test_thread_short_slice,
+                            test_thread_operator_policy_kept,   NULL};
     return check_run(check_suite("thread", NULL, NULL, tests));
 }

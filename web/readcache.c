@@ -526,7 +526,7 @@ static void *remake_main(void *arg)
     struct remake *rm = xcalloc(SLOTS, sizeof(*rm));
     int64_t next_ns = 0; /* the pacing: no remake starts before this */
 
-    thread_batch("musterd-remake"); /* background work, paced: not worth a preemption */
+    thread_background("musterd-remake"); /* paced, and no one waits on it */
     pthread_mutex_lock(&c->mu);
     while (!c->stop) {
         if (!c->qlen) {

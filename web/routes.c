@@ -334,9 +334,9 @@ struct deep_call {
 static void *deep_main(void *arg)
 {
     struct deep_call *c = arg;
-    /* every deep route is bulk work (an apply, a what-if, a replay): whatever wakes on the
-     * cores, the front end above all, runs ahead of it (thread.h) */
-    thread_batch("musterd-bulk");
+    /* every deep route is bulk work (an apply, a what-if, a replay): the cycle and whatever
+     * answers requests run ahead of it on the cores (thread.h) */
+    thread_background("musterd-bulk");
     c->fn(c->r);
     return NULL;
 }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <threads.h>
@@ -225,6 +226,8 @@ static int run(void *arg)
     /* a short slice: it sends on time instead of after the slice of whatever else runs on
      * the two cores (base/thread.h); it stands for clients on other machines */
     thread_short("loadgen");
+    if (g->o.nice && setpriority(PRIO_PROCESS, 0, g->o.nice) != 0) /* this thread (Linux) */
+        g->r.nice_refused = 1;
 
     for (;;) {
         int64_t wait = send_due(g);
@@ -310,6 +313,7 @@ static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_
     r->bad += g->r.bad;
     r->late += g->r.late;
     r->cpu_s += g->r.cpu_s;
+    r->nice_refused |= g->r.nice_refused;
     if (g->r.seconds > r->seconds)
         r->seconds = g->r.seconds;
     loadgen_result_release(&g->r);

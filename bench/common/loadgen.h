@@ -28,6 +28,7 @@ struct loadgen_options {
     const char *encoding; /* sent as Accept-Encoding and kept as it comes, NULL: none */
     loadgen_path_fn path;
     void *ctx;
+    int nice; /* the threads' nice value (setpriority), 0: the process's */
 };
 
 struct loadgen_result {
@@ -37,10 +38,11 @@ struct loadgen_result {
     double *wire_ms; /* from sent to the answer's last bytes in the client's socket (the kernel's
                         receive timestamp): the server's part, loopback included */
     size_t n;
-    long bad;       /* non-200 answers and transport failures */
-    long late;      /* requests that waited for a free connection past their due time */
-    double cpu_s;   /* the generator thread's CPU time */
-    double seconds; /* from start to stop */
+    long bad;         /* non-200 answers and transport failures */
+    long late;        /* requests that waited for a free connection past their due time */
+    double cpu_s;     /* the generator thread's CPU time */
+    int nice_refused; /* the nice value asked for was refused (a lower one takes CAP_SYS_NICE) */
+    double seconds;   /* from start to stop */
 };
 
 struct loadgen;

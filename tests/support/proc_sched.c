@@ -31,21 +31,27 @@ static void each_named(pid_t pid, const char *comm, int (*fn)(const char *dir, v
         closedir(d);
 }
 
-/* The policy (field 41 of stat) of the thread in dir into *ctx (an int); stops there. */
-static int policy_of(const char *dir, void *ctx)
+/* Field field of the stat of a thread in dir (ctx: its number in, its value out). */
+struct stat_field {
+    int field, value;
+};
+
+/* The field of the stat of the thread in dir into *ctx; stops there. */
+static int field_of(const char *dir, void *ctx)
 {
+    struct stat_field *f = ctx;
     char path[400], buf[1024];
     snprintf(path, sizeof(path), "%s/stat", dir);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-    if (f)
-        fclose(f);
+    FILE *fp = fopen(path, "r");
+    size_t n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
     buf[n] = 0;
     char *p = strrchr(buf, ')'); /* after the command: fields 3.. */
-    for (int field = 2; field < 41 && p; field++)
+    for (int field = 2; field < f->field && p; field++)
         p = strchr(p + 1, ' ');
     if (p)
-        *(int *)ctx = atoi(p + 1);
+        f->value = atoi(p + 1);
     return p != NULL;
 }
 
@@ -69,9 +75,16 @@ static int slice_of(const char *dir, void *ctx)
 
 int proc_sched_policy(pid_t pid, const char *comm)
 {
-    int policy = -1;
-    each_named(pid, comm, policy_of, &policy);
-    return policy;
+    struct stat_field f = {41, -1};
+    each_named(pid, comm, field_of, &f);
+    return f.value;
+}
+
+int proc_sched_nice(pid_t pid, const char *comm)
+{
+    struct stat_field f = {19, PROC_SCHED_NONE};
+    each_named(pid, comm, field_of, &f);
+    return f.value;
 }
 
 uint64_t proc_sched_slice(pid_t pid, const char *comm)

@@ -12,6 +12,11 @@
  * comm, from its stat; -1 when no thread has that name. */
 int proc_sched_policy(pid_t pid, const char *comm);
 
+/* The nice value of process pid's first thread named comm, from its stat; PROC_SCHED_NONE
+ * when no thread has that name. */
+#define PROC_SCHED_NONE (-100)
+int proc_sched_nice(pid_t pid, const char *comm);
+
 /* The longest time slice (se.slice, ns) among process pid's threads named comm; 0 when the
  * kernel does not report one (before Linux 6.12's custom slices) or no thread has that name. */
 uint64_t proc_sched_slice(pid_t pid, const char *comm);
