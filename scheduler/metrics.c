@@ -134,6 +134,11 @@ static void print_counters(FILE *f, const struct sched *s)
             "# TYPE muster_why_reused_total counter\nmuster_why_reused_total %llu\n",
             (unsigned long long)m->why_reused);
     fprintf(f,
+            "# HELP muster_apply_prepared_total Objects applies created from what they prepared "
+            "before their transaction, on two threads (big manifests).\n"
+            "# TYPE muster_apply_prepared_total counter\nmuster_apply_prepared_total %llu\n",
+            (unsigned long long)m->apply_prepared);
+    fprintf(f,
             "# HELP muster_reservations_total Reservations made or moved for starving jobs.\n"
             "# TYPE muster_reservations_total counter\nmuster_reservations_total %llu\n"
             "# HELP muster_reservations Reservations held now.\n"

@@ -3,7 +3,8 @@
  *
  * It writes LMDB in one transaction (store_write, which retries after map growth), and
  * only after the commit succeeded hands the decoded objects to the view (staged.h), so the
- * view never holds what the store does not.
+ * view never holds what the store does not. A big manifest's documents are made into the
+ * objects they create by a second thread ahead of the transaction's pass (apply.h).
  *
  * Apply admits each object (admit.c) against the PriorityClasses as they will be:
  * the view's, updated by the manifest's own classes, which are applied first so that
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apply.h"
 #include "clock.h"
 #include "core.h"
 #include "numfmt.h"
@@ -26,53 +28,18 @@ struct apply_ctx {
     struct sched *s;
     struct model_manifest *m;
     int64_t now_ms;
-    json_t *by; /* "by" of every audit record, or NULL */
+    char *by;   /* "by" of every audit record as text, or NULL */
     int status; /* sched_apply_status: each document's status replaces the stored pod's */
     json_t *results;
     struct sched_staged *staged;
     size_t nstaged, capstaged;
     struct sv_classes classes;     /* the view's, with the manifest's applied so far */
     struct sched_strmap node_keys; /* label keys of the manifest's nodes */
+    size_t *order;                 /* the documents' numbers in the order applied */
+    size_t nclasses;               /* the PriorityClasses among them, first */
+    struct apply_prep_in ahead_in; /* what the documents prepared ahead share (apply.h) */
+    size_t prepared_used;          /* how many the pass took */
 };
-
-static void keep_field(json_t *dst, json_t *src, const char *name)
-{
-    json_t *v = json_object_get(src, name);
-    if (v && !json_object_get(dst, name))
-        json_object_set(dst, name, v);
-}
-
-/* Fills what the server owns: uid and creationTimestamp (kept from the stored
- * object), and for pods the scheduler's fields (spec.nodeName, status,
- * deletionTimestamp) that a re-applied manifest does not carry. */
-static void fill_server_fields(enum model_kind kind, json_t *obj, json_t *old, int64_t now_ms)
-{
-    json_t *meta = json_object_get(obj, "metadata");
-    json_t *ometa = old ? json_object_get(old, "metadata") : NULL;
-    if (ometa) {
-        keep_field(meta, ometa, "uid");
-        keep_field(meta, ometa, "creationTimestamp");
-        keep_field(meta, ometa, "deletionTimestamp");
-    }
-    if (!json_object_get(meta, "uid")) {
-        char uid[37];
-        sched__uuid_v4(uid);
-        json_object_set_new(meta, "uid", json_string(uid));
-    }
-    if (!json_object_get(meta, "creationTimestamp")) {
-        char ts[64];
-        clock_format_rfc3339(now_ms, ts, sizeof(ts));
-        json_object_set_new(meta, "creationTimestamp", json_string(ts));
-    }
-    if (kind == MODEL_TOPOLOGY && old) /* muster owns status.detailStatus */
-        keep_field(obj, old, "status");
-    if (kind != MODEL_POD || !old)
-        return;
-    json_t *spec = json_object_get(obj, "spec"), *ospec = json_object_get(old, "spec");
-    if (spec && ospec)
-        keep_field(spec, ospec, "nodeName");
-    keep_field(obj, old, "status");
-}
 
 /* Objects a and b equal but for their member skip (NULL: none); at the top (top set) their
  * "metadata" are compared the same way, without resourceVersion. No copies: re-applied and
@@ -103,24 +70,9 @@ static int same_ignoring(json_t *a, json_t *b, int without_status)
     return same_but(a, b, without_status ? "status" : NULL, 1);
 }
 
-/* A copy of a document that apply may change (new). What apply writes is all direct members
- * of the object, its metadata and its spec (fill_server_fields, sched__admit): those three
- * are copied and every other subtree is shared, which a deep copy of every document cost. */
-static json_t *writable_copy(json_t *doc)
-{
-    static const char *const parts[] = {"metadata", "spec"};
-    json_t *obj = json_copy(doc);
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        json_t *v = json_object_get(obj, parts[i]);
-        if (json_is_object(v))
-            json_object_set_new(obj, parts[i], json_copy(v));
-    }
-    return obj;
-}
-
-/* The status subresource: *out (new, writable as writable_copy's) is the stored pod old
- * with the document's status, validated whole. Everything else in the document is ignored,
- * as Kubernetes' pods/status does. */
+/* The status subresource: *out (new, writable as sched__apply_writable_copy's) is the stored pod
+ * old with the document's status, validated whole. Everything else in the document is ignored, as
+ * Kubernetes' pods/status does. */
 static int status_merge(const struct model_doc *doc, enum model_kind kind, const char *key,
                         json_t *old, json_t **out, struct err *err)
 {
@@ -137,7 +89,7 @@ static int status_merge(const struct model_doc *doc, enum model_kind kind, const
                         doc->index, key);
     if (!old)
         return err_set(err, ERR_NOT_FOUND, "document %d: pod '%s' not found", doc->index, key);
-    struct model_doc merged = {.index = doc->index, .obj = writable_copy(old)};
+    struct model_doc merged = {.index = doc->index, .obj = sched__apply_writable_copy(old)};
     json_object_set(merged.obj, "status", status);
     json_t *errors = json_array();
     int rc = 0;
@@ -162,34 +114,78 @@ static int left_job(MDB_txn *txn, struct apply_ctx *c, json_t *old, json_t *obj,
     return rc;
 }
 
-/* The "applied" audit record of one document and its line of the reply. */
-static int record_applied(MDB_txn *txn, struct apply_ctx *c, const struct model_doc *doc,
-                          enum model_kind kind, const char *key, json_t *obj, const char *action,
-                          struct err *err)
+/* The reply's line of document doc. */
+static void add_result(struct apply_ctx *c, const struct model_doc *doc, enum model_kind kind,
+                       const char *key, const char *action)
 {
-    json_t *extra = json_object();
-    json_object_set_new(extra, "action", json_string(action));
-    json_object_set_new(extra, "document", json_integer(doc->index));
-    if (c->by)
-        json_object_set(extra, "by", c->by);
-    if (c->status)
-        json_object_set_new(extra, "subresource", json_string("status"));
-    int rc = sched__audit_object(txn, c->s->cycle, STORE_AUDIT_APPLIED, kind, key, obj, extra, err);
-    json_decref(extra);
-    if (rc < 0)
-        return rc;
     json_t *res = json_object(); /* the reply's member order */
     json_object_set_new(res, "document", json_integer(doc->index));
     json_object_set_new(res, "kind", json_string(model_kind_name(kind)));
     json_object_set_new(res, "name", json_string(key));
     json_object_set_new(res, "action", json_string(action));
     json_array_append_new(c->results, res);
+}
+
+/* The "applied" audit record of one document and its line of the reply. */
+static int record_applied(MDB_txn *txn, struct apply_ctx *c, const struct model_doc *doc,
+                          enum model_kind kind, const char *key, json_t *obj, const char *action,
+                          struct err *err)
+{
+    struct store_jw w = STORE_JW_INIT;
+    char *job = sched__object_job(kind, obj);
+    sched__audit_applied_text(&w, c->s->cycle, kind, key, job,
+                              &(struct sched_applied){action, doc->index, c->by, c->status});
+    free(job);
+    int rc = store_audit_append_text(txn, STORE_AUDIT_APPLIED, w.buf, w.len, NULL, NULL, err);
+    store_jw_release(&w);
+    if (rc < 0)
+        return rc;
+    add_result(c, doc, kind, key, action);
     return 0;
 }
 
-static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, uint64_t *rv,
-                     struct err *err)
+/* metadata.resourceVersion of obj set to rv. */
+static void set_version(json_t *obj, uint64_t rv)
 {
+    char buf[NUMFMT_INT64_LEN + 1], *end = buf + NUMFMT_INT64_LEN;
+    *end = '\0';
+    json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion",
+                        json_string(numfmt_u64(end, rv)));
+}
+
+/* Document doc, prepared (apply.h), creates its object: apply_one's part that is the
+ * transaction's. */
+static int apply_created(MDB_txn *txn, struct apply_ctx *c, const struct model_doc *doc,
+                         struct apply_prep *p, uint64_t *rv, struct err *err)
+{
+    int rc;
+    if (p->kind == MODEL_POD && !c->s->opts.mirrored &&
+        (rc = sched__admit_topology_keys(c->s->v, &c->node_keys, p->obj, err)) < 0) {
+        err_prefix(err, "document %d (%s %s)", doc->index, model_kind_name(p->kind), p->key);
+        return rc;
+    }
+    set_version(p->obj, ++*rv);
+    XGROW(c->staged, c->nstaged + 1, c->capstaged);
+    c->staged[c->nstaged++] = p->st;
+    p->staged = 0;
+    if ((rc = store_replace(txn, p->kind, p->obj, NULL, err)) < 0 ||
+        (rc = store_audit_append_text(txn, STORE_AUDIT_APPLIED, p->rec.buf, p->rec.len, NULL, NULL,
+                                      err)) < 0)
+        return rc;
+    add_result(c, doc, p->kind, p->key, "created");
+    c->prepared_used++;
+    return 0;
+}
+
+/* Document doc applied; p: what was prepared of it (apply.h), or NULL. */
+static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, struct apply_prep *p,
+                     uint64_t *rv, struct err *err)
+{
+    if (p && p->ok) { /* the prepared object, unless this manifest stored it already */
+        int exists = store_exists(txn, p->kind, p->key, err);
+        if (exists <= 0)
+            return exists < 0 ? exists : apply_created(txn, c, doc, p, rv, err);
+    }
     json_t *obj = NULL, *old = NULL;
     char *key = NULL;
     const char *action = "created";
@@ -206,8 +202,8 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
     if (c->status && (rc = status_merge(doc, st.kind, key, old, &obj, err)) < 0)
         goto out;
     if (!obj)
-        obj = writable_copy(doc->obj);
-    fill_server_fields(st.kind, obj, old, c->now_ms);
+        obj = sched__apply_writable_copy(doc->obj);
+    sched__apply_server_fields(st.kind, obj, old, c->now_ms);
     rc = sched__admit(&c->classes, st.kind, obj, old, c->s->opts.mirrored, err);
     if (rc == 0 && st.kind == MODEL_POD && !c->s->opts.mirrored)
         rc = sched__admit_topology_keys(c->s->v, &c->node_keys, obj, err);
@@ -222,12 +218,8 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, u
      * echo of a status write-back neither requeues the job nor changes the view. */
     int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
                       same_ignoring(old, obj, 1);
-    if (strcmp(action, "unchanged") != 0) {
-        char buf[NUMFMT_INT64_LEN + 1], *end = buf + NUMFMT_INT64_LEN;
-        *end = '\0';
-        json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion",
-                            json_string(numfmt_u64(end, ++*rv)));
-    }
+    if (strcmp(action, "unchanged") != 0)
+        set_version(obj, ++*rv);
     if (strcmp(action, "unchanged") != 0 && !status_only) {
         /* A new object of a manifest whose fields were checked (model_validate_all, the
          * API's, refuses unsupported ones; neither sched_apply's own model_validate nor
@@ -271,15 +263,10 @@ static int cmp_result(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Results in document order (classes were applied first). */
+/* Results in document order (the classes were applied first). */
 static void sort_results(json_t *results)
 {
-    size_t n = json_array_size(results), k = 1;
-    while (k < n && cmp_result(&(json_t *){json_array_get(results, k - 1)},
-                               &(json_t *){json_array_get(results, k)}) <= 0)
-        k++;
-    if (k >= n) /* in order already: a manifest without classes */
-        return;
+    size_t n = json_array_size(results);
     json_t **r = xcalloc(n + 1, sizeof(*r));
     for (size_t i = 0; i < n; i++)
         r[i] = json_incref(json_array_get(results, i));
@@ -290,21 +277,56 @@ static void sort_results(json_t *results)
     free(r);
 }
 
+/* The documents in the order they are applied: the PriorityClasses first (the pods after
+ * them are admitted against them), then the rest (c->order, c->nclasses). */
+static void apply_order(struct apply_ctx *c)
+{
+    size_t k = 0;
+    c->order = xcalloc(c->m->n + 1, sizeof(*c->order));
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < c->m->n; i++)
+            if (is_class_doc(&c->m->docs[i]) == !pass)
+                c->order[k++] = i;
+        if (!pass)
+            c->nclasses = k;
+    }
+}
+
+/* The thread that prepares the documents after the classes ahead of the pass (apply.h),
+ * when there are APPLY_PREP_SPLIT of them or more; NULL when not. */
+static struct apply_ahead *ahead_start(struct apply_ctx *c)
+{
+    size_t n = c->m->n - c->nclasses;
+    if (c->status || n < APPLY_PREP_SPLIT)
+        return NULL;
+    c->ahead_in = (struct apply_prep_in){&c->classes, c->s->opts.mirrored, c->m->fields_checked,
+                                         c->now_ms,   c->s->cycle,         c->by};
+    return sched__apply_ahead_start(&c->ahead_in, c->m->docs, c->order + c->nclasses, n);
+}
+
 static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
 {
     struct apply_ctx *c = ctx;
     uint64_t rv = 0;
     sched__staged_release(c->staged, c->nstaged);
     c->nstaged = 0;
+    c->prepared_used = 0;
     json_array_clear(c->results);
     sched__classes_free(&c->classes);
     sched__classes_copy(&c->classes, &c->s->v->classes);
     int rc = store_meta_get_u64(txn, "resource_version", &rv, err);
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; rc == 0 && i < c->m->n; i++)
-            if (is_class_doc(&c->m->docs[i]) == !pass)
-                rc = apply_one(txn, c, &c->m->docs[i], &rv, err);
-    sort_results(c->results);
+    for (size_t k = 0; rc == 0 && k < c->nclasses; k++)
+        rc = apply_one(txn, c, &c->m->docs[c->order[k]], NULL, &rv, err);
+    struct apply_ahead *ahead = rc == 0 ? ahead_start(c) : NULL;
+    for (size_t k = 0; rc == 0 && k < c->m->n - c->nclasses; k++) {
+        struct model_doc *doc = &c->m->docs[c->order[c->nclasses + k]];
+        rc = apply_one(txn, c, doc, ahead ? sched__apply_ahead_take(ahead, k) : NULL, &rv, err);
+        if (ahead)
+            sched__apply_ahead_done(ahead, k);
+    }
+    sched__apply_ahead_stop(ahead);
+    if (c->nclasses) /* the results are in the order applied */
+        sort_results(c->results);
     int topo = 0;
     for (size_t i = 0; i < c->nstaged; i++)
         topo |= c->staged[i].kind == MODEL_NODE || c->staged[i].kind == MODEL_TOPOLOGY;
@@ -327,7 +349,7 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
     struct apply_ctx c = {.s = s,
                           .m = m,
                           .now_ms = now_ms,
-                          .by = sched__caller_json(by),
+                          .by = sched__caller_text(by),
                           .status = status,
                           .results = json_array()};
     json_t *errors = json_array();
@@ -351,13 +373,24 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
         json_object_foreach(json_object_get(json_object_get(obj, "metadata"), "labels"), k, v)
             sched__strmap_put(&c.node_keys, k, 1);
     }
+    apply_order(&c);
+    c.staged = xcalloc(m->n + 1, sizeof(*c.staged)); /* one per document at most */
+    c.capstaged = m->n + 1;
     pthread_mutex_lock(&s->mu);
     rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
         rc = store_write(s->st, apply_fn, &c, err);
-    if (rc == 0)
+    if (rc == 0) {
+        size_t pods = 0, groups = 0;
+        for (size_t i = 0; i < c.nstaged; i++) {
+            pods += c.staged[i].kind == MODEL_POD;
+            groups += c.staged[i].kind == MODEL_PODGROUP;
+        }
+        sched__view_reserve(s->v, pods, pods + groups); /* a job a lone pod or a group */
         for (size_t i = 0; i < c.nstaged; i++)
             sched__staged_take(s->v, &c.staged[i]);
+        s->met.apply_prepared += c.prepared_used;
+    }
     pthread_mutex_unlock(&s->mu);
     if (rc == 0 && results) {
         *results = c.results;
@@ -366,9 +399,10 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
 out:
     sched__staged_release(c.staged, c.nstaged);
     free(c.staged);
+    free(c.order);
     sched__classes_free(&c.classes);
     sched__strmap_free(&c.node_keys);
-    json_decref(c.by);
+    free(c.by);
     json_decref(c.results);
     json_decref(errors);
     return rc;

@@ -220,6 +220,20 @@ int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out,
     return decode(txn, &v, kind, key, out, err);
 }
 
+int store_exists(MDB_txn *txn, enum model_kind kind, const char *key, struct err *err)
+{
+    struct store *st = store__of(txn);
+    MDB_val k = {strlen(key), (void *)key}, v;
+    int rc;
+
+    if ((rc = check_kind(kind, err)) < 0)
+        return rc;
+    rc = store__get(txn, st->dbi[store__kind_dbi[kind]], &k, &v);
+    if (rc == MDB_NOTFOUND)
+        return 0;
+    return rc ? store__mdb_err(st, rc, err, "cannot read") : 1;
+}
+
 /* Writes obj under key over old (the stored value, NULL when none) and updates the pod
  * indexes. stored: the stored bytes as the caller read them (mv_data NULL: none), or NULL
  * when it did not (store__history_unlive). */

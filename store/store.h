@@ -122,6 +122,9 @@ int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
 /* Reads an object by key. *out is new. Returns 0, ERR_NOT_FOUND ("pod 'default/x' not
  * found") or ERR_STORE. */
 int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err);
+/* Whether an object of kind is stored under key: 1, 0, ERR_INVALID (no such kind) or
+ * ERR_STORE. Nothing is decoded, and a missing one costs no message. */
+int store_exists(MDB_txn *txn, enum model_kind kind, const char *key, struct err *err);
 /* Creates or replaces an object (key from model_object_key) and updates the indexes.
  * obj is borrowed. *old_out, when not NULL, receives the previous value (new) or NULL. */
 int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out, struct err *err);

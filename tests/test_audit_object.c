@@ -113,8 +113,57 @@ START_TEST(test_audit_object_records_are_canonical)
 }
 END_TEST
 
+/* An apply's records written from their parts (sched__audit_applied_text) are the records
+ * of the same members as an extra, to the byte: the caller's text, a status update, a node
+ * (no job), names that need escaping. */
+START_TEST(test_audit_applied_text_is_the_record)
+{
+    struct err err = ERR_INIT;
+    struct sched_caller alice = {"alice \"a\"", "operator", "10.0.0.1", "tokens-file"};
+    struct sched_caller anon = {NULL, NULL, "::1", NULL};
+    char *by[] = {sched__caller_text(&alice), sched__caller_text(&anon), NULL};
+    ck_assert_ptr_null(sched__caller_text(NULL));
+    struct expect e = {.recs = json_array()};
+    size_t n = 0;
+    MDB_txn *txn = store_util_begin(st, STORE_WRITE);
+    for (int i = 0; i < 3; i++)
+        for (int status = 0; status < 2; status++)
+            for (int node = 0; node < 2; node++) {
+                const char *action = (const char *[]){"created", "configured", "unchanged"}[i];
+                enum model_kind kind = node ? MODEL_NODE : MODEL_POD;
+                const char *key = node ? "n\u00e9-1" : "team-a/w\t0",
+                           *job = node ? NULL : "team-a/j";
+                struct sched_applied a = {action, i * 1000 + 7, by[i], status};
+                struct store_jw w = STORE_JW_INIT;
+                sched__audit_applied_text(&w, 40 + n, kind, key, job, &a);
+                ck_assert_msg(store_audit_append_text(txn, STORE_AUDIT_APPLIED, w.buf, w.len, NULL,
+                                                      NULL, &err) == 0,
+                              "%s", err.msg);
+                store_jw_release(&w);
+                json_t *extra = json_pack("{s:s,s:i}", "action", action, "document", a.document);
+                if (by[i])
+                    json_object_set_new(extra, "by", json_loads(by[i], 0, NULL));
+                if (status)
+                    json_object_set_new(extra, "subresource", json_string("status"));
+                json_array_append_new(e.recs,
+                                      tree_of(40 + n, STORE_AUDIT_APPLIED, kind, key, job, extra));
+                json_decref(extra);
+                n++;
+            }
+    store_util_commit(&txn);
+    txn = store_util_begin(st, STORE_READ);
+    ck_assert_msg(store_audit_scan(txn, 1, 0, check_one, &e, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(e.at, n);
+    store_txn_abort(&txn);
+    json_decref(e.recs);
+    free(by[0]);
+    free(by[1]);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *tests[] = {test_audit_object_records_are_canonical, NULL};
+    const TTest *tests[] = {test_audit_object_records_are_canonical,
+                            test_audit_applied_text_is_the_record, NULL};
     return check_run(store_util_suite("audit_object", &dir, &st, tests));
 }

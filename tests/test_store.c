@@ -50,11 +50,15 @@ START_TEST(test_store_roundtrip)
     for (int k = 0; k < MODEL_KIND_COUNT; k++) {
         ck_assert_msg(store_get(txn, (enum model_kind)k, keys[k], &got, &err) == 0, "%s", err.msg);
         ck_assert(json_equal(got, objs[k]));
+        ck_assert_int_eq(store_exists(txn, (enum model_kind)k, keys[k], &err), 1);
         json_decref(got);
         ck_assert_int_eq(store_count(txn, (enum model_kind)k, &n, &err), 0);
         ck_assert_uint_eq(n, 1);
         json_decref(objs[k]);
     }
+    ck_assert_int_eq(store_exists(txn, MODEL_POD, "default/x", &err), 0);
+    ck_assert_int_eq(store_exists(txn, MODEL_NODE, "team-a/w-0", &err), 0); /* kinds apart */
+    ck_assert_int_eq(store_exists(txn, (enum model_kind)MODEL_KIND_COUNT, "n1", &err), ERR_INVALID);
     ck_assert_int_eq(store_get(txn, MODEL_POD, "default/x", &got, &err), ERR_NOT_FOUND);
     ck_assert_ptr_null(got);
     ck_assert_str_eq(err.msg, "pod 'default/x' not found");

@@ -27,8 +27,9 @@ struct sched_metrics {
     uint64_t deadlines;          /* pods ended by spec.activeDeadlineSeconds */
     uint64_t hist[SCHED_HIST_N]; /* cycle duration buckets (sched__hist_bounds) */
     double duration_sum;
-    uint64_t preemptions; /* preemption ledger entries written */
-    uint64_t why_reused;  /* failing jobs' why texts taken from the last one's (why_memo.c) */
+    uint64_t preemptions;    /* preemption ledger entries written */
+    uint64_t why_reused;     /* failing jobs' why texts taken from the last one's (why_memo.c) */
+    uint64_t apply_prepared; /* objects applies created as prepared on two threads (apply.h) */
 };
 
 /* The counters as the last time series sample saw them (timeseries.c). */

@@ -25,6 +25,44 @@ json_t *sched__caller_json(const struct sched_caller *by)
     return o;
 }
 
+char *sched__caller_text(const struct sched_caller *by)
+{
+    json_t *o = sched__caller_json(by);
+    char *text = o ? store_json_text(o, JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return text;
+}
+
+void sched__audit_applied_text(struct store_jw *w, uint64_t cycle, enum model_kind kind,
+                               const char *key, const char *job, const struct sched_applied *a)
+{
+    /* the members in sorted order, as the canonical dump puts them */
+    store_jw_lit(w, "{\"action\":");
+    store_jw_str(w, a->action);
+    if (a->by) {
+        store_jw_lit(w, ",\"by\":");
+        store_jw_raw(w, a->by, strlen(a->by));
+    }
+    store_jw_lit(w, ",\"cycle\":");
+    store_jw_int(w, (int64_t)cycle);
+    store_jw_lit(w, ",\"document\":");
+    store_jw_int(w, a->document);
+    if (job) {
+        store_jw_lit(w, ",\"job\":");
+        store_jw_str(w, job);
+    }
+    store_jw_lit(w, ",\"kind\":");
+    store_jw_str(w, store_audit_kind_name(STORE_AUDIT_APPLIED));
+    store_jw_lit(w, ",\"object\":{\"kind\":");
+    store_jw_str(w, model_kind_name(kind));
+    store_jw_lit(w, ",\"name\":");
+    store_jw_str(w, key);
+    store_jw_lit(w, "}");
+    if (a->status)
+        store_jw_lit(w, ",\"subresource\":\"status\"");
+    store_jw_lit(w, "}");
+}
+
 /* One member of an object's record (object_record): an extra's value, or a string, a
  * number, or the {"kind", "name"} of "object". */
 struct member {

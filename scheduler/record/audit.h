@@ -20,6 +20,22 @@ struct err;
 int sched__audit_object(MDB_txn *txn, uint64_t cycle, enum store_audit_kind what,
                         enum model_kind kind, const char *key, json_t *obj, json_t *extra,
                         struct err *err);
+/* What an apply adds to an object's "applied" record. */
+struct sched_applied {
+    const char *action; /* "created", "configured", "unchanged" */
+    int document;       /* the document's index in its manifest */
+    const char *by;     /* the caller's member as text (sched__caller_text), or NULL */
+    int status;         /* a status subresource update ("subresource": "status") */
+};
+
+/* The text of the "applied" record of object kind/key of job (may be NULL) into w, without
+ * seq, ts and hash: the bytes sched__audit_object writes for a that extra, with no tree
+ * built and no store touched, so an apply can write them on two threads (sched_apply.c);
+ * store_audit_append_text appends them. */
+void sched__audit_applied_text(struct store_jw *w, uint64_t cycle, enum model_kind kind,
+                               const char *key, const char *job, const struct sched_applied *a);
+/* The canonical text of sched__caller_json(by) (new); NULL when by is NULL. */
+char *sched__caller_text(const struct sched_caller *by);
 /* Appends rec (taken, even on failure) to c's audit log; *seq (may be NULL) its sequence.
  * Returns 0 or ERR_*. */
 int sched__audit_append(struct sched_cyc *c, json_t *rec, uint64_t *seq, struct err *err);

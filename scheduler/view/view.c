@@ -33,6 +33,14 @@ struct sched_view *sched__view_new(void)
     return v;
 }
 
+void sched__view_reserve(struct sched_view *v, size_t pods, size_t jobs)
+{
+    sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + pods);
+    sched__strmap_reserve(&v->job_ix, v->job_ix.count + jobs);
+    XGROW(v->pods, v->npods + pods, v->cappods);
+    XGROW(v->jobs, v->njobs + jobs, v->capjobs);
+}
+
 void sched__view_free(struct sched_view *v)
 {
     if (!v)

@@ -200,10 +200,7 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
      * workload's job map was eight times the size it needed, and a hash map's pages are all
      * touched) */
     uint64_t njobs = (npods > ngrouped ? npods - ngrouped : 0) + ngroups + npgs;
-    sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + npods);
-    sched__strmap_reserve(&v->job_ix, v->job_ix.count + njobs);
-    XGROW(v->pods, v->npods + npods, v->cappods);
-    XGROW(v->jobs, v->njobs + njobs, v->capjobs);
+    sched__view_reserve(v, npods, njobs);
     if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, &pods, v, err)) < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
