@@ -191,12 +191,7 @@ static json_t *jobs(struct sched_util *u)
 /* The scheduler's muster_apply_prepared_total. */
 static long prepared(struct sched_util *u)
 {
-    char *m = sched_metrics(u->s);
-    const char *p = strstr(m, "\nmuster_apply_prepared_total ");
-    ck_assert_ptr_nonnull(p);
-    long n = strtol(p + strlen("\nmuster_apply_prepared_total "), NULL, 10);
-    free(m);
-    return n;
+    return sched_util_metric(u, "muster_apply_prepared_total");
 }
 
 static const char *action_of(json_t *results, size_t i)

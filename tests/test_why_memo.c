@@ -19,12 +19,7 @@
 /* The scheduler's muster_why_reused_total. */
 static long reused(struct sched_util *u)
 {
-    char *m = sched_metrics(u->s);
-    const char *p = strstr(m, "\nmuster_why_reused_total ");
-    ck_assert_ptr_nonnull(p);
-    long n = strtol(p + strlen("\nmuster_why_reused_total "), NULL, 10);
-    free(m);
-    return n;
+    return sched_util_metric(u, "muster_why_reused_total");
 }
 
 /* Both stores hold the same why documents and the same audit records (but for what the clock

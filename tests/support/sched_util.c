@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "err.h"
 #include "store_util.h"
 
@@ -62,6 +63,17 @@ void sched_util_applyf(struct sched_util *u, int64_t now_ms, const char *fmt, ..
     va_end(ap);
     ck_assert_msg(n >= 0 && (size_t)n < sizeof(yaml), "sched_util_applyf: YAML over 1 KiB");
     json_decref(sched_util_apply(u, yaml, now_ms));
+}
+
+long sched_util_metric(struct sched_util *u, const char *name)
+{
+    char *m = sched_metrics(u->s), *line = xasprintf("\n%s ", name);
+    const char *p = strstr(m, line);
+    ck_assert_msg(p != NULL, "no metric %s", name);
+    long n = strtol(p + strlen(line), NULL, 10);
+    free(line);
+    free(m);
+    return n;
 }
 
 json_t *sched_util_cycle(struct sched_util *u, int64_t now_ms)

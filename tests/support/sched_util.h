@@ -32,6 +32,8 @@ json_t *sched_util_apply(struct sched_util *u, const char *yaml, int64_t now_ms)
 /* sched_util_apply of the YAML printf makes of fmt (at most 1 KiB), its answer dropped. */
 void sched_util_applyf(struct sched_util *u, int64_t now_ms, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The value of the scheduler's counter name (sched_metrics), which must be there. */
+long sched_util_metric(struct sched_util *u, const char *name);
 /* Runs one cycle; returns the summary (new). Fails the test on error. */
 json_t *sched_util_cycle(struct sched_util *u, int64_t now_ms);
 /* A stored pod (new) or NULL. */
