@@ -201,7 +201,7 @@ static void add_apply(struct batch *b, struct kube_ev *ev)
         kube__source_error(ev->src, ev->invalid);
         return;
     }
-    struct model_doc doc = {(int)b->m.n + 1, ev->obj, json_object()};
+    struct model_doc doc = {.index = (int)b->m.n + 1, .obj = ev->obj, .pos = json_object()};
     ev->obj = NULL;
     if (ev->src->kind == MODEL_POD && kube__authoritative(b->k))
         reset_stale_pod(b, ev->src, doc.obj);

@@ -62,7 +62,7 @@ static struct kube_ev *ev_new(enum kube_op op, struct kube_source *src, const ch
 static struct kube_ev *apply_ev(struct kube_source *src, json_t *obj, const char *rv)
 {
     struct kube_ev *ev = ev_new(KUBE_EV_APPLY, src, rv);
-    struct model_doc doc = {1, obj, NULL};
+    struct model_doc doc = {.index = 1, .obj = obj};
     json_t *errors = json_array();
     if (model_validate(&doc, errors) > 0) {
         const char *msg = json_string_value(json_object_get(json_array_get(errors, 0), "message"));

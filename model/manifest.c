@@ -497,3 +497,43 @@ int model_too_deep(json_t *v, char **path)
 {
     return too_deep(v, 0, path);
 }
+
+/* Documents [from, to) of a manifest walked for the first one too deep. */
+struct dpart {
+    const struct model_manifest *m;
+    size_t from, to, at;
+    char *path; /* the first one's, or NULL */
+};
+
+static void *depth_part(void *arg)
+{
+    struct dpart *p = arg;
+    for (size_t i = p->from; i < p->to && !p->path; i++)
+        if (too_deep(p->m->docs[i].obj, 0, &p->path))
+            p->at = i;
+    return NULL;
+}
+
+int model_manifest_too_deep(const struct model_manifest *m, size_t *at, char **path)
+{
+    struct dpart first = {m, 0, m->n, 0, NULL}, second = {m, m->n, m->n, 0, NULL};
+    pthread_t t;
+    int two = 0;
+    if (m->n >= MODEL_VALIDATE_SPLIT) { /* as validation: the second half on a thread */
+        first.to = second.from = m->n / 2;
+        two = pthread_create(&t, NULL, depth_part, &second) == 0;
+        if (!two)
+            first.to = m->n;
+    }
+    depth_part(&first);
+    if (two)
+        pthread_join(t, NULL);
+    struct dpart *found = first.path ? &first : second.path ? &second : NULL;
+    if (found) {
+        *at = found->at;
+        *path = found->path;
+    }
+    if (found != &second)
+        free(second.path);
+    return found != NULL;
+}

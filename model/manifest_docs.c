@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "err.h"
 
 void model__pos_set(json_t *pos, const char *path, int line, int col)
 {
@@ -74,7 +75,7 @@ void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
         /* capacity is the next power of two (implied by n): no copy per document */
         if ((out->n & (out->n - 1)) == 0)
             out->docs = xrealloc(out->docs, (out->n ? 2 * out->n : 1) * sizeof(*out->docs));
-        out->docs[out->n] = (struct model_doc){(int)out->n + 1, obj, pos};
+        out->docs[out->n] = (struct model_doc){.index = (int)out->n + 1, .obj = obj, .pos = pos};
         out->n++;
         return;
     }
@@ -84,6 +85,23 @@ void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
     free(maps);
     json_decref(obj);
     json_decref(pos);
+}
+
+int model_doc_kind(const struct model_doc *d, enum model_kind *kind, struct err *err)
+{
+    if (d->kinded) {
+        *kind = d->kind;
+        return 0;
+    }
+    return model_kind_from_doc(json_string_value(json_object_get(d->obj, "kind")),
+                               json_string_value(json_object_get(d->obj, "apiVersion")), kind, err);
+}
+
+int model_doc_is(const struct model_doc *d, enum model_kind k)
+{
+    enum model_kind kind;
+    struct err err = ERR_INIT;
+    return model_doc_kind(d, &kind, &err) == 0 && kind == k;
 }
 
 void model_manifest_free(struct model_manifest *m)

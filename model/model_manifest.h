@@ -34,7 +34,15 @@ struct model_doc {
     json_t *pos; /* owned: object mapping field path ("spec.containers[0].name") to
                     [line, col] (1-based) where known; NULL when positions were not
                     recorded (JSON input, or the fast path of model_manifest_parse) */
+    int kinded;  /* validation resolved its kind and apiVersion: kind */
+    enum model_kind kind;
 };
+
+/* The kind of document d: the one validation found, or resolved from its kind and
+ * apiVersion (model_kind_from_doc). Returns 0, or ERR_INVALID naming what is unknown. */
+int model_doc_kind(const struct model_doc *d, enum model_kind *kind, struct err *err);
+/* 1 when document d is of kind k (model_doc_kind). */
+int model_doc_is(const struct model_doc *d, enum model_kind k);
 
 struct model_manifest {
     struct model_doc *docs;
@@ -127,6 +135,10 @@ int model_validate(struct model_doc *doc, json_t *errors);
 /* 1 when v holds a value nested deeper than MODEL_MAX_DEPTH; *path (new) is then where
  * ("spec.a.b[3]"), else 0. */
 int model_too_deep(json_t *v, char **path);
+/* The first document of m nested deeper than MODEL_MAX_DEPTH: 1 with its place in m->docs
+ * in *at and model_too_deep's path in *path (new), or 0. A big manifest's two halves are
+ * walked on two threads. */
+int model_manifest_too_deep(const struct model_manifest *m, size_t *at, char **path);
 
 /* Emits a JSON value as YAML (block style, kubectl-like) into a new string. */
 char *model_yaml_dump(json_t *value);

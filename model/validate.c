@@ -106,6 +106,8 @@ static int validate(struct model_doc *doc, json_t *errors, const enum model_fiel
     const char *as = json_string_value(api), *ks = json_string_value(kind);
     if (as && ks)
         known = model_kind_from_doc(ks, as, &v.kind, &err) == 0;
+    doc->kinded = known; /* the apply reads it, not the document, for every scan */
+    doc->kind = v.kind;
     set_label(&v, obj, known);
     model__want_string(&v, api, "apiVersion", 1);
     model__want_string(&v, kind, "kind", 1);

@@ -37,8 +37,7 @@ static const char *str_at(json_t *obj, const char *a, const char *b)
 
 static int is_queue_doc(const struct model_doc *d)
 {
-    const char *kind = json_string_value(json_object_get(d->obj, "kind"));
-    return kind && !strcmp(kind, model_kind_name(MODEL_QUEUE));
+    return model_doc_is(d, MODEL_QUEUE);
 }
 
 /* spec.parent as written, NULL when absent, empty or "root". */

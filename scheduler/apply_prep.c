@@ -82,9 +82,7 @@ static void prepare_one(const struct apply_prep_in *in, const struct model_doc *
 {
     struct err err = ERR_INIT;
     memset(p, 0, sizeof(*p));
-    if (model_kind_from_doc(json_string_value(json_object_get(doc->obj, "kind")),
-                            json_string_value(json_object_get(doc->obj, "apiVersion")), &p->kind,
-                            &err) < 0)
+    if (model_doc_kind(doc, &p->kind, &err) < 0)
         return;
     p->key = model_object_key(p->kind, doc->obj);
     p->obj = sched__apply_writable_copy(doc->obj);

@@ -190,9 +190,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, s
     char *key = NULL;
     const char *action = "created";
     struct sched_staged st = {0};
-    int rc = model_kind_from_doc(json_string_value(json_object_get(doc->obj, "kind")),
-                                 json_string_value(json_object_get(doc->obj, "apiVersion")),
-                                 &st.kind, err);
+    int rc = model_doc_kind(doc, &st.kind, err);
     if (rc < 0)
         goto out;
     key = model_object_key(st.kind, doc->obj);
@@ -252,8 +250,7 @@ out:
 
 static int is_class_doc(struct model_doc *doc)
 {
-    const char *kind = json_string_value(json_object_get(doc->obj, "kind"));
-    return kind && !strcmp(kind, model_kind_name(MODEL_PRIORITYCLASS));
+    return model_doc_is(doc, MODEL_PRIORITYCLASS);
 }
 
 static int cmp_result(const void *a, const void *b)
@@ -366,8 +363,7 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
     for (size_t i = 0; i < m->n; i++) { /* the label keys of the manifest's nodes */
         json_t *obj = m->docs[i].obj, *v;
         const char *k;
-        const char *kind = json_string_value(json_object_get(obj, "kind"));
-        if (!kind || strcmp(kind, "Node"))
+        if (!model_doc_is(&m->docs[i], MODEL_NODE))
             continue;
         sched__strmap_put(&c.node_keys, MODEL_LABEL_HOSTNAME, 1);
         json_object_foreach(json_object_get(json_object_get(obj, "metadata"), "labels"), k, v)

@@ -246,6 +246,45 @@ START_TEST(test_model_validate_all_big_in_order)
 }
 END_TEST
 
+/* The first document too deep, walked on two threads in a big manifest: the first half's
+ * when both halves hold one, the second half's when only it does, the one document's
+ * path as model_too_deep gives it; none in a manifest without one. */
+START_TEST(test_model_manifest_too_deep_first)
+{
+    const int none[] = {-1};
+    char *text = pods_json(3000, none, none);
+    struct model_manifest m;
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_JSON, &m, NULL), 0);
+    size_t at = 0;
+    char *path = NULL;
+    ck_assert_int_eq(model_manifest_too_deep(&m, &at, &path), 0);
+    ck_assert_ptr_null(path);
+    json_t *deep = json_object(), *v = deep;
+    for (int i = 0; i < MODEL_MAX_DEPTH + 2; i++) {
+        json_t *in = json_object();
+        json_object_set_new(v, "a", in);
+        v = in;
+    }
+    const size_t places[][2] = {{2500, 2500}, {700, 2900}, {1499, 1500}, {5, 6}};
+    for (size_t k = 0; k < sizeof(places) / sizeof(places[0]); k++) {
+        for (size_t j = 0; j < 2; j++)
+            json_object_set(json_object_get(m.docs[places[k][j]].obj, "spec"), "deep", deep);
+        char *want = NULL;
+        ck_assert(model_too_deep(m.docs[places[k][0]].obj, &want));
+        ck_assert_int_eq(model_manifest_too_deep(&m, &at, &path), 1);
+        ck_assert_uint_eq(at, places[k][0]);
+        ck_assert_str_eq(path, want);
+        free(path);
+        free(want);
+        for (size_t j = 0; j < 2; j++)
+            json_object_del(json_object_get(m.docs[places[k][j]].obj, "spec"), "deep");
+    }
+    json_decref(deep);
+    model_manifest_free(&m);
+    free(text);
+}
+END_TEST
+
 /* The problems of one YAML document, as "field: message-tail" lines. New string. */
 static char *problems_of(const char *text)
 {
@@ -331,7 +370,7 @@ START_TEST(test_model_priorityclass_decode_and_builtins)
     /* each built-in document validates and decodes to its table entry */
     json_t *b;
     for (size_t i = 0; (b = model_priorityclass_builtin_json(i)) != NULL; i++) {
-        struct model_doc doc = {1, b, NULL};
+        struct model_doc doc = {.index = 1, .obj = b};
         json_t *errors = json_array();
         ck_assert_int_eq(model_validate(&doc, errors), 0);
         ck_assert_int_eq(model_priorityclass_decode(b, &pc, &err), 0);
@@ -752,6 +791,7 @@ int main(void)
     tcase_add_test(tc, test_model_object_key_and_namespace_default);
     tcase_add_test(tc, test_model_validate_error_object);
     tcase_add_test(tc, test_model_validate_all_big_in_order);
+    tcase_add_test(tc, test_model_manifest_too_deep_first);
     tcase_add_test(tc, test_model_priorityclass_validation);
     tcase_add_test(tc, test_model_priorityclass_decode_and_builtins);
     tcase_add_test(tc, test_model_pod_requests_sum_max);

@@ -37,10 +37,9 @@ static int format_or_reply(struct req *r, enum model_format *fmt)
 /* 0, or replies 400 naming the first document nested too deeply and where. */
 static int depth_or_reply(struct req *r, const struct model_manifest *m)
 {
-    for (size_t i = 0; i < m->n; i++) {
-        char *path = NULL;
-        if (!model_too_deep(m->docs[i].obj, &path))
-            continue;
+    size_t i = 0;
+    char *path = NULL;
+    if (model_manifest_too_deep(m, &i, &path)) {
         struct err err = ERR_INIT;
         err_setf(&err, ERR_INVALID, path,
                  "document %d: nested more than %d levels deep at '%.200s%s'", m->docs[i].index,
