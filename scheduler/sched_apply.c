@@ -30,7 +30,7 @@ struct apply_ctx {
     int64_t now_ms;
     char *by;   /* "by" of every audit record as text, or NULL */
     int status; /* sched_apply_status: each document's status replaces the stored pod's */
-    json_t *results;
+    struct sched_apply_lines *lines; /* the results */
     struct sched_staged *staged;
     size_t nstaged, capstaged;
     struct sv_classes classes;     /* the view's, with the manifest's applied so far */
@@ -114,16 +114,13 @@ static int left_job(MDB_txn *txn, struct apply_ctx *c, json_t *old, json_t *obj,
     return rc;
 }
 
-/* The reply's line of document doc. */
+/* The results line of document doc. */
 static void add_result(struct apply_ctx *c, const struct model_doc *doc, enum model_kind kind,
                        const char *key, const char *action)
 {
-    json_t *res = json_object(); /* the reply's member order */
-    json_object_set_new(res, "document", json_integer(doc->index));
-    json_object_set_new(res, "kind", json_string(model_kind_name(kind)));
-    json_object_set_new(res, "name", json_string(key));
-    json_object_set_new(res, "action", json_string(action));
-    json_array_append_new(c->results, res);
+    struct sched_apply_lines *l = c->lines;
+    XGROW(l->v, l->n + 1, l->cap);
+    l->v[l->n++] = (struct sched_apply_line){doc->index, kind, action, xstrdup(key)};
 }
 
 /* The "applied" audit record of one document and its line of the reply. */
@@ -253,25 +250,30 @@ static int is_class_doc(struct model_doc *doc)
     return model_doc_is(doc, MODEL_PRIORITYCLASS);
 }
 
-static int cmp_result(const void *a, const void *b)
+static int cmp_line(const void *a, const void *b)
 {
-    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "document"));
-    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "document"));
+    int x = ((const struct sched_apply_line *)a)->document;
+    int y = ((const struct sched_apply_line *)b)->document;
     return (x > y) - (x < y);
 }
 
-/* Results in document order (the classes were applied first). */
-static void sort_results(json_t *results)
+void sched_apply_lines_release(struct sched_apply_lines *lines)
 {
-    size_t n = json_array_size(results);
-    json_t **r = xcalloc(n + 1, sizeof(*r));
-    for (size_t i = 0; i < n; i++)
-        r[i] = json_incref(json_array_get(results, i));
-    qsort(r, n, sizeof(*r), cmp_result);
-    json_array_clear(results);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(results, r[i]);
-    free(r);
+    for (size_t i = 0; i < lines->n; i++)
+        free(lines->v[i].name);
+    free(lines->v);
+    memset(lines, 0, sizeof(*lines));
+}
+
+/* The lines as the results array of sched_apply (new). */
+static json_t *lines_json(const struct sched_apply_lines *l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(a, json_pack("{s:i,s:s,s:s,s:s}", "document", l->v[i].document,
+                                           "kind", model_kind_name(l->v[i].kind), "name",
+                                           l->v[i].name, "action", l->v[i].action));
+    return a;
 }
 
 /* The documents in the order they are applied: the PriorityClasses first (the pods after
@@ -308,7 +310,7 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
     sched__staged_release(c->staged, c->nstaged);
     c->nstaged = 0;
     c->prepared_used = 0;
-    json_array_clear(c->results);
+    sched_apply_lines_release(c->lines);
     sched__classes_free(&c->classes);
     sched__classes_copy(&c->classes, &c->s->v->classes);
     int rc = store_meta_get_u64(txn, "resource_version", &rv, err);
@@ -322,8 +324,8 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
             sched__apply_ahead_done(ahead, k);
     }
     sched__apply_ahead_stop(ahead);
-    if (c->nclasses) /* the results are in the order applied */
-        sort_results(c->results);
+    if (c->nclasses) /* the lines are in the order applied */
+        qsort(c->lines->v, c->lines->n, sizeof(*c->lines->v), cmp_line);
     int topo = 0;
     for (size_t i = 0; i < c->nstaged; i++)
         topo |= c->staged[i].kind == MODEL_NODE || c->staged[i].kind == MODEL_TOPOLOGY;
@@ -340,15 +342,17 @@ int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_
     return sched_apply_by(s, m, now_ms, NULL, results, err);
 }
 
-static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
-                 const struct sched_caller *by, int status, json_t **results, struct err *err)
+int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                      const struct sched_caller *by, int status, struct sched_apply_lines *lines,
+                      struct err *err)
 {
     struct apply_ctx c = {.s = s,
                           .m = m,
                           .now_ms = now_ms,
                           .by = sched__caller_text(by),
                           .status = status,
-                          .results = json_array()};
+                          .lines = lines};
+    sched_apply_lines_release(lines);
     json_t *errors = json_array();
     int rc = 0;
     /* the API validated them already; a status update is validated merged (status_merge) */
@@ -388,10 +392,6 @@ static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
         s->met.apply_prepared += c.prepared_used;
     }
     pthread_mutex_unlock(&s->mu);
-    if (rc == 0 && results) {
-        *results = c.results;
-        c.results = NULL;
-    }
 out:
     sched__staged_release(c.staged, c.nstaged);
     free(c.staged);
@@ -399,8 +399,21 @@ out:
     sched__classes_free(&c.classes);
     sched__strmap_free(&c.node_keys);
     free(c.by);
-    json_decref(c.results);
     json_decref(errors);
+    if (rc < 0)
+        sched_apply_lines_release(lines);
+    return rc;
+}
+
+/* sched_apply_lines with the results as a tree (results may be NULL). */
+static int apply(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                 const struct sched_caller *by, int status, json_t **results, struct err *err)
+{
+    struct sched_apply_lines lines = {0};
+    int rc = sched_apply_lines(s, m, now_ms, by, status, &lines, err);
+    if (rc == 0 && results)
+        *results = lines_json(&lines);
+    sched_apply_lines_release(&lines);
     return rc;
 }
 

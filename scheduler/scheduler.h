@@ -115,6 +115,24 @@ int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int6
  * ERR_NOT_FOUND (no such pod). */
 int sched_apply_status_by(struct sched *s, struct model_manifest *m, int64_t now_ms,
                           const struct sched_caller *by, json_t **results, struct err *err);
+/* One line of an apply's results, typed. */
+struct sched_apply_line {
+    int document; /* the document's number (model_doc.index) */
+    enum model_kind kind;
+    const char *action; /* "created", "configured", "unchanged" (static) */
+    char *name;         /* the object's key (owned) */
+};
+struct sched_apply_lines {
+    struct sched_apply_line *v;
+    size_t n, cap;
+};
+/* sched_apply_by, or with status set sched_apply_status_by, with the results in *lines (in
+ * document order; emptied first), for a caller that writes them out itself: the API's
+ * reply of 55,000 lines is not made into a tree first. */
+int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
+                      const struct sched_caller *by, int status, struct sched_apply_lines *lines,
+                      struct err *err);
+void sched_apply_lines_release(struct sched_apply_lines *lines);
 int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *by, json_t **summary,
                    struct err *err);
 

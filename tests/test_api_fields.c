@@ -108,6 +108,14 @@ START_TEST(test_api_fields_warn_drops_with_a_warning_header)
                   r.headers);
     json_t *warnings = json_object_get(r.json, "warnings");
     ck_assert_uint_eq(json_array_size(warnings), 2);
+    /* the reply is written from the results' lines: compact JSON, results then warnings, as
+     * every other reply is dumped */
+    char *dump = json_dumps(r.json, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    ck_assert_ptr_eq(json_object_iter_value(json_object_iter(r.json)),
+                     json_object_get(r.json, "results"));
+    ck_assert_uint_eq(strlen(r.body), strlen(dump) + 1);
+    ck_assert(!strncmp(r.body, dump, strlen(dump)) && r.body[strlen(dump)] == '\n');
+    free(dump);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(warnings, 0), "field")),
                      "spec.priorty");
     http_resp_free(&r);

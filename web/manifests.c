@@ -121,18 +121,38 @@ static int blank(const char *s, size_t n)
     return 1;
 }
 
-static int any_created(json_t *results)
+/* The reply of an apply: 201 when it created an object, {"results": [...]} and "warnings"
+ * when there are any, written from the lines as api__reply_json_extra writes a tree
+ * (compact, in this member order). */
+static void reply_lines(struct req *r, const struct sched_apply_lines *l, json_t *warnings,
+                        const char *headers)
 {
-    size_t i;
-    json_t *res;
-
-    json_array_foreach(results, i, res)
-    {
-        const char *action = json_string_value(json_object_get(res, "action"));
-        if (action && !strcmp(action, "created"))
-            return 1;
+    int created = 0;
+    struct store_jw w = STORE_JW_INIT;
+    store_jw_lit(&w, "{\"results\":[");
+    for (size_t i = 0; i < l->n; i++) {
+        const struct sched_apply_line *x = &l->v[i];
+        if (i)
+            store_jw_lit(&w, ",");
+        store_jw_lit(&w, "{\"document\":");
+        store_jw_int(&w, x->document);
+        store_jw_lit(&w, ",\"kind\":");
+        store_jw_str(&w, model_kind_name(x->kind));
+        store_jw_lit(&w, ",\"name\":");
+        store_jw_str(&w, x->name);
+        store_jw_lit(&w, ",\"action\":");
+        store_jw_str(&w, x->action);
+        store_jw_lit(&w, "}");
+        created |= !strcmp(x->action, "created");
     }
-    return 0;
+    store_jw_lit(&w, "]");
+    if (json_array_size(warnings)) {
+        store_jw_lit(&w, ",\"warnings\":");
+        store_jw_value(&w, warnings, 0);
+    }
+    store_jw_lit(&w, "}\n"); /* as api__reply_json_extra ends a reply */
+    api__reply_raw(r, created ? 201 : 200, "application/json", w.buf, w.len, headers);
+    store_jw_release(&w);
 }
 
 /* The request's manifest into *m, parsed and (unless status) validated, with the dropped
@@ -200,26 +220,23 @@ static void apply(struct req *r, int status)
 {
     struct model_manifest m = {0};
     struct err err = ERR_INIT;
-    json_t *results = NULL, *warnings = NULL;
+    struct sched_apply_lines lines = {0};
+    json_t *warnings = NULL;
     char *headers = NULL;
     int changed = 0;
 
     if (manifest_or_reply(r, status, 0, &m, &warnings) < 0)
         goto out;
     struct sched_caller by = api__caller(r);
-    if ((status ? sched_apply_status_by : sched_apply_by)(r->api->sched, &m, clock_now_ms(), &by,
-                                                          &results, &err) < 0) {
+    if (sched_apply_lines(r->api->sched, &m, clock_now_ms(), &by, status, &lines, &err) < 0) {
         api__reply_error(r, &err);
         goto out;
     }
     changed = 1;
-    int code = any_created(results) ? 201 : 200;
-    json_t *reply = json_pack("{s:o}", "results", results);
-    if (json_array_size(warnings))
-        json_object_set(reply, "warnings", warnings);
     headers = warning_headers(warnings);
-    api__reply_json_extra(r, code, reply, headers);
+    reply_lines(r, &lines, warnings, headers);
 out:
+    sched_apply_lines_release(&lines);
     free(headers);
     json_decref(warnings);
     model_manifest_free(&m);
