@@ -111,7 +111,7 @@ struct apply_ahead {
     const size_t *idx;
     size_t n;
     struct apply_prep *prep;
-    _Atomic int *state;
+    atomic_int *state;
     atomic_int stop;
     pthread_t thread;
 };

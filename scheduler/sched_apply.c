@@ -178,7 +178,7 @@ static int apply_created(MDB_txn *txn, struct apply_ctx *c, const struct model_d
 static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, struct apply_prep *p,
                      uint64_t *rv, struct err *err)
 {
-    if (p && p->ok) { /* the prepared object, unless this manifest stored it already */
+    if (p && p->ok) { /* the prepared object, unless one is stored (before, or by this manifest) */
         int exists = store_exists(txn, p->kind, p->key, err);
         if (exists <= 0)
             return exists < 0 ? exists : apply_created(txn, c, doc, p, rv, err);
