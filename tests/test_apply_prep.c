@@ -16,6 +16,7 @@
 #include "model.h"
 #include "sched_util.h"
 #include "store.h"
+#include "store_util.h"
 
 #define NODES 100
 #define DOCS (2 * APPLY_PREP_SPLIT + 500) /* prepared: far more than the split */
@@ -339,9 +340,48 @@ START_TEST(test_apply_prep_refusal_names_the_document)
 }
 END_TEST
 
+/* A store whose map is too small for the manifest: the transaction is run again after the
+ * map grows (store_write), each time with its thread ahead, and ends as in a big enough
+ * store; the prepared objects are counted once. */
+START_TEST(test_apply_prep_small_map_retries)
+{
+    struct sched_util big, tiny;
+    struct err err = ERR_INIT;
+    sched_util_open(&big, NULL);
+    memset(&tiny, 0, sizeof(tiny));
+    tiny.dir = store_util_tmpdir();
+    tiny.st = store_util_open(tiny.dir, 1 << 20, STORE_SYNC_NONE);
+    ck_assert_msg(sched_open(tiny.st, &tiny.opts, &tiny.s, &err) == 0, "%s", err.msg);
+    json_t *rb = apply_range(&big, 0, DOCS, &err), *rt = apply_range(&tiny, 0, DOCS, &err);
+    ck_assert_msg(rt != NULL, "%s", err.msg);
+    assert_same(rt, rb, "the replies");
+    json_t *sb = stored(&big), *st = stored(&tiny);
+    assert_same(st, sb, "the stored objects");
+    json_t *ab = records(&big, NULL), *at = records(&tiny, NULL);
+    assert_same(at, ab, "the audit records");
+    ck_assert_int_eq(prepared(&tiny), DOCS - 1 - 2);
+    struct store_stats stats;
+    ck_assert_int_eq(store_stats(tiny.st, &stats, &err), 0);
+    ck_assert_uint_gt(stats.map_size, 1 << 20); /* it grew: the transaction ran again */
+    json_t *jb = jobs(&big), *jt = jobs(&tiny);
+    assert_same(jt, jb, "the views' jobs");
+    json_decref(jb);
+    json_decref(jt);
+    json_decref(ab);
+    json_decref(at);
+    json_decref(sb);
+    json_decref(st);
+    json_decref(rb);
+    json_decref(rt);
+    sched_util_close(&big);
+    sched_util_close(&tiny);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_apply_prep_as_small_manifests, test_apply_prep_existing_objects,
-                            test_apply_prep_refusal_names_the_document, NULL};
+                            test_apply_prep_refusal_names_the_document,
+                            test_apply_prep_small_map_retries, NULL};
     return check_run(check_suite("apply_prep", NULL, NULL, tests));
 }
