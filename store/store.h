@@ -20,20 +20,19 @@
  *     store_txn_commit(&txn, &err);           clears txn even on failure
  *     store_close(st);
  *
- * Transactions: only entry points (request handlers, a scheduler cycle) begin,
- * commit or abort; everything else takes `MDB_txn *txn` first. Write
- * transactions are serialized by LMDB. Read transactions may run in any thread
- * concurrently with the writer (MDB_NOTLS); a transaction ends (commit/abort)
- * in the thread that began it. Do no network or disk I/O while a write
- * transaction is open.
+ * Transactions: only entry points (request handlers, a scheduler cycle) begin, commit or
+ * abort; everything else takes `MDB_txn *txn` first. Write transactions are serialized by
+ * LMDB. Read transactions may run in any thread concurrently with the writer (MDB_NOTLS); a
+ * transaction ends (commit/abort) in the thread that began it. Do no network or disk I/O
+ * while a write transaction is open.
  *
- * Growth: before each write transaction the map is doubled when more than half
- * of it is used; a transaction that still hits the limit fails with
- * ERR_MAP_FULL, after which the map has been grown and the caller may retry
- * (store_write does this for you). Growing waits until every read transaction has
- * ended, so never wait for a lock while holding a read transaction when a writer may
- * hold that lock while it grows the map (the scheduler's view lock: a reader holding
- * one and waiting for the lock deadlocks with an apply that grows the map under it).
+ * Growth: before each write transaction the map is doubled when more than half of it is
+ * used; a transaction that still hits the limit fails with ERR_MAP_FULL, after which the map
+ * has been grown and the caller may retry (store_write does this for you). Growing waits
+ * until every read transaction has ended, so never wait for a lock while holding a read
+ * transaction when a writer may hold that lock while it grows the map (the scheduler's view
+ * lock: a reader holding one and waiting for the lock deadlocks with an apply that grows
+ * the map under it).
  *
  * mdb_* calls happen only in store/. LMDB codes become ERR_* here.
  */
@@ -65,9 +64,9 @@ struct store_options {
     int temporary;
 };
 
-/* Opens (creating if needed) the store. Returns 0, ERR_BUSY when another process holds
- * the directory ("data directory '/x' is in use by another musterd (pid 123)"),
- * ERR_IO or ERR_STORE. *out is new; release with store_close. */
+/* Opens (creating if needed) the store. Returns 0, ERR_BUSY when another process holds the
+ * directory ("data directory '/x' is in use by another musterd (pid 123)"), ERR_IO or
+ * ERR_STORE. *out is new; release with store_close. */
 int store_open(const struct store_options *opts, struct store **out, struct err *err);
 /* Closes the environment and releases the lock. NULL-safe. No transaction may be open. */
 void store_close(struct store *st);
@@ -109,9 +108,9 @@ int store_txn_commit(MDB_txn **txn, struct err *err);
 /* Aborts and sets *txn to NULL. NULL-safe. */
 void store_txn_abort(MDB_txn **txn);
 
-/* Runs fn in a write transaction and commits; on ERR_MAP_FULL (from fn or commit) grows
- * the map and runs fn again in a fresh transaction, so fn must only depend on txn.
- * Returns fn's error, or the commit's. */
+/* Runs fn in a write transaction and commits; on ERR_MAP_FULL (from fn or commit) grows the
+ * map and runs fn again in a fresh transaction, so fn must only depend on txn. Returns fn's
+ * error, or the commit's. */
 typedef int (*store_write_fn)(MDB_txn *txn, void *ctx, struct err *err);
 int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err);
 
@@ -119,11 +118,9 @@ int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
 
 /* ---- objects ---- */
 
-/* Reads an object by key. *out is new. Returns 0, ERR_NOT_FOUND ("pod 'default/x' not
- * found") or ERR_STORE. */
+/* Reads an object by key. *out is new. Returns 0, ERR_NOT_FOUND ("pod 'default/x' not found")
+ * or ERR_STORE. store_exists: 1 when it is there, 0 when not (no message made), or ERR_*. */
 int store_get(MDB_txn *txn, enum model_kind kind, const char *key, json_t **out, struct err *err);
-/* Whether an object of kind is stored under key: 1, 0, ERR_INVALID (no such kind) or
- * ERR_STORE. Nothing is decoded, and a missing one costs no message. */
 int store_exists(MDB_txn *txn, enum model_kind kind, const char *key, struct err *err);
 /* Creates or replaces an object (key from model_object_key) and updates the indexes.
  * obj is borrowed. *old_out, when not NULL, receives the previous value (new) or NULL. */
