@@ -324,7 +324,7 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
             sched__apply_ahead_done(ahead, k);
     }
     sched__apply_ahead_stop(ahead);
-    if (c->nclasses) /* the lines are in the order applied */
+    if (c->nclasses && c->lines->n > 1) /* the lines are in the order applied */
         qsort(c->lines->v, c->lines->n, sizeof(*c->lines->v), cmp_line);
     int topo = 0;
     for (size_t i = 0; i < c->nstaged; i++)
