@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -51,9 +52,16 @@ void thread_batch(const char *name)
     pthread_setname_np(pthread_self(), name);
 }
 
+static atomic_int background_up = THREAD_BACKGROUND_NICE;
+
+void thread_background_nice(int up)
+{
+    atomic_store(&background_up, up < 0 ? 0 : up > 19 ? 19 : up);
+}
+
 void thread_background(const char *name)
 {
-    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS, THREAD_BACKGROUND_NICE);
+    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS, atomic_load(&background_up));
     pthread_setname_np(pthread_self(), name);
 }
 

@@ -31,11 +31,17 @@ void thread_batch(const char *name);
  * under load"), and it takes a tenth of the share of a core they both want. */
 #define THREAD_BACKGROUND_NICE 10
 
-/* thread_batch, and the nice value THREAD_BACKGROUND_NICE above the thread's (at most 19):
- * for work that yields to the cycle and to whatever answers requests, and takes any core
- * they leave (the read cache's remaker, the thread of an apply, a what-if or a replay, the
- * history's shipper). Kept, like the policy, when an operator chose a policy. */
+/* thread_batch, and a nice value THREAD_BACKGROUND_NICE (or thread_background_nice's) above
+ * the thread's, at most 19: for work that yields to the cycle and to whatever answers
+ * requests, and takes any core they leave (the read cache's remaker, the thread of an
+ * apply, a what-if or a replay, the history's shipper). Kept, like the policy, when an
+ * operator chose a policy. */
 void thread_background(const char *name);
+/* How much lower background threads made from now on run (musterd's background_nice): 0
+ * leaves them at the process's nice value. On a machine shared with other busy processes,
+ * an apply's thread at a tenth of their weight holds the scheduler's lock ten times as
+ * long. */
+void thread_background_nice(int up);
 
 /* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:
  * for a thread that answers requests in microseconds (the front end). */

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "err.h"
 #include "model.h"
+#include "thread.h"
 #include "scheduler.h"
 #include "internal.h"
 #include "server.h"
@@ -30,6 +31,7 @@ void server_config_init(struct server_config *c)
     c->writeback_giveup_ms = 300000;
     c->log_level = LOG_INFO;
     c->threads = 32;
+    c->background_nice = THREAD_BACKGROUND_NICE;
     c->audit_checkpoint_records = 1000;
     c->audit_checkpoint_interval = 60.0;
     c->auth_failures = API_AUTH_FAILURES_DEFAULT;
@@ -348,6 +350,11 @@ static int set_count(struct server_config *c, const char *key, const char *v, st
                            "'%s'",
                            v);
         c->http_max_connections = (int)n;
+    } else if (!strcmp(key, "background_nice")) {
+        if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 0 || n > 19 || strchr(v, '.'))
+            return err_set(err, ERR_INVALID,
+                           "'background_nice' must be an integer from 0 to 19, not '%s'", v);
+        c->background_nice = (int)n;
     } else if (!strcmp(key, "threads")) {
         if (model_quantity_parse(v, 0, &n, NULL) < 0 || n < 1 || n > 256 || strchr(v, '.'))
             return err_set(err, ERR_INVALID, "'threads' must be an integer from 1 to 256, not '%s'",
@@ -410,7 +417,7 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                    "body_limit, cycle_interval, sync, mark_running, grace_period, max_wait, "
                    "queueing_strategy, retention, timeseries_interval, timeseries_retention, "
-                   "log_level, map_size, ui_dir, threads, http_head_timeout, "
+                   "log_level, map_size, ui_dir, threads, background_nice, http_head_timeout, "
                    "http_body_timeout, http_idle_timeout, http_write_timeout, "
                    "http_max_connections, http_body_memory, kubeconfig, kube_context, "
                    "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "

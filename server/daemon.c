@@ -362,6 +362,7 @@ int server_run(const struct server_config *c, struct err *err)
     sigset_t set;
 
     log_set_level(c->log_level);
+    thread_background_nice(c->background_nice);
     block_signals(&set);
     mtx_init(&cy.mu, mtx_plain);
     cnd_init(&cy.cv);

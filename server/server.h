@@ -63,9 +63,10 @@ struct server_config {
                                    0: no samples */
     int64_t timeseries_retention_ms; /* samples older than this are dropped; default 2 days */
     enum log_level log_level;
-    size_t map_size; /* initial LMDB map size in bytes; 0: the store's default */
-    char *ui_dir;    /* NULL: the compiled-in web/static */
-    int threads;     /* HTTP worker threads, default 32 (see docs/security.md) */
+    size_t map_size;     /* initial LMDB map size in bytes; 0: the store's default */
+    char *ui_dir;        /* NULL: the compiled-in web/static */
+    int threads;         /* HTTP worker threads, default 32 (see docs/security.md) */
+    int background_nice; /* how much lower the background threads run (thread.h), 0..19 */
     /* The front end's limits (docs/api.md "Configuration", docs/security.md "Slow
      * clients"): http_head_timeout, http_body_timeout, http_idle_timeout and
      * http_write_timeout in ms, http_max_connections; 0: the api's defaults. */

@@ -120,6 +120,9 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("\n\nbody_limit: lots\n", "line 3", "'body_limit'");
     expect_config_error("cycle_interval: -1\n", "line 1", "'cycle_interval'");
     expect_config_error("threads: 0\n", "line 1", "'threads'");
+    expect_config_error("\nbackground_nice: 20\n", "line 2",
+                        "'background_nice' must be an integer from 0 to 19, not '20'");
+    expect_config_error("background_nice: -1\n", "line 1", "'background_nice'");
     expect_config_error("auth_reads: maybe\n", "line 1", "true or false");
     expect_config_error("listen: [a, b\n", "line", "config");
     expect_config_error("- a\n- b\n", "line 1", "mapping");
@@ -400,6 +403,18 @@ START_TEST(test_server_background_threads_run_as_batch)
         fprintf(stderr, "server: the kernel reports no slices: they are not checked\n");
     }
     musterd_cleanup(&md);
+
+    /* background_nice sets how much lower they run */
+    const char *args[] = {"--config", config("background_nice: 4\n"), NULL};
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    apply(cluster);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    ck_assert_int_eq(policy_of(md.pid, "musterd-remake", SCHED_BATCH), SCHED_BATCH);
+    ck_assert_int_eq(proc_sched_nice(md.pid, "musterd-remake"), 4);
+    ck_assert_int_eq(proc_sched_nice(md.pid, "musterd-cycle"), 0);
+    musterd_cleanup(&md);
+    unlink(cfg_path);
 
     /* an operator's policy is kept: here SCHED_RR (chrt -r 1), inherited from the starting
      * process (not SCHED_IDLE: on a loaded machine an idle-policy musterd may not start in

@@ -68,6 +68,37 @@ START_TEST(test_thread_background_nice_capped)
 }
 END_TEST
 
+/* The nice value a new background thread ends up with. */
+static void *background_main(void *arg)
+{
+    thread_background("t-back");
+    *(int *)arg = getpriority(PRIO_PROCESS, 0) * 100 + (my_policy() == SCHED_BATCH);
+    return NULL;
+}
+
+static int background_nice_of_new_thread(void)
+{
+    pthread_t t;
+    int got = -1;
+    ck_assert_int_eq(pthread_create(&t, NULL, background_main, &got), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_msg(got % 100 == 1, "not SCHED_BATCH");
+    return got / 100;
+}
+
+/* background_nice (thread_background_nice): 5 makes background threads made from then on 5
+ * lower, 0 leaves them at the process's nice value; bulk threads either way. */
+START_TEST(test_thread_background_nice_set)
+{
+    ck_assert_int_eq(background_nice_of_new_thread(), THREAD_BACKGROUND_NICE);
+    thread_background_nice(5);
+    ck_assert_int_eq(background_nice_of_new_thread(), 5);
+    thread_background_nice(0);
+    ck_assert_int_eq(background_nice_of_new_thread(), 0);
+    thread_background_nice(THREAD_BACKGROUND_NICE);
+}
+END_TEST
+
 START_TEST(test_thread_short_slice)
 {
     pthread_setname_np(pthread_self(), "t-front");
@@ -99,8 +130,12 @@ END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {test_thread_batch_long_slice,       test_thread_background_lower_weight,
-                            test_thread_background_nice_capped, test_thread_short_slice,
-                            test_thread_operator_policy_kept,   NULL};
+    const TTest *tests[] = {test_thread_batch_long_slice,
+                            test_thread_background_lower_weight,
+                            test_thread_background_nice_capped,
+                            test_thread_background_nice_set,
+                            test_thread_short_slice,
+                            test_thread_operator_policy_kept,
+                            NULL};
     return check_run(check_suite("thread", NULL, NULL, tests));
 }
