@@ -6,11 +6,12 @@
  * its own makes the documents ahead of it into the objects they would create: the copy
  * apply may change, the server's fields, admission, the view's decoded object and the
  * "applied" audit record's text (none of which reads the store). The pass takes each
- * document's when it reaches it (sched__apply_prep_take; one the thread has not reached it
+ * document's when it reaches it (sched__apply_ahead_take; one the thread has not reached it
  * makes itself), and when the object does not exist only sets its resourceVersion, puts it
- * and appends the record, in document order. A document whose object exists, or that could
- * not be made, is applied as a small manifest's is, so a refusal names the same document
- * in the same words.
+ * and appends the record, in document order. A document whose object exists (stored
+ * before, or by an earlier document of the manifest), or that could not be made, is
+ * applied as a small manifest's is, so a refusal names the same document in the same
+ * words.
  */
 #ifndef MUSTER_SCHED_APPLY_H
 #define MUSTER_SCHED_APPLY_H
