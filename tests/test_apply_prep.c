@@ -4,7 +4,8 @@
  * stored objects and resourceVersions, audit records, reply lines and view, for a
  * manifest whose classes, gangs, topology keys and repeated names all depend on the
  * documents around them; a refusal names the same document in the same words and stores
- * nothing; objects that exist are applied by the pass itself.
+ * nothing; objects that exist are applied by the pass itself; as the Kubernetes mirror
+ * applies, in a store whose map must grow, and in a what-if.
  */
 #include <check.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "check_run.h"
 #include "model.h"
 #include "sched_util.h"
+#include "sched_whatif.h"
 #include "store.h"
 #include "store_util.h"
 
@@ -89,16 +91,18 @@ static char *stream(int from, int to)
     return s;
 }
 
-/* Applies documents [from, to) as the API does (validated, fields checked): the reply's
- * lines, their document numbers moved by from (new), or NULL with *err set. */
-static json_t *apply_range(struct sched_util *u, int from, int to, struct err *err)
+/* Applies documents [from, to) as the API does (validated, fields checked), or when
+ * mirrored as the mirror does (sched_apply validates them): the reply's lines, their
+ * document numbers moved by from (new), or NULL with *err set. */
+static json_t *apply_as(struct sched_util *u, int from, int to, int mirrored, struct err *err)
 {
     char *y = stream(from, to);
     struct model_manifest m = {0};
     json_t *errors = json_array(), *results = NULL;
     ck_assert_msg(model_manifest_parse(y, strlen(y), MODEL_FMT_AUTO, &m, err) == 0, "%s", err->msg);
     ck_assert_uint_eq(m.n, (size_t)(to - from));
-    int bad = model_validate_all(&m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL);
+    int bad =
+        mirrored ? 0 : model_validate_all(&m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL);
     if (bad) {
         char *e = json_dumps(json_array_get(errors, 0), 0);
         ck_abort_msg("%d problems: %s", bad, e);
@@ -118,15 +122,20 @@ static json_t *apply_range(struct sched_util *u, int from, int to, struct err *e
     return results;
 }
 
+static json_t *apply_range(struct sched_util *u, int from, int to, struct err *err)
+{
+    return apply_as(u, from, to, 0, err);
+}
+
 /* The whole manifest in small manifests: the reply's lines of all (new); *first (new)
  * holds, for each audit record, the number of the first document of its manifest. */
-static json_t *apply_small(struct sched_util *u, json_t **first)
+static json_t *apply_small(struct sched_util *u, int mirrored, json_t **first)
 {
     struct err err = ERR_INIT;
     json_t *all = json_array();
     *first = json_array();
     for (int from = 0; from < DOCS; from += CHUNK) {
-        json_t *r = apply_range(u, from, from + CHUNK < DOCS ? from + CHUNK : DOCS, &err);
+        json_t *r = apply_as(u, from, from + CHUNK < DOCS ? from + CHUNK : DOCS, mirrored, &err);
         ck_assert_msg(r != NULL, "%s", err.msg);
         json_array_extend(all, r);
         json_decref(r);
@@ -212,15 +221,19 @@ static void assert_same(json_t *a, json_t *b, const char *what)
                  x + (at > 100 ? at - 100 : 0), y + (at > 100 ? at - 100 : 0));
 }
 
-START_TEST(test_apply_prep_as_small_manifests)
+/* The manifest applied whole and in small manifests, by the API (mirrored 0) or as the
+ * Kubernetes mirror applies (mirrored 1: admitted by the API server, validated by
+ * sched_apply itself). */
+static void compare_whole_and_small(int mirrored)
 {
     struct sched_util big, small;
     struct err err = ERR_INIT;
-    sched_util_open(&big, NULL);
-    sched_util_open(&small, NULL);
-    json_t *rb = apply_range(&big, 0, DOCS, &err);
+    struct sched_options opts = {.mirrored = mirrored};
+    sched_util_open(&big, &opts);
+    sched_util_open(&small, &opts);
+    json_t *rb = apply_as(&big, 0, DOCS, mirrored, &err);
     ck_assert_msg(rb != NULL, "%s", err.msg);
-    json_t *first = NULL, *rs = apply_small(&small, &first);
+    json_t *first = NULL, *rs = apply_small(&small, mirrored, &first);
     /* every object the big one created was prepared; none of the small ones' */
     ck_assert_int_eq(prepared(&big), DOCS - 1 - 2); /* not the class, nor the repetitions */
     ck_assert_int_eq(prepared(&small), 0);
@@ -266,6 +279,17 @@ START_TEST(test_apply_prep_as_small_manifests)
     json_decref(rs);
     sched_util_close(&big);
     sched_util_close(&small);
+}
+
+START_TEST(test_apply_prep_as_small_manifests)
+{
+    compare_whole_and_small(0);
+}
+END_TEST
+
+START_TEST(test_apply_prep_as_small_manifests_mirrored)
+{
+    compare_whole_and_small(1);
 }
 END_TEST
 
@@ -378,10 +402,47 @@ START_TEST(test_apply_prep_small_map_retries)
 }
 END_TEST
 
+/* A what-if of the whole manifest (a dry session, the thread ahead in it too) lists the
+ * changes its apply makes and writes nothing. */
+START_TEST(test_apply_prep_whatif)
+{
+    struct sched_util u, real;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    sched_util_open(&real, NULL);
+    char *y = stream(0, DOCS);
+    struct model_manifest m = {0};
+    json_t *errors = json_array(), *out = NULL;
+    ck_assert_int_eq(model_manifest_parse(y, strlen(y), MODEL_FMT_AUTO, &m, &err), 0);
+    ck_assert_int_eq(model_validate_all(&m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL), 0);
+    struct sched_whatif in = {&m, NULL, 0, NULL, 0};
+    ck_assert_msg(sched_whatif(u.s, &in, NOW, &out, &err) == 0, "%s", err.msg);
+    json_t *r = apply_range(&real, 0, DOCS, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    assert_same(json_object_get(out, "changes"), r, "the what-if's changes");
+    json_t *st = stored(&u), *v;
+    const char *k;
+    json_object_foreach(st, k, v)
+        ck_assert_msg(json_object_size(v) == 0, "%s stored by a what-if", k);
+    json_decref(st);
+    json_decref(r);
+    json_decref(out);
+    json_decref(errors);
+    model_manifest_free(&m);
+    free(y);
+    sched_util_close(&u);
+    sched_util_close(&real);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *tests[] = {test_apply_prep_as_small_manifests, test_apply_prep_existing_objects,
+    const TTest *tests[] = {test_apply_prep_as_small_manifests,
+                            test_apply_prep_as_small_manifests_mirrored,
+                            test_apply_prep_existing_objects,
                             test_apply_prep_refusal_names_the_document,
-                            test_apply_prep_small_map_retries, NULL};
+                            test_apply_prep_small_map_retries,
+                            test_apply_prep_whatif,
+                            NULL};
     return check_run(check_suite("apply_prep", NULL, NULL, tests));
 }
