@@ -1,6 +1,6 @@
 /*
- * test_apply_prep.c - a big manifest's documents prepared on two threads before the
- * transaction (scheduler/apply_prep.c, apply.h) apply as a small manifest's do: the same
+ * test_apply_prep.c - a big manifest's documents, made by a second thread ahead of the
+ * transaction's pass (scheduler/apply_prep.c, apply.h), apply as a small manifest's do: the same
  * stored objects and resourceVersions, audit records, reply lines and view, for a
  * manifest whose classes, gangs, topology keys and repeated names all depend on the
  * documents around them; a refusal names the same document in the same words and stores
