@@ -65,6 +65,36 @@ void thread_background(const char *name)
     pthread_setname_np(pthread_self(), name);
 }
 
+struct halves {
+    void (*fn)(void *ctx, int half, size_t from, size_t to);
+    void *ctx;
+    size_t from, to;
+};
+
+static void *second_half(void *arg)
+{
+    struct halves *h = arg;
+    h->fn(h->ctx, 1, h->from, h->to);
+    return NULL;
+}
+
+void thread_halves(size_t n, size_t split, void (*fn)(void *ctx, int half, size_t from, size_t to),
+                   void *ctx)
+{
+    if (n < split) {
+        fn(ctx, 0, 0, n);
+        return;
+    }
+    struct halves second = {fn, ctx, n / 2, n};
+    pthread_t t;
+    int two = pthread_create(&t, NULL, second_half, &second) == 0;
+    fn(ctx, 0, 0, n / 2);
+    if (two)
+        pthread_join(t, NULL);
+    else
+        second_half(&second);
+}
+
 void thread_short(const char *name)
 {
     set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS, 0);

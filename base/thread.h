@@ -14,6 +14,8 @@
 #ifndef MUSTER_THREAD_H
 #define MUSTER_THREAD_H
 
+#include <stddef.h>
+
 #define THREAD_LONG_SLICE_NS 20000000ULL /* 20 ms */
 #define THREAD_SHORT_SLICE_NS 100000ULL  /* 0.1 ms, the least the kernel gives */
 
@@ -42,6 +44,13 @@ void thread_background(const char *name);
  * an apply's thread at a tenth of their weight holds the scheduler's lock ten times as
  * long. */
 void thread_background_nice(int up);
+
+/* Work on [0, n) in two halves: fn(ctx, 0, 0, n / 2) on the calling thread and fn(ctx, 1,
+ * n / 2, n) on a thread of its own when n is split or more; fn(ctx, 0, 0, n) alone below
+ * that. Without a thread both halves run here, one after the other. Returns when both are
+ * done. For the documents of a big manifest, which share nothing. */
+void thread_halves(size_t n, size_t split, void (*fn)(void *ctx, int half, size_t from, size_t to),
+                   void *ctx);
 
 /* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:
  * for a thread that answers requests in microseconds (the front end). */

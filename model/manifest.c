@@ -11,13 +11,13 @@
 #include "model_manifest.h"
 #include "internal.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <yaml.h>
 
 #include "alloc.h"
 #include "err.h"
+#include "thread.h"
 
 /* What alias expansion may add to a stream, in bytes of the expanded values written as
  * JSON: ALIAS_FLOOR plus ALIAS_RATIO times the stream's own length. A node budget alone let
@@ -381,21 +381,21 @@ int model_manifest_parse_positions(const char *buf, size_t len, enum model_forma
  * below it a thread costs more than it saves. */
 #define MODEL_VALIDATE_SPLIT 2000
 
-/* Documents [from, to) of a manifest validated into their own problem lists. */
-struct vpart {
+/* A manifest's documents validated in halves (validate_docs), each into its own problem
+ * lists. */
+struct vhalves {
     struct model_manifest *m;
-    size_t from, to;
     enum model_fields mode;
-    json_t *errors, *warnings;
-    int n;
+    json_t *errors[2], *warnings[2];
+    int n[2];
 };
 
-static void *validate_part(void *arg)
+static void validate_half(void *ctx, int half, size_t from, size_t to)
 {
-    struct vpart *p = arg;
-    for (size_t i = p->from; i < p->to; i++)
-        p->n += model_validate_fields(&p->m->docs[i], p->mode, p->errors, p->warnings);
-    return NULL;
+    struct vhalves *v = ctx;
+    for (size_t i = from; i < to; i++)
+        v->n[half] +=
+            model_validate_fields(&v->m->docs[i], v->mode, v->errors[half], v->warnings[half]);
 }
 
 /* Every document validated, the second half of a big manifest on a thread of its own (the
@@ -404,28 +404,15 @@ static void *validate_part(void *arg)
 static int validate_docs(struct model_manifest *m, enum model_fields mode, json_t *errors,
                          json_t *warnings)
 {
-    struct vpart first = {m, 0, m->n, mode, errors, warnings, 0};
-    struct vpart second = {m, m->n, m->n, mode, NULL, NULL, 0};
-    pthread_t t;
-    int two = 0;
-    if (m->n >= MODEL_VALIDATE_SPLIT) {
-        first.to = second.from = m->n / 2;
-        second.errors = json_array();
-        second.warnings = warnings ? json_array() : NULL;
-        two = pthread_create(&t, NULL, validate_part, &second) == 0;
-        if (!two)
-            first.to = m->n;
-    }
-    validate_part(&first);
-    if (two) {
-        pthread_join(t, NULL);
-        json_array_extend(errors, second.errors);
-        if (warnings)
-            json_array_extend(warnings, second.warnings);
-    }
-    json_decref(second.errors);
-    json_decref(second.warnings);
-    return first.n + second.n;
+    struct vhalves v = {
+        m, mode, {errors, json_array()}, {warnings, warnings ? json_array() : NULL}, {0, 0}};
+    thread_halves(m->n, MODEL_VALIDATE_SPLIT, validate_half, &v);
+    json_array_extend(errors, v.errors[1]);
+    if (warnings)
+        json_array_extend(warnings, v.warnings[1]);
+    json_decref(v.errors[1]);
+    json_decref(v.warnings[1]);
+    return v.n[0] + v.n[1];
 }
 
 int model_validate_all(struct model_manifest *m, const char *src, size_t len,
@@ -498,42 +485,31 @@ int model_too_deep(json_t *v, char **path)
     return too_deep(v, 0, path);
 }
 
-/* Documents [from, to) of a manifest walked for the first one too deep. */
-struct dpart {
+/* A manifest's documents walked in halves for the first one too deep in each. */
+struct dhalves {
     const struct model_manifest *m;
-    size_t from, to, at;
-    char *path; /* the first one's, or NULL */
+    size_t at[2];
+    char *path[2]; /* the first one's, or NULL */
 };
 
-static void *depth_part(void *arg)
+static void depth_half(void *ctx, int half, size_t from, size_t to)
 {
-    struct dpart *p = arg;
-    for (size_t i = p->from; i < p->to && !p->path; i++)
-        if (too_deep(p->m->docs[i].obj, 0, &p->path))
-            p->at = i;
-    return NULL;
+    struct dhalves *d = ctx;
+    for (size_t i = from; i < to && !d->path[half]; i++)
+        if (too_deep(d->m->docs[i].obj, 0, &d->path[half]))
+            d->at[half] = i;
 }
 
 int model_manifest_too_deep(const struct model_manifest *m, size_t *at, char **path)
 {
-    struct dpart first = {m, 0, m->n, 0, NULL}, second = {m, m->n, m->n, 0, NULL};
-    pthread_t t;
-    int two = 0;
-    if (m->n >= MODEL_VALIDATE_SPLIT) { /* as validation: the second half on a thread */
-        first.to = second.from = m->n / 2;
-        two = pthread_create(&t, NULL, depth_part, &second) == 0;
-        if (!two)
-            first.to = m->n;
+    struct dhalves d = {m, {0, 0}, {NULL, NULL}};
+    thread_halves(m->n, MODEL_VALIDATE_SPLIT, depth_half, &d); /* as validation */
+    int half = d.path[0] ? 0 : 1;
+    if (d.path[half]) {
+        *at = d.at[half];
+        *path = d.path[half];
     }
-    depth_part(&first);
-    if (two)
-        pthread_join(t, NULL);
-    struct dpart *found = first.path ? &first : second.path ? &second : NULL;
-    if (found) {
-        *at = found->at;
-        *path = found->path;
-    }
-    if (found != &second)
-        free(second.path);
-    return found != NULL;
+    if (half == 0)
+        free(d.path[1]);
+    return d.path[half] != NULL;
 }

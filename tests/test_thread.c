@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -99,6 +100,47 @@ START_TEST(test_thread_background_nice_set)
 }
 END_TEST
 
+/* What thread_halves ran: each half's range and whether it ran on the caller's thread. */
+struct seen {
+    pthread_t caller;
+    size_t from[2], to[2];
+    int calls[2], here[2];
+};
+
+static void note_half(void *ctx, int half, size_t from, size_t to)
+{
+    struct seen *s = ctx;
+    s->calls[half]++;
+    s->from[half] = from;
+    s->to[half] = to;
+    s->here[half] = pthread_equal(pthread_self(), s->caller);
+}
+
+/* Below the split one call does it all here; from it, the first half here and the second on a
+ * thread of its own, the two ranges covering [0, n) once. */
+START_TEST(test_thread_halves)
+{
+    struct seen s = {.caller = pthread_self()};
+    thread_halves(9, 10, note_half, &s);
+    ck_assert_int_eq(s.calls[0], 1);
+    ck_assert_int_eq(s.calls[1], 0);
+    ck_assert_uint_eq(s.from[0], 0);
+    ck_assert_uint_eq(s.to[0], 9);
+    ck_assert(s.here[0]);
+    memset(&s, 0, sizeof(s));
+    s.caller = pthread_self();
+    thread_halves(11, 10, note_half, &s);
+    ck_assert_int_eq(s.calls[0], 1);
+    ck_assert_int_eq(s.calls[1], 1);
+    ck_assert_uint_eq(s.from[0], 0);
+    ck_assert_uint_eq(s.to[0], 5);
+    ck_assert_uint_eq(s.from[1], 5);
+    ck_assert_uint_eq(s.to[1], 11);
+    ck_assert(s.here[0]);
+    ck_assert(!s.here[1]);
+}
+END_TEST
+
 START_TEST(test_thread_short_slice)
 {
     pthread_setname_np(pthread_self(), "t-front");
@@ -134,6 +176,7 @@ int main(void)
                             test_thread_background_lower_weight,
                             test_thread_background_nice_capped,
                             test_thread_background_nice_set,
+                            test_thread_halves,
                             test_thread_short_slice,
                             test_thread_operator_policy_kept,
                             NULL};
