@@ -100,8 +100,7 @@ int model_doc_kind(const struct model_doc *d, enum model_kind *kind, struct err 
 int model_doc_is(const struct model_doc *d, enum model_kind k)
 {
     enum model_kind kind;
-    struct err err = ERR_INIT;
-    return model_doc_kind(d, &kind, &err) == 0 && kind == k;
+    return model_doc_kind(d, &kind, NULL) == 0 && kind == k;
 }
 
 void model_manifest_free(struct model_manifest *m)

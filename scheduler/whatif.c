@@ -78,10 +78,7 @@ static json_t *manifest_jobs(const struct model_manifest *m)
     for (size_t i = 0; m && i < m->n; i++) {
         json_t *obj = m->docs[i].obj;
         enum model_kind k;
-        if (model_kind_from_doc(json_string_value(json_object_get(obj, "kind")),
-                                json_string_value(json_object_get(obj, "apiVersion")), &k,
-                                NULL) < 0 ||
-            (k != MODEL_POD && k != MODEL_PODGROUP))
+        if (model_doc_kind(&m->docs[i], &k, NULL) < 0 || (k != MODEL_POD && k != MODEL_PODGROUP))
             continue;
         char *id = sched__object_job(k, obj);
         if (id && !json_object_get(seen, id)) {

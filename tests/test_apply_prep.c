@@ -91,6 +91,21 @@ static char *stream(int from, int to)
     return s;
 }
 
+/* m (zeroed) as the YAML y parses, validated as the API validates (fields checked) unless
+ * mirrored; fails the test on any problem. */
+static void manifest_of(const char *y, int mirrored, struct model_manifest *m)
+{
+    struct err err = ERR_INIT;
+    json_t *errors = json_array();
+    ck_assert_msg(model_manifest_parse(y, strlen(y), MODEL_FMT_AUTO, m, &err) == 0, "%s", err.msg);
+    int bad = mirrored ? 0 : model_validate_all(m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL);
+    if (bad) {
+        char *e = json_dumps(json_array_get(errors, 0), 0);
+        ck_abort_msg("%d problems: %s", bad, e);
+    }
+    json_decref(errors);
+}
+
 /* Applies documents [from, to) as the API does (validated, fields checked), or when
  * mirrored as the mirror does (sched_apply validates them): the reply's lines, their
  * document numbers moved by from (new), or NULL with *err set. */
@@ -98,15 +113,9 @@ static json_t *apply_as(struct sched_util *u, int from, int to, int mirrored, st
 {
     char *y = stream(from, to);
     struct model_manifest m = {0};
-    json_t *errors = json_array(), *results = NULL;
-    ck_assert_msg(model_manifest_parse(y, strlen(y), MODEL_FMT_AUTO, &m, err) == 0, "%s", err->msg);
+    json_t *results = NULL;
+    manifest_of(y, mirrored, &m);
     ck_assert_uint_eq(m.n, (size_t)(to - from));
-    int bad =
-        mirrored ? 0 : model_validate_all(&m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL);
-    if (bad) {
-        char *e = json_dumps(json_array_get(errors, 0), 0);
-        ck_abort_msg("%d problems: %s", bad, e);
-    }
     if (sched_apply(u->s, &m, NOW, &results, err) == 0) {
         size_t i;
         json_t *r;
@@ -117,7 +126,6 @@ static json_t *apply_as(struct sched_util *u, int from, int to, int mirrored, st
         }
     }
     model_manifest_free(&m);
-    json_decref(errors);
     free(y);
     return results;
 }
@@ -188,6 +196,16 @@ static json_t *records(struct sched_util *u, json_t *first)
                                 json_integer(d + json_integer_value(json_array_get(first, i))));
     }
     return all;
+}
+
+/* No object of any kind is stored in u's store. */
+static void assert_nothing_stored(struct sched_util *u, const char *by)
+{
+    json_t *all = stored(u), *of;
+    const char *kind;
+    json_object_foreach(all, kind, of)
+        ck_assert_msg(json_object_size(of) == 0, "%s objects stored %s", kind, by);
+    json_decref(all);
 }
 
 static json_t *jobs(struct sched_util *u)
@@ -341,22 +359,16 @@ START_TEST(test_apply_prep_refusal_names_the_document)
     char *with = xasprintf("%.*sspec:\n  priorityClassName: nope\n%s", (int)(spec - y), y,
                            spec + strlen("spec:\n"));
     struct model_manifest m = {0};
-    json_t *errors = json_array(), *results = NULL;
-    ck_assert_int_eq(model_manifest_parse(with, strlen(with), MODEL_FMT_AUTO, &m, &err), 0);
-    ck_assert_int_eq(model_validate_all(&m, with, strlen(with), MODEL_FIELDS_STRICT, errors, NULL),
-                     0);
+    json_t *results = NULL;
+    manifest_of(with, 0, &m);
     ck_assert_int_eq(sched_apply(u.s, &m, NOW, &results, &err), ERR_INVALID);
     /* documents count from 1 */
     ck_assert_str_eq(err.msg, "document 3002 (Pod team/p-3001): spec.priorityClassName: no "
                               "PriorityClass with name 'nope' was found");
-    json_t *s = stored(&u), *v;
-    const char *k;
-    json_object_foreach(s, k, v) ck_assert_msg(json_object_size(v) == 0, "%s stored", k);
+    assert_nothing_stored(&u, "by a refused apply");
     json_t *j = jobs(&u);
     ck_assert_uint_eq(json_array_size(j), 0);
     json_decref(j);
-    json_decref(s);
-    json_decref(errors);
     model_manifest_free(&m);
     free(with);
     free(y);
@@ -412,22 +424,16 @@ START_TEST(test_apply_prep_whatif)
     sched_util_open(&real, NULL);
     char *y = stream(0, DOCS);
     struct model_manifest m = {0};
-    json_t *errors = json_array(), *out = NULL;
-    ck_assert_int_eq(model_manifest_parse(y, strlen(y), MODEL_FMT_AUTO, &m, &err), 0);
-    ck_assert_int_eq(model_validate_all(&m, y, strlen(y), MODEL_FIELDS_STRICT, errors, NULL), 0);
+    json_t *out = NULL;
+    manifest_of(y, 0, &m);
     struct sched_whatif in = {&m, NULL, 0, NULL, 0};
     ck_assert_msg(sched_whatif(u.s, &in, NOW, &out, &err) == 0, "%s", err.msg);
     json_t *r = apply_range(&real, 0, DOCS, &err);
     ck_assert_msg(r != NULL, "%s", err.msg);
     assert_same(json_object_get(out, "changes"), r, "the what-if's changes");
-    json_t *st = stored(&u), *v;
-    const char *k;
-    json_object_foreach(st, k, v)
-        ck_assert_msg(json_object_size(v) == 0, "%s stored by a what-if", k);
-    json_decref(st);
+    assert_nothing_stored(&u, "by a what-if");
     json_decref(r);
     json_decref(out);
-    json_decref(errors);
     model_manifest_free(&m);
     free(y);
     sched_util_close(&u);
