@@ -4,7 +4,9 @@
 # (a cycle still runs soon after each apply), and reports the time and the store's size.
 # Usage: bench/apply.sh [--format yaml|json|ndjson] [--sync full|meta|none] [--perf FILE]
 #                       [--no-expect] [--one-list] [BUILD_DIR] [NODES] [PODS]
-#   --perf FILE  records musterd with `perf record --call-graph dwarf` into FILE
+#   --perf FILE  records musterd with `perf record --call-graph dwarf` into FILE (PERF_FREQ
+#                samples a second, 300; PERF_EVENT=page-faults PERF_COUNT=10 records every
+#                10th page fault instead)
 #   --no-expect  curl sends no "Expect: 100-continue" (a musterd that does not answer it
 #                made curl wait 1 s before each body over 1 MiB)
 #   --one-list   one request instead: a JSON kind: List of every node and pod (PODS defaults
@@ -81,7 +83,9 @@ for k in range(0, len(docs), per):
 PY
 printf 'cycle_interval: 0\nsync: %s\nlog_level: warn\n' "$sync" > "$tmp/config.yml"
 wrap=()
-[ -n "$perf" ] && wrap=(perf record -F "${PERF_FREQ:-300}" --call-graph dwarf,16384 -o "$perf" --)
+rate=(-F "${PERF_FREQ:-300}")
+[ -n "${PERF_COUNT:-}" ] && rate=(-c "$PERF_COUNT")
+[ -n "$perf" ] && wrap=(perf record ${PERF_EVENT:+-e "$PERF_EVENT"} "${rate[@]}" --call-graph dwarf,16384 -o "$perf" --)
 "${wrap[@]}" "$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
   --listen 127.0.0.1:0 --port-file "$tmp/port" &
 pid=$!

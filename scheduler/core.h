@@ -64,9 +64,10 @@ int sched__why_untried_code(struct sched *s, const struct sv_job *j);
  * waits on (room freed, a queue or topology change, ...) or its backoff; a view loaded
  * afresh (a what-if's, the replay check's) has parked nothing, so its cycle would try every
  * waiting job again, as after a restart. This parks each job of w's view that has work and
- * a stored why document (a cycle tried it) as that cycle did, its attempt's result failed
- * (so its state is the live one), waiting on every kind of event it may: changes made next
- * wake exactly what they would wake in the live view (fresh.c). */
+ * whose last attempt (its result, given back from its stored why document when the view
+ * was loaded: cycle.c) left it waiting, on every kind of event it may: changes made next
+ * wake exactly what they would wake in the live view (fresh.c). A gang that timed out is
+ * tried again next cycle, as live. */
 void sched__park_tried(struct sched *w, int64_t now_ms);
 /* The ledger's victim record of job, read in its own transaction; new or NULL. */
 json_t *sched__ledger_preempted_by(struct sched *s, const char *job);

@@ -7,16 +7,13 @@
 
 void sched__park_tried(struct sched *w, int64_t now_ms)
 {
-    MDB_txn *txn = NULL;
-    if (store_txn_begin(w->st, STORE_READ, &txn, NULL) < 0)
-        return;
     for (size_t ji = 0; ji < w->v->njobs; ji++) {
         const struct sv_job *j = &w->v->jobs[ji];
-        if (!j->alive || !sched__job_has_work(w->v, j) ||
-            !store_doc_exists(txn, STORE_DB_WHY, j->id))
+        /* tried and left waiting (its result from its why document, cycle.c); a gang that
+         * timed out is tried again next cycle */
+        if (j->result != SV_RESULT_FAILED && j->result != SV_RESULT_PLACED)
             continue;
-        w->v->jobs[ji].result = SV_RESULT_FAILED; /* tried, left unplaced: its state as live */
-        sched__wait_park(w->v, (int)ji, sched__wait_kinds(w->v, (int)ji, 1), now_ms);
+        if (sched__job_has_work(w->v, j))
+            sched__wait_park(w->v, (int)ji, sched__wait_kinds(w->v, (int)ji, 1), now_ms);
     }
-    store_txn_abort(&txn);
 }

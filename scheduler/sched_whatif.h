@@ -29,8 +29,8 @@ struct sched;
  *             and "wouldPlace" (Scheduled or Running after the cycle)],
  *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
  *             jobs whose state the changes and the cycle changed (placed before and not after; the
- * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a view loaded
- * afresh calls a job Pending until a cycle tries it), "preemptions": the ledger entries the cycle
+ * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a job that
+ * waits on), "preemptions": the ledger entries the cycle
  * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
  * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
  * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */

@@ -117,9 +117,9 @@ static int placed_state(enum sched_job_state s)
     return s == SCHED_JOB_SCHEDULED || s == SCHED_JOB_RUNNING;
 }
 
-/* Not placed, not nominated, no victim: a job that waits. The what-if's view is loaded
- * afresh, so a job the live view calls Unschedulable is Pending in it until the cycle
- * tries it: a waiting job that still waits is no change. */
+/* Not placed, not nominated, no victim: a job that waits. A waiting job that still waits
+ * is no change: the what-if's cycle tries a Pending job for the first time as the live one
+ * would, and a gang's timeout comes and goes between attempts. */
 static int waiting_state(enum sched_job_state s)
 {
     return s == SCHED_JOB_PENDING || s == SCHED_JOB_UNSCHEDULABLE || s == SCHED_JOB_TIMED_OUT;

@@ -570,7 +570,14 @@ START_TEST(test_preempt_nomination_cleared)
     json_t *j = sched_util_job(&u, "default/mid");
     ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Starving");
     json_decref(j);
+    sched_util_reopen(&u); /* a restart keeps it starving (the ledger), cleared by hi */
+    j = sched_util_job(&u, "default/mid");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Starving");
+    json_decref(j);
     json_decref(sched_util_cycle(&u, 12000)); /* lo gone: hi binds where it was nominated */
+    w = sched_util_why(&u, "default/mid");
+    ck_assert_str_eq(sched_util_str2(w, "preemption", "nominationsClearedBy"), "default/hi");
+    json_decref(w);
     char *node = sched_util_node_of(&u, "default/hi");
     ck_assert_str_eq(node, "n1");
     free(node);

@@ -186,6 +186,35 @@ START_TEST(test_sched_discard_restores_view)
 }
 END_TEST
 
+/* {job id: "state reason"} of every job. New. */
+static json_t *job_states(struct sched_util *u)
+{
+    json_t *jobs = NULL, *j, *out = json_object();
+    struct err err = ERR_INIT;
+    size_t i;
+    ck_assert_msg(sched_jobs(u->s, NULL, &jobs, &err) == 0, "%s", err.msg);
+    json_array_foreach(jobs, i, j)
+    {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s %s", json_string_value(json_object_get(j, "state")),
+                 json_string_value(json_object_get(j, "reason")));
+        json_object_set_new(out, json_string_value(json_object_get(j, "id")), json_string(buf));
+    }
+    json_decref(jobs);
+    return out;
+}
+
+static int states_with(json_t *states, const char *prefix)
+{
+    const char *id;
+    json_t *v;
+    int n = 0;
+    json_object_foreach(states, id, v) n += !strncmp(json_string_value(v), prefix, strlen(prefix));
+    return n;
+}
+
+/* The view rebuilt from the store is the live one, and so is every job's state: a job its
+ * last attempt left Unschedulable says so after a restart, before any cycle. */
 START_TEST(test_sched_rebuild_equals_live)
 {
     struct sched_util u;
@@ -215,12 +244,53 @@ START_TEST(test_sched_rebuild_equals_live)
         json_decref(sched_util_cycle(&u, 2000 + round));
         sched_objs_assert_consistent(&u);
     }
-    json_t *live = sched_view_dump(u.s);
+    json_t *live = sched_view_dump(u.s), *live_states = job_states(&u);
+    ck_assert_int_gt(states_with(live_states, "Unschedulable "), 0);
+    ck_assert_int_gt(states_with(live_states, "Running ") + states_with(live_states, "Scheduled "),
+                     0);
     sched_util_reopen(&u);
-    json_t *reopened = sched_view_dump(u.s);
+    json_t *reopened = sched_view_dump(u.s), *states = job_states(&u);
     ck_assert(json_equal(live, reopened));
+    char *a = json_dumps(live_states, JSON_SORT_KEYS), *b = json_dumps(states, JSON_SORT_KEYS);
+    ck_assert_str_eq(b, a);
+    free(a);
+    free(b);
     json_decref(live);
     json_decref(reopened);
+    json_decref(live_states);
+    json_decref(states);
+    sched_util_close(&u);
+}
+END_TEST
+
+/* An update of a pod (a label here; a status from the API server in mirror mode) is the
+ * same pod: its job, of which it is the only pod, keeps its last attempt (Unschedulable,
+ * not Pending until the next cycle) and its why. */
+START_TEST(test_sched_pod_update_keeps_attempt)
+{
+    struct sched_util u;
+    char buf[1024], *labels;
+    sched_util_open(&u, NULL);
+    sched_objs_node(&u, "n1", "a", 2, 0);
+    sched_objs_pod(&u, "big", NULL, 0, 4);
+    json_decref(sched_util_cycle(&u, 2000));
+    json_t *j = sched_util_job(&u, "default/big");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Unschedulable");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "reason")), "ExceedsClusterCapacity");
+    json_decref(j);
+    sched_objs_pod_json(buf, sizeof(buf), "big", NULL, 0, 4);
+    ck_assert_ptr_nonnull(labels = strstr(buf, "\"labels\":{}"));
+    char updated[1100];
+    snprintf(updated, sizeof(updated), "%.*s\"labels\":{\"team\":\"a\"}%s", (int)(labels - buf),
+             buf, labels + strlen("\"labels\":{}"));
+    json_t *res = sched_util_apply(&u, updated, 3000);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(res, 0), "action")),
+                     "configured");
+    json_decref(res);
+    j = sched_util_job(&u, "default/big");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Unschedulable");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "reason")), "ExceedsClusterCapacity");
+    json_decref(j);
     sched_util_close(&u);
 }
 END_TEST
@@ -590,6 +660,7 @@ static Suite *sched_suite(void)
     tcase_add_test(tc, test_sched_delete_node_fails_pods);
     tcase_add_test(tc, test_sched_discard_restores_view);
     tcase_add_test(tc, test_sched_rebuild_equals_live);
+    tcase_add_test(tc, test_sched_pod_update_keeps_attempt);
     tcase_add_test(tc, test_sched_cycle_small_map_grows);
     tcase_add_test(tc, test_sched_why_gang_shortfall);
     tcase_add_test(tc, test_sched_why_node_filter);

@@ -65,11 +65,14 @@ START_TEST(test_sched_gang_timeout_marks_and_retries)
     json_t *since = why_timeout_since(&u, "default/g");
     ck_assert_str_eq(json_string_value(since), "1970-01-01T00:00:02Z");
     json_decref(since);
-    sched_util_reopen(&u); /* a restart keeps the window */
+    sched_util_reopen(&u); /* a restart keeps the window, and the state */
+    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Unschedulable");
     json_decref(sched_util_cycle(&u, 11000));
     ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "Unschedulable");
     ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", NULL), 0);
     json_decref(sched_util_cycle(&u, 12000)); /* 10 s after the first failed attempt */
+    ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
+    sched_util_reopen(&u);
     ck_assert_str_eq(job_state(&u, "default/g", st, sizeof(st)), "TimedOut");
     ck_assert_int_eq(sched_util_audit_count(&u, "gang-timed-out", "default/g"), 1);
     json_t *w = sched_util_why(&u, "default/g");

@@ -93,6 +93,22 @@ static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *
 
 /* ---- the cycle ---- */
 
+/* What the live view kept beside the store, given back to a view loaded from it: each
+ * waiting job's last result, from the state its stored why document recorded, and whether
+ * it starves (the ledger), so that its state is the one the API showed before. */
+static void restore_attempts(struct sched_view *v, MDB_txn *txn)
+{
+    for (size_t ji = 0; ji < v->njobs; ji++) {
+        struct sv_job *j = &v->jobs[ji];
+        enum sched_job_state st;
+        if (!sched__job_has_work(v, j) || sched__why_stored_state(txn, j->id, &st) < 0)
+            continue;
+        j->result = sched__result_of_state(st);
+        free(j->cleared_by);
+        j->starving = sched__ledger_waiting(txn, j->id, &j->cleared_by);
+    }
+}
+
 int sched__rebuild(struct sched *s, struct err *err)
 {
     MDB_txn *txn = NULL;
@@ -103,6 +119,7 @@ int sched__rebuild(struct sched *s, struct err *err)
         goto out;
     if ((rc = sched__view_load(v, txn, err)) < 0)
         goto out;
+    restore_attempts(v, txn);
     if ((rc = store_meta_get_u64(txn, "cycle", &cycle, err)) < 0)
         goto out;
     sched__view_free(s->v);

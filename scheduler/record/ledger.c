@@ -206,6 +206,26 @@ out:
     return rc;
 }
 
+int sched__ledger_waiting(MDB_txn *txn, const char *job, char **cleared_by)
+{
+    char *k = xasprintf("j:%s", job), key[64];
+    json_t *idx = NULL, *entry = NULL;
+    int waiting = store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) == 0;
+    *cleared_by = NULL;
+    if (waiting) {
+        entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
+        const char *by = NULL;
+        if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) == 0)
+            by = json_string_value(
+                json_object_get(json_object_get(entry, "nominationsCleared"), "by"));
+        *cleared_by = by ? xstrdup(by) : NULL;
+    }
+    json_decref(idx);
+    json_decref(entry);
+    free(k);
+    return waiting;
+}
+
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err)
 {
     struct sv_job *j = &c->v->jobs[job];

@@ -47,6 +47,10 @@ int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t 
 int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
                           struct err *err);
 
+/* 1 when job is a preemptor whose entry waits for it to bind (it starves: preempt/), with
+ * *cleared_by (new) the job that cleared its nominations since, or NULL; 0 when not. */
+int sched__ledger_waiting(MDB_txn *txn, const char *job, char **cleared_by);
+
 /* The ledger's entries (GET /api/v1/preemptions, sched_preemptions's filters), new. */
 int sched__ledger_list(MDB_txn *txn, const char *job, const char *victim, const char *since,
                        json_t **out, struct err *err);

@@ -254,6 +254,21 @@ static json_t *part(json_t *doc, const char *key, json_t *dflt)
     return json_incref(v);
 }
 
+int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state *out)
+{
+    json_t *doc = NULL;
+    if (store_doc_get(txn, STORE_DB_WHY, job, &doc, NULL) < 0)
+        return -1;
+    struct err err = ERR_INIT;
+    int rc = 0;
+    if (json_is_true(json_object_get(doc, PLACED_MARK)))
+        *out = SCHED_JOB_SCHEDULED;
+    else if (sched_job_state_parse(json_string_value(json_object_get(doc, "state")), out, &err) < 0)
+        rc = -1;
+    json_decref(doc);
+    return rc;
+}
+
 json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state)
 {
     if (!json_is_true(json_object_get(doc, PLACED_MARK)))

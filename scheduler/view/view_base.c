@@ -172,7 +172,7 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
 void sched__view_job_maybe_free(struct sched_view *v, int ji)
 {
     struct sv_job *j = &v->jobs[ji];
-    if (j->has_pg || j->npods)
+    if (j->has_pg || j->npods || j->held)
         return;
     char buf[512];
     sched__view_job_key(buf, j->id, j->gang);

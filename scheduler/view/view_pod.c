@@ -70,10 +70,14 @@ static void put_events(struct sched_view *v, const struct sv_pod *old, const str
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
     char *key = sched__str_join(m->ns, '/', m->name);
-    int old = sched__view_pod(v, key);
+    int old = sched__view_pod(v, key), held = -1;
     put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
     if (old >= 0) {
-        sched__wait_wake(v, v->pods[old].job);
+        /* an update is the same pod: its job keeps its last attempt's result, whether it
+         * starves and its why memory even when the pod is its only one */
+        held = v->pods[old].job;
+        v->jobs[held].held = 1;
+        sched__wait_wake(v, held);
         pod_remove(v, old);
     }
     int pi = sched__slot_pop(&v->fpods);
@@ -118,6 +122,10 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     XGROW(j->pods, j->npods + 1, j->cappods);
     j->pods[j->npods++] = pi;
     p->job = ji;
+    if (held >= 0) { /* the pod may have moved to another job (its group changed) */
+        v->jobs[held].held = 0;
+        sched__view_job_maybe_free(v, held);
+    }
     const struct model_priorityclass *cls = sched__job_class(v, j);
     p->prio = cls ? cls->value : p->m.priority;
     p->never = cls ? cls->preempt_never : p->m.preempt_never;

@@ -50,6 +50,23 @@ int sched__job_preempted(const struct sched_view *v, const struct sv_job *j)
     return sched__view_victim(v, j->id, &prio) && pending == 0 && held < sched__job_min(j);
 }
 
+int sched__result_of_state(enum sched_job_state st)
+{
+    switch (st) {
+    case SCHED_JOB_TIMED_OUT:
+        return SV_RESULT_TIMED_OUT;
+    case SCHED_JOB_UNSCHEDULABLE:
+    case SCHED_JOB_STARVING:
+    case SCHED_JOB_PIPELINED: /* nominated: the attempt did not place it */
+        return SV_RESULT_FAILED;
+    case SCHED_JOB_SCHEDULED:
+    case SCHED_JOB_RUNNING:
+        return SV_RESULT_PLACED;
+    default: /* Pending, Preempted (a victim's document), Finished */
+        return SV_RESULT_NONE;
+    }
+}
+
 enum sched_job_state sched__job_state(const struct sched_view *v, const struct sv_job *j)
 {
     int bound = 0, running = 0, terminal = 0, nominated = 0;
@@ -84,7 +101,9 @@ enum sched_job_state sched__job_state(const struct sched_view *v, const struct s
         return SCHED_JOB_PIPELINED;
     if (j->result == SV_RESULT_TIMED_OUT)
         return SCHED_JOB_TIMED_OUT;
-    if (j->starving && j->result == SV_RESULT_FAILED)
+    /* preempted for, and a higher-priority preemptor cleared its nominations (not a
+     * deleted node: tried afresh, as kube-scheduler does) */
+    if (j->starving && j->cleared_by && j->result == SV_RESULT_FAILED)
         return SCHED_JOB_STARVING;
     if (j->result == SV_RESULT_FAILED)
         return SCHED_JOB_UNSCHEDULABLE;

@@ -15,6 +15,9 @@
 
 /* The job's state (scheduler.h's table). */
 enum sched_job_state sched__job_state(const struct sched_view *v, const struct sv_job *j);
+/* The result (SV_RESULT_*) of the attempt that left a job in state st, as its why document
+ * records it: what a view rebuilt from the store gives back to its waiting jobs. */
+int sched__result_of_state(enum sched_job_state st);
 /* 1 when the job is a preemption victim (state Preempted): a pod of it terminates
  * because of a preemption, or it is a recorded victim (sched__view_victim) with no
  * pending pods and fewer than minMember pods bound or nominated. The cycle tries such

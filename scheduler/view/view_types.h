@@ -77,6 +77,7 @@ struct sv_job {
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;
+    int held;  /* its only pod is being replaced (view_pod.c): the job stays, with its memory */
     int queue; /* index into view.queues of sched__job_queue_name, -1 when it does not exist
                   (view_queue.c keeps it and the queues' allocation in step) */
     struct sv_wait wait; /* view_wait.c */
