@@ -38,11 +38,15 @@
  * on other machines, which do not wait for musterd's cores: at -5 a generator thread that
  * wakes is seldom queued behind musterd's cycle for the kernel's next tick (bench/README.md,
  * "Reads under load"). Lowering it takes CAP_SYS_NICE; without it the generator runs at the
- * process's and says so. 0 leaves it there.
+ * process's and says so. 0 leaves it there. --generator-fifo runs them SCHED_FIFO instead
+ * (CAP_SYS_NICE too): a generator thread that wakes takes a core at once, so its lag is
+ * gone from the latency and musterd's part is measured alone; the cycles then pay for the
+ * generator on their core (bench/README.md, "Session 18").
  *
  *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 2] [--conns 16]
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity] [--generator-nice N]
+ *                 [--generator-fifo]
  */
 #include <dirent.h>
 #include <signal.h>
@@ -72,6 +76,7 @@ struct load {
     size_t npaths;
     const char *encoding; /* Accept-Encoding, NULL: none */
     int nice;             /* the generator threads' nice value, 0: the process's */
+    int fifo;             /* they run SCHED_FIFO instead */
 };
 
 static void die(const char *what)
@@ -332,6 +337,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
                                                               .encoding = l.encoding,
                                                               .path = path_of,
                                                               .nice = mix->nice,
+                                                              .fifo = mix->fifo,
                                                               .ctx = &l});
             first = 0;
         }
@@ -357,7 +363,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         size_t asked = r.n + (size_t)r.bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
         printf("  generator CPU %.2f s%s\n        per 1,000 requests:", r.cpu_s,
-               r.nice_refused ? " (its nice value refused: not root?)" : "");
+               r.nice_refused ? " (its nice value or policy refused: not root?)" : "");
         if (idle.tput > 0)
             printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
         printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
@@ -425,10 +431,14 @@ int main(int argc, char **argv)
             keep = 1;
             continue;
         }
+        if (!strcmp(a, "--generator-fifo")) {
+            mix.fifo = 1;
+            continue;
+        }
         if (!v)
             die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] [--conns N] "
                 "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
-                "0|none] [--encoding gzip|identity] [--generator-nice N]");
+                "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo]");
         if (!strcmp(a, "--nodes"))
             nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
@@ -487,9 +497,11 @@ int main(int argc, char **argv)
         die("--mix names no path, or more than 64");
     if (workload_make("basic", nodes, &w, &err) < 0)
         die(err.msg);
-    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at nice %d, at "
+    char policy[32];
+    snprintf(policy, sizeof(policy), mix.fifo ? "SCHED_FIFO" : "nice %d", gen_nice);
+    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at %s, at "
            "most %d connections; resourceVersion %s, encoding %s\n",
-           nodes, pods < w.pods ? pods : w.pods, batch, threads, gen_nice, conns, rv, encoding);
+           nodes, pods < w.pods ? pods : w.pods, batch, threads, policy, conns, rv, encoding);
     size_t nrates = 0;
     double rate_of[32];
     for (const char *p = rates; *p && nrates < 32; nrates++) {

@@ -21,6 +21,8 @@
 #include <http_parser.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +228,12 @@ static int run(void *arg)
     /* a short slice: it sends on time instead of after the slice of whatever else runs on
      * the two cores (base/thread.h); it stands for clients on other machines */
     thread_short("loadgen");
-    if (g->o.nice && setpriority(PRIO_PROCESS, 0, g->o.nice) != 0) /* this thread (Linux) */
+    if (g->o.fifo) {
+        struct sched_param sp = {.sched_priority = 1};
+        g->r.nice_refused = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0;
+    } else if (g->o.nice && setpriority(PRIO_PROCESS, 0, g->o.nice) != 0) { /* this thread */
         g->r.nice_refused = 1;
+    }
 
     for (;;) {
         int64_t wait = send_due(g);

@@ -29,6 +29,8 @@ struct loadgen_options {
     loadgen_path_fn path;
     void *ctx;
     int nice; /* the threads' nice value (setpriority), 0: the process's */
+    int fifo; /* the threads run SCHED_FIFO at priority 1 instead (CAP_SYS_NICE): a waking
+                 generator thread takes a core at once, as a client on another machine would */
 };
 
 struct loadgen_result {
@@ -41,7 +43,7 @@ struct loadgen_result {
     long bad;         /* non-200 answers and transport failures */
     long late;        /* requests that waited for a free connection past their due time */
     double cpu_s;     /* the generator thread's CPU time */
-    int nice_refused; /* the nice value asked for was refused (a lower one takes CAP_SYS_NICE) */
+    int nice_refused; /* the nice value or SCHED_FIFO asked for was refused (CAP_SYS_NICE) */
     double seconds;   /* from start to stop */
 };
 
