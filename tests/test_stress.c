@@ -427,6 +427,44 @@ out:
 
 /* ---- checks ---- */
 
+/* {job id: "state reason"} of every job s knows. New. */
+static json_t *job_states(struct world *w, struct sched *s)
+{
+    struct err err = ERR_INIT;
+    json_t *jobs = NULL, *j, *out = json_object();
+    size_t i;
+    if (sched_jobs(s, NULL, &jobs, &err) < 0)
+        FAIL(w, "jobs: %s", err.msg);
+    json_array_foreach(jobs, i, j)
+    {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s %s", json_string_value(json_object_get(j, "state")),
+                 json_string_value(json_object_get(j, "reason")));
+        json_object_set_new(out, json_string_value(json_object_get(j, "id")), json_string(buf));
+    }
+    json_decref(jobs);
+    return out;
+}
+
+/* A restarted scheduler shows every job as the live one does (state and reason). */
+static void check_states(struct world *w, struct sched *s2)
+{
+    json_t *live = job_states(w, w->u.s), *fresh = job_states(w, s2), *v;
+    const char *id;
+    json_object_foreach(live, id, v)
+    {
+        json_t *f = json_object_get(fresh, id);
+        if (!json_equal(v, f))
+            FAIL(w, "job '%s' is '%s' live and '%s' after a fresh sched_open", id,
+                 json_string_value(v), f ? json_string_value(f) : "(none)");
+    }
+    if (json_object_size(live) != json_object_size(fresh))
+        FAIL(w, "%zu jobs live, %zu after a fresh sched_open", json_object_size(live),
+             json_object_size(fresh));
+    json_decref(live);
+    json_decref(fresh);
+}
+
 static void check_view(struct world *w, int fresh)
 {
     struct err err = ERR_INIT;
@@ -436,6 +474,7 @@ static void check_view(struct world *w, int fresh)
         if (sched_open(w->u.st, &w->u.opts, &s2, &err) < 0)
             FAIL(w, "fresh sched_open: %s", err.msg);
         stored_view = sched_view_dump(s2);
+        check_states(w, s2);
         sched_close(s2);
     } else if (sched_view_dump_store(w->u.s, &stored_view, &err) < 0) {
         FAIL(w, "view dump: %s", err.msg);

@@ -67,13 +67,16 @@ struct sv_job {
     /* a number no other job of this view had: what others keep of the job beside the view
      * (record/'s why memory) is the job's while its serial matches */
     uint64_t serial;
-    /* scheduling memory (not durable except through the why document) */
+    /* scheduling memory, given back from the why document and the ledger when the view is
+     * rebuilt (cycle/cycle.c restore_attempts) */
     int result;          /* SV_RESULT_* of the last attempt */
     uint64_t cycle_seen; /* cycle in which the job was last handled */
     int starving;        /* preempted for and not bound yet (jobs.c, record/ledger.c) */
     /* the higher-priority preemptor that cleared this job's nominations, until the job binds
      * or preempts again (preempt/preempt_evict.c; the ledger keeps it durably) */
     char *cleared_by;
+    int cleared; /* a higher-priority preemptor cleared its nominations since its own plan
+                    (cleared_by names it when known: a view rebuilt may not know it) */
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;
