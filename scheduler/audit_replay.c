@@ -158,8 +158,9 @@ static int seed_doc(void *ctx, const char *key, json_t *doc)
     return store_doc_put(d->dst, d->db, key, doc, d->err);
 }
 
-/* Writes the objects, why documents and ledger of src at record from into dst, and the
- * cycle number of that record. */
+/* Writes the objects, why documents and ledger of src at record from into dst, the ledger's
+ * entry counter past the entries seeded (a new entry must not take one's id), and the cycle
+ * number of that record. */
 static int seed_store(MDB_txn *src, uint64_t from, uint64_t cycle, struct store *dst,
                       struct err *err)
 {
@@ -175,6 +176,8 @@ static int seed_store(MDB_txn *src, uint64_t from, uint64_t cycle, struct store 
         rc = store_history_docs_at(src, STORE_DB_WHY, from, seed_doc, &dw, err);
     if (rc == 0)
         rc = store_history_docs_at(src, STORE_DB_PREEMPTIONS, from, seed_doc, &dl, err);
+    if (rc == 0)
+        rc = sched__ledger_seq_from_entries(w, err);
     if (rc == 0)
         rc = store_meta_put_u64(w, "cycle", cycle, err);
     if (rc == 0)

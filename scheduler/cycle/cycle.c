@@ -93,26 +93,10 @@ static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *
 
 /* ---- the cycle ---- */
 
-/* 1 when job j starves: its preemption's ledger entry waits for it to bind, or for a job of
- * its GangGroup (the entry is the preemptor's, the plan every member's); *cleared_by as
- * sched__ledger_waiting's. */
-static int starving_of(const struct sched_view *v, MDB_txn *txn, const struct sv_job *j,
-                       char **cleared_by)
-{
-    int st = sched__ledger_waiting(txn, j->id, cleared_by);
-    for (size_t g = 0; !st && j->has_pg && g < j->pg.ngroups; g++) {
-        int mj = sched__view_gang_job(v, j->pg.groups[g]);
-        if (mj >= 0 && &v->jobs[mj] != j)
-            st = sched__ledger_waiting(txn, v->jobs[mj].id, cleared_by);
-    }
-    return st;
-}
-
 /* What the live view kept beside the store, given back to a view loaded from it: each
  * waiting job's last result, from the state its stored why document recorded, and whether
- * it starves (the ledger, or the document when it recorded Starving: a GangGroup member
- * whose PodGroup went is no longer found from the preemptor's entry), so that its state is
- * the one the API showed before. */
+ * it starves and who cleared its nominations (the ledger's s:<job>; a store written before
+ * it was kept: the document's state), so that its state is the one the API showed before. */
 static void restore_attempts(struct sched_view *v, MDB_txn *txn)
 {
     for (size_t ji = 0; ji < v->njobs; ji++) {
@@ -123,14 +107,13 @@ static void restore_attempts(struct sched_view *v, MDB_txn *txn)
             continue;
         j->result = sched__result_of_state(st);
         free(j->cleared_by);
-        j->starving = starving_of(v, txn, j, &j->cleared_by);
-        if (!j->cleared_by) {
+        j->starving = sched__ledger_starving_get(txn, j->id, &j->cleared_by);
+        if (st == SCHED_JOB_STARVING && !j->starving) {
+            j->starving = 1;
             j->cleared_by = by;
             by = NULL;
         }
         j->cleared = j->cleared_by || st == SCHED_JOB_STARVING;
-        if (st == SCHED_JOB_STARVING)
-            j->starving = 1;
         free(by);
     }
 }

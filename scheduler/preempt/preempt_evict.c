@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "ledger.h"
 #include "place.h"
 #include "plan.h"
 #include "preempt.h"
@@ -246,8 +247,10 @@ int sched__evict_execute(struct preempt *pr, struct sched_preempt_verdict *out, 
         rc = nominate(pr, &p, err);
     if (rc == 0)
         rc = sched__record_preemption(c, &p, out, err);
-    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++)
+    for (size_t m = 0; rc == 0 && m < pr->pj->njobs; m++) {
         starving(&v->jobs[pr->pj->jobs[m]]);
+        rc = sched__ledger_starving(c, v->jobs[pr->pj->jobs[m]].id, err);
+    }
     sched__plan_release(&p);
     free(msg);
     return rc;

@@ -9,6 +9,9 @@
  *   j:<preemptor job>   {"id"}: the entry still waiting for its preemptor to bind
  *   v:<victim job>      the victim's record, kept after its pods are gone (below)
  *   p:<victim pod>      {"id"}: the entry that evicted the pod, until the pod is gone
+ *   s:<job>             {"clearedBy"}: the job starves (a plan for it or its GangGroup, not
+ *                       bound yet), and who cleared its nominations since: what the view
+ *                       keeps in sv_job, given back to a view rebuilt (cycle/cycle.c)
  * Everything is written in the cycle's transaction, so a crash leaves no victim
  * without its entry.
  *
@@ -155,6 +158,22 @@ static int victims_record(struct sched_cyc *c, const struct preempt_plan *p, uin
     return rc;
 }
 
+static int max_id(void *ctx, const char *key, json_t *entry)
+{
+    (void)entry;
+    uint64_t id = strtoull(key + 2, NULL, 10), *max = ctx;
+    if (id > *max)
+        *max = id;
+    return 0;
+}
+
+int sched__ledger_seq_from_entries(MDB_txn *txn, struct err *err)
+{
+    uint64_t max = 0;
+    int rc = store_doc_each(txn, STORE_DB_PREEMPTIONS, "e:", max_id, &max, err);
+    return rc < 0 ? rc : store_meta_put_u64(txn, "preemption_seq", max, err);
+}
+
 int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
                       uint64_t *out_id, struct err *err)
 {
@@ -183,13 +202,27 @@ int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t 
     return rc;
 }
 
+/* s:<job>: the job starves (scheduler/view/view_types.h's sv_job.starving) */
+static char *starving_key(const char *job)
+{
+    return xasprintf("s:%s", job);
+}
+
 int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
                           struct err *err)
 {
-    char *k = xasprintf("j:%s", job), key[64], ts[64];
+    char *k = starving_key(job), key[64], ts[64];
     json_t *idx = NULL, *entry = NULL;
     int rc = 0;
-    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) < 0)
+    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &entry, NULL) == 0) { /* it starves */
+        json_object_set_new(entry, "clearedBy", json_string(by));
+        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, entry, err);
+    }
+    json_decref(entry);
+    entry = NULL;
+    free(k);
+    k = xasprintf("j:%s", job);
+    if (rc < 0 || store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) < 0)
         goto out; /* not a preemptor with an open entry */
     entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
     if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) < 0)
@@ -206,38 +239,53 @@ out:
     return rc;
 }
 
-int sched__ledger_waiting(MDB_txn *txn, const char *job, char **cleared_by)
+int sched__ledger_starving(struct sched_cyc *c, const char *job, struct err *err)
 {
-    char *k = xasprintf("j:%s", job), key[64];
-    json_t *idx = NULL, *entry = NULL;
-    int waiting = store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) == 0;
-    *cleared_by = NULL;
-    if (waiting) {
-        entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
-        const char *by = NULL;
-        if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) == 0)
-            by = json_string_value(
-                json_object_get(json_object_get(entry, "nominationsCleared"), "by"));
-        *cleared_by = by ? xstrdup(by) : NULL;
-    }
-    json_decref(idx);
-    json_decref(entry);
+    char *k = starving_key(job);
+    json_t *doc = json_pack("{s:n}", "clearedBy");
+    int rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, doc, err);
+    json_decref(doc);
     free(k);
-    return waiting;
+    return rc;
+}
+
+int sched__ledger_starving_get(MDB_txn *txn, const char *job, char **cleared_by)
+{
+    char *k = starving_key(job);
+    json_t *doc = NULL;
+    int starving = store_doc_get(txn, STORE_DB_PREEMPTIONS, k, &doc, NULL) == 0;
+    const char *by = json_string_value(json_object_get(doc, "clearedBy"));
+    *cleared_by = by ? xstrdup(by) : NULL;
+    json_decref(doc);
+    free(k);
+    return starving;
+}
+
+int sched__ledger_starving_drop(MDB_txn *txn, const char *job, struct err *err)
+{
+    char *k = starving_key(job);
+    int rc = store_doc_delete(txn, STORE_DB_PREEMPTIONS, k, err);
+    free(k);
+    if (rc == ERR_NOT_FOUND) {
+        err_clear(err);
+        rc = 0;
+    }
+    return rc;
 }
 
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err)
 {
     struct sv_job *j = &c->v->jobs[job];
+    int rc = j->starving ? sched__ledger_starving_drop(c->txn, j->id, err) : 0;
     j->starving = 0;
     free(j->cleared_by);
     j->cleared_by = NULL;
     j->cleared = 0;
-    if (!map)
-        return 0;
+    if (rc < 0 || !map)
+        return rc;
     char *k = xasprintf("j:%s", j->id), key[64];
     json_t *idx = NULL, *entry = NULL;
-    int rc = store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL);
+    rc = store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL);
     if (rc < 0) {
         rc = 0; /* not a preemptor */
         goto out;

@@ -43,13 +43,24 @@ int sched__ledger_expire(struct sched_cyc *c, struct err *err);
 int sched__ledger_add(struct sched_cyc *c, const struct preempt_plan *p, json_t *entry,
                       uint64_t *id, struct err *err);
 /* The open entry of preemptor job (if any) gets "nominationsCleared" {by, byLedger, cycle,
- * ts}: a higher-priority preemptor (by, its entry byLedger) took its nominated nodes. */
+ * ts}, and a starving job's s: "clearedBy": a higher-priority preemptor (by, its entry
+ * byLedger) took its nominated nodes. */
 int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
                           struct err *err);
 
-/* 1 when job is a preemptor whose entry waits for it to bind (it starves: preempt/), with
- * *cleared_by (new) the job that cleared its nominations since, or NULL; 0 when not. */
-int sched__ledger_waiting(MDB_txn *txn, const char *job, char **cleared_by);
+/* A job that starves (preempt/'s plan for it, or for its GangGroup) until it binds or goes,
+ * durably: s:<job> {"clearedBy"}, the view's sv_job.starving and cleared_by. _starving
+ * stores it (clearedBy null; sched__ledger_cleared sets it), _get reads it (1 when the job
+ * starves, *cleared_by new or NULL), _drop deletes it (absent: 0). */
+int sched__ledger_starving(struct sched_cyc *c, const char *job, struct err *err);
+int sched__ledger_starving_get(MDB_txn *txn, const char *job, char **cleared_by);
+int sched__ledger_starving_drop(MDB_txn *txn, const char *job, struct err *err);
+
+/* Sets the entries' counter to the highest entry id stored: for a store seeded with another
+ * store's ledger (the replay check), whose next preemption must not take the id of an entry
+ * it was seeded with (their victims' and preemptors' indexes name entries by id). Returns 0
+ * or ERR_*. */
+int sched__ledger_seq_from_entries(MDB_txn *txn, struct err *err);
 
 /* The ledger's entries (GET /api/v1/preemptions, sched_preemptions's filters), new. */
 int sched__ledger_list(MDB_txn *txn, const char *job, const char *victim, const char *since,

@@ -56,6 +56,8 @@ int sched__why_job_gone(MDB_txn *txn, struct sched_cyc *c, struct sched_view *v,
     json_t *victim = sched__ledger_victim_get(txn, job);
     if (!victim)
         rc = sched__why_doc_drop(txn, c, v, job, err);
+    if (rc == 0) /* a job of that name made later starves for nothing yet */
+        rc = sched__ledger_starving_drop(txn, job, err);
     json_decref(victim);
     return rc;
 }
