@@ -186,24 +186,6 @@ START_TEST(test_sched_discard_restores_view)
 }
 END_TEST
 
-/* {job id: "state reason"} of every job. New. */
-static json_t *job_states(struct sched_util *u)
-{
-    json_t *jobs = NULL, *j, *out = json_object();
-    struct err err = ERR_INIT;
-    size_t i;
-    ck_assert_msg(sched_jobs(u->s, NULL, &jobs, &err) == 0, "%s", err.msg);
-    json_array_foreach(jobs, i, j)
-    {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s %s", json_string_value(json_object_get(j, "state")),
-                 json_string_value(json_object_get(j, "reason")));
-        json_object_set_new(out, json_string_value(json_object_get(j, "id")), json_string(buf));
-    }
-    json_decref(jobs);
-    return out;
-}
-
 static int states_with(json_t *states, const char *prefix)
 {
     const char *id;
@@ -244,12 +226,12 @@ START_TEST(test_sched_rebuild_equals_live)
         json_decref(sched_util_cycle(&u, 2000 + round));
         sched_objs_assert_consistent(&u);
     }
-    json_t *live = sched_view_dump(u.s), *live_states = job_states(&u);
+    json_t *live = sched_view_dump(u.s), *live_states = sched_util_job_states(u.s);
     ck_assert_int_gt(states_with(live_states, "Unschedulable "), 0);
     ck_assert_int_gt(states_with(live_states, "Running ") + states_with(live_states, "Scheduled "),
                      0);
     sched_util_reopen(&u);
-    json_t *reopened = sched_view_dump(u.s), *states = job_states(&u);
+    json_t *reopened = sched_view_dump(u.s), *states = sched_util_job_states(u.s);
     ck_assert(json_equal(live, reopened));
     char *a = json_dumps(live_states, JSON_SORT_KEYS), *b = json_dumps(states, JSON_SORT_KEYS);
     ck_assert_str_eq(b, a);

@@ -427,29 +427,10 @@ out:
 
 /* ---- checks ---- */
 
-/* {job id: "state reason"} of every job s knows. New. */
-static json_t *job_states(struct world *w, struct sched *s)
-{
-    struct err err = ERR_INIT;
-    json_t *jobs = NULL, *j, *out = json_object();
-    size_t i;
-    if (sched_jobs(s, NULL, &jobs, &err) < 0)
-        FAIL(w, "jobs: %s", err.msg);
-    json_array_foreach(jobs, i, j)
-    {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s %s", json_string_value(json_object_get(j, "state")),
-                 json_string_value(json_object_get(j, "reason")));
-        json_object_set_new(out, json_string_value(json_object_get(j, "id")), json_string(buf));
-    }
-    json_decref(jobs);
-    return out;
-}
-
 /* A restarted scheduler shows every job as the live one does (state and reason). */
 static void check_states(struct world *w, struct sched *s2)
 {
-    json_t *live = job_states(w, w->u.s), *fresh = job_states(w, s2), *v;
+    json_t *live = sched_util_job_states(w->u.s), *fresh = sched_util_job_states(s2), *v;
     const char *id;
     json_object_foreach(live, id, v)
     {

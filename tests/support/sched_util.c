@@ -386,6 +386,23 @@ json_t *sched_util_job(struct sched_util *u, const char *id)
     return doc;
 }
 
+json_t *sched_util_job_states(struct sched *s)
+{
+    json_t *jobs = NULL, *j, *out = json_object();
+    struct err err = ERR_INIT;
+    size_t i;
+    ck_assert_msg(sched_jobs(s, NULL, &jobs, &err) == 0, "jobs: %s", err.msg);
+    json_array_foreach(jobs, i, j)
+    {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s %s", json_string_value(json_object_get(j, "state")),
+                 json_string_value(json_object_get(j, "reason")));
+        json_object_set_new(out, json_string_value(json_object_get(j, "id")), json_string(buf));
+    }
+    json_decref(jobs);
+    return out;
+}
+
 json_t *sched_util_ledger(struct sched_util *u, const char *job, const char *victim,
                           const char *since)
 {

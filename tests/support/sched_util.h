@@ -48,6 +48,9 @@ int sched_util_audit_count(struct sched_util *u, const char *kind, const char *j
 /* The scheduler's answers (new); each fails the test on error. */
 json_t *sched_util_why(struct sched_util *u, const char *id);
 json_t *sched_util_job(struct sched_util *u, const char *id);
+/* {job id: "state reason"} of every job s knows (s: u->s, or another scheduler on u's
+ * store, such as a fresh sched_open's). */
+json_t *sched_util_job_states(struct sched *s);
 /* The preemption ledger filtered by job, victim and since (each may be NULL). */
 json_t *sched_util_ledger(struct sched_util *u, const char *job, const char *victim,
                           const char *since);
