@@ -95,26 +95,18 @@ static int *pending_jobs(struct sched_view *v, int64_t now_ms, size_t *n, long *
 
 /* What the live view kept beside the store, given back to a view loaded from it: each
  * waiting job's last result, from the state its stored why document recorded, and whether
- * it starves and who cleared its nominations (the ledger's s:<job>; a store written before
- * it was kept: the document's state), so that its state is the one the API showed before. */
+ * it starves and who cleared its nominations (the ledger's s:<job>), so that its state is
+ * the one the API showed before. */
 static void restore_attempts(struct sched_view *v, MDB_txn *txn)
 {
     for (size_t ji = 0; ji < v->njobs; ji++) {
         struct sv_job *j = &v->jobs[ji];
         enum sched_job_state st;
-        char *by = NULL;
-        if (!sched__job_has_work(v, j) || sched__why_stored_state(txn, j->id, &st, &by) < 0)
+        if (!sched__job_has_work(v, j) || sched__why_stored_state(txn, j->id, &st) < 0)
             continue;
         j->result = sched__result_of_state(st);
         free(j->cleared_by);
         j->starving = sched__ledger_starving_get(txn, j->id, &j->cleared_by);
-        if (st == SCHED_JOB_STARVING && !j->starving) {
-            j->starving = 1;
-            j->cleared_by = by;
-            by = NULL;
-        }
-        j->cleared = j->cleared_by || st == SCHED_JOB_STARVING;
-        free(by);
     }
 }
 

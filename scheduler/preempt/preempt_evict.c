@@ -120,7 +120,6 @@ static int clear_job(struct sched_cyc *c, int by, int job, struct preempt_cleare
         sched__cleared_add(cl, -1, members[m]);
         free(mj->cleared_by);
         mj->cleared_by = xstrdup(v->jobs[by].id);
-        mj->cleared = 1;
     }
     return rc;
 }
@@ -184,7 +183,6 @@ static void starving(struct sv_job *mj)
     mj->starving = 1;
     free(mj->cleared_by);
     mj->cleared_by = NULL;
-    mj->cleared = 0;
 }
 
 /* The pods of the chosen victims (terminating: those of earlier preemptions whose room the

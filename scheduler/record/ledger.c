@@ -280,7 +280,6 @@ int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *e
     j->starving = 0;
     free(j->cleared_by);
     j->cleared_by = NULL;
-    j->cleared = 0;
     if (rc < 0 || !map)
         return rc;
     char *k = xasprintf("j:%s", j->id), key[64];

@@ -167,10 +167,8 @@ int sched__why_record(struct sched_cyc *c, int job, const struct sched_why_input
  * given; any other document as it is. New. Under the scheduler's lock. */
 json_t *sched__why_expand(const struct sched_view *v, int ji, json_t *doc, const char *state);
 /* The state job's stored why document recorded (*out; a placed job's small record:
- * Scheduled) and, when it is Starving, the preemptor its "preemption" part says cleared its
- * nominations (*cleared_by, new, or NULL): 0, or -1 when it has none or names no state. */
-int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state *out,
-                            char **cleared_by);
+ * Scheduled): 0, or -1 when it has none or names no state. */
+int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state *out);
 /* Job ji was preempted: stores its why document, state Preempted, primary PreemptedBy
  * naming every preemptor of rec (the ledger's victim record, borrowed) with its ledger
  * entry, "preemptedBy" (rec's preemptors), a history entry. Returns 0 or ERR_*. */

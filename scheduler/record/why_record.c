@@ -254,11 +254,9 @@ static json_t *part(json_t *doc, const char *key, json_t *dflt)
     return json_incref(v);
 }
 
-int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state *out,
-                            char **cleared_by)
+int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state *out)
 {
     json_t *doc = NULL;
-    *cleared_by = NULL;
     if (store_doc_get(txn, STORE_DB_WHY, job, &doc, NULL) < 0)
         return -1;
     struct err err = ERR_INIT;
@@ -267,14 +265,6 @@ int sched__why_stored_state(MDB_txn *txn, const char *job, enum sched_job_state 
         *out = SCHED_JOB_SCHEDULED;
     else if (sched_job_state_parse(json_string_value(json_object_get(doc, "state")), out, &err) < 0)
         rc = -1;
-    struct sched_why_class_cache k = {0};
-    if (rc == 0 && *out == SCHED_JOB_STARVING &&
-        sched__why_class_complete(txn, &doc, &k, &err) == 0) {
-        const char *by = json_string_value(
-            json_object_get(json_object_get(doc, "preemption"), "nominationsClearedBy"));
-        *cleared_by = by ? xstrdup(by) : NULL;
-    }
-    sched__why_class_cache_release(&k);
     json_decref(doc);
     return rc;
 }

@@ -67,6 +67,41 @@ static void put_events(struct sched_view *v, const struct sv_pod *old, const str
         sched__wait_event(v, SV_EV_PLACED);
 }
 
+/* Pod p's requests as the view's resources (a pod slot always counts, once). */
+static void pod_requests(struct sched_view *v, struct sv_pod *p)
+{
+    p->req = xcalloc(p->m.nrequests + 1, sizeof(*p->req));
+    int has_pods = 0;
+    for (size_t i = 0; i < p->m.nrequests; i++) {
+        if (p->m.requests[i].value <= 0)
+            continue;
+        int r = sched__view_res(v, p->m.requests[i].name);
+        has_pods |= r == SV_RES_PODS;
+        p->req[p->nreq++] = (struct sv_req){r, p->m.requests[i].value};
+    }
+    if (!has_pods)
+        p->req[p->nreq++] = (struct sv_req){SV_RES_PODS, 1};
+}
+
+/* Pod slot pi joins its job (its gang's, or the lone pod's own): the job's index. */
+static int pod_join_job(struct sched_view *v, int pi)
+{
+    struct sv_pod *p = &v->pods[pi];
+    int ji;
+    if (p->m.group) {
+        char *id = sched__str_join(p->m.ns, '/', p->m.group);
+        ji = sched__view_job_get(v, id, 1);
+        free(id);
+    } else {
+        ji = sched__view_job_get(v, p->key, 0);
+    }
+    struct sv_job *j = &v->jobs[ji];
+    XGROW(j->pods, j->npods + 1, j->cappods);
+    j->pods[j->npods++] = pi;
+    p->job = ji;
+    return ji;
+}
+
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
     char *key = sched__str_join(m->ns, '/', m->name);
@@ -96,32 +131,12 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     v->ndeleting += p->m.deletion_ms != 0;
     p->node = -1;
     p->nominated = -1;
-    p->req = xcalloc(p->m.nrequests + 1, sizeof(*p->req));
-    int has_pods = 0;
-    for (size_t i = 0; i < p->m.nrequests; i++) {
-        if (p->m.requests[i].value <= 0)
-            continue;
-        int r = sched__view_res(v, p->m.requests[i].name);
-        has_pods |= r == SV_RES_PODS;
-        p->req[p->nreq++] = (struct sv_req){r, p->m.requests[i].value};
-    }
-    if (!has_pods)
-        p->req[p->nreq++] = (struct sv_req){SV_RES_PODS, 1};
+    pod_requests(v, p);
     sched__strmap_put(&v->pod_ix, key, pi);
     sched__view_index_pod(v, pi);
 
-    int ji;
-    if (p->m.group) {
-        char *id = sched__str_join(p->m.ns, '/', p->m.group);
-        ji = sched__view_job_get(v, id, 1);
-        free(id);
-    } else {
-        ji = sched__view_job_get(v, key, 0);
-    }
+    int ji = pod_join_job(v, pi);
     struct sv_job *j = &v->jobs[ji];
-    XGROW(j->pods, j->npods + 1, j->cappods);
-    j->pods[j->npods++] = pi;
-    p->job = ji;
     if (held >= 0) { /* the pod may have moved to another job (its group changed) */
         v->jobs[held].held = 0;
         sched__view_job_maybe_free(v, held);

@@ -103,7 +103,7 @@ enum sched_job_state sched__job_state(const struct sched_view *v, const struct s
         return SCHED_JOB_TIMED_OUT;
     /* preempted for, and a higher-priority preemptor cleared its nominations (not a
      * deleted node: tried afresh, as kube-scheduler does) */
-    if (j->starving && j->cleared && j->result == SV_RESULT_FAILED)
+    if (j->starving && j->cleared_by && j->result == SV_RESULT_FAILED)
         return SCHED_JOB_STARVING;
     if (j->result == SV_RESULT_FAILED)
         return SCHED_JOB_UNSCHEDULABLE;

@@ -75,8 +75,6 @@ struct sv_job {
     /* the higher-priority preemptor that cleared this job's nominations, until the job binds
      * or preempts again (preempt/preempt_evict.c; the ledger keeps it durably) */
     char *cleared_by;
-    int cleared; /* a higher-priority preemptor cleared its nominations since its own plan
-                    (cleared_by names it when known: a view rebuilt may not know it) */
     /* the gang's first unsatisfied attempt of its current timeout window, 0 none; durable in
      * the why document ("gangTimeout"), loaded with it (cycle_timeout.c) */
     int64_t unsat_since;
