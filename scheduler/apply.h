@@ -7,7 +7,8 @@
  * apply may change, the server's fields, admission, the view's decoded object and the
  * "applied" audit record's text (none of which reads the store). The pass takes each
  * document's when it reaches it (sched__apply_ahead_take; one the thread has not reached it
- * makes itself), and when the object does not exist only sets its resourceVersion, puts it
+ * makes itself, and while it waits for one the thread is making it makes the next ones
+ * nobody took), and when the object does not exist only sets its resourceVersion, puts it
  * and appends the record, in document order. A document whose object exists (stored
  * before, or by an earlier document of the manifest), or that could not be made, is
  * applied as a small manifest's is, so a refusal names the same document in the same

@@ -101,8 +101,8 @@ static void prepare_one(const struct apply_prep_in *in, const struct model_doc *
     p->ok = 1;
 }
 
-/* A document's state: nobody took it yet, the thread is making it or made it, or the
- * pass made it itself. */
+/* A document's state: nobody took it yet, the thread (or the pass, while it waits for an
+ * earlier one) is making it or made it, or the pass made it itself at its turn. */
 enum { FREE, MAKING, MADE, OWN };
 
 struct apply_ahead {
@@ -150,6 +150,20 @@ struct apply_ahead *sched__apply_ahead_start(const struct apply_prep_in *in,
     return a;
 }
 
+/* At most this many documents past the one the pass waits for are made by the pass. */
+#define STEAL_AHEAD 64
+
+/* The pass makes the j-th document when nobody took it yet: 1 when it did. */
+static int steal(struct apply_ahead *a, size_t j)
+{
+    int expect = FREE;
+    if (j >= a->n || !atomic_compare_exchange_strong(&a->state[j], &expect, MAKING))
+        return 0;
+    prepare_one(a->in, &a->docs[a->idx[j]], &a->prep[j]);
+    atomic_store_explicit(&a->state[j], MADE, memory_order_release);
+    return 1;
+}
+
 struct apply_prep *sched__apply_ahead_take(struct apply_ahead *a, size_t k)
 {
     int expect = FREE;
@@ -157,11 +171,18 @@ struct apply_prep *sched__apply_ahead_take(struct apply_ahead *a, size_t k)
         prepare_one(a->in, &a->docs[a->idx[k]], &a->prep[k]); /* the thread is behind */
         return &a->prep[k];
     }
-    /* the thread is making it: a few microseconds, unless it lost its core */
-    for (unsigned spins = 0; atomic_load_explicit(&a->state[k], memory_order_acquire) != MADE;
-         spins++)
-        if (spins > 64)
+    /* the thread is making it: a few microseconds, which the pass spends making the
+     * documents after it that nobody took yet (the thread skips those), unless it lost its
+     * core */
+    size_t j = k + 1;
+    for (unsigned spins = 0; atomic_load_explicit(&a->state[k], memory_order_acquire) != MADE;) {
+        if (j <= k + STEAL_AHEAD && j < a->n) {
+            steal(a, j++);
+            continue;
+        }
+        if (++spins > 64)
             sched_yield();
+    }
     return &a->prep[k];
 }
 
