@@ -461,9 +461,9 @@ size_t api__fr_feed(struct api__fr *fr, const char *data, size_t n)
 
 char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t *len)
 {
-    char *out = NULL;
+    char *head = NULL;
     size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
+    FILE *f = open_memstream(&head, &n);
 
     fprintf(f, "%s %s HTTP/%u.%u\r\n%s\r\n", http_method_str((enum http_method)fr->p.method),
             fr->url, fr->p.http_major, fr->p.http_minor, front_header);
@@ -479,9 +479,13 @@ char *api__fr_forward(const struct api__fr *fr, const char *front_header, size_t
     if (fr->has_length)
         fprintf(f, "Content-Length: %zu\r\n", fr->body_len);
     fputs("\r\n", f);
-    if (fr->body_len)
-        fwrite(fr->body, 1, fr->body_len, f);
     fclose(f);
-    *len = n;
+    /* the body copied once into a text of its size (through the stream, a big body was
+     * copied again at every doubling of its buffer) */
+    char *out = xrealloc(head, n + fr->body_len + 1);
+    if (fr->body_len)
+        memcpy(out + n, fr->body, fr->body_len);
+    out[n + fr->body_len] = '\0';
+    *len = n + fr->body_len;
     return out;
 }

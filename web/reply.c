@@ -296,9 +296,17 @@ char *api__body_or_reply(struct req *r, size_t *len)
                           ri->content_length, limit);
         return NULL;
     }
+    if (ri->content_length >= 0) { /* its length at once: a big body is not copied as it grows */
+        cap = (size_t)ri->content_length + 1;
+        buf = xmalloc(cap);
+    }
     for (;;) {
-        XGROW(buf, n + 65536 + 1, cap);
-        int got = mg_read(r->conn, buf + n, 65536);
+        if (ri->content_length >= 0 && n == (size_t)ri->content_length)
+            break; /* civetweb reads no further than the length */
+        if (n + 1 >= cap)
+            XGROW(buf, n + 65536 + 1, cap);
+        size_t room = cap - n - 1;
+        int got = mg_read(r->conn, buf + n, room < (1u << 30) ? room : (1u << 30));
         if (got < 0) {
             free(buf);
             api__reply_errorf(r, ERR_INVALID, "cannot read the request body");
