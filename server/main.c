@@ -4,6 +4,16 @@
 #include "err.h"
 #include "server.h"
 
+#ifdef MUSTER_JEMALLOC_CONF
+/* jemalloc's options, read when it starts (MALLOC_CONF adds to them). It serves a request of
+ * 8 MiB or more ("oversize") from an arena of its own that gives the memory back at once, so
+ * each big request body, read by the front end, forwarded and read again, faulted all its
+ * pages in anew three times over (37 ms of a 12 MiB body's 50): 0 serves them from the
+ * threads' arenas, which keep freed memory for reuse as long as the rest
+ * (bench/README.md, "Allocation"). */
+const char *malloc_conf = "oversize_threshold:0";
+#endif
+
 int main(int argc, char **argv)
 {
     struct server_config c;
