@@ -27,30 +27,6 @@
 #define CANON STORE__CANON
 #define META_HEAD STORE__META_HEAD
 
-void store__hex(const unsigned char *in, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-int store__unhex(const char *s, unsigned char *out, size_t n)
-{
-    if (!s || strlen(s) != 2 * n)
-        return -1;
-    for (size_t i = 0; i < 2 * n; i++) {
-        int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (d < 0)
-            return -1;
-        out[i / 2] = (unsigned char)(i % 2 ? (out[i / 2] << 4) | d : d);
-    }
-    return 0;
-}
-
 /* Whether txn is the writer's top-level transaction with no child open: the one whose audit
  * head is cached in the store and written to meta once, at its commit
  * (store__audit_head_flush). Checked first against write_txn, which other threads may read. */
@@ -136,24 +112,6 @@ static void digest(const char *buf, size_t len, unsigned char out[HASH_LEN])
     if (!EVP_DigestInit_ex2(ctx, md, NULL) || !EVP_DigestUpdate(ctx, buf, len) ||
         !EVP_DigestFinal_ex(ctx, out, &n))
         abort();
-}
-
-void store__now_rfc3339(char *buf, size_t n)
-{
-    /* a cycle writes thousands of records in the same millisecond: formatted once */
-    static _Thread_local int64_t last_ms = -1;
-    static _Thread_local char last[64];
-    int64_t now = clock_now_ms();
-    if (now != last_ms) {
-        clock_format_rfc3339_ms(now, last, sizeof(last));
-        last_ms = now;
-    }
-    size_t l = strlen(last);
-    if (n == 0)
-        return;
-    l = l < n ? l : n - 1;
-    memcpy(buf, last, l);
-    buf[l] = '\0';
 }
 
 static const char *const kind_names[] = {
@@ -469,4 +427,31 @@ int store__audit_del_raw(MDB_txn *txn, uint64_t seq, struct err *err)
     store__be64_put(kbuf, seq);
     rc = mdb_del(txn, st->dbi[DBI_AUDIT], &k, NULL);
     return rc ? store__mdb_err(st, rc, err, "cannot delete an audit record") : 0;
+}
+
+int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err)
+{
+    MDB_val v;
+    int rc = store__meta_get(txn, STORE__META_BASE, &v, err);
+
+    memset(b, 0, sizeof(*b));
+    b->seq = 1;
+    if (rc == ERR_NOT_FOUND)
+        return 0;
+    if (rc < 0)
+        return rc;
+    if (v.mv_size != 8 + HASH_LEN)
+        return err_set(err, ERR_STORE, "corrupt audit base in metadata (%zu bytes)", v.mv_size);
+    b->seq = store__be64_get(v.mv_data);
+    memcpy(b->hash, (unsigned char *)v.mv_data + 8, HASH_LEN);
+    return 0;
+}
+
+int store_audit_first_seq(MDB_txn *txn, uint64_t *out, struct err *err)
+{
+    struct store__head b;
+    int rc = store__audit_base(txn, &b, err);
+
+    *out = b.seq;
+    return rc;
 }

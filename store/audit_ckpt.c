@@ -17,33 +17,6 @@
 #define HASH_LEN STORE__HASH_LEN
 #define CKPT_MARK "\"kind\":\"checkpoint\""
 
-int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err)
-{
-    MDB_val v;
-    int rc = store__meta_get(txn, STORE__META_BASE, &v, err);
-
-    memset(b, 0, sizeof(*b));
-    b->seq = 1;
-    if (rc == ERR_NOT_FOUND)
-        return 0;
-    if (rc < 0)
-        return rc;
-    if (v.mv_size != 8 + HASH_LEN)
-        return err_set(err, ERR_STORE, "corrupt audit base in metadata (%zu bytes)", v.mv_size);
-    b->seq = store__be64_get(v.mv_data);
-    memcpy(b->hash, (unsigned char *)v.mv_data + 8, HASH_LEN);
-    return 0;
-}
-
-int store_audit_first_seq(MDB_txn *txn, uint64_t *out, struct err *err)
-{
-    struct store__head b;
-    int rc = store__audit_base(txn, &b, err);
-
-    *out = b.seq;
-    return rc;
-}
-
 /* 1 with *cp filled when the canonical record is a checkpoint record. */
 static int parse_ckpt(const MDB_val *v, struct store_ckpt *cp)
 {

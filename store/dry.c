@@ -1,6 +1,7 @@
 /*
  * dry.c - dry sessions: a thread's transactions on one read snapshot whose writes stay in
- * memory (store.h, store_dry_begin), and the key-value calls every other file of store/
+ * memory (store.h, store_dry_begin; begun and ended by txn.c, which owns transactions),
+ * and the key-value calls every other file of store/
  * makes instead of mdb_get / mdb_put / mdb_del and cursors, so that a write in a dry
  * session lands in its overlay and a read sees the overlay over the snapshot.
  *
@@ -57,14 +58,10 @@ struct store__scratch *store__scratch(MDB_txn *txn)
     return d ? &d->scratch : &store__of(txn)->scratch;
 }
 
-int store_dry_begin(struct store *st, struct err *err)
+int store__dry_attach(struct store *st, MDB_txn *txn, struct err *err)
 {
     if (tl_dry)
         return err_set(err, ERR_INTERNAL, "a dry session is already open in this thread");
-    MDB_txn *txn = NULL;
-    int rc = store_txn_begin(st, STORE_READ, &txn, err);
-    if (rc < 0)
-        return rc;
     tl_dry = xcalloc(1, sizeof(*tl_dry));
     tl_dry->st = st;
     tl_dry->txn = txn;
@@ -80,17 +77,18 @@ static void tab_free(struct ov_tab *t)
     free(t->e);
 }
 
-void store_dry_end(struct store *st)
+MDB_txn *store__dry_detach(struct store *st)
 {
     struct store__dry *d = tl_dry;
     if (!d || d->st != st)
-        return;
-    tl_dry = NULL; /* the abort below is a real one now */
-    store_txn_abort(&d->txn);
+        return NULL;
+    tl_dry = NULL;
+    MDB_txn *txn = d->txn;
     for (int i = 0; i < DBI_COUNT; i++)
         tab_free(&d->tab[i]);
     free(d->scratch.buf);
     free(d);
+    return txn;
 }
 
 /* ---- the overlay ---- */

@@ -128,6 +128,12 @@ struct ov_tab;
 struct store__dry *store__dry_of(MDB_txn *txn);
 /* This thread's dry snapshot of st, or NULL (txn.c hands it out instead of beginning). */
 MDB_txn *store__dry_txn(struct store *st);
+/* txn (a read transaction of st) becomes this thread's dry snapshot: 0, or ERR_INTERNAL when
+ * a session is open in this thread (store_dry_begin, txn.c). */
+int store__dry_attach(struct store *st, MDB_txn *txn, struct err *err);
+/* Ends this thread's session on st, dropping its writes: its snapshot, for the caller to
+ * abort, or NULL when none is open (store_dry_end). */
+MDB_txn *store__dry_detach(struct store *st);
 
 /* mdb_get, mdb_put, mdb_del with the same arguments and LMDB return codes, through the
  * overlay of a dry session (a write of a pod index there is dropped: 0); the top-level
@@ -232,7 +238,14 @@ int store__history_prune(MDB_txn *txn, uint64_t keep, uint64_t *deleted, struct 
 void store__be64_put(unsigned char out[8], uint64_t v);
 uint64_t store__be64_get(const unsigned char in[8]);
 
-/* Raw meta access (bytes). store__meta_get returns ERR_NOT_FOUND when absent and points
+/* Lowercase hex of n bytes (base.c, as the big-endian keys) into out (2n+1 bytes). */
+void store__hex(const unsigned char *in, size_t n, char *out);
+/* Parses exactly 2n lowercase hex digits. 0 or -1. */
+int store__unhex(const char *s, unsigned char *out, size_t n);
+/* Now as RFC 3339 UTC with milliseconds. */
+void store__now_rfc3339(char *buf, size_t n);
+
+/* Raw meta access (bytes, meta.c). store__meta_get returns ERR_NOT_FOUND when absent and points
  * *val into the map (valid until the txn ends). */
 int store__meta_get(MDB_txn *txn, const char *name, MDB_val *val, struct err *err);
 int store__meta_put(MDB_txn *txn, const char *name, const void *data, size_t len, struct err *err);
@@ -262,13 +275,6 @@ int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err);
  * base; 0 in *seq when there is none. The record is parsed into *cp when cp is not NULL. */
 int store__audit_find_ckpt(MDB_txn *txn, uint64_t at, uint64_t *seq, struct store_ckpt *cp,
                            struct err *err);
-
-/* Lowercase hex of n bytes into out (2n+1 bytes). */
-void store__hex(const unsigned char *in, size_t n, char *out);
-/* Parses exactly 2n lowercase hex digits. 0 or -1. */
-int store__unhex(const char *s, unsigned char *out, size_t n);
-/* Now as RFC 3339 UTC with milliseconds. */
-void store__now_rfc3339(char *buf, size_t n);
 
 /* Test hooks: write or delete an audit record without touching the chain head. */
 int store__audit_put_raw(MDB_txn *txn, uint64_t seq, const char *json, size_t len, struct err *err);

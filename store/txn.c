@@ -328,3 +328,20 @@ int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
     }
     return rc;
 }
+
+int store_dry_begin(struct store *st, struct err *err)
+{
+    if (store__dry_txn(st))
+        return err_set(err, ERR_INTERNAL, "a dry session is already open in this thread");
+    MDB_txn *txn = NULL;
+    int rc = store_txn_begin(st, STORE_READ, &txn, err);
+    if (rc == 0 && (rc = store__dry_attach(st, txn, err)) < 0)
+        store_txn_abort(&txn);
+    return rc;
+}
+
+void store_dry_end(struct store *st)
+{
+    MDB_txn *txn = store__dry_detach(st); /* the abort below is a real one now */
+    store_txn_abort(&txn);
+}

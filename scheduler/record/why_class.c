@@ -5,9 +5,9 @@
  * cluster: every one-node job says "0/1024 nodes fit", names the same jobs ahead of it, the
  * same queue). Their documents differ only where they name the job itself. The class of a
  * document is its text from "primary" to "ahead" and its "queue", with every occurrence of
- * the job's own id replaced by a marker byte (\x01, which JSON text never holds raw: the
- * writer escapes control characters). Jobs of one cycle with the same class text share it:
- * the first keeps its whole document; each later one stores a small record
+ * the job's own id replaced by a marker byte (why_mid.c's sched__why_mark). Jobs of one cycle with
+ * the same class text share it: the first keeps its whole document; each later one stores a small
+ * record
  *
  *   {"job","state","cycle","auditSeq","primary":{"code"},"classRecord":K,"history"[,"gangTimeout"]}
  *
@@ -28,7 +28,6 @@
 
 #include "why.h"
 
-#define MARK '\x01'
 #define CLASS_MEMBER "classRecord"
 
 struct class_ent {
@@ -63,93 +62,6 @@ static void drop_add(struct sched_why_classes *w, const char *key)
         i = (int)w->ndrops++;
     }
     w->drops[i].n++;
-}
-
-char *sched__why_mark(const char *s, size_t len, const char *id)
-{
-    size_t il = strlen(id);
-    char *out = xmalloc(len + 1), *o = out;
-    const char *p = s, *end = s + len;
-    for (const char *hit; (hit = memmem(p, (size_t)(end - p), id, il)) != NULL; p = hit + il) {
-        memcpy(o, p, (size_t)(hit - p));
-        o += hit - p;
-        *o++ = MARK;
-    }
-    memcpy(o, p, (size_t)(end - p));
-    o[end - p] = '\0';
-    return out;
-}
-
-char *sched__why_unmark(const char *s, const char *id)
-{
-    size_t il = strlen(id), sl = strlen(s), n = 0;
-    const char *end = s + sl;
-    for (const char *p = s; (p = memchr(p, MARK, (size_t)(end - p))) != NULL; p++)
-        n++;
-    char *out = xmalloc(sl + n * il + 1), *o = out;
-    for (const char *p = s;;) {
-        const char *hit = memchr(p, MARK, (size_t)(end - p));
-        size_t run = (size_t)((hit ? hit : end) - p);
-        memcpy(o, p, run);
-        o += run;
-        if (!hit)
-            break;
-        memcpy(o, id, il);
-        o += il;
-        p = hit + 1;
-    }
-    *o = '\0';
-    return out;
-}
-
-struct why_mid *sched__why_mid_new(char *text, int marked)
-{
-    struct why_mid *m = xcalloc(1, sizeof(*m));
-    *m = (struct why_mid){1, marked, text};
-    return m;
-}
-
-struct why_mid *sched__why_mid_ref(struct why_mid *m)
-{
-    if (m)
-        m->refs++;
-    return m;
-}
-
-void sched__why_mid_unref(struct why_mid *m)
-{
-    if (m && --m->refs == 0) {
-        free(m->text);
-        free(m);
-    }
-}
-
-/* plain is marked with its markers replaced by id (as sched__why_unmark makes it). */
-static int unmarked_eq(const char *plain, const char *marked, const char *id)
-{
-    size_t il = strlen(id);
-    for (;;) {
-        const char *hit = strchr(marked, MARK);
-        size_t run = hit ? (size_t)(hit - marked) : strlen(marked);
-        if (strncmp(plain, marked, run))
-            return 0;
-        plain += run;
-        if (!hit)
-            return *plain == '\0';
-        if (strncmp(plain, id, il))
-            return 0;
-        plain += il;
-        marked = hit + 1;
-    }
-}
-
-int sched__why_mid_eq(const struct why_mid *a, const struct why_mid *b, const char *id)
-{
-    if (!a || !b)
-        return a == b;
-    if (a == b || a->marked == b->marked) /* marking one id is one to one */
-        return a == b || !strcmp(a->text, b->text);
-    return a->marked ? unmarked_eq(b->text, a->text, id) : unmarked_eq(a->text, b->text, id);
 }
 
 static char *members_key(const char *key)
