@@ -1,9 +1,9 @@
 /*
  * dry.c - dry sessions: a thread's transactions on one read snapshot whose writes stay in
  * memory (store.h, store_dry_begin; begun and ended by txn.c, which owns transactions),
- * and the key-value calls every other file of store/
- * makes instead of mdb_get / mdb_put / mdb_del and cursors, so that a write in a dry
- * session lands in its overlay and a read sees the overlay over the snapshot.
+ * and the key-value calls every other file of store/ makes instead of mdb_get / mdb_put /
+ * mdb_del and cursors, so that a write in a dry session lands in its overlay and a read
+ * sees the overlay over the snapshot.
  *
  * The overlay is one sorted array per database of (key, value) pairs, a NULL value being a
  * deletion; lookups are binary searches in LMDB's key order (bytes, then length). A merged
