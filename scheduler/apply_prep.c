@@ -153,15 +153,14 @@ struct apply_ahead *sched__apply_ahead_start(const struct apply_prep_in *in,
 /* At most this many documents past the one the pass waits for are made by the pass. */
 #define STEAL_AHEAD 64
 
-/* The pass makes the j-th document when nobody took it yet: 1 when it did. */
-static int steal(struct apply_ahead *a, size_t j)
+/* The pass makes the j-th document when nobody took it yet. */
+static void steal(struct apply_ahead *a, size_t j)
 {
     int expect = FREE;
     if (j >= a->n || !atomic_compare_exchange_strong(&a->state[j], &expect, MAKING))
-        return 0;
+        return;
     prepare_one(a->in, &a->docs[a->idx[j]], &a->prep[j]);
     atomic_store_explicit(&a->state[j], MADE, memory_order_release);
-    return 1;
 }
 
 struct apply_prep *sched__apply_ahead_take(struct apply_ahead *a, size_t k)
