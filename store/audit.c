@@ -36,27 +36,34 @@ static int head_cached(struct store *st, MDB_txn *txn)
            !store__dry_of(txn);
 }
 
-int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err)
+/* The record number and hash metadata holds under name (the audit head's or base's, what)
+ * into *h; *h as it was when there is none. 0 or ERR_*. */
+static int seq_hash_get(MDB_txn *txn, const char *name, const char *what, struct store__head *h,
+                        struct err *err)
 {
-    struct store *st = store__of(txn);
     MDB_val v;
-    if (head_cached(st, txn) && st->head_txn == txn && st->head_full) {
-        h->seq = st->head_seq;
-        memcpy(h->hash, st->head_hash, HASH_LEN);
-        return 0;
-    }
-    int rc = store__meta_get(txn, META_HEAD, &v, err);
-
-    memset(h, 0, sizeof(*h));
+    int rc = store__meta_get(txn, name, &v, err);
     if (rc == ERR_NOT_FOUND)
         return 0;
     if (rc < 0)
         return rc;
     if (v.mv_size != 8 + HASH_LEN)
-        return err_set(err, ERR_STORE, "corrupt audit head in metadata (%zu bytes)", v.mv_size);
+        return err_set(err, ERR_STORE, "corrupt audit %s in metadata (%zu bytes)", what, v.mv_size);
     h->seq = store__be64_get(v.mv_data);
     memcpy(h->hash, (unsigned char *)v.mv_data + 8, HASH_LEN);
     return 0;
+}
+
+int store__audit_head(MDB_txn *txn, struct store__head *h, struct err *err)
+{
+    struct store *st = store__of(txn);
+    if (head_cached(st, txn) && st->head_txn == txn && st->head_full) {
+        h->seq = st->head_seq;
+        memcpy(h->hash, st->head_hash, HASH_LEN);
+        return 0;
+    }
+    memset(h, 0, sizeof(*h));
+    return seq_hash_get(txn, META_HEAD, "head", h, err);
 }
 
 static int head_put(MDB_txn *txn, const struct store__head *h, struct err *err)
@@ -431,20 +438,9 @@ int store__audit_del_raw(MDB_txn *txn, uint64_t seq, struct err *err)
 
 int store__audit_base(MDB_txn *txn, struct store__head *b, struct err *err)
 {
-    MDB_val v;
-    int rc = store__meta_get(txn, STORE__META_BASE, &v, err);
-
     memset(b, 0, sizeof(*b));
     b->seq = 1;
-    if (rc == ERR_NOT_FOUND)
-        return 0;
-    if (rc < 0)
-        return rc;
-    if (v.mv_size != 8 + HASH_LEN)
-        return err_set(err, ERR_STORE, "corrupt audit base in metadata (%zu bytes)", v.mv_size);
-    b->seq = store__be64_get(v.mv_data);
-    memcpy(b->hash, (unsigned char *)v.mv_data + 8, HASH_LEN);
-    return 0;
+    return seq_hash_get(txn, STORE__META_BASE, "base", b, err);
 }
 
 int store_audit_first_seq(MDB_txn *txn, uint64_t *out, struct err *err)
