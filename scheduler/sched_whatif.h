@@ -30,7 +30,7 @@ struct sched;
  *    "others": {"displaced", "placed", "changed": [{"id", "before", "after"}]}: the other
  *             jobs whose state the changes and the cycle changed (placed before and not after; the
  * reverse; any other change but Pending, Unschedulable and TimedOut among themselves: a job that
- * waits on), "preemptions": the ledger entries the cycle
+ * still waits is no change), "preemptions": the ledger entries the cycle
  * made (sched_preemptions), "records": the audit records it would have appended, the changes' among
  * them}. Returns 0, ERR_INVALID (a document, as sched_apply; a cordon of a node that does not
  * exist; a drop of an object that does not exist, field "cordon" / "delete"), ERR_STORE. */

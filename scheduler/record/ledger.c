@@ -208,18 +208,25 @@ static char *starving_key(const char *job)
     return xasprintf("s:%s", job);
 }
 
+/* s:<job> {"clearedBy": by (NULL: null)}. */
+static int starving_put(MDB_txn *txn, const char *job, const char *by, struct err *err)
+{
+    char *k = starving_key(job);
+    json_t *doc = json_pack("{s:s?}", "clearedBy", by);
+    int rc = store_doc_put(txn, STORE_DB_PREEMPTIONS, k, doc, err);
+    json_decref(doc);
+    free(k);
+    return rc;
+}
+
 int sched__ledger_cleared(struct sched_cyc *c, const char *job, const char *by, uint64_t by_ledger,
                           struct err *err)
 {
-    char *k = starving_key(job), key[64], ts[64];
+    char *k = NULL, key[64], ts[64];
     json_t *idx = NULL, *entry = NULL;
     int rc = 0;
-    if (store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &entry, NULL) == 0) { /* it starves */
-        json_object_set_new(entry, "clearedBy", json_string(by));
-        rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, entry, err);
-    }
-    json_decref(entry);
-    entry = NULL;
+    if (sched__ledger_starving_get(c->txn, job, &k)) /* it starves: cleared by by now */
+        rc = starving_put(c->txn, job, by, err);
     free(k);
     k = xasprintf("j:%s", job);
     if (rc < 0 || store_doc_get(c->txn, STORE_DB_PREEMPTIONS, k, &idx, NULL) < 0)
@@ -241,12 +248,7 @@ out:
 
 int sched__ledger_starving(struct sched_cyc *c, const char *job, struct err *err)
 {
-    char *k = starving_key(job);
-    json_t *doc = json_pack("{s:n}", "clearedBy");
-    int rc = store_doc_put(c->txn, STORE_DB_PREEMPTIONS, k, doc, err);
-    json_decref(doc);
-    free(k);
-    return rc;
+    return starving_put(c->txn, job, NULL, err);
 }
 
 int sched__ledger_starving_get(MDB_txn *txn, const char *job, char **cleared_by)
