@@ -85,7 +85,7 @@ printf 'cycle_interval: 0\nsync: %s\nlog_level: warn\n' "$sync" > "$tmp/config.y
 wrap=()
 rate=(-F "${PERF_FREQ:-300}")
 [ -n "${PERF_COUNT:-}" ] && rate=(-c "$PERF_COUNT")
-[ -n "$perf" ] && wrap=(perf record ${PERF_EVENT:+-e "$PERF_EVENT"} "${rate[@]}" --call-graph dwarf,16384 -o "$perf" --)
+[ -n "$perf" ] && wrap=(perf record ${PERF_EVENT:+-e "$PERF_EVENT"} "${rate[@]}" --call-graph ${PERF_CG:-dwarf,16384} -o "$perf" --)
 "${wrap[@]}" "$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
   --listen 127.0.0.1:0 --port-file "$tmp/port" &
 pid=$!

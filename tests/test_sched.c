@@ -195,15 +195,33 @@ static int states_with(json_t *states, const char *prefix)
     return n;
 }
 
-/* The view rebuilt from the store is the live one, and so is every job's state: a job its
- * last attempt left Unschedulable says so after a restart, before any cycle. */
-START_TEST(test_sched_rebuild_equals_live)
+/* The group of pod key (borrowed) in exempt when the pod is bound to node (NULL: whatever its
+ * node): the case's own deletes may leave that gang below its minMember. */
+static void exempt_group(struct sched_util *u, json_t *exempt, const char *key, const char *node)
+{
+    json_t *pod = sched_util_pod(u, key);
+    const char *on = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+    const char *group = json_string_value(json_object_get(
+        json_object_get(json_object_get(pod, "metadata"), "labels"), MODEL_LABEL_POD_GROUP));
+    if (pod && group && (!node || (on && !strcmp(on, node)))) {
+        char gkey[128];
+        snprintf(gkey, sizeof(gkey), "default/%s", group);
+        json_object_set_new(exempt, gkey, json_true());
+    }
+    json_decref(pod);
+}
+
+/* One seed of test_sched_rebuild_equals_live: 25 rounds of nodes, gangs and lone pods,
+ * deletes and cycles, then the view rebuilt from the store against the live one. *unsched and
+ * *running: how many jobs ended Unschedulable and placed. */
+static void rebuild_round_trip(unsigned seed, int *unsched, int *running)
 {
     struct sched_util u;
     struct err err = ERR_INIT;
     sched_util_open(&u, NULL);
-    srand(42);
+    srand(seed);
     char name[64], group[64];
+    json_t *exempt = json_object(); /* gangs the deletes below may have broken */
     for (int round = 0; round < 25; round++) {
         snprintf(name, sizeof(name), "n%d", round % 7);
         /* a node keeps its size: shrinking a used node would over-commit it by hand */
@@ -217,31 +235,54 @@ START_TEST(test_sched_rebuild_equals_live)
         }
         if (round % 4 == 3) {
             snprintf(name, sizeof(name), "n%d", rand() % 7);
+            for (int r = 0; r <= round; r++) /* the node's pods fail with it */
+                for (int k = 0; k < 2; k++) {
+                    char key[64];
+                    snprintf(key, sizeof(key), "default/p%d-%d", r, k);
+                    exempt_group(&u, exempt, key, name);
+                }
             int rc = sched_delete(u.s, MODEL_NODE, name, 1000, &err);
             ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
             snprintf(name, sizeof(name), "default/p%d-1", round - 1);
+            exempt_group(&u, exempt, name, NULL);
             rc = sched_delete(u.s, MODEL_POD, name, 1000, &err);
             ck_assert(rc == 0 || rc == ERR_NOT_FOUND);
         }
         json_decref(sched_util_cycle(&u, 2000 + round));
-        sched_objs_assert_consistent(&u);
+        sched_objs_assert_consistent_ex(&u, exempt);
     }
     json_t *live = sched_view_dump(u.s), *live_states = sched_util_job_states(u.s);
-    ck_assert_int_gt(states_with(live_states, "Unschedulable "), 0);
-    ck_assert_int_gt(states_with(live_states, "Running ") + states_with(live_states, "Scheduled "),
-                     0);
+    *unsched = states_with(live_states, "Unschedulable ");
+    *running = states_with(live_states, "Running ") + states_with(live_states, "Scheduled ");
     sched_util_reopen(&u);
     json_t *reopened = sched_view_dump(u.s), *states = sched_util_job_states(u.s);
-    ck_assert(json_equal(live, reopened));
+    ck_assert_msg(json_equal(live, reopened), "seed %u: the rebuilt view differs", seed);
     char *a = json_dumps(live_states, JSON_SORT_KEYS), *b = json_dumps(states, JSON_SORT_KEYS);
-    ck_assert_str_eq(b, a);
+    ck_assert_msg(!strcmp(a, b), "seed %u: job states after the rebuild %s, live %s", seed, b, a);
     free(a);
     free(b);
     json_decref(live);
     json_decref(reopened);
     json_decref(live_states);
     json_decref(states);
+    json_decref(exempt);
     sched_util_close(&u);
+}
+
+/* The view rebuilt from the store is the live one, and so is every job's state: a job its
+ * last attempt left Unschedulable says so after a restart, before any cycle. Eight seeds,
+ * which between them leave jobs both Unschedulable and placed. */
+START_TEST(test_sched_rebuild_equals_live)
+{
+    int unsched = 0, running = 0;
+    for (unsigned seed = 42; seed < 50; seed++) {
+        int u = 0, r = 0;
+        rebuild_round_trip(seed, &u, &r);
+        unsched += u > 0;
+        running += r > 0;
+    }
+    ck_assert_int_gt(unsched, 4);
+    ck_assert_int_gt(running, 4);
 }
 END_TEST
 
