@@ -6,7 +6,7 @@
 #                       [--no-expect] [--one-list] [BUILD_DIR] [NODES] [PODS]
 #   --perf FILE  records musterd with `perf record --call-graph dwarf` into FILE (PERF_FREQ
 #                samples a second, 300; PERF_EVENT=page-faults PERF_COUNT=10 records every
-#                10th page fault instead)
+#                10th page fault instead; PERF_CG=fp walks frame pointers instead of DWARF)
 #   --no-expect  curl sends no "Expect: 100-continue" (a musterd that does not answer it
 #                made curl wait 1 s before each body over 1 MiB)
 #   --one-list   one request instead: a JSON kind: List of every node and pod (PODS defaults
