@@ -49,13 +49,16 @@ static int labels_eq(const struct model_pod *a, const struct model_pod *b)
 /* The events (view_wait.c) of pod m replacing old (NULL for a new pod): capacity when the
  * old one gave room back (unbound, moved, finished, asking less or otherwise, relabelled:
  * rules of other pods against it may pass now, or its nomination dropped or moved);
- * placement when m is newly placed or relabelled. A status update that changes none of
+ * placement when m is newly placed or relabelled; the preemptors nominated to its node
+ * when it was a victim terminating there and is no longer. A status update that changes none of
  * that (a bound pod reported Running) wakes nobody. */
 static void put_events(struct sched_view *v, const struct sv_pod *old, const struct model_pod *m)
 {
     int counted = m->node_name && !model_pod_terminal(m);
     int same = old && str_eq(old->m.node_name, m->node_name) && requests_eq(&old->m, m) &&
                labels_eq(&old->m, m) && model_pod_terminal(&old->m) == model_pod_terminal(m);
+    if (old && !(counted && m->deletion_ms && str_eq(old->m.node_name, m->node_name)))
+        sched__wait_victim_gone(v, old); /* no longer terminating there */
     if (old && old->counted && !same) {
         sched__wait_freed(v, old->node);
         if (v->nqueues > 1) /* its queue's usage moved */
@@ -193,6 +196,7 @@ void sched__view_del_pod(struct sched_view *v, const char *key)
     const struct sv_pod *p = &v->pods[pi];
     if (p->counted)
         sched__wait_freed(v, p->node);
+    sched__wait_victim_gone(v, p);
     if (p->nominated >= 0)
         sched__wait_freed(v, p->nominated);
     if (v->nqueues > 1 && (p->counted || sched__pod_pending(p))) /* its queue's usage or

@@ -38,6 +38,15 @@ void sched__wait_wake(struct sched_view *v, int ji)
     sched__view_todo(v, ji);
 }
 
+void sched__wait_victim_gone(struct sched_view *v, const struct sv_pod *p)
+{
+    if (!p->counted || !p->m.deletion_ms || p->node < 0)
+        return;
+    const struct sv_node *n = &v->nodes[p->node];
+    for (size_t i = 0; i < n->nnom; i++)
+        sched__wait_wake(v, v->pods[n->nominated[i]].job);
+}
+
 void sched__view_todo(struct sched_view *v, int ji)
 {
     if (ji < 0 || (size_t)ji >= v->njobs)

@@ -31,6 +31,11 @@ void sched__wait_freed(struct sched_view *v, int ni);
  * the clock of that entry, and empties the log. */
 typedef int (*sv_static_fit)(const struct sv_node *n, const struct sv_shape *sh);
 void sched__wait_sync(struct sched_view *v, sv_static_fit fit);
+/* Pod p, terminating on its node (a victim in its grace period: counted, with a deletion
+ * time), is gone or finished there: the jobs nominated to that node, which waited for it
+ * (PreemptionWaiting, cycle_attempt.c), are due at once, since with nothing terminating
+ * there any more their own placer runs wherever there is room, not only on that node. */
+void sched__wait_victim_gone(struct sched_view *v, const struct sv_pod *p);
 /* Job ji's own PodGroup or pods changed: it is due at the next cycle (its backoff stays),
  * and in the cycle's todo. */
 void sched__wait_wake(struct sched_view *v, int ji);
