@@ -387,8 +387,7 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
             groups += c.staged[i].kind == MODEL_PODGROUP;
         }
         sched__view_reserve(s->v, pods, pods + groups); /* a job a lone pod or a group */
-        for (size_t i = 0; i < c.nstaged; i++)
-            sched__staged_take(s->v, &c.staged[i]);
+        sched__staged_take(s->v, c.staged, c.nstaged);
         s->met.apply_prepared += c.prepared_used;
     }
     pthread_mutex_unlock(&s->mu);

@@ -177,8 +177,7 @@ int sched_delete_by(struct sched *s, enum model_kind kind, const char *key, int6
     pthread_mutex_lock(&s->mu);
     int rc = store_write(s->st, delete_fn, &c, err);
     if (rc == 0) {
-        for (size_t i = 0; i < c.nstaged; i++)
-            sched__staged_take(s->v, &c.staged[i]);
+        sched__staged_take(s->v, c.staged, c.nstaged);
         if (kind == MODEL_NODE)
             sched__view_del_node(s->v, key);
         else if (kind == MODEL_POD)

@@ -45,7 +45,7 @@ int sched__stage_decode(json_t *obj, struct sched_staged *st, int refused, struc
     }
 }
 
-void sched__staged_take(struct sched_view *v, struct sched_staged *st)
+static void take(struct sched_view *v, struct sched_staged *st)
 {
     if (st->kind == MODEL_NODE)
         sched__view_put_node(v, &st->u.node);
@@ -61,4 +61,16 @@ void sched__staged_take(struct sched_view *v, struct sched_staged *st)
         sched__view_put_pdb(v, &st->u.pdb);
     else
         sched__view_put_topo(v, &st->u.topo);
+}
+
+/* How many objects ahead the lookups of a pod are prefetched. */
+#define AHEAD 8
+
+void sched__staged_take(struct sched_view *v, struct sched_staged *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n && st[i + AHEAD].kind == MODEL_POD)
+            sched__view_pod_ahead(v, &st[i + AHEAD].u.pod);
+        take(v, &st[i]);
+    }
 }

@@ -31,7 +31,9 @@ struct sched_staged {
 int sched__stage_decode(json_t *obj, struct sched_staged *st, int refused, struct err *err);
 /* Releases n staged objects' contents (not the array). */
 void sched__staged_release(struct sched_staged *st, size_t n);
-/* Puts st into the view (after the commit), replacing what it held of that name. */
-void sched__staged_take(struct sched_view *v, struct sched_staged *st);
+/* Puts st[0..n) into the view in order (after the commit), each replacing what it held of
+ * that name; the view's entries a pod will look up are fetched into the cache a few
+ * objects ahead (a big apply's pods miss it, one lookup after another). */
+void sched__staged_take(struct sched_view *v, struct sched_staged *st, size_t n);
 
 #endif
