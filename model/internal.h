@@ -36,10 +36,18 @@ int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_ma
  * errors. */
 int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 /* A JSON array, or an object whose first "items" member is one (a List), read as
- * model_json_read(buf, len, 1) reads it, its items in two halves on two threads; NULL when
- * it is neither, has a single item, or any part does not read (then read it whole: the
- * whole reading decides and names what is wrong). */
+ * model_json_read(buf, len, 1) reads it, its items in two parts on two threads; NULL when
+ * it is neither, no cut near the middle was found, or any part does not read (then read it
+ * whole: the whole reading decides and names what is wrong). */
 json_t *model__json_read_split(const char *buf, size_t len);
+/* json_read.c: the elements of an array, from s (just after its '[', or just after a ','
+ * that ends an element) to end, appended to a as model_json_read(..., reject_dups) reads
+ * them at nesting depth depth (an element of a top-level array is at 1). Stops at the ','
+ * at stop when it ends an element (1, *at = stop; stop may be NULL) or at the array's ']'
+ * (0, *at = that ']'); an empty array is not read. -1 when the bytes are not such
+ * elements or the reader gives up (a has what was read before). */
+int model__json_read_elements(const char *s, const char *end, const char *stop, int depth,
+                              int reject_dups, json_t *a, const char **at);
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 
 /* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "internal.h"
 #include "model_manifest.h"
 
 #define MAX_DEPTH 256
@@ -285,6 +286,33 @@ static json_t *value(struct rd *r, int depth)
     default:
         return number(r);
     }
+}
+
+int model__json_read_elements(const char *s, const char *end, const char *stop, int depth,
+                              int reject_dups, json_t *a, const char **at)
+{
+    struct rd r = {s, end, reject_dups, NULL, 0};
+    int rc = -1;
+    for (;;) {
+        json_t *v = value(&r, depth);
+        if (!v || json_array_append_new(a, v) < 0)
+            break;
+        ws(&r);
+        if (r.p < r.end && r.p == stop) {
+            rc = 1;
+            break;
+        }
+        if (r.p < r.end && *r.p == ',') {
+            r.p++;
+            continue;
+        }
+        if (r.p < r.end && *r.p == ']')
+            rc = 0;
+        break;
+    }
+    *at = r.p;
+    free(r.buf);
+    return rc;
 }
 
 json_t *model_json_read(const char *s, size_t n, int reject_dups)

@@ -35,13 +35,10 @@ static const char *skip_string(const char *p, const char *end)
     return NULL;
 }
 
-/* The bracket closing the array or object opened at p, or NULL; *cut: the first comma
- * directly inside it at or after mid, else the last one before (NULL when it has none, or
- * when mid is NULL). */
-static const char *skip_nested(const char *p, const char *end, const char *mid, const char **cut)
+/* The bracket closing the array or object opened at p, or NULL. */
+static const char *skip_nested(const char *p, const char *end)
 {
     int depth = 0;
-    *cut = NULL;
     for (; p < end; p++) {
         if (*p == '"') {
             if (!(p = skip_string(p, end)))
@@ -49,11 +46,8 @@ static const char *skip_nested(const char *p, const char *end, const char *mid, 
             p--;
         } else if (*p == '[' || *p == '{') {
             depth++;
-        } else if (*p == ']' || *p == '}') {
-            if (--depth == 0)
-                return p;
-        } else if (*p == ',' && depth == 1 && mid && (!*cut || *cut < mid)) {
-            *cut = p;
+        } else if ((*p == ']' || *p == '}') && --depth == 0) {
+            return p;
         }
     }
     return NULL;
@@ -62,11 +56,10 @@ static const char *skip_nested(const char *p, const char *end, const char *mid, 
 /* The byte after the value at p (a string, array, object or scalar), or NULL. */
 static const char *skip_value(const char *p, const char *end)
 {
-    const char *cut;
     if (p < end && *p == '"')
         return skip_string(p, end);
     if (p < end && (*p == '[' || *p == '{')) {
-        p = skip_nested(p, end, NULL, &cut);
+        p = skip_nested(p, end);
         return p ? p + 1 : NULL;
     }
     while (p < end && !strchr(",}] \t\r\n", *p))
@@ -98,16 +91,41 @@ static const char *list_items(const char *p, const char *end)
     return NULL;
 }
 
-struct half {
-    char *text;
-    size_t len;
-    json_t *v;
+/* A ',' near the middle of the items whose '[' is at items that likely ends one of them: the
+ * first after the middle followed (past white space) by the bytes the first item starts with
+ * (up to its first ':', at most 16), else the first after the middle, else the last before
+ * it. A guess, which costs no scan of the half before it: the read of that half lands on it
+ * only when it ends an item (model__json_read_elements). NULL when there is no ','. */
+static const char *guess_cut(const char *items, const char *end)
+{
+    const char *mid = items + (end - items) / 2, *first = skip_ws(items + 1, end);
+    size_t n = 0;
+    while (first + n < end && n < 16 && first[n] != ':')
+        n++;
+    for (const char *q = mid; n && q < end && (q = memmem(q, (size_t)(end - q), first, n)); q++) {
+        const char *c = q;
+        while (c > mid && strchr(" \t\r\n", c[-1]))
+            c--;
+        if (c > mid && c[-1] == ',')
+            return c - 1;
+    }
+    const char *after = memchr(mid, ',', (size_t)(end - mid));
+    return after ? after : memrchr(items + 1, ',', (size_t)(mid - items - 1));
+}
+
+/* The items after the cut, read on the second thread. */
+struct after {
+    const char *from, *end;
+    int depth;
+    json_t *items;
+    const char *close; /* the items' ']' */
+    int rc;
 };
 
-static void *read_half(void *arg)
+static void *read_after(void *arg)
 {
-    struct half *h = arg;
-    h->v = model_json_read(h->text, h->len, 1);
+    struct after *b = arg;
+    b->rc = model__json_read_elements(b->from, b->end, NULL, b->depth, 1, b->items, &b->close);
     return NULL;
 }
 
@@ -125,57 +143,51 @@ static char *joined(const char *a, size_t na, const char *b, size_t nb, const ch
     return t;
 }
 
+/* The value of buf[0..len) whose items (read, their ']' at close) are at items: the array
+ * itself, or the List read without them and given them. NULL when that does not read. */
+static json_t *around(const char *buf, const char *end, const char *items, const char *close,
+                      json_t *read)
+{
+    if (items == skip_ws(buf, end)) /* an array: nothing may follow it */
+        return skip_ws(close + 1, end) == end ? json_incref(read) : NULL;
+    size_t n;
+    char *rest =
+        joined(buf, (size_t)(items - buf), "[]", 2, close + 1, (size_t)(end - close - 1), &n);
+    json_t *v = model_json_read(rest, n, 1);
+    free(rest);
+    if (!json_is_object(v) || json_object_set(v, "items", read) < 0) {
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
 json_t *model__json_read_split(const char *buf, size_t len)
 {
-    const char *end = buf + len, *p = skip_ws(buf, end), *items = NULL, *cut, *close;
+    const char *end = buf + len, *p = skip_ws(buf, end), *items = NULL, *cut, *at;
     if (p < end && *p == '[')
         items = p;
     else if (p < end && *p == '{')
         items = list_items(p, end);
-    /* the items' end, and a comma between two of them near the middle of the text after
-     * their start (most of which they are) */
-    if (!items || !(close = skip_nested(items, end, items + (end - items) / 2, &cut)) || !cut)
+    if (!items || !(cut = guess_cut(items, end)))
         return NULL;
-    /* an item on each side of the cut ("[1,2,]" does not read as "[1,2]" and "[]") */
-    const char *before = cut;
-    while (before > items && strchr(" \t\r\n", before[-1]))
-        before--;
-    if (before - 1 == items || skip_ws(cut + 1, end) == close)
-        return NULL;
-    /* the items' halves, each an array; the rest, the List with no items */
-    struct half a = {0}, b = {0}, rest = {0};
-    a.text = joined(items, (size_t)(cut - items), "]", 1, "", 0, &a.len);
-    b.text = joined("[", 1, cut + 1, (size_t)(close - cut), "", 0, &b.len);
-    if (items != p)
-        rest.text = joined(buf, (size_t)(items - buf), "[]", 2, close + 1,
-                           (size_t)(end - close - 1), &rest.len);
-    else if (skip_ws(close + 1, end) != end) {
-        free(a.text), free(b.text);
-        return NULL; /* bytes after the array: the one reading names them */
-    }
+    struct after b = {cut + 1, end, items == p ? 1 : 2, json_array(), NULL, -1};
     pthread_t t;
-    int two = pthread_create(&t, NULL, read_half, &b) == 0;
-    read_half(&a);
-    if (rest.text)
-        read_half(&rest);
-    if (two)
-        pthread_join(t, NULL);
-    else
-        read_half(&b);
-    json_t *v = NULL;
-    if (a.v && b.v && json_array_extend(a.v, b.v) == 0) {
-        if (!rest.text) {
-            v = a.v;
-            a.v = NULL;
-        } else if (json_is_object(rest.v) && json_object_set(rest.v, "items", a.v) == 0) {
-            v = rest.v;
-            rest.v = NULL;
-        }
+    if (pthread_create(&t, NULL, read_after, &b) != 0) {
+        json_decref(b.items);
+        return NULL;
     }
-    json_decref(a.v);
-    json_decref(b.v);
-    json_decref(rest.v);
-    free(a.text), free(b.text), free(rest.text);
+    json_t *a = json_array(), *v = NULL;
+    int landed = model__json_read_elements(items + 1, end, cut, b.depth, 1, a, &at);
+    pthread_join(t, NULL);
+    /* landed on the cut: the items after it are the second thread's; else this read went
+     * past it (it was inside an item) to the items' end, or failed */
+    if (landed == 1 && b.rc == 0 && json_array_extend(a, b.items) == 0)
+        v = around(buf, end, items, b.close, a);
+    else if (landed == 0)
+        v = around(buf, end, items, at, a);
+    json_decref(a);
+    json_decref(b.items);
     return v;
 }
 

@@ -289,9 +289,14 @@ START_TEST(test_json_read_split_halves)
     /* a NUL after the List: copied to the reader, which refuses it, as the whole read does */
     static const char nul[] = "{\"kind\":\"List\",\"items\":[1,2,3]}\0x";
     ck_assert_ptr_null(model__json_read_split(nul, sizeof(nul) - 1));
+    /* the cut is a guess (a ',' near the middle): here one inside an item's nested array
+     * that starts as the first item does, and one inside a string; the half before it then
+     * reads past it to the end */
     static const char *const splits[] = {
         "[\"a,]\\\"\",{\"b\":\"],[\"},[1,[2,3]],\"\\\\\"]",
-        "{\"a\":\"items\",\"items\" : [1, 2, 3],\"z\":{\"items\":[]}}"};
+        "{\"a\":\"items\",\"items\" : [1, 2, 3],\"z\":{\"items\":[]}}",
+        "[{\"k\":0,\"n\":[{\"k\":1},{\"k\":2},{\"k\":3}]},{\"k\":4}]",
+        "[\"x\",\"aaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"]"};
     for (size_t i = 0; i < sizeof(splits) / sizeof(splits[0]); i++)
         ck_assert_msg(check_split(splits[i], strlen(splits[i]), NULL), "%s not split", splits[i]);
 
