@@ -392,6 +392,22 @@ out:
 
 /* muster audit replay --from SEQ [--to SEQ]: the replay check; exit 1 when a cycle's
  * decisions differ from the log. */
+/* Where the replay began when not where it was asked to, or that it could not begin where
+ * the scheduler's waiting jobs are known. */
+static void replay_begin_note(json_t *v)
+{
+    long long from = (long long)json_integer_value(json_object_get(v, "from"));
+    long long begun = (long long)json_integer_value(json_object_get(v, "replayedFrom"));
+    if (!json_is_true(json_object_get(v, "exact")))
+        printf("not exact: no restart at or before record %lld is kept, nor the log's first "
+               "record; the jobs that were waiting there were parked anew\n",
+               from);
+    else if (begun < from)
+        printf("run from record %lld (%s), where the scheduler's waiting jobs are known; "
+               "compared from record %lld\n",
+               begun, begun == 1 ? "the log's first" : "a restart", from);
+}
+
 static int audit_replay(struct cli *cli)
 {
     struct err err = ERR_INIT;
@@ -422,6 +438,7 @@ static int audit_replay(struct cli *cli)
         else
             printf("%lld cycles decided otherwise than the log says\n",
                    (long long)json_integer_value(json_object_get(v, "differences")));
+        replay_begin_note(v);
         size_t i, k;
         json_t *d, *x;
         json_array_foreach(json_object_get(v, "cyclesDiffering"), i, d)

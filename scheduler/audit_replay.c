@@ -1,10 +1,14 @@
 /*
  * audit_replay.c - the replay check (docs/api.md, "GET /api/v1/audit/replay"): the scheduler run
  * again from the store as it was at one audit record over the inputs the log recorded after it,
- * each cycle's decisions compared with the ones the log holds.
+ * each cycle's decisions after record `from` compared with the ones the log holds.
  *
- * The store at `from` (its objects and why documents, from the object history, store.h)
- * is written into a scratch store of its own, and a scheduler is opened on it. Then the
+ * It runs from where the live scheduler's waiting jobs are known, which nothing stores: the
+ * last "started" record at or before `from` (a restart's view waits for nothing), else the
+ * log's first record; only a pruned log without either runs from `from`, the jobs a cycle
+ * tried parked anew (not exact). The store there (its objects and why documents, from the
+ * object history, store.h) is written into a scratch store of its own, and a scheduler is
+ * opened on it. Then the
  * records up to `to` are read in order. An input (an "applied" record: the object as it
  * was after that record, from the history; a "deleted" record made outside a cycle) is
  * applied or deleted again; a "started" record (musterd restarted) rebuilds the view, as
@@ -194,9 +198,10 @@ struct walk {
     struct store *rs; /* the scratch store */
     MDB_txn *src;     /* a read transaction of the live store */
     uint64_t last_cycle;
-    int64_t clock_ms; /* the last cycle's clock: inputs are applied at it */
-    json_t *logged;   /* the log's decisions of the cycle under way */
-    json_t *diffs;    /* the cycles whose decisions differ */
+    int64_t clock_ms;       /* the last cycle's clock: inputs are applied at it */
+    json_t *logged;         /* the log's decisions of the cycle under way */
+    json_t *diffs;          /* the cycles whose decisions differ */
+    uint64_t compare_after; /* the cycles and inputs recorded after it are compared, counted */
     long cycles, decisions, inputs;
     int rc;
     struct err *err;
@@ -220,7 +225,7 @@ static int replay_input(struct walk *w, uint64_t seq, json_t *rec, const char *k
     enum model_kind k;
     if (!kname || !key || model_kind_from_resource(kname, &k) < 0)
         return 0;
-    w->inputs++;
+    w->inputs += seq > w->compare_after;
     if (!strcmp(kind, "deleted")) {
         int rc = sched_delete(w->r, k, key, w->clock_ms, w->err);
         return rc == ERR_NOT_FOUND ? (err_clear(w->err), 0) : rc;
@@ -261,7 +266,8 @@ static int replay_cycle(struct walk *w, json_t *rec)
                             w->err);
     if (rc == 0)
         rc = replayed_since(w->rs, before, &mine, w->err);
-    if (rc == 0) {
+    uint64_t seq = (uint64_t)json_integer_value(json_object_get(rec, "seq"));
+    if (rc == 0 && seq > w->compare_after) {
         json_t *a = canon_set(w->logged), *b = canon_set(mine);
         w->cycles++;
         w->decisions += (long)json_array_size(a);
@@ -323,14 +329,111 @@ static int rec_at(MDB_txn *txn, uint64_t seq, json_t **out, struct err *err)
     return rc;
 }
 
+/* *at moved from a record inside a cycle's transaction to the cycle record that ends it
+ * (not past to); *rec (new) the record there. */
+static int cycle_boundary(MDB_txn *src, uint64_t *at, uint64_t to, json_t **rec, struct err *err)
+{
+    int rc = rec_at(src, *at, rec, err);
+    const char *kind = rc == 0 ? json_string_value(json_object_get(*rec, "kind")) : NULL;
+    while (kind && strcmp(kind, "cycle") && decision_kind(kind) && *at < to) {
+        json_decref(*rec);
+        if ((rc = rec_at(src, ++*at, rec, err)) < 0)
+            return rc;
+        kind = json_string_value(json_object_get(*rec, "kind"));
+    }
+    return rc;
+}
+
+static int note_started(void *ctx, uint64_t seq, const char *json, size_t len)
+{
+    static const char mark[] = "\"kind\":\"started\""; /* canonical: no spaces */
+    if (memmem(json, len, mark, sizeof(mark) - 1))
+        *(uint64_t *)ctx = seq;
+    return 0;
+}
+
+/* Where a replay compared from record from begins so that its scheduler waits as the live
+ * one did: the last "started" record at or before from (a restart: the live view was
+ * fresh, its waiting jobs unparked), else the log's first record when none was pruned (the
+ * live view began empty there). *out 0 when neither: the replay then begins at from with
+ * the jobs a cycle tried parked anew, which the live backoffs may not match. */
+static int exact_start(MDB_txn *src, uint64_t first, uint64_t from, uint64_t *out, struct err *err)
+{
+    uint64_t started = 0;
+    int rc = store_audit_scan(src, first, from, note_started, &started, err);
+    *out = started ? started : first == 1 ? 1 : 0;
+    return rc;
+}
+
+/* Checks from and to against the log (first: the first record kept; last: the last). */
+static int check_range(uint64_t from, uint64_t to, uint64_t first, uint64_t last, struct err *err)
+{
+    if (from < first || from == 0)
+        return err_setf(err, ERR_INVALID, "from",
+                        "from: record %llu is before the history kept (the first is %llu)",
+                        (unsigned long long)from, (unsigned long long)(first ? first : 1));
+    if (to > last || from > to)
+        return err_setf(err, ERR_INVALID, to > last ? "to" : "from",
+                        "%s: from %llu to %llu is not a range of the log (records 1 to %llu)",
+                        to > last ? "to" : "from", (unsigned long long)from, (unsigned long long)to,
+                        (unsigned long long)last);
+    return 0;
+}
+
+/* The last cycle committed at record seq (rec: that record): its "cycle", or for a record
+ * without one (a checkpoint) the next one's that has it, less one when that one is a
+ * cycle's own (a decision in its transaction, or the cycle record). */
+static int cycle_at(MDB_txn *src, uint64_t seq, uint64_t to, json_t *rec, uint64_t *out,
+                    struct err *err)
+{
+    json_t *next = json_incref(rec), *c;
+    int rc = 0;
+    while (!json_is_integer(c = json_object_get(next, "cycle")) && seq < to) {
+        json_decref(next);
+        if ((rc = rec_at(src, ++seq, &next, err)) < 0)
+            return rc;
+    }
+    const char *kind = json_string_value(json_object_get(next, "kind"));
+    uint64_t cyc = (uint64_t)json_integer_value(c);
+    int own = next != rec && kind && (!strcmp(kind, "cycle") || decision_kind(kind));
+    *out = own && cyc ? cyc - 1 : cyc;
+    json_decref(next);
+    return 0;
+}
+
+/* Opens the scratch store in dir at record begin (rec: that record; to: the last record
+ * replayed) and the replaying scheduler on it, waiting as the live one did there: anew
+ * after a "started" record, with the tried jobs parked elsewhere. */
+static int open_at(struct walk *w, MDB_txn *src, uint64_t begin, uint64_t to, json_t *rec,
+                   char *dir)
+{
+    struct store_options so = {.dir = dir, .sync = STORE_SYNC_NONE, .temporary = 1};
+    uint64_t cyc = 0;
+    const char *kind = json_string_value(json_object_get(rec, "kind"));
+    int rc = cycle_at(src, begin, to, rec, &cyc, w->err);
+    if (rc == 0)
+        rc = store_open(&so, &w->rs, w->err);
+    if (rc == 0)
+        rc = seed_store(src, begin, cyc, w->rs, w->err);
+    if (rc == 0)
+        rc = sched_open(w->rs, &w->s->opts, &w->r, w->err);
+    if (rc < 0)
+        return rc;
+    w->src = src;
+    w->last_cycle = cyc;
+    w->clock_ms = rec_clock(rec);
+    if (!kind || strcmp(kind, "started"))
+        sched__park_tried(w->r, w->clock_ms);
+    return 0;
+}
+
 int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err)
 {
     MDB_txn *src = NULL;
-    struct store *rs = NULL;
     struct walk w = {.s = s, .err = err, .logged = json_array(), .diffs = json_array()};
     char dir[4096];
-    uint64_t first = 0, last = 0;
-    json_t *start = NULL;
+    uint64_t first = 0, last = 0, begin = 0;
+    json_t *start = NULL, *at_begin = NULL;
     *out = NULL;
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof(dir), "%s/muster-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -339,58 +442,39 @@ int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, stru
         rc = store_history_first_seq(src, &first, err);
     if (rc == 0)
         rc = store_audit_last_seq(src, &last, err);
-    if (rc < 0)
-        goto out;
-    if (to == 0)
+    if (rc == 0 && to == 0)
         to = last;
-    if (from < first || from == 0) {
-        rc = err_setf(err, ERR_INVALID, "from",
-                      "from: record %llu is before the history kept (the first is %llu)",
-                      (unsigned long long)from, (unsigned long long)(first ? first : 1));
-        goto out;
-    }
-    if (to > last || from > to) {
-        rc = err_setf(err, ERR_INVALID, to > last ? "to" : "from",
-                      "%s: from %llu to %llu is not a range of the log (records 1 to %llu)",
-                      to > last ? "to" : "from", (unsigned long long)from, (unsigned long long)to,
-                      (unsigned long long)last);
-        goto out;
-    }
-    if ((rc = rec_at(src, from, &start, err)) < 0)
-        goto out;
-    /* a record inside a cycle's transaction: start at the cycle record that ends it */
-    uint64_t cyc = (uint64_t)json_integer_value(json_object_get(start, "cycle"));
-    const char *kind = json_string_value(json_object_get(start, "kind"));
-    while (kind && strcmp(kind, "cycle") && decision_kind(kind) && from < to) {
-        json_decref(start);
-        if ((rc = rec_at(src, ++from, &start, err)) < 0)
-            goto out;
-        kind = json_string_value(json_object_get(start, "kind"));
-        cyc = (uint64_t)json_integer_value(json_object_get(start, "cycle"));
-    }
-    struct store_options so = {.dir = dir, .sync = STORE_SYNC_NONE, .temporary = 1};
-    if ((rc = store_open(&so, &rs, err)) < 0 || (rc = seed_store(src, from, cyc, rs, err)) < 0 ||
-        (rc = sched_open(rs, &s->opts, &w.r, err)) < 0)
-        goto out;
-    w.rs = rs;
-    w.src = src;
-    w.last_cycle = cyc;
-    w.clock_ms = rec_clock(start);
-    sched__park_tried(w.r, w.clock_ms);
-    rc = store_audit_scan(src, from + 1, to, walk_rec, &w, err);
+    if (rc == 0)
+        rc = check_range(from, to, first, last, err);
+    if (rc == 0)
+        rc = cycle_boundary(src, &from, to, &start, err);
+    if (rc == 0)
+        rc = exact_start(src, first, from, &begin, err);
+    int exact = begin != 0;
+    if (rc == 0 && !exact)
+        begin = from;
+    if (rc == 0)
+        rc = cycle_boundary(src, &begin, to, &at_begin, err);
+    if (rc == 0)
+        rc = open_at(&w, src, begin, to, at_begin, dir);
+    w.compare_after = from;
+    if (rc == 0)
+        rc = store_audit_scan(src, begin + 1, to, walk_rec, &w, err);
     if (rc == 0 && w.rc < 0)
         rc = w.rc;
     if (rc < 0)
         goto out;
-    *out = json_pack("{s:I,s:I,s:b,s:i,s:i,s:i,s:i,s:O}", "from", (json_int_t)from, "to",
-                     (json_int_t)to, "ok", json_array_size(w.diffs) == 0, "cycles", (int)w.cycles,
-                     "decisions", (int)w.decisions, "inputs", (int)w.inputs, "differences",
+    *out = json_pack("{s:I,s:I,s:I,s:b,s:b,s:i,s:i,s:i,s:i,s:O}", "from", (json_int_t)from, "to",
+                     (json_int_t)to, "replayedFrom", (json_int_t)begin, "exact", exact, "ok",
+                     json_array_size(w.diffs) == 0, "cycles", (int)w.cycles, "decisions",
+                     (int)w.decisions, "inputs", (int)w.inputs, "differences",
                      (int)json_array_size(w.diffs), "cyclesDiffering", w.diffs);
 out:
     sched_close(w.r);
-    store_close(rs); /* and its directory */
+    store_close(w.rs); /* and its directory */
     store_txn_abort(&src);
     json_decref(start);
+    json_decref(at_begin);
     json_decref(w.logged);
     json_decref(w.diffs);
     return rc;

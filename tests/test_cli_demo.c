@@ -352,7 +352,15 @@ START_TEST(test_cli_audit_replay_on_the_demo)
     ck_assert(json_is_true(json_object_get(rep, "ok")));
     ck_assert_int_ge(json_integer_value(json_object_get(rep, "cycles")), 3);
     ck_assert_int_gt(json_integer_value(json_object_get(rep, "decisions")), 5);
+    /* from the middle: run from where the waiting jobs are known, compared from there on */
+    char mid[32];
+    snprintf(mid, sizeof(mid), "%lld",
+             (long long)json_integer_value(json_object_get(rep, "to")) / 2);
     json_decref(rep);
+    run_ok(&r, NULL, CLI_ARGS("audit", "replay", "--from", mid));
+    ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "where the scheduler's waiting jobs are known"), "%s", r.out);
+    cli_result_release(&r);
     cli_run(env, NULL, CLI_ARGS("audit", "replay"), &r);
     ck_assert_int_eq(r.status, 2);
     ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
