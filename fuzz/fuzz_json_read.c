@@ -1,16 +1,33 @@
 /*
  * fuzz_json_read.c - model_json_read (model/json_read.c) against jansson's json_loadb on
- * arbitrary bytes; the first byte chooses JSON_REJECT_DUPLICATES.
+ * arbitrary bytes; the first byte chooses JSON_REJECT_DUPLICATES. With duplicates refused,
+ * the read of a big array or List on two threads from a guessed cut
+ * (model__json_read_split, manifest_json.c) against the whole read too.
  *
  * Invariant: when the reader reads a value, json_loadb with the same flags reads the same
  * value, member order included (compared as jansson's compact dumps); the reader never
- * reads what jansson refuses.
+ * reads what jansson refuses; the split read reads nothing the whole read refuses, and what
+ * it reads is the whole read's value.
  */
 #include "fuzz.h"
 
 #include <jansson.h>
 
+#include "../model/internal.h"
 #include "model.h"
+
+static void check_split(const char *s, size_t n, json_t *whole)
+{
+    json_t *split = model__json_read_split(s, n);
+    if (split) {
+        FUZZ_CHECK(whole != NULL, "split read what the whole read refuses");
+        char *a = json_dumps(split, JSON_COMPACT), *b = json_dumps(whole, JSON_COMPACT);
+        FUZZ_CHECK(!strcmp(a, b), "split read %s, whole %s", a, b);
+        free(a);
+        free(b);
+    }
+    json_decref(split);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,6 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(a);
         free(b);
     }
+    if (dups)
+        check_split(s, n, got);
     json_decref(got);
     json_decref(want);
     return 0;

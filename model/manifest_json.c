@@ -110,7 +110,9 @@ static const char *guess_cut(const char *items, const char *end)
             return c - 1;
     }
     const char *after = memchr(mid, ',', (size_t)(end - mid));
-    return after ? after : memrchr(items + 1, ',', (size_t)(mid - items - 1));
+    if (after || mid <= items + 1)
+        return after;
+    return memrchr(items + 1, ',', (size_t)(mid - items - 1));
 }
 
 /* The items after the cut, read on the second thread. */
