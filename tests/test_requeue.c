@@ -463,6 +463,52 @@ START_TEST(test_requeue_idle_cycle)
 }
 END_TEST
 
+/* A preemptor waits for its victims on its nominated node (PreemptionWaiting) even when
+ * another node has room; when the last of them is gone its own placer runs. That happens in
+ * the cycle that removes the victim, whether or not the node it frees can still take the
+ * preemptor: here n1 was cordoned meanwhile, so the room freed there wakes nobody, and hi,
+ * parked until 17 s by its backoff, would have waited for it. */
+START_TEST(test_requeue_victim_gone)
+{
+    static const char *node = "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+                              "\"%s\"},\"spec\":{\"unschedulable\":%s},\"status\":{"
+                              "\"allocatable\":{\"cpu\":\"2\"}}}";
+    static const char *pod = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                             "\"%s\",\"namespace\":\"default\"},\"spec\":{\"priority\":%d,"
+                             "\"containers\":[{\"name\":\"c\",\"image\":\"x\",\"resources\":{"
+                             "\"requests\":{\"cpu\":\"2\"}}}]}}";
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    char buf[512];
+    sched_util_open(&u, &opts);
+    snprintf(buf, sizeof(buf), node, "n1", "false");
+    json_decref(sched_util_apply(&u, buf, 500));
+    snprintf(buf, sizeof(buf), pod, "lo", 0);
+    json_decref(sched_util_apply(&u, buf, 500));
+    json_decref(sched_util_cycle(&u, 1000)); /* lo on n1 */
+    snprintf(buf, sizeof(buf), pod, "hi", 10);
+    json_decref(sched_util_apply(&u, buf, 1500));
+    json_decref(sched_util_cycle(&u, 2000)); /* lo preempted (gone at 12 s), hi nominated n1 */
+    snprintf(buf, sizeof(buf), node, "n2", "false");
+    json_decref(sched_util_apply(&u, buf, 2500));
+    snprintf(buf, sizeof(buf), node, "n1", "true");
+    json_decref(sched_util_apply(&u, buf, 2500));
+    for (int64_t t = 3000; t <= 9000; t += 1000) { /* attempts at 3, 5 and 9 s: it waits */
+        json_decref(sched_util_cycle(&u, t));
+        json_t *j = sched_util_job(&u, "default/hi");
+        ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "Pipelined");
+        json_decref(j);
+    }
+    json_decref(sched_util_cycle(&u, 12000)); /* lo removed; hi placed in the same cycle */
+    ck_assert_ptr_null(sched_util_pod(&u, "default/lo"));
+    json_t *hi = sched_util_pod(&u, "default/hi");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(hi, "spec"), "nodeName")),
+                     "n2");
+    json_decref(hi);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *requeue_suite(void)
 {
     Suite *s = suite_create("requeue");
@@ -484,6 +530,7 @@ static Suite *requeue_suite(void)
     tcase_add_test(tc, test_requeue_affinity_placement);
     tcase_add_test(tc, test_requeue_backoff);
     tcase_add_test(tc, test_requeue_idle_cycle);
+    tcase_add_test(tc, test_requeue_victim_gone);
     suite_add_tcase(s, tc);
     return s;
 }
