@@ -358,6 +358,8 @@ static int audit_verify(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg);
     }
+    if (cli__flag(cli, "quick"))
+        cli__query(&path, "exact", "false");
     if (get_range(cli, &path, &v, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;
@@ -390,7 +392,7 @@ out:
     return rc;
 }
 
-/* muster audit replay --from SEQ [--to SEQ]: the replay check; exit 1 when a cycle's
+/* muster audit replay --from SEQ [--to SEQ] [--quick]: the replay check; exit 1 when a cycle's
  * decisions differ from the log. */
 /* Where the replay began when not where it was asked to, or that it could not begin where
  * the scheduler's waiting jobs are known. */
@@ -399,8 +401,8 @@ static void replay_begin_note(json_t *v)
     long long from = (long long)json_integer_value(json_object_get(v, "from"));
     long long begun = (long long)json_integer_value(json_object_get(v, "replayedFrom"));
     if (!json_is_true(json_object_get(v, "exact")))
-        printf("not exact: no restart at or before record %lld is kept, nor the log's first "
-               "record; the jobs that were waiting there were parked anew\n",
+        printf("not exact: run from record %lld, the jobs that were waiting there parked "
+               "anew (a job may be retried a cycle earlier or later than the log says)\n",
                from);
     else if (begun < from)
         printf("run from record %lld (%s), where the scheduler's waiting jobs are known; "
@@ -419,6 +421,8 @@ static int audit_replay(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg[0] ? err.msg : "audit replay needs --from SEQ");
     }
+    if (cli__flag(cli, "quick"))
+        cli__query(&path, "exact", "false");
     if (get_range(cli, &path, &v, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;

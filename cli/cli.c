@@ -63,7 +63,7 @@ static const struct flag_def flag_defs[] = {
     {"bundle", 0, 1},       {"db", 0, 1},
     {"by", 0, 1},           {"cluster", 0, 1},
     {"queue", 0, 1},        {"chain", 0, 1},
-    {"from-db", 0, 1},
+    {"from-db", 0, 1},      {"quick", 0, 0},
 };
 
 /* One row a command: its function, the flags it accepts besides the global ones, the -o
@@ -123,7 +123,7 @@ static const struct command commands[] = {
      "                                       was at time T / audit record N)\n"},
     {"audit", cli__cmd_audit,
      ",since,until,from,to,job,kind,limit,key,filename,before,witness,retired-keys,follow,bundle,"
-     "from-db,cluster,chain,",
+     "from-db,cluster,chain,quick,",
      ",",
      "  audit export [--since T] [--until T] [--from SEQ] [--to SEQ] [--job J] [--kind K]\n"
      "      [--limit N] [--follow]           the audit log as NDJSON; --follow keeps printing\n"
@@ -141,9 +141,12 @@ static const struct command commands[] = {
      "                                       verify the copy shipped to PostgreSQL\n"
      "  audit prune --before SEQ             delete the records before the newest signed\n"
      "                                       checkpoint at or before SEQ (export them first)\n"
-     "  audit replay --from SEQ [--to SEQ]   run the scheduler again from the store at SEQ over\n"
-     "                                       the recorded inputs; any cycle that decides\n"
-     "                                       otherwise than the log is listed (exit 1)\n"},
+     "  audit replay --from SEQ [--to SEQ] [--quick]\n"
+     "                                       run the scheduler again over the recorded inputs\n"
+     "                                       (from the last restart at or before SEQ; --quick:\n"
+     "                                       from SEQ, the waiting jobs parked anew); any\n"
+     "                                       cycle after SEQ that decides otherwise than the\n"
+     "                                       log is listed (exit 1)\n"},
     {"postmortem", cli__cmd_postmortem, ",job,since,until,", ",dir,",
      "  postmortem --job NS/NAME [--since T] [--until T] -o DIR\n"
      "                                       a job's whole story as a bundle: timeline\n"

@@ -355,13 +355,15 @@ static int note_started(void *ctx, uint64_t seq, const char *json, size_t len)
 /* Where a replay compared from record from begins so that its scheduler waits as the live
  * one did: the last "started" record at or before from (a restart: the live view was
  * fresh, its waiting jobs unparked), else the log's first record when none was pruned (the
- * live view began empty there). *out 0 when neither: the replay then begins at from with
- * the jobs a cycle tried parked anew, which the live backoffs may not match. */
-static int exact_start(MDB_txn *src, uint64_t first, uint64_t from, uint64_t *out, struct err *err)
+ * live view began empty there); with search unset, from itself when it is one of those.
+ * *out 0 when none: the replay then begins at from with the jobs a cycle tried parked
+ * anew, which the live backoffs may not match. */
+static int exact_start(MDB_txn *src, uint64_t first, uint64_t from, int search, uint64_t *out,
+                       struct err *err)
 {
     uint64_t started = 0;
-    int rc = store_audit_scan(src, first, from, note_started, &started, err);
-    *out = started ? started : first == 1 ? 1 : 0;
+    int rc = store_audit_scan(src, search ? first : from, from, note_started, &started, err);
+    *out = started ? started : first == 1 && (search || from == 1) ? 1 : 0;
     return rc;
 }
 
@@ -427,7 +429,8 @@ static int open_at(struct walk *w, MDB_txn *src, uint64_t begin, uint64_t to, js
     return 0;
 }
 
-int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err)
+int sched_replay(struct sched *s, uint64_t from, uint64_t to, int exact, json_t **out,
+                 struct err *err)
 {
     MDB_txn *src = NULL;
     struct walk w = {.s = s, .err = err, .logged = json_array(), .diffs = json_array()};
@@ -449,8 +452,8 @@ int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, stru
     if (rc == 0)
         rc = cycle_boundary(src, &from, to, &start, err);
     if (rc == 0)
-        rc = exact_start(src, first, from, &begin, err);
-    int exact = begin != 0;
+        rc = exact_start(src, first, from, exact, &begin, err);
+    exact = begin != 0;
     if (rc == 0 && !exact)
         begin = from;
     if (rc == 0)

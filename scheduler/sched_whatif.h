@@ -50,18 +50,20 @@ int sched_whatif(struct sched *s, const struct sched_whatif *in, int64_t now_ms,
 
 /* The replay check (audit_replay.c, docs/api.md "GET /api/v1/audit/replay"): the scheduler run
  * again over the inputs the log recorded up to `to` (0: the last record), every cycle's
- * decisions after audit record `from` compared with the log's. It runs from the last "started"
- * record at or before `from`, else the log's first record (where the live scheduler's
- * waiting jobs are known), else (a pruned log) from `from` with the tried jobs parked anew.
- * A `from` inside a cycle's transaction stands for the cycle record that ends it. Reads the
- * live store in one read transaction and never takes s's lock; works in a scratch store of
- * its own under $TMPDIR, removed after. *out (new): {"from", "to", "replayedFrom": where it
- * ran from, "exact": not parked anew, "ok": no difference, "cycles": compared, "decisions":
- * logged decisions compared, "inputs": applies and deletes replayed after from,
- * "differences": n, "cyclesDiffering": [{"cycle", "seq", "logged", "replayed": the
- * decisions (kind, job, object, pods, nodes, preemptor) as sorted canonical JSON
- * strings}]}. Returns 0, ERR_INVALID ("from" before the history kept, a range outside the
- * log; field from / to), ERR_STORE, ERR_IO. */
-int sched_replay(struct sched *s, uint64_t from, uint64_t to, json_t **out, struct err *err);
+ * decisions after audit record `from` compared with the log's. With exact set it runs from
+ * the last "started" record at or before `from`, else the log's first record (where the live
+ * scheduler's waiting jobs are known); otherwise, or when neither is kept (a pruned log),
+ * from `from` with the tried jobs parked anew. A `from` inside a cycle's transaction stands
+ * for the cycle record that ends it. Reads the live store in one read transaction and never
+ * takes s's lock; works in a scratch store of its own under $TMPDIR, removed after. *out
+ * (new): {"from", "to", "replayedFrom": where it ran from, "exact": begun where the waiting
+ * jobs are known, "ok": no difference, "cycles": compared, "decisions": logged decisions
+ * compared, "inputs": applies and deletes replayed after from, "differences": n,
+ * "cyclesDiffering": [{"cycle", "seq", "logged", "replayed": the decisions (kind, job,
+ * object, pods, nodes, preemptor) as sorted canonical JSON strings}]}. Returns 0,
+ * ERR_INVALID ("from" before the history kept, a range outside the log; field from / to),
+ * ERR_STORE, ERR_IO. */
+int sched_replay(struct sched *s, uint64_t from, uint64_t to, int exact, json_t **out,
+                 struct err *err);
 
 #endif

@@ -361,6 +361,27 @@ START_TEST(test_cli_audit_replay_on_the_demo)
     ck_assert_msg(strstr(r.out, "decisions as the log says"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "where the scheduler's waiting jobs are known"), "%s", r.out);
     cli_result_release(&r);
+    /* --quick: run from there, the waiting jobs parked anew, and said so (whether the
+     * cycles then agree is not promised) */
+    cli_run(env, NULL, CLI_ARGS("audit", "replay", "--from", mid, "--quick"), &r);
+    ck_assert_msg(strstr(r.out, "not exact: run from record"), "%s / %s", r.out, r.err);
+    cli_result_release(&r);
+    char path[96];
+    snprintf(path, sizeof(path), "/api/v1/audit/replay?from=%s&exact=false", mid);
+    struct http_resp h;
+    ck_assert_int_eq(http_request("GET", demo.base, path, NULL, NULL, &h), 0);
+    ck_assert_int_eq(h.status, 200);
+    ck_assert(json_is_false(json_object_get(h.json, "exact")));
+    ck_assert_int_eq(json_integer_value(json_object_get(h.json, "replayedFrom")),
+                     json_integer_value(json_object_get(h.json, "from")));
+    http_resp_free(&h);
+    ck_assert_int_eq(
+        http_request("GET", demo.base, "/api/v1/audit/replay?from=1&exact=maybe", NULL, NULL, &h),
+        0);
+    ck_assert_int_eq(h.status, 400);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(h.json, "error"), "field")),
+                     "exact");
+    http_resp_free(&h);
     cli_run(env, NULL, CLI_ARGS("audit", "replay"), &r);
     ck_assert_int_eq(r.status, 2);
     ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);

@@ -568,7 +568,7 @@ static void run_seed(unsigned seed, int steps)
     if (nthen) {
         struct err err = ERR_INIT;
         json_t *rep = NULL;
-        ck_assert_msg(sched_replay(w.u.s, then[0].seq, 0, &rep, &err) == 0, "seed %u: %s", seed,
+        ck_assert_msg(sched_replay(w.u.s, then[0].seq, 0, 1, &rep, &err) == 0, "seed %u: %s", seed,
                       err.msg);
         char *diff =
             json_dumps(json_array_get(json_object_get(rep, "cyclesDiffering"), 0), JSON_INDENT(1));

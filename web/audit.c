@@ -347,14 +347,27 @@ int api__audit_small(struct req *r)
     return n >= 1 && n <= 3 && !q[n] && atoi(q) >= 1 && atoi(q) <= AUDIT_TAIL_SMALL;
 }
 
-/* GET /api/v1/audit/replay?from=SEQ[&to=SEQ]: the replay check (sched_replay). */
+/* GET /api/v1/audit/replay?from=SEQ[&to=SEQ][&exact=false]: the replay check
+ * (sched_replay). */
 void api__audit_replay(struct req *r)
 {
     struct err err = ERR_INIT;
     uint64_t from = 0, to = 0;
     json_t *out = NULL;
-    if (api__query_u64_or_reply(r, "from", &from) < 0 || api__query_u64_or_reply(r, "to", &to) < 0)
+    char *exact = NULL;
+    if (api__query_u64_or_reply(r, "from", &from) < 0 ||
+        api__query_u64_or_reply(r, "to", &to) < 0 ||
+        api__query_str_or_reply(r, "exact", &exact) < 0)
         return;
+    int want_exact = !exact || !strcmp(exact, "true");
+    if (exact && strcmp(exact, "true") && strcmp(exact, "false")) {
+        err_setf(&err, ERR_INVALID, "exact",
+                 "query parameter 'exact' must be true or false, not '%.64s'", exact);
+        free(exact);
+        api__reply_error(r, &err);
+        return;
+    }
+    free(exact);
     if (!from) {
         err_setf(&err, ERR_INVALID, "from",
                  "query parameter 'from' is required: the record to "
@@ -362,7 +375,7 @@ void api__audit_replay(struct req *r)
         api__reply_error(r, &err);
         return;
     }
-    if (sched_replay(r->api->sched, from, to, &out, &err) < 0) {
+    if (sched_replay(r->api->sched, from, to, want_exact, &out, &err) < 0) {
         api__reply_error(r, &err);
         return;
     }

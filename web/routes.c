@@ -87,7 +87,7 @@ static const struct route routes[] = {
     {"GET", "/api/v1/audit", api__audit_export, "from,to,since,until,job,kind,limit,tail", VIEW, 0,
      api__audit_small},
     {"GET", "/api/v1/audit/verify", api__audit_verify, "from,to", ADMIN, 0, NULL},
-    {"GET", "/api/v1/audit/replay", api__audit_replay, "from,to", VIEW, ROUTE_DEEP, NULL},
+    {"GET", "/api/v1/audit/replay", api__audit_replay, "from,to,exact", VIEW, ROUTE_DEEP, NULL},
     {"POST", "/api/v1/audit/prune", api__audit_prune, "before", ADMIN, 0, NULL},
     {"GET", "/api/v1/health", api__health, "", VIEW, 0, NULL},
     {"POST", "/api/v1/cycles", api__cycles_run, "", OPER, ROUTE_DEEP, NULL},

@@ -134,7 +134,7 @@ void crash_replay_store(const char *dir, const struct sched_options *opts)
     ck_assert_int_eq(store_history_first_seq(txn, &first, &err), 0);
     store_txn_abort(&txn);
     ck_assert_msg(sched_open(st, opts, &s, &err) == 0, "replay: %s", err.msg);
-    ck_assert_msg(sched_replay(s, first ? first : 1, 0, &rep, &err) == 0, "replay: %s", err.msg);
+    ck_assert_msg(sched_replay(s, first ? first : 1, 0, 1, &rep, &err) == 0, "replay: %s", err.msg);
     char *diff =
         json_dumps(json_array_get(json_object_get(rep, "cyclesDiffering"), 0), JSON_INDENT(1));
     ck_assert_msg(json_is_true(json_object_get(rep, "ok")),
