@@ -116,17 +116,22 @@ struct apply_ahead {
     pthread_t thread;
 };
 
+/* Makes the k-th document when nobody took it yet (the thread, or the pass while it waits). */
+static void make_if_free(struct apply_ahead *a, size_t k)
+{
+    int expect = FREE;
+    if (k >= a->n || !atomic_compare_exchange_strong(&a->state[k], &expect, MAKING))
+        return;
+    prepare_one(a->in, &a->docs[a->idx[k]], &a->prep[k]);
+    atomic_store_explicit(&a->state[k], MADE, memory_order_release);
+}
+
 /* The thread: every document nobody took yet, in order, until stopped. */
 static void *ahead_main(void *arg)
 {
     struct apply_ahead *a = arg;
-    for (size_t k = 0; k < a->n && !atomic_load_explicit(&a->stop, memory_order_relaxed); k++) {
-        int expect = FREE;
-        if (!atomic_compare_exchange_strong(&a->state[k], &expect, MAKING))
-            continue;
-        prepare_one(a->in, &a->docs[a->idx[k]], &a->prep[k]);
-        atomic_store_explicit(&a->state[k], MADE, memory_order_release);
-    }
+    for (size_t k = 0; k < a->n && !atomic_load_explicit(&a->stop, memory_order_relaxed); k++)
+        make_if_free(a, k);
     return NULL;
 }
 
@@ -153,16 +158,6 @@ struct apply_ahead *sched__apply_ahead_start(const struct apply_prep_in *in,
 /* At most this many documents past the one the pass waits for are made by the pass. */
 #define STEAL_AHEAD 64
 
-/* The pass makes the j-th document when nobody took it yet. */
-static void steal(struct apply_ahead *a, size_t j)
-{
-    int expect = FREE;
-    if (j >= a->n || !atomic_compare_exchange_strong(&a->state[j], &expect, MAKING))
-        return;
-    prepare_one(a->in, &a->docs[a->idx[j]], &a->prep[j]);
-    atomic_store_explicit(&a->state[j], MADE, memory_order_release);
-}
-
 struct apply_prep *sched__apply_ahead_take(struct apply_ahead *a, size_t k)
 {
     int expect = FREE;
@@ -176,7 +171,7 @@ struct apply_prep *sched__apply_ahead_take(struct apply_ahead *a, size_t k)
     size_t j = k + 1;
     for (unsigned spins = 0; atomic_load_explicit(&a->state[k], memory_order_acquire) != MADE;) {
         if (j <= k + STEAL_AHEAD && j < a->n) {
-            steal(a, j++);
+            make_if_free(a, j++);
             continue;
         }
         if (++spins > 64)
