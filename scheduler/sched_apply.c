@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "core.h"
 #include "numfmt.h"
+#include "prefault.h"
 #include "staged.h"
 #include "topo.h"
 #include "view.h"
@@ -386,8 +387,10 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
             pods += c.staged[i].kind == MODEL_POD;
             groups += c.staged[i].kind == MODEL_PODGROUP;
         }
-        sched__view_reserve(s->v, pods, pods + groups); /* a job a lone pod or a group */
+        /* a job a lone pod or a group */
+        struct prefault *pf = sched__view_reserve(s->v, pods, pods + groups);
         sched__staged_take(s->v, c.staged, c.nstaged);
+        prefault_join(pf);
         s->met.apply_prepared += c.prepared_used;
     }
     pthread_mutex_unlock(&s->mu);

@@ -2,17 +2,21 @@
  * test_thread.c - how musterd's threads present themselves to the kernel (base/thread.c):
  * the policy and time slice of bulk and interactive threads, the lower weight of background
  * ones, and a policy an operator chose left alone. The slices are checked where the
- * kernel reports them (Linux 6.12 and later); elsewhere only the policies are.
+ * kernel reports them (Linux 6.12 and later); elsewhere only the policies are. Also memory
+ * made present on a helper thread (base/prefault.c): the whole pages of each range and no
+ * others, their contents untouched by writes that run beside it.
  */
 #include <check.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "check_run.h"
+#include "prefault.h"
 #include "proc_sched.h"
 #include "thread.h"
 
@@ -170,6 +174,51 @@ START_TEST(test_thread_operator_policy_kept)
 }
 END_TEST
 
+/* Which of the npages pages from p are resident (mincore reports anonymous pages too). */
+static void resident(const char *p, size_t npages, unsigned char *vec)
+{
+    ck_assert_int_eq(mincore((void *)p, npages * (size_t)getpagesize(), vec), 0);
+}
+
+/* The helper makes the whole pages inside each range present, none outside, and a writer
+ * beside it keeps what it wrote. A kernel before MADV_POPULATE_WRITE (5.14) populates
+ * nothing: then only the contents are checked. */
+START_TEST(test_prefault)
+{
+    const size_t page = (size_t)getpagesize(), npages = 4096;
+    char *p = mmap(NULL, npages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    int populates = madvise(p + (npages - 1) * page, page, MADV_POPULATE_WRITE) == 0;
+    /* range 0: pages 1-2 whole, pages 0 and 3 cut; range 1: pages 8 to 4087, written here
+     * meanwhile */
+    void *at[] = {p + 100, p + 8 * page};
+    size_t len[] = {3 * page, 4080 * page};
+    struct prefault *pf = prefault_start(at, len, 2);
+    ck_assert_ptr_nonnull(pf);
+    for (size_t i = 8; i < 4088; i++)
+        p[i * page + i % page] = (char)(i | 1);
+    prefault_join(pf);
+    unsigned char vec[4096];
+    resident(p, npages, vec);
+    for (size_t i = 8; i < 4088; i++)
+        ck_assert_int_eq(p[i * page + i % page], (char)(i | 1));
+    if (populates) {
+        ck_assert(!(vec[0] & 1));
+        ck_assert(vec[1] & 1);
+        ck_assert(vec[2] & 1);
+        ck_assert(!(vec[3] & 1));
+        ck_assert(!(vec[4] & 1));
+        ck_assert(!(vec[4088] & 1));
+    }
+    /* nothing whole to make present: no helper */
+    void *none[] = {p + 4089 * page + 1};
+    size_t small[] = {page};
+    ck_assert_ptr_null(prefault_start(none, small, 1));
+    prefault_join(NULL);
+    munmap(p, npages * page);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *tests[] = {test_thread_batch_long_slice,
@@ -179,6 +228,7 @@ int main(void)
                             test_thread_halves,
                             test_thread_short_slice,
                             test_thread_operator_policy_kept,
+                            test_prefault,
                             NULL};
     return check_run(check_suite("thread", NULL, NULL, tests));
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefault.h"
 #include "topo.h"
 #include "view.h"
 
@@ -33,12 +34,36 @@ struct sched_view *sched__view_new(void)
     return v;
 }
 
-void sched__view_reserve(struct sched_view *v, size_t pods, size_t jobs)
+/* Fewer pods than this are put faster than a thread starts. */
+#define PREFAULT_PODS 8192
+
+struct prefault *sched__view_reserve(struct sched_view *v, size_t pods, size_t jobs)
 {
+    const char *const *pod_keys = (const char *const *)v->pod_ix.keys;
+    const char *const *job_keys = (const char *const *)v->job_ix.keys;
     sched__strmap_reserve(&v->pod_ix, v->pod_ix.count + pods);
     sched__strmap_reserve(&v->job_ix, v->job_ix.count + jobs);
     XGROW(v->pods, v->npods + pods, v->cappods);
     XGROW(v->jobs, v->njobs + jobs, v->capjobs);
+    if (pods < PREFAULT_PODS)
+        return NULL;
+    /* the slots the pods and jobs will take, and the maps' tables when made anew (probed
+     * anywhere) */
+    void *at[8] = {v->pods + v->npods, v->jobs + v->njobs};
+    size_t len[8] = {(v->cappods - v->npods) * sizeof(*v->pods),
+                     (v->capjobs - v->njobs) * sizeof(*v->jobs)};
+    size_t n = 2;
+    const struct sched_strmap *maps[] = {&v->pod_ix, &v->job_ix};
+    const char *const *before[] = {pod_keys, job_keys};
+    for (size_t i = 0; i < 2; i++) {
+        const struct sched_strmap *m = maps[i];
+        if ((const char *const *)m->keys == before[i])
+            continue;
+        at[n] = m->hashes, len[n++] = m->cap * sizeof(*m->hashes);
+        at[n] = m->keys, len[n++] = m->cap * sizeof(*m->keys);
+        at[n] = m->vals, len[n++] = m->cap * sizeof(*m->vals);
+    }
+    return prefault_start(at, len, n);
 }
 
 void sched__view_free(struct sched_view *v)

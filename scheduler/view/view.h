@@ -77,8 +77,10 @@ void sched__view_free(struct sched_view *v);
 /* Take ownership of the decoded struct (even on failure). Replace by name. */
 void sched__view_put_node(struct sched_view *v, struct model_node *n);
 /* Room for pods more pods and jobs more jobs, so that putting them does not grow v's arrays
- * or rehash its maps again and again. */
-void sched__view_reserve(struct sched_view *v, size_t pods, size_t jobs);
+ * or rehash its maps again and again; that room is made present on a helper thread while
+ * they are put (prefault.h): the result, which the caller joins (prefault_join) once they
+ * are in, before v's arrays may grow again. */
+struct prefault *sched__view_reserve(struct sched_view *v, size_t pods, size_t jobs);
 void sched__view_del_node(struct sched_view *v, const char *name);
 void sched__view_put_pg(struct sched_view *v, struct model_podgroup *g);
 void sched__view_del_pg(struct sched_view *v, const char *key);

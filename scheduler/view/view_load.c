@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefault.h"
 #include "view.h"
 
 /* ---- rebuild ---- */
@@ -200,8 +201,10 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
      * workload's job map was eight times the size it needed, and a hash map's pages are all
      * touched) */
     uint64_t njobs = (npods > ngrouped ? npods - ngrouped : 0) + ngroups + npgs;
-    sched__view_reserve(v, npods, njobs);
-    if ((rc = store_each_par(txn, MODEL_POD, NULL, 0, &pods, v, err)) < 0)
+    struct prefault *pf = sched__view_reserve(v, npods, njobs);
+    rc = store_each_par(txn, MODEL_POD, NULL, 0, &pods, v, err);
+    prefault_join(pf);
+    if (rc < 0)
         return rc;
     if ((rc = store_each(txn, MODEL_PODGROUP, NULL, load_pg, v, err)) < 0)
         return rc;
