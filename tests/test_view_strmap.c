@@ -2,7 +2,8 @@
  * test_view_strmap.c - the view's string map (view_strmap.c) against a reference: random
  * puts, gets, deletes and reserves over keys that differ only in their last characters (as
  * pod and job keys do), then every key's value, the count, and one visit of each entry by
- * sched__strmap_next; and the view's key joins against snprintf.
+ * sched__strmap_next, in maps that copy their keys and in maps that borrow them (each entry
+ * then the very key put last, never a copy); and the view's key joins against snprintf.
  */
 #include <check.h>
 #include <stdio.h>
@@ -61,6 +62,10 @@ static void check_all(const struct sched_strmap *m, const struct ref *r)
         f = bsearch(&want, r, NKEYS, sizeof(*r), cmp_ref);
         int found = f && f->val == m->vals[i];
         ck_assert_msg(found, "visited '%s' = %d, not in the reference", m->keys[i], m->vals[i]);
+        if (m->borrowed) /* the reference's own key, not a copy */
+            ck_assert_ptr_eq(m->keys[i], f->key);
+        else
+            ck_assert_ptr_ne(m->keys[i], f->key);
         seen++;
     }
     ck_assert_uint_eq(seen, live);
@@ -71,9 +76,12 @@ START_TEST(test_strmap_random_against_reference)
 {
     static struct ref r[NKEYS];
     make_keys(r);
-    for (unsigned seed = 1; seed <= 4; seed++) {
+    for (unsigned seed = 1; seed <= 8; seed++) {
         struct sched_strmap m;
-        sched__strmap_init(&m);
+        if (seed <= 4)
+            sched__strmap_init(&m);
+        else /* the keys are r's, which outlive m */
+            sched__strmap_init_borrowed(&m);
         srand(seed);
         for (int i = 0; i < NKEYS; i++)
             r[i].val = -1;
@@ -82,7 +90,10 @@ START_TEST(test_strmap_random_against_reference)
             int k = rand() % NKEYS, op = rand() % 100;
             if (op < 55) {
                 r[k].val = rand() % 100000;
-                sched__strmap_put(&m, r[k].key, r[k].val);
+                if (op % 2) /* the hash given, as a lookup then put does */
+                    sched__strmap_put_h(&m, r[k].key, sched__strmap_hash(r[k].key), r[k].val);
+                else
+                    sched__strmap_put(&m, r[k].key, r[k].val);
             } else if (op < 90) {
                 r[k].val = -1;
                 sched__strmap_del(&m, r[k].key);
@@ -90,6 +101,8 @@ START_TEST(test_strmap_random_against_reference)
                 sched__strmap_reserve(&m, m.count + (size_t)(rand() % 5000));
             } else {
                 ck_assert_int_eq(sched__strmap_get(&m, r[k].key), r[k].val);
+                uint32_t h = sched__strmap_hash(r[k].key);
+                ck_assert_int_eq(sched__strmap_get_h(&m, r[k].key, h), r[k].val);
             }
             if (step % 5000 == 0)
                 check_all(&m, r);
@@ -125,6 +138,31 @@ START_TEST(test_strmap_reserve_holds)
 }
 END_TEST
 
+/* A borrowing map keeps the pointer put last for a key: an update by a new owner (a pod
+ * replaced) is not left pointing at the old owner's string. Freeing the map frees no key
+ * (the sanitizers' run would see a double free: the owners free theirs). */
+START_TEST(test_strmap_borrowed_owner)
+{
+    struct sched_strmap m;
+    sched__strmap_init_borrowed(&m);
+    char *a = strdup("bench/pod-1"), *b = strdup("bench/pod-1");
+    sched__strmap_put(&m, a, 1);
+    sched__strmap_put(&m, b, 2);
+    free(a);
+    size_t i = sched__strmap_next(&m, 0);
+    ck_assert_uint_lt(i, m.cap);
+    ck_assert_ptr_eq(m.keys[i], b);
+    ck_assert_int_eq(sched__strmap_get(&m, "bench/pod-1"), 2);
+    ck_assert_uint_eq(m.count, 1);
+    sched__strmap_del(&m, "bench/pod-1");
+    ck_assert_int_eq(sched__strmap_get(&m, "bench/pod-1"), -1);
+    sched__strmap_put(&m, b, 3);
+    sched__strmap_free(&m);
+    ck_assert(m.borrowed); /* still borrowing if used again */
+    free(b);
+}
+END_TEST
+
 /* The key joins cut and terminate exactly as snprintf("%s<sep>%s") does. */
 START_TEST(test_str_join_as_snprintf)
 {
@@ -153,6 +191,7 @@ static Suite *view_strmap_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_strmap_random_against_reference);
     tcase_add_test(tc, test_strmap_reserve_holds);
+    tcase_add_test(tc, test_strmap_borrowed_owner);
     tcase_add_test(tc, test_str_join_as_snprintf);
     suite_add_tcase(s, tc);
     return s;

@@ -14,12 +14,22 @@ struct sched_strmap {
     int *vals;
     uint32_t *hashes; /* each slot's key's hash */
     size_t cap, used, count;
+    int borrowed; /* the keys are the values' owners' (sched__strmap_init_borrowed) */
 };
 void sched__strmap_init(struct sched_strmap *m);
+/* A map whose keys belong to what its values name (a pod's key, a job's): put keeps the
+ * pointer, which must live until that key is deleted or the map freed, and neither frees
+ * it. For the maps with an entry a pod: a copy of each key is an allocation and a page
+ * touched per pod. */
+void sched__strmap_init_borrowed(struct sched_strmap *m);
 void sched__strmap_free(struct sched_strmap *m);
 /* Value or -1 when absent. */
 int sched__strmap_get(const struct sched_strmap *m, const char *key);
 void sched__strmap_put(struct sched_strmap *m, const char *key, int val);
+/* key's hash, for the _h calls below: a key looked up and then put is hashed once. */
+uint32_t sched__strmap_hash(const char *key);
+int sched__strmap_get_h(const struct sched_strmap *m, const char *key, uint32_t h);
+void sched__strmap_put_h(struct sched_strmap *m, const char *key, uint32_t h, int val);
 void sched__strmap_del(struct sched_strmap *m, const char *key);
 /* A hint: fetches the slot key hashes to (its hash, key and value), so that a get or put of
  * key soon after does not wait for memory. Changes nothing. */

@@ -15,8 +15,8 @@ struct sched_view *sched__view_new(void)
     struct sched_view *v = xcalloc(1, sizeof(*v));
     sched__strmap_init(&v->res_ix);
     sched__strmap_init(&v->node_ix);
-    sched__strmap_init(&v->pod_ix);
-    sched__strmap_init(&v->job_ix);
+    sched__strmap_init_borrowed(&v->pod_ix); /* the pods' keys */
+    sched__strmap_init_borrowed(&v->job_ix); /* the jobs' */
     sched__strmap_init(&v->shape_ix);
     sched__strmap_init(&v->lab_ix);
     sched__strmap_init(&v->term_ix);

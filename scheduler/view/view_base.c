@@ -116,7 +116,7 @@ int sched__pod_pending(const struct sv_pod *p)
 
 void sched__job_clear(struct sv_job *j)
 {
-    free(j->id);
+    free(j->key);
     model_podgroup_release(&j->pg);
     free(j->pods);
     free(j->cleared_by);
@@ -150,7 +150,8 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
 {
     char buf[512];
     sched__view_job_key(buf, id, gang);
-    int ji = sched__strmap_get(&v->job_ix, buf);
+    uint32_t h = sched__strmap_hash(buf);
+    int ji = sched__strmap_get_h(&v->job_ix, buf, h);
     if (ji >= 0)
         return ji;
     ji = sched__slot_pop(&v->fjobs);
@@ -160,12 +161,13 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
     }
     struct sv_job *j = &v->jobs[ji];
     memset(j, 0, sizeof(*j));
-    j->id = xstrdup(id);
+    j->key = xstrdup(buf);
+    j->id = j->key + 2;
     j->gang = gang;
     j->alive = 1;
     j->serial = ++v->job_serial;
     j->queue = -1;
-    sched__strmap_put(&v->job_ix, buf, ji);
+    sched__strmap_put_h(&v->job_ix, j->key, h, ji);
     return ji;
 }
 
@@ -174,9 +176,7 @@ void sched__view_job_maybe_free(struct sched_view *v, int ji)
     struct sv_job *j = &v->jobs[ji];
     if (j->has_pg || j->npods || j->held)
         return;
-    char buf[512];
-    sched__view_job_key(buf, j->id, j->gang);
-    sched__strmap_del(&v->job_ix, buf);
+    sched__strmap_del(&v->job_ix, j->key);
     sched__job_clear(j);
     sched__slot_push(&v->fjobs, ji);
 }

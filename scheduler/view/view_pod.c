@@ -108,7 +108,8 @@ static int pod_join_job(struct sched_view *v, int pi)
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
     char *key = sched__str_join(m->ns, '/', m->name);
-    int old = sched__view_pod(v, key), held = -1;
+    uint32_t h = sched__strmap_hash(key);
+    int old = sched__strmap_get_h(&v->pod_ix, key, h), held = -1;
     put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
     if (old >= 0) {
         /* an update is the same pod: its job keeps its last attempt's result, whether it
@@ -135,7 +136,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     p->node = -1;
     p->nominated = -1;
     pod_requests(v, p);
-    sched__strmap_put(&v->pod_ix, key, pi);
+    sched__strmap_put_h(&v->pod_ix, key, h, pi);
     sched__view_index_pod(v, pi);
 
     int ji = pod_join_job(v, pi);

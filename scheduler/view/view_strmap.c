@@ -1,14 +1,14 @@
 /*
  * view_strmap.c - open-addressing string -> int map (linear probing).
  *
- * Keys are owned copies. Each slot keeps its key's 32-bit hash beside it (never 0: 0 marks
- * an empty slot), so a probe reads the hash array alone and dereferences a key only when
- * the hashes match, and a rehash never hashes a key again. The hash is FNV-1a finished with a
- * 64-bit mixer: keys that differ only in their last characters ("bench/pod-000123") land far apart
- * in the low bits that pick the slot. The table stays at most half full (a miss then probes about
- * 2.5 slots). Deletion uses tombstones so probe chains stay intact; a rehash (on growth)
- * drops them. Also the view's key joins ("ns/name", "p:id", "key=value"), made per pod
- * without stdio.
+ * Keys are owned copies, or borrowed from the values' owners in a map made so. Each slot keeps its
+ * key's 32-bit hash beside it (never 0: 0 marks an empty slot), so a probe reads the hash array
+ * alone and dereferences a key only when the hashes match, and a rehash never hashes a key again.
+ * The hash is FNV-1a finished with a 64-bit mixer: keys that differ only in their last characters
+ * ("bench/pod-000123") land far apart in the low bits that pick the slot. The table stays at most
+ * half full (a miss then probes about 2.5 slots). Deletion uses tombstones so probe chains stay
+ * intact; a rehash (on growth) drops them. Also the view's key joins ("ns/name", "p:id",
+ * "key=value"), made per pod without stdio.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
 #define TOMB ((char *)1)
 #define MIN_CAP 64
 
-static uint32_t hash_str(const char *s)
+uint32_t sched__strmap_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++) {
@@ -39,17 +39,25 @@ void sched__strmap_init(struct sched_strmap *m)
     memset(m, 0, sizeof(*m));
 }
 
+void sched__strmap_init_borrowed(struct sched_strmap *m)
+{
+    sched__strmap_init(m);
+    m->borrowed = 1;
+}
+
 void sched__strmap_free(struct sched_strmap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
+    for (size_t i = 0; i < m->cap && !m->borrowed; i++)
         if (m->keys[i] && m->keys[i] != TOMB)
             free(m->keys[i]);
     free(m->keys);
     free(m->vals);
     free(m->hashes);
+    int borrowed = m->borrowed;
     memset(m, 0, sizeof(*m));
+    m->borrowed = borrowed;
 }
 
 /* Rehashes into a table of cap slots (a power of two above twice the entries). */
@@ -92,9 +100,13 @@ void sched__strmap_reserve(struct sched_strmap *m, size_t n)
 
 int sched__strmap_get(const struct sched_strmap *m, const char *key)
 {
+    return m->cap ? sched__strmap_get_h(m, key, sched__strmap_hash(key)) : -1;
+}
+
+int sched__strmap_get_h(const struct sched_strmap *m, const char *key, uint32_t h)
+{
     if (!m->cap)
         return -1;
-    uint32_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
     for (uint32_t hj; (hj = m->hashes[j]) != 0; j = (j + 1) & (m->cap - 1))
         if (hj == h && m->keys[j] != TOMB && strcmp(m->keys[j], key) == 0)
@@ -106,7 +118,7 @@ void sched__strmap_prefetch(const struct sched_strmap *m, const char *key)
 {
     if (!m->cap)
         return;
-    size_t j = hash_str(key) & (m->cap - 1);
+    size_t j = sched__strmap_hash(key) & (m->cap - 1);
     __builtin_prefetch(&m->hashes[j], 1);
     __builtin_prefetch(&m->keys[j], 1);
     __builtin_prefetch(&m->vals[j], 1);
@@ -114,11 +126,15 @@ void sched__strmap_prefetch(const struct sched_strmap *m, const char *key)
 
 void sched__strmap_put(struct sched_strmap *m, const char *key, int val)
 {
+    sched__strmap_put_h(m, key, sched__strmap_hash(key), val);
+}
+
+void sched__strmap_put_h(struct sched_strmap *m, const char *key, uint32_t h, int val)
+{
     if ((m->used + 1) * 2 > m->cap) { /* full of entries: grow; of tombstones: drop them */
         size_t cap = m->cap ? m->cap : MIN_CAP;
         strmap_rehash(m, (m->count + 1) * 2 > cap ? cap * 2 : cap);
     }
-    uint32_t h = hash_str(key);
     size_t j = h & (m->cap - 1);
     size_t tomb = (size_t)-1;
     int tombs = m->used > m->count; /* else no slot need be looked at for one */
@@ -127,6 +143,8 @@ void sched__strmap_put(struct sched_strmap *m, const char *key, int val)
             if (tomb == (size_t)-1)
                 tomb = j;
         } else if (m->hashes[j] == h && strcmp(m->keys[j], key) == 0) {
+            if (m->borrowed) /* the new owner's */
+                m->keys[j] = (char *)key;
             m->vals[j] = val;
             return;
         }
@@ -137,7 +155,7 @@ void sched__strmap_put(struct sched_strmap *m, const char *key, int val)
     } else {
         m->used++;
     }
-    m->keys[j] = xstrdup(key);
+    m->keys[j] = m->borrowed ? (char *)key : xstrdup(key);
     m->vals[j] = val;
     m->hashes[j] = h;
     m->count++;
@@ -147,11 +165,12 @@ void sched__strmap_del(struct sched_strmap *m, const char *key)
 {
     if (!m->cap)
         return;
-    uint32_t h = hash_str(key);
+    uint32_t h = sched__strmap_hash(key);
     size_t j = h & (m->cap - 1);
     while (m->hashes[j]) {
         if (m->hashes[j] == h && m->keys[j] != TOMB && strcmp(m->keys[j], key) == 0) {
-            free(m->keys[j]);
+            if (!m->borrowed)
+                free(m->keys[j]);
             m->keys[j] = TOMB;
             m->count--;
             return;

@@ -57,8 +57,9 @@ struct sv_pod {
 };
 
 struct sv_job {
-    char *id; /* "ns/name" */
-    int gang; /* a PodGroup job (named by label or by a PodGroup object) */
+    char *key; /* "g:<id>" or "p:<id>": the job map's key, borrowed by it */
+    char *id;  /* "ns/name", within key (freed with it) */
+    int gang;  /* a PodGroup job (named by label or by a PodGroup object) */
     int alive;
     int has_pg;
     struct model_podgroup pg;
