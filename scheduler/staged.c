@@ -6,6 +6,7 @@
 void sched__staged_release(struct sched_staged *st, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        sched__pod_keys_release(&st[i].keys);
         if (st[i].kind == MODEL_NODE)
             model_node_release(&st[i].u.node);
         else if (st[i].kind == MODEL_POD)
@@ -26,12 +27,17 @@ void sched__staged_release(struct sched_staged *st, size_t n)
 int sched__stage_decode(json_t *obj, struct sched_staged *st, int refused, struct err *err)
 {
     memset(&st->u, 0, sizeof(st->u));
+    memset(&st->keys, 0, sizeof(st->keys));
+    int rc;
     switch (st->kind) {
     case MODEL_NODE:
         return model_node_decode(obj, &st->u.node, err);
     case MODEL_POD:
-        return refused ? model_pod_decode_refused(obj, &st->u.pod, err)
-                       : model_pod_decode(obj, &st->u.pod, err);
+        rc = refused ? model_pod_decode_refused(obj, &st->u.pod, err)
+                     : model_pod_decode(obj, &st->u.pod, err);
+        if (rc == 0)
+            sched__pod_keys(&st->u.pod, &st->keys);
+        return rc;
     case MODEL_PODGROUP:
         return model_podgroup_decode(obj, &st->u.pg, err);
     case MODEL_PRIORITYCLASS:
@@ -50,7 +56,7 @@ static void take(struct sched_view *v, struct sched_staged *st)
     if (st->kind == MODEL_NODE)
         sched__view_put_node(v, &st->u.node);
     else if (st->kind == MODEL_POD)
-        sched__view_put_pod(v, &st->u.pod);
+        sched__view_put_pod_keyed(v, &st->u.pod, &st->keys);
     else if (st->kind == MODEL_PODGROUP)
         sched__view_put_pg(v, &st->u.pg);
     else if (st->kind == MODEL_PRIORITYCLASS)
@@ -70,7 +76,7 @@ void sched__staged_take(struct sched_view *v, struct sched_staged *st, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + AHEAD < n && st[i + AHEAD].kind == MODEL_POD)
-            sched__view_pod_ahead(v, &st[i + AHEAD].u.pod);
+            sched__view_pod_ahead(v, &st[i + AHEAD].keys);
         take(v, &st[i]);
     }
 }

@@ -24,10 +24,12 @@ struct sched_staged {
         struct model_queue queue;
         struct model_pdb pdb;
     } u;
+    struct sv_pod_keys keys; /* a pod's, made where it was decoded (on the thread ahead) */
 };
 
-/* Decodes obj into st (st->kind set by the caller). refused: the document's unsupported
- * fields were refused by validation (model.h), so the decoder need not look for them. */
+/* Decodes obj into st (st->kind set by the caller), with a pod's keys. refused: the document's
+ * unsupported fields were refused by validation (model.h), so the decoder need not look for them.
+ */
 int sched__stage_decode(json_t *obj, struct sched_staged *st, int refused, struct err *err);
 /* Releases n staged objects' contents (not the array). */
 void sched__staged_release(struct sched_staged *st, size_t n);

@@ -34,6 +34,7 @@ void sched__strmap_del(struct sched_strmap *m, const char *key);
 /* A hint: fetches the slot key hashes to (its hash, key and value), so that a get or put of
  * key soon after does not wait for memory. Changes nothing. */
 void sched__strmap_prefetch(const struct sched_strmap *m, const char *key);
+void sched__strmap_prefetch_h(const struct sched_strmap *m, uint32_t h);
 /* Makes room for n entries in all, so that putting them does not rehash. */
 void sched__strmap_reserve(struct sched_strmap *m, size_t n);
 /* The first occupied slot at or after i (m->cap when none): for (i = next(m, 0); i < m->cap;

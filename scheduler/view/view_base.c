@@ -152,8 +152,16 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
     sched__view_job_key(buf, id, gang);
     uint32_t h = sched__strmap_hash(buf);
     int ji = sched__strmap_get_h(&v->job_ix, buf, h);
-    if (ji >= 0)
+    return ji >= 0 ? ji : sched__view_job_take(v, xstrdup(buf), h);
+}
+
+int sched__view_job_take(struct sched_view *v, char *key, uint32_t h)
+{
+    int ji = sched__strmap_get_h(&v->job_ix, key, h);
+    if (ji >= 0) {
+        free(key);
         return ji;
+    }
     ji = sched__slot_pop(&v->fjobs);
     if (ji < 0) {
         XGROW(v->jobs, v->njobs + 1, v->capjobs);
@@ -161,9 +169,9 @@ int sched__view_job_get(struct sched_view *v, const char *id, int gang)
     }
     struct sv_job *j = &v->jobs[ji];
     memset(j, 0, sizeof(*j));
-    j->key = xstrdup(buf);
-    j->id = j->key + 2;
-    j->gang = gang;
+    j->key = key;
+    j->id = key + 2;
+    j->gang = key[0] == 'g';
     j->alive = 1;
     j->serial = ++v->job_serial;
     j->queue = -1;

@@ -39,6 +39,9 @@ int sched__view_gang_job(const struct sched_view *v, const char *id);
 void sched__view_job_key(char buf[512], const char *id, int gang);
 /* Get or create the job of this id; gang selects the PodGroup namespace of ids. */
 int sched__view_job_get(struct sched_view *v, const char *id, int gang);
+/* sched__view_job_get by the job's key (new, taken: the job's when it is made, else freed)
+ * and its hash (sched__strmap_hash). */
+int sched__view_job_take(struct sched_view *v, char *key, uint32_t h);
 /* Frees the job slot when it has neither PodGroup nor pods. */
 void sched__view_job_maybe_free(struct sched_view *v, int ji);
 /* Releases what job j holds and zeroes it (the slot's part of a free). */

@@ -45,11 +45,13 @@ static int load_obj(void *ctx, const char *key, json_t *obj, enum model_kind kin
     return 0;
 }
 
-/* Pods, the bulk of a store, are parsed and decoded on several threads (store_each_par)
- * and put into the view in key order on this one, as load_obj would. */
+/* Pods, the bulk of a store, are parsed and decoded, and their keys made, on several
+ * threads (store_each_par), and put into the view in key order on this one, as load_obj
+ * would. */
 struct decoded_pod {
     int rc;
     struct model_pod p;
+    struct sv_pod_keys k; /* when rc == 0 */
     char *msg; /* the error's, when rc < 0 (not a buffer in each of half a million results) */
 };
 
@@ -60,6 +62,8 @@ static void *decode_pod(void *ctx, const char *key, json_t *obj)
     d->msg = NULL;
     if ((d->rc = model_pod_decode(obj, &d->p, &err)) < 0)
         d->msg = xstrdup(err.msg);
+    else
+        sched__pod_keys(&d->p, &d->k);
     return d;
 }
 
@@ -77,6 +81,7 @@ static int decode_pod_raw(void *ctx, const char *key, const char *json, size_t l
         free(d);
         return 0;
     }
+    sched__pod_keys(&d->p, &d->k);
     *res = d;
     return 1;
 }
@@ -84,11 +89,12 @@ static int decode_pod_raw(void *ctx, const char *key, const char *json, size_t l
 static int put_pod(void *ctx, const char *key, void *res)
 {
     struct decoded_pod *d = res;
-    if (d && d->rc == 0 && key)
-        sched__view_put_pod(ctx, &d->p);
-    else if (d && d->rc == 0)
+    if (d && d->rc == 0 && key) {
+        sched__view_put_pod_keyed(ctx, &d->p, &d->k);
+    } else if (d && d->rc == 0) {
         model_pod_release(&d->p);
-    else if (d && key) /* as load_obj: skipped, not fatal */
+        sched__pod_keys_release(&d->k);
+    } else if (d && key) /* as load_obj: skipped, not fatal */
         fprintf(stderr, "muster: skipping stored Pod '%s': %s\n", key, d->msg);
     if (d)
         free(d->msg);
@@ -101,7 +107,7 @@ static void pod_ahead(void *ctx, const char *key, const void *res)
     const struct decoded_pod *d = res;
     (void)key;
     if (d && d->rc == 0)
-        sched__view_pod_ahead(ctx, &d->p);
+        sched__view_pod_ahead(ctx, &d->k);
 }
 
 /* Nodes likewise: decoded on several threads, put in key order on this one. */

@@ -86,18 +86,11 @@ static void pod_requests(struct sched_view *v, struct sv_pod *p)
         p->req[p->nreq++] = (struct sv_req){SV_RES_PODS, 1};
 }
 
-/* Pod slot pi joins its job (its gang's, or the lone pod's own): the job's index. */
-static int pod_join_job(struct sched_view *v, int pi)
+/* Pod slot pi joins its job of key job (taken) and hash h: the job's index. */
+static int pod_join_job(struct sched_view *v, int pi, char *job, uint32_t h)
 {
     struct sv_pod *p = &v->pods[pi];
-    int ji;
-    if (p->m.group) {
-        char *id = sched__str_join(p->m.ns, '/', p->m.group);
-        ji = sched__view_job_get(v, id, 1);
-        free(id);
-    } else {
-        ji = sched__view_job_get(v, p->key, 0);
-    }
+    int ji = sched__view_job_take(v, job, h);
     struct sv_job *j = &v->jobs[ji];
     XGROW(j->pods, j->npods + 1, j->cappods);
     j->pods[j->npods++] = pi;
@@ -105,11 +98,43 @@ static int pod_join_job(struct sched_view *v, int pi)
     return ji;
 }
 
+void sched__pod_keys(const struct model_pod *m, struct sv_pod_keys *k)
+{
+    k->key = sched__str_join(m->ns, '/', m->name);
+    if (m->group) { /* its gang's ("g:ns/group"), else its own ("p:ns/name") */
+        char *id = sched__str_join(m->ns, '/', m->group);
+        k->job = sched__str_join("g", ':', id);
+        free(id);
+    } else {
+        k->job = sched__str_join("p", ':', k->key);
+    }
+    k->key_h = sched__strmap_hash(k->key);
+    k->job_h = sched__strmap_hash(k->job);
+    k->node_h = m->node_name ? sched__strmap_hash(m->node_name) : 0;
+}
+
+void sched__pod_keys_release(struct sv_pod_keys *k)
+{
+    if (!k)
+        return;
+    free(k->key);
+    free(k->job);
+    memset(k, 0, sizeof(*k));
+}
+
 void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
 {
-    char *key = sched__str_join(m->ns, '/', m->name);
-    uint32_t h = sched__strmap_hash(key);
-    int old = sched__strmap_get_h(&v->pod_ix, key, h), held = -1;
+    struct sv_pod_keys k;
+    sched__pod_keys(m, &k);
+    sched__view_put_pod_keyed(v, m, &k);
+}
+
+void sched__view_put_pod_keyed(struct sched_view *v, struct model_pod *m, struct sv_pod_keys *k)
+{
+    char *key = k->key, *job = k->job; /* taken */
+    const uint32_t key_h = k->key_h, job_h = k->job_h, node_h = k->node_h;
+    memset(k, 0, sizeof(*k));
+    int old = sched__strmap_get_h(&v->pod_ix, key, key_h), held = -1;
     put_events(v, old >= 0 ? &v->pods[old] : NULL, m);
     if (old >= 0) {
         /* an update is the same pod: its job keeps its last attempt's result, whether it
@@ -136,10 +161,10 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     p->node = -1;
     p->nominated = -1;
     pod_requests(v, p);
-    sched__strmap_put_h(&v->pod_ix, key, h, pi);
+    sched__strmap_put_h(&v->pod_ix, key, key_h, pi);
     sched__view_index_pod(v, pi);
 
-    int ji = pod_join_job(v, pi);
+    int ji = pod_join_job(v, pi, job, job_h);
     struct sv_job *j = &v->jobs[ji];
     if (held >= 0) { /* the pod may have moved to another job (its group changed) */
         v->jobs[held].held = 0;
@@ -151,7 +176,7 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     p->shape = sched__view_shape_of(v, p);
 
     if (p->m.node_name) {
-        p->node = sched__view_node(v, p->m.node_name);
+        p->node = sched__strmap_get_h(&v->node_ix, p->m.node_name, node_h);
         if (p->node < 0) {
             v->orphans++;
         } else if (!model_pod_terminal(&p->m)) {
@@ -172,21 +197,12 @@ void sched__view_put_pod(struct sched_view *v, struct model_pod *m)
     sched__wait_wake(v, ji);
 }
 
-void sched__view_pod_ahead(const struct sched_view *v, const struct model_pod *m)
+void sched__view_pod_ahead(const struct sched_view *v, const struct sv_pod_keys *k)
 {
-    char key[512], job[512];
-    sched__str_join_to(key, sizeof(key), m->ns, '/', m->name);
-    sched__strmap_prefetch(&v->pod_ix, key);
-    if (m->group) { /* the job sched__view_put_pod gets */
-        char id[512];
-        sched__str_join_to(id, sizeof(id), m->ns, '/', m->group);
-        sched__view_job_key(job, id, 1);
-    } else {
-        sched__view_job_key(job, key, 0);
-    }
-    sched__strmap_prefetch(&v->job_ix, job);
-    if (m->node_name)
-        sched__strmap_prefetch(&v->node_ix, m->node_name);
+    sched__strmap_prefetch_h(&v->pod_ix, k->key_h);
+    sched__strmap_prefetch_h(&v->job_ix, k->job_h);
+    if (k->node_h)
+        sched__strmap_prefetch_h(&v->node_ix, k->node_h);
 }
 
 void sched__view_del_pod(struct sched_view *v, const char *key)

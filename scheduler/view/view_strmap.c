@@ -116,9 +116,15 @@ int sched__strmap_get_h(const struct sched_strmap *m, const char *key, uint32_t 
 
 void sched__strmap_prefetch(const struct sched_strmap *m, const char *key)
 {
+    if (m->cap)
+        sched__strmap_prefetch_h(m, sched__strmap_hash(key));
+}
+
+void sched__strmap_prefetch_h(const struct sched_strmap *m, uint32_t h)
+{
     if (!m->cap)
         return;
-    size_t j = sched__strmap_hash(key) & (m->cap - 1);
+    size_t j = h & (m->cap - 1);
     __builtin_prefetch(&m->hashes[j], 1);
     __builtin_prefetch(&m->keys[j], 1);
     __builtin_prefetch(&m->vals[j], 1);
