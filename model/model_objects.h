@@ -243,6 +243,12 @@ int32_t model_pdb_allowed(const struct model_pdb *b, int32_t expected, int32_t h
 /* Each decodes a validated document; returns 0 or ERR_INVALID with a field path.
  * On failure out is released. Release with the matching *_release. */
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err);
+/* model_node_decode of a stored node read straight from its JSON text (json, len bytes, no
+ * document built): what a restart reads for each of its nodes (decode_stored_node.c).
+ * Returns 1 with *out filled (release with model_node_release), or 0 with *out zeroed:
+ * the caller parses the document and uses model_node_decode (a shape the reader leaves to
+ * it, or anything model_node_decode would refuse). */
+int model_node_decode_stored(const char *json, size_t len, struct model_node *out);
 int model_podgroup_decode(json_t *obj, struct model_podgroup *out, struct err *err);
 int model_topology_decode(json_t *obj, struct model_topology *out, struct err *err);
 int model_priorityclass_decode(json_t *obj, struct model_priorityclass *out, struct err *err);

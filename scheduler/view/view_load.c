@@ -129,6 +129,26 @@ static void *decode_node(void *ctx, const char *key, json_t *obj)
     return d;
 }
 
+/* Stored nodes read from their bytes (model_node_decode_stored), the others parsed and
+ * decoded in full by decode_node. */
+static int decode_node_raw(void *ctx, const char *key, const char *json, size_t len,
+                           const char *bind_node, const char *bind_ts, void **res)
+{
+    struct decoded_node *d = xmalloc(sizeof(*d));
+    (void)ctx;
+    (void)key;
+    (void)bind_node;
+    (void)bind_ts;
+    d->rc = 0;
+    d->msg = NULL;
+    if (!model_node_decode_stored(json, len, &d->n)) {
+        free(d);
+        return 0;
+    }
+    *res = d;
+    return 1;
+}
+
 static int put_node(void *ctx, const char *key, void *res)
 {
     struct decoded_node *d = res;
@@ -192,7 +212,7 @@ int sched__view_load(struct sched_view *v, MDB_txn *txn, struct err *err)
         return rc;
     if ((rc = store_each(txn, MODEL_PDB, NULL, load_pdb, v, err)) < 0)
         return rc;
-    static const struct store_par_fns nodes = {.decode = decode_node, .consume = put_node};
+    static const struct store_par_fns nodes = {decode_node_raw, decode_node, put_node, NULL};
     static const struct store_par_fns pods = {decode_pod_raw, decode_pod, put_pod, pod_ahead};
     if ((rc = store_each_par(txn, MODEL_NODE, NULL, 0, &nodes, v, err)) < 0)
         return rc;

@@ -4,6 +4,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json_random.h"
 
@@ -42,4 +43,27 @@ json_t *json_random_tree(unsigned *seed, int depth)
         return o;
     }
     }
+}
+
+char *json_random_mutate(unsigned *seed, const char *text, size_t n, size_t *len)
+{
+    static const char mut[] = "{}[]\",:0123456789aeE.-+ \\ntruefalsenull\xc3\xa9\xff\t";
+    char *b = malloc(n + 4);
+    memcpy(b, text, n);
+    *len = n;
+    for (int e = rand_r(seed) % 3; e >= 0 && *len > 0; e--) {
+        size_t at = (size_t)rand_r(seed) % *len;
+        int how = rand_r(seed) % 3;
+        if (how == 0) {
+            b[at] = mut[rand_r(seed) % (sizeof(mut) - 1)];
+        } else if (how == 1) {
+            memmove(b + at, b + at + 1, *len - at - 1);
+            (*len)--;
+        } else {
+            memmove(b + at + 1, b + at, *len - at);
+            b[at] = mut[rand_r(seed) % (sizeof(mut) - 1)];
+            (*len)++;
+        }
+    }
+    return b;
 }
