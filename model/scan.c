@@ -19,11 +19,28 @@ int model__scan_at(struct model__scan *s, char c)
     return s->p < s->end && *s->p == c;
 }
 
+/* 1 when none of the 8 bytes of w ends or spoils a plain string: no quote, backslash,
+ * control byte, DEL or byte past ASCII. Each test is exact for "some byte is": x - 0x01..
+ * borrows into a byte's high bit only past a byte that is zero. */
+static int plain8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\'), d = w ^ (ones * 0x7f);
+    uint64_t special =
+        ((q - ones) & ~q) | ((b - ones) & ~b) | ((d - ones) & ~d) | ((w - ones * 0x20) & ~w) | w;
+    return !(special & high);
+}
+
 int model__scan_string(struct model__scan *s, struct model__str *out)
 {
     if (!model__scan_at(s, '"'))
         return -1;
     const char *start = ++s->p;
+    for (uint64_t w; s->end - s->p >= 8; s->p += 8) { /* eight bytes at a time, then one */
+        memcpy(&w, s->p, 8);
+        if (!plain8(w))
+            break;
+    }
     while (s->p < s->end && *s->p != '"') {
         unsigned char c = (unsigned char)*s->p;
         if (c < 0x20 || c >= 0x7f || c == '\\')

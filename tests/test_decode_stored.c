@@ -195,6 +195,31 @@ START_TEST(test_decode_stored_leaves_other_shapes_to_decode)
 }
 END_TEST
 
+/* Strings are scanned eight bytes at a time (model/scan.c): a byte that spoils a plain
+ * string is found at every offset of a long one, and plain ones of every length are read. */
+START_TEST(test_decode_stored_string_bytes_at_every_offset)
+{
+    static const char bad[] = {'\\', 0x01, 0x1f, 0x7f, (char)0x80, (char)0xc3, (char)0xff};
+    char value[40], text[512];
+    for (size_t len = 0; len < 24; len++) {
+        memset(value, 'v', len);
+        value[len] = '\0';
+        snprintf(text, sizeof(text), POD(",\"labels\":{\"a\":\"%s\"}", ",\"nodeName\":\"n\"", ""),
+                 value);
+        ck_assert_msg(check_str(text, NULL, NULL), "gave up on a plain string of %zu bytes", len);
+        for (size_t at = 0; at < len; at++)
+            for (size_t b = 0; b < sizeof(bad); b++) {
+                value[at] = bad[b];
+                snprintf(text, sizeof(text),
+                         POD(",\"labels\":{\"a\":\"%s\"}", ",\"nodeName\":\"n\"", ""), value);
+                ck_assert_msg(!check_str(text, NULL, NULL), "read byte 0x%02x at %zu of %zu",
+                              (unsigned char)bad[b], at, len);
+                value[at] = 'v';
+            }
+    }
+}
+END_TEST
+
 /* A random pod of the shapes the reader reads, and some it leaves. */
 static json_t *random_pod(unsigned *seed)
 {
@@ -312,6 +337,7 @@ int main(void)
 {
     const TTest *tests[] = {test_decode_stored_reads_common_shapes,
                             test_decode_stored_leaves_other_shapes_to_decode,
+                            test_decode_stored_string_bytes_at_every_offset,
                             test_decode_stored_random_pods_and_mutations, NULL};
     return check_run(check_suite("decode_stored", NULL, NULL, tests));
 }
