@@ -23,6 +23,7 @@
 #include "model_objects.h"
 #include "scan.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,181 +52,113 @@ struct raw {
     int preempted;
 };
 
-/* One container's resources.requests into r->req; everything else skipped. */
-static int container(struct model__scan *s, struct raw *r)
+/* One container's resources.requests, summed into r->req; everything else skipped. */
+static int requests(struct model__scan *s, void *state)
 {
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        if (!MODEL__IS(k, "resources")) {
-            if (model__scan_skip(s, 0) < 0)
-                return -1;
-            continue;
-        }
-        int f2 = 1, r2;
-        struct model__str k2;
-        unsigned m2 = 0;
-        if (model__scan_seen(&m, 1) < 0 || model__scan_open(s, '{') < 0)
-            return -1;
-        while ((r2 = model__scan_member(s, &f2, &k2)) == 1) {
-            if (!MODEL__IS(k2, "requests")) {
-                if (model__scan_skip(s, 0) < 0)
-                    return -1;
-                continue;
-            }
-            if (model__scan_seen(&m2, 1) < 0)
-                return -1;
-            struct model__kvs q = {0};
-            int ok = model__scan_string_map(s, &q) == 0;
-            for (size_t i = 0; ok && i < q.n; i++) {
-                int64_t v;
-                ok = model_quantity_parse(q.kv[i].value, model_resource_is_milli(q.kv[i].key), &v,
-                                          NULL) == 0;
-                if (ok)
-                    model__res_add(&r->req, q.kv[i].key, v, MODEL__RES_SUM);
-            }
-            model__scan_kvs_free(&q);
-            if (!ok)
-                return -1;
-        }
-        if (r2 < 0)
-            return -1;
+    struct raw *r = state;
+    struct model__kvs q = {0};
+    int ok = model__scan_string_map(s, &q) == 0;
+    for (size_t i = 0; ok && i < q.n; i++) {
+        int64_t v;
+        ok = model_quantity_parse(q.kv[i].value, model_resource_is_milli(q.kv[i].key), &v, NULL) ==
+             0;
+        if (ok)
+            model__res_add(&r->req, q.kv[i].key, v, MODEL__RES_SUM);
     }
-    return rc;
+    model__scan_kvs_free(&q);
+    return ok ? 0 : -1;
 }
 
-static int metadata(struct model__scan *s, void *ctx)
+static int resources(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "name"))
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_or_null(s, &r->name);
-        else if (MODEL__IS(k, "namespace"))
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_or_null(s, &r->ns);
-        else if (MODEL__IS(k, "uid"))
-            ok = !model__scan_seen(&m, 4) && !model__scan_string_or_null(s, &r->uid);
-        else if (MODEL__IS(k, "creationTimestamp"))
-            ok = !model__scan_seen(&m, 8) && !model__scan_string_or_null(s, &r->created);
-        else if (MODEL__IS(k, "deletionTimestamp"))
-            ok = !model__scan_seen(&m, 16) && !model__scan_string_or_null(s, &r->deleted);
-        else if (MODEL__IS(k, "labels"))
-            ok = !model__scan_seen(&m, 32) && !model__scan_string_map(s, &r->labels);
-        else if (MODEL__IS(k, "annotations"))
-            ok = !model__scan_seen(&m, 64) && !model__scan_string_map(s, &r->ann);
-        else
-            ok = !model__scan_skip(s, 0);
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    static const struct model__scan_field f[] = {MODEL__FIELD_FN("requests", requests), {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
 }
 
-static int spec(struct model__scan *s, void *ctx)
+static int container(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "containers")) {
-            int f2 = 1, r2;
-            ok = !model__scan_seen(&m, 1) && !model__scan_open(s, '[');
-            while (ok && (r2 = model__scan_element(s, &f2)) == 1)
-                ok = !container(s, r);
-            ok = ok && r2 == 0;
-        } else if (MODEL__IS(k, "priority")) {
-            ok = !model__scan_seen(&m, 2) && !model__scan_integer(s, &r->priority);
-        } else if (MODEL__IS(k, "preemptionPolicy")) {
-            ok = !model__scan_seen(&m, 4) && !model__scan_string_or_null(s, &r->policy);
-        } else if (MODEL__IS(k, "nodeSelector")) {
-            ok = !model__scan_seen(&m, 8) && !model__scan_string_map(s, &r->selector);
-        } else if (MODEL__IS(k, "nodeName")) {
-            ok = !model__scan_seen(&m, 16) && !model__scan_string_or_null(s, &r->node);
-        } else if (MODEL__IS(k, "activeDeadlineSeconds")) {
-            ok = !model__scan_seen(&m, 32) && !model__scan_integer(s, &r->deadline);
-        } else if (MODEL__IS(k, "affinity") || MODEL__IS(k, "topologySpreadConstraints") ||
-                   MODEL__IS(k, "tolerations") || MODEL__IS(k, "initContainers") ||
-                   MODEL__IS(k, "overhead") || MODEL__IS(k, "schedulingGates")) {
-            ok = 0; /* decoded by rules this reader does not repeat */
-        } else {
-            ok = !model__scan_skip(s, 0);
-        }
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    static const struct model__scan_field f[] = {MODEL__FIELD_FN("resources", resources), {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
+}
+
+static int containers(struct model__scan *s, void *state)
+{
+    return model__scan_array(s, container, state);
+}
+
+#define RAW(field) offsetof(struct raw, field)
+
+static int metadata(struct model__scan *s, void *state)
+{
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("name", MODEL__AS_STRING, RAW(name)),
+        MODEL__FIELD("namespace", MODEL__AS_STRING, RAW(ns)),
+        MODEL__FIELD("uid", MODEL__AS_STRING, RAW(uid)),
+        MODEL__FIELD("creationTimestamp", MODEL__AS_STRING, RAW(created)),
+        MODEL__FIELD("deletionTimestamp", MODEL__AS_STRING, RAW(deleted)),
+        MODEL__FIELD("labels", MODEL__AS_MAP, RAW(labels)),
+        MODEL__FIELD("annotations", MODEL__AS_MAP, RAW(ann)),
+        {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
+}
+
+static int spec(struct model__scan *s, void *state)
+{
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD_FN("containers", containers),
+        MODEL__FIELD("priority", MODEL__AS_INT, RAW(priority)),
+        MODEL__FIELD("preemptionPolicy", MODEL__AS_STRING, RAW(policy)),
+        MODEL__FIELD("nodeSelector", MODEL__AS_MAP, RAW(selector)),
+        MODEL__FIELD("nodeName", MODEL__AS_STRING, RAW(node)),
+        MODEL__FIELD("activeDeadlineSeconds", MODEL__AS_INT, RAW(deadline)),
+        /* decoded by rules this reader does not repeat */
+        MODEL__FIELD_REFUSE("affinity"),
+        MODEL__FIELD_REFUSE("topologySpreadConstraints"),
+        MODEL__FIELD_REFUSE("tolerations"),
+        MODEL__FIELD_REFUSE("initContainers"),
+        MODEL__FIELD_REFUSE("overhead"),
+        MODEL__FIELD_REFUSE("schedulingGates"),
+        {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
 }
 
 /* A condition: DisruptionTarget True for PreemptionByScheduler marks the pod preempted
  * (decode.c pod_preempted). */
-static int condition(struct model__scan *s, struct raw *r)
+struct cond {
+    struct model__str type, status, reason;
+};
+
+static int condition(struct model__scan *s, void *state)
 {
-    int first = 1, rc;
-    struct model__str k, type = {0}, st = {0}, reason = {0};
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("type", MODEL__AS_STRING, offsetof(struct cond, type)),
+        MODEL__FIELD("status", MODEL__AS_STRING, offsetof(struct cond, status)),
+        MODEL__FIELD("reason", MODEL__AS_STRING, offsetof(struct cond, reason)),
+        {0}};
+    struct cond c = {{0}, {0}, {0}};
+    if (model__scan_object(s, f, &c) < 0)
         return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "type"))
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_or_null(s, &type);
-        else if (MODEL__IS(k, "status"))
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_or_null(s, &st);
-        else if (MODEL__IS(k, "reason"))
-            ok = !model__scan_seen(&m, 4) && !model__scan_string_or_null(s, &reason);
-        else
-            ok = !model__scan_skip(s, 0);
-        if (!ok)
-            return -1;
-    }
-    if (rc == 0 && type.s && MODEL__IS(type, MODEL_COND_DISRUPTION_TARGET) && st.s &&
-        MODEL__IS(st, "True") && reason.s &&
-        MODEL__IS(reason, MODEL_REASON_PREEMPTION_BY_SCHEDULER))
-        r->preempted = 1;
-    return rc;
+    if (c.type.s && MODEL__IS(c.type, MODEL_COND_DISRUPTION_TARGET) && c.status.s &&
+        MODEL__IS(c.status, "True") && c.reason.s &&
+        MODEL__IS(c.reason, MODEL_REASON_PREEMPTION_BY_SCHEDULER))
+        ((struct raw *)state)->preempted = 1;
+    return 0;
 }
 
-static int status(struct model__scan *s, void *ctx)
+static int conditions(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "phase")) {
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_or_null(s, &r->phase);
-        } else if (MODEL__IS(k, "nominatedNodeName")) {
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_or_null(s, &r->nominated);
-        } else if (MODEL__IS(k, "startTime")) {
-            ok = !model__scan_seen(&m, 4) && !model__scan_string_or_null(s, &r->started);
-        } else if (MODEL__IS(k, "conditions")) {
-            int f2 = 1, r2;
-            ok = !model__scan_seen(&m, 8) && !model__scan_open(s, '[');
-            while (ok && (r2 = model__scan_element(s, &f2)) == 1)
-                ok = !condition(s, r);
-            ok = ok && r2 == 0;
-        } else {
-            ok = !model__scan_skip(s, 0);
-        }
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    return model__scan_array(s, condition, state);
+}
+
+static int status(struct model__scan *s, void *state)
+{
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("phase", MODEL__AS_STRING, RAW(phase)),
+        MODEL__FIELD("nominatedNodeName", MODEL__AS_STRING, RAW(nominated)),
+        MODEL__FIELD("startTime", MODEL__AS_STRING, RAW(started)),
+        MODEL__FIELD_FN("conditions", conditions),
+        {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
 }
 
 static int kv_cmp(const void *a, const void *b)
@@ -313,8 +246,11 @@ int model_pod_decode_stored(const char *json, size_t len, const char *bind_node,
         memset(out, 0, sizeof(*out));
         return 0;
     }
-    static const struct model__scan_doc doc = {metadata, spec, status};
-    int ok = model__scan_document(&s, &doc, &r) == 0 && r.name.s && r.name.n &&
+    static const struct model__scan_field doc[] = {MODEL__FIELD_FN("metadata", metadata),
+                                                   MODEL__FIELD_FN("spec", spec),
+                                                   MODEL__FIELD_FN("status", status),
+                                                   {0}};
+    int ok = model__scan_document(&s, doc, &r) == 0 && r.name.s && r.name.n &&
              (bind_node || (r.node.s && r.node.n));
     ok = ok && build(&r, bind_node, bind_ts, out) == 0;
     if (!ok)

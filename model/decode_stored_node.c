@@ -13,6 +13,7 @@
  * does not parse, the scanner's own refusals (scan.h). tests/test_decode_stored_node.c
  * compares it with model_node_decode on generated and mutated nodes.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,139 +32,91 @@ struct raw {
     size_t ntaints, cap_taints;
 };
 
-static int metadata(struct model__scan *s, void *ctx)
+#define RAW(field) offsetof(struct raw, field)
+
+static int metadata(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "name"))
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_or_null(s, &r->name);
-        else if (MODEL__IS(k, "labels"))
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_map(s, &r->labels);
-        else
-            ok = !model__scan_skip(s, 0);
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    static const struct model__scan_field f[] = {MODEL__FIELD("name", MODEL__AS_STRING, RAW(name)),
+                                                 MODEL__FIELD("labels", MODEL__AS_MAP, RAW(labels)),
+                                                 {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
 }
 
 /* A taint: its key, value and effect, "" when null or absent (decode.c). */
-static int taint(struct model__scan *s, struct raw *r)
+struct taint {
+    struct model__str key, value, effect;
+};
+
+static int taint(struct model__scan *s, void *state)
 {
-    int first = 1, rc;
-    struct model__str k, f[3] = {{0}};
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("key", MODEL__AS_STRING, offsetof(struct taint, key)),
+        MODEL__FIELD("value", MODEL__AS_STRING, offsetof(struct taint, value)),
+        MODEL__FIELD("effect", MODEL__AS_STRING, offsetof(struct taint, effect)),
+        {0}};
+    struct raw *r = state;
+    struct taint t = {{0}, {0}, {0}};
+    if (model__scan_object(s, f, &t) < 0)
         return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int i = MODEL__IS(k, "key")      ? 0
-                : MODEL__IS(k, "value")  ? 1
-                : MODEL__IS(k, "effect") ? 2
-                                         : -1;
-        int ok = i < 0 ? !model__scan_skip(s, 0)
-                       : !model__scan_seen(&m, 1u << i) && !model__scan_string_or_null(s, &f[i]);
-        if (!ok)
-            return -1;
-    }
-    if (rc == 0) {
-        XGROW(r->taints, r->ntaints + 1, r->cap_taints);
-        struct model_taint *t = &r->taints[r->ntaints++];
-        t->key = f[0].s ? model__scan_dup(f[0]) : xstrdup("");
-        t->value = f[1].s ? model__scan_dup(f[1]) : xstrdup("");
-        t->effect = f[2].s ? model__scan_dup(f[2]) : xstrdup("");
-    }
-    return rc;
+    XGROW(r->taints, r->ntaints + 1, r->cap_taints);
+    struct model_taint *mt = &r->taints[r->ntaints++];
+    mt->key = t.key.s ? model__scan_dup(t.key) : xstrdup("");
+    mt->value = t.value.s ? model__scan_dup(t.value) : xstrdup("");
+    mt->effect = t.effect.s ? model__scan_dup(t.effect) : xstrdup("");
+    return 0;
 }
 
-static int spec(struct model__scan *s, void *ctx)
+static int taints(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
-        return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "unschedulable")) {
-            char c = s->p < s->end ? *s->p : 0; /* true, false or null */
-            ok = !model__scan_seen(&m, 1) && (c == 't' || c == 'f' || c == 'n') &&
-                 !model__scan_skip(s, 0);
-            r->unschedulable = c == 't';
-        } else if (MODEL__IS(k, "taints")) {
-            int f2 = 1, r2 = -1;
-            ok = !model__scan_seen(&m, 2) && !model__scan_open(s, '[');
-            while (ok && (r2 = model__scan_element(s, &f2)) == 1)
-                ok = !taint(s, r);
-            ok = ok && r2 == 0;
-        } else {
-            ok = !model__scan_skip(s, 0);
-        }
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    return model__scan_array(s, taint, state);
+}
+
+static int spec(struct model__scan *s, void *state)
+{
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("unschedulable", MODEL__AS_BOOL, RAW(unschedulable)),
+        MODEL__FIELD_FN("taints", taints),
+        {0}};
+    return model__scan_object(s, f, state) < 0 ? -1 : 0;
 }
 
 /* A condition: type Ready with a status other than "True" marks the node not ready, the
  * last Ready condition deciding (decode.c). */
-static int condition(struct model__scan *s, struct raw *r)
+struct cond {
+    struct model__str type, status;
+};
+
+static int condition(struct model__scan *s, void *state)
 {
-    int first = 1, rc;
-    struct model__str k, type = {0}, st = {0};
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("type", MODEL__AS_STRING, offsetof(struct cond, type)),
+        MODEL__FIELD("status", MODEL__AS_STRING, offsetof(struct cond, status)),
+        {0}};
+    struct cond c = {{0}, {0}};
+    if (model__scan_object(s, f, &c) < 0)
         return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "type"))
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_or_null(s, &type);
-        else if (MODEL__IS(k, "status"))
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_or_null(s, &st);
-        else
-            ok = !model__scan_skip(s, 0);
-        if (!ok)
-            return -1;
-    }
-    if (rc == 0 && type.s && MODEL__IS(type, "Ready"))
-        r->not_ready = !st.s || !MODEL__IS(st, "True");
-    return rc;
+    if (c.type.s && MODEL__IS(c.type, "Ready"))
+        ((struct raw *)state)->not_ready = !c.status.s || !MODEL__IS(c.status, "True");
+    return 0;
 }
 
-static int status(struct model__scan *s, void *ctx)
+static int conditions(struct model__scan *s, void *state)
 {
-    struct raw *r = ctx;
-    int first = 1, rc;
-    struct model__str k;
-    unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
+    return model__scan_array(s, condition, state);
+}
+
+static int status(struct model__scan *s, void *state)
+{
+    static const struct model__scan_field f[] = {
+        MODEL__FIELD("allocatable", MODEL__AS_MAP, RAW(allocatable)),
+        MODEL__FIELD("capacity", MODEL__AS_MAP, RAW(capacity)),
+        MODEL__FIELD_FN("conditions", conditions),
+        {0}};
+    int m = model__scan_object(s, f, state);
+    if (m < 0)
         return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "allocatable")) {
-            ok = !model__scan_seen(&m, 1) && !model__scan_string_map(s, &r->allocatable);
-            r->has_allocatable = 1;
-        } else if (MODEL__IS(k, "capacity")) {
-            ok = !model__scan_seen(&m, 2) && !model__scan_string_map(s, &r->capacity);
-        } else if (MODEL__IS(k, "conditions")) {
-            int f2 = 1, r2 = -1;
-            ok = !model__scan_seen(&m, 4) && !model__scan_open(s, '[');
-            while (ok && (r2 = model__scan_element(s, &f2)) == 1)
-                ok = !condition(s, r);
-            ok = ok && r2 == 0;
-        } else {
-            ok = !model__scan_skip(s, 0);
-        }
-        if (!ok)
-            return -1;
-    }
-    return rc;
+    ((struct raw *)state)->has_allocatable = m & 1; /* allocatable, else capacity */
+    return 0;
 }
 
 /* The node from what was read, as model_node_decode builds it: 0, or -1 when a quantity
@@ -204,10 +157,13 @@ static int build(struct raw *r, struct model_node *out)
 
 int model_node_decode_stored(const char *json, size_t len, struct model_node *out)
 {
-    static const struct model__scan_doc doc = {metadata, spec, status};
+    static const struct model__scan_field doc[] = {MODEL__FIELD_FN("metadata", metadata),
+                                                   MODEL__FIELD_FN("spec", spec),
+                                                   MODEL__FIELD_FN("status", status),
+                                                   {0}};
     struct raw r = {0};
     struct model__scan s = {json, json + len};
-    int ok = model__scan_document(&s, &doc, &r) == 0 && r.name.s && r.name.n && build(&r, out) == 0;
+    int ok = model__scan_document(&s, doc, &r) == 0 && r.name.s && r.name.n && build(&r, out) == 0;
     if (!ok)
         memset(out, 0, sizeof(*out));
     model__scan_kvs_free(&r.labels);

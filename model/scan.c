@@ -123,34 +123,12 @@ static int skip_string(struct model__scan *s)
     return 0;
 }
 
-int model__scan_member(struct model__scan *s, int *first, struct model__str *k)
+/* The next item of an object or array (close: its closing character): 1 with s->p at it,
+ * 0 past the close, -1 to give up. *first starts at 1 just after the opening one. */
+static int item(struct model__scan *s, int *first, char close)
 {
     model__scan_ws(s);
-    if (model__scan_at(s, '}')) {
-        s->p++;
-        return 0;
-    }
-    if (!*first) {
-        if (!model__scan_at(s, ','))
-            return -1;
-        s->p++;
-        model__scan_ws(s);
-    }
-    *first = 0;
-    if (model__scan_string(s, k) < 0)
-        return -1;
-    model__scan_ws(s);
-    if (!model__scan_at(s, ':'))
-        return -1;
-    s->p++;
-    model__scan_ws(s);
-    return 1;
-}
-
-int model__scan_element(struct model__scan *s, int *first)
-{
-    model__scan_ws(s);
-    if (model__scan_at(s, ']')) {
+    if (model__scan_at(s, close)) {
         s->p++;
         return 0;
     }
@@ -162,6 +140,22 @@ int model__scan_element(struct model__scan *s, int *first)
     }
     *first = 0;
     return s->p < s->end ? 1 : -1;
+}
+
+/* Object members: 1 with the key in *k and s->p at its value, else as item. */
+static int member(struct model__scan *s, int *first, struct model__str *k)
+{
+    int rc = item(s, first, '}');
+    if (rc <= 0)
+        return rc;
+    if (model__scan_string(s, k) < 0)
+        return -1;
+    model__scan_ws(s);
+    if (!model__scan_at(s, ':'))
+        return -1;
+    s->p++;
+    model__scan_ws(s);
+    return 1;
 }
 
 int model__scan_open(struct model__scan *s, char open)
@@ -183,13 +177,13 @@ int model__scan_skip(struct model__scan *s, int depth)
         return skip_string(s);
     case '{':
         s->p++;
-        while ((r = model__scan_member(s, &first, &k)) == 1)
+        while ((r = member(s, &first, &k)) == 1)
             if (model__scan_skip(s, depth + 1) < 0)
                 return -1;
         return r;
     case '[':
         s->p++;
-        while ((r = model__scan_element(s, &first)) == 1)
+        while ((r = item(s, &first, ']')) == 1)
             if (model__scan_skip(s, depth + 1) < 0)
                 return -1;
         return r;
@@ -214,7 +208,8 @@ char *model__scan_dup_nonempty(struct model__str v)
     return v.s && v.n ? model__scan_dup(v) : NULL;
 }
 
-int model__scan_seen(unsigned *mask, unsigned bit)
+/* Field bit of an object read at most once: -1 when it comes again. */
+static int seen(unsigned *mask, unsigned bit)
 {
     if (*mask & bit)
         return -1;
@@ -228,7 +223,7 @@ int model__scan_string_map(struct model__scan *s, struct model__kvs *out)
     struct model__str k, v;
     if (model__scan_open(s, '{') < 0)
         return -1;
-    while ((r = model__scan_member(s, &first, &k)) == 1) {
+    while ((r = member(s, &first, &k)) == 1) {
         if (model__scan_string(s, &v) < 0)
             return -1;
         for (size_t i = 0; i < out->n; i++)
@@ -258,29 +253,68 @@ const char *model__scan_kv_get(const struct model__kvs *m, const char *key)
     return NULL;
 }
 
-int model__scan_document(struct model__scan *s, const struct model__scan_doc *d, void *r)
+int model__scan_object(struct model__scan *s, const struct model__scan_field *fields, void *state)
 {
     int first = 1, rc;
     struct model__str k;
     unsigned m = 0;
-    model__scan_ws(s);
     if (model__scan_open(s, '{') < 0)
         return -1;
-    while ((rc = model__scan_member(s, &first, &k)) == 1) {
-        int ok;
-        if (MODEL__IS(k, "metadata"))
-            ok = !model__scan_seen(&m, 1) &&
-                 (d->metadata ? !d->metadata(s, r) : !model__scan_skip(s, 0));
-        else if (MODEL__IS(k, "spec"))
-            ok = !model__scan_seen(&m, 2) && (d->spec ? !d->spec(s, r) : !model__scan_skip(s, 0));
-        else if (MODEL__IS(k, "status"))
-            ok = !model__scan_seen(&m, 4) &&
-                 (d->status ? !d->status(s, r) : !model__scan_skip(s, 0));
-        else
-            ok = !model__scan_skip(s, 0);
-        if (!ok)
+    while ((rc = member(s, &first, &k)) == 1) {
+        const struct model__scan_field *f = fields;
+        while (f->key && !(f->n == k.n && !memcmp(f->key, k.s, k.n)))
+            f++;
+        if (!f->key) {
+            rc = model__scan_skip(s, 0);
+        } else if (seen(&m, 1u << (f - fields)) < 0) {
+            rc = -1;
+        } else {
+            char *at = (char *)state + f->off;
+            switch (f->as) {
+            case MODEL__AS_STRING:
+                rc = model__scan_string_or_null(s, (struct model__str *)at);
+                break;
+            case MODEL__AS_MAP:
+                rc = model__scan_string_map(s, (struct model__kvs *)at);
+                break;
+            case MODEL__AS_INT:
+                rc = model__scan_integer(s, (int64_t *)at);
+                break;
+            case MODEL__AS_BOOL: {
+                char c = s->p < s->end ? *s->p : 0;
+                *(int *)at = c == 't';
+                rc = c == 't' || c == 'f' || c == 'n' ? model__scan_skip(s, 0) : -1;
+                break;
+            }
+            case MODEL__AS_FN:
+                rc = f->fn(s, state);
+                break;
+            default: /* MODEL__AS_REFUSE */
+                rc = -1;
+            }
+        }
+        if (rc < 0)
             return -1;
     }
+    return rc < 0 ? -1 : (int)m;
+}
+
+int model__scan_array(struct model__scan *s, int (*fn)(struct model__scan *s, void *state),
+                      void *state)
+{
+    int first = 1, rc;
+    if (model__scan_open(s, '[') < 0)
+        return -1;
+    while ((rc = item(s, &first, ']')) == 1)
+        if (fn(s, state) < 0)
+            return -1;
+    return rc;
+}
+
+int model__scan_document(struct model__scan *s, const struct model__scan_field *fields, void *state)
+{
     model__scan_ws(s);
-    return rc == 0 && s->p == s->end && (m & 1) ? 0 : -1;
+    int m = model__scan_object(s, fields, state);
+    model__scan_ws(s);
+    return m >= 0 && (m & 1) && s->p == s->end ? 0 : -1;
 }

@@ -42,19 +42,11 @@ int model__scan_string_or_null(struct model__scan *s, struct model__str *out);
 int model__scan_integer(struct model__scan *s, int64_t *v);
 /* Skips any value (depth: how deep it lies): 0, or -1 to give up. */
 int model__scan_skip(struct model__scan *s, int depth);
-/* Object members: 1 with the key in *k and s->p at its value, 0 past the closing brace,
- * -1 to give up. *first starts at 1 just after the opening brace. */
-int model__scan_member(struct model__scan *s, int *first, struct model__str *k);
-/* Array elements, as model__scan_member. */
-int model__scan_element(struct model__scan *s, int *first);
 /* Opens an object (or array, open '['): 0, or -1 when s->p is not at one. */
 int model__scan_open(struct model__scan *s, char open);
 /* A read string copied; non-empty only (NULL for null or "", decode.c's dup_or_null). */
 char *model__scan_dup(struct model__str v);
 char *model__scan_dup_nonempty(struct model__str v);
-/* The read keys of an object, each seen at most once (bit: the key's): -1 for a repeated
- * one, to give up (jansson keeps the last, which a reader would have to track). */
-int model__scan_seen(unsigned *mask, unsigned bit);
 
 /* A map of strings (labels, annotations, nodeSelector) into kv, in document order; a value
  * that is not a string, or a key twice, gives up. */
@@ -67,15 +59,47 @@ void model__scan_kvs_free(struct model__kvs *m);
 /* The value of key in m (borrowed), NULL when absent. */
 const char *model__scan_kv_get(const struct model__kvs *m, const char *key);
 
-/* The members of a stored object's top level that a reader reads (each given its reader's
- * state r), NULL to skip one. */
-struct model__scan_doc {
-    int (*metadata)(struct model__scan *s, void *r);
-    int (*spec)(struct model__scan *s, void *r);
-    int (*status)(struct model__scan *s, void *r);
+/* How a reader reads one member of an object (model__scan_object): into its state at off,
+ * as one of these. */
+enum model__scan_as {
+    MODEL__AS_STRING, /* a string or null: struct model__str */
+    MODEL__AS_MAP,    /* a map of strings: struct model__kvs */
+    MODEL__AS_INT,    /* an integer (model__scan_integer): int64_t */
+    MODEL__AS_BOOL,   /* true, false or null: int, 1 for true */
+    MODEL__AS_FN,     /* by fn(s, state), which returns 0 or -1 to give up */
+    MODEL__AS_REFUSE, /* there at all: give up (decoded by a rule the reader does not repeat) */
 };
-/* A whole stored object: 0 when the text is one object with a metadata member, each of
- * its members at most once and nothing after it, read by d's readers; -1 to give up. */
-int model__scan_document(struct model__scan *s, const struct model__scan_doc *d, void *r);
+struct model__scan_field {
+    const char *key;
+    size_t n;
+    enum model__scan_as as;
+    size_t off;
+    int (*fn)(struct model__scan *s, void *state);
+};
+#define MODEL__FIELD(key, as, off)                                                                 \
+    {                                                                                              \
+        key, sizeof(key) - 1, as, off, NULL                                                        \
+    }
+#define MODEL__FIELD_FN(key, fn)                                                                   \
+    {                                                                                              \
+        key, sizeof(key) - 1, MODEL__AS_FN, 0, fn                                                  \
+    }
+#define MODEL__FIELD_REFUSE(key)                                                                   \
+    {                                                                                              \
+        key, sizeof(key) - 1, MODEL__AS_REFUSE, 0, NULL                                            \
+    }
+
+/* The object at s->p: each member named in fields (at most 31, ended by {NULL}) read into
+ * state as its field says, every other member skipped. Returns the fields read (bit i for
+ * fields[i]), or -1 to give up: a field's reader did, a field came twice (jansson keeps the
+ * last, which a reader would have to track), anything the scanner refuses. */
+int model__scan_object(struct model__scan *s, const struct model__scan_field *fields, void *state);
+/* The array at s->p, each element read by fn(s, state): 0, or -1 to give up. */
+int model__scan_array(struct model__scan *s, int (*fn)(struct model__scan *s, void *state),
+                      void *state);
+/* A whole stored object by its top-level fields: 0 when the text is one object, its first
+ * field (metadata) among those read, nothing after it; -1 to give up. */
+int model__scan_document(struct model__scan *s, const struct model__scan_field *fields,
+                         void *state);
 
 #endif
