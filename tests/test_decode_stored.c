@@ -235,12 +235,7 @@ static json_t *random_pod(unsigned *seed)
         json_object_set_new(meta, "creationTimestamp", json_string(times[rand_r(seed) % 4]));
     if (rand_r(seed) % 5 == 0)
         json_object_set_new(meta, "deletionTimestamp", json_string(times[rand_r(seed) % 4]));
-    json_t *labels = json_object(), *ann = json_object();
-    for (int i = rand_r(seed) % 4; i > 0; i--) {
-        char k[16];
-        snprintf(k, sizeof(k), "k%d", rand_r(seed) % 6);
-        json_object_set_new(labels, k, json_string(k + 1));
-    }
+    json_t *labels = json_random_labels(seed), *ann = json_object();
     if (rand_r(seed) % 4 == 0)
         json_object_set_new(labels, MODEL_LABEL_POD_GROUP,
                             json_string(rand_r(seed) % 3 ? "g" : ""));

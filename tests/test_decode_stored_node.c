@@ -171,12 +171,7 @@ static json_t *random_node(unsigned *seed)
     static const char *const res[] = {"cpu", "memory", "nvidia.com/gpu", "pods"};
     static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", ""};
     json_t *meta = json_pack("{s:s}", "name", rand_r(seed) % 20 ? "n1" : "");
-    json_t *labels = json_object();
-    for (int i = rand_r(seed) % 4; i > 0; i--) {
-        char k[16];
-        snprintf(k, sizeof(k), "k%d", rand_r(seed) % 6);
-        json_object_set_new(labels, k, json_string(k + 1));
-    }
+    json_t *labels = json_random_labels(seed);
     if (rand_r(seed) % 3 == 0)
         json_object_set_new(labels, MODEL_LABEL_HOSTNAME, json_string("h"));
     if (rand_r(seed) % 5)

@@ -3,6 +3,7 @@
  * to jansson (see json_random.h).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,17 @@ json_t *json_random_tree(unsigned *seed, int depth)
         return o;
     }
     }
+}
+
+json_t *json_random_labels(unsigned *seed)
+{
+    json_t *labels = json_object();
+    for (int i = rand_r(seed) % 4; i > 0; i--) {
+        char k[16];
+        snprintf(k, sizeof(k), "k%d", rand_r(seed) % 6);
+        json_object_set_new(labels, k, json_string(k + 1));
+    }
+    return labels;
 }
 
 char *json_random_mutate(unsigned *seed, const char *text, size_t n, size_t *len)

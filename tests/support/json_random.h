@@ -15,6 +15,8 @@
 #include <jansson.h>
 
 json_t *json_random_tree(unsigned *seed, int depth);
+/* Zero to three labels "k<d>": "<d>" (d in 0-5, so some repeat): a new object. */
+json_t *json_random_labels(unsigned *seed);
 /* text[0..n) with one to three bytes changed, dropped or added (JSON's punctuation, digits,
  * letters of its literals, an escape, a UTF-8 and an invalid byte): new, *len bytes, not
  * terminated. For readers that must give up on, or read as jansson does, whatever they get
