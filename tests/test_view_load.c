@@ -2,7 +2,7 @@
  * test_view_load.c - the view rebuilt from the store (scheduler/view_load.c): a stored pod
  * that no longer decodes is skipped and the rest load, bound ones on their nodes; the
  * rebuilt view equals the live one of the same applies; its job slots are sized by the
- * jobs, not the pods.
+ * jobs, not the pods; a group's pods join one job whatever its name's length.
  */
 #include <check.h>
 #include <stdio.h>
@@ -117,12 +117,44 @@ START_TEST(test_view_load_sizes_jobs_by_jobs)
 }
 END_TEST
 
+/* The pods of a group whose name (an annotation, of any length) makes a job key longer
+ * than the job map's 512 bytes join one job, found by its id, live and rebuilt alike: a
+ * pod's job key made on a decoding thread is cut as every other key of the map. */
+START_TEST(test_view_load_long_group_name)
+{
+    struct sched_util u;
+    char group[601], buf[1024];
+    memset(group, 'g', 600);
+    group[600] = '\0';
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, NODE, 1000));
+    for (int i = 0; i < 2; i++) {
+        snprintf(buf, sizeof(buf),
+                 "apiVersion: v1\nkind: Pod\nmetadata: {name: q%d, namespace: t, annotations: "
+                 "{scheduling.k8s.io/group-name: %s}}\n"
+                 "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n",
+                 i, group);
+        json_decref(sched_util_apply(&u, buf, 1000));
+    }
+    snprintf(buf, sizeof(buf), "t/%s", group);
+    for (int round = 0; round < 2; round++) {
+        int ji = sched__view_gang_job(u.s->v, buf);
+        ck_assert_int_ge(ji, 0);
+        ck_assert_uint_eq(u.s->v->jobs[ji].npods, 2);
+        ck_assert_int_eq(sched__view_job(u.s->v, buf), ji);
+        sched_util_reopen(&u);
+    }
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *view_load_suite(void)
 {
     Suite *s = suite_create("view_load");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_view_load_skips_what_no_longer_decodes);
     tcase_add_test(tc, test_view_load_sizes_jobs_by_jobs);
+    tcase_add_test(tc, test_view_load_long_group_name);
     suite_add_tcase(s, tc);
     return s;
 }

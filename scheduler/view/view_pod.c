@@ -100,14 +100,17 @@ static int pod_join_job(struct sched_view *v, int pi, char *job, uint32_t h)
 
 void sched__pod_keys(const struct model_pod *m, struct sv_pod_keys *k)
 {
+    char job[512];
     k->key = sched__str_join(m->ns, '/', m->name);
-    if (m->group) { /* its gang's ("g:ns/group"), else its own ("p:ns/name") */
-        char *id = sched__str_join(m->ns, '/', m->group);
-        k->job = sched__str_join("g", ':', id);
-        free(id);
+    if (m->group) { /* its gang's ("g:ns/group"), else its own ("p:ns/name"), cut as every
+                       key of the job map is (sched__view_job_key) */
+        char id[512];
+        sched__str_join_to(id, sizeof(id), m->ns, '/', m->group);
+        sched__view_job_key(job, id, 1);
     } else {
-        k->job = sched__str_join("p", ':', k->key);
+        sched__view_job_key(job, k->key, 0);
     }
+    k->job = xstrdup(job);
     k->key_h = sched__strmap_hash(k->key);
     k->job_h = sched__strmap_hash(k->job);
     k->node_h = m->node_name ? sched__strmap_hash(m->node_name) : 0;
