@@ -161,6 +161,16 @@ static int pod_preempted(json_t *status)
     return 0;
 }
 
+void model__node_hostname(struct model_node *n)
+{
+    if (model_label(n->labels, n->nlabels, MODEL_LABEL_HOSTNAME))
+        return;
+    /* the kubelet always sets it; a manifest node may leave it out */
+    n->labels = xrealloc(n->labels, (n->nlabels + 1) * sizeof(*n->labels));
+    n->labels[n->nlabels].key = xstrdup(MODEL_LABEL_HOSTNAME);
+    n->labels[n->nlabels++].value = xstrdup(n->name);
+}
+
 int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
 {
     json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
@@ -175,12 +185,7 @@ int model_node_decode(json_t *obj, struct model_node *out, struct err *err)
         goto out;
     }
     decode_kv(json_object_get(meta, "labels"), &out->labels, &out->nlabels);
-    if (!model_label(out->labels, out->nlabels, MODEL_LABEL_HOSTNAME)) {
-        /* the kubelet always sets it; a manifest node may leave it out */
-        out->labels = xrealloc(out->labels, (out->nlabels + 1) * sizeof(*out->labels));
-        out->labels[out->nlabels].key = xstrdup(MODEL_LABEL_HOSTNAME);
-        out->labels[out->nlabels++].value = xstrdup(out->name);
-    }
+    model__node_hostname(out);
     json_t *alloc = json_object_get(status, "allocatable");
     if (!alloc)
         alloc = json_object_get(status, "capacity");

@@ -17,12 +17,17 @@
 #include "model_select.h"
 
 struct err;
+struct model_node;
 
 /* A resource list (map of name -> quantity, NULL for none) decoded and sorted by name
  * (decode.c). Returns 0 or ERR_INVALID naming field; *out is then NULL. */
 int model__res_list(json_t *map, const char *field, struct model_res **out, size_t *n,
                     struct err *err);
 void model__res_free(struct model_res *r, size_t n);
+
+/* Node n's labels with MODEL_LABEL_HOSTNAME, its name, when they have none (decode.c;
+ * decode_stored_node.c too). */
+void model__node_hostname(struct model_node *n);
 
 /* A resource list being summed (decode.c; decode_stored.c reads pods with it too): add each
  * quantity (MODEL__RES_SUM adds, saturating at INT64_MAX; MODEL__RES_MAX keeps the larger),

@@ -139,11 +139,7 @@ static int build(struct raw *r, struct model_node *out)
     out->labels = r->labels.kv;
     out->nlabels = r->labels.n;
     r->labels = (struct model__kvs){0};
-    if (!model_label(out->labels, out->nlabels, MODEL_LABEL_HOSTNAME)) {
-        out->labels = xrealloc(out->labels, (out->nlabels + 1) * sizeof(*out->labels));
-        out->labels[out->nlabels].key = xstrdup(MODEL_LABEL_HOSTNAME);
-        out->labels[out->nlabels++].value = xstrdup(out->name);
-    }
+    model__node_hostname(out);
     model__res_bound(&acc);
     model__res_finish(&acc, &out->allocatable, &out->nallocatable);
     out->unschedulable = r->unschedulable;
