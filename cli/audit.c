@@ -79,10 +79,11 @@ static int audit_export(struct cli *cli)
     int rc = CLI_EXIT_OK;
     if (cli__flag(cli, "key") || cli__flag(cli, "retired-keys") || cli__flag(cli, "witness") ||
         cli__flag(cli, "filename") || cli__flag(cli, "before") || cli__flag(cli, "bundle") ||
-        cli__flag(cli, "from-db") || cli__flag(cli, "cluster") || cli__flag(cli, "chain"))
+        cli__flag(cli, "from-db") || cli__flag(cli, "cluster") || cli__flag(cli, "chain") ||
+        cli__flag(cli, "quick"))
         return cli__usage_error(cli, "audit export does not take --key, --retired-keys, "
-                                     "--witness, -f, --before, --bundle, --from-db, --cluster "
-                                     "or --chain");
+                                     "--witness, -f, --before, --bundle, --from-db, --cluster, "
+                                     "--chain or --quick");
     path = xstrdup("/api/v1/audit");
     if (check_u64(cli, "from", &err) < 0 || check_u64(cli, "to", &err) < 0 ||
         check_u64(cli, "limit", &err) < 0) {
@@ -331,7 +332,8 @@ static int audit_verify(struct cli *cli)
         return cli__bundle_verify(cli);
     }
     if (cli__flag(cli, "since") || cli__flag(cli, "until") || cli__flag(cli, "job") ||
-        cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before")) {
+        cli__flag(cli, "kind") || cli__flag(cli, "limit") || cli__flag(cli, "before") ||
+        cli__flag(cli, "quick")) {
         free(path);
         return cli__usage_error(cli, "audit verify accepts only --from and --to (or --key and -f)");
     }
@@ -358,8 +360,6 @@ static int audit_verify(struct cli *cli)
         free(path);
         return cli__usage_error(cli, "%s", err.msg);
     }
-    if (cli__flag(cli, "quick"))
-        cli__query(&path, "exact", "false");
     if (get_range(cli, &path, &v, &err) < 0) {
         rc = cli__fail(cli, &err);
         goto out;

@@ -382,6 +382,15 @@ START_TEST(test_cli_audit_replay_on_the_demo)
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(h.json, "error"), "field")),
                      "exact");
     http_resp_free(&h);
+    /* --quick is the replay's: verify and export refuse it */
+    cli_run(env, NULL, CLI_ARGS("audit", "verify", "--quick"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "audit verify accepts only"), "%s", r.err);
+    cli_result_release(&r);
+    cli_run(env, NULL, CLI_ARGS("audit", "export", "--quick"), &r);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_msg(strstr(r.err, "--quick"), "%s", r.err);
+    cli_result_release(&r);
     cli_run(env, NULL, CLI_ARGS("audit", "replay"), &r);
     ck_assert_int_eq(r.status, 2);
     ck_assert_msg(strstr(r.err, "audit replay needs --from SEQ"), "%s", r.err);
