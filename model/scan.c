@@ -8,13 +8,15 @@
 #define MAX_DEPTH 32
 #define MAX_INT_DIGITS 18 /* fits int64 whatever the digits */
 
-void model__scan_ws(struct model__scan *s)
+/* Skips white space. */
+static void ws(struct model__scan *s)
 {
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\t' || *s->p == '\r'))
         s->p++;
 }
 
-int model__scan_at(struct model__scan *s, char c)
+/* s->p is at c. */
+static int at(struct model__scan *s, char c)
 {
     return s->p < s->end && *s->p == c;
 }
@@ -31,9 +33,11 @@ static int plain8(uint64_t w)
     return !(special & high);
 }
 
-int model__scan_string(struct model__scan *s, struct model__str *out)
+/* A string without escapes at s->p (its opening quote): 0, or -1 to give up. Printable
+ * ASCII only: the reader then never has to agree with jansson on UTF-8. */
+static int plain_string(struct model__scan *s, struct model__str *out)
 {
-    if (!model__scan_at(s, '"'))
+    if (!at(s, '"'))
         return -1;
     const char *start = ++s->p;
     for (uint64_t w; s->end - s->p >= 8; s->p += 8) { /* eight bytes at a time, then one */
@@ -53,19 +57,22 @@ int model__scan_string(struct model__scan *s, struct model__str *out)
     return 0;
 }
 
-int model__scan_string_or_null(struct model__scan *s, struct model__str *out)
+/* A string or null at s->p: 0 (out->s NULL for null), or -1 to give up. */
+static int string_or_null(struct model__scan *s, struct model__str *out)
 {
     if (s->end - s->p >= 4 && memcmp(s->p, "null", 4) == 0) {
         s->p += 4;
         *out = (struct model__str){NULL, 0};
         return 0;
     }
-    return model__scan_string(s, out);
+    return plain_string(s, out);
 }
 
-int model__scan_integer(struct model__scan *s, int64_t *v)
+/* A JSON integer jansson reads as one (no fraction or exponent, at most 18 digits, no
+ * leading zero) into *v: 0, or -1 to give up. */
+static int integer(struct model__scan *s, int64_t *v)
 {
-    int neg = model__scan_at(s, '-');
+    int neg = at(s, '-');
     s->p += neg;
     const char *d = s->p;
     int64_t x = 0;
@@ -85,21 +92,20 @@ int model__scan_integer(struct model__scan *s, int64_t *v)
 static int skip_number(struct model__scan *s)
 {
     const char *start = s->p;
-    s->p += model__scan_at(s, '-');
+    s->p += at(s, '-');
     const char *d = s->p;
     while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
         s->p++;
     if (s->p == d || (s->p - d > 1 && *d == '0'))
         return -1;
-    if (model__scan_at(s, '.')) {
+    if (at(s, '.')) {
         const char *f = ++s->p;
         while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
             s->p++;
         if (s->p == f)
             return -1;
     }
-    return s->p - start > MAX_INT_DIGITS || model__scan_at(s, 'e') || model__scan_at(s, 'E') ? -1
-                                                                                             : 0;
+    return s->p - start > MAX_INT_DIGITS || at(s, 'e') || at(s, 'E') ? -1 : 0;
 }
 
 /* Skips a string whose escapes are single characters jansson reads (\uXXXX gives up). */
@@ -127,16 +133,16 @@ static int skip_string(struct model__scan *s)
  * 0 past the close, -1 to give up. *first starts at 1 just after the opening one. */
 static int item(struct model__scan *s, int *first, char close)
 {
-    model__scan_ws(s);
-    if (model__scan_at(s, close)) {
+    ws(s);
+    if (at(s, close)) {
         s->p++;
         return 0;
     }
     if (!*first) {
-        if (!model__scan_at(s, ','))
+        if (!at(s, ','))
             return -1;
         s->p++;
-        model__scan_ws(s);
+        ws(s);
     }
     *first = 0;
     return s->p < s->end ? 1 : -1;
@@ -148,25 +154,27 @@ static int member(struct model__scan *s, int *first, struct model__str *k)
     int rc = item(s, first, '}');
     if (rc <= 0)
         return rc;
-    if (model__scan_string(s, k) < 0)
+    if (plain_string(s, k) < 0)
         return -1;
-    model__scan_ws(s);
-    if (!model__scan_at(s, ':'))
+    ws(s);
+    if (!at(s, ':'))
         return -1;
     s->p++;
-    model__scan_ws(s);
+    ws(s);
     return 1;
 }
 
-int model__scan_open(struct model__scan *s, char open)
+/* Opens an object (or array, open '['): 0, or -1 when s->p is not at one. */
+static int open_(struct model__scan *s, char open)
 {
-    if (!model__scan_at(s, open))
+    if (!at(s, open))
         return -1;
     s->p++;
     return 0;
 }
 
-int model__scan_skip(struct model__scan *s, int depth)
+/* Skips any value (depth: how deep it lies): 0, or -1 to give up. */
+static int skip_value(struct model__scan *s, int depth)
 {
     int first = 1, r;
     struct model__str k;
@@ -178,13 +186,13 @@ int model__scan_skip(struct model__scan *s, int depth)
     case '{':
         s->p++;
         while ((r = member(s, &first, &k)) == 1)
-            if (model__scan_skip(s, depth + 1) < 0)
+            if (skip_value(s, depth + 1) < 0)
                 return -1;
         return r;
     case '[':
         s->p++;
         while ((r = item(s, &first, ']')) == 1)
-            if (model__scan_skip(s, depth + 1) < 0)
+            if (skip_value(s, depth + 1) < 0)
                 return -1;
         return r;
     case 't':
@@ -221,10 +229,10 @@ int model__scan_string_map(struct model__scan *s, struct model__kvs *out)
 {
     int first = 1, r;
     struct model__str k, v;
-    if (model__scan_open(s, '{') < 0)
+    if (open_(s, '{') < 0)
         return -1;
     while ((r = member(s, &first, &k)) == 1) {
-        if (model__scan_string(s, &v) < 0)
+        if (plain_string(s, &v) < 0)
             return -1;
         for (size_t i = 0; i < out->n; i++)
             if (strlen(out->kv[i].key) == k.n && !memcmp(out->kv[i].key, k.s, k.n))
@@ -258,32 +266,32 @@ int model__scan_object(struct model__scan *s, const struct model__scan_field *fi
     int first = 1, rc;
     struct model__str k;
     unsigned m = 0;
-    if (model__scan_open(s, '{') < 0)
+    if (open_(s, '{') < 0)
         return -1;
     while ((rc = member(s, &first, &k)) == 1) {
         const struct model__scan_field *f = fields;
         while (f->key && !(f->n == k.n && !memcmp(f->key, k.s, k.n)))
             f++;
         if (!f->key) {
-            rc = model__scan_skip(s, 0);
+            rc = skip_value(s, 0);
         } else if (seen(&m, 1u << (f - fields)) < 0) {
             rc = -1;
         } else {
             char *at = (char *)state + f->off;
             switch (f->as) {
             case MODEL__AS_STRING:
-                rc = model__scan_string_or_null(s, (struct model__str *)at);
+                rc = string_or_null(s, (struct model__str *)at);
                 break;
             case MODEL__AS_MAP:
                 rc = model__scan_string_map(s, (struct model__kvs *)at);
                 break;
             case MODEL__AS_INT:
-                rc = model__scan_integer(s, (int64_t *)at);
+                rc = integer(s, (int64_t *)at);
                 break;
             case MODEL__AS_BOOL: {
                 char c = s->p < s->end ? *s->p : 0;
                 *(int *)at = c == 't';
-                rc = c == 't' || c == 'f' || c == 'n' ? model__scan_skip(s, 0) : -1;
+                rc = c == 't' || c == 'f' || c == 'n' ? skip_value(s, 0) : -1;
                 break;
             }
             case MODEL__AS_FN:
@@ -303,7 +311,7 @@ int model__scan_array(struct model__scan *s, int (*fn)(struct model__scan *s, vo
                       void *state)
 {
     int first = 1, rc;
-    if (model__scan_open(s, '[') < 0)
+    if (open_(s, '[') < 0)
         return -1;
     while ((rc = item(s, &first, ']')) == 1)
         if (fn(s, state) < 0)
@@ -313,8 +321,8 @@ int model__scan_array(struct model__scan *s, int (*fn)(struct model__scan *s, vo
 
 int model__scan_document(struct model__scan *s, const struct model__scan_field *fields, void *state)
 {
-    model__scan_ws(s);
+    ws(s);
     int m = model__scan_object(s, fields, state);
-    model__scan_ws(s);
+    ws(s);
     return m >= 0 && (m & 1) && s->p == s->end ? 0 : -1;
 }

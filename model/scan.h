@@ -28,22 +28,6 @@ struct model__str {
 /* k is the literal lit. */
 #define MODEL__IS(k, lit) ((k).n == sizeof(lit) - 1 && memcmp((k).s, lit, sizeof(lit) - 1) == 0)
 
-/* Skips white space. */
-void model__scan_ws(struct model__scan *s);
-/* s->p is at c. */
-int model__scan_at(struct model__scan *s, char c);
-/* A string without escapes at s->p (its opening quote): 0, or -1 to give up. Printable
- * ASCII only: the reader then never has to agree with jansson on UTF-8. */
-int model__scan_string(struct model__scan *s, struct model__str *out);
-/* A string or null at s->p: 0 (out->s NULL for null), or -1 to give up. */
-int model__scan_string_or_null(struct model__scan *s, struct model__str *out);
-/* A JSON integer jansson reads as one (no fraction or exponent, at most 18 digits, no
- * leading zero) into *v: 0, or -1 to give up. */
-int model__scan_integer(struct model__scan *s, int64_t *v);
-/* Skips any value (depth: how deep it lies): 0, or -1 to give up. */
-int model__scan_skip(struct model__scan *s, int depth);
-/* Opens an object (or array, open '['): 0, or -1 when s->p is not at one. */
-int model__scan_open(struct model__scan *s, char open);
 /* A read string copied; non-empty only (NULL for null or "", decode.c's dup_or_null). */
 char *model__scan_dup(struct model__str v);
 char *model__scan_dup_nonempty(struct model__str v);
