@@ -31,9 +31,8 @@ uint32_t sched__strmap_hash(const char *key);
 int sched__strmap_get_h(const struct sched_strmap *m, const char *key, uint32_t h);
 void sched__strmap_put_h(struct sched_strmap *m, const char *key, uint32_t h, int val);
 void sched__strmap_del(struct sched_strmap *m, const char *key);
-/* A hint: fetches the slot key hashes to (its hash, key and value), so that a get or put of
- * key soon after does not wait for memory. Changes nothing. */
-void sched__strmap_prefetch(const struct sched_strmap *m, const char *key);
+/* A hint: fetches the slot a key of hash h hashes to (its hash, key and value), so that a
+ * get or put of that key soon after does not wait for memory. Changes nothing. */
 void sched__strmap_prefetch_h(const struct sched_strmap *m, uint32_t h);
 /* Makes room for n entries in all, so that putting them does not rehash. */
 void sched__strmap_reserve(struct sched_strmap *m, size_t n);

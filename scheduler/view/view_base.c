@@ -146,23 +146,10 @@ int sched__view_job(const struct sched_view *v, const char *id)
     return sched__strmap_get(&v->job_ix, buf);
 }
 
-int sched__view_job_get(struct sched_view *v, const char *id, int gang)
+/* A new job of key (taken) and hash h, not in the map yet: its index. */
+static int job_new(struct sched_view *v, char *key, uint32_t h)
 {
-    char buf[512];
-    sched__view_job_key(buf, id, gang);
-    uint32_t h = sched__strmap_hash(buf);
-    int ji = sched__strmap_get_h(&v->job_ix, buf, h);
-    return ji >= 0 ? ji : sched__view_job_take(v, xstrdup(buf), h);
-}
-
-int sched__view_job_take(struct sched_view *v, char *key, uint32_t h)
-{
-    int ji = sched__strmap_get_h(&v->job_ix, key, h);
-    if (ji >= 0) {
-        free(key);
-        return ji;
-    }
-    ji = sched__slot_pop(&v->fjobs);
+    int ji = sched__slot_pop(&v->fjobs);
     if (ji < 0) {
         XGROW(v->jobs, v->njobs + 1, v->capjobs);
         ji = (int)v->njobs++;
@@ -176,6 +163,24 @@ int sched__view_job_take(struct sched_view *v, char *key, uint32_t h)
     j->serial = ++v->job_serial;
     j->queue = -1;
     sched__strmap_put_h(&v->job_ix, j->key, h, ji);
+    return ji;
+}
+
+int sched__view_job_get(struct sched_view *v, const char *id, int gang)
+{
+    char buf[512];
+    sched__view_job_key(buf, id, gang);
+    uint32_t h = sched__strmap_hash(buf);
+    int ji = sched__strmap_get_h(&v->job_ix, buf, h);
+    return ji >= 0 ? ji : job_new(v, xstrdup(buf), h);
+}
+
+int sched__view_job_take(struct sched_view *v, char *key, uint32_t h)
+{
+    int ji = sched__strmap_get_h(&v->job_ix, key, h);
+    if (ji < 0)
+        return job_new(v, key, h);
+    free(key);
     return ji;
 }
 

@@ -114,12 +114,6 @@ int sched__strmap_get_h(const struct sched_strmap *m, const char *key, uint32_t 
     return -1;
 }
 
-void sched__strmap_prefetch(const struct sched_strmap *m, const char *key)
-{
-    if (m->cap)
-        sched__strmap_prefetch_h(m, sched__strmap_hash(key));
-}
-
 void sched__strmap_prefetch_h(const struct sched_strmap *m, uint32_t h)
 {
     if (!m->cap)
