@@ -2,18 +2,22 @@
  * test_view_load.c - the view rebuilt from the store (scheduler/view_load.c): a stored pod
  * that no longer decodes is skipped and the rest load, bound ones on their nodes; the
  * rebuilt view equals the live one of the same applies; its job slots are sized by the
- * jobs, not the pods; a group's pods join one job whatever its name's length.
+ * jobs, not the pods; a group's pods join one job whatever its name's length; the room
+ * reserved for many pods is made present on a helper.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "core.h"
 #include "err.h"
 #include "scheduler.h"
 #include "model.h"
+#include "prefault.h"
 #include "sched_util.h"
 #include "store_util.h"
 #include "view.h"
@@ -148,6 +152,36 @@ START_TEST(test_view_load_long_group_name)
 }
 END_TEST
 
+/* The room reserved for a restart's or a big apply's pods is made present on a helper
+ * (prefault.h), all of it by the join: the new slots and the maps' new tables; a small
+ * reserve starts no helper. */
+START_TEST(test_view_reserve_prefaults)
+{
+    struct sched_view *v = sched__view_new();
+    ck_assert_ptr_null(sched__view_reserve(v, 100, 100));
+    struct prefault *pf = sched__view_reserve(v, 20000, 20000);
+    ck_assert_ptr_nonnull(pf);
+    prefault_join(pf);
+    const size_t page = (size_t)getpagesize();
+    unsigned char vec[1];
+    /* a page well inside the pod slots and one inside the job map's keys */
+    const char *at[] = {(const char *)(v->pods + 10000), (const char *)(v->job_ix.keys + 20000)};
+    int populates = 1;
+    for (size_t i = 0; i < 2; i++) {
+        void *pg = (void *)((uintptr_t)at[i] & ~(uintptr_t)(page - 1));
+        ck_assert_int_eq(mincore(pg, page, vec), 0);
+        populates &= vec[0] & 1;
+    }
+    /* a kernel before MADV_POPULATE_WRITE makes nothing present: then only the helper's start
+     * is checked */
+    void *probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (madvise(probe, page, MADV_POPULATE_WRITE) == 0)
+        ck_assert(populates);
+    munmap(probe, page);
+    sched__view_free(v);
+}
+END_TEST
+
 static Suite *view_load_suite(void)
 {
     Suite *s = suite_create("view_load");
@@ -155,6 +189,7 @@ static Suite *view_load_suite(void)
     tcase_add_test(tc, test_view_load_skips_what_no_longer_decodes);
     tcase_add_test(tc, test_view_load_sizes_jobs_by_jobs);
     tcase_add_test(tc, test_view_load_long_group_name);
+    tcase_add_test(tc, test_view_reserve_prefaults);
     suite_add_tcase(s, tc);
     return s;
 }
