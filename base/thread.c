@@ -20,17 +20,26 @@ struct attr {
     uint64_t runtime, deadline, period;
 };
 
+#define RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK of sched_setattr(2) */
+
+/* The calling thread's attributes into *a; 0, or -1 (logged at debug) when the kernel has no
+ * sched_getattr. */
+static int get_attr(const char *name, struct attr *a)
+{
+    *a = (struct attr){0};
+    if (syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof(*a), 0) == 0)
+        return 0;
+    log_debug("%s: no sched_getattr: %s", name, strerror(errno));
+    return -1;
+}
+
 /* The calling thread as policy (SCHED_OTHER or SCHED_BATCH) with a time slice of slice_ns
  * (0: the kernel's) and its nice value nice_up higher (at most 19); only when its policy is
  * SCHED_OTHER. */
 static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns, int nice_up)
 {
-    struct attr a = {0};
-    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) != 0) {
-        log_debug("%s: no sched_getattr: %s", name, strerror(errno));
-        return;
-    }
-    if (a.policy != SCHED_OTHER)
+    struct attr a;
+    if (get_attr(name, &a) < 0 || a.policy != SCHED_OTHER)
         return;
     a.size = (uint32_t)sizeof(a);
     a.policy = policy;
@@ -99,4 +108,43 @@ void thread_short(const char *name)
 {
     set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS, 0);
     pthread_setname_np(pthread_self(), name);
+}
+
+/* The calling thread SCHED_FIFO at priority 1 (reset on fork) when its policy is SCHED_OTHER;
+ * 0, or the errno of the kernel's refusal. */
+static int set_fifo(const char *name)
+{
+    struct attr a;
+    if (get_attr(name, &a) < 0)
+        return ENOSYS;
+    if (a.policy != SCHED_OTHER)
+        return 0;
+    a = (struct attr){
+        .size = (uint32_t)sizeof(a), .policy = SCHED_FIFO, .flags = RESET_ON_FORK, .priority = 1};
+    return syscall(SYS_sched_setattr, 0, &a, 0) == 0 ? 0 : errno;
+}
+
+int thread_interactive(const char *name, int realtime)
+{
+    int refused = realtime ? set_fifo(name) : 0;
+    if (!realtime || refused)
+        set_policy(name, SCHED_OTHER, THREAD_SHORT_SLICE_NS, 0);
+    pthread_setname_np(pthread_self(), name);
+    return refused;
+}
+
+static void *try_fifo(void *arg)
+{
+    *(int *)arg = set_fifo("musterd-rt-check");
+    return NULL;
+}
+
+int thread_realtime_allowed(void)
+{
+    pthread_t t;
+    int refused = ENOSYS;
+    if (pthread_create(&t, NULL, try_fifo, &refused) != 0)
+        return EAGAIN;
+    pthread_join(t, NULL);
+    return refused;
 }

@@ -53,7 +53,20 @@ void thread_halves(size_t n, size_t split, void (*fn)(void *ctx, int half, size_
                    void *ctx);
 
 /* Names the calling thread and, when its policy is SCHED_OTHER, asks for a short slice:
- * for a thread that answers requests in microseconds (the front end). */
+ * for a thread that answers requests in microseconds. */
 void thread_short(const char *name);
+
+/* thread_short, or with realtime set SCHED_FIFO at the lowest real-time priority (1, reset on
+ * fork), for the front end (musterd's front_priority): a woken real-time thread takes a core
+ * from any SCHED_OTHER or SCHED_BATCH one at once, whatever EEVDF's accounts say, so no
+ * answer waits for the kernel's tick behind a cycle or an apply (bench/README.md, "Session
+ * 22"). Its work per wake-up must be short and bounded. Returns 0, or the errno of the
+ * kernel's refusal (EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more, or in a
+ * cgroup without real-time runtime), the short slice then taken instead. A policy an
+ * operator chose (chrt) is kept. */
+int thread_interactive(const char *name, int realtime);
+/* 0 when this process's threads may run SCHED_FIFO (tried on a thread of its own, which
+ * ends), else the errno of the refusal. */
+int thread_realtime_allowed(void);
 
 #endif

@@ -389,6 +389,11 @@ static int set_choice(struct server_config *c, const char *key, const char *v, s
         if (model_fields_parse(v, &c->field_validation, NULL) < 0)
             return err_set(err, ERR_INVALID,
                            "'field_validation' must be Strict, Warn or Ignore, not '%s'", v);
+    } else if (!strcmp(key, "front_priority")) {
+        if (strcmp(v, "normal") != 0 && strcmp(v, "realtime") != 0)
+            return err_set(err, ERR_INVALID,
+                           "'front_priority' must be normal or realtime, not '%s'", v);
+        c->front_realtime = !strcmp(v, "realtime");
     } else if (!strcmp(key, "log_level")) {
         if (log_parse_level(v, &c->log_level) < 0)
             return err_set(err, ERR_INVALID,
@@ -417,8 +422,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "rate_limit_viewer, rate_limit_operator, rate_limit_admin, auth_failures, "
                    "body_limit, cycle_interval, sync, mark_running, grace_period, max_wait, "
                    "queueing_strategy, retention, timeseries_interval, timeseries_retention, "
-                   "log_level, map_size, ui_dir, threads, background_nice, http_head_timeout, "
-                   "http_body_timeout, http_idle_timeout, http_write_timeout, "
+                   "log_level, map_size, ui_dir, threads, background_nice, front_priority, "
+                   "http_head_timeout, http_body_timeout, http_idle_timeout, http_write_timeout, "
                    "http_max_connections, http_body_memory, kubeconfig, kube_context, "
                    "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                    "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "

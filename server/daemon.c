@@ -301,6 +301,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .idle_timeout_ms = c->http_idle_ms,
         .write_timeout_ms = c->http_write_ms,
         .max_connections = c->http_max_connections,
+        .front_realtime = c->front_realtime,
         .allowed_hosts = c->allowed_hosts,
         .cors_origins = c->cors_origins,
         .timeseries_interval = c->timeseries_interval,

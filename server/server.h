@@ -67,6 +67,7 @@ struct server_config {
     char *ui_dir;        /* NULL: the compiled-in web/static */
     int threads;         /* HTTP worker threads, default 32 (see docs/security.md) */
     int background_nice; /* how much lower the background threads run (thread.h), 0..19 */
+    int front_realtime;  /* front_priority: realtime (thread.h thread_interactive) */
     /* The front end's limits (docs/api.md "Configuration", docs/security.md "Slow
      * clients"): http_head_timeout, http_body_timeout, http_idle_timeout and
      * http_write_timeout in ms, http_max_connections; 0: the api's defaults. */

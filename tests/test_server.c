@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +126,8 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("\nbackground_nice: 20\n", "line 2",
                         "'background_nice' must be an integer from 0 to 19, not '20'");
     expect_config_error("background_nice: -1\n", "line 1", "'background_nice'");
+    expect_config_error("front_priority: high\n", "line 1",
+                        "'front_priority' must be normal or realtime, not 'high'");
     expect_config_error("auth_reads: maybe\n", "line 1", "true or false");
     expect_config_error("listen: [a, b\n", "line", "config");
     expect_config_error("- a\n- b\n", "line 1", "mapping");
@@ -431,6 +436,66 @@ START_TEST(test_server_background_threads_run_as_batch)
 }
 END_TEST
 
+/* front_priority realtime: the front end answers as a SCHED_FIFO thread; the others keep
+ * their policies. */
+START_TEST(test_server_front_priority_realtime)
+{
+    if (thread_realtime_allowed() != 0) {
+        fprintf(stderr, "server: no SCHED_FIFO here (not root?): only the refusal is checked\n");
+        return;
+    }
+    const char *args[] = {"--config", config("front_priority: realtime\n"), NULL};
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    ck_assert_int_eq(policy_of(md.pid, "musterd-front", SCHED_FIFO), SCHED_FIFO);
+    ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_BATCH), SCHED_BATCH);
+    apply(cluster);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    ck_assert_int_eq(policy_of(md.pid, "civetweb-worker", SCHED_OTHER), SCHED_OTHER);
+}
+END_TEST
+
+/* Without the privilege (CAP_SYS_NICE out of the bounding set, no real-time limit) musterd
+ * refuses front_priority realtime at start (exit 1, as for a TLS file it cannot read), naming
+ * it, before it makes its data directory.
+ * Run in a child, whose limits the musterd it starts inherits. Returns 0 when so. */
+static int refused_without_sys_nice(const char *cfg, int drop)
+{
+    struct rlimit none = {0, 0};
+    if (drop && (setrlimit(RLIMIT_RTPRIO, &none) != 0 || prctl(PR_CAPBSET_DROP, CAP_SYS_NICE) != 0))
+        return 10;
+    const char *args[] = {"--config", cfg, "--data-dir", "/tmp/muster-never-created", NULL};
+    char *err = NULL;
+    int code = musterd_run(args, &err);
+    int named = err && strstr(err, "front_priority realtime: the kernel refuses SCHED_FIFO");
+    if (!named)
+        fprintf(stderr, "musterd's stderr: %s\n", err ? err : "(none)");
+    free(err);
+    return code != 1 ? 11 : !named ? 12 : access("/tmp/muster-never-created", F_OK) == 0 ? 13 : 0;
+}
+
+START_TEST(test_server_front_priority_refused)
+{
+    const char *cfg = config("front_priority: realtime\n");
+    if (geteuid() != 0) { /* not root: refused as it is, or not checked */
+        if (thread_realtime_allowed() == 0)
+            fprintf(stderr,
+                    "server: SCHED_FIFO allowed but not root: the refusal is not checked\n");
+        else
+            ck_assert_int_eq(refused_without_sys_nice(cfg, 0), 0);
+        return;
+    }
+    fflush(stderr);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(refused_without_sys_nice(cfg, 1));
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("server");
@@ -448,6 +513,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_flags_override_config);
     tcase_add_test(tc, test_server_cycle_runs_soon_after_apply);
     tcase_add_test(tc, test_server_background_threads_run_as_batch);
+    tcase_add_test(tc, test_server_front_priority_realtime);
+    tcase_add_test(tc, test_server_front_priority_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,18 +1,21 @@
 /*
  * test_thread.c - how musterd's threads present themselves to the kernel (base/thread.c):
  * the policy and time slice of bulk and interactive threads, the lower weight of background
- * ones, and a policy an operator chose left alone. The slices are checked where the
+ * ones, the front end's real-time policy and its refusal, and a policy an operator chose left
+ * alone. The slices are checked where the
  * kernel reports them (Linux 6.12 and later); elsewhere only the policies are. Also memory
  * made present on a helper thread (base/prefault.c): the whole pages of each range and no
  * others, their contents untouched by writes that run beside it.
  */
 #include <check.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -158,6 +161,63 @@ START_TEST(test_thread_short_slice)
 }
 END_TEST
 
+/* With realtime, SCHED_FIFO at the lowest priority, reset on fork, where the kernel allows it
+ * (as root); thread_realtime_allowed says so beforehand without changing the caller. */
+START_TEST(test_thread_interactive_realtime)
+{
+    int allowed = thread_realtime_allowed();
+    ck_assert_int_eq(my_policy(), SCHED_OTHER);
+    int refused = thread_interactive("t-rt", 1);
+    ck_assert_int_eq(refused, allowed);
+    if (refused) {
+        fprintf(stderr, "thread: SCHED_FIFO refused here (%s): the fallback is checked\n",
+                strerror(refused));
+        ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
+        return;
+    }
+    ck_assert_int_eq(sched_getscheduler(0), SCHED_FIFO | SCHED_RESET_ON_FORK);
+    struct sched_param sp; /* not pthread_getschedparam: glibc keeps what it read before */
+    ck_assert_int_eq(sched_getparam(0, &sp), 0);
+    ck_assert_int_eq(sp.sched_priority, 1);
+    /* a child does not inherit it */
+    pid_t child = fork();
+    if (child == 0)
+        _exit(sched_getscheduler(0) == SCHED_OTHER ? 0 : 1);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* A process without the privilege (here root's child as nobody, with no real-time limit) is
+ * told EPERM by both, and its thread takes the short slice. */
+static int refused_as_nobody(void)
+{
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_RTPRIO, &none) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+        return 2;
+    if (thread_realtime_allowed() != EPERM || thread_interactive("t-user", 1) != EPERM)
+        return 3;
+    return sched_getscheduler(0) == SCHED_OTHER ? 0 : 4;
+}
+
+START_TEST(test_thread_realtime_refused)
+{
+    if (geteuid() != 0) {
+        fprintf(stderr,
+                "thread: not root: the refusal is checked by test_thread_interactive_realtime\n");
+        return;
+    }
+    pid_t child = fork();
+    if (child == 0)
+        _exit(refused_as_nobody());
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 /* A policy set from outside (chrt, systemd) is the operator's: nothing changes it. */
 START_TEST(test_thread_operator_policy_kept)
 {
@@ -227,6 +287,8 @@ int main(void)
                             test_thread_background_nice_set,
                             test_thread_halves,
                             test_thread_short_slice,
+                            test_thread_interactive_realtime,
+                            test_thread_realtime_refused,
                             test_thread_operator_policy_kept,
                             test_prefault,
                             NULL};

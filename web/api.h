@@ -154,6 +154,9 @@ struct api_options {
     int idle_timeout_ms;
     int write_timeout_ms;
     int max_connections;
+    /* The front end's thread runs SCHED_FIFO (base/thread.h thread_interactive): refused by
+     * api_check when the kernel would refuse it. */
+    int front_realtime;
     /* Seconds between time series samples (GET /api/v1/timeseries says it); 0: none. */
     double timeseries_interval;
     /* Called after every successful apply or delete (the cycle thread's wake-up). */

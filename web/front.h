@@ -67,6 +67,7 @@ struct api__front_options {
     api__front_answer_fn head_check;
     void *answer_ctx;
     size_t body_memory; /* request bodies held at once, all connections; 503 past it */
+    int realtime;       /* the thread runs SCHED_FIFO (thread.h thread_interactive) */
 };
 
 /* Listens and starts the front end's thread. Returns 0, ERR_INVALID (a listen address

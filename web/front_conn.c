@@ -425,8 +425,14 @@ static int loop_main(void *arg)
 {
     struct api__front *f = arg;
     /* woken by a request, it runs ahead of the CPU-bound cycle and apply threads
-     * instead of after their slices (thread.h; bench/README.md "Reads under load") */
-    thread_short("musterd-front");
+     * instead of after their slices, or with front_priority realtime at once (thread.h;
+     * bench/README.md "Reads under load") */
+    int refused = thread_interactive("musterd-front", f->realtime);
+    if (refused) /* api_check found it allowed: a limit changed since */
+        log_warn("front end: SCHED_FIFO refused (%s): it runs with a short time slice",
+                 strerror(refused));
+    else if (f->realtime)
+        log_info("front end: SCHED_FIFO at priority 1 (front_priority realtime)");
     event_base_dispatch(f->base);
     return 0;
 }
@@ -493,6 +499,7 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->write_tv = tv_of(o->write_timeout_ms);
     f->max_conns = o->max_connections;
     f->workers = o->backend_workers;
+    f->realtime = o->realtime;
     f->headers = o->headers;
     f->answer = o->answer;
     f->head_check = o->head_check;

@@ -77,6 +77,7 @@ struct api__front {
     int nidle;
     int nbackend; /* loopback connections open, pooled or answering */
     int workers;  /* civetweb's worker threads */
+    int realtime; /* the thread asks for SCHED_FIFO (api__front_options) */
     int nstalled; /* relays waiting for a client to read (FRONT_STALL_SHARE) */
     api__front_answer_fn answer;
     api__front_answer_fn head_check;

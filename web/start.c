@@ -15,6 +15,7 @@
 #include "http.h"
 #include "log.h"
 #include "serve.h"
+#include "thread.h"
 #include "tls.h"
 
 #ifndef MUSTER_STATIC_DIR
@@ -100,6 +101,7 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .head_check = api__front_head_check,
         .answer_ctx = api,
         .body_memory = opts->body_memory ? opts->body_memory : API_DEFAULT_BODY_MEMORY,
+        .realtime = opts->front_realtime,
     };
     return api__front_start(&fo, &api->front, err);
 }
@@ -152,6 +154,13 @@ int api_check(const struct api_options *opts, struct err *err)
         rc = api__tokens_check(opts->tokens_file, err);
     if (rc == 0)
         rc = api__tls_check(opts, err);
+    int refused = rc == 0 && opts->front_realtime ? thread_realtime_allowed() : 0;
+    if (refused)
+        rc = err_setf(err, ERR_INVALID, "front_priority",
+                      "front_priority realtime: the kernel refuses SCHED_FIFO to this process "
+                      "(%s): give musterd CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more, or set "
+                      "front_priority normal",
+                      strerror(refused));
     return rc;
 }
 
