@@ -42,11 +42,16 @@
  * (CAP_SYS_NICE too): a generator thread that wakes takes a core at once, so its lag is
  * gone from the latency and musterd's part is measured alone; the cycles then pay for the
  * generator on their core (bench/README.md, "Session 18").
+ * --front-priority realtime starts musterd with front_priority realtime (its front end a
+ * SCHED_FIFO thread: docs/api.md "Configuration"; CAP_SYS_NICE, or musterd refuses to start);
+ * normal, the default, with the short time slice.
+ * The applying client's batches are rendered before musterd starts: it stands for a client on
+ * another machine, like the generator, and printed is the CPU it used over the window.
  *
  *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 2] [--conns 16]
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity] [--generator-nice N]
- *                 [--generator-fifo]
+ *                 [--generator-fifo] [--front-priority normal|realtime]
  */
 #include <dirent.h>
 #include <signal.h>
@@ -77,6 +82,7 @@ struct load {
     const char *encoding; /* Accept-Encoding, NULL: none */
     int nice;             /* the generator threads' nice value, 0: the process's */
     int fifo;             /* they run SCHED_FIFO instead */
+    int front_rt;         /* musterd runs with front_priority realtime */
 };
 
 static void die(const char *what)
@@ -85,20 +91,35 @@ static void die(const char *what)
     exit(1);
 }
 
-static pid_t start_musterd(const char *dir, char *url, size_t url_size)
+/* musterd on a new store in dir, with front_priority realtime when front_rt. */
+static pid_t start_musterd(const char *dir, int front_rt, char *url, size_t url_size)
 {
     int port;
-    pid_t pid = bench_musterd_start(dir, "data", NULL, &port);
+    char *cfg = xasprintf("%s/musterd.yml", dir);
+    FILE *f = fopen(cfg, "w");
+    if (!f || fprintf(f, "front_priority: %s\n", front_rt ? "realtime" : "normal") < 0 ||
+        fclose(f) != 0)
+        die("cannot write musterd's config");
+    const char *extra[] = {"--config", cfg, NULL};
+    pid_t pid = bench_musterd_start(dir, "data", extra, &port);
+    free(cfg);
     snprintf(url, url_size, "http://127.0.0.1:%d", port);
     return pid;
 }
 
-static void post(struct client *c, json_t *docs)
+/* A kind: List of docs as the body of an apply (new). */
+static char *list_body(json_t *docs)
+{
+    json_t *list = json_pack("{s:s,s:s,s:O}", "apiVersion", "v1", "kind", "List", "items", docs);
+    char *body = json_dumps(list, JSON_COMPACT);
+    json_decref(list);
+    return body;
+}
+
+static void post(struct client *c, const char *body)
 {
     struct client_response r = CLIENT_RESPONSE_INIT;
     struct err err = ERR_INIT;
-    json_t *list = json_pack("{s:s,s:s,s:O}", "apiVersion", "v1", "kind", "List", "items", docs);
-    char *body = json_dumps(list, JSON_COMPACT);
 
     if (client_request(c, "POST", "/api/v1/manifests", body, strlen(body), "application/json", &r,
                        &err) < 0)
@@ -108,8 +129,42 @@ static void post(struct client *c, json_t *docs)
         die("apply refused");
     }
     client_response_release(&r);
-    free(body);
-    json_decref(list);
+}
+
+/* The jobs of w as the bodies of applies of about batch pods each, up to pods in all
+ * (*n of them, with the pods applied once each is, in sent[]); the first batch's jobs are
+ * the ones whose why is read (l->why). Made before musterd starts: the applying client
+ * stands for one on another machine, and rendering a batch while the clock runs took the
+ * cores the reads and the cycles share (bench/README.md, "Session 22"). */
+static char **batches(const struct workload *w, size_t batch, size_t pods, struct load *l,
+                      size_t **sent, size_t *n)
+{
+    size_t j = 0, njobs = json_array_size(w->jobs), total = 0, cap = 0;
+    char **bodies = NULL;
+    *sent = NULL;
+    *n = 0;
+    while (j < njobs && total < pods) {
+        json_t *docs = json_array();
+        for (size_t in_batch = 0; j < njobs && in_batch < batch && total < pods; j++) {
+            json_t *job = json_array_get(w->jobs, j);
+            json_array_extend(docs, job);
+            in_batch += json_array_size(job), total += json_array_size(job);
+            json_t *md = json_object_get(json_array_get(job, 0), "metadata");
+            if (*n == 0 && l->nwhy < WHY_IDS)
+                l->why[l->nwhy++] =
+                    xasprintf("%s/%s", json_string_value(json_object_get(md, "namespace")),
+                              json_string_value(json_object_get(md, "name")));
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            bodies = xrealloc(bodies, cap * sizeof(*bodies));
+            *sent = xrealloc(*sent, cap * sizeof(**sent));
+        }
+        bodies[*n] = list_body(docs);
+        (*sent)[(*n)++] = total;
+        json_decref(docs);
+    }
+    return bodies;
 }
 
 /* The value of the Prometheus sample named exactly name in /metrics. */
@@ -223,6 +278,14 @@ static double threads_cpu(pid_t pid, const char *name)
     return sum;
 }
 
+/* The CPU time the calling thread has used, in seconds. */
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 /* Prints the latencies of r: all, and the p99 of each path of the mix. Returns the p99 of
  * all (r's latencies end up sorted, no longer beside r->k). */
 static double print_latency(const struct load *l, struct loadgen_result *r, double window)
@@ -297,29 +360,21 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
 
     if (!mkdtemp(dir))
         die("mkdtemp failed");
-    pid_t pid = start_musterd(dir, url, sizeof(url));
+    size_t nbodies, *sent_after;
+    char *infra = list_body(w->infra),
+         **bodies = batches(w, batch, pods, &l, &sent_after, &nbodies);
+    pid_t pid = start_musterd(dir, mix->front_rt, url, sizeof(url));
     if (client_open(url, NULL, &c, &err) < 0)
         die(err.msg);
-    post(c, w->infra);
-    /* the jobs in batches of about `batch` pods; the first before reading starts */
-    size_t j = 0, njobs = json_array_size(w->jobs), sent = 0, first = 1;
-    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0;
+    post(c, infra);
+    /* the first batch before reading starts */
+    size_t sent = 0;
+    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0, self0 = 0;
     int64_t start_ns = 0;
-    while (j < njobs && sent < pods) {
-        json_t *docs = json_array();
-        for (size_t in_batch = 0; j < njobs && in_batch < batch && sent < pods; j++) {
-            json_t *job = json_array_get(w->jobs, j);
-            json_array_extend(docs, job);
-            in_batch += json_array_size(job), sent += json_array_size(job);
-            json_t *md = json_object_get(json_array_get(job, 0), "metadata");
-            if (first && l.nwhy < WHY_IDS)
-                l.why[l.nwhy++] =
-                    xasprintf("%s/%s", json_string_value(json_object_get(md, "namespace")),
-                              json_string_value(json_object_get(md, "name")));
-        }
-        post(c, docs);
-        json_decref(docs);
-        if (first) {
+    for (size_t b = 0; b < nbodies; b++) {
+        post(c, bodies[b]);
+        sent = sent_after[b];
+        if (b == 0) {
             while (metric(c, "muster_pods_placed_total") < (double)sent)
                 usleep(10000);
             if (rate > 0)
@@ -328,6 +383,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
             secs0 = metric(c, "muster_cycle_duration_seconds_sum");
             cpu0 = proc_cpu(pid);
             front0 = threads_cpu(pid, "musterd-front");
+            self0 = thread_cpu();
             start_ns = clock_mono_ns();
             if (rate > 0)
                 gen = loadgen_start(&(struct loadgen_options){.url = url,
@@ -339,7 +395,6 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
                                                               .nice = mix->nice,
                                                               .fifo = mix->fifo,
                                                               .ctx = &l});
-            first = 0;
         }
     }
     while (metric(c, "muster_pods_placed_total") < (double)sent)
@@ -348,7 +403,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     if (gen)
         loadgen_stop(gen, &r);
     double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
-    double front = threads_cpu(pid, "musterd-front") - front0;
+    double front = threads_cpu(pid, "musterd-front") - front0, self = thread_cpu() - self0;
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
@@ -358,7 +413,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     printf("%6.0f req/s  cycles %6.0f pods/s", rate, tput);
     if (idle.tput > 0)
         printf(" (%.2f of idle)", tput / idle.tput);
-    printf("  musterd CPU %.2f s  [%.1f s]", cpu, window);
+    printf("  musterd CPU %.2f s  [%.1f s]  applying client %.2f s", cpu, window, self);
     if (rate > 0) {
         size_t asked = r.n + (size_t)r.bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
@@ -377,6 +432,11 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     loadgen_result_release(&r);
     for (size_t i = 0; i < l.nwhy; i++)
         free(l.why[i]);
+    for (size_t b = 0; b < nbodies; b++)
+        free(bodies[b]);
+    free(bodies);
+    free(sent_after);
+    free(infra);
     client_close(c);
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
@@ -438,7 +498,8 @@ int main(int argc, char **argv)
         if (!v)
             die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] [--conns N] "
                 "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
-                "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo]");
+                "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo] "
+                "[--front-priority normal|realtime]");
         if (!strcmp(a, "--nodes"))
             nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
@@ -461,6 +522,10 @@ int main(int argc, char **argv)
             encoding = v;
         else if (!strcmp(a, "--generator-nice"))
             gen_nice = atoi(v);
+        else if (!strcmp(a, "--front-priority") && strcmp(v, "normal") && strcmp(v, "realtime"))
+            die("--front-priority must be normal or realtime");
+        else if (!strcmp(a, "--front-priority"))
+            mix.front_rt = !strcmp(v, "realtime");
         else
             die("unknown option");
         i++;
@@ -500,8 +565,9 @@ int main(int argc, char **argv)
     char policy[32];
     snprintf(policy, sizeof(policy), mix.fifo ? "SCHED_FIFO" : "nice %d", gen_nice);
     printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at %s, at "
-           "most %d connections; resourceVersion %s, encoding %s\n",
-           nodes, pods < w.pods ? pods : w.pods, batch, threads, policy, conns, rv, encoding);
+           "most %d connections; resourceVersion %s, encoding %s; musterd's front_priority %s\n",
+           nodes, pods < w.pods ? pods : w.pods, batch, threads, policy, conns, rv, encoding,
+           mix.front_rt ? "realtime" : "normal");
     size_t nrates = 0;
     double rate_of[32];
     for (const char *p = rates; *p && nrates < 32; nrates++) {
