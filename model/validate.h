@@ -77,9 +77,10 @@ extern const char *const model__preemption_policies[];
 
 void model__validate_node(struct model__vctx *v, json_t *obj);
 void model__validate_pod(struct model__vctx *v, json_t *obj);
-/* Kubernetes' rule for extended resources in every container (model_extended_check): what
- * an API apply refuses. Not in model_validate: a mirrored pod that breaks it is stored and
- * never placed (its decode reports the field as unsupported). */
+/* Kubernetes' rule for extended resources in every container (model_extended_check) and
+ * the group-name annotation's PodGroup name: what an API apply refuses. Not in
+ * model_validate: a mirrored pod that breaks them is stored (and, for the first, never
+ * placed: its decode reports the field as unsupported). */
 void model__validate_pod_extended(struct model__vctx *v, json_t *obj);
 void model__validate_podgroup(struct model__vctx *v, json_t *obj);
 void model__validate_topology(struct model__vctx *v, json_t *obj);

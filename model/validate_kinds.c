@@ -120,9 +120,29 @@ static void check_containers(struct model__vctx *v, json_t *spec, const char *ke
     }
 }
 
+/* Volcano's group-name annotation, when it is what names the pod's PodGroup (model_pod.h:
+ * no pod-group label): a PodGroup's name, so a DNS-1123 subdomain, or the pod would wait
+ * for a group that cannot exist. Not in model_validate: a mirrored pod may carry any
+ * annotation another scheduler ignores, and a bound one must be counted on its node. */
+static void check_group_name(struct model__vctx *v, json_t *meta)
+{
+    const char *label =
+        json_string_value(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
+    const char *g = json_string_value(
+        json_object_get(json_object_get(meta, "annotations"), MODEL_ANN_GROUP_NAME));
+    if ((label && *label) || !g || !*g || model__dns_subdomain(g))
+        return;
+    size_t n = strlen(g);
+    model__problem(v, "metadata.annotations." MODEL_ANN_GROUP_NAME,
+                   "invalid PodGroup name '%.100s%s' (%zu bytes): must be a lowercase DNS-1123 "
+                   "subdomain of at most 253 characters",
+                   g, n > 100 ? "..." : "", n);
+}
+
 void model__validate_pod_extended(struct model__vctx *v, json_t *obj)
 {
     static const char *const lists[] = {"initContainers", "containers"};
+    check_group_name(v, json_object_get(obj, "metadata"));
     json_t *spec = json_object_get(obj, "spec");
     for (size_t l = 0; l < 2; l++) {
         size_t i;
@@ -200,24 +220,6 @@ static int all_digits(const char *s)
 
 static void check_pod_spec(struct model__vctx *v, json_t *spec);
 
-/* Volcano's group-name annotation, when it is what names the pod's PodGroup (model_pod.h:
- * no pod-group label): a PodGroup's name, so a DNS-1123 subdomain, or the pod would wait
- * for a group that cannot exist (and its job key would be cut at the view's 512 bytes). */
-static void check_group_name(struct model__vctx *v, json_t *meta)
-{
-    const char *label =
-        json_string_value(json_object_get(json_object_get(meta, "labels"), MODEL_LABEL_POD_GROUP));
-    const char *g = json_string_value(
-        json_object_get(json_object_get(meta, "annotations"), MODEL_ANN_GROUP_NAME));
-    if ((label && *label) || !g || !*g || model__dns_subdomain(g))
-        return;
-    size_t n = strlen(g);
-    model__problem(v, "metadata.annotations." MODEL_ANN_GROUP_NAME,
-                   "invalid PodGroup name '%.100s%s' (%zu bytes): must be a lowercase DNS-1123 "
-                   "subdomain of at most 253 characters",
-                   g, n > 100 ? "..." : "", n);
-}
-
 void model__validate_pod(struct model__vctx *v, json_t *obj)
 {
     json_t *spec = json_object_get(obj, "spec");
@@ -230,7 +232,6 @@ void model__validate_pod(struct model__vctx *v, json_t *obj)
         check_pod_spec(v, spec);
     check_pod_status(v, json_object_get(obj, "status"));
     model__want_duration_ann(v, ann, MODEL_ANN_EXPECTED_RUNTIME);
-    check_group_name(v, json_object_get(obj, "metadata"));
 }
 
 static void check_pod_spec(struct model__vctx *v, json_t *spec)

@@ -163,6 +163,26 @@ START_TEST(test_model_validate_error_object)
 }
 END_TEST
 
+/* A group-name that is no PodGroup's name is refused by an apply's validation
+ * (model_validate_fields) and taken by the mirror's (model_validate): a pod another
+ * scheduler bound must still count on its node. */
+START_TEST(test_model_group_name_refused_by_apply_only)
+{
+    const char *text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+                       "    scheduling.k8s.io/group-name: Big Job\nspec:\n  containers:\n"
+                       "  - name: c\n";
+    struct model_manifest m;
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, NULL), 0);
+    json_t *errors = json_array();
+    ck_assert_int_eq(model_validate(&m.docs[0], errors), 0);
+    ck_assert_int_eq(model_validate_fields(&m.docs[0], MODEL_FIELDS_STRICT, errors, NULL), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(errors, 0), "field")),
+                     "metadata.annotations.scheduling.k8s.io/group-name");
+    json_decref(errors);
+    model_manifest_free(&m);
+}
+END_TEST
+
 /* A JSON array of n pods: those at the indexes in bad (-1 ends it) with an invalid cpu
  * request, those in odd with a field muster does not know. New string. */
 static char *pods_json(int n, const int *bad, const int *odd)
@@ -393,6 +413,7 @@ int main(void)
     tcase_add_test(tc, test_model_unsupported_field);
     tcase_add_test(tc, test_model_object_key_and_namespace_default);
     tcase_add_test(tc, test_model_validate_error_object);
+    tcase_add_test(tc, test_model_group_name_refused_by_apply_only);
     tcase_add_test(tc, test_model_validate_all_big_in_order);
     tcase_add_test(tc, test_model_manifest_too_deep_first);
     tcase_add_test(tc, test_model_priorityclass_validation);
