@@ -254,8 +254,25 @@ static double proc_cpu(pid_t pid)
     return task_cpu(pid, "");
 }
 
-/* The CPU time of process pid's threads named name, in seconds (0 when it has none). */
-static double threads_cpu(pid_t pid, const char *name)
+/* Into sched[0] and sched[1], the seconds task (a thread id) of process pid has run and has
+ * waited runnable for a core (its schedstat, in ns, not ticks). */
+static void task_sched(pid_t pid, const char *task, double sched[2])
+{
+    char path[64];
+    unsigned long long run = 0, wait = 0;
+    snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat", (int)pid, task);
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%llu %llu", &run, &wait) != 2)
+        run = wait = 0;
+    if (f)
+        fclose(f);
+    sched[0] += (double)run / 1e9;
+    sched[1] += (double)wait / 1e9;
+}
+
+/* The CPU time of process pid's threads named name, in seconds (0 when it has none); with
+ * sched set, instead their schedstat's run and wait times summed into sched[0] and [1]. */
+static double threads_time(pid_t pid, const char *name, double sched[2])
 {
     char path[64], comm[64];
     double sum = 0;
@@ -270,12 +287,19 @@ static double threads_cpu(pid_t pid, const char *name)
                    comm[strlen(name)] == '\n';
         if (f)
             fclose(f);
-        if (same)
+        if (same && sched)
+            task_sched(pid, e->d_name, sched);
+        else if (same)
             sum += task_cpu(pid, e->d_name);
     }
     if (d)
         closedir(d);
     return sum;
+}
+
+static double threads_cpu(pid_t pid, const char *name)
+{
+    return threads_time(pid, name, NULL);
 }
 
 /* The CPU time the calling thread has used, in seconds. */
@@ -369,7 +393,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     post(c, infra);
     /* the first batch before reading starts */
     size_t sent = 0;
-    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0, self0 = 0;
+    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0, self0 = 0, cyc0[2] = {0, 0};
     int64_t start_ns = 0;
     for (size_t b = 0; b < nbodies; b++) {
         post(c, bodies[b]);
@@ -383,6 +407,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
             secs0 = metric(c, "muster_cycle_duration_seconds_sum");
             cpu0 = proc_cpu(pid);
             front0 = threads_cpu(pid, "musterd-front");
+            threads_time(pid, "musterd-cycle", cyc0);
             self0 = thread_cpu();
             start_ns = clock_mono_ns();
             if (rate > 0)
@@ -404,6 +429,8 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         loadgen_stop(gen, &r);
     double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
     double front = threads_cpu(pid, "musterd-front") - front0, self = thread_cpu() - self0;
+    double cyc[2] = {0, 0};
+    threads_time(pid, "musterd-cycle", cyc);
     double placed = metric(c, "muster_pods_placed_total") - placed0;
     double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
     double stale = metric(c, "muster_read_stale_seconds_max");
@@ -414,6 +441,8 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     if (idle.tput > 0)
         printf(" (%.2f of idle)", tput / idle.tput);
     printf("  musterd CPU %.2f s  [%.1f s]  applying client %.2f s", cpu, window, self);
+    printf("\n        the cycle thread: ran %.3f s, waited for a core %.3f s; cycles %.3f s",
+           cyc[0] - cyc0[0], cyc[1] - cyc0[1], secs);
     if (rate > 0) {
         size_t asked = r.n + (size_t)r.bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
