@@ -382,6 +382,10 @@ START_TEST(test_server_background_threads_run_as_batch)
     /* the cycle thread is not preempted by every read's wake-up; the front end is normal */
     ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_BATCH), SCHED_BATCH);
     ck_assert_int_eq(policy_of(md.pid, "musterd-front", SCHED_OTHER), SCHED_OTHER);
+    struct http_resp r;
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_msg(r.body && strstr(r.body, "\nmuster_http_front_realtime 0\n"), "%s", r.body);
+    http_resp_free(&r);
     /* the read cache's remaker starts with the first stale answer served */
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     apply(cluster);
@@ -452,6 +456,11 @@ START_TEST(test_server_front_priority_realtime)
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
     ck_assert_int_eq(policy_of(md.pid, "civetweb-worker", SCHED_OTHER), SCHED_OTHER);
+    /* and says so */
+    struct http_resp r;
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_msg(r.body && strstr(r.body, "\nmuster_http_front_realtime 1\n"), "%s", r.body);
+    http_resp_free(&r);
 }
 END_TEST
 

@@ -433,6 +433,7 @@ static int loop_main(void *arg)
                  strerror(refused));
     else if (f->realtime)
         log_info("front end: SCHED_FIFO at priority 1 (front_priority realtime)");
+    __atomic_store_n(&f->realtime_on, f->realtime && !refused, __ATOMIC_RELAXED);
     event_base_dispatch(f->base);
     return 0;
 }
@@ -544,6 +545,11 @@ out:
     }
     *out = f;
     return 0;
+}
+
+int api__front_realtime(const struct api__front *f)
+{
+    return __atomic_load_n(&f->realtime_on, __ATOMIC_RELAXED);
 }
 
 int api__front_port(const struct api__front *f)

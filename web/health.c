@@ -6,6 +6,7 @@
 #include "access.h"
 #include "alloc.h"
 #include "cached_reads.h"
+#include "front.h"
 #include "handlers.h"
 #include "http.h"
 #include "scheduler.h"
@@ -185,7 +186,7 @@ static void accounting_metrics(struct api *api, char **buf, size_t *len, size_t 
 void api__metrics(struct req *r)
 {
     char *sched = sched_metrics(r->api->sched);
-    char *buf = NULL, line[256];
+    char *buf = NULL, line[512];
     size_t len = 0, cap = 0;
     struct store_stats st;
 
@@ -204,8 +205,13 @@ void api__metrics(struct req *r)
              "# HELP muster_http_front_answers_total Requests the front end answered itself, "
              "from the read cache, without civetweb's workers.\n"
              "# TYPE muster_http_front_answers_total counter\n"
-             "muster_http_front_answers_total %llu\n",
-             (unsigned long long)__atomic_load_n(&r->api->front_answers, __ATOMIC_RELAXED));
+             "muster_http_front_answers_total %llu\n"
+             "# HELP muster_http_front_realtime 1 when the front end's thread runs SCHED_FIFO "
+             "(front_priority realtime).\n"
+             "# TYPE muster_http_front_realtime gauge\n"
+             "muster_http_front_realtime %d\n",
+             (unsigned long long)__atomic_load_n(&r->api->front_answers, __ATOMIC_RELAXED),
+             r->api->front ? api__front_realtime(r->api->front) : 0);
     append(&buf, &len, &cap, line);
     char refused[1024];
     api__auth_metrics(r->api, refused, sizeof(refused));
