@@ -441,8 +441,6 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     if (idle.tput > 0)
         printf(" (%.2f of idle)", tput / idle.tput);
     printf("  musterd CPU %.2f s  [%.1f s]  applying client %.2f s", cpu, window, self);
-    printf("\n        the cycle thread: ran %.3f s, waited for a core %.3f s; cycles %.3f s",
-           cyc[0] - cyc0[0], cyc[1] - cyc0[1], secs);
     if (rate > 0) {
         size_t asked = r.n + (size_t)r.bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
@@ -456,7 +454,8 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)", stale * 1e3, remakes,
                remake_cpu);
     }
-    printf("\n");
+    printf("\n        the cycle thread: ran %.3f s, waited for a core %.3f s; cycles %.3f s\n",
+           cyc[0] - cyc0[0], cyc[1] - cyc0[1], secs);
     fflush(stdout);
     loadgen_result_release(&r);
     for (size_t i = 0; i < l.nwhy; i++)
