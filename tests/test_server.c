@@ -437,6 +437,11 @@ START_TEST(test_server_background_threads_run_as_batch)
     ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_OTHER, &other), 0);
     ck_assert_int_eq(rc, 0);
     ck_assert_int_eq(policy_of(md.pid, "musterd-cycle", SCHED_RR), SCHED_RR);
+    /* the front end's real-time policy is the operator's here: /metrics says so */
+    ck_assert_int_eq(policy_of(md.pid, "musterd-front", SCHED_RR), SCHED_RR);
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_msg(r.body && strstr(r.body, "\nmuster_http_front_realtime 1\n"), "%s", r.body);
+    http_resp_free(&r);
 }
 END_TEST
 

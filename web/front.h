@@ -77,7 +77,8 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
 int api__front_listen_check(const char *listen, struct err *err);
 /* The port listened on. */
 int api__front_port(const struct api__front *f);
-/* 1 when the front end's thread runs SCHED_FIFO (front_priority realtime, granted). */
+/* 1 when the front end's thread runs a real-time policy (front_priority realtime, or an
+ * operator's chrt). */
 int api__front_realtime(const struct api__front *f);
 /* Stops the thread and closes every connection (answers in flight are cut). NULL-safe. */
 void api__front_stop(struct api__front *f);

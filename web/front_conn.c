@@ -11,6 +11,7 @@
 #include <event2/util.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,12 +429,15 @@ static int loop_main(void *arg)
      * instead of after their slices, or with front_priority realtime at once (thread.h;
      * bench/README.md "Reads under load") */
     int refused = thread_interactive("musterd-front", f->realtime);
+    int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    int rt = policy == SCHED_FIFO || policy == SCHED_RR; /* ours, or an operator's (chrt) */
     if (refused) /* api_check found it allowed: a limit changed since */
         log_warn("front end: SCHED_FIFO refused (%s): it runs with a short time slice",
                  strerror(refused));
     else if (f->realtime)
-        log_info("front end: SCHED_FIFO at priority 1 (front_priority realtime)");
-    __atomic_store_n(&f->realtime_on, f->realtime && !refused, __ATOMIC_RELAXED);
+        log_info("front end: %s (front_priority realtime)",
+                 rt ? "a real-time thread" : "the policy the process was started with, kept");
+    __atomic_store_n(&f->realtime_on, rt, __ATOMIC_RELAXED);
     event_base_dispatch(f->base);
     return 0;
 }

@@ -78,7 +78,7 @@ struct api__front {
     int nbackend;    /* loopback connections open, pooled or answering */
     int workers;     /* civetweb's worker threads */
     int realtime;    /* the thread asks for SCHED_FIFO (api__front_options) */
-    int realtime_on; /* and runs so (atomic: /metrics reads it) */
+    int realtime_on; /* it runs a real-time policy (atomic: /metrics reads it) */
     int nstalled;    /* relays waiting for a client to read (FRONT_STALL_SHARE) */
     api__front_answer_fn answer;
     api__front_answer_fn head_check;

@@ -206,8 +206,8 @@ void api__metrics(struct req *r)
              "from the read cache, without civetweb's workers.\n"
              "# TYPE muster_http_front_answers_total counter\n"
              "muster_http_front_answers_total %llu\n"
-             "# HELP muster_http_front_realtime 1 when the front end's thread runs SCHED_FIFO "
-             "(front_priority realtime).\n"
+             "# HELP muster_http_front_realtime 1 when the front end's thread runs a real-time "
+             "policy (front_priority realtime, or the process's).\n"
              "# TYPE muster_http_front_realtime gauge\n"
              "muster_http_front_realtime %d\n",
              (unsigned long long)__atomic_load_n(&r->api->front_answers, __ATOMIC_RELAXED),
