@@ -496,6 +496,78 @@ START_TEST(test_why_class_random_lifecycles)
 }
 END_TEST
 
+/* A gang of one running pod and a pending one (minMember 1), cpu each, the gang with
+ * MustGather BlockLayer when gather is set (the sched_util_applyf of a PodGroup and pods). */
+static void gang(struct sched_util *u, int64_t now, const char *name, int gather, const char *cpu,
+                 int pod)
+{
+    if (pod == 0)
+        sched_util_applyf(
+            u, now,
+            "apiVersion: scheduling.sigs.k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: %s, "
+            "namespace: default%s}\nspec: {minMember: 1}\n",
+            name,
+            gather ? ", annotations: {gang.scheduling.koordinator.sh/network-topology-spec: "
+                     "'{\"gatherStrategy\":[{\"layer\":\"BlockLayer\",\"strategy\":"
+                     "\"MustGather\"}]}'}"
+                   : "");
+    sched_util_applyf(u, now,
+                      "apiVersion: v1\nkind: Pod\nmetadata: {name: %s-%d, namespace: default, "
+                      "labels: {pod-group.scheduling.sigs.k8s.io: %s}}\nspec: {containers: [{name: "
+                      "c, image: x, resources: {requests: {cpu: \"%s\"}}}]}\n",
+                      name, pod, name, cpu);
+}
+
+/* A job placed in the cycle takes the room a failing job of the same shape was told of: the
+ * node filter made for that shape earlier in the cycle no longer holds after the bind, and
+ * the later job's document names the capacity (stress seed 1274: it said a node fit, with no
+ * primary and no blockers). Here gang g's new pod must join g-0's full block (b1) though node
+ * b has room for it, nothing bound; then s-1 takes b's room; then h-1, of g-1's shape, fits
+ * nowhere. The gangs' running pods order them (DRF: g, s, h). */
+START_TEST(test_why_class_filter_after_bind)
+{
+    struct sched_util u;
+    struct err err = ERR_INIT;
+    sched_util_open(&u, NULL);
+    sched_util_applyf(
+        &u, 1000, "%s",
+        "apiVersion: scheduling.koordinator.sh/v1alpha1\nkind: ClusterNetworkTopology\n"
+        "metadata: {name: default}\nspec: {networkTopologySpec: [{topologyLayer: BlockLayer, "
+        "labelKey: [block]}, {topologyLayer: NodeTopologyLayer, parentTopologyLayer: "
+        "BlockLayer}]}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {block: b1}}\n"
+        "status: {allocatable: {cpu: \"4\", pods: \"10\"}}\n");
+    gang(&u, 1000, "g", 1, "3", 0);
+    json_decref(sched_util_cycle(&u, 1500)); /* g-0 on a */
+    sched_util_applyf(&u, 2000, "%s",
+                      "apiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {block: b2}}\n"
+                      "status: {allocatable: {cpu: \"11\", pods: \"10\"}}\n");
+    gang(&u, 2000, "s", 0, "3500m", 0);
+    gang(&u, 2000, "h", 0, "4", 0);
+    json_decref(sched_util_cycle(&u, 2500)); /* s-0 and h-0 on b: 3.5 cpu left there */
+    gang(&u, 3000, "g", 1, "3", 1);
+    gang(&u, 3000, "s", 0, "1500m", 1);
+    gang(&u, 3000, "h", 0, "3", 1);
+    json_decref(sched_util_cycle(&u, 3500));
+    json_t *g = NULL, *h = NULL;
+    ck_assert_int_eq(sched_why(u.s, "default/g", &g, &err), 0);
+    ck_assert_int_eq(sched_why(u.s, "default/h", &h, &err), 0);
+    char *gd = json_dumps(g, JSON_COMPACT), *hd = json_dumps(h, JSON_COMPACT);
+    /* g-1 was told b fits it (before s-1 took b's room) */
+    ck_assert_msg(json_integer_value(json_object_get(json_object_get(g, "nodeFilter"), "fit")) == 1,
+                  "%s", gd);
+    ck_assert_msg(json_is_object(json_object_get(h, "primary")), "no primary: %s", hd);
+    ck_assert_msg(json_array_size(json_object_get(h, "blockers")) > 0, "no blockers: %s", hd);
+    ck_assert_msg(json_integer_value(json_object_get(json_object_get(h, "nodeFilter"), "fit")) == 0,
+                  "%s", hd);
+    free(gd);
+    free(hd);
+    json_decref(g);
+    json_decref(h);
+    sched_util_close(&u);
+}
+END_TEST
+
 static Suite *why_class_suite(void)
 {
     Suite *s = suite_create("why_class");
@@ -505,6 +577,7 @@ static Suite *why_class_suite(void)
     tcase_add_test(tc, test_why_class_members_own_answers);
     tcase_add_test(tc, test_why_class_leaving_and_gone);
     tcase_add_test(tc, test_why_class_random_lifecycles);
+    tcase_add_test(tc, test_why_class_filter_after_bind);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -78,13 +78,15 @@ struct sched_why_writer *sched__why_w(struct sched_cyc *c);
 void sched__why_writer_free(struct sched_cyc *c);
 
 /* The node filter of pod pi's shape in this cycle (why_mem.c): computed once per shape while
- * the view's epoch holds (a pod with rules of its own: every time), with the jobs placed
- * earlier in the cycle that took its room. Borrowed, valid until the next call. */
+ * the view's epoch holds and no pod was bound since (a pod with rules of its own: every
+ * time), with the jobs placed earlier in the cycle that took its room. Borrowed, valid until
+ * the next call. */
 struct sched_nf {
     json_t *nf;    /* sched__node_filter's histogram */
     json_t *ahead; /* sched__ahead's jobs, [] when capacity is not the reason */
     int code;      /* sched__node_filter's *code */
     uint64_t epoch;
+    size_t nbinds; /* the view's binds at that epoch when made (view_bind.c's log) */
 };
 const struct sched_nf *sched__why_nf(struct sched_cyc *c, int pi);
 /* The code of shape's node filter computed in this cycle, -2 when none was (nodes do not

@@ -84,7 +84,10 @@ const struct sched_nf *sched__why_nf(struct sched_cyc *c, int pi)
         ww->nnf = (size_t)shape + 1;
     }
     struct sched_nf *f = &ww->nf_shape[shape];
-    if (!f->nf || f->epoch != c->v->epoch) {
+    /* a bind does not move the epoch (the placers re-score the nodes it logs): the node
+     * filter counts what is free, so one made before it no longer holds */
+    size_t nbinds = c->v->log_epoch == c->v->epoch ? c->v->nbinds : 0;
+    if (!f->nf || f->epoch != c->v->epoch || f->nbinds != nbinds) {
         int own;
         json_decref(f->nf);
         json_decref(f->ahead);
@@ -93,6 +96,7 @@ const struct sched_nf *sched__why_nf(struct sched_cyc *c, int pi)
                        ? sched__ahead(c, pi)
                        : json_array();
         f->epoch = own ? 0 : c->v->epoch; /* a pod's own rules: not for its shape */
+        f->nbinds = nbinds;
     }
     return f;
 }
