@@ -374,6 +374,61 @@ struct run {
     double p99;  /* ms */
 };
 
+/* What musterd and the bench had done at a moment: cycles, placements, CPU. */
+struct gauges {
+    double placed, secs; /* pods placed, seconds of cycles (musterd's /metrics) */
+    double cpu, front;   /* musterd's CPU, its front end thread's */
+    double cyc[2];       /* the cycle thread's run and wait for a core (threads_time) */
+    double self;         /* this thread's CPU: the applying client's */
+    int64_t ns;
+};
+
+static void gauges_read(struct client *c, pid_t pid, struct gauges *g)
+{
+    *g = (struct gauges){.placed = metric(c, "muster_pods_placed_total"),
+                         .secs = metric(c, "muster_cycle_duration_seconds_sum"),
+                         .cpu = proc_cpu(pid),
+                         .front = threads_cpu(pid, "musterd-front"),
+                         .self = thread_cpu(),
+                         .ns = clock_mono_ns()};
+    threads_time(pid, "musterd-cycle", g->cyc);
+}
+
+/* Prints a run's line from its gauges at the start (a) and end (b) of the reading window and
+ * the generator's result r; returns what the run measured. */
+static struct run print_run(struct client *c, const struct load *l, double rate,
+                            const struct gauges *a, const struct gauges *b,
+                            struct loadgen_result *r, struct run idle)
+{
+    double window = (double)(b->ns - a->ns) / 1e9, cpu = b->cpu - a->cpu;
+    double secs = b->secs - a->secs, placed = b->placed - a->placed;
+    double tput = secs > 0 ? placed / secs : 0, p99 = 0;
+    printf("%6.0f req/s  cycles %6.0f pods/s", rate, tput);
+    if (idle.tput > 0)
+        printf(" (%.2f of idle)", tput / idle.tput);
+    printf("  musterd CPU %.2f s  [%.1f s]  applying client %.2f s", cpu, window,
+           b->self - a->self);
+    if (rate > 0) {
+        size_t asked = r->n + (size_t)r->bad;
+        double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
+        printf("  generator CPU %.2f s%s\n        per 1,000 requests:", r->cpu_s,
+               r->nice_refused ? " (its nice value or policy refused: not root?)" : "");
+        if (idle.tput > 0)
+            printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
+        printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
+               (b->front - a->front) * per, r->cpu_s * per, r->late);
+        p99 = print_latency(l, r, window);
+        printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)",
+               metric(c, "muster_read_stale_seconds_max") * 1e3,
+               metric(c, "muster_read_remakes_total"),
+               metric(c, "muster_read_remake_cpu_seconds_total"));
+    }
+    printf("\n        the cycle thread: ran %.3f s, waited for a core %.3f s; cycles %.3f s\n",
+           b->cyc[0] - a->cyc[0], b->cyc[1] - a->cyc[1], secs);
+    fflush(stdout);
+    return (struct run){tput, cpu, p99};
+}
+
 /* One run at rate (0: no reads); idle is the run without reads (all zero: none yet). */
 static struct run run_rate(const struct workload *w, struct load *mix, double rate, size_t batch,
                            size_t pods, struct run idle, int keep)
@@ -383,6 +438,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     struct loadgen *gen = NULL;
     struct client *c = NULL;
     struct err err = ERR_INIT;
+    struct gauges a = {0}, b = {0};
 
     if (!mkdtemp(dir))
         die("mkdtemp failed");
@@ -394,76 +450,38 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
         die(err.msg);
     post(c, infra);
     /* the first batch before reading starts */
-    size_t sent = 0;
-    double placed0 = 0, secs0 = 0, cpu0 = 0, front0 = 0, self0 = 0, cyc0[2] = {0, 0};
-    int64_t start_ns = 0;
-    for (size_t b = 0; b < nbodies; b++) {
-        post(c, bodies[b]);
-        sent = sent_after[b];
-        if (b == 0) {
-            while (metric(c, "muster_pods_placed_total") < (double)sent)
-                usleep(10000);
-            if (rate > 0)
-                prime(c, &l);
-            placed0 = metric(c, "muster_pods_placed_total");
-            secs0 = metric(c, "muster_cycle_duration_seconds_sum");
-            cpu0 = proc_cpu(pid);
-            front0 = threads_cpu(pid, "musterd-front");
-            threads_time(pid, "musterd-cycle", cyc0);
-            self0 = thread_cpu();
-            start_ns = clock_mono_ns();
-            if (rate > 0)
-                gen = loadgen_start(&(struct loadgen_options){.url = url,
-                                                              .rate = rate,
-                                                              .conns = mix->conns,
-                                                              .threads = mix->threads,
-                                                              .encoding = l.encoding,
-                                                              .path = path_of,
-                                                              .nice = mix->nice,
-                                                              .fifo = mix->fifo,
-                                                              .ctx = &l});
-        }
+    for (size_t k = 0; k < nbodies; k++) {
+        post(c, bodies[k]);
+        if (k > 0)
+            continue;
+        while (metric(c, "muster_pods_placed_total") < (double)sent_after[0])
+            usleep(10000);
+        if (rate > 0)
+            prime(c, &l);
+        gauges_read(c, pid, &a);
+        if (rate > 0)
+            gen = loadgen_start(&(struct loadgen_options){.url = url,
+                                                          .rate = rate,
+                                                          .conns = mix->conns,
+                                                          .threads = mix->threads,
+                                                          .encoding = l.encoding,
+                                                          .path = path_of,
+                                                          .nice = mix->nice,
+                                                          .fifo = mix->fifo,
+                                                          .ctx = &l});
     }
-    while (metric(c, "muster_pods_placed_total") < (double)sent)
+    while (nbodies && metric(c, "muster_pods_placed_total") < (double)sent_after[nbodies - 1])
         usleep(10000);
     struct loadgen_result r = {0};
     if (gen)
         loadgen_stop(gen, &r);
-    double window = (double)(clock_mono_ns() - start_ns) / 1e9, cpu = proc_cpu(pid) - cpu0;
-    double front = threads_cpu(pid, "musterd-front") - front0, self = thread_cpu() - self0;
-    double cyc[2] = {0, 0};
-    threads_time(pid, "musterd-cycle", cyc);
-    double placed = metric(c, "muster_pods_placed_total") - placed0;
-    double secs = metric(c, "muster_cycle_duration_seconds_sum") - secs0;
-    double stale = metric(c, "muster_read_stale_seconds_max");
-    double remakes = metric(c, "muster_read_remakes_total");
-    double remake_cpu = metric(c, "muster_read_remake_cpu_seconds_total");
-    double tput = secs > 0 ? placed / secs : 0, p99 = 0;
-    printf("%6.0f req/s  cycles %6.0f pods/s", rate, tput);
-    if (idle.tput > 0)
-        printf(" (%.2f of idle)", tput / idle.tput);
-    printf("  musterd CPU %.2f s  [%.1f s]  applying client %.2f s", cpu, window, self);
-    if (rate > 0) {
-        size_t asked = r.n + (size_t)r.bad;
-        double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
-        printf("  generator CPU %.2f s%s\n        per 1,000 requests:", r.cpu_s,
-               r.nice_refused ? " (its nice value or policy refused: not root?)" : "");
-        if (idle.tput > 0)
-            printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
-        printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
-               front * per, r.cpu_s * per, r.late);
-        p99 = print_latency(&l, &r, window);
-        printf("\n        stale max %.0f ms (%.0f remakes, %.2f s CPU)", stale * 1e3, remakes,
-               remake_cpu);
-    }
-    printf("\n        the cycle thread: ran %.3f s, waited for a core %.3f s; cycles %.3f s\n",
-           cyc[0] - cyc0[0], cyc[1] - cyc0[1], secs);
-    fflush(stdout);
+    gauges_read(c, pid, &b);
+    struct run run = print_run(c, &l, rate, &a, &b, &r, idle);
     loadgen_result_release(&r);
     for (size_t i = 0; i < l.nwhy; i++)
         free(l.why[i]);
-    for (size_t b = 0; b < nbodies; b++)
-        free(bodies[b]);
+    for (size_t k = 0; k < nbodies; k++)
+        free(bodies[k]);
     free(bodies);
     free(sent_after);
     free(infra);
@@ -476,7 +494,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
             fprintf(stderr, "bench_reads: could not remove %s\n", dir);
         free(cmd);
     }
-    return (struct run){tput, cpu, p99};
+    return run;
 }
 
 /* One line per rate over the rounds: the medians, and each round's ratio to its own idle run. */
