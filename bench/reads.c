@@ -521,26 +521,90 @@ static void summarise(const double *rate_of, size_t nrates, const struct run *ru
     }
 }
 
-int main(int argc, char **argv)
+/* mix->paths from the comma-separated mix_arg, resourceVersion=rv added to the routes that
+ * take it (docs/api.md) unless rv is "none". */
+static void mix_paths(struct load *mix, const char *mix_arg, const char *rv)
 {
-    size_t nodes = 5000, pods = 50000, batch = 1000;
-    int conns = 16, threads = 2, keep = 0, repeat = 1, gen_nice = -5;
     size_t cap = 0;
-    const char *rates = "0,500,1000,2000,5000", *rv = "0", *encoding = "gzip";
-    const char *mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,/api/v1/topology?jobs=4,"
-                          "/api/v1/audit?tail=20";
-    struct load mix = {0};
-    struct workload w;
-    struct err err = ERR_INIT;
+    for (const char *p = mix_arg; *p;) {
+        size_t len = strcspn(p, ",");
+        char *path = xstrndup(p, len);
+        if (strcmp(rv, "none") != 0 &&
+            (!strncmp(path, "/api/v1/jobs", 12) || !strncmp(path, "/api/v1/topology", 16))) {
+            char *with =
+                xasprintf("%s%cresourceVersion=%s", path, strchr(path, '?') ? '&' : '?', rv);
+            free(path);
+            path = with;
+        }
+        XGROW(mix->paths, mix->npaths + 1, cap);
+        mix->paths[mix->npaths++] = path;
+        p += len + (p[len] == ',');
+    }
+    if (!mix->npaths || mix->npaths > MAX_PATHS)
+        die("--mix names no path, or more than 64");
+}
 
+/* What every run of the rounds shares. */
+struct round_opts {
+    const struct workload *w;
+    struct load *mix;
+    size_t batch, pods;
+    int keep, repeat;
+};
+
+/* The rates of rate_of, each in turn, o->repeat rounds, then the medians when more than one. */
+static void run_rounds(const struct round_opts *o, const double *rate_of, size_t nrates)
+{
+    /* runs[round * nrates + i]; each round's idle run is the first rate of 0 in it */
+    struct run *runs = xcalloc((size_t)o->repeat * nrates, sizeof(*runs));
+    double *ratio = xcalloc((size_t)o->repeat * nrates, sizeof(double));
+    for (int round = 0; round < o->repeat; round++) {
+        struct run idle = {0};
+        if (o->repeat > 1)
+            printf("round %d of %d\n", round + 1, o->repeat);
+        for (size_t i = 0; i < nrates; i++) {
+            struct run *run = &runs[(size_t)round * nrates + i];
+            *run = run_rate(o->w, o->mix, rate_of[i], o->batch, o->pods, idle, o->keep);
+            if (rate_of[i] == 0 && idle.tput == 0)
+                idle = *run;
+            ratio[(size_t)round * nrates + i] = idle.tput > 0 ? run->tput / idle.tput : 0;
+        }
+    }
+    if (o->repeat > 1)
+        summarise(rate_of, nrates, runs, ratio, o->repeat);
+    free(runs);
+    free(ratio);
+}
+
+/* The command line. */
+struct opts {
+    size_t nodes, pods, batch;
+    int conns, threads, keep, repeat, gen_nice, fifo, front_rt;
+    const char *rates, *rv, *encoding, *mix_arg;
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){.nodes = 5000,
+                       .pods = 50000,
+                       .batch = 1000,
+                       .conns = 16,
+                       .threads = 2,
+                       .repeat = 1,
+                       .gen_nice = -5,
+                       .rates = "0,500,1000,2000,5000",
+                       .rv = "0",
+                       .encoding = "gzip",
+                       .mix_arg = "/api/v1/jobs?limit=100,/api/v1/jobs/{why}/why,"
+                                  "/api/v1/topology?jobs=4,/api/v1/audit?tail=20"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--keep")) {
-            keep = 1;
+            o->keep = 1;
             continue;
         }
         if (!strcmp(a, "--generator-fifo")) {
-            mix.fifo = 1;
+            o->fifo = 1;
             continue;
         }
         if (!v)
@@ -549,99 +613,79 @@ int main(int argc, char **argv)
                 "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo] "
                 "[--front-priority normal|realtime]");
         if (!strcmp(a, "--nodes"))
-            nodes = strtoul(v, NULL, 10);
+            o->nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
-            pods = strtoul(v, NULL, 10);
+            o->pods = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--batch"))
-            batch = strtoul(v, NULL, 10);
+            o->batch = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--repeat"))
-            repeat = atoi(v);
+            o->repeat = atoi(v);
         else if (!strcmp(a, "--threads"))
-            threads = atoi(v);
+            o->threads = atoi(v);
         else if (!strcmp(a, "--conns"))
-            conns = atoi(v);
+            o->conns = atoi(v);
         else if (!strcmp(a, "--rates"))
-            rates = v;
+            o->rates = v;
         else if (!strcmp(a, "--mix"))
-            mix_arg = v;
+            o->mix_arg = v;
         else if (!strcmp(a, "--resource-version"))
-            rv = v;
+            o->rv = v;
         else if (!strcmp(a, "--encoding"))
-            encoding = v;
+            o->encoding = v;
         else if (!strcmp(a, "--generator-nice"))
-            gen_nice = atoi(v);
+            o->gen_nice = atoi(v);
         else if (!strcmp(a, "--front-priority") && strcmp(v, "normal") && strcmp(v, "realtime"))
             die("--front-priority must be normal or realtime");
         else if (!strcmp(a, "--front-priority"))
-            mix.front_rt = !strcmp(v, "realtime");
+            o->front_rt = !strcmp(v, "realtime");
         else
             die("unknown option");
         i++;
     }
-    if (threads < 1 || threads > 64 || conns < threads || conns > 1024 || repeat < 1 ||
-        repeat > 99 || !nodes || !batch || gen_nice < -20 || gen_nice > 19)
+    if (o->threads < 1 || o->threads > 64 || o->conns < o->threads || o->conns > 1024 ||
+        o->repeat < 1 || o->repeat > 99 || !o->nodes || !o->batch || o->gen_nice < -20 ||
+        o->gen_nice > 19)
         die("--threads must be 1..64, --conns threads..1024, --repeat 1..99, --nodes and --batch "
             "above 0, --generator-nice -20..19");
-    if (strcmp(rv, "none") != 0 && strspn(rv, "0123456789") != strlen(rv))
+    if (strcmp(o->rv, "none") != 0 && strspn(o->rv, "0123456789") != strlen(o->rv))
         die("--resource-version must be a number or none");
-    if (strcmp(encoding, "gzip") != 0 && strcmp(encoding, "identity") != 0)
+    if (strcmp(o->encoding, "gzip") != 0 && strcmp(o->encoding, "identity") != 0)
         die("--encoding must be gzip or identity");
+}
+
+int main(int argc, char **argv)
+{
+    struct load mix = {0};
+    struct workload w;
+    struct err err = ERR_INIT;
+    struct opts o;
+
+    parse_args(argc, argv, &o);
+    mix.fifo = o.fifo;
+    mix.front_rt = o.front_rt;
     signal(SIGPIPE, SIG_IGN);
-    mix.conns = conns;
-    mix.threads = threads;
-    mix.encoding = strcmp(encoding, "identity") ? encoding : NULL;
-    mix.nice = gen_nice;
-    for (const char *p = mix_arg; *p;) {
-        size_t len = strcspn(p, ",");
-        char *path = xstrndup(p, len);
-        /* the routes that take resourceVersion (docs/api.md) */
-        if (strcmp(rv, "none") != 0 &&
-            (!strncmp(path, "/api/v1/jobs", 12) || !strncmp(path, "/api/v1/topology", 16))) {
-            char *with =
-                xasprintf("%s%cresourceVersion=%s", path, strchr(path, '?') ? '&' : '?', rv);
-            free(path);
-            path = with;
-        }
-        XGROW(mix.paths, mix.npaths + 1, cap);
-        mix.paths[mix.npaths++] = path;
-        p += len + (p[len] == ',');
-    }
-    if (!mix.npaths || mix.npaths > MAX_PATHS)
-        die("--mix names no path, or more than 64");
-    if (workload_make("basic", nodes, &w, &err) < 0)
+    mix.conns = o.conns;
+    mix.threads = o.threads;
+    mix.encoding = strcmp(o.encoding, "identity") ? o.encoding : NULL;
+    mix.nice = o.gen_nice;
+    mix_paths(&mix, o.mix_arg, o.rv);
+    if (workload_make("basic", o.nodes, &w, &err) < 0)
         die(err.msg);
     char policy[32];
-    snprintf(policy, sizeof(policy), mix.fifo ? "SCHED_FIFO" : "nice %d", gen_nice);
+    snprintf(policy, sizeof(policy), mix.fifo ? "SCHED_FIFO" : "nice %d", o.gen_nice);
     printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at %s, at "
            "most %d connections; resourceVersion %s, encoding %s; musterd's front_priority %s\n",
-           nodes, pods < w.pods ? pods : w.pods, batch, threads, policy, conns, rv, encoding,
-           mix.front_rt ? "realtime" : "normal");
+           o.nodes, o.pods < w.pods ? o.pods : w.pods, o.batch, o.threads, policy, o.conns, o.rv,
+           o.encoding, mix.front_rt ? "realtime" : "normal");
     size_t nrates = 0;
     double rate_of[32];
-    for (const char *p = rates; *p && nrates < 32; nrates++) {
+    for (const char *p = o.rates; *p && nrates < 32; nrates++) {
         rate_of[nrates] = strtod(p, NULL);
         p += strcspn(p, ",");
         p += *p == ',';
     }
-    /* runs[round * nrates + i]; each round's idle run is the first rate of 0 in it */
-    struct run *runs = xcalloc((size_t)repeat * nrates, sizeof(*runs));
-    double *ratio = xcalloc((size_t)repeat * nrates, sizeof(double));
-    for (int round = 0; round < repeat; round++) {
-        struct run idle = {0};
-        if (repeat > 1)
-            printf("round %d of %d\n", round + 1, repeat);
-        for (size_t i = 0; i < nrates; i++) {
-            struct run *run = &runs[(size_t)round * nrates + i];
-            *run = run_rate(&w, &mix, rate_of[i], batch, pods, idle, keep);
-            if (rate_of[i] == 0 && idle.tput == 0)
-                idle = *run;
-            ratio[(size_t)round * nrates + i] = idle.tput > 0 ? run->tput / idle.tput : 0;
-        }
-    }
-    if (repeat > 1)
-        summarise(rate_of, nrates, runs, ratio, repeat);
-    free(runs);
-    free(ratio);
+    struct round_opts ro = {&w, &mix, o.batch, o.pods, o.keep, o.repeat};
+    run_rounds(&ro, rate_of, nrates);
     workload_release(&w);
     for (size_t i = 0; i < mix.npaths; i++)
         free(mix.paths[i]);
