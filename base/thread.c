@@ -55,9 +55,9 @@ static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns, int
 }
 
 /* The name comes last: a thread seen by its name has its policy (test_server). */
-void thread_batch(const char *name)
+void thread_long_slice(const char *name)
 {
-    set_policy(name, SCHED_BATCH, THREAD_LONG_SLICE_NS, 0);
+    set_policy(name, SCHED_OTHER, THREAD_LONG_SLICE_NS, 0);
     pthread_setname_np(pthread_self(), name);
 }
 

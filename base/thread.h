@@ -20,12 +20,15 @@
 #define THREAD_SHORT_SLICE_NS 100000ULL  /* 0.1 ms, the least the kernel gives */
 
 /* Names the calling thread (at most 15 bytes show in top -H and perf) and, when its policy
- * is the default SCHED_OTHER, makes it SCHED_BATCH with a long slice: for CPU-bound work
- * that no one waits on by the millisecond (the cycle). The kernel then treats it as such
- * (sched(7)): it keeps its share of the CPU, is disturbed less by threads that wake often,
- * and yields to them when they wake. A policy an operator set (chrt) is kept, and so is
- * the nice value. */
-void thread_batch(const char *name);
+ * is the default SCHED_OTHER, gives it a long slice: for CPU-bound work that no one waits
+ * on by the millisecond but that must keep its share (the cycle). Threads of the default
+ * slice or shorter that wake (a request for the front end) preempt it at once; it keeps
+ * SCHED_OTHER, so that when it wakes it takes its turn against other processes' CPU-bound
+ * threads: as SCHED_BATCH (until session 22) it could not preempt them, and beside two
+ * busy loops, even at nice 10, the cycle waited for a core four times as long as it ran
+ * (bench/README.md, "Session 22"). A policy an operator set (chrt) is kept, and so is the
+ * nice value. */
+void thread_long_slice(const char *name);
 
 /* How much lower than the process's a background thread's priority is: at nice 10 its
  * weight is a tenth of a nice-0 thread's, so a front end or a cycle that wakes on its core
@@ -33,11 +36,11 @@ void thread_batch(const char *name);
  * under load"), and it takes a tenth of the share of a core they both want. */
 #define THREAD_BACKGROUND_NICE 10
 
-/* thread_batch, and a nice value THREAD_BACKGROUND_NICE (or thread_background_nice's) above
- * the thread's, at most 19: for work that yields to the cycle and to whatever answers
- * requests, and takes any core they leave (the read cache's remaker, the thread of an
- * apply, a what-if or a replay, the history's shipper). Kept, like the policy, when an
- * operator chose a policy. */
+/* SCHED_BATCH with the long slice and a nice value THREAD_BACKGROUND_NICE (or
+ * thread_background_nice's) above the thread's, at most 19: for work that yields to the
+ * cycle and to whatever answers requests, and takes any core they leave (the read cache's
+ * remaker, the thread of an apply, a what-if or a replay, the history's shipper). Kept,
+ * like the policy, when an operator chose a policy. */
 void thread_background(const char *name);
 /* How much lower background threads made from now on run (musterd's background_nice): 0
  * leaves them at the process's nice value. On a machine shared with other busy processes,

@@ -72,10 +72,8 @@ static int cycle_main(void *arg)
     struct cycler *cy = arg;
     struct timespec deadline;
 
-    /* with other work on the two cores and reads at 5,000 req/s, cycles kept 0.92 of their
-     * idle throughput as SCHED_BATCH, 0.82 without; on a quiet machine the same either way
-     * (bench/README.md "Session 8: reads at 5,000 req/s") */
-    thread_batch("musterd-cycle");
+    /* the long slice: requests that wake the front end run ahead of it (thread.h) */
+    thread_long_slice("musterd-cycle");
 
     mtx_lock(&cy->mu);
     while (!cy->stop) {

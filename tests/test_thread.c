@@ -37,10 +37,10 @@ static int my_policy(void)
     return policy;
 }
 
-START_TEST(test_thread_batch_long_slice)
+START_TEST(test_thread_long_slice)
 {
-    thread_batch("t-bulk");
-    ck_assert_int_eq(my_policy(), SCHED_BATCH);
+    thread_long_slice("t-bulk");
+    ck_assert_int_eq(my_policy(), SCHED_OTHER);
     uint64_t bulk = my_slice("t-bulk");
     if (bulk == 0) {
         fprintf(stderr, "thread: the kernel reports no slices: only policies checked\n");
@@ -62,7 +62,7 @@ START_TEST(test_thread_background_lower_weight)
     uint64_t slice = my_slice("t-back");
     if (slice)
         ck_assert_uint_eq(slice, THREAD_LONG_SLICE_NS);
-    thread_batch("t-back"); /* a bulk thread keeps the nice value it has */
+    thread_long_slice("t-back"); /* a bulk thread keeps the nice value it has */
     ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), THREAD_BACKGROUND_NICE);
 }
 END_TEST
@@ -230,7 +230,7 @@ START_TEST(test_thread_operator_policy_kept)
     pthread_setname_np(pthread_self(), "t-op");
     uint64_t before = my_slice("t-op");
     thread_short("t-op");
-    thread_batch("t-op");
+    thread_long_slice("t-op");
     thread_background("t-op");
     ck_assert_int_eq(my_policy(), SCHED_IDLE);
     ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 0);
@@ -285,7 +285,7 @@ END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {test_thread_batch_long_slice,
+    const TTest *tests[] = {test_thread_long_slice,
                             test_thread_background_lower_weight,
                             test_thread_background_nice_capped,
                             test_thread_background_nice_set,
