@@ -13,6 +13,8 @@
 #                to 50,000: Basic-5k's count), then the cycles that place them; reports the
 #                apply's time (curl's, request sent to reply read) against the cycles' time
 #                (muster_cycle_duration_seconds_sum once every pod runs) and their ratio
+# Either way it prints the applies' parts as musterd timed them (muster_apply_seconds_total:
+# body, parse, validate, lock, write, commit, view, reply) and what curl's times hold beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 format=yaml
@@ -114,6 +116,13 @@ if [ -n "$one_list" ]; then
   running=$(placed)
   apply=$(cat "$tmp/times")
 fi
+# the applies' parts as musterd timed them (muster_apply_seconds_total, summed), and what
+# curl's times hold beside them (the front end's relay, the loopback, curl)
+parts=$(curl -sS "$url/metrics" | awk '$1 ~ /^muster_apply_seconds_total/ {
+  p = $1; sub(/.*phase="/, "", p); sub(/".*/, "", p); printf "%s %.3f, ", p, $2; n += $2 }
+  END { printf "together %.3f", n }')
+inside=${parts##*together }
+curled=$(paste -sd+ "$tmp/times" | bc)
 # musterd's CPU time (user + system, all threads) over its life: steadier than the wall time
 # on a shared machine. Not with --perf (then $pid is perf's).
 cpu=
@@ -135,10 +144,12 @@ if [ -n "$one_list" ]; then
   echo "applied         one JSON List of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
   echo "cycles          ${cycles}s in $ncycles cycles until $running of $pods pods' jobs were placed (muster_cycle_duration_seconds_sum)"
   echo "ratio           $(echo "scale=2; $apply / $cycles" | bc)x (apply / cycles)"
+  echo "parts           $parts s; outside them $(echo "$curled - $inside" | bc)s (muster_apply_seconds_total)"
   [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread), of it the cycle thread ${cycle_cpu}s; $faults minor page faults"
   exit 0
 fi
 echo "applied         $nodes nodes + $pods pods ($((bytes / 1048576)) MiB of $format) in ${secs}s"
 echo "rate            $(echo "($nodes + $pods) / $secs" | bc) objects/s (parse, validate, store, audit; sync $sync)"
 [ -n "$cpu" ] && echo "musterd cpu     ${cpu}s (user + system, every thread)"
+echo "parts           $parts s; outside them $(echo "$curled - $inside" | bc)s (muster_apply_seconds_total)"
 echo "store           $(du -sm "$tmp/data" | cut -f1) MiB on disk ($(du -sm "$tmp/data/data.mdb" | cut -f1) MiB data.mdb)"

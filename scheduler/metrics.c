@@ -95,6 +95,24 @@ static void print_queues(FILE *f, json_t *queues)
         }
 }
 
+static const char *const apply_phase_names[SCHED_APPLY_PHASES] = {
+    "body", "parse", "validate", "lock", "write", "commit", "view", "reply"};
+
+static void apply_metrics(FILE *f, const struct sched_metrics *m)
+{
+    fprintf(f,
+            "# HELP muster_applies_total Applies committed (manifests and pod status updates).\n"
+            "# TYPE muster_applies_total counter\nmuster_applies_total %llu\n"
+            "# HELP muster_apply_seconds_total Time applies spent in each part: reading the "
+            "request's body, parsing, validating, waiting for the scheduler's lock, the "
+            "transaction's writes, its commit, the view taking the change, the reply.\n"
+            "# TYPE muster_apply_seconds_total counter\n",
+            (unsigned long long)m->applies);
+    for (int p = 0; p < SCHED_APPLY_PHASES; p++)
+        fprintf(f, "muster_apply_seconds_total{phase=\"%s\"} %.6f\n", apply_phase_names[p],
+                (double)atomic_load_explicit(&m->apply_ns[p], memory_order_relaxed) / 1e9);
+}
+
 /* The scheduler's counters (under s->mu). */
 static void print_counters(FILE *f, const struct sched *s)
 {
@@ -138,6 +156,7 @@ static void print_counters(FILE *f, const struct sched *s)
             "before their transaction, on two threads (big manifests).\n"
             "# TYPE muster_apply_prepared_total counter\nmuster_apply_prepared_total %llu\n",
             (unsigned long long)m->apply_prepared);
+    apply_metrics(f, m);
     fprintf(f,
             "# HELP muster_reservations_total Reservations made or moved for starving jobs.\n"
             "# TYPE muster_reservations_total counter\nmuster_reservations_total %llu\n"

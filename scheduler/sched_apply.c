@@ -40,6 +40,7 @@ struct apply_ctx {
     size_t nclasses;               /* the PriorityClasses among them, first */
     struct apply_prep_in ahead_in; /* what the documents prepared ahead share (apply.h) */
     size_t prepared_used;          /* how many the pass took */
+    int64_t written_ns;            /* when the last run of apply_fn ended (clock_mono_ns) */
 };
 
 /* Objects a and b equal but for their member skip (NULL: none); at the top (top set) their
@@ -334,7 +335,22 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
         rc = sched__topo_status_sync(txn, err);
     if (rc == 0)
         rc = store_meta_put_u64(txn, "resource_version", rv, err);
+    c->written_ns = clock_mono_ns();
     return rc;
+}
+
+void sched_apply_timed(struct sched *s, enum sched_apply_phase p, int64_t ns)
+{
+    if (ns > 0)
+        atomic_fetch_add_explicit(&s->met.apply_ns[p], (uint64_t)ns, memory_order_relaxed);
+}
+
+/* Phase p took from since to now: added, and now returned. */
+static int64_t timed(struct sched *s, enum sched_apply_phase p, int64_t since)
+{
+    int64_t now = clock_mono_ns();
+    sched_apply_timed(s, p, now - since);
+    return now;
 }
 
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
@@ -377,11 +393,15 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
     apply_order(&c);
     c.staged = xcalloc(m->n + 1, sizeof(*c.staged)); /* one per document at most */
     c.capstaged = m->n + 1;
+    int64_t t = clock_mono_ns();
     pthread_mutex_lock(&s->mu);
+    t = timed(s, SCHED_APPLY_LOCK, t);
     rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
         rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0) {
+        sched_apply_timed(s, SCHED_APPLY_WRITE, c.written_ns - t);
+        t = timed(s, SCHED_APPLY_COMMIT, c.written_ns);
         size_t pods = 0, groups = 0;
         for (size_t i = 0; i < c.nstaged; i++) {
             pods += c.staged[i].kind == MODEL_POD;
@@ -392,6 +412,8 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
         sched__staged_take(s->v, c.staged, c.nstaged);
         prefault_join(pf);
         s->met.apply_prepared += c.prepared_used;
+        s->met.applies++;
+        timed(s, SCHED_APPLY_VIEW, t);
     }
     pthread_mutex_unlock(&s->mu);
 out:

@@ -126,6 +126,22 @@ struct sched_apply_lines {
     struct sched_apply_line *v;
     size_t n, cap;
 };
+/* The parts of an apply, timed: their sums since start are muster_apply_seconds_total
+ * (docs/api.md "Metrics"). sched_apply_lines times its own (LOCK to VIEW); the caller that
+ * read and parsed the documents adds its parts with sched_apply_timed. */
+enum sched_apply_phase {
+    SCHED_APPLY_BODY,     /* the request's body read */
+    SCHED_APPLY_PARSE,    /* its documents parsed */
+    SCHED_APPLY_VALIDATE, /* validated */
+    SCHED_APPLY_LOCK,     /* waiting for the scheduler's lock (a cycle holds it) */
+    SCHED_APPLY_WRITE,    /* the transaction's writes: objects, history, audit, indexes */
+    SCHED_APPLY_COMMIT,   /* its commit, the fsync included */
+    SCHED_APPLY_VIEW,     /* the scheduler's view taking what the transaction changed */
+    SCHED_APPLY_REPLY,    /* the reply made and written */
+    SCHED_APPLY_PHASES
+};
+/* Adds ns nanoseconds to phase p of the applies' times (any thread, no lock). */
+void sched_apply_timed(struct sched *s, enum sched_apply_phase p, int64_t ns);
 /* sched_apply_by, or with status set sched_apply_status_by, with the results in *lines (in
  * document order; emptied first), for a caller that writes them out itself: the API's
  * reply of 55,000 lines is not made into a tree first. */

@@ -554,6 +554,77 @@ START_TEST(test_api_metrics_and_ui)
 }
 END_TEST
 
+/* The value of series (a metric's name with its labels) in /metrics; -1 when absent. */
+static double metric(const char *series)
+{
+    struct http_resp r;
+    http_request("GET", md.base, "/metrics", NULL, NULL, &r);
+    ck_assert_int_eq(r.status, 200);
+    char line[160];
+    snprintf(line, sizeof(line), "\n%s ", series);
+    const char *at = strstr(r.body, line);
+    double v = at ? strtod(at + strlen(line), NULL) : -1;
+    http_resp_free(&r);
+    return v;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* muster_apply_seconds_total: an apply's parts, each timed once, summed over the applies
+ * that committed (a refused one adds nothing), and together within the request's time. */
+START_TEST(test_api_metrics_apply_phases)
+{
+    static const char *const phases[] = {"body",  "parse",  "validate", "lock",
+                                         "write", "commit", "view",     "reply"};
+    enum { N = sizeof(phases) / sizeof(*phases) };
+    char series[N][64];
+    double before[N], after[N], sum = 0;
+    for (size_t i = 0; i < N; i++) {
+        snprintf(series[i], sizeof(series[i]), "muster_apply_seconds_total{phase=\"%s\"}",
+                 phases[i]);
+        before[i] = metric(series[i]);
+        ck_assert_msg(before[i] == 0, "%s is %g before any apply", series[i], before[i]);
+    }
+    ck_assert(metric("muster_applies_total") == 0);
+
+    size_t cap = 64 * 1024, len = 0;
+    char *yaml = malloc(cap);
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(yaml + len, cap - len,
+                                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p%d\n  "
+                                "namespace: default\nspec:\n  containers:\n  - name: main\n    "
+                                "resources:\n      requests: {cpu: 100m}\n",
+                                i);
+    ck_assert_uint_lt(len, cap);
+    double t0 = seconds_now();
+    json_decref(call("POST", "/api/v1/manifests", yaml, api_util_yaml, 201));
+    double wall = seconds_now() - t0;
+    free(yaml);
+    ck_assert(metric("muster_applies_total") == 1);
+    for (size_t i = 0; i < N; i++) {
+        after[i] = metric(series[i]);
+        ck_assert_msg(after[i] >= 0, "%s is %g", series[i], after[i]);
+        sum += after[i];
+    }
+    /* parsing, writing and committing 300 pods take more than the microsecond printed */
+    ck_assert(after[1] > 0 && after[4] > 0 && after[5] > 0);
+    ck_assert_msg(sum <= wall, "the parts sum to %g s, the request took %g s", sum, wall);
+
+    /* refused: nothing is counted */
+    json_decref(call("POST", "/api/v1/manifests",
+                     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad name\n", api_util_yaml,
+                     400));
+    ck_assert(metric("muster_applies_total") == 1);
+    for (size_t i = 0; i < N; i++)
+        ck_assert_msg(metric(series[i]) == after[i], "%s moved", series[i]);
+}
+END_TEST
+
 /* ---- configured servers: body limit, auth ---- */
 
 START_TEST(test_api_body_over_limit_is_413)
@@ -634,6 +705,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_api_jobs_reason_and_pod_why);
     tcase_add_test(tc, test_api_cycles_run_and_place);
     tcase_add_test(tc, test_api_metrics_and_ui);
+    tcase_add_test(tc, test_api_metrics_apply_phases);
     tcase_add_test(tc, test_api_jobstates_lists_every_state_in_order);
     tcase_add_test(tc, test_api_docs_route_table_lists_every_route);
     suite_add_tcase(s, tc);

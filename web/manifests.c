@@ -113,6 +113,14 @@ static char *warning_headers(json_t *warnings)
     return buf;
 }
 
+/* The time since t into *ns; returns now. */
+static int64_t lap(int64_t *ns, int64_t t)
+{
+    int64_t now = clock_mono_ns();
+    *ns = now - t;
+    return now;
+}
+
 static int blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -157,10 +165,13 @@ static void reply_lines(struct req *r, const struct sched_apply_lines *l, json_t
 
 /* The request's manifest into *m, parsed and (unless status) validated, with the dropped
  * fields' warnings in *warnings (new); an empty body is an empty manifest when may_be_empty.
- * Returns 0, or replies 400 / 413 / 415 naming what is wrong and returns -1. */
+ * The time taken reading the body, parsing and validating goes to ns[SCHED_APPLY_BODY..
+ * SCHED_APPLY_VALIDATE] when ns is not NULL. Returns 0, or replies 400 / 413 / 415 naming
+ * what is wrong and returns -1. */
 static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct model_manifest *m,
-                             json_t **warnings)
+                             json_t **warnings, int64_t *ns)
 {
+    int64_t t = clock_mono_ns(), scratch[SCHED_APPLY_PHASES];
     struct err err = ERR_INIT;
     enum model_format fmt;
     enum model_fields mode = MODEL_FIELDS_STRICT;
@@ -171,9 +182,12 @@ static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct
     *warnings = json_array();
     if (format_or_reply(r, &fmt) < 0 || (!status && fields_or_reply(r, &mode) < 0))
         return -1;
+    if (!ns)
+        ns = scratch;
     char *body = api__body_or_reply(r, &len);
     if (!body)
         return -1;
+    t = lap(&ns[SCHED_APPLY_BODY], t);
     if (blank(body, len)) {
         if (may_be_empty)
             rc = 0;
@@ -193,6 +207,7 @@ static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct
         api__reply_error_extra(r, &err, json_pack("{s:[{s:s}]}", "errors", "message", err.msg));
         goto out;
     }
+    t = lap(&ns[SCHED_APPLY_PARSE], t);
     if (m->n == 0 && !may_be_empty) {
         api__reply_errorf(r, ERR_INVALID, "the manifest holds no documents");
         goto out;
@@ -206,6 +221,7 @@ static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct
         api__reply_error_extra(r, &err, json_pack("{s:O}", "errors", errors));
         goto out;
     }
+    lap(&ns[SCHED_APPLY_VALIDATE], t);
     rc = 0;
 out:
     json_decref(errors);
@@ -224,8 +240,9 @@ static void apply(struct req *r, int status)
     json_t *warnings = NULL;
     char *headers = NULL;
     int changed = 0;
+    int64_t ns[SCHED_APPLY_PHASES] = {0};
 
-    if (manifest_or_reply(r, status, 0, &m, &warnings) < 0)
+    if (manifest_or_reply(r, status, 0, &m, &warnings, ns) < 0)
         goto out;
     struct sched_caller by = api__caller(r);
     if (sched_apply_lines(r->api->sched, &m, clock_now_ms(), &by, status, &lines, &err) < 0) {
@@ -233,8 +250,15 @@ static void apply(struct req *r, int status)
         goto out;
     }
     changed = 1;
+    int64_t t = clock_mono_ns();
     headers = warning_headers(warnings);
     reply_lines(r, &lines, warnings, headers);
+    lap(&ns[SCHED_APPLY_REPLY], t);
+    /* the parts between, sched_apply_lines timed */
+    static const enum sched_apply_phase ours[] = {SCHED_APPLY_BODY, SCHED_APPLY_PARSE,
+                                                  SCHED_APPLY_VALIDATE, SCHED_APPLY_REPLY};
+    for (size_t i = 0; i < sizeof(ours) / sizeof(*ours); i++)
+        sched_apply_timed(r->api->sched, ours[i], ns[ours[i]]);
 out:
     sched_apply_lines_release(&lines);
     free(headers);
@@ -316,7 +340,8 @@ void api__whatif(struct req *r)
         list_or_reply(r, "delete", &del, &ndel) < 0)
         goto out;
     drops = xcalloc(ndel + 1, sizeof(*drops));
-    if (drops_or_reply(r, del, ndel, drops) < 0 || manifest_or_reply(r, 0, 1, &m, &warnings) < 0)
+    if (drops_or_reply(r, del, ndel, drops) < 0 ||
+        manifest_or_reply(r, 0, 1, &m, &warnings, NULL) < 0)
         goto out;
     if (m.n == 0 && !ncordon && !ndel) {
         api__reply_errorf(

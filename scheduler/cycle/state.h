@@ -7,6 +7,7 @@
 #define MUSTER_SCHED_STATE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cyc.h"
 #include "place.h"
@@ -30,6 +31,9 @@ struct sched_metrics {
     uint64_t preemptions;    /* preemption ledger entries written */
     uint64_t why_reused;     /* failing jobs' why texts taken from the last one's (why_memo.c) */
     uint64_t apply_prepared; /* objects applies created as prepared on two threads (apply.h) */
+    uint64_t applies;        /* applies committed (sched_apply_lines) */
+    /* the applies' parts, summed (sched_apply_timed: some are timed off the lock) */
+    _Atomic uint64_t apply_ns[SCHED_APPLY_PHASES];
 };
 
 /* The counters as the last time series sample saw them (timeseries.c). */
