@@ -345,14 +345,6 @@ void sched_apply_timed(struct sched *s, enum sched_apply_phase p, int64_t ns)
         atomic_fetch_add_explicit(&s->met.apply_ns[p], (uint64_t)ns, memory_order_relaxed);
 }
 
-/* Phase p took from since to now: added, and now returned. */
-static int64_t timed(struct sched *s, enum sched_apply_phase p, int64_t since)
-{
-    int64_t now = clock_mono_ns();
-    sched_apply_timed(s, p, now - since);
-    return now;
-}
-
 int sched_apply(struct sched *s, struct model_manifest *m, int64_t now_ms, json_t **results,
                 struct err *err)
 {
@@ -393,15 +385,14 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
     apply_order(&c);
     c.staged = xcalloc(m->n + 1, sizeof(*c.staged)); /* one per document at most */
     c.capstaged = m->n + 1;
-    int64_t t = clock_mono_ns();
+    int64_t asked = clock_mono_ns();
     pthread_mutex_lock(&s->mu);
-    t = timed(s, SCHED_APPLY_LOCK, t);
+    int64_t locked = clock_mono_ns();
     rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
         rc = store_write(s->st, apply_fn, &c, err);
     if (rc == 0) {
-        sched_apply_timed(s, SCHED_APPLY_WRITE, c.written_ns - t);
-        t = timed(s, SCHED_APPLY_COMMIT, c.written_ns);
+        int64_t committed = clock_mono_ns();
         size_t pods = 0, groups = 0;
         for (size_t i = 0; i < c.nstaged; i++) {
             pods += c.staged[i].kind == MODEL_POD;
@@ -413,7 +404,10 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
         prefault_join(pf);
         s->met.apply_prepared += c.prepared_used;
         s->met.applies++;
-        timed(s, SCHED_APPLY_VIEW, t);
+        sched_apply_timed(s, SCHED_APPLY_LOCK, locked - asked);
+        sched_apply_timed(s, SCHED_APPLY_WRITE, c.written_ns - locked);
+        sched_apply_timed(s, SCHED_APPLY_COMMIT, committed - c.written_ns);
+        sched_apply_timed(s, SCHED_APPLY_VIEW, clock_mono_ns() - committed);
     }
     pthread_mutex_unlock(&s->mu);
 out:
