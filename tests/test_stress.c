@@ -631,7 +631,8 @@ static Suite *stress_suite(void)
     Suite *s = suite_create("stress");
     TCase *tc = tcase_create("core");
     /* by hand, many seeds or steps may take long: no timeout then; else a bound for a hang,
-     * not a timing (under ASan on a loaded 2-core machine it took 105 s) */
+     * not a timing (under ASan on a slow 2-core machine it took 225 s; there CK_TIMEOUT_MULTIPLIER
+     * triples it: tests/CMakeLists.txt) */
     tcase_set_timeout(tc,
                       getenv("MUSTER_STRESS_SEED") || getenv("MUSTER_STRESS_STEPS") ? 86400 : 400);
     tcase_add_test(tc, test_stress_random_workload);
