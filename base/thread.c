@@ -1,10 +1,12 @@
 /* thread.c - thread names and policies (thread.h). */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +35,14 @@ static int get_attr(const char *name, struct attr *a)
     return -1;
 }
 
+/* The nice value thread_background raised the calling thread from and to (raised_from
+ * INT_MIN: it did not), and whether thread_boost has put it back now. */
+static _Thread_local int raised_from = INT_MIN, raised_to;
+static _Thread_local int boosted;
+/* The kernel refused a boost once (no CAP_SYS_NICE and an RLIMIT_NICE too low): no more
+ * tries, and one log line. */
+static atomic_int boost_refused;
+
 /* The calling thread as policy (SCHED_OTHER or SCHED_BATCH) with a time slice of slice_ns
  * (0: the kernel's) and its nice value nice_up higher (at most 19); only when its policy is
  * SCHED_OTHER. */
@@ -41,17 +51,47 @@ static void set_policy(const char *name, uint32_t policy, uint64_t slice_ns, int
     struct attr a;
     if (get_attr(name, &a) < 0 || a.policy != SCHED_OTHER)
         return;
+    int from = a.nice;
     a.size = (uint32_t)sizeof(a);
     a.policy = policy;
     a.runtime = slice_ns;
     a.nice = a.nice + nice_up > 19 ? 19 : a.nice + nice_up;
-    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+    int rc = (int)syscall(SYS_sched_setattr, 0, &a, 0);
+    if (rc != 0) {
+        log_debug("%s: no time slice of %llu ns: %s", name, (unsigned long long)slice_ns,
+                  strerror(errno));
+        a.runtime = 0; /* a kernel before custom slices (6.12) refuses a runtime */
+        rc = (int)syscall(SYS_sched_setattr, 0, &a, 0);
+        if (rc != 0)
+            log_debug("%s: policy %u refused: %s", name, (unsigned)policy, strerror(errno));
+    }
+    if (rc == 0 && a.nice != from) {
+        raised_from = from;
+        raised_to = a.nice;
+    }
+}
+
+void thread_boost(void)
+{
+    if (raised_from == INT_MIN || boosted ||
+        atomic_load_explicit(&boost_refused, memory_order_relaxed))
         return;
-    log_debug("%s: no time slice of %llu ns: %s", name, (unsigned long long)slice_ns,
-              strerror(errno));
-    a.runtime = 0; /* a kernel before custom slices (6.12) refuses a runtime */
-    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
-        log_debug("%s: policy %u refused: %s", name, (unsigned)policy, strerror(errno));
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), raised_from) == 0) {
+        boosted = 1;
+    } else if (!atomic_exchange(&boost_refused, 1)) {
+        log_info("background threads keep nice %d while they hold the scheduler's lock (the "
+                 "kernel refused nice %d: %s; CAP_SYS_NICE, or background_nice: 0)",
+                 raised_to, raised_from, strerror(errno));
+    }
+}
+
+void thread_unboost(void)
+{
+    if (!boosted)
+        return;
+    boosted = 0;
+    if (setpriority(PRIO_PROCESS, (id_t)gettid(), raised_to) != 0)
+        log_debug("nice %d again refused: %s", raised_to, strerror(errno));
 }
 
 /* The name comes last: a thread seen by its name has its policy (test_server). */

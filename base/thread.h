@@ -48,6 +48,16 @@ void thread_background(const char *name);
  * long. */
 void thread_background_nice(int up);
 
+/* While a background thread holds a lock long that threads of the process's priority wait
+ * for (the scheduler's, for an apply), it runs at the nice value it had before
+ * thread_background raised it, so that beside other processes' busy threads it does not
+ * hold the lock ten times as long (a priority inversion: bench/README.md, "Session 23").
+ * thread_boost before taking the lock, thread_unboost after giving it back; nothing for
+ * other threads. Lowering a nice value takes CAP_SYS_NICE (or RLIMIT_NICE): refused once,
+ * it is logged and not tried again. */
+void thread_boost(void);
+void thread_unboost(void);
+
 /* Work on [0, n) in two halves: fn(ctx, 0, 0, n / 2) on the calling thread and fn(ctx, 1,
  * n / 2, n) on a thread of its own when n is split or more; fn(ctx, 0, 0, n) alone below
  * that. Without a thread both halves run here, one after the other. Returns when both are

@@ -386,7 +386,7 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
     c.staged = xcalloc(m->n + 1, sizeof(*c.staged)); /* one per document at most */
     c.capstaged = m->n + 1;
     int64_t asked = clock_mono_ns();
-    pthread_mutex_lock(&s->mu);
+    sched__lock_long(s);
     int64_t locked = clock_mono_ns();
     rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
@@ -409,7 +409,7 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
         sched_apply_timed(s, SCHED_APPLY_COMMIT, committed - c.written_ns);
         sched_apply_timed(s, SCHED_APPLY_VIEW, clock_mono_ns() - committed);
     }
-    pthread_mutex_unlock(&s->mu);
+    sched__unlock_long(s);
 out:
     sched__staged_release(c.staged, c.nstaged);
     free(c.staged);

@@ -107,6 +107,75 @@ START_TEST(test_thread_background_nice_set)
 }
 END_TEST
 
+/* thread_boost: a background thread back at the nice value it was raised from while it
+ * holds the scheduler's lock, its policy and slice kept; thread_unboost: raised again. A
+ * thread thread_background did not raise is left alone. Lowering a nice value takes
+ * CAP_SYS_NICE: checked as root, and refused as nobody (test_thread_boost_refused). */
+START_TEST(test_thread_boost)
+{
+    if (geteuid() != 0) {
+        fprintf(stderr, "thread: not root: a boost is refused (test_thread_boost_refused)\n");
+        return;
+    }
+    ck_assert_int_eq(setpriority(PRIO_PROCESS, 0, 3), 0);
+    thread_boost(); /* not a background thread */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3);
+    thread_unboost();
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3);
+
+    thread_background("t-back");
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3 + THREAD_BACKGROUND_NICE);
+    uint64_t slice = my_slice("t-back");
+    thread_boost();
+    thread_boost(); /* twice: the same */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3);
+    ck_assert_int_eq(my_policy(), SCHED_BATCH);
+    ck_assert_uint_eq(my_slice("t-back"), slice);
+    thread_unboost();
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3 + THREAD_BACKGROUND_NICE);
+    thread_unboost(); /* not boosted: nothing */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3 + THREAD_BACKGROUND_NICE);
+    thread_boost(); /* and again */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, 0), 3);
+    thread_unboost();
+}
+END_TEST
+
+/* Unprivileged (root's child as nobody; no CAP_SYS_NICE, RLIMIT_NICE 0) the kernel refuses the
+ * lower nice value: the thread keeps its own, and after the first refusal no more are asked for. */
+static int boost_unprivileged(void)
+{
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_NICE, &none) != 0 ||
+        (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)))
+        return 10;
+    thread_background("t-user");
+    int raised = getpriority(PRIO_PROCESS, 0);
+    if (raised != THREAD_BACKGROUND_NICE)
+        return 2;
+    thread_boost();
+    if (getpriority(PRIO_PROCESS, 0) != raised)
+        return 3;
+    thread_unboost();
+    return getpriority(PRIO_PROCESS, 0) == raised ? 0 : 4;
+}
+
+START_TEST(test_thread_boost_refused)
+{
+    pid_t child = fork();
+    if (child == 0)
+        _exit(boost_unprivileged());
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 10) {
+        fprintf(stderr, "thread: cannot become nobody here: the refusal is not checked\n");
+        return;
+    }
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 /* What thread_halves ran: each half's range and whether it ran on the caller's thread. */
 struct seen {
     pthread_t caller;
@@ -289,6 +358,8 @@ int main(void)
                             test_thread_background_lower_weight,
                             test_thread_background_nice_capped,
                             test_thread_background_nice_set,
+                            test_thread_boost,
+                            test_thread_boost_refused,
                             test_thread_halves,
                             test_thread_short_slice,
                             test_thread_interactive_realtime,

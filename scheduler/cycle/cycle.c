@@ -1,5 +1,6 @@
 /*
- * cycle.c - one scheduling cycle: one write transaction, one durable commit.
+ * cycle.c - one scheduling cycle: one write transaction, one durable commit; and the
+ * scheduler's lock as the entry points that hold it long take it (sched__lock_long).
  *
  * Pending jobs are taken in the queues' order (queue_order.c: queues by dominant share,
  * jobs by priority, DRF, creation, id), with deserved shares computed first
@@ -17,6 +18,7 @@
 #include "cycle.h"
 #include "log.h"
 #include "queue.h"
+#include "thread.h"
 
 /* ---- pending jobs ---- */
 
@@ -260,7 +262,7 @@ int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *b
                    struct err *err)
 {
     int rc;
-    pthread_mutex_lock(&s->mu);
+    sched__lock_long(s);
     for (int attempt = 0;; attempt++) {
         rc = cycle_once(s, now_ms, by, summary, err);
         if (rc == 0)
@@ -277,6 +279,18 @@ int sched_cycle_by(struct sched *s, int64_t now_ms, const struct sched_caller *b
                  (unsigned long long)(s->cycle + 1));
         err_clear(err);
     }
-    pthread_mutex_unlock(&s->mu);
+    sched__unlock_long(s);
     return rc;
+}
+
+void sched__lock_long(struct sched *s)
+{
+    thread_boost();
+    pthread_mutex_lock(&s->mu);
+}
+
+void sched__unlock_long(struct sched *s)
+{
+    pthread_mutex_unlock(&s->mu);
+    thread_unboost();
 }

@@ -3,8 +3,8 @@
  * transaction, one durable commit.
  *
  * Files: state.h (struct sched, an attempt's state: types only), cycle.c (job order, the
- * cycle, the rebuild), cycle_cluster.c (the cluster's capacity), cycle_stmt.c (statements: commit
- * into the transaction, discard in reverse; view/cyc.c allocates and undoes),
+ * cycle, the rebuild, the long lock), cycle_cluster.c (the cluster's capacity), cycle_stmt.c
+ * (statements: commit into the transaction, discard in reverse; view/cyc.c allocates and undoes),
  * cycle_attempt.c (one job attempt: gang rules, the placer, preemption on failure, the
  * outcome), cycle_queue.c (an attempt's queue rules), cycle_housekeeping.c (mark_running,
  * terminated pods at the start of a cycle), cycle_timeout.c (the gang timeout).
@@ -22,6 +22,16 @@
 #include "preempt.h"
 #include "view.h"
 #include "why.h"
+
+/* Takes and gives back s->mu for an entry point that holds it long (an apply, a cycle): a
+ * background thread (the one an apply or a cycle asked for through the API runs on) runs at
+ * the process's priority meanwhile (thread_boost), else on a machine busy with other work a
+ * cycle or a read would wait for a lock held by a thread at a tenth of everything else's
+ * weight. Reads, short, take s->mu as it is: the read cache's remaker keeps its lower
+ * priority, which is what keeps it from delaying the answers (bench/README.md, "Session
+ * 23"). */
+void sched__lock_long(struct sched *s);
+void sched__unlock_long(struct sched *s);
 
 /* Rebuilds s->v from the store (replacing the old view). */
 int sched__rebuild(struct sched *s, struct err *err);
