@@ -126,9 +126,8 @@ struct sched_apply_lines {
     struct sched_apply_line *v;
     size_t n, cap;
 };
-/* The parts of an apply, timed: their sums since start are muster_apply_seconds_total
- * (docs/api.md "Metrics"). sched_apply_lines times its own (LOCK to VIEW); the caller that
- * read and parsed the documents adds its parts with sched_apply_timed. */
+/* An apply's parts, their times summed in muster_apply_seconds_total: sched_apply_lines times
+ * LOCK to VIEW, the caller that read the documents adds its parts (sched_apply_timed). */
 enum sched_apply_phase {
     SCHED_APPLY_BODY,     /* the request's body read */
     SCHED_APPLY_PARSE,    /* its documents parsed */
