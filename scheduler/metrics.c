@@ -101,11 +101,13 @@ static const char *const apply_phase_names[SCHED_APPLY_PHASES] = {
 static void apply_metrics(FILE *f, const struct sched_metrics *m)
 {
     fprintf(f,
-            "# HELP muster_applies_total Applies committed (manifests and pod status updates).\n"
+            "# HELP muster_applies_total Applies committed: the API's manifests and pod status "
+            "updates, and the Kubernetes mirror's events.\n"
             "# TYPE muster_applies_total counter\nmuster_applies_total %llu\n"
             "# HELP muster_apply_seconds_total Time applies spent in each part: reading the "
             "request's body, parsing, validating, waiting for the scheduler's lock, the "
-            "transaction's writes, its commit, the view taking the change, the reply.\n"
+            "transaction's writes, its commit, the view taking the change, the reply (body, "
+            "parse, validate and reply: the API's applies only).\n"
             "# TYPE muster_apply_seconds_total counter\n",
             (unsigned long long)m->applies);
     for (int p = 0; p < SCHED_APPLY_PHASES; p++)

@@ -166,12 +166,12 @@ static void reply_lines(struct req *r, const struct sched_apply_lines *l, json_t
 /* The request's manifest into *m, parsed and (unless status) validated, with the dropped
  * fields' warnings in *warnings (new); an empty body is an empty manifest when may_be_empty.
  * The time taken reading the body, parsing and validating goes to ns[SCHED_APPLY_BODY..
- * SCHED_APPLY_VALIDATE] when ns is not NULL. Returns 0, or replies 400 / 413 / 415 naming
- * what is wrong and returns -1. */
+ * SCHED_APPLY_VALIDATE]. Returns 0, or replies 400 / 413 / 415 naming what is wrong and
+ * returns -1. */
 static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct model_manifest *m,
                              json_t **warnings, int64_t *ns)
 {
-    int64_t t = clock_mono_ns(), scratch[SCHED_APPLY_PHASES];
+    int64_t t = clock_mono_ns();
     struct err err = ERR_INIT;
     enum model_format fmt;
     enum model_fields mode = MODEL_FIELDS_STRICT;
@@ -182,8 +182,6 @@ static int manifest_or_reply(struct req *r, int status, int may_be_empty, struct
     *warnings = json_array();
     if (format_or_reply(r, &fmt) < 0 || (!status && fields_or_reply(r, &mode) < 0))
         return -1;
-    if (!ns)
-        ns = scratch;
     char *body = api__body_or_reply(r, &len);
     if (!body)
         return -1;
@@ -340,8 +338,9 @@ void api__whatif(struct req *r)
         list_or_reply(r, "delete", &del, &ndel) < 0)
         goto out;
     drops = xcalloc(ndel + 1, sizeof(*drops));
+    int64_t ns[SCHED_APPLY_PHASES]; /* a what-if is not an apply: not counted */
     if (drops_or_reply(r, del, ndel, drops) < 0 ||
-        manifest_or_reply(r, 0, 1, &m, &warnings, NULL) < 0)
+        manifest_or_reply(r, 0, 1, &m, &warnings, ns) < 0)
         goto out;
     if (m.n == 0 && !ncordon && !ndel) {
         api__reply_errorf(
