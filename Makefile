@@ -4,6 +4,10 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
+# Tests side by side: twice the cores, as most suites spend much of their time waiting
+# (timers, leases, fsyncs, child processes): at one per core the plain run kept 43% of
+# two cores busy and took 3m10s, at two per core 1m48s.
+TEST_JOBS  ?= $(shell echo $$(( $$(nproc) * 2 )))
 CMAKE_ARGS ?=
 
 .PHONY: all deps build test test-unit test-asan test-ui demo bench format clean
@@ -21,14 +25,14 @@ build: deps
 test: test-unit test-asan test-ui
 
 test-unit: build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(TEST_JOBS)
 
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DMUSTER_WERROR=ON -DMUSTER_SANITIZE=ON \
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(TEST_JOBS)
 
 test-ui: build
 	@if [ -x tests/ui/run.sh ]; then tests/ui/run.sh $(BUILD); fi
