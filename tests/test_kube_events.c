@@ -119,7 +119,7 @@ START_TEST(test_kube_events_scheduled_fields)
     kube_fx_start(&f, 0);
     kube_fx_cycle(&f, 1000);
     for (int i = 0; i < 2; i++) {
-        char pod[8], key[32], node[64];
+        char pod[16], key[32], node[64];
         snprintf(pod, sizeof(pod), "g-%d", i);
         snprintf(key, sizeof(key), "default/%s", pod);
         json_t *o = kube_testapi_object(&f.api, "pods", key);

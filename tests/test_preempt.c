@@ -746,7 +746,7 @@ START_TEST(test_preempt_memo_only_for_no_easier_jobs)
     snprintf(buf, sizeof(buf), pod, "mid", 0, "", "\"nodeName\": \"n2\", ", 100);
     json_decref(sched_util_apply(&u, buf, 1000));
     for (int i = 0; i < 2; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "x-%d", i);
         snprintf(buf, sizeof(buf), pod, name, 1, gang, "", 50);
         json_decref(sched_util_apply(&u, buf, 1000));

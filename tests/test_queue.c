@@ -114,7 +114,7 @@ START_TEST(test_queue_deserved_water_filling)
     struct sched_util u;
     sched_util_open(&u, NULL);
     for (int i = 0; i < 3; i++) {
-        char n[8];
+        char n[16];
         snprintf(n, sizeof(n), "n%d", i);
         node(&u, n, 4);
     }

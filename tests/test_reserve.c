@@ -87,7 +87,7 @@ static void starving_cluster(struct sched_util *u)
 {
     sched_util_open(u, NULL);
     for (int i = 1; i <= 3; i++) {
-        char n[8];
+        char n[16];
         snprintf(n, sizeof(n), "n%d", i);
         sched_objs_node(u, n, "a", 4, 0);
     }

@@ -44,7 +44,7 @@ void kube_fx_open(struct kube_fx *f)
     so.mirrored = 1;
     sched_util_open(&f->u, &so);
     for (int i = 1; i <= 2; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "n%d", i);
         json_t *n = kube_test_node(name, "4", "b0");
         kube_testapi_apply(&f->api, "nodes", n);
