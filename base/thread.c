@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "log.h"
 #include "thread.h"
 
@@ -187,4 +188,18 @@ int thread_realtime_allowed(void)
         return EAGAIN;
     pthread_join(t, NULL);
     return refused;
+}
+
+void thread_pin(const char *what, const char *key, const struct cpus *c)
+{
+    char list[256];
+    if (!c->set)
+        return;
+    cpus_format(c, list, sizeof(list));
+    int rc = cpus_pin(c);
+    if (rc)
+        log_warn("%s: CPUs %s refused (%s): it runs on any CPU the process may use (%s)", what,
+                 list, strerror(rc), key);
+    else
+        log_info("%s: on CPUs %s (%s)", what, list, key);
 }

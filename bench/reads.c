@@ -45,13 +45,20 @@
  * --front-priority realtime starts musterd with front_priority realtime (its front end a
  * SCHED_FIFO thread: docs/api.md "Configuration"; CAP_SYS_NICE, or musterd refuses to start);
  * normal, the default, with the short time slice.
+ * --cycle-cpus LIST and --front-cpus LIST start musterd with cycle_cpus and front_cpus (its
+ * cycle's thread, and its front end's thread and read cache's remaker, on those CPUs only:
+ * docs/api.md "Configuration"); --generator-cpus LIST runs the generator's threads on those
+ * CPUs only. Clients on other machines take none of musterd's cores: with the generator kept
+ * off the cycle's CPUs, only musterd's own work for the reads is left beside the cycles
+ * (bench/README.md, "Session 25").
  * The applying client's batches are rendered before musterd starts: it stands for a client on
  * another machine, like the generator, and printed is the CPU it used over the window.
  *
  *     bench_reads [--nodes 5000] [--pods 50000] [--batch 1000] [--threads 2] [--conns 16]
  *                 [--rates 0,500,1000,2000,5000] [--repeat 1] [--mix PATH,PATH,...] [--keep]
  *                 [--resource-version 0|none] [--encoding gzip|identity] [--generator-nice N]
- *                 [--generator-fifo] [--front-priority normal|realtime]
+ *                 [--generator-fifo] [--front-priority normal|realtime] [--cycle-cpus LIST]
+ *                 [--front-cpus LIST] [--generator-cpus LIST]
  */
 #include <dirent.h>
 #include <signal.h>
@@ -64,6 +71,7 @@
 
 #include "musterd.h"
 #include "alloc.h"
+#include "cpus.h"
 #include "client.h"
 #include "clock.h"
 #include "err.h"
@@ -79,10 +87,12 @@ struct load {
     size_t nwhy;
     char **paths; /* the mix */
     size_t npaths;
-    const char *encoding; /* Accept-Encoding, NULL: none */
-    int nice;             /* the generator threads' nice value, 0: the process's */
-    int fifo;             /* they run SCHED_FIFO instead */
-    int front_rt;         /* musterd runs with front_priority realtime */
+    const char *encoding;                /* Accept-Encoding, NULL: none */
+    int nice;                            /* the generator threads' nice value, 0: the process's */
+    int fifo;                            /* they run SCHED_FIFO instead */
+    int front_rt;                        /* musterd runs with front_priority realtime */
+    const char *cycle_cpus, *front_cpus; /* musterd's cycle_cpus and front_cpus, or NULL */
+    struct cpus gen_cpus;                /* the generator threads' CPUs (unset: any) */
 };
 
 static void die(const char *what)
@@ -91,19 +101,23 @@ static void die(const char *what)
     exit(1);
 }
 
-/* musterd on a new store in dir, with front_priority realtime when front_rt (else no config:
- * a build from before the setting runs too). */
-static pid_t start_musterd(const char *dir, int front_rt, char *url, size_t url_size)
+/* musterd on a new store in dir, with front_priority realtime, cycle_cpus and front_cpus as
+ * l asks (else no config: a build from before these settings runs too). */
+static pid_t start_musterd(const char *dir, const struct load *l, char *url, size_t url_size)
 {
     int port;
     char *cfg = xasprintf("%s/musterd.yml", dir);
-    if (front_rt) {
+    int any = l->front_rt || l->cycle_cpus || l->front_cpus;
+    if (any) {
         FILE *f = fopen(cfg, "w");
-        if (!f || fputs("front_priority: realtime\n", f) < 0 || fclose(f) != 0)
+        if (!f || (l->front_rt && fputs("front_priority: realtime\n", f) < 0) ||
+            (l->cycle_cpus && fprintf(f, "cycle_cpus: \"%s\"\n", l->cycle_cpus) < 0) ||
+            (l->front_cpus && fprintf(f, "front_cpus: \"%s\"\n", l->front_cpus) < 0) ||
+            fclose(f) != 0)
             die("cannot write musterd's config");
     }
     const char *extra[] = {"--config", cfg, NULL};
-    pid_t pid = bench_musterd_start(dir, "data", front_rt ? extra : NULL, &port);
+    pid_t pid = bench_musterd_start(dir, "data", any ? extra : NULL, &port);
     free(cfg);
     snprintf(url, url_size, "http://127.0.0.1:%d", port);
     return pid;
@@ -411,8 +425,9 @@ static struct run print_run(struct client *c, const struct load *l, double rate,
     if (rate > 0) {
         size_t asked = r->n + (size_t)r->bad;
         double per = asked ? 1e6 / (double)asked : 0; /* ms per 1,000 requests, per second */
-        printf("  generator CPU %.2f s%s\n        per 1,000 requests:", r->cpu_s,
-               r->nice_refused ? " (its nice value or policy refused: not root?)" : "");
+        printf("  generator CPU %.2f s%s%s\n        per 1,000 requests:", r->cpu_s,
+               r->nice_refused ? " (its nice value or policy refused: not root?)" : "",
+               r->pin_refused ? " (its CPUs refused)" : "");
         if (idle.tput > 0)
             printf(" musterd %.0f ms of CPU more than the idle run's,", (cpu - idle.cpu) * per);
         printf(" front end's thread %.0f ms, generator %.0f ms; %ld sent over 1 ms late\n        ",
@@ -445,7 +460,7 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
     size_t nbodies, *sent_after;
     char *infra = list_body(w->infra),
          **bodies = batches(w, batch, pods, &l, &sent_after, &nbodies);
-    pid_t pid = start_musterd(dir, mix->front_rt, url, sizeof(url));
+    pid_t pid = start_musterd(dir, mix, url, sizeof(url));
     if (client_open(url, NULL, &c, &err) < 0)
         die(err.msg);
     post(c, infra);
@@ -460,15 +475,17 @@ static struct run run_rate(const struct workload *w, struct load *mix, double ra
             prime(c, &l);
         gauges_read(c, pid, &a);
         if (rate > 0)
-            gen = loadgen_start(&(struct loadgen_options){.url = url,
-                                                          .rate = rate,
-                                                          .conns = mix->conns,
-                                                          .threads = mix->threads,
-                                                          .encoding = l.encoding,
-                                                          .path = path_of,
-                                                          .nice = mix->nice,
-                                                          .fifo = mix->fifo,
-                                                          .ctx = &l});
+            gen = loadgen_start(
+                &(struct loadgen_options){.url = url,
+                                          .rate = rate,
+                                          .conns = mix->conns,
+                                          .threads = mix->threads,
+                                          .encoding = l.encoding,
+                                          .path = path_of,
+                                          .nice = mix->nice,
+                                          .fifo = mix->fifo,
+                                          .cpus = mix->gen_cpus.set ? &mix->gen_cpus : NULL,
+                                          .ctx = &l});
     }
     while (nbodies && metric(c, "muster_pods_placed_total") < (double)sent_after[nbodies - 1])
         usleep(10000);
@@ -580,7 +597,7 @@ static void run_rounds(const struct round_opts *o, const double *rate_of, size_t
 struct opts {
     size_t nodes, pods, batch;
     int conns, threads, keep, repeat, gen_nice, fifo, front_rt;
-    const char *rates, *rv, *encoding, *mix_arg;
+    const char *rates, *rv, *encoding, *mix_arg, *cycle_cpus, *front_cpus, *gen_cpus;
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -611,7 +628,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             die("usage: bench_reads [--nodes N] [--pods N] [--batch N] [--threads N] [--conns N] "
                 "[--rates R,R,...] [--repeat N] [--mix PATH,...] [--keep] [--resource-version "
                 "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo] "
-                "[--front-priority normal|realtime]");
+                "[--front-priority normal|realtime] [--cycle-cpus LIST] [--front-cpus LIST] "
+                "[--generator-cpus LIST]");
         if (!strcmp(a, "--nodes"))
             o->nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
@@ -638,6 +656,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
             die("--front-priority must be normal or realtime");
         else if (!strcmp(a, "--front-priority"))
             o->front_rt = !strcmp(v, "realtime");
+        else if (!strcmp(a, "--cycle-cpus"))
+            o->cycle_cpus = v;
+        else if (!strcmp(a, "--front-cpus"))
+            o->front_cpus = v;
+        else if (!strcmp(a, "--generator-cpus"))
+            o->gen_cpus = v;
         else
             die("unknown option");
         i++;
@@ -663,6 +687,14 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     mix.fifo = o.fifo;
     mix.front_rt = o.front_rt;
+    mix.cycle_cpus = o.cycle_cpus;
+    mix.front_cpus = o.front_cpus;
+    struct cpus check;
+    if ((o.cycle_cpus && cpus_parse(o.cycle_cpus, &check, &err) < 0) ||
+        (o.front_cpus && cpus_parse(o.front_cpus, &check, &err) < 0) ||
+        (o.gen_cpus && (cpus_parse(o.gen_cpus, &mix.gen_cpus, &err) < 0 ||
+                        cpus_allowed(&mix.gen_cpus, &err) < 0)))
+        die(err.msg);
     signal(SIGPIPE, SIG_IGN);
     mix.conns = o.conns;
     mix.threads = o.threads;
@@ -673,10 +705,13 @@ int main(int argc, char **argv)
         die(err.msg);
     char policy[32];
     snprintf(policy, sizeof(policy), mix.fifo ? "SCHED_FIFO" : "nice %d", o.gen_nice);
-    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at %s, at "
-           "most %d connections; resourceVersion %s, encoding %s; musterd's front_priority %s\n",
-           o.nodes, o.pods < w.pods ? o.pods : w.pods, o.batch, o.threads, policy, o.conns, o.rv,
-           o.encoding, mix.front_rt ? "realtime" : "normal");
+    printf("Basic: %zu nodes, %zu pods in batches of %zu; %d generator threads at %s on CPUs %s, "
+           "at most %d connections; resourceVersion %s, encoding %s; musterd's front_priority "
+           "%s, cycle_cpus %s, front_cpus %s\n",
+           o.nodes, o.pods < w.pods ? o.pods : w.pods, o.batch, o.threads, policy,
+           o.gen_cpus ? o.gen_cpus : "any", o.conns, o.rv, o.encoding,
+           mix.front_rt ? "realtime" : "normal", o.cycle_cpus ? o.cycle_cpus : "any",
+           o.front_cpus ? o.front_cpus : "any");
     size_t nrates = 0;
     double rate_of[32];
     for (const char *p = o.rates; *p && nrates < 32; nrates++) {

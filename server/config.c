@@ -394,6 +394,9 @@ static int set_choice(struct server_config *c, const char *key, const char *v, s
             return err_set(err, ERR_INVALID,
                            "'front_priority' must be normal or realtime, not '%s'", v);
         c->front_realtime = !strcmp(v, "realtime");
+    } else if (!strcmp(key, "cycle_cpus") || !strcmp(key, "front_cpus")) {
+        if (cpus_parse(v, key[0] == 'c' ? &c->cycle_cpus : &c->front_cpus, err) < 0)
+            return err_prefix(err, "'%s'", key);
     } else if (!strcmp(key, "log_level")) {
         if (log_parse_level(v, &c->log_level) < 0)
             return err_set(err, ERR_INVALID,
@@ -423,7 +426,8 @@ static int set_key(struct server_config *c, const char *key, const char *v, stru
                    "body_limit, cycle_interval, sync, mark_running, grace_period, max_wait, "
                    "queueing_strategy, retention, timeseries_interval, timeseries_retention, "
                    "log_level, map_size, ui_dir, threads, background_nice, front_priority, "
-                   "http_head_timeout, http_body_timeout, http_idle_timeout, http_write_timeout, "
+                   "cycle_cpus, front_cpus, http_head_timeout, http_body_timeout, "
+                   "http_idle_timeout, http_write_timeout, "
                    "http_max_connections, http_body_memory, kubeconfig, kube_context, "
                    "scheduler_name, field_validation, tls_cert, tls_key, tls_client_ca, "
                    "audit_key, audit_key_retired, audit_witness, audit_witness_configmap, "

@@ -24,6 +24,7 @@ struct cycler {
     struct kube *kube;           /* NULL: no mirror; with leader election, cycles only as leader */
     struct server__audit *guard; /* read-only: no cycles; kicked after each cycle */
     double interval;             /* seconds; 0: only when kicked */
+    struct cpus cycle_cpus;      /* the thread's CPUs (cycle_cpus), unset: any */
     mtx_t mu;
     cnd_t cv;
     int kicked;
@@ -74,6 +75,7 @@ static int cycle_main(void *arg)
 
     /* the long slice: requests that wake the front end run ahead of it (thread.h) */
     thread_long_slice("musterd-cycle");
+    thread_pin("cycle", "cycle_cpus", &cy->cycle_cpus);
 
     mtx_lock(&cy->mu);
     while (!cy->stop) {
@@ -300,6 +302,7 @@ static struct api_options api_options_of(const struct server_config *c, struct c
         .write_timeout_ms = c->http_write_ms,
         .max_connections = c->http_max_connections,
         .front_realtime = c->front_realtime,
+        .front_cpus = c->front_cpus,
         .allowed_hosts = c->allowed_hosts,
         .cors_origins = c->cors_origins,
         .timeseries_interval = c->timeseries_interval,
@@ -349,7 +352,7 @@ static void stop_cycles(struct cycler *cy, thrd_t thread)
 
 int server_run(const struct server_config *c, struct err *err)
 {
-    struct cycler cy = {.interval = c->cycle_interval};
+    struct cycler cy = {.interval = c->cycle_interval, .cycle_cpus = c->cycle_cpus};
     struct store *st = NULL;
     struct api *api = NULL;
     struct kube *kube = NULL;
@@ -372,6 +375,10 @@ int server_run(const struct server_config *c, struct err *err)
     struct kube_options kpre = c->kubeconfig ? mirror_options(c, &cy) : (struct kube_options){0};
     if ((rc = api_check(&pre, err)) < 0)
         goto out;
+    if ((rc = cpus_allowed(&c->cycle_cpus, err)) < 0) {
+        err_prefix(err, "cycle_cpus");
+        goto out;
+    }
     if (c->kubeconfig && (rc = kube_check(&kpre, err)) < 0) {
         err_prefix(err, "kubernetes mirror");
         goto out;

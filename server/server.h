@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "api.h"
+#include "cpus.h"
 #include "log.h"
 #include "model.h"
 #include "store.h"
@@ -68,6 +69,9 @@ struct server_config {
     int threads;         /* HTTP worker threads, default 32 (see docs/security.md) */
     int background_nice; /* how much lower the background threads run (thread.h), 0..19 */
     int front_realtime;  /* front_priority: realtime (thread.h thread_interactive) */
+    /* cycle_cpus: the CPUs of the cycle's thread; front_cpus: those of the front end's
+     * thread and the read cache's remaker (cpus.h); unset: any the process may use */
+    struct cpus cycle_cpus, front_cpus;
     /* The front end's limits (docs/api.md "Configuration", docs/security.md "Slow
      * clients"): http_head_timeout, http_body_timeout, http_idle_timeout and
      * http_write_timeout in ms, http_max_connections; 0: the api's defaults. */

@@ -129,6 +129,10 @@ START_TEST(test_server_config_errors_name_the_line)
     expect_config_error("front_priority: high\n", "line 1",
                         "'front_priority' must be normal or realtime, not 'high'");
     expect_config_error("auth_reads: maybe\n", "line 1", "true or false");
+    expect_config_error("\ncycle_cpus: 3-1\n", "line 2",
+                        "'cycle_cpus': CPU list '3-1': the range 3-1 runs backwards");
+    expect_config_error("front_cpus: 0-7:2\n", "line 1", "'front_cpus': CPU list '0-7:2'");
+    expect_config_error("front_cpus: \"\"\n", "line 1", "'front_cpus': the CPU list is empty");
     expect_config_error("listen: [a, b\n", "line", "config");
     expect_config_error("- a\n- b\n", "line 1", "mapping");
     expect_config_error("retention: 0\n", "line 1", "'retention' must be a duration above 0");
@@ -470,6 +474,124 @@ START_TEST(test_server_front_priority_realtime)
 }
 END_TEST
 
+/* The Cpus_allowed_list of pid's thread comm into buf once it is want (the thread pins itself
+ * after it starts), waiting up to 30 s; the last read is left in buf either way. */
+static void cpus_of(pid_t pid, const char *comm, const char *want, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < 3000; i++) {
+        if (proc_sched_cpus(pid, comm, buf, n) == 0 && !strcmp(buf, want))
+            return;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The first and last CPUs this process may run on, and the whole list as the kernel writes
+ * it (Cpus_allowed_list of this thread, which musterd inherits). */
+static void my_cpus(int *first, int *last, char *all, size_t n)
+{
+    cpu_set_t may;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(may), &may), 0);
+    *first = *last = -1;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET((size_t)i, &may)) {
+            *first = *first < 0 ? i : *first;
+            *last = i;
+        }
+    ck_assert_int_ge(*first, 0);
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[512];
+    all[0] = '\0';
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+            char *v = line + 18 + strspn(line + 18, " \t");
+            v[strcspn(v, "\n")] = 0;
+            snprintf(all, n, "%s", v);
+        }
+    if (f)
+        fclose(f);
+    ck_assert(all[0]);
+}
+
+/* cycle_cpus and front_cpus: the cycle's thread on the first CPU this process may use, the
+ * front end's and the read cache's remaker on the last (the same one on a machine of one);
+ * every other thread where the process may run. */
+START_TEST(test_server_cpus)
+{
+    int first, last;
+    char all[256], text[128], got[256], want_c[16], want_f[16];
+    my_cpus(&first, &last, all, sizeof(all));
+    snprintf(want_c, sizeof(want_c), "%d", first);
+    snprintf(want_f, sizeof(want_f), "%d", last);
+    snprintf(text, sizeof(text), "cycle_cpus: %d\nfront_cpus: \"%d\"\n", first, last);
+    const char *args[] = {"--config", config(text), NULL};
+    ck_assert_int_eq(musterd_start(&md, NULL, args), 0);
+    cpus_of(md.pid, "musterd-cycle", want_c, got, sizeof(got));
+    ck_assert_str_eq(got, want_c);
+    cpus_of(md.pid, "musterd-front", want_f, got, sizeof(got));
+    ck_assert_str_eq(got, want_f);
+    /* the remaker starts with the first stale answer served */
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    apply(cluster);
+    json_decref(get("/api/v1/jobs?resourceVersion=0", 200));
+    cpus_of(md.pid, "musterd-remake", want_f, got, sizeof(got));
+    ck_assert_str_eq(got, want_f);
+    /* the rest run where the process may: civetweb's workers, an apply's thread */
+    ck_assert_int_eq(proc_sched_cpus(md.pid, "civetweb-worker", got, sizeof(got)), 0);
+    ck_assert_str_eq(got, all);
+    ck_assert_int_eq(proc_sched_cpus(md.pid, "musterd", got, sizeof(got)), 0);
+    ck_assert_str_eq(got, all);
+    /* and it schedules as without: the pod is bound */
+    json_t *pod = NULL;
+    for (int i = 0; i < 300; i++) {
+        json_decref(pod);
+        pod = get("/api/v1/pods/default/p1", 200);
+        if (json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName")))
+            break;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName")),
+                     "n1");
+    json_decref(pod);
+}
+END_TEST
+
+/* A CPU the process may not run on is refused at start (exit 1), naming the setting and the
+ * CPU, before the data directory is made; the same for front_cpus. */
+START_TEST(test_server_cpus_refused)
+{
+    cpu_set_t may;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(may), &may), 0);
+    int outside = -1;
+    for (int i = 0; i < CPU_SETSIZE && outside < 0; i++)
+        if (!CPU_ISSET((size_t)i, &may))
+            outside = i;
+    if (outside < 0) {
+        fprintf(stderr, "server: this process may use every CPU a list can name: no refusal\n");
+        return;
+    }
+    const char *keys[] = {"cycle_cpus", "front_cpus"};
+    for (int k = 0; k < 2; k++) {
+        char text[64], want[128];
+        snprintf(text, sizeof(text), "%s: \"%d\"\n", keys[k], outside);
+        const char *args[] = {"--config", config(text), "--data-dir", "/tmp/muster-never-created",
+                              NULL};
+        char *err = NULL;
+        int code = musterd_run(args, &err);
+        snprintf(want, sizeof(want), "%s: CPU %d: not one this process may run on", keys[k],
+                 outside);
+        ck_assert_msg(code == 1 && err && strstr(err, want), "exit %d, stderr: %s", code,
+                      err ? err : "(none)");
+        free(err);
+        ck_assert_int_ne(access("/tmp/muster-never-created", F_OK), 0);
+        unlink(cfg_path);
+        cfg_path[0] = '\0';
+    }
+}
+END_TEST
+
 /* Without the privilege (no real-time limit and, as root, CAP_SYS_NICE out of the bounding
  * set) musterd refuses front_priority realtime at start (exit 1, as for a TLS file it cannot
  * read), naming it, before it makes its data directory. Run in a child, whose limits the
@@ -529,6 +651,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_server_background_threads_run_as_batch);
     tcase_add_test(tc, test_server_front_priority_realtime);
     tcase_add_test(tc, test_server_front_priority_refused);
+    tcase_add_test(tc, test_server_cpus);
+    tcase_add_test(tc, test_server_cpus_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,7 +5,9 @@
  * alone. The slices are checked where the
  * kernel reports them (Linux 6.12 and later); elsewhere only the policies are. Also memory
  * made present on a helper thread (base/prefault.c): the whole pages of each range and no
- * others, their contents untouched by writes that run beside it.
+ * others, their contents untouched by writes that run beside it. And CPU lists (base/cpus.c):
+ * read as Linux writes them or refused naming where, checked against the CPUs the process may
+ * use, and a thread put on them.
  */
 #include <check.h>
 #include <errno.h>
@@ -19,6 +21,8 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "cpus.h"
+#include "err.h"
 #include "prefault.h"
 #include "proc_sched.h"
 #include "thread.h"
@@ -304,6 +308,97 @@ START_TEST(test_thread_operator_policy_kept)
 }
 END_TEST
 
+/* text read as a list, and written back as want. */
+static void list_reads_as(const char *text, const char *want)
+{
+    struct cpus c = {0};
+    struct err err = ERR_INIT;
+    char out[256];
+    ck_assert_msg(cpus_parse(text, &c, &err) == 0, "%s: %s", text, err.msg);
+    ck_assert(c.set);
+    cpus_format(&c, out, sizeof(out));
+    ck_assert_str_eq(out, want);
+}
+
+/* text refused with a message holding want; the list it was to fill unchanged. */
+static void list_refused(const char *text, const char *want)
+{
+    struct cpus c = {0};
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(cpus_parse(text, &c, &err), ERR_INVALID);
+    ck_assert_msg(strstr(err.msg, want), "%s: %s", text, err.msg);
+    ck_assert(!c.set);
+}
+
+START_TEST(test_cpus_parse)
+{
+    list_reads_as("0", "0");
+    list_reads_as("3", "3");
+    list_reads_as("0-3", "0-3");
+    list_reads_as("0,2-3", "0,2-3");
+    list_reads_as("5,0-1,1", "0-1,5"); /* in any order, repeats merged */
+    list_reads_as("0-1,2,3", "0-3");
+    list_reads_as("1023", "1023");
+    list_refused("", "empty");
+    list_refused("3-1", "the range 3-1 runs backwards");
+    list_refused("0-7:2", "unexpected ':' at offset 3");
+    list_refused("0-7:2/4", "strides are not read");
+    list_refused("0,,1", "expected a CPU number below 1024 at offset 2");
+    list_refused("1024", "below 1024 at offset 0");
+    list_refused("99999999999999999999", "below 1024");
+    list_refused("-1", "at offset 0");
+    list_refused("0-", "at offset 2");
+    list_refused(" 0", "at offset 0");
+    list_refused("0 ", "unexpected ' ' at offset 1");
+    list_refused("all", "at offset 0");
+    struct cpus unset = {0};
+    char out[8] = "x";
+    cpus_format(&unset, out, sizeof(out));
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
+/* A list of the CPUs this process may run on is allowed, and a thread put on one of them runs
+ * there alone; a CPU outside them is refused, named with those it may use. */
+START_TEST(test_cpus_allowed_and_pin)
+{
+    cpu_set_t may;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(may), &may), 0);
+    int first = -1, outside = -1;
+    for (int i = 0; i < CPU_SETSIZE; i++) {
+        if (CPU_ISSET((size_t)i, &may) && first < 0)
+            first = i;
+        if (!CPU_ISSET((size_t)i, &may) && outside < 0)
+            outside = i;
+    }
+    ck_assert_int_ge(first, 0);
+    char text[32];
+    struct cpus c;
+    struct err err = ERR_INIT;
+    snprintf(text, sizeof(text), "%d", first);
+    ck_assert_int_eq(cpus_parse(text, &c, &err), 0);
+    ck_assert_int_eq(cpus_allowed(&c, &err), 0);
+    ck_assert_int_eq(cpus_pin(&c), 0);
+    cpu_set_t now;
+    ck_assert_int_eq(pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
+    ck_assert_int_eq(CPU_COUNT(&now), 1);
+    ck_assert(CPU_ISSET((size_t)first, &now));
+    struct cpus unset = {0};
+    ck_assert_int_eq(cpus_allowed(&unset, &err), 0);
+    ck_assert_int_eq(cpus_pin(&unset), 0); /* nothing changes */
+    ck_assert_int_eq(pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
+    ck_assert_int_eq(CPU_COUNT(&now), 1);
+    if (outside < 0)
+        return; /* every CPU a set can name is this process's */
+    snprintf(text, sizeof(text), "%d,%d", first, outside);
+    ck_assert_int_eq(cpus_parse(text, &c, &err), 0);
+    ck_assert_int_eq(cpus_allowed(&c, &err), ERR_INVALID);
+    char want[64];
+    snprintf(want, sizeof(want), "CPU %d: not one this process may run on", outside);
+    ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
+}
+END_TEST
+
 /* Which of the npages pages from p are resident (mincore reports anonymous pages too). */
 static void resident(const char *p, size_t npages, unsigned char *vec)
 {
@@ -363,6 +458,8 @@ int main(void)
                             test_thread_realtime_refused,
                             test_thread_operator_policy_kept,
                             test_prefault,
+                            test_cpus_parse,
+                            test_cpus_allowed_and_pin,
                             NULL};
     return check_run(check_suite("thread", NULL, NULL, tests));
 }

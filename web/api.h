@@ -60,6 +60,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "cpus.h"
 #include "model.h"
 
 struct err;
@@ -157,6 +158,9 @@ struct api_options {
     /* The front end's thread runs SCHED_FIFO (base/thread.h thread_interactive): refused by
      * api_check when the kernel would refuse it. */
     int front_realtime;
+    /* The CPUs of the front end's thread and the read cache's remaker (front_cpus, cpus.h);
+     * unset: any. api_check refuses CPUs the process may not run on. */
+    struct cpus front_cpus;
     /* Seconds between time series samples (GET /api/v1/timeseries says it); 0: none. */
     double timeseries_interval;
     /* Called after every successful apply or delete (the cycle thread's wake-up). */

@@ -84,6 +84,7 @@ struct api {
     size_t body_limit;
     enum model_fields field_validation; /* the default of ?fieldValidation= */
     char *ui_dir;
+    struct cpus front_cpus; /* the remaker's CPUs (api_options) */
     void (*on_change)(void *ctx);
     void *on_change_ctx;
     json_t *(*sources)(void *ctx);

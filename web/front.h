@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 
+#include "cpus.h"
 #include "front_req.h"
 
 struct err;
@@ -68,6 +69,7 @@ struct api__front_options {
     void *answer_ctx;
     size_t body_memory; /* request bodies held at once, all connections; 503 past it */
     int realtime;       /* the thread runs SCHED_FIFO (thread.h thread_interactive) */
+    struct cpus cpus;   /* the thread's CPUs (cpus.h), unset: any */
 };
 
 /* Listens and starts the front end's thread. Returns 0, ERR_INVALID (a listen address

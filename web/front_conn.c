@@ -438,6 +438,7 @@ static int loop_main(void *arg)
         log_info("front end: %s (front_priority realtime)",
                  rt ? "a real-time thread" : "the policy the process was started with, kept");
     __atomic_store_n(&f->realtime_on, rt, __ATOMIC_RELAXED);
+    thread_pin("front end", "front_cpus", &f->cpus);
     event_base_dispatch(f->base);
     return 0;
 }
@@ -505,6 +506,7 @@ int api__front_start(const struct api__front_options *o, struct api__front **out
     f->max_conns = o->max_connections;
     f->workers = o->backend_workers;
     f->realtime = o->realtime;
+    f->cpus = o->cpus;
     f->headers = o->headers;
     f->answer = o->answer;
     f->head_check = o->head_check;

@@ -75,11 +75,12 @@ struct api__front {
     struct conn *conns;
     struct backend *idle; /* pooled loopback connections */
     int nidle;
-    int nbackend;    /* loopback connections open, pooled or answering */
-    int workers;     /* civetweb's worker threads */
-    int realtime;    /* the thread asks for SCHED_FIFO (api__front_options) */
-    int realtime_on; /* it runs a real-time policy (atomic: /metrics reads it) */
-    int nstalled;    /* relays waiting for a client to read (FRONT_STALL_SHARE) */
+    int nbackend;     /* loopback connections open, pooled or answering */
+    int workers;      /* civetweb's worker threads */
+    int realtime;     /* the thread asks for SCHED_FIFO (api__front_options) */
+    int realtime_on;  /* it runs a real-time policy (atomic: /metrics reads it) */
+    struct cpus cpus; /* the thread's (api__front_options) */
+    int nstalled;     /* relays waiting for a client to read (FRONT_STALL_SHARE) */
     api__front_answer_fn answer;
     api__front_answer_fn head_check;
     void *answer_ctx;

@@ -527,6 +527,7 @@ static void *remake_main(void *arg)
     int64_t next_ns = 0; /* the pacing: no remake starts before this */
 
     thread_background("musterd-remake"); /* paced, and no one waits on it */
+    thread_pin("read cache's remaker", "front_cpus", &c->api->front_cpus);
     pthread_mutex_lock(&c->mu);
     while (!c->stop) {
         if (!c->qlen) {

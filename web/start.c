@@ -102,6 +102,7 @@ static int start_front(struct api *api, const struct api_options *opts, const ch
         .answer_ctx = api,
         .body_memory = opts->body_memory ? opts->body_memory : API_DEFAULT_BODY_MEMORY,
         .realtime = opts->front_realtime,
+        .cpus = opts->front_cpus,
     };
     return api__front_start(&fo, &api->front, err);
 }
@@ -112,6 +113,7 @@ static void keep_options(struct api *api, const struct api_options *opts)
     api->body_limit = opts->body_limit ? opts->body_limit : API_DEFAULT_BODY_LIMIT;
     api->field_validation = opts->field_validation;
     api->timeseries_interval = opts->timeseries_interval;
+    api->front_cpus = opts->front_cpus;
     api->ui_dir = xstrdup(opts->ui_dir && opts->ui_dir[0] ? opts->ui_dir : MUSTER_STATIC_DIR);
     api->on_change = opts->on_change;
     api->on_change_ctx = opts->on_change_ctx;
@@ -154,6 +156,8 @@ int api_check(const struct api_options *opts, struct err *err)
         rc = api__tokens_check(opts->tokens_file, err);
     if (rc == 0)
         rc = api__tls_check(opts, err);
+    if (rc == 0 && cpus_allowed(&opts->front_cpus, err) < 0)
+        rc = err_prefix(err, "front_cpus");
     int refused = rc == 0 && opts->front_realtime ? thread_realtime_allowed() : 0;
     if (refused)
         rc = err_setf(err, ERR_INVALID, "front_priority",

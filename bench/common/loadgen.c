@@ -36,6 +36,7 @@
 
 #include "alloc.h"
 #include "clock.h"
+#include "cpus.h"
 #include "loadgen.h"
 #include "thread.h"
 
@@ -234,6 +235,8 @@ static int run(void *arg)
     } else if (g->o.nice && setpriority(PRIO_PROCESS, 0, g->o.nice) != 0) { /* this thread */
         g->r.nice_refused = 1;
     }
+    if (g->o.cpus && cpus_pin(g->o.cpus) != 0)
+        g->r.pin_refused = 1;
 
     for (;;) {
         int64_t wait = send_due(g);
@@ -320,6 +323,7 @@ static void gen_stop(struct gen *g, struct loadgen_result *r, size_t *cap, size_
     r->late += g->r.late;
     r->cpu_s += g->r.cpu_s;
     r->nice_refused |= g->r.nice_refused;
+    r->pin_refused |= g->r.pin_refused;
     if (g->r.seconds > r->seconds)
         r->seconds = g->r.seconds;
     loadgen_result_release(&g->r);

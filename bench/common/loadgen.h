@@ -31,6 +31,7 @@ struct loadgen_options {
     int nice; /* the threads' nice value (setpriority), 0: the process's */
     int fifo; /* the threads run SCHED_FIFO at priority 1 instead (CAP_SYS_NICE): a waking
                  generator thread takes a core at once, as a client on another machine would */
+    const struct cpus *cpus; /* the threads' CPUs (base/cpus.h), NULL: any */
 };
 
 struct loadgen_result {
@@ -44,6 +45,7 @@ struct loadgen_result {
     long late;        /* requests that waited for a free connection past their due time */
     double cpu_s;     /* the generator thread's CPU time */
     int nice_refused; /* the nice value or SCHED_FIFO asked for was refused (CAP_SYS_NICE) */
+    int pin_refused;  /* the CPUs asked for were refused */
     double seconds;   /* from start to stop */
 };
 

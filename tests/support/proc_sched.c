@@ -93,3 +93,36 @@ uint64_t proc_sched_slice(pid_t pid, const char *comm)
     each_named(pid, comm, slice_of, &slice);
     return slice;
 }
+
+/* A thread's Cpus_allowed_list (ctx: the buffer and its size) from its status; stops there. */
+struct cpus_list {
+    char *buf;
+    size_t n;
+    int found;
+};
+
+static int cpus_of(const char *dir, void *ctx)
+{
+    struct cpus_list *c = ctx;
+    char path[400], line[512];
+    snprintf(path, sizeof(path), "%s/status", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strncmp(line, "Cpus_allowed_list:", 18) != 0)
+            continue;
+        char *v = line + 18 + strspn(line + 18, " \t");
+        v[strcspn(v, "\n")] = 0;
+        snprintf(c->buf, c->n, "%s", v);
+        c->found = 1;
+    }
+    if (f)
+        fclose(f);
+    return 1;
+}
+
+int proc_sched_cpus(pid_t pid, const char *comm, char *buf, size_t n)
+{
+    struct cpus_list c = {buf, n, 0};
+    each_named(pid, comm, cpus_of, &c);
+    return c.found ? 0 : -1;
+}
