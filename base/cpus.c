@@ -96,20 +96,20 @@ void cpus_format(const struct cpus *c, char *buf, size_t n)
 
 int cpus_allowed(const struct cpus *c, struct err *err)
 {
-    cpu_set_t may, not ;
+    cpu_set_t may, outside;
     char a[256], b[256];
     if (!c->set)
         return 0;
     if (sched_getaffinity(0, sizeof(may), &may) != 0)
         return err_set(err, ERR_INVALID, "cannot read the CPUs this process may run on: %s",
                        strerror(errno));
-    CPU_AND(&not, &c->mask, &may);
-    CPU_XOR(&not, &not, &c->mask); /* c's CPUs outside may */
-    if (CPU_COUNT(&not ) == 0)
+    CPU_AND(&outside, &c->mask, &may);
+    CPU_XOR(&outside, &outside, &c->mask); /* c's CPUs not in may */
+    if (CPU_COUNT(&outside) == 0)
         return 0;
-    format_mask(&not, a, sizeof(a));
+    format_mask(&outside, a, sizeof(a));
     format_mask(&may, b, sizeof(b));
-    int many = CPU_COUNT(&not ) > 1;
+    int many = CPU_COUNT(&outside) > 1;
     return err_set(err, ERR_INVALID, "CPU%s %s: not %s this process may run on (it may run on %s)",
                    many ? "s" : "", a, many ? "ones" : "one", b);
 }

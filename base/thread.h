@@ -79,12 +79,13 @@ void thread_short(const char *name);
  * operator chose (chrt) is kept. */
 int thread_interactive(const char *name, int realtime);
 
+/* 0 when this process's threads may run SCHED_FIFO (tried on a thread of its own, which
+ * ends), else the errno of the refusal. */
+int thread_realtime_allowed(void);
+
 struct cpus;
 /* Puts the calling thread on c's CPUs (cpus.h; nothing when c is unset) and logs where, or
  * the kernel's refusal (then it runs where it did): what names the thread, key the setting. */
 void thread_pin(const char *what, const char *key, const struct cpus *c);
-/* 0 when this process's threads may run SCHED_FIFO (tried on a thread of its own, which
- * ends), else the errno of the refusal. */
-int thread_realtime_allowed(void);
 
 #endif
