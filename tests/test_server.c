@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "err.h"
 #include "http_client.h"
 #include "server.h"
@@ -487,31 +488,20 @@ static void cpus_of(pid_t pid, const char *comm, const char *want, char *buf, si
     }
 }
 
-/* The first and last CPUs this process may run on, and the whole list as the kernel writes
- * it (Cpus_allowed_list of this thread, which musterd inherits). */
+/* The first and last CPUs this process may run on, and the whole list (cpus_format writes
+ * it as the kernel's Cpus_allowed_list does, which test_server_cpus compares it with). */
 static void my_cpus(int *first, int *last, char *all, size_t n)
 {
-    cpu_set_t may;
-    ck_assert_int_eq(sched_getaffinity(0, sizeof(may), &may), 0);
+    struct cpus may = {.set = 1};
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(may.mask), &may.mask), 0);
     *first = *last = -1;
     for (int i = 0; i < CPU_SETSIZE; i++)
-        if (CPU_ISSET((size_t)i, &may)) {
+        if (CPU_ISSET((size_t)i, &may.mask)) {
             *first = *first < 0 ? i : *first;
             *last = i;
         }
     ck_assert_int_ge(*first, 0);
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[512];
-    all[0] = '\0';
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, "Cpus_allowed_list:", 18)) {
-            char *v = line + 18 + strspn(line + 18, " \t");
-            v[strcspn(v, "\n")] = 0;
-            snprintf(all, n, "%s", v);
-        }
-    if (f)
-        fclose(f);
-    ck_assert(all[0]);
+    cpus_format(&may, all, n);
 }
 
 /* cycle_cpus and front_cpus: the cycle's thread on the first CPU this process may use, the
