@@ -16,8 +16,11 @@
  * bound on the node they were nominated to (target 100%). With --reclaim also each queue's
  * allocation against its deserved share after the reclaims, terminating victims counted
  * as gone: lend must not be taken below its share.
+ * --keep DIR keeps the store in DIR (a new directory) instead of a scratch one: musterd
+ * --data-dir DIR opens it, and GET /api/v1/audit/replay runs its cycles again there
+ * (bench/ab_decisions.sh: another build's scheduler decides them as this one did).
  *
- *     bench_preempt [--nodes N] [--reclaim]
+ *     bench_preempt [--nodes N] [--reclaim] [--keep DIR]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,13 +172,17 @@ int main(int argc, char **argv)
     json_t *ledger = NULL;
     size_t nodes = 5000;
     int reclaim = 0, rc = 0;
-    char dir[] = "/tmp/muster-bench-XXXXXX";
+    char tmp[] = "/tmp/muster-bench-XXXXXX";
+    const char *keep = NULL;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
             nodes = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--reclaim"))
             reclaim = 1;
-    if (workload_make(reclaim ? "reclaim" : "gang-preempt", nodes, &w, &err) < 0 || !mkdtemp(dir))
+        else if (!strcmp(argv[i], "--keep") && i + 1 < argc)
+            keep = argv[++i];
+    const char *dir = keep ? keep : mkdtemp(tmp);
+    if (workload_make(reclaim ? "reclaim" : "gang-preempt", nodes, &w, &err) < 0 || !dir)
         goto fail;
     struct store_options so = {.dir = dir, .sync = STORE_SYNC_NONE};
     if (store_open(&so, &st, &err) < 0 || sched_open(st, NULL, &s, &err) < 0)
@@ -219,9 +226,11 @@ out:
     sched_close(s);
     store_close(st);
     workload_release(&w);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 1;
+    if (!keep && dir) {
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        if (system(cmd) != 0)
+            rc = rc ? rc : 1;
+    }
     return rc ? 1 : 0;
 }

@@ -158,6 +158,23 @@ START_TEST(test_place_pick_equals_full_scan)
 }
 END_TEST
 
+/* The ClusterNetworkTopology of spines of blocks of nodes (put_node's labels). */
+static void put_spines_blocks(struct sched_view *v)
+{
+    json_t *tj =
+        json_pack("{s:s,s:s,s:{s:s},s:{s:[{s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s}]}}", "apiVersion",
+                  "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology",
+                  "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer",
+                  "SpineLayer", "labelKey", NODE_LABEL_SPINE, "topologyLayer", "BlockLayer",
+                  "parentTopologyLayer", "SpineLayer", "labelKey", NODE_LABEL_BLOCK,
+                  "topologyLayer", "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
+    struct model_topology topo = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_topology_decode(tj, &topo, &err) == 0, "%s", err.msg);
+    json_decref(tj);
+    sched__view_put_topo(v, &topo);
+}
+
 /* The offers of every domain from the cache, against the same with the cache emptied. */
 static void offers_equal(struct gather *g, int step)
 {
@@ -234,18 +251,7 @@ START_TEST(test_place_gather_offers_equal_recomputed)
     struct sched_view *v = sched__view_new();
     for (int i = 0; i < 64; i++)
         put_node(v, i, "4", "16Gi");
-    json_t *tj =
-        json_pack("{s:s,s:s,s:{s:s},s:{s:[{s:s,s:[s]},{s:s,s:s,s:[s]},{s:s,s:s}]}}", "apiVersion",
-                  "scheduling.koordinator.sh/v1alpha1", "kind", "ClusterNetworkTopology",
-                  "metadata", "name", "default", "spec", "networkTopologySpec", "topologyLayer",
-                  "SpineLayer", "labelKey", NODE_LABEL_SPINE, "topologyLayer", "BlockLayer",
-                  "parentTopologyLayer", "SpineLayer", "labelKey", NODE_LABEL_BLOCK,
-                  "topologyLayer", "NodeTopologyLayer", "parentTopologyLayer", "BlockLayer");
-    struct model_topology topo = {0};
-    struct err err = ERR_INIT;
-    ck_assert_msg(model_topology_decode(tj, &topo, &err) == 0, "%s", err.msg);
-    json_decref(tj);
-    sched__view_put_topo(v, &topo);
+    put_spines_blocks(v);
     /* 12 gangs of 8 one-cpu pods (one shape); a gang's pods are its job's */
     int pods[12][8], npods = 0;
     for (int j = 0; j < 12; j++)
@@ -416,12 +422,68 @@ START_TEST(test_place_gather_index_equals_recomputed)
 }
 END_TEST
 
+/* What the offers of gang pods[0..n) are (checked against the offers made afresh), and those
+ * of the domain named dom. */
+static long offers_of(struct sched_view *v, int *pods, int n, const char *dom, int step)
+{
+    int job = v->pods[pods[0]].job;
+    struct place_req a = {.jobs = &job, .njobs = 1, .pods = pods, .npods = (size_t)n};
+    struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
+    g.mult = sched__gather_multiples(g.t, NULL);
+    g.shape = v->pods[pods[0]].shape;
+    g.size = g.need = n;
+    long offer = -1;
+    for (size_t di = 0; di < g.t->ndoms; di++)
+        if (!strcmp(g.t->doms[di].name, dom))
+            offer = sched__gather_offer_of(&g, (int)di);
+    offers_equal(&g, step);
+    free(g.mult);
+    return offer;
+}
+
+/* A nomination reserves only while its pod is pending (place_fit.c): a nominated pod bound to
+ * another node, as a preemptor's replan or a statement may, gives its nominated node's room
+ * back until it is unbound again. Another gang's cached offers follow both ways, and a
+ * release of usage (an unbind, a victim taken out) keeps the caches of the domains it did
+ * not touch. */
+START_TEST(test_place_gather_offers_follow_nominations)
+{
+    struct sched_view *v = sched__view_new();
+    for (int i = 0; i < 64; i++)
+        put_node(v, i, "4", "16Gi");
+    put_spines_blocks(v);
+    int x = put_pod(v, 0, "1", "1Gi", 0, 0, NULL, "n-001"), y[8];
+    for (int k = 0; k < 8; k++)
+        y[k] = put_pod(v, 1 + k, "1", "1Gi", 1, 1, NULL, NULL);
+    ck_assert_int_eq(v->pods[x].nominated, sched__view_node(v, "n-001"));
+    /* b0 is n-000..n-003: 4 + 3 + 4 + 4 one-cpu pods, n-001's cpu reserved for x */
+    ck_assert_int_eq(offers_of(v, y, 8, "b0", 0), 15);
+    sched__view_bind(v, x, sched__view_node(v, "n-020"));
+    ck_assert_int_eq(offers_of(v, y, 8, "b0", 1), 16);
+    ck_assert_int_eq(offers_of(v, y, 8, "b5", 1), 15);
+    uint64_t offer_epoch = sched__view_offer_epoch(v), epoch = v->epoch;
+    sched__view_unbind(v, x);
+    /* the placers' caches are gone, the offers' kept but for the two blocks' */
+    ck_assert_uint_gt(v->epoch, epoch);
+    ck_assert_uint_eq(sched__view_offer_epoch(v), offer_epoch);
+    ck_assert_int_eq(offers_of(v, y, 8, "b0", 2), 15);
+    ck_assert_int_eq(offers_of(v, y, 8, "b5", 2), 16);
+    /* x on its nominated node: nothing reserved, one cpu used */
+    sched__view_bind(v, x, sched__view_node(v, "n-001"));
+    ck_assert_int_eq(offers_of(v, y, 8, "b0", 3), 15);
+    sched__view_unbind(v, x);
+    ck_assert_int_eq(offers_of(v, y, 8, "b0", 4), 15);
+    sched__view_free(v);
+}
+END_TEST
+
 static Suite *place_suite(void)
 {
     Suite *s = suite_create("place");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_place_pick_equals_full_scan);
     tcase_add_test(tc, test_place_gather_offers_equal_recomputed);
+    tcase_add_test(tc, test_place_gather_offers_follow_nominations);
     tcase_add_test(tc, test_place_gather_index_equals_recomputed);
     suite_add_tcase(s, tc);
     return s;

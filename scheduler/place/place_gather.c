@@ -14,7 +14,7 @@
  * multiple reaches the pods needed.
  *
  * Speed: for a job whose pods share one shape, a domain's offer slots are
- * cached under (shape, size, need, job, domain version, view epoch, multiples
+ * cached under (shape, size, need, job, domain version, offer epoch, multiples
  * generation); the job is in the key because its own nominations are not
  * reservations against it (place_fit.c), so only while a node below has
  * nominations: without them the next job of the shape (a stream of like gangs)
@@ -22,7 +22,11 @@
  * round it (it grows when a gather's multiples differ from the last's). The domain
  * version grows on every allocate/release below it, so a placement only
  * recomputes the domains it touched; a domain whose free totals cannot hold
- * one more pod is answered from its totals without visiting its nodes.
+ * one more pod is answered from its totals without visiting its nodes. The offer
+ * epoch (sched__view_offer_epoch) is the view's epoch without its bumps for
+ * releases of usage, which the versions hold: a gang rolled back, or a preemption's
+ * dry run taking victims out of their nodes and putting them back, re-plans with
+ * every other domain's offer kept (one re-plan per node a preemption weighs).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -185,7 +189,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
     struct tp_dom *d = &g->t->doms[di];
     if (g->shape >= 0 && d->c_shape == g->shape && d->c_size == g->size && d->c_need == g->need &&
         (d->c_job == g->a->jobs[0] || !d->c_nom) && d->c_ver == d->ver &&
-        d->c_epoch == g->v->epoch && d->c_mgen == g->t->mult_gen) {
+        d->c_epoch == sched__view_offer_epoch(g->v) && d->c_mgen == g->t->mult_gen) {
         *hold = d->c_hold;
         return d->c_offer;
     }
@@ -214,7 +218,7 @@ long sched__gather_dom_offer(struct gather *g, int di, long *hold)
         d->c_job = g->a->jobs[0];
         d->c_nom = nom;
         d->c_ver = d->ver;
-        d->c_epoch = g->v->epoch;
+        d->c_epoch = sched__view_offer_epoch(g->v);
         d->c_mgen = g->t->mult_gen;
         d->c_offer = sum;
         d->c_hold = h;

@@ -17,9 +17,9 @@
  *
  * Used when the offers are the same for every job of the key (no nomination in the
  * cluster), with no podCountMultiple and no single node holding the gang; otherwise, and
- * when the key, the view's epoch or the multiples changed since the index was made, the
- * caller scans (or the index is rebuilt from a scan). tests/test_place.c compares it with
- * every candidate built and sorted afresh over random steps.
+ * when the key, the view's offer epoch (view_bind.h) or the multiples changed since the
+ * index was made, the caller scans (or the index is rebuilt from a scan). tests/test_place.c
+ * compares it with every candidate built and sorted afresh over random steps.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +134,7 @@ static void rebuild(struct gather *g)
     x->shape = g->shape;
     x->size = g->size;
     x->need = g->need;
-    x->epoch = g->v->epoch;
+    x->epoch = sched__view_offer_epoch(g->v);
     x->mgen = t->mult_gen;
     x->rebuilds++;
 }
@@ -239,7 +239,7 @@ int sched__gather_indexed(struct gather *g, long hold)
     }
     struct sched_gidx *x = t->gidx;
     if (x->shape != g->shape || x->size != g->size || x->need != g->need ||
-        x->epoch != g->v->epoch || x->mgen != t->mult_gen)
+        x->epoch != sched__view_offer_epoch(g->v) || x->mgen != t->mult_gen)
         rebuild(g);
     else
         update(g);

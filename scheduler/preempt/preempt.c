@@ -42,7 +42,7 @@ static void pv_remove(struct preempt *pr, struct pv *x)
     p->counted = 0;
     sched__queue_pend(pr->c->v, p, 1);
     x->removed = 1;
-    pr->c->v->epoch++;
+    sched__view_epoch_usage(pr->c->v);
 }
 
 static void pv_restore(struct preempt *pr, struct pv *x)
@@ -53,7 +53,7 @@ static void pv_restore(struct preempt *pr, struct pv *x)
     p->counted = 1;
     sched__queue_pend(pr->c->v, p, 1);
     x->removed = 0;
-    pr->c->v->epoch++;
+    sched__view_epoch_usage(pr->c->v);
 }
 
 /* Re-plans on the view as it is. 1 fits (pr->plan updated), 0 not, or ERR_*. */

@@ -208,6 +208,20 @@ struct sched_topo *sched__topo_get(struct sched_view *v)
     return v->tp;
 }
 
+/* Domain di's offers may have changed: its version grows and it is logged for the index. */
+static void dom_changed(struct sched_topo *t, int di)
+{
+    t->doms[di].ver++;
+    if (!t->is_dirty) {
+        t->is_dirty = xcalloc(t->ndoms + 1, 1);
+        t->dirty = xcalloc(t->ndoms + 1, sizeof(int));
+    }
+    if (!t->is_dirty[di]) { /* logged once until the index looks */
+        t->is_dirty[di] = 1;
+        t->dirty[t->ndirty++] = di;
+    }
+}
+
 void sched__topo_usage(struct sched_view *v, int ni, const struct sv_pod *p, int sign)
 {
     struct sched_topo *t = v->tp;
@@ -219,16 +233,21 @@ void sched__topo_usage(struct sched_view *v, int ni, const struct sv_pod *p, int
         struct tp_dom *d = &t->doms[di];
         for (int i = 0; i < p->nreq; i++)
             d->free[p->req[i].res] -= sign * p->req[i].v;
-        d->ver++;
-        if (!t->is_dirty) {
-            t->is_dirty = xcalloc(t->ndoms + 1, 1);
-            t->dirty = xcalloc(t->ndoms + 1, sizeof(int));
-        }
-        if (!t->is_dirty[di]) { /* logged once until the index looks */
-            t->is_dirty[di] = 1;
-            t->dirty[t->ndirty++] = di;
-        }
+        dom_changed(t, di);
     }
+}
+
+void sched__topo_touch(struct sched_view *v, int ni)
+{
+    struct sched_topo *t = v->tp;
+    if (!t || v->tp_dirty)
+        return; /* the tree is made afresh */
+    if (ni < 0 || (size_t)ni >= t->nnode_dom) {
+        v->tp_dirty = 1;
+        return;
+    }
+    for (int di = t->node_dom[ni]; di >= 0; di = t->doms[di].parent)
+        dom_changed(t, di);
 }
 
 /* ---- status.detailStatus ---- */

@@ -25,6 +25,10 @@ struct sched_topo *sched__topo_get(struct sched_view *v);
 void sched__topo_free(struct sched_topo *t);
 /* Keeps per-domain totals in step with sched__view_usage (node ni, pod p, sign). */
 void sched__topo_usage(struct sched_view *v, int ni, const struct sv_pod *p, int sign);
+/* What node ni offers changed without its usage (a reservation on it came or went): the
+ * versions of the domains above it grow, as a usage change makes them, so the gather's
+ * caches of those domains are made again. */
+void sched__topo_touch(struct sched_view *v, int ni);
 /* Depth of a layer name (case-insensitive; NodeTopologyLayer = nlayers), -1 unknown. */
 int sched__topo_layer(const struct sched_topo *t, const char *name);
 /* The spec's layer name of a depth ("NodeTopologyLayer" for nlayers). Borrowed. */

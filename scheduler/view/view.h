@@ -40,7 +40,9 @@
  * Rules: the view is changed only by sched_apply.c and sched_delete.c (after the commit),
  * by the cycle's statements (with an undo log, see cyc.h) and by a rebuild.
  * view.epoch grows whenever capacity may have been freed or node properties changed,
- * which invalidates the per-shape caches of the placement code (place.h).
+ * which invalidates the per-shape caches of the placement code (place.h); the gather's
+ * per-domain caches need only its bumps that the topology domains' versions do not hold
+ * (sched__view_offer_epoch, view_bind.h).
  */
 #ifndef MUSTER_SCHED_VIEW_H
 #define MUSTER_SCHED_VIEW_H

@@ -101,9 +101,25 @@ void sched__view_adopt(struct sched_view *v, int ni)
 
 /* ---- statement primitives ---- */
 
+/* A nominated pod bound to another node than its nomination (or unbound from one) takes its
+ * reservation off the nominated node (or puts it back: place_fit.c reserves for pending pods
+ * only), a change the node's usage does not show. */
+static void nomination_moved(struct sched_view *v, const struct sv_pod *p, int ni)
+{
+    if (p->nominated >= 0 && p->nominated != ni)
+        sched__topo_touch(v, p->nominated);
+}
+
+void sched__view_epoch_usage(struct sched_view *v)
+{
+    v->epoch++;
+    v->usage_bumps++;
+}
+
 void sched__view_bind(struct sched_view *v, int pi, int ni)
 {
     struct sv_pod *p = &v->pods[pi];
+    nomination_moved(v, p, ni);
     sched__queue_pend(v, p, -1);
     p->node = ni;
     p->m.node_name = xstrdup(v->nodes[ni].name);
@@ -115,6 +131,7 @@ void sched__view_bind(struct sched_view *v, int pi, int ni)
 void sched__view_unbind(struct sched_view *v, int pi)
 {
     struct sv_pod *p = &v->pods[pi];
+    nomination_moved(v, p, p->node);
     sched__queue_pend(v, p, -1);
     if (p->counted)
         sched__view_usage(v, p, -1);
@@ -123,7 +140,7 @@ void sched__view_unbind(struct sched_view *v, int pi)
     p->node = -1;
     p->counted = 0;
     sched__queue_pend(v, p, 1);
-    v->epoch++;
+    sched__view_epoch_usage(v);
     sched__view_todo(v, p->job);
 }
 

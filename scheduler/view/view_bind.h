@@ -19,6 +19,20 @@
 /* Adds (sign 1) or removes (-1) pod p's requests on its node p->node, its queue and the
  * topology domains above the node; a growth is logged for the picks (view.binds). */
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
+/* Bumps view.epoch for a release of pods' usage that the topology domains above their nodes
+ * have recorded (sched__view_usage, sched__topo_touch: their versions and dirty log), and
+ * nothing else: an unbind, a preemption's victim out of its node's usage or back. The
+ * placers' per-shape caches, which need usage only to grow within an epoch, are gone; the
+ * gather's offer caches and index read the domains' versions instead (place_gather.c,
+ * place_index.c). */
+void sched__view_epoch_usage(struct sched_view *v);
+/* What the gather's offer caches and index are keyed by: view.epoch without the bumps of
+ * sched__view_epoch_usage. It grows with every other change of what a node offers (its
+ * properties, nominations, reservations, priority classes, a pod put or deleted). */
+static inline uint64_t sched__view_offer_epoch(const struct sched_view *v)
+{
+    return v->epoch - v->usage_bumps;
+}
 /* Statement primitives: account a pending pod on a node and back. */
 void sched__view_bind(struct sched_view *v, int pod, int node);
 void sched__view_unbind(struct sched_view *v, int pod);

@@ -153,11 +153,13 @@ struct tp_dom {
     size_t nnodes, capnodes;
     int nodenum;           /* nodes in the subtree */
     int64_t *alloc, *free; /* [tp.nres] sums over the subtree (free = alloc - used) */
-    uint64_t ver;          /* grows on every usage change in the subtree */
+    /* grows on every usage change in the subtree, and when a reservation on a node below
+     * comes or goes with its pod's binding (sched__topo_touch) */
+    uint64_t ver;
     /* offer-slot cache of the gather placer (place_gather.c), valid for (shape, size, need, job,
-     * ver, epoch, mgen); the job because its own nominations do not reserve against it (only
-     * when c_nom: a node below had nominations; nominations change only with the epoch),
-     * mgen because podCountMultiple rounds it */
+     * ver, offer epoch, mgen); the job because its own nominations do not reserve against it
+     * (only when c_nom: a node below had nominations; nominations come and go with the offer
+     * epoch, sched__view_offer_epoch), mgen because podCountMultiple rounds it */
     int c_shape, c_size, c_need, c_job, c_nom;
     uint64_t c_ver, c_epoch, c_mgen;
     long c_offer, c_hold; /* offer slots; direct + nested nodes that hold the job alone */

@@ -209,6 +209,9 @@ struct sched_view {
     size_t nbinds, capbinds;
     uint64_t log_epoch;
     uint64_t epoch;
+    /* epoch's bumps for a pod's usage alone (sched__view_epoch_usage): the gather's offer
+     * caches read those from the topology's versions and skip them (sched__view_offer_epoch) */
+    uint64_t usage_bumps;
     uint64_t job_serial; /* the last sv_job.serial given */
     struct sv_freed {
         uint64_t at; /* event clock */
