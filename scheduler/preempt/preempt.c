@@ -412,6 +412,7 @@ static void preempt_free(struct preempt *pr)
     free(pr->plan_need);
     free(pr->surplus);
     free(pr->surplus_job);
+    free(pr->gang_ok);
     sched__reclaim_end(pr);
     sched__pdb_end(pr);
 }

@@ -161,19 +161,27 @@ int sched__preempt_victim_ok(const struct preempt *pr, const struct sv_pod *p)
 }
 
 /* Gangs are evicted whole or not at all: a gang may lose pods only when every bound,
- * non-terminating member could be evicted too (sched__preempt_victim_ok). */
-static int gang_evictable(struct preempt *pr, const struct sv_job *j)
+ * non-terminating member could be evicted too (sched__preempt_victim_ok). Asked for each
+ * member, answered once a search (nothing it reads changes while the victims are
+ * collected). */
+static int gang_evictable(struct preempt *pr, int job)
 {
     const struct sched_view *v = pr->c->v;
+    const struct sv_job *j = &v->jobs[job];
     if (!j->gang || !j->has_pg)
         return 1;
-    for (size_t i = 0; i < j->npods; i++) {
-        const struct sv_pod *p = &v->pods[j->pods[i]];
-        if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
-            !sched__preempt_victim_ok(pr, p))
-            return 0;
+    if (!pr->gang_ok)
+        pr->gang_ok = xcalloc(v->njobs + 1, 1);
+    if (!pr->gang_ok[job]) {
+        pr->gang_ok[job] = 1;
+        for (size_t i = 0; i < j->npods && pr->gang_ok[job] == 1; i++) {
+            const struct sv_pod *p = &v->pods[j->pods[i]];
+            if (p->node >= 0 && p->counted && !p->m.deletion_ms && !model_pod_terminal(&p->m) &&
+                !sched__preempt_victim_ok(pr, p))
+                pr->gang_ok[job] = 2;
+        }
     }
-    return 1;
+    return pr->gang_ok[job] == 1;
 }
 
 /* A pod of another job the preemptor may evict for itself, leaving the job's other pods
@@ -277,7 +285,7 @@ void sched__collect_victims(struct preempt *pr)
                 continue;
             if (p->m.deletion_ms)
                 add_victim(pr, i, (int)n, 1, node_pn);
-            else if (sched__preempt_victim_ok(pr, p) && gang_evictable(pr, &v->jobs[p->job]))
+            else if (sched__preempt_victim_ok(pr, p) && gang_evictable(pr, p->job))
                 add_victim(pr, i, (int)n, 0, node_pn);
             else if (surplus_member(pr, i))
                 add_victim(pr, i, (int)n, 0, node_pn);

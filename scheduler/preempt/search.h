@@ -89,6 +89,7 @@ struct preempt {
     int replans;
     char *surplus;     /* [npods] a member a gang may lose above its minMember (preempt.c) */
     char *surplus_job; /* [njobs] its gang's members were looked at */
+    char *gang_ok;     /* [njobs] its gang may be evicted whole: 0 not asked yet, 1 yes, 2 no */
     double decision_ms;
     struct preempt_pdb *pdb; /* budgets of this search (preempt_pdb.c), NULL when none exist */
 };
