@@ -175,6 +175,18 @@ static void put_spines_blocks(struct sched_view *v)
     sched__view_put_topo(v, &topo);
 }
 
+/* The gather of gang pods[0..n) (one job, one shape), the job and request in *job and *a. */
+static void gather_of(struct sched_view *v, int *pods, int n, int *job, struct place_req *a,
+                      struct gather *g)
+{
+    *job = v->pods[pods[0]].job;
+    *a = (struct place_req){.jobs = job, .njobs = 1, .pods = pods, .npods = (size_t)n};
+    *g = (struct gather){.v = v, .t = sched__topo_get(v), .a = a};
+    g->mult = sched__gather_multiples(g->t, NULL);
+    g->shape = v->pods[pods[0]].shape;
+    g->size = g->need = n;
+}
+
 /* The offers of every domain from the cache, against the same with the cache emptied. */
 static void offers_equal(struct gather *g, int step)
 {
@@ -286,12 +298,10 @@ START_TEST(test_place_gather_offers_equal_recomputed)
                     a_pods[n++] = pods[gj][k];
             if (n == 0)
                 continue;
-            int job = v->pods[a_pods[0]].job;
-            struct place_req a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
-            struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
-            g.mult = sched__gather_multiples(g.t, NULL);
-            g.shape = v->pods[a_pods[0]].shape;
-            g.size = g.need = n;
+            int job;
+            struct place_req a;
+            struct gather g;
+            gather_of(v, a_pods, n, &job, &a, &g);
             offers_equal(&g, step);
             cands_equal(&g, step, &many);
             free(g.cands);
@@ -401,12 +411,10 @@ START_TEST(test_place_gather_index_equals_recomputed)
                     a_pods[n++] = pods[gj][k];
             if (n < 5)
                 continue;
-            int job = v->pods[a_pods[0]].job;
-            struct place_req a = {.jobs = &job, .njobs = 1, .pods = a_pods, .npods = (size_t)n};
-            struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
-            g.mult = sched__gather_multiples(g.t, NULL);
-            g.shape = v->pods[a_pods[0]].shape;
-            g.size = g.need = n;
+            int job;
+            struct place_req a;
+            struct gather g;
+            gather_of(v, a_pods, n, &job, &a, &g);
             g.lo = (int)(rand_r(&seed) % 3); /* MustGather at zone, spine or none */
             cands_equal(&g, step, &many);
             bests += best_equal(&g, step);
@@ -426,12 +434,10 @@ END_TEST
  * of the domain named dom. */
 static long offers_of(struct sched_view *v, int *pods, int n, const char *dom, int step)
 {
-    int job = v->pods[pods[0]].job;
-    struct place_req a = {.jobs = &job, .njobs = 1, .pods = pods, .npods = (size_t)n};
-    struct gather g = {.v = v, .t = sched__topo_get(v), .a = &a};
-    g.mult = sched__gather_multiples(g.t, NULL);
-    g.shape = v->pods[pods[0]].shape;
-    g.size = g.need = n;
+    int job;
+    struct place_req a;
+    struct gather g;
+    gather_of(v, pods, n, &job, &a, &g);
     long offer = -1;
     for (size_t di = 0; di < g.t->ndoms; di++)
         if (!strcmp(g.t->doms[di].name, dom))
