@@ -37,9 +37,10 @@ int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_ma
 int model__json_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 /* A JSON array, or an object whose first "items" member is one (a List), read as
  * model_json_read(buf, len, 1) reads it, its items in two parts on two threads; NULL when
- * it is neither, no cut near the middle was found, or any part does not read (then read it
- * whole: the whole reading decides and names what is wrong). */
-json_t *model__json_read_split(const char *buf, size_t len);
+ * it is neither, no cut near the middle was found or no thread could be made (*tried 0:
+ * read it whole), or when a part does not read (*tried 1: the whole read would not either,
+ * since a part is read as the whole read reads it there). */
+json_t *model__json_read_split(const char *buf, size_t len, int *tried);
 /* json_read.c: the elements of an array, from s (just after its '[', or just after a ','
  * that ends an element) to end, appended to a as model_json_read(..., reject_dups) reads
  * them at nesting depth depth (an element of a top-level array is at 1). Stops at the ','

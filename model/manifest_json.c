@@ -164,9 +164,10 @@ static json_t *around(const char *buf, const char *end, const char *items, const
     return v;
 }
 
-json_t *model__json_read_split(const char *buf, size_t len)
+json_t *model__json_read_split(const char *buf, size_t len, int *tried)
 {
     const char *end = buf + len, *p = skip_ws(buf, end), *items = NULL, *cut, *at;
+    *tried = 0;
     if (p < end && *p == '[')
         items = p;
     else if (p < end && *p == '{')
@@ -179,6 +180,7 @@ json_t *model__json_read_split(const char *buf, size_t len)
         json_decref(b.items);
         return NULL;
     }
+    *tried = 1;
     json_t *a = json_array(), *v = NULL;
     int landed = model__json_read_elements(items + 1, end, cut, b.depth, 1, a, &at);
     pthread_join(t, NULL);
@@ -197,9 +199,11 @@ int model__json_parse(const char *buf, size_t len, struct model_manifest *out, s
 {
     json_error_t jerr;
     /* the reader where it can (a scalar at the top is jansson's: JSON_DECODE_ANY), a big
-     * array or List on two threads */
-    json_t *v = len >= SPLIT_BYTES ? model__json_read_split(buf, len) : NULL;
-    if (!v)
+     * array or List on two threads; a split read that failed is not read again whole, which
+     * fails too: jansson then names what is wrong */
+    int tried = 0;
+    json_t *v = len >= SPLIT_BYTES ? model__json_read_split(buf, len, &tried) : NULL;
+    if (!v && !tried)
         v = model_json_read(buf, len, 1);
     if (!v)
         v = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);

@@ -245,13 +245,18 @@ START_TEST(test_json_read_numbers_ignore_the_locale)
 END_TEST
 
 /* The split read of n bytes at s is the whole read's, or NULL; never a value the whole read
- * refuses. Returns 1 when it split, and counts in *whole_read (may be NULL) the texts the
- * whole read accepts. */
+ * refuses, and NULL after trying only when the whole read refuses it too (model__json_parse
+ * then does not read it again). Returns 1 when it split, and counts in *whole_read (may be
+ * NULL) the texts the whole read accepts. */
 static int check_split(const char *s, size_t n, int *whole_read)
 {
-    json_t *whole = model_json_read(s, n, 1), *split = model__json_read_split(s, n);
+    int tried;
+    json_t *whole = model_json_read(s, n, 1), *split = model__json_read_split(s, n, &tried);
     ck_assert_msg(!split || whole, "split read accepts what the whole read refuses: %.*s", (int)n,
                   s);
+    ck_assert_msg(split || !tried || !whole,
+                  "split read tried and refused what the whole read accepts: %.*s", (int)n, s);
+    ck_assert_msg(!split || tried, "split read without trying");
     if (split)
         assert_same(split, whole, s, n);
     if (whole_read)
@@ -279,12 +284,16 @@ START_TEST(test_json_read_split_halves)
            (fuzz_json_read, session 20) */
         "[", "{\"items\":[", "[ "};
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-        json_t *v = model__json_read_split(refused[i], strlen(refused[i]));
+        int tried;
+        json_t *v = model__json_read_split(refused[i], strlen(refused[i]), &tried);
         ck_assert_msg(v == NULL, "%s split", refused[i]);
     }
     /* a NUL after the List: copied to the reader, which refuses it, as the whole read does */
     static const char nul[] = "{\"kind\":\"List\",\"items\":[1,2,3]}\0x";
-    ck_assert_ptr_null(model__json_read_split(nul, sizeof(nul) - 1));
+    int tried;
+    ck_assert_ptr_null(model__json_read_split(nul, sizeof(nul) - 1, &tried));
+    ck_assert_int_eq(tried, 1); /* refused as the whole read refuses it: not read again */
+    ck_assert_ptr_null(model_json_read(nul, sizeof(nul) - 1, 1));
     /* the cut is a guess (a ',' near the middle): here one inside an item's nested array
      * that starts as the first item does, and one inside a string; the half before it then
      * reads past it to the end */
