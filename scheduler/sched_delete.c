@@ -129,7 +129,7 @@ static int delete_fn(MDB_txn *txn, void *ctx, struct err *err)
         char *preemptor = NULL;
         int victim = 0;
         rc = sched__ledger_victim_take(txn, &c->s->opts, &c->s->retain_scan_ms, c->key, c->now_ms,
-                                       &victim, &preemptor, err);
+                                       NULL, &victim, &preemptor, err);
         /* the job goes with its last pod (a victim's record stays until its retention
          * ends, record/ledger.c) */
         char *job = sched__object_job(MODEL_POD, old);

@@ -374,6 +374,47 @@ START_TEST(test_preempt_bound_latency_and_audit)
 }
 END_TEST
 
+/* Victims of two preemptions removed in one housekeeping pass: each "evicted" record names
+ * its own preemptor, and each victim's job its retention (the pass keeps the ledger entry it
+ * read last for the next victim: only for the victims of that entry). */
+START_TEST(test_preempt_two_entries_evicted_in_one_pass)
+{
+    struct sched_util u;
+    struct sched_options opts = {.grace_ms = 10000};
+    sched_util_open(&u, &opts);
+    sched_util_two_rounds(&u); /* lo-1 terminating from 2 s (hi-1's), lo-2 from 6 s (hi-2's) */
+    json_decref(sched_util_cycle(&u, 20000));
+    json_t *all = sched_util_audit(&u), *rec;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(all, i, rec)
+    {
+        const char *kind = json_string_value(json_object_get(rec, "kind"));
+        if (!kind || strcmp(kind, "evicted"))
+            continue;
+        const char *pod = json_string_value(json_array_get(json_object_get(rec, "pods"), 0));
+        const char *want = !strcmp(pod, "default/lo-1") ? "default/hi-1" : "default/hi-2";
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "preemptor")), want);
+        ck_assert_int_eq(json_integer_value(json_object_get(rec, "cycle")),
+                         json_integer_value(json_object_get(
+                             json_array_get(all, json_array_size(all) - 1), "cycle")));
+        seen++;
+    }
+    ck_assert_int_eq(seen, 2);
+    for (int k = 1; k <= 2; k++) { /* both victims' jobs gone, their retention started */
+        char job[32];
+        snprintf(job, sizeof(job), "default/lo-%d", k);
+        json_t *j = sched_util_job(&u, job);
+        ck_assert_msg(j != NULL, "%s has no why", job);
+        ck_assert_msg(json_is_string(json_object_get(json_object_get(j, "preemptedBy"), "goneAt")),
+                      "%s: no goneAt", job);
+        json_decref(j);
+    }
+    json_decref(all);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* A victim deleted by hand before its grace period ended is no victim any more: a new pod
  * of that name that is later removed terminating is not reported "evicted". */
 START_TEST(test_preempt_victim_deleted_by_hand_is_forgotten)
@@ -772,6 +813,7 @@ static Suite *preempt_suite(void)
     tcase_add_test(tc, test_preempt_cases);
     tcase_add_test(tc, test_preempt_ledger_filters);
     tcase_add_test(tc, test_preempt_bound_latency_and_audit);
+    tcase_add_test(tc, test_preempt_two_entries_evicted_in_one_pass);
     tcase_add_test(tc, test_preempt_victim_deleted_by_hand_is_forgotten);
     tcase_add_test(tc, test_preempt_grace_exact);
     tcase_add_test(tc, test_preempt_mirrored_victims_wait_for_the_api_server);

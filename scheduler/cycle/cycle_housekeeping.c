@@ -97,7 +97,9 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         if (v->jobs[i].alive)
             rc = mark_running(c, (int)i, err);
     /* terminating pods past their grace period: a scan of every pod, so only while some
-     * are terminating (v->ndeleting) */
+     * are terminating (v->ndeleting); nothing here writes the ledger's entries, so the one
+     * read last is kept for the next victim (the pods of one preemption come together) */
+    struct sched_ledger_seen seen = {0};
     for (size_t i = 0; rc == 0 && !c->opts->mirrored && v->ndeleting && i < v->npods; i++) {
         struct sv_pod *p = &v->pods[i];
         if (!p->alive || !p->m.deletion_ms || c->now_ms - p->m.deletion_ms < c->opts->grace_ms)
@@ -112,7 +114,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
                                      extra, err);
             json_decref(extra);
             if (rc == 0)
-                rc = sched__record_evicted(c, key, old, err);
+                rc = sched__record_evicted(c, key, old, &seen, err);
             char *job = sched__object_job(MODEL_POD, old);
             if (rc == 0) /* after record_evicted: a victim's retention has started */
                 rc = sched__why_job_gone(c->txn, c, v, job, err);
@@ -122,6 +124,7 @@ int sched__housekeeping(struct sched_cyc *c, struct err *err)
         json_decref(old);
         free(key);
     }
+    sched__ledger_seen_release(&seen);
     if (rc == 0)
         rc = deadlines(c, err);
     if (rc == 0)

@@ -356,11 +356,36 @@ static int victim_gone(MDB_txn *txn, int64_t retention_ms, int64_t *retain_scan_
     return rc;
 }
 
-int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
-                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
-                              char **preemptor, struct err *err)
+void sched__ledger_seen_release(struct sched_ledger_seen *seen)
 {
-    char *k = xasprintf("p:%s", pod), key[64];
+    json_decref(seen->entry);
+    seen->entry = NULL;
+}
+
+/* Entry id (new reference), read or the one seen kept; NULL when there is none. */
+static json_t *entry_get(MDB_txn *txn, uint64_t id, struct sched_ledger_seen *seen)
+{
+    char key[64];
+    json_t *entry = NULL;
+    if (seen && seen->entry && seen->id == id)
+        return json_incref(seen->entry);
+    entry_key(id, key, sizeof(key));
+    if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) < 0)
+        return NULL;
+    if (seen) {
+        sched__ledger_seen_release(seen);
+        seen->id = id;
+        seen->entry = json_incref(entry);
+    }
+    return entry;
+}
+
+int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
+                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms,
+                              struct sched_ledger_seen *seen, int *victim, char **preemptor,
+                              struct err *err)
+{
+    char *k = xasprintf("p:%s", pod);
     json_t *idx = NULL, *entry = NULL;
     *victim = 0;
     *preemptor = NULL;
@@ -372,8 +397,8 @@ int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
     *victim = 1;
     if ((rc = store_doc_delete(txn, STORE_DB_PREEMPTIONS, k, err)) < 0)
         goto out;
-    entry_key((uint64_t)json_integer_value(json_object_get(idx, "id")), key, sizeof(key));
-    if (store_doc_get(txn, STORE_DB_PREEMPTIONS, key, &entry, NULL) == 0) {
+    entry = entry_get(txn, (uint64_t)json_integer_value(json_object_get(idx, "id")), seen);
+    if (entry) {
         const char *pre = json_string_value(json_object_get(entry, "preemptor"));
         *preemptor = pre ? xstrdup(pre) : NULL;
         size_t i;

@@ -18,13 +18,24 @@ struct preempt_plan;
 /* After a commit that placed job (borrowed map pod -> node): completes its open ledger
  * entry (bound, boundAt, latencyMs). */
 int sched__ledger_bound(struct sched_cyc *c, int job, json_t *map, struct err *err);
+/* The ledger entry a run of sched__ledger_victim_take calls read last, kept for the next:
+ * the pods of one preemption go one after another and each read the whole entry (all its
+ * victims). Only while nothing writes entries in between (housekeeping's removal of
+ * terminating pods); sched__ledger_seen_release ends it. */
+struct sched_ledger_seen {
+    uint64_t id;
+    json_t *entry; /* NULL: none yet */
+};
+void sched__ledger_seen_release(struct sched_ledger_seen *seen);
 /* A victim pod is gone (at now_ms): *victim 1 when the ledger holds it (*preemptor new:
  * the job that evicted it), and its entry is dropped; when it was its job's last
  * terminating victim, the job's retention starts (s->opts.retention_ms, and
- * s->retain_scan_ms moves up to its end). Returns 0 or ERR_*. */
+ * s->retain_scan_ms moves up to its end). seen (may be NULL) keeps the entry read for the
+ * next call. Returns 0 or ERR_*. */
 int sched__ledger_victim_take(MDB_txn *txn, const struct sched_options *opts,
-                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms, int *victim,
-                              char **preemptor, struct err *err);
+                              int64_t *retain_scan_ms, const char *pod, int64_t now_ms,
+                              struct sched_ledger_seen *seen, int *victim, char **preemptor,
+                              struct err *err);
 /* ledger_room.c: the earlier entries whose victims' room plan p takes (its awaited
  * pods): [{"ledger", "preemptor", "victims", "pods"}], new; and, once the entry of p is
  * stored as id, those entries' "roomUsedBy" and their victims' "roomTakenBy". */

@@ -384,12 +384,13 @@ int sched__record_displaced(struct sched_cyc *c, int by, const struct preempt_cl
     return rc;
 }
 
-int sched__record_evicted(struct sched_cyc *c, const char *key, json_t *old, struct err *err)
+int sched__record_evicted(struct sched_cyc *c, const char *key, json_t *old,
+                          struct sched_ledger_seen *seen, struct err *err)
 {
     char *preemptor = NULL;
     int victim = 0;
-    int rc = sched__ledger_victim_take(c->txn, c->opts, c->retain_scan_ms, key, c->now_ms, &victim,
-                                       &preemptor, err);
+    int rc = sched__ledger_victim_take(c->txn, c->opts, c->retain_scan_ms, key, c->now_ms, seen,
+                                       &victim, &preemptor, err);
     if (rc < 0 || !victim)
         return rc;
     char *job = sched__object_job(MODEL_POD, old);

@@ -27,6 +27,7 @@
 #include "reason.h"
 
 struct err;
+struct sched_ledger_seen;
 
 /* What decided the plan's nodes against the cheapest node it left alone: one of
  * pickOneNodeForPreemption's criteria, in their order, or the placement itself. */
@@ -111,7 +112,8 @@ int sched__record_displaced(struct sched_cyc *c, int by, const struct preempt_cl
  * jobs ("not needed ..., whose nominations were cleared"), new; NULL when cl has none. */
 json_t *sched__displaced_json(const struct sched_view *v, const struct preempt_cleared *cl);
 /* Housekeeping removed pod key (old: its stored object): an "evicted" audit record when it
- * was a victim in the ledger. Returns 0 or ERR_*. */
-int sched__record_evicted(struct sched_cyc *c, const char *key, json_t *old, struct err *err);
+ * was a victim in the ledger; seen as sched__ledger_victim_take's. Returns 0 or ERR_*. */
+int sched__record_evicted(struct sched_cyc *c, const char *key, json_t *old,
+                          struct sched_ledger_seen *seen, struct err *err);
 
 #endif
