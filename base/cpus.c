@@ -7,18 +7,21 @@
 #include "cpus.h"
 #include "err.h"
 
-/* A CPU number at *p (digits only, below CPU_SETSIZE): 0 with *v and *p past it, or -1. */
-static int number(const char **p, int *v)
+/* A CPU number at *p of list text (digits only, below CPU_SETSIZE): 0 with *v and *p past
+ * it, or ERR_INVALID naming where. */
+static int number(const char *text, const char **p, int *v, struct err *err)
 {
     const char *s = *p;
     long n = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    while (*s >= '0' && *s <= '9') {
+    int ok = *s >= '0' && *s <= '9';
+    while (ok && *s >= '0' && *s <= '9') {
         n = n * 10 + (*s++ - '0');
-        if (n >= CPU_SETSIZE)
-            return -1;
+        ok = n < CPU_SETSIZE;
     }
+    if (!ok)
+        return err_set(err, ERR_INVALID,
+                       "CPU list '%s': expected a CPU number below %d at offset %zu", text,
+                       CPU_SETSIZE, (size_t)(*p - text));
     *p = s;
     *v = (int)n;
     return 0;
@@ -33,19 +36,14 @@ int cpus_parse(const char *text, struct cpus *out, struct err *err)
         return err_set(err, ERR_INVALID,
                        "the CPU list is empty (write CPUs as '0', '2-3' or '0,4-7')");
     for (;;) {
-        const char *at = p;
-        int lo, hi;
-        if (number(&p, &lo) < 0)
-            return err_set(err, ERR_INVALID,
-                           "CPU list '%s': expected a CPU number below %d at offset %zu", text,
-                           CPU_SETSIZE, (size_t)(at - text));
+        int lo, hi, rc;
+        if ((rc = number(text, &p, &lo, err)) < 0)
+            return rc;
         hi = lo;
         if (*p == '-') {
-            at = ++p;
-            if (number(&p, &hi) < 0)
-                return err_set(err, ERR_INVALID,
-                               "CPU list '%s': expected a CPU number below %d at offset %zu", text,
-                               CPU_SETSIZE, (size_t)(at - text));
+            p++;
+            if ((rc = number(text, &p, &hi, err)) < 0)
+                return rc;
             if (hi < lo)
                 return err_set(err, ERR_INVALID, "CPU list '%s': the range %d-%d runs backwards",
                                text, lo, hi);

@@ -630,7 +630,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 "0|none] [--encoding gzip|identity] [--generator-nice N] [--generator-fifo] "
                 "[--front-priority normal|realtime] [--cycle-cpus LIST] [--front-cpus LIST] "
                 "[--generator-cpus LIST]");
-        if (!strcmp(a, "--nodes"))
+        /* the options whose value is kept as given */
+        const struct {
+            const char *name;
+            const char **to;
+        } texts[] = {{"--rates", &o->rates},
+                     {"--mix", &o->mix_arg},
+                     {"--resource-version", &o->rv},
+                     {"--encoding", &o->encoding},
+                     {"--cycle-cpus", &o->cycle_cpus},
+                     {"--front-cpus", &o->front_cpus},
+                     {"--generator-cpus", &o->gen_cpus}};
+        size_t t = 0;
+        while (t < sizeof(texts) / sizeof(texts[0]) && strcmp(a, texts[t].name))
+            t++;
+        if (t < sizeof(texts) / sizeof(texts[0]))
+            *texts[t].to = v;
+        else if (!strcmp(a, "--nodes"))
             o->nodes = strtoul(v, NULL, 10);
         else if (!strcmp(a, "--pods"))
             o->pods = strtoul(v, NULL, 10);
@@ -642,26 +658,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
             o->threads = atoi(v);
         else if (!strcmp(a, "--conns"))
             o->conns = atoi(v);
-        else if (!strcmp(a, "--rates"))
-            o->rates = v;
-        else if (!strcmp(a, "--mix"))
-            o->mix_arg = v;
-        else if (!strcmp(a, "--resource-version"))
-            o->rv = v;
-        else if (!strcmp(a, "--encoding"))
-            o->encoding = v;
         else if (!strcmp(a, "--generator-nice"))
             o->gen_nice = atoi(v);
         else if (!strcmp(a, "--front-priority") && strcmp(v, "normal") && strcmp(v, "realtime"))
             die("--front-priority must be normal or realtime");
         else if (!strcmp(a, "--front-priority"))
             o->front_rt = !strcmp(v, "realtime");
-        else if (!strcmp(a, "--cycle-cpus"))
-            o->cycle_cpus = v;
-        else if (!strcmp(a, "--front-cpus"))
-            o->front_cpus = v;
-        else if (!strcmp(a, "--generator-cpus"))
-            o->gen_cpus = v;
         else
             die("unknown option");
         i++;

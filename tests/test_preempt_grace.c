@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "err.h"
 #include "scheduler.h"
 #include "sched_util.h"
@@ -199,9 +200,5 @@ static Suite *preempt_grace_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(preempt_grace_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run(preempt_grace_suite());
 }
