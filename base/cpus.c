@@ -36,7 +36,7 @@ int cpus_parse(const char *text, struct cpus *out, struct err *err)
         return err_set(err, ERR_INVALID,
                        "the CPU list is empty (write CPUs as '0', '2-3' or '0,4-7')");
     for (;;) {
-        int lo, hi, rc;
+        int lo = 0, hi = 0, rc;
         if ((rc = number(text, &p, &lo, err)) < 0)
             return rc;
         hi = lo;
