@@ -106,7 +106,8 @@ static void apply_metrics(FILE *f, const struct sched_metrics *m)
             "# TYPE muster_applies_total counter\nmuster_applies_total %llu\n"
             "# HELP muster_apply_seconds_total Time applies spent in each part: reading the "
             "request's body, parsing, validating, waiting for the scheduler's lock, the "
-            "transaction's writes, its commit, the view taking the change, the reply (body, "
+            "transaction's writes, its commit, the view taking the change (what remained of it "
+            "after the commit, beside which a big apply's runs), the reply (body, "
             "parse, validate and reply: the API's applies only).\n"
             "# TYPE muster_apply_seconds_total counter\n",
             (unsigned long long)m->applies);

@@ -1,10 +1,12 @@
 /*
  * sched_apply.c - the user-facing apply (sched_apply; delete is sched_delete.c).
  *
- * It writes LMDB in one transaction (store_write, which retries after map growth), and
- * only after the commit succeeded hands the decoded objects to the view (staged.h), so the
- * view never holds what the store does not. A big manifest's documents are made into the
- * objects they create by a second thread ahead of the transaction's pass (apply.h).
+ * It writes LMDB in one transaction (store_write_beside, which retries after map growth),
+ * and hands the decoded objects to the view (staged.h) once it commits, under the lock
+ * throughout, so nobody sees the view hold what the store does not: a big manifest's beside
+ * the commit's fsync, a view that took them from a commit that failed rebuilt from the
+ * store. A big manifest's documents are made into the objects they create by a second
+ * thread ahead of the transaction's pass (apply.h).
  *
  * Apply admits each object (admit.c) against the PriorityClasses as they will be:
  * the view's, updated by the manifest's own classes, which are applied first so that
@@ -19,7 +21,6 @@
 #include "clock.h"
 #include "core.h"
 #include "numfmt.h"
-#include "prefault.h"
 #include "staged.h"
 #include "topo.h"
 #include "view.h"
@@ -34,13 +35,17 @@ struct apply_ctx {
     struct sched_apply_lines *lines; /* the results */
     struct sched_staged *staged;
     size_t nstaged, capstaged;
-    struct sv_classes classes;     /* the view's, with the manifest's applied so far */
-    struct sched_strmap node_keys; /* label keys of the manifest's nodes */
-    size_t *order;                 /* the documents' numbers in the order applied */
-    size_t nclasses;               /* the PriorityClasses among them, first */
-    struct apply_prep_in ahead_in; /* what the documents prepared ahead share (apply.h) */
-    size_t prepared_used;          /* how many the pass took */
-    int64_t written_ns;            /* when the last run of apply_fn ended (clock_mono_ns) */
+    struct sv_classes classes;        /* the view's, with the manifest's applied so far */
+    struct sched_strmap node_keys;    /* label keys of the manifest's nodes */
+    size_t *order;                    /* the documents' numbers in the order applied */
+    size_t nclasses;                  /* the PriorityClasses among them, first */
+    struct apply_prep_in ahead_in;    /* what the documents prepared ahead share (apply.h) */
+    size_t prepared_used;             /* how many the pass took */
+    int64_t written_ns;               /* when the last run of apply_fn ended (clock_mono_ns) */
+    int64_t committed_ns;             /* when the last commit ended */
+    struct sched_take_beside *beside; /* the view's take beside the commit, while it runs */
+    int took;                         /* the view took the staged objects */
+    struct err rebuild;               /* a failed commit's rebuild of the view, if it failed */
 };
 
 /* Objects a and b equal but for their member skip (NULL: none); at the top (top set) their
@@ -339,6 +344,30 @@ static int apply_fn(MDB_txn *txn, void *ctx, struct err *err)
     return rc;
 }
 
+/* A big apply's view takes its objects beside the commit's fsync (staged.h); a commit that
+ * fails brings the view back to the store before the pass may run again. */
+static void beside_start(void *ctx)
+{
+    struct apply_ctx *c = ctx;
+    if (c->nstaged >= APPLY_PREP_SPLIT)
+        c->beside = sched__staged_take_start(c->s->v, c->staged, c->nstaged);
+}
+
+static void beside_end(void *ctx, int committed)
+{
+    struct apply_ctx *c = ctx;
+    c->committed_ns = clock_mono_ns();
+    if (!c->beside)
+        return;
+    sched__staged_take_join(c->beside);
+    c->beside = NULL;
+    c->took = committed;
+    if (!committed && sched__rebuild(c->s, &c->rebuild) == 0)
+        err_clear(&c->rebuild);
+}
+
+static const struct store_beside take_beside = {beside_start, beside_end};
+
 void sched_apply_timed(struct sched *s, enum sched_apply_phase p, int64_t ns)
 {
     if (ns > 0)
@@ -390,24 +419,18 @@ int sched_apply_lines(struct sched *s, struct model_manifest *m, int64_t now_ms,
     int64_t locked = clock_mono_ns();
     rc = s->opts.mirrored || status ? 0 : sched__admit_queues(s->v, m, err);
     if (rc == 0)
-        rc = store_write(s->st, apply_fn, &c, err);
+        rc = store_write_beside(s->st, apply_fn, &take_beside, &c, err);
+    if (c.rebuild.code) /* as a failed cycle's (cycle.c) */
+        rc = err_set(err, c.rebuild.code, "rebuilding the view: %s", c.rebuild.msg);
     if (rc == 0) {
-        int64_t committed = clock_mono_ns();
-        size_t pods = 0, groups = 0;
-        for (size_t i = 0; i < c.nstaged; i++) {
-            pods += c.staged[i].kind == MODEL_POD;
-            groups += c.staged[i].kind == MODEL_PODGROUP;
-        }
-        /* a job a lone pod or a group */
-        struct prefault *pf = sched__view_reserve(s->v, pods, pods + groups);
-        sched__staged_take(s->v, c.staged, c.nstaged);
-        prefault_join(pf);
+        if (!c.took)
+            sched__staged_take_all(s->v, c.staged, c.nstaged);
         s->met.apply_prepared += c.prepared_used;
         s->met.applies++;
         sched_apply_timed(s, SCHED_APPLY_LOCK, locked - asked);
         sched_apply_timed(s, SCHED_APPLY_WRITE, c.written_ns - locked);
-        sched_apply_timed(s, SCHED_APPLY_COMMIT, committed - c.written_ns);
-        sched_apply_timed(s, SCHED_APPLY_VIEW, clock_mono_ns() - committed);
+        sched_apply_timed(s, SCHED_APPLY_COMMIT, c.committed_ns - c.written_ns);
+        sched_apply_timed(s, SCHED_APPLY_VIEW, clock_mono_ns() - c.committed_ns);
     }
     sched__unlock_long(s);
 out:

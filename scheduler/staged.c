@@ -1,6 +1,10 @@
 /* staged.c - objects decoded for the view, handed to it after the commit (staged.h). */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "prefault.h"
 #include "staged.h"
 
 void sched__staged_release(struct sched_staged *st, size_t n)
@@ -79,4 +83,51 @@ void sched__staged_take(struct sched_view *v, struct sched_staged *st, size_t n)
             sched__view_pod_ahead(v, &st[i + AHEAD].keys);
         take(v, &st[i]);
     }
+}
+
+void sched__staged_take_all(struct sched_view *v, struct sched_staged *st, size_t n)
+{
+    size_t pods = 0, groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        pods += st[i].kind == MODEL_POD;
+        groups += st[i].kind == MODEL_PODGROUP;
+    }
+    /* a job a lone pod or a group */
+    struct prefault *pf = sched__view_reserve(v, pods, pods + groups);
+    sched__staged_take(v, st, n);
+    prefault_join(pf);
+}
+
+struct sched_take_beside {
+    struct sched_view *v;
+    struct sched_staged *st;
+    size_t n;
+    pthread_t thread;
+};
+
+static void *take_main(void *arg)
+{
+    struct sched_take_beside *t = arg;
+    sched__staged_take_all(t->v, t->st, t->n);
+    return NULL;
+}
+
+struct sched_take_beside *sched__staged_take_start(struct sched_view *v, struct sched_staged *st,
+                                                   size_t n)
+{
+    struct sched_take_beside *t = xcalloc(1, sizeof(*t));
+    *t = (struct sched_take_beside){.v = v, .st = st, .n = n};
+    if (pthread_create(&t->thread, NULL, take_main, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void sched__staged_take_join(struct sched_take_beside *t)
+{
+    if (!t)
+        return;
+    pthread_join(t->thread, NULL);
+    free(t);
 }

@@ -73,6 +73,8 @@ struct store {
      * while the map is resized (LMDB forbids resizing with a transaction active). */
     pthread_rwlock_t grow_lock;
     atomic_int grow_pending; /* a write hit MDB_MAP_FULL: grow when it ends */
+    atomic_int fail_commits; /* store_test_fail_commits: how many more commits fail */
+    int fail_code;           /* and with which ERR_* */
 
     /* Classifies a txn at commit/abort: the top-level write txn, one of its children
      * (a stack, innermost last), or else a read txn. */

@@ -113,6 +113,19 @@ void store_txn_abort(MDB_txn **txn);
  * error, or the commit's. */
 typedef int (*store_write_fn)(MDB_txn *txn, void *ctx, struct err *err);
 int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err);
+/* Work of the writer's own that runs beside a commit (its fsync is mostly a wait):
+ * start(ctx) once fn succeeded, right before the commit, and end(ctx, committed) once the
+ * commit ended, before fn may run again. start and end pair up on every attempt. */
+struct store_beside {
+    void (*start)(void *ctx);
+    void (*end)(void *ctx, int committed);
+};
+/* store_write with b's work beside each commit (b may be NULL). */
+int store_write_beside(struct store *st, store_write_fn fn, const struct store_beside *b, void *ctx,
+                       struct err *err);
+/* For tests of what a failed commit leaves: the next n write transactions' commits fail
+ * with code (ERR_MAP_FULL: store_write runs fn again), their writes discarded. */
+void store_test_fail_commits(struct store *st, int n, int code);
 
 #include "store_dry.h" /* dry sessions: what-ifs that write nothing */
 

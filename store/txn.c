@@ -269,6 +269,11 @@ int store_txn_commit(MDB_txn **txn, struct err *err)
         store_txn_abort(txn);
         return rc;
     }
+    if (*txn == atomic_load(&st->write_txn) && atomic_load(&st->fail_commits) > 0) {
+        atomic_fetch_sub(&st->fail_commits, 1);
+        store_txn_abort(txn);
+        return err_set(err, st->fail_code, "cannot commit: failed as the test asked");
+    }
     cls = classify(st, *txn);
     rc = mdb_txn_commit(*txn);
     *txn = NULL;
@@ -305,7 +310,19 @@ void store_txn_abort(MDB_txn **txn)
 
 #define STORE_WRITE_TRIES 8
 
+void store_test_fail_commits(struct store *st, int n, int code)
+{
+    st->fail_code = code;
+    atomic_store(&st->fail_commits, n);
+}
+
 int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
+{
+    return store_write_beside(st, fn, NULL, ctx, err);
+}
+
+int store_write_beside(struct store *st, store_write_fn fn, const struct store_beside *b, void *ctx,
+                       struct err *err)
 {
     MDB_txn *txn = NULL;
     int rc = 0;
@@ -322,7 +339,11 @@ int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err)
                 continue;
             return rc;
         }
+        if (b)
+            b->start(ctx);
         rc = store_txn_commit(&txn, err);
+        if (b)
+            b->end(ctx, rc == 0);
         if (rc != ERR_MAP_FULL)
             return rc;
     }

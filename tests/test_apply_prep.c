@@ -414,6 +414,62 @@ START_TEST(test_apply_prep_small_map_retries)
 }
 END_TEST
 
+/* u's view is the one rebuilt from its store, and holds pods pods. */
+static void assert_view_is_store(struct sched_util *u, size_t pods, const char *when)
+{
+    struct err err = ERR_INIT;
+    json_t *live = sched_view_dump(u->s), *rebuilt = NULL, *p = json_object_get(live, "pods");
+    ck_assert_msg(sched_view_dump_store(u->s, &rebuilt, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(json_object_size(p) + json_array_size(p), pods);
+    assert_same(live, rebuilt, when);
+    json_decref(live);
+    json_decref(rebuilt);
+}
+
+/* The view takes a big manifest beside its commit (staged.h). A commit that fails then has
+ * the view rebuilt from the store: it holds none of the manifest. One that fails with
+ * ERR_MAP_FULL is run again (store_write) on the rebuilt view and ends as in a store whose
+ * commits succeed. */
+START_TEST(test_apply_prep_failed_commit_rebuilds_view)
+{
+    struct sched_util ok, failing;
+    struct err err = ERR_INIT;
+    sched_util_open(&ok, NULL);
+    sched_util_open(&failing, NULL);
+    store_test_fail_commits(failing.st, 1, ERR_STORE);
+    ck_assert_ptr_null(apply_range(&failing, 0, DOCS, &err));
+    ck_assert_int_eq(err.code, ERR_STORE);
+    assert_nothing_stored(&failing, "by a failed commit");
+    assert_view_is_store(&failing, 0, "the views after the failed apply");
+
+    store_test_fail_commits(failing.st, 1, ERR_MAP_FULL);
+    json_t *ro = apply_range(&ok, 0, DOCS, &err), *rf = apply_range(&failing, 0, DOCS, &err);
+    ck_assert_msg(rf != NULL, "%s", err.msg);
+    assert_same(rf, ro, "the replies");
+    json_t *so = stored(&ok), *sf = stored(&failing);
+    assert_same(sf, so, "the stored objects");
+    json_t *ao = records(&ok, NULL), *af = records(&failing, NULL);
+    assert_same(af, ao, "the audit records");
+    json_t *jo = jobs(&ok), *jf = jobs(&failing);
+    assert_same(jf, jo, "the views' jobs");
+    size_t pods = 0;
+    for (int i = 0; i < DOCS; i++)
+        pods += kind_of(i) == MODEL_POD && i != DUP_SAME && i != DUP_CHANGED;
+    assert_view_is_store(&failing, pods, "the views after the apply run again");
+    assert_view_is_store(&ok, pods, "the views after the apply");
+    json_decref(jo);
+    json_decref(jf);
+    json_decref(ao);
+    json_decref(af);
+    json_decref(so);
+    json_decref(sf);
+    json_decref(ro);
+    json_decref(rf);
+    sched_util_close(&ok);
+    sched_util_close(&failing);
+}
+END_TEST
+
 /* A what-if of the whole manifest (a dry session, the thread ahead in it too) lists the
  * changes its apply makes and writes nothing. */
 START_TEST(test_apply_prep_whatif)
@@ -444,6 +500,7 @@ END_TEST
 int main(void)
 {
     const TTest *tests[] = {test_apply_prep_as_small_manifests,
+                            test_apply_prep_failed_commit_rebuilds_view,
                             test_apply_prep_as_small_manifests_mirrored,
                             test_apply_prep_existing_objects,
                             test_apply_prep_refusal_names_the_document,
