@@ -144,5 +144,12 @@ char *model_object_key(enum model_kind kind, json_t *obj)
     if (!model_kind_namespaced(kind))
         return xstrdup(name);
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
-    return xasprintf("%s/%s", ns && *ns ? ns : "default", name);
+    if (!ns || !*ns)
+        ns = "default";
+    size_t a = strlen(ns), b = strlen(name); /* one per document of an apply: no printf */
+    char *key = xmalloc(a + 1 + b + 1);
+    memcpy(key, ns, a);
+    key[a] = '/';
+    memcpy(key + a + 1, name, b + 1);
+    return key;
 }

@@ -28,7 +28,7 @@ static void check_labels(struct model__vctx *v, json_t *labels)
     json_object_foreach(labels, k, e)
     {
         char f[MODEL__PATH_MAX];
-        snprintf(f, sizeof(f), "metadata.labels.%s", k);
+        model__path(f, "metadata.labels", k);
         if (!model__label_key_ok(k))
             model__problem(v, f, "invalid label key '%s'", k);
         else if (json_is_string(e) && !model__label_value_ok(json_string_value(e)))
@@ -41,7 +41,7 @@ static void check_timestamp(struct model__vctx *v, json_t *meta, const char *key
     char f[MODEL__PATH_MAX];
     json_t *t = json_object_get(meta, key);
     int64_t ms;
-    snprintf(f, sizeof(f), "metadata.%s", key);
+    model__path(f, "metadata", key);
     if (t && !json_is_null(t) && model__want_string(v, t, f, 0) &&
         clock_parse_rfc3339(json_string_value(t), &ms, NULL) < 0)
         model__problem(v, f, "invalid RFC 3339 timestamp '%s'", json_string_value(t));

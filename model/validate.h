@@ -28,6 +28,13 @@ struct model__vctx {
     int count;
 };
 
+/* buf (MODEL__PATH_MAX bytes) as snprintf(buf, MODEL__PATH_MAX, "%s.%s", base, key) would
+ * write it (base may be buf), without printf: the paths of the fields a valid document has
+ * are made for every document. */
+void model__path(char *buf, const char *base, const char *key);
+/* The same for "%s[%zu]", base and i. */
+void model__path_index(char *buf, const char *base, size_t i);
+
 /* Appends a problem at field ("" for the document itself). */
 void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

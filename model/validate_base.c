@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "numfmt.h"
 
 /* Position of field, or of its nearest ancestor present in the map. */
 static json_t *find_pos(json_t *pos, const char *field)
@@ -68,6 +69,34 @@ static void report(struct model__vctx *v, json_t *list, const char *field, const
         json_object_set_new(e, "col", json_integer(col));
     }
     json_array_append_new(list, e);
+}
+
+/* buf holding len bytes with n bytes of s added, cut at MODEL__PATH_MAX - 1 as snprintf cuts;
+ * the new length. */
+static size_t path_cat(char *buf, size_t len, const char *s, size_t n)
+{
+    if (len + n > MODEL__PATH_MAX - 1)
+        n = MODEL__PATH_MAX - 1 - len;
+    memmove(buf + len, s, n);
+    buf[len + n] = '\0';
+    return len + n;
+}
+
+void model__path(char *buf, const char *base, const char *key)
+{
+    size_t len = path_cat(buf, 0, base, strlen(base));
+    len = path_cat(buf, len, ".", 1);
+    path_cat(buf, len, key, strlen(key));
+}
+
+void model__path_index(char *buf, const char *base, size_t i)
+{
+    char num[NUMFMT_INT64_LEN + 2], *end = num + sizeof(num) - 1, *p;
+    *end = ']';
+    p = numfmt_u64(end, i);
+    *--p = '[';
+    size_t len = path_cat(buf, 0, base, strlen(base));
+    path_cat(buf, len, p, (size_t)(end + 1 - p));
 }
 
 void model__problem(struct model__vctx *v, const char *field, const char *fmt, ...)
@@ -166,7 +195,7 @@ void model__want_string_map(struct model__vctx *v, json_t *val, const char *fiel
     json_object_foreach(val, k, e)
     {
         char f[MODEL__PATH_MAX];
-        snprintf(f, sizeof(f), "%s.%s", field, k);
+        model__path(f, field, k);
         model__want_string(v, e, f, 0);
     }
 }
@@ -198,7 +227,7 @@ static void want_quantities(struct model__vctx *v, json_t *parent, const char *k
         char f[MODEL__PATH_MAX];
         struct err err = ERR_INIT;
         int64_t value;
-        snprintf(f, sizeof(f), "%s.%s", field, res);
+        model__path(f, field, res);
         if (json_is_number(q))
             json_object_set_new(map, res, q = number_text(q));
         if (!json_is_string(q)) {

@@ -27,35 +27,18 @@ static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"
 #define INT32_HI 2147483647
 
 /* buf = base + "." + key; buf holds MODEL__PATH_MAX bytes. */
-static void sub(char *buf, const char *base, const char *key)
-{
-    size_t b = strnlen(base, MODEL__PATH_MAX - 2), k = strlen(key);
-    if (b + 1 + k > MODEL__PATH_MAX - 1)
-        k = MODEL__PATH_MAX - 2 - b;
-    memmove(buf, base, b);
-    buf[b] = '.';
-    memcpy(buf + b + 1, key, k);
-    buf[b + 1 + k] = '\0';
-}
-
-static void fmt_path(char *buf, const char *base, const char *fmt, size_t i)
-{
-    int n = snprintf(buf, MODEL__PATH_MAX, "%s", base);
-    snprintf(buf + n, MODEL__PATH_MAX - (size_t)n, fmt, i);
-}
-
 static void check_taint(struct model__vctx *v, json_t *t, const char *f)
 {
     char p[MODEL__PATH_MAX];
     if (!model__want_object(v, t, f, 1))
         return;
-    sub(p, f, "key");
+    model__path(p, f, "key");
     json_t *key = json_object_get(t, "key");
     if (model__want_string(v, key, p, 1) && !*json_string_value(key))
         model__problem(v, p, "must not be empty");
-    sub(p, f, "value");
+    model__path(p, f, "value");
     model__want_string(v, json_object_get(t, "value"), p, 0);
-    sub(p, f, "effect");
+    model__path(p, f, "effect");
     model__want_enum(v, json_object_get(t, "effect"), p, 1, taint_effects);
 }
 
@@ -70,7 +53,7 @@ void model__validate_node(struct model__vctx *v, json_t *obj)
             json_array_foreach(taints, i, t)
             {
                 char f[MODEL__PATH_MAX];
-                fmt_path(f, "spec.taints", "[%zu]", i);
+                model__path_index(f, "spec.taints", i);
                 check_taint(v, t, f);
             }
     }
@@ -85,20 +68,20 @@ static void check_container(struct model__vctx *v, json_t *c, const char *f)
     char p[MODEL__PATH_MAX];
     if (!model__want_object(v, c, f, 1))
         return;
-    sub(p, f, "name");
+    model__path(p, f, "name");
     json_t *name = json_object_get(c, "name");
     if (model__want_string(v, name, p, 1) && !model__dns_label(json_string_value(name)))
         model__problem(v, p, "invalid container name '%s': must be a lowercase DNS-1123 label",
                        json_string_value(name));
-    sub(p, f, "restartPolicy");
+    model__path(p, f, "restartPolicy");
     model__want_enum(v, json_object_get(c, "restartPolicy"), p, 0, container_restart);
-    sub(p, f, "resources");
+    model__path(p, f, "resources");
     json_t *res = json_object_get(c, "resources");
     if (!model__want_object(v, res, p, 0))
         return;
-    sub(p, f, "resources.requests");
+    model__path(p, f, "resources.requests");
     model__want_claims(v, res, "requests", p);
-    sub(p, f, "resources.limits");
+    model__path(p, f, "resources.limits");
     model__want_claims(v, res, "limits", p);
 }
 
@@ -107,7 +90,7 @@ static void check_containers(struct model__vctx *v, json_t *spec, const char *ke
     char f[MODEL__PATH_MAX];
     json_t *list = json_object_get(spec, key), *c;
     size_t i;
-    snprintf(f, sizeof(f), "spec.%s", key);
+    model__path(f, "spec", key);
     if (!model__want_array(v, list, f, required))
         return;
     if (required && json_array_size(list) == 0)
@@ -115,7 +98,7 @@ static void check_containers(struct model__vctx *v, json_t *spec, const char *ke
     json_array_foreach(list, i, c)
     {
         char p[MODEL__PATH_MAX];
-        fmt_path(p, f, "[%zu]", i);
+        model__path_index(p, f, i);
         check_container(v, c, p);
     }
 }
@@ -167,20 +150,20 @@ static void check_toleration(struct model__vctx *v, json_t *t, const char *f)
         return;
     json_t *key = json_object_get(t, "key"), *op = json_object_get(t, "operator");
     json_t *value = json_object_get(t, "value");
-    sub(p, f, "key");
+    model__path(p, f, "key");
     int key_ok = model__want_string(v, key, p, 0);
-    sub(p, f, "operator");
+    model__path(p, f, "operator");
     int op_ok = model__want_enum(v, op, p, 0, toleration_ops);
     int exists = op_ok && !strcmp(json_string_value(op), "Exists");
     int empty_key = !key || (key_ok && !*json_string_value(key));
     if (empty_key && !exists && (!op || op_ok))
         model__problem(v, p, "must be Exists when the key is empty");
-    sub(p, f, "value");
+    model__path(p, f, "value");
     if (model__want_string(v, value, p, 0) && exists && *json_string_value(value))
         model__problem(v, p, "must be empty when the operator is Exists");
-    sub(p, f, "effect");
+    model__path(p, f, "effect");
     model__want_enum(v, json_object_get(t, "effect"), p, 0, toleration_effects);
-    sub(p, f, "tolerationSeconds");
+    model__path(p, f, "tolerationSeconds");
     model__want_int(v, json_object_get(t, "tolerationSeconds"), p, 0, LLONG_MIN, LLONG_MAX);
 }
 
@@ -198,12 +181,12 @@ static void check_pod_status(struct model__vctx *v, json_t *status)
     json_array_foreach(conds, i, c)
     {
         char f[MODEL__PATH_MAX], p[MODEL__PATH_MAX];
-        fmt_path(f, "status.conditions", "[%zu]", i);
+        model__path_index(f, "status.conditions", i);
         if (!model__want_object(v, c, f, 1))
             continue;
-        sub(p, f, "type");
+        model__path(p, f, "type");
         model__want_string(v, json_object_get(c, "type"), p, 1);
-        sub(p, f, "status");
+        model__path(p, f, "status");
         model__want_string(v, json_object_get(c, "status"), p, 0);
     }
 }
@@ -256,7 +239,7 @@ static void check_pod_spec(struct model__vctx *v, json_t *spec)
         json_array_foreach(tols, i, t)
         {
             char f[MODEL__PATH_MAX];
-            fmt_path(f, "spec.tolerations", "[%zu]", i);
+            model__path_index(f, "spec.tolerations", i);
             check_toleration(v, t, f);
         }
 }
@@ -305,7 +288,7 @@ static void check_gang_annotations(struct model__vctx *v, json_t *ann)
     for (size_t i = 0; i < 2; i++) {
         const char *val = json_string_value(json_object_get(ann, keys[i]));
         char f[MODEL__PATH_MAX];
-        snprintf(f, sizeof(f), "metadata.annotations.%s", keys[i]);
+        model__path(f, "metadata.annotations", keys[i]);
         if (val && model_match_policy_parse(val) < 0)
             model__problem(v, f, "unknown match policy '%s' (one of %s, %s, %s)", val,
                            model_match_policy_name(0), model_match_policy_name(1),
@@ -327,7 +310,7 @@ void model__want_duration_ann(struct model__vctx *v, json_t *ann, const char *ke
     int64_t ms = 0;
     if (!val)
         return;
-    snprintf(f, sizeof(f), "metadata.annotations.%s", key);
+    model__path(f, "metadata.annotations", key);
     if (!json_is_string(val))
         model__problem(v, f, "must be a Go duration string such as \"90m\"");
     else if (model_duration_parse(json_string_value(val), &ms, &e) < 0)
@@ -376,7 +359,7 @@ static void check_min_tasks(struct model__vctx *v, json_t *map)
     json_object_foreach(map, task, n)
     {
         char f[MODEL__PATH_MAX];
-        sub(f, "spec.minTaskMember", task);
+        model__path(f, "spec.minTaskMember", task);
         if (!*task)
             model__problem(v, f, "a task name must not be empty");
         else
@@ -416,13 +399,13 @@ void model__validate_podgroup(struct model__vctx *v, json_t *obj)
 static const char *check_layer(struct model__vctx *v, json_t *layers, size_t i, json_t *e)
 {
     char f[MODEL__PATH_MAX], p[MODEL__PATH_MAX];
-    fmt_path(f, "spec.networkTopologySpec", "[%zu]", i);
+    model__path_index(f, "spec.networkTopologySpec", i);
     if (!model__want_object(v, e, f, 1))
         return NULL;
     json_t *name = json_object_get(e, "topologyLayer"), *parent;
     json_t *keys = json_object_get(e, "labelKey"), *k;
     size_t j;
-    sub(p, f, "topologyLayer");
+    model__path(p, f, "topologyLayer");
     if (model__want_string(v, name, p, 1) && !*json_string_value(name))
         model__problem(v, p, "must not be empty");
     for (j = 0; j < i && json_is_string(name); j++) {
@@ -432,7 +415,7 @@ static const char *check_layer(struct model__vctx *v, json_t *layers, size_t i, 
             model__problem(v, p, "duplicate layer '%s'", json_string_value(name));
     }
     parent = json_object_get(e, "parentTopologyLayer");
-    sub(p, f, "parentTopologyLayer");
+    model__path(p, f, "parentTopologyLayer");
     if (model__want_string(v, parent, p, i > 0)) {
         int found = 0;
         for (j = 0; j < i; j++) {
@@ -444,12 +427,12 @@ static const char *check_layer(struct model__vctx *v, json_t *layers, size_t i, 
             model__problem(v, p, "unknown parent layer '%s' (parents must be listed first)",
                            json_string_value(parent));
     }
-    sub(p, f, "labelKey");
+    model__path(p, f, "labelKey");
     if (model__want_array(v, keys, p, 0))
         json_array_foreach(keys, j, k)
         {
             char q[MODEL__PATH_MAX];
-            fmt_path(q, p, "[%zu]", j);
+            model__path_index(q, p, j);
             model__want_string(v, k, q, 1);
         }
     return json_string_value(name);

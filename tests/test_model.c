@@ -328,6 +328,51 @@ static void expect_problems(const char *text, const char *want)
     free(got);
 }
 
+/* errors holds a problem at field. */
+static void assert_field(json_t *errors, const char *field)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(
+        errors, i, e) if (!strcmp(json_string_value(json_object_get(e, "field")), field)) return;
+    char *all = json_dumps(errors, 0);
+    ck_abort_msg("no problem at '%.80s...' (%zu bytes) in %.2000s", field, strlen(field), all);
+}
+
+/* The fields a problem names are the paths snprintf made before they were made without it
+ * (model__path, model__path_index): indexes past 9, and a path cut at 511 bytes. */
+START_TEST(test_model_problem_paths)
+{
+    char key[601], *yaml = xstrdup(""), want[700];
+    memset(key, 'k', 600);
+    key[600] = '\0';
+    for (int i = 0; i < 12; i++) {
+        char *next = xasprintf("%s  - name: c%d\n    image: i\n    resources: {requests: {cpu: "
+                               "%s}}\n",
+                               yaml, i, i == 11 ? "lots" : "100m");
+        free(yaml);
+        yaml = next;
+    }
+    char *text = xasprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels:\n"
+                           "    %s: v\nspec:\n  tolerations:\n  - key: a\n    operator: Maybe\n"
+                           "  containers:\n%s",
+                           key, yaml);
+    struct model_manifest m;
+    json_t *errors = json_array();
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, NULL), 0);
+    model_validate(&m.docs[0], errors);
+    assert_field(errors, "spec.containers[11].resources.requests.cpu");
+    assert_field(errors, "spec.tolerations[0].operator");
+    snprintf(want, sizeof(want), "metadata.labels.%s", key);
+    want[511] = '\0'; /* as snprintf into the 512 bytes of a path cuts it */
+    assert_field(errors, want);
+    json_decref(errors);
+    model_manifest_free(&m);
+    free(text);
+    free(yaml);
+}
+END_TEST
+
 #define PC_HEAD "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: "
 
 START_TEST(test_model_priorityclass_validation)
@@ -417,6 +462,7 @@ int main(void)
     tcase_add_test(tc, test_model_validate_all_big_in_order);
     tcase_add_test(tc, test_model_manifest_too_deep_first);
     tcase_add_test(tc, test_model_priorityclass_validation);
+    tcase_add_test(tc, test_model_problem_paths);
     tcase_add_test(tc, test_model_priorityclass_decode_and_builtins);
     suite_add_tcase(s, tc);
     return check_run(s);
