@@ -159,6 +159,24 @@ static int key_known(struct sched_view *v, const struct sched_strmap *keys, cons
            sched__view_nodes_labelled(v, key, NULL) != NULL;
 }
 
+static const char *const affinity_kinds[] = {"podAffinity", "podAntiAffinity"};
+
+/* The required rules of kind k (affinity_kinds) of spec's affinity aff. */
+static json_t *required_terms(json_t *aff, int k)
+{
+    return json_object_get(json_object_get(aff, affinity_kinds[k]),
+                           "requiredDuringSchedulingIgnoredDuringExecution");
+}
+
+int sched__admit_topology_keys_named(json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec"), *aff = json_object_get(spec, "affinity");
+    if (json_object_get(spec, "nodeName"))
+        return 0;
+    return json_array_size(required_terms(aff, 0)) || json_array_size(required_terms(aff, 1)) ||
+           json_array_size(json_object_get(spec, "topologySpreadConstraints"));
+}
+
 int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *keys, json_t *obj,
                                struct err *err)
 {
@@ -166,11 +184,9 @@ int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *
     size_t i;
     if (json_object_get(spec, "nodeName") || (!keys->count && !v->nnodes))
         return 0;
-    static const char *const kinds[] = {"podAffinity", "podAntiAffinity"};
+    const char *const *kinds = affinity_kinds;
     for (int k = 0; k < 2; k++)
-        json_array_foreach(json_object_get(json_object_get(aff, kinds[k]),
-                                           "requiredDuringSchedulingIgnoredDuringExecution"),
-                           i, t)
+        json_array_foreach(required_terms(aff, k), i, t)
         {
             const char *key = json_string_value(json_object_get(t, "topologyKey"));
             if (!key_known(v, keys, key))

@@ -8,8 +8,10 @@
  * "applied" audit record's text (none of which reads the store). The pass takes each
  * document's when it reaches it (sched__apply_ahead_take; one the thread has not reached it
  * makes itself, and while it waits for one the thread is making it makes the next ones
- * nobody took), and when the object does not exist only sets its resourceVersion, puts it
- * and appends the record, in document order. A document whose object exists (stored
+ * nobody took), and when the object does not exist only writes its resourceVersion into the
+ * text made ready (store_ready), puts it and appends the record, in document order: the
+ * pass reads a few buffers the thread wrote, not the object's tree, which on another core
+ * it would read from memory. A document whose object exists (stored
  * before, or by an earlier document of the manifest), or that could not be made, is
  * applied as a small manifest's is, so a refusal names the same document in the same
  * words.
@@ -31,11 +33,12 @@
 struct apply_prep {
     int ok; /* made: the members below are set */
     enum model_kind kind;
-    char *key;              /* its store key */
-    json_t *obj;            /* the object: server fields filled, admitted */
-    struct sched_staged st; /* obj decoded for the view */
-    int staged;             /* st holds it (0 once the pass took it) */
-    struct store_jw rec;    /* its "applied" record's text, action "created" */
+    struct store_ready ready; /* the object (server fields filled, admitted), ready to put */
+    json_t *obj;              /* the object, while the pass checks its topology keys, or NULL
+                                 (sched__admit_topology_keys_named) */
+    struct sched_staged st;   /* obj decoded for the view */
+    int staged;               /* st holds it (0 once the pass took it) */
+    struct store_jw rec;      /* its "applied" record's text, action "created" */
 };
 
 /* What every prepared document shares. */
@@ -73,5 +76,7 @@ json_t *sched__apply_writable_copy(json_t *doc);
  * object old, or made), and for pods the scheduler's fields (spec.nodeName, status,
  * deletionTimestamp) that a re-applied manifest does not carry. */
 void sched__apply_server_fields(enum model_kind kind, json_t *obj, json_t *old, int64_t now_ms);
+/* Sets metadata.resourceVersion of obj to rv; the value set (borrowed). */
+json_t *sched__apply_version(json_t *obj, uint64_t rv);
 
 #endif

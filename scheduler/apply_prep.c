@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "clock.h"
 #include "core.h"
+#include "numfmt.h"
 
 static void keep_field(json_t *dst, json_t *src, const char *name)
 {
@@ -49,6 +50,15 @@ void sched__apply_server_fields(enum model_kind kind, json_t *obj, json_t *old, 
     keep_field(obj, old, "status");
 }
 
+json_t *sched__apply_version(json_t *obj, uint64_t rv)
+{
+    char buf[NUMFMT_INT64_LEN + 1], *end = buf + NUMFMT_INT64_LEN;
+    *end = '\0';
+    json_t *v = json_string(numfmt_u64(end, rv));
+    json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", v);
+    return v;
+}
+
 json_t *sched__apply_writable_copy(json_t *doc)
 {
     static const char *const parts[] = {"metadata", "spec"};
@@ -67,7 +77,7 @@ static void prep_release(struct apply_prep *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (p[i].staged)
             sched__staged_release(&p[i].st, 1);
-        free(p[i].key);
+        store_ready_release(&p[i].ready);
         json_decref(p[i].obj);
         store_jw_release(&p[i].rec);
         memset(&p[i], 0, sizeof(p[i]));
@@ -84,7 +94,6 @@ static void prepare_one(const struct apply_prep_in *in, const struct model_doc *
     memset(p, 0, sizeof(*p));
     if (model_doc_kind(doc, &p->kind, &err) < 0)
         return;
-    p->key = model_object_key(p->kind, doc->obj);
     p->obj = sched__apply_writable_copy(doc->obj);
     sched__apply_server_fields(p->kind, p->obj, NULL, in->now_ms);
     p->st.kind = p->kind;
@@ -94,10 +103,19 @@ static void prepare_one(const struct apply_prep_in *in, const struct model_doc *
         return;
     }
     p->staged = 1;
+    /* the version is the pass's to write, where the pass would set it */
+    if (store_ready_make(&p->ready, p->kind, p->obj, sched__apply_version(p->obj, 0), &err) < 0) {
+        prep_release(p, 1);
+        return;
+    }
     char *job = sched__object_job(p->kind, p->obj);
     struct sched_applied a = {"created", doc->index, in->by, 0};
-    sched__audit_applied_text(&p->rec, in->cycle, p->kind, p->key, job, &a);
+    sched__audit_applied_text(&p->rec, in->cycle, p->kind, p->ready.key, job, &a);
     free(job);
+    if (p->kind != MODEL_POD || !sched__admit_topology_keys_named(p->obj)) {
+        json_decref(p->obj); /* on this thread, not the pass's */
+        p->obj = NULL;
+    }
     p->ok = 1;
 }
 

@@ -36,6 +36,9 @@ int sched__admit(const struct sv_classes *cs, enum model_kind kind, json_t *obj,
  * manifest being applied). Nothing is refused while the cluster has no node. */
 int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *keys, json_t *obj,
                                struct err *err);
+/* Whether sched__admit_topology_keys looks at any topology key of obj: 0 when it admits obj
+ * whatever the view and the keys (no spec.nodeName, no required rule, no spread constraint). */
+int sched__admit_topology_keys_named(json_t *obj);
 
 /* Standalone: admits the Queues of manifest m (validated) against the queues of v and of
  * m itself (admit_queue.c): spec.parent names a queue that exists or "root", parents form

@@ -148,35 +148,26 @@ static int record_applied(MDB_txn *txn, struct apply_ctx *c, const struct model_
     return 0;
 }
 
-/* metadata.resourceVersion of obj set to rv. */
-static void set_version(json_t *obj, uint64_t rv)
-{
-    char buf[NUMFMT_INT64_LEN + 1], *end = buf + NUMFMT_INT64_LEN;
-    *end = '\0';
-    json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion",
-                        json_string(numfmt_u64(end, rv)));
-}
-
 /* Document doc, prepared (apply.h), creates its object: apply_one's part that is the
  * transaction's. */
 static int apply_created(MDB_txn *txn, struct apply_ctx *c, const struct model_doc *doc,
                          struct apply_prep *p, uint64_t *rv, struct err *err)
 {
     int rc;
-    if (p->kind == MODEL_POD && !c->s->opts.mirrored &&
+    if (p->obj && !c->s->opts.mirrored &&
         (rc = sched__admit_topology_keys(c->s->v, &c->node_keys, p->obj, err)) < 0) {
-        err_prefix(err, "document %d (%s %s)", doc->index, model_kind_name(p->kind), p->key);
+        err_prefix(err, "document %d (%s %s)", doc->index, model_kind_name(p->kind), p->ready.key);
         return rc;
     }
-    set_version(p->obj, ++*rv);
+    char buf[NUMFMT_INT64_LEN], *end = buf + sizeof(buf), *version = numfmt_u64(end, ++*rv);
     XGROW(c->staged, c->nstaged + 1, c->capstaged);
     c->staged[c->nstaged++] = p->st;
     p->staged = 0;
-    if ((rc = store_replace(txn, p->kind, p->obj, NULL, err)) < 0 ||
+    if ((rc = store_put_ready(txn, &p->ready, version, (size_t)(end - version), err)) < 0 ||
         (rc = store_audit_append_text(txn, STORE_AUDIT_APPLIED, p->rec.buf, p->rec.len, NULL, NULL,
                                       err)) < 0)
         return rc;
-    add_result(c, doc, p->kind, p->key, "created");
+    add_result(c, doc, p->kind, p->ready.key, "created");
     c->prepared_used++;
     return 0;
 }
@@ -186,7 +177,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, s
                      uint64_t *rv, struct err *err)
 {
     if (p && p->ok) { /* the prepared object, unless one is stored (before, or by this manifest) */
-        int exists = store_exists(txn, p->kind, p->key, err);
+        int exists = store_exists(txn, p->kind, p->ready.key, err);
         if (exists <= 0)
             return exists < 0 ? exists : apply_created(txn, c, doc, p, rv, err);
     }
@@ -221,7 +212,7 @@ static int apply_one(MDB_txn *txn, struct apply_ctx *c, struct model_doc *doc, s
     int status_only = old && st.kind == MODEL_PODGROUP && strcmp(action, "unchanged") != 0 &&
                       same_ignoring(old, obj, 1);
     if (strcmp(action, "unchanged") != 0)
-        set_version(obj, ++*rv);
+        sched__apply_version(obj, ++*rv);
     if (strcmp(action, "unchanged") != 0 && !status_only) {
         /* A new object of a manifest whose fields were checked (model_validate_all, the
          * API's, refuses unsupported ones; neither sched_apply's own model_validate nor

@@ -173,6 +173,10 @@ void store__cur_close(struct store__cur *c);
  * flags are ignored) (jsonw.c). Returns the length written after off; the bytes are not
  * NUL-terminated. */
 size_t store__dump(struct store__scratch *sc, json_t *v, size_t flags, size_t off);
+/* store__dump, and where the text of the value mark (a value inside v, by pointer) begins
+ * and ends in sc's buffer into at[0], at[1] (both 0 when v does not hold it). */
+size_t store__dump_mark(struct store__scratch *sc, json_t *v, size_t flags, size_t off,
+                        json_t *mark, size_t at[2]);
 /* A stored value parsed (objects, lists, documents): model_json_read, and json_loadb(s, n,
  * 0) where it gives up (NULL with *jerr set when the bytes are not JSON). New. */
 json_t *store__json_load(const char *s, size_t n, json_error_t *jerr);

@@ -24,7 +24,9 @@
 struct out {
     char **buf; /* grown as needed */
     size_t *cap;
-    size_t len; /* bytes written at *buf */
+    size_t len;               /* bytes written at *buf */
+    json_t *mark;             /* store__dump_mark's value, or NULL */
+    size_t mark_at, mark_end; /* where its text begins and ends */
 };
 
 static char *room(struct out *o, size_t n)
@@ -206,7 +208,20 @@ static void put_object(struct out *o, json_t *v, int sort)
     *room(o, 1) = '}';
 }
 
+static void put_one(struct out *o, json_t *v, int sort);
+
 static void put_value(struct out *o, json_t *v, int sort)
+{
+    if (v != o->mark) {
+        put_one(o, v, sort);
+        return;
+    }
+    o->mark_at = o->len;
+    put_one(o, v, sort);
+    o->mark_end = o->len;
+}
+
+static void put_one(struct out *o, json_t *v, int sort)
 {
     size_t i;
     json_t *x;
@@ -247,13 +262,23 @@ static void put_value(struct out *o, json_t *v, int sort)
 
 size_t store__dump(struct store__scratch *sc, json_t *v, size_t flags, size_t off)
 {
+    return store__dump_mark(sc, v, flags, off, NULL, NULL);
+}
+
+size_t store__dump_mark(struct store__scratch *sc, json_t *v, size_t flags, size_t off,
+                        json_t *mark, size_t at[2])
+{
     if (!sc->buf) {
         sc->cap = 4096;
         sc->buf = xmalloc(sc->cap);
     }
-    struct out o = {&sc->buf, &sc->cap, 0};
+    struct out o = {.buf = &sc->buf, .cap = &sc->cap, .mark = mark};
     room(&o, off); /* keeps the bytes before off */
     put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
+    if (at) {
+        at[0] = o.mark_at;
+        at[1] = o.mark_end;
+    }
     return o.len - off;
 }
 
@@ -265,7 +290,7 @@ static struct out jw_out(struct store_jw *w)
         w->cap = 256;
         w->buf = xmalloc(w->cap);
     }
-    return (struct out){&w->buf, &w->cap, w->len};
+    return (struct out){.buf = &w->buf, .cap = &w->cap, .len = w->len};
 }
 
 void store_jw_release(struct store_jw *w)
@@ -339,7 +364,7 @@ char *store_json_text(json_t *v, size_t flags)
 {
     size_t cap = 256;
     char *buf = xmalloc(cap);
-    struct out o = {&buf, &cap, 0};
+    struct out o = {.buf = &buf, .cap = &cap};
     put_value(&o, v, (flags & JSON_SORT_KEYS) != 0);
     *room(&o, 1) = '\0';
     return buf;

@@ -12,6 +12,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,26 +238,20 @@ int store_exists(MDB_txn *txn, enum model_kind kind, const char *key, struct err
 /* Writes obj under key over old (the stored value, NULL when none) and updates the pod
  * indexes. stored: the stored bytes as the caller read them (mv_data NULL: none), or NULL
  * when it did not (store__history_unlive). */
-static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t *obj, json_t *old,
-                    const MDB_val *stored, struct err *err)
+/* Writes text (len bytes) as the object kind/key, with its history, and moves a pod's index
+ * entries from the stored pod old's (NULL: none) to ni's (NULL for another kind). */
+static int put_text(MDB_txn *txn, enum model_kind kind, const char *key, const char *text,
+                    size_t len, json_t *old, const struct pod_idx *ni, struct err *err)
 {
     struct store *st = store__of(txn);
-    struct pod_idx oi, ni;
-    MDB_val k = {strlen(key), (void *)key}, v;
-    int rc;
-
-    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, stored, err)) < 0)
-        return rc;
-    struct store__scratch *sc = store__scratch(txn);
-    v.mv_size = store__dump(sc, obj, JSON_COMPACT, 0);
-    v.mv_data = sc->buf;
-    rc = store__put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
+    struct pod_idx oi;
+    MDB_val k = {strlen(key), (void *)key}, v = {len, (void *)text};
+    int rc = store__put(txn, st->dbi[store__kind_dbi[kind]], &k, &v, 0);
     if (rc) {
         rc = store__mdb_err(st, rc, err, "cannot write");
         return err_prefix(err, "%s '%s'", kind_word[kind], key);
     }
-    if ((rc = store__history_add(txn, (unsigned char)kind, key, 'P', v.mv_data, v.mv_size, err)) <
-        0)
+    if ((rc = store__history_add(txn, (unsigned char)kind, key, 'P', text, len, err)) < 0)
         return rc;
     if (kind != MODEL_POD)
         return 0;
@@ -268,8 +263,22 @@ static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t 
         return rc;
     if (old && oi.node && rc == 1)
         oi.pending = 1;
-    pod_index(obj, &ni);
-    return update_index(txn, key, old ? &oi : NULL, &ni, err);
+    return update_index(txn, key, old ? &oi : NULL, ni, err);
+}
+
+static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t *obj, json_t *old,
+                    const MDB_val *stored, struct err *err)
+{
+    struct pod_idx ni;
+    int rc;
+
+    if ((rc = store__history_unlive(txn, (unsigned char)kind, key, stored, err)) < 0)
+        return rc;
+    struct store__scratch *sc = store__scratch(txn);
+    size_t len = store__dump(sc, obj, JSON_COMPACT, 0);
+    if (kind == MODEL_POD)
+        pod_index(obj, &ni);
+    return put_text(txn, kind, key, sc->buf, len, old, kind == MODEL_POD ? &ni : NULL, err);
 }
 
 int store__index_listed(MDB_txn *txn, const char *key, struct err *err)
@@ -333,6 +342,67 @@ int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, 
     if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
         return rc;
     return put_over(txn, kind, key, obj, old, NULL, err);
+}
+
+int store_ready_make(struct store_ready *r, enum model_kind kind, json_t *obj, json_t *rv,
+                     struct err *err)
+{
+    char key[512];
+    size_t at[2] = {0, 0};
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    if ((rc = check_kind(kind, err)) < 0 || (rc = object_key(kind, obj, key, sizeof(key), err)) < 0)
+        return rc;
+    struct store__scratch sc = {NULL, 0};
+    r->kind = kind;
+    r->key = xstrdup(key);
+    r->len = store__dump_mark(&sc, obj, JSON_COMPACT, 0, rv, at);
+    r->text = sc.buf;
+    r->rv_at = at[0];
+    r->rv_end = at[1];
+    if (kind != MODEL_POD)
+        return 0;
+    struct pod_idx ni;
+    pod_index(obj, &ni);
+    r->node = ni.node ? xstrdup(ni.node) : NULL;
+    r->group = ni.group[0] ? xstrdup(ni.group) : NULL;
+    r->pending = ni.pending;
+    return 0;
+}
+
+void store_ready_release(struct store_ready *r)
+{
+    free(r->key);
+    free(r->text);
+    free(r->node);
+    free(r->group);
+    memset(r, 0, sizeof(*r));
+}
+
+int store_put_ready(MDB_txn *txn, const struct store_ready *r, const char *rv, size_t n,
+                    struct err *err)
+{
+    int rc;
+    if ((rc = store__history_unlive(txn, (unsigned char)r->kind, r->key, NULL, err)) < 0)
+        return rc;
+    struct store__scratch *sc = store__scratch(txn);
+    size_t tail = r->len - r->rv_end, len = r->rv_at + n + 2 + tail;
+    if (!sc->buf || sc->cap < len) {
+        sc->cap = len > 4096 ? len : 4096;
+        sc->buf = xrealloc(sc->buf, sc->cap);
+    }
+    memcpy(sc->buf, r->text, r->rv_at);
+    sc->buf[r->rv_at] = '"';
+    memcpy(sc->buf + r->rv_at + 1, rv, n);
+    sc->buf[r->rv_at + 1 + n] = '"';
+    memcpy(sc->buf + r->rv_at + 2 + n, r->text + r->rv_end, tail);
+    struct pod_idx ni = {.node = r->node, .pending = r->pending};
+    ni.group[0] = '\0';
+    if (r->group)
+        snprintf(ni.group, sizeof(ni.group), "%s", r->group);
+    return put_text(txn, r->kind, r->key, sc->buf, len, NULL, r->kind == MODEL_POD ? &ni : NULL,
+                    err);
 }
 
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,

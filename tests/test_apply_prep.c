@@ -159,11 +159,15 @@ static int collect(void *ctx, const char *key, json_t *obj)
 {
     json_t *o = json_deep_copy(obj);
     json_object_del(json_object_get(o, "metadata"), "uid"); /* random */
-    json_object_set_new(ctx, key, o);
+    char *text = store_json_text(o, 0);
+    json_object_set_new(ctx, key, json_string(text));
+    free(text);
+    json_decref(o);
     return 0;
 }
 
-/* Every stored object, by kind and key, without uids (new). */
+/* Every stored object's text (its members in the stored order), by kind and key, without
+ * uids (new). */
 static json_t *stored(struct sched_util *u)
 {
     struct err err = ERR_INIT;

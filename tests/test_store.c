@@ -220,6 +220,68 @@ START_TEST(test_store_replace_uses_callers_old_value)
 }
 END_TEST
 
+/* The store's objects, the keys its pod indexes list on node n1, of group ns/g and pending,
+ * as text (its members in the stored order; new). */
+static char *stored_text(struct store *s)
+{
+    MDB_txn *txn = store_util_begin(s, STORE_READ);
+    json_t *all = json_pack("[o,o,o,o]", store_util_dump_live(txn), store_util_on_node(txn, "n1"),
+                            store_util_of_group(txn, "ns/g"), store_util_pending(txn));
+    store_txn_abort(&txn);
+    char *text = store_json_text(all, 0);
+    json_decref(all);
+    return text;
+}
+
+/* An object made ready ahead (store_ready_make) and put with its version (store_put_ready) is
+ * stored as store_replace stores it: the same bytes, the version where it was, the same index
+ * entries; what store_put refuses, store_ready_make refuses. */
+START_TEST(test_store_put_ready_as_replace)
+{
+    char *dir2 = store_util_tmpdir();
+    struct store *st2 = store_util_open(dir2, 0, STORE_SYNC_NONE);
+    json_t *objs[] = {store_util_pod("ns", "bound", "n1", "g", NULL),
+                      store_util_pod("ns", "waiting", NULL, "g", NULL),
+                      store_util_pod("ns", "alone", NULL, NULL, "Running"), store_util_node("n1")};
+    enum model_kind kinds[] = {MODEL_POD, MODEL_POD, MODEL_POD, MODEL_NODE};
+    MDB_txn *a = store_util_begin(st, STORE_WRITE), *b = store_util_begin(st2, STORE_WRITE);
+    for (size_t i = 0; i < sizeof(objs) / sizeof(*objs); i++) {
+        json_t *meta = json_object_get(objs[i], "metadata"), *rv = json_string("0");
+        json_object_set_new(meta, "resourceVersion", rv);
+        json_object_set_new(meta, "uid", json_string("u")); /* after the version */
+        struct store_ready r;
+        ck_assert_int_eq(store_ready_make(&r, kinds[i], objs[i], rv, NULL), 0);
+        ck_assert_int_eq(store_put_ready(b, &r, "1234", 4, NULL), 0);
+        store_ready_release(&r);
+        json_object_set_new(meta, "resourceVersion", json_string("1234"));
+        ck_assert_int_eq(store_replace(a, kinds[i], objs[i], NULL, NULL), 0);
+    }
+    store_util_commit(&a);
+    store_util_commit(&b);
+    char *want = stored_text(st), *got = stored_text(st2);
+    ck_assert_str_eq(got, want);
+    ck_assert_ptr_nonnull(strstr(want, "\"resourceVersion\":\"1234\",\"uid\""));
+    ck_assert_ptr_nonnull(strstr(want, "ns/waiting"));
+
+    struct store_ready r;
+    struct err err = ERR_INIT;
+    json_t *nameless = json_pack("{s:{s:s}}", "metadata", "resourceVersion", "0");
+    ck_assert_int_eq(
+        store_ready_make(&r, MODEL_NODE, nameless,
+                         json_object_get(json_object_get(nameless, "metadata"), "resourceVersion"),
+                         &err),
+        ERR_INVALID);
+    ck_assert_str_eq(err.field, "metadata.name");
+    json_decref(nameless);
+    for (size_t i = 0; i < sizeof(objs) / sizeof(*objs); i++)
+        json_decref(objs[i]);
+    free(want);
+    free(got);
+    store_close(st2);
+    store_util_rmrf(dir2);
+}
+END_TEST
+
 static int collect_obj(void *ctx, const char *key, json_t *obj)
 {
     ck_assert_ptr_nonnull(json_object_get(obj, "metadata"));
@@ -630,6 +692,7 @@ END_TEST
 int main(void)
 {
     const TTest *tests[] = {test_store_roundtrip,
+                            test_store_put_ready_as_replace,
                             test_store_last_txn_without_a_transaction,
                             test_store_read_nowait_is_busy_while_growing,
                             test_store_put_returns_old_and_delete,
