@@ -483,6 +483,31 @@ START_TEST(test_place_gather_offers_follow_nominations)
 }
 END_TEST
 
+/* The pick caches (place_pick.c, place_heap.c) keep, within a view epoch, what usage only
+ * growing allows: a nominated pod bound elsewhere frees its reservation on the nominated
+ * node, and the node fits again for another job's pod. */
+START_TEST(test_place_pick_follows_nominations)
+{
+    struct sched_view *v = sched__view_new();
+    for (int i = 0; i < 4; i++)
+        put_node(v, i, "4", "16Gi");
+    /* n-000, n-002 and n-003 full; n-001 empty but for x's nomination */
+    int fill[3] = {0, 2, 3};
+    for (int k = 0; k < 3; k++) {
+        char node[16];
+        snprintf(node, sizeof(node), "n-%03d", fill[k]);
+        put_pod(v, 10 + k, "4", "1Gi", 10 + k, 0, node, NULL);
+    }
+    int x = put_pod(v, 0, "1", "1Gi", 0, 0, NULL, "n-001");
+    int z = put_pod(v, 1, "4", "1Gi", 1, 0, NULL, NULL);
+    ck_assert_int_eq(sched__pick_node(v, z), -1); /* remembered for the shape */
+    sched__view_bind(v, x, sched__view_node(v, "n-000"));
+    ck_assert_int_eq(full_scan(v, z), sched__view_node(v, "n-001"));
+    ck_assert_int_eq(sched__pick_node(v, z), sched__view_node(v, "n-001"));
+    sched__view_free(v);
+}
+END_TEST
+
 static Suite *place_suite(void)
 {
     Suite *s = suite_create("place");
@@ -490,6 +515,7 @@ static Suite *place_suite(void)
     tcase_add_test(tc, test_place_pick_equals_full_scan);
     tcase_add_test(tc, test_place_gather_offers_equal_recomputed);
     tcase_add_test(tc, test_place_gather_offers_follow_nominations);
+    tcase_add_test(tc, test_place_pick_follows_nominations);
     tcase_add_test(tc, test_place_gather_index_equals_recomputed);
     suite_add_tcase(s, tc);
     return s;

@@ -103,11 +103,16 @@ void sched__view_adopt(struct sched_view *v, int ni)
 
 /* A nominated pod bound to another node than its nomination (or unbound from one) takes its
  * reservation off the nominated node (or puts it back: place_fit.c reserves for pending pods
- * only), a change the node's usage does not show. */
-static void nomination_moved(struct sched_view *v, const struct sv_pod *p, int ni)
+ * only), a change the node's usage does not show: the domains above the node are touched
+ * for the gather's offers, and a bind, which frees room there, ends the epoch within which
+ * the pick caches take usage to only grow (place_pick.c; an unbind ends it anyway). */
+static void nomination_moved(struct sched_view *v, const struct sv_pod *p, int ni, int bind)
 {
-    if (p->nominated >= 0 && p->nominated != ni)
-        sched__topo_touch(v, p->nominated);
+    if (p->nominated < 0 || p->nominated == ni)
+        return;
+    sched__topo_touch(v, p->nominated);
+    if (bind)
+        sched__view_epoch_usage(v);
 }
 
 void sched__view_epoch_usage(struct sched_view *v)
@@ -119,7 +124,7 @@ void sched__view_epoch_usage(struct sched_view *v)
 void sched__view_bind(struct sched_view *v, int pi, int ni)
 {
     struct sv_pod *p = &v->pods[pi];
-    nomination_moved(v, p, ni);
+    nomination_moved(v, p, ni, 1);
     sched__queue_pend(v, p, -1);
     p->node = ni;
     p->m.node_name = xstrdup(v->nodes[ni].name);
@@ -131,7 +136,7 @@ void sched__view_bind(struct sched_view *v, int pi, int ni)
 void sched__view_unbind(struct sched_view *v, int pi)
 {
     struct sv_pod *p = &v->pods[pi];
-    nomination_moved(v, p, p->node);
+    nomination_moved(v, p, p->node, 0);
     sched__queue_pend(v, p, -1);
     if (p->counted)
         sched__view_usage(v, p, -1);
