@@ -361,6 +361,11 @@ int store_ready_make(struct store_ready *r, enum model_kind kind, json_t *obj, j
     r->text = sc.buf;
     r->rv_at = at[0];
     r->rv_end = at[1];
+    if (!at[1]) {
+        store_ready_release(r);
+        return err_set(err, ERR_INTERNAL, "%s '%s': the version to replace is not in it",
+                       kind_word[kind], key);
+    }
     if (kind != MODEL_POD)
         return 0;
     struct pod_idx ni;

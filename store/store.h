@@ -156,7 +156,8 @@ struct store_ready {
     int pending;        /* a pod's model_pod_json_pending */
 };
 /* Makes *r of obj, whose metadata.resourceVersion is the string value rv (any value: it is
- * replaced), refusing what store_put refuses (no metadata.name, a key too long). */
+ * replaced), refusing what store_put refuses (no metadata.name, a key too long), and with
+ * ERR_INTERNAL an rv that obj does not hold. */
 int store_ready_make(struct store_ready *r, enum model_kind kind, json_t *obj, json_t *rv,
                      struct err *err);
 void store_ready_release(struct store_ready *r);

@@ -273,6 +273,11 @@ START_TEST(test_store_put_ready_as_replace)
         ERR_INVALID);
     ck_assert_str_eq(err.field, "metadata.name");
     json_decref(nameless);
+    /* a version that is not the object's: nothing to replace */
+    json_t *elsewhere = json_string("0");
+    ck_assert_int_eq(store_ready_make(&r, MODEL_NODE, objs[3], elsewhere, &err), ERR_INTERNAL);
+    ck_assert_ptr_null(r.text);
+    json_decref(elsewhere);
     for (size_t i = 0; i < sizeof(objs) / sizeof(*objs); i++)
         json_decref(objs[i]);
     free(want);
