@@ -184,7 +184,6 @@ int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *
     size_t i;
     if (json_object_get(spec, "nodeName") || (!keys->count && !v->nnodes))
         return 0;
-    const char *const *kinds = affinity_kinds;
     for (int k = 0; k < 2; k++)
         json_array_foreach(required_terms(aff, k), i, t)
         {
@@ -193,7 +192,7 @@ int sched__admit_topology_keys(struct sched_view *v, const struct sched_strmap *
                 return err_setf(err, ERR_INVALID, "spec.affinity",
                                 "spec.affinity.%s.requiredDuringSchedulingIgnoredDuringExecution"
                                 "[%zu].topologyKey: no node carries the label '%s'",
-                                kinds[k], i, key);
+                                affinity_kinds[k], i, key);
         }
     json_array_foreach(json_object_get(spec, "topologySpreadConstraints"), i, t)
     {

@@ -235,9 +235,6 @@ int store_exists(MDB_txn *txn, enum model_kind kind, const char *key, struct err
     return rc ? store__mdb_err(st, rc, err, "cannot read") : 1;
 }
 
-/* Writes obj under key over old (the stored value, NULL when none) and updates the pod
- * indexes. stored: the stored bytes as the caller read them (mv_data NULL: none), or NULL
- * when it did not (store__history_unlive). */
 /* Writes text (len bytes) as the object kind/key, with its history, and moves a pod's index
  * entries from the stored pod old's (NULL: none) to ni's (NULL for another kind). */
 static int put_text(MDB_txn *txn, enum model_kind kind, const char *key, const char *text,
@@ -266,6 +263,9 @@ static int put_text(MDB_txn *txn, enum model_kind kind, const char *key, const c
     return update_index(txn, key, old ? &oi : NULL, ni, err);
 }
 
+/* Writes obj under key over old (the stored value, NULL when none) and updates the pod
+ * indexes. stored: the stored bytes as the caller read them (mv_data NULL: none), or NULL
+ * when it did not (store__history_unlive). */
 static int put_over(MDB_txn *txn, enum model_kind kind, const char *key, json_t *obj, json_t *old,
                     const MDB_val *stored, struct err *err)
 {
