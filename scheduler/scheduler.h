@@ -135,8 +135,7 @@ enum sched_apply_phase {
     SCHED_APPLY_LOCK,     /* waiting for the scheduler's lock (a cycle holds it) */
     SCHED_APPLY_WRITE,    /* the transaction's writes: objects, history, audit, indexes */
     SCHED_APPLY_COMMIT,   /* its commit, the fsync included */
-    SCHED_APPLY_VIEW,     /* the view taking what it changed (a big apply's: beside the
-                           * commit; what remained of it after the commit) */
+    SCHED_APPLY_VIEW,     /* the view's take (a big apply's: what outlasts the commit) */
     SCHED_APPLY_REPLY,    /* the reply made and written */
     SCHED_APPLY_PHASES
 };

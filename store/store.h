@@ -113,21 +113,8 @@ void store_txn_abort(MDB_txn **txn);
  * error, or the commit's. */
 typedef int (*store_write_fn)(MDB_txn *txn, void *ctx, struct err *err);
 int store_write(struct store *st, store_write_fn fn, void *ctx, struct err *err);
-/* Work of the writer's own that runs beside a commit (its fsync is mostly a wait):
- * start(ctx) once fn succeeded, right before the commit, and end(ctx, committed) once the
- * commit ended, before fn may run again. start and end pair up on every attempt. */
-struct store_beside {
-    void (*start)(void *ctx);
-    void (*end)(void *ctx, int committed);
-};
-/* store_write with b's work beside each commit (b may be NULL). */
-int store_write_beside(struct store *st, store_write_fn fn, const struct store_beside *b, void *ctx,
-                       struct err *err);
-/* For tests of what a failed commit leaves: the next n write transactions' commits fail
- * with code (ERR_MAP_FULL: store_write runs fn again), their writes discarded. */
-void store_test_fail_commits(struct store *st, int n, int code);
-
-#include "store_dry.h" /* dry sessions: what-ifs that write nothing */
+#include "store_ahead.h" /* a writer's work off its transaction: beside the commit, ahead */
+#include "store_dry.h"   /* dry sessions: what-ifs that write nothing */
 
 /* ---- objects ---- */
 
@@ -143,29 +130,6 @@ int store_put(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t **old_out,
  * and decode it again to update the indexes. Passing anything but the stored value
  * corrupts the indexes. Returns 0 or ERR_STORE / ERR_MAP_FULL. */
 int store_replace(MDB_txn *txn, enum model_kind kind, json_t *obj, json_t *old, struct err *err);
-/* An object made ready to be written ahead of its transaction, on any thread (a big
- * apply's thread ahead, scheduler/apply_prep.c): its key, its text as store_put writes it,
- * and its pod indexes' keys, so that the transaction's thread only copies them in. Only the
- * transaction knows the object's metadata.resourceVersion: its value's text is at
- * [rv_at, rv_end) of text, and store_put_ready writes the real one there. */
-struct store_ready {
-    enum model_kind kind;
-    char *key, *text;
-    size_t len, rv_at, rv_end;
-    char *node, *group; /* a pod's spec.nodeName and "ns/group" (NULL: none) */
-    int pending;        /* a pod's model_pod_json_pending */
-};
-/* Makes *r of obj, whose metadata.resourceVersion is the string value rv (any value: it is
- * replaced), refusing what store_put refuses (no metadata.name, a key too long), and with
- * ERR_INTERNAL an rv that obj does not hold. */
-int store_ready_make(struct store_ready *r, enum model_kind kind, json_t *obj, json_t *rv,
-                     struct err *err);
-void store_ready_release(struct store_ready *r);
-/* store_replace(txn, kind, obj, NULL) of the obj r was made of, with its
- * metadata.resourceVersion the string rv (n bytes, no quotes or escapes): the same bytes,
- * history and indexes. */
-int store_put_ready(MDB_txn *txn, const struct store_ready *r, const char *rv, size_t n,
-                    struct err *err);
 /* Deletes an object and its index entries. *old_out as for store_put.
  * Returns 0, ERR_NOT_FOUND, ERR_STORE. */
 int store_delete(MDB_txn *txn, enum model_kind kind, const char *key, json_t **old_out,
