@@ -35,11 +35,12 @@ static const char *const kind_word[MODEL_KIND_COUNT] = {[MODEL_NODE] = "node",
                                                         [MODEL_QUEUE] = "queue",
                                                         [MODEL_PDB] = "poddisruptionbudget"};
 
-/* Index keys of one pod; pointers borrowed from the pod document except group. */
+/* Index keys of one pod: node and group NULL when none; borrowed (from the pod document, or
+ * group from group_buf, where pod_index makes it). */
 struct pod_idx {
-    const char *node;
-    char group[512]; /* "ns/group", "" when none */
+    const char *node, *group; /* spec.nodeName, "ns/group" */
     int pending;
+    char group_buf[512];
 };
 
 static int check_kind(enum model_kind kind, struct err *err)
@@ -85,9 +86,12 @@ static void pod_index(json_t *pod, struct pod_idx *idx)
     idx->node = str_at(pod, "spec", "nodeName");
     if (idx->node && !*idx->node)
         idx->node = NULL;
-    idx->group[0] = '\0';
-    if (group)
-        snprintf(idx->group, sizeof(idx->group), "%s/%s", ns && *ns ? ns : "default", group);
+    idx->group = NULL;
+    if (group) {
+        snprintf(idx->group_buf, sizeof(idx->group_buf), "%s/%s", ns && *ns ? ns : "default",
+                 group);
+        idx->group = idx->group_buf;
+    }
     idx->pending = model_pod_json_pending(pod);
 }
 
@@ -161,8 +165,8 @@ static int update_index(MDB_txn *txn, const char *key, const struct pod_idx *o,
         move_dup(txn, st->dbi[DBI_IDX_POD_NODE], &pod, o ? o->node : NULL, n ? n->node : NULL, err);
     if (rc < 0)
         return rc;
-    rc = move_dup(txn, st->dbi[DBI_IDX_POD_GROUP], &pod, o && o->group[0] ? o->group : NULL,
-                  n && n->group[0] ? n->group : NULL, err);
+    rc = move_dup(txn, st->dbi[DBI_IDX_POD_GROUP], &pod, o ? o->group : NULL, n ? n->group : NULL,
+                  err);
     if (rc < 0)
         return rc;
     if ((o && o->pending) == (n && n->pending))
@@ -297,8 +301,10 @@ int store__index_listed(MDB_txn *txn, const char *key, struct err *err)
 
 int store__index_bind(MDB_txn *txn, const char *key, const char *node, struct err *err)
 {
-    struct pod_idx o = {.node = NULL, .pending = 0}, n = {.node = node, .pending = 0};
-    o.group[0] = n.group[0] = '\0'; /* unchanged by a binding, and so is the pending index */
+    struct pod_idx o, n; /* the group unchanged by a binding, and so is the pending index */
+    o.node = o.group = n.group = NULL;
+    n.node = node;
+    o.pending = n.pending = 0;
     return update_index(txn, key, &o, &n, err);
 }
 
@@ -371,7 +377,7 @@ int store_ready_make(struct store_ready *r, enum model_kind kind, json_t *obj, j
     struct pod_idx ni;
     pod_index(obj, &ni);
     r->node = ni.node ? xstrdup(ni.node) : NULL;
-    r->group = ni.group[0] ? xstrdup(ni.group) : NULL;
+    r->group = ni.group ? xstrdup(ni.group) : NULL;
     r->pending = ni.pending;
     return 0;
 }
@@ -402,10 +408,10 @@ int store_put_ready(MDB_txn *txn, const struct store_ready *r, const char *rv, s
     memcpy(sc->buf + r->rv_at + 1, rv, n);
     sc->buf[r->rv_at + 1 + n] = '"';
     memcpy(sc->buf + r->rv_at + 2 + n, r->text + r->rv_end, tail);
-    struct pod_idx ni = {.node = r->node, .pending = r->pending};
-    ni.group[0] = '\0';
-    if (r->group)
-        snprintf(ni.group, sizeof(ni.group), "%s", r->group);
+    struct pod_idx ni; /* the ready keys as they are: no group_buf */
+    ni.node = r->node;
+    ni.group = r->group;
+    ni.pending = r->pending;
     return put_text(txn, r->kind, r->key, sc->buf, len, NULL, r->kind == MODEL_POD ? &ni : NULL,
                     err);
 }
