@@ -37,7 +37,8 @@
  * Calls: store/, model/, base/ and reason/ only: nothing above it (the topology tree's
  * gather index is place/'s, and place/ hands the tree its destructor).
  *
- * Rules: the view is changed only by sched_apply.c and sched_delete.c (after the commit),
+ * Rules: the view is changed only by sched_apply.c and sched_delete.c (once the transaction's
+ * pass is over: after the commit, a big apply's beside it, rebuilt when it fails),
  * by the cycle's statements (with an undo log, see cyc.h) and by a rebuild.
  * view.epoch grows whenever capacity may have been freed or node properties changed,
  * which invalidates the per-shape caches of the placement code (place.h); the gather's

@@ -21,7 +21,8 @@
 void sched__view_usage(struct sched_view *v, struct sv_pod *p, int sign);
 /* Bumps view.epoch for a release of pods' usage that the topology domains above their nodes
  * have recorded (sched__view_usage, sched__topo_touch: their versions and dirty log), and
- * nothing else: an unbind, a preemption's victim out of its node's usage or back. The
+ * nothing else: an unbind, a preemption's victim out of its node's usage or back, a
+ * nominated pod bound elsewhere (its reservation gone from the nominated node). The
  * placers' per-shape caches, which need usage only to grow within an epoch, are gone; the
  * gather's offer caches and index read the domains' versions instead (place_gather.c,
  * place_index.c). */
