@@ -12,7 +12,9 @@
 #   --one-list   one request instead: a JSON kind: List of every node and pod (PODS defaults
 #                to 50,000: Basic-5k's count), then the cycles that place them; reports the
 #                apply's time (curl's, request sent to reply read) against the cycles' time
-#                (muster_cycle_duration_seconds_sum once every pod runs) and their ratio
+#                (muster_cycle_duration_seconds_sum once every pod runs) and their ratio;
+#                with --format yaml after it, one YAML stream of them instead (as
+#                `muster apply -f` sends one file)
 # Either way it prints the applies' parts as musterd timed them (muster_apply_seconds_total:
 # body, parse, validate, lock, write, commit, view, reply) and what curl's times hold beside.
 set -euo pipefail
@@ -72,7 +74,10 @@ else:
     docs = [node_obj(i) for i in range(nodes)] + [pod_obj(i) for i in range(pods)]
 if one:
     with open(f"{tmp}/m0000.body", "w") as f:
-        json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, separators=(",", ":"))
+        if fmt == "yaml":
+            f.write("---\n".join(docs))
+        else:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, separators=(",", ":"))
     docs = []
 for k in range(0, len(docs), per):
     with open(f"{tmp}/m{k // per:04d}.body", "w") as f:
@@ -141,7 +146,8 @@ fi
 kill -INT $pid; wait $pid || true
 secs=$(echo "$end - $start" | bc)
 if [ -n "$one_list" ]; then
-  echo "applied         one JSON List of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
+  what=$([ "$format" = yaml ] && echo "YAML stream" || echo "JSON List")
+  echo "applied         one $what of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
   echo "cycles          ${cycles}s in $ncycles cycles until $running of $pods pods' jobs were placed (muster_cycle_duration_seconds_sum)"
   echo "ratio           $(echo "scale=2; $apply / $cycles" | bc)x (apply / cycles)"
   echo "parts           $parts s; outside them $(echo "$curled - $inside" | bc)s (muster_apply_seconds_total)"

@@ -30,6 +30,20 @@ void model__real_format(double v, char *buf, size_t n);
  * Returns 0 or ERR_INVALID with "document N: ... at line L col C". */
 int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
                       struct err *err);
+/* The bytes alias expansion may add to a stream of len bytes (docs/security.md "YAML
+ * aliases"); anchors do not cross documents, so a stream's documents spend it between
+ * them. */
+size_t model__yaml_budget(size_t len);
+/* model__yaml_parse with budget bytes for alias expansion instead of the stream's own. */
+int model__yaml_read(const char *buf, size_t len, size_t budget, int want_pos,
+                     struct model_manifest *out, struct err *err);
+/* manifest_yaml_split.c: a big YAML stream read as two streams on two threads, cut at a
+ * document marker past its middle, the second part's documents numbered on: 0 with the
+ * documents appended to out (empty) as model__yaml_parse appends them, or -1 with out
+ * untouched when the stream is small or in UTF-16, has no marker past its middle, no
+ * thread could be made, or a part does not read (then the whole read decides, errors
+ * and all). */
+int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out);
 
 /* manifest_json.c: JSON (one value: an object, an array of objects or a kind: List) and
  * NDJSON (one object a line) into docs appended to out; see model_manifest_parse for the
@@ -51,6 +65,8 @@ int model__json_read_elements(const char *s, const char *end, const char *stop, 
                               int reject_dups, json_t *a, const char **at);
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
 
+/* manifest_docs.c: appends d to out's documents as it is (its index too). */
+void model__manifest_push(struct model_manifest *out, struct model_doc d);
 /* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);

@@ -6,7 +6,8 @@
  * messages. Aliases are expanded as deep copies under a budget of bytes produced against
  * bytes read (a "billion laughs" document, or one that aliases a big string many times,
  * is refused before the copy is made, instead of eating memory); merge keys (<<) are
- * applied; duplicate keys are rejected, as the Kubernetes API server does.
+ * applied; duplicate keys are rejected, as the Kubernetes API server does. A big stream
+ * is read as two on two threads (manifest_yaml_split.c).
  */
 #include "model_manifest.h"
 #include "internal.h"
@@ -163,7 +164,8 @@ static int apply_merge(struct yp *yp, json_t *obj, json_t *merge, yaml_mark_t ma
 static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **out)
 {
     json_t *obj = json_object(), *merges = NULL; /* made at the first merge key */
-    char *key = NULL, *p = NULL;
+    char kbuf[256], *key = kbuf, *p = NULL;      /* the key: most fit kbuf */
+    size_t klen;
     int rc = 0;
     for (;;) {
         if ((rc = next(yp)) < 0)
@@ -177,9 +179,14 @@ static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **ou
         }
         int merge = yp->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
                     !strcmp((const char *)yp->ev.data.scalar.value, "<<");
-        free(key);
-        key = xstrndup((const char *)yp->ev.data.scalar.value, yp->ev.data.scalar.length);
-        if (!merge && json_object_get(obj, key)) {
+        const char *kv = (const char *)yp->ev.data.scalar.value;
+        klen = strnlen(kv, yp->ev.data.scalar.length); /* up to a NUL, as jansson's keys */
+        if (key != kbuf)
+            free(key);
+        key = klen < sizeof(kbuf) ? kbuf : xmalloc(klen + 1);
+        memcpy(key, kv, klen);
+        key[klen] = '\0';
+        if (!merge && json_object_getn(obj, key, klen)) {
             rc = fail_at(yp, kmark, "duplicate key '%s'", key);
             goto out;
         }
@@ -196,7 +203,7 @@ static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **ou
             json_array_append_new(merges, val);
             json_array_append_new(merges, json_pack("[ii]", (int)kmark.line, (int)kmark.column));
         } else {
-            json_object_set_new(obj, key, val);
+            json_object_setn_new(obj, key, klen, val);
         }
     }
     for (size_t i = 0; i + 1 < json_array_size(merges); i += 2) {
@@ -207,7 +214,8 @@ static int parse_mapping(struct yp *yp, const char *path, int depth, json_t **ou
             goto out;
     }
 out:
-    free(key);
+    if (key != kbuf)
+        free(key);
     free(p);
     json_decref(merges);
     if (rc < 0)
@@ -307,14 +315,21 @@ out:
     return rc;
 }
 
+size_t model__yaml_budget(size_t len)
+{
+    return ALIAS_FLOOR + ALIAS_RATIO * len;
+}
+
 int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
                       struct err *err)
 {
-    struct yp yp = {.doc = 1,
-                    .budget = ALIAS_FLOOR + ALIAS_RATIO * len,
-                    .read = len,
-                    .want_pos = want_pos,
-                    .err = err};
+    return model__yaml_read(buf, len, model__yaml_budget(len), want_pos, out, err);
+}
+
+int model__yaml_read(const char *buf, size_t len, size_t budget, int want_pos,
+                     struct model_manifest *out, struct err *err)
+{
+    struct yp yp = {.doc = 1, .budget = budget, .read = len, .want_pos = want_pos, .err = err};
     int rc;
     yaml_parser_initialize(&yp.parser);
     yaml_parser_set_input_string(&yp.parser, (const unsigned char *)buf, len);
@@ -357,9 +372,12 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
         fmt = i < len && (buf[i] == '{' || buf[i] == '[') ? MODEL_FMT_JSON : MODEL_FMT_YAML;
     if (fmt == MODEL_FMT_NDJSON)
         rc = model__ndjson_parse(buf, len, out, err);
+    else if (fmt == MODEL_FMT_JSON)
+        rc = model__json_parse(buf, len, out, err);
+    else if (!want_pos && model__yaml_read_split(buf, len, out) == 0)
+        rc = 0; /* a big stream, on two threads */
     else
-        rc = fmt == MODEL_FMT_JSON ? model__json_parse(buf, len, out, err)
-                                   : model__yaml_parse(buf, len, want_pos, out, err);
+        rc = model__yaml_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
     return rc;

@@ -59,6 +59,14 @@ static int is_list(json_t *obj)
     return kind && !strcmp(kind, "List") && json_is_array(json_object_get(obj, "items"));
 }
 
+void model__manifest_push(struct model_manifest *out, struct model_doc d)
+{
+    /* capacity is the next power of two (implied by n): no copy per document */
+    if ((out->n & (out->n - 1)) == 0)
+        out->docs = xrealloc(out->docs, (out->n ? 2 * out->n : 1) * sizeof(*out->docs));
+    out->docs[out->n++] = d;
+}
+
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
 {
     json_t *items = NULL, *item;
@@ -72,11 +80,8 @@ void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
         head = "items";
     }
     if (!items) {
-        /* capacity is the next power of two (implied by n): no copy per document */
-        if ((out->n & (out->n - 1)) == 0)
-            out->docs = xrealloc(out->docs, (out->n ? 2 * out->n : 1) * sizeof(*out->docs));
-        out->docs[out->n] = (struct model_doc){.index = (int)out->n + 1, .obj = obj, .pos = pos};
-        out->n++;
+        model__manifest_push(out,
+                             (struct model_doc){.index = (int)out->n + 1, .obj = obj, .pos = pos});
         return;
     }
     json_t **maps = pos_split(pos, head, json_array_size(items));

@@ -94,10 +94,20 @@ static int is_real(const char *s)
     return *p == '\0';
 }
 
+/* 1 when a scalar starting with c may be other than a string: every null, boolean,
+ * integer and real form above starts with one of these (a sign, a digit, a point, or the
+ * first letter of a word of nulls, trues or falses); most names and values do not. */
+static int may_be_typed(char c)
+{
+    return (c >= '0' && c <= '9') || (c && strchr("~nNtTyYoOfF+-.", c));
+}
+
 json_t *model__scalar_resolve(const char *s, size_t len)
 {
     json_int_t i;
-    if (strlen(s) != len) /* embedded NUL: only a string can hold it */
+    /* a string either way: not the start of a typed form, or an embedded NUL, which only a
+     * string can hold */
+    if ((len && !may_be_typed(s[0])) || strlen(s) != len)
         return json_stringn(s, len);
     if (one_of(s, nulls))
         return json_null();

@@ -159,7 +159,10 @@ START_TEST(test_manifest_scalar_typing)
     json_t *o = parse_one("a: yes\nb: 'yes'\nc: 010\nd: \"010\"\ne: 1.5\nf: ~\ng: 0x1F\n"
                           "h: 12345678901234567890\ni: 1e3\nj: -.5\nk: 1_000\n"
                           "l: 0o7777777777777777777777\nm: 0x1FFFFFFFFFFFFFFFF\n"
-                          "n: 07777777777777777777777\n",
+                          "n: 07777777777777777777777\n"
+                          "o: On\np: NO\nq: Off\nr: Null\ns: TRUE\nt: +1\nu: .5\nv: nope\n"
+                          "w: octal\nx: fish\ny: bench\nz: v1\naa:\nab: true\nac: Yes\nad: false\n"
+                          "ae: False\naf: null\nag: off\n",
                           &m);
     ck_assert(json_is_true(json_object_get(o, "a")));
     ck_assert_str_eq(json_string_value(json_object_get(o, "b")), "yes");
@@ -177,7 +180,45 @@ START_TEST(test_manifest_scalar_typing)
     ck_assert_str_eq(json_string_value(json_object_get(o, "l")), "0o7777777777777777777777");
     ck_assert_str_eq(json_string_value(json_object_get(o, "m")), "0x1FFFFFFFFFFFFFFFF");
     ck_assert(json_real_value(json_object_get(o, "n")) == 7777777777777777777777.0);
+    /* the words and numbers by their first letter; other scalars are strings at once */
+    ck_assert(json_is_true(json_object_get(o, "o")));
+    ck_assert(json_is_false(json_object_get(o, "p")));
+    ck_assert(json_is_false(json_object_get(o, "q")));
+    ck_assert(json_is_null(json_object_get(o, "r")));
+    ck_assert(json_is_true(json_object_get(o, "s")));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "t")), 1);
+    ck_assert(json_real_value(json_object_get(o, "u")) == 0.5);
+    const char *strings[] = {"v", "nope", "w", "octal", "x", "fish", "y", "bench", "z", "v1"};
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i += 2)
+        ck_assert_str_eq(json_string_value(json_object_get(o, strings[i])), strings[i + 1]);
+    ck_assert(json_is_null(json_object_get(o, "aa")));
+    ck_assert(json_is_true(json_object_get(o, "ab")) && json_is_true(json_object_get(o, "ac")));
+    ck_assert(json_is_false(json_object_get(o, "ad")) && json_is_false(json_object_get(o, "ae")));
+    ck_assert(json_is_null(json_object_get(o, "af")) && json_is_false(json_object_get(o, "ag")));
     model_manifest_free(&m);
+}
+END_TEST
+
+/* Keys of any length, a key that ends at an escaped NUL as jansson's keys do, and a
+ * repeated long key refused. */
+START_TEST(test_manifest_keys)
+{
+    char longkey[301], text[1024];
+    memset(longkey, 'k', 300);
+    longkey[300] = '\0';
+    struct model_manifest m;
+    snprintf(text, sizeof(text), "%s: 1\nshort: 2\n\"nul\\0after\": 3\n", longkey);
+    json_t *o = parse_one(text, &m);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, longkey)), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "short")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "nul")), 3);
+    ck_assert_uint_eq(json_object_size(o), 3);
+    model_manifest_free(&m);
+    struct err err = ERR_INIT;
+    snprintf(text, sizeof(text), "%s: 1\n%s: 2\n", longkey, longkey);
+    ck_assert_int_eq(model_manifest_parse(text, strlen(text), MODEL_FMT_YAML, &m, &err),
+                     ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.msg, "duplicate key 'kkkk"));
 }
 END_TEST
 
@@ -382,6 +423,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_valid_cases);
     tcase_add_test(tc, test_manifest_invalid_cases);
     tcase_add_test(tc, test_manifest_positions);
+    tcase_add_test(tc, test_manifest_keys);
     tcase_add_test(tc, test_manifest_scalar_typing);
     tcase_add_test(tc, test_manifest_list_and_array_flattened);
     tcase_add_test(tc, test_manifest_empty_and_json);

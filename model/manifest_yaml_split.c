@@ -1,0 +1,82 @@
+/*
+ * manifest_yaml_split.c - a big YAML stream read on two threads (internal.h
+ * model__yaml_read_split).
+ *
+ * libyaml reads a line that starts with "---" and then white space (or ends there) as the
+ * start of a document wherever it stands: inside a scalar or a flow collection it is an
+ * error ("found unexpected document indicator", "did not find expected ','"), never
+ * content. So the bytes before such a line and the bytes from it on are each a stream of
+ * whole documents, read alike alone or together: anchors, tags and the version are a
+ * document's own, and an empty document is skipped either way. Only two things are the
+ * stream's: the documents' numbers (the second part's are numbered on after the first's)
+ * and the budget of bytes alias expansion may add (the parts share it: when each keeps
+ * within its share, the whole keeps within the sum). Whatever a part cannot read, the
+ * whole read decides, so every error names what it names read whole.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "internal.h"
+#include "model_manifest.h"
+#include "thread.h"
+
+/* A stream this long or longer is read in two parts (a part of a 55,000-document stream
+ * took libyaml 0.5 s): below it a thread costs more than it saves. */
+#define YAML_SPLIT_BYTES ((size_t)1 << 20)
+
+/* The first '-' of a line "---" then white space or the end, at or after from; NULL when
+ * there is none. */
+static const char *marker_from(const char *from, const char *end)
+{
+    for (const char *p = from; p < end && (p = memmem(p, (size_t)(end - p), "\n---", 4)); p++) {
+        const char *after = p + 4;
+        if (after == end || strchr(" \t\r\n", *after))
+            return p + 1;
+    }
+    return NULL;
+}
+
+struct part {
+    const char *buf;
+    size_t len, budget;
+    struct model_manifest m;
+    struct err err;
+    int rc;
+};
+
+static void read_part(void *ctx, int half, size_t from, size_t to)
+{
+    struct part *p = (struct part *)ctx + half;
+    (void)from, (void)to;
+    p->rc = model__yaml_read(p->buf, p->len, p->budget, 0, &p->m, &p->err);
+}
+
+int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out)
+{
+    /* libyaml reads UTF-16 after its byte order mark, where "\n---" is no line */
+    if (len < YAML_SPLIT_BYTES || (buf[0] == '\xff' && buf[1] == '\xfe') ||
+        (buf[0] == '\xfe' && buf[1] == '\xff'))
+        return -1;
+    const char *cut = marker_from(buf + len / 2, buf + len);
+    if (!cut)
+        return -1;
+    size_t n0 = (size_t)(cut - buf), budget = model__yaml_budget(len);
+    size_t b0 = budget / len * n0 + budget % len * n0 / len; /* the first part's share */
+    struct part p[2] = {{.buf = buf, .len = n0, .budget = b0, .err = ERR_INIT},
+                        {.buf = cut, .len = len - n0, .budget = budget - b0, .err = ERR_INIT}};
+    thread_halves(2, 2, read_part, p);
+    if (p[0].rc < 0 || p[1].rc < 0) {
+        model_manifest_free(&p[0].m);
+        model_manifest_free(&p[1].m);
+        return -1;
+    }
+    *out = p[0].m;
+    for (size_t i = 0; i < p[1].m.n; i++) {
+        struct model_doc d = p[1].m.docs[i];
+        d.index += (int)p[0].m.n;
+        model__manifest_push(out, d);
+    }
+    free(p[1].m.docs);
+    return 0;
+}

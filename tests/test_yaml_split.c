@@ -1,0 +1,234 @@
+/*
+ * test_yaml_split.c - a big YAML stream read on two threads (model/manifest_yaml_split.c)
+ * gives what the whole read gives: the same documents, numbered the same, or, when a part
+ * does not read, no split at all, so that model_manifest_parse answers as the whole read
+ * does, error text and all.
+ */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/internal.h" /* model__yaml_read_split, model__yaml_parse */
+#include "check_run.h"
+#include "err.h"
+#include "model.h"
+
+/* A growing text. */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = 2 * (t->cap + (size_t)n + 1);
+        t->s = realloc(t->s, t->cap);
+        ck_assert_ptr_nonnull(t->s);
+    }
+}
+
+/* Document i of a mixed stream, after its marker: Pods with an anchor, an alias and a
+ * merge key, a List of two Nodes, an empty document, a document ended by "..." and one
+ * after it with a directive, a block scalar holding an indented "---", comments. */
+static void add_doc(struct text *t, int i)
+{
+    switch (i % 7) {
+    case 0:
+        add(t,
+            "---\n# pod %d\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p%d\n"
+            "  labels: &l {app: a%d}\n  annotations:\n    <<: *l\n    note: \"x%d\"\n"
+            "spec:\n  containers:\n  - name: c\n"
+            "    resources: {requests: {cpu: 100m, memory: 1Gi}}\n",
+            i, i, i, i);
+        break;
+    case 1:
+        add(t,
+            "---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: "
+            "{name: n%d-a}}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n%d-b}\n",
+            i, i);
+        break;
+    case 2:
+        add(t, "---\n# nothing\n");
+        break;
+    case 3:
+        add(t,
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: m%d}\ndata:\n  script: |\n"
+            "    ---\n    echo %d\n  flag: yes\n  mode: 0755\n...\n",
+            i, i);
+        break;
+    case 4: /* after a "...", as a directive must be */
+        add(t, "%%YAML 1.1\n---\napiVersion: v1\nkind: Node\nmetadata: {name: d%d}\n", i);
+        break;
+    default:
+        add(t,
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-%d\nstatus:\n"
+            "  allocatable: {cpu: \"32\", memory: 256Gi}\n",
+            i);
+    }
+}
+
+/* A mixed stream of n documents, then the document tail. */
+static struct text stream(int n, const char *tail)
+{
+    struct text t = {0};
+    for (int i = 0; i < n; i++)
+        add_doc(&t, i);
+    add(&t, "---\n%s", tail);
+    return t;
+}
+
+static void assert_same(const struct model_manifest *a, const struct model_manifest *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        ck_assert_int_eq(a->docs[i].index, b->docs[i].index);
+        ck_assert_msg(json_equal(a->docs[i].obj, b->docs[i].obj), "document %zu differs", i);
+        ck_assert_ptr_null(a->docs[i].pos);
+    }
+}
+
+/* Read in two parts, a mixed stream gives the whole read's documents, numbered alike. */
+START_TEST(test_yaml_split_same_documents)
+{
+    struct text t = stream(12000, "apiVersion: v1\nkind: Node\nmetadata: {name: last}\n");
+    ck_assert_uint_gt(t.len, 1 << 20);
+    struct model_manifest split = {0}, whole = {0}, parsed;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &split), 0);
+    ck_assert_int_eq(model__yaml_parse(t.s, t.len, 0, &whole, &err), 0);
+    ck_assert_uint_gt(whole.n, 12000);
+    assert_same(&split, &whole);
+    /* and model_manifest_parse reads it so */
+    ck_assert_int_eq(model_manifest_parse(t.s, t.len, MODEL_FMT_YAML, &parsed, &err), 0);
+    assert_same(&parsed, &whole);
+    model_manifest_free(&split);
+    model_manifest_free(&whole);
+    model_manifest_free(&parsed);
+    free(t.s);
+}
+END_TEST
+
+/* A stream whose second part does not read is not split: model_manifest_parse names the
+ * problem as the whole read does (its document's number, line and column in the whole
+ * stream), and the split read leaves its manifest empty. */
+START_TEST(test_yaml_split_errors_read_whole)
+{
+    static const char *const tails[] = {
+        /* a duplicate key */
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a, name: b}\n",
+        /* a marker inside a quoted scalar: an error, not a cut */
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: \"a\n--- b\"\n",
+        /* an alias to an anchor of an earlier document */
+        "apiVersion: v1\nkind: Node\nmetadata: {name: *l}\n",
+        /* not YAML */
+        "apiVersion: v1\nkind: [Node\n",
+    };
+    for (size_t k = 0; k < sizeof(tails) / sizeof(tails[0]); k++) {
+        struct text t = stream(12000, tails[k]);
+        struct model_manifest split = {0}, whole = {0}, parsed;
+        struct err e_whole = ERR_INIT, e_parsed = ERR_INIT;
+        ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &split), -1);
+        ck_assert_uint_eq(split.n, 0);
+        ck_assert_ptr_null(split.docs);
+        ck_assert_int_eq(model__yaml_parse(t.s, t.len, 0, &whole, &e_whole), ERR_INVALID);
+        ck_assert_int_eq(model_manifest_parse(t.s, t.len, MODEL_FMT_YAML, &parsed, &e_parsed),
+                         ERR_INVALID);
+        ck_assert_str_eq(e_parsed.msg, e_whole.msg);
+        ck_assert_msg(strncmp(e_whole.msg, "document ", 9) == 0, "%s", e_whole.msg);
+        model_manifest_free(&whole);
+        free(t.s);
+    }
+}
+END_TEST
+
+/* The stream's budget for alias expansion is shared: a second part that spends more than
+ * its share is read whole, which keeps within the whole budget (the documents as the
+ * whole read gives them), or refuses past it with the whole read's words. */
+START_TEST(test_yaml_split_alias_budget)
+{
+    struct text big = {0};
+    for (int i = 0; i < 100 * 1024; i++)
+        add(&big, "x");
+    for (int aliases = 40; aliases <= 400; aliases += 360) {
+        struct text tail = {0};
+        add(&tail, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n  a: &s %s\n",
+            big.s);
+        for (int i = 0; i < aliases; i++)
+            add(&tail, "  b%d: *s\n", i);
+        struct text t = stream(12000, tail.s);
+        size_t whole_budget = model__yaml_budget(t.len);
+        /* 40 aliases: over the second part's share (about half), within the whole budget;
+         * 400: over both */
+        ck_assert(aliases == 40 ? 40 * big.len > whole_budget / 2 && 41 * big.len < whole_budget
+                                : 400 * big.len > whole_budget);
+        struct model_manifest split = {0}, whole = {0}, parsed;
+        struct err e_whole = ERR_INIT, e_parsed = ERR_INIT;
+        ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &split), -1);
+        int rc = model__yaml_parse(t.s, t.len, 0, &whole, &e_whole);
+        ck_assert_int_eq(rc, aliases == 40 ? 0 : ERR_INVALID);
+        ck_assert_int_eq(model_manifest_parse(t.s, t.len, MODEL_FMT_YAML, &parsed, &e_parsed), rc);
+        if (rc == 0) {
+            assert_same(&parsed, &whole);
+            model_manifest_free(&parsed);
+        } else {
+            ck_assert_str_eq(e_parsed.msg, e_whole.msg);
+            ck_assert_ptr_nonnull(strstr(e_whole.msg, "alias bomb"));
+        }
+        model_manifest_free(&whole);
+        free(tail.s);
+        free(t.s);
+    }
+    free(big.s);
+}
+END_TEST
+
+/* Not split: a small stream, a stream without a marker past its middle, and UTF-16. */
+START_TEST(test_yaml_split_not_split)
+{
+    struct model_manifest m = {0};
+    struct text small = stream(100, "");
+    ck_assert_uint_lt(small.len, 1 << 20);
+    ck_assert_int_eq(model__yaml_read_split(small.s, small.len, &m), -1);
+    struct text one = stream(6000, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n");
+    size_t half = one.len;
+    for (int i = 0; one.len < 2 * half + 1024; i++)
+        add(&one, "  k%d: \"---\"\n", i);
+    ck_assert_int_eq(model__yaml_read_split(one.s, one.len, &m), -1);
+    struct model_manifest whole;
+    ck_assert_int_eq(model_manifest_parse(one.s, one.len, MODEL_FMT_YAML, &whole, NULL), 0);
+    ck_assert_uint_gt(whole.n, 6000);
+    model_manifest_free(&whole);
+    struct text t = stream(12000, "");
+    t.s[0] = '\xff', t.s[1] = '\xfe';
+    ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &m), -1);
+    ck_assert_uint_eq(m.n, 0);
+    free(small.s);
+    free(one.s);
+    free(t.s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("yaml_split");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_yaml_split_same_documents);
+    tcase_add_test(tc, test_yaml_split_errors_read_whole);
+    tcase_add_test(tc, test_yaml_split_alias_budget);
+    tcase_add_test(tc, test_yaml_split_not_split);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}
