@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_BUILD:-$root/build-fuzz}
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-names=${*:-manifest quantity yaml_dump rfc3339 config router front json_read decode_stored}
+names=${*:-manifest quantity yaml_dump rfc3339 config router front json_read decode_stored yaml_split}
 
 "$root/fuzz/build.sh" "$out" >/dev/null
 mkdir -p "$out/artifacts"
@@ -24,6 +24,10 @@ for name in $names; do
         opts="-max_len=16384 -dict=$root/fuzz/manifest.dict"
         ;;
     yaml_dump) extra="$root/tests/data/manifests/valid"; opts="-max_len=8192" ;;
+    yaml_split)
+        extra="$root/tests/data/manifests $root/examples"
+        opts="-max_len=8192 -dict=$root/fuzz/manifest.dict"
+        ;;
     config) extra=""; opts="-max_len=4096" ;;
     router) extra=""; opts="-max_len=1024" ;;
     front) extra=""; opts="-max_len=4096" ;;

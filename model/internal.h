@@ -37,12 +37,13 @@ size_t model__yaml_budget(size_t len);
 /* model__yaml_parse with budget bytes for alias expansion instead of the stream's own. */
 int model__yaml_read(const char *buf, size_t len, size_t budget, int want_pos,
                      struct model_manifest *out, struct err *err);
-/* manifest_yaml_split.c: a big YAML stream read as two streams on two threads, cut at a
+/* manifest_yaml_split.c: a YAML stream read as two streams on two threads, cut at a
  * document marker past its middle, the second part's documents numbered on: 0 with the
  * documents appended to out (empty) as model__yaml_parse appends them, or -1 with out
- * untouched when the stream is small or in UTF-16, has no marker past its middle, no
- * thread could be made, or a part does not read (then the whole read decides, errors
- * and all). */
+ * untouched when the stream is in UTF-16, has no marker past its middle, or a part does
+ * not read (then the whole read decides, errors and all). For streams of
+ * MODEL_YAML_SPLIT_BYTES or more: below it a thread costs more than it saves. */
+#define MODEL_YAML_SPLIT_BYTES ((size_t)1 << 20)
 int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out);
 
 /* manifest_json.c: JSON (one value: an object, an array of objects or a kind: List) and

@@ -21,10 +21,6 @@
 #include "model_manifest.h"
 #include "thread.h"
 
-/* A stream this long or longer is read in two parts (a part of a 55,000-document stream
- * took libyaml 0.5 s): below it a thread costs more than it saves. */
-#define YAML_SPLIT_BYTES ((size_t)1 << 20)
-
 /* The first '-' of a line "---" then white space or the end, at or after from; NULL when
  * there is none. */
 static const char *marker_from(const char *from, const char *end)
@@ -55,8 +51,7 @@ static void read_part(void *ctx, int half, size_t from, size_t to)
 int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out)
 {
     /* libyaml reads UTF-16 after its byte order mark, where "\n---" is no line */
-    if (len < YAML_SPLIT_BYTES || (buf[0] == '\xff' && buf[1] == '\xfe') ||
-        (buf[0] == '\xfe' && buf[1] == '\xff'))
+    if (len < 2 || (buf[0] == '\xff' && buf[1] == '\xfe') || (buf[0] == '\xfe' && buf[1] == '\xff'))
         return -1;
     const char *cut = marker_from(buf + len / 2, buf + len);
     if (!cut)

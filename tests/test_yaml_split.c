@@ -103,7 +103,7 @@ static void assert_same(const struct model_manifest *a, const struct model_manif
 START_TEST(test_yaml_split_same_documents)
 {
     struct text t = stream(12000, "apiVersion: v1\nkind: Node\nmetadata: {name: last}\n");
-    ck_assert_uint_gt(t.len, 1 << 20);
+    ck_assert_uint_gt(t.len, MODEL_YAML_SPLIT_BYTES);
     struct model_manifest split = {0}, whole = {0}, parsed;
     struct err err = ERR_INIT;
     ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &split), 0);
@@ -194,19 +194,17 @@ START_TEST(test_yaml_split_alias_budget)
 }
 END_TEST
 
-/* Not split: a small stream, a stream without a marker past its middle, and UTF-16. */
+/* Not split: a stream without a marker past its middle, and UTF-16. A small stream is
+ * split (model_manifest_parse reads one under MODEL_YAML_SPLIT_BYTES whole) and reads as
+ * its whole read. */
 START_TEST(test_yaml_split_not_split)
 {
-    struct model_manifest m = {0};
-    struct text small = stream(100, "");
-    ck_assert_uint_lt(small.len, 1 << 20);
-    ck_assert_int_eq(model__yaml_read_split(small.s, small.len, &m), -1);
+    struct model_manifest m = {0}, whole = {0};
     struct text one = stream(6000, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n");
     size_t half = one.len;
     for (int i = 0; one.len < 2 * half + 1024; i++)
         add(&one, "  k%d: \"---\"\n", i);
     ck_assert_int_eq(model__yaml_read_split(one.s, one.len, &m), -1);
-    struct model_manifest whole;
     ck_assert_int_eq(model_manifest_parse(one.s, one.len, MODEL_FMT_YAML, &whole, NULL), 0);
     ck_assert_uint_gt(whole.n, 6000);
     model_manifest_free(&whole);
@@ -214,6 +212,14 @@ START_TEST(test_yaml_split_not_split)
     t.s[0] = '\xff', t.s[1] = '\xfe';
     ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &m), -1);
     ck_assert_uint_eq(m.n, 0);
+    struct text small = stream(100, "");
+    ck_assert_uint_lt(small.len, MODEL_YAML_SPLIT_BYTES);
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model__yaml_read_split(small.s, small.len, &m), 0);
+    ck_assert_int_eq(model__yaml_parse(small.s, small.len, 0, &whole, &err), 0);
+    assert_same(&m, &whole);
+    model_manifest_free(&m);
+    model_manifest_free(&whole);
     free(small.s);
     free(one.s);
     free(t.s);
