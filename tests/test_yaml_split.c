@@ -120,6 +120,35 @@ START_TEST(test_yaml_split_same_documents)
 }
 END_TEST
 
+/* A document past the cut that reads but is invalid is refused in the same words, its
+ * number and line the whole stream's. */
+START_TEST(test_yaml_split_validation_names_the_document)
+{
+    struct text t = stream(12000, "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec:\n"
+                                  "  containers:\n  - name: c\n    resources: {requests: {cpu: "
+                                  "lots}}\n");
+    struct model_manifest split = {0}, whole = {0};
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &split), 0);
+    ck_assert_int_eq(model__yaml_parse(t.s, t.len, 0, &whole, &err), 0);
+    json_t *e_split = json_array(), *e_whole = json_array();
+    /* (the mixed stream's ConfigMaps are refused too: a kind muster does not know) */
+    int n = model_validate_all(&split, t.s, t.len, MODEL_FIELDS_STRICT, e_split, NULL);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_eq(model_validate_all(&whole, t.s, t.len, MODEL_FIELDS_STRICT, e_whole, NULL), n);
+    ck_assert(json_equal(e_split, e_whole));
+    json_t *e = json_array_get(e_split, json_array_size(e_split) - 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(e, "document")), (int)whole.n);
+    const char *msg = json_string_value(json_object_get(e, "message"));
+    ck_assert_msg(strstr(msg, "lots") && strstr(msg, "line"), "%s", msg);
+    json_decref(e_split);
+    json_decref(e_whole);
+    model_manifest_free(&split);
+    model_manifest_free(&whole);
+    free(t.s);
+}
+END_TEST
+
 /* A stream whose second part does not read is not split: model_manifest_parse names the
  * problem as the whole read does (its document's number, line and column in the whole
  * stream), and the split read leaves its manifest empty. */
@@ -233,6 +262,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_yaml_split_same_documents);
     tcase_add_test(tc, test_yaml_split_errors_read_whole);
+    tcase_add_test(tc, test_yaml_split_validation_names_the_document);
     tcase_add_test(tc, test_yaml_split_alias_budget);
     tcase_add_test(tc, test_yaml_split_not_split);
     suite_add_tcase(s, tc);
