@@ -2,7 +2,7 @@
  * fuzz_yaml_split.c - a YAML stream read as two streams on two threads, cut at a document
  * marker past its middle (model__yaml_read_split, manifest_yaml_split.c), against the
  * whole read (model__yaml_parse), on arbitrary bytes of any length (musterd splits only
- * streams of 1 MiB or more; the rule it relies on does not depend on the length).
+ * streams of 64 KiB or more; the rule it relies on does not depend on the length).
  *
  * Invariant: what the split read reads, the whole read reads too, and gives the same
  * documents (json_equal, in order) with the same numbers; what the whole read refuses,
