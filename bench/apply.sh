@@ -14,7 +14,7 @@
 #                apply's time (curl's, request sent to reply read) against the cycles' time
 #                (muster_cycle_duration_seconds_sum once every pod runs) and their ratio;
 #                with --format yaml after it, one YAML stream of them instead (as
-#                `muster apply -f` sends one file)
+#                `muster apply -f` sends one file), with --format ndjson one NDJSON body
 # Either way it prints the applies' parts as musterd timed them (muster_apply_seconds_total:
 # body, parse, validate, lock, write, commit, view, reply) and what curl's times hold beside.
 set -euo pipefail
@@ -76,6 +76,8 @@ if one:
     with open(f"{tmp}/m0000.body", "w") as f:
         if fmt == "yaml":
             f.write("---\n".join(docs))
+        elif fmt == "ndjson":
+            f.write("".join(json.dumps(d, separators=(",", ":")) + "\n" for d in docs))
         else:
             json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, separators=(",", ":"))
     docs = []
@@ -146,7 +148,7 @@ fi
 kill -INT $pid; wait $pid || true
 secs=$(echo "$end - $start" | bc)
 if [ -n "$one_list" ]; then
-  what=$([ "$format" = yaml ] && echo "YAML stream" || echo "JSON List")
+  what=$(case $format in yaml) echo "YAML stream" ;; ndjson) echo "NDJSON body" ;; *) echo "JSON List" ;; esac)
   echo "applied         one $what of $nodes nodes + $pods pods ($((bytes / 1048576)) MiB) in ${apply}s (curl: request sent to reply read)"
   echo "cycles          ${cycles}s in $ncycles cycles until $running of $pods pods' jobs were placed (muster_cycle_duration_seconds_sum)"
   echo "ratio           $(echo "scale=2; $apply / $cycles" | bc)x (apply / cycles)"

@@ -66,10 +66,21 @@ json_t *model__json_read_split(const char *buf, size_t len, int *tried);
  * elements or the reader gives up (a has what was read before). */
 int model__json_read_elements(const char *s, const char *end, const char *stop, int depth,
                               int reject_dups, json_t *a, const char **at);
+/* NDJSON, a body of 256 KiB or more in two parts on two threads, cut after a line past its
+ * middle (the parts read as the whole does; when one does not, the whole read decides). */
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err);
+/* One JSON object a line, numbered from first_line; blank lines are skipped. Each
+ * document's position map holds its line for the whole document (""), so every problem
+ * found in it names that line. */
+int model__ndjson_read(const char *buf, size_t len, int first_line, struct model_manifest *out,
+                       struct err *err);
 
 /* manifest_docs.c: appends d to out's documents as it is (its index too). */
 void model__manifest_push(struct model_manifest *out, struct model_doc d);
+/* manifest_docs.c: a's documents, then b's numbered on after them, into out (empty): the
+ * documents of a stream read in two parts. a and b are left empty. */
+void model__manifest_join(struct model_manifest *out, struct model_manifest *a,
+                          struct model_manifest *b);
 /* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);

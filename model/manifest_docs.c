@@ -67,6 +67,19 @@ void model__manifest_push(struct model_manifest *out, struct model_doc d)
     out->docs[out->n++] = d;
 }
 
+void model__manifest_join(struct model_manifest *out, struct model_manifest *a,
+                          struct model_manifest *b)
+{
+    *out = *a;
+    for (size_t i = 0; i < b->n; i++) {
+        struct model_doc d = b->docs[i];
+        d.index += (int)a->n;
+        model__manifest_push(out, d);
+    }
+    free(b->docs);
+    *a = *b = (struct model_manifest){0};
+}
+
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)
 {
     json_t *items = NULL, *item;

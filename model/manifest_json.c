@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "thread.h"
 
 /* A JSON manifest this long or longer that is an array or a List is read on two threads
  * (model__json_read_split): below it a thread costs more than it saves. */
@@ -214,12 +215,11 @@ int model__json_parse(const char *buf, size_t len, struct model_manifest *out, s
     return 0;
 }
 
-/* One JSON value a line; blank lines are skipped. Each document's position map holds its
- * line for the whole document (""), so every problem found in it names that line. */
-int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+int model__ndjson_read(const char *buf, size_t len, int first_line, struct model_manifest *out,
+                       struct err *err)
 {
     const char *p = buf, *end = buf + len;
-    for (int line = 1; p < end; line++) {
+    for (int line = first_line; p < end; line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         const char *next_line = nl ? nl + 1 : end;
@@ -251,4 +251,56 @@ int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out,
         p = next_line;
     }
     return 0;
+}
+
+/* An NDJSON body this long or longer is read in two parts on two threads, cut after a line
+ * past its middle: below it a thread costs more than it saves. */
+#define NDJSON_SPLIT_BYTES ((size_t)256 << 10)
+
+struct ndpart {
+    const char *buf;
+    size_t len;
+    int first_line;
+    struct model_manifest m;
+    struct err err;
+    int rc;
+};
+
+static void ndjson_part(void *ctx, int half, size_t from, size_t to)
+{
+    struct ndpart *p = (struct ndpart *)ctx + half;
+    (void)from, (void)to;
+    p->rc = model__ndjson_read(p->buf, p->len, p->first_line, &p->m, &p->err);
+}
+
+/* A big body's lines in two parts (each line is a document of its own, so the parts read as
+ * the whole does, the second's documents numbered on and their lines counted from the
+ * first's): 0, or -1 with out untouched when there is no line past the middle or a part does
+ * not read (then the whole read decides, and names the first bad line). */
+static int ndjson_read_split(const char *buf, size_t len, struct model_manifest *out)
+{
+    const char *end = buf + len, *nl = memchr(buf + len / 2, '\n', len - len / 2);
+    if (!nl || nl + 1 == end)
+        return -1;
+    int lines = 1;
+    for (const char *q = buf; (q = memchr(q, '\n', (size_t)(nl - q))); q++)
+        lines++;
+    struct ndpart p[2] = {{.buf = buf, .len = (size_t)(nl - buf), .first_line = 1},
+                          {.buf = nl + 1, .len = (size_t)(end - nl - 1), .first_line = lines + 1}};
+    p[0].err = p[1].err = (struct err)ERR_INIT;
+    thread_halves(2, 2, ndjson_part, p);
+    if (p[0].rc < 0 || p[1].rc < 0) {
+        model_manifest_free(&p[0].m);
+        model_manifest_free(&p[1].m);
+        return -1;
+    }
+    model__manifest_join(out, &p[0].m, &p[1].m);
+    return 0;
+}
+
+int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
+{
+    if (len >= NDJSON_SPLIT_BYTES && ndjson_read_split(buf, len, out) == 0)
+        return 0;
+    return model__ndjson_read(buf, len, 1, out, err);
 }

@@ -66,12 +66,6 @@ int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *o
         model_manifest_free(&p[1].m);
         return -1;
     }
-    *out = p[0].m;
-    for (size_t i = 0; i < p[1].m.n; i++) {
-        struct model_doc d = p[1].m.docs[i];
-        d.index += (int)p[0].m.n;
-        model__manifest_push(out, d);
-    }
-    free(p[1].m.docs);
+    model__manifest_join(out, &p[0].m, &p[1].m);
     return 0;
 }

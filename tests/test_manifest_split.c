@@ -1,8 +1,9 @@
 /*
- * test_yaml_split.c - a big YAML stream read on two threads (model/manifest_yaml_split.c)
- * gives what the whole read gives: the same documents, numbered the same, or, when a part
- * does not read, no split at all, so that model_manifest_parse answers as the whole read
- * does, error text and all.
+ * test_manifest_split.c - a big YAML stream (model/manifest_yaml_split.c) or NDJSON body
+ * (model/manifest_json.c) read in two parts on two threads gives what the whole read
+ * gives: the same documents, numbered the same, on the same lines, or, when a part does
+ * not read, no split at all, so that model_manifest_parse answers as the whole read does,
+ * error text and all.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/internal.h" /* model__yaml_read_split, model__yaml_parse */
+#include "../model/internal.h" /* the split reads and the whole ones */
 #include "check_run.h"
 #include "err.h"
 #include "model.h"
@@ -255,9 +256,96 @@ START_TEST(test_yaml_split_not_split)
 }
 END_TEST
 
+/* An NDJSON body of n lines: Nodes, a List of two on one line, blank lines, then tail. */
+static struct text ndjson(int n, const char *tail)
+{
+    struct text t = {0};
+    for (int i = 0; i < n; i++) {
+        if (i % 5 == 0)
+            add(&t,
+                "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"apiVersion\":\"v1\","
+                "\"kind\":\"Node\",\"metadata\":{\"name\":\"a%d\"}},{\"apiVersion\":\"v1\","
+                "\"kind\":\"Node\",\"metadata\":{\"name\":\"b%d\"}}]}\n",
+                i, i);
+        else if (i % 7 == 0)
+            add(&t, "  \n");
+        else
+            add(&t,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n%d\"},"
+                "\"status\":{\"allocatable\":{\"cpu\":\"32\"}}}\n",
+                i);
+    }
+    add(&t, "%s", tail);
+    return t;
+}
+
+static void assert_same_lines(const struct model_manifest *a, const struct model_manifest *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        ck_assert_int_eq(a->docs[i].index, b->docs[i].index);
+        ck_assert_msg(json_equal(a->docs[i].obj, b->docs[i].obj), "document %zu differs", i);
+        ck_assert_msg(json_equal(a->docs[i].pos, b->docs[i].pos), "document %zu's line differs", i);
+    }
+}
+
+/* A big NDJSON body reads as its whole read: the documents, their numbers and their lines
+ * (what validation's messages name). */
+START_TEST(test_ndjson_split_same_documents)
+{
+    struct text t = ndjson(5000, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{}}");
+    ck_assert_uint_gt(t.len, 256 << 10);
+    struct model_manifest parsed, whole = {0};
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_manifest_parse(t.s, t.len, MODEL_FMT_NDJSON, &parsed, &err), 0);
+    ck_assert_int_eq(model__ndjson_read(t.s, t.len, 1, &whole, &err), 0);
+    ck_assert_uint_gt(whole.n, 5000);
+    assert_same_lines(&parsed, &whole);
+    json_t *line = json_object_get(parsed.docs[parsed.n - 1].pos, "");
+    ck_assert_int_eq(json_integer_value(json_array_get(line, 0)), 5001);
+    /* the last document has no name: refused on its line */
+    json_t *errors = json_array();
+    ck_assert_int_gt(model_validate_all(&parsed, t.s, t.len, MODEL_FIELDS_STRICT, errors, NULL), 0);
+    const char *msg = json_string_value(
+        json_object_get(json_array_get(errors, json_array_size(errors) - 1), "message"));
+    ck_assert_msg(strstr(msg, "line 5001"), "%s", msg);
+    json_decref(errors);
+    model_manifest_free(&parsed);
+    model_manifest_free(&whole);
+    free(t.s);
+}
+END_TEST
+
+/* A bad line is named as the whole read names it: the first one, on its line, wherever the
+ * cut falls. */
+START_TEST(test_ndjson_split_errors_read_whole)
+{
+    struct text one = ndjson(5000, "{\"kind\": [}\n");
+    struct text two = ndjson(5000, "[1]\n");
+    memcpy(strstr(two.s, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n3\""),
+           "{\"apiVersion\"  \"v1\"", 19); /* line 4 broken too */
+    struct text *bodies[] = {&one, &two};
+    const char *want[] = {"line 5001: ", "line 4: "};
+    for (size_t k = 0; k < 2; k++) {
+        struct model_manifest m;
+        struct err e_parsed = ERR_INIT, e_whole = ERR_INIT;
+        struct model_manifest whole = {0};
+        ck_assert_int_eq(
+            model_manifest_parse(bodies[k]->s, bodies[k]->len, MODEL_FMT_NDJSON, &m, &e_parsed),
+            ERR_INVALID);
+        ck_assert_int_eq(model__ndjson_read(bodies[k]->s, bodies[k]->len, 1, &whole, &e_whole),
+                         ERR_INVALID);
+        model_manifest_free(&whole);
+        ck_assert_str_eq(e_parsed.msg, e_whole.msg);
+        ck_assert_msg(strncmp(e_parsed.msg, want[k], strlen(want[k])) == 0, "%s", e_parsed.msg);
+        free(bodies[k]->s);
+    }
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("yaml_split");
+    Suite *s = suite_create("manifest_split");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_yaml_split_same_documents);
@@ -265,6 +353,8 @@ int main(void)
     tcase_add_test(tc, test_yaml_split_validation_names_the_document);
     tcase_add_test(tc, test_yaml_split_alias_budget);
     tcase_add_test(tc, test_yaml_split_not_split);
+    tcase_add_test(tc, test_ndjson_split_same_documents);
+    tcase_add_test(tc, test_ndjson_split_errors_read_whole);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
