@@ -11,7 +11,7 @@
 #include "err.h"
 #include "model.h"
 
-#define READER_DEPTH 256 /* model/manifest.c MAX_DEPTH */
+#define READER_DEPTH 256 /* model/manifest_yaml.c MAX_DEPTH */
 
 static int depth(json_t *v)
 {

@@ -26,8 +26,8 @@ json_t *model__scalar_resolve(const char *s, size_t len);
  * '.', 'e' or being inf/nan, so it re-parses as a real. */
 void model__real_format(double v, char *buf, size_t n);
 
-/* Parses the YAML stream in buf into docs (appended to out); see model_manifest_parse.
- * Returns 0 or ERR_INVALID with "document N: ... at line L col C". */
+/* manifest_yaml.c: parses the YAML stream in buf into docs (appended to out); see
+ * model_manifest_parse. Returns 0 or ERR_INVALID with "document N: ... at line L col C". */
 int model__yaml_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
                       struct err *err);
 /* The bytes alias expansion may add to a stream of len bytes (docs/security.md "YAML
@@ -77,10 +77,22 @@ int model__ndjson_read(const char *buf, size_t len, int first_line, struct model
 
 /* manifest_docs.c: appends d to out's documents as it is (its index too). */
 void model__manifest_push(struct model_manifest *out, struct model_doc d);
-/* manifest_docs.c: a's documents, then b's numbered on after them, into out (empty): the
- * documents of a stream read in two parts. a and b are left empty. */
-void model__manifest_join(struct model_manifest *out, struct model_manifest *a,
-                          struct model_manifest *b);
+/* A part of a stream read as a stream of its own: its bytes, and what its reader needs of
+ * the whole (the alias budget it may spend, the number of its first line). */
+struct model__part {
+    const char *buf;
+    size_t len;
+    size_t budget;
+    int first_line;
+};
+typedef int (*model__part_reader)(const struct model__part *p, struct model_manifest *out,
+                                  struct err *err);
+/* manifest_docs.c: the two parts of a stream read by read on two threads: 0 with the first
+ * part's documents, then the second's numbered on, appended to out (empty); -1 with out
+ * untouched when a part does not read (the caller then reads the whole stream, which
+ * words the error). */
+int model__read_parts(model__part_reader read, const struct model__part part[2],
+                      struct model_manifest *out);
 /* manifest_docs.c: appends a decoded top-level value to out: objects as one document, arrays and
  * kind: List as their items (positions re-keyed). Takes ownership of obj and pos. */
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos);

@@ -3,7 +3,7 @@
  * as documents (a top-level array and a kind: List flattened into their items, their
  * positions re-keyed), positions recorded, and the list freed.
  *
- * The bottom of the manifest readers: the YAML reader (manifest.c) and the JSON readers
+ * The bottom of the manifest readers: the YAML reader (manifest_yaml.c) and the JSON readers
  * (manifest_json.c) both fill the list through here, and it calls neither.
  */
 #include "internal.h"
@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "err.h"
+#include "thread.h"
 
 void model__pos_set(json_t *pos, const char *path, int line, int col)
 {
@@ -67,8 +68,8 @@ void model__manifest_push(struct model_manifest *out, struct model_doc d)
     out->docs[out->n++] = d;
 }
 
-void model__manifest_join(struct model_manifest *out, struct model_manifest *a,
-                          struct model_manifest *b)
+/* a's documents, then b's numbered on after them, into out; a and b are left empty. */
+static void join(struct model_manifest *out, struct model_manifest *a, struct model_manifest *b)
 {
     *out = *a;
     for (size_t i = 0; i < b->n; i++) {
@@ -78,6 +79,35 @@ void model__manifest_join(struct model_manifest *out, struct model_manifest *a,
     }
     free(b->docs);
     *a = *b = (struct model_manifest){0};
+}
+
+struct parts {
+    model__part_reader read;
+    const struct model__part *part;
+    struct model_manifest m[2];
+    int rc[2];
+};
+
+static void read_part(void *ctx, int half, size_t from, size_t to)
+{
+    struct parts *p = ctx;
+    struct err err = ERR_INIT; /* a part's error is not the stream's: the whole read words it */
+    (void)from, (void)to;
+    p->rc[half] = p->read(&p->part[half], &p->m[half], &err);
+}
+
+int model__read_parts(model__part_reader read, const struct model__part part[2],
+                      struct model_manifest *out)
+{
+    struct parts p = {.read = read, .part = part};
+    thread_halves(2, 2, read_part, &p);
+    if (p.rc[0] < 0 || p.rc[1] < 0) {
+        model_manifest_free(&p.m[0]);
+        model_manifest_free(&p.m[1]);
+        return -1;
+    }
+    join(out, &p.m[0], &p.m[1]);
+    return 0;
 }
 
 void model__manifest_add(struct model_manifest *out, json_t *obj, json_t *pos)

@@ -1,6 +1,6 @@
 /*
  * manifest_json.c - JSON and NDJSON manifest bytes to jansson documents (manifest.c
- * dispatches here; YAML stays there).
+ * dispatches here; YAML is manifest_yaml.c's).
  */
 #include "model_manifest.h"
 #include "internal.h"
@@ -11,7 +11,6 @@
 
 #include "alloc.h"
 #include "err.h"
-#include "thread.h"
 
 /* A JSON manifest this long or longer that is an array or a List is read on two threads
  * (model__json_read_split): below it a thread costs more than it saves. */
@@ -257,20 +256,9 @@ int model__ndjson_read(const char *buf, size_t len, int first_line, struct model
  * past its middle: below it a thread costs more than it saves. */
 #define NDJSON_SPLIT_BYTES ((size_t)256 << 10)
 
-struct ndpart {
-    const char *buf;
-    size_t len;
-    int first_line;
-    struct model_manifest m;
-    struct err err;
-    int rc;
-};
-
-static void ndjson_part(void *ctx, int half, size_t from, size_t to)
+static int ndjson_part(const struct model__part *p, struct model_manifest *out, struct err *err)
 {
-    struct ndpart *p = (struct ndpart *)ctx + half;
-    (void)from, (void)to;
-    p->rc = model__ndjson_read(p->buf, p->len, p->first_line, &p->m, &p->err);
+    return model__ndjson_read(p->buf, p->len, p->first_line, out, err);
 }
 
 /* A big body's lines in two parts (each line is a document of its own, so the parts read as
@@ -285,17 +273,10 @@ static int ndjson_read_split(const char *buf, size_t len, struct model_manifest 
     int lines = 1;
     for (const char *q = buf; (q = memchr(q, '\n', (size_t)(nl - q))); q++)
         lines++;
-    struct ndpart p[2] = {{.buf = buf, .len = (size_t)(nl - buf), .first_line = 1},
-                          {.buf = nl + 1, .len = (size_t)(end - nl - 1), .first_line = lines + 1}};
-    p[0].err = p[1].err = (struct err)ERR_INIT;
-    thread_halves(2, 2, ndjson_part, p);
-    if (p[0].rc < 0 || p[1].rc < 0) {
-        model_manifest_free(&p[0].m);
-        model_manifest_free(&p[1].m);
-        return -1;
-    }
-    model__manifest_join(out, &p[0].m, &p[1].m);
-    return 0;
+    const struct model__part part[2] = {
+        {.buf = buf, .len = (size_t)(nl - buf), .first_line = 1},
+        {.buf = nl + 1, .len = (size_t)(end - nl - 1), .first_line = lines + 1}};
+    return model__read_parts(ndjson_part, part, out);
 }
 
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)

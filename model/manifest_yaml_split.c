@@ -16,10 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
 #include "internal.h"
 #include "model_manifest.h"
-#include "thread.h"
 
 /* The first '-' of a line "---" then white space or the end, at or after from; NULL when
  * there is none. */
@@ -33,19 +31,9 @@ static const char *marker_from(const char *from, const char *end)
     return NULL;
 }
 
-struct part {
-    const char *buf;
-    size_t len, budget;
-    struct model_manifest m;
-    struct err err;
-    int rc;
-};
-
-static void read_part(void *ctx, int half, size_t from, size_t to)
+static int read_part(const struct model__part *p, struct model_manifest *out, struct err *err)
 {
-    struct part *p = (struct part *)ctx + half;
-    (void)from, (void)to;
-    p->rc = model__yaml_read(p->buf, p->len, p->budget, 0, &p->m, &p->err);
+    return model__yaml_read(p->buf, p->len, p->budget, 0, out, err);
 }
 
 int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out)
@@ -58,14 +46,7 @@ int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *o
         return -1;
     size_t n0 = (size_t)(cut - buf), budget = model__yaml_budget(len);
     size_t b0 = budget / len * n0 + budget % len * n0 / len; /* the first part's share */
-    struct part p[2] = {{.buf = buf, .len = n0, .budget = b0, .err = ERR_INIT},
-                        {.buf = cut, .len = len - n0, .budget = budget - b0, .err = ERR_INIT}};
-    thread_halves(2, 2, read_part, p);
-    if (p[0].rc < 0 || p[1].rc < 0) {
-        model_manifest_free(&p[0].m);
-        model_manifest_free(&p[1].m);
-        return -1;
-    }
-    model__manifest_join(out, &p[0].m, &p[1].m);
-    return 0;
+    const struct model__part part[2] = {{.buf = buf, .len = n0, .budget = b0},
+                                        {.buf = cut, .len = len - n0, .budget = budget - b0}};
+    return model__read_parts(read_part, part, out);
 }

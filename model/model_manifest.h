@@ -12,7 +12,7 @@
  *     model_manifest_free(&m);
  *
  * The manifest owns its documents (and their positions); validation normalizes them in
- * place. yaml.h is included only by the decoder (manifest.c) and the emitter (yamlout.c).
+ * place. yaml.h is included only by the decoder (manifest_yaml.c) and the emitter (yamlout.c).
  */
 #ifndef MUSTER_MODEL_MANIFEST_H
 #define MUSTER_MODEL_MANIFEST_H
