@@ -13,8 +13,10 @@
 #include "err.h"
 
 /* A JSON manifest this long or longer that is an array or a List is read on two threads
- * (model__json_read_split): below it a thread costs more than it saves. */
-#define SPLIT_BYTES ((size_t)1 << 20)
+ * (model__json_read_split), and an NDJSON body in two parts: below it a thread costs more
+ * than it saves. With musterd's allocator (jemalloc), two threads read an array of 1,200
+ * pods (270 KB) in 2.4 ms instead of 2.8 and of 4,000 (900 KB) in 7.5 instead of 16. */
+#define SPLIT_BYTES ((size_t)256 << 10)
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -252,10 +254,6 @@ int model__ndjson_read(const char *buf, size_t len, int first_line, struct model
     return 0;
 }
 
-/* An NDJSON body this long or longer is read in two parts on two threads, cut after a line
- * past its middle: below it a thread costs more than it saves. */
-#define NDJSON_SPLIT_BYTES ((size_t)256 << 10)
-
 static int ndjson_part(const struct model__part *p, struct model_manifest *out, struct err *err)
 {
     return model__ndjson_read(p->buf, p->len, p->first_line, out, err);
@@ -281,7 +279,7 @@ static int ndjson_read_split(const char *buf, size_t len, struct model_manifest 
 
 int model__ndjson_parse(const char *buf, size_t len, struct model_manifest *out, struct err *err)
 {
-    if (len >= NDJSON_SPLIT_BYTES && ndjson_read_split(buf, len, out) == 0)
+    if (len >= SPLIT_BYTES && ndjson_read_split(buf, len, out) == 0)
         return 0;
     return model__ndjson_read(buf, len, 1, out, err);
 }
