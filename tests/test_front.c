@@ -252,6 +252,66 @@ START_TEST(test_front_pipelined_requests_answer_in_order)
 }
 END_TEST
 
+/* A JSON array of the nodes big-FROM .. big-(TO - 1), new; *len its length. */
+static char *nodes_body(int from, int to, size_t *len)
+{
+    size_t cap = (size_t)(to - from) * 80 + 8, n = 0;
+    char *b = malloc(cap);
+    b[n++] = '[';
+    for (int i = from; i < to; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s" NODE("big-%05d"), i > from ? "," : "", i);
+    b[n++] = ']';
+    *len = n;
+    return b;
+}
+
+/* Bodies of several hundred KiB, each sent with its head in one write, and the next
+ * request right after the last one's last byte: the front end reads such a body straight
+ * from the socket in big reads once its head is handled (body_direct), and the bytes that
+ * came with a body's tail are the next request's. A Content-Length body, then a chunked
+ * one, then a GET, on one connection, closed by the GET. */
+START_TEST(test_front_big_body_then_pipelined_request)
+{
+    size_t n1, n2, m = 0;
+    char *b1 = nodes_body(0, 5000, &n1), *b2 = nodes_body(5000, 10000, &n2);
+    char *msg = malloc(n1 + n2 + 4096);
+    const char *get =
+        "GET /api/v1/nodes/big-09999 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+
+    ck_assert_uint_gt(n1, (size_t)256 << 10); /* more than one of the front end's reads */
+    m += (size_t)sprintf(msg + m,
+                         "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                         "application/json\r\nContent-Length: %zu\r\n\r\n",
+                         n1);
+    memcpy(msg + m, b1, n1);
+    m += n1;
+    m += (size_t)sprintf(msg + m,
+                         "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                         "application/json\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n",
+                         n2);
+    memcpy(msg + m, b2, n2);
+    m += n2;
+    m += (size_t)sprintf(msg + m, "\r\n0\r\n\r\n%s", get);
+
+    int fd = connect_from(md.port, NULL), closed = 0;
+    send_all(fd, msg, m);
+    char *resp = read_until(fd, NULL, &closed);
+    char *a = strstr(resp, "HTTP/1.1 201"), *b = a ? strstr(a + 1, "HTTP/1.1 201") : NULL,
+         *c = b ? strstr(b + 1, "HTTP/1.1 200") : NULL;
+    ck_assert_msg(a && b && c, "%.600s", resp);
+    ck_assert_ptr_nonnull(strstr(a, "\"big-00000\""));
+    ck_assert_ptr_nonnull(strstr(b, "\"big-05000\""));
+    ck_assert_ptr_nonnull(strstr(c, "\"big-09999\""));
+    ck_assert(closed);
+    free(resp);
+    close(fd);
+    ck_assert_int_eq(get_status("/api/v1/nodes/big-04999"), 200);
+    free(msg);
+    free(b1);
+    free(b2);
+}
+END_TEST
+
 START_TEST(test_front_chunked_body_and_keep_alive)
 {
     const char *post = "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
@@ -574,6 +634,7 @@ static Suite *front_suite(void)
     tcase_add_test(tc, test_front_trickled_body_is_cut_at_its_total_limit);
     tcase_add_test(tc, test_front_pipelined_requests_answer_in_order);
     tcase_add_test(tc, test_front_chunked_body_and_keep_alive);
+    tcase_add_test(tc, test_front_big_body_then_pipelined_request);
     tcase_add_test(tc, test_front_trailers_are_not_forwarded);
     tcase_add_test(tc, test_front_bare_cr_and_nul_are_refused);
     tcase_add_test(tc, test_front_expect_100_continue);

@@ -198,6 +198,41 @@ static int refused_at_head(struct conn *c)
     return here(c, c->f->head_check);
 }
 
+/* Body bytes read straight from a plain connection's socket per read, and at most per
+ * callback (the connections after it in the loop get their turn). */
+#define DIRECT_READ ((size_t)256 << 10)
+#define DIRECT_TURN ((size_t)4 << 20)
+
+/* Once c's head is handled and its input buffer is empty, the rest of its body is read
+ * here, from the socket, in reads of DIRECT_READ: libevent 2.1 reads at most 4 KiB a
+ * callback (EVBUFFER_MAX_READ), so a 11 MiB manifest took 2,900 wake-ups of the loop.
+ * Bytes past the request (a pipelined one's) go back to the input buffer, ahead of
+ * anything libevent reads later; the end of the stream and errors are left for libevent's
+ * next read to find. TLS connections read through their bufferevent. Returns the bytes
+ * the request reader consumed. */
+static size_t body_direct(struct conn *c, struct evbuffer *in)
+{
+    static _Thread_local char *buf; /* the front end's one thread's, kept */
+    size_t took = 0;
+
+    if (c->info.tls || !c->head_seen || c->fr.done || c->fr.status || evbuffer_get_length(in) > 0)
+        return 0;
+    if (!buf)
+        buf = xmalloc(DIRECT_READ);
+    while (took < DIRECT_TURN && !c->fr.done && !c->fr.status) {
+        ssize_t n = recv(bufferevent_getfd(c->bev), buf, DIRECT_READ, MSG_DONTWAIT);
+        if (n <= 0)
+            break;
+        size_t used = api__fr_feed(&c->fr, buf, (size_t)n);
+        took += used;
+        if (used < (size_t)n)
+            evbuffer_prepend(in, buf + used, (size_t)n - used);
+        if ((size_t)n < DIRECT_READ)
+            break; /* the socket is empty: one read saved */
+    }
+    return took;
+}
+
 /* Feeds what the client sent to the request reader. */
 static void process(struct conn *c)
 {
@@ -241,6 +276,11 @@ static void process(struct conn *c)
                 put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
             evtimer_del(c->timer);
             arm(c, &c->f->body_tv);
+        }
+        used += body_direct(c, in);
+        if (c->fr.status) {
+            fail(c, c->fr.status, c->fr.msg);
+            return;
         }
         if (c->fr.done) {
             if (answer_here(c))
