@@ -397,6 +397,108 @@ START_TEST(test_manifest_big_json_list_in_order)
 }
 END_TEST
 
+/* A JSON array of n documents: nodes first (cheaper to validate), then pods; the pods whose
+ * number is 7 modulo 450 request "12x" cpus (invalid), those 3 modulo 700 have an unknown
+ * field, and those 11 modulo 1300 are nested 70 levels deep. New, its length in *len. */
+static char *mixed_docs(int n, int nodes, size_t *len)
+{
+    size_t cap = (size_t)n * 400 + 64, at = 0;
+    char *buf = malloc(cap);
+    buf[at++] = '[';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            buf[at++] = ',';
+        if (i < nodes) {
+            at += (size_t)snprintf(buf + at, cap - at,
+                                   "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                   "{\"name\":\"n%d\"}}",
+                                   i);
+            continue;
+        }
+        at += (size_t)snprintf(
+            buf + at, cap - at,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p%d\"},"
+            "\"spec\":{%s\"containers\":[{\"name\":\"c\",\"image\":\"i\",\"resources\":"
+            "{\"requests\":{\"cpu\":\"%s\"}}}]}",
+            i, i % 700 == 3 ? "\"bogus\":1," : "", i % 450 == 7 ? "12x" : "1");
+        if (i % 1300 == 11) {
+            at += (size_t)snprintf(buf + at, cap - at, ",\"x\":");
+            for (int d = 0; d < 70; d++)
+                buf[at++] = '[';
+            for (int d = 0; d < 70; d++)
+                buf[at++] = ']';
+        }
+        buf[at++] = '}';
+    }
+    buf[at++] = ']';
+    *len = at;
+    return buf;
+}
+
+/* The documents of the JSON array buf, each problem's document numbers in problems
+ * (new: "5,457,..."), as model_validate_all found them in mode. */
+static char *problem_docs(const char *buf, size_t len, enum model_fields mode, int warnings)
+{
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_manifest_parse(buf, len, MODEL_FMT_JSON, &m, &err), 0);
+    json_t *errors = json_array(), *warned = json_array();
+    model_validate_all(&m, buf, len, mode, errors, warned);
+    json_t *list = warnings ? warned : errors, *e;
+    size_t i, at = 0, cap = 16 * json_array_size(list) + 1;
+    char *out = calloc(1, cap);
+    json_array_foreach(list, i, e)
+    {
+        at += (size_t)snprintf(out + at, cap - at, "%s%lld", i ? "," : "",
+                               (long long)json_integer_value(json_object_get(e, "document")));
+    }
+    json_decref(errors);
+    json_decref(warned);
+    model_manifest_free(&m);
+    return out;
+}
+
+/* A big manifest is validated, and walked for depth, in halves on two threads
+ * (model/manifest.c): the problems come in document order, as one pass in order gives them,
+ * and the document named too deep is the first, though each half has one. */
+START_TEST(test_manifest_big_problems_in_order)
+{
+    enum { N = 6000, NODES = 1500 };
+    size_t len;
+    char *buf = mixed_docs(N, NODES, &len), want[4096] = "", *got;
+    size_t at = 0;
+    /* strict: the bad quantities and the unknown fields (the deep ones' "x" too), in
+     * document order (1-based) */
+    for (int i = NODES; i < N; i++)
+        if (i % 450 == 7 || i % 700 == 3 || i % 1300 == 11)
+            at += (size_t)snprintf(want + at, sizeof(want) - at, "%s%d", at ? "," : "", i + 1);
+    got = problem_docs(buf, len, MODEL_FIELDS_STRICT, 0);
+    ck_assert_str_eq(got, want);
+    free(got);
+    /* warn: the unknown fields are warnings, in order */
+    at = 0;
+    want[0] = '\0';
+    for (int i = NODES; i < N; i++)
+        if (i % 700 == 3 || i % 1300 == 11)
+            at += (size_t)snprintf(want + at, sizeof(want) - at, "%s%d", at ? "," : "", i + 1);
+    got = problem_docs(buf, len, MODEL_FIELDS_WARN, 1);
+    ck_assert_str_eq(got, want);
+    free(got);
+    /* depth: the first pod numbered 11 modulo 1300 past the nodes */
+    struct model_manifest m;
+    struct err err = ERR_INIT;
+    ck_assert_int_eq(model_manifest_parse(buf, len, MODEL_FMT_JSON, &m, &err), 0);
+    size_t deep = SIZE_MAX;
+    char *path = NULL;
+    ck_assert_int_eq(model_manifest_too_deep(&m, &deep, &path), 1);
+    ck_assert_uint_eq(deep, 2611);
+    ck_assert_msg(!strncmp(path, "x[0][0][0]", 10), "%s", path);
+    free(path);
+    model_manifest_free(&m);
+    free(buf);
+}
+END_TEST
+
 /* Found by fuzz/fuzz_yaml_dump: a key named "<<" was dumped plain and read back as a
  * merge key (merged away, or refused when its value was not a mapping). */
 START_TEST(test_manifest_dump_quotes_merge_key)
@@ -431,6 +533,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_timestamps);
     tcase_add_test(tc, test_manifest_big_list_errors_placed);
     tcase_add_test(tc, test_manifest_big_json_list_in_order);
+    tcase_add_test(tc, test_manifest_big_problems_in_order);
     tcase_add_test(tc, test_manifest_dump_quotes_merge_key);
     suite_add_tcase(s, tc);
     return check_run(s);
