@@ -265,6 +265,20 @@ static char *nodes_body(int from, int to, size_t *len)
     return b;
 }
 
+/* A POST of body (n bytes) to /api/v1/manifests written at msg + *m: with its length, or
+ * chunked in one chunk. */
+static void add_post(char *msg, size_t *m, const char *body, size_t n, int chunked)
+{
+    *m += (size_t)sprintf(msg + *m, "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    "Content-Type: application/json\r\n");
+    *m += (size_t)(chunked ? sprintf(msg + *m, "Transfer-Encoding: chunked\r\n\r\n%zx\r\n", n)
+                           : sprintf(msg + *m, "Content-Length: %zu\r\n\r\n", n));
+    memcpy(msg + *m, body, n);
+    *m += n;
+    if (chunked)
+        *m += (size_t)sprintf(msg + *m, "\r\n0\r\n\r\n");
+}
+
 /* Bodies of several hundred KiB, each sent with its head in one write, and the next
  * request right after the last one's last byte: the front end reads such a body straight
  * from the socket in big reads once its head is handled (body_direct), and the bytes that
@@ -279,19 +293,9 @@ START_TEST(test_front_big_body_then_pipelined_request)
         "GET /api/v1/nodes/big-09999 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
 
     ck_assert_uint_gt(n1, (size_t)256 << 10); /* more than one of the front end's reads */
-    m += (size_t)sprintf(msg + m,
-                         "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                         "application/json\r\nContent-Length: %zu\r\n\r\n",
-                         n1);
-    memcpy(msg + m, b1, n1);
-    m += n1;
-    m += (size_t)sprintf(msg + m,
-                         "POST /api/v1/manifests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                         "application/json\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n",
-                         n2);
-    memcpy(msg + m, b2, n2);
-    m += n2;
-    m += (size_t)sprintf(msg + m, "\r\n0\r\n\r\n%s", get);
+    add_post(msg, &m, b1, n1, 0);
+    add_post(msg, &m, b2, n2, 1);
+    m += (size_t)sprintf(msg + m, "%s", get);
 
     int fd = connect_from(md.port, NULL), closed = 0;
     send_all(fd, msg, m);
