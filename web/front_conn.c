@@ -205,20 +205,20 @@ static int refused_at_head(struct conn *c)
 
 /* Once c's head is handled and its input buffer is empty, the rest of its body is read
  * here, from the socket, in reads of DIRECT_READ: libevent 2.1 reads at most 4 KiB a
- * callback (EVBUFFER_MAX_READ), so a 11 MiB manifest took 2,900 wake-ups of the loop.
+ * callback (EVBUFFER_MAX_READ), so an 11 MiB manifest took 2,900 wake-ups of the loop.
  * Bytes past the request (a pipelined one's) go back to the input buffer, ahead of
  * anything libevent reads later; the end of the stream and errors are left for libevent's
  * next read to find. TLS connections read through their bufferevent. Returns the bytes
  * the request reader consumed. */
 static size_t body_direct(struct conn *c, struct evbuffer *in)
 {
-    static _Thread_local char *buf; /* the front end's one thread's, kept */
     size_t took = 0;
 
     if (c->info.tls || !c->head_seen || c->fr.done || c->fr.status || evbuffer_get_length(in) > 0)
         return 0;
-    if (!buf)
-        buf = xmalloc(DIRECT_READ);
+    if (!c->f->direct)
+        c->f->direct = xmalloc(DIRECT_READ);
+    char *buf = c->f->direct;
     while (took < DIRECT_TURN && !c->fr.done && !c->fr.status) {
         ssize_t n = recv(bufferevent_getfd(c->bev), buf, DIRECT_READ, MSG_DONTWAIT);
         if (n <= 0)
@@ -615,5 +615,6 @@ void api__front_stop(struct api__front *f)
         conn_free(f->conns);
     front__pool_free(f);
     event_base_free(f->base);
+    free(f->direct);
     free(f);
 }

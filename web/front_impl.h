@@ -85,6 +85,7 @@ struct api__front {
     api__front_answer_fn head_check;
     void *answer_ctx;
     size_t body_mem, body_mem_max; /* request bodies held, for all connections (front_req.h) */
+    char *direct;                  /* front_conn.c's body_direct reads into it, once made */
     front__answered_fn answered;   /* front_conn.c's, called by front_relay.c */
 };
 
