@@ -14,13 +14,13 @@
 #include "api_impl.h"
 #include "err.h"
 #include "model.h"
+#include "store.h"
 
 /* ---- list.c: a list answer encoded item by item, sent chunked when big ---- */
 struct api_list {
     struct req *r;
-    char *buf;
-    size_t len, cap;
-    size_t n; /* items written */
+    struct store_jw w; /* the answer so far */
+    size_t n;          /* items written */
 };
 /* Calling sequence: begin, any number of items (inside a read transaction if need be:
  * nothing is sent before end), then end (after the transaction) or fail. */
