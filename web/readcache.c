@@ -168,7 +168,7 @@ static struct api_text *text_new(json_t *body, uint64_t txn)
     }
     snprintf(rv, sizeof(rv), "%llu", (unsigned long long)txn);
     json_object_set_new(meta, "resourceVersion", json_string(rv));
-    char *text = json_dumps(body, JSON_COMPACT);
+    char *text = store_json_text(body, 0); /* json_dumps's bytes, without its printf */
     json_decref(body);
     if (!text)
         return NULL;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Times big list reads: a fresh musterd is given one JSON List of NODES nodes and PODS pods
+# (bench/apply.sh --one-list's objects), schedules them, and then every path below is read
+# ROUNDS times with curl (identity encoding); prints each path's median and range of curl's
+# time_total and the answer's size.
+# Usage: bench/list.sh [BUILD_DIR] [ROUNDS] [NODES] [PODS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+rounds=${2:-5}
+nodes=${3:-5000}
+pods=${4:-50000}
+paths=(/api/v1/pods /api/v1/nodes "/api/v1/pods?limit=500")
+tmp=$(mktemp -d /tmp/muster-bench-list-XXXXXX)
+trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+python3 - "$tmp/body.json" "$nodes" "$pods" <<'PY'
+import json, sys
+out, nodes, pods = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+docs = [{"apiVersion": "v1", "kind": "Node",
+         "metadata": {"name": f"node-{i:05d}",
+                      "labels": {"network.topology.nvidia.com/block": f"block-{i // 32}"}},
+         "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"}}}
+        for i in range(nodes)]
+docs += [{"apiVersion": "v1", "kind": "Pod",
+          "metadata": {"name": f"pod-{i:06d}", "namespace": "bench", "labels": {"app": "bench"}},
+          "spec": {"containers": [{"name": "main", "image": "bench", "resources": {
+              "requests": {"cpu": "100m", "memory": "500Mi"}}}]}} for i in range(pods)]
+with open(out, "w") as f:
+    json.dump({"apiVersion": "v1", "kind": "List", "items": docs}, f, separators=(",", ":"))
+PY
+
+printf 'cycle_interval: 1\n' >"$tmp/config.yml"
+"$build/bin/musterd" --config "$tmp/config.yml" --data-dir "$tmp/data" \
+  --listen 127.0.0.1:0 --port-file "$tmp/port" >"$tmp/log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+url="http://127.0.0.1:$(cat "$tmp/port")"
+curl -sS --fail-with-body -o /dev/null -H 'Content-Type: application/json' \
+  --data-binary @"$tmp/body.json" "$url/api/v1/manifests"
+# every pod's job placed (the list shows them bound), then nothing else runs
+placed() { curl -sS "$url/metrics" |
+  awk '$1 == "muster_jobs{state=\"Scheduled\"}" || $1 == "muster_jobs{state=\"Running\"}" { n += $2 } END { print n + 0 }'; }
+for _ in $(seq 1200); do
+  [ "$(placed)" = "$pods" ] && break
+  sleep 0.1
+done
+[ "$(placed)" = "$pods" ] || { echo "not every pod was placed within 120 s" >&2; exit 1; }
+for p in "${paths[@]}"; do
+  for _ in $(seq "$rounds"); do
+    curl -sS --fail-with-body -o /dev/null -w '%{time_total} %{size_download}\n' "$url$p"
+  done | sort -n | awk -v p="$p" '{ t[NR] = $1; s = $2 }
+    END { printf "%-28s median %.3f s (%.3f-%.3f), %d rounds, %.1f MB\n", p, t[int((NR + 1) / 2)],
+          t[1], t[NR], NR, s / 1e6 }'
+done
