@@ -175,6 +175,73 @@ START_TEST(test_api_page_pages_cover_every_item_once)
 }
 END_TEST
 
+/* path's items, whole (new array): every page of limit items joined, or (limit 0) the
+ * unpaged list. */
+static json_t *items_of(const char *path, int limit)
+{
+    json_t *all = json_array();
+    char *tok = NULL;
+    do {
+        char url[1024];
+        if (limit)
+            snprintf(url, sizeof(url), "%s%slimit=%d%s%s", path, strchr(path, '?') ? "&" : "?",
+                     limit, tok ? "&continue=" : "", tok ? tok : "");
+        else
+            snprintf(url, sizeof(url), "%s", path);
+        json_t *page = call("GET", url, NULL, 200);
+        json_array_extend(all, json_object_get(page, "items"));
+        const char *next =
+            json_string_value(json_object_get(json_object_get(page, "metadata"), "continue"));
+        free(tok);
+        tok = next ? strdup(next) : NULL;
+        json_decref(page);
+    } while (tok);
+    return all;
+}
+
+/* A whole list is read on several threads (web/objects.c, store_each_par), a page on one:
+ * 5,000 pods over several of the parallel reader's chunks, most bound (their binding
+ * records applied), the rest pending, give the same items, whole and in the same order,
+ * either way, and so does a filter. */
+START_TEST(test_api_page_whole_list_of_many_equals_its_pages)
+{
+    char *all = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&all, &len);
+    for (int i = 0; i < 40; i++)
+        fprintf(f,
+                "---\napiVersion: v1\nkind: Node\nmetadata: {name: n%02d}\n"
+                "status: {allocatable: {cpu: '64', memory: 256Gi, pods: '110'}}\n",
+                i);
+    for (int i = 0; i < 5000; i++)
+        fprintf(f,
+                "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%04d, namespace: %s}\n"
+                "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n",
+                i, i % 2 ? "a" : "b");
+    fclose(f);
+    json_decref(call("POST", "/api/v1/manifests", all, 201));
+    free(all);
+    api_util_settle(&md, NULL);
+    const char *paths[] = {"/api/v1/pods", "/api/v1/pods?namespace=a"};
+    for (size_t p = 0; p < 2; p++) {
+        json_t *whole = items_of(paths[p], 0), *paged = items_of(paths[p], 1000);
+        ck_assert_uint_eq(json_array_size(whole), p ? 2500 : 5000);
+        size_t bound = 0, i;
+        json_t *it;
+        json_array_foreach(whole, i, it)
+        {
+            bound += json_object_get(json_object_get(it, "spec"), "nodeName") != NULL;
+        }
+        if (!p) /* 40 nodes of 110 pods: the rest pending */
+            ck_assert_uint_eq(bound, 4400);
+        ck_assert_msg(json_equal(whole, paged), "%s: the whole list differs from its pages",
+                      paths[p]);
+        json_decref(whole);
+        json_decref(paged);
+    }
+}
+END_TEST
+
 /* A 400 whose message names what; nothing else is answered. */
 static void bad(const char *path, const char *what)
 {
@@ -332,6 +399,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, start, stop);
     tcase_add_test(tc, test_api_page_pages_cover_every_item_once);
+    tcase_add_test(tc, test_api_page_whole_list_of_many_equals_its_pages);
     tcase_add_test(tc, test_api_page_bad_limit_and_continue_are_400);
     tcase_add_test(tc, test_api_page_items_changing_between_pages);
     tcase_add_test(tc, test_api_page_reads_follow_changes);

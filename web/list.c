@@ -50,6 +50,13 @@ int api__list_item(struct api_list *l, json_t *item)
     return 0;
 }
 
+void api__list_text(struct api_list *l, const char *text, size_t len)
+{
+    if (l->n++)
+        store_jw_lit(&l->w, ",");
+    store_jw_raw(&l->w, text, len);
+}
+
 void api__list_end(struct api_list *l, json_t *metadata)
 {
     store_jw_lit(&l->w, "]");

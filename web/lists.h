@@ -27,6 +27,8 @@ struct api_list {
 void api__list_begin(struct api_list *l, struct req *r, const char *api_version, const char *kind);
 /* Encodes item (borrowed) into the list. Returns 0. */
 int api__list_item(struct api_list *l, json_t *item);
+/* Adds an item already encoded (text, len bytes: jansson's compact text of it). */
+void api__list_text(struct api_list *l, const char *text, size_t len);
 /* Closes the list, with "metadata" (stolen, may be NULL), and sends it: with a
  * Content-Length up to 64 KiB, chunked above. */
 void api__list_end(struct api_list *l, json_t *metadata);

@@ -48,6 +48,34 @@ static int collect(void *ctx, const char *key, json_t *obj)
     return 0;
 }
 
+/* A whole list (no limit, no continue) is read by store_each_par: parsing each stored
+ * object, applying a pod's binding, the filter and the encoding run on every core, and the
+ * texts join the list in key order on this thread. A list of 50,000 pods took 0.50-0.55 s on
+ * one thread, most of it those parts (bench/list.sh). A page stays on store_each_after,
+ * which seeks to where it starts and stops where it is full. */
+static void *item_text(void *ctx, const char *key, json_t *obj)
+{
+    struct list_ctx *l = ctx;
+    struct store_jw *w = xcalloc(1, sizeof(*w)); /* empty: the filter dropped obj */
+    (void)key;
+    if (!l->keep || l->keep(obj, l->ctx))
+        store_jw_value(w, obj, 0);
+    return w;
+}
+
+static int item_add(void *ctx, const char *key, void *res)
+{
+    struct list_ctx *l = ctx;
+    struct store_jw *w = res;
+    if (key && w->len && api__page_take(&l->page, key)) /* no limit: every item is taken */
+        api__list_text(&l->out, w->buf, w->len);
+    store_jw_release(w);
+    free(w);
+    return 0;
+}
+
+static const struct store_par_fns item_fns = {.decode = item_text, .consume = item_add};
+
 void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
                       void *ctx)
 {
@@ -63,7 +91,9 @@ void api__object_list(struct req *r, enum model_kind kind, const char *prefix, a
     free(list_kind);
     /* encoded as read, sent after the transaction ends (list.c) */
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
-    if (rc == 0)
+    if (rc == 0 && !l.page.limit && !l.page.after)
+        rc = store_each_par(txn, kind, prefix, 0, &item_fns, &l, &err);
+    else if (rc == 0)
         rc = store_each_after(txn, kind, prefix, l.page.after, collect, &l, &err);
     store_txn_abort(&txn);
     if (rc < 0)
