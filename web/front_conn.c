@@ -198,13 +198,19 @@ static int refused_at_head(struct conn *c)
     return here(c, c->f->head_check);
 }
 
-/* Body bytes read straight from a plain connection's socket per read, and at most per
- * callback (the connections after it in the loop get their turn). */
-#define DIRECT_READ ((size_t)256 << 10)
+/* At most this much body is read straight from one connection's socket per callback (the
+ * connections after it in the loop get their turn). */
 #define DIRECT_TURN ((size_t)4 << 20)
 
+char *front__direct(struct api__front *f)
+{
+    if (!f->direct)
+        f->direct = xmalloc(FRONT_DIRECT_READ);
+    return f->direct;
+}
+
 /* Once c's head is handled and its input buffer is empty, the rest of its body is read
- * here, from the socket, in reads of DIRECT_READ: libevent 2.1 reads at most 4 KiB a
+ * here, from the socket, in reads of FRONT_DIRECT_READ: libevent 2.1 reads at most 4 KiB a
  * callback (EVBUFFER_MAX_READ), so an 11 MiB manifest took 2,900 wake-ups of the loop.
  * Bytes past the request (a pipelined one's) go back to the input buffer, ahead of
  * anything libevent reads later; the end of the stream and errors are left for libevent's
@@ -216,18 +222,16 @@ static size_t body_direct(struct conn *c, struct evbuffer *in)
 
     if (c->info.tls || !c->head_seen || c->fr.done || c->fr.status || evbuffer_get_length(in) > 0)
         return 0;
-    if (!c->f->direct)
-        c->f->direct = xmalloc(DIRECT_READ);
-    char *buf = c->f->direct;
+    char *buf = front__direct(c->f);
     while (took < DIRECT_TURN && !c->fr.done && !c->fr.status) {
-        ssize_t n = recv(bufferevent_getfd(c->bev), buf, DIRECT_READ, MSG_DONTWAIT);
+        ssize_t n = recv(bufferevent_getfd(c->bev), buf, FRONT_DIRECT_READ, MSG_DONTWAIT);
         if (n <= 0)
             break;
         size_t used = api__fr_feed(&c->fr, buf, (size_t)n);
         took += used;
         if (used < (size_t)n)
             evbuffer_prepend(in, buf + used, (size_t)n - used);
-        if ((size_t)n < DIRECT_READ)
+        if ((size_t)n < FRONT_DIRECT_READ)
             break; /* the socket is empty: one read saved */
     }
     return took;
@@ -446,6 +450,8 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd, struct soc
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
     bufferevent_setwatermark(c->bev, EV_READ, 0, 64 * 1024);
     bufferevent_setwatermark(c->bev, EV_WRITE, FRONT_RELAY_CAP / 2, 0);
+    /* an answer goes out in writes of what is waiting, not libevent's 16 KiB a turn */
+    bufferevent_set_max_single_write(c->bev, FRONT_RELAY_CAP);
     bufferevent_set_timeouts(c->bev, NULL, &f->write_tv);
     bufferevent_enable(c->bev, EV_READ | EV_WRITE);
     arm(c, &f->head_tv);

@@ -85,9 +85,16 @@ struct api__front {
     api__front_answer_fn head_check;
     void *answer_ctx;
     size_t body_mem, body_mem_max; /* request bodies held, for all connections (front_req.h) */
-    char *direct;                  /* front_conn.c's body_direct reads into it, once made */
+    char *direct;                  /* front__direct's */
     front__answered_fn answered;   /* front_conn.c's, called by front_relay.c */
 };
+
+/* Bytes read straight from a socket at a time, past libevent's 4 KiB a turn
+ * (EVBUFFER_MAX_READ in libevent 2.1): a request's body (front_conn.c) and civetweb's
+ * answers (front_relay.c). */
+#define FRONT_DIRECT_READ ((size_t)256 << 10)
+/* f's buffer of FRONT_DIRECT_READ bytes for those reads (made at the first; freed with f). */
+char *front__direct(struct api__front *f);
 
 /* ---- front_relay.c ---- */
 /* Sends text (taken) to civetweb for c, over a pooled connection or a new one; the answer
