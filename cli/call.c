@@ -53,7 +53,7 @@ int cli__call(struct cli *cli, const char *method, const char *path, const char 
     }
     if (out && resp.len > 0) {
         json_error_t je;
-        *out = json_loadb(resp.body, resp.len, 0, &je);
+        *out = model_json_load(resp.body, resp.len, &je); /* json_loadb's value, faster */
         if (!*out)
             rc = err_set(err, ERR_INVALID, "musterd sent invalid JSON for '%s': %s", path, je.text);
     }
