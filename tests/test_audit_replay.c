@@ -130,6 +130,41 @@ START_TEST(test_replay_finds_an_altered_decision)
 }
 END_TEST
 
+/* Inputs are replayed in runs, one transaction per run of "applied" records (audit_replay.c).
+ * A run that cannot be applied is applied again record by record, so the refusal names the
+ * record that cannot be, as applying them one by one did: here an object written into the
+ * store by hand, with its "applied" record, behind two pods applied as usual. */
+START_TEST(test_replay_names_the_input_it_cannot_apply)
+{
+    struct sched_util u;
+    story(&u);
+    json_decref(
+        sched_util_apply(&u, "[" POD("good-1", "1", "1") "," POD("good-2", "1", "1") "]", 15000));
+    json_t *bad = json_loads(POD("bad", "12x", "1"), 0, NULL); /* no such quantity */
+    ck_assert_ptr_nonnull(bad);
+    MDB_txn *txn = NULL;
+    struct err err = ERR_INIT;
+    uint64_t seq = 0;
+    ck_assert_int_eq(store_txn_begin(u.st, STORE_WRITE, &txn, &err), 0);
+    ck_assert_int_eq(store_put(txn, MODEL_POD, bad, NULL, &err), 0);
+    json_t *rec =
+        json_pack("{s:s,s:i,s:i,s:s,s:{s:s,s:s}}", "action", "created", "cycle", 99, "document", 1,
+                  "kind", "applied", "object", "kind", "Pod", "name", "default/bad");
+    ck_assert_int_eq(store_audit_append(txn, rec, &seq, &err), 0);
+    ck_assert_int_eq(store_txn_commit(&txn, &err), 0);
+    json_decref(rec);
+    json_decref(bad);
+    json_decref(sched_util_cycle(&u, 16000)); /* the run ends at this cycle's record */
+
+    json_t *out = NULL;
+    ck_assert_int_lt(sched_replay(u.s, 1, 0, 1, &out, &err), 0);
+    char want[64];
+    snprintf(want, sizeof(want), "replaying record %llu: ", (unsigned long long)seq);
+    ck_assert_msg(!strncmp(err.msg, want, strlen(want)) && strstr(err.msg, "12x"), "%s", err.msg);
+    sched_util_close(&u);
+}
+END_TEST
+
 START_TEST(test_replay_bad_ranges)
 {
     struct sched_util u;
@@ -295,8 +330,12 @@ END_TEST
 
 int main(void)
 {
-    const TTest *tests[] = {test_replay_agrees_with_the_log, test_replay_finds_an_altered_decision,
-                            test_replay_bad_ranges,          test_replay_from_mid_log_waits_as_live,
-                            test_replay_begins_at_a_restart, NULL};
+    const TTest *tests[] = {test_replay_agrees_with_the_log,
+                            test_replay_finds_an_altered_decision,
+                            test_replay_bad_ranges,
+                            test_replay_from_mid_log_waits_as_live,
+                            test_replay_begins_at_a_restart,
+                            test_replay_names_the_input_it_cannot_apply,
+                            NULL};
     return check_run(check_suite("audit_replay", NULL, NULL, tests));
 }
