@@ -202,13 +202,6 @@ static int refused_at_head(struct conn *c)
  * connections after it in the loop get their turn). */
 #define DIRECT_TURN ((size_t)4 << 20)
 
-char *front__direct(struct api__front *f)
-{
-    if (!f->direct)
-        f->direct = xmalloc(FRONT_DIRECT_READ);
-    return f->direct;
-}
-
 /* Once c's head is handled and its input buffer is empty, the rest of its body is read
  * here, from the socket, in reads of FRONT_DIRECT_READ: libevent 2.1 reads at most 4 KiB a
  * callback (EVBUFFER_MAX_READ), so an 11 MiB manifest took 2,900 wake-ups of the loop.

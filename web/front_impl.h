@@ -93,10 +93,9 @@ struct api__front {
  * (EVBUFFER_MAX_READ in libevent 2.1): a request's body (front_conn.c) and civetweb's
  * answers (front_relay.c). */
 #define FRONT_DIRECT_READ ((size_t)256 << 10)
+/* ---- front_relay.c ---- */
 /* f's buffer of FRONT_DIRECT_READ bytes for those reads (made at the first; freed with f). */
 char *front__direct(struct api__front *f);
-
-/* ---- front_relay.c ---- */
 /* Sends text (taken) to civetweb for c, over a pooled connection or a new one; the answer
  * is relayed to c as it comes, then c->f->answered is called. */
 void front__relay_start(struct conn *c, char *text, size_t len);

@@ -142,6 +142,13 @@ static void finish(struct backend *be)
     f->answered(c, 1, keep, (int)sent);
 }
 
+char *front__direct(struct api__front *f)
+{
+    if (!f->direct)
+        f->direct = xmalloc(FRONT_DIRECT_READ);
+    return f->direct;
+}
+
 /* Parses n bytes of civetweb's answer at data for its end. Returns the bytes that belong
  * to the answer, or -1 when it does not parse (be is freed, the client's side told). */
 static ssize_t relay_parse(struct backend *be, const char *data, size_t n)
