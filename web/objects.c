@@ -76,6 +76,10 @@ static int item_add(void *ctx, const char *key, void *res)
 
 static const struct store_par_fns item_fns = {.decode = item_text, .consume = item_add};
 
+/* Kinds with fewer objects are listed by store_each_after: store_each_par starts no thread
+ * below its first chunk (2,048 objects), and sets up more than a small list costs. */
+#define LIST_PAR_MIN 2048
+
 void api__object_list(struct req *r, enum model_kind kind, const char *prefix, api__keep_fn keep,
                       void *ctx)
 {
@@ -91,7 +95,10 @@ void api__object_list(struct req *r, enum model_kind kind, const char *prefix, a
     free(list_kind);
     /* encoded as read, sent after the transaction ends (list.c) */
     rc = store_txn_begin(r->api->st, STORE_READ, &txn, &err);
+    uint64_t count = 0;
     if (rc == 0 && !l.page.limit && !l.page.after)
+        rc = store_count(txn, kind, &count, &err);
+    if (rc == 0 && count >= LIST_PAR_MIN)
         rc = store_each_par(txn, kind, prefix, 0, &item_fns, &l, &err);
     else if (rc == 0)
         rc = store_each_after(txn, kind, prefix, l.page.after, collect, &l, &err);
