@@ -48,11 +48,12 @@ static int collect(void *ctx, const char *key, json_t *obj)
     return 0;
 }
 
-/* A whole list (no limit, no continue) is read by store_each_par: parsing each stored
- * object, applying a pod's binding, the filter and the encoding run on every core, and the
- * texts join the list in key order on this thread. A list of 50,000 pods took 0.50-0.55 s on
- * one thread, most of it those parts (bench/list.sh). A page stays on store_each_after,
- * which seeks to where it starts and stops where it is full. */
+/* A whole list (no limit, no continue) of a kind with LIST_PAR_MIN objects or more is read
+ * by store_each_par: parsing each stored object, applying a pod's binding, the filter and
+ * the encoding run on every core, and the texts join the list in key order on this thread.
+ * A list of 50,000 pods took 0.50-0.55 s on one thread, most of it those parts
+ * (bench/list.sh). A page stays on store_each_after, which seeks to where it starts and
+ * stops where it is full. */
 static void *item_text(void *ctx, const char *key, json_t *obj)
 {
     struct list_ctx *l = ctx;
