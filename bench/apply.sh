@@ -19,6 +19,7 @@
 # body, parse, validate, lock, write, commit, view, reply) and what curl's times hold beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common/placed.sh
 format=yaml
 sync=full
 perf=
@@ -112,15 +113,10 @@ if [ -n "$one_list" ]; then
   # the cycles that place what was applied: until every pod's job is placed (Scheduled or
   # Running; at most 120 s)
   metric() { curl -sS "$url/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
-  placed() { curl -sS "$url/metrics" |
-    awk '$1 == "muster_jobs{state=\"Scheduled\"}" || $1 == "muster_jobs{state=\"Running\"}" { n += $2 } END { print n + 0 }'; }
-  for _ in $(seq 1200); do
-    [ "$(placed)" = "$pods" ] && break
-    sleep 0.1
-  done
+  wait_placed "$url" "$pods" || true
   cycles=$(metric muster_cycle_duration_seconds_sum)
   ncycles=$(metric muster_cycle_duration_seconds_count)
-  running=$(placed)
+  running=$(placed "$url")
   apply=$(cat "$tmp/times")
 fi
 # the applies' parts as musterd timed them (muster_apply_seconds_total, summed), and what

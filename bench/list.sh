@@ -6,6 +6,7 @@
 # Usage: bench/list.sh [BUILD_DIR] [ROUNDS] [NODES] [PODS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/common/placed.sh
 build=${1:-build}
 rounds=${2:-5}
 nodes=${3:-5000}
@@ -39,13 +40,7 @@ url="http://127.0.0.1:$(cat "$tmp/port")"
 curl -sS --fail-with-body -o /dev/null -H 'Content-Type: application/json' \
   --data-binary @"$tmp/body.json" "$url/api/v1/manifests"
 # every pod's job placed (the list shows them bound), then nothing else runs
-placed() { curl -sS "$url/metrics" |
-  awk '$1 == "muster_jobs{state=\"Scheduled\"}" || $1 == "muster_jobs{state=\"Running\"}" { n += $2 } END { print n + 0 }'; }
-for _ in $(seq 1200); do
-  [ "$(placed)" = "$pods" ] && break
-  sleep 0.1
-done
-[ "$(placed)" = "$pods" ] || { echo "not every pod was placed within 120 s" >&2; exit 1; }
+wait_placed "$url" "$pods" || { echo "not every pod was placed within 120 s" >&2; exit 1; }
 for p in "${paths[@]}"; do
   for _ in $(seq "$rounds"); do
     curl -sS --fail-with-body -o /dev/null -w '%{time_total} %{size_download}\n' "$url$p"
