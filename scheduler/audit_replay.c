@@ -371,14 +371,15 @@ static int walk_rec(void *ctx, uint64_t seq, const char *json, size_t len)
         return 0;
     const char *kind = json_string_value(json_object_get(rec, "kind"));
     uint64_t cyc = (uint64_t)json_integer_value(json_object_get(rec, "cycle"));
-    int rc = 0;
-    if (kind && !strcmp(kind, "cycle") && (rc = run_flush(w)) == 0)
+    int cycle = kind && !strcmp(kind, "cycle"), started = kind && !strcmp(kind, "started");
+    int rc = cycle || started ? run_flush(w) : 0; /* the inputs before it, first */
+    if (rc == 0 && cycle)
         rc = replay_cycle(w, rec);
-    else if (kind && !strcmp(kind, "started") && (rc = run_flush(w)) == 0)
-        rc = sched__rebuild(w->r, w->err); /* musterd restarted: a fresh view, as then */
-    else if (kind && cyc == w->last_cycle + 1 && decision_kind(kind))
+    else if (rc == 0 && started) /* musterd restarted: a fresh view, as then */
+        rc = sched__rebuild(w->r, w->err);
+    else if (rc == 0 && kind && cyc == w->last_cycle + 1 && decision_kind(kind))
         json_array_append(w->logged, rec); /* in the next cycle's transaction */
-    else if (kind && (!strcmp(kind, "applied") || !strcmp(kind, "deleted")))
+    else if (rc == 0 && kind && (!strcmp(kind, "applied") || !strcmp(kind, "deleted")))
         rc = replay_input(w, seq, rec, kind);
     json_decref(rec);
     if (rc < 0) {
