@@ -47,6 +47,11 @@ int model__yaml_read(const char *buf, size_t len, size_t budget, int want_pos,
  * either way is about 2 ms. */
 #define MODEL_YAML_SPLIT_BYTES ((size_t)64 << 10)
 int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out);
+/* manifest_yaml_split.c: a YAML stream as model__yaml_parse reads it, on two threads when it
+ * is MODEL_YAML_SPLIT_BYTES or more and positions are not wanted (model__yaml_read_split),
+ * as JSON's and NDJSON's readers decide for theirs. */
+int model__yaml_stream_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
+                             struct err *err);
 
 /* manifest_json.c: JSON (one value: an object, an array of objects or a kind: List) and
  * NDJSON (one object a line) into docs appended to out; see model_manifest_parse for the

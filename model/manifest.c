@@ -33,11 +33,8 @@ static int parse(const char *buf, size_t len, enum model_format fmt, int want_po
         rc = model__ndjson_parse(buf, len, out, err);
     else if (fmt == MODEL_FMT_JSON)
         rc = model__json_parse(buf, len, out, err);
-    else if (!want_pos && len >= MODEL_YAML_SPLIT_BYTES &&
-             model__yaml_read_split(buf, len, out) == 0)
-        rc = 0; /* a big stream, on two threads */
     else
-        rc = model__yaml_parse(buf, len, want_pos, out, err);
+        rc = model__yaml_stream_parse(buf, len, want_pos, out, err);
     if (rc < 0)
         model_manifest_free(out);
     return rc;

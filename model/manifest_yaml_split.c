@@ -50,3 +50,11 @@ int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *o
                                         {.buf = cut, .len = len - n0, .budget = budget - b0}};
     return model__read_parts(read_part, part, out);
 }
+
+int model__yaml_stream_parse(const char *buf, size_t len, int want_pos, struct model_manifest *out,
+                             struct err *err)
+{
+    if (!want_pos && len >= MODEL_YAML_SPLIT_BYTES && model__yaml_read_split(buf, len, out) == 0)
+        return 0;
+    return model__yaml_parse(buf, len, want_pos, out, err);
+}
