@@ -97,6 +97,7 @@ int kube_open(struct sched *s, struct store *st, const struct kube_options *opts
     k->opts.scheduler_name = k->scheduler_name;
     k->opts.kubeconfig = k->opts.context = NULL;
     pthread_mutex_init(&k->mu, NULL);
+    k->pg_seen = json_object();
     pthread_cond_init(&k->cond, NULL);
     for (int i = 0; i < KUBE_NSOURCES; i++) {
         struct kube_source *src = &k->src[i];
@@ -316,6 +317,7 @@ void kube_close(struct kube *k)
     pthread_cond_destroy(&k->cond);
     pthread_mutex_destroy(&k->mu);
     kube__conn_free(k->conn);
+    json_decref(k->pg_seen);
     free(k->scheduler_name);
     free(k);
 }

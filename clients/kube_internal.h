@@ -16,9 +16,9 @@
  * write-back    kube_call.c, kube_events.c, kube_pgstatus.c, kube_bind.c, kube_outbox.c
  *               (kube_writeback.h)
  *
- * Locking: k->mu guards the queue, every struct kube_source's state fields and the
- * counters; k->cond signals queue and sync changes. No lock is held across network
- * or store calls.
+ * Locking: k->mu guards the queue, every struct kube_source's state fields, the
+ * counters and pg_seen; k->cond signals queue and sync changes. No lock is held across
+ * network or store calls.
  */
 #ifndef MUSTER_KUBE_INTERNAL_H
 #define MUSTER_KUBE_INTERNAL_H
@@ -140,7 +140,13 @@ struct kube {
     int events_core;          /* events.k8s.io answered 404: core v1 Events */
     int64_t event_log_ms;     /* last logged Event failure (monotonic) */
     uint64_t event_log_quiet; /* failures not logged since */
+    /* PodGroup key -> the API server's resourceVersion of the last event of it the writer
+     * applied (under mu): tells kube_pgstatus.c whether the mirror is past its own patch. */
+    json_t *pg_seen;
 };
+
+/* kube_mirror.c: the resourceVersion pg_seen holds for the PodGroup key (new), or NULL. */
+char *kube__pg_seen(struct kube *k, const char *key);
 
 /* Queues an event (takes ownership of ev); blocks while the queue is very long. */
 void kube__enqueue(struct kube *k, struct kube_ev *ev);

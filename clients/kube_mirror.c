@@ -108,6 +108,30 @@ int kube__source_owns(const struct kube_source *src, json_t *obj)
 
 /* ---- the writer ---- */
 
+/* Notes the API server's resourceVersion of a PodGroup about to be applied (rv NULL: one
+ * about to be deleted). Before the store has it, so a status sync that reads the store
+ * after this never judges by an older version than pg_seen names (kube_pgstatus.c). */
+static void note_pg(struct kube *k, enum model_kind kind, const char *key, const char *rv)
+{
+    if (kind != MODEL_PODGROUP || !key)
+        return;
+    pthread_mutex_lock(&k->mu);
+    if (rv)
+        json_object_set_new(k->pg_seen, key, json_string(rv));
+    else
+        json_object_del(k->pg_seen, key);
+    pthread_mutex_unlock(&k->mu);
+}
+
+char *kube__pg_seen(struct kube *k, const char *key)
+{
+    pthread_mutex_lock(&k->mu);
+    const char *rv = json_string_value(json_object_get(k->pg_seen, key));
+    char *out = rv ? xstrdup(rv) : NULL;
+    pthread_mutex_unlock(&k->mu);
+    return out;
+}
+
 struct batch {
     struct kube *k;
     struct model_manifest m;
@@ -206,6 +230,9 @@ static void add_apply(struct batch *b, struct kube_ev *ev)
     if (ev->src->kind == MODEL_POD && kube__authoritative(b->k))
         reset_stale_pod(b, ev->src, doc.obj);
     char *key = model_object_key(ev->src->kind, doc.obj);
+    note_pg(b->k, ev->src->kind, key,
+            json_string_value(
+                json_object_get(json_object_get(doc.obj, "metadata"), "resourceVersion")));
     char *ik = xasprintf("%d/%s", (int)ev->src->kind, key);
     json_t *at = json_object_get(b->index, ik);
     if (at) { /* a later event for the same object replaces the earlier one */
@@ -244,6 +271,7 @@ static void delete_one(struct batch *b, struct kube_source *src, const char *key
     struct err err = ERR_INIT;
     if (!stored_from(b, src, key))
         return;
+    note_pg(b->k, src->kind, key, NULL);
     if (sched_delete(b->k->sched, src->kind, key, clock_now_ms(), &err) < 0 &&
         err.code != ERR_NOT_FOUND) {
         pthread_mutex_lock(&b->k->mu);

@@ -4,8 +4,9 @@
  * muster is both the scheduler and the PodGroup controller of the groups it places,
  * so it writes what the upstream ones write, through the status subresource (a
  * merge patch), and only when it differs from what the API server has (the
- * mirrored object) and from what this process wrote last (the echo of a patch
- * may still be on its way). The facts come from the store: the group's pods as
+ * mirrored object) and, while the mirror has applied nothing of the object newer
+ * than what a patch was made over (its echo may still be on its way), from what
+ * this process wrote last. The facts come from the store: the group's pods as
  * the API server has them (spec.nodeName, status.phase) and the job's why.
  *
  * scheduler-plugins / Koordinator (scheduling.sigs.k8s.io/v1alpha1), first that
@@ -305,8 +306,11 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
                          struct err *err)
 {
     struct facts f;
+    /* read before the store: the writer notes a version here before the store has it */
+    char *seen = kube__pg_seen(k, key);
     if (facts_load(k, key, &f) < 0) { /* not a PodGroup (a lone pod's job), or gone */
         facts_release(&f);
+        free(seen);
         return 0;
     }
     json_t *old = json_object_get(f.pg, "status");
@@ -317,9 +321,14 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
     if (phase && (!strcmp(phase, "Finished") || !strcmp(phase, "Failed") ||
                   (f.volcano && !strcmp(phase, "Completed"))))
         goto out;
-    /* what this process wrote to this object (a PodGroup recreated under the name is new) */
+    /* what this process wrote to this object (a PodGroup recreated under the name is new),
+     * while the mirror has applied no version of it after the one the patch was made over:
+     * then its echo is still on its way. Once the mirror is past that version, the mirrored
+     * status is the truth, even when another writer changed it back. */
     json_t *md = json_object_get(f.pg, "metadata"), *mine = json_object_get(written, key);
-    json_t *last = json_equal(json_object_get(mine, "uid"), json_object_get(md, "uid"))
+    const char *over = json_string_value(json_object_get(mine, "over"));
+    json_t *last = json_equal(json_object_get(mine, "uid"), json_object_get(md, "uid")) && over &&
+                           seen && !strcmp(over, seen)
                        ? json_object_get(mine, "status")
                        : NULL;
     want = f.volcano ? volcano_status(&f, old) : sigs_status(&f, old, last);
@@ -340,14 +349,15 @@ int kube__pg_status_sync(struct kube *k, struct kube_http *h, json_t *written, c
                     "status of podgroup '%s': %s", key, kube__status_message(&r, msg, sizeof(msg)));
     kube__count(k, rc == 0 ? &k->c.pg_status_patches : &k->c.pg_status_failures);
     if (rc == 0)
-        json_object_set_new(
-            written, key,
-            json_pack("{s:O?,s:O}", "uid", json_object_get(md, "uid"), "status", want));
+        json_object_set_new(written, key,
+                            json_pack("{s:O?,s:O,s:s?}", "uid", json_object_get(md, "uid"),
+                                      "status", want, "over", seen));
     kube__resp_release(&r);
     json_decref(body);
     free(path);
 out:
     json_decref(want);
     facts_release(&f);
+    free(seen);
     return rc;
 }
