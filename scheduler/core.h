@@ -56,9 +56,6 @@ int sched__queue_deletable(struct sched *s, const char *name, struct err *err);
  * new; "reclaims" are 0 (the ledger is not read under the lock). */
 json_t *sched__queues_json(struct sched *s);
 
-/* Job JSON as documented in scheduler.h (sched_job). New. */
-json_t *sched__job_json(struct sched *s, const struct sv_job *j);
-
 /* The primary code of a job without a why document (no cycle tried it): PodGroupMissing,
  * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished). Under the
  * scheduler's lock (why_api.c). */
