@@ -2,10 +2,12 @@
 # Times big list reads: a fresh musterd is given one JSON List of NODES nodes and PODS pods
 # (bench/apply.sh --one-list's objects), schedules them, and then every path below is read
 # ROUNDS times with curl (identity encoding); prints each path's median and range of curl's
-# time_total and the answer's size. Then the whole jobs list as made fresh (a node applied
-# before each round, so the read cache holds no answer), with /metrics polled beside it:
-# /metrics takes the scheduler's lock, so its slowest answer during the list says how long
-# the list held the scheduler (and its cycles) back; its slowest without a list is beside it.
+# time_total and the answer's size. Then the reads the scheduler answers from its view
+# (jobs, nodes with their usage, the node map, the topology tree), each made fresh (a node
+# applied before each round, so the read cache holds no answer), with /metrics polled beside
+# it: /metrics takes the scheduler's lock, so its slowest answer during the read says how
+# long the read held the scheduler (and its cycles) back (the round of the median read;
+# its slowest without the read beside it).
 # Usage: bench/list.sh [BUILD_DIR] [ROUNDS] [NODES] [PODS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,7 @@ rounds=${2:-5}
 nodes=${3:-5000}
 pods=${4:-50000}
 paths=(/api/v1/pods /api/v1/nodes "/api/v1/pods?limit=500" "/api/v1/jobs?limit=500")
+fresh=(/api/v1/jobs /api/v1/nodes /api/v1/nodemap /api/v1/topology)
 tmp=$(mktemp -d /tmp/muster-bench-list-XXXXXX)
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
@@ -62,20 +65,22 @@ poll_metrics() {
   done
   echo "$worst"
 }
-for r in $(seq "$rounds"); do
-  curl -sS --fail-with-body -o /dev/null -H 'Content-Type: application/json' \
-    --data "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"fresh-$r\"}}" \
-    "$url/api/v1/manifests"
-  sleep 1.5 # the cycle the node wakes has run
-  rm -f "$tmp/done"
-  (sleep 0.3; touch "$tmp/done") &
-  alone=$(poll_metrics "$tmp/done")
-  rm -f "$tmp/done"
-  (curl -sS --fail-with-body -o /dev/null -w '%{time_total}\n' "$url/api/v1/jobs" >"$tmp/jobs.t"
-   touch "$tmp/done") &
-  beside=$(poll_metrics "$tmp/done")
-  wait
-  echo "$(cat "$tmp/jobs.t") $beside $alone"
-done | sort -n | awk '{ t[NR] = $1; b[NR] = $2; a[NR] = $3 }
-  END { m = int((NR + 1) / 2); printf "%-28s median %.3f s (%.3f-%.3f), %d rounds; slowest /metrics beside it %.3f s (round of the median list; %.3f without a list)\n",
-        "/api/v1/jobs (made fresh)", t[m], t[1], t[NR], NR, b[m], a[m] }'
+for fp in "${fresh[@]}"; do
+  for r in $(seq "$rounds"); do
+    curl -sS --fail-with-body -o /dev/null -H 'Content-Type: application/json' \
+      --data "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"fresh-$r\"}}" \
+      "$url/api/v1/manifests"
+    sleep 1.5 # the cycle the node wakes has run
+    rm -f "$tmp/done"
+    (sleep 0.3; touch "$tmp/done") &
+    alone=$(poll_metrics "$tmp/done")
+    rm -f "$tmp/done"
+    (curl -sS --fail-with-body -o /dev/null -w '%{time_total} %{size_download}\n' "$url$fp" >"$tmp/fresh.t"
+     touch "$tmp/done") &
+    beside=$(poll_metrics "$tmp/done")
+    wait
+    echo "$(cat "$tmp/fresh.t") $beside $alone"
+  done | sort -n | awk -v p="$fp (made fresh)" '{ t[NR] = $1; s = $2; b[NR] = $3; a[NR] = $4 }
+    END { m = int((NR + 1) / 2); printf "%-28s median %.3f s (%.3f-%.3f), %d rounds, %.1f MB; slowest /metrics beside it %.3f s (%.3f without it)\n",
+          p, t[m], t[1], t[NR], NR, s / 1e6, b[m], a[m] }'
+done

@@ -20,6 +20,12 @@
 #include "sat.h"
 #include "topo.h"
 
+/* A domain's jobs: indices into the view's jobs, in id order. */
+struct domjobs {
+    int *v;
+    size_t n, cap;
+};
+
 struct tq {
     struct sched_view *v;
     struct sched_topo *t;
@@ -29,7 +35,7 @@ struct tq {
     const struct sv_shape *sh; /* like=job: its static filters too */
     int *members;              /* like=job: the job and its GangGroup's PodGroups */
     size_t nmembers;
-    json_t **jobs; /* [ndoms] set of job ids */
+    struct domjobs *jobs; /* [ndoms] */
     const struct sched_topo_query *q;
 };
 
@@ -72,15 +78,10 @@ static json_t *dom_json(struct tq *q, int di, long *gang)
         json_array_append_new(nodes, json_string(q->v->nodes[d->nodes[i]].name));
         g += q->has_shape ? node_fits(q, d->nodes[i]) : 0;
     }
-    const char *id;
-    json_t *x;
-    size_t njobs = 0;
-    json_object_foreach(q->jobs[di], id, x)
-    {
-        if (!q->q->jobs_capped || njobs < q->q->jobs_max)
-            json_array_append_new(jobs, json_string(id));
-        njobs++;
-    }
+    const struct domjobs *dj = &q->jobs[di];
+    size_t njobs = dj->n;
+    for (size_t i = 0; i < dj->n && (!q->q->jobs_capped || i < q->q->jobs_max); i++)
+        json_array_append_new(jobs, json_string(q->v->jobs[dj->v[i]].id));
     json_t *o = json_pack(
         "{s:s,s:s,s:o,s:o,s:o,s:i,s:o,s:I,s:o}", "name", d->name, "layer",
         sched__topo_layer_name(q->t, d->depth), "capacity", res_json(q->v, d->alloc, q->t->nres),
@@ -97,38 +98,55 @@ static json_t *dom_json(struct tq *q, int di, long *gang)
     return o;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* A placed pod's counted place: its node's domain, or -1. */
+static int pod_dom(const struct tq *q, const struct sv_pod *p)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    if (!p->alive || !p->counted || p->node < 0 || (size_t)p->node >= q->t->nnode_dom)
+        return -1;
+    return q->t->node_dom[p->node];
 }
 
-/* Job ids per domain, sorted (sets built as JSON objects, then sorted arrays). */
+struct by_id {
+    const char *id;
+    int ji;
+};
+
+static int cmp_by_id(const void *a, const void *b)
+{
+    return strcmp(((const struct by_id *)a)->id, ((const struct by_id *)b)->id);
+}
+
+/* The jobs of each domain in id order: the jobs with a placed pod are sorted by id once,
+ * then each, in that order, adds itself to the domains above its pods, once each (a domain
+ * whose last job is this one has it). A set of ids per domain, sorted one by one, took
+ * 45 ms of the scheduler's lock for 50,000 jobs on 5,000 nodes. */
 static void collect_jobs(struct tq *q)
 {
-    q->jobs = xcalloc(q->t->ndoms + 1, sizeof(json_t *));
-    for (size_t i = 0; i < q->t->ndoms; i++)
-        q->jobs[i] = json_object();
-    for (size_t i = 0; i < q->v->npods; i++) {
-        const struct sv_pod *p = &q->v->pods[i];
-        if (!p->alive || !p->counted || p->node < 0 || (size_t)p->node >= q->t->nnode_dom)
-            continue;
-        for (int di = q->t->node_dom[p->node]; di >= 0; di = q->t->doms[di].parent)
-            json_object_set_new(q->jobs[di], q->v->jobs[p->job].id, json_true());
+    const struct sched_view *v = q->v;
+    q->jobs = xcalloc(q->t->ndoms + 1, sizeof(*q->jobs));
+    struct by_id *order = xcalloc(v->njobs + 1, sizeof(*order));
+    size_t n = 0;
+    for (size_t ji = 0; ji < v->njobs; ji++) {
+        const struct sv_job *j = &v->jobs[ji];
+        size_t k = 0;
+        while (k < j->npods && pod_dom(q, &v->pods[j->pods[k]]) < 0)
+            k++;
+        if (k < j->npods)
+            order[n++] = (struct by_id){j->id, (int)ji};
     }
-    for (size_t i = 0; i < q->t->ndoms; i++) {
-        size_t n = json_object_size(q->jobs[i]), k = 0;
-        const char **ids = xcalloc(n + 1, sizeof(char *));
-        const char *id;
-        json_t *x;
-        json_object_foreach(q->jobs[i], id, x) ids[k++] = id;
-        qsort(ids, n, sizeof(char *), cmp_str);
-        json_t *sorted = json_object(); /* jansson keeps insertion order */
-        for (size_t j = 0; j < n; j++)
-            json_object_set_new(sorted, ids[j], json_true());
-        free(ids);
-        json_decref(q->jobs[i]);
-        q->jobs[i] = sorted;
+    qsort(order, n, sizeof(*order), cmp_by_id);
+    for (size_t i = 0; i < n; i++) {
+        const struct sv_job *j = &v->jobs[order[i].ji];
+        for (size_t k = 0; k < j->npods; k++)
+            for (int di = pod_dom(q, &v->pods[j->pods[k]]); di >= 0; di = q->t->doms[di].parent) {
+                struct domjobs *d = &q->jobs[di];
+                if (d->n && d->v[d->n - 1] == order[i].ji)
+                    break; /* and every domain above it */
+                XGROW(d->v, d->n + 1, d->cap);
+                d->v[d->n++] = order[i].ji;
+            }
     }
+    free(order);
 }
 
 /* The jobs whose nominations are the like job's own, as an attempt of it sees them
@@ -246,7 +264,7 @@ int sched_topology(struct sched *s, const struct sched_topo_query *q, json_t **o
     *out = json_pack("{s:s?,s:o,s:o,s:o}", "topology", flat ? NULL : "default", "layers", layers,
                      "shape", shape, "root", dom_json(&t, 0, &g));
     for (size_t i = 0; i < t.t->ndoms; i++)
-        json_decref(t.jobs[i]);
+        free(t.jobs[i].v);
     free(t.jobs);
 out:
     free(t.members);

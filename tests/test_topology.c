@@ -217,6 +217,75 @@ START_TEST(test_topology_domain_totals_incremental)
 }
 END_TEST
 
+static void apply_bound_pod(struct sched_util *u, const char *ns, const char *name,
+                            const char *group, const char *node)
+{
+    char *y = NULL;
+    ck_assert(
+        asprintf(
+            &y,
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+            "\"namespace\":\"%s\"%s%s%s},\"spec\":{\"nodeName\":\"%s\",\"containers\":"
+            "[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
+            name, ns, group ? ",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"" : "",
+            group ? group : "", group ? "\"}" : "", node) > 0);
+    json_decref(sched_util_apply(u, y, 1000));
+    free(y);
+}
+
+/* The "jobs" of a domain as an array of strings (borrowed). */
+static json_t *dom_jobs(json_t *dom)
+{
+    json_t *jobs = json_object_get(dom, "jobs");
+    ck_assert_int_eq(json_integer_value(json_object_get(dom, "jobCount")), json_array_size(jobs));
+    return jobs;
+}
+
+static void assert_jobs(json_t *dom, const char *want_json)
+{
+    json_t *want = json_loads(want_json, 0, NULL);
+    char *have = json_dumps(dom_jobs(dom), JSON_COMPACT);
+    ck_assert_msg(json_equal(dom_jobs(dom), want), "%s: jobs %s, want %s",
+                  json_string_value(json_object_get(dom, "name")), have, want_json);
+    free(have);
+    json_decref(want);
+}
+
+/* Each domain lists the jobs with a pod on its nodes once, in id order, whatever order they
+ * were made in and however their pods spread (a gang over two blocks is in both, and once
+ * in the spine and the root). */
+START_TEST(test_topology_domain_jobs_in_id_order)
+{
+    struct sched_util u;
+    sched_util_open(&u, NULL);
+    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
+    apply_node(&u, "n1", "b1", 8);
+    apply_node(&u, "n2", "b1", 8);
+    apply_node(&u, "n3", "b2", 8);
+    apply_node(&u, "n4", "b2", 8);
+    json_decref(sched_util_apply(&u,
+                                 "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":"
+                                 "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":"
+                                 "\"beta\"},\"spec\":{\"minMember\":2}}",
+                                 1000));
+    apply_bound_pod(&u, "zeta", "p", NULL, "n1");
+    apply_bound_pod(&u, "beta", "g-0", "g", "n2");
+    apply_bound_pod(&u, "beta", "g-1", "g", "n4");
+    apply_bound_pod(&u, "alpha", "q", NULL, "n3");
+    apply_bound_pod(&u, "mid", "r", NULL, "n1");
+    apply_bound_pod(&u, "mid", "s", NULL, "n4");
+    json_t *t = tree(&u, 0), *root = json_object_get(t, "root");
+    json_t *spine = json_array_get(json_object_get(root, "children"), 0);
+    json_t *blocks = json_object_get(spine, "children");
+    assert_jobs(root, "[\"alpha/q\",\"beta/g\",\"mid/r\",\"mid/s\",\"zeta/p\"]");
+    assert_jobs(spine, "[\"alpha/q\",\"beta/g\",\"mid/r\",\"mid/s\",\"zeta/p\"]");
+    assert_jobs(json_array_get(blocks, 0), "[\"beta/g\",\"mid/r\",\"zeta/p\"]");
+    assert_jobs(json_array_get(blocks, 1), "[\"alpha/q\",\"beta/g\",\"mid/s\"]");
+    json_decref(t);
+    sched_util_close(&u);
+}
+END_TEST
+
 /* ---- HTTP ---- */
 
 static const char *const yaml_ct[] = {"Content-Type: application/yaml", NULL};
@@ -442,6 +511,7 @@ static Suite *topology_suite(void)
     tcase_add_test(tc, test_topology_cases);
     tcase_add_test(tc, test_topology_detail_status_follows_nodes);
     tcase_add_test(tc, test_topology_domain_totals_incremental);
+    tcase_add_test(tc, test_topology_domain_jobs_in_id_order);
     tcase_add_test(tc, test_topology_http_tree);
     tcase_add_test(tc, test_topology_http_largest_gang_and_why);
     tcase_add_test(tc, test_topology_largest_gang_agrees_with_why);
