@@ -29,41 +29,19 @@
 #include "why.h"
 #include "names.h"
 #include "preempt.h"
+#include "strpool.h"
 
 /* ---- a job's row: read under the view's lock, made into JSON after it ----
  *
  * Listing 50,000 jobs held the scheduler back for 0.23 s while their JSON was built under
- * the lock. A row copies what the JSON says (the strings into one arena, by offset) in a
+ * the lock. A row copies what the JSON says (its strings into one strpool) in a
  * few microseconds; the objects, the sort and the why documents come after the lock. */
-
-#define NO_STR SIZE_MAX
-
-struct arena {
-    char *buf;
-    size_t len, cap;
-};
-
-static size_t arena_str(struct arena *a, const char *str)
-{
-    if (!str)
-        return NO_STR;
-    size_t n = strlen(str) + 1, at = a->len;
-    XGROW(a->buf, a->len + n, a->cap);
-    memcpy(a->buf + at, str, n);
-    a->len += n;
-    return at;
-}
-
-static const char *arena_at(const struct arena *a, size_t at)
-{
-    return at == NO_STR ? NULL : a->buf + at;
-}
 
 struct job_row {
     size_t id, queue;
     size_t groups, ngroups;   /* ngroups strings from offset groups */
-    size_t members, nmembers; /* nmembers x (name, node, phase, nominatedNode): offsets in
-                                 members_at[members ..] */
+    size_t members, nmembers; /* nmembers x (name, node, phase, nominatedNode): their
+                                 offsets from rows.offs[members] */
     int gang, placed, pending, min, untried;
     enum sched_job_state state;
     int32_t priority;
@@ -71,8 +49,8 @@ struct job_row {
 };
 
 struct rows {
-    struct arena a;
-    size_t *offs; /* the members' and groups' string offsets */
+    struct strpool a;
+    size_t *offs; /* the members' and groups' string offsets in a */
     size_t noffs, capoffs;
 };
 
@@ -88,22 +66,22 @@ static void row_capture(struct sched *s, const struct sv_job *j, struct rows *r,
 {
     struct sched_view *v = s->v;
     memset(row, 0, sizeof(*row));
-    row->id = arena_str(&r->a, j->id);
+    row->id = strpool_add(&r->a, j->id);
     row->members = r->noffs;
     row->nmembers = j->npods;
     for (size_t i = 0; i < j->npods; i++) {
         const struct sv_pod *p = &v->pods[j->pods[i]];
         row->placed += p->m.node_name != NULL;
         row->pending += sched__pod_pending(p);
-        rows_off(r, arena_str(&r->a, p->m.name));
-        rows_off(r, arena_str(&r->a, p->m.node_name));
-        rows_off(r, arena_str(&r->a, p->m.phase ? p->m.phase : "Pending"));
-        rows_off(r, arena_str(&r->a, p->m.nominated_node));
+        rows_off(r, strpool_add(&r->a, p->m.name));
+        rows_off(r, strpool_add(&r->a, p->m.node_name));
+        rows_off(r, strpool_add(&r->a, p->m.phase ? p->m.phase : "Pending"));
+        rows_off(r, strpool_add(&r->a, p->m.nominated_node));
     }
     row->groups = r->noffs;
     if (j->has_pg)
         for (size_t i = 0; i < j->pg.ngroups; i++, row->ngroups++)
-            rows_off(r, arena_str(&r->a, j->pg.groups[i]));
+            rows_off(r, strpool_add(&r->a, j->pg.groups[i]));
     row->gang = j->gang;
     row->state = sched__job_state(v, j);
     row->priority = sched__job_priority(v, j);
@@ -111,7 +89,7 @@ static void row_capture(struct sched *s, const struct sv_job *j, struct rows *r,
     row->untried = sched__why_untried_code(s, j);
     row->created = sched__job_creation(v, j);
     /* the queue it asks for, even one that does not exist (its why says QueueNotFound) */
-    row->queue = arena_str(&r->a, sched__job_queue_name(v, j));
+    row->queue = strpool_add(&r->a, sched__job_queue_name(v, j));
     row->lim = sched__job_limit_ms(v, j);
     row->end = sched__job_end_ms(v, j, clock_now_ms());
     int ri = sched__view_resv_find(v, j->id);
@@ -131,19 +109,19 @@ static json_t *time_or_null(int64_t ms)
 /* The job's JSON (new), without "reason". */
 static json_t *row_json(const struct rows *r, const struct job_row *row)
 {
-    const struct arena *a = &r->a;
+    const struct strpool *a = &r->a;
     char ts[64];
     json_t *members = json_array(), *group = json_array();
     for (size_t i = 0; i < row->nmembers; i++) {
         const size_t *m = &r->offs[row->members + 4 * i];
         json_array_append_new(members,
-                              json_pack("{s:s,s:s?,s:s?,s:s?}", "name", arena_at(a, m[0]), "node",
-                                        arena_at(a, m[1]), "phase", arena_at(a, m[2]),
-                                        "nominatedNode", arena_at(a, m[3])));
+                              json_pack("{s:s,s:s?,s:s?,s:s?}", "name", strpool_get(a, m[0]),
+                                        "node", strpool_get(a, m[1]), "phase", strpool_get(a, m[2]),
+                                        "nominatedNode", strpool_get(a, m[3])));
     }
     for (size_t i = 0; i < row->ngroups; i++)
-        json_array_append_new(group, json_string(arena_at(a, r->offs[row->groups + i])));
-    const char *id = arena_at(a, row->id), *slash = strchr(id, '/');
+        json_array_append_new(group, json_string(strpool_get(a, r->offs[row->groups + i])));
+    const char *id = strpool_get(a, row->id), *slash = strchr(id, '/');
     json_t *o =
         json_pack("{s:s,s:s%,s:s,s:s,s:s,s:i,s:i,s:o,s:o,s:i,s:i}", "id", id, "namespace", id,
                   slash ? (size_t)(slash - id) : strlen(id), "name", slash ? slash + 1 : id, "kind",
@@ -151,7 +129,7 @@ static json_t *row_json(const struct rows *r, const struct job_row *row)
                   (int)row->priority, "minMember", row->min, "gangGroup", group, "members", members,
                   "placed", row->placed, "pending", row->pending);
     json_object_set_new(o, "creationTimestamp", time_or_null(row->created));
-    json_object_set_new(o, "queue", json_string(arena_at(a, row->queue)));
+    json_object_set_new(o, "queue", json_string(strpool_get(a, row->queue)));
     /* time limits (docs/reservations.md): when the running job ends at the latest */
     json_object_set_new(o, "limitSeconds",
                         row->lim ? json_real((double)row->lim / 1000.0) : json_null());
@@ -166,7 +144,7 @@ static json_t *row_json(const struct rows *r, const struct job_row *row)
 
 static void rows_release(struct rows *r)
 {
-    free(r->a.buf);
+    strpool_release(&r->a);
     free(r->offs);
 }
 
