@@ -136,6 +136,18 @@ static void apply_node(struct sched_util *u, const char *name, const char *block
     free(y);
 }
 
+/* A store with the topology and two blocks of two nodes of cpu cores: n1, n2 in b1, n3, n4
+ * in b2. */
+static void open_two_blocks(struct sched_util *u, int cpu)
+{
+    sched_util_open(u, NULL);
+    json_decref(sched_util_apply(u, TOPO_YAML, 1000));
+    apply_node(u, "n1", "b1", cpu);
+    apply_node(u, "n2", "b1", cpu);
+    apply_node(u, "n3", "b2", cpu);
+    apply_node(u, "n4", "b2", cpu);
+}
+
 static json_int_t root_nodes(struct sched_util *u)
 {
     json_t *cnt = stored_cnt(u);
@@ -213,75 +225,6 @@ START_TEST(test_topology_domain_totals_incremental)
     json_decref(rebuilt);
     free(path);
     free(yaml);
-    sched_util_close(&u);
-}
-END_TEST
-
-static void apply_bound_pod(struct sched_util *u, const char *ns, const char *name,
-                            const char *group, const char *node)
-{
-    char *y = NULL;
-    ck_assert(
-        asprintf(
-            &y,
-            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
-            "\"namespace\":\"%s\"%s%s%s},\"spec\":{\"nodeName\":\"%s\",\"containers\":"
-            "[{\"name\":\"c\",\"image\":\"x\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]}}",
-            name, ns, group ? ",\"labels\":{\"pod-group.scheduling.sigs.k8s.io\":\"" : "",
-            group ? group : "", group ? "\"}" : "", node) > 0);
-    json_decref(sched_util_apply(u, y, 1000));
-    free(y);
-}
-
-/* The "jobs" of a domain as an array of strings (borrowed). */
-static json_t *dom_jobs(json_t *dom)
-{
-    json_t *jobs = json_object_get(dom, "jobs");
-    ck_assert_int_eq(json_integer_value(json_object_get(dom, "jobCount")), json_array_size(jobs));
-    return jobs;
-}
-
-static void assert_jobs(json_t *dom, const char *want_json)
-{
-    json_t *want = json_loads(want_json, 0, NULL);
-    char *have = json_dumps(dom_jobs(dom), JSON_COMPACT);
-    ck_assert_msg(json_equal(dom_jobs(dom), want), "%s: jobs %s, want %s",
-                  json_string_value(json_object_get(dom, "name")), have, want_json);
-    free(have);
-    json_decref(want);
-}
-
-/* Each domain lists the jobs with a pod on its nodes once, in id order, whatever order they
- * were made in and however their pods spread (a gang over two blocks is in both, and once
- * in the spine and the root). */
-START_TEST(test_topology_domain_jobs_in_id_order)
-{
-    struct sched_util u;
-    sched_util_open(&u, NULL);
-    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
-    apply_node(&u, "n1", "b1", 8);
-    apply_node(&u, "n2", "b1", 8);
-    apply_node(&u, "n3", "b2", 8);
-    apply_node(&u, "n4", "b2", 8);
-    json_decref(sched_util_apply(&u,
-                                 "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":"
-                                 "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":"
-                                 "\"beta\"},\"spec\":{\"minMember\":2}}",
-                                 1000));
-    apply_bound_pod(&u, "zeta", "p", NULL, "n1");
-    apply_bound_pod(&u, "beta", "g-0", "g", "n2");
-    apply_bound_pod(&u, "beta", "g-1", "g", "n4");
-    apply_bound_pod(&u, "alpha", "q", NULL, "n3");
-    apply_bound_pod(&u, "mid", "r", NULL, "n1");
-    apply_bound_pod(&u, "mid", "s", NULL, "n4");
-    json_t *t = tree(&u, 0), *root = json_object_get(t, "root");
-    json_t *spine = json_array_get(json_object_get(root, "children"), 0);
-    json_t *blocks = json_object_get(spine, "children");
-    assert_jobs(root, "[\"alpha/q\",\"beta/g\",\"mid/r\",\"mid/s\",\"zeta/p\"]");
-    assert_jobs(spine, "[\"alpha/q\",\"beta/g\",\"mid/r\",\"mid/s\",\"zeta/p\"]");
-    assert_jobs(json_array_get(blocks, 0), "[\"beta/g\",\"mid/r\",\"zeta/p\"]");
-    assert_jobs(json_array_get(blocks, 1), "[\"alpha/q\",\"beta/g\",\"mid/s\"]");
-    json_decref(t);
     sched_util_close(&u);
 }
 END_TEST
@@ -417,6 +360,56 @@ static void apply_pod(struct sched_util *u, const char *name, const char *group,
     json_decref(pod);
 }
 
+/* The "jobs" of a domain as an array of strings (borrowed). */
+static json_t *dom_jobs(json_t *dom)
+{
+    json_t *jobs = json_object_get(dom, "jobs");
+    ck_assert_int_eq(json_integer_value(json_object_get(dom, "jobCount")), json_array_size(jobs));
+    return jobs;
+}
+
+static void assert_jobs(json_t *dom, const char *want_json)
+{
+    json_t *want = json_loads(want_json, 0, NULL);
+    char *have = json_dumps(dom_jobs(dom), JSON_COMPACT);
+    ck_assert_msg(json_equal(dom_jobs(dom), want), "%s: jobs %s, want %s",
+                  json_string_value(json_object_get(dom, "name")), have, want_json);
+    free(have);
+    json_decref(want);
+}
+
+/* Each domain lists the jobs with a pod on its nodes once, in id order, whatever order they
+ * were made in and however their pods spread (a gang over two blocks is in both, and once
+ * in the spine and the root). */
+START_TEST(test_topology_domain_jobs_in_id_order)
+{
+    struct sched_util u;
+    open_two_blocks(&u, 8);
+    json_decref(sched_util_apply(&u,
+                                 "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1alpha1\",\"kind\":"
+                                 "\"PodGroup\",\"metadata\":{\"name\":\"g\",\"namespace\":"
+                                 "\"default\"},\"spec\":{\"minMember\":2}}",
+                                 1000));
+    apply_pod(&u, "zeta", NULL, 0, 1, "n1", NULL, 0);
+    apply_pod(&u, "g-0", "g", 0, 1, "n2", NULL, 0);
+    apply_pod(&u, "g-1", "g", 0, 1, "n4", NULL, 0);
+    apply_pod(&u, "alpha", NULL, 0, 1, "n3", NULL, 0);
+    apply_pod(&u, "mid-r", NULL, 0, 1, "n1", NULL, 0);
+    apply_pod(&u, "mid-s", NULL, 0, 1, "n4", NULL, 0);
+    json_t *t = tree(&u, 0), *root = json_object_get(t, "root");
+    json_t *spine = json_array_get(json_object_get(root, "children"), 0);
+    json_t *blocks = json_object_get(spine, "children");
+    const char *all = "[\"default/alpha\",\"default/g\",\"default/mid-r\",\"default/mid-s\","
+                      "\"default/zeta\"]";
+    assert_jobs(root, all);
+    assert_jobs(spine, all);
+    assert_jobs(json_array_get(blocks, 0), "[\"default/g\",\"default/mid-r\",\"default/zeta\"]");
+    assert_jobs(json_array_get(blocks, 1), "[\"default/alpha\",\"default/g\",\"default/mid-s\"]");
+    json_decref(t);
+    sched_util_close(&u);
+}
+END_TEST
+
 static json_t *find_dom(json_t *d, const char *name)
 {
     if (!strcmp(json_string_value(json_object_get(d, "name")), name))
@@ -440,12 +433,7 @@ static json_int_t gang_of(json_t *tree, const char *dom)
 START_TEST(test_topology_largest_gang_agrees_with_why)
 {
     struct sched_util u;
-    sched_util_open(&u, NULL);
-    json_decref(sched_util_apply(&u, TOPO_YAML, 1000));
-    apply_node(&u, "n1", "b1", 4);
-    apply_node(&u, "n2", "b1", 4);
-    apply_node(&u, "n3", "b2", 4);
-    apply_node(&u, "n4", "b2", 4);
+    open_two_blocks(&u, 4);
     apply_pod(&u, "fill-1", NULL, 1000, 3, "n1", NULL, 0);
     apply_pod(&u, "fill-2", NULL, 1000, 2, "n2", NULL, 0);
     apply_pod(&u, "fill-3", NULL, 1000, 2, "n3", NULL, 0);
