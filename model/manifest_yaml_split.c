@@ -25,7 +25,7 @@ static const char *marker_from(const char *from, const char *end)
 {
     for (const char *p = from; p < end && (p = memmem(p, (size_t)(end - p), "\n---", 4)); p++) {
         const char *after = p + 4;
-        if (after == end || strchr(" \t\r\n", *after))
+        if (after == end || (*after && strchr(" \t\r\n", *after))) /* strchr finds NUL too */
             return p + 1;
     }
     return NULL;
@@ -38,7 +38,8 @@ static int read_part(const struct model__part *p, struct model_manifest *out, st
 
 int model__yaml_read_split(const char *buf, size_t len, struct model_manifest *out)
 {
-    /* libyaml reads UTF-16 after its byte order mark, where "\n---" is no line */
+    /* libyaml reads UTF-16 after its byte order mark, where "\n---" is no line: a cut there
+     * fails and the whole is read after all; this saves the two threads the attempt */
     if (len < 2 || (buf[0] == '\xff' && buf[1] == '\xfe') || (buf[0] == '\xfe' && buf[1] == '\xff'))
         return -1;
     const char *cut = marker_from(buf + len / 2, buf + len);

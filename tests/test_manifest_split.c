@@ -236,7 +236,7 @@ START_TEST(test_yaml_split_alias_budget)
 }
 END_TEST
 
-/* Not split: a stream without a marker past its middle, and UTF-16. A small stream is
+/* Not split: a stream without a marker past its middle. A small stream is
  * split (model_manifest_parse reads one under MODEL_YAML_SPLIT_BYTES whole) and reads as
  * its whole read. */
 START_TEST(test_yaml_split_not_split)
@@ -250,10 +250,6 @@ START_TEST(test_yaml_split_not_split)
     ck_assert_int_eq(model_manifest_parse(one.s, one.len, MODEL_FMT_YAML, &whole, NULL), 0);
     ck_assert_uint_gt(whole.n, 6000);
     model_manifest_free(&whole);
-    struct text t = stream(12000, "");
-    t.s[0] = '\xff', t.s[1] = '\xfe';
-    ck_assert_int_eq(model__yaml_read_split(t.s, t.len, &m), -1);
-    ck_assert_uint_eq(m.n, 0);
     struct text small = stream(100, "");
     ck_assert_uint_lt(small.len, MODEL_YAML_SPLIT_BYTES);
     struct err err = ERR_INIT;
@@ -264,7 +260,50 @@ START_TEST(test_yaml_split_not_split)
     model_manifest_free(&whole);
     free(small.s);
     free(one.s);
-    free(t.s);
+}
+END_TEST
+
+/* The UTF-16LE code units of the ASCII text s[0..n) after t. */
+static void add_utf16(struct text *t, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        add(t, "%c", s[i]);
+        t->s[t->len++] = '\0'; /* add's NUL, kept: the high byte */
+    }
+}
+
+/* A big UTF-16 stream (libyaml reads it after its byte order mark) reads as its UTF-8
+ * text, also when its bytes hold a "\n---\n" past the middle where no line is: U+2D0A
+ * U+2D2D and a newline, in a comment, are the bytes 0A 2D 2D 2D 0A 00. */
+START_TEST(test_yaml_utf16_reads_as_utf8)
+{
+    struct text u8 = stream(3000, "apiVersion: v1\nkind: Node\nmetadata: {name: last}\n"),
+                u16 = {0};
+    /* a line between documents, past the middle of the UTF-16 bytes too */
+    const char *at = strstr(u8.s + u8.len / 2 + 64, "\n---\n") + 1;
+    size_t head = (size_t)(at - u8.s);
+    u16.s = calloc(1, 2), u16.cap = 2;
+    add(&u16, "%s", "\xff\xfe");
+    add_utf16(&u16, u8.s, head);
+    const unsigned char odd[] = {'#', 0, ' ', 0, 0x0a, 0x2d, 0x2d, 0x2d, '\n', 0};
+    for (size_t i = 0; i < sizeof(odd); i++) {
+        add(&u16, " ");
+        u16.s[u16.len - 1] = (char)odd[i];
+    }
+    add_utf16(&u16, at, u8.len - head);
+    ck_assert_uint_ge(u16.len, MODEL_YAML_SPLIT_BYTES);
+    ck_assert_ptr_nonnull(memmem(u16.s + u16.len / 2, u16.len - u16.len / 2, "\n---\n", 5));
+    struct model_manifest a = {0}, b = {0};
+    struct err err = ERR_INIT;
+    ck_assert_msg(model_manifest_parse(u16.s, u16.len, MODEL_FMT_YAML, &a, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_int_eq(model_manifest_parse(u8.s, u8.len, MODEL_FMT_YAML, &b, NULL), 0);
+    ck_assert_uint_gt(b.n, 3000);
+    assert_same(&a, &b);
+    model_manifest_free(&a);
+    model_manifest_free(&b);
+    free(u8.s);
+    free(u16.s);
 }
 END_TEST
 
@@ -355,6 +394,7 @@ int main(void)
     tcase_add_test(tc, test_yaml_split_validation_names_the_document);
     tcase_add_test(tc, test_yaml_split_alias_budget);
     tcase_add_test(tc, test_yaml_split_not_split);
+    tcase_add_test(tc, test_yaml_utf16_reads_as_utf8);
     tcase_add_test(tc, test_ndjson_split_same_documents);
     tcase_add_test(tc, test_ndjson_split_errors_read_whole);
     suite_add_tcase(s, tc);
