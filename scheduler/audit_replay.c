@@ -208,8 +208,10 @@ struct walk {
     struct err *err;
     struct run {              /* inputs not applied yet (run_add) */
         struct store_jw text; /* "[" the objects, "," between them */
-        size_t *at, *end;     /* each object's bytes in text */
-        uint64_t *seq;        /* each one's record */
+        struct run_obj {
+            size_t at, end; /* its bytes in text */
+            uint64_t seq;   /* its record */
+        } * obj;
         size_t n, cap;
     } run;
 };
@@ -248,17 +250,11 @@ static int apply_text(struct walk *w, const char *text, size_t len)
 static void run_add(struct walk *w, uint64_t seq, json_t *obj)
 {
     struct run *r = &w->run;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 256;
-        r->at = xrealloc(r->at, r->cap * sizeof(*r->at));
-        r->end = xrealloc(r->end, r->cap * sizeof(*r->end));
-        r->seq = xrealloc(r->seq, r->cap * sizeof(*r->seq));
-    }
+    XGROW(r->obj, r->n + 1, r->cap);
     store_jw_raw(&r->text, r->n ? "," : "[", 1);
-    r->at[r->n] = r->text.len;
+    size_t at = r->text.len;
     store_jw_value(&r->text, obj, 0);
-    r->end[r->n] = r->text.len;
-    r->seq[r->n++] = seq;
+    r->obj[r->n++] = (struct run_obj){at, r->text.len, seq};
 }
 
 static int run_flush(struct walk *w)
@@ -271,8 +267,9 @@ static int run_flush(struct walk *w)
     if (rc < 0) { /* nothing of the run was written: record by record */
         err_clear(w->err);
         for (size_t i = 0; i < r->n; i++) {
-            if ((rc = apply_text(w, r->text.buf + r->at[i], r->end[i] - r->at[i])) < 0) {
-                err_prefix(w->err, "replaying record %llu", (unsigned long long)r->seq[i]);
+            const struct run_obj *o = &r->obj[i];
+            if ((rc = apply_text(w, r->text.buf + o->at, o->end - o->at)) < 0) {
+                err_prefix(w->err, "replaying record %llu", (unsigned long long)o->seq);
                 w->prefixed = 1;
                 break;
             }
@@ -286,9 +283,7 @@ static int run_flush(struct walk *w)
 static void run_release(struct run *r)
 {
     store_jw_release(&r->text);
-    free(r->at);
-    free(r->end);
-    free(r->seq);
+    free(r->obj);
 }
 
 static int replay_input(struct walk *w, uint64_t seq, json_t *rec, const char *kind)

@@ -57,9 +57,10 @@ int sched__queue_deletable(struct sched *s, const char *name, struct err *err);
 json_t *sched__queues_json(struct sched *s);
 
 /* The primary code of a job without a why document (no cycle tried it): PodGroupMissing,
- * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished). Under the
- * scheduler's lock (why_api.c). */
-int sched__why_untried_code(struct sched *s, const struct sv_job *j);
+ * NotTried, or -1 when nothing blocks it (bound: Scheduled, Running, Finished); st is the
+ * job's state (sched__job_state), which the caller has. Under the scheduler's lock
+ * (why_api.c). */
+int sched__why_untried_code(const struct sv_job *j, enum sched_job_state st);
 /* The live scheduler parks a job its cycle tried and left unplaced until an event it
  * waits on (room freed, a queue or topology change, ...) or its backoff; a view loaded
  * afresh (a what-if's, the replay check's) has parked nothing, so its cycle would try every

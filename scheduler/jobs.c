@@ -61,10 +61,9 @@ static void rows_off(struct rows *r, size_t off)
 }
 
 /* Under the view's lock. */
-static void row_capture(struct sched *s, const struct sv_job *j, struct rows *r,
+static void row_capture(struct sched_view *v, const struct sv_job *j, struct rows *r,
                         struct job_row *row)
 {
-    struct sched_view *v = s->v;
     memset(row, 0, sizeof(*row));
     row->id = strpool_add(&r->a, j->id);
     row->members = r->noffs;
@@ -86,7 +85,7 @@ static void row_capture(struct sched *s, const struct sv_job *j, struct rows *r,
     row->state = sched__job_state(v, j);
     row->priority = sched__job_priority(v, j);
     row->min = sched__job_min(j);
-    row->untried = sched__why_untried_code(s, j);
+    row->untried = sched__why_untried_code(j, row->state); /* the state, once */
     row->created = sched__job_creation(v, j);
     /* the queue it asks for, even one that does not exist (its why says QueueNotFound) */
     row->queue = strpool_add(&r->a, sched__job_queue_name(v, j));
@@ -340,7 +339,7 @@ int sched_jobs_page(struct sched *s, const char *state, const char *after, size_
         if (c[i].ji < 0)
             json_array_append_new(retained_ids, json_string(c[i].id));
         else
-            row_capture(s, &v->jobs[c[i].ji], &r, &rows[nrows++]);
+            row_capture(v, &v->jobs[c[i].ji], &r, &rows[nrows++]);
     }
     pthread_mutex_unlock(&s->mu);
     free(c);
@@ -377,7 +376,7 @@ int sched_job(struct sched *s, const char *id, json_t **out, struct err *err)
     int ji = sched__view_job(s->v, id);
     json_t *by = sched__ledger_preempted_by(s, id);
     if (ji >= 0)
-        row_capture(s, &s->v->jobs[ji], &r, &row);
+        row_capture(s->v, &s->v->jobs[ji], &r, &row);
     else if (!by || !sched__view_victim(s->v, id, &prio) || !(item.o = retained_job_json(by)))
         rc = err_set(err, ERR_NOT_FOUND, "job '%s' not found", id);
     pthread_mutex_unlock(&s->mu);

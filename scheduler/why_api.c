@@ -48,9 +48,8 @@ static void refresh(struct sched *s, json_t *doc)
     }
 }
 
-int sched__why_untried_code(struct sched *s, const struct sv_job *j)
+int sched__why_untried_code(const struct sv_job *j, enum sched_job_state st)
 {
-    enum sched_job_state st = sched__job_state(s->v, j);
     if (j->gang && !j->has_pg)
         return WHY_PODGROUP_MISSING;
     if (st == SCHED_JOB_RUNNING || st == SCHED_JOB_SCHEDULED || st == SCHED_JOB_FINISHED)
@@ -63,7 +62,7 @@ int sched__why_untried_code(struct sched *s, const struct sv_job *j)
 static json_t *untried(struct sched *s, int ji, const char *state, uint64_t cycle)
 {
     const struct sv_job *j = &s->v->jobs[ji];
-    int code = sched__why_untried_code(s, j);
+    int code = sched__why_untried_code(j, sched__job_state(s->v, j));
     json_t *primary;
     if (code == WHY_PODGROUP_MISSING) {
         char *msg = xasprintf(WHY_MSG_PODGROUP_MISSING, j->id);

@@ -170,14 +170,12 @@ static ssize_t relay_parse(struct backend *be, const char *data, size_t n)
     return (ssize_t)used;
 }
 
-/* The client's output is full: reading stops until it takes some (front__relay_resume).
- * Returns -1 when be was freed (stall). */
-static int full(struct backend *be)
+/* The client's output is full: reading stops until it takes some (front__relay_resume),
+ * unless stall freed be. */
+static void full(struct backend *be)
 {
-    if (stall(be) < 0)
-        return -1;
-    bufferevent_disable(be->bev, EV_READ);
-    return 0;
+    if (stall(be) == 0)
+        bufferevent_disable(be->bev, EV_READ);
 }
 
 static void be_read(struct bufferevent *bev, void *arg)
